@@ -1,0 +1,10 @@
+"""Offline shim: Bazel 4.2.3's JDK toolchains load @rules_java//java:defs.bzl."""
+
+java_binary = native.java_binary
+java_import = native.java_import
+java_library = native.java_library
+java_plugin = native.java_plugin
+java_test = native.java_test
+java_package_configuration = native.java_package_configuration
+java_runtime = native.java_runtime
+java_toolchain = native.java_toolchain

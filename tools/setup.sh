@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs the Debian packages phaseloop builds and runs with. Idempotent: a
+# package already installed (dpkg -s) is not asked for again, so a warm machine
+# does not wait on apt. Uses sudo only when not root.
+set -euo pipefail
+
+packages=(
+  # build
+  bazel-bootstrap clang-16 llvm-16-dev llvm-16-tools lld-16 g++
+  libgtest-dev libgmock-dev libbenchmark-dev
+  # rpc / serialization
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
+  # storage, config, kafka
+  libsqlite3-dev libyaml-cpp-dev nlohmann-json3-dev librdkafka-dev kcat
+  # learning
+  libtorch-dev libopenblas0-pthread libeigen3-dev
+  # misc tools used by tests and benchmarks
+  zlib1g-dev libzstd-dev libedit-dev libxml2-dev libffi-dev libncurses-dev
+  make cmake hyperfine
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+echo "setup: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+echo "setup: done"
