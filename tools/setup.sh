@@ -11,7 +11,7 @@ packages=(
   # rpc / serialization
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   # storage, config, kafka
-  libsqlite3-dev libyaml-cpp-dev nlohmann-json3-dev librdkafka-dev kcat
+  libsqlite3-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev librdkafka-dev kcat
   # learning
   libtorch-dev libopenblas0-pthread libeigen3-dev
   # misc tools used by tests and benchmarks

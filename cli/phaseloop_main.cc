@@ -1,0 +1,25 @@
+// `phaseloop`: the command-line front of every component. Each subcommand is
+// defined by its component (Add*Command) and sets the exit code:
+// 0 success, 1 internal failure, 2 bad input (flags, files).
+#include <iostream>
+
+#include "CLI/CLI.hpp"
+#include "compiler_driver/env_command.h"
+#include "search/survey_command.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "phaseloop: a production feedback-loop optimizer for LLVM pass ordering"};
+  app.require_subcommand(1);
+  int exit_code = 0;
+  phaseloop::compiler_driver::AddEnvCommand(app, exit_code);
+  phaseloop::compiler_driver::AddActionsCommand(app, exit_code);
+  phaseloop::search::AddSurveyCommand(app, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+  return exit_code;
+}

@@ -1,0 +1,141 @@
+#include "compiler_driver/codegen/object_emitter.h"
+
+#include <mutex>
+
+#include "absl/strings/str_cat.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Object/ObjectFile.h"
+#include "llvm/Support/CodeGen.h"
+#include "llvm/Support/Host.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+
+namespace phaseloop::codegen {
+namespace {
+
+void InitializeTargetsOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeAllTargetInfos();
+    llvm::InitializeAllTargets();
+    llvm::InitializeAllTargetMCs();
+    llvm::InitializeAllAsmPrinters();
+    llvm::InitializeAllAsmParsers();
+  });
+}
+
+// clang passes -target-cpu/-target-feature to the backend and records the same
+// strings on every function it emits; read them back from the first definition.
+void CpuAndFeatures(const llvm::Module& module, std::string& cpu,
+                    std::string& features) {
+  for (const llvm::Function& f : module) {
+    if (f.isDeclaration()) continue;
+    if (f.hasFnAttribute("target-cpu")) {
+      cpu = f.getFnAttribute("target-cpu").getValueAsString().str();
+    }
+    if (f.hasFnAttribute("target-features")) {
+      features = f.getFnAttribute("target-features").getValueAsString().str();
+    }
+    return;
+  }
+}
+
+llvm::CodeGenOpt::Level ToCodegenLevel(int level) {
+  switch (level) {
+    case 0: return llvm::CodeGenOpt::None;
+    case 1: return llvm::CodeGenOpt::Less;
+    case 3: return llvm::CodeGenOpt::Aggressive;
+    default: return llvm::CodeGenOpt::Default;
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<ObjectEmitter>> ObjectEmitter::ForModule(
+    const llvm::Module& module, int codegen_level) {
+  InitializeTargetsOnce();
+  std::string triple_name = module.getTargetTriple();
+  if (triple_name.empty()) triple_name = llvm::sys::getDefaultTargetTriple();
+  std::string error;
+  const llvm::Target* target =
+      llvm::TargetRegistry::lookupTarget(triple_name, error);
+  if (target == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "module '", module.getModuleIdentifier(), "' targets '", triple_name,
+        "', which this LLVM cannot generate code for: ", error));
+  }
+  std::string cpu, features;
+  CpuAndFeatures(module, cpu, features);
+
+  // clang-16's defaults on Linux (clang/lib/CodeGen/BackendUtil.cpp).
+  llvm::TargetOptions options;
+  options.UseInitArray = true;
+  options.RelaxELFRelocations = true;
+  options.EmitAddrsig = true;
+  options.FunctionSections = false;
+  options.DataSections = false;
+  options.UniqueSectionNames = true;
+  options.DebuggerTuning = llvm::DebuggerKind::GDB;
+
+  llvm::Reloc::Model reloc = module.getPICLevel() == llvm::PICLevel::NotPIC
+                                 ? llvm::Reloc::Static
+                                 : llvm::Reloc::PIC_;
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      triple_name, cpu, features, options, reloc, module.getCodeModel(),
+      ToCodegenLevel(codegen_level)));
+  if (tm == nullptr) {
+    return absl::InternalError(
+        absl::StrCat("cannot create a target machine for ", triple_name));
+  }
+  return std::unique_ptr<ObjectEmitter>(new ObjectEmitter(std::move(tm)));
+}
+
+absl::StatusOr<std::string> ObjectEmitter::EmitObject(
+    std::unique_ptr<llvm::Module> module) {
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager passes;
+  llvm::Triple triple(module->getTargetTriple());
+  passes.add(new llvm::TargetLibraryInfoWrapperPass(triple));
+  if (target_machine_->addPassesToEmitFile(passes, os, nullptr,
+                                           llvm::CGFT_ObjectFile,
+                                           /*DisableVerify=*/true)) {
+    return absl::InternalError("the target cannot emit object files");
+  }
+  passes.run(*module);
+  return std::string(buffer.data(), buffer.size());
+}
+
+absl::StatusOr<int64_t> TextSectionBytes(const std::string& object) {
+  llvm::MemoryBufferRef ref(object, "object");
+  llvm::Expected<std::unique_ptr<llvm::object::ObjectFile>> file =
+      llvm::object::ObjectFile::createObjectFile(ref);
+  if (!file) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "not an object file: ", llvm::toString(file.takeError())));
+  }
+  int64_t bytes = 0;
+  for (const llvm::object::SectionRef& section : (*file)->sections()) {
+    llvm::Expected<llvm::StringRef> name = section.getName();
+    if (!name) {
+      llvm::consumeError(name.takeError());
+      continue;
+    }
+    if (*name == ".text" || name->startswith(".text.")) bytes += section.getSize();
+  }
+  return bytes;
+}
+
+absl::StatusOr<int64_t> TextSize(ObjectEmitter& emitter,
+                                 const llvm::Module& module) {
+  absl::StatusOr<std::string> object =
+      emitter.EmitObject(llvm::CloneModule(module));
+  if (!object.ok()) return object.status();
+  return TextSectionBytes(*object);
+}
+
+}  // namespace phaseloop::codegen

@@ -1,0 +1,81 @@
+#include "compiler_driver/ir/module_loader.h"
+
+#include <gtest/gtest.h>
+
+#include "compiler_driver/ir/module_hash.h"
+#include "llvm/IR/Attributes.h"
+
+namespace phaseloop::ir {
+namespace {
+
+constexpr char kSource[] = "compiler_driver/fixtures/sorting.c";
+
+bool AnyDefinitionHas(const llvm::Module& m, llvm::Attribute::AttrKind kind) {
+  for (const llvm::Function& f : m) {
+    if (!f.isDeclaration() && f.hasFnAttribute(kind)) return true;
+  }
+  return false;
+}
+
+TEST(ModuleLoader, RealBuildKeepsSizeAttributesAndInlinability) {
+  llvm::LLVMContext context;
+  FrontendOptions options;
+  options.opt_level = OptLevel::kOz;
+  auto module = LoadModule(kSource, options, context);
+  ASSERT_TRUE(module.ok()) << module.status();
+  EXPECT_TRUE(AnyDefinitionHas(**module, llvm::Attribute::MinSize));
+  EXPECT_TRUE(AnyDefinitionHas(**module, llvm::Attribute::OptimizeForSize));
+  EXPECT_FALSE(AnyDefinitionHas(**module, llvm::Attribute::NoInline));
+}
+
+TEST(ModuleLoader, ResearchConventionIsNoinlineWithoutSizeAttributes) {
+  llvm::LLVMContext context;
+  FrontendOptions options;
+  options.convention = ModuleConvention::kResearch;
+  auto module = LoadModule(kSource, options, context);
+  ASSERT_TRUE(module.ok()) << module.status();
+  EXPECT_TRUE(AnyDefinitionHas(**module, llvm::Attribute::NoInline));
+  EXPECT_FALSE(AnyDefinitionHas(**module, llvm::Attribute::MinSize));
+  EXPECT_FALSE(AnyDefinitionHas(**module, llvm::Attribute::OptimizeNone));
+}
+
+TEST(ModuleLoader, BitcodeAndTextRoundTripToTheSameHash) {
+  llvm::LLVMContext context;
+  auto module = LoadModule(kSource, FrontendOptions{}, context);
+  ASSERT_TRUE(module.ok()) << module.status();
+  const std::string hash = ModuleHash(**module);
+  EXPECT_EQ(hash.size(), 32u);
+  auto from_bc = ParseModule(ModuleBitcode(**module), "bc", context);
+  ASSERT_TRUE(from_bc.ok()) << from_bc.status();
+  EXPECT_EQ(ModuleHash(**from_bc), hash);
+  auto from_ll = ParseModule(ModuleText(**module), "ll", context);
+  ASSERT_TRUE(from_ll.ok()) << from_ll.status();
+  EXPECT_EQ(ModuleText(**from_ll), ModuleText(**module));
+}
+
+TEST(ModuleLoader, ErrorsNameTheInput) {
+  llvm::LLVMContext context;
+  auto missing = LoadModule("missing/file.c", FrontendOptions{}, context);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("missing/file.c"), std::string::npos);
+
+  auto garbage = ParseModule("this is not IR", "junk.ll", context);
+  ASSERT_FALSE(garbage.ok());
+  EXPECT_NE(garbage.status().message().find("junk.ll"), std::string::npos);
+
+  auto bad_bitcode = ParseModule(std::string("BC\xC0\xDE garbage", 12), "bad.bc", context);
+  ASSERT_FALSE(bad_bitcode.ok());
+  EXPECT_NE(bad_bitcode.status().message().find("bad.bc"), std::string::npos);
+
+  auto unverifiable = ParseModule(
+      "define i32 @f(i32 %x) {\n  ret i32 %y\n}\n", "undef.ll", context);
+  EXPECT_FALSE(unverifiable.ok());
+
+  FrontendOptions options;
+  options.extra_args = {"-DSYNTAX_ERROR=)"};
+  auto broken = CompileToBitcode(kSource, options);
+  EXPECT_FALSE(broken.ok());
+}
+
+}  // namespace
+}  // namespace phaseloop::ir

@@ -1,0 +1,90 @@
+// Fidelity of the baselines: in-process pipelines and codegen must reproduce
+// what clang-16 and opt-16 give on the same inputs.
+#include "compiler_driver/session/baselines.h"
+
+#include <gtest/gtest.h>
+
+#include "compiler_driver/codegen/object_emitter.h"
+#include "compiler_driver/ir/module_loader.h"
+#include "compiler_driver/observation/features.h"
+#include "compiler_driver/testing/test_util.h"
+#include "llvm/IR/LLVMContext.h"
+
+namespace phaseloop::session {
+namespace {
+
+using ir::OptLevel;
+
+int64_t IrCountOfFile(const std::string& path) {
+  llvm::LLVMContext context;
+  auto module = ir::LoadModule(path, ir::FrontendOptions{}, context);
+  EXPECT_TRUE(module.ok()) << module.status();
+  return module.ok() ? observation::IrInstructionCount(**module) : -1;
+}
+
+int64_t TextOfObject(const std::string& path) {
+  auto text = codegen::TextSectionBytes(testing::ReadFileOrEmpty(path));
+  EXPECT_TRUE(text.ok()) << text.status();
+  return text.ok() ? *text : -1;
+}
+
+class SourceFidelity : public ::testing::TestWithParam<OptLevel> {};
+
+TEST_P(SourceFidelity, MatchesClangOnEveryFixture) {
+  const OptLevel level = GetParam();
+  const std::string flag = std::string("-") + ir::OptLevelName(level);
+  const std::string dir = testing::MakeTempDir();
+  for (const std::string& source : testing::FixturePaths()) {
+    SCOPED_TRACE(source + " " + flag);
+    auto baselines = SourceBaselines(source, ir::FrontendOptions{}, {level});
+    ASSERT_TRUE(baselines.ok()) << baselines.status();
+    std::string log;
+    const std::string ll = dir + "/clang.ll", obj = dir + "/clang.o";
+    ASSERT_EQ(testing::RunCommand({"clang-16", flag, "-S", "-emit-llvm", source,
+                                   "-o", ll}, &log), 0) << log;
+    ASSERT_EQ(testing::RunCommand({"clang-16", flag, "-c", source, "-o", obj},
+                                  &log), 0) << log;
+    EXPECT_EQ((*baselines)[0].ir_count, IrCountOfFile(ll));
+    EXPECT_EQ((*baselines)[0].text_size, TextOfObject(obj));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Levels, SourceFidelity,
+                         ::testing::Values(OptLevel::kOz, OptLevel::kO2,
+                                           OptLevel::kO3),
+                         [](const auto& info) {
+                           return std::string(ir::OptLevelName(info.param));
+                         });
+
+TEST(ModuleFidelity, OzMatchesOptOnEveryFixture) {
+  const std::string dir = testing::MakeTempDir();
+  for (const std::string& source : testing::FixturePaths()) {
+    SCOPED_TRACE(source);
+    std::string log;
+    const std::string bc = dir + "/in.bc", ll = dir + "/opt.ll";
+    ASSERT_EQ(testing::RunCommand({"clang-16", "-Oz", "-Xclang",
+                                   "-disable-llvm-passes", "-c", "-emit-llvm",
+                                   source, "-o", bc}, &log), 0) << log;
+    ASSERT_EQ(testing::RunCommand({"opt-16", "-passes=default<Oz>", bc, "-S",
+                                   "-o", ll}, &log), 0) << log;
+    auto baselines = FileBaselines(bc, ir::FrontendOptions{}, {OptLevel::kOz});
+    ASSERT_TRUE(baselines.ok()) << baselines.status();
+    EXPECT_EQ((*baselines)[0].ir_count, IrCountOfFile(ll));
+  }
+}
+
+TEST(Baselines, OzIsSmallerThanO0AndMissingFileIsAnError) {
+  auto baselines = SourceBaselines("compiler_driver/fixtures/sorting.c",
+                                   ir::FrontendOptions{});
+  ASSERT_TRUE(baselines.ok()) << baselines.status();
+  ASSERT_EQ(baselines->size(), 6u);
+  EXPECT_LT(baselines->back().text_size, baselines->front().text_size);
+  EXPECT_LT(baselines->back().ir_count, baselines->front().ir_count);
+  auto missing = SourceBaselines("no/such/file.c", ir::FrontendOptions{});
+  EXPECT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("no/such/file.c"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace phaseloop::session

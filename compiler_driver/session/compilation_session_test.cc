@@ -1,0 +1,90 @@
+#include "compiler_driver/session/compilation_session.h"
+
+#include <gtest/gtest.h>
+
+namespace phaseloop::session {
+namespace {
+
+constexpr char kFixture[] = "compiler_driver/fixtures/hashtable.c";
+
+std::unique_ptr<CompilationSession> StartOrDie(const std::string& path) {
+  auto session = CompilationSession::StartFromFile(path, ir::FrontendOptions{},
+                                                   SessionOptions{});
+  EXPECT_TRUE(session.ok()) << session.status();
+  return session.ok() ? std::move(*session) : nullptr;
+}
+
+int ActionOrDie(const std::string& name) {
+  auto index = passes::ActionSpace::Llvm16().Find(name);
+  EXPECT_TRUE(index.has_value()) << name;
+  return index.value_or(0);
+}
+
+TEST(CompilationSession, StepsChangeObservationsAndRecordHistory) {
+  auto session = StartOrDie(kFixture);
+  ASSERT_NE(session, nullptr);
+  const int64_t before = session->IrCount();
+  const std::string start = session->StateHash();
+  EXPECT_EQ(start, session->StartHash());
+  ASSERT_TRUE(session->Step({ActionOrDie("sroa"), ActionOrDie("instcombine")})
+                  .ok());
+  EXPECT_LT(session->IrCount(), before);
+  EXPECT_NE(session->StateHash(), start);
+  EXPECT_EQ(session->history(),
+            (std::vector<int>{ActionOrDie("sroa"), ActionOrDie("instcombine")}));
+  auto text = session->TextSize();
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_GT(*text, 0);
+  EXPECT_EQ(session->Autophase()[51], session->IrCount());  // TotalInsts
+}
+
+TEST(CompilationSession, ReplayingHistoryReproducesTheHash) {
+  auto first = StartOrDie(kFixture);
+  ASSERT_NE(first, nullptr);
+  for (const char* name : {"sroa", "simplifycfg", "inline", "gvn", "licm",
+                           "loop-unroll", "instcombine", "globaldce"}) {
+    ASSERT_TRUE(first->Step(ActionOrDie(name)).ok()) << name;
+  }
+  auto second = StartOrDie(kFixture);
+  ASSERT_NE(second, nullptr);
+  ASSERT_TRUE(second->Step(first->history()).ok());
+  EXPECT_EQ(second->StateHash(), first->StateHash());
+  EXPECT_EQ(second->IrCount(), first->IrCount());
+}
+
+TEST(CompilationSession, ForkIsADeepCopy) {
+  auto parent = StartOrDie(kFixture);
+  ASSERT_NE(parent, nullptr);
+  ASSERT_TRUE(parent->Step(ActionOrDie("sroa")).ok());
+  const std::string parent_hash = parent->StateHash();
+  const int64_t parent_count = parent->IrCount();
+  auto child = parent->Fork();
+  EXPECT_EQ(child->StateHash(), parent_hash);
+  EXPECT_EQ(child->history(), parent->history());
+  ASSERT_TRUE(child->Step(ActionOrDie("instcombine")).ok());
+  EXPECT_NE(child->StateHash(), parent_hash);
+  // The parent is untouched, and recomputing its hash agrees with the cache.
+  EXPECT_EQ(parent->IrCount(), parent_count);
+  auto replay = StartOrDie(kFixture);
+  ASSERT_TRUE(replay->Step(ActionOrDie("sroa")).ok());
+  EXPECT_EQ(replay->StateHash(), parent_hash);
+}
+
+TEST(CompilationSession, RejectsActionsOutsideTheSpace) {
+  auto session = StartOrDie(kFixture);
+  ASSERT_NE(session, nullptr);
+  absl::Status status = session->Step(100000);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(session->history().empty());
+}
+
+TEST(CompilationSession, BadInputsAreClearErrors) {
+  auto missing = CompilationSession::StartFromFile(
+      "does/not/exist.ll", ir::FrontendOptions{}, SessionOptions{});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("does/not/exist.ll"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace phaseloop::session
