@@ -132,7 +132,6 @@ grpc::Status SessionService::Step(grpc::ServerContext*,
     if (!status.ok()) return ToGrpc(status);
     reply->set_actions_applied(reply->actions_applied() + 1);
   }
-  reply->set_state_hash(s->StateHash());
   return Fill(*s, request->observe(), reply->mutable_observations());
 }
 
