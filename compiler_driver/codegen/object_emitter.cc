@@ -4,7 +4,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/Triple.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/CodeGen/CommandFlags.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Object/ObjectFile.h"
@@ -53,6 +55,32 @@ llvm::CodeGenOpt::Level ToCodegenLevel(int level) {
   }
 }
 
+// opt-16's TargetMachine for `module` (opt.cpp: main and GetTargetMachine).
+// opt reads every setting from LLVM's codegen command-line flags; nothing here
+// parses a command line, so they keep their defaults, exactly as for an opt
+// run without target flags. Registering the flags (once per process, as
+// opt does statically) is what makes their getters usable.
+std::unique_ptr<llvm::TargetMachine> OptToolTargetMachine(
+    const llvm::Module& module) {
+  static llvm::codegen::RegisterCodeGenFlags flags;
+  (void)flags;
+  llvm::Triple triple(module.getTargetTriple());
+  // opt creates no target machine for a triple without an architecture (and
+  // refuses a named but unknown one, which ForModule has rejected already).
+  if (triple.getArch() == llvm::Triple::UnknownArch) return nullptr;
+  std::string error;
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(
+      llvm::codegen::getMArch(), triple, error);
+  if (target == nullptr) return nullptr;
+  // -codegen-opt-level, opt's own flag for this, defaults to 0.
+  return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
+      triple.getTriple(), llvm::codegen::getCPUStr(),
+      llvm::codegen::getFeaturesStr(),
+      llvm::codegen::InitTargetOptionsFromCodeGenFlags(triple),
+      llvm::codegen::getExplicitRelocModel(),
+      llvm::codegen::getExplicitCodeModel(), llvm::CodeGenOpt::None));
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<ObjectEmitter>> ObjectEmitter::ForModule(
@@ -91,7 +119,8 @@ absl::StatusOr<std::unique_ptr<ObjectEmitter>> ObjectEmitter::ForModule(
     return absl::InternalError(
         absl::StrCat("cannot create a target machine for ", triple_name));
   }
-  return std::unique_ptr<ObjectEmitter>(new ObjectEmitter(std::move(tm)));
+  return std::unique_ptr<ObjectEmitter>(
+      new ObjectEmitter(std::move(tm), OptToolTargetMachine(module)));
 }
 
 absl::StatusOr<std::string> ObjectEmitter::EmitObject(

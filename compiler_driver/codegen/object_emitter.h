@@ -25,17 +25,35 @@ class ObjectEmitter {
   static absl::StatusOr<std::unique_ptr<ObjectEmitter>> ForModule(
       const llvm::Module& module, int codegen_level);
 
-  // The target machine, for target-aware IR passes (TTI).
+  // The target machine, for target-aware IR passes (TTI) as clang runs them:
+  // clang gives its optimisation pipeline the codegen target machine.
   llvm::TargetMachine& target_machine() { return *target_machine_; }
+
+  // The target machine opt-16 gives its IR passes for this module when run
+  // without target flags (-mtriple, -march, -mcpu, -mattr, -relocation-model,
+  // -code-model, ...), as opt.cpp builds it: the module's triple, an empty CPU
+  // and feature string (each function's target-cpu/target-features still pick
+  // its subtarget), TargetOptions from LLVM's codegen flags at their defaults,
+  // the target's default relocation model (static on x86-64 ELF, where clang
+  // compiles PIC) and code model, and CodeGenOpt::None (opt's
+  // -codegen-opt-level default). Null when opt builds none: the module's
+  // triple names no architecture. For IR passes only; EmitObject always uses
+  // target_machine().
+  llvm::TargetMachine* opt_target_machine() {
+    return opt_target_machine_.get();
+  }
 
   // Emits an ELF object. Codegen rewrites IR, so the module is consumed:
   // pass a clone to keep the original.
   absl::StatusOr<std::string> EmitObject(std::unique_ptr<llvm::Module> module);
 
  private:
-  explicit ObjectEmitter(std::unique_ptr<llvm::TargetMachine> tm)
-      : target_machine_(std::move(tm)) {}
+  ObjectEmitter(std::unique_ptr<llvm::TargetMachine> tm,
+                std::unique_ptr<llvm::TargetMachine> opt_tm)
+      : target_machine_(std::move(tm)),
+        opt_target_machine_(std::move(opt_tm)) {}
   std::unique_ptr<llvm::TargetMachine> target_machine_;
+  std::unique_ptr<llvm::TargetMachine> opt_target_machine_;  // may be null
 };
 
 // Bytes in the object's text sections (`.text` and `.text.*`, e.g. C++ inline

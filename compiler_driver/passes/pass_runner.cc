@@ -1,5 +1,9 @@
 #include "compiler_driver/passes/pass_runner.h"
 
+#include <optional>
+#include <string_view>
+#include <vector>
+
 #include "absl/strings/str_cat.h"
 #include "llvm/Analysis/AliasAnalysis.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
@@ -7,14 +11,84 @@
 #include "llvm/IR/PassManager.h"
 
 namespace phaseloop::passes {
+namespace {
 
-llvm::PipelineTuningOptions TuningFor(ir::OptLevel level,
-                                      PipelineFlavor flavor) {
+using ir::OptLevel;
+
+// "default<Oz>" -> Oz; anything else (other passes, the LTO pipeline aliases)
+// -> nullopt. Spelled exactly as PassBuilder's parser accepts it.
+std::optional<OptLevel> StandardPipelineLevel(std::string_view element) {
+  constexpr std::string_view kPrefix = "default<";
+  if (element.size() <= kPrefix.size() ||
+      element.substr(0, kPrefix.size()) != kPrefix || element.back() != '>') {
+    return std::nullopt;
+  }
+  std::string_view level =
+      element.substr(kPrefix.size(), element.size() - kPrefix.size() - 1);
+  if (level.empty() || level.front() == '-') return std::nullopt;
+  return ir::ParseOptLevel(level);
+}
+
+// The top-level elements of pipeline text: "a,function(b,c),default<O2>" ->
+// {"a", "function(b,c)", "default<O2>"}. Like PassBuilder's tokenizer, only
+// parentheses nest.
+std::vector<std::string_view> TopLevelElements(std::string_view text) {
+  std::vector<std::string_view> elements;
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '(') {
+      ++depth;
+    } else if (text[i] == ')') {
+      --depth;
+    } else if (text[i] == ',' && depth == 0) {
+      elements.push_back(text.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  elements.push_back(text.substr(start));
+  return elements;
+}
+
+absl::Status ParseError(const std::string& pipeline, llvm::Error error) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("invalid pass pipeline '", pipeline,
+                   "': ", llvm::toString(std::move(error))));
+}
+
+// Parses `pipeline` with PassBuilder's text parser into a throwaway manager:
+// what it accepts, and its messages, are what Run and Validate accept.
+absl::Status CheckParses(llvm::TargetMachine* target_machine,
+                         const llvm::PipelineTuningOptions& tuning,
+                         const std::string& pipeline) {
+  llvm::PassBuilder builder(target_machine, tuning);
+  llvm::ModulePassManager mpm;
+  if (llvm::Error error = builder.parsePassPipeline(mpm, pipeline)) {
+    return ParseError(pipeline, std::move(error));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+llvm::PipelineTuningOptions TuningFor(OptLevel level, PipelineFlavor flavor) {
   llvm::PipelineTuningOptions tuning;  // opt-16's defaults
-  if (flavor == PipelineFlavor::kOpt) return tuning;
-  // clang-16: -funroll-loops defaults on above -O1 (Os/Oz count as -O2);
-  // interleaving follows unrolling; vectorizers per the driver's rules.
-  using ir::OptLevel;
+  if (flavor == PipelineFlavor::kOpt) {
+    // opt-16 -passes='default<Ox>': its driver keeps these defaults
+    // (LoopUnrolling = !-disable-loop-unrolling), then the pipeline parser
+    // (PassBuilder::parseModulePass) sets both vectorizers to
+    // "speedup level > 1 and not Oz" before building the pipeline.
+    bool vectorize = level == OptLevel::kO2 || level == OptLevel::kO3 ||
+                     level == OptLevel::kOs;
+    tuning.LoopVectorization = vectorize;
+    tuning.SLPVectorization = vectorize;
+    return tuning;
+  }
+  // clang-16 (BackendUtil.cpp) builds the pipeline with buildPerModuleDefault-
+  // Pipeline from its CodeGenOptions: -funroll-loops defaults on above -O1
+  // (Os/Oz count as -O2); interleaving follows unrolling; the loop vectorizer
+  // is on at O2/O3/Os and the SLP vectorizer at O2/O3/Os/Oz (the driver's
+  // rules); no -fmerge-functions.
   bool unroll = level == OptLevel::kO2 || level == OptLevel::kO3 ||
                 level == OptLevel::kOs || level == OptLevel::kOz;
   tuning.LoopUnrolling = unroll;
@@ -26,46 +100,95 @@ llvm::PipelineTuningOptions TuningFor(ir::OptLevel level,
   return tuning;
 }
 
-std::string DefaultPipelineText(ir::OptLevel level) {
+std::string DefaultPipelineText(OptLevel level) {
   return absl::StrCat("default<", ir::OptLevelName(level), ">");
 }
 
 PassRunner::PassRunner(llvm::TargetMachine* target_machine,
                        llvm::PipelineTuningOptions tuning)
-    : target_machine_(target_machine), tuning_(tuning) {}
+    : target_machine_(target_machine),
+      tuning_(tuning),
+      builder_(std::make_unique<llvm::PassBuilder>(target_machine, tuning)) {
+  // Registered once; Run clears every cached result afterwards, so nothing
+  // computed on one module (or one state of it) is seen by the next run.
+  fam_.registerPass([&] { return builder_->buildDefaultAAPipeline(); });
+  builder_->registerModuleAnalyses(mam_);
+  builder_->registerCGSCCAnalyses(cgam_);
+  builder_->registerFunctionAnalyses(fam_);
+  builder_->registerLoopAnalyses(lam_);
+  builder_->crossRegisterProxies(lam_, fam_, cgam_, mam_);
+}
+
+PassRunner::~PassRunner() { ClearAnalyses(); }
+
+void PassRunner::ClearAnalyses() {
+  mam_.clear();
+  cgam_.clear();
+  fam_.clear();
+  lam_.clear();
+}
 
 absl::Status PassRunner::Validate(const std::string& pipeline) {
-  llvm::PassBuilder builder(target_machine_, tuning_);
-  llvm::ModulePassManager mpm;
-  if (llvm::Error error = builder.parsePassPipeline(mpm, pipeline)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("invalid pass pipeline '", pipeline,
-                     "': ", llvm::toString(std::move(error))));
-  }
-  return absl::OkStatus();
+  return CheckParses(target_machine_, tuning_, pipeline);
 }
 
 absl::Status PassRunner::Run(llvm::Module& module,
                              const std::string& pipeline) {
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder builder(target_machine_, tuning_);
-  fam.registerPass([&] { return builder.buildDefaultAAPipeline(); });
-  builder.registerModuleAnalyses(mam);
-  builder.registerCGSCCAnalyses(cgam);
-  builder.registerFunctionAnalyses(fam);
-  builder.registerLoopAnalyses(lam);
-  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::PassBuilder& builder = *builder_;
 
   llvm::ModulePassManager mpm;
-  if (llvm::Error error = builder.parsePassPipeline(mpm, pipeline)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("invalid pass pipeline '", pipeline,
-                     "': ", llvm::toString(std::move(error))));
+  std::optional<llvm::PassBuilder> standard;
+  const std::vector<std::string_view> elements = TopLevelElements(pipeline);
+  bool has_standard = false;
+  for (std::string_view element : elements) {
+    if (StandardPipelineLevel(element)) has_standard = true;
   }
-  mpm.run(module, mam);
+  if (!has_standard) {
+    if (llvm::Error error = builder.parsePassPipeline(mpm, pipeline)) {
+      return ParseError(pipeline, std::move(error));
+    }
+  } else {
+    // The whole text parses, so it is a module pipeline (default<> is a
+    // module pass): its top-level elements run in order, each as the parser
+    // would make it. Runs of other elements are parsed inside module(...),
+    // which parses them exactly as at the top level.
+    absl::Status parses = CheckParses(target_machine_, tuning_, pipeline);
+    if (!parses.ok()) return parses;
+    // Standard pipelines come from a builder of their own, which no parsing
+    // touches: an LTO alias parsed earlier in the text rewrites its builder's
+    // vectorizer tuning. It outlives the run, like `builder`.
+    standard.emplace(target_machine_, tuning_);
+    std::string others;
+    auto flush_others = [&]() -> absl::Status {
+      if (others.empty()) return absl::OkStatus();
+      llvm::Error error =
+          builder.parsePassPipeline(mpm, "module(" + others + ")");
+      others.clear();
+      if (error) return ParseError(pipeline, std::move(error));
+      return absl::OkStatus();
+    };
+    for (std::string_view element : elements) {
+      std::optional<OptLevel> level = StandardPipelineLevel(element);
+      if (!level) {
+        if (!others.empty()) others += ',';
+        others.append(element);
+        continue;
+      }
+      absl::Status flushed = flush_others();
+      if (!flushed.ok()) return flushed;
+      if (*level == OptLevel::kO0) {
+        mpm.addPass(
+            standard->buildO0DefaultPipeline(llvm::OptimizationLevel::O0));
+      } else {
+        mpm.addPass(
+            standard->buildPerModuleDefaultPipeline(ir::ToLlvm(*level)));
+      }
+    }
+    absl::Status flushed = flush_others();
+    if (!flushed.ok()) return flushed;
+  }
+  mpm.run(module, mam_);
+  ClearAnalyses();
   return absl::OkStatus();
 }
 

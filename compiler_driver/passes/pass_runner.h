@@ -1,20 +1,32 @@
 #ifndef PHASELOOP_COMPILER_DRIVER_PASSES_PASS_RUNNER_H_
 #define PHASELOOP_COMPILER_DRIVER_PASSES_PASS_RUNNER_H_
 
+#include <memory>
 #include <string>
 
 #include "absl/status/status.h"
 #include "compiler_driver/ir/opt_level.h"
+#include "llvm/Analysis/CGSCCPassManager.h"
+#include "llvm/Analysis/LoopAnalysisManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Target/TargetMachine.h"
 
 namespace phaseloop::passes {
 
-// Whose defaults tune the standard pipelines. clang-16 and opt-16 differ:
-// clang turns the loop vectorizer on at O2/O3/Os and the SLP vectorizer on at
-// O2/O3/Os/Oz; opt leaves SLP off. Sources use kClang, IR files kOpt, so each
-// baseline reproduces the tool a user would compare with.
+// Whose settings tune the standard pipelines. clang-16 and opt-16 differ:
+//  - vectorizers: clang turns the loop vectorizer on at O2/O3/Os and the SLP
+//    vectorizer on at O2/O3/Os/Oz. opt's `-passes='default<Ox>'` goes through
+//    PassBuilder's text parser, which forces both on at O2/O3/Os and off at
+//    O1/Oz whatever the tuning says (so opt never runs SLP at Oz);
+//  - unrolling: clang unrolls (and interleaves) above -O1 only, opt always;
+//  - the target machine its IR passes see: clang's is the codegen one
+//    (codegen::ObjectEmitter::target_machine(), PIC on Debian), opt's is
+//    built from its empty codegen flags (ObjectEmitter::opt_target_machine(),
+//    static relocation model). TTI answers differ between the two (address
+//    modes with a global base), which changes LICM/inlining decisions.
+// Sources use kClang, IR files kOpt, so each baseline reproduces the tool a
+// user would compare with. TuningFor gives the tuning each tool ends up with.
 enum class PipelineFlavor { kClang, kOpt };
 
 llvm::PipelineTuningOptions TuningFor(ir::OptLevel level, PipelineFlavor flavor);
@@ -22,14 +34,26 @@ llvm::PipelineTuningOptions TuningFor(ir::OptLevel level, PipelineFlavor flavor)
 // The text of clang's standard pipeline at `level`: "default<Oz>".
 std::string DefaultPipelineText(ir::OptLevel level);
 
-// Runs new-pass-manager pipelines on modules, in process. Each Run uses fresh
-// analysis managers, so no stale analysis survives between runs. The target
-// machine (not owned, may be null) provides TTI for target-aware passes.
-// Not thread-safe; the module must live in a context used by this thread only.
+// Runs new-pass-manager pipelines on modules, in process. Every cached
+// analysis is dropped after each Run, so no stale analysis survives between
+// runs.
+// The target machine (not owned, may be null) provides TTI for target-aware
+// passes.
+//
+// Standard pipelines (`default<Ox>` elements at the top level of the text) are
+// built from this runner's tuning, as clang builds its pipeline
+// (PassBuilder::buildPerModuleDefaultPipeline): LLVM's text parser would
+// overwrite the vectorizer settings (see PipelineFlavor). Everything else,
+// including acceptance of the text and its error messages, is PassBuilder's
+// parser. Not thread-safe; the module must live in a context used by this
+// thread only.
 class PassRunner {
  public:
   PassRunner(llvm::TargetMachine* target_machine,
              llvm::PipelineTuningOptions tuning);
+  ~PassRunner();
+  PassRunner(const PassRunner&) = delete;
+  PassRunner& operator=(const PassRunner&) = delete;
 
   // Parses and runs `pipeline` (PassBuilder text). A parse error is
   // InvalidArgument naming the text; the module is untouched then.
@@ -39,8 +63,17 @@ class PassRunner {
   absl::Status Validate(const std::string& pipeline);
 
  private:
+  void ClearAnalyses();
+
   llvm::TargetMachine* target_machine_;
   llvm::PipelineTuningOptions tuning_;
+  // Analysis managers are registered once (registration dominates the cost of
+  // a single-pass run) and cleared after every run.
+  llvm::LoopAnalysisManager lam_;
+  llvm::FunctionAnalysisManager fam_;
+  llvm::CGSCCAnalysisManager cgam_;
+  llvm::ModuleAnalysisManager mam_;
+  std::unique_ptr<llvm::PassBuilder> builder_;
 };
 
 }  // namespace phaseloop::passes

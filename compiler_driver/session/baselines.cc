@@ -1,5 +1,7 @@
 #include "compiler_driver/session/baselines.h"
 
+#include "compiler_driver/session/pass_target.h"
+
 #include "compiler_driver/codegen/object_emitter.h"
 #include "compiler_driver/observation/features.h"
 #include "compiler_driver/passes/pass_runner.h"
@@ -16,7 +18,7 @@ absl::StatusOr<Baseline> Measure(std::unique_ptr<llvm::Module> module,
   absl::StatusOr<std::unique_ptr<codegen::ObjectEmitter>> emitter =
       codegen::ObjectEmitter::ForModule(*module, ir::CodegenLevel(level));
   if (!emitter.ok()) return emitter.status();
-  passes::PassRunner runner(&(*emitter)->target_machine(),
+  passes::PassRunner runner(PassTargetMachine(**emitter, flavor),
                             passes::TuningFor(level, flavor));
   absl::Status run = runner.Run(*module, passes::DefaultPipelineText(level));
   if (!run.ok()) return run;

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler_driver/ir/module_hash.h"
+#include "compiler_driver/session/pass_target.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
@@ -19,7 +20,7 @@ absl::StatusOr<std::unique_ptr<CompilationSession>> CompilationSession::Start(
   session->context_ = std::move(context);
   session->emitter_ = std::move(*emitter);
   session->runner_ = std::make_unique<passes::PassRunner>(
-      &session->emitter_->target_machine(),
+      PassTargetMachine(*session->emitter_, options.flavor),
       passes::TuningFor(options.opt_level, options.flavor));
   session->space_ = &space;
   session->options_ = options;
@@ -133,7 +134,7 @@ std::unique_ptr<CompilationSession> CompilationSession::Fork() {
   copy->context_ = context_;
   copy->emitter_ = emitter_;
   copy->runner_ = std::make_unique<passes::PassRunner>(
-      &emitter_->target_machine(),
+      PassTargetMachine(*emitter_, options_.flavor),
       passes::TuningFor(options_.opt_level, options_.flavor));
   copy->module_ = llvm::CloneModule(*module_);
   copy->space_ = space_;
