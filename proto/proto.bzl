@@ -29,5 +29,5 @@ def cc_grpc_proto(name, src, deps = [], grpc = True):
         srcs = [o for o in outs if o.endswith(".cc")],
         hdrs = [o for o in outs if o.endswith(".h")],
         includes = ["."],
-        deps = deps + ["@system_libs//:grpc", "@system_libs//:protobuf"],
+        deps = deps + (["@system_libs//:grpc"] if grpc else []) + ["@system_libs//:protobuf"],
     )

@@ -7,6 +7,7 @@
 #include "llvm/ADT/Triple.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/CodeGen/CommandFlags.h"
+#include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Object/ObjectFile.h"
@@ -44,6 +45,13 @@ void CpuAndFeatures(const llvm::Module& module, std::string& cpu,
     }
     return;
   }
+}
+
+bool HasFullDebugInfo(const llvm::Module& module) {
+  for (const llvm::DICompileUnit* unit : module.debug_compile_units()) {
+    if (unit->getEmissionKind() == llvm::DICompileUnit::FullDebug) return true;
+  }
+  return false;
 }
 
 llvm::CodeGenOpt::Level ToCodegenLevel(int level) {
@@ -84,7 +92,8 @@ std::unique_ptr<llvm::TargetMachine> OptToolTargetMachine(
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<ObjectEmitter>> ObjectEmitter::ForModule(
-    const llvm::Module& module, int codegen_level) {
+    const llvm::Module& module, int codegen_level,
+    const CodegenSettings& settings) {
   InitializeTargetsOnce();
   std::string triple_name = module.getTargetTriple();
   if (triple_name.empty()) triple_name = llvm::sys::getDefaultTargetTriple();
@@ -103,11 +112,14 @@ absl::StatusOr<std::unique_ptr<ObjectEmitter>> ObjectEmitter::ForModule(
   llvm::TargetOptions options;
   options.UseInitArray = true;
   options.RelaxELFRelocations = true;
-  options.EmitAddrsig = true;
-  options.FunctionSections = false;
-  options.DataSections = false;
-  options.UniqueSectionNames = true;
+  options.EmitAddrsig = settings.addrsig;
+  options.FunctionSections = settings.function_sections;
+  options.DataSections = settings.data_sections;
+  options.UniqueSectionNames = settings.unique_section_names;
   options.DebuggerTuning = llvm::DebuggerKind::GDB;
+  // clang (CompilerInvocation) turns call-site info on for x86-64 when it
+  // optimises and emits more than line tables.
+  options.EmitCallSiteInfo = codegen_level > 0 && HasFullDebugInfo(module);
 
   llvm::Reloc::Model reloc = module.getPICLevel() == llvm::PICLevel::NotPIC
                                  ? llvm::Reloc::Static

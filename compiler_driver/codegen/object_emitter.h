@@ -18,12 +18,22 @@ namespace phaseloop::codegen {
 // With the same settings llc on clang's optimised IR reproduces clang's object,
 // so `.text` measured here is the `.text` of `clang -c`.
 //
+// Backend settings clang takes from its command line rather than from the
+// module; the defaults are clang-16's on x86-64 Linux.
+struct CodegenSettings {
+  bool function_sections = false;    // -ffunction-sections
+  bool data_sections = false;        // -fdata-sections
+  bool unique_section_names = true;  // -fno-unique-section-names
+  bool addrsig = true;               // -fno-addrsig
+};
+
 // Not thread-safe: one emitter per thread.
 class ObjectEmitter {
  public:
   // `codegen_level` is 0..3 (ir::CodegenLevel of the user's -O level).
   static absl::StatusOr<std::unique_ptr<ObjectEmitter>> ForModule(
-      const llvm::Module& module, int codegen_level);
+      const llvm::Module& module, int codegen_level,
+      const CodegenSettings& settings = CodegenSettings());
 
   // The target machine, for target-aware IR passes (TTI) as clang runs them:
   // clang gives its optimisation pipeline the codegen target machine.
