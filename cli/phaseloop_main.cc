@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "CLI/CLI.hpp"
+#include "compiler_driver/cc_wrapper/decisions_command.h"
 #include "compiler_driver/env_command.h"
 #include "search/survey_command.h"
 
@@ -15,6 +16,8 @@ int main(int argc, char** argv) {
   phaseloop::compiler_driver::AddEnvCommand(app, exit_code);
   phaseloop::compiler_driver::AddActionsCommand(app, exit_code);
   phaseloop::search::AddSurveyCommand(app, exit_code);
+  phaseloop::cc_wrapper::AddDecisionsCommand(app, exit_code);
+  phaseloop::cc_wrapper::AddStatsCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -13,21 +13,31 @@
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/CodeGen.h"
 #include "llvm/Support/Host.h"
-#include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Transforms/Utils/Cloning.h"
+
+extern "C" {
+void LLVMInitializeX86TargetInfo();
+void LLVMInitializeX86Target();
+void LLVMInitializeX86TargetMC();
+void LLVMInitializeX86AsmPrinter();
+void LLVMInitializeX86AsmParser();
+}
 
 namespace phaseloop::codegen {
 namespace {
 
+// x86-64 is the one target phaseloop generates code for (and the only one
+// the statically linked wrapper carries); other triples get a clear error
+// from ForModule.
 void InitializeTargetsOnce() {
   static std::once_flag once;
   std::call_once(once, [] {
-    llvm::InitializeAllTargetInfos();
-    llvm::InitializeAllTargets();
-    llvm::InitializeAllTargetMCs();
-    llvm::InitializeAllAsmPrinters();
-    llvm::InitializeAllAsmParsers();
+    LLVMInitializeX86TargetInfo();
+    LLVMInitializeX86Target();
+    LLVMInitializeX86TargetMC();
+    LLVMInitializeX86AsmPrinter();
+    LLVMInitializeX86AsmParser();
   });
 }
 
@@ -103,7 +113,7 @@ absl::StatusOr<std::unique_ptr<ObjectEmitter>> ObjectEmitter::ForModule(
   if (target == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(
         "module '", module.getModuleIdentifier(), "' targets '", triple_name,
-        "', which this LLVM cannot generate code for: ", error));
+        "'; phaseloop generates code for x86-64 only (", error, ")"));
   }
   std::string cpu, features;
   CpuAndFeatures(module, cpu, features);

@@ -1,0 +1,109 @@
+#ifndef PHASELOOP_COMPILER_DRIVER_CC_WRAPPER_ARGUMENT_PROCESSING_H_
+#define PHASELOOP_COMPILER_DRIVER_CC_WRAPPER_ARGUMENT_PROCESSING_H_
+
+// The wrapper's argument handling: a pure function from a clang-16 command
+// line to either a compilation phaseloop can optimise (one job per source) or
+// the typed reason it must run plain clang with the original argv. Nothing
+// here touches the file system (response files are expanded before, see
+// response_file.h). No LLVM, no absl: the launcher that links this must start
+// in about a millisecond.
+
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace phaseloop::cc_wrapper {
+
+// phaseloop-cc drives clang-16, phaseloop-c++ drives clang++-16.
+enum class DriverKind { kC, kCxx };
+
+// Why an invocation runs plain clang unchanged. PassThroughReasonName gives
+// the stable snake_case name that decision logs and `phaseloop stats` count.
+enum class PassThroughReason {
+  kNotCompileOnly,        // no -c: linking, or a query such as --version
+  kPreprocessOnly,        // -E
+  kAssemblyOutput,        // -S
+  kEmitLlvm,              // -emit-llvm
+  kDependenciesOnly,      // -M / -MM (without -MD / -MMD)
+  kSyntaxOnly,            // -fsyntax-only
+  kLto,                   // -flto, -flto=thin, ...
+  kMultipleArch,          // more than one -arch
+  kTooHard,               // an option the table marks too hard (detail: it)
+  kUnknownOption,         // an option not in the table (detail: it)
+  kOptimizationDisabled,  // -O0 (or no -O): nothing for a policy to do
+  kNoSourceInput,         // -c without a C/C++ source
+  kNonSourceInput,        // an input that is not C/C++ (assembler, object,
+                          // unknown -x language) (detail: it)
+  kStdinOrStdout,         // "-" as input or -o -
+  kMultipleOutputs,       // -o with several sources
+  kMissingArgument,       // an option that takes an argument ends the line
+  kBadResponseFile,       // an @file that cannot be read
+};
+const char* PassThroughReasonName(PassThroughReason reason);
+
+struct PassThrough {
+  PassThroughReason reason;
+  std::string detail;  // the option or input concerned; may be empty
+};
+
+// Backend settings clang takes from the command line rather than from the IR
+// (target CPU/features, PIC level, code model and debug info travel in the
+// module). Defaults are clang-16's on x86-64 Linux.
+struct CodegenFlags {
+  bool function_sections = false;     // -ffunction-sections
+  bool data_sections = false;         // -fdata-sections
+  bool unique_section_names = true;   // -fno-unique-section-names
+  bool addrsig = true;                // -faddrsig / -fno-addrsig
+};
+
+// In CompileJob::frontend_args, stands for the path the unoptimised bitcode
+// is to be written to; the runner substitutes a temporary file.
+inline constexpr char kBitcodePlaceholder[] = "@PHASELOOP_BITCODE@";
+
+// One source file of a compile-only invocation.
+struct CompileJob {
+  std::string source;       // as written on the command line
+  std::string object_path;  // where plain clang writes its object: -o, or
+                            // the source's stem + ".o" in the working dir
+  // clang arguments (no argv[0]) that produce this source's unoptimised
+  // module at kBitcodePlaceholder, exactly as the plain compile would run
+  // the frontend: every user flag in order (warnings, -Werror, -D/-I, -std,
+  // -g, -fPIC, -x, ...), the other sources removed, the user's -o removed,
+  // then "-emit-llvm", "-Xclang", "-disable-llvm-passes", "-o",
+  // kBitcodePlaceholder; and, when dependency output is on (-MD/-MMD), "-MF"
+  // with the path clang would use if the user gave none and "-MQ"
+  // object_path if the user gave no -MT/-MQ, so that the .d file is
+  // byte-identical to plain clang's.
+  std::vector<std::string> frontend_args;
+};
+
+struct Compilation {
+  std::string opt_level;  // "O1", "O2", "O3", "Os", "Oz" (-Og -> "O1",
+                          // -O4 and above -> "O3", -O -> "O1")
+  CodegenFlags codegen;
+  std::vector<CompileJob> jobs;  // one per source, in command-line order
+};
+
+// Flags for phaseloop itself, removed before clang sees the command line.
+struct PhaseloopFlags {
+  std::string policy;  // --phaseloop-policy=SPEC (empty: not given)
+};
+
+struct ProcessedArgs {
+  PhaseloopFlags phaseloop;
+  // The caller's arguments (no argv[0]) with the --phaseloop-* flags
+  // removed: what plain clang runs with on pass-through and fail-open.
+  std::vector<std::string> clang_args;
+  std::variant<Compilation, PassThrough> result;
+};
+
+// `args` excludes argv[0]. Response files must already be expanded for the
+// classification (pass `expanded`), while clang_args keeps `original`
+// (unexpanded @files) so the fallback is the user's exact command.
+ProcessedArgs ProcessArguments(const std::vector<std::string>& original,
+                               const std::vector<std::string>& expanded,
+                               DriverKind kind);
+
+}  // namespace phaseloop::cc_wrapper
+
+#endif  // PHASELOOP_COMPILER_DRIVER_CC_WRAPPER_ARGUMENT_PROCESSING_H_

@@ -1,0 +1,87 @@
+#include "compiler_driver/cc_wrapper/clang_exec.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace phaseloop::cc_wrapper {
+namespace {
+constexpr char kPolicyFlag[] = "--phaseloop-policy";
+}  // namespace
+
+DriverKind DriverKindOf(const char* argv0) {
+  std::string name = argv0 == nullptr ? "" : argv0;
+  size_t slash = name.rfind('/');
+  if (slash != std::string::npos) name = name.substr(slash + 1);
+  return name.size() >= 2 && name.compare(name.size() - 2, 2, "++") == 0
+             ? DriverKind::kCxx
+             : DriverKind::kC;
+}
+
+std::string PolicyFlagOf(const std::vector<std::string>& args) {
+  std::string value;
+  const std::string joined = std::string(kPolicyFlag) + "=";
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i].compare(0, joined.size(), joined) == 0) {
+      value = args[i].substr(joined.size());
+    } else if (args[i] == kPolicyFlag && i + 1 < args.size()) {
+      value = args[++i];
+    }
+  }
+  return value;
+}
+
+std::vector<std::string> WithoutPhaseloopFlags(
+    const std::vector<std::string>& args) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == kPolicyFlag) {
+      ++i;  // and its value
+      continue;
+    }
+    if (args[i].compare(0, 12, "--phaseloop-") == 0) continue;
+    out.push_back(args[i]);
+  }
+  return out;
+}
+
+std::string SiblingBinary(const std::string& name) {
+  char buffer[4096];
+  ssize_t n = readlink("/proc/self/exe", buffer, sizeof buffer - 1);
+  if (n <= 0) return name;
+  std::string self(buffer, static_cast<size_t>(n));
+  size_t slash = self.rfind('/');
+  return slash == std::string::npos ? name : self.substr(0, slash + 1) + name;
+}
+
+void Record(const WrapperConfig& config, const LauncherRecord& record) {
+  std::string error;
+  WriteSpoolFile(config.spool_dir, EncodeLauncherBatch(record), &error);
+  if (std::getenv("PHASELOOP_VERBOSE") != nullptr) {
+    std::fprintf(stderr, "phaseloop-cc: %s%s%s%s\n", record.reason.c_str(),
+                 record.detail.empty() ? "" : ": ", record.detail.c_str(),
+                 error.empty() ? "" : (" (not logged: " + error + ")").c_str());
+  }
+}
+
+int ExecClang(const WrapperConfig& config, DriverKind kind,
+              const std::vector<std::string>& args) {
+  const std::string& clang =
+      kind == DriverKind::kCxx ? config.clangxx : config.clang;
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(clang.c_str()));
+  for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
+  argv.push_back(nullptr);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  execvp(clang.c_str(), argv.data());
+  std::fprintf(stderr, "phaseloop-cc: cannot run '%s': %s (set clang = PATH "
+               "in the phaseloop config or install clang-16)\n",
+               clang.c_str(), std::strerror(errno));
+  return 127;
+}
+
+}  // namespace phaseloop::cc_wrapper

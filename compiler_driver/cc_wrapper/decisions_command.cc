@@ -1,0 +1,181 @@
+#include "compiler_driver/cc_wrapper/decisions_command.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <iomanip>
+#include <map>
+#include <ostream>
+
+#include "compiler_driver/cc_wrapper/spool_reader.h"
+#include "compiler_driver/cc_wrapper/wrapper_config.h"
+#include "replay_buffer/decision_store.h"
+
+namespace phaseloop::cc_wrapper {
+namespace {
+
+std::string SpoolDir(const std::string& flag) {
+  if (!flag.empty()) return flag;
+  WrapperConfig config;
+  std::string ignored;
+  LoadWrapperConfig("", ProcessEnvironment(), &config, &ignored);
+  return config.spool_dir;
+}
+
+std::string JsonString(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buffer[8];
+      std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
+      out += buffer;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+int RunShip(const ShipFlags& flags, std::ostream& out, std::ostream& err) {
+  const std::string spool = SpoolDir(flags.spool);
+  absl::StatusOr<SpoolContents> contents = ReadSpool(spool);
+  if (!contents.ok()) {
+    err << "phaseloop decisions ship: " << contents.status().message() << "\n";
+    return 2;
+  }
+  auto store = replay_buffer::DecisionStore::Open(flags.buffer);
+  if (!store.ok()) {
+    err << "phaseloop decisions ship: " << store.status().message() << "\n";
+    return 2;
+  }
+  std::vector<v1::Decision> decisions;
+  for (const SpoolFile& file : contents->files) {
+    for (const v1::Decision& d : file.batch.decisions()) decisions.push_back(d);
+  }
+  absl::Status stored = (*store)->Upsert(decisions);
+  if (!stored.ok()) {
+    err << "phaseloop decisions ship: nothing shipped, the spool is "
+           "untouched: " << stored.message() << "\n";
+    return 1;
+  }
+  for (const SpoolFile& file : contents->files) unlink(file.path.c_str());
+  out << "shipped " << decisions.size() << " decisions from "
+      << contents->files.size() << " spool files in " << spool << " to "
+      << flags.buffer << "\n";
+  for (const std::string& path : contents->corrupt) {
+    err << "warning: left unreadable spool file " << path
+        << " (not a DecisionBatch; inspect or delete it)\n";
+  }
+  return 0;
+}
+
+int RunStats(const StatsFlags& flags, std::ostream& out, std::ostream& err) {
+  const std::string spool = SpoolDir(flags.spool);
+  absl::StatusOr<SpoolContents> contents = ReadSpool(spool);
+  if (!contents.ok()) {
+    err << "phaseloop stats: " << contents.status().message() << "\n";
+    return 2;
+  }
+  std::map<std::string, int64_t> by_outcome;
+  std::map<std::pair<std::string, std::string>, int64_t> by_reason;
+  int64_t records = 0;
+  for (const SpoolFile& file : contents->files) {
+    for (const v1::Decision& d : file.batch.decisions()) {
+      ++records;
+      ++by_outcome[OutcomeName(d.outcome())];
+      if (!d.reason().empty()) {
+        ++by_reason[{OutcomeName(d.outcome()), d.reason()}];
+      }
+    }
+  }
+  if (!flags.buffer.empty()) {
+    auto store = replay_buffer::DecisionStore::Open(flags.buffer);
+    if (!store.ok()) {
+      err << "phaseloop stats: " << store.status().message() << "\n";
+      return 2;
+    }
+    for (const auto& [key, count] : (*store)->CountByOutcomeAndReason()) {
+      records += count;
+      by_outcome[key.first] += count;
+      if (!key.second.empty()) by_reason[key] += count;
+    }
+  }
+  if (flags.json) {
+    out << "{\"spool\": " << JsonString(spool) << ", \"records\": " << records
+        << ", \"corrupt_files\": " << contents->corrupt.size()
+        << ", \"by_outcome\": {";
+    const char* sep = "";
+    for (const auto& [outcome, count] : by_outcome) {
+      out << sep << JsonString(outcome) << ": " << count;
+      sep = ", ";
+    }
+    out << "}, \"by_reason\": {";
+    sep = "";
+    std::map<std::string, int64_t> reasons;
+    for (const auto& [key, count] : by_reason) reasons[key.second] += count;
+    for (const auto& [reason, count] : reasons) {
+      out << sep << JsonString(reason) << ": " << count;
+      sep = ", ";
+    }
+    out << "}}\n";
+    return 0;
+  }
+  out << "phaseloop-cc decisions in " << spool
+      << (flags.buffer.empty() ? "" : " and " + flags.buffer) << ": "
+      << records << " records\n\n";
+  out << std::left << std::setw(14) << "outcome" << std::setw(28) << "reason"
+      << std::right << std::setw(8) << "count" << "\n";
+  for (const auto& [outcome, count] : by_outcome) {
+    out << std::left << std::setw(14) << outcome << std::setw(28) << "(all)"
+        << std::right << std::setw(8) << count << "\n";
+    for (const auto& [key, n] : by_reason) {
+      if (key.first != outcome) continue;
+      out << std::left << std::setw(14) << "" << std::setw(28) << key.second
+          << std::right << std::setw(8) << n << "\n";
+    }
+  }
+  if (!contents->corrupt.empty()) {
+    out << "\n" << contents->corrupt.size()
+        << " unreadable spool files left in place\n";
+  }
+  return 0;
+}
+
+void AddDecisionsCommand(CLI::App& app, int& exit_code) {
+  CLI::App* decisions = app.add_subcommand(
+      "decisions", "Decision records written by phaseloop-cc");
+  decisions->require_subcommand(1);
+  auto flags = std::make_shared<ShipFlags>();
+  CLI::App* ship = decisions->add_subcommand(
+      "ship", "Move spooled decision records into a replay buffer");
+  ship->add_option("--buffer", flags->buffer,
+                   "SQLite replay buffer file (created if missing)")
+      ->required();
+  ship->add_option("--spool", flags->spool,
+                   "spool directory (default: the wrapper's, "
+                   "$PHASELOOP_SPOOL or ~/.cache/phaseloop/spool)");
+  ship->callback([flags, &exit_code] {
+    exit_code = RunShip(*flags, std::cout, std::cerr);
+  });
+}
+
+void AddStatsCommand(CLI::App& app, int& exit_code) {
+  auto flags = std::make_shared<StatsFlags>();
+  CLI::App* stats = app.add_subcommand(
+      "stats", "What phaseloop-cc did: counts by outcome and reason");
+  stats->add_option("--spool", flags->spool,
+                    "spool directory (default: the wrapper's)");
+  stats->add_option("--buffer", flags->buffer,
+                    "also count decisions already shipped to this buffer");
+  stats->add_flag("--json", flags->json, "print JSON");
+  stats->callback([flags, &exit_code] {
+    exit_code = RunStats(*flags, std::cout, std::cerr);
+  });
+}
+
+}  // namespace phaseloop::cc_wrapper

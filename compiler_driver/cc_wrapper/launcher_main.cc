@@ -1,0 +1,72 @@
+// phaseloop-cc / phaseloop-c++: the drop-in clang-16 / clang++-16. This
+// process only decides, in about a millisecond and without LLVM: kill
+// switch, response files, the argument table. Everything it will not
+// optimise runs plain clang with the original argv (exec, so clang's exit
+// code, output and timing are the user's own), after counting why in the
+// decision spool. Compile-only C/C++ invocations are handed, argv unchanged,
+// to phaseloop-cc-opt next to this binary.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "compiler_driver/cc_wrapper/argument_processing.h"
+#include "compiler_driver/cc_wrapper/clang_exec.h"
+#include "compiler_driver/cc_wrapper/response_file.h"
+#include "compiler_driver/cc_wrapper/spool_writer.h"
+#include "compiler_driver/cc_wrapper/wrapper_config.h"
+
+namespace phaseloop::cc_wrapper {
+namespace {
+
+int Main(int argc, char** argv) {
+  const DriverKind kind = DriverKindOf(argv[0]);
+  const std::vector<std::string> original(argv + 1, argv + argc);
+
+  WrapperConfig config;
+  std::string config_error;
+  bool config_ok = LoadWrapperConfig(PolicyFlagOf(original),
+                                     ProcessEnvironment(), &config,
+                                     &config_error);
+  const std::vector<std::string> clang_args = WithoutPhaseloopFlags(original);
+  if (config.disabled) {
+    Record(config, {Outcome::kDisabled, "kill_switch", "", config.build_id});
+    return ExecClang(config, kind, clang_args);
+  }
+  if (!config_ok) {
+    Record(config, {Outcome::kFailOpen, "config_invalid", config_error,
+                    config.build_id});
+    return ExecClang(config, kind, clang_args);
+  }
+
+  std::string expand_error;
+  std::optional<std::vector<std::string>> expanded =
+      ExpandResponseFiles(original, &expand_error);
+  if (!expanded) {
+    Record(config, {Outcome::kPassThrough,
+                    PassThroughReasonName(PassThroughReason::kBadResponseFile),
+                    expand_error, config.build_id});
+    return ExecClang(config, kind, clang_args);
+  }
+  ProcessedArgs processed = ProcessArguments(original, *expanded, kind);
+  if (const auto* pass = std::get_if<PassThrough>(&processed.result)) {
+    Record(config, {Outcome::kPassThrough, PassThroughReasonName(pass->reason),
+                    pass->detail, config.build_id});
+    return ExecClang(config, kind, processed.clang_args);
+  }
+
+  const std::string optimizer = SiblingBinary("phaseloop-cc-opt");
+  execv(optimizer.c_str(), argv);
+  Record(config, {Outcome::kFailOpen, "optimizer_missing",
+                  optimizer + ": " + std::strerror(errno), config.build_id});
+  return ExecClang(config, kind, processed.clang_args);
+}
+
+}  // namespace
+}  // namespace phaseloop::cc_wrapper
+
+int main(int argc, char** argv) {
+  return phaseloop::cc_wrapper::Main(argc, argv);
+}

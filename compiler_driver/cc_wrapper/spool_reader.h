@@ -1,0 +1,34 @@
+#ifndef PHASELOOP_COMPILER_DRIVER_CC_WRAPPER_SPOOL_READER_H_
+#define PHASELOOP_COMPILER_DRIVER_CC_WRAPPER_SPOOL_READER_H_
+
+// Reading the decision spool that phaseloop-cc writes (spool_writer.h):
+// every complete `*.decisions` file, parsed. Files being written (`*.tmp`)
+// are not looked at; files that do not parse are listed, not deleted.
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "proto/phaseloop/v1/decision.pb.h"
+
+namespace phaseloop::cc_wrapper {
+
+struct SpoolFile {
+  std::string path;
+  v1::DecisionBatch batch;
+};
+
+struct SpoolContents {
+  std::vector<SpoolFile> files;      // sorted by name (= by time)
+  std::vector<std::string> corrupt;  // paths that did not parse
+};
+
+// A missing directory is an empty spool.
+absl::StatusOr<SpoolContents> ReadSpool(const std::string& dir);
+
+// "optimized", "pass_through", "fail_open", "disabled".
+std::string OutcomeName(v1::DecisionOutcome outcome);
+
+}  // namespace phaseloop::cc_wrapper
+
+#endif  // PHASELOOP_COMPILER_DRIVER_CC_WRAPPER_SPOOL_READER_H_

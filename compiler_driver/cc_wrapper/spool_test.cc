@@ -1,0 +1,63 @@
+// The spool's writer (no protobuf, used by the launcher) and reader.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "compiler_driver/cc_wrapper/spool_reader.h"
+#include "compiler_driver/cc_wrapper/spool_writer.h"
+#include "compiler_driver/testing/test_util.h"
+
+namespace phaseloop::cc_wrapper {
+namespace {
+
+TEST(SpoolTest, LauncherRecordsParseWithTheGeneratedClass) {
+  LauncherRecord record{Outcome::kPassThrough, "not_compile_only",
+                        std::string(300, 'x'), "build-42"};
+  v1::DecisionBatch batch;
+  ASSERT_TRUE(batch.ParseFromString(EncodeLauncherBatch(record)));
+  ASSERT_EQ(batch.decisions_size(), 1);
+  const v1::Decision& d = batch.decisions(0);
+  EXPECT_EQ(d.outcome(), v1::PASS_THROUGH);
+  EXPECT_EQ(d.reason(), "not_compile_only");
+  EXPECT_EQ(d.detail(), std::string(300, 'x'));  // multi-byte length varint
+  EXPECT_EQ(d.build_id(), "build-42");
+  EXPECT_EQ(d.decision_id().size(), 32u);
+  EXPECT_GT(d.unix_time_ms(), 1700000000000);
+}
+
+TEST(SpoolTest, DecisionIdsDiffer) {
+  EXPECT_NE(NewDecisionId(), NewDecisionId());
+}
+
+TEST(SpoolTest, WrittenFilesAreReadBackWholeAndCorruptOnesListed) {
+  const std::string dir = testing::MakeTempDir() + "/nested/spool";
+  std::string error;
+  ASSERT_TRUE(WriteSpoolFile(
+      dir, EncodeLauncherBatch({Outcome::kDisabled, "kill_switch", "", ""}),
+      &error)) << error;
+  ASSERT_TRUE(WriteSpoolFile(
+      dir, EncodeLauncherBatch({Outcome::kFailOpen, "config_invalid", "", ""}),
+      &error));
+  std::ofstream(dir + "/junk" + kSpoolSuffix) << "\xff\xff\xff not proto";
+  std::ofstream(dir + "/in-progress.tmp") << "partial";
+
+  auto contents = ReadSpool(dir);
+  ASSERT_TRUE(contents.ok()) << contents.status();
+  ASSERT_EQ(contents->files.size(), 2u);
+  EXPECT_EQ(contents->corrupt.size(), 1u);
+  EXPECT_EQ(OutcomeName(contents->files[0].batch.decisions(0).outcome()) +
+                OutcomeName(contents->files[1].batch.decisions(0).outcome()),
+            "disabledfail_open");
+}
+
+TEST(SpoolTest, MissingSpoolIsEmptyAndUnwritableIsAnError) {
+  auto contents = ReadSpool("/nonexistent/phaseloop/spool");
+  ASSERT_TRUE(contents.ok());
+  EXPECT_TRUE(contents->files.empty());
+  std::string error;
+  EXPECT_FALSE(WriteSpoolFile("/proc/phaseloop-spool", "x", &error));
+  EXPECT_NE(error.find("/proc/phaseloop-spool"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace phaseloop::cc_wrapper

@@ -1,0 +1,136 @@
+#include "compiler_driver/cc_wrapper/tu_optimizer.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "compiler_driver/ir/module_hash.h"
+#include "compiler_driver/ir/module_loader.h"
+#include "compiler_driver/ir/opt_level.h"
+#include "compiler_driver/passes/pass_runner.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Verifier.h"
+
+namespace phaseloop::cc_wrapper {
+namespace {
+
+int64_t MicrosSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+// Coroutines must be lowered before codegen whatever the policy chose (the
+// coro passes are not in the action space). A function still marked
+// presplitcoroutine after the policy's pipeline has not been split.
+bool HasUnloweredCoroutines(const llvm::Module& module) {
+  for (const llvm::Function& f : module) {
+    if (f.isPresplitCoroutine()) return true;
+  }
+  return false;
+}
+constexpr char kCoroutineLowering[] =
+    "coro-early,cgscc(coro-split),coro-cleanup,globaldce";
+
+bool FaultInjected(const char* fault) {
+  const char* value = std::getenv(kInjectFaultEnv);
+  return value != nullptr && std::strcmp(value, fault) == 0;
+}
+
+void MaybeCrashOrHang() {
+  if (FaultInjected("crash")) std::raise(SIGSEGV);
+  if (FaultInjected("hang")) {
+    for (;;) pause();
+  }
+}
+
+// Drops the terminator of the first basic block that has one, as a
+// miscompiling pass might.
+void BreakIr(llvm::Module& module) {
+  for (llvm::Function& f : module) {
+    for (llvm::BasicBlock& block : f) {
+      if (llvm::Instruction* terminator = block.getTerminator()) {
+        terminator->eraseFromParent();
+        return;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<TuResult> OptimizeTranslationUnit(
+    const std::string& bitcode, const std::string& opt_level,
+    const codegen::CodegenSettings& codegen, const PolicyRunner& policy) {
+  std::optional<ir::OptLevel> level = ir::ParseOptLevel(opt_level);
+  if (!level) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid_opt_level: '", opt_level, "'"));
+  }
+  llvm::LLVMContext context;
+  absl::StatusOr<std::unique_ptr<llvm::Module>> module =
+      ir::ParseModule(bitcode, "frontend output", context);
+  if (!module.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid_bitcode: ", module.status().message()));
+  }
+  absl::StatusOr<std::unique_ptr<codegen::ObjectEmitter>> emitter =
+      codegen::ObjectEmitter::ForModule(**module, ir::CodegenLevel(*level),
+                                        codegen);
+  if (!emitter.ok()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("codegen_failed: ", emitter.status().message()));
+  }
+
+  TuResult result;
+  auto policy_start = std::chrono::steady_clock::now();
+  result.module_hash = ir::ContentHash(bitcode);
+  result.autophase = observation::ComputeAutophase(**module);
+  PolicyInput input{result.module_hash, &result.autophase, opt_level};
+  result.pipeline = policy.Decide(input);
+  result.policy_time_us = MicrosSince(policy_start);
+  result.ir_count_before = observation::IrInstructionCount(**module);
+  MaybeCrashOrHang();
+
+  passes::PassRunner runner(&(*emitter)->target_machine(),
+                            passes::TuningFor(*level,
+                                              passes::PipelineFlavor::kClang));
+  absl::Status ran = runner.Run(**module, result.pipeline);
+  if (!ran.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid_pipeline: ", ran.message()));
+  }
+  if (HasUnloweredCoroutines(**module)) {
+    absl::Status lowered = runner.Run(**module, kCoroutineLowering);
+    if (!lowered.ok()) {
+      return absl::InternalError(
+          absl::StrCat("coroutine_lowering_failed: ", lowered.message()));
+    }
+  }
+  if (FaultInjected("break-ir")) BreakIr(**module);
+  std::string verifier_message;
+  llvm::raw_string_ostream verifier_out(verifier_message);
+  if (llvm::verifyModule(**module, &verifier_out)) {
+    return absl::InternalError(absl::StrCat(
+        "verifier_failed: pipeline '", result.pipeline,
+        "' produced invalid IR: ", verifier_out.str().substr(0, 300)));
+  }
+  result.ir_count_after = observation::IrInstructionCount(**module);
+  absl::StatusOr<std::string> object =
+      (*emitter)->EmitObject(std::move(*module));
+  if (!object.ok()) {
+    return absl::InternalError(
+        absl::StrCat("codegen_failed: ", object.status().message()));
+  }
+  result.object = std::move(*object);
+  absl::StatusOr<int64_t> text = codegen::TextSectionBytes(result.object);
+  result.text_size = text.ok() ? *text : 0;
+  return result;
+}
+
+}  // namespace phaseloop::cc_wrapper

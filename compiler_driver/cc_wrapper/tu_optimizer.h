@@ -1,0 +1,46 @@
+#ifndef PHASELOOP_COMPILER_DRIVER_CC_WRAPPER_TU_OPTIMIZER_H_
+#define PHASELOOP_COMPILER_DRIVER_CC_WRAPPER_TU_OPTIMIZER_H_
+
+// One translation unit, in process: unoptimised bitcode -> features ->
+// policy decision -> passes -> verifier -> codegen with clang's settings ->
+// object bytes. The wrapper runs this in a forked child (see
+// child_process.h), so a crash or hang here costs only a fallback to clang.
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "compiler_driver/cc_wrapper/policy.h"
+#include "compiler_driver/codegen/object_emitter.h"
+#include "compiler_driver/observation/features.h"
+
+namespace phaseloop::cc_wrapper {
+
+struct TuResult {
+  std::string object;  // ELF object bytes
+  std::string module_hash;
+  std::array<int64_t, observation::kAutophaseDim> autophase{};
+  std::string pipeline;
+  int64_t ir_count_before = 0;
+  int64_t ir_count_after = 0;
+  int64_t text_size = 0;
+  int64_t policy_time_us = 0;
+};
+
+// Failures carry a reason the decision log counts, as the status message's
+// first word: "invalid_bitcode: ...", "invalid_pipeline: ...",
+// "verifier_failed: ...", "codegen_failed: ...".
+absl::StatusOr<TuResult> OptimizeTranslationUnit(
+    const std::string& bitcode, const std::string& opt_level,
+    const codegen::CodegenSettings& codegen, const PolicyRunner& policy);
+
+// Test hook, for fault-injection tests of the fail-open path only: when
+// PHASELOOP_TEST_INJECT_FAULT is "crash" (SIGSEGV) or "hang" (sleeps
+// forever) the optimizer does that after the policy decided; "break-ir"
+// makes the module invalid after the passes, as a miscompiling pass would.
+inline constexpr char kInjectFaultEnv[] = "PHASELOOP_TEST_INJECT_FAULT";
+
+}  // namespace phaseloop::cc_wrapper
+
+#endif  // PHASELOOP_COMPILER_DRIVER_CC_WRAPPER_TU_OPTIMIZER_H_

@@ -1,0 +1,158 @@
+#include "compiler_driver/cc_wrapper/wrapper_config.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace phaseloop::cc_wrapper {
+namespace {
+
+std::string Trim(const std::string& s) {
+  size_t begin = s.find_first_not_of(" \t\r");
+  if (begin == std::string::npos) return "";
+  size_t end = s.find_last_not_of(" \t\r");
+  return s.substr(begin, end - begin + 1);
+}
+
+bool ParseTimeout(const std::string& text, int* out) {
+  if (text.empty() || text.size() > 9) return false;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+  }
+  *out = std::atoi(text.c_str());
+  return *out > 0;
+}
+
+bool ParseBool(const std::string& text, bool* out) {
+  if (text == "1" || text == "true" || text == "yes") {
+    *out = true;
+    return true;
+  }
+  if (text == "0" || text == "false" || text == "no" || text.empty()) {
+    *out = false;
+    return true;
+  }
+  return false;
+}
+
+std::string DefaultConfigPath(const EnvLookup& env) {
+  if (auto xdg = env("XDG_CONFIG_HOME"); xdg && !xdg->empty()) {
+    return *xdg + "/phaseloop/cc.conf";
+  }
+  if (auto home = env("HOME"); home && !home->empty()) {
+    return *home + "/.config/phaseloop/cc.conf";
+  }
+  return "";
+}
+
+std::string DefaultSpoolDir(const EnvLookup& env) {
+  if (auto xdg = env("XDG_CACHE_HOME"); xdg && !xdg->empty()) {
+    return *xdg + "/phaseloop/spool";
+  }
+  if (auto home = env("HOME"); home && !home->empty()) {
+    return *home + "/.cache/phaseloop/spool";
+  }
+  // Bazel runs actions without HOME: a per-user directory under /tmp.
+  return "/tmp/phaseloop-spool-" + std::to_string(getuid());
+}
+
+// Applies the file at `path` to `config`. A missing file is not an error
+// unless it was named explicitly.
+bool ApplyConfigFile(const std::string& path, bool must_exist,
+                     WrapperConfig* config, std::string* error) {
+  std::ifstream in(path);
+  if (!in) {
+    if (!must_exist) return true;
+    *error = "cannot read the config file '" + path +
+             "' named by PHASELOOP_CONFIG; create it or unset the variable";
+    return false;
+  }
+  config->config_path = path;
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    std::string text = Trim(line.substr(0, line.find('#')));
+    if (text.empty()) continue;
+    size_t eq = text.find('=');
+    std::string where = path + ":" + std::to_string(number) + ": ";
+    if (eq == std::string::npos) {
+      *error = where + "expected 'key = value', got '" + text + "'";
+      return false;
+    }
+    std::string key = Trim(text.substr(0, eq));
+    std::string value = Trim(text.substr(eq + 1));
+    if (key == "policy") {
+      config->policy = value;
+    } else if (key == "spool_dir") {
+      config->spool_dir = value;
+    } else if (key == "timeout_ms") {
+      if (!ParseTimeout(value, &config->timeout_ms)) {
+        *error = where + "timeout_ms must be a positive number of "
+                         "milliseconds, got '" + value + "'";
+        return false;
+      }
+    } else if (key == "clang") {
+      config->clang = value;
+    } else if (key == "clangxx") {
+      config->clangxx = value;
+    } else if (key == "disable") {
+      if (!ParseBool(value, &config->disabled)) {
+        *error = where + "disable must be 0 or 1, got '" + value + "'";
+        return false;
+      }
+    } else {
+      *error = where + "unknown key '" + key +
+               "' (known: policy, spool_dir, timeout_ms, clang, clangxx, "
+               "disable)";
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+EnvLookup ProcessEnvironment() {
+  return [](const char* name) -> std::optional<std::string> {
+    const char* value = std::getenv(name);
+    if (value == nullptr) return std::nullopt;
+    return std::string(value);
+  };
+}
+
+bool LoadWrapperConfig(const std::string& policy_flag, const EnvLookup& env,
+                       WrapperConfig* config, std::string* error) {
+  *config = WrapperConfig();
+  bool ok = true;
+  auto explicit_path = env("PHASELOOP_CONFIG");
+  std::string path = explicit_path ? *explicit_path : DefaultConfigPath(env);
+  if (!path.empty()) {
+    ok = ApplyConfigFile(path, explicit_path.has_value(), config, error);
+  }
+  if (auto v = env("PHASELOOP_DISABLE")) {
+    bool disabled = false;
+    if (ParseBool(*v, &disabled)) config->disabled = disabled;
+  }
+  if (auto v = env("PHASELOOP_POLICY"); v && !v->empty()) config->policy = *v;
+  if (auto v = env("PHASELOOP_SPOOL"); v && !v->empty()) config->spool_dir = *v;
+  if (auto v = env("PHASELOOP_BUILD_ID")) config->build_id = *v;
+  if (auto v = env("PHASELOOP_TIMEOUT_MS")) {
+    int timeout = 0;
+    if (ParseTimeout(*v, &timeout)) config->timeout_ms = timeout;
+  }
+  if (!policy_flag.empty()) config->policy = policy_flag;
+  if (config->spool_dir.empty()) config->spool_dir = DefaultSpoolDir(env);
+  if (config->build_id.empty()) {
+    // Build systems that strip the environment (Bazel) can leave the id in
+    // the spool directory instead: CI writes it there before the build.
+    std::ifstream in(config->spool_dir + "/BUILD_ID");
+    std::string line;
+    if (in && std::getline(in, line)) config->build_id = Trim(line);
+  }
+  return ok;
+}
+
+}  // namespace phaseloop::cc_wrapper

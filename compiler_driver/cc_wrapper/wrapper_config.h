@@ -1,0 +1,49 @@
+#ifndef PHASELOOP_COMPILER_DRIVER_CC_WRAPPER_WRAPPER_CONFIG_H_
+#define PHASELOOP_COMPILER_DRIVER_CC_WRAPPER_WRAPPER_CONFIG_H_
+
+// Settings of phaseloop-cc, from (highest first) its own flags, the
+// environment, a config file, and defaults. Standard library only: the
+// launcher links this and must start in about a millisecond.
+//
+// Environment: PHASELOOP_DISABLE=1 (kill switch), PHASELOOP_POLICY,
+// PHASELOOP_SPOOL, PHASELOOP_BUILD_ID, PHASELOOP_TIMEOUT_MS, PHASELOOP_CONFIG
+// (config file path; default $XDG_CONFIG_HOME/phaseloop/cc.conf, else
+// ~/.config/phaseloop/cc.conf).
+//
+// Config file: `key = value` lines, `#` comments. Keys: policy, spool_dir,
+// timeout_ms, clang, clangxx, disable (0/1).
+//
+// Build id: PHASELOOP_BUILD_ID, else the first line of <spool_dir>/BUILD_ID
+// (for build systems that strip the environment, like Bazel: putting the id
+// in the action environment would change every action key).
+
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace phaseloop::cc_wrapper {
+
+struct WrapperConfig {
+  bool disabled = false;
+  std::string policy = "baseline";  // a policy spec, see policy.h
+  std::string spool_dir;            // decision records, one file per process
+  std::string build_id;
+  int timeout_ms = 120000;          // per translation unit, passes + codegen
+  std::string clang = "clang-16";
+  std::string clangxx = "clang++-16";
+  std::string config_path;  // the file read, empty when none
+};
+
+// Reads an environment variable; nullopt when unset.
+using EnvLookup = std::function<std::optional<std::string>(const char*)>;
+EnvLookup ProcessEnvironment();
+
+// `policy_flag` is --phaseloop-policy (empty: not given). A config file that
+// exists but cannot be parsed is an error (returned, with `config` holding
+// the defaults and environment); the wrapper then fails open.
+bool LoadWrapperConfig(const std::string& policy_flag, const EnvLookup& env,
+                       WrapperConfig* config, std::string* error);
+
+}  // namespace phaseloop::cc_wrapper
+
+#endif  // PHASELOOP_COMPILER_DRIVER_CC_WRAPPER_WRAPPER_CONFIG_H_

@@ -1,0 +1,95 @@
+#include "compiler_driver/cc_wrapper/wrapper_config.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+
+#include "compiler_driver/testing/test_util.h"
+
+namespace phaseloop::cc_wrapper {
+namespace {
+
+EnvLookup FakeEnv(std::map<std::string, std::string> vars) {
+  return [vars](const char* name) -> std::optional<std::string> {
+    auto it = vars.find(name);
+    if (it == vars.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+TEST(WrapperConfigTest, DefaultsWithoutAnything) {
+  WrapperConfig config;
+  std::string error;
+  ASSERT_TRUE(LoadWrapperConfig("", FakeEnv({{"HOME", "/home/u"}}), &config,
+                                &error));
+  EXPECT_FALSE(config.disabled);
+  EXPECT_EQ(config.policy, "baseline");
+  EXPECT_EQ(config.spool_dir, "/home/u/.cache/phaseloop/spool");
+  EXPECT_EQ(config.clang, "clang-16");
+}
+
+TEST(WrapperConfigTest, FlagBeatsEnvironmentBeatsFile) {
+  const std::string dir = testing::MakeTempDir();
+  std::ofstream(dir + "/cc.conf")
+      << "# team defaults\npolicy = fixed:default<Oz>\nspool_dir = /s\n"
+         "timeout_ms = 5000\n";
+  WrapperConfig config;
+  std::string error;
+  auto env = FakeEnv({{"PHASELOOP_CONFIG", dir + "/cc.conf"}});
+  ASSERT_TRUE(LoadWrapperConfig("", env, &config, &error)) << error;
+  EXPECT_EQ(config.policy, "fixed:default<Oz>");
+  EXPECT_EQ(config.spool_dir, "/s");
+  EXPECT_EQ(config.timeout_ms, 5000);
+  EXPECT_EQ(config.config_path, dir + "/cc.conf");
+
+  env = FakeEnv({{"PHASELOOP_CONFIG", dir + "/cc.conf"},
+                 {"PHASELOOP_POLICY", "baseline"},
+                 {"PHASELOOP_DISABLE", "1"}});
+  ASSERT_TRUE(LoadWrapperConfig("", env, &config, &error));
+  EXPECT_EQ(config.policy, "baseline");
+  EXPECT_TRUE(config.disabled);
+  ASSERT_TRUE(LoadWrapperConfig("fixed:default<O3>", env, &config, &error));
+  EXPECT_EQ(config.policy, "fixed:default<O3>");
+}
+
+TEST(WrapperConfigTest, BuildIdFromSpoolWhenTheEnvironmentIsStripped) {
+  const std::string dir = testing::MakeTempDir();
+  std::ofstream(dir + "/BUILD_ID") << "ci-1234\n";
+  WrapperConfig config;
+  std::string error;
+  ASSERT_TRUE(LoadWrapperConfig("", FakeEnv({{"PHASELOOP_SPOOL", dir}}),
+                                &config, &error));
+  EXPECT_EQ(config.build_id, "ci-1234");
+  ASSERT_TRUE(LoadWrapperConfig(
+      "", FakeEnv({{"PHASELOOP_SPOOL", dir}, {"PHASELOOP_BUILD_ID", "b"}}),
+      &config, &error));
+  EXPECT_EQ(config.build_id, "b");
+}
+
+TEST(WrapperConfigTest, BadConfigFilesNameTheLine) {
+  const std::string dir = testing::MakeTempDir();
+  struct Case {
+    std::string text, expected;
+  } cases[] = {{"policy baseline\n", "cc.conf:1: expected 'key = value'"},
+               {"\ncolour = red\n", "cc.conf:2: unknown key 'colour'"},
+               {"timeout_ms = soon\n", "timeout_ms must be"},
+               {"disable = maybe\n", "disable must be 0 or 1"}};
+  for (const Case& c : cases) {
+    std::ofstream(dir + "/cc.conf") << c.text;
+    WrapperConfig config;
+    std::string error;
+    EXPECT_FALSE(LoadWrapperConfig(
+        "", FakeEnv({{"PHASELOOP_CONFIG", dir + "/cc.conf"}}), &config, &error));
+    EXPECT_NE(error.find(c.expected), std::string::npos) << error;
+  }
+  WrapperConfig config;
+  std::string error;
+  EXPECT_FALSE(LoadWrapperConfig(
+      "", FakeEnv({{"PHASELOOP_CONFIG", dir + "/missing.conf"}}), &config,
+      &error));
+  EXPECT_NE(error.find("missing.conf"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace phaseloop::cc_wrapper

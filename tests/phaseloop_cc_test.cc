@@ -1,0 +1,295 @@
+// End-to-end tests of phaseloop-cc / phaseloop-c++ as a build calls them: the
+// real binaries, the real clang-16, files on disk. Faithfulness (objects
+// equal to plain clang's), dependency files, warnings, pass-through, the
+// kill switch, and every fail-open path with injected faults.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+
+#include <gtest/gtest.h>
+
+#include "compiler_driver/cc_wrapper/spool_reader.h"
+#include "compiler_driver/testing/test_util.h"
+
+namespace phaseloop {
+namespace {
+
+using testing::ReadFileOrEmpty;
+
+std::string Absolute(const std::string& path) {
+  char* resolved = realpath(path.c_str(), nullptr);
+  std::string out = resolved ? resolved : path;
+  free(resolved);
+  return out;
+}
+
+class PhaseloopCcTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = testing::MakeTempDir();
+    spool_ = dir_ + "/spool";
+    std::ofstream(dir_ + "/empty.conf") << "# no settings: defaults\n";
+    cc_ = Absolute("compiler_driver/cc_wrapper/phaseloop-cc");
+    cxx_ = Absolute("compiler_driver/cc_wrapper/phaseloop-c++");
+    for (const std::string& f : testing::FixturePaths()) {
+      fixtures_[f.substr(f.rfind('/') + 1)] = Absolute(f);
+    }
+  }
+
+  // Runs `argv` in dir_ with the wrapper's environment plus `env`; returns
+  // the exit code, output (stdout+stderr) in `output`.
+  int Run(std::vector<std::string> argv,
+          const std::map<std::string, std::string>& env = {},
+          std::string* output = nullptr) {
+    std::vector<std::string> command = {"env", "-C", dir_,
+                                        "PHASELOOP_SPOOL=" + spool_,
+                                        "PHASELOOP_CONFIG=" + dir_ + "/empty.conf"};
+    for (const auto& [k, v] : env) command.push_back(k + "=" + v);
+    command.insert(command.end(), argv.begin(), argv.end());
+    std::string ignored;
+    return testing::RunCommand(command, output ? output : &ignored);
+  }
+
+  std::string Read(const std::string& name) {
+    return ReadFileOrEmpty(dir_ + "/" + name);
+  }
+
+  std::vector<v1::Decision> Decisions() {
+    std::vector<v1::Decision> out;
+    auto contents = cc_wrapper::ReadSpool(spool_);
+    EXPECT_TRUE(contents.ok());
+    for (const auto& file : contents->files) {
+      for (const auto& d : file.batch.decisions()) out.push_back(d);
+    }
+    return out;
+  }
+
+  std::string dir_, spool_, cc_, cxx_;
+  std::map<std::string, std::string> fixtures_;
+};
+
+TEST_F(PhaseloopCcTest, ObjectsEqualPlainClangsForEveryFixture) {
+  // The baseline policy runs the very pipeline clang runs: same frontend,
+  // same passes, same codegen settings give the same bytes.
+  const std::vector<std::vector<std::string>> flag_sets = {
+      {"-O2"}, {"-Oz"}, {"-O3", "-g"}, {"-Os", "-fno-pic"},
+      {"-O2", "-ffunction-sections", "-fdata-sections", "-march=haswell"}};
+  for (const auto& [name, path] : fixtures_) {
+    const bool cxx = name.find(".cc") != std::string::npos;
+    for (const auto& flags : flag_sets) {
+      std::vector<std::string> ours = {cxx ? cxx_ : cc_};
+      std::vector<std::string> theirs = {cxx ? "clang++-16" : "clang-16"};
+      for (auto* argv : {&ours, &theirs}) {
+        argv->insert(argv->end(), flags.begin(), flags.end());
+        argv->insert(argv->end(), {"-c", path});
+      }
+      ours.insert(ours.end(), {"-o", "ours.o"});
+      theirs.insert(theirs.end(), {"-o", "theirs.o"});
+      std::string log;
+      ASSERT_EQ(Run(ours, {}, &log), 0) << log;
+      ASSERT_EQ(Run(theirs), 0);
+      EXPECT_EQ(Read("ours.o"), Read("theirs.o"))
+          << name << " with " << flags[0] << " " << flags.size();
+    }
+  }
+  std::vector<v1::Decision> decisions = Decisions();
+  ASSERT_EQ(decisions.size(), fixtures_.size() * flag_sets.size());
+  for (const v1::Decision& d : decisions) {
+    EXPECT_EQ(d.outcome(), v1::OPTIMIZED) << d.reason() << ": " << d.detail();
+    EXPECT_EQ(d.module_hash().size(), 32u);
+    EXPECT_EQ(d.autophase_size(), 56);
+    EXPECT_EQ(d.pipeline(), "default<" + d.opt_level() + ">");
+    EXPECT_EQ(d.policy_version(), "baseline");
+    EXPECT_GT(d.text_size(), 0);
+  }
+}
+
+TEST_F(PhaseloopCcTest, FixedPolicyIsReproducibleAndLogged) {
+  const std::string policy = dir_ + "/policy";
+  std::ofstream(policy) << "# size first\nfixed:default<Oz>\n";
+  std::vector<std::string> argv = {cc_, "-O2", "-c", fixtures_["sorting.c"],
+                                   "--phaseloop-policy=" + policy};
+  ASSERT_EQ(Run(argv), 0);
+  std::string first = Read("sorting.o");
+  ASSERT_EQ(Run(argv, {{"PHASELOOP_BUILD_ID", "ci-7"}}), 0);
+  EXPECT_EQ(Read("sorting.o"), first);
+  // default<Oz> on an -O2 module is not what clang -O2 emits.
+  ASSERT_EQ(Run({"clang-16", "-O2", "-c", fixtures_["sorting.c"], "-o",
+                 "clang.o"}), 0);
+  EXPECT_NE(Read("clang.o"), first);
+  std::vector<v1::Decision> decisions = Decisions();
+  ASSERT_EQ(decisions.size(), 2u);
+  EXPECT_EQ(decisions[1].pipeline(), "default<Oz>");
+  EXPECT_EQ(decisions[1].build_id(), "ci-7");
+  EXPECT_EQ(decisions[0].module_hash(), decisions[1].module_hash());
+  EXPECT_EQ(decisions[0].policy_version().size(), 32u);
+}
+
+TEST_F(PhaseloopCcTest, DependencyFilesAndSeveralSourcesMatchClang) {
+  const std::string a = fixtures_["bits.c"], b = fixtures_["globals.c"];
+  const std::vector<std::vector<std::string>> cases = {
+      {"-c", "-O2", "-MD", a, "-o", "x.o"},
+      {"-c", "-O2", "-MMD", "-MF", "deps.d", "-MT", "target", a, "-o", "x.o"},
+      {"-c", "-O2", "-MD", "-MP", a, b},
+  };
+  for (const auto& args : cases) {
+    std::vector<std::string> ours = {cc_}, theirs = {"clang-16"};
+    ours.insert(ours.end(), args.begin(), args.end());
+    theirs.insert(theirs.end(), args.begin(), args.end());
+    ASSERT_EQ(Run(ours), 0);
+    const std::map<std::string, std::string> outputs = {
+        {"x.o", Read("x.o")}, {"x.d", Read("x.d")}, {"deps.d", Read("deps.d")},
+        {"bits.o", Read("bits.o")}, {"bits.d", Read("bits.d")},
+        {"globals.o", Read("globals.o")}, {"globals.d", Read("globals.d")}};
+    ASSERT_EQ(Run(theirs), 0);
+    for (const auto& [name, bytes] : outputs) {
+      EXPECT_EQ(bytes, Read(name)) << name << " after " << args[2];
+    }
+  }
+}
+
+TEST_F(PhaseloopCcTest, WarningsShowOnceAndWerrorFailsLikeClang) {
+  std::ofstream(dir_ + "/warn.c") << "int f(int x) { int unused; return x; }\n";
+  std::string ours, theirs;
+  ASSERT_EQ(Run({cc_, "-O2", "-Wall", "-c", "warn.c"}, {}, &ours), 0);
+  ASSERT_EQ(Run({"clang-16", "-O2", "-Wall", "-c", "warn.c"}, {}, &theirs), 0);
+  EXPECT_EQ(ours, theirs);
+  EXPECT_NE(ours.find("unused variable"), std::string::npos);
+  unlink((dir_ + "/warn.o").c_str());
+  int rc = Run({cc_, "-O2", "-Wall", "-Werror", "-c", "warn.c"}, {}, &ours);
+  int clang_rc =
+      Run({"clang-16", "-O2", "-Wall", "-Werror", "-c", "warn.c", "-o",
+           "clang.o"}, {}, &theirs);
+  EXPECT_EQ(rc, clang_rc);
+  EXPECT_NE(rc, 0);
+  EXPECT_EQ(Read("warn.o"), "");  // no object, as with clang
+}
+
+TEST_F(PhaseloopCcTest, PassThroughRunsClangAndCountsWhy) {
+  ASSERT_EQ(Run({cc_, "-O2", "-c", fixtures_["recursion.c"], "-o", "r.o",
+                 "--phaseloop-policy", "baseline"}), 0);
+  ASSERT_EQ(Run({cc_, "r.o", "-o", "prog", "--phaseloop-policy=baseline"}), 0);
+  ASSERT_EQ(Run({dir_ + "/prog"}), 0);
+  ASSERT_EQ(Run({cc_, "-E", fixtures_["recursion.c"], "-o", "r.i"}), 0);
+  ASSERT_EQ(Run({"clang-16", "-E", fixtures_["recursion.c"], "-o", "c.i"}), 0);
+  EXPECT_EQ(Read("r.i"), Read("c.i"));
+  ASSERT_EQ(Run({cc_, "-O0", "-c", fixtures_["recursion.c"], "-o", "r0.o"}), 0);
+  std::map<std::string, int> reasons;
+  for (const v1::Decision& d : Decisions()) {
+    ++reasons[cc_wrapper::OutcomeName(d.outcome()) + "/" + d.reason()];
+  }
+  EXPECT_EQ(reasons["optimized/"], 1);
+  EXPECT_EQ(reasons["pass_through/not_compile_only"], 1);
+  EXPECT_EQ(reasons["pass_through/preprocess_only"], 1);
+  EXPECT_EQ(reasons["pass_through/optimization_disabled"], 1);
+}
+
+TEST_F(PhaseloopCcTest, ResponseFilesAreExpanded) {
+  std::ofstream(dir_ + "/args.rsp")
+      << "-O2 -c \"" << fixtures_["strings.c"] << "\" -o rsp.o\n";
+  ASSERT_EQ(Run({cc_, "@args.rsp"}), 0);
+  ASSERT_EQ(Run({"clang-16", "-O2", "-c", fixtures_["strings.c"], "-o",
+                 "clang.o"}), 0);
+  EXPECT_EQ(Read("rsp.o"), Read("clang.o"));
+  ASSERT_EQ(Decisions().size(), 1u);
+  EXPECT_EQ(Decisions()[0].outcome(), v1::OPTIMIZED);
+}
+
+// Every way phaseloop can fail still produces plain clang's object, and the
+// record says why.
+TEST_F(PhaseloopCcTest, FailsOpenToPlainClang) {
+  std::ofstream(dir_ + "/broken.conf") << "policy baseline\n";
+  std::ofstream(dir_ + "/bad_table")
+      << "# phaseloop policy table v1\nnot-a-hash\tdefault<O2>\n";
+  struct Case {
+    std::map<std::string, std::string> env;
+    std::vector<std::string> extra;
+    std::string reason;
+  } cases[] = {
+      {{{"PHASELOOP_TEST_INJECT_FAULT", "crash"}}, {}, "optimizer_crashed"},
+      {{{"PHASELOOP_TEST_INJECT_FAULT", "hang"}, {"PHASELOOP_TIMEOUT_MS", "500"}},
+       {}, "optimizer_timed_out"},
+      {{{"PHASELOOP_TEST_INJECT_FAULT", "break-ir"}}, {}, "verifier_failed"},
+      {{}, {"--phaseloop-policy=/no/such/policy"}, "policy_unavailable"},
+      {{}, {"--phaseloop-policy=" + dir_ + "/bad_table"}, "policy_unavailable"},
+      {{}, {"--phaseloop-policy=fixed:no-such-pass"}, "invalid_pipeline"},
+      {{{"PHASELOOP_CONFIG", dir_ + "/broken.conf"}}, {}, "config_invalid"},
+  };
+  ASSERT_EQ(Run({"clang-16", "-O2", "-c", fixtures_["hashtable.c"], "-o",
+                 "clang.o"}), 0);
+  const std::string expected = Read("clang.o");
+  for (const Case& c : cases) {
+    unlink((dir_ + "/out.o").c_str());
+    std::vector<std::string> argv = {cc_, "-O2", "-c", fixtures_["hashtable.c"],
+                                     "-o", "out.o"};
+    argv.insert(argv.end(), c.extra.begin(), c.extra.end());
+    std::string log;
+    EXPECT_EQ(Run(argv, c.env, &log), 0) << c.reason << ": " << log;
+    EXPECT_EQ(Read("out.o"), expected) << c.reason;
+    EXPECT_EQ(log, "") << c.reason;  // silent
+    std::vector<v1::Decision> decisions = Decisions();
+    ASSERT_FALSE(decisions.empty());
+    EXPECT_EQ(decisions.back().outcome(), v1::FAIL_OPEN) << c.reason;
+    EXPECT_EQ(decisions.back().reason(), c.reason);
+    // Nothing left behind next to the object.
+    std::string listing;
+    testing::RunCommand({"ls", dir_}, &listing);
+    EXPECT_EQ(listing.find(".phaseloop-"), std::string::npos) << listing;
+  }
+}
+
+TEST_F(PhaseloopCcTest, CoroutinesAreLoweredWhateverThePolicyRuns) {
+  // A policy pipeline without the coroutine passes must still give a
+  // working program: the optimizer lowers what the policy left unsplit.
+  std::ofstream(dir_ + "/coro.cc") << R"(
+#include <coroutine>
+#include <cstdio>
+struct Gen {
+  struct promise_type {
+    int value = 0;
+    Gen get_return_object() { return Gen{Handle::from_promise(*this)}; }
+    std::suspend_always initial_suspend() { return {}; }
+    std::suspend_always final_suspend() noexcept { return {}; }
+    std::suspend_always yield_value(int v) { value = v; return {}; }
+    void return_void() {}
+    void unhandled_exception() {}
+  };
+  using Handle = std::coroutine_handle<promise_type>;
+  Handle h;
+  ~Gen() { h.destroy(); }
+};
+Gen Count(int n) { for (int i = 1; i <= n; ++i) co_yield i; }
+int main() {
+  Gen g = Count(4);
+  int sum = 0;
+  for (g.h.resume(); !g.h.done(); g.h.resume()) sum += g.h.promise().value;
+  std::printf("%d\n", sum);
+  return sum == 10 ? 0 : 1;
+}
+)";
+  std::string log;
+  ASSERT_EQ(Run({cxx_, "-std=c++20", "-O2", "-c", "coro.cc",
+                 "--phaseloop-policy=fixed:function(sroa,instcombine)"}, {},
+                &log), 0) << log;
+  ASSERT_EQ(Run({cxx_, "coro.o", "-o", "coro"}), 0);
+  ASSERT_EQ(Run({dir_ + "/coro"}, {}, &log), 0);
+  EXPECT_EQ(log, "10\n");
+  std::vector<v1::Decision> decisions = Decisions();
+  ASSERT_EQ(decisions.size(), 2u);
+  EXPECT_EQ(decisions[0].outcome(), v1::OPTIMIZED) << decisions[0].detail();
+}
+
+TEST_F(PhaseloopCcTest, KillSwitchRunsPlainClang) {
+  ASSERT_EQ(Run({cc_, "-O2", "-c", fixtures_["structs.c"], "-o", "k.o"},
+                {{"PHASELOOP_DISABLE", "1"},
+                 {"PHASELOOP_TEST_INJECT_FAULT", "crash"}}), 0);
+  std::vector<v1::Decision> decisions = Decisions();
+  ASSERT_EQ(decisions.size(), 1u);
+  EXPECT_EQ(decisions[0].outcome(), v1::DISABLED);
+}
+
+}  // namespace
+}  // namespace phaseloop
