@@ -5,6 +5,7 @@
 
 #include "CLI/CLI.hpp"
 #include "compiler_driver/cc_wrapper/decisions_command.h"
+#include "compiler_driver/cc_wrapper/toolchain_command.h"
 #include "compiler_driver/env_command.h"
 #include "search/survey_command.h"
 
@@ -18,6 +19,7 @@ int main(int argc, char** argv) {
   phaseloop::search::AddSurveyCommand(app, exit_code);
   phaseloop::cc_wrapper::AddDecisionsCommand(app, exit_code);
   phaseloop::cc_wrapper::AddStatsCommand(app, exit_code);
+  phaseloop::cc_wrapper::AddToolchainCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -206,6 +206,8 @@ constexpr CompilerOption kOptions[] = {
     {"-fplugin", kJoin | kPipeline},
     {"-fprofile-", kJoin | kInstrumentation},
     {"-fpseudo-probe-for-profiling", kInstrumentation},
+    // Bazel passes it on every compile; clang accepts and ignores it.
+    {"-frandom-seed=", kJoin},
     {"-frtti", 0},
     {"-fsanitize", kJoin | kInstrumentation},
     {"-fsave-optimization-record", kJoin | kExtraOutput},

@@ -1,0 +1,362 @@
+#include "compiler_driver/cc_wrapper/bazel_toolchain.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+#include <tuple>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "compiler_driver/cc_wrapper/bazel_toolchain_files.h"
+
+namespace phaseloop::cc_wrapper {
+namespace {
+
+namespace fs = std::filesystem;
+
+// `path` with its directory resolved (/bin/clang-16 -> /usr/bin/clang-16)
+// and its name kept: clang derives its include paths from the path it is run
+// by, and a symlinked name (clang-16 -> clang) must stay what it is.
+std::string WithCanonicalDir(const fs::path& path) {
+  std::error_code error;
+  fs::path dir = fs::canonical(fs::absolute(path).parent_path(), error);
+  return error ? fs::absolute(path).string() : (dir / path.filename()).string();
+}
+
+// `name` itself if it contains a slash, else its first hit on PATH, with a
+// canonical directory; "" if none is executable.
+std::string FindProgram(const std::string& name) {
+  if (name.find('/') != std::string::npos) {
+    return access(name.c_str(), X_OK) == 0 ? WithCanonicalDir(name) : "";
+  }
+  const char* path = std::getenv("PATH");
+  for (absl::string_view dir :
+       absl::StrSplit(path != nullptr ? path : "/usr/bin:/bin", ':', absl::SkipEmpty())) {
+    std::string candidate = absl::StrCat(dir, "/", name);
+    if (access(candidate.c_str(), X_OK) == 0) return WithCanonicalDir(candidate);
+  }
+  return "";
+}
+
+// The first of `names` found on PATH; else /usr/bin/<first name> (Bazel needs
+// a path for every tool, and most builds never run strip or objcopy).
+std::string FindTool(const std::vector<std::string>& names) {
+  for (const std::string& name : names) {
+    if (std::string found = FindProgram(name); !found.empty()) return found;
+  }
+  return "/usr/bin/" + names.front();
+}
+
+absl::StatusOr<std::string> ReadFile(const std::string& path, const char* what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(
+        absl::StrCat("cannot read ", what, " '", path, "'; check the path"));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Temp file + rename: the file is either old or new, never half-written.
+absl::Status WriteFileAtomically(const fs::path& path, const std::string& content,
+                                 fs::perms perms) {
+  fs::path temp = path;
+  temp += absl::StrCat(".tmp.", getpid());
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    out << content;
+    out.close();
+    if (!out) {
+      std::error_code ignored;
+      fs::remove(temp, ignored);
+      return absl::PermissionDeniedError(absl::StrCat("cannot write '", temp.string(),
+                                                      "'; check that --out is writable"));
+    }
+  }
+  std::error_code error;
+  fs::permissions(temp, perms, error);
+  if (!error) fs::rename(temp, path, error);
+  if (error) {
+    fs::remove(temp, error);
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot replace '", path.string(), "': ", error.message()));
+  }
+  return absl::OkStatus();
+}
+
+// The nearest ancestor of `dir` (itself included) holding a WORKSPACE file.
+absl::StatusOr<fs::path> FindWorkspaceRoot(const fs::path& dir) {
+  for (fs::path p = dir; !p.empty(); p = p.parent_path()) {
+    if (fs::exists(p / "WORKSPACE") || fs::exists(p / "WORKSPACE.bazel")) return p;
+    if (p == p.root_path()) break;
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      "--out '", dir.string(),
+      "' is not inside a Bazel workspace (no WORKSPACE file in it or above "
+      "it); pass a directory of your workspace, e.g. --out tools/phaseloop"));
+}
+
+// Refuses to overwrite a BUILD file the user wrote.
+absl::Status CheckBuildFileIsOurs(const fs::path& package_dir) {
+  for (const char* name : {"BUILD.bazel", "BUILD"}) {
+    fs::path build = package_dir / name;
+    if (!fs::exists(build)) continue;
+    std::ifstream in(build);
+    std::string first_line;
+    std::getline(in, first_line);
+    if (std::string(name) == "BUILD.bazel" ||
+        !absl::StartsWith(first_line, kGeneratedMarker)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "'", build.string(),
+          "' exists and was not written by `phaseloop toolchain bazel`; pass "
+          "--out a new directory (e.g. tools/phaseloop) or remove that file"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> CheckedCc(const std::string& cc) {
+  if (cc.empty())
+    return absl::InvalidArgumentError("no phaseloop-cc given; pass --cc PATH");
+  if (access(cc.c_str(), X_OK) != 0 || fs::is_directory(cc)) {
+    return absl::NotFoundError(absl::StrCat(
+        "phaseloop-cc '", cc,
+        "' is not an executable file; pass --cc with the "
+        "path of phaseloop-cc (bazel-bin/compiler_driver/cc_wrapper/phaseloop-cc)"));
+  }
+  // The wrapper finds its optimizer next to its resolved executable.
+  fs::path opt = fs::weakly_canonical(cc).parent_path() / "phaseloop-cc-opt";
+  if (access(opt.c_str(), X_OK) != 0) {
+    return absl::NotFoundError(
+        absl::StrCat("'", opt.string(),
+                     "' is missing: phaseloop-cc needs phaseloop-cc-opt in "
+                     "its directory; build //compiler_driver/cc_wrapper:phaseloop-cc (it "
+                     "brings both) or copy both files together"));
+  }
+  return fs::absolute(cc).lexically_normal().string();
+}
+
+absl::StatusOr<std::string> PolicyContent(const BazelToolchainOptions& options,
+                                          const fs::path& existing) {
+  if (options.policy_file.empty()) {
+    if (fs::exists(existing)) return ReadFile(existing.string(), "policy file");
+    return std::string(kDefaultPolicy);
+  }
+  absl::StatusOr<std::string> text = ReadFile(options.policy_file, "--policy file");
+  if (!text.ok()) return text.status();
+  for (absl::string_view line : absl::StrSplit(*text, '\n')) {
+    line = absl::StripAsciiWhitespace(line);
+    if (!line.empty() && line.front() != '#') return text;
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--policy file '", options.policy_file,
+      "' has no spec line; write one such as `baseline` or `fixed:default<Oz>`"));
+}
+
+absl::StatusOr<std::string> SpoolDir(const std::string& requested) {
+  std::string dir = requested;
+  if (dir.empty()) {
+    const char* xdg = std::getenv("XDG_CACHE_HOME");
+    const char* home = std::getenv("HOME");
+    if (xdg != nullptr && *xdg != '\0') {
+      dir = absl::StrCat(xdg, "/phaseloop/spool");
+    } else if (home != nullptr && *home != '\0') {
+      dir = absl::StrCat(home, "/.cache/phaseloop/spool");
+    } else {
+      return absl::InvalidArgumentError(
+          "neither XDG_CACHE_HOME nor HOME is set; pass --spool DIR");
+    }
+  }
+  fs::path path = fs::absolute(dir).lexically_normal();
+  std::error_code error;
+  fs::create_directories(path, error);
+  if (error || !fs::is_directory(path)) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot create the spool directory '", path.string(),
+                     "'; pass --spool with a writable directory"));
+  }
+  return path.string();
+}
+
+// Builtin include directories, as clang reports them and resolved: Bazel
+// checks every header a compile used (.d file) against this list.
+absl::StatusOr<std::vector<std::string>> BuiltinIncludeDirs(const std::string& clang) {
+  std::vector<std::string> dirs;
+  for (const char* lang : {"c", "c++"}) {
+    // With and without -no-canonical-prefixes (one of the compile flags):
+    // clang's resource directory differs.
+    for (const char* prefixes : {"", " -no-canonical-prefixes"}) {
+      std::string command = absl::StrCat(ShellQuote(clang), prefixes, " -E -x ", lang,
+                                         " - -v </dev/null 2>&1");
+      FILE* pipe = popen(command.c_str(), "r");
+      if (pipe == nullptr) return absl::InternalError("popen failed for " + command);
+      std::string output;
+      char buffer[4096];
+      while (size_t n = fread(buffer, 1, sizeof(buffer), pipe)) output.append(buffer, n);
+      std::vector<std::string> found = ParseIncludeSearchList(output);
+      if (pclose(pipe) != 0 || found.empty()) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("`", command,
+                         "` did not list include directories; is clang-16 "
+                         "installed (tools/setup.sh)?\n",
+                         output));
+      }
+      for (const std::string& dir : found) {
+        std::error_code error;
+        for (const std::string& d : {dir, fs::weakly_canonical(dir, error).string()}) {
+          if (!d.empty() && std::find(dirs.begin(), dirs.end(), d) == dirs.end()) {
+            dirs.push_back(d);
+          }
+        }
+      }
+    }
+  }
+  return dirs;
+}
+
+// FNV-1a (64 bit) of the files' bytes: a change detector, not a checksum.
+absl::StatusOr<std::string> Fingerprint(const std::vector<fs::path>& files) {
+  uint64_t hash = 14695981039346656037ull;
+  for (const fs::path& file : files) {
+    std::ifstream in(file, std::ios::binary);
+    char buffer[1 << 16];
+    while (in.read(buffer, sizeof(buffer)) || in.gcount() > 0) {
+      for (std::streamsize i = 0; i < in.gcount(); ++i) {
+        hash = (hash ^ static_cast<unsigned char>(buffer[i])) * 1099511628211ull;
+      }
+    }
+    if (!in.eof()) {
+      return absl::NotFoundError(absl::StrCat("cannot read '", file.string(), "'"));
+    }
+  }
+  return absl::StrFormat("%016x", hash);
+}
+
+// Bazel's tools besides the compiler: LLVM 16's where installed (lld-16 and
+// llvm-16 come with tools/setup.sh), else binutils'.
+std::vector<std::pair<std::string, std::string>> ToolPaths() {
+  return {
+      {"ar", FindTool({"llvm-ar-16", "ar"})},
+      {"cpp", FindTool({"clang-cpp-16", "cpp"})},
+      {"dwp", FindTool({"llvm-dwp-16", "dwp"})},
+      {"gcov", FindTool({"llvm-cov-16", "gcov"})},
+      {"ld", FindTool({"ld.lld-16", "ld"})},
+      {"llvm-cov", FindTool({"llvm-cov-16", "llvm-cov"})},
+      {"nm", FindTool({"llvm-nm-16", "nm"})},
+      {"objcopy", FindTool({"llvm-objcopy-16", "objcopy"})},
+      {"objdump", FindTool({"llvm-objdump-16", "objdump"})},
+      {"strip", FindTool({"llvm-strip-16", "strip"})},
+  };
+}
+
+}  // namespace
+
+std::vector<std::string> ParseIncludeSearchList(const std::string& output) {
+  std::vector<std::string> dirs;
+  bool inside = false;
+  for (absl::string_view line : absl::StrSplit(output, '\n')) {
+    if (absl::StartsWith(line, "#include <...> search starts here:")) {
+      inside = true;
+    } else if (absl::StartsWith(line, "End of search list.")) {
+      inside = false;
+    } else if (inside) {
+      line = absl::StripAsciiWhitespace(line);
+      absl::ConsumeSuffix(&line, " (framework directory)");
+      if (line.empty()) continue;
+      std::string dir = fs::path(std::string(line)).lexically_normal().string();
+      if (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+      dirs.push_back(dir);
+    }
+  }
+  return dirs;
+}
+
+absl::StatusOr<BazelToolchain> WriteBazelToolchain(const BazelToolchainOptions& options) {
+  if (options.out_dir.empty()) {
+    return absl::InvalidArgumentError(
+        "no --out given; pass the package directory to "
+        "write, e.g. --out tools/phaseloop");
+  }
+  const fs::path out = fs::absolute(options.out_dir).lexically_normal();
+  if (fs::exists(out) && !fs::is_directory(out)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "--out '", out.string(), "' exists and is not a directory; pass a directory"));
+  }
+  absl::StatusOr<fs::path> root = FindWorkspaceRoot(out);
+  if (!root.ok()) return root.status();
+  if (absl::Status s = CheckBuildFileIsOurs(out); !s.ok()) return s;
+  absl::StatusOr<std::string> cc = CheckedCc(options.cc);
+  if (!cc.ok()) return cc.status();
+  // phaseloop-cc will run this clang-16 (cc_wrapper.sh puts its directory
+  // first on PATH), so its include directories are the ones BUILD lists.
+  const std::string clang = FindProgram(options.clang);
+  if (clang.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "'", options.clang, "' is not on PATH; install clang-16 (tools/setup.sh)"));
+  }
+  absl::StatusOr<std::string> policy = PolicyContent(options, out / "policy");
+  if (!policy.ok()) return policy.status();
+  absl::StatusOr<std::string> spool = SpoolDir(options.spool_dir);
+  if (!spool.ok()) return spool.status();
+  const fs::path cc_dir = fs::weakly_canonical(*cc).parent_path();
+  absl::StatusOr<std::string> fingerprint =
+      Fingerprint({fs::weakly_canonical(*cc), cc_dir / "phaseloop-cc-opt"});
+  if (!fingerprint.ok()) return fingerprint.status();
+  absl::StatusOr<std::vector<std::string>> include_dirs = BuiltinIncludeDirs(clang);
+  if (!include_dirs.ok()) return include_dirs.status();
+
+  BuildFileSettings build;
+  build.package = out.lexically_relative(*root).string();
+  if (build.package == ".") build.package.clear();
+  build.include_dirs = *include_dirs;
+  build.tool_paths = ToolPaths();
+  build.use_lld = !FindProgram("ld.lld-16").empty();
+  CcWrapperSettings wrapper{*cc, *fingerprint, clang, *spool};
+
+  std::error_code error;
+  fs::create_directories(out, error);
+  if (error) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot create --out '", out.string(), "': ", error.message()));
+  }
+  const fs::perms file = fs::perms::owner_read | fs::perms::owner_write |
+                         fs::perms::group_read | fs::perms::others_read;
+  const fs::perms script =
+      file | fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec;
+  // BUILD last: a package with a BUILD file is complete.
+  for (const auto& [name, content, perms] :
+       {std::tuple<const char*, std::string, fs::perms>{"policy", *policy, file},
+        {"cc_wrapper.sh", RenderCcWrapper(wrapper), script},
+        {"BUILD", RenderBuildFile(build), file}}) {
+    if (absl::Status s = WriteFileAtomically(out / name, content, perms); !s.ok()) {
+      return s;
+    }
+  }
+
+  BazelToolchain result;
+  result.package = build.package;
+  result.crosstool_top = absl::StrCat("//", build.package, ":toolchain");
+  result.policy_path = (out / "policy").string();
+  result.spool_dir = *spool;
+  result.bazelrc_lines = {
+      absl::StrCat("build --crosstool_top=", result.crosstool_top),
+      "build --host_crosstool_top=@bazel_tools//tools/cpp:toolchain",
+      absl::StrCat("build --sandbox_writable_path=", *spool),
+  };
+  return result;
+}
+
+}  // namespace phaseloop::cc_wrapper

@@ -1,0 +1,172 @@
+#include "compiler_driver/cc_wrapper/bazel_toolchain_files.h"
+
+#include <filesystem>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+
+namespace phaseloop::cc_wrapper {
+namespace {
+
+std::string StarlarkString(const std::string& s) {
+  return absl::StrCat("\"", absl::StrReplaceAll(s, {{"\\", "\\\\"}, {"\"", "\\\""}}),
+                      "\"");
+}
+
+std::string StarlarkList(const std::vector<std::string>& items,
+                         const std::string& indent) {
+  std::string out = "[\n";
+  for (const std::string& item : items) {
+    absl::StrAppend(&out, indent, "    ", StarlarkString(item), ",\n");
+  }
+  return absl::StrCat(out, indent, "]");
+}
+
+}  // namespace
+
+std::string ShellQuote(const std::string& s) {
+  return absl::StrCat("'", absl::StrReplaceAll(s, {{"'", "'\\''"}}), "'");
+}
+
+std::string RenderBuildFile(const BuildFileSettings& s) {
+  std::vector<std::pair<std::string, std::string>> tools = {{"gcc", "cc_wrapper.sh"}};
+  tools.insert(tools.end(), s.tool_paths.begin(), s.tool_paths.end());
+  std::string tool_paths = "{\n";
+  for (const auto& [name, path] : tools) {
+    absl::StrAppend(&tool_paths, "        ", StarlarkString(name), ": ",
+                    StarlarkString(path), ",\n");
+  }
+  absl::StrAppend(&tool_paths, "    }");
+  const std::string policy_flag = absl::StrCat(
+      "--phaseloop-policy=", s.package.empty() ? "" : absl::StrCat(s.package, "/"),
+      "policy");
+  std::vector<std::string> link_flags = {"-Wl,-no-as-needed", "-Wl,-z,relro,-z,now"};
+  if (s.use_lld) link_flags.insert(link_flags.begin(), "-fuse-ld=lld");
+  const std::string indent = "    ";
+  auto list = [&](const std::vector<std::string>& items) {
+    return StarlarkList(items, indent);
+  };
+  return absl::StrCat(kGeneratedMarker, R"x(; rerun it rather than editing.
+# A C/C++ toolchain whose compiler is phaseloop-cc (clang-16 plus the pass
+# ordering policy in ./policy). Use it with
+#   build --crosstool_top=//)x",
+                      s.package, R"x(:toolchain
+# Edit ./policy to change the policy: it is an input of every compile action
+# (compiler_files), so its content is part of each action key.
+load("@bazel_tools//tools/cpp:unix_cc_toolchain_config.bzl", "cc_toolchain_config")
+
+package(default_visibility = ["//visibility:public"])
+
+filegroup(
+    name = "compiler_files",
+    srcs = [
+        "cc_wrapper.sh",
+        "policy",
+    ],
+)
+
+filegroup(
+    name = "linker_files",
+    srcs = ["cc_wrapper.sh"],
+)
+
+filegroup(name = "empty")
+
+cc_toolchain_suite(
+    name = "toolchain",
+    toolchains = {
+        "k8": ":cc-compiler-k8",
+        "k8|clang": ":cc-compiler-k8",
+    },
+)
+
+cc_toolchain(
+    name = "cc-compiler-k8",
+    all_files = ":compiler_files",
+    ar_files = ":empty",
+    as_files = ":compiler_files",
+    compiler_files = ":compiler_files",
+    dwp_files = ":empty",
+    linker_files = ":linker_files",
+    objcopy_files = ":empty",
+    strip_files = ":empty",
+    supports_param_files = 1,
+    toolchain_config = ":config",
+    toolchain_identifier = "phaseloop-clang-16",
+)
+
+# The flags of Bazel's auto-configured clang toolchain (unix_cc_configure.bzl).
+cc_toolchain_config(
+    name = "config",
+    abi_libc_version = "local",
+    abi_version = "local",
+    compile_flags = )x",
+                      list({policy_flag, "-U_FORTIFY_SOURCE", "-fstack-protector",
+                            "-Wall", "-Wthread-safety", "-Wself-assign",
+                            "-fcolor-diagnostics", "-fno-omit-frame-pointer"}),
+                      R"x(,
+    compiler = "clang",
+    coverage_compile_flags = )x",
+                      list({"-fprofile-instr-generate", "-fcoverage-mapping"}), R"x(,
+    coverage_link_flags = ["-fprofile-instr-generate"],
+    cpu = "k8",
+    cxx_builtin_include_directories = )x",
+                      list(s.include_dirs), R"x(,
+    cxx_flags = ["-std=c++0x"],
+    dbg_compile_flags = ["-g"],
+    host_system_name = "local",
+    link_flags = )x",
+                      list(link_flags), R"x(,
+    link_libs = )x",
+                      list({"-lstdc++", "-lm"}), R"x(,
+    opt_compile_flags = )x",
+                      list({"-g0", "-O2", "-D_FORTIFY_SOURCE=1", "-DNDEBUG",
+                            "-ffunction-sections", "-fdata-sections"}),
+                      R"x(,
+    opt_link_flags = ["-Wl,--gc-sections"],
+    supports_start_end_lib = False,
+    target_libc = "local",
+    target_system_name = "local",
+    tool_paths = )x",
+                      tool_paths, R"x(,
+    toolchain_identifier = "phaseloop-clang-16",
+    unfiltered_compile_flags = )x",
+                      list({"-no-canonical-prefixes", "-Wno-builtin-macro-redefined",
+                            "-D__DATE__=\"redacted\"", "-D__TIMESTAMP__=\"redacted\"",
+                            "-D__TIME__=\"redacted\""}),
+                      ",\n)\n");
+}
+
+std::string RenderCcWrapper(const CcWrapperSettings& s) {
+  const std::string clang_dir = std::filesystem::path(s.clang).parent_path().string();
+  return absl::StrCat("#!/bin/sh\n", kGeneratedMarker, R"x(; rerun it rather than editing.
+# Bazel's compiler and linker driver: phaseloop-cc, with the decision spool
+# set here because Bazel runs actions without HOME (an action_env
+# PHASELOOP_SPOOL wins), and PATH leading to the clang-16 whose builtin
+# include directories BUILD lists (phaseloop-cc runs clang-16 from PATH).
+# This file is an input of every compile action: rerunning the generator
+# after upgrading phaseloop changes the fingerprint below, so Bazel recompiles.
+# phaseloop-cc and phaseloop-cc-opt fingerprint: )x",
+                      s.fingerprint, "\nphaseloop_cc=", ShellQuote(s.phaseloop_cc),
+                      "\nclang=", ShellQuote(s.clang),
+                      "\nspool=", ShellQuote(s.spool_dir),
+                      "\nexport PATH=", ShellQuote(clang_dir), R"x(":$PATH"
+export PHASELOOP_SPOOL="${PHASELOOP_SPOOL:-$spool}"
+if [ -x "$phaseloop_cc" ]; then
+  exec "$phaseloop_cc" "$@"
+fi
+# phaseloop-cc is gone (cleaned, moved): fail open to plain clang.
+echo "phaseloop: $phaseloop_cc is missing; compiling with plain $clang" \
+  "(rerun \`phaseloop toolchain bazel\` with --cc)" >&2
+for arg in "$@"; do
+  shift
+  case "$arg" in
+    --phaseloop-*) ;;
+    *) set -- "$@" "$arg" ;;
+  esac
+done
+exec "$clang" "$@"
+)x");
+}
+
+}  // namespace phaseloop::cc_wrapper

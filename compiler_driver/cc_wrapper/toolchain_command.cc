@@ -1,0 +1,93 @@
+#include "compiler_driver/cc_wrapper/toolchain_command.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <system_error>
+
+#include "absl/status/status.h"
+#include "compiler_driver/cc_wrapper/bazel_toolchain.h"
+
+namespace phaseloop::cc_wrapper {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kBadInput = 2;
+constexpr int kInternal = 1;
+
+// phaseloop-cc beside this executable (an installed bin directory), else
+// where Bazel puts it relative to bazel-bin/cli/phaseloop; "" if neither.
+std::string DefaultCc() {
+  std::error_code error;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", error);
+  if (error) return "";
+  const fs::path dir = exe.parent_path();
+  for (const fs::path& candidate :
+       {dir / "phaseloop-cc",
+        dir / ".." / "compiler_driver" / "cc_wrapper" / "phaseloop-cc"}) {
+    if (access(candidate.c_str(), X_OK) == 0)
+      return candidate.lexically_normal().string();
+  }
+  return "";
+}
+
+int RunToolchainBazel(BazelToolchainOptions options) {
+  if (options.cc.empty()) {
+    options.cc = DefaultCc();
+    if (options.cc.empty()) {
+      std::cerr << "error: no phaseloop-cc next to this phaseloop binary or in its "
+                   "bazel-bin tree; pass --cc with the path of phaseloop-cc\n";
+      return kBadInput;
+    }
+  }
+  absl::StatusOr<BazelToolchain> toolchain = WriteBazelToolchain(options);
+  if (!toolchain.ok()) {
+    std::cerr << "error: " << toolchain.status().message() << "\n";
+    const absl::StatusCode code = toolchain.status().code();
+    return code == absl::StatusCode::kInternal || code == absl::StatusCode::kUnknown
+               ? kInternal
+               : kBadInput;
+  }
+  const std::string package =
+      toolchain->package.empty() ? std::string(".") : toolchain->package;
+  std::cout << "wrote " << package << "/{BUILD,cc_wrapper.sh,policy} (compiler "
+            << fs::absolute(options.cc).lexically_normal().string() << ")\n"
+            << "add to your workspace's .bazelrc:\n";
+  for (const std::string& line : toolchain->bazelrc_lines)
+    std::cout << "  " << line << "\n";
+  std::cout << "policy:    " << toolchain->policy_path
+            << " (edit it to change the policy; Bazel recompiles)\n"
+            << "decisions: " << toolchain->spool_dir << " (phaseloop stats --spool "
+            << toolchain->spool_dir << ")\n";
+  return 0;
+}
+
+}  // namespace
+
+void AddToolchainCommand(CLI::App& app, int& exit_code) {
+  CLI::App* toolchain = app.add_subcommand(
+      "toolchain", "Generate build-system toolchains that use phaseloop-cc");
+  toolchain->require_subcommand(1);
+  auto options = std::make_shared<BazelToolchainOptions>();
+  CLI::App* bazel = toolchain->add_subcommand(
+      "bazel", "Write a Bazel C/C++ toolchain package whose compiler is phaseloop-cc");
+  bazel
+      ->add_option("--out", options->out_dir,
+                   "package directory inside your workspace, e.g. tools/phaseloop")
+      ->required();
+  bazel->add_option("--policy", options->policy_file,
+                    "policy file to copy into the package (default: keep the "
+                    "package's policy, else `baseline`)");
+  bazel->add_option("--spool", options->spool_dir,
+                    "decision record directory (default: ~/.cache/phaseloop/spool)");
+  bazel->add_option(
+      "--cc", options->cc,
+      "phaseloop-cc (default: next to this binary, or in its bazel-bin tree)");
+  bazel->callback([options, &exit_code] { exit_code = RunToolchainBazel(*options); });
+}
+
+}  // namespace phaseloop::cc_wrapper

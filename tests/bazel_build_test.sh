@@ -1,0 +1,268 @@
+#!/usr/bin/env bash
+# End-to-end: "Use phaseloop in your Bazel build" (README). A small real
+# Bazel 4.2.3 workspace (C library, C++ binary, cc_test; -c opt) is built by a
+# nested Bazel with the toolchain `phaseloop toolchain bazel` generates and
+# the README's .bazelrc lines.
+#
+# Checks; every failure names the step and its log:
+#   a. `bazel build //...` and `bazel test //...` pass;
+#   b. `phaseloop stats --json`: one `optimized` decision per compile action
+#      the build ran (CppCompile spawns in --execution_log_json_file);
+#   c. after a server restart, a second build with the same policy executes
+#      zero compile actions (no CppCompile spawn, no new decision record);
+#   d. changing the policy file's content (fixed:default<Oz>) re-runs every
+#      compile action, each optimised again;
+#   e. the binary prints the expected results.
+#
+# Usage: bazel_build_test.sh --phaseloop PHASELOOP_CLI --cc PHASELOOP_CC
+# The nested Bazel never uses the network: its WORKSPACE points at this
+# repository's offline shims, like ours does.
+set -euo pipefail
+
+# On failure the nested builds' logs go to the test's undeclared outputs.
+fail() {
+  echo "FAIL: $*" >&2
+  if [ -n "${TEST_UNDECLARED_OUTPUTS_DIR:-}" ] && [ -d "${logs:-}" ]; then
+    cp -r "$logs" "$TEST_UNDECLARED_OUTPUTS_DIR/" || true
+  fi
+  exit 1
+}
+step() { echo "== $*"; }
+
+phaseloop_cli="" wrapper_cc=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --phaseloop) phaseloop_cli="$2"; shift 2 ;;
+    --cc) wrapper_cc="$2"; shift 2 ;;
+    *) fail "unknown argument '$1' (usage: --phaseloop PATH --cc PATH)" ;;
+  esac
+done
+[ -n "$phaseloop_cli" ] && [ -n "$wrapper_cc" ] || fail "--phaseloop and --cc are required"
+phaseloop_cli="$(readlink -f "$phaseloop_cli")"
+wrapper_cc="$(readlink -f "$wrapper_cc")"
+for tool in bazel clang-16; do
+  command -v "$tool" >/dev/null || fail "$tool not found on PATH (tools/setup.sh installs it)"
+done
+
+# This script is a runfiles symlink into the source tree: the repository
+# root, whose offline shims the nested WORKSPACE uses, is two levels up.
+repo="$(dirname "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")")"
+shims="$repo/third_party/bazel_shims"
+[ -f "$shims/rules_cc/cc/defs.bzl" ] || fail "no offline shims under $shims"
+
+work="${TEST_TMPDIR:-$(mktemp -d)}/bazel_build"
+rm -rf "$work"
+ws="$work/ws" spool="$work/spool" logs="$work/logs"
+mkdir -p "$ws/lib" "$ws/app" "$logs" "$work/home"
+
+# --- the user's workspace ----------------------------------------------------
+cat >"$ws/WORKSPACE" <<EOF
+workspace(name = "demo")
+
+# Offline Bazel 4.2.3, exactly as phaseloop's own WORKSPACE.
+local_repository(name = "rules_cc", path = "$shims/rules_cc")
+local_repository(name = "rules_java", path = "$shims/rules_java")
+local_repository(name = "platforms", path = "/usr/share/bazel/platforms")
+local_repository(name = "remote_coverage_tools", path = "$shims/remote_coverage_tools")
+EOF
+cat >"$ws/lib/BUILD" <<'EOF'
+cc_library(
+    name = "numbers",
+    srcs = ["adler32.c", "gcd.c", "primes.c"],
+    hdrs = ["numbers.h"],
+    visibility = ["//visibility:public"],
+)
+EOF
+cat >"$ws/lib/numbers.h" <<'EOF'
+#ifndef LIB_NUMBERS_H_
+#define LIB_NUMBERS_H_
+#include <stddef.h>
+#include <stdint.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+long Gcd(long a, long b);
+int CountPrimes(int limit);
+uint32_t Adler32(const unsigned char* data, size_t size);
+#ifdef __cplusplus
+}
+#endif
+#endif
+EOF
+cat >"$ws/lib/gcd.c" <<'EOF'
+#include "lib/numbers.h"
+long Gcd(long a, long b) {
+  while (b != 0) {
+    long t = a % b;
+    a = b;
+    b = t;
+  }
+  return a < 0 ? -a : a;
+}
+EOF
+cat >"$ws/lib/primes.c" <<'EOF'
+#include <stdlib.h>
+#include "lib/numbers.h"
+int CountPrimes(int limit) {
+  if (limit < 2) return 0;
+  char* composite = calloc((size_t)limit + 1, 1);
+  if (composite == NULL) return -1;
+  int count = 0;
+  for (int i = 2; i <= limit; ++i) {
+    if (composite[i]) continue;
+    ++count;
+    for (long j = (long)i * i; j <= limit; j += i) composite[j] = 1;
+  }
+  free(composite);
+  return count;
+}
+EOF
+cat >"$ws/lib/adler32.c" <<'EOF'
+#include "lib/numbers.h"
+uint32_t Adler32(const unsigned char* data, size_t size) {
+  uint32_t a = 1, b = 0;
+  for (size_t i = 0; i < size; ++i) {
+    a = (a + data[i]) % 65521;
+    b = (b + a) % 65521;
+  }
+  return (b << 16) | a;
+}
+EOF
+cat >"$ws/app/BUILD" <<'EOF'
+cc_binary(
+    name = "report",
+    srcs = ["main.cc", "report.cc", "report.h"],
+    deps = ["//lib:numbers"],
+)
+
+cc_test(
+    name = "numbers_test",
+    srcs = ["numbers_test.cc"],
+    deps = ["//lib:numbers"],
+)
+EOF
+cat >"$ws/app/report.h" <<'EOF'
+#include <string>
+std::string Report();
+EOF
+cat >"$ws/app/report.cc" <<'EOF'
+#include "app/report.h"
+#include <sstream>
+#include <string>
+#include "lib/numbers.h"
+std::string Report() {
+  const std::string word = "phaseloop";
+  std::ostringstream out;
+  out << "gcd=" << Gcd(1071, 462) << " primes=" << CountPrimes(100000)
+      << " adler32=" << Adler32(reinterpret_cast<const unsigned char*>(word.data()), word.size());
+  return out.str();
+}
+EOF
+cat >"$ws/app/main.cc" <<'EOF'
+#include <iostream>
+#include "app/report.h"
+int main() { std::cout << Report() << "\n"; }
+EOF
+cat >"$ws/app/numbers_test.cc" <<'EOF'
+#include <cstdio>
+#include "lib/numbers.h"
+int main() {
+  int failures = 0;
+  auto check = [&](bool ok, const char* what) { if (!ok) { std::puts(what); ++failures; } };
+  check(Gcd(1071, 462) == 21, "Gcd(1071, 462) != 21");
+  check(Gcd(-12, 18) == 6, "Gcd(-12, 18) != 6");
+  check(CountPrimes(1000) == 168, "CountPrimes(1000) != 168");
+  check(Adler32(reinterpret_cast<const unsigned char*>("Wikipedia"), 9) == 0x11E60398u,
+        "Adler32(Wikipedia) != 0x11E60398");
+  return failures == 0 ? 0 : 1;
+}
+EOF
+
+# --- the README's steps --------------------------------------------------------
+step "generate the toolchain: phaseloop toolchain bazel --out tools/phaseloop"
+cd "$ws"
+"$phaseloop_cli" toolchain bazel --out tools/phaseloop --spool "$spool" --cc "$wrapper_cc" \
+  >"$logs/generate.log" 2>&1 || { cat "$logs/generate.log" >&2; fail "generator failed"; }
+cat "$logs/generate.log"
+bazelrc_lines=(
+  "build --crosstool_top=//tools/phaseloop:toolchain"
+  "build --host_crosstool_top=@bazel_tools//tools/cpp:toolchain"
+  "build --sandbox_writable_path=$spool"
+)
+for line in "${bazelrc_lines[@]}"; do
+  grep -qxF "  $line" "$logs/generate.log" ||
+    fail "the generator did not print the README's .bazelrc line '$line'"
+  echo "$line" >>"$ws/.bazelrc"
+done
+
+# The nested Bazel: its own output root, a clean environment, and a short idle
+# timeout so that a failed run leaves no server behind.
+nested_bazel() {
+  env -i PATH=/usr/bin:/bin HOME="$work/home" \
+    bazel --output_user_root="$work/bazel_root" --max_idle_secs=60 "$@"
+}
+trap 'nested_bazel shutdown >/dev/null 2>&1 || true' EXIT
+# Runs bazel with output to logs/NAME.log; on failure shows its tail and fails.
+bazel_logged() {
+  local name="$1"; shift
+  if ! nested_bazel "$@" >"$logs/$name.log" 2>&1; then
+    grep -v 'linux-sandbox' "$logs/$name.log" | tail -n 40 >&2
+    fail "bazel $* failed (full log $logs/$name.log)"
+  fi
+}
+compile_spawns() { grep -c '"mnemonic": "CppCompile"' "$1" || true; }
+# Wrapper processes recorded (decision records of every outcome).
+record_count() { stat_of records "$(stats)"; }
+# The number after "KEY": in `phaseloop stats --json` (0 when absent).
+stat_of() {
+  sed -n "s/.*\"$1\"[[:space:]]*:[[:space:]]*\([0-9][0-9]*\).*/\1/p" <<<"$2" | head -n1 |
+    grep . || echo 0
+}
+stats() {
+  "$phaseloop_cli" stats --spool "$spool" --json 2>"$logs/stats.err" ||
+    fail "phaseloop stats --spool $spool --json failed: $(cat "$logs/stats.err")"
+}
+
+step "a. bazel build -c opt //... and bazel test -c opt //..."
+bazel_logged build1 build -c opt //... --execution_log_json_file="$work/exec1.json"
+compiles="$(compile_spawns "$work/exec1.json")"
+[ "$compiles" -ge 6 ] || fail "expected at least 6 compile actions (6 sources), ran $compiles"
+bazel_logged test test -c opt //... --test_output=errors
+records="$(record_count)"
+echo "first build: $compiles compile actions; $records wrapper processes recorded"
+
+step "b. phaseloop stats: an optimized decision for every compile"
+json="$(stats)"
+echo "$json"
+optimized="$(stat_of optimized "$json")"
+[ "$optimized" -eq "$compiles" ] ||
+  fail "$optimized optimized decisions for $compiles compile actions: $json"
+
+step "c. same policy: a second build (new server) executes zero compile actions"
+nested_bazel shutdown >/dev/null 2>&1
+bazel_logged build2 build -c opt //... --execution_log_json_file="$work/exec2.json"
+again="$(compile_spawns "$work/exec2.json")"
+[ "$again" -eq 0 ] || fail "the unchanged build ran $again compile actions ($work/exec2.json)"
+[ "$(record_count)" -eq "$records" ] || fail "the unchanged build ran the wrapper"
+echo "second build: 0 compile actions, $(grep -c '"mnemonic"' "$work/exec2.json" || true) spawns"
+
+step "d. new policy content: every compile action runs again"
+printf '# size first\nfixed:default<Oz>\n' >tools/phaseloop/policy
+bazel_logged build3 build -c opt //... --execution_log_json_file="$work/exec3.json"
+recompiles="$(compile_spawns "$work/exec3.json")"
+[ "$recompiles" -eq "$compiles" ] ||
+  fail "after the policy change $recompiles of $compiles compile actions ran"
+json="$(stats)"
+[ "$(stat_of optimized "$json")" -eq $((2 * compiles)) ] ||
+  fail "expected $((2 * compiles)) optimized decisions after the rebuild: $json"
+echo "policy changed: $recompiles compile actions ran"
+
+step "e. the binary runs"
+output="$("$ws/bazel-bin/app/report")"
+expected="gcd=21 primes=9592 adler32=316015564"
+[ "$output" = "$expected" ] || fail "report printed '$output', expected '$expected'"
+echo "$output"
+
+nested_bazel shutdown >/dev/null 2>&1
+trap - EXIT
+echo "PASS"
