@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs phaseloop's binaries (phaseloop, phaseloop-cc, phaseloop-c++,
+# phaseloop-cc-opt) into PREFIX/bin, built optimised.
+#   tools/install.sh [--prefix DIR]      (default: $HOME/.local)
+# phaseloop-cc finds phaseloop-cc-opt beside itself: keep them together.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+prefix="$HOME/.local"
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --prefix) prefix="${2:?--prefix needs a directory}"; shift 2 ;;
+    --prefix=*) prefix="${1#--prefix=}"; shift ;;
+    -h|--help) sed -n '2,5p' "$0"; exit 0 ;;
+    *) echo "install.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
+  esac
+done
+
+tools/setup.sh
+targets=(//cli:phaseloop //compiler_driver/cc_wrapper:phaseloop-cc
+         //compiler_driver/cc_wrapper:phaseloop-c++
+         //compiler_driver/cc_wrapper:phaseloop-cc-opt)
+tools/bazel.sh build -c opt "${targets[@]}"
+bin="$(tools/bazel.sh info -c opt bazel-bin 2>/dev/null)"
+mkdir -p "$prefix/bin"
+for path in cli/phaseloop compiler_driver/cc_wrapper/phaseloop-cc \
+            compiler_driver/cc_wrapper/phaseloop-c++ \
+            compiler_driver/cc_wrapper/phaseloop-cc-opt; do
+  # Copy to a temporary name and rename: a build using the old binary keeps
+  # a whole file.
+  install -m 0755 "$bin/$path" "$prefix/bin/.$(basename "$path").new"
+  mv -f "$prefix/bin/.$(basename "$path").new" "$prefix/bin/$(basename "$path")"
+done
+echo "installed phaseloop, phaseloop-cc, phaseloop-c++, phaseloop-cc-opt in $prefix/bin"
