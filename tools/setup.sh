@@ -17,6 +17,8 @@ packages=(
   # misc tools used by tests and benchmarks
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libffi-dev libncurses-dev
   make cmake hyperfine
+  # tools/fetch_sources.sh (dpkg-source unpacks Debian source packages)
+  dpkg-dev
 )
 
 missing=()
@@ -25,13 +27,15 @@ for p in "${packages[@]}"; do
 done
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all ${#packages[@]} packages present"
-  exit 0
+else
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  echo "setup: packages installed"
 fi
 
-sudo=""
-[ "$(id -u)" -eq 0 ] || sudo="sudo"
-echo "setup: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
-echo "setup: done"
+# Debian source packages the real-project tests build (no network when warm).
+"$(dirname "$0")/fetch_sources.sh"

@@ -1,0 +1,256 @@
+#!/usr/bin/env bash
+# End-to-end: phaseloop-cc as the C compiler of two real projects, Debian's
+# zlib (CMake, ctest) and bzip2 (its own Makefile, `make test`), each built
+# once with phaseloop-cc (policy `baseline`) and once with plain clang-16.
+#
+# Checks, in order; every failure names the step and its log:
+#   1. both projects build and pass their own self-tests with phaseloop-cc
+#      (and with plain clang-16, the reference);
+#   2. the wrapper's decision records show optimised compilations
+#      (`phaseloop stats --json`: records > 0, optimized > 0);
+#   3. same results as plain clang: bzip2 from both builds compresses the
+#      inputs to byte-identical .bz2 files, zlib's `example` prints the same
+#      and `minigzip` compresses to identical bytes;
+#   4. with PHASELOOP_POLICY=fixed:default<O2> and bzip2's own -O2 flags, each
+#      bzip2 .c file's object disassembles (llvm-objdump-16) to the same text
+#      as plain clang-16's, function by function; differing functions are
+#      listed and fail the test.
+#
+# Usage: real_projects_test.sh --cc PHASELOOP_CC --phaseloop PHASELOOP_CLI
+#
+# Sources: the unpacked Debian source packages that tools/fetch_sources.sh
+# leaves in ${PHASELOOP_CACHE:-~/.cache/phaseloop}/debian-src (tools/setup.sh
+# runs it). The test never uses the network.
+set -euo pipefail
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+step() { echo "== $*"; }
+
+wrapper_cc="" phaseloop_cli=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --cc) wrapper_cc="$2"; shift 2 ;;
+    --phaseloop) phaseloop_cli="$2"; shift 2 ;;
+    *) fail "unknown argument '$1' (usage: --cc PATH --phaseloop PATH)" ;;
+  esac
+done
+[ -n "$wrapper_cc" ] && [ -n "$phaseloop_cli" ] || fail "--cc and --phaseloop are required"
+abspath() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
+wrapper_cc="$(abspath "$wrapper_cc")"
+phaseloop_cli="$(abspath "$phaseloop_cli")"
+[ -x "$wrapper_cc" ] || fail "wrapper $wrapper_cc is not executable"
+[ -x "$phaseloop_cli" ] || fail "phaseloop CLI $phaseloop_cli is not executable"
+for tool in clang-16 llvm-objdump-16 cmake ctest make cmp; do
+  command -v "$tool" >/dev/null || fail "$tool not found on PATH (tools/setup.sh installs it)"
+done
+plain_cc="$(command -v clang-16)"
+
+# Bazel gives tests a HOME of its own (or none): the cache is the real user's.
+real_home="$(getent passwd "$(id -u)" | cut -d: -f6)"
+src_cache="${PHASELOOP_CACHE:-${real_home}/.cache/phaseloop}/debian-src"
+for pkg in bzip2 zlib; do
+  [ -f "${src_cache}/${pkg}/.phaseloop-unpacked" ] ||
+    fail "Debian source package '${pkg}' is not in ${src_cache}; run tools/fetch_sources.sh" \
+      "(tools/setup.sh does) and rerun the test"
+done
+
+work="${TEST_TMPDIR:-$(mktemp -d)}/real_projects"
+rm -rf "$work"
+mkdir -p "$work"
+logs="$work/logs"
+mkdir -p "$logs"
+# Runs "$@" with output to logs/NAME.log; on failure shows its tail and fails.
+run_logged() {
+  local name="$1"; shift
+  if ! "$@" >"$logs/$name.log" 2>&1; then
+    tail -n 40 "$logs/$name.log" >&2
+    fail "$name failed: $* (full log $logs/$name.log)"
+  fi
+}
+
+# Build flavours: "phaseloop" uses the wrapper, "clang" plain clang-16.
+cc_of() { if [ "$1" = phaseloop ]; then echo "$wrapper_cc"; else echo "$plain_cc"; fi; }
+
+# The wrapper's settings come only from here: no kill switch, no timeout
+# override, and no config file (an empty PHASELOOP_CONFIG reads none).
+unset PHASELOOP_DISABLE PHASELOOP_TIMEOUT_MS
+export PHASELOOP_CONFIG=
+export PHASELOOP_POLICY=baseline
+spool="$work/spool-builds"
+mkdir -p "$spool"
+export PHASELOOP_SPOOL="$spool"
+
+# ---------------------------------------------------------------- zlib, CMake
+for flavour in phaseloop clang; do
+  step "zlib ($flavour): cmake, build, ctest"
+  src="$work/zlib-$flavour"
+  cp -a "$src_cache/zlib" "$src"
+  # Debian's repacked tarball drops win32/, which zlib's CMakeLists.txt names
+  # on every platform; an empty resource file satisfies it (unused on Linux).
+  mkdir -p "$src/win32" && touch "$src/win32/zlib1.rc"
+  run_logged "zlib-$flavour-configure" \
+    cmake -S "$src" -B "$src/build" -DCMAKE_C_COMPILER="$(cc_of "$flavour")" \
+      -DCMAKE_BUILD_TYPE=Release
+  run_logged "zlib-$flavour-build" cmake --build "$src/build" -j 2
+  run_logged "zlib-$flavour-ctest" \
+    ctest --test-dir "$src/build" --output-on-failure
+done
+
+# ------------------------------------------------------ bzip2, its Makefile
+for flavour in phaseloop clang; do
+  step "bzip2 ($flavour): make, make test"
+  src="$work/bzip2-$flavour"
+  cp -a "$src_cache/bzip2" "$src"
+  run_logged "bzip2-$flavour-build" \
+    make -C "$src" -j 2 CC="$(cc_of "$flavour")" libbz2.a bzip2 bzip2recover
+  run_logged "bzip2-$flavour-selftest" make -C "$src" CC="$(cc_of "$flavour")" test
+done
+
+# ------------------------------------------------------ decision records
+# Prints the first number after "KEY": in the JSON file FILE (0 if none).
+json_count() {
+  local n
+  n="$(grep -o "\"$1\"[[:space:]]*:[[:space:]]*[0-9]*" "$2" | head -n1 | grep -o '[0-9]*$' || true)"
+  echo "${n:-0}"
+}
+# Checks the spool DIR holds at least MIN optimized decisions (label: WHAT),
+# from `phaseloop stats --spool DIR --json`.
+check_spool() {
+  local dir="$1" min="$2" what="$3"
+  local json="$logs/stats-$(basename "$dir").json" records optimized
+  "$phaseloop_cli" stats --spool "$dir" --json >"$json" 2>"$json.stderr" ||
+    fail "phaseloop stats --spool $dir --json failed: $(cat "$json.stderr")"
+  records="$(json_count records "$json")"
+  optimized="$(json_count optimized "$json")"
+  echo "decision records for $what: $(tr -d '\n' <"$json")"
+  [ "$records" -gt 0 ] || fail "no decision records in $dir for $what"
+  [ "$optimized" -ge "$min" ] ||
+    fail "$what: $optimized optimized decisions in $dir, expected at least $min: $(cat "$json")"
+}
+step "decision records of the phaseloop builds"
+check_spool "$spool" 1 "the zlib and bzip2 builds"
+
+# ------------------------------------------------------ same results
+step "same results as plain clang-16"
+inputs="$work/inputs"
+mkdir -p "$inputs"
+cp "$work"/bzip2-clang/sample{1,2,3}.ref "$inputs/"
+cat "$work"/zlib-clang/*.c >"$inputs/zlib-sources.c"
+cp "$src_cache"/zlib_*.orig.tar.* "$inputs/zlib.orig.tar"
+head -c 300000 /dev/zero >"$inputs/zeros"
+# Deterministic noise: not compressible, exercises the fallback paths.
+"$plain_cc" -x c -o "$work/noise" - <<'EOF'
+#include <stdio.h>
+int main(void) {
+  unsigned x = 12345;
+  for (int i = 0; i < 400000; ++i) { x = x * 1103515245u + 12345u; putchar(x >> 24); }
+  return 0;
+}
+EOF
+"$work/noise" >"$inputs/noise"
+
+bzip2_of() { LD_LIBRARY_PATH="$work/bzip2-$1" "$work/bzip2-$1/bzip2" "${@:2}"; }
+for input in "$inputs"/*; do
+  name="$(basename "$input")"
+  for level in 1 9; do
+    for flavour in phaseloop clang; do
+      bzip2_of "$flavour" -"$level" -c <"$input" >"$work/$name.$level.$flavour.bz2" ||
+        fail "bzip2 ($flavour build) -$level failed on $name"
+    done
+    cmp "$work/$name.$level.phaseloop.bz2" "$work/$name.$level.clang.bz2" ||
+      fail "bzip2 -$level on $name: phaseloop-cc and clang-16 builds differ"
+    bzip2_of phaseloop -d -c <"$work/$name.$level.clang.bz2" | cmp - "$input" ||
+      fail "phaseloop-cc bzip2 does not round-trip $name"
+  done
+done
+echo "bzip2: $(ls "$inputs" | wc -l) inputs x levels 1,9 byte-identical"
+
+for flavour in phaseloop clang; do
+  mkdir -p "$work/example-$flavour"
+  (cd "$work/example-$flavour" && "$work/zlib-$flavour/build/example" >stdout 2>&1) ||
+    fail "zlib example ($flavour build) failed: $(cat "$work/example-$flavour/stdout")"
+done
+diff "$work/example-phaseloop/stdout" "$work/example-clang/stdout" ||
+  fail "zlib example prints differently with phaseloop-cc and clang-16"
+minigzip_of() { "$work/zlib-$1/build/minigzip" "${@:2}"; }
+for input in "$inputs"/*; do
+  name="$(basename "$input")"
+  for level in 1 6 9; do
+    for flavour in phaseloop clang; do
+      minigzip_of "$flavour" -"$level" -c <"$input" >"$work/$name.$level.$flavour.gz" ||
+        fail "minigzip ($flavour build) -$level failed on $name"
+    done
+    cmp "$work/$name.$level.phaseloop.gz" "$work/$name.$level.clang.gz" ||
+      fail "minigzip -$level on $name: phaseloop-cc and clang-16 builds differ"
+    minigzip_of phaseloop -d -c <"$work/$name.$level.clang.gz" | cmp - "$input" ||
+      fail "phaseloop-cc minigzip does not round-trip $name"
+  done
+done
+echo "zlib: example output identical; minigzip $(ls "$inputs" | wc -l) inputs x levels 1,6,9 byte-identical"
+
+# ------------------------------------------------------ disassembly, fixed:default<O2>
+step "bzip2 objects: fixed:default<O2> vs clang-16 -O2, function by function"
+fixed_spool="$work/spool-fixed"
+mkdir -p "$fixed_spool"
+bz="$work/bzip2-clang"
+# bzip2's own flags (its Makefile's CFLAGS).
+bz_cflags=(-Wall -Winline -O2 -g -D_FILE_OFFSET_BITS=64)
+bz_sources=(blocksort huffman crctable randtable compress decompress bzlib bzip2 bzip2recover)
+
+# Writes one file per function of OBJECT's disassembly into DIR: the text
+# after the symbol's header line, with addresses dropped (a function that
+# moves because an earlier one changed size is still equal).
+split_functions() {
+  local object="$1" dir="$2"
+  mkdir -p "$dir"
+  llvm-objdump-16 -d --no-show-raw-insn "$object" >"$dir.dis" ||
+    fail "llvm-objdump-16 -d $object failed"
+  awk -v dir="$dir" '
+    /^[0-9a-f]+ <.*>:$/ {
+      if (out) close(out)
+      name = $2; gsub(/[<>:]/, "", name)
+      out = dir "/" name; next
+    }
+    out && NF {
+      line = $0
+      sub(/^[[:space:]]*[0-9a-f]+:[[:space:]]*/, "", line)
+      gsub(/0x[0-9a-f]+ </, "<", line)
+      print line > out
+    }' "$dir.dis"
+}
+
+differing=() compared=0
+for f in "${bz_sources[@]}"; do
+  for flavour in phaseloop clang; do
+    out="$work/objects/$flavour"
+    mkdir -p "$out"
+    if [ "$flavour" = phaseloop ]; then
+      run_logged "fixed-$f-phaseloop" env PHASELOOP_POLICY='fixed:default<O2>' \
+        PHASELOOP_SPOOL="$fixed_spool" \
+        "$wrapper_cc" "${bz_cflags[@]}" -c "$bz/$f.c" -o "$out/$f.o"
+    else
+      run_logged "fixed-$f-clang" "$plain_cc" "${bz_cflags[@]}" -c "$bz/$f.c" -o "$out/$f.o"
+    fi
+    split_functions "$out/$f.o" "$out/$f.functions"
+  done
+  a="$work/objects/phaseloop/$f.functions" b="$work/objects/clang/$f.functions"
+  only_a="$(comm -23 <(ls "$a") <(ls "$b") | tr '\n' ' ')"
+  only_b="$(comm -13 <(ls "$a") <(ls "$b") | tr '\n' ' ')"
+  [ -z "$only_a" ] || differing+=("$f.c: only with phaseloop-cc: $only_a")
+  [ -z "$only_b" ] || differing+=("$f.c: only with clang-16: $only_b")
+  for fa in "$a"/*; do
+    fn="$(basename "$fa")"
+    [ -f "$b/$fn" ] || continue
+    compared=$((compared + 1))
+    cmp -s "$a/$fn" "$b/$fn" || differing+=("$f.c: $fn")
+  done
+done
+check_spool "$fixed_spool" "${#bz_sources[@]}" "the fixed:default<O2> compiles"
+if [ ${#differing[@]} -gt 0 ]; then
+  printf '  differs: %s\n' "${differing[@]}" >&2
+  fail "${#differing[@]} of $compared bzip2 functions disassemble differently with" \
+    "phaseloop-cc fixed:default<O2> and clang-16 -O2 (objects and .dis in $work/objects)"
+fi
+echo "bzip2: $compared functions in ${#bz_sources[@]} objects disassemble identically"
+
+echo "PASS: real projects (zlib via CMake, bzip2 via make) with phaseloop-cc"
