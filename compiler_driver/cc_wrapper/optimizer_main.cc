@@ -89,9 +89,11 @@ class Optimizer {
 
     std::string diagnostics;  // the frontends' stderr, shown on success
     for (const CompileJob& job : compilation->jobs) {
+      Trace("setup");
       FrontendRun frontend = RunFrontend(
           kind_ == DriverKind::kCxx ? config_.clangxx : config_.clang,
           job.frontend_args);
+      Trace("frontend");
       if (!frontend.ok) {
         return FailOpen("frontend_failed", frontend.error, &job);
       }
@@ -102,7 +104,18 @@ class Optimizer {
     }
     std::fwrite(diagnostics.data(), 1, diagnostics.size(), stderr);
     WriteBatch();
+    Trace("finish");
     return 0;
+  }
+
+  // PHASELOOP_TRACE=1: time since the previous mark, on stderr.
+  void Trace(const char* stage) {
+    if (std::getenv("PHASELOOP_TRACE") == nullptr) return;
+    auto now = Clock::now();
+    std::fprintf(stderr, "phaseloop-cc: %-10s %7.2f ms\n", stage,
+                 std::chrono::duration<double, std::milli>(now - last_mark_)
+                     .count());
+    last_mark_ = now;
   }
 
  private:
@@ -143,6 +156,7 @@ class Optimizer {
     if (!d->ParseFromString(outcome.report)) {
       return FailOpen("optimizer_failed", "unreadable report", &job);
     }
+    Trace("optimize");
     if (rename(temp.c_str(), job.object_path.c_str()) != 0) {
       return FailOpen("write_failed",
                       absl::StrCat("cannot rename to ", job.object_path), &job);
@@ -198,6 +212,7 @@ class Optimizer {
   }
 
   Clock::time_point start_;
+  Clock::time_point last_mark_ = start_;
   DriverKind kind_;
   std::vector<std::string> original_;
   std::vector<std::string> clang_args_;

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 
@@ -62,6 +63,24 @@ void BreakIr(llvm::Module& module) {
   }
 }
 
+// PHASELOOP_TRACE=1: stage times on stderr, for profiling the wrapper.
+class StageTrace {
+ public:
+  StageTrace() : enabled_(std::getenv("PHASELOOP_TRACE") != nullptr),
+                 last_(std::chrono::steady_clock::now()) {}
+  void Mark(const char* stage) {
+    if (!enabled_) return;
+    auto now = std::chrono::steady_clock::now();
+    std::fprintf(stderr, "phaseloop-cc: %-10s %7.2f ms\n", stage,
+                 std::chrono::duration<double, std::milli>(now - last_).count());
+    last_ = now;
+  }
+
+ private:
+  bool enabled_;
+  std::chrono::steady_clock::time_point last_;
+};
+
 }  // namespace
 
 absl::StatusOr<TuResult> OptimizeTranslationUnit(
@@ -72,9 +91,13 @@ absl::StatusOr<TuResult> OptimizeTranslationUnit(
     return absl::InvalidArgumentError(
         absl::StrCat("invalid_opt_level: '", opt_level, "'"));
   }
+  StageTrace trace;
   llvm::LLVMContext context;
   absl::StatusOr<std::unique_ptr<llvm::Module>> module =
-      ir::ParseModule(bitcode, "frontend output", context);
+      ir::ParseModule(bitcode, "frontend output", context,
+                      /*verify=*/false);  // clang's own output; the result
+                                          // of the passes is verified
+  trace.Mark("parse");
   if (!module.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("invalid_bitcode: ", module.status().message()));
@@ -87,6 +110,7 @@ absl::StatusOr<TuResult> OptimizeTranslationUnit(
         absl::StrCat("codegen_failed: ", emitter.status().message()));
   }
 
+  trace.Mark("target");
   TuResult result;
   auto policy_start = std::chrono::steady_clock::now();
   result.module_hash = ir::ContentHash(bitcode);
@@ -95,6 +119,7 @@ absl::StatusOr<TuResult> OptimizeTranslationUnit(
   result.pipeline = policy.Decide(input);
   result.policy_time_us = MicrosSince(policy_start);
   result.ir_count_before = observation::IrInstructionCount(**module);
+  trace.Mark("policy");
   MaybeCrashOrHang();
 
   passes::PassRunner runner(&(*emitter)->target_machine(),
@@ -105,6 +130,7 @@ absl::StatusOr<TuResult> OptimizeTranslationUnit(
     return absl::InvalidArgumentError(
         absl::StrCat("invalid_pipeline: ", ran.message()));
   }
+  trace.Mark("passes");
   if (HasUnloweredCoroutines(**module)) {
     absl::Status lowered = runner.Run(**module, kCoroutineLowering);
     if (!lowered.ok()) {
@@ -121,8 +147,10 @@ absl::StatusOr<TuResult> OptimizeTranslationUnit(
         "' produced invalid IR: ", verifier_out.str().substr(0, 300)));
   }
   result.ir_count_after = observation::IrInstructionCount(**module);
+  trace.Mark("verify");
   absl::StatusOr<std::string> object =
       (*emitter)->EmitObject(std::move(*module));
+  trace.Mark("codegen");
   if (!object.ok()) {
     return absl::InternalError(
         absl::StrCat("codegen_failed: ", object.status().message()));

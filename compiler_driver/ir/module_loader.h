@@ -39,11 +39,12 @@ bool IsSourcePath(const std::string& path);
 absl::StatusOr<std::string> CompileToBitcode(const std::string& source_path,
                                              const FrontendOptions& options);
 
-// Parses bitcode or textual IR (detected from the bytes) and verifies it.
-// `name` is used in error messages only.
+// Parses bitcode or textual IR (detected from the bytes) and verifies it
+// (verify = false: only for bytes clang itself just wrote). `name` is used in
+// error messages only.
 absl::StatusOr<std::unique_ptr<llvm::Module>> ParseModule(
     const std::string& bytes, const std::string& name,
-    llvm::LLVMContext& context);
+    llvm::LLVMContext& context, bool verify = true);
 
 // Loads a .c/.cc/.cpp source (through the frontend), a .bc or a .ll file.
 absl::StatusOr<std::unique_ptr<llvm::Module>> LoadModule(
