@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "CLI/CLI.hpp"
+#include "common/kafka/kafka_command.h"
 #include "compiler_driver/cc_wrapper/decisions_command.h"
 #include "compiler_driver/cc_wrapper/toolchain_command.h"
 #include "compiler_driver/env_command.h"
@@ -20,6 +21,7 @@ int main(int argc, char** argv) {
   phaseloop::cc_wrapper::AddDecisionsCommand(app, exit_code);
   phaseloop::cc_wrapper::AddStatsCommand(app, exit_code);
   phaseloop::cc_wrapper::AddToolchainCommand(app, exit_code);
+  phaseloop::kafka::AddKafkaCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,163 @@
+#include "common/kafka/kafka_command.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <iostream>
+#include <iterator>
+#include <memory>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "common/kafka/embedded_cluster.h"
+#include "common/kafka/topics.h"
+
+namespace phaseloop::kafka {
+namespace {
+
+// Writes `content` to `path` via a temp file in the same directory + rename,
+// so a reader sees the old file or the whole new one.
+absl::Status WriteFileAtomically(const std::string& path,
+                                 const std::string& content) {
+  const std::string temp = absl::StrCat(path, ".tmp.", getpid());
+  const int fd =
+      open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot write the bootstrap file ", path, ": ", std::strerror(errno),
+        " (does its directory exist and is it writable?)"));
+  }
+  size_t written = 0;
+  bool ok = true;
+  while (ok && written < content.size()) {
+    const ssize_t n =
+        write(fd, content.data() + written, content.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    ok = n > 0;
+    if (ok) written += static_cast<size_t>(n);
+  }
+  ok = ok && fsync(fd) == 0;
+  const int saved_errno = errno;
+  close(fd);
+  if (!ok || rename(temp.c_str(), path.c_str()) != 0) {
+    const int error = ok ? errno : saved_errno;
+    unlink(temp.c_str());
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot write the bootstrap file ", path, ": ", std::strerror(error)));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int RunServe(const ServeFlags& flags, std::ostream& out, std::ostream& err) {
+  if (flags.brokers < 1 || flags.brokers > 16) {
+    err << "phaseloop kafka serve: --brokers " << flags.brokers
+        << " is out of range; use 1 to 16\n";
+    return 2;
+  }
+  if (flags.partitions < 1 || flags.partitions > 1000) {
+    err << "phaseloop kafka serve: --partitions " << flags.partitions
+        << " is out of range; use 1 to 1000\n";
+    return 2;
+  }
+  if (!flags.bootstrap_file.empty()) {
+    const size_t slash = flags.bootstrap_file.rfind('/');
+    const std::string dir = slash == std::string::npos
+                                ? "."
+                                : flags.bootstrap_file.substr(0, slash + 1);
+    if (access(dir.c_str(), W_OK) != 0) {
+      err << "phaseloop kafka serve: cannot write the bootstrap file "
+          << flags.bootstrap_file << ": directory " << dir << ": "
+          << std::strerror(errno) << "\n";
+      return 2;
+    }
+  }
+  // Block the stop signals before librdkafka starts its threads (they
+  // inherit the mask), so only sigwait below ever receives them.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  sigset_t previous;
+  pthread_sigmask(SIG_BLOCK, &stop_signals, &previous);
+  struct RestoreMask {
+    sigset_t mask;
+    ~RestoreMask() { pthread_sigmask(SIG_SETMASK, &mask, nullptr); }
+  } restore{previous};
+
+  auto cluster = EmbeddedCluster::Start(flags.brokers);
+  if (!cluster.ok()) {
+    err << "phaseloop kafka serve: " << cluster.status().message() << "\n";
+    return 1;
+  }
+  const int replication = std::min(flags.brokers, 3);
+  for (absl::string_view topic : kAllTopics) {
+    absl::Status created =
+        (*cluster)->CreateTopic(topic, flags.partitions, replication);
+    if (!created.ok()) {
+      err << "phaseloop kafka serve: " << created.message() << "\n";
+      return 1;
+    }
+  }
+  const std::string bootstrap = (*cluster)->bootstrap_servers();
+  if (!flags.bootstrap_file.empty()) {
+    absl::Status written =
+        WriteFileAtomically(flags.bootstrap_file, bootstrap + "\n");
+    if (!written.ok()) {
+      err << "phaseloop kafka serve: " << written.message() << "\n";
+      return 2;
+    }
+  }
+  out << bootstrap << std::endl;
+  err << "phaseloop kafka serve: " << flags.brokers
+      << " embedded brokers (librdkafka mock cluster, in memory) at "
+      << bootstrap << "; " << std::size(kAllTopics) << " phaseloop topics with "
+      << flags.partitions << " partitions; SIGINT or SIGTERM stops\n";
+
+  int signal_number = 0;
+  while (sigwait(&stop_signals, &signal_number) != 0) {
+  }
+  cluster->reset();
+  if (!flags.bootstrap_file.empty()) unlink(flags.bootstrap_file.c_str());
+  err << "phaseloop kafka serve: stopped by signal " << signal_number << "\n";
+  return 0;
+}
+
+CLI::Option* AddKafkaOption(CLI::App& command, std::string& bootstrap) {
+  return command
+      .add_option("--kafka", bootstrap,
+                  "Kafka bootstrap servers, host:port[,host:port...] (a real "
+                  "cluster, or what `phaseloop kafka serve` prints)")
+      ->envname("PHASELOOP_KAFKA");
+}
+
+void AddKafkaCommand(CLI::App& app, int& exit_code) {
+  CLI::App* kafka = app.add_subcommand(
+      "kafka", "The embedded Kafka cluster (one-machine default)");
+  kafka->require_subcommand(1);
+  auto flags = std::make_shared<ServeFlags>();
+  CLI::App* serve = kafka->add_subcommand(
+      "serve",
+      "Run librdkafka's mock Kafka cluster on loopback until SIGINT/SIGTERM; "
+      "prints its bootstrap address (the --kafka value of every component)");
+  serve->add_option("--brokers", flags->brokers, "number of brokers (1-16)")
+      ->capture_default_str();
+  serve
+      ->add_option("--partitions", flags->partitions,
+                   "partitions of each phaseloop topic created at start")
+      ->capture_default_str();
+  serve->add_option("--bootstrap-file", flags->bootstrap_file,
+                    "also write the bootstrap address to FILE (atomically; "
+                    "removed on a clean stop)");
+  serve->callback([flags, &exit_code] {
+    exit_code = RunServe(*flags, std::cout, std::cerr);
+  });
+}
+
+}  // namespace phaseloop::kafka

@@ -1,0 +1,48 @@
+#ifndef PHASELOOP_COMMON_KAFKA_TEST_UTIL_H_
+#define PHASELOOP_COMMON_KAFKA_TEST_UTIL_H_
+
+// Helpers for common/kafka's tests.
+
+#include <chrono>
+#include <cstddef>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/kafka/consumer.h"
+
+namespace phaseloop::kafka::testing {
+
+// Group settings that make joins and rebalances quick (valid on any
+// cluster; the defaults suit production). The 2.0.2 mock delays a rebalance
+// by session.timeout.ms - 1 s, and expires members waiting out its 3 s
+// initial join delay if session.timeout.ms is shorter than about 4 s.
+std::map<std::string, std::string> QuickGroupConfig();
+
+// Consumer options for `group` subscribed to `topics` with QuickGroupConfig.
+ConsumerOptions GroupOptions(const std::string& bootstrap,
+                             const std::string& group,
+                             std::vector<std::string> topics);
+
+// Polls the consumers in turn (rebalance callbacks run inside Poll, so every
+// member of a group must be polled) until `count` records arrived in total or
+// `timeout` passed; records come out grouped by consumer index. Retriable
+// errors are tolerated, others fail the test.
+std::vector<std::vector<ConsumedMessage>> ConsumeFrom(
+    const std::vector<Consumer*>& consumers, size_t count,
+    std::chrono::milliseconds timeout);
+
+// Polls until every consumer has a non-empty assignment and together they
+// hold `partitions` partitions (or `timeout` passes; returns whether they did).
+bool WaitForAssignments(const std::vector<Consumer*>& consumers,
+                        size_t partitions, std::chrono::milliseconds timeout);
+
+// Runs argv (no shell); returns its exit code and stdout+stderr.
+int RunCommand(const std::vector<std::string>& argv, std::string* output);
+
+// A fresh directory under $TEST_TMPDIR.
+std::string MakeTempDir();
+
+}  // namespace phaseloop::kafka::testing
+
+#endif  // PHASELOOP_COMMON_KAFKA_TEST_UTIL_H_
