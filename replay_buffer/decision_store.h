@@ -1,11 +1,11 @@
 #ifndef PHASELOOP_REPLAY_BUFFER_DECISION_STORE_H_
 #define PHASELOOP_REPLAY_BUFFER_DECISION_STORE_H_
 
-// The replay buffer's table of compile decisions (phaseloop.v1.Decision),
-// in a SQLite file (WAL). Writes are idempotent upserts keyed by
-// decision_id, one transaction per batch: shipping the same spool file twice
-// stores each record once, and a crash mid-batch stores none of it.
-// Not thread-safe: one store per thread.
+// The compile decisions (phaseloop.v1.Decision) of a replay buffer: a narrow
+// view of ReplayStore for `phaseloop decisions ship` and `phaseloop stats`.
+// Writes are idempotent upserts keyed by decision_id, one transaction per
+// batch: shipping the same spool file twice stores each record once, and a
+// crash mid-batch stores none of it. Not thread-safe: one store per thread.
 
 #include <memory>
 #include <string>
@@ -14,28 +14,29 @@
 
 #include "absl/status/statusor.h"
 #include "proto/phaseloop/v1/decision.pb.h"
-
-struct sqlite3;
+#include "replay_buffer/replay_store.h"
 
 namespace phaseloop::replay_buffer {
 
 class DecisionStore {
  public:
-  // Creates the file and schema if needed. Errors name the path.
+  // Opens the buffer at `path`, creating it if needed. Errors name the path.
   static absl::StatusOr<std::unique_ptr<DecisionStore>> Open(
       const std::string& path);
-  ~DecisionStore();
 
   absl::Status Upsert(const std::vector<v1::Decision>& decisions);
 
+  // 0 when the buffer cannot be read.
   int64_t Count();
-  // (outcome name, reason) -> count, ordered by outcome then reason.
+  // (outcome name, reason) -> count, ordered by outcome then reason; empty
+  // when the buffer cannot be read.
   std::vector<std::pair<std::pair<std::string, std::string>, int64_t>>
   CountByOutcomeAndReason();
 
  private:
-  explicit DecisionStore(sqlite3* db) : db_(db) {}
-  sqlite3* db_;
+  explicit DecisionStore(std::unique_ptr<ReplayStore> store)
+      : store_(std::move(store)) {}
+  std::unique_ptr<ReplayStore> store_;
 };
 
 }  // namespace phaseloop::replay_buffer

@@ -1,0 +1,259 @@
+#include "replay_buffer/buffer_command.h"
+
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <ostream>
+
+#include "replay_buffer/buffer_transfer.h"
+#include "replay_buffer/replay_store.h"
+
+namespace phaseloop::replay_buffer {
+namespace {
+
+// 2 for what the user can fix (the file or flag named in the message).
+int ExitCode(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kOk:
+      return 0;
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kNotFound:
+    case absl::StatusCode::kAlreadyExists:
+    case absl::StatusCode::kFailedPrecondition:
+    case absl::StatusCode::kDataLoss:
+      return 2;
+    default:
+      return 1;
+  }
+}
+
+int Fail(const char* command, const absl::Status& status, std::ostream& err) {
+  err << "phaseloop buffer " << command << ": " << status.message() << "\n";
+  return ExitCode(status);
+}
+
+std::string Json(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buffer[8];
+      std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
+      out += buffer;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+void PrintJson(const std::string& buffer, const BufferStats& s,
+               std::ostream& out) {
+  out << std::setprecision(6);
+  out << "{\"buffer\": " << Json(buffer)
+      << ", \"schema_version\": " << s.schema_version << ", \"tables\": {";
+  const char* sep = "";
+  for (const auto& [table, rows] : s.table_rows) {
+    out << sep << Json(table) << ": " << rows;
+    sep = ", ";
+  }
+  out << "}, \"episodes\": [";
+  sep = "";
+  for (const auto& g : s.episodes) {
+    out << sep << "{\"split\": " << Json(g.split)
+        << ", \"objective\": " << Json(g.objective)
+        << ", \"behaviour_policy\": " << Json(g.behaviour_policy)
+        << ", \"episodes\": " << g.episodes << ", \"steps\": " << g.steps
+        << "}";
+    sep = ", ";
+  }
+  out << "], \"rewards\": [";
+  sep = "";
+  for (const auto& r : s.rewards) {
+    out << sep << "{\"source\": " << Json(r.source)
+        << ", \"rewards\": " << r.rewards << ", \"mean\": " << r.mean << "}";
+    sep = ", ";
+  }
+  out << "], \"best_vs_oz\": [";
+  sep = "";
+  for (const auto& b : s.best_vs_oz) {
+    out << sep << "{\"objective\": " << Json(b.objective)
+        << ", \"modules\": " << b.modules
+        << ", \"better_than_oz\": " << b.better_than_oz
+        << ", \"geomean_oz_ratio\": " << b.geomean_oz_ratio << "}";
+    sep = ", ";
+  }
+  out << "], \"decisions\": [";
+  sep = "";
+  for (const auto& [key, count] : s.decisions) {
+    out << sep << "{\"outcome\": " << Json(key.first)
+        << ", \"reason\": " << Json(key.second) << ", \"count\": " << count
+        << "}";
+    sep = ", ";
+  }
+  out << "]}\n";
+}
+
+void PrintTable(const std::string& buffer, const BufferStats& s,
+                std::ostream& out) {
+  auto left = [&](int width) -> std::ostream& {
+    return out << std::left << std::setw(width);
+  };
+  auto right = [&](int width) -> std::ostream& {
+    return out << std::right << std::setw(width);
+  };
+  out << "replay buffer " << buffer << " (schema version " << s.schema_version
+      << ")\n\n";
+  left(20) << "table";
+  right(12) << "rows" << "\n";
+  for (const auto& [table, rows] : s.table_rows) {
+    left(20) << table;
+    right(12) << rows << "\n";
+  }
+  out << "\nepisodes by split / objective / behaviour policy\n";
+  left(12) << "split";
+  left(12) << "objective";
+  left(24) << "behaviour";
+  right(10) << "episodes";
+  right(10) << "steps" << "\n";
+  for (const auto& g : s.episodes) {
+    left(12) << (g.split.empty() ? "(no module)" : g.split);
+    left(12) << g.objective;
+    left(24) << g.behaviour_policy;
+    right(10) << g.episodes;
+    right(10) << g.steps << "\n";
+  }
+  out << "\nfinal rewards by source\n";
+  left(12) << "source";
+  right(10) << "rewards";
+  right(12) << "mean" << "\n";
+  for (const auto& r : s.rewards) {
+    left(12) << r.source;
+    right(10) << r.rewards;
+    right(12) << std::fixed << std::setprecision(4) << r.mean << "\n";
+  }
+  out << "\nbest-known sequences vs clang-16 -Oz (ratio > 1: smaller)\n";
+  left(12) << "objective";
+  right(10) << "modules";
+  right(16) << "better than Oz";
+  right(18) << "geomean Oz/best" << "\n";
+  for (const auto& b : s.best_vs_oz) {
+    left(12) << b.objective;
+    right(10) << b.modules;
+    right(16) << b.better_than_oz;
+    right(18) << std::fixed << std::setprecision(4) << b.geomean_oz_ratio
+              << "\n";
+  }
+  out << "\ndecisions by outcome / reason\n";
+  for (const auto& [key, count] : s.decisions) {
+    left(14) << key.first;
+    left(28) << (key.second.empty() ? "-" : key.second);
+    right(8) << count << "\n";
+  }
+}
+
+}  // namespace
+
+int RunBufferStats(const std::string& buffer, bool json, std::ostream& out,
+                   std::ostream& err) {
+  OpenOptions options;
+  options.create = false;
+  absl::StatusOr<std::unique_ptr<ReplayStore>> store =
+      OpenReplayStore(buffer, options);
+  if (!store.ok()) return Fail("stats", store.status(), err);
+  absl::StatusOr<BufferStats> stats = (*store)->Stats();
+  if (!stats.ok()) return Fail("stats", stats.status(), err);
+  if (json) {
+    PrintJson(buffer, *stats, out);
+  } else {
+    PrintTable(buffer, *stats, out);
+  }
+  return 0;
+}
+
+int RunBufferExport(const std::string& buffer, const std::string& out_path,
+                    std::ostream& out, std::ostream& err) {
+  absl::Status status = ExportBuffer(buffer, out_path);
+  if (!status.ok()) return Fail("export", status, err);
+  out << "exported a snapshot of " << buffer << " to " << out_path
+      << " (a replay buffer file: `phaseloop buffer import --in " << out_path
+      << "` merges it into another)\n";
+  return 0;
+}
+
+int RunBufferImport(const std::string& buffer, const std::string& in_path,
+                    std::ostream& out, std::ostream& err) {
+  {  // A bad input must not leave a new, empty buffer behind: check it first.
+    OpenOptions input;
+    input.create = false;
+    input.read_only = true;
+    absl::StatusOr<std::unique_ptr<ReplayStore>> check =
+        OpenReplayStore(in_path, input);
+    if (!check.ok()) return Fail("import", check.status(), err);
+  }
+  absl::StatusOr<std::unique_ptr<ReplayStore>> store = OpenReplayStore(buffer);
+  if (!store.ok()) return Fail("import", store.status(), err);
+  absl::StatusOr<int64_t> records = ImportBuffer(in_path, **store);
+  if (!records.ok()) {
+    err << "phaseloop buffer import: " << records.status().message()
+        << "\n(batches already imported stay; running the import again "
+           "completes it)\n";
+    return ExitCode(records.status());
+  }
+  out << "imported " << *records << " records from " << in_path << " into "
+      << buffer << " (upserted by id: importing again changes nothing)\n";
+  return 0;
+}
+
+void AddBufferCommand(CLI::App& app, int& exit_code) {
+  CLI::App* buffer = app.add_subcommand(
+      "buffer", "The replay buffer: statistics, export and import");
+  buffer->require_subcommand(1);
+  struct Flags {
+    std::string buffer, file;
+    bool json = false;
+  };
+  auto flags = std::make_shared<Flags>();
+
+  CLI::App* stats = buffer->add_subcommand(
+      "stats", "Rows per table, episodes per split/objective/behaviour, "
+               "rewards per source, best sequences vs -Oz");
+  stats->add_option("--buffer", flags->buffer, "replay buffer file")
+      ->required();
+  stats->add_flag("--json", flags->json, "print JSON");
+  stats->callback([flags, &exit_code] {
+    exit_code = RunBufferStats(flags->buffer, flags->json, std::cout,
+                               std::cerr);
+  });
+
+  CLI::App* export_command = buffer->add_subcommand(
+      "export", "Write a consistent snapshot of a buffer to a new file");
+  export_command->add_option("--buffer", flags->buffer, "replay buffer file")
+      ->required();
+  export_command
+      ->add_option("--out", flags->file, "new file to write (must not exist)")
+      ->required();
+  export_command->callback([flags, &exit_code] {
+    exit_code = RunBufferExport(flags->buffer, flags->file, std::cout,
+                                std::cerr);
+  });
+
+  CLI::App* import_command = buffer->add_subcommand(
+      "import", "Merge an exported buffer into a buffer (idempotent)");
+  import_command
+      ->add_option("--buffer", flags->buffer,
+                   "replay buffer file to merge into (created if missing)")
+      ->required();
+  import_command
+      ->add_option("--in", flags->file, "exported buffer file to read")
+      ->required();
+  import_command->callback([flags, &exit_code] {
+    exit_code = RunBufferImport(flags->buffer, flags->file, std::cout,
+                                std::cerr);
+  });
+}
+
+}  // namespace phaseloop::replay_buffer

@@ -1,0 +1,34 @@
+#ifndef PHASELOOP_REPLAY_BUFFER_BUFFER_COMMAND_H_
+#define PHASELOOP_REPLAY_BUFFER_BUFFER_COMMAND_H_
+
+// `phaseloop buffer stats|export|import`: look into a replay buffer and move
+// it between machines (format: buffer_transfer.h).
+//   stats  --buffer DB [--json]   rows per table; episodes per split,
+//                                 objective and behaviour policy; rewards per
+//                                 source; best-known sequences vs -Oz;
+//                                 decisions per outcome and reason
+//   export --buffer DB --out FILE a consistent snapshot, itself a buffer
+//   import --buffer DB --in FILE  upsert FILE's records into DB (created if
+//                                 missing); importing twice changes nothing
+// Exit codes: 0 success, 1 internal failure, 2 bad input (a missing,
+// foreign, corrupt or too-new file; an existing --out).
+
+#include <iosfwd>
+#include <string>
+
+#include "CLI/CLI.hpp"
+
+namespace phaseloop::replay_buffer {
+
+void AddBufferCommand(CLI::App& app, int& exit_code);
+
+int RunBufferStats(const std::string& buffer, bool json, std::ostream& out,
+                   std::ostream& err);
+int RunBufferExport(const std::string& buffer, const std::string& out_path,
+                    std::ostream& out, std::ostream& err);
+int RunBufferImport(const std::string& buffer, const std::string& in_path,
+                    std::ostream& out, std::ostream& err);
+
+}  // namespace phaseloop::replay_buffer
+
+#endif  // PHASELOOP_REPLAY_BUFFER_BUFFER_COMMAND_H_

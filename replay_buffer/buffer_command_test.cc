@@ -1,0 +1,134 @@
+#include "replay_buffer/buffer_command.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "compiler_driver/testing/test_util.h"
+#include "replay_buffer/replay_store.h"
+#include "replay_buffer/test_records.h"
+
+namespace phaseloop::replay_buffer {
+namespace {
+
+using test_records::MakeDecision;
+using test_records::MakeEpisode;
+using test_records::MakeModule;
+using test_records::MakeReward;
+
+void Fill(const std::string& path) {
+  auto store = OpenReplayStore(path);
+  ASSERT_TRUE(store.ok()) << store.status();
+  WriteBatch b;
+  b.modules = {MakeModule("m1", "train", 200), MakeModule("m2", "test", 200)};
+  for (int i = 0; i < 600; ++i) {  // more than one import transaction
+    b.episodes.push_back(MakeEpisode("e" + std::to_string(i),
+                                     i % 2 ? "m1" : "m2", 1 + i % 7, i));
+  }
+  b.rewards = {MakeReward("r1", "staging", "e1", 0.5),
+               MakeReward("r2", "canary", "e2", -0.25)};
+  b.decisions = {MakeDecision("d1", "m1", "b1")};
+  b.offsets = {{"ingest", "phaseloop.search.episodes", 0, 600}};
+  ASSERT_TRUE((*store)->Write(b).ok());
+  // Two equally good sequences for m3: the first written is the best known,
+  // and an import must keep that choice although it scans "a-tie" first.
+  for (const char* id : {"z-tie", "a-tie"}) {
+    WriteBatch tie;
+    tie.episodes = {MakeEpisode(id, "m3", 5, 77)};
+    ASSERT_TRUE((*store)->Write(tie).ok());
+  }
+}
+
+std::string Dump(const std::string& path) {
+  auto store = OpenReplayStore(path);
+  EXPECT_TRUE(store.ok()) << store.status();
+  std::string all;
+  EXPECT_TRUE((*store)
+                  ->Scan(100,
+                         [&](const WriteBatch& b) {
+                           for (const auto& r : b.modules) all += r.DebugString();
+                           for (const auto& r : b.episodes) all += r.DebugString();
+                           for (const auto& r : b.best_sequences) {
+                             all += r.DebugString();
+                           }
+                           for (const auto& r : b.rewards) all += r.DebugString();
+                           for (const auto& r : b.decisions) {
+                             all += r.DebugString();
+                           }
+                           return absl::OkStatus();
+                         })
+                  .ok());
+  return all;
+}
+
+TEST(BufferCommandTest, StatsCountsEverything) {
+  const std::string buffer = testing::MakeTempDir() + "/buffer.db";
+  Fill(buffer);
+  std::ostringstream out, err;
+  ASSERT_EQ(RunBufferStats(buffer, /*json=*/true, out, err), 0) << err.str();
+  const std::string json = out.str();
+  for (const char* expected :
+       {"\"schema_version\": 1", "\"episodes\": 602", "\"steps\": 2405",
+        "\"consumer_offsets\": 1", "{\"split\": \"train\", \"objective\": "
+        "\"ir_count\", \"behaviour_policy\": \"random\", \"episodes\": 300",
+        "{\"source\": \"canary\", \"rewards\": 1, \"mean\": -0.25}",
+        "{\"objective\": \"ir_count\", \"modules\": 2, \"better_than_oz\": 2",
+        "{\"outcome\": \"optimized\", \"reason\": \"\", \"count\": 1}"}) {
+    EXPECT_NE(json.find(expected), std::string::npos) << expected << "\n"
+                                                      << json;
+  }
+  out.str("");
+  ASSERT_EQ(RunBufferStats(buffer, /*json=*/false, out, err), 0);
+  EXPECT_NE(out.str().find("best-known sequences vs clang-16 -Oz"),
+            std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("staging"), std::string::npos);
+}
+
+TEST(BufferCommandTest, ExportImportRoundTripsAndImportIsIdempotent) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string source = dir + "/a.db", copy = dir + "/copy.db",
+                    target = dir + "/b.db";
+  Fill(source);
+  std::ostringstream out, err;
+  ASSERT_EQ(RunBufferExport(source, copy, out, err), 0) << err.str();
+  EXPECT_EQ(RunBufferExport(source, copy, out, err), 2);  // exists
+  EXPECT_NE(err.str().find("exists"), std::string::npos) << err.str();
+
+  ASSERT_EQ(RunBufferImport(target, copy, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("imported 610 records"), std::string::npos)
+      << out.str();
+  const std::string once = Dump(target);
+  EXPECT_EQ(once, Dump(source));
+  ASSERT_EQ(RunBufferImport(target, copy, out, err), 0) << err.str();
+  EXPECT_EQ(Dump(target), once);
+  auto store = OpenReplayStore(target);
+  ASSERT_TRUE(store.ok());
+  auto best = (*store)->ReadBestSequences("m3");
+  ASSERT_TRUE(best.ok());
+  ASSERT_EQ(best->size(), 1u);
+  EXPECT_EQ((*best)[0].episode_id(), "z-tie");
+  // Offsets belong to the source's Kafka cluster: not imported.
+  EXPECT_TRUE(
+      (*store)->ReadOffsets("ingest", "phaseloop.search.episodes")->empty());
+}
+
+TEST(BufferCommandTest, BadFilesAreBadInputAndUntouched) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string notes = dir + "/notes.txt", buffer = dir + "/buffer.db";
+  std::ofstream(notes) << "hello\n";
+  std::ostringstream out, err;
+  EXPECT_EQ(RunBufferImport(buffer, notes, out, err), 2);
+  EXPECT_NE(err.str().find(notes), std::string::npos) << err.str();
+  EXPECT_EQ(testing::ReadFileOrEmpty(notes), "hello\n");
+  EXPECT_EQ(access(buffer.c_str(), F_OK), -1);  // no empty buffer left
+  EXPECT_EQ(RunBufferImport(buffer, dir + "/missing.db", out, err), 2);
+  EXPECT_EQ(RunBufferStats(dir + "/missing.db", false, out, err), 2);
+  EXPECT_EQ(RunBufferStats(notes, false, out, err), 2);
+  EXPECT_EQ(RunBufferExport(notes, dir + "/x.db", out, err), 2);
+  EXPECT_EQ(testing::ReadFileOrEmpty(notes), "hello\n");
+}
+
+}  // namespace
+}  // namespace phaseloop::replay_buffer

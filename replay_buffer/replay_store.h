@@ -1,0 +1,200 @@
+#ifndef PHASELOOP_REPLAY_BUFFER_REPLAY_STORE_H_
+#define PHASELOOP_REPLAY_BUFFER_REPLAY_STORE_H_
+
+// ReplayStore: the durable replay buffer's role interface. It keeps every
+// record of the training data plane — modules, episodes with their steps,
+// best-known sequences, final (staging/canary) rewards, deployments, policy
+// versions, compile decisions — and Kafka consumer offsets, joinable by
+// module_hash, episode_id, policy_version, build_id and deployment_id.
+//
+// Contracts of every implementation:
+// - Writes are idempotent upserts keyed by ids: writing a record again
+//   replaces it (an episode's steps are replaced with it), so replaying a
+//   Kafka topic or importing a file twice changes nothing.
+// - Write() is atomic: the whole batch, its consumer offsets included, is
+//   stored or none of it is (a crash mid-write stores nothing of the batch).
+//   Once Write() returns OK the batch survives a process crash or power loss.
+// - A best-known sequence per (module_hash, objective, action_space_version)
+//   only ever improves (lower value; on a tie, fewer actions).
+// - A store is used by one thread at a time; several processes may open the
+//   same buffer (writers queue, readers read consistent snapshots).
+//
+// The implementation today is SQLite (WAL); OpenReplayStore picks it.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "proto/phaseloop/v1/decision.pb.h"
+#include "proto/phaseloop/v1/episode.pb.h"
+
+namespace phaseloop::replay_buffer {
+
+// The next offset to consume for (group, topic, partition), Kafka's meaning.
+struct ConsumerOffset {
+  std::string group;
+  std::string topic;
+  int32_t partition = 0;
+  int64_t next_offset = 0;
+};
+
+// What one Write() stores, in one transaction. Offsets only move forward: an
+// offset lower than the stored one is ignored (a zombie consumer cannot
+// rewind the group).
+struct WriteBatch {
+  std::vector<v1::ModuleRecord> modules;
+  std::vector<v1::Episode> episodes;
+  std::vector<v1::FinalReward> rewards;  // source "staging" or "canary"
+  std::vector<v1::Decision> decisions;
+  std::vector<v1::BestSequence> best_sequences;  // kept only when better
+  std::vector<v1::DeploymentRecord> deployments;
+  std::vector<v1::PolicyVersionRecord> policy_versions;
+  std::vector<ConsumerOffset> offsets;
+
+  size_t size() const;  // records, offsets not counted
+};
+
+// Which episodes a reader wants; empty fields match everything.
+struct EpisodeFilter {
+  std::string split;      // the module's split ("train", ...), via modules
+  std::string objective;  // "text_size", "ir_count"
+  // "staging" or "canary": only episodes a final reward of that source
+  // judges — by episode_id, or by (module_hash, policy_version) for episodes
+  // whose behaviour_policy is "policy:<version>", directly or through the
+  // build's decisions (build_id).
+  std::string reward_source;
+};
+
+// An episode's index entry: what a sampler weighs it by.
+struct EpisodeKey {
+  std::string episode_id;
+  int32_t num_steps = 0;
+  double step_return = 0;   // sum of its steps' rewards
+  double final_reward = 0;  // mean of the filter's reward_source rewards
+  double priority = 1;      // learner-set (SetPriorities); new episodes 1
+};
+
+struct BufferStats {
+  int32_t schema_version = 0;
+  std::vector<std::pair<std::string, int64_t>> table_rows;  // schema order
+  struct EpisodeGroup {
+    std::string split;  // "" when the module is not in the buffer
+    std::string objective;
+    std::string behaviour_policy;
+    int64_t episodes = 0;
+    int64_t steps = 0;
+  };
+  std::vector<EpisodeGroup> episodes;
+  struct RewardGroup {
+    std::string source;
+    int64_t rewards = 0;
+    double mean = 0;
+  };
+  std::vector<RewardGroup> rewards;
+  // Best-known sequences against clang-16 -Oz on the same module, for
+  // modules whose Oz figure is stored: geomean of value_Oz / value_best
+  // (> 1 is smaller than -Oz), per objective.
+  struct BestVsOz {
+    std::string objective;
+    int64_t modules = 0;
+    int64_t better_than_oz = 0;
+    double geomean_oz_ratio = 0;
+  };
+  std::vector<BestVsOz> best_vs_oz;
+  // (outcome, reason) -> count, ordered by outcome then reason.
+  std::vector<std::pair<std::pair<std::string, std::string>, int64_t>>
+      decisions;
+};
+
+struct EpisodeStep {
+  v1::Episode episode;  // without its steps
+  v1::Step step;
+};
+
+class ReplayStore {
+ public:
+  virtual ~ReplayStore() = default;
+
+  // Stores `batch` atomically (see the contracts above). InvalidArgument
+  // names the offending record when the batch is malformed (empty id,
+  // unknown reward source, duplicate step index); nothing is stored then.
+  virtual absl::Status Write(const WriteBatch& batch) = 0;
+
+  // Stored offsets of `group` for `topic`, by partition.
+  virtual absl::StatusOr<std::vector<ConsumerOffset>> ReadOffsets(
+      const std::string& group, const std::string& topic) = 0;
+
+  // Index of the episodes matching `filter`, ordered by episode_id, read in
+  // one snapshot.
+  virtual absl::StatusOr<std::vector<EpisodeKey>> ListEpisodes(
+      const EpisodeFilter& filter) = 0;
+
+  // The episodes, with their steps in index order, in the order of `ids`
+  // (repeats allowed). NotFound names a missing id.
+  virtual absl::StatusOr<std::vector<v1::Episode>> ReadEpisodes(
+      const std::vector<std::string>& ids) = 0;
+
+  // Single steps: for each (episode_id, position), the episode's
+  // position-th step in index order with the episode's header (the episode
+  // without its steps). NotFound names a missing episode or position.
+  virtual absl::StatusOr<std::vector<EpisodeStep>> ReadSteps(
+      const std::vector<std::pair<std::string, int32_t>>& steps) = 0;
+
+  // Best-known sequences of a module (all objectives and action spaces).
+  virtual absl::StatusOr<std::vector<v1::BestSequence>> ReadBestSequences(
+      const std::string& module_hash) = 0;
+
+  // Sets the sampling priority of episodes (e.g. a learner's TD errors).
+  // Unknown ids are ignored. Priorities must be finite and >= 0.
+  virtual absl::Status SetPriorities(
+      const std::vector<std::pair<std::string, double>>& priorities) = 0;
+
+  virtual absl::StatusOr<BufferStats> Stats() = 0;
+
+  // Calls `visit` with every stored record except consumer offsets, in
+  // batches of at most `batch_size` records, from one consistent snapshot,
+  // in dependency order (policy versions, deployments, modules, best
+  // sequences, episodes, rewards, decisions). Stops at the first error
+  // `visit` returns and returns it.
+  virtual absl::Status Scan(
+      int batch_size,
+      const std::function<absl::Status(const WriteBatch&)>& visit) = 0;
+
+  // Writes a consistent copy of the whole buffer to `path` (created
+  // atomically: a temporary file renamed into place), which OpenReplayStore
+  // can open. Fails if `path` exists.
+  virtual absl::Status Snapshot(const std::string& path) = 0;
+};
+
+struct OpenOptions {
+  bool create = true;      // create the buffer when `path` does not exist
+  bool read_only = false;  // never write; the file must be at the current
+                           // schema version
+};
+
+// Opens (creating and migrating as allowed) the buffer at `path`. Errors name
+// the path and say what to do: InvalidArgument for an unusable path, DataLoss
+// for a file that is not a phaseloop buffer or is corrupt, FailedPrecondition
+// for a buffer written by a newer phaseloop. A file that is refused is not
+// modified.
+absl::StatusOr<std::unique_ptr<ReplayStore>> OpenReplayStore(
+    const std::string& path, const OpenOptions& options = {});
+
+// Checks a batch without storing it (what Write() rejects).
+absl::Status ValidateWriteBatch(const WriteBatch& batch);
+
+// The best sequence an episode shows: the prefix (failed steps dropped) that
+// reached the lowest value of its objective ("ir_count": ir_count_after,
+// "text_size": text_size_after, 0 = not measured; the final value when no
+// step was measured), the earliest on a tie. Returns false when the episode
+// measured nothing for its objective.
+bool BestSequenceOf(const v1::Episode& episode, v1::BestSequence* best);
+
+}  // namespace phaseloop::replay_buffer
+
+#endif  // PHASELOOP_REPLAY_BUFFER_REPLAY_STORE_H_
