@@ -9,6 +9,7 @@
 #include "compiler_driver/cc_wrapper/toolchain_command.h"
 #include "compiler_driver/env_command.h"
 #include "replay_buffer/buffer_command.h"
+#include "search/corpus/corpus_command.h"
 #include "search/survey_command.h"
 
 int main(int argc, char** argv) {
@@ -24,6 +25,7 @@ int main(int argc, char** argv) {
   phaseloop::cc_wrapper::AddToolchainCommand(app, exit_code);
   phaseloop::kafka::AddKafkaCommand(app, exit_code);
   phaseloop::replay_buffer::AddBufferCommand(app, exit_code);
+  phaseloop::corpus::AddCorpusCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

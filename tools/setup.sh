@@ -19,6 +19,8 @@ packages=(
   make cmake hyperfine
   # tools/fetch_sources.sh (dpkg-source unpacks Debian source packages)
   dpkg-dev
+  # phaseloop corpus generate (random C programs and their headers)
+  csmith libcsmith-dev
 )
 
 missing=()
