@@ -1,5 +1,12 @@
 #include "replay_buffer/buffer_command.h"
 
+#include <atomic>
+#include <csignal>
+
+#include "common/kafka/kafka_command.h"
+#include "common/kafka/producer.h"
+#include "replay_buffer/episode_ingest.h"
+
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
@@ -208,6 +215,42 @@ int RunBufferImport(const std::string& buffer, const std::string& in_path,
   return 0;
 }
 
+namespace {
+std::atomic<bool> ingest_stop{false};
+extern "C" void StopIngest(int) { ingest_stop.store(true); }
+}  // namespace
+
+int RunBufferIngest(const std::string& buffer, const IngestOptions& options,
+                    std::ostream& out, std::ostream& err) {
+  absl::StatusOr<std::unique_ptr<ReplayStore>> store = OpenReplayStore(buffer);
+  if (!store.ok()) return Fail("ingest", store.status(), err);
+  kafka::ProducerOptions producer_options;
+  producer_options.bootstrap_servers = options.bootstrap_servers;
+  producer_options.client_id = "phaseloop-buffer-ingest";
+  absl::StatusOr<std::unique_ptr<kafka::Producer>> dead_letters =
+      kafka::Producer::Create(producer_options);
+  if (!dead_letters.ok()) return Fail("ingest", dead_letters.status(), err);
+  ingest_stop.store(false);
+  std::signal(SIGINT, StopIngest);
+  std::signal(SIGTERM, StopIngest);
+  absl::StatusOr<IngestStats> stats =
+      RunEpisodeIngest(**store, options, dead_letters->get(), &ingest_stop);
+  (void)(*dead_letters)->Flush(std::chrono::seconds(10));
+  if (!stats.ok()) {
+    err << "phaseloop buffer ingest: " << stats.status().message()
+        << "\n(what was stored stays; running again resumes after it)\n";
+    return 1;
+  }
+  out << "ingested " << stats->episodes << " episodes from " << stats->records
+      << " records of " << options.topic << " into " << buffer << " in "
+      << stats->transactions << " transactions";
+  if (stats->malformed > 0) {
+    out << "; " << stats->malformed << " malformed records dead-lettered";
+  }
+  out << "\n";
+  return 0;
+}
+
 void AddBufferCommand(CLI::App& app, int& exit_code) {
   CLI::App* buffer = app.add_subcommand(
       "buffer", "The replay buffer: statistics, export and import");
@@ -252,6 +295,28 @@ void AddBufferCommand(CLI::App& app, int& exit_code) {
       ->required();
   import_command->callback([flags, &exit_code] {
     exit_code = RunBufferImport(flags->buffer, flags->file, std::cout,
+                                std::cerr);
+  });
+
+  auto ingest_options = std::make_shared<IngestOptions>();
+  auto idle_exit_ms = std::make_shared<int64_t>(0);
+  CLI::App* ingest = buffer->add_subcommand(
+      "ingest", "Store search episodes from Kafka (offsets kept in the "
+                "buffer, in the same transaction as the rows)");
+  ingest->add_option("--buffer", flags->buffer,
+                     "replay buffer file (created if missing)")
+      ->required();
+  kafka::AddKafkaOption(*ingest, ingest_options->bootstrap_servers);
+  ingest->add_option("--group", ingest_options->group, "consumer group")
+      ->capture_default_str();
+  ingest->add_option("--topic", ingest_options->topic, "episodes topic")
+      ->capture_default_str();
+  ingest->add_option("--idle-exit-ms", *idle_exit_ms,
+                     "stop after this long without a record (0: run until "
+                     "SIGINT/SIGTERM)");
+  ingest->callback([flags, ingest_options, idle_exit_ms, &exit_code] {
+    ingest_options->idle_exit = std::chrono::milliseconds(*idle_exit_ms);
+    exit_code = RunBufferIngest(flags->buffer, *ingest_options, std::cout,
                                 std::cerr);
   });
 }
