@@ -10,6 +10,7 @@
 #include "compiler_driver/env_command.h"
 #include "replay_buffer/buffer_command.h"
 #include "search/corpus/corpus_command.h"
+#include "search/search_command.h"
 #include "search/survey_command.h"
 
 int main(int argc, char** argv) {
@@ -26,6 +27,7 @@ int main(int argc, char** argv) {
   phaseloop::kafka::AddKafkaCommand(app, exit_code);
   phaseloop::replay_buffer::AddBufferCommand(app, exit_code);
   phaseloop::corpus::AddCorpusCommand(app, exit_code);
+  phaseloop::search::AddSearchCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,94 @@
+#include "search/search_command.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "compiler_driver/testing/test_util.h"
+#include "nlohmann/json.hpp"
+#include "search/best_sequences.h"
+#include "search/episode_file.h"
+
+namespace phaseloop::search {
+namespace {
+
+SearchFlags Flags(const std::string& dir) {
+  SearchFlags flags;
+  flags.inputs = {"compiler_driver/fixtures/bits.c"};
+  flags.strategy = "random";
+  flags.objective = "ir_count";
+  flags.budget_seconds = 0.5;
+  flags.workers = 1;
+  flags.episodes_out = dir + "/episodes.bin";
+  flags.worker_binary = "compiler_driver/service/session_worker";
+  return flags;
+}
+
+TEST(SearchCommand, TableNamesTheMetricsAndFilesAreWritten) {
+  const std::string dir = testing::MakeTempDir();
+  std::ostringstream out, err;
+  ASSERT_EQ(RunSearchCommand(Flags(dir), out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("bits.c"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("text_oz_ratio"), std::string::npos);
+  EXPECT_NE(out.str().find("geomean_oz_ratio"), std::string::npos);
+  EXPECT_NE(err.str().find("[1/1] bits.c"), std::string::npos) << err.str();
+
+  auto episodes = ReadEpisodeFile(dir + "/episodes.bin");
+  ASSERT_TRUE(episodes.ok()) << episodes.status();
+  EXPECT_FALSE(episodes->episodes.empty());
+  auto best = ReadBestSequences(dir + "/episodes.bin.best.json");
+  ASSERT_TRUE(best.ok()) << best.status();
+  ASSERT_EQ(best->size(), 1u);
+  EXPECT_EQ((*best)[0].autophase.size(), 56u);
+  EXPECT_EQ((*best)[0].module_name, "bits.c");
+}
+
+TEST(SearchCommand, JsonReportsBothObjectivesAndGuidedUsesBestIn) {
+  const std::string dir = testing::MakeTempDir();
+  std::ostringstream first_out, err;
+  ASSERT_EQ(RunSearchCommand(Flags(dir), first_out, err), 0) << err.str();
+
+  SearchFlags guided = Flags(dir);
+  guided.strategy = "guided";
+  guided.json = true;
+  guided.best_in = dir + "/episodes.bin.best.json";
+  guided.best_out = dir + "/merged.json";
+  std::ostringstream out;
+  ASSERT_EQ(RunSearchCommand(guided, out, err), 0) << err.str();
+  nlohmann::json summary = nlohmann::json::parse(out.str());
+  const nlohmann::json& module = summary["modules"][0];
+  EXPECT_LE(module["found"]["ir_count"].get<int64_t>(),
+            module["O0"]["ir_count"].get<int64_t>());
+  EXPECT_GT(module["found"]["text_size"].get<int64_t>(), 0);
+  EXPECT_TRUE(summary["metrics"].contains("text_oz_ratio"));
+  EXPECT_TRUE(summary["metrics"].contains("geomean_oz_ratio"));
+  auto merged = ReadBestSequences(dir + "/merged.json");
+  ASSERT_TRUE(merged.ok());
+  EXPECT_EQ(merged->size(), 1u);
+}
+
+TEST(SearchCommand, BadInputIsExitCode2WithAMessage) {
+  const std::string dir = testing::MakeTempDir();
+  std::ostringstream out, err;
+  SearchFlags flags = Flags(dir);
+  flags.strategy = "annealing";
+  EXPECT_EQ(RunSearchCommand(flags, out, err), 2);
+  EXPECT_NE(err.str().find("annealing"), std::string::npos);
+
+  flags = Flags(dir);
+  flags.inputs = {"no/such/file.c"};
+  EXPECT_EQ(RunSearchCommand(flags, out, err), 2);
+  EXPECT_NE(err.str().find("no/such/file.c"), std::string::npos);
+
+  flags = Flags(dir);
+  flags.episodes_out.clear();
+  EXPECT_EQ(RunSearchCommand(flags, out, err), 2);
+
+  flags = Flags(dir);
+  flags.best_in = dir + "/missing.json";
+  EXPECT_EQ(RunSearchCommand(flags, out, err), 2);
+  EXPECT_NE(err.str().find("missing.json"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace phaseloop::search
