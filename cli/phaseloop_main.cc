@@ -11,6 +11,7 @@
 #include "replay_buffer/buffer_command.h"
 #include "search/corpus/corpus_command.h"
 #include "search/search_command.h"
+#include "search/search_jobs_command.h"
 #include "search/survey_command.h"
 
 int main(int argc, char** argv) {
@@ -28,6 +29,7 @@ int main(int argc, char** argv) {
   phaseloop::replay_buffer::AddBufferCommand(app, exit_code);
   phaseloop::corpus::AddCorpusCommand(app, exit_code);
   phaseloop::search::AddSearchCommand(app, exit_code);
+  phaseloop::search::AddSearchJobsCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

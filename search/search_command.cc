@@ -21,8 +21,8 @@ namespace fs = std::filesystem;
 constexpr int kBadInput = 2;
 constexpr int kFailure = 1;
 
-// The session worker beside this executable (installed), else where Bazel
-// puts it relative to bazel-bin/cli/phaseloop; "" if neither.
+}  // namespace
+
 std::string DefaultWorkerBinary() {
   std::error_code error;
   const fs::path dir = fs::read_symlink("/proc/self/exe", error).parent_path();
@@ -36,6 +36,8 @@ std::string DefaultWorkerBinary() {
   }
   return "";
 }
+
+namespace {
 
 // DESIGN.md's metrics over the modules searched (both objectives, always).
 nlohmann::json Metrics(const std::vector<ModuleResult>& results) {

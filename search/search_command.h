@@ -36,6 +36,11 @@ struct SearchFlags {
 
 void AddSearchCommand(CLI::App& app, int& exit_code);
 
+// The session worker beside this executable (installed as
+// phaseloop-session-worker), else where Bazel puts it relative to
+// bazel-bin/cli/phaseloop; "" if neither.
+std::string DefaultWorkerBinary();
+
 // Returns the exit code (0 ok, 2 bad input, 1 failure); progress goes to err.
 int RunSearchCommand(const SearchFlags& flags, std::ostream& out, std::ostream& err);
 
