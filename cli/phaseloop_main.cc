@@ -9,6 +9,7 @@
 #include "compiler_driver/cc_wrapper/toolchain_command.h"
 #include "compiler_driver/env_command.h"
 #include "replay_buffer/buffer_command.h"
+#include "reward_engine/sli/sli_command.h"
 #include "search/corpus/corpus_command.h"
 #include "search/search_command.h"
 #include "search/search_jobs_command.h"
@@ -22,14 +23,15 @@ int main(int argc, char** argv) {
   phaseloop::compiler_driver::AddEnvCommand(app, exit_code);
   phaseloop::compiler_driver::AddActionsCommand(app, exit_code);
   phaseloop::search::AddSurveyCommand(app, exit_code);
+  phaseloop::search::AddSearchCommand(app, exit_code);
+  phaseloop::search::AddSearchJobsCommand(app, exit_code);
+  phaseloop::corpus::AddCorpusCommand(app, exit_code);
   phaseloop::cc_wrapper::AddDecisionsCommand(app, exit_code);
   phaseloop::cc_wrapper::AddStatsCommand(app, exit_code);
   phaseloop::cc_wrapper::AddToolchainCommand(app, exit_code);
   phaseloop::kafka::AddKafkaCommand(app, exit_code);
   phaseloop::replay_buffer::AddBufferCommand(app, exit_code);
-  phaseloop::corpus::AddCorpusCommand(app, exit_code);
-  phaseloop::search::AddSearchCommand(app, exit_code);
-  phaseloop::search::AddSearchJobsCommand(app, exit_code);
+  phaseloop::sli::AddSliCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

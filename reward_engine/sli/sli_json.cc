@@ -1,0 +1,297 @@
+#include "reward_engine/sli/sli_json.h"
+
+#include <google/protobuf/util/json_util.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <set>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "nlohmann/json.hpp"
+#include "reward_engine/sli/latency_sketch.h"
+#include "reward_engine/sli/sli_window.h"
+
+namespace phaseloop::sli {
+namespace {
+
+using nlohmann::json;
+
+absl::Status FieldError(absl::string_view field, absl::string_view what) {
+  return absl::InvalidArgumentError(absl::StrCat(field, ": ", what));
+}
+
+// An int64 from a JSON integer or a decimal string (proto3 JSON).
+absl::StatusOr<int64_t> ToInt64(const json& value, absl::string_view field) {
+  if (value.is_number_integer()) {
+    if (value.is_number_unsigned() &&
+        value.get<uint64_t>() > uint64_t{INT64_MAX}) {
+      return FieldError(field, "integer out of range");
+    }
+    return value.get<int64_t>();
+  }
+  if (value.is_string()) {
+    const std::string& text = value.get_ref<const std::string&>();
+    int64_t parsed = 0;
+    const auto [end, error] =
+        std::from_chars(text.data(), text.data() + text.size(), parsed);
+    if (error == std::errc() && end == text.data() + text.size() &&
+        !text.empty()) {
+      return parsed;
+    }
+  }
+  return FieldError(field,
+                    absl::StrCat("expected an integer, got ", value.dump()));
+}
+
+absl::StatusOr<double> ToDouble(const json& value, absl::string_view field) {
+  if (value.is_number()) return value.get<double>();
+  return FieldError(field,
+                    absl::StrCat("expected a number, got ", value.dump()));
+}
+
+// Reads the fields of one JSON object, remembering which were seen.
+class Fields {
+ public:
+  Fields(const json& object, std::string prefix)
+      : object_(object), prefix_(std::move(prefix)) {}
+
+  std::string Path(absl::string_view name) const {
+    return absl::StrCat(prefix_, name);
+  }
+  const json* Find(const char* name) {
+    seen_.insert(name);
+    auto it = object_.find(name);
+    return it == object_.end() || it->is_null() ? nullptr : &*it;
+  }
+  absl::Status String(const char* name, std::string* out) {
+    const json* value = Find(name);
+    if (value == nullptr) return FieldError(Path(name), "missing");
+    if (!value->is_string()) {
+      return FieldError(Path(name),
+                        absl::StrCat("expected a string, got ", value->dump()));
+    }
+    *out = value->get<std::string>();
+    return absl::OkStatus();
+  }
+  template <typename Setter>
+  absl::Status Int64(const char* name, bool required, Setter set) {
+    const json* value = Find(name);
+    if (value == nullptr) {
+      return required ? FieldError(Path(name), "missing") : absl::OkStatus();
+    }
+    absl::StatusOr<int64_t> parsed = ToInt64(*value, Path(name));
+    if (!parsed.ok()) return parsed.status();
+    set(*parsed);
+    return absl::OkStatus();
+  }
+  template <typename Setter>
+  absl::Status Double(const char* name, Setter set) {
+    const json* value = Find(name);
+    if (value == nullptr) return absl::OkStatus();  // proto3 default 0
+    absl::StatusOr<double> parsed = ToDouble(*value, Path(name));
+    if (!parsed.ok()) return parsed.status();
+    set(*parsed);
+    return absl::OkStatus();
+  }
+  // Each element of an optional array.
+  template <typename Each>
+  absl::Status Array(const char* name, Each each) {
+    const json* value = Find(name);
+    if (value == nullptr) return absl::OkStatus();
+    if (!value->is_array()) {
+      return FieldError(Path(name), "expected an array");
+    }
+    for (size_t k = 0; k < value->size(); ++k) {
+      absl::Status status =
+          each((*value)[k], absl::StrCat(Path(name), "[", k, "]"));
+      if (!status.ok()) return status;
+    }
+    return absl::OkStatus();
+  }
+  // Error for the first field not read.
+  absl::Status NoOthers() const {
+    for (const auto& [name, value] : object_.items()) {
+      if (seen_.count(name) == 0) {
+        return FieldError(Path(name), "unknown field");
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  const json& object_;
+  std::string prefix_;
+  std::set<std::string> seen_;
+};
+
+absl::Status ParseSketch(const json& object, v1::LatencySketch* sketch) {
+  if (!object.is_object()) {
+    return FieldError("sketch", "expected an object");
+  }
+  Fields f(object, "sketch.");
+  absl::Status status = f.Double(
+      "relative_accuracy", [&](double v) { sketch->set_relative_accuracy(v); });
+  if (status.ok()) {
+    status = f.Int64("zero_count", false,
+                     [&](int64_t v) { sketch->set_zero_count(v); });
+  }
+  if (status.ok()) {
+    status = f.Int64("index_offset", false, [&](int64_t v) {
+      sketch->set_index_offset(static_cast<int32_t>(
+          std::clamp<int64_t>(v, INT32_MIN, INT32_MAX)));  // then rejected
+    });
+  }
+  auto int64s = [&](auto add) {
+    return [add](const json& v, const std::string& path) -> absl::Status {
+      absl::StatusOr<int64_t> parsed = ToInt64(v, path);
+      if (!parsed.ok()) return parsed.status();
+      add(*parsed);
+      return absl::OkStatus();
+    };
+  };
+  if (status.ok()) {
+    status =
+        f.Array("counts", int64s([&](int64_t v) { sketch->add_counts(v); }));
+  }
+  if (status.ok()) {
+    status = f.Array("sparse_indexes", int64s([&](int64_t v) {
+                       sketch->add_sparse_indexes(static_cast<int32_t>(
+                           std::clamp<int64_t>(v, INT32_MIN, INT32_MAX)));
+                     }));
+  }
+  if (status.ok()) {
+    status = f.Array("sparse_counts",
+                     int64s([&](int64_t v) { sketch->add_sparse_counts(v); }));
+  }
+  return status.ok() ? f.NoOthers() : status;
+}
+
+}  // namespace
+
+absl::StatusOr<v1::SliWindow> ParseSliWindowJson(absl::string_view line) {
+  json object;
+  try {
+    object = json::parse(line.begin(), line.end());
+  } catch (const json::parse_error& e) {
+    std::string what = e.what();
+    const size_t bracket = what.find("] ");
+    if (bracket != std::string::npos) what = what.substr(bracket + 2);
+    return absl::InvalidArgumentError(absl::StrCat("not JSON: ", what));
+  }
+  if (!object.is_object()) {
+    return absl::InvalidArgumentError(
+        "not a JSON object (one SLI window per line)");
+  }
+  v1::SliWindow w;
+  Fields f(object, "");
+  for (auto [name, field] :
+       {std::pair{"service", w.mutable_service()},
+        std::pair{"group", w.mutable_group()},
+        std::pair{"instance", w.mutable_instance()},
+        std::pair{"deployment_id", w.mutable_deployment_id()},
+        std::pair{"policy_version", w.mutable_policy_version()}}) {
+    absl::Status status = f.String(name, field);
+    if (!status.ok()) return status;
+  }
+  absl::Status status = f.Int64("window_start_ms", true,
+                                [&](int64_t v) { w.set_window_start_ms(v); });
+  if (status.ok()) {
+    status = f.Int64("window_length_ms", true,
+                     [&](int64_t v) { w.set_window_length_ms(v); });
+  }
+  if (!status.ok()) return status;
+
+  const bool raw = object.contains("latencies_ms");
+  if (raw) {
+    if (object.contains("sketch")) {
+      return FieldError("sketch",
+                        "give either latencies_ms or a sketch, not both");
+    }
+    LatencySketch sketch;
+    status =
+        f.Array("latencies_ms", [&](const json& v, const std::string& path) {
+          absl::StatusOr<double> ms = ToDouble(v, path);
+          if (!ms.ok()) return ms.status();
+          if (!(*ms >= 0 && *ms <= kMaxValue * 1000)) {
+            return FieldError(
+                path, absl::StrCat("latency ", *ms, " ms is not in [0, 1e12]"));
+          }
+          absl::Status added = sketch.Add(*ms / 1000);
+          return added.ok() ? added : FieldError(path, added.message());
+        });
+    if (status.ok()) {
+      status =
+          f.Int64("errors", false, [&](int64_t v) { w.set_error_count(v); });
+    }
+    if (!status.ok()) return status;
+    SetWindowSketch(sketch, &w);
+    if (w.error_count() < 0 || w.error_count() > w.count()) {
+      return FieldError(
+          "errors", absl::StrCat(w.error_count(), " is outside [0, ", w.count(),
+                                 "] (the number of latencies)"));
+    }
+  } else {
+    const json* sketch = f.Find("sketch");
+    if (sketch == nullptr) {
+      return FieldError("latencies_ms",
+                        "missing (give latencies_ms, or a sketch with count, "
+                        "sum_seconds, min_seconds and max_seconds)");
+    }
+    status = ParseSketch(*sketch, w.mutable_sketch());
+    if (status.ok()) {
+      status = f.Int64("count", true, [&](int64_t v) { w.set_count(v); });
+    }
+    if (status.ok()) {
+      status = f.Int64("error_count", false,
+                       [&](int64_t v) { w.set_error_count(v); });
+    }
+    for (auto [name, setter] :
+         {std::pair{"sum_seconds", &v1::SliWindow::set_sum_seconds},
+          std::pair{"min_seconds", &v1::SliWindow::set_min_seconds},
+          std::pair{"max_seconds", &v1::SliWindow::set_max_seconds}}) {
+      if (status.ok()) {
+        status = f.Double(name, [&, s = setter](double v) { (w.*s)(v); });
+      }
+    }
+    if (!status.ok()) return status;
+  }
+  status = f.NoOthers();
+  if (status.ok()) status = ValidateSliWindow(w);
+  if (!status.ok()) return status;
+  return w;
+}
+
+SliJsonLines ParseSliJsonLines(std::istream& in, int max_errors) {
+  SliJsonLines result;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    absl::StatusOr<v1::SliWindow> window = ParseSliWindowJson(line);
+    if (window.ok()) {
+      result.windows.push_back(*std::move(window));
+      continue;
+    }
+    ++result.error_lines;
+    if (static_cast<int>(result.errors.size()) < max_errors) {
+      result.errors.push_back(
+          absl::StrCat("line ", number, ": ", window.status().message()));
+    }
+  }
+  return result;
+}
+
+std::string SliWindowToJson(const v1::SliWindow& window) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  options.always_print_primitive_fields = true;
+  std::string out;
+  if (!google::protobuf::util::MessageToJsonString(window, &out, options)
+           .ok()) {
+    return "{}";  // unreachable: printing a message cannot fail
+  }
+  return out;
+}
+
+}  // namespace phaseloop::sli

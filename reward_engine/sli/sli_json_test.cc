@@ -1,0 +1,134 @@
+#include "reward_engine/sli/sli_json.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+
+#include "reward_engine/sli/sli_window.h"
+
+namespace phaseloop::sli {
+namespace {
+
+constexpr char kIds[] =
+    R"("service": "checkout", "group": "canary", "instance": "pod-1", )"
+    R"("deployment_id": "dep-7", "policy_version": "pv-3", )"
+    R"("window_start_ms": 1700000000000, "window_length_ms": 10000)";
+
+std::string Raw(const std::string& rest) {
+  return std::string("{") + kIds + (rest.empty() ? "" : ", ") + rest + "}";
+}
+
+// The message of parsing `line`, which must fail.
+std::string ErrorOf(const std::string& line) {
+  absl::StatusOr<v1::SliWindow> w = ParseSliWindowJson(line);
+  EXPECT_FALSE(w.ok()) << line;
+  return w.ok() ? "" : std::string(w.status().message());
+}
+
+bool StartsWith(const std::string& s, const std::string& prefix) {
+  return s.compare(0, prefix.size(), prefix) == 0;
+}
+
+TEST(SliJsonTest, RawLatenciesBecomeAValidWindow) {
+  absl::StatusOr<v1::SliWindow> w = ParseSliWindowJson(
+      Raw(R"("latencies_ms": [12.5, 13, 250, 0], "errors": 1)"));
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_EQ(w->service(), "checkout");
+  EXPECT_EQ(w->window_start_ms(), 1700000000000);
+  EXPECT_EQ(w->count(), 4);
+  EXPECT_EQ(w->error_count(), 1);
+  EXPECT_DOUBLE_EQ(w->sum_seconds(), 0.2755);
+  EXPECT_EQ(w->min_seconds(), 0);
+  EXPECT_EQ(w->max_seconds(), 0.25);
+  EXPECT_EQ(w->sketch().zero_count(), 1);
+  absl::StatusOr<LatencySketch> sketch = WindowSketch(*w);
+  ASSERT_TRUE(sketch.ok());
+  EXPECT_NEAR(*sketch->Quantile(0.5), 0.0125,
+              0.0125 * kDefaultRelativeAccuracy);
+}
+
+TEST(SliJsonTest, PrintedWindowsParseBackIdentically) {
+  absl::StatusOr<v1::SliWindow> raw = ParseSliWindowJson(
+      Raw(R"("latencies_ms": [1, 2, 3, 400, 5000.5], "errors": 0)"));
+  ASSERT_TRUE(raw.ok()) << raw.status();
+  const std::string printed = SliWindowToJson(*raw);
+  EXPECT_EQ(printed.find('\n'), std::string::npos);
+  EXPECT_NE(printed.find("\"window_start_ms\":\"1700000000000\""),
+            std::string::npos)
+      << printed;  // int64 as strings, field names as in the proto
+  absl::StatusOr<v1::SliWindow> back = ParseSliWindowJson(printed);
+  ASSERT_TRUE(back.ok()) << back.status() << "\n" << printed;
+  EXPECT_EQ(back->SerializeAsString(), raw->SerializeAsString());
+}
+
+TEST(SliJsonTest, PrebuiltSketchWithNumbers) {
+  const std::string line = Raw(
+      R"("count": 3, "sum_seconds": 0.03, "min_seconds": 0.00999, )"
+      R"("max_seconds": 0.01001, "error_count": 0, "sketch": )"
+      R"({"relative_accuracy": 0.005, "index_offset": -460, "counts": [3]})");
+  absl::StatusOr<v1::SliWindow> w = ParseSliWindowJson(line);
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_EQ(w->sketch().counts_size(), 1);
+}
+
+TEST(SliJsonTest, ErrorsNameTheField) {
+  EXPECT_TRUE(StartsWith(ErrorOf("{\"service\": "), "not JSON: "))
+      << ErrorOf("{");
+  EXPECT_TRUE(StartsWith(ErrorOf("[1, 2]"), "not a JSON object"));
+  EXPECT_TRUE(
+      StartsWith(ErrorOf(R"({"group": "canary"})"), "service: missing"));
+  EXPECT_TRUE(StartsWith(ErrorOf(Raw(R"("latencies_ms": [1, "fast", 3])")),
+                         "latencies_ms[1]: "));
+  EXPECT_TRUE(StartsWith(ErrorOf(Raw(R"("latencies_ms": [1, -3])")),
+                         "latencies_ms[1]: "));
+  EXPECT_TRUE(
+      StartsWith(ErrorOf(Raw(R"("latencies_ms": 5)")), "latencies_ms: "));
+  EXPECT_TRUE(StartsWith(ErrorOf(Raw(R"("latencies_ms": [1], "errors": 2)")),
+                         "errors: "));
+  EXPECT_TRUE(StartsWith(ErrorOf(Raw(R"("latencies_ms": [1], "eror": 0)")),
+                         "eror: unknown field"));
+  EXPECT_TRUE(StartsWith(ErrorOf(Raw("")), "latencies_ms: missing"));
+  std::string unaligned = Raw(R"("latencies_ms": [1])");
+  unaligned.replace(unaligned.find("1700000000000"), 13, "1700000000123");
+  EXPECT_TRUE(StartsWith(ErrorOf(unaligned), "window_start_ms: "));
+  std::string float_start = Raw(R"("latencies_ms": [1])");
+  float_start.replace(float_start.find("1700000000000"), 13, "1.5");
+  EXPECT_TRUE(StartsWith(ErrorOf(float_start),
+                         "window_start_ms: expected an "
+                         "integer"));
+  EXPECT_TRUE(StartsWith(
+      ErrorOf(Raw(R"("count": 1, "sketch": {"relative_accuracy": 0.005, )"
+                  R"("index_offset": -460, "counts": [-1]})")),
+      "sketch.counts[0]: negative count"));
+  EXPECT_TRUE(StartsWith(
+      ErrorOf(Raw(R"("count": 1, "sketch": {"relative_accuracy": 0.005, )"
+                  R"("index_offset": 99999999999, "counts": [1]})")),
+      "sketch.index_offset: "));
+  EXPECT_TRUE(StartsWith(
+      ErrorOf(Raw(R"("count": 1, "sketch": {"relative_accuracy": 0.01, )"
+                  R"("counts": [1]})")),
+      "sketch.relative_accuracy: "));
+  EXPECT_TRUE(StartsWith(
+      ErrorOf(Raw(R"("count": 1, "sketch": {"counts": [1], "gamma": 2})")),
+      "sketch.gamma: unknown field"));
+  EXPECT_TRUE(StartsWith(ErrorOf(Raw(R"("latencies_ms": [1], "sketch": {})")),
+                         "sketch: "));
+}
+
+TEST(SliJsonTest, LinesAreNumberedAndAllReported) {
+  std::istringstream in(Raw(R"("latencies_ms": [1])") + "\n\n" +
+                        Raw(R"("latencies_ms": [1, null])") + "\n" +
+                        "garbage\n" + Raw(R"("latencies_ms": [2])") + "\n");
+  const SliJsonLines lines = ParseSliJsonLines(in);
+  EXPECT_EQ(lines.windows.size(), 2u);
+  ASSERT_EQ(lines.errors.size(), 2u);
+  EXPECT_TRUE(StartsWith(lines.errors[0], "line 3: latencies_ms[1]: "))
+      << lines.errors[0];
+  EXPECT_TRUE(StartsWith(lines.errors[1], "line 4: not JSON"))
+      << lines.errors[1];
+  EXPECT_EQ(lines.error_lines, 2);
+}
+
+}  // namespace
+}  // namespace phaseloop::sli
