@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iomanip>
 #include <map>
@@ -20,6 +21,13 @@ std::string SpoolDir(const std::string& flag) {
   std::string ignored;
   LoadWrapperConfig("", ProcessEnvironment(), &config, &ignored);
   return config.spool_dir;
+}
+
+// Nearest-rank percentile; 0 for no values.
+int64_t Percentile(std::vector<int64_t> values, double p) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  return values[static_cast<size_t>(p * (values.size() - 1))];
 }
 
 std::string JsonString(const std::string& s) {
@@ -83,10 +91,16 @@ int RunStats(const StatsFlags& flags, std::ostream& out, std::ostream& err) {
   }
   std::map<std::string, int64_t> by_outcome;
   std::map<std::pair<std::string, std::string>, int64_t> by_reason;
+  std::vector<int64_t> compile_us, optimize_us, policy_us;
   int64_t records = 0;
   for (const SpoolFile& file : contents->files) {
     for (const v1::Decision& d : file.batch.decisions()) {
       ++records;
+      if (d.outcome() == v1::OPTIMIZED) {
+        compile_us.push_back(d.compile_time_us());
+        optimize_us.push_back(d.optimize_time_us());
+        policy_us.push_back(d.policy_time_us());
+      }
       ++by_outcome[OutcomeName(d.outcome())];
       if (!d.reason().empty()) {
         ++by_reason[{OutcomeName(d.outcome()), d.reason()}];
@@ -122,6 +136,15 @@ int RunStats(const StatsFlags& flags, std::ostream& out, std::ostream& err) {
       out << sep << JsonString(reason) << ": " << count;
       sep = ", ";
     }
+    out << "}, \"optimized_time_us\": {";
+    sep = "";
+    for (const auto& [name, values] :
+         {std::pair<const char*, std::vector<int64_t>*>{"compile", &compile_us},
+          {"optimize", &optimize_us}, {"policy", &policy_us}}) {
+      out << sep << "\"" << name << "\": {\"p50\": " << Percentile(*values, 0.5)
+          << ", \"p90\": " << Percentile(*values, 0.9) << "}";
+      sep = ", ";
+    }
     out << "}}\n";
     return 0;
   }
@@ -138,6 +161,15 @@ int RunStats(const StatsFlags& flags, std::ostream& out, std::ostream& err) {
       out << std::left << std::setw(14) << "" << std::setw(28) << key.second
           << std::right << std::setw(8) << n << "\n";
     }
+  }
+  if (!compile_us.empty()) {
+    out << "\noptimized translation units (spool), p50 / p90: whole wrapper "
+        << Percentile(compile_us, 0.5) / 1000.0 << " / "
+        << Percentile(compile_us, 0.9) / 1000.0 << " ms, passes + codegen "
+        << Percentile(optimize_us, 0.5) / 1000.0 << " / "
+        << Percentile(optimize_us, 0.9) / 1000.0 << " ms, policy decision "
+        << Percentile(policy_us, 0.5) << " / " << Percentile(policy_us, 0.9)
+        << " us\n";
   }
   if (!contents->corrupt.empty()) {
     out << "\n" << contents->corrupt.size()

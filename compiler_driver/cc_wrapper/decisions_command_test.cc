@@ -29,6 +29,8 @@ TEST(DecisionsCommandTest, ShipMovesRecordsOnceAndStatsCountThem) {
   EXPECT_NE(out.str().find("\"records\": 3"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("\"not_compile_only\": 2"), std::string::npos);
   EXPECT_NE(out.str().find("\"fail_open\": 1"), std::string::npos);
+  EXPECT_NE(out.str().find("\"optimized_time_us\": {\"compile\": {\"p50\": 0"),
+            std::string::npos);
 
   out.str("");
   ASSERT_EQ(RunShip({spool, buffer}, out, err), 0) << err.str();
