@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs phaseloop's binaries (phaseloop, phaseloop-cc, phaseloop-c++,
-# phaseloop-cc-opt) into PREFIX/bin, built optimised.
+# phaseloop-cc-opt, phaseloop-session-worker) into PREFIX/bin, built
+# optimised.
 #   tools/install.sh [--prefix DIR]      (default: $HOME/.local)
 # phaseloop-cc finds phaseloop-cc-opt beside itself: keep them together.
 set -euo pipefail
@@ -19,7 +20,8 @@ done
 tools/setup.sh
 targets=(//cli:phaseloop //compiler_driver/cc_wrapper:phaseloop-cc
          //compiler_driver/cc_wrapper:phaseloop-c++
-         //compiler_driver/cc_wrapper:phaseloop-cc-opt)
+         //compiler_driver/cc_wrapper:phaseloop-cc-opt
+         //compiler_driver/service:session_worker)
 tools/bazel.sh build -c opt "${targets[@]}"
 bin="$(tools/bazel.sh info -c opt bazel-bin 2>/dev/null)"
 mkdir -p "$prefix/bin"
@@ -31,4 +33,8 @@ for path in cli/phaseloop compiler_driver/cc_wrapper/phaseloop-cc \
   install -m 0755 "$bin/$path" "$prefix/bin/.$(basename "$path").new"
   mv -f "$prefix/bin/.$(basename "$path").new" "$prefix/bin/$(basename "$path")"
 done
-echo "installed phaseloop, phaseloop-cc, phaseloop-c++, phaseloop-cc-opt in $prefix/bin"
+# phaseloop search finds its session worker beside it under this name.
+install -m 0755 "$bin/compiler_driver/service/session_worker" \
+  "$prefix/bin/.phaseloop-session-worker.new"
+mv -f "$prefix/bin/.phaseloop-session-worker.new" "$prefix/bin/phaseloop-session-worker"
+echo "installed phaseloop, phaseloop-cc, phaseloop-c++, phaseloop-cc-opt, phaseloop-session-worker in $prefix/bin"
