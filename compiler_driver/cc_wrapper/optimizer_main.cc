@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -61,6 +62,7 @@ class Optimizer {
         clang_args_(WithoutPhaseloopFlags(original_)) {}
 
   int Run() {
+    started_ = TakeStartedFrontend();
     std::string error;
     if (!LoadWrapperConfig(PolicyFlagOf(original_), ProcessEnvironment(),
                            &config_, &error)) {
@@ -88,11 +90,17 @@ class Optimizer {
     codegen.addrsig = compilation->codegen.addrsig;
 
     std::string diagnostics;  // the frontends' stderr, shown on success
-    for (const CompileJob& job : compilation->jobs) {
+    const std::string& clang =
+        kind_ == DriverKind::kCxx ? config_.clangxx : config_.clang;
+    for (size_t i = 0; i < compilation->jobs.size(); ++i) {
+      const CompileJob& job = compilation->jobs[i];
       Trace("setup");
-      FrontendRun frontend = RunFrontend(
-          kind_ == DriverKind::kCxx ? config_.clangxx : config_.clang,
-          job.frontend_args);
+      // The launcher started the only job's frontend before exec'ing us.
+      StartedFrontend started = i == 0 && started_.pid > 0
+                                    ? started_
+                                    : StartFrontend(clang, job.frontend_args);
+      started_ = StartedFrontend();
+      FrontendRun frontend = FinishFrontend(started, clang);
       Trace("frontend");
       if (!frontend.ok) {
         return FailOpen("frontend_failed", frontend.error, &job);
@@ -133,10 +141,9 @@ class Optimizer {
           absl::StatusOr<TuResult> result =
               OptimizeTranslationUnit(bitcode, opt_level, codegen, policy);
           if (!result.ok()) return result.status();
-          absl::Status written = WriteNewFile(temp, result->object);
-          if (!written.ok()) {
-            return absl::InternalError(
-                absl::StrCat("write_failed: ", written.message()));
+          std::string error;
+          if (!WriteNewFile(temp, result->object, &error)) {
+            return absl::InternalError(absl::StrCat("write_failed: ", error));
           }
           v1::Decision d;
           d.set_module_hash(result->module_hash);
@@ -196,6 +203,10 @@ class Optimizer {
   int FailOpen(const std::string& reason, const std::string& detail,
                const CompileJob* job) {
     for (const std::string& temp : temps_) unlink(temp.c_str());
+    if (started_.pid > 0) {  // a frontend the launcher started, unused
+      kill(started_.pid, SIGKILL);
+      (void)FinishFrontend(started_, "clang");
+    }
     // Objects already renamed into place are rewritten by clang; their
     // records stay, marked as the fallback they became.
     for (v1::Decision& d : *batch_.mutable_decisions()) {
@@ -219,6 +230,7 @@ class Optimizer {
   WrapperConfig config_;
   v1::DecisionBatch batch_;
   std::vector<std::string> temps_;
+  StartedFrontend started_;
 };
 
 }  // namespace
