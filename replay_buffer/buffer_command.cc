@@ -8,6 +8,8 @@
 #include "replay_buffer/episode_ingest.h"
 
 #include <cstdio>
+
+#include "nlohmann/json.hpp"
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -41,20 +43,8 @@ int Fail(const char* command, const absl::Status& status, std::ostream& err) {
 }
 
 std::string Json(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buffer[8];
-      std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
-      out += buffer;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
+  return nlohmann::json(s).dump(-1, ' ', false,
+                                nlohmann::json::error_handler_t::replace);
 }
 
 void PrintJson(const std::string& buffer, const BufferStats& s,

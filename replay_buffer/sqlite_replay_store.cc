@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "replay_buffer/schema.h"
 #include "replay_buffer/sqlite_util.h"
@@ -63,13 +64,8 @@ ON CONFLICT(consumer_group, topic, partition) DO UPDATE SET
 )sql";
 
 std::string OutcomeName(v1::DecisionOutcome outcome) {
-  switch (outcome) {
-    case v1::OPTIMIZED: return "optimized";
-    case v1::PASS_THROUGH: return "pass_through";
-    case v1::FAIL_OPEN: return "fail_open";
-    case v1::DISABLED: return "disabled";
-    default: return "unspecified";
-  }
+  // The enum's own names, lower-cased: "optimized", "pass_through", ...
+  return absl::AsciiStrToLower(v1::DecisionOutcome_Name(outcome));
 }
 
 // Prepares `sql` only if `count` > 0, then runs `bind` for each i < count.

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdio>
+
+#include "nlohmann/json.hpp"
 #include <iomanip>
 #include <map>
 #include <ostream>
@@ -31,20 +33,8 @@ int64_t Percentile(std::vector<int64_t> values, double p) {
 }
 
 std::string JsonString(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buffer[8];
-      std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
-      out += buffer;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
+  return nlohmann::json(s).dump(-1, ' ', false,
+                                nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "compiler_driver/cc_wrapper/spool_writer.h"
@@ -14,13 +15,8 @@
 namespace phaseloop::cc_wrapper {
 
 std::string OutcomeName(v1::DecisionOutcome outcome) {
-  switch (outcome) {
-    case v1::OPTIMIZED: return "optimized";
-    case v1::PASS_THROUGH: return "pass_through";
-    case v1::FAIL_OPEN: return "fail_open";
-    case v1::DISABLED: return "disabled";
-    default: return "unspecified";
-  }
+  // The enum's own names, lower-cased: "optimized", "pass_through", ...
+  return absl::AsciiStrToLower(v1::DecisionOutcome_Name(outcome));
 }
 
 absl::StatusOr<SpoolContents> ReadSpool(const std::string& dir) {
