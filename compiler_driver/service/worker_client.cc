@@ -1,5 +1,6 @@
 #include "compiler_driver/service/worker_client.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -78,7 +79,9 @@ absl::Status WorkerProcess::Launch() {
                                 getpid(), "-", counter++, ".sock");
     unlink(socket_path_.c_str());
     int out[2];
-    if (pipe(out) != 0) return absl::InternalError("pipe() failed");
+    // Close-on-exec: workers started by other threads must not inherit it
+    // (dup2 below gives this worker its own, inheritable, copy as stdout).
+    if (pipe2(out, O_CLOEXEC) != 0) return absl::InternalError("pipe2() failed");
     std::vector<std::string> args = {options_.worker_binary, "--listen",
                                      "unix:" + socket_path_};
     args.insert(args.end(), options_.worker_args.begin(), options_.worker_args.end());
