@@ -17,44 +17,6 @@ bool StartsWith(std::string_view s, std::string_view prefix) {
   return s.substr(0, prefix.size()) == prefix;
 }
 
-// ---- --phaseloop-* flags ------------------------------------------------
-
-struct StrippedArgs {
-  std::vector<std::string> args;  // without --phaseloop-policy and its SPEC
-  int removed = 0;                // how many policy flags were removed
-  std::string policy;             // the last SPEC
-  std::optional<PassThrough> error;
-};
-
-// Removes "--phaseloop-policy=SPEC" and "--phaseloop-policy SPEC". Other
-// --phaseloop-* flags stay (plain clang then names them as unknown
-// arguments) and make the invocation a pass-through.
-StrippedArgs StripPhaseloopFlags(const std::vector<std::string>& args) {
-  StrippedArgs out;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (!StartsWith(arg, kPhaseloopPrefix)) {
-      out.args.push_back(arg);
-    } else if (arg == kPolicyFlag) {
-      ++out.removed;
-      if (i + 1 < args.size()) {
-        out.policy = args[++i];
-      } else if (!out.error) {
-        out.error = PassThrough{PassThroughReason::kMissingArgument, arg};
-      }
-    } else if (StartsWith(arg, std::string(kPolicyFlag) + "=")) {
-      ++out.removed;
-      out.policy = arg.substr(kPolicyFlag.size() + 1);
-    } else {
-      out.args.push_back(arg);
-      if (!out.error) {
-        out.error = PassThrough{PassThroughReason::kUnknownOption, arg};
-      }
-    }
-  }
-  return out;
-}
-
 // ---- paths ---------------------------------------------------------------
 
 // llvm::sys::path::filename for the POSIX paths clang is given.
@@ -320,6 +282,33 @@ CompileJob MakeJob(const std::vector<std::string>& args, const Scan& scan,
 }
 
 }  // namespace
+
+StrippedArgs StripPhaseloopFlags(const std::vector<std::string>& args) {
+  StrippedArgs out;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (!StartsWith(arg, kPhaseloopPrefix)) {
+      out.args.push_back(arg);
+    } else if (arg == kPolicyFlag) {
+      ++out.removed;
+      if (i + 1 < args.size()) {
+        out.policy = args[++i];
+      } else if (!out.error) {
+        out.error = PassThrough{PassThroughReason::kMissingArgument, arg};
+      }
+    } else if (StartsWith(arg, std::string(kPolicyFlag) + "=")) {
+      ++out.removed;
+      out.policy = arg.substr(kPolicyFlag.size() + 1);
+    } else {
+      out.args.push_back(arg);
+      if (!out.error) {
+        out.error = PassThrough{PassThroughReason::kUnknownOption, arg};
+      }
+    }
+  }
+  return out;
+}
+
 
 const char* PassThroughReasonName(PassThroughReason reason) {
   switch (reason) {

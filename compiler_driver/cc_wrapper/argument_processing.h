@@ -8,6 +8,7 @@
 // response_file.h). No LLVM, no absl: the launcher that links this must start
 // in about a millisecond.
 
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -88,6 +89,19 @@ struct Compilation {
 struct PhaseloopFlags {
   std::string policy;  // --phaseloop-policy=SPEC (empty: not given)
 };
+
+// The --phaseloop-* flags of a command line, the one parser of them (the
+// launcher uses it before the rest of the processing, for the kill switch
+// and config errors). Removes "--phaseloop-policy=SPEC" and
+// "--phaseloop-policy SPEC"; other --phaseloop-* flags stay (plain clang
+// then names them as unknown arguments) and make `error` a pass-through.
+struct StrippedArgs {
+  std::vector<std::string> args;  // without --phaseloop-policy and its SPEC
+  int removed = 0;                // how many policy flags were removed
+  std::string policy;             // the last SPEC
+  std::optional<PassThrough> error;
+};
+StrippedArgs StripPhaseloopFlags(const std::vector<std::string>& args);
 
 struct ProcessedArgs {
   PhaseloopFlags phaseloop;

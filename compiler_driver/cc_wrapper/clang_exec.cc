@@ -8,10 +8,6 @@
 #include <cstring>
 
 namespace phaseloop::cc_wrapper {
-namespace {
-constexpr char kPolicyFlag[] = "--phaseloop-policy";
-}  // namespace
-
 DriverKind DriverKindOf(const char* argv0) {
   std::string name = argv0 == nullptr ? "" : argv0;
   size_t slash = name.rfind('/');
@@ -19,33 +15,6 @@ DriverKind DriverKindOf(const char* argv0) {
   return name.size() >= 2 && name.compare(name.size() - 2, 2, "++") == 0
              ? DriverKind::kCxx
              : DriverKind::kC;
-}
-
-std::string PolicyFlagOf(const std::vector<std::string>& args) {
-  std::string value;
-  const std::string joined = std::string(kPolicyFlag) + "=";
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i].compare(0, joined.size(), joined) == 0) {
-      value = args[i].substr(joined.size());
-    } else if (args[i] == kPolicyFlag && i + 1 < args.size()) {
-      value = args[++i];
-    }
-  }
-  return value;
-}
-
-std::vector<std::string> WithoutPhaseloopFlags(
-    const std::vector<std::string>& args) {
-  std::vector<std::string> out;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == kPolicyFlag) {
-      ++i;  // and its value
-      continue;
-    }
-    if (args[i].compare(0, 12, "--phaseloop-") == 0) continue;
-    out.push_back(args[i]);
-  }
-  return out;
 }
 
 std::string SiblingBinary(const std::string& name) {

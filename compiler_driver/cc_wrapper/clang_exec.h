@@ -17,14 +17,6 @@ namespace phaseloop::cc_wrapper {
 // kCxx when the program name ends in "++" (phaseloop-c++, a symlink c++).
 DriverKind DriverKindOf(const char* argv0);
 
-// The value of the last --phaseloop-policy flag, "" if none.
-std::string PolicyFlagOf(const std::vector<std::string>& args);
-
-// `args` without --phaseloop-* flags (and the value of a separate
-// `--phaseloop-policy VALUE`).
-std::vector<std::string> WithoutPhaseloopFlags(
-    const std::vector<std::string>& args);
-
 // A binary in the directory of this process's executable.
 std::string SiblingBinary(const std::string& name);
 

@@ -29,10 +29,11 @@ int Main(int argc, char** argv) {
 
   WrapperConfig config;
   std::string config_error;
-  bool config_ok = LoadWrapperConfig(PolicyFlagOf(original),
+  const StrippedArgs stripped = StripPhaseloopFlags(original);
+  bool config_ok = LoadWrapperConfig(stripped.policy,
                                      ProcessEnvironment(), &config,
                                      &config_error);
-  const std::vector<std::string> clang_args = WithoutPhaseloopFlags(original);
+  const std::vector<std::string>& clang_args = stripped.args;
   if (config.disabled) {
     Record(config, {Outcome::kDisabled, "kill_switch", "", config.build_id});
     return ExecClang(config, kind, clang_args);

@@ -26,6 +26,7 @@
 #include "compiler_driver/cc_wrapper/policy.h"
 #include "compiler_driver/cc_wrapper/response_file.h"
 #include "compiler_driver/cc_wrapper/spool_writer.h"
+#include "compiler_driver/cc_wrapper/stage_trace.h"
 #include "compiler_driver/cc_wrapper/tu_optimizer.h"
 #include "compiler_driver/cc_wrapper/wrapper_config.h"
 #include "proto/phaseloop/v1/decision.pb.h"
@@ -34,12 +35,6 @@ namespace phaseloop::cc_wrapper {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-int64_t MicrosSince(Clock::time_point start) {
-  return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() -
-                                                               start)
-      .count();
-}
 
 std::string HostName() {
   char name[256] = {};
@@ -59,12 +54,12 @@ class Optimizer {
       : start_(Clock::now()),
         kind_(DriverKindOf(argv0)),
         original_(std::move(original)),
-        clang_args_(WithoutPhaseloopFlags(original_)) {}
+        stripped_(StripPhaseloopFlags(original_)) {}
 
   int Run() {
     started_ = TakeStartedFrontend();
     std::string error;
-    if (!LoadWrapperConfig(PolicyFlagOf(original_), ProcessEnvironment(),
+    if (!LoadWrapperConfig(stripped_.policy, ProcessEnvironment(),
                            &config_, &error)) {
       return FailOpen("config_invalid", error, nullptr);
     }
@@ -94,14 +89,14 @@ class Optimizer {
         kind_ == DriverKind::kCxx ? config_.clangxx : config_.clang;
     for (size_t i = 0; i < compilation->jobs.size(); ++i) {
       const CompileJob& job = compilation->jobs[i];
-      Trace("setup");
+      trace_.Mark("setup");
       // The launcher started the only job's frontend before exec'ing us.
       StartedFrontend started = i == 0 && started_.pid > 0
                                     ? started_
                                     : StartFrontend(clang, job.frontend_args);
       started_ = StartedFrontend();
       FrontendRun frontend = FinishFrontend(started, clang);
-      Trace("frontend");
+      trace_.Mark("frontend");
       if (!frontend.ok) {
         return FailOpen("frontend_failed", frontend.error, &job);
       }
@@ -112,19 +107,10 @@ class Optimizer {
     }
     std::fwrite(diagnostics.data(), 1, diagnostics.size(), stderr);
     WriteBatch();
-    Trace("finish");
+    trace_.Mark("finish");
     return 0;
   }
 
-  // PHASELOOP_TRACE=1: time since the previous mark, on stderr.
-  void Trace(const char* stage) {
-    if (std::getenv("PHASELOOP_TRACE") == nullptr) return;
-    auto now = Clock::now();
-    std::fprintf(stderr, "phaseloop-cc: %-10s %7.2f ms\n", stage,
-                 std::chrono::duration<double, std::milli>(now - last_mark_)
-                     .count());
-    last_mark_ = now;
-  }
 
  private:
   // Optimizes one job in a child; 0, or falls back (exec, does not return
@@ -163,7 +149,7 @@ class Optimizer {
     if (!d->ParseFromString(outcome.report)) {
       return FailOpen("optimizer_failed", "unreadable report", &job);
     }
-    Trace("optimize");
+    trace_.Mark("optimize");
     if (rename(temp.c_str(), job.object_path.c_str()) != 0) {
       return FailOpen("write_failed",
                       absl::StrCat("cannot rename to ", job.object_path), &job);
@@ -219,14 +205,14 @@ class Optimizer {
       std::fprintf(stderr, "phaseloop-cc: falling back to clang: %s: %s\n",
                    reason.c_str(), detail.c_str());
     }
-    return ExecClang(config_, kind_, clang_args_);
+    return ExecClang(config_, kind_, stripped_.args);
   }
 
   Clock::time_point start_;
-  Clock::time_point last_mark_ = start_;
+  StageTrace trace_{start_};
   DriverKind kind_;
   std::vector<std::string> original_;
-  std::vector<std::string> clang_args_;
+  StrippedArgs stripped_;  // clang_args: the fallback's command line
   WrapperConfig config_;
   v1::DecisionBatch batch_;
   std::vector<std::string> temps_;

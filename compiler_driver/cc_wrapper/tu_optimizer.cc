@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "compiler_driver/cc_wrapper/stage_trace.h"
 #include "compiler_driver/ir/module_hash.h"
 #include "compiler_driver/ir/module_loader.h"
 #include "compiler_driver/ir/opt_level.h"
@@ -19,12 +20,6 @@
 
 namespace phaseloop::cc_wrapper {
 namespace {
-
-int64_t MicrosSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::steady_clock::now() - start)
-      .count();
-}
 
 // Coroutines must be lowered before codegen whatever the policy chose (the
 // coro passes are not in the action space). A function still marked
@@ -62,24 +57,6 @@ void BreakIr(llvm::Module& module) {
     }
   }
 }
-
-// PHASELOOP_TRACE=1: stage times on stderr, for profiling the wrapper.
-class StageTrace {
- public:
-  StageTrace() : enabled_(std::getenv("PHASELOOP_TRACE") != nullptr),
-                 last_(std::chrono::steady_clock::now()) {}
-  void Mark(const char* stage) {
-    if (!enabled_) return;
-    auto now = std::chrono::steady_clock::now();
-    std::fprintf(stderr, "phaseloop-cc: %-10s %7.2f ms\n", stage,
-                 std::chrono::duration<double, std::milli>(now - last_).count());
-    last_ = now;
-  }
-
- private:
-  bool enabled_;
-  std::chrono::steady_clock::time_point last_;
-};
 
 }  // namespace
 
