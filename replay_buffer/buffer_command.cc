@@ -212,6 +212,11 @@ extern "C" void StopIngest(int) { ingest_stop.store(true); }
 
 int RunBufferIngest(const std::string& buffer, const IngestOptions& options,
                     std::ostream& out, std::ostream& err) {
+  if (options.bootstrap_servers.empty()) {  // before the buffer is created
+    err << "phaseloop buffer ingest: no Kafka bootstrap servers; pass --kafka "
+           "HOST:PORT[,...] (`phaseloop kafka serve` starts a local cluster)\n";
+    return 2;
+  }
   absl::StatusOr<std::unique_ptr<ReplayStore>> store = OpenReplayStore(buffer);
   if (!store.ok()) return Fail("ingest", store.status(), err);
   kafka::ProducerOptions producer_options;
