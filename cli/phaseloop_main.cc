@@ -10,6 +10,7 @@
 #include "compiler_driver/env_command.h"
 #include "replay_buffer/buffer_command.h"
 #include "reward_engine/sli/sli_command.h"
+#include "search/buffer_add_command.h"
 #include "search/corpus/corpus_command.h"
 #include "search/search_command.h"
 #include "search/search_jobs_command.h"
@@ -31,6 +32,7 @@ int main(int argc, char** argv) {
   phaseloop::cc_wrapper::AddToolchainCommand(app, exit_code);
   phaseloop::kafka::AddKafkaCommand(app, exit_code);
   phaseloop::replay_buffer::AddBufferCommand(app, exit_code);
+  phaseloop::search::AddBufferAddCommand(app, exit_code);  // buffer add
   phaseloop::sli::AddSliCommand(app, exit_code);
   try {
     app.parse(argc, argv);

@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(
   # build
-  bazel-bootstrap clang-16 llvm-16-dev llvm-16-tools lld-16 g++
+  bazel-bootstrap clang-16 llvm-16-dev llvm-16-tools lld-16 g++ libclang-16-dev libpolly-16-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   # rpc / serialization
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev

@@ -4,8 +4,7 @@
 // optimise runs plain clang with the original argv (exec, so clang's exit
 // code, output and timing are the user's own), after counting why in the
 // decision spool. Compile-only C/C++ invocations are handed, argv unchanged,
-// to phaseloop-cc-opt next to this binary (for one source, with its frontend
-// already running).
+// to phaseloop-cc-opt next to this binary.
 #include <unistd.h>
 
 #include <cstdio>
@@ -15,7 +14,6 @@
 
 #include "compiler_driver/cc_wrapper/argument_processing.h"
 #include "compiler_driver/cc_wrapper/clang_exec.h"
-#include "compiler_driver/cc_wrapper/frontend.h"
 #include "compiler_driver/cc_wrapper/response_file.h"
 #include "compiler_driver/cc_wrapper/spool_writer.h"
 #include "compiler_driver/cc_wrapper/wrapper_config.h"
@@ -61,17 +59,6 @@ int Main(int argc, char** argv) {
   }
 
   const std::string optimizer = SiblingBinary("phaseloop-cc-opt");
-  // One source (the usual case): start its frontend now, so that it runs
-  // while the optimizer starts up; the optimizer waits for it.
-  const auto& jobs = std::get<Compilation>(processed.result).jobs;
-  if (jobs.size() == 1 && access(optimizer.c_str(), X_OK) == 0) {
-    StartedFrontend started = StartFrontend(
-        kind == DriverKind::kCxx ? config.clangxx : config.clang,
-        jobs[0].frontend_args);
-    if (started.pid > 0) {
-      setenv(kStartedFrontendEnv, EncodeStartedFrontend(started).c_str(), 1);
-    }
-  }
   execv(optimizer.c_str(), argv);
   Record(config, {Outcome::kFailOpen, "optimizer_missing",
                   optimizer + ": " + std::strerror(errno), config.build_id});

@@ -15,8 +15,10 @@
 #include "compiler_driver/ir/module_loader.h"
 #include "compiler_driver/ir/opt_level.h"
 #include "compiler_driver/passes/pass_runner.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Verifier.h"
+#include "llvm/Support/raw_ostream.h"
 
 namespace phaseloop::cc_wrapper {
 namespace {
@@ -63,22 +65,41 @@ void BreakIr(llvm::Module& module) {
 absl::StatusOr<TuResult> OptimizeTranslationUnit(
     const std::string& bitcode, const std::string& opt_level,
     const codegen::CodegenSettings& codegen, const PolicyRunner& policy) {
+  // Outlives the module OptimizeModule consumes (it is destroyed there).
+  llvm::LLVMContext context;
+  absl::StatusOr<std::unique_ptr<llvm::Module>> module =
+      ir::ParseModule(bitcode, "frontend output", context,
+                      /*verify=*/false);  // clang's own output; the result
+                                          // of the passes is verified
+  if (!module.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid_bitcode: ", module.status().message()));
+  }
+  return OptimizeModule(std::move(*module), ir::ContentHash(bitcode),
+                        opt_level, codegen, policy);
+}
+
+std::string FrontendModuleHash(const llvm::Module& module) {
+  codegen::InitializeTargets();
+  std::string bytes;
+  llvm::raw_string_ostream out(bytes);
+  llvm::WriteBitcodeToFile(module, out, /*ShouldPreserveUseListOrder=*/true);
+  out.flush();
+  return ir::ContentHash(bytes);
+}
+
+absl::StatusOr<TuResult> OptimizeModule(std::unique_ptr<llvm::Module> module_ptr,
+                                        const std::string& module_hash,
+                                        const std::string& opt_level,
+                                        const codegen::CodegenSettings& codegen,
+                                        const PolicyRunner& policy) {
   std::optional<ir::OptLevel> level = ir::ParseOptLevel(opt_level);
   if (!level) {
     return absl::InvalidArgumentError(
         absl::StrCat("invalid_opt_level: '", opt_level, "'"));
   }
   StageTrace trace;
-  llvm::LLVMContext context;
-  absl::StatusOr<std::unique_ptr<llvm::Module>> module =
-      ir::ParseModule(bitcode, "frontend output", context,
-                      /*verify=*/false);  // clang's own output; the result
-                                          // of the passes is verified
-  trace.Mark("parse");
-  if (!module.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("invalid_bitcode: ", module.status().message()));
-  }
+  std::unique_ptr<llvm::Module>* module = &module_ptr;
   absl::StatusOr<std::unique_ptr<codegen::ObjectEmitter>> emitter =
       codegen::ObjectEmitter::ForModule(**module, ir::CodegenLevel(*level),
                                         codegen);
@@ -90,7 +111,7 @@ absl::StatusOr<TuResult> OptimizeTranslationUnit(
   trace.Mark("target");
   TuResult result;
   auto policy_start = std::chrono::steady_clock::now();
-  result.module_hash = ir::ContentHash(bitcode);
+  result.module_hash = module_hash;
   result.autophase = observation::ComputeAutophase(**module);
   PolicyInput input{result.module_hash, &result.autophase, opt_level};
   result.pipeline = policy.Decide(input);

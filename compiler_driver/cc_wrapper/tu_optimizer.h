@@ -8,12 +8,14 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "compiler_driver/cc_wrapper/policy.h"
 #include "compiler_driver/codegen/object_emitter.h"
 #include "compiler_driver/observation/features.h"
+#include "llvm/IR/Module.h"
 
 namespace phaseloop::cc_wrapper {
 
@@ -34,6 +36,20 @@ struct TuResult {
 absl::StatusOr<TuResult> OptimizeTranslationUnit(
     const std::string& bitcode, const std::string& opt_level,
     const codegen::CodegenSettings& codegen, const PolicyRunner& policy);
+
+// The same for a module already in memory (the in-process frontend's), whose
+// module_hash is `module_hash`; the module is consumed.
+absl::StatusOr<TuResult> OptimizeModule(std::unique_ptr<llvm::Module> module,
+                                        const std::string& module_hash,
+                                        const std::string& opt_level,
+                                        const codegen::CodegenSettings& codegen,
+                                        const PolicyRunner& policy);
+
+// module_hash of a module the in-process frontend made: the content hash of
+// the bitcode the clang binary would have written for it (use-list order
+// preserved, as clang's -emit-llvm does; symbol table included, the x86
+// target being registered), so decisions join the same modules as before.
+std::string FrontendModuleHash(const llvm::Module& module);
 
 // Test hook, for fault-injection tests of the fail-open path only: when
 // PHASELOOP_TEST_INJECT_FAULT is "crash" (SIGSEGV) or "hang" (sleeps

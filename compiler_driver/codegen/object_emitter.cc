@@ -41,6 +41,12 @@ void InitializeTargetsOnce() {
   });
 }
 
+}  // namespace
+
+void InitializeTargets() { InitializeTargetsOnce(); }
+
+namespace {
+
 // clang passes -target-cpu/-target-feature to the backend and records the same
 // strings on every function it emits; read them back from the first definition.
 void CpuAndFeatures(const llvm::Module& module, std::string& cpu,

@@ -66,6 +66,11 @@ class ObjectEmitter {
   std::unique_ptr<llvm::TargetMachine> opt_target_machine_;  // may be null
 };
 
+// Registers the x86-64 target (once; thread-safe). ForModule does it too;
+// code that needs the target before, e.g. to write bitcode with its symbol
+// table, calls this.
+void InitializeTargets();
+
 // Bytes in the object's text sections (`.text` and `.text.*`, e.g. C++ inline
 // functions in COMDAT groups) — the `text_size` metric.
 absl::StatusOr<int64_t> TextSectionBytes(const std::string& object);

@@ -1,0 +1,152 @@
+#include "compiler_driver/cc_wrapper/in_process_frontend.h"
+
+#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+
+#include "clang/Basic/Diagnostic.h"
+#include "clang/Basic/DiagnosticOptions.h"
+#include "clang/CodeGen/CodeGenAction.h"
+#include "clang/Driver/Compilation.h"
+#include "clang/Driver/Driver.h"
+#include "clang/Driver/Job.h"
+#include "clang/Driver/Tool.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/CompilerInvocation.h"
+#include "clang/Frontend/TextDiagnosticPrinter.h"
+#include "compiler_driver/cc_wrapper/argument_processing.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
+
+namespace phaseloop::cc_wrapper {
+namespace {
+
+// Diagnostics go to a string; colours when clang would use them on our
+// stderr (the driver then passes -fcolor-diagnostics to cc1).
+class CapturedDiagnostics {
+ public:
+  explicit CapturedDiagnostics(std::string* text) : out_(*text) {
+    out_.enable_colors(isatty(STDERR_FILENO) != 0);
+  }
+  llvm::raw_string_ostream& stream() { return out_; }
+
+ private:
+  llvm::raw_string_ostream out_;
+};
+
+}  // namespace
+
+ClangLocation LocateClang(const std::string& clang) {
+  ClangLocation location;
+  std::string found;
+  if (clang.find('/') != std::string::npos) {
+    found = clang;
+  } else if (const char* path = std::getenv("PATH")) {
+    std::string dirs = path;
+    size_t start = 0;
+    while (start <= dirs.size()) {
+      size_t end = dirs.find(':', start);
+      if (end == std::string::npos) end = dirs.size();
+      std::string candidate =
+          (end == start ? std::string(".") : dirs.substr(start, end - start)) +
+          "/" + clang;
+      if (access(candidate.c_str(), X_OK) == 0) {
+        found = candidate;
+        break;
+      }
+      start = end + 1;
+    }
+  }
+  if (found.empty()) return location;
+  char real[PATH_MAX];
+  if (realpath(found.c_str(), real) == nullptr) return location;
+  location.executable = real;
+  if (found[0] != '/') {
+    char cwd[PATH_MAX];
+    if (getcwd(cwd, sizeof cwd) == nullptr) return ClangLocation();
+    found = std::string(cwd) + "/" + found;
+  }
+  location.installed_dir = found.substr(0, found.rfind('/'));
+  return location;
+}
+
+InProcessFrontendRun RunFrontendInProcess(
+    const std::string& clang_path, bool cxx,
+    const std::vector<std::string>& frontend_args, llvm::LLVMContext& context) {
+  InProcessFrontendRun run;
+  const ClangLocation location = LocateClang(clang_path);
+  const std::string& clang = location.executable;
+  if (clang.empty()) {
+    run.error = "frontend_failed: cannot find " + clang_path;
+    return run;
+  }
+  // The module stays in memory: the -o the arguments carry is never written.
+  std::vector<const char*> argv = {clang.c_str()};
+  if (cxx) argv.push_back("--driver-mode=g++");
+  for (const std::string& arg : frontend_args) {
+    argv.push_back(arg == kBitcodePlaceholder ? "/dev/null" : arg.c_str());
+  }
+
+  CapturedDiagnostics captured(&run.diagnostics);
+  llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> driver_options =
+      new clang::DiagnosticOptions();
+  driver_options->ShowColors = captured.stream().has_colors();
+  clang::TextDiagnosticPrinter driver_printer(captured.stream(),
+                                              driver_options.get());
+  clang::DiagnosticsEngine driver_diags(
+      llvm::IntrusiveRefCntPtr<clang::DiagnosticIDs>(new clang::DiagnosticIDs),
+      driver_options.get(), &driver_printer, /*ShouldOwnClient=*/false);
+  clang::driver::Driver driver(clang, llvm::sys::getDefaultTargetTriple(),
+                               driver_diags, "clang LLVM compiler");
+  driver.setInstalledDir(location.installed_dir);
+  std::unique_ptr<clang::driver::Compilation> compilation(
+      driver.BuildCompilation(argv));
+  if (!compilation || driver_diags.hasErrorOccurred()) {
+    captured.stream().flush();
+    run.error = "frontend_failed: clang's driver rejected the arguments";
+    return run;
+  }
+  const clang::driver::JobList& jobs = compilation->getJobs();
+  if (jobs.size() != 1 ||
+      std::strcmp(jobs.begin()->getCreator().getName(), "clang") != 0) {
+    run.error = "frontend_failed: expected one clang -cc1 job, the driver "
+                "planned " + std::to_string(jobs.size());
+    return run;
+  }
+  llvm::ArrayRef<const char*> cc1_args = jobs.begin()->getArguments();
+  if (cc1_args.empty() || std::strcmp(cc1_args.front(), "-cc1") != 0) {
+    run.error = "frontend_failed: the driver's job is not clang -cc1";
+    return run;
+  }
+
+  auto invocation = std::make_shared<clang::CompilerInvocation>();
+  if (!clang::CompilerInvocation::CreateFromArgs(
+          *invocation, cc1_args.drop_front(), driver_diags, clang.c_str())) {
+    captured.stream().flush();
+    run.error = "frontend_failed: clang -cc1 rejected the arguments";
+    return run;
+  }
+  clang::CompilerInstance instance;
+  instance.setInvocation(invocation);
+  instance.createDiagnostics(
+      new clang::TextDiagnosticPrinter(captured.stream(),
+                                       &invocation->getDiagnosticOpts()),
+      /*ShouldOwnClient=*/true);
+  // "N warnings generated." goes there, after the diagnostics, as clang's.
+  instance.setVerboseOutputStream(captured.stream());
+  clang::EmitLLVMOnlyAction action(&context);
+  bool ok = instance.ExecuteAction(action);
+  captured.stream().flush();
+  if (!ok || instance.getDiagnostics().hasErrorOccurred()) {
+    run.error = "frontend_failed: clang reported errors";
+    return run;
+  }
+  run.module = action.takeModule();
+  if (run.module == nullptr) run.error = "frontend_failed: no module";
+  return run;
+}
+
+}  // namespace phaseloop::cc_wrapper

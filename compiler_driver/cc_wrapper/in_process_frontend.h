@@ -1,0 +1,53 @@
+#ifndef PHASELOOP_COMPILER_DRIVER_CC_WRAPPER_IN_PROCESS_FRONTEND_H_
+#define PHASELOOP_COMPILER_DRIVER_CC_WRAPPER_IN_PROCESS_FRONTEND_H_
+
+// clang's frontend in this process (clang 16's libraries, linked
+// statically): the user's compile arguments for one source
+// (CompileJob::frontend_args) go through clang's own driver, as the clang
+// binary at `clang_path` would run them, and its one cc1 job runs here to an
+// unoptimised llvm::Module in memory: no second process, no bitcode file, no
+// re-parse. The dependency file is written where the arguments say, exactly
+// as clang writes it. Diagnostics are captured, not shown (the wrapper shows
+// them once it succeeds; on a fallback plain clang shows its own), coloured
+// when this process's stderr is a terminal, as clang decides for itself.
+//
+// A crash in clang's code crashes this process: the wrapper runs this in its
+// forked child (child_process.h), so it costs only a fallback.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+
+namespace phaseloop::cc_wrapper {
+
+struct InProcessFrontendRun {
+  std::unique_ptr<llvm::Module> module;  // null when it failed
+  std::string diagnostics;               // what clang would print
+  std::string error;                     // why it failed: "reason: detail"
+};
+
+// `clang_path`: the clang the user's build would run (a name looked up on
+// PATH, or a path); its real location decides the resource directory and
+// installation, as for clang itself. `cxx`: clang++ (driver mode g++).
+InProcessFrontendRun RunFrontendInProcess(
+    const std::string& clang_path, bool cxx,
+    const std::vector<std::string>& frontend_args, llvm::LLVMContext& context);
+
+// Where clang is, as the clang binary works it out for itself when run as
+// `clang` (looked up on PATH when it has no '/'): its real path (which
+// decides the resource directory) and the absolute directory it was found
+// in, not resolved (which decides where the GCC installation is looked for:
+// found as /bin/clang-16 on a merged-/usr system, headers are named
+// /bin/../lib/gcc/...). Empty when it cannot be found.
+struct ClangLocation {
+  std::string executable;
+  std::string installed_dir;
+};
+ClangLocation LocateClang(const std::string& clang);
+
+}  // namespace phaseloop::cc_wrapper
+
+#endif  // PHASELOOP_COMPILER_DRIVER_CC_WRAPPER_IN_PROCESS_FRONTEND_H_

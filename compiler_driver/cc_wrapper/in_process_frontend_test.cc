@@ -1,0 +1,100 @@
+#include "compiler_driver/cc_wrapper/in_process_frontend.h"
+
+#include <string>
+#include <vector>
+
+#include "compiler_driver/cc_wrapper/argument_processing.h"
+#include "compiler_driver/ir/module_hash.h"
+#include "compiler_driver/testing/test_util.h"
+#include "gtest/gtest.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace phaseloop::cc_wrapper {
+namespace {
+
+// With the target registered, as in the wrapper, the bitcode carries the
+// same symbol table clang writes.
+std::string Bitcode(const llvm::Module& module) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmParser();
+  std::string bytes;
+  llvm::raw_string_ostream out(bytes);
+  llvm::WriteBitcodeToFile(module, out, /*ShouldPreserveUseListOrder=*/true);
+  out.flush();
+  return bytes;
+}
+
+bool IsCxx(const std::string& path) {
+  return path.size() > 3 && path.substr(path.size() - 3) == ".cc";
+}
+
+// The module in memory is the module the clang binary writes with the same
+// arguments: their bitcode, and so module_hash, is identical on every
+// fixture, and the dependency files are the same.
+TEST(InProcessFrontendTest, EqualsTheClangBinaryOnEveryFixture) {
+  const std::string dir = testing::MakeTempDir();
+  for (const std::string& source : testing::FixturePaths()) {
+    SCOPED_TRACE(source);
+    const bool cxx = IsCxx(source);
+    const std::string clang = cxx ? "clang++-16" : "clang-16";
+    std::vector<std::string> common = {"-O2", "-g", "-c", source,
+                                       "-MD", "-emit-llvm", "-Xclang",
+                                       "-disable-llvm-passes", "-MQ", "x.o"};
+    if (cxx) common.push_back("-std=c++20");
+    std::vector<std::string> binary = {clang};
+    binary.insert(binary.end(), common.begin(), common.end());
+    for (const char* extra : {"-MF", "", "-o", ""}) binary.push_back(extra);
+    binary[binary.size() - 3] = dir + "/binary.d";
+    binary[binary.size() - 1] = dir + "/binary.bc";
+    std::string output;
+    ASSERT_EQ(testing::RunCommand(binary, &output), 0) << output;
+
+    std::vector<std::string> in_process = common;
+    for (const std::string& extra :
+         {std::string("-MF"), dir + "/in_process.d", std::string("-o"),
+          std::string(kBitcodePlaceholder)}) {
+      in_process.push_back(extra);
+    }
+    llvm::LLVMContext context;
+    InProcessFrontendRun run =
+        RunFrontendInProcess(clang, cxx, in_process, context);
+    ASSERT_NE(run.module, nullptr) << run.error << run.diagnostics;
+    EXPECT_EQ(ir::ContentHash(Bitcode(*run.module)),
+              ir::ContentHash(testing::ReadFileOrEmpty(dir + "/binary.bc")));
+    EXPECT_EQ(testing::ReadFileOrEmpty(dir + "/in_process.d"),
+              testing::ReadFileOrEmpty(dir + "/binary.d"));
+  }
+}
+
+TEST(InProcessFrontendTest, ErrorsAreCapturedNotPrinted) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string source = dir + "/bad.c";
+  ASSERT_TRUE(testing::RunCommand(
+                  {"sh", "-c", "printf 'int f(void) { return nope; }\\n' > " +
+                                   source},
+                  nullptr) == 0);
+  llvm::LLVMContext context;
+  InProcessFrontendRun run = RunFrontendInProcess(
+      "clang-16", false,
+      {"-O2", "-c", source, "-emit-llvm", "-Xclang", "-disable-llvm-passes",
+       "-o", kBitcodePlaceholder},
+      context);
+  EXPECT_EQ(run.module, nullptr);
+  EXPECT_NE(run.error.find("frontend_failed"), std::string::npos);
+  EXPECT_NE(run.diagnostics.find("use of undeclared identifier 'nope'"),
+            std::string::npos)
+      << run.diagnostics;
+}
+
+TEST(InProcessFrontendTest, MissingClangIsAnError) {
+  llvm::LLVMContext context;
+  InProcessFrontendRun run =
+      RunFrontendInProcess("no-such-clang-16", false, {"-c", "x.c"}, context);
+  EXPECT_EQ(run.module, nullptr);
+  EXPECT_NE(run.error.find("cannot find no-such-clang-16"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace phaseloop::cc_wrapper
