@@ -8,7 +8,11 @@
 #include "compiler_driver/cc_wrapper/decisions_command.h"
 #include "compiler_driver/cc_wrapper/toolchain_command.h"
 #include "compiler_driver/env_command.h"
+#include "offline_rl/learner/train_launcher.h"
+#include "offline_rl/policy_store/policy_command.h"
 #include "replay_buffer/buffer_command.h"
+#include "offline_rl/candidates/candidates_command.h"
+#include "offline_rl/evaluation/eval_command.h"
 #include "reward_engine/sli/sli_command.h"
 #include "search/buffer_add_command.h"
 #include "search/corpus/corpus_command.h"
@@ -33,7 +37,11 @@ int main(int argc, char** argv) {
   phaseloop::kafka::AddKafkaCommand(app, exit_code);
   phaseloop::replay_buffer::AddBufferCommand(app, exit_code);
   phaseloop::search::AddBufferAddCommand(app, exit_code);  // buffer add
+  phaseloop::policy_store::AddPolicyCommand(app, exit_code);
   phaseloop::sli::AddSliCommand(app, exit_code);
+  phaseloop::evaluation::AddEvalCommand(app, exit_code);
+  phaseloop::candidates::AddCandidatesCommand(app, exit_code);
+  phaseloop::offline_rl::AddTrainCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -91,6 +91,12 @@ class Optimizer {
       return FailOpen("not_optimizable", "the launcher and optimizer disagree",
                       nullptr);
     }
+    // No policy given anywhere: the product's default policy, if shipped.
+    if (!config_.policy_given) {
+      if (std::string shipped = FindDefaultPolicy(); !shipped.empty()) {
+        config_.policy = shipped;
+      }
+    }
     absl::StatusOr<std::unique_ptr<PolicyRunner>> policy =
         LoadPolicy(config_.policy);
     if (!policy.ok()) {
@@ -153,6 +159,7 @@ class Optimizer {
           d.set_module_hash(result->module_hash);
           for (int64_t v : result->autophase) d.add_autophase(v);
           d.set_pipeline(result->pipeline);
+          d.set_detail(result->policy_note);
           d.set_ir_count_before(result->ir_count_before);
           d.set_ir_count_after(result->ir_count_after);
           d.set_text_size(result->text_size);
@@ -176,7 +183,7 @@ class Optimizer {
     }
     temps_.pop_back();
     *diagnostics += job_diagnostics;
-    Fill(d, Outcome::kOptimized, "", "", &job);
+    Fill(d, Outcome::kOptimized, "", std::string(d->detail()), &job);
     d->set_opt_level(opt_level);
     d->set_policy_version(policy.version());
     d->set_optimize_time_us(MicrosSince(job_start));

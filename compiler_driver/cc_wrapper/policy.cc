@@ -8,11 +8,121 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 #include "compiler_driver/ir/module_hash.h"
 #include "compiler_driver/ir/module_loader.h"
+#include "compiler_driver/policy_runtime/artifact_policy.h"
+#include "compiler_driver/policy_runtime/policy_artifact.h"
 
 namespace phaseloop::cc_wrapper {
 namespace {
+
+namespace pr = policy_runtime;
+
+// A learned policy artifact. Size policies apply at Os/Oz, runtime policies
+// at O2/O3; elsewhere, or when the artifact cannot decide (e.g. a stepwise
+// policy without a pass runner), the baseline runs and the note says why.
+class ArtifactPolicyRunner : public PolicyRunner {
+ public:
+  explicit ArtifactPolicyRunner(std::unique_ptr<pr::ArtifactPolicy> policy)
+      : policy_(std::move(policy)) {}
+  const char* kind() const override { return "artifact"; }
+  const std::string& version() const override { return policy_->version(); }
+  std::string Decide(const PolicyInput& input) const override {
+    return DecideWithNote(input).pipeline;
+  }
+  PolicyDecision DecideWithNote(const PolicyInput& input) const override {
+    const std::string& objective = policy_->artifact().objective();
+    const bool size_level = input.opt_level == "Os" || input.opt_level == "Oz";
+    const bool speed_level =
+        input.opt_level == "O2" || input.opt_level == "O3";
+    if (policy_->is_size_policy() ? !size_level : !speed_level) {
+      return {BaselinePipeline(input.opt_level),
+              absl::StrCat("baseline: a ", objective, " policy does not ",
+                           "apply at -", input.opt_level)};
+    }
+    if (input.autophase == nullptr || input.inst_count == nullptr) {
+      return {BaselinePipeline(input.opt_level),
+              "baseline: the policy needs Autophase and InstCount features"};
+    }
+    if (!policy_->NeedsModule()) {
+      pr::PolicyChoice choice =
+          policy_->ChooseFromFeatures(*input.autophase, *input.inst_count);
+      return {choice.pipeline, choice.note};
+    }
+    if (input.module == nullptr) {
+      return {BaselinePipeline(input.opt_level),
+              "baseline: the policy needs the module"};
+    }
+    absl::StatusOr<pr::PolicyChoice> choice =
+        policy_->Choose(*input.module, *input.autophase, *input.inst_count,
+                        {input.runner, input.emitter});
+    if (!choice.ok()) {
+      return {BaselinePipeline(input.opt_level),
+              absl::StrCat("baseline: policy failed: ",
+                           choice.status().message())};
+    }
+    return {choice->pipeline, choice->note};
+  }
+
+ private:
+  std::unique_ptr<pr::ArtifactPolicy> policy_;
+};
+
+// "mode=topk&k=4&budget_ms=500" -> options.
+absl::Status ParseArtifactQuery(absl::string_view query,
+                                pr::InferenceOptions* options,
+                                const std::string& spec) {
+  for (absl::string_view item : absl::StrSplit(query, '&', absl::SkipEmpty())) {
+    std::pair<absl::string_view, absl::string_view> kv =
+        absl::StrSplit(item, absl::MaxSplits('=', 1));
+    auto bad = [&](absl::string_view why) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "policy '", spec, "': ", why,
+          "; use artifact:<file>?mode=single|topk&k=N&budget_ms=M"));
+    };
+    if (kv.first == "mode") {
+      absl::StatusOr<pr::InferenceMode> mode = pr::ParseInferenceMode(kv.second);
+      if (!mode.ok()) return bad(mode.status().message());
+      options->mode = *mode;
+    } else if (kv.first == "k") {
+      if (!absl::SimpleAtoi(kv.second, &options->top_k) || options->top_k < 0) {
+        return bad(absl::StrCat("k must be a number >= 0, got '", kv.second,
+                                "'"));
+      }
+    } else if (kv.first == "budget_ms") {
+      if (!absl::SimpleAtoi(kv.second, &options->budget_ms) ||
+          options->budget_ms < 0) {
+        return bad(absl::StrCat("budget_ms must be a number >= 0, got '",
+                                kv.second, "'"));
+      }
+    } else {
+      return bad(absl::StrCat("unknown option '", kv.first, "'"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<PolicyRunner>> FromArtifactBytes(
+    const std::string& bytes, const std::string& path,
+    const pr::InferenceOptions& options) {
+  absl::StatusOr<v1::PolicyArtifact> artifact =
+      pr::ParsePolicyArtifactFile(bytes, path);
+  if (!artifact.ok()) return artifact.status();
+  absl::StatusOr<std::unique_ptr<pr::ArtifactPolicy>> policy =
+      pr::ArtifactPolicy::Create(*std::move(artifact), options);
+  if (!policy.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "policy artifact ", path, ": ", policy.status().message()));
+  }
+  return std::unique_ptr<PolicyRunner>(
+      new ArtifactPolicyRunner(std::move(*policy)));
+}
 
 class BaselinePolicy : public PolicyRunner {
  public:
@@ -130,6 +240,9 @@ absl::StatusOr<std::unique_ptr<PolicyRunner>> FromFile(
         "; pass an existing file or a built-in policy (baseline, "
         "fixed:<pipeline>)"));
   }
+  if (pr::LooksLikePolicyArtifactFile(*bytes)) {
+    return FromArtifactBytes(*bytes, path, pr::InferenceOptions());
+  }
   if (absl::StartsWith(*bytes, "# phaseloop policy table")) {
     absl::string_view first(*bytes);
     first = first.substr(0, first.find('\n'));
@@ -192,12 +305,51 @@ absl::StatusOr<std::unique_ptr<PolicyRunner>> LoadPolicy(
     }
     return ParseTable(*bytes, path);
   }
+  if (absl::ConsumePrefix(&text, "artifact:")) {
+    const size_t question = text.find('?');
+    std::string path(TrimView(text.substr(0, question)));
+    pr::InferenceOptions options;
+    if (question != absl::string_view::npos) {
+      absl::Status parsed =
+          ParseArtifactQuery(text.substr(question + 1), &options, spec);
+      if (!parsed.ok()) return parsed;
+    }
+    absl::StatusOr<std::string> bytes = ir::ReadFile(path);
+    if (!bytes.ok()) {
+      return absl::NotFoundError(absl::StrCat(
+          "cannot read the policy artifact '", path, "': ",
+          bytes.status().message(),
+          "; pull it with phaseloop policy pull or fix the path"));
+    }
+    return FromArtifactBytes(*bytes, path, options);
+  }
   if (text.empty()) {
     return absl::InvalidArgumentError(
-        "empty policy; use baseline, fixed:<pipeline>, table:<file> or a "
-        "policy file");
+        "empty policy; use baseline, fixed:<pipeline>, table:<file>, "
+        "artifact:<file> or a policy file");
   }
   return FromFile(std::string(text));
+}
+
+std::string FindDefaultPolicy(const std::string& exe_dir) {
+  namespace fs = std::filesystem;
+  fs::path dir = exe_dir;
+  if (dir.empty()) {
+    std::error_code error;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", error);
+    if (error) return "";
+    dir = exe.parent_path();
+  }
+  for (const fs::path& candidate :
+       {dir / ".." / "share" / "phaseloop" / "policies" / "default.plpolicy",
+        dir / ".." / "configs" / "policies" / "default.plpolicy",
+        dir / "configs" / "policies" / "default.plpolicy"}) {
+    std::error_code error;
+    if (fs::is_regular_file(candidate, error)) {
+      return candidate.lexically_normal().string();
+    }
+  }
+  return "";
 }
 
 }  // namespace phaseloop::cc_wrapper

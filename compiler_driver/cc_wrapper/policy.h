@@ -9,8 +9,19 @@
 //   table:<file>       module_hash -> pipeline (e.g. from search); modules
 //                      not in the table get the baseline
 //   <file>             a policy file: one spec line (baseline or fixed:...),
-//                      or a table whose first line is kTableHeader
-// The learned artifact (issue #5) will be one more implementation.
+//                      a table whose first line is kTableHeader, or a
+//                      learned policy artifact (policy_runtime/
+//                      policy_artifact.h, detected by its magic line), run
+//                      in `single` mode
+//   artifact:<file>[?mode=single|topk&k=N&budget_ms=M]
+//                      a policy artifact with its inference options (topk:
+//                      k candidates besides -Oz measured on the module
+//                      within budget_ms, default k = the artifact's
+//                      default_top_k, budget_ms = 1000)
+// A learned size policy (objective text_size or ir_count) applies only at
+// the user's -Os/-Oz, a runtime policy only at -O2/-O3; at other levels the
+// baseline pipeline runs and the decision's note says why (DESIGN.md: a
+// speed policy never replaces the user's pipeline without runtime evidence).
 
 #include <array>
 #include <cstdint>
@@ -18,7 +29,10 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "compiler_driver/codegen/object_emitter.h"
 #include "compiler_driver/observation/features.h"
+#include "compiler_driver/passes/pass_runner.h"
+#include "llvm/IR/Module.h"
 
 namespace phaseloop::cc_wrapper {
 
@@ -29,6 +43,19 @@ struct PolicyInput {
   std::string module_hash;  // ir::ContentHash of the unoptimised bitcode
   const std::array<int64_t, observation::kAutophaseDim>* autophase = nullptr;
   std::string opt_level;  // "O1".."Oz": the user's level
+  // For learned policies (all optional, not owned; null when unknown):
+  const std::array<int64_t, observation::kInstCountDim>* inst_count = nullptr;
+  // The unoptimised module (left unchanged: policies work on clones), the
+  // runner and code generator it will be compiled with.
+  const llvm::Module* module = nullptr;
+  passes::PassRunner* runner = nullptr;
+  codegen::ObjectEmitter* emitter = nullptr;
+};
+
+// A pipeline and how it was chosen (for the decision record's detail).
+struct PolicyDecision {
+  std::string pipeline;
+  std::string note;
 };
 
 class PolicyRunner {
@@ -39,8 +66,13 @@ class PolicyRunner {
   // Content hash of what the policy decides from (for baseline, the word
   // itself): equal policies have equal versions on every machine.
   virtual const std::string& version() const = 0;
-  // PassBuilder pipeline text for this module. Pure and cheap.
+  // PassBuilder pipeline text for this module. Pure; cheap except for
+  // learned policies in topk mode (which measure candidates on clones).
   virtual std::string Decide(const PolicyInput& input) const = 0;
+  // Decide, with a note on how the pipeline was chosen ("" when obvious).
+  virtual PolicyDecision DecideWithNote(const PolicyInput& input) const {
+    return {Decide(input), ""};
+  }
 };
 
 // Errors name the spec or file and say what to fix: an unreadable file, a
@@ -52,6 +84,15 @@ absl::StatusOr<std::unique_ptr<PolicyRunner>> LoadPolicy(
 
 // The pipeline clang runs at `opt_level`: "default<O2>".
 std::string BaselinePipeline(const std::string& opt_level);
+
+// The policy shipped with the product, used when no policy is given by flag,
+// environment or config file: the first existing file of
+//   <exe_dir>/../share/phaseloop/policies/default.plpolicy   (installed)
+//   <exe_dir>/../configs/policies/default.plpolicy
+//   <exe_dir>/configs/policies/default.plpolicy
+// where exe_dir is the directory of the running binary (empty: of
+// /proc/self/exe). "" when none exists (the wrapper then runs the baseline).
+std::string FindDefaultPolicy(const std::string& exe_dir = "");
 
 }  // namespace phaseloop::cc_wrapper
 

@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 
+#include "compiler_driver/policy_runtime/policy_artifact.h"
+#include "compiler_driver/policy_runtime/test_artifacts.h"
 #include "compiler_driver/testing/test_util.h"
 
 namespace phaseloop::cc_wrapper {
@@ -89,6 +92,102 @@ TEST(PolicyTest, BadPoliciesAreClearErrors) {
     EXPECT_NE(policy.status().message().find(c.expected), std::string::npos)
         << c.spec << ": " << policy.status();
   }
+}
+
+
+// Learned artifacts: detected by magic or named with artifact:, versioned by
+// content hash, applied only at the levels their objective is for.
+v1::PolicyArtifact SizeArtifact(const std::string& objective) {
+  policy_runtime::testing::RandomArtifactOptions options;
+  options.objective = objective;
+  options.action_names = {"instcombine", "simplifycfg", "mem2reg"};
+  options.candidate_pipelines = {"default<Oz>", "default<O1>",
+                                 "function(mem2reg)"};
+  return policy_runtime::testing::RandomArtifact(options);
+}
+
+TEST(PolicyTest, ArtifactFileIsALearnedPolicy) {
+  const v1::PolicyArtifact artifact = SizeArtifact("text_size");
+  const std::string path = testing::MakeTempDir() + "/p.plpolicy";
+  ASSERT_TRUE(policy_runtime::WritePolicyArtifactFile(artifact, path).ok());
+  std::array<int64_t, observation::kAutophaseDim> autophase{};
+  std::array<int64_t, observation::kInstCountDim> inst_count{};
+  autophase[0] = 12;
+  inst_count[0] = 40;
+  for (const std::string& spec :
+       {path, "artifact:" + path, "artifact:" + path + "?mode=single&k=2"}) {
+    auto policy = LoadPolicy(spec);
+    ASSERT_TRUE(policy.ok()) << spec << ": " << policy.status();
+    EXPECT_STREQ((*policy)->kind(), "artifact");
+    EXPECT_EQ((*policy)->version(), policy_runtime::PolicyVersionOf(artifact));
+    PolicyInput input = Input(kHash, "Oz");
+    input.inst_count = &inst_count;
+    input.autophase = &autophase;
+    PolicyDecision oz = (*policy)->DecideWithNote(input);
+    bool is_candidate = false;
+    for (const auto& c : artifact.candidates()) {
+      is_candidate |= c.pipeline() == oz.pipeline;
+    }
+    EXPECT_TRUE(is_candidate) << oz.pipeline;
+    EXPECT_NE(oz.note.find("single: candidate"), std::string::npos) << oz.note;
+    input.opt_level = "O2";
+    PolicyDecision o2 = (*policy)->DecideWithNote(input);
+    EXPECT_EQ(o2.pipeline, "default<O2>");
+    EXPECT_NE(o2.note.find("does not apply at -O2"), std::string::npos);
+  }
+}
+
+TEST(PolicyTest, RuntimeArtifactAppliesOnlyAtSpeedLevels) {
+  const std::string path = testing::MakeTempDir() + "/r.plpolicy";
+  ASSERT_TRUE(policy_runtime::WritePolicyArtifactFile(SizeArtifact("runtime"),
+                                                      path)
+                  .ok());
+  auto policy = LoadPolicy(path);
+  ASSERT_TRUE(policy.ok());
+  std::array<int64_t, observation::kAutophaseDim> autophase{};
+  std::array<int64_t, observation::kInstCountDim> inst_count{};
+  PolicyInput input = Input(kHash, "Oz");
+  input.autophase = &autophase;
+  input.inst_count = &inst_count;
+  EXPECT_EQ((*policy)->Decide(input), "default<Oz>");
+  input.opt_level = "O1";
+  EXPECT_EQ((*policy)->Decide(input), "default<O1>");
+}
+
+TEST(PolicyTest, BadArtifactsAreRefusedWithTheReason) {
+  const std::string dir = testing::MakeTempDir();
+  std::string bytes =
+      policy_runtime::SerializePolicyArtifactFile(SizeArtifact("text_size"));
+  std::string tampered = bytes;
+  tampered[tampered.size() - 10] ^= 0x20;
+  std::ofstream(dir + "/t.plpolicy") << tampered;
+  std::ofstream(dir + "/s.plpolicy") << bytes.substr(0, bytes.size() / 2);
+  const std::string good = dir + "/g.plpolicy";
+  std::ofstream(good) << bytes;
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {dir + "/t.plpolicy", "checksum"},
+      {dir + "/s.plpolicy", "truncated"},
+      {"artifact:" + dir + "/missing.plpolicy", "missing.plpolicy"},
+      {"artifact:" + good + "?mode=beam", "unknown inference mode"},
+      {"artifact:" + good + "?k=-1", "k must be"},
+      {"artifact:" + good + "?speed=1", "unknown option"},
+  };
+  for (const auto& [spec, expected] : cases) {
+    auto policy = LoadPolicy(spec);
+    ASSERT_FALSE(policy.ok()) << spec;
+    EXPECT_NE(policy.status().message().find(expected), std::string::npos)
+        << spec << ": " << policy.status().message();
+  }
+}
+
+TEST(PolicyTest, DefaultPolicyIsFoundBesideTheBinaries) {
+  const std::string prefix = testing::MakeTempDir();
+  std::filesystem::create_directories(prefix + "/bin");
+  EXPECT_EQ(FindDefaultPolicy(prefix + "/bin"), "");
+  std::filesystem::create_directories(prefix + "/share/phaseloop/policies");
+  std::ofstream(prefix + "/share/phaseloop/policies/default.plpolicy") << "x";
+  EXPECT_EQ(FindDefaultPolicy(prefix + "/bin"),
+            prefix + "/share/phaseloop/policies/default.plpolicy");
 }
 
 }  // namespace

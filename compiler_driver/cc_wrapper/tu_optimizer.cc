@@ -113,16 +113,24 @@ absl::StatusOr<TuResult> OptimizeModule(std::unique_ptr<llvm::Module> module_ptr
   auto policy_start = std::chrono::steady_clock::now();
   result.module_hash = module_hash;
   result.autophase = observation::ComputeAutophase(**module);
-  PolicyInput input{result.module_hash, &result.autophase, opt_level};
-  result.pipeline = policy.Decide(input);
-  result.policy_time_us = MicrosSince(policy_start);
-  result.ir_count_before = observation::IrInstructionCount(**module);
-  trace.Mark("policy");
-  MaybeCrashOrHang();
-
+  const std::array<int64_t, observation::kInstCountDim> inst_count =
+      observation::ComputeInstCount(**module);
   passes::PassRunner runner(&(*emitter)->target_machine(),
                             passes::TuningFor(*level,
                                               passes::PipelineFlavor::kClang));
+  PolicyInput input{result.module_hash, &result.autophase, opt_level};
+  input.inst_count = &inst_count;
+  input.module = module->get();
+  input.runner = &runner;
+  input.emitter = emitter->get();
+  PolicyDecision decision = policy.DecideWithNote(input);
+  result.pipeline = std::move(decision.pipeline);
+  result.policy_note = std::move(decision.note);
+  result.policy_time_us = MicrosSince(policy_start);
+  result.ir_count_before = inst_count[0];
+  trace.Mark("policy");
+  MaybeCrashOrHang();
+
   absl::Status ran = runner.Run(**module, result.pipeline);
   if (!ran.ok()) {
     return absl::InvalidArgumentError(

@@ -24,6 +24,7 @@ struct TuResult {
   std::string module_hash;
   std::array<int64_t, observation::kAutophaseDim> autophase{};
   std::string pipeline;
+  std::string policy_note;  // how the policy chose (PolicyDecision::note)
   int64_t ir_count_before = 0;
   int64_t ir_count_after = 0;
   int64_t text_size = 0;

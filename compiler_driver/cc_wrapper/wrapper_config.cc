@@ -86,6 +86,7 @@ bool ApplyConfigFile(const std::string& path, bool must_exist,
     std::string value = Trim(text.substr(eq + 1));
     if (key == "policy") {
       config->policy = value;
+      config->policy_given = true;
     } else if (key == "spool_dir") {
       config->spool_dir = value;
     } else if (key == "timeout_ms") {
@@ -136,14 +137,20 @@ bool LoadWrapperConfig(const std::string& policy_flag, const EnvLookup& env,
     bool disabled = false;
     if (ParseBool(*v, &disabled)) config->disabled = disabled;
   }
-  if (auto v = env("PHASELOOP_POLICY"); v && !v->empty()) config->policy = *v;
+  if (auto v = env("PHASELOOP_POLICY"); v && !v->empty()) {
+    config->policy = *v;
+    config->policy_given = true;
+  }
   if (auto v = env("PHASELOOP_SPOOL"); v && !v->empty()) config->spool_dir = *v;
   if (auto v = env("PHASELOOP_BUILD_ID")) config->build_id = *v;
   if (auto v = env("PHASELOOP_TIMEOUT_MS")) {
     int timeout = 0;
     if (ParseTimeout(*v, &timeout)) config->timeout_ms = timeout;
   }
-  if (!policy_flag.empty()) config->policy = policy_flag;
+  if (!policy_flag.empty()) {
+    config->policy = policy_flag;
+    config->policy_given = true;
+  }
   if (config->spool_dir.empty()) config->spool_dir = DefaultSpoolDir(env);
   if (config->build_id.empty()) {
     // Build systems that strip the environment (Bazel) can leave the id in

@@ -26,6 +26,9 @@ namespace phaseloop::cc_wrapper {
 struct WrapperConfig {
   bool disabled = false;
   std::string policy = "baseline";  // a policy spec, see policy.h
+  // True when a flag, the environment or the config file named the policy;
+  // false: the optimizer may use the shipped default policy instead.
+  bool policy_given = false;
   std::string spool_dir;            // decision records, one file per process
   std::string build_id;
   int timeout_ms = 120000;          // per translation unit, passes + codegen

@@ -1,0 +1,118 @@
+// phaseloop-cc with a learned policy artifact: the object is written and
+// equals what the chosen pipeline gives, the decision records the artifact's
+// content hash and how the pipeline was chosen, size policies stay out of
+// -O2 builds, and a corrupt artifact falls back to plain clang.
+#include <cstdlib>
+#include <fstream>
+#include <map>
+
+#include <gtest/gtest.h>
+
+#include "compiler_driver/cc_wrapper/spool_reader.h"
+#include "compiler_driver/policy_runtime/policy_artifact.h"
+#include "compiler_driver/policy_runtime/test_artifacts.h"
+#include "compiler_driver/testing/test_util.h"
+
+namespace phaseloop {
+namespace {
+
+std::string Absolute(const std::string& path) {
+  char* resolved = realpath(path.c_str(), nullptr);
+  std::string out = resolved ? resolved : path;
+  free(resolved);
+  return out;
+}
+
+class ArtifactPolicyWrapperTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = testing::MakeTempDir();
+    spool_ = dir_ + "/spool";
+    std::ofstream(dir_ + "/empty.conf") << "# defaults\n";
+    cc_ = Absolute("compiler_driver/cc_wrapper/phaseloop-cc");
+    source_ = Absolute("compiler_driver/fixtures/sorting.c");
+    policy_runtime::testing::RandomArtifactOptions options;
+    options.action_names = {"instcombine", "simplifycfg", "mem2reg"};
+    options.candidate_pipelines = {"default<Oz>", "default<O1>",
+                                   "default<Oz>,function(instcombine)"};
+    artifact_ = policy_runtime::testing::RandomArtifact(options);
+    artifact_path_ = dir_ + "/size.plpolicy";
+    ASSERT_TRUE(
+        policy_runtime::WritePolicyArtifactFile(artifact_, artifact_path_).ok());
+  }
+
+  int Run(std::vector<std::string> argv, std::string* output = nullptr) {
+    std::vector<std::string> command = {
+        "env", "-C", dir_, "PHASELOOP_SPOOL=" + spool_,
+        "PHASELOOP_CONFIG=" + dir_ + "/empty.conf"};
+    command.insert(command.end(), argv.begin(), argv.end());
+    std::string ignored;
+    return testing::RunCommand(command, output ? output : &ignored);
+  }
+
+  std::vector<v1::Decision> Decisions() {
+    std::vector<v1::Decision> out;
+    auto contents = cc_wrapper::ReadSpool(spool_);
+    EXPECT_TRUE(contents.ok());
+    for (const auto& file : contents->files) {
+      for (const auto& d : file.batch.decisions()) out.push_back(d);
+    }
+    return out;
+  }
+
+  std::string dir_, spool_, cc_, source_, artifact_path_;
+  v1::PolicyArtifact artifact_;
+};
+
+TEST_F(ArtifactPolicyWrapperTest, SingleAndTopKDecisionsAreRecorded) {
+  const std::string version = policy_runtime::PolicyVersionOf(artifact_);
+  ASSERT_EQ(Run({cc_, "-Oz", "-c", source_, "-o", "single.o",
+                 "--phaseloop-policy=" + artifact_path_}), 0);
+  ASSERT_EQ(Run({cc_, "-Oz", "-c", source_, "-o", "topk.o",
+                 "--phaseloop-policy=artifact:" + artifact_path_ +
+                     "?mode=topk&k=2&budget_ms=20000"}), 0);
+  ASSERT_EQ(Run({cc_, "-O2", "-c", source_, "-o", "o2.o",
+                 "--phaseloop-policy=" + artifact_path_}), 0);
+  // The same chosen pipeline as a fixed policy gives the same object.
+  std::vector<v1::Decision> d = Decisions();
+  ASSERT_EQ(d.size(), 3u);
+  for (const v1::Decision& decision : d) {
+    EXPECT_EQ(decision.outcome(), v1::OPTIMIZED) << decision.detail();
+    EXPECT_EQ(decision.policy_version(), version);
+    EXPECT_GT(decision.text_size(), 0);
+  }
+  EXPECT_NE(d[0].detail().find("single: candidate"), std::string::npos)
+      << d[0].detail();
+  EXPECT_NE(d[1].detail().find("topk:"), std::string::npos) << d[1].detail();
+  EXPECT_EQ(d[2].pipeline(), "default<O2>");
+  EXPECT_NE(d[2].detail().find("does not apply at -O2"), std::string::npos);
+  ASSERT_EQ(Run({cc_, "-Oz", "-c", source_, "-o", "fixed.o",
+                 "--phaseloop-policy=fixed:" + d[0].pipeline()}), 0);
+  EXPECT_EQ(testing::ReadFileOrEmpty(dir_ + "/fixed.o"),
+            testing::ReadFileOrEmpty(dir_ + "/single.o"));
+  // topk is never larger than -Oz.
+  ASSERT_EQ(Run({cc_, "-Oz", "-c", source_, "-o", "oz.o",
+                 "--phaseloop-policy=baseline"}), 0);
+  d = Decisions();
+  ASSERT_EQ(d.size(), 5u);
+  EXPECT_LE(d[1].text_size(), d[4].text_size());
+}
+
+TEST_F(ArtifactPolicyWrapperTest, CorruptArtifactFallsBackToClang) {
+  std::string bytes = testing::ReadFileOrEmpty(artifact_path_);
+  bytes[bytes.size() - 5] ^= 0x01;
+  std::ofstream(dir_ + "/bad.plpolicy", std::ios::binary) << bytes;
+  std::string output;
+  ASSERT_EQ(Run({cc_, "-Oz", "-c", source_, "-o", "x.o",
+                 "--phaseloop-policy=" + dir_ + "/bad.plpolicy"}, &output),
+            0) << output;
+  EXPECT_FALSE(testing::ReadFileOrEmpty(dir_ + "/x.o").empty());
+  std::vector<v1::Decision> d = Decisions();
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].outcome(), v1::FAIL_OPEN);
+  EXPECT_EQ(d[0].reason(), "policy_unavailable");
+  EXPECT_NE(d[0].detail().find("checksum"), std::string::npos) << d[0].detail();
+}
+
+}  // namespace
+}  // namespace phaseloop

@@ -1,0 +1,281 @@
+#include "compiler_driver/policy_runtime/artifact_policy.h"
+
+#include <algorithm>
+#include <cassert>
+#include <chrono>
+#include <numeric>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "compiler_driver/observation/features.h"
+#include "compiler_driver/passes/action_space.h"
+#include "compiler_driver/policy_runtime/policy_artifact.h"
+#include "compiler_driver/policy_runtime/state_features.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+
+namespace phaseloop::policy_runtime {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double MillisSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start)
+      .count();
+}
+
+// Indices of `scores` from best to worst (ties: lower index first).
+std::vector<int> Ranked(const std::vector<float>& scores) {
+  std::vector<int> order(scores.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return scores[a] > scores[b]; });
+  return order;
+}
+
+}  // namespace
+
+absl::StatusOr<InferenceMode> ParseInferenceMode(absl::string_view text) {
+  if (text == "single") return InferenceMode::kSingle;
+  if (text == "topk") return InferenceMode::kTopK;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "unknown inference mode '", text, "'; use single or topk"));
+}
+
+const char* InferenceModeName(InferenceMode mode) {
+  return mode == InferenceMode::kTopK ? "topk" : "single";
+}
+
+ArtifactPolicy::ArtifactPolicy(v1::PolicyArtifact artifact,
+                               InferenceOptions options, PolicyNetwork network)
+    : artifact_(std::move(artifact)),
+      options_(options),
+      network_(std::move(network)),
+      version_(PolicyVersionOf(artifact_)) {}
+
+absl::StatusOr<std::unique_ptr<ArtifactPolicy>> ArtifactPolicy::Create(
+    v1::PolicyArtifact artifact, InferenceOptions options) {
+  absl::StatusOr<PolicyNetwork> network = PolicyNetwork::Create(artifact);
+  if (!network.ok()) return network.status();
+  if (options.top_k < 0 || options.budget_ms < 0) {
+    return absl::InvalidArgumentError(
+        "topk needs k >= 0 and a budget >= 0 ms");
+  }
+  const passes::ActionSpace& space = passes::ActionSpace::Llvm16();
+  std::vector<std::string> pipelines;
+  for (const std::string& name : artifact.action_names()) {
+    std::optional<int> index = space.Find(name);
+    if (!index) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the policy uses action '", name, "', which is not in this "
+          "driver's action space ", space.version(), " (the artifact says ",
+          artifact.action_space_version(),
+          "); retrain it for this action space"));
+    }
+    pipelines.push_back(space.at(*index).pipeline);
+  }
+  std::unique_ptr<ArtifactPolicy> policy(
+      new ArtifactPolicy(std::move(artifact), options, std::move(*network)));
+  policy->action_pipelines_ = std::move(pipelines);
+  return policy;
+}
+
+int ArtifactPolicy::top_k() const {
+  if (options_.top_k > 0) return options_.top_k;
+  return artifact_.default_top_k() > 0 ? artifact_.default_top_k() : 4;
+}
+
+bool ArtifactPolicy::is_size_policy() const {
+  return artifact_.objective() == kObjectiveTextSize ||
+         artifact_.objective() == kObjectiveIrCount;
+}
+
+bool ArtifactPolicy::NeedsModule() const {
+  return artifact_.formulation() == kFormulationStepwise ||
+         (options_.mode == InferenceMode::kTopK && is_size_policy());
+}
+
+std::vector<float> ArtifactPolicy::Score(
+    absl::Span<const int64_t> autophase, absl::Span<const int64_t> inst_count,
+    absl::Span<const int32_t> actions_taken) const {
+  std::vector<float> state(network_.input_dim());
+  BuildState(autophase, inst_count, actions_taken,
+             artifact_.action_names_size(), absl::MakeSpan(state));
+  std::vector<float> scores(network_.output_dim());
+  network_.Forward(state, absl::MakeSpan(scores));
+  return scores;
+}
+
+PolicyChoice ArtifactPolicy::ChooseFromFeatures(
+    absl::Span<const int64_t> autophase,
+    absl::Span<const int64_t> inst_count) const {
+  assert(artifact_.formulation() == kFormulationCandidate);
+  const std::vector<float> scores = Score(autophase, inst_count, {});
+  const int best = static_cast<int>(
+      std::max_element(scores.begin(), scores.end()) - scores.begin());
+  const v1::CandidatePipeline& candidate = artifact_.candidates(best);
+  PolicyChoice choice;
+  choice.pipeline = candidate.pipeline();
+  choice.note = absl::StrCat("single: candidate ", candidate.name(),
+                             " (score ", scores[best], ")");
+  return choice;
+}
+
+std::string ArtifactPolicy::PipelineOf(
+    const std::vector<int32_t>& actions) const {
+  std::vector<std::string> parts;
+  for (int32_t a : actions) parts.push_back(action_pipelines_[a]);
+  return absl::StrJoin(parts, ",");
+}
+
+absl::StatusOr<std::vector<int32_t>> ArtifactPolicy::Rollout(
+    const llvm::Module& module, absl::Span<const int64_t> autophase,
+    absl::Span<const int64_t> inst_count, int first,
+    passes::PassRunner& runner) const {
+  std::unique_ptr<llvm::Module> clone = llvm::CloneModule(module);
+  std::array<int64_t, observation::kAutophaseDim> ap;
+  std::array<int64_t, observation::kInstCountDim> ic;
+  std::copy(autophase.begin(), autophase.end(), ap.begin());
+  std::copy(inst_count.begin(), inst_count.end(), ic.begin());
+  std::vector<int32_t> taken;
+  for (int step = 0; step < artifact_.max_steps(); ++step) {
+    int action = first;
+    if (step > 0 || first < 0) {
+      const std::vector<float> scores = Score(ap, ic, taken);
+      action = static_cast<int>(
+          std::max_element(scores.begin(), scores.end()) - scores.begin());
+    }
+    absl::Status ran = runner.Run(*clone, action_pipelines_[action]);
+    if (!ran.ok()) return ran;
+    taken.push_back(action);
+    if (step + 1 < artifact_.max_steps()) {
+      ap = observation::ComputeAutophase(*clone);
+      ic = observation::ComputeInstCount(*clone);
+    }
+  }
+  return taken;
+}
+
+absl::StatusOr<PolicyChoice> ArtifactPolicy::Choose(
+    const llvm::Module& module, absl::Span<const int64_t> autophase,
+    absl::Span<const int64_t> inst_count, const ModuleEnvironment& env) const {
+  if (options_.mode == InferenceMode::kTopK && is_size_policy()) {
+    return ChooseTopK(module, autophase, inst_count, env);
+  }
+  if (artifact_.formulation() == kFormulationCandidate) {
+    return ChooseFromFeatures(autophase, inst_count);
+  }
+  if (env.runner == nullptr) {
+    return absl::FailedPreconditionError(
+        "a stepwise policy needs a pass runner to apply its actions");
+  }
+  absl::StatusOr<std::vector<int32_t>> actions =
+      Rollout(module, autophase, inst_count, -1, *env.runner);
+  if (!actions.ok()) return actions.status();
+  PolicyChoice choice;
+  choice.pipeline = PipelineOf(*actions);
+  choice.note = absl::StrCat("single: stepwise, ", actions->size(), " actions");
+  return choice;
+}
+
+absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
+    const llvm::Module& module, absl::Span<const int64_t> autophase,
+    absl::Span<const int64_t> inst_count, const ModuleEnvironment& env) const {
+  const bool text = artifact_.objective() == kObjectiveTextSize;
+  if (env.runner == nullptr || (text && env.emitter == nullptr)) {
+    return absl::FailedPreconditionError(
+        "topk needs a pass runner (and a code generator for text_size) to "
+        "measure candidates");
+  }
+  const auto start = Clock::now();
+  std::vector<std::string> skipped;
+  // Runs `pipeline` on a clone and measures the objective. The object is
+  // emitted from the optimised clone itself: it then has the .text the
+  // module gets when the caller runs the pipeline on it and emits it (a
+  // clone of an optimised module, as codegen::TextSize makes, can differ).
+  auto measure = [&](const std::string& pipeline) -> absl::StatusOr<int64_t> {
+    std::unique_ptr<llvm::Module> clone = llvm::CloneModule(module);
+    absl::Status ran = env.runner->Run(*clone, pipeline);
+    if (!ran.ok()) return ran;
+    if (!text) return observation::IrInstructionCount(*clone);
+    absl::StatusOr<std::string> object =
+        env.emitter->EmitObject(std::move(clone));
+    if (!object.ok()) return object.status();
+    return codegen::TextSectionBytes(*object);
+  };
+  PolicyChoice best;
+  best.pipeline = kOzPipeline;
+  absl::StatusOr<int64_t> oz = measure(kOzPipeline);
+  best.evaluated = 1;
+  if (!oz.ok()) {
+    best.note = absl::StrCat("topk: -Oz could not be measured (",
+                             oz.status().message().substr(0, 200),
+                             "); kept -Oz");
+    return best;
+  }
+  best.measured = *oz;
+  std::string best_name = "oz";
+  const int64_t oz_value = *oz;
+
+  // The pipelines to try, best-scored first.
+  std::vector<std::pair<std::string, std::string>> tries;  // name, pipeline
+  const int k = top_k();
+  if (artifact_.formulation() == kFormulationCandidate) {
+    const std::vector<float> scores = Score(autophase, inst_count, {});
+    for (int index : Ranked(scores)) {
+      if (static_cast<int>(tries.size()) >= k) break;
+      const v1::CandidatePipeline& c = artifact_.candidates(index);
+      if (c.pipeline() == kOzPipeline) continue;  // measured already
+      tries.emplace_back(c.name(), c.pipeline());
+    }
+  } else {
+    const std::vector<float> scores = Score(autophase, inst_count, {});
+    std::vector<int> firsts = Ranked(scores);
+    firsts.resize(std::min<size_t>(firsts.size(), k));
+    for (int first : firsts) {
+      tries.emplace_back(absl::StrCat("rollout:", artifact_.action_names(first)),
+                         std::to_string(first));  // rolled out lazily below
+    }
+  }
+  double slowest_ms = MillisSince(start);  // -Oz's cost as the first estimate
+  size_t tried = 0;
+  for (const auto& [name, spec] : tries) {
+    const double elapsed = MillisSince(start);
+    if (elapsed + slowest_ms > options_.budget_ms) break;
+    const auto one_start = Clock::now();
+    std::string pipeline = spec;
+    if (artifact_.formulation() == kFormulationStepwise) {
+      absl::StatusOr<std::vector<int32_t>> actions = Rollout(
+          module, autophase, inst_count, std::stoi(spec), *env.runner);
+      if (!actions.ok()) {
+        skipped.push_back(name);
+        continue;
+      }
+      pipeline = PipelineOf(*actions);
+    }
+    absl::StatusOr<int64_t> value = measure(pipeline);
+    ++tried;
+    ++best.evaluated;
+    slowest_ms = std::max(slowest_ms, MillisSince(one_start));
+    if (!value.ok()) {
+      skipped.push_back(name);
+      continue;
+    }
+    if (*value < best.measured) {
+      best.measured = *value;
+      best.pipeline = pipeline;
+      best_name = name;
+    }
+  }
+  best.note = absl::StrCat(
+      "topk: ", best_name, " ", artifact_.objective(), " ", best.measured,
+      " vs -Oz ", oz_value, " (", best.evaluated, " measured of ",
+      tries.size() + 1, ", ", static_cast<int64_t>(MillisSince(start)),
+      " ms of ", options_.budget_ms, ")");
+  if (!skipped.empty()) {
+    absl::StrAppend(&best.note, "; failed: ", absl::StrJoin(skipped, " "));
+  }
+  (void)tried;
+  return best;
+}
+
+}  // namespace phaseloop::policy_runtime

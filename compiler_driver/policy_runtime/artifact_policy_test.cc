@@ -1,0 +1,185 @@
+#include "compiler_driver/policy_runtime/artifact_policy.h"
+
+#include <algorithm>
+#include <memory>
+
+#include "compiler_driver/codegen/object_emitter.h"
+#include "compiler_driver/ir/module_hash.h"
+#include "compiler_driver/ir/module_loader.h"
+#include "compiler_driver/ir/opt_level.h"
+#include "compiler_driver/observation/features.h"
+#include "compiler_driver/passes/action_space.h"
+#include "compiler_driver/passes/pass_runner.h"
+#include "compiler_driver/policy_runtime/test_artifacts.h"
+#include "gtest/gtest.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+
+namespace phaseloop::policy_runtime {
+namespace {
+
+const std::vector<std::string> kActions = {
+    "instcombine", "simplifycfg", "mem2reg", "sroa", "dce",
+    "gvn",         "licm",        "inline",  "globaldce", "early-cse"};
+
+// A fixture module as the wrapper sees it (real build at -Oz), with the
+// runner and code generator the wrapper would use.
+class ArtifactPolicyTest : public ::testing::Test {
+ protected:
+  void Load(const std::string& fixture) {
+    ir::FrontendOptions frontend;
+    frontend.opt_level = ir::OptLevel::kOz;
+    auto module = ir::LoadModule("compiler_driver/fixtures/" + fixture,
+                                 frontend, context_);
+    ASSERT_TRUE(module.ok()) << module.status();
+    module_ = std::move(*module);
+    auto emitter = codegen::ObjectEmitter::ForModule(
+        *module_, ir::CodegenLevel(ir::OptLevel::kOz));
+    ASSERT_TRUE(emitter.ok()) << emitter.status();
+    emitter_ = std::move(*emitter);
+    runner_ = std::make_unique<passes::PassRunner>(
+        &emitter_->target_machine(),
+        passes::TuningFor(ir::OptLevel::kOz, passes::PipelineFlavor::kClang));
+    autophase_ = observation::ComputeAutophase(*module_);
+    inst_count_ = observation::ComputeInstCount(*module_);
+  }
+
+  ModuleEnvironment Env() { return {runner_.get(), emitter_.get()}; }
+
+  int64_t TextAfter(const std::string& pipeline) {
+    std::unique_ptr<llvm::Module> clone = llvm::CloneModule(*module_);
+    EXPECT_TRUE(runner_->Run(*clone, pipeline).ok()) << pipeline;
+    auto object = emitter_->EmitObject(std::move(clone));
+    EXPECT_TRUE(object.ok());
+    absl::StatusOr<int64_t> text = codegen::TextSectionBytes(*object);
+    EXPECT_TRUE(text.ok());
+    return text.ok() ? *text : -1;
+  }
+
+  static v1::PolicyArtifact Candidates(uint64_t seed) {
+    testing::RandomArtifactOptions options;
+    options.action_names = kActions;
+    options.seed = seed;
+    options.candidate_pipelines = {
+        "default<Oz>", "default<O3>", "function(mem2reg)",
+        "default<Oz>,function(instcombine),function(simplifycfg)",
+        "default<O1>", "default<Os>"};
+    return testing::RandomArtifact(options);
+  }
+
+  llvm::LLVMContext context_;
+  std::unique_ptr<llvm::Module> module_;
+  std::unique_ptr<codegen::ObjectEmitter> emitter_;
+  std::unique_ptr<passes::PassRunner> runner_;
+  std::array<int64_t, observation::kAutophaseDim> autophase_;
+  std::array<int64_t, observation::kInstCountDim> inst_count_;
+};
+
+TEST_F(ArtifactPolicyTest, SingleCandidateIsTheArgmax) {
+  Load("sorting.c");
+  for (uint64_t seed : {1, 2, 3, 4}) {
+    auto policy = ArtifactPolicy::Create(Candidates(seed));
+    ASSERT_TRUE(policy.ok()) << policy.status();
+    EXPECT_FALSE((*policy)->NeedsModule());
+    const std::vector<float> scores =
+        (*policy)->Score(autophase_, inst_count_, {});
+    const int best = static_cast<int>(
+        std::max_element(scores.begin(), scores.end()) - scores.begin());
+    auto choice = (*policy)->Choose(*module_, autophase_, inst_count_, Env());
+    ASSERT_TRUE(choice.ok()) << choice.status();
+    EXPECT_EQ(choice->pipeline, (*policy)->artifact().candidates(best).pipeline());
+    EXPECT_EQ((*policy)->ChooseFromFeatures(autophase_, inst_count_).pipeline,
+              choice->pipeline);
+  }
+}
+
+TEST_F(ArtifactPolicyTest, SingleStepwiseAppliesMaxStepsActions) {
+  Load("hashtable.c");
+  testing::RandomArtifactOptions options;
+  options.action_names = kActions;
+  options.formulation = "stepwise";
+  options.max_steps = 5;
+  auto policy = ArtifactPolicy::Create(testing::RandomArtifact(options));
+  ASSERT_TRUE(policy.ok()) << policy.status();
+  EXPECT_TRUE((*policy)->NeedsModule());
+  const std::string before = ir::ModuleText(*module_);
+  auto choice = (*policy)->Choose(*module_, autophase_, inst_count_, Env());
+  ASSERT_TRUE(choice.ok()) << choice.status();
+  // The first action is the argmax of the start state.
+  const std::vector<float> scores = (*policy)->Score(autophase_, inst_count_, {});
+  const int first = static_cast<int>(
+      std::max_element(scores.begin(), scores.end()) - scores.begin());
+  const auto& space = passes::ActionSpace::Llvm16();
+  const std::string first_pipeline =
+      space.at(*space.Find(kActions[first])).pipeline;
+  EXPECT_EQ(choice->pipeline.substr(0, first_pipeline.size()), first_pipeline);
+  EXPECT_TRUE(runner_->Validate(choice->pipeline).ok()) << choice->pipeline;
+  EXPECT_EQ(ir::ModuleText(*module_), before);  // the module is untouched
+}
+
+TEST_F(ArtifactPolicyTest, TopKIsNeverWorseThanOzOnTextSize) {
+  for (const char* fixture : {"sorting.c", "interpreter.c", "strings.c"}) {
+    Load(fixture);
+    const int64_t oz = TextAfter("default<Oz>");
+    for (uint64_t seed : {1, 2}) {
+      InferenceOptions options;
+      options.mode = InferenceMode::kTopK;
+      options.top_k = 3;
+      options.budget_ms = 60000;
+      auto policy = ArtifactPolicy::Create(Candidates(seed), options);
+      ASSERT_TRUE(policy.ok());
+      EXPECT_TRUE((*policy)->NeedsModule());
+      auto choice = (*policy)->Choose(*module_, autophase_, inst_count_, Env());
+      ASSERT_TRUE(choice.ok()) << choice.status();
+      EXPECT_EQ(choice->evaluated, 4) << choice->note;  // -Oz + 3
+      EXPECT_LE(choice->measured, oz) << fixture << " " << choice->note;
+      EXPECT_EQ(TextAfter(choice->pipeline), choice->measured);
+    }
+  }
+}
+
+TEST_F(ArtifactPolicyTest, TopKStopsWhenTheBudgetIsSpent) {
+  Load("interpreter.c");
+  InferenceOptions options;
+  options.mode = InferenceMode::kTopK;
+  options.top_k = 5;
+  options.budget_ms = 0;
+  auto policy = ArtifactPolicy::Create(Candidates(1), options);
+  ASSERT_TRUE(policy.ok());
+  auto choice = (*policy)->Choose(*module_, autophase_, inst_count_, Env());
+  ASSERT_TRUE(choice.ok());
+  EXPECT_EQ(choice->evaluated, 1);
+  EXPECT_EQ(choice->pipeline, "default<Oz>");
+}
+
+TEST_F(ArtifactPolicyTest, TopKStepwiseAndIrCount) {
+  Load("matrix_loops.c");
+  testing::RandomArtifactOptions options;
+  options.action_names = kActions;
+  options.formulation = "stepwise";
+  options.objective = "ir_count";
+  options.max_steps = 3;
+  InferenceOptions topk;
+  topk.mode = InferenceMode::kTopK;
+  topk.top_k = 2;
+  topk.budget_ms = 60000;
+  auto policy = ArtifactPolicy::Create(testing::RandomArtifact(options), topk);
+  ASSERT_TRUE(policy.ok());
+  auto choice = (*policy)->Choose(*module_, autophase_, inst_count_, Env());
+  ASSERT_TRUE(choice.ok());
+  EXPECT_EQ(choice->evaluated, 3) << choice->note;
+  std::unique_ptr<llvm::Module> oz = llvm::CloneModule(*module_);
+  ASSERT_TRUE(runner_->Run(*oz, "default<Oz>").ok());
+  EXPECT_LE(choice->measured, observation::IrInstructionCount(*oz));
+}
+
+TEST_F(ArtifactPolicyTest, RejectsActionsOutsideTheActionSpace) {
+  testing::RandomArtifactOptions options;
+  options.action_names = {"instcombine", "no-such-pass"};
+  auto policy = ArtifactPolicy::Create(testing::RandomArtifact(options));
+  ASSERT_FALSE(policy.ok());
+  EXPECT_NE(policy.status().message().find("no-such-pass"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace phaseloop::policy_runtime

@@ -1,0 +1,84 @@
+#ifndef PHASELOOP_COMPILER_DRIVER_POLICY_RUNTIME_POLICY_ARTIFACT_H_
+#define PHASELOOP_COMPILER_DRIVER_POLICY_RUNTIME_POLICY_ARTIFACT_H_
+
+// The policy artifact file: what offline_rl exports, the policy store serves
+// and the driver evaluates without libtorch (message phaseloop.v1.
+// PolicyArtifact in proto/phaseloop/v1/policy.proto).
+//
+// File layout (a text header, then the binary payload):
+//   phaseloop-policy\n                    the magic line (kPolicyFileMagic)
+//   format_version 1\n
+//   payload_bytes <decimal>\n
+//   payload_blake3 <32 lowercase hex>\n   ir::ContentHash of the payload
+//   <payload>                             deterministic PolicyArtifact bytes
+//
+// Readers refuse any other format version, a short or long payload, a
+// checksum mismatch, an unparsable or invalid PolicyArtifact, each with a
+// message that names the source, what is wrong and what to do.
+//
+// The content hash (ir::ContentHash, BLAKE3) lives in libLLVM: binaries and
+// tests that link this library must also link "@llvm" (or "@llvm//:static").
+// All functions are thread-safe.
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "proto/phaseloop/v1/policy.pb.h"
+
+namespace phaseloop::policy_runtime {
+
+inline constexpr uint32_t kPolicyFormatVersion = 1;
+inline constexpr char kPolicyFileMagic[] = "phaseloop-policy";
+// The conventional file extension of artifact files.
+inline constexpr char kPolicyFileExtension[] = ".plpolicy";
+
+// Known PolicyArtifact.objective and .formulation values.
+inline constexpr char kObjectiveTextSize[] = "text_size";
+inline constexpr char kObjectiveIrCount[] = "ir_count";
+inline constexpr char kObjectiveRuntime[] = "runtime";
+inline constexpr char kFormulationStepwise[] = "stepwise";
+inline constexpr char kFormulationCandidate[] = "candidate";
+
+// The whole file's bytes for `artifact` (not validated here: call
+// ValidatePolicyArtifact first when the artifact comes from elsewhere).
+std::string SerializePolicyArtifactFile(const v1::PolicyArtifact& artifact);
+
+// True when `file_bytes` starts with the magic line (cheap sniffing, e.g. to
+// tell an artifact file from a policy spec).
+bool LooksLikePolicyArtifactFile(absl::string_view file_bytes);
+
+// Parses and validates a whole file. `source_name` (a path, a URL, "store
+// version X") is used in error messages only. InvalidArgument (or
+// DataLoss for tampering/truncation) on any defect.
+absl::StatusOr<v1::PolicyArtifact> ParsePolicyArtifactFile(
+    absl::string_view file_bytes, absl::string_view source_name);
+
+// Reads and parses `path`; NotFound when it does not exist.
+absl::StatusOr<v1::PolicyArtifact> ReadPolicyArtifactFile(
+    const std::string& path);
+
+// Writes the file atomically (temp file beside `path`, then rename). Refuses
+// an artifact that fails ValidatePolicyArtifact.
+absl::Status WritePolicyArtifactFile(const v1::PolicyArtifact& artifact,
+                                     const std::string& path);
+
+// The artifact's content hash: 32 hex digits of BLAKE3 over its
+// deterministic protobuf serialization. This is the `policy_version`
+// recorded in every decision the policy makes.
+std::string PolicyVersionOf(const v1::PolicyArtifact& artifact);
+
+// Structural checks: format_version, objective and formulation known,
+// non-empty action_names, normalization layout known and its dims ==
+// StateDim(action_names.size()), layers non-empty and chained (first input
+// == state dim, each weights/bias size consistent, finite values), output
+// dim == action count (stepwise) or candidate count (candidate, >= 1
+// candidate), every candidate's actions in range and pipeline non-empty,
+// max_steps >= 1 for stepwise, default_top_k >= 0.
+absl::Status ValidatePolicyArtifact(const v1::PolicyArtifact& artifact);
+
+}  // namespace phaseloop::policy_runtime
+
+#endif  // PHASELOOP_COMPILER_DRIVER_POLICY_RUNTIME_POLICY_ARTIFACT_H_

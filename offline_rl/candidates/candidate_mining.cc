@@ -1,0 +1,405 @@
+#include "offline_rl/candidates/candidate_mining.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <ostream>
+#include <set>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "compiler_driver/codegen/object_emitter.h"
+#include "compiler_driver/ir/module_hash.h"
+#include "compiler_driver/ir/module_loader.h"
+#include "compiler_driver/ir/opt_level.h"
+#include "compiler_driver/observation/features.h"
+#include "compiler_driver/passes/action_space.h"
+#include "compiler_driver/passes/pass_runner.h"
+#include "compiler_driver/session/pass_target.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+#include "nlohmann/json.hpp"
+#include "replay_buffer/replay_store.h"
+#include "search/best_sequences.h"
+#include "search/corpus/manifest.h"
+#include "search/corpus/parallel_for.h"
+
+namespace phaseloop::candidates {
+namespace {
+
+namespace fs = std::filesystem;
+constexpr char kFormat[] = "phaseloop.candidates.v1";
+constexpr char kOzPipeline[] = "default<Oz>";
+
+struct Measured {
+  int64_t ir_count = 0;
+  int64_t text_size = 0;
+};
+
+// Runs `pipeline` ("" = none) on a clone of `module` and measures it; the
+// object is emitted from the optimised clone itself (see policy_evaluation).
+absl::StatusOr<Measured> Measure(const llvm::Module& module,
+                                 const std::string& pipeline,
+                                 passes::PassRunner& runner,
+                                 codegen::ObjectEmitter& emitter) {
+  std::unique_ptr<llvm::Module> clone = llvm::CloneModule(module);
+  if (!pipeline.empty()) {
+    absl::Status ran = runner.Run(*clone, pipeline);
+    if (!ran.ok()) return ran;
+  }
+  Measured m;
+  m.ir_count = observation::IrInstructionCount(*clone);
+  absl::StatusOr<std::string> object = emitter.EmitObject(std::move(clone));
+  if (!object.ok()) return object.status();
+  absl::StatusOr<int64_t> text = codegen::TextSectionBytes(*object);
+  if (!text.ok()) return text.status();
+  m.text_size = *text;
+  return m;
+}
+
+int64_t ValueOf(const Measured& m, bool ir) {
+  return ir ? m.ir_count : m.text_size;
+}
+
+}  // namespace
+
+std::string CandidateSetVersion(const std::vector<Candidate>& candidates) {
+  std::vector<std::string> pipelines;
+  for (const Candidate& c : candidates) pipelines.push_back(c.pipeline);
+  return absl::StrCat(
+      "candidates/",
+      ir::ContentHash(absl::StrJoin(pipelines, "\n")).substr(0, 16));
+}
+
+absl::StatusOr<std::vector<Candidate>> CollectCandidates(
+    const MineOptions& options) {
+  if (options.objective != "text_size" && options.objective != "ir_count") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "unknown objective '", options.objective,
+        "'; use text_size or ir_count"));
+  }
+  if (options.buffer.empty() && options.best_files.empty()) {
+    return absl::InvalidArgumentError(
+        "no source of sequences: give --buffer and/or --best FILE");
+  }
+  const passes::ActionSpace& space = passes::ActionSpace::Llvm16();
+  std::vector<v1::BestSequence> sequences;
+  for (const std::string& path : options.best_files) {
+    absl::StatusOr<std::vector<search::KnownBest>> known =
+        search::ReadBestSequences(path);
+    if (!known.ok()) return known.status();
+    for (const search::KnownBest& k : *known) sequences.push_back(k.best);
+  }
+  if (!options.buffer.empty()) {
+    replay_buffer::OpenOptions open;
+    open.create = false;
+    open.read_only = true;
+    absl::StatusOr<std::unique_ptr<replay_buffer::ReplayStore>> store =
+        replay_buffer::OpenReplayStore(options.buffer, open);
+    if (!store.ok()) return store.status();
+    absl::Status scanned = (*store)->Scan(
+        1000, [&](const replay_buffer::WriteBatch& batch) {
+          for (const v1::BestSequence& b : batch.best_sequences) {
+            sequences.push_back(b);
+          }
+          return absl::OkStatus();
+        });
+    if (!scanned.ok()) return scanned;
+  }
+  // actions -> modules it is best for (one count per module).
+  std::map<std::vector<int32_t>, std::set<std::string>> modules_of;
+  for (const v1::BestSequence& b : sequences) {
+    if (b.objective() != options.objective ||
+        b.action_space_version() != space.version() || b.actions().empty()) {
+      continue;
+    }
+    std::vector<int32_t> actions(b.actions().begin(), b.actions().end());
+    bool in_range = true;
+    for (int32_t a : actions) in_range &= a >= 0 && a < space.size();
+    if (in_range) modules_of[actions].insert(b.module_hash());
+  }
+  std::vector<std::pair<std::vector<int32_t>, int>> ranked;
+  for (const auto& [actions, modules] : modules_of) {
+    ranked.emplace_back(actions, static_cast<int>(modules.size()));
+  }
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+    if (a.second != b.second) return a.second > b.second;
+    return a.first.size() < b.first.size();
+  });
+  if (static_cast<int>(ranked.size()) > options.max_candidates) {
+    ranked.resize(std::max(0, options.max_candidates));
+  }
+  std::vector<Candidate> out;
+  out.push_back({"oz", {}, kOzPipeline});
+  for (size_t i = 0; i < ranked.size(); ++i) {
+    Candidate c;
+    c.name = absl::StrFormat("c%03d", i);
+    c.actions = ranked[i].first;
+    std::vector<const passes::Action*> actions;
+    for (int32_t a : c.actions) actions.push_back(&space.at(a));
+    c.pipeline = passes::ActionSpace::JoinPipelines(actions);
+    c.best_for_modules = ranked[i].second;
+    out.push_back(c);
+    if (options.oz_prefix_variants) {
+      Candidate v = c;
+      v.name += "+oz";
+      v.pipeline = absl::StrCat(kOzPipeline, ",", c.pipeline);
+      v.best_for_modules = 0;
+      out.push_back(v);
+    }
+  }
+  return out;
+}
+
+absl::Status WriteCandidatesFile(const std::string& path,
+                                 const std::string& objective,
+                                 const std::vector<Candidate>& candidates) {
+  nlohmann::json j;
+  j["format"] = kFormat;
+  j["objective"] = objective;
+  j["action_space_version"] = passes::ActionSpace::Llvm16().version();
+  j["candidate_set_version"] = CandidateSetVersion(candidates);
+  nlohmann::json list = nlohmann::json::array();
+  for (const Candidate& c : candidates) {
+    list.push_back({{"name", c.name},
+                    {"actions", c.actions},
+                    {"pipeline", c.pipeline},
+                    {"best_for_modules", c.best_for_modules},
+                    {"mean_reward", c.mean_reward},
+                    {"better_than_oz", c.better_than_oz},
+                    {"worse_than_oz", c.worse_than_oz}});
+  }
+  j["candidates"] = std::move(list);
+  const std::string temp = absl::StrCat(path, ".tmp.", getpid());
+  {
+    std::ofstream out(temp, std::ios::trunc);
+    out << j.dump(1) << "\n";
+    out.flush();
+    if (!out) {
+      std::remove(temp.c_str());
+      return absl::InvalidArgumentError(
+          absl::StrCat("cannot write the candidates file ", temp));
+    }
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    std::remove(temp.c_str());
+    return absl::InternalError(absl::StrCat("cannot rename ", temp, " to ", path));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<Candidate>> ReadCandidatesFile(
+    const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    return absl::NotFoundError(absl::StrCat(
+        "cannot read the candidates file ", path,
+        "; write it with phaseloop candidates mine"));
+  }
+  nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object() || j.value("format", "") != kFormat ||
+      !j.contains("candidates") || !j["candidates"].is_array()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "candidates file ", path, " is not a ", kFormat,
+        " JSON file; regenerate it with phaseloop candidates mine"));
+  }
+  std::vector<Candidate> out;
+  for (const nlohmann::json& e : j["candidates"]) {
+    if (!e.is_object() || !e.contains("pipeline") || !e["pipeline"].is_string()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "candidates file ", path, ": an entry has no pipeline"));
+    }
+    Candidate c;
+    c.name = e.value("name", "");
+    c.pipeline = e["pipeline"].get<std::string>();
+    if (e.contains("actions") && e["actions"].is_array()) {
+      for (const auto& a : e["actions"]) {
+        if (a.is_number_integer()) c.actions.push_back(a.get<int32_t>());
+      }
+    }
+    c.best_for_modules = e.value("best_for_modules", 0);
+    c.mean_reward = e.value("mean_reward", 0.0);
+    c.better_than_oz = e.value("better_than_oz", 0);
+    c.worse_than_oz = e.value("worse_than_oz", 0);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+absl::StatusOr<MineReport> MineCandidates(const MineOptions& options) {
+  if (options.out.empty()) {
+    return absl::InvalidArgumentError("--out FILE (the candidates file) is required");
+  }
+  if (options.write_episodes && options.buffer.empty()) {
+    return absl::InvalidArgumentError(
+        "episodes go into the replay buffer: give --buffer, or --no-episodes");
+  }
+  absl::StatusOr<std::vector<Candidate>> collected = CollectCandidates(options);
+  if (!collected.ok()) return collected.status();
+  std::vector<Candidate>& candidates = *collected;
+  absl::StatusOr<corpus::Manifest> manifest =
+      corpus::ReadManifest(options.corpus_dir);
+  if (!manifest.ok()) return manifest.status();
+  std::vector<v1::ModuleRecord> modules;
+  for (const v1::ModuleRecord& r : manifest->modules) {
+    if (r.bitcode_path().empty()) continue;
+    if (!options.split.empty() && r.split() != options.split) continue;
+    modules.push_back(r);
+  }
+  if (options.max_modules > 0 &&
+      static_cast<int>(modules.size()) > options.max_modules) {
+    modules.resize(options.max_modules);
+  }
+  if (modules.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "corpus ", options.corpus_dir, " has no module in split '",
+        options.split, "'"));
+  }
+  std::unique_ptr<replay_buffer::ReplayStore> store;
+  if (options.write_episodes) {
+    absl::StatusOr<std::unique_ptr<replay_buffer::ReplayStore>> opened =
+        replay_buffer::OpenReplayStore(options.buffer);
+    if (!opened.ok()) return opened.status();
+    store = std::move(*opened);
+  }
+  const bool ir = options.objective == "ir_count";
+  // The episodes' "action space" is the candidate set: Step.action indexes
+  // it. (Under the pass action space's version the buffer would take the
+  // candidate index for a pass and derive bogus best pass sequences.)
+  const std::string space_version = CandidateSetVersion(candidates);
+  MineReport report;
+  std::mutex mutex;  // report, candidates' sums, store, progress
+  std::vector<double> reward_sum(candidates.size(), 0);
+  std::vector<int> reward_n(candidates.size(), 0);
+  absl::Status write_error;
+  int done = 0;
+  corpus::ParallelFor(modules.size(), options.threads, [&](size_t i) {
+    const v1::ModuleRecord& record = modules[i];
+    const auto start = std::chrono::steady_clock::now();
+    auto finish = [&](absl::string_view error,
+                      replay_buffer::WriteBatch* batch) {
+      std::lock_guard<std::mutex> lock(mutex);
+      ++done;
+      if (!error.empty()) {
+        ++report.failed_modules;
+      } else {
+        ++report.modules;
+        if (store != nullptr && batch != nullptr && write_error.ok()) {
+          write_error = store->Write(*batch);
+          if (write_error.ok()) report.episodes_written += batch->episodes.size();
+        }
+      }
+      if (options.progress != nullptr) {
+        *options.progress << absl::StrFormat(
+            "[%d/%d] %s: %s (%.1f s)\n", done, modules.size(), record.name(),
+            error.empty() ? "ok" : error,
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+                .count());
+      }
+    };
+    const std::string path =
+        fs::path(record.bitcode_path()).is_absolute()
+            ? record.bitcode_path()
+            : (fs::path(options.corpus_dir) / record.bitcode_path()).string();
+    const ir::OptLevel level =
+        ir::ParseOptLevel(record.opt_level()).value_or(ir::OptLevel::kOz);
+    llvm::LLVMContext context;
+    absl::StatusOr<std::unique_ptr<llvm::Module>> module =
+        ir::LoadModule(path, ir::FrontendOptions(), context);
+    if (!module.ok()) return finish(module.status().message(), nullptr);
+    absl::StatusOr<std::unique_ptr<codegen::ObjectEmitter>> emitter =
+        codegen::ObjectEmitter::ForModule(**module, ir::CodegenLevel(level));
+    if (!emitter.ok()) return finish(emitter.status().message(), nullptr);
+    passes::PassRunner runner(
+        session::PassTargetMachine(**emitter, passes::PipelineFlavor::kOpt),
+        passes::TuningFor(level, passes::PipelineFlavor::kOpt));
+    absl::StatusOr<Measured> start_state = Measure(**module, "", runner, **emitter);
+    if (!start_state.ok()) return finish(start_state.status().message(), nullptr);
+    if (start_state->ir_count == 0) {
+      return finish("skipped: no function bodies", nullptr);
+    }
+    const auto autophase = observation::ComputeAutophase(**module);
+    const auto inst_count = observation::ComputeInstCount(**module);
+    replay_buffer::WriteBatch batch;
+    batch.modules.push_back(record);
+    std::vector<int64_t> values(candidates.size(), -1);
+    std::vector<Measured> measured(candidates.size());
+    for (size_t c = 0; c < candidates.size(); ++c) {
+      const auto one_start = std::chrono::steady_clock::now();
+      absl::StatusOr<Measured> m =
+          Measure(**module, candidates[c].pipeline, runner, **emitter);
+      if (!m.ok()) continue;  // a failing candidate: no episode
+      measured[c] = *m;
+      values[c] = ValueOf(*m, ir);
+      v1::Episode episode;
+      episode.set_episode_id(ir::ContentHash(absl::StrCat(
+          "candidate|", candidates[c].pipeline, "|", record.module_hash(), "|",
+          options.objective)));
+      episode.set_module_hash(record.module_hash());
+      episode.set_action_space_version(space_version);
+      episode.set_objective(options.objective);
+      episode.set_behaviour_policy(absl::StrCat("candidate:", candidates[c].name));
+      episode.set_final_ir_count(m->ir_count);
+      episode.set_final_text_size(m->text_size);
+      episode.set_unix_time_ms(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count());
+      episode.set_seconds(std::chrono::duration<double>(
+                              std::chrono::steady_clock::now() - one_start)
+                              .count());
+      v1::Step* step = episode.add_steps();
+      step->set_index(0);
+      for (int64_t v : autophase) step->add_autophase(v);
+      for (int64_t v : inst_count) step->add_inst_count(v);
+      step->set_action(static_cast<int32_t>(c));
+      step->set_action_name(absl::StrCat("candidate:", candidates[c].name));
+      step->set_action_probability(1.0);
+      step->set_ir_count_after(m->ir_count);
+      step->set_text_size_after(m->text_size);
+      batch.episodes.push_back(std::move(episode));
+    }
+    if (values[0] < 0) return finish("-Oz failed on the module", nullptr);
+    const int64_t start_value = ValueOf(*start_state, ir);
+    const int64_t oz = values[0];
+    const int64_t scale =
+        start_value - oz > 0 ? start_value - oz : std::max<int64_t>(start_value, 1);
+    std::vector<double> rewards(candidates.size(), 0);
+    size_t e = 0;
+    for (size_t c = 0; c < candidates.size(); ++c) {
+      if (values[c] < 0) continue;
+      rewards[c] = static_cast<double>(start_value - values[c]) / scale;
+      batch.episodes[e++].mutable_steps(0)->set_reward(rewards[c]);
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      for (size_t c = 0; c < candidates.size(); ++c) {
+        if (values[c] < 0) continue;
+        reward_sum[c] += rewards[c];
+        ++reward_n[c];
+        if (values[c] < oz) ++candidates[c].better_than_oz;
+        if (values[c] > oz) ++candidates[c].worse_than_oz;
+      }
+    }
+    finish("", &batch);
+  });
+  if (!write_error.ok()) return write_error;
+  for (size_t c = 0; c < candidates.size(); ++c) {
+    candidates[c].mean_reward = reward_n[c] > 0 ? reward_sum[c] / reward_n[c] : 0;
+  }
+  absl::Status written =
+      WriteCandidatesFile(options.out, options.objective, candidates);
+  if (!written.ok()) return written;
+  report.candidates = candidates;
+  return report;
+}
+
+}  // namespace phaseloop::candidates

@@ -1,0 +1,181 @@
+#include "offline_rl/candidates/candidate_mining.h"
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "compiler_driver/passes/action_space.h"
+#include "gtest/gtest.h"
+#include "offline_rl/candidates/candidates_command.h"
+#include "replay_buffer/replay_store.h"
+#include "search/best_sequences.h"
+#include "search/corpus/corpus_builder.h"
+
+namespace phaseloop::candidates {
+namespace {
+
+namespace fs = std::filesystem;
+
+class CandidateMiningTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* tmp = std::getenv("TEST_TMPDIR");
+    base_ = fs::path(tmp != nullptr ? tmp : "/tmp") / "mine";
+    fs::remove_all(base_);
+    const fs::path sources = base_ / "src";
+    for (const char* name : {"sorting", "bits", "recursion"}) {
+      fs::create_directories(sources / name);
+      fs::copy_file(fs::path("compiler_driver/fixtures") / (std::string(name) + ".c"),
+                    sources / name / "main.c");
+    }
+    corpus_ = (base_ / "corpus").string();
+    corpus::CorpusSettings settings;
+    std::ostringstream progress;
+    auto built = corpus::BuildModules(
+        {{sources.string(), "fx", "dir:" + sources.string()}}, settings,
+        corpus_, progress);
+    ASSERT_TRUE(built.ok()) << built.status();
+    auto manifest = corpus::OpenCorpus(corpus_, settings);
+    ASSERT_TRUE(manifest.ok());
+    ASSERT_TRUE(corpus::CommitCorpus(corpus_, *manifest, *built,
+                                     {"dir:" + sources.string()})
+                    .ok());
+    ASSERT_EQ(built->modules.size(), 3u);
+    for (const auto& r : built->modules) hashes_.push_back(r.module_hash());
+
+    const auto& space = passes::ActionSpace::Llvm16();
+    a_ = {*space.Find("mem2reg"), *space.Find("instcombine"),
+          *space.Find("simplifycfg")};
+    b_ = {*space.Find("sroa"), *space.Find("gvn")};
+    // File: a_ is best for two modules, b_ for one; an ir_count entry is
+    // ignored for a text_size mining.
+    std::vector<search::KnownBest> known(4);
+    for (int i = 0; i < 4; ++i) {
+      known[i].best.set_module_hash(hashes_[i % 3]);
+      known[i].best.set_objective(i == 3 ? "ir_count" : "text_size");
+      known[i].best.set_action_space_version(space.version());
+      for (int a : (i == 2 ? b_ : a_)) known[i].best.add_actions(a);
+      known[i].best.set_value(100);
+    }
+    best_file_ = (base_ / "best.json").string();
+    ASSERT_TRUE(search::WriteBestSequences(best_file_, known).ok());
+    buffer_ = (base_ / "buffer.db").string();
+    auto store = replay_buffer::OpenReplayStore(buffer_);
+    ASSERT_TRUE(store.ok()) << store.status();
+  }
+
+  MineOptions Options() {
+    MineOptions o;
+    o.best_files = {best_file_};
+    o.buffer = buffer_;
+    o.corpus_dir = corpus_;
+    o.split = "";
+    o.threads = 2;
+    o.oz_prefix_variants = true;
+    o.out = (base_ / "candidates.json").string();
+    return o;
+  }
+
+  fs::path base_;
+  std::string corpus_, best_file_, buffer_;
+  std::vector<std::string> hashes_;
+  std::vector<int> a_, b_;
+};
+
+TEST_F(CandidateMiningTest, CollectsDedupedRankedCandidatesWithOzFirst) {
+  auto candidates = CollectCandidates(Options());
+  ASSERT_TRUE(candidates.ok()) << candidates.status();
+  ASSERT_EQ(candidates->size(), 5u);  // oz, c000, c000+oz, c001, c001+oz
+  EXPECT_EQ((*candidates)[0].name, "oz");
+  EXPECT_EQ((*candidates)[0].pipeline, "default<Oz>");
+  EXPECT_EQ((*candidates)[1].name, "c000");
+  EXPECT_EQ((*candidates)[1].best_for_modules, 2);
+  EXPECT_EQ((*candidates)[1].actions, std::vector<int32_t>(a_.begin(), a_.end()));
+  EXPECT_EQ((*candidates)[1].pipeline,
+            "function(mem2reg),function(instcombine),function(simplifycfg)");
+  EXPECT_EQ((*candidates)[2].name, "c000+oz");
+  EXPECT_EQ((*candidates)[2].pipeline,
+            "default<Oz>,function(mem2reg),function(instcombine),"
+            "function(simplifycfg)");
+  EXPECT_EQ((*candidates)[3].best_for_modules, 1);
+  MineOptions one = Options();
+  one.max_candidates = 1;
+  one.oz_prefix_variants = false;
+  EXPECT_EQ(CollectCandidates(one)->size(), 2u);
+}
+
+TEST_F(CandidateMiningTest, MeasuresEveryCandidateAndStoresEpisodes) {
+  auto report = MineCandidates(Options());
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->modules, 3);
+  EXPECT_EQ(report->episodes_written, 15);
+  auto store = replay_buffer::OpenReplayStore(buffer_);
+  ASSERT_TRUE(store.ok());
+  replay_buffer::EpisodeFilter filter;
+  filter.objective = "text_size";
+  auto keys = (*store)->ListEpisodes(filter);
+  ASSERT_TRUE(keys.ok());
+  ASSERT_EQ(keys->size(), 15u);
+  std::vector<std::string> ids;
+  for (const auto& k : *keys) ids.push_back(k.episode_id);
+  auto episodes = (*store)->ReadEpisodes(ids);
+  ASSERT_TRUE(episodes.ok());
+  std::map<std::string, int64_t> oz_text;  // module -> -Oz text
+  for (const v1::Episode& e : *episodes) {
+    if (e.behaviour_policy() == "candidate:oz") {
+      oz_text[e.module_hash()] = e.final_text_size();
+    }
+  }
+  ASSERT_EQ(oz_text.size(), 3u);
+  for (const v1::Episode& e : *episodes) {
+    ASSERT_EQ(e.steps_size(), 1);
+    EXPECT_EQ(e.action_space_version(), CandidateSetVersion(report->candidates));
+    const v1::Step& s = e.steps(0);
+    EXPECT_EQ(s.autophase_size(), 56);
+    EXPECT_EQ(s.inst_count_size(), 70);
+    EXPECT_EQ(s.text_size_after(), e.final_text_size());
+    if (e.behaviour_policy() == "candidate:oz") {
+      EXPECT_DOUBLE_EQ(s.reward(), 1.0);  // -Oz's own reduction
+      EXPECT_EQ(s.action(), 0);
+    } else {
+      // reward = (start - T) / (start - T_Oz), so reward - 1 is
+      // (T_Oz - T) / (start - T_Oz): its sign says better/worse than -Oz.
+      const int64_t oz = oz_text[e.module_hash()];
+      if (e.final_text_size() < oz) EXPECT_GT(s.reward(), 1.0);
+      if (e.final_text_size() > oz) EXPECT_LT(s.reward(), 1.0);
+      if (e.final_text_size() == oz) EXPECT_DOUBLE_EQ(s.reward(), 1.0);
+    }
+  }
+  // Rerunning replaces the same episodes (deterministic ids).
+  ASSERT_TRUE(MineCandidates(Options()).ok());
+  EXPECT_EQ((*store)->ListEpisodes(filter)->size(), 15u);
+
+  auto file = ReadCandidatesFile(Options().out);
+  ASSERT_TRUE(file.ok()) << file.status();
+  ASSERT_EQ(file->size(), 5u);
+  EXPECT_EQ((*file)[0].name, "oz");
+  EXPECT_DOUBLE_EQ((*file)[0].mean_reward, 1.0);
+  EXPECT_EQ((*file)[0].better_than_oz + (*file)[0].worse_than_oz, 0);
+}
+
+TEST_F(CandidateMiningTest, CommandRejectsBadInput) {
+  std::ostringstream out, err;
+  MineFlags flags;
+  flags.options = Options();
+  flags.options.objective = "runtime";
+  EXPECT_EQ(RunMine(flags, out, err), 2);
+  EXPECT_NE(err.str().find("objective"), std::string::npos);
+  flags.options = Options();
+  flags.options.best_files = {"/no/such/best.json"};
+  flags.options.buffer.clear();
+  flags.no_episodes = true;
+  EXPECT_EQ(RunMine(flags, out, err), 2);
+  flags.options = Options();
+  flags.options.corpus_dir = "/no/such/corpus";
+  EXPECT_EQ(RunMine(flags, out, err), 2);
+  EXPECT_FALSE(ReadCandidatesFile("/no/such/candidates.json").ok());
+}
+
+}  // namespace
+}  // namespace phaseloop::candidates

@@ -1,0 +1,99 @@
+#include "offline_rl/candidates/candidates_command.h"
+
+#include <iostream>
+#include <memory>
+
+#include "absl/strings/str_format.h"
+#include "nlohmann/json.hpp"
+
+namespace phaseloop::candidates {
+
+int RunMine(const MineFlags& flags, std::ostream& out, std::ostream& err) {
+  MineOptions options = flags.options;
+  options.write_episodes = !flags.no_episodes;
+  options.progress = &err;
+  if (options.threads < 1 || options.max_candidates < 0) {
+    err << "phaseloop candidates mine: --threads must be >= 1 and "
+           "--max-candidates >= 0\n";
+    return 2;
+  }
+  absl::StatusOr<MineReport> report = MineCandidates(options);
+  if (!report.ok()) {
+    err << "phaseloop candidates mine: " << report.status().message() << "\n";
+    const absl::StatusCode code = report.status().code();
+    return code == absl::StatusCode::kInternal ||
+                   code == absl::StatusCode::kUnknown
+               ? 1
+               : 2;
+  }
+  if (flags.json) {
+    nlohmann::json j = {{"modules", report->modules},
+                        {"failed_modules", report->failed_modules},
+                        {"episodes_written", report->episodes_written},
+                        {"candidates_file", options.out},
+                        {"candidates", report->candidates.size()}};
+    out << j.dump(1) << "\n";
+    return 0;
+  }
+  out << absl::StrFormat("%-12s %7s %11s %8s %8s  %s\n", "candidate", "best_for",
+                         "mean_reward", "<Oz", ">Oz", "pipeline");
+  for (const Candidate& c : report->candidates) {
+    std::string pipeline = c.pipeline.size() > 60
+                               ? c.pipeline.substr(0, 57) + "..."
+                               : c.pipeline;
+    out << absl::StrFormat("%-12s %7d %11.4f %8d %8d  %s\n", c.name,
+                           c.best_for_modules, c.mean_reward, c.better_than_oz,
+                           c.worse_than_oz, pipeline);
+  }
+  out << absl::StrFormat(
+      "\n%d candidates on %d modules (%d failed); %d episodes written; "
+      "candidates file %s\n",
+      report->candidates.size(), report->modules, report->failed_modules,
+      report->episodes_written, options.out);
+  return 0;
+}
+
+void AddCandidatesCommand(CLI::App& app, int& exit_code) {
+  CLI::App* candidates = app.add_subcommand(
+      "candidates", "Candidate pipelines for the candidate formulation");
+  candidates->require_subcommand(1);
+  auto flags = std::make_shared<MineFlags>();
+  MineOptions& o = flags->options;
+  CLI::App* mine = candidates->add_subcommand(
+      "mine",
+      "Build a candidate set from best-known sequences, measure every "
+      "candidate on every module of a corpus split, store one episode per "
+      "(candidate, module) and write the candidates file");
+  mine->add_option("--buffer", o.buffer,
+                   "replay buffer: best sequences are read from it and the "
+                   "episodes written into it");
+  mine->add_option("--best", o.best_files,
+                   "best-sequences file (phaseloop search --best-out); "
+                   "repeatable");
+  mine->add_option("--objective", o.objective, "text_size or ir_count")
+      ->default_str("text_size");
+  mine->add_option("--corpus", o.corpus_dir,
+                   "corpus directory (phaseloop corpus build)")
+      ->required();
+  mine->add_option("--split", o.split, "split of the corpus; \"\" for all")
+      ->default_str("train");
+  mine->add_option("--max-candidates", o.max_candidates,
+                   "candidates besides -Oz, most often best first")
+      ->default_str("32");
+  mine->add_flag("--oz-prefix-variants", o.oz_prefix_variants,
+                 "also try each candidate after -Oz (default<Oz>,<pipeline>)");
+  mine->add_option("--threads", o.threads, "modules measured in parallel")
+      ->default_str("1");
+  mine->add_option("--max-modules", o.max_modules, "0 = every module")
+      ->default_str("0");
+  mine->add_option("--out", o.out, "the candidates file (JSON) to write")
+      ->required();
+  mine->add_flag("--no-episodes", flags->no_episodes,
+                 "measure and write the candidates file only");
+  mine->add_flag("--json", flags->json, "print the summary as JSON");
+  mine->callback([flags, &exit_code] {
+    exit_code = RunMine(*flags, std::cout, std::cerr);
+  });
+}
+
+}  // namespace phaseloop::candidates

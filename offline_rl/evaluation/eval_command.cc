@@ -1,0 +1,78 @@
+#include "offline_rl/evaluation/eval_command.h"
+
+#include <iostream>
+#include <memory>
+
+#include "absl/status/status.h"
+
+namespace phaseloop::evaluation {
+
+int RunEval(const EvalFlags& flags, std::ostream& out, std::ostream& err) {
+  constexpr char kName[] = "phaseloop eval: ";
+  if (flags.options.mode != "single" && flags.options.mode != "topk") {
+    err << kName << "--mode must be single or topk, got '"
+        << flags.options.mode << "'\n";
+    return 2;
+  }
+  if (flags.options.budget_ms < 0 || flags.options.top_k < 0 ||
+      flags.options.threads < 1) {
+    err << kName << "--budget-ms and --k must be >= 0 and --threads >= 1\n";
+    return 2;
+  }
+  EvalOptions options = flags.options;
+  options.progress = &err;
+  absl::StatusOr<EvalReport> report = EvaluatePolicy(options);
+  if (!report.ok()) {
+    err << kName << report.status().message() << "\n";
+    const absl::StatusCode code = report.status().code();
+    return code == absl::StatusCode::kInternal ||
+                   code == absl::StatusCode::kUnknown
+               ? 1
+               : 2;
+  }
+  out << (flags.json ? FormatReportJson(*report) : FormatReportTable(*report))
+      << "\n";
+  return 0;
+}
+
+void AddEvalCommand(CLI::App& app, int& exit_code) {
+  auto flags = std::make_shared<EvalFlags>();
+  CLI::App* eval = app.add_subcommand(
+      "eval",
+      "Evaluate a policy against -Oz on a corpus: text_size and ir_count at "
+      "O0, Oz and with the policy, per module and aggregated "
+      "(text_oz_ratio, over_oz, geomean_oz_ratio, gym_score)");
+  eval->add_option("--policy", flags->options.policy,
+                   "policy artifact (.plpolicy, or artifact:<file>) or any "
+                   "wrapper policy spec (baseline, fixed:<pipeline>, "
+                   "table:<file>, policy file)")
+      ->required();
+  eval->add_option("--corpus", flags->options.corpus_dir,
+                   "corpus directory built by `phaseloop corpus build`")
+      ->required();
+  eval->add_option("--mode", flags->options.mode,
+                   "artifact inference mode: single or topk")
+      ->default_str("single");
+  eval->add_option("--budget-ms", flags->options.budget_ms,
+                   "topk: time budget per module in ms")
+      ->default_str("1000");
+  eval->add_option("--k", flags->options.top_k,
+                   "topk: candidates to measure besides -Oz (0: the "
+                   "artifact's default_top_k)")
+      ->default_str("0");
+  eval->add_option("--split", flags->options.split,
+                   "only modules of this split (train, validation, test); "
+                   "default all");
+  eval->add_option("--threads", flags->options.threads,
+                   "modules evaluated in parallel")
+      ->default_str("1");
+  eval->add_option("--max-modules", flags->options.max_modules,
+                   "evaluate only the first N modules (name order); 0 = all")
+      ->default_str("0");
+  eval->add_flag("--json", flags->json, "print the report as JSON");
+  eval->callback([flags, &exit_code] {
+    exit_code = RunEval(*flags, std::cout, std::cerr);
+  });
+}
+
+}  // namespace phaseloop::evaluation

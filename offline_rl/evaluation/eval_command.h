@@ -1,0 +1,27 @@
+#ifndef PHASELOOP_OFFLINE_RL_EVALUATION_EVAL_COMMAND_H_
+#define PHASELOOP_OFFLINE_RL_EVALUATION_EVAL_COMMAND_H_
+
+// `phaseloop eval --policy P --corpus DIR [--mode single|topk]
+//  [--budget-ms N] [--k K] [--split S] [--threads N] [--max-modules N]
+//  [--json]`: see policy_evaluation.h.
+
+#include <iosfwd>
+
+#include "CLI/CLI.hpp"
+#include "offline_rl/evaluation/policy_evaluation.h"
+
+namespace phaseloop::evaluation {
+
+struct EvalFlags {
+  EvalOptions options;
+  bool json = false;
+};
+
+// Exit codes: 0 ok, 1 internal error, 2 bad input (flags, policy, corpus).
+int RunEval(const EvalFlags& flags, std::ostream& out, std::ostream& err);
+
+void AddEvalCommand(CLI::App& app, int& exit_code);
+
+}  // namespace phaseloop::evaluation
+
+#endif  // PHASELOOP_OFFLINE_RL_EVALUATION_EVAL_COMMAND_H_

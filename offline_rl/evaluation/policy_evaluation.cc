@@ -1,0 +1,377 @@
+#include "offline_rl/evaluation/policy_evaluation.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <ostream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
+#include "compiler_driver/cc_wrapper/policy.h"
+#include "compiler_driver/codegen/object_emitter.h"
+#include "compiler_driver/ir/module_hash.h"
+#include "compiler_driver/ir/module_loader.h"
+#include "compiler_driver/ir/opt_level.h"
+#include "compiler_driver/observation/features.h"
+#include "compiler_driver/passes/pass_runner.h"
+#include "compiler_driver/policy_runtime/artifact_policy.h"
+#include "compiler_driver/policy_runtime/policy_artifact.h"
+#include "compiler_driver/session/baselines.h"
+#include "compiler_driver/session/pass_target.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+#include "nlohmann/json.hpp"
+#include "search/corpus/parallel_for.h"
+#include "search/search_inputs.h"
+
+namespace phaseloop::evaluation {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+namespace pr = policy_runtime;
+
+double MillisSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start)
+      .count();
+}
+
+// What the evaluation needs of a policy: a pipeline for one loaded module.
+struct LoadedPolicy {
+  std::string kind;
+  std::string version;
+  std::string objective;
+  std::unique_ptr<pr::ArtifactPolicy> artifact;            // or
+  std::unique_ptr<cc_wrapper::PolicyRunner> wrapper_policy;
+};
+
+bool FileStartsWithMagic(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::string head(64, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(in.gcount()));
+  return pr::LooksLikePolicyArtifactFile(head);
+}
+
+absl::StatusOr<LoadedPolicy> Load(const EvalOptions& options) {
+  LoadedPolicy loaded;
+  absl::string_view spec = options.policy;
+  std::string artifact_path;
+  if (absl::ConsumePrefix(&spec, "artifact:")) {
+    artifact_path = std::string(spec.substr(0, spec.find('?')));
+  } else if (FileStartsWithMagic(options.policy)) {
+    artifact_path = options.policy;
+  }
+  if (!artifact_path.empty()) {
+    absl::StatusOr<v1::PolicyArtifact> artifact =
+        pr::ReadPolicyArtifactFile(artifact_path);
+    if (!artifact.ok()) return artifact.status();
+    pr::InferenceOptions inference;
+    absl::StatusOr<pr::InferenceMode> mode = pr::ParseInferenceMode(options.mode);
+    if (!mode.ok()) return mode.status();
+    inference.mode = *mode;
+    inference.top_k = options.top_k;
+    inference.budget_ms = options.budget_ms;
+    loaded.objective = artifact->objective();
+    absl::StatusOr<std::unique_ptr<pr::ArtifactPolicy>> policy =
+        pr::ArtifactPolicy::Create(*std::move(artifact), inference);
+    if (!policy.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "policy artifact ", artifact_path, ": ", policy.status().message()));
+    }
+    loaded.kind = "artifact";
+    loaded.version = (*policy)->version();
+    loaded.artifact = std::move(*policy);
+    return loaded;
+  }
+  absl::StatusOr<std::unique_ptr<cc_wrapper::PolicyRunner>> runner =
+      cc_wrapper::LoadPolicy(options.policy);
+  if (!runner.ok()) return runner.status();
+  loaded.kind = (*runner)->kind();
+  loaded.version = (*runner)->version();
+  loaded.wrapper_policy = std::move(*runner);
+  return loaded;
+}
+
+// Runs `pipeline` on `module` (consumed, as the wrapper does): its ir_count
+// and text_size. The object is emitted from the optimised module itself:
+// emitting a clone of it (codegen::TextSize) can give another .text size.
+absl::Status Measure(std::unique_ptr<llvm::Module> clone,
+                     const std::string& pipeline, passes::PassRunner& runner,
+                     codegen::ObjectEmitter& emitter, int64_t* ir_count,
+                     int64_t* text_size) {
+  absl::Status ran = runner.Run(*clone, pipeline);
+  if (!ran.ok()) return ran;
+  *ir_count = observation::IrInstructionCount(*clone);
+  absl::StatusOr<std::string> object = emitter.EmitObject(std::move(clone));
+  if (!object.ok()) return object.status();
+  absl::StatusOr<int64_t> text = codegen::TextSectionBytes(*object);
+  if (!text.ok()) return text.status();
+  *text_size = *text;
+  return absl::OkStatus();
+}
+
+// Fills `row` for one module; errors go into row.error.
+void EvaluateModule(const search::ModuleInput& input,
+                    const LoadedPolicy& policy, ModuleEval& row) {
+  const auto start = Clock::now();
+  auto fail = [&](absl::string_view stage, const absl::Status& status) {
+    row.error = absl::StrCat(stage, ": ", status.message().substr(0, 300));
+    row.total_ms = MillisSince(start);
+  };
+  const ir::OptLevel level =
+      ir::ParseOptLevel(input.opt_level).value_or(ir::OptLevel::kOz);
+  llvm::LLVMContext context;
+  absl::StatusOr<std::unique_ptr<llvm::Module>> module =
+      ir::LoadModule(input.path, ir::FrontendOptions(), context);
+  if (!module.ok()) return fail("load", module.status());
+  absl::StatusOr<std::vector<session::Baseline>> baselines =
+      session::ModuleBaselines(**module, {ir::OptLevel::kO0, ir::OptLevel::kOz});
+  if (!baselines.ok()) return fail("baselines", baselines.status());
+  row.ir_count_o0 = (*baselines)[0].ir_count;
+  row.text_size_o0 = (*baselines)[0].text_size;
+  row.ir_count_oz = (*baselines)[1].ir_count;
+  row.text_size_oz = (*baselines)[1].text_size;
+
+  absl::StatusOr<std::unique_ptr<codegen::ObjectEmitter>> emitter =
+      codegen::ObjectEmitter::ForModule(**module, ir::CodegenLevel(level));
+  if (!emitter.ok()) return fail("codegen", emitter.status());
+  passes::PassRunner runner(
+      session::PassTargetMachine(**emitter, passes::PipelineFlavor::kOpt),
+      passes::TuningFor(level, passes::PipelineFlavor::kOpt));
+
+  const auto policy_start = Clock::now();
+  const auto autophase = observation::ComputeAutophase(**module);
+  if (policy.artifact != nullptr) {
+    const auto inst_count = observation::ComputeInstCount(**module);
+    absl::StatusOr<pr::PolicyChoice> choice = policy.artifact->Choose(
+        **module, autophase, inst_count, {&runner, emitter->get()});
+    if (!choice.ok()) return fail("policy", choice.status());
+    row.pipeline = choice->pipeline;
+    row.note = choice->note;
+  } else {
+    cc_wrapper::PolicyInput policy_input;
+    // Only tables key on the module hash (bitcode writing costs ms).
+    if (policy.kind == "table") {
+      policy_input.module_hash = ir::ModuleHash(**module);
+    }
+    policy_input.autophase = &autophase;
+    policy_input.opt_level = ir::OptLevelName(level);
+    row.pipeline = policy.wrapper_policy->Decide(policy_input);
+  }
+  row.policy_ms = MillisSince(policy_start);
+  absl::Status measured = Measure(*std::move(module), row.pipeline, runner,
+                                  **emitter,
+                                  &row.ir_count, &row.text_size);
+  if (!measured.ok()) return fail("pipeline", measured);
+  row.total_ms = MillisSince(start);
+}
+
+double Geomean(double log_sum, int n) {
+  return n > 0 ? std::exp(log_sum / n) : 0.0;
+}
+
+}  // namespace
+
+EvalAggregates Aggregate(const std::vector<ModuleEval>& modules) {
+  EvalAggregates a;
+  double text_log = 0, ir_log = 0, gym_log = 0, over_sum = 0, policy_ms = 0;
+  int text_n = 0, ir_n = 0, gym_n = 0;
+  for (const ModuleEval& m : modules) {
+    if (!m.error.empty()) {
+      ++a.failed;
+      continue;
+    }
+    ++a.modules;
+    policy_ms += m.policy_ms;
+    a.max_policy_ms = std::max(a.max_policy_ms, m.policy_ms);
+    if (m.text_size > 0 && m.text_size_oz > 0) {
+      text_log += std::log(static_cast<double>(m.text_size_oz) / m.text_size);
+      ++text_n;
+      a.worst_text_ratio =
+          std::max(a.worst_text_ratio,
+                   static_cast<double>(m.text_size) / m.text_size_oz);
+      if (m.text_size > m.text_size_oz) ++a.text_larger_than_oz;
+      if (m.text_size < m.text_size_oz) ++a.text_smaller_than_oz;
+    } else {
+      ++a.text_excluded;
+    }
+    if (m.ir_count > 0 && m.ir_count_oz > 0) {
+      over_sum += static_cast<double>(m.ir_count_oz - m.ir_count) /
+                  m.ir_count_oz;
+      ir_log += std::log(static_cast<double>(m.ir_count_oz) / m.ir_count);
+      ++ir_n;
+    } else {
+      ++a.ir_excluded;
+    }
+    if (m.ir_count_o0 > m.ir_count_oz && m.ir_count < m.ir_count_o0) {
+      gym_log += std::log(static_cast<double>(m.ir_count_o0 - m.ir_count) /
+                          (m.ir_count_o0 - m.ir_count_oz));
+      ++gym_n;
+    } else {
+      ++a.gym_excluded;
+    }
+  }
+  a.text_oz_ratio = Geomean(text_log, text_n);
+  a.geomean_oz_ratio = Geomean(ir_log, ir_n);
+  a.over_oz = ir_n > 0 ? over_sum / ir_n : 0.0;
+  a.gym_score = Geomean(gym_log, gym_n);
+  a.mean_policy_ms = a.modules > 0 ? policy_ms / a.modules : 0.0;
+  return a;
+}
+
+absl::StatusOr<EvalReport> EvaluatePolicy(const EvalOptions& options) {
+  absl::StatusOr<LoadedPolicy> policy = Load(options);
+  if (!policy.ok()) return policy.status();
+  std::vector<std::string> warnings;
+  absl::StatusOr<std::vector<search::ModuleInput>> inputs =
+      search::ListCorpus(options.corpus_dir, options.split, &warnings);
+  if (!inputs.ok()) return inputs.status();
+  if (options.progress != nullptr) {
+    for (const std::string& w : warnings) *options.progress << w << "\n";
+  }
+  if (options.max_modules > 0 &&
+      static_cast<int>(inputs->size()) > options.max_modules) {
+    inputs->resize(options.max_modules);
+  }
+  if (inputs->empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "corpus ", options.corpus_dir, " has no module",
+        options.split.empty() ? "" : absl::StrCat(" in split '", options.split, "'"),
+        "; check --corpus (a directory built by phaseloop corpus build) and "
+        "--split"));
+  }
+  EvalReport report;
+  report.policy = options.policy;
+  report.policy_kind = policy->kind;
+  report.policy_version = policy->version;
+  report.objective = policy->objective;
+  report.mode = policy->artifact != nullptr ? options.mode : "";
+  report.corpus_dir = options.corpus_dir;
+  report.split = options.split;
+  report.modules.resize(inputs->size());
+  std::mutex progress_mutex;
+  int done = 0;
+  corpus::ParallelFor(inputs->size(), options.threads, [&](size_t i) {
+    const search::ModuleInput& input = (*inputs)[i];
+    ModuleEval& row = report.modules[i];
+    row.name = input.name;
+    EvaluateModule(input, *policy, row);
+    if (options.progress != nullptr) {
+      std::lock_guard<std::mutex> lock(progress_mutex);
+      ++done;
+      *options.progress << absl::StrFormat(
+          "[%d/%d] %s: ", done, inputs->size(), row.name);
+      if (!row.error.empty()) {
+        *options.progress << "FAILED " << row.error << "\n";
+      } else {
+        *options.progress << absl::StrFormat(
+            "text %d (Oz %d), ir %d (Oz %d), policy %.1f ms\n", row.text_size,
+            row.text_size_oz, row.ir_count, row.ir_count_oz, row.policy_ms);
+      }
+    }
+  });
+  // The split of each row, from the manifest filter (ListCorpus keeps it
+  // implicit): the requested split, or "" when all were evaluated.
+  for (ModuleEval& row : report.modules) row.split = options.split;
+  report.aggregates = Aggregate(report.modules);
+  return report;
+}
+
+std::string FormatReportTable(const EvalReport& report) {
+  std::string out = absl::StrFormat(
+      "policy %s (%s %s%s%s)\ncorpus %s%s\n\n", report.policy,
+      report.policy_kind, report.policy_version.substr(0, 12),
+      report.objective.empty() ? "" : absl::StrCat(", ", report.objective),
+      report.mode.empty() ? "" : absl::StrCat(", mode ", report.mode),
+      report.corpus_dir,
+      report.split.empty() ? "" : absl::StrCat(" split ", report.split));
+  absl::StrAppendFormat(&out, "%-36s %9s %9s %9s %7s %8s %8s %8s %9s\n",
+                        "module", "text_O0", "text_Oz", "text", "Oz/T",
+                        "ir_O0", "ir_Oz", "ir", "policy_ms");
+  for (const ModuleEval& m : report.modules) {
+    std::string name = m.name.size() > 36
+                           ? absl::StrCat("..", m.name.substr(m.name.size() - 34))
+                           : m.name;
+    if (!m.error.empty()) {
+      absl::StrAppendFormat(&out, "%-36s FAILED %s\n", name, m.error);
+      continue;
+    }
+    absl::StrAppendFormat(
+        &out, "%-36s %9d %9d %9d %7.4f %8d %8d %8d %9.2f\n", name,
+        m.text_size_o0, m.text_size_oz, m.text_size,
+        m.text_size > 0 ? static_cast<double>(m.text_size_oz) / m.text_size
+                        : 0.0,
+        m.ir_count_o0, m.ir_count_oz, m.ir_count, m.policy_ms);
+  }
+  const EvalAggregates& a = report.aggregates;
+  absl::StrAppendFormat(
+      &out,
+      "\nmodules %d (failed %d)\n"
+      "text_oz_ratio    %.4f  (geomean T_Oz/T; >1 smaller than -Oz; larger "
+      "than -Oz on %d, smaller on %d, worst T/T_Oz %.4f)\n"
+      "over_oz          %.4f  (mean (IC_Oz-IC)/IC_Oz)\n"
+      "geomean_oz_ratio %.4f  (geomean IC_Oz/IC)\n"
+      "gym_score        %.4f  (geomean (IC_O0-IC)/(IC_O0-IC_Oz); %d modules "
+      "excluded)\n"
+      "policy time      %.2f ms mean, %.2f ms max per module\n",
+      a.modules, a.failed, a.text_oz_ratio, a.text_larger_than_oz,
+      a.text_smaller_than_oz, a.worst_text_ratio, a.over_oz,
+      a.geomean_oz_ratio, a.gym_score, a.gym_excluded, a.mean_policy_ms,
+      a.max_policy_ms);
+  return out;
+}
+
+std::string FormatReportJson(const EvalReport& report) {
+  nlohmann::json j;
+  j["policy"] = report.policy;
+  j["policy_kind"] = report.policy_kind;
+  j["policy_version"] = report.policy_version;
+  j["objective"] = report.objective;
+  j["mode"] = report.mode;
+  j["corpus"] = report.corpus_dir;
+  j["split"] = report.split;
+  j["convention"] = "real-build modules as stored; opt-16 tuning; clang-16 codegen";
+  nlohmann::json modules = nlohmann::json::array();
+  for (const ModuleEval& m : report.modules) {
+    nlohmann::json row = {{"name", m.name},
+                          {"ir_count_o0", m.ir_count_o0},
+                          {"ir_count_oz", m.ir_count_oz},
+                          {"ir_count", m.ir_count},
+                          {"text_size_o0", m.text_size_o0},
+                          {"text_size_oz", m.text_size_oz},
+                          {"text_size", m.text_size},
+                          {"policy_ms", m.policy_ms},
+                          {"total_ms", m.total_ms},
+                          {"pipeline", m.pipeline},
+                          {"note", m.note}};
+    if (!m.error.empty()) row["error"] = m.error;
+    modules.push_back(std::move(row));
+  }
+  j["modules"] = std::move(modules);
+  const EvalAggregates& a = report.aggregates;
+  j["aggregates"] = {{"modules", a.modules},
+                     {"failed", a.failed},
+                     {"text_oz_ratio", a.text_oz_ratio},
+                     {"over_oz", a.over_oz},
+                     {"geomean_oz_ratio", a.geomean_oz_ratio},
+                     {"gym_score", a.gym_score},
+                     {"text_excluded", a.text_excluded},
+                     {"ir_excluded", a.ir_excluded},
+                     {"gym_excluded", a.gym_excluded},
+                     {"text_larger_than_oz", a.text_larger_than_oz},
+                     {"text_smaller_than_oz", a.text_smaller_than_oz},
+                     {"worst_text_ratio", a.worst_text_ratio},
+                     {"mean_policy_ms", a.mean_policy_ms},
+                     {"max_policy_ms", a.max_policy_ms}};
+  return j.dump(1);
+}
+
+}  // namespace phaseloop::evaluation

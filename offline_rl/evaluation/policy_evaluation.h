@@ -1,0 +1,110 @@
+#ifndef PHASELOOP_OFFLINE_RL_EVALUATION_POLICY_EVALUATION_H_
+#define PHASELOOP_OFFLINE_RL_EVALUATION_POLICY_EVALUATION_H_
+
+// `phaseloop eval`: a policy against clang's -Oz on the modules of a corpus
+// (`phaseloop corpus build`), with the metrics of DESIGN.md ("Objectives and
+// metrics"). Each module is loaded from its bitcode; -O0, -Oz and the
+// policy's pipeline run on it in process the way `opt-16 -passes=...` would
+// (opt's tuning and target machine, as the corpus manifest's baselines and
+// `phaseloop search` on corpus modules do), then codegen with clang-16's
+// settings at the module's -O level measures `.text`.
+//
+// The policy is any wrapper policy spec (baseline, fixed:<pipeline>,
+// table:<file>, a policy file) or a policy artifact (a .plpolicy file,
+// detected by its magic, or artifact:<file>), so one tool compares
+// everything. Artifacts run in the mode given here (single or topk).
+//
+// Candidate pipelines run in this process: a pipeline that crashes LLVM
+// ends the evaluation. Threading: EvaluatePolicy uses options.threads
+// threads, one module per thread at a time.
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace phaseloop::evaluation {
+
+struct EvalOptions {
+  std::string policy;      // spec or artifact path (see above)
+  std::string corpus_dir;  // holds manifest.json
+  std::string split;       // "" = every module; else train/validation/test
+  std::string mode = "single";  // artifacts: single or topk
+  int budget_ms = 1000;    // topk: per module
+  int top_k = 0;           // topk: 0 = the artifact's default_top_k
+  int threads = 1;
+  int max_modules = 0;     // 0 = all (after the split filter), in name order
+  std::ostream* progress = nullptr;  // one line per module, may be null
+};
+
+// One module's figures. Sizes are 0 and `error` says why when it failed.
+struct ModuleEval {
+  std::string name;
+  std::string split;
+  int64_t ir_count_o0 = 0;
+  int64_t ir_count_oz = 0;
+  int64_t ir_count = 0;  // with the policy
+  int64_t text_size_o0 = 0;
+  int64_t text_size_oz = 0;
+  int64_t text_size = 0;  // with the policy
+  double policy_ms = 0;   // the policy's decision (features, forward passes,
+                          // topk's measurements)
+  double total_ms = 0;    // the module, baselines included
+  std::string pipeline;
+  std::string note;
+  std::string error;
+};
+
+// Over the modules without error. Ratios skip modules whose terms are
+// undefined (a zero size), counted in *_excluded.
+struct EvalAggregates {
+  int modules = 0;
+  int failed = 0;
+  double text_oz_ratio = 0;     // geomean T_Oz / T (> 1: smaller than -Oz)
+  double over_oz = 0;           // mean (IC_Oz - IC) / IC_Oz
+  double geomean_oz_ratio = 0;  // geomean IC_Oz / IC
+  // geomean (IC_O0 - IC) / (IC_O0 - IC_Oz) over modules where -Oz reduces
+  // the count (IC_O0 > IC_Oz) and the policy does too (IC < IC_O0): a
+  // geometric mean needs positive terms; the others are in gym_excluded.
+  double gym_score = 0;
+  int text_excluded = 0;
+  int ir_excluded = 0;
+  int gym_excluded = 0;
+  int text_larger_than_oz = 0;   // modules with T > T_Oz
+  int text_smaller_than_oz = 0;  // modules with T < T_Oz
+  double worst_text_ratio = 0;   // max T / T_Oz (1.01: 1 % larger than -Oz)
+  double mean_policy_ms = 0;
+  double max_policy_ms = 0;
+};
+
+struct EvalReport {
+  std::string policy;
+  std::string policy_kind;  // "artifact", "baseline", "fixed", "table"
+  std::string policy_version;
+  std::string objective;    // the artifact's; "" for other policies
+  std::string mode;
+  std::string corpus_dir;
+  std::string split;
+  std::vector<ModuleEval> modules;  // in corpus (name) order
+  EvalAggregates aggregates;
+};
+
+// The aggregates of `modules` (exposed for tests and for the learner's
+// publish gate, which may combine reports).
+EvalAggregates Aggregate(const std::vector<ModuleEval>& modules);
+
+// Errors: the policy cannot be loaded, the corpus cannot be read, or it has
+// no module in the split (InvalidArgument/NotFound naming the input). A
+// module that fails is reported in its row and counted in `failed`.
+absl::StatusOr<EvalReport> EvaluatePolicy(const EvalOptions& options);
+
+// A readable table (one row per module, then the aggregates) and the JSON
+// form (same fields as the structs, snake_case).
+std::string FormatReportTable(const EvalReport& report);
+std::string FormatReportJson(const EvalReport& report);
+
+}  // namespace phaseloop::evaluation
+
+#endif  // PHASELOOP_OFFLINE_RL_EVALUATION_POLICY_EVALUATION_H_

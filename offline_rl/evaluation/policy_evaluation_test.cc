@@ -1,0 +1,187 @@
+#include "offline_rl/evaluation/policy_evaluation.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "compiler_driver/policy_runtime/policy_artifact.h"
+#include "compiler_driver/policy_runtime/test_artifacts.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "offline_rl/evaluation/eval_command.h"
+#include "search/corpus/corpus_builder.h"
+
+namespace phaseloop::evaluation {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A real corpus (`phaseloop corpus build` code path) of four fixture
+// programs, built once for the whole test.
+class PolicyEvaluationTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    const char* tmp = std::getenv("TEST_TMPDIR");
+    const fs::path base = fs::path(tmp != nullptr ? tmp : "/tmp") / "eval";
+    fs::remove_all(base);
+    const fs::path sources = base / "src";
+    for (const char* name : {"sorting", "bits", "strings", "recursion"}) {
+      fs::create_directories(sources / name);
+      fs::copy_file(fs::path("compiler_driver/fixtures") / (std::string(name) + ".c"),
+                    sources / name / "main.c");
+    }
+    corpus_ = new std::string((base / "corpus").string());
+    corpus::CorpusSettings settings;
+    settings.jobs = 2;
+    std::ostringstream progress;
+    auto built = corpus::BuildModules(
+        {{sources.string(), "fx", "dir:" + sources.string()}}, settings,
+        *corpus_, progress);
+    ASSERT_TRUE(built.ok()) << built.status();
+    auto base_manifest = corpus::OpenCorpus(*corpus_, settings);
+    ASSERT_TRUE(base_manifest.ok());
+    ASSERT_TRUE(corpus::CommitCorpus(*corpus_, *base_manifest, *built,
+                                     {"dir:" + sources.string()})
+                    .ok());
+    ASSERT_EQ(built->modules.size(), 4u) << progress.str();
+  }
+  static std::string* corpus_;
+
+  EvalOptions Options(const std::string& policy) {
+    EvalOptions options;
+    options.policy = policy;
+    options.corpus_dir = *corpus_;
+    options.threads = 2;
+    return options;
+  }
+};
+std::string* PolicyEvaluationTest::corpus_ = nullptr;
+
+TEST_F(PolicyEvaluationTest, BaselineIsExactlyOz) {
+  auto report = EvaluatePolicy(Options("baseline"));
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->modules.size(), 4u);
+  for (const ModuleEval& m : report->modules) {
+    EXPECT_TRUE(m.error.empty()) << m.error;
+    EXPECT_EQ(m.pipeline, "default<Oz>");
+    EXPECT_EQ(m.text_size, m.text_size_oz) << m.name;
+    EXPECT_EQ(m.ir_count, m.ir_count_oz) << m.name;
+    EXPECT_GT(m.ir_count_o0, m.ir_count_oz) << m.name;
+    EXPECT_GT(m.text_size_o0, 0);
+  }
+  const EvalAggregates& a = report->aggregates;
+  EXPECT_EQ(a.modules, 4);
+  EXPECT_DOUBLE_EQ(a.text_oz_ratio, 1.0);
+  EXPECT_DOUBLE_EQ(a.geomean_oz_ratio, 1.0);
+  EXPECT_DOUBLE_EQ(a.over_oz, 0.0);
+  EXPECT_DOUBLE_EQ(a.gym_score, 1.0);
+  EXPECT_EQ(a.text_larger_than_oz, 0);
+}
+
+// The aggregates against the formulas of DESIGN.md computed here from the
+// rows, on a policy that differs from -Oz.
+TEST_F(PolicyEvaluationTest, AggregateFormulas) {
+  auto report = EvaluatePolicy(Options("fixed:default<O1>"));
+  ASSERT_TRUE(report.ok()) << report.status();
+  double text_log = 0, ir_log = 0, over = 0, gym_log = 0;
+  int n = 0, gym_n = 0;
+  bool differs = false;
+  for (const ModuleEval& m : report->modules) {
+    ASSERT_TRUE(m.error.empty()) << m.error;
+    differs |= m.text_size != m.text_size_oz;
+    text_log += std::log(double(m.text_size_oz) / m.text_size);
+    ir_log += std::log(double(m.ir_count_oz) / m.ir_count);
+    over += double(m.ir_count_oz - m.ir_count) / m.ir_count_oz;
+    if (m.ir_count < m.ir_count_o0) {
+      gym_log += std::log(double(m.ir_count_o0 - m.ir_count) /
+                          (m.ir_count_o0 - m.ir_count_oz));
+      ++gym_n;
+    }
+    ++n;
+  }
+  EXPECT_TRUE(differs);
+  const EvalAggregates& a = report->aggregates;
+  EXPECT_NEAR(a.text_oz_ratio, std::exp(text_log / n), 1e-12);
+  EXPECT_NEAR(a.geomean_oz_ratio, std::exp(ir_log / n), 1e-12);
+  EXPECT_NEAR(a.over_oz, over / n, 1e-12);
+  EXPECT_NEAR(a.gym_score, std::exp(gym_log / gym_n), 1e-12);
+  EXPECT_EQ(a.gym_excluded, n - gym_n);
+}
+
+TEST_F(PolicyEvaluationTest, AggregateByHand) {
+  std::vector<ModuleEval> rows(3);
+  rows[0] = {"a", "", 100, 50, 40, 0, 1000, 800};   // IC 40, T 800
+  rows[1] = {"b", "", 10, 8, 10, 0, 200, 250};      // IC = IC_O0: gym excl.
+  rows[2].name = "c";
+  rows[2].error = "load: broken";
+  const EvalAggregates a = Aggregate(rows);
+  EXPECT_EQ(a.modules, 2);
+  EXPECT_EQ(a.failed, 1);
+  EXPECT_NEAR(a.text_oz_ratio, std::sqrt(1000.0 / 800 * 200.0 / 250), 1e-12);
+  EXPECT_NEAR(a.geomean_oz_ratio, std::sqrt(50.0 / 40 * 8.0 / 10), 1e-12);
+  EXPECT_NEAR(a.over_oz, ((50.0 - 40) / 50 + (8.0 - 10) / 8) / 2, 1e-12);
+  EXPECT_NEAR(a.gym_score, (100.0 - 40) / (100 - 50), 1e-12);
+  EXPECT_EQ(a.gym_excluded, 1);
+  EXPECT_EQ(a.text_larger_than_oz, 1);
+  EXPECT_NEAR(a.worst_text_ratio, 1.25, 1e-12);
+}
+
+TEST_F(PolicyEvaluationTest, ArtifactSingleAndTopK) {
+  policy_runtime::testing::RandomArtifactOptions random;
+  random.action_names = {"instcombine", "simplifycfg", "mem2reg", "dce"};
+  random.candidate_pipelines = {"default<Oz>", "default<O1>", "default<O3>",
+                                "default<Oz>,function(instcombine)"};
+  const std::string path = *corpus_ + "/../p.plpolicy";
+  ASSERT_TRUE(policy_runtime::WritePolicyArtifactFile(
+                  policy_runtime::testing::RandomArtifact(random), path)
+                  .ok());
+  auto single = EvaluatePolicy(Options(path));
+  ASSERT_TRUE(single.ok()) << single.status();
+  EXPECT_EQ(single->policy_kind, "artifact");
+  EXPECT_EQ(single->policy_version.size(), 32u);
+  EXPECT_EQ(single->aggregates.modules, 4);
+
+  EvalOptions topk_options = Options("artifact:" + path);
+  topk_options.mode = "topk";
+  topk_options.top_k = 3;
+  topk_options.budget_ms = 60000;
+  auto topk = EvaluatePolicy(topk_options);
+  ASSERT_TRUE(topk.ok()) << topk.status();
+  for (const ModuleEval& m : topk->modules) {
+    ASSERT_TRUE(m.error.empty()) << m.error;
+    EXPECT_LE(m.text_size, m.text_size_oz) << m.name << " " << m.note;
+  }
+  EXPECT_GE(topk->aggregates.text_oz_ratio, 1.0);
+  EXPECT_EQ(topk->aggregates.text_larger_than_oz, 0);
+}
+
+TEST_F(PolicyEvaluationTest, CommandPrintsTableAndJsonAndRejectsBadInput) {
+  EvalFlags flags;
+  flags.options = Options("baseline");
+  flags.options.max_modules = 2;
+  std::ostringstream out, err;
+  ASSERT_EQ(RunEval(flags, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("text_oz_ratio    1.0000"), std::string::npos)
+      << out.str();
+  flags.json = true;
+  std::ostringstream json_out;
+  ASSERT_EQ(RunEval(flags, json_out, err), 0);
+  const nlohmann::json j = nlohmann::json::parse(json_out.str());
+  EXPECT_EQ(j["modules"].size(), 2u);
+  EXPECT_DOUBLE_EQ(j["aggregates"]["text_oz_ratio"].get<double>(), 1.0);
+
+  flags.options.corpus_dir = "/nonexistent/corpus";
+  std::ostringstream bad;
+  EXPECT_EQ(RunEval(flags, out, bad), 2);
+  EXPECT_NE(bad.str().find("/nonexistent/corpus"), std::string::npos);
+  flags.options = Options("no-such-policy-file");
+  EXPECT_EQ(RunEval(flags, out, bad), 2);
+  flags.options = Options("baseline");
+  flags.options.mode = "beam";
+  EXPECT_EQ(RunEval(flags, out, bad), 2);
+}
+
+}  // namespace
+}  // namespace phaseloop::evaluation

@@ -1,0 +1,424 @@
+#include "offline_rl/learner/dataset.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <unordered_map>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "compiler_driver/ir/module_hash.h"
+#include "compiler_driver/policy_runtime/state_features.h"
+#include "nlohmann/json.hpp"
+
+namespace phaseloop::offline_rl {
+namespace {
+
+using policy_runtime::BuildState;
+using policy_runtime::StateDim;
+
+constexpr char kCandidatePrefix[] = "candidate:";
+constexpr int kReadChunk = 256;  // episodes per ReadEpisodes call
+
+bool HasFeatures(const v1::Step& step) {
+  return step.autophase_size() == policy_runtime::kAutophaseCount &&
+         step.inst_count_size() == policy_runtime::kInstCountCount;
+}
+
+void AppendState(const v1::Step& step, const std::vector<int32_t>& history,
+                 int num_actions, std::vector<float>* out) {
+  const size_t at = out->size();
+  out->resize(at + StateDim(num_actions));
+  BuildState(step.autophase(), step.inst_count(), history, num_actions,
+             absl::MakeSpan(out->data() + at, StateDim(num_actions)));
+}
+
+void InitSet(int num_actions, TransitionSet* set) {
+  set->num_actions = num_actions;
+  set->state_dim = StateDim(num_actions);
+}
+
+void AddTransition(TransitionSet* set, int32_t action, float reward,
+                   bool done) {
+  set->actions.push_back(action);
+  set->rewards.push_back(reward);
+  set->done.push_back(done ? 1 : 0);
+}
+
+// Every episode id of the split and objective, in id order.
+absl::StatusOr<std::vector<std::string>> ListIds(
+    replay_buffer::ReplayStore& store, const std::string& split,
+    const std::string& objective) {
+  replay_buffer::EpisodeFilter filter;
+  filter.split = split;
+  filter.objective = objective;
+  auto keys = store.ListEpisodes(filter);
+  if (!keys.ok()) return keys.status();
+  std::vector<std::string> ids;
+  ids.reserve(keys->size());
+  for (const auto& k : *keys) ids.push_back(k.episode_id);
+  return ids;
+}
+
+// episode_id -> sum over sources of weight * mean final reward.
+absl::StatusOr<std::unordered_map<std::string, double>> FinalRewards(
+    replay_buffer::ReplayStore& store, const LearnerConfig& config,
+    const std::string& split, std::string* digest_input) {
+  std::unordered_map<std::string, double> bonus;
+  for (const auto& [source, weight] : config.final_reward_weights) {
+    if (weight == 0) continue;
+    replay_buffer::EpisodeFilter filter;
+    filter.split = split;
+    filter.objective = config.objective;
+    filter.reward_source = source;
+    auto keys = store.ListEpisodes(filter);
+    if (!keys.ok()) return keys.status();
+    for (const auto& k : *keys) {
+      bonus[k.episode_id] += weight * k.final_reward;
+      absl::StrAppend(digest_input, source, ":", k.episode_id, "=",
+                      k.final_reward, ";");
+    }
+  }
+  return bonus;
+}
+
+// Calls `visit` with every episode of `ids`, reading in chunks.
+template <typename Visit>
+absl::Status ForEachEpisode(replay_buffer::ReplayStore& store,
+                            const std::vector<std::string>& ids,
+                            Visit visit) {
+  for (size_t begin = 0; begin < ids.size(); begin += kReadChunk) {
+    const size_t end = std::min(ids.size(), begin + kReadChunk);
+    auto episodes = store.ReadEpisodes(
+        std::vector<std::string>(ids.begin() + begin, ids.begin() + end));
+    if (!episodes.ok()) return episodes.status();
+    for (const v1::Episode& e : *episodes) visit(e);
+  }
+  return absl::OkStatus();
+}
+
+float StepReward(const LearnerConfig& config, const v1::Step& step,
+                 bool last, double final_bonus) {
+  double r = config.step_reward_weight * step.reward();
+  if (last) r += final_bonus;
+  return static_cast<float>(r);
+}
+
+absl::Status ReadStepwiseSplit(replay_buffer::ReplayStore& store,
+                               const LearnerConfig& config,
+                               const DatasetOptions& options,
+                               const std::string& split, SplitData* out) {
+  const int n = static_cast<int>(options.pass_names.size());
+  InitSet(n, &out->transitions);
+  InitSet(n, &out->demonstrations);
+  std::string digest_input;
+  auto bonus = FinalRewards(store, config, split, &digest_input);
+  if (!bonus.ok()) return bonus.status();
+  auto ids = ListIds(store, split, config.objective);
+  if (!ids.ok()) return ids.status();
+  std::map<std::string, bool> modules;  // module_hash -> seen
+  TransitionSet& t = out->transitions;
+  absl::Status status = ForEachEpisode(store, *ids, [&](const v1::Episode& e) {
+    if (absl::StartsWith(e.behaviour_policy(), kCandidatePrefix)) return;
+    bool usable = e.action_space_version() == options.action_space_version &&
+                  e.steps_size() > 0;
+    for (const v1::Step& s : e.steps()) {
+      usable = usable && HasFeatures(s) && s.action() >= 0 && s.action() < n;
+    }
+    if (!usable) {
+      ++out->skipped_episodes;
+      return;
+    }
+    ++out->episodes;
+    modules[e.module_hash()] = true;
+    absl::StrAppend(&digest_input, ir::ContentHash(e.SerializeAsString()));
+    const auto found = bonus->find(e.episode_id());
+    const double final_bonus = found == bonus->end() ? 0 : found->second;
+    const int steps = std::min(e.steps_size(), config.max_steps);
+    std::vector<int32_t> history;
+    for (int i = 0; i < steps; ++i) {
+      const v1::Step& s = e.steps(i);
+      const bool last = i + 1 == steps;
+      AppendState(s, history, n, &t.states);
+      if (i == 0) AppendState(s, history, n, &t.initial_states);
+      if (!s.failed()) history.push_back(s.action());
+      if (last) {
+        t.next_states.resize(t.next_states.size() + t.state_dim, 0.0f);
+      } else {
+        AppendState(e.steps(i + 1), history, n, &t.next_states);
+      }
+      AddTransition(&t, s.action(), StepReward(config, s, last, final_bonus),
+                    last);
+    }
+  });
+  if (!status.ok()) return status;
+
+  // Demonstrations: each module's best-known sequence, replayed from the
+  // episode that found it.
+  TransitionSet& d = out->demonstrations;
+  for (const auto& [module_hash, unused] : modules) {
+    auto best = store.ReadBestSequences(module_hash);
+    if (!best.ok()) return best.status();
+    for (const v1::BestSequence& b : *best) {
+      if (b.objective() != config.objective ||
+          b.action_space_version() != options.action_space_version ||
+          b.episode_id().empty() || b.actions_size() == 0) {
+        continue;
+      }
+      auto episode = store.ReadEpisodes({b.episode_id()});
+      if (!episode.ok()) continue;  // the best episode was not kept
+      std::vector<int32_t> history;
+      int taken = 0;
+      for (const v1::Step& s : (*episode)[0].steps()) {
+        if (taken >= b.actions_size() || taken >= config.max_steps) break;
+        if (s.failed()) continue;  // best sequences drop failed steps
+        if (!HasFeatures(s) || s.action() != b.actions(taken) ||
+            s.action() < 0 || s.action() >= n) {
+          break;
+        }
+        AppendState(s, history, n, &d.states);
+        d.next_states.resize(d.next_states.size() + d.state_dim, 0.0f);
+        AddTransition(&d, s.action(), 0.0f, true);
+        history.push_back(s.action());
+        ++taken;
+      }
+    }
+  }
+  out->digest = ir::ContentHash(digest_input);
+  return absl::OkStatus();
+}
+
+absl::Status ReadCandidateSplit(replay_buffer::ReplayStore& store,
+                                const LearnerConfig& config,
+                                const DatasetOptions& options,
+                                const std::string& split, SplitData* out) {
+  const int k = static_cast<int>(options.candidates.size());
+  const int n = static_cast<int>(options.pass_names.size());
+  const int dim = StateDim(n);
+  InitSet(n, &out->transitions);
+  InitSet(n, &out->demonstrations);
+  out->transitions.num_actions = k;
+  out->demonstrations.num_actions = k;
+  std::map<std::string, int> index;
+  for (int c = 0; c < k; ++c) index[options.candidates[c].name] = c;
+
+  std::string digest_input;
+  auto bonus = FinalRewards(store, config, split, &digest_input);
+  if (!bonus.ok()) return bonus.status();
+  auto ids = ListIds(store, split, config.objective);
+  if (!ids.ok()) return ids.status();
+  // module -> (start state, values); values keep the latest episode id order.
+  std::map<std::string, std::pair<std::vector<float>, std::vector<float>>>
+      modules;
+  absl::Status status = ForEachEpisode(store, *ids, [&](const v1::Episode& e) {
+    if (!absl::StartsWith(e.behaviour_policy(), kCandidatePrefix)) return;
+    const auto c = index.find(
+        e.behaviour_policy().substr(sizeof(kCandidatePrefix) - 1));
+    if (c == index.end() || e.steps_size() != 1 ||
+        !HasFeatures(e.steps(0))) {
+      ++out->skipped_episodes;
+      return;
+    }
+    ++out->episodes;
+    absl::StrAppend(&digest_input, ir::ContentHash(e.SerializeAsString()));
+    auto& [state, values] = modules[e.module_hash()];
+    if (state.empty()) {
+      AppendState(e.steps(0), {}, n, &state);
+      values.assign(k, std::numeric_limits<float>::quiet_NaN());
+    }
+    const auto found = bonus->find(e.episode_id());
+    values[c->second] =
+        StepReward(config, e.steps(0), true,
+                   found == bonus->end() ? 0 : found->second);
+  });
+  if (!status.ok()) return status;
+
+  TransitionSet& t = out->transitions;
+  TransitionSet& d = out->demonstrations;
+  CandidateTable& table = out->table;
+  for (const auto& [module_hash, entry] : modules) {
+    const auto& [state, values] = entry;
+    table.module_hashes.push_back(module_hash);
+    table.start_states.insert(table.start_states.end(), state.begin(),
+                              state.end());
+    table.values.insert(table.values.end(), values.begin(), values.end());
+    t.initial_states.insert(t.initial_states.end(), state.begin(),
+                            state.end());
+    int best = -1;
+    for (int c = 0; c < k; ++c) {
+      if (std::isnan(values[c])) continue;
+      t.states.insert(t.states.end(), state.begin(), state.end());
+      t.next_states.resize(t.next_states.size() + dim, 0.0f);
+      AddTransition(&t, c, values[c], true);
+      if (best < 0 || values[c] > values[best]) best = c;
+    }
+    if (best >= 0) {
+      d.states.insert(d.states.end(), state.begin(), state.end());
+      d.next_states.resize(d.next_states.size() + dim, 0.0f);
+      AddTransition(&d, best, 0.0f, true);
+    }
+  }
+  out->digest = ir::ContentHash(digest_input);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Dataset> BuildDataset(replay_buffer::ReplayStore& store,
+                                     const LearnerConfig& config,
+                                     const DatasetOptions& options) {
+  if (options.pass_names.empty()) {
+    return absl::InvalidArgumentError("the pass action space is empty");
+  }
+  Dataset data;
+  data.formulation = config.formulation;
+  data.action_space_version = options.action_space_version;
+  const bool candidate = config.formulation == "candidate";
+  if (candidate) {
+    if (options.candidates.empty()) {
+      return absl::InvalidArgumentError(
+          "the candidate formulation needs candidates: set candidates_file in "
+          "the config or pass --candidates (written by `phaseloop candidates "
+          "mine`)");
+    }
+    data.candidates = options.candidates;
+    for (const Candidate& c : options.candidates) {
+      data.action_names.push_back(c.name);
+    }
+  } else {
+    data.action_names = options.pass_names;
+  }
+  auto read = candidate ? ReadCandidateSplit : ReadStepwiseSplit;
+  absl::Status status =
+      read(store, config, options, config.train_split, &data.train);
+  if (!status.ok()) return status;
+  if (!config.validation_split.empty()) {
+    status = read(store, config, options, config.validation_split,
+                  &data.validation);
+    if (!status.ok()) return status;
+  }
+  const TransitionSet& used = config.algorithm == "bc"
+                                  ? data.train.demonstrations
+                                  : data.train.transitions;
+  if (used.size() == 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the replay buffer has no ", config.algorithm == "bc" ? "demonstrations"
+                                                              : "transitions",
+        " for split \"", config.train_split, "\", objective \"",
+        config.objective, "\", formulation \"", config.formulation, "\"",
+        candidate ? " (episodes with behaviour_policy candidate:<name> for "
+                    "the candidates file's names: run `phaseloop candidates "
+                    "mine`)"
+                  : " (search episodes in action space " +
+                        options.action_space_version +
+                        ": run `phaseloop search` into the buffer)"));
+  }
+  data.snapshot = absl::StrCat(
+      "buffer=", ir::ContentHash(data.train.digest + data.validation.digest),
+      " train: ", data.train.episodes, " episodes, ",
+      data.train.transitions.size(), " transitions, ",
+      data.train.demonstrations.size(), " demonstrations; validation: ",
+      data.validation.episodes, " episodes, ",
+      data.validation.transitions.size(), " transitions");
+  return data;
+}
+
+absl::StatusOr<std::vector<Candidate>> ReadCandidatesFile(
+    const std::string& path, const std::vector<std::string>& pass_names) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(absl::StrCat(
+        "cannot read candidates file ", path,
+        ": write one with `phaseloop candidates mine` or fix the path"));
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  auto bad = [&](const std::string& what) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("candidates file ", path, ": ", what));
+  };
+  nlohmann::json json = nlohmann::json::parse(text.str(), nullptr, false);
+  if (json.is_discarded()) return bad("not valid JSON");
+  if (json.is_object() && json.contains("candidates")) json = json["candidates"];
+  if (!json.is_array() || json.empty()) {
+    return bad("expected a non-empty array of candidates (or {\"candidates\": [...]})");
+  }
+  std::map<std::string, int> pass_index;
+  for (size_t i = 0; i < pass_names.size(); ++i) pass_index[pass_names[i]] = i;
+  std::vector<Candidate> out;
+  std::map<std::string, bool> seen;
+  for (size_t i = 0; i < json.size(); ++i) {
+    const nlohmann::json& j = json[i];
+    const std::string where = absl::StrCat("candidate ", i);
+    if (!j.is_object() || !j.contains("name") || !j["name"].is_string() ||
+        !j.contains("pipeline") || !j["pipeline"].is_string()) {
+      return bad(where + ": needs string fields name and pipeline");
+    }
+    Candidate c;
+    c.name = j["name"].get<std::string>();
+    c.pipeline = j["pipeline"].get<std::string>();
+    if (c.name.empty() || c.pipeline.empty()) {
+      return bad(where + ": empty name or pipeline");
+    }
+    if (seen[c.name]) return bad(absl::StrCat(where, ": duplicate name ", c.name));
+    seen[c.name] = true;
+    if (j.contains("actions")) {
+      if (!j["actions"].is_array()) return bad(where + ": actions must be an array");
+      for (const nlohmann::json& a : j["actions"]) {
+        if (a.is_number_integer()) {
+          const int64_t v = a.get<int64_t>();
+          if (v < 0 || v >= static_cast<int64_t>(pass_names.size())) {
+            return bad(absl::StrCat(where, " (", c.name, "): action ", v,
+                                    " is outside the action space"));
+          }
+          c.actions.push_back(static_cast<int32_t>(v));
+        } else if (a.is_string()) {
+          auto found = pass_index.find(a.get<std::string>());
+          if (found == pass_index.end()) {
+            return bad(absl::StrCat(where, " (", c.name, "): unknown pass ",
+                                    a.get<std::string>()));
+          }
+          c.actions.push_back(found->second);
+        } else {
+          return bad(where + ": actions must be pass names or indices");
+        }
+      }
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+Normalization ComputeNormalization(const TransitionSet& set) {
+  const int dim = set.state_dim;
+  const int64_t rows = dim == 0 ? 0 : set.states.size() / dim;
+  std::vector<double> sum(dim, 0.0), sum_sq(dim, 0.0);
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* row = set.states.data() + r * dim;
+    for (int i = 0; i < dim; ++i) sum[i] += row[i];
+  }
+  Normalization norm;
+  norm.mean.resize(dim, 0.0f);
+  norm.scale.resize(dim, 1.0f);
+  if (rows == 0) return norm;
+  for (int i = 0; i < dim; ++i) sum[i] /= rows;
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* row = set.states.data() + r * dim;
+    for (int i = 0; i < dim; ++i) {
+      const double d = row[i] - sum[i];
+      sum_sq[i] += d * d;
+    }
+  }
+  for (int i = 0; i < dim; ++i) {
+    const double stddev = std::sqrt(sum_sq[i] / rows);
+    norm.mean[i] = static_cast<float>(sum[i]);
+    norm.scale[i] = stddev < 1e-6 ? 1.0f : static_cast<float>(1.0 / stddev);
+  }
+  return norm;
+}
+
+}  // namespace phaseloop::offline_rl

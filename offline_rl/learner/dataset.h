@@ -1,0 +1,122 @@
+#ifndef PHASELOOP_OFFLINE_RL_LEARNER_DATASET_H_
+#define PHASELOOP_OFFLINE_RL_LEARNER_DATASET_H_
+
+// The learner's training data, read from the replay buffer for one objective
+// and split, in flat arrays (no libtorch here):
+// - Step-wise formulation: one transition (s, a, r, s', done) per step of
+//   every search episode (behaviour policies other than "candidate:*"), cut
+//   at max_steps; s = BuildState(step features, actions taken before it),
+//   s' = the next step's state (done at the episode's last step, whose
+//   successor state was never observed, and at the cut). A failed step keeps
+//   the module unchanged (the session rolled it back): it is not added to the
+//   history. Demonstrations for behaviour cloning: the steps of the module's
+//   best-known sequence (ReplayStore::ReadBestSequences, its episode).
+// - Candidate formulation: one single-step transition (s0, candidate, r,
+//   done) per module and measured candidate (episodes whose behaviour_policy
+//   is "candidate:<name>", `phaseloop candidates mine`); demonstrations: the
+//   best measured candidate per module. `table` keeps every module's
+//   measured values for scoring a policy's choices.
+// Rewards: step_weight * stored step reward, plus, at an episode's last step,
+// weight * (mean final reward of that source) for each source in
+// final_reward_weights ("staging", "canary") that judges the episode.
+//
+// Building reads the store in one pass per split; the result is immutable
+// and may be shared between threads.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "offline_rl/learner/learner_config.h"
+#include "replay_buffer/replay_store.h"
+
+namespace phaseloop::offline_rl {
+
+// Transitions in structure-of-arrays form. States are raw BuildState vectors
+// (row-major [size][state_dim]); the network normalises them.
+struct TransitionSet {
+  int state_dim = 0;
+  int num_actions = 0;
+  std::vector<float> states;       // [size][state_dim]
+  std::vector<float> next_states;  // [size][state_dim]; zeros when done
+  std::vector<int32_t> actions;    // [size], in [0, num_actions)
+  std::vector<float> rewards;      // [size]
+  std::vector<uint8_t> done;       // [size]
+  // The start state of every episode (module, for candidates):
+  // [initial_count][state_dim], for off-policy evaluation.
+  std::vector<float> initial_states;
+
+  int64_t size() const { return static_cast<int64_t>(actions.size()); }
+  int64_t initial_count() const {
+    return state_dim == 0 ? 0
+                          : static_cast<int64_t>(initial_states.size()) /
+                                state_dim;
+  }
+};
+
+// One candidate pipeline of the candidate formulation.
+struct Candidate {
+  std::string name;
+  std::vector<int32_t> actions;  // indices into the action space
+  std::string pipeline;          // PassBuilder text
+};
+
+// Every module's measured candidate values (candidate formulation).
+struct CandidateTable {
+  std::vector<std::string> module_hashes;
+  std::vector<float> start_states;  // [modules][state_dim]
+  std::vector<float> values;        // [modules][candidates]; NaN: unmeasured
+};
+
+struct SplitData {
+  TransitionSet transitions;     // for CQL and FQE
+  TransitionSet demonstrations;  // (state, action) for BC; rewards 0, done 1
+  CandidateTable table;          // candidate formulation only
+  int64_t episodes = 0;
+  int64_t skipped_episodes = 0;  // wrong action space, no features, ...
+  std::string digest;  // content hash of the episodes and rewards read
+};
+
+struct Dataset {
+  std::string formulation;
+  std::vector<std::string> action_names;  // the network's output names
+  std::string action_space_version;
+  std::vector<Candidate> candidates;      // candidate formulation
+  SplitData train;
+  SplitData validation;
+  // "buffer=<digest> train: E episodes, T transitions; validation: ...".
+  std::string snapshot;
+};
+
+struct DatasetOptions {
+  // The pass action space (names by index) and its version; episodes of
+  // another version are skipped.
+  std::vector<std::string> pass_names;
+  std::string action_space_version;
+  std::vector<Candidate> candidates;  // candidate formulation
+};
+
+// Reads both splits of `config` from `store`. FailedPrecondition when the
+// training split yields no transitions (message names the filter).
+absl::StatusOr<Dataset> BuildDataset(replay_buffer::ReplayStore& store,
+                                     const LearnerConfig& config,
+                                     const DatasetOptions& options);
+
+// Reads a candidates file: JSON {"candidates": [{"name", "actions": [pass
+// names or indices], "pipeline"}]} (or the bare array). Names must be
+// unique; actions must exist in `pass_names`; pipeline non-empty.
+absl::StatusOr<std::vector<Candidate>> ReadCandidatesFile(
+    const std::string& path, const std::vector<std::string>& pass_names);
+
+// Feature normalisation over a set's states: mean and scale = 1 / stddev
+// (1 where the stddev is below 1e-6, so constant features pass unscaled).
+struct Normalization {
+  std::vector<float> mean;
+  std::vector<float> scale;
+};
+Normalization ComputeNormalization(const TransitionSet& set);
+
+}  // namespace phaseloop::offline_rl
+
+#endif  // PHASELOOP_OFFLINE_RL_LEARNER_DATASET_H_

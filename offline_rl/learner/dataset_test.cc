@@ -1,0 +1,184 @@
+#include "offline_rl/learner/dataset.h"
+
+#include <cmath>
+#include <fstream>
+
+#include "compiler_driver/passes/action_space.h"
+#include "compiler_driver/policy_runtime/state_features.h"
+#include "compiler_driver/testing/test_util.h"
+#include "gtest/gtest.h"
+#include "offline_rl/learner/test_buffers.h"
+
+namespace phaseloop::offline_rl {
+namespace {
+
+class DatasetTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = phaseloop::testing::MakeTempDir();
+    auto store = replay_buffer::OpenReplayStore(dir_ + "/buffer.db");
+    ASSERT_TRUE(store.ok()) << store.status();
+    store_ = *std::move(store);
+    const auto& space = passes::ActionSpace::Llvm16();
+    options_.action_space_version = space.version();
+    for (const auto& a : space.actions()) options_.pass_names.push_back(a.name);
+  }
+  std::string dir_;
+  std::unique_ptr<replay_buffer::ReplayStore> store_;
+  DatasetOptions options_;
+};
+
+TEST_F(DatasetTest, CandidateTransitionsTableAndDemonstrations) {
+  ASSERT_TRUE(testing::WriteCandidateBuffer(*store_, 10, 4, 7).ok());
+  ASSERT_TRUE(testing::WriteCandidatesFile(dir_ + "/c.json").ok());
+  auto candidates = ReadCandidatesFile(dir_ + "/c.json", options_.pass_names);
+  ASSERT_TRUE(candidates.ok()) << candidates.status();
+  ASSERT_EQ(candidates->size(), 4u);
+  EXPECT_EQ((*candidates)[1].actions.size(), 2u);  // names resolved
+  EXPECT_EQ((*candidates)[2].actions, std::vector<int32_t>{3});
+  options_.candidates = *candidates;
+  LearnerConfig config;
+  auto data = BuildDataset(*store_, config, options_);
+  ASSERT_TRUE(data.ok()) << data.status();
+  const int dim = policy_runtime::StateDim(options_.pass_names.size());
+  EXPECT_EQ(data->action_names,
+            (std::vector<std::string>{"oz", "c1", "c2", "c3"}));
+  EXPECT_EQ(data->train.episodes, 40);
+  EXPECT_EQ(data->train.transitions.size(), 40);
+  EXPECT_EQ(data->train.transitions.state_dim, dim);
+  EXPECT_EQ(data->train.transitions.num_actions, 4);
+  EXPECT_EQ(data->train.transitions.initial_count(), 10);
+  EXPECT_EQ(data->train.demonstrations.size(), 10);
+  EXPECT_EQ(data->validation.table.module_hashes.size(), 4u);
+  for (int64_t i = 0; i < data->train.transitions.size(); ++i) {
+    EXPECT_EQ(data->train.transitions.done[i], 1);
+  }
+  // The demonstration of each module is its best measured candidate.
+  const CandidateTable& table = data->train.table;
+  for (size_t m = 0; m < table.module_hashes.size(); ++m) {
+    int best = 0;
+    for (int c = 1; c < 4; ++c) {
+      if (table.values[m * 4 + c] > table.values[m * 4 + best]) best = c;
+    }
+    EXPECT_EQ(data->train.demonstrations.actions[m], best);
+    EXPECT_NE(best, 0);
+    EXPECT_FLOAT_EQ(table.values[m * 4], 0.0f);  // oz
+  }
+  EXPECT_NE(data->snapshot.find("train: 40 episodes"), std::string::npos)
+      << data->snapshot;
+  EXPECT_NE(data->snapshot.find("validation: 16 episodes"), std::string::npos);
+
+  // Same contents, same digest; more data, another digest.
+  auto again = BuildDataset(*store_, config, options_);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->snapshot, data->snapshot);
+}
+
+TEST_F(DatasetTest, StepwiseHistoryRewardsAndCut) {
+  ASSERT_TRUE(testing::WriteStepwiseBuffer(*store_, 3, 2, 2, 6, 5).ok());
+  LearnerConfig config;
+  config.formulation = "stepwise";
+  config.max_steps = 4;
+  auto data = BuildDataset(*store_, config, options_);
+  ASSERT_TRUE(data.ok()) << data.status();
+  const TransitionSet& t = data->train.transitions;
+  const int n = static_cast<int>(options_.pass_names.size());
+  ASSERT_EQ(t.size(), 3 * 2 * 4);  // cut at max_steps
+  EXPECT_EQ(t.initial_count(), 6);
+  auto episodes = store_->ReadEpisodes({"m0-e0"});
+  ASSERT_TRUE(episodes.ok());
+  const v1::Episode& e = (*episodes)[0];
+  // Transitions are in episode-id order: m0-e0 comes first.
+  for (int i = 0; i < 4; ++i) {
+    const float* s = t.states.data() + i * t.state_dim;
+    EXPECT_EQ(t.actions[i], e.steps(i).action());
+    EXPECT_FLOAT_EQ(t.rewards[i], static_cast<float>(e.steps(i).reward()));
+    EXPECT_EQ(t.done[i], i == 3 ? 1 : 0);
+    // The history part counts the actions taken before step i.
+    float taken = 0;
+    for (int a = 0; a < n; ++a) taken += s[127 + a];
+    EXPECT_FLOAT_EQ(taken, static_cast<float>(i));
+    EXPECT_FLOAT_EQ(s[126], std::log1p(static_cast<float>(
+                                e.steps(i).inst_count(0))));
+    if (i < 3) {  // s' is the next transition's s
+      for (int f = 0; f < t.state_dim; ++f) {
+        ASSERT_FLOAT_EQ(t.next_states[i * t.state_dim + f],
+                        t.states[(i + 1) * t.state_dim + f]);
+      }
+    }
+  }
+  // Demonstrations: the best sequence of each module, up to max_steps.
+  EXPECT_EQ(data->train.demonstrations.size(), 3 * 4);
+  EXPECT_EQ(data->validation.transitions.size(), 2 * 2 * 4);
+}
+
+TEST_F(DatasetTest, FinalRewardsAddedAtTheLastStepWithTheirWeight) {
+  ASSERT_TRUE(testing::WriteStepwiseBuffer(*store_, 2, 0, 1, 3, 9).ok());
+  replay_buffer::WriteBatch batch;
+  v1::FinalReward r;
+  r.set_reward_id("r1");
+  r.set_source("staging");
+  r.set_episode_id("m0-e0");
+  r.set_value(0.5);
+  batch.rewards.push_back(r);
+  ASSERT_TRUE(store_->Write(batch).ok());
+  LearnerConfig config;
+  config.formulation = "stepwise";
+  config.step_reward_weight = 0;
+  config.final_reward_weights = {{"staging", 2.0}, {"canary", 1.0}};
+  auto data = BuildDataset(*store_, config, options_);
+  ASSERT_TRUE(data.ok()) << data.status();
+  const TransitionSet& t = data->train.transitions;
+  ASSERT_EQ(t.size(), 6);
+  EXPECT_FLOAT_EQ(t.rewards[0], 0);
+  EXPECT_FLOAT_EQ(t.rewards[1], 0);
+  EXPECT_FLOAT_EQ(t.rewards[2], 1.0);  // 2 * 0.5 at m0-e0's last step
+  EXPECT_FLOAT_EQ(t.rewards[5], 0);    // m1-e0 is not judged
+}
+
+TEST_F(DatasetTest, ClearErrors) {
+  LearnerConfig config;
+  config.formulation = "stepwise";
+  auto empty = BuildDataset(*store_, config, options_);
+  EXPECT_EQ(empty.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(empty.status().message().find("phaseloop search"),
+            std::string::npos);
+  config.formulation = "candidate";
+  EXPECT_EQ(BuildDataset(*store_, config, options_).status().code(),
+            absl::StatusCode::kInvalidArgument);
+
+  const std::string path = dir_ + "/bad.json";
+  auto write = [&](const std::string& text) {
+    std::ofstream(path) << text;
+    return ReadCandidatesFile(path, options_.pass_names).status();
+  };
+  EXPECT_EQ(write("{").code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(write("[]").code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(write(R"([{"name": "a", "pipeline": "p", "actions": ["nope"]}])")
+                .message()
+                .find("unknown pass nope"),
+            std::string::npos);
+  EXPECT_NE(write(R"([{"name": "a", "pipeline": "p"},
+                      {"name": "a", "pipeline": "q"}])")
+                .message()
+                .find("duplicate"),
+            std::string::npos);
+  EXPECT_EQ(ReadCandidatesFile(dir_ + "/none.json", options_.pass_names)
+                .status()
+                .code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST(NormalizationTest, MeanAndInverseStddevConstantFeaturesUnscaled) {
+  TransitionSet set;
+  set.state_dim = 2;
+  set.states = {1, 5, 3, 5, 5, 5};
+  const Normalization n = ComputeNormalization(set);
+  EXPECT_FLOAT_EQ(n.mean[0], 3);
+  EXPECT_FLOAT_EQ(n.scale[0], 1 / std::sqrt(8.0f / 3));
+  EXPECT_FLOAT_EQ(n.mean[1], 5);
+  EXPECT_FLOAT_EQ(n.scale[1], 1);
+}
+
+}  // namespace
+}  // namespace phaseloop::offline_rl

@@ -1,0 +1,204 @@
+#include "offline_rl/learner/learner_config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <set>
+#include <sstream>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace phaseloop::offline_rl {
+namespace {
+
+// Reads one map of the config, naming `source` and the field path in every
+// error; remembers the first error so callers check once at the end.
+class Reader {
+ public:
+  Reader(std::string source) : source_(std::move(source)) {}
+
+  absl::Status status() const { return status_; }
+
+  void Fail(const std::string& field, const std::string& problem) {
+    if (status_.ok()) {
+      status_ = absl::InvalidArgumentError(
+          absl::StrCat(source_, ": ", field, ": ", problem));
+    }
+  }
+
+  // Refuses keys of `node` outside `allowed`.
+  void CheckKeys(const YAML::Node& node, const std::string& prefix,
+                 const std::set<std::string>& allowed) {
+    if (!node.IsMap()) {
+      Fail(prefix.empty() ? "(top level)" : prefix, "expected a map");
+      return;
+    }
+    for (const auto& entry : node) {
+      const std::string key = entry.first.as<std::string>();
+      if (!allowed.count(key)) {
+        Fail(Path(prefix, key),
+             absl::StrCat("unknown field; expected one of: ",
+                          absl::StrJoin(allowed, ", ")));
+      }
+    }
+  }
+
+  template <typename T>
+  void Get(const YAML::Node& map, const std::string& prefix,
+           const std::string& key, T* out) {
+    const YAML::Node node = map[key];
+    if (!node) return;  // keep the default
+    try {
+      *out = node.as<T>();
+    } catch (const YAML::Exception&) {
+      Fail(Path(prefix, key), "wrong type");
+    }
+  }
+
+  static std::string Path(const std::string& prefix, const std::string& key) {
+    return prefix.empty() ? key : absl::StrCat(prefix, ".", key);
+  }
+
+ private:
+  std::string source_;
+  absl::Status status_;
+};
+
+void ReadOptimizer(Reader& r, const YAML::Node& node, const std::string& name,
+                   OptimizerConfig* out) {
+  if (!node) return;
+  r.CheckKeys(node, name,
+              {"steps", "batch_size", "learning_rate", "weight_decay",
+               "max_grad_norm"});
+  if (!node.IsMap()) return;
+  r.Get(node, name, "steps", &out->steps);
+  r.Get(node, name, "batch_size", &out->batch_size);
+  r.Get(node, name, "learning_rate", &out->learning_rate);
+  r.Get(node, name, "weight_decay", &out->weight_decay);
+  r.Get(node, name, "max_grad_norm", &out->max_grad_norm);
+  if (out->steps < 0) r.Fail(name + ".steps", "must be >= 0");
+  if (out->batch_size < 1) r.Fail(name + ".batch_size", "must be >= 1");
+  if (!(out->learning_rate > 0) || !std::isfinite(out->learning_rate)) {
+    r.Fail(name + ".learning_rate", "must be a finite number > 0");
+  }
+  if (out->weight_decay < 0) r.Fail(name + ".weight_decay", "must be >= 0");
+  if (out->max_grad_norm < 0) r.Fail(name + ".max_grad_norm", "must be >= 0");
+}
+
+}  // namespace
+
+absl::StatusOr<LearnerConfig> ParseLearnerConfig(absl::string_view yaml,
+                                                 absl::string_view source) {
+  LearnerConfig c;
+  c.text = std::string(yaml);
+  Reader r{std::string(source)};
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(yaml));
+  } catch (const YAML::Exception& e) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(source, ": not valid YAML: ", e.what()));
+  }
+  if (!root.IsMap()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        source, ": expected a map of settings (see configs/learner/*.yaml)"));
+  }
+  r.CheckKeys(root, "",
+              {"formulation", "algorithm", "objective", "policy_objective",
+               "train_split", "validation_split", "max_steps", "default_top_k",
+               "candidates_file", "reward", "network", "optimizer", "gamma",
+               "cql_alpha", "target_update_period", "checkpoint_every",
+               "log_every", "fqe", "seed"});
+  r.Get(root, "", "formulation", &c.formulation);
+  r.Get(root, "", "algorithm", &c.algorithm);
+  r.Get(root, "", "objective", &c.objective);
+  r.Get(root, "", "policy_objective", &c.policy_objective);
+  r.Get(root, "", "train_split", &c.train_split);
+  r.Get(root, "", "validation_split", &c.validation_split);
+  r.Get(root, "", "max_steps", &c.max_steps);
+  r.Get(root, "", "default_top_k", &c.default_top_k);
+  r.Get(root, "", "candidates_file", &c.candidates_file);
+  r.Get(root, "", "gamma", &c.gamma);
+  r.Get(root, "", "cql_alpha", &c.cql_alpha);
+  r.Get(root, "", "target_update_period", &c.target_update_period);
+  r.Get(root, "", "checkpoint_every", &c.checkpoint_every);
+  r.Get(root, "", "log_every", &c.log_every);
+  r.Get(root, "", "seed", &c.seed);
+  if (const YAML::Node reward = root["reward"]) {
+    r.CheckKeys(reward, "reward", {"step_weight", "final_weights", "scale"});
+    if (reward.IsMap()) {
+      r.Get(reward, "reward", "step_weight", &c.step_reward_weight);
+      r.Get(reward, "reward", "final_weights", &c.final_reward_weights);
+      r.Get(reward, "reward", "scale", &c.reward_scale);
+    }
+    for (const auto& [source_name, weight] : c.final_reward_weights) {
+      if (source_name != "staging" && source_name != "canary") {
+        r.Fail("reward.final_weights." + source_name,
+               "unknown reward source; expected staging or canary");
+      }
+      if (!std::isfinite(weight)) {
+        r.Fail("reward.final_weights." + source_name, "must be finite");
+      }
+    }
+  }
+  if (const YAML::Node network = root["network"]) {
+    r.CheckKeys(network, "network", {"hidden"});
+    if (network.IsMap()) r.Get(network, "network", "hidden", &c.network.hidden);
+    for (int width : c.network.hidden) {
+      if (width < 1) r.Fail("network.hidden", "every width must be >= 1");
+    }
+  }
+  ReadOptimizer(r, root["optimizer"], "optimizer", &c.optimizer);
+  c.fqe.steps = 0;
+  ReadOptimizer(r, root["fqe"], "fqe", &c.fqe);
+  if (!r.status().ok()) return r.status();
+
+  if (c.formulation != "candidate" && c.formulation != "stepwise") {
+    r.Fail("formulation", "expected candidate or stepwise");
+  }
+  if (c.algorithm != "cql" && c.algorithm != "bc") {
+    r.Fail("algorithm", "expected cql or bc");
+  }
+  if (c.objective != "text_size" && c.objective != "ir_count") {
+    r.Fail("objective", "expected text_size or ir_count (the episodes read)");
+  }
+  if (c.policy_objective.empty()) c.policy_objective = c.objective;
+  if (c.policy_objective != "text_size" && c.policy_objective != "ir_count" &&
+      c.policy_objective != "runtime") {
+    r.Fail("policy_objective", "expected text_size, ir_count or runtime");
+  }
+  if (!(c.reward_scale > 0) || !std::isfinite(c.reward_scale)) {
+    r.Fail("reward.scale", "must be a finite number > 0");
+  }
+  if (c.max_steps < 1) r.Fail("max_steps", "must be >= 1");
+  if (c.default_top_k < 0) r.Fail("default_top_k", "must be >= 0");
+  if (!(c.gamma >= 0 && c.gamma < 1)) r.Fail("gamma", "must be in [0, 1)");
+  if (!(c.cql_alpha >= 0) || !std::isfinite(c.cql_alpha)) {
+    r.Fail("cql_alpha", "must be a finite number >= 0");
+  }
+  if (c.target_update_period < 1) {
+    r.Fail("target_update_period", "must be >= 1");
+  }
+  if (c.checkpoint_every < 0) r.Fail("checkpoint_every", "must be >= 0");
+  if (c.log_every < 0) r.Fail("log_every", "must be >= 0");
+  if (!r.status().ok()) return r.status();
+  return c;
+}
+
+absl::StatusOr<LearnerConfig> LoadLearnerConfig(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(absl::StrCat(
+        "cannot read learner config ", path,
+        ": check the path (examples are in configs/learner/)"));
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  return ParseLearnerConfig(text.str(), path);
+}
+
+}  // namespace phaseloop::offline_rl

@@ -1,0 +1,86 @@
+#include "offline_rl/learner/learner_config.h"
+
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace phaseloop::offline_rl {
+namespace {
+
+TEST(LearnerConfigTest, ShippedConfigsParse) {
+  for (const char* name :
+       {"size_candidate_cql", "size_candidate_bc", "size_stepwise_cql",
+        "size_stepwise_bc", "speed_stepwise_cql"}) {
+    auto c = LoadLearnerConfig(std::string("configs/learner/") + name + ".yaml");
+    ASSERT_TRUE(c.ok()) << name << ": " << c.status();
+    EXPECT_FALSE(c->text.empty());
+  }
+  auto cql = LoadLearnerConfig("configs/learner/size_candidate_cql.yaml");
+  ASSERT_TRUE(cql.ok());
+  EXPECT_EQ(cql->formulation, "candidate");
+  EXPECT_EQ(cql->algorithm, "cql");
+  EXPECT_EQ(cql->network.hidden, (std::vector<int>{128, 128}));
+  EXPECT_EQ(cql->policy_objective, "text_size");
+  auto speed = LoadLearnerConfig("configs/learner/speed_stepwise_cql.yaml");
+  ASSERT_TRUE(speed.ok());
+  EXPECT_EQ(speed->policy_objective, "runtime");
+  EXPECT_DOUBLE_EQ(speed->final_reward_weights.at("canary"), 1.0);
+}
+
+TEST(LearnerConfigTest, ReadsEveryField) {
+  auto c = ParseLearnerConfig(R"(
+formulation: stepwise
+algorithm: bc
+objective: ir_count
+max_steps: 7
+reward: {step_weight: 0.5, final_weights: {staging: 2}}
+network: {hidden: [8]}
+optimizer: {steps: 11, batch_size: 3, learning_rate: 0.01}
+fqe: {steps: 5}
+gamma: 0.5
+cql_alpha: 0.25
+target_update_period: 9
+seed: 42
+)",
+                              "test.yaml");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->max_steps, 7);
+  EXPECT_DOUBLE_EQ(c->step_reward_weight, 0.5);
+  EXPECT_DOUBLE_EQ(c->final_reward_weights.at("staging"), 2);
+  EXPECT_EQ(c->optimizer.steps, 11);
+  EXPECT_EQ(c->optimizer.batch_size, 3);
+  EXPECT_EQ(c->fqe.steps, 5);
+  EXPECT_EQ(c->fqe.batch_size, 256);  // default
+  EXPECT_EQ(c->target_update_period, 9);
+  EXPECT_EQ(c->seed, 42u);
+}
+
+TEST(LearnerConfigTest, RefusesBadInputNamingTheField) {
+  struct Case {
+    const char* yaml;
+    const char* field;
+  } cases[] = {
+      {"algorithm: ppo", "algorithm"},
+      {"learning_rate: 1", "learning_rate"},  // unknown top-level key
+      {"optimizer: {batch_size: 0}", "optimizer.batch_size"},
+      {"optimizer: {learning_rate: fast}", "optimizer.learning_rate"},
+      {"gamma: 1.0", "gamma"},
+      {"reward: {final_weights: {prod: 1}}", "reward.final_weights.prod"},
+      {"network: {hidden: [0]}", "network.hidden"},
+      {"[1, 2]", "expected a map"},
+      {"formulation: [", "not valid YAML"},
+  };
+  for (const Case& c : cases) {
+    auto parsed = ParseLearnerConfig(c.yaml, "bad.yaml");
+    ASSERT_FALSE(parsed.ok()) << c.yaml;
+    EXPECT_EQ(parsed.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(parsed.status().message().find("bad.yaml"), std::string::npos);
+    EXPECT_NE(parsed.status().message().find(c.field), std::string::npos)
+        << parsed.status();
+  }
+  EXPECT_EQ(LoadLearnerConfig("/nonexistent.yaml").status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace phaseloop::offline_rl

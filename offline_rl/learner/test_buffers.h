@@ -1,0 +1,43 @@
+#ifndef PHASELOOP_OFFLINE_RL_LEARNER_TEST_BUFFERS_H_
+#define PHASELOOP_OFFLINE_RL_LEARNER_TEST_BUFFERS_H_
+
+// Small synthetic-but-real replay buffers for the learner's tests and
+// benchmark (testonly): records written with the real ReplayStore, content
+// a deterministic function of the arguments.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "replay_buffer/replay_store.h"
+
+namespace phaseloop::offline_rl::testing {
+
+// Candidate formulation: modules "m<i>" (split "train" for the first
+// `train_modules`, then "validation"), each of one of 3 kinds visible in its
+// features (a large inst_count[2 + kind]); per module one single-step
+// "candidate:<name>" episode (objective text_size) per candidate of
+// {"oz", "c1", "c2", "c3"}: reward 0 for oz, 0.05 (+ noise) for
+// c<kind + 1>, -0.03 (+ noise) for the others. The best candidate of a
+// module is therefore c<kind + 1>.
+absl::Status WriteCandidateBuffer(replay_buffer::ReplayStore& store,
+                                  int train_modules, int validation_modules,
+                                  uint64_t seed);
+
+// The candidates file matching WriteCandidateBuffer (JSON), written to `path`.
+absl::Status WriteCandidatesFile(const std::string& path);
+std::vector<std::string> CandidateNames();  // oz, c1, c2, c3
+
+// Step-wise formulation: per module (same splits) `episodes_per_module`
+// text_size search episodes of `steps` steps over action indices < 122,
+// features drifting step by step, and the module's best sequence (the
+// episode with the largest return, written as a BestSequence).
+absl::Status WriteStepwiseBuffer(replay_buffer::ReplayStore& store,
+                                 int train_modules, int validation_modules,
+                                 int episodes_per_module, int steps,
+                                 uint64_t seed);
+
+}  // namespace phaseloop::offline_rl::testing
+
+#endif  // PHASELOOP_OFFLINE_RL_LEARNER_TEST_BUFFERS_H_

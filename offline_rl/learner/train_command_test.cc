@@ -1,0 +1,173 @@
+#include "offline_rl/learner/train_command.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "compiler_driver/policy_runtime/policy_artifact.h"
+#include "compiler_driver/testing/test_util.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "offline_rl/learner/test_buffers.h"
+#include "replay_buffer/replay_store.h"
+
+namespace phaseloop::offline_rl {
+namespace {
+
+struct Result {
+  int code = -1;
+  std::string out, err;
+};
+
+// Parses `args` like phaseloop-train's main and runs the command.
+Result RunTrainArgs(std::vector<std::string> args) {
+  CLI::App app;
+  TrainFlags flags;
+  AddTrainFlags(app, flags);
+  flags.args = args;
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  Result r;
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    r.code = 2;
+    r.err = e.what();
+    return r;
+  }
+  std::ostringstream out, err;
+  r.code = RunTrain(flags, out, err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+class TrainCommandTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = phaseloop::testing::MakeTempDir();
+    buffer_ = dir_ + "/buffer.db";
+    auto store = replay_buffer::OpenReplayStore(buffer_);
+    ASSERT_TRUE(store.ok());
+    ASSERT_TRUE(testing::WriteCandidateBuffer(**store, 120, 40, 1).ok());
+    ASSERT_TRUE(testing::WriteCandidatesFile(dir_ + "/candidates.json").ok());
+  }
+
+  std::string WriteConfig(const std::string& name, int steps) {
+    const std::string path = dir_ + "/" + name;
+    std::ofstream(path) << "formulation: candidate\nalgorithm: cql\n"
+                        << "candidates_file: " << dir_ << "/candidates.json\n"
+                        << "reward: {scale: 100}\n"
+                        << "network: {hidden: [32, 32]}\n"
+                        << "optimizer: {steps: " << steps
+                        << ", batch_size: 64, learning_rate: 0.003}\n"
+                        << "gamma: 0\ncql_alpha: 0.5\ncheckpoint_every: 50\n"
+                        << "log_every: 50\nfqe: {steps: 200, batch_size: 64,"
+                        << " learning_rate: 0.003}\nseed: 4\n";
+    return path;
+  }
+
+  std::string dir_;
+  std::string buffer_;
+};
+
+TEST_F(TrainCommandTest, TrainsAndExportsWithMetadataAndProgress) {
+  const std::string config = WriteConfig("cql.yaml", 300);
+  const std::string out = dir_ + "/policy.plpolicy";
+  const Result r = RunTrainArgs({"--buffer", buffer_, "--config", config, "--out", out,
+                        "--threads", "2", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("transitions/s"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("step     300/300"), std::string::npos) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  auto artifact = policy_runtime::ReadPolicyArtifactFile(out);
+  ASSERT_TRUE(artifact.ok()) << artifact.status();
+  EXPECT_EQ(j["policy_version"], policy_runtime::PolicyVersionOf(*artifact));
+  EXPECT_EQ(artifact->formulation(), "candidate");
+  EXPECT_EQ(artifact->candidates_size(), 4);
+  const auto& m = artifact->metadata();
+  EXPECT_EQ(m.training_command(),
+            "phaseloop train --buffer " + buffer_ + " --config " + config +
+                " --out " + out + " --threads 2 --json");
+  EXPECT_EQ(m.seed(), 4u);
+  EXPECT_NE(m.config().find("cql_alpha: 0.5"), std::string::npos);
+  EXPECT_NE(m.data_snapshot().find("train: 480 episodes"), std::string::npos)
+      << m.data_snapshot();
+  EXPECT_GE(m.metrics().at("validation_best_choice_rate"), 0.9);
+  EXPECT_GT(m.metrics().at("validation_mean_value"),
+            m.metrics().at("validation_oz_value"));
+  EXPECT_NEAR(m.metrics().at("fqe_policy_value"),
+              m.metrics().at("validation_mean_value"), 0.02);
+  EXPECT_EQ(j["metrics"]["validation_modules"], 40);
+
+  // --seed overrides the config's and changes the weights.
+  const Result other = RunTrainArgs({"--buffer", buffer_, "--config", config, "--out",
+                            dir_ + "/other.plpolicy", "--threads", "2",
+                            "--seed", "9"});
+  ASSERT_EQ(other.code, 0) << other.err;
+  auto second = policy_runtime::ReadPolicyArtifactFile(dir_ + "/other.plpolicy");
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(second->metadata().seed(), 9u);
+  EXPECT_NE(second->layers(0).SerializeAsString(),
+            artifact->layers(0).SerializeAsString());
+}
+
+// Train N steps with checkpoints, then resume to 2N: the same weights as
+// 2N steps straight.
+TEST_F(TrainCommandTest, ResumeFromCheckpointDirEqualsStraightRun) {
+  const std::string half = WriteConfig("half.yaml", 100);
+  const std::string full = WriteConfig("full.yaml", 200);
+  const std::string ckpt = dir_ + "/ckpt";
+  ASSERT_EQ(RunTrainArgs({"--buffer", buffer_, "--config", half, "--out",
+                 dir_ + "/half.plpolicy", "--checkpoint-dir", ckpt})
+                .code,
+            0);
+  EXPECT_TRUE(std::filesystem::exists(ckpt + "/checkpoint.pt"));
+  const Result resumed = RunTrainArgs({"--buffer", buffer_, "--config", full, "--out",
+                              dir_ + "/resumed.plpolicy", "--checkpoint-dir",
+                              ckpt, "--resume"});
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("resumed at step 100"), std::string::npos);
+  ASSERT_EQ(RunTrainArgs({"--buffer", buffer_, "--config", full, "--out",
+                 dir_ + "/straight.plpolicy"})
+                .code,
+            0);
+  auto a = policy_runtime::ReadPolicyArtifactFile(dir_ + "/resumed.plpolicy");
+  auto b = policy_runtime::ReadPolicyArtifactFile(dir_ + "/straight.plpolicy");
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_EQ(a->layers_size(), b->layers_size());
+  for (int i = 0; i < a->layers_size(); ++i) {
+    EXPECT_EQ(a->layers(i).SerializeAsString(), b->layers(i).SerializeAsString());
+  }
+}
+
+TEST_F(TrainCommandTest, BadInputIsExitCodeTwoWithAClearMessage) {
+  const std::string config = WriteConfig("cql.yaml", 10);
+  const std::string out = dir_ + "/p.plpolicy";
+  Result r = RunTrainArgs({"--buffer", dir_ + "/missing.db", "--config", config,
+                  "--out", out});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("missing.db"), std::string::npos) << r.err;
+  r = RunTrainArgs({"--buffer", buffer_, "--config", dir_ + "/none.yaml", "--out", out});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("none.yaml"), std::string::npos) << r.err;
+  r = RunTrainArgs({"--buffer", buffer_, "--config", config, "--out", out, "--resume"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--checkpoint-dir"), std::string::npos) << r.err;
+  r = RunTrainArgs({"--buffer", buffer_, "--config", config, "--out", out,
+           "--candidates", dir_ + "/nope.json"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("nope.json"), std::string::npos) << r.err;
+  r = RunTrainArgs({"--buffer", buffer_, "--config", config, "--out", out,
+           "--gate-corpus", dir_});
+  EXPECT_EQ(r.code, 2);
+  // A buffer without stepwise episodes for a stepwise config.
+  const std::string stepwise = dir_ + "/stepwise.yaml";
+  std::ofstream(stepwise) << "formulation: stepwise\n";
+  r = RunTrainArgs({"--buffer", buffer_, "--config", stepwise, "--out", out});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("no transitions"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+}  // namespace
+}  // namespace phaseloop::offline_rl

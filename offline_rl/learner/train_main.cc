@@ -1,0 +1,28 @@
+// phaseloop-train: the learner's own binary (it links libtorch, which the
+// `phaseloop` CLI must not: `phaseloop train` execs this). See
+// train_command.h for the flags and exit codes.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+#include "offline_rl/learner/openmp_env.h"
+#include "offline_rl/learner/train_command.h"
+
+int main(int argc, char** argv) {
+  phaseloop::offline_rl::EnsurePassiveOpenMpWait(argv);
+  CLI::App app{
+      "phaseloop train: learn a pass-ordering policy from a replay buffer "
+      "(behaviour cloning or discrete CQL) and export the policy artifact"};
+  app.name("phaseloop train");
+  phaseloop::offline_rl::TrainFlags flags;
+  phaseloop::offline_rl::AddTrainFlags(app, flags);
+  flags.args.assign(argv + 1, argv + argc);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+  return phaseloop::offline_rl::RunTrain(flags, std::cout, std::cerr);
+}

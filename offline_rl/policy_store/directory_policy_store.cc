@@ -1,0 +1,381 @@
+// The directory-backed PolicyStore (OpenPolicyStore in policy_store.h).
+//
+// Durability order: an artifact file is written (temp + fsync + rename)
+// before the index that names it, and the index is replaced whole. A kill
+// between the two leaves an unindexed artifact file, which the next push of
+// that artifact simply rewrites; stale temp files are removed on open.
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <mutex>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "compiler_driver/policy_runtime/policy_artifact.h"
+#include "offline_rl/policy_store/atomic_file.h"
+#include "offline_rl/policy_store/policy_store.h"
+#include "offline_rl/policy_store/store_index.h"
+
+namespace phaseloop::policy_store {
+namespace {
+
+namespace fs = std::filesystem;
+using internal::IsPolicyVersion;
+using internal::StoreIndex;
+
+constexpr char kIndexFile[] = "index.json";
+constexpr char kArtifactsDir[] = "artifacts";
+
+bool IsHex(absl::string_view text) {
+  for (char c : text) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+StoredPolicy Summarise(const v1::PolicyArtifact& artifact,
+                       const std::string& version, int64_t size_bytes,
+                       absl::string_view note, int64_t now_ms) {
+  StoredPolicy policy;
+  policy.policy_version = version;
+  policy.objective = artifact.objective();
+  policy.formulation = artifact.formulation();
+  policy.algorithm = artifact.metadata().algorithm();
+  for (const auto& [name, value] : artifact.metadata().metrics()) {
+    policy.metrics[name] = value;
+  }
+  policy.parent_version = artifact.metadata().parent_version();
+  policy.note = std::string(note);
+  policy.pushed_unix_ms = now_ms;
+  policy.size_bytes = size_bytes;
+  return policy;
+}
+
+// Points `channel` at `version` in `index`, keeping the old pointer in its
+// history (unless it already pointed there).
+ChannelChange PointChannel(StoreIndex& index, absl::string_view channel,
+                           const std::string& version, int64_t now_ms) {
+  ChannelState& state = index.channels[std::string(channel)];
+  state.name = std::string(channel);
+  ChannelChange change{state.name, state.policy_version, version};
+  if (state.policy_version == version) return change;
+  if (!state.policy_version.empty()) {
+    state.previous_versions.insert(state.previous_versions.begin(),
+                                   state.policy_version);
+    if (state.previous_versions.size() > kMaxChannelHistory) {
+      state.previous_versions.resize(kMaxChannelHistory);
+    }
+  }
+  state.policy_version = version;
+  state.updated_unix_ms = now_ms;
+  return change;
+}
+
+class DirectoryPolicyStore final : public PolicyStore {
+ public:
+  DirectoryPolicyStore(std::string dir, int lock_fd, StoreIndex index)
+      : dir_(std::move(dir)), lock_fd_(lock_fd), index_(std::move(index)) {}
+  ~DirectoryPolicyStore() override { close(lock_fd_); }
+
+  absl::StatusOr<PushResult> Push(absl::string_view artifact_file,
+                                  absl::string_view channel,
+                                  absl::string_view note) override;
+  absl::StatusOr<PolicyListing> List() override;
+  absl::StatusOr<FetchedPolicy> GetVersion(
+      absl::string_view policy_version) override;
+  absl::StatusOr<FetchedPolicy> GetChannel(absl::string_view channel) override;
+  absl::StatusOr<ChannelChange> Promote(absl::string_view policy_version,
+                                        absl::string_view channel) override;
+  absl::StatusOr<ChannelChange> Rollback(absl::string_view channel) override;
+
+ private:
+  std::string ArtifactPath(const std::string& version) const {
+    return absl::StrCat(dir_, "/", kArtifactsDir, "/", version,
+                        policy_runtime::kPolicyFileExtension);
+  }
+  const StoredPolicy* FindLocked(const std::string& version) const;
+  absl::StatusOr<std::string> ResolveLocked(absl::string_view text) const;
+  absl::StatusOr<FetchedPolicy> ReadVerified(const std::string& version) const;
+  // Writes `next` as the index and makes it current.
+  absl::Status CommitLocked(StoreIndex next);
+
+  const std::string dir_;
+  const int lock_fd_;
+  std::mutex mu_;
+  StoreIndex index_;  // guarded by mu_
+};
+
+const StoredPolicy* DirectoryPolicyStore::FindLocked(
+    const std::string& version) const {
+  for (const StoredPolicy& policy : index_.policies) {
+    if (policy.policy_version == version) return &policy;
+  }
+  return nullptr;
+}
+
+absl::StatusOr<std::string> DirectoryPolicyStore::ResolveLocked(
+    absl::string_view text) const {
+  if (text.size() < 6 || text.size() > 32 || !IsHex(text)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'", text,
+        "' is not a policy version: give its 32 lowercase hex "
+        "digits (or a unique prefix of at least 6), as `phaseloop policy "
+        "list` shows"));
+  }
+  std::vector<std::string> matches;
+  for (const StoredPolicy& policy : index_.policies) {
+    if (absl::StartsWith(policy.policy_version, text)) {
+      matches.push_back(policy.policy_version);
+    }
+  }
+  if (matches.empty()) {
+    return absl::NotFoundError(
+        absl::StrCat("policy version ", text,
+                     " is not in the store (see `phaseloop "
+                     "policy list`)"));
+  }
+  if (matches.size() > 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "policy version prefix ", text, " matches ", matches.size(),
+        " versions (", matches[0], ", ", matches[1],
+        ", ...): give more "
+        "digits"));
+  }
+  return matches[0];
+}
+
+absl::StatusOr<FetchedPolicy> DirectoryPolicyStore::ReadVerified(
+    const std::string& version) const {
+  const std::string path = ArtifactPath(version);
+  FetchedPolicy fetched;
+  absl::Status read = ReadWholeFile(path, &fetched.artifact_file);
+  if (!read.ok()) {
+    return absl::DataLossError(absl::StrCat(
+        "stored artifact of version ", version,
+        " is unreadable: ", read.message(), "; push that artifact again"));
+  }
+  absl::StatusOr<v1::PolicyArtifact> parsed =
+      policy_runtime::ParsePolicyArtifactFile(fetched.artifact_file, path);
+  if (!parsed.ok()) {
+    return absl::DataLossError(absl::StrCat(
+        "stored artifact of version ", version, " no longer verifies: ",
+        parsed.status().message(), "; push that artifact again"));
+  }
+  fetched.policy_version = policy_runtime::PolicyVersionOf(*parsed);
+  if (fetched.policy_version != version) {
+    return absl::DataLossError(
+        absl::StrCat(path, " holds version ", fetched.policy_version, ", not ",
+                     version, "; push the artifact of ", version, " again"));
+  }
+  return fetched;
+}
+
+absl::Status DirectoryPolicyStore::CommitLocked(StoreIndex next) {
+  absl::Status written = WriteFileAtomically(
+      absl::StrCat(dir_, "/", kIndexFile), internal::StoreIndexToJson(next));
+  if (!written.ok()) return written;
+  index_ = std::move(next);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<PushResult> DirectoryPolicyStore::Push(
+    absl::string_view artifact_file, absl::string_view channel,
+    absl::string_view note) {
+  if (static_cast<int64_t>(artifact_file.size()) > kMaxArtifactBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "refused the pushed artifact: ", artifact_file.size(),
+        " bytes is more than the store's limit of ", kMaxArtifactBytes));
+  }
+  if (!channel.empty()) {
+    absl::Status known = CheckChannelName(channel);
+    if (!known.ok()) return known;
+  }
+  absl::StatusOr<v1::PolicyArtifact> artifact =
+      policy_runtime::ParsePolicyArtifactFile(artifact_file,
+                                              "the pushed artifact");
+  if (!artifact.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "refused the pushed artifact: ", artifact.status().message()));
+  }
+  const std::string version = policy_runtime::PolicyVersionOf(*artifact);
+  // The canonical bytes: what every reader of this version gets.
+  const std::string canonical =
+      policy_runtime::SerializePolicyArtifactFile(*artifact);
+  const int64_t now_ms = absl::ToUnixMillis(absl::Now());
+
+  std::lock_guard<std::mutex> lock(mu_);
+  PushResult result{version, FindLocked(version) != nullptr};
+  if (!result.already_stored || !ReadVerified(version).ok()) {
+    absl::Status written =
+        WriteFileAtomically(ArtifactPath(version), canonical);
+    if (!written.ok()) return written;
+  }
+  StoreIndex next = index_;
+  if (!result.already_stored) {
+    next.policies.push_back(Summarise(*artifact, version,
+                                      static_cast<int64_t>(canonical.size()),
+                                      note, now_ms));
+  }
+  bool changed = !result.already_stored;
+  if (!channel.empty()) {
+    changed |= PointChannel(next, channel, version, now_ms).previous_version !=
+               version;
+  }
+  if (changed) {
+    absl::Status committed = CommitLocked(std::move(next));
+    if (!committed.ok()) return committed;
+  }
+  return result;
+}
+
+absl::StatusOr<PolicyListing> DirectoryPolicyStore::List() {
+  std::lock_guard<std::mutex> lock(mu_);
+  PolicyListing listing;
+  listing.policies = index_.policies;
+  for (const char* name : kPolicyChannels) {
+    ChannelState state;
+    auto it = index_.channels.find(name);
+    if (it != index_.channels.end()) state = it->second;
+    state.name = name;
+    for (StoredPolicy& policy : listing.policies) {
+      if (policy.policy_version == state.policy_version) {
+        policy.channels.push_back(name);
+      }
+    }
+    listing.channels.push_back(std::move(state));
+  }
+  return listing;
+}
+
+absl::StatusOr<FetchedPolicy> DirectoryPolicyStore::GetVersion(
+    absl::string_view policy_version) {
+  std::lock_guard<std::mutex> lock(mu_);
+  absl::StatusOr<std::string> version = ResolveLocked(policy_version);
+  if (!version.ok()) return version.status();
+  return ReadVerified(*version);
+}
+
+absl::StatusOr<FetchedPolicy> DirectoryPolicyStore::GetChannel(
+    absl::string_view channel) {
+  absl::Status known = CheckChannelName(channel);
+  if (!known.ok()) return known;
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = index_.channels.find(std::string(channel));
+  if (it == index_.channels.end() || it->second.policy_version.empty()) {
+    return absl::NotFoundError(
+        absl::StrCat("channel ", channel,
+                     " points at no version yet: promote one with "
+                     "`phaseloop policy promote VERSION --channel ",
+                     channel, "`"));
+  }
+  return ReadVerified(it->second.policy_version);
+}
+
+absl::StatusOr<ChannelChange> DirectoryPolicyStore::Promote(
+    absl::string_view policy_version, absl::string_view channel) {
+  absl::Status known = CheckChannelName(channel);
+  if (!known.ok()) return known;
+  std::lock_guard<std::mutex> lock(mu_);
+  absl::StatusOr<std::string> version = ResolveLocked(policy_version);
+  if (!version.ok()) return version.status();
+  StoreIndex next = index_;
+  ChannelChange change =
+      PointChannel(next, channel, *version, absl::ToUnixMillis(absl::Now()));
+  if (change.previous_version != change.policy_version) {
+    absl::Status committed = CommitLocked(std::move(next));
+    if (!committed.ok()) return committed;
+  }
+  return change;
+}
+
+absl::StatusOr<ChannelChange> DirectoryPolicyStore::Rollback(
+    absl::string_view channel) {
+  absl::Status known = CheckChannelName(channel);
+  if (!known.ok()) return known;
+  std::lock_guard<std::mutex> lock(mu_);
+  StoreIndex next = index_;
+  ChannelState& state = next.channels[std::string(channel)];
+  if (state.previous_versions.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "channel ", channel, " has no earlier version to roll back to (it ",
+        state.policy_version.empty()
+            ? std::string("points at nothing yet")
+            : absl::StrCat("has only ever pointed at ", state.policy_version),
+        ")"));
+  }
+  ChannelChange change{std::string(channel), state.policy_version,
+                       state.previous_versions.front()};
+  state.policy_version = state.previous_versions.front();
+  state.previous_versions.erase(state.previous_versions.begin());
+  state.updated_unix_ms = absl::ToUnixMillis(absl::Now());
+  absl::Status committed = CommitLocked(std::move(next));
+  if (!committed.ok()) return committed;
+  return change;
+}
+
+// Removes temp files a killed writer left in `dir` (we hold the lock).
+void RemoveStaleTempFiles(const std::string& dir) {
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(dir, error)) {
+    if (absl::StartsWith(entry.path().filename().string(), kTempFilePrefix)) {
+      fs::remove(entry.path(), error);
+    }
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<PolicyStore>> OpenPolicyStore(
+    const std::string& dir) {
+  std::error_code error;
+  fs::create_directories(absl::StrCat(dir, "/", kArtifactsDir), error);
+  if (error) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot create the policy store directory ", dir, ": ",
+                     error.message()));
+  }
+  const std::string lock_path = absl::StrCat(dir, "/.lock");
+  const int lock_fd =
+      open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_fd < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot open ", lock_path, ": ", std::strerror(errno)));
+  }
+  if (flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
+    close(lock_fd);
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the policy store ", dir,
+        " is in use by another process (another "
+        "`phaseloop policy serve`?); stop it or use another --dir"));
+  }
+  RemoveStaleTempFiles(dir);
+  RemoveStaleTempFiles(absl::StrCat(dir, "/", kArtifactsDir));
+  StoreIndex index;
+  const std::string index_path = absl::StrCat(dir, "/", kIndexFile);
+  std::string text;
+  absl::Status read = ReadWholeFile(index_path, &text);
+  if (read.ok()) {
+    absl::StatusOr<StoreIndex> parsed =
+        internal::StoreIndexFromJson(text, index_path);
+    if (!parsed.ok()) {
+      close(lock_fd);
+      return parsed.status();
+    }
+    index = std::move(*parsed);
+  } else if (!absl::IsNotFound(read)) {
+    close(lock_fd);
+    return read;
+  }
+  return std::unique_ptr<PolicyStore>(
+      new DirectoryPolicyStore(dir, lock_fd, std::move(index)));
+}
+
+}  // namespace phaseloop::policy_store

@@ -1,0 +1,196 @@
+#include "offline_rl/policy_store/policy_command.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <iostream>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "compiler_driver/policy_runtime/policy_artifact.h"
+#include "offline_rl/policy_store/atomic_file.h"
+#include "offline_rl/policy_store/policy_show.h"
+#include "offline_rl/policy_store/policy_store.h"
+#include "offline_rl/policy_store/policy_store_client.h"
+#include "offline_rl/policy_store/policy_store_service.h"
+
+namespace phaseloop::policy_store {
+
+int RunPolicyServe(const PolicyServeFlags& flags, std::ostream& out,
+                   std::ostream& err) {
+  constexpr char kName[] = "phaseloop policy serve: ";
+  // Block the stop signals before gRPC starts its threads (they inherit the
+  // mask), so only sigwait below receives them.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  sigset_t previous;
+  pthread_sigmask(SIG_BLOCK, &stop_signals, &previous);
+  struct RestoreMask {
+    sigset_t mask;
+    ~RestoreMask() { pthread_sigmask(SIG_SETMASK, &mask, nullptr); }
+  } restore{previous};
+
+  absl::StatusOr<std::unique_ptr<PolicyStore>> store =
+      OpenPolicyStore(flags.dir);
+  if (!store.ok()) {
+    err << kName << "--dir " << flags.dir << ": " << store.status().message()
+        << "\n";
+    return absl::IsDataLoss(store.status()) ? 1 : 2;
+  }
+  absl::StatusOr<std::unique_ptr<PolicyStoreServer>> server =
+      PolicyStoreServer::Start(store->get(), flags.listen);
+  if (!server.ok()) {
+    err << kName << server.status().message() << "\n";
+    return 2;
+  }
+  const std::string address = (*server)->address();
+  if (!flags.address_file.empty()) {
+    absl::Status written =
+        WriteFileAtomically(flags.address_file, address + "\n");
+    if (!written.ok()) {
+      err << kName << "--address-file: " << written.message() << "\n";
+      return 2;
+    }
+  }
+  out << address << std::endl;
+  absl::StatusOr<PolicyListing> listing = (*store)->List();
+  err << kName << "serving " << flags.dir << " ("
+      << (listing.ok() ? listing->policies.size() : 0) << " versions) at "
+      << address << "; SIGINT or SIGTERM stops" << std::endl;
+
+  int signal_number = 0;
+  while (sigwait(&stop_signals, &signal_number) != 0) {
+  }
+  (*server)->Shutdown(absl::Seconds(5));
+  if (!flags.address_file.empty()) unlink(flags.address_file.c_str());
+  err << kName << "stopped by signal " << signal_number << "\n";
+  return 0;
+}
+
+int RunPolicyShow(const PolicyFlags& flags, std::ostream& out,
+                  std::ostream& err) {
+  std::string bytes;
+  absl::Status read = ReadWholeFile(flags.file, &bytes);
+  if (!read.ok()) {
+    err << "phaseloop policy show: " << read.message() << "\n";
+    return 2;
+  }
+  absl::StatusOr<v1::PolicyArtifact> artifact =
+      policy_runtime::ParsePolicyArtifactFile(bytes, flags.file);
+  if (!artifact.ok()) {
+    err << "phaseloop policy show: " << artifact.status().message() << "\n";
+    return 2;
+  }
+  const std::string version = policy_runtime::PolicyVersionOf(*artifact);
+  if (flags.json) {
+    out << DescribePolicyJson(*artifact, version, bytes.size()).dump(2) << "\n";
+  } else {
+    out << DescribePolicyText(*artifact, version, bytes.size());
+  }
+  return 0;
+}
+
+namespace {
+
+using RunFunction = int (*)(const PolicyFlags&, std::ostream&, std::ostream&);
+
+// Adds a subcommand whose flags live in a fresh PolicyFlags.
+std::pair<CLI::App*, std::shared_ptr<PolicyFlags>> AddSubcommand(
+    CLI::App& policy, const char* name, const char* help, RunFunction run,
+    bool remote, int& exit_code) {
+  auto flags = std::make_shared<PolicyFlags>();
+  CLI::App* command = policy.add_subcommand(name, help);
+  if (remote) {
+    command
+        ->add_option("--store", flags->store,
+                     "policy store address HOST:PORT (what `phaseloop policy "
+                     "serve` prints)")
+        ->envname(kPolicyStoreEnv)
+        ->required();
+  }
+  command->add_flag("--json", flags->json, "print JSON");
+  command->callback([flags, run, &exit_code] {
+    exit_code = run(*flags, std::cout, std::cerr);
+  });
+  return {command, flags};
+}
+
+}  // namespace
+
+void AddPolicyCommand(CLI::App& app, int& exit_code) {
+  CLI::App* policy = app.add_subcommand(
+      "policy", "Policy artifacts and the policy store (versions, channels)");
+  policy->require_subcommand(1);
+
+  auto serve_flags = std::make_shared<PolicyServeFlags>();
+  CLI::App* serve = policy->add_subcommand(
+      "serve",
+      "Serve the policy store in --dir over gRPC until SIGINT/SIGTERM; prints "
+      "the bound address (the --store of the other commands)");
+  serve
+      ->add_option("--dir", serve_flags->dir,
+                   "store directory (created if missing)")
+      ->required();
+  serve
+      ->add_option("--listen", serve_flags->listen,
+                   "HOST:PORT to listen on; port 0 picks a free one")
+      ->capture_default_str();
+  serve->add_option("--address-file", serve_flags->address_file,
+                    "also write the bound address to FILE (atomically; "
+                    "removed on a clean stop)");
+  serve->callback([serve_flags, &exit_code] {
+    exit_code = RunPolicyServe(*serve_flags, std::cout, std::cerr);
+  });
+
+  auto [push, push_flags] =
+      AddSubcommand(*policy, "push", "Verify an artifact file and store it",
+                    RunPolicyPush, true, exit_code);
+  push->add_option("file", push_flags->file, "artifact file")->required();
+  push->add_option("--channel", push_flags->channel,
+                   "then point this channel (stable, candidate) at it");
+  push->add_option("--note", push_flags->note, "text kept with the version");
+
+  AddSubcommand(*policy, "list",
+                "Stored versions (objective, algorithm, metrics, push time) "
+                "and channels",
+                RunPolicyList, true, exit_code);
+
+  auto [promote, promote_flags] =
+      AddSubcommand(*policy, "promote", "Point a channel at a stored version",
+                    RunPolicyPromote, true, exit_code);
+  promote
+      ->add_option("version", promote_flags->version,
+                   "policy version (or a unique prefix of >= 6 digits)")
+      ->required();
+  promote->add_option("--channel", promote_flags->channel, "stable, candidate")
+      ->required();
+
+  auto [rollback, rollback_flags] = AddSubcommand(
+      *policy, "rollback", "Point a channel back at its previous version",
+      RunPolicyRollback, true, exit_code);
+  rollback
+      ->add_option("--channel", rollback_flags->channel, "stable, candidate")
+      ->required();
+
+  auto [pull, pull_flags] = AddSubcommand(
+      *policy, "pull",
+      "Download a channel's or version's artifact, verify it and write it "
+      "atomically (run by CI before a build; the compiler never fetches)",
+      RunPolicyPull, true, exit_code);
+  pull->add_option("--channel", pull_flags->channel, "stable, candidate");
+  pull->add_option("--version", pull_flags->version, "policy version");
+  pull->add_option("--out", pull_flags->out, "artifact file to write")
+      ->required();
+
+  auto [show, show_flags] = AddSubcommand(
+      *policy, "show",
+      "Describe an artifact file offline: version, objective, shapes, "
+      "metadata, candidates",
+      RunPolicyShow, false, exit_code);
+  show->add_option("file", show_flags->file, "artifact file")->required();
+}
+
+}  // namespace phaseloop::policy_store

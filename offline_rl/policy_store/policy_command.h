@@ -1,0 +1,67 @@
+#ifndef PHASELOOP_OFFLINE_RL_POLICY_STORE_POLICY_COMMAND_H_
+#define PHASELOOP_OFFLINE_RL_POLICY_STORE_POLICY_COMMAND_H_
+
+// `phaseloop policy`: the policy store and policy artifact files.
+//   serve --dir DIR [--listen HOST:PORT] [--address-file F]
+//       serve the store in DIR over gRPC until SIGINT/SIGTERM; prints the
+//       bound address (port 0 = pick one, the default) on stdout
+//   push FILE [--channel C] [--note TEXT]          store an artifact
+//   list [--json]                                  versions and channels
+//   promote VERSION --channel C                    point C at VERSION
+//   rollback --channel C                           C back to its previous
+//   pull (--channel C | --version V) --out FILE
+//       download, verify (checksum, structure, content hash = version) and
+//       write FILE atomically. This is what a CI job runs BEFORE a build:
+//       the compiler wrapper reads the file and never talks to the network.
+//   show FILE [--json]      offline: what an artifact file holds
+// The remote commands take --store HOST:PORT (or $PHASELOOP_POLICY_STORE).
+// Channels: stable, candidate. VERSION may be a unique prefix (>= 6 hex).
+// Exit codes: 0 success, 1 internal failure (store unreachable, damaged
+// store), 2 bad input (a bad or missing file, unknown version or channel,
+// nothing to roll back to).
+
+#include <iosfwd>
+#include <string>
+
+#include "CLI/CLI.hpp"
+
+namespace phaseloop::policy_store {
+
+void AddPolicyCommand(CLI::App& app, int& exit_code);
+
+struct PolicyServeFlags {
+  std::string dir;
+  std::string listen = "127.0.0.1:0";
+  std::string address_file;
+};
+
+// Every other subcommand's flags (each uses the ones it declares).
+struct PolicyFlags {
+  std::string store;    // HOST:PORT
+  std::string file;     // push/show input
+  std::string version;  // promote/pull
+  std::string channel;
+  std::string note;
+  std::string out;  // pull output
+  bool json = false;
+};
+
+// Blocks SIGINT and SIGTERM in the calling thread for its duration.
+int RunPolicyServe(const PolicyServeFlags& flags, std::ostream& out,
+                   std::ostream& err);
+int RunPolicyPush(const PolicyFlags& flags, std::ostream& out,
+                  std::ostream& err);
+int RunPolicyList(const PolicyFlags& flags, std::ostream& out,
+                  std::ostream& err);
+int RunPolicyPromote(const PolicyFlags& flags, std::ostream& out,
+                     std::ostream& err);
+int RunPolicyRollback(const PolicyFlags& flags, std::ostream& out,
+                      std::ostream& err);
+int RunPolicyPull(const PolicyFlags& flags, std::ostream& out,
+                  std::ostream& err);
+int RunPolicyShow(const PolicyFlags& flags, std::ostream& out,
+                  std::ostream& err);
+
+}  // namespace phaseloop::policy_store
+
+#endif  // PHASELOOP_OFFLINE_RL_POLICY_STORE_POLICY_COMMAND_H_

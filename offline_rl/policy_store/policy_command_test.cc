@@ -1,0 +1,202 @@
+// `phaseloop policy` as a user runs it: the real binary serving a store in a
+// subprocess, and the push/list/promote/pull/rollback/show commands against
+// it; then SIGTERM, and a restart that finds the same state.
+#include "offline_rl/policy_store/policy_command.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/strip.h"
+#include "compiler_driver/policy_runtime/policy_artifact.h"
+#include "compiler_driver/testing/test_util.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "offline_rl/policy_store/test_policies.h"
+
+namespace phaseloop::policy_store {
+namespace {
+
+using phaseloop::testing::ReadFileOrEmpty;
+using phaseloop::testing::RunCommand;
+
+constexpr char kPhaseloop[] = "cli/phaseloop";
+
+// A running `phaseloop policy serve`; SIGKILLed if the test did not stop it.
+class ServeProcess {
+ public:
+  ServeProcess(const std::string& dir, const std::string& address_file) {
+    pid_ = fork();
+    if (pid_ == 0) {
+      execl(kPhaseloop, kPhaseloop, "policy", "serve", "--dir", dir.c_str(),
+            "--listen", "127.0.0.1:0", "--address-file", address_file.c_str(),
+            static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    for (int i = 0; i < 300 && address_.empty(); ++i) {
+      address_ = std::string(
+          absl::StripTrailingAsciiWhitespace(ReadFileOrEmpty(address_file)));
+      if (address_.empty()) usleep(50000);
+    }
+  }
+  ~ServeProcess() {
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+  const std::string& address() const { return address_; }
+
+  // SIGTERM; the exit code (-1 on a signal death or no exit within 15 s).
+  int Stop() {
+    kill(pid_, SIGTERM);
+    for (int i = 0; i < 150; ++i) {
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+      }
+      usleep(100000);
+    }
+    return -1;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  std::string address_;
+};
+
+std::string WriteArtifact(const std::string& dir, int seed) {
+  const std::string path = dir + "/p" + std::to_string(seed) + ".plpolicy";
+  std::ofstream(path, std::ios::binary) << testing::TinyPolicyFile(seed);
+  return path;
+}
+
+std::string VersionOf(int seed) {
+  return policy_runtime::PolicyVersionOf(testing::TinyPolicy(seed));
+}
+
+int Policy(const std::vector<std::string>& args, std::string* output) {
+  std::vector<std::string> argv = {kPhaseloop, "policy"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return RunCommand(argv, output);
+}
+
+TEST(PolicyCommandTest, ServePushPromotePullRollbackRoundTrip) {
+  const std::string dir = phaseloop::testing::MakeTempDir();
+  const std::string address_file = dir + "/address";
+  const std::string p1 = WriteArtifact(dir, 1);
+  const std::string p2 = WriteArtifact(dir, 2);
+  const std::string pulled = dir + "/pulled.plpolicy";
+  std::string output;
+
+  auto serve = std::make_unique<ServeProcess>(dir + "/store", address_file);
+  ASSERT_FALSE(serve->address().empty()) << "serve did not write its address";
+  const std::string store = serve->address();
+
+  ASSERT_EQ(
+      Policy({"push", p1, "--store", store, "--channel", "stable"}, &output), 0)
+      << output;
+  EXPECT_TRUE(absl::StrContains(output, "pushed " + VersionOf(1))) << output;
+  // --store from the environment.
+  setenv("PHASELOOP_POLICY_STORE", store.c_str(), 1);
+  ASSERT_EQ(Policy({"push", p2, "--channel", "candidate"}, &output), 0)
+      << output;
+  unsetenv("PHASELOOP_POLICY_STORE");
+  ASSERT_EQ(Policy({"push", p2, "--store", store}, &output), 0) << output;
+  EXPECT_TRUE(absl::StrContains(output, "already stored")) << output;
+
+  std::string tampered = testing::TinyPolicyFile(3);
+  tampered[tampered.size() - 4] ^= 1;
+  std::ofstream(dir + "/bad.plpolicy", std::ios::binary) << tampered;
+  EXPECT_EQ(Policy({"push", dir + "/bad.plpolicy", "--store", store}, &output),
+            2);
+  EXPECT_TRUE(absl::StrContains(output, "checksum")) << output;
+
+  ASSERT_EQ(Policy({"list", "--store", store}, &output), 0) << output;
+  EXPECT_TRUE(absl::StrContains(output, "VERSION")) << output;
+  EXPECT_TRUE(absl::StrContains(output, VersionOf(2))) << output;
+  ASSERT_EQ(Policy({"list", "--store", store, "--json"}, &output), 0);
+  nlohmann::json listing = nlohmann::json::parse(output);
+  ASSERT_EQ(listing["policies"].size(), 2u);
+  EXPECT_EQ(listing["channels"][0]["policy_version"], VersionOf(1));
+
+  ASSERT_EQ(Policy({"promote", VersionOf(2).substr(0, 8), "--channel", "stable",
+                    "--store", store},
+                   &output),
+            0)
+      << output;
+  ASSERT_EQ(
+      Policy({"pull", "--channel", "stable", "--store", store, "--out", pulled},
+             &output),
+      0)
+      << output;
+  EXPECT_EQ(ReadFileOrEmpty(pulled), testing::TinyPolicyFile(2));
+
+  ASSERT_EQ(
+      Policy({"rollback", "--channel", "stable", "--store", store}, &output), 0)
+      << output;
+  ASSERT_EQ(Policy({"pull", "--channel", "stable", "--store", store, "--out",
+                    pulled, "--json"},
+                   &output),
+            0)
+      << output;
+  EXPECT_EQ(nlohmann::json::parse(output)["policy_version"], VersionOf(1));
+  EXPECT_EQ(ReadFileOrEmpty(pulled), testing::TinyPolicyFile(1));
+  EXPECT_EQ(
+      Policy({"rollback", "--channel", "stable", "--store", store}, &output),
+      2);
+  EXPECT_TRUE(absl::StrContains(output, "no earlier version")) << output;
+  EXPECT_EQ(Policy({"pull", "--channel", "nightly", "--store", store, "--out",
+                    pulled},
+                   &output),
+            2);
+  EXPECT_TRUE(absl::StrContains(output, "stable, candidate")) << output;
+
+  EXPECT_EQ(serve->Stop(), 0);
+  EXPECT_EQ(ReadFileOrEmpty(address_file), "");
+  EXPECT_NE(Policy({"list", "--store", store}, &output), 0);
+
+  // A restarted server finds the same store.
+  serve = std::make_unique<ServeProcess>(dir + "/store", address_file);
+  ASSERT_FALSE(serve->address().empty());
+  ASSERT_EQ(Policy({"pull", "--version", VersionOf(2), "--store",
+                    serve->address(), "--out", pulled},
+                   &output),
+            0)
+      << output;
+  EXPECT_EQ(ReadFileOrEmpty(pulled), testing::TinyPolicyFile(2));
+  EXPECT_EQ(serve->Stop(), 0);
+}
+
+TEST(PolicyCommandTest, ShowDescribesAFileOffline) {
+  const std::string dir = phaseloop::testing::MakeTempDir();
+  const std::string path = WriteArtifact(dir, 4);
+  std::string output;
+  ASSERT_EQ(Policy({"show", path}, &output), 0) << output;
+  EXPECT_TRUE(absl::StrContains(output, VersionOf(4))) << output;
+  EXPECT_TRUE(absl::StrContains(output, "130->2 identity")) << output;
+  EXPECT_TRUE(absl::StrContains(output, "instcombine,simplifycfg")) << output;
+  ASSERT_EQ(Policy({"show", path, "--json"}, &output), 0) << output;
+  nlohmann::json shown = nlohmann::json::parse(output);
+  EXPECT_EQ(shown["policy_version"], VersionOf(4));
+  EXPECT_EQ(shown["normalization"]["inputs"], 130);
+  EXPECT_EQ(shown["candidates"].size(), 2u);
+  EXPECT_EQ(shown["metadata"]["algorithm"], "bc");
+
+  std::ofstream(dir + "/short.plpolicy", std::ios::binary)
+      << testing::TinyPolicyFile(4).substr(0, 150);
+  EXPECT_EQ(Policy({"show", dir + "/short.plpolicy"}, &output), 2);
+  EXPECT_TRUE(absl::StrContains(output, "truncated")) << output;
+  EXPECT_EQ(Policy({"push", path}, &output), 2) << "no --store: bad input";
+}
+
+}  // namespace
+}  // namespace phaseloop::policy_store

@@ -1,0 +1,207 @@
+// `phaseloop policy push|list|promote|rollback|pull`: the store's clients
+// (declared in policy_command.h).
+#include <iomanip>
+#include <iostream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/time.h"
+#include "compiler_driver/policy_runtime/policy_artifact.h"
+#include "nlohmann/json.hpp"
+#include "offline_rl/policy_store/atomic_file.h"
+#include "offline_rl/policy_store/policy_command.h"
+#include "offline_rl/policy_store/policy_store_client.h"
+
+namespace phaseloop::policy_store {
+namespace {
+
+using nlohmann::json;
+
+// Input the user can fix exits 2; an unreachable or damaged store exits 1.
+int Fail(absl::string_view command, const absl::Status& status,
+         std::ostream& err) {
+  err << "phaseloop policy " << command << ": " << status.message() << "\n";
+  switch (status.code()) {
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kNotFound:
+    case absl::StatusCode::kFailedPrecondition:
+    case absl::StatusCode::kOutOfRange:
+      return 2;
+    default:
+      return 1;
+  }
+}
+
+std::string FormatTime(int64_t unix_ms) {
+  if (unix_ms == 0) return "-";
+  return absl::FormatTime("%Y-%m-%d %H:%M:%S", absl::FromUnixMillis(unix_ms),
+                          absl::UTCTimeZone());
+}
+
+json ChangeJson(const ChannelChange& change) {
+  return {{"channel", change.channel},
+          {"previous_version", change.previous_version},
+          {"policy_version", change.policy_version}};
+}
+
+}  // namespace
+
+int RunPolicyPush(const PolicyFlags& flags, std::ostream& out,
+                  std::ostream& err) {
+  std::string bytes;
+  absl::Status read = ReadWholeFile(flags.file, &bytes);
+  if (!read.ok())
+    return Fail("push", absl::InvalidArgumentError(read.message()), err);
+  // Checked here too, so a bad file is named before any network traffic.
+  absl::StatusOr<v1::PolicyArtifact> artifact =
+      policy_runtime::ParsePolicyArtifactFile(bytes, flags.file);
+  if (!artifact.ok()) {
+    return Fail("push", absl::InvalidArgumentError(artifact.status().message()),
+                err);
+  }
+  absl::StatusOr<std::unique_ptr<PolicyStore>> store =
+      ConnectPolicyStore(flags.store);
+  if (!store.ok()) return Fail("push", store.status(), err);
+  absl::StatusOr<PushResult> pushed =
+      (*store)->Push(bytes, flags.channel, flags.note);
+  if (!pushed.ok()) return Fail("push", pushed.status(), err);
+  if (flags.json) {
+    out << json{{"policy_version", pushed->policy_version},
+                {"already_stored", pushed->already_stored},
+                {"channel", flags.channel}}
+               .dump()
+        << "\n";
+    return 0;
+  }
+  out << (pushed->already_stored ? "already stored " : "pushed ")
+      << pushed->policy_version;
+  if (!flags.channel.empty()) out << "; " << flags.channel << " -> it";
+  out << "\n";
+  return 0;
+}
+
+int RunPolicyList(const PolicyFlags& flags, std::ostream& out,
+                  std::ostream& err) {
+  absl::StatusOr<std::unique_ptr<PolicyStore>> store =
+      ConnectPolicyStore(flags.store);
+  if (!store.ok()) return Fail("list", store.status(), err);
+  absl::StatusOr<PolicyListing> listing = (*store)->List();
+  if (!listing.ok()) return Fail("list", listing.status(), err);
+  if (flags.json) {
+    json policies = json::array();
+    for (const StoredPolicy& p : listing->policies) {
+      policies.push_back({{"policy_version", p.policy_version},
+                          {"objective", p.objective},
+                          {"formulation", p.formulation},
+                          {"algorithm", p.algorithm},
+                          {"metrics", p.metrics},
+                          {"parent_version", p.parent_version},
+                          {"note", p.note},
+                          {"pushed_unix_ms", p.pushed_unix_ms},
+                          {"size_bytes", p.size_bytes},
+                          {"channels", p.channels}});
+    }
+    json channels = json::array();
+    for (const ChannelState& c : listing->channels) {
+      channels.push_back({{"name", c.name},
+                          {"policy_version", c.policy_version},
+                          {"updated_unix_ms", c.updated_unix_ms},
+                          {"previous_versions", c.previous_versions}});
+    }
+    out << json{{"policies", policies}, {"channels", channels}}.dump(2) << "\n";
+    return 0;
+  }
+  out << std::left << std::setw(34) << "VERSION" << std::setw(18) << "CHANNELS"
+      << std::setw(11) << "OBJECTIVE" << std::setw(11) << "FORM" << std::setw(6)
+      << "ALGO" << std::setw(21) << "PUSHED (UTC)"
+      << "METRICS\n";
+  for (const StoredPolicy& p : listing->policies) {
+    std::vector<std::string> metrics;
+    for (const auto& [name, value] : p.metrics) {
+      metrics.push_back(absl::StrCat(name, "=", value));
+    }
+    out << std::setw(34) << p.policy_version << std::setw(18)
+        << (p.channels.empty() ? "-" : absl::StrJoin(p.channels, ","))
+        << std::setw(11) << p.objective << std::setw(11) << p.formulation
+        << std::setw(6) << p.algorithm << std::setw(21)
+        << FormatTime(p.pushed_unix_ms) << absl::StrJoin(metrics, " ") << "\n";
+  }
+  if (listing->policies.empty()) out << "(no versions stored)\n";
+  out << "\n";
+  for (const ChannelState& c : listing->channels) {
+    out << std::setw(10) << c.name
+        << (c.policy_version.empty() ? "(nothing)" : c.policy_version) << "  "
+        << c.previous_versions.size() << " earlier, updated "
+        << FormatTime(c.updated_unix_ms) << "\n";
+  }
+  return 0;
+}
+
+int RunPolicyPromote(const PolicyFlags& flags, std::ostream& out,
+                     std::ostream& err) {
+  absl::StatusOr<std::unique_ptr<PolicyStore>> store =
+      ConnectPolicyStore(flags.store);
+  if (!store.ok()) return Fail("promote", store.status(), err);
+  absl::StatusOr<ChannelChange> change =
+      (*store)->Promote(flags.version, flags.channel);
+  if (!change.ok()) return Fail("promote", change.status(), err);
+  if (flags.json) {
+    out << ChangeJson(*change).dump() << "\n";
+  } else {
+    out << change->channel << ": "
+        << (change->previous_version.empty() ? "(nothing)"
+                                             : change->previous_version)
+        << " -> " << change->policy_version << "\n";
+  }
+  return 0;
+}
+
+int RunPolicyRollback(const PolicyFlags& flags, std::ostream& out,
+                      std::ostream& err) {
+  absl::StatusOr<std::unique_ptr<PolicyStore>> store =
+      ConnectPolicyStore(flags.store);
+  if (!store.ok()) return Fail("rollback", store.status(), err);
+  absl::StatusOr<ChannelChange> change = (*store)->Rollback(flags.channel);
+  if (!change.ok()) return Fail("rollback", change.status(), err);
+  if (flags.json) {
+    out << ChangeJson(*change).dump() << "\n";
+  } else {
+    out << change->channel << ": rolled back " << change->previous_version
+        << " -> " << change->policy_version << "\n";
+  }
+  return 0;
+}
+
+int RunPolicyPull(const PolicyFlags& flags, std::ostream& out,
+                  std::ostream& err) {
+  if (flags.channel.empty() == flags.version.empty()) {
+    return Fail("pull",
+                absl::InvalidArgumentError(
+                    "give exactly one of --channel NAME or --version V"),
+                err);
+  }
+  absl::StatusOr<std::unique_ptr<PolicyStore>> store =
+      ConnectPolicyStore(flags.store);
+  if (!store.ok()) return Fail("pull", store.status(), err);
+  // The client verifies the download (checksum, structure, content hash).
+  absl::StatusOr<FetchedPolicy> fetched =
+      flags.channel.empty() ? (*store)->GetVersion(flags.version)
+                            : (*store)->GetChannel(flags.channel);
+  if (!fetched.ok()) return Fail("pull", fetched.status(), err);
+  absl::Status written = WriteFileAtomically(flags.out, fetched->artifact_file);
+  if (!written.ok()) return Fail("pull", written, err);
+  if (flags.json) {
+    out << json{{"policy_version", fetched->policy_version},
+                {"out", flags.out},
+                {"bytes", fetched->artifact_file.size()}}
+               .dump()
+        << "\n";
+  } else {
+    out << "pulled " << fetched->policy_version << " ("
+        << fetched->artifact_file.size() << " bytes, verified) to " << flags.out
+        << "\n";
+  }
+  return 0;
+}
+
+}  // namespace phaseloop::policy_store

@@ -1,0 +1,125 @@
+#ifndef PHASELOOP_OFFLINE_RL_POLICY_STORE_POLICY_STORE_H_
+#define PHASELOOP_OFFLINE_RL_POLICY_STORE_POLICY_STORE_H_
+
+// The policy store role: policy artifacts (compiler_driver/policy_runtime/
+// policy_artifact.h) kept by policy_version, and channels ("stable",
+// "candidate") that each point at one version and remember the versions
+// they pointed at before, so a bad release can be rolled back.
+//
+// Every artifact is parsed and verified (magic, format version, length,
+// checksum, structure) before it is stored; pushing the same artifact again
+// is a no-op. Changes are all-or-nothing and durable: a process killed at
+// any point leaves the store as it was before or after the change.
+//
+// Errors (absl codes; policy_store_service maps them to gRPC at the edge):
+// InvalidArgument for a bad artifact or a malformed name, NotFound for an
+// unknown version or channel or a channel that points at nothing,
+// FailedPrecondition for a rollback with no earlier version or a directory
+// in use by another store, DataLoss when a stored file no longer verifies.
+// Implementations are thread-safe.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace phaseloop::policy_store {
+
+inline constexpr char kStableChannel[] = "stable";
+inline constexpr char kCandidateChannel[] = "candidate";
+// Every channel of a store, in display order.
+inline constexpr const char* kPolicyChannels[] = {kStableChannel,
+                                                  kCandidateChannel};
+// Largest artifact file the store accepts (also the gRPC message limit).
+inline constexpr int64_t kMaxArtifactBytes = 64 << 20;
+// A channel remembers at most this many earlier versions.
+inline constexpr int kMaxChannelHistory = 100;
+
+// One stored version, summarised from its artifact.
+struct StoredPolicy {
+  std::string policy_version;
+  std::string objective;
+  std::string formulation;
+  std::string algorithm;
+  std::map<std::string, double> metrics;
+  std::string parent_version;
+  std::string note;  // from its first push
+  int64_t pushed_unix_ms = 0;
+  int64_t size_bytes = 0;
+  std::vector<std::string> channels;  // channels pointing at it now
+};
+
+struct ChannelState {
+  std::string name;
+  std::string policy_version;  // "" while it points at nothing
+  int64_t updated_unix_ms = 0;
+  std::vector<std::string> previous_versions;  // newest first
+};
+
+struct PolicyListing {
+  std::vector<StoredPolicy> policies;  // oldest push first
+  std::vector<ChannelState> channels;  // every channel, kPolicyChannels order
+};
+
+struct PushResult {
+  std::string policy_version;
+  bool already_stored = false;
+};
+
+struct FetchedPolicy {
+  std::string artifact_file;  // whole file bytes, verified
+  std::string policy_version;
+};
+
+struct ChannelChange {
+  std::string channel;
+  std::string previous_version;  // "" when it pointed at nothing
+  std::string policy_version;    // what it points at now
+};
+
+class PolicyStore {
+ public:
+  virtual ~PolicyStore() = default;
+
+  // Verifies and stores `artifact_file`; when `channel` is not empty, then
+  // points it at the new version (as Promote) in the same change.
+  virtual absl::StatusOr<PushResult> Push(absl::string_view artifact_file,
+                                          absl::string_view channel,
+                                          absl::string_view note) = 0;
+  virtual absl::StatusOr<PolicyListing> List() = 0;
+  // `policy_version` may be a unique prefix of at least 6 hex digits.
+  virtual absl::StatusOr<FetchedPolicy> GetVersion(
+      absl::string_view policy_version) = 0;
+  virtual absl::StatusOr<FetchedPolicy> GetChannel(
+      absl::string_view channel) = 0;
+  // Points `channel` at `policy_version` (a unique prefix is accepted); its
+  // old version goes onto its history. Promoting the current version again
+  // changes nothing.
+  virtual absl::StatusOr<ChannelChange> Promote(
+      absl::string_view policy_version, absl::string_view channel) = 0;
+  // Points `channel` back at the version it had before the last Promote
+  // and forgets the current one; repeated rollbacks walk further back.
+  virtual absl::StatusOr<ChannelChange> Rollback(absl::string_view channel) = 0;
+};
+
+// OK for a channel of kPolicyChannels; NotFound naming the known channels
+// otherwise (InvalidArgument when empty).
+absl::Status CheckChannelName(absl::string_view channel);
+
+// The directory-backed store: artifacts in DIR/artifacts/<version>.plpolicy,
+// channels and the version list in DIR/index.json (replaced atomically).
+// Creates DIR when missing. One store object owns a directory at a time
+// (an exclusive lock on DIR/.lock, released when the object is destroyed
+// or its process dies): a second open is FailedPrecondition. An index from
+// a newer phaseloop or a damaged one is refused untouched.
+absl::StatusOr<std::unique_ptr<PolicyStore>> OpenPolicyStore(
+    const std::string& dir);
+
+}  // namespace phaseloop::policy_store
+
+#endif  // PHASELOOP_OFFLINE_RL_POLICY_STORE_POLICY_STORE_H_

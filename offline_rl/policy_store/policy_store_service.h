@@ -1,0 +1,76 @@
+#ifndef PHASELOOP_OFFLINE_RL_POLICY_STORE_POLICY_STORE_SERVICE_H_
+#define PHASELOOP_OFFLINE_RL_POLICY_STORE_POLICY_STORE_SERVICE_H_
+
+// The gRPC edge of a PolicyStore (service phaseloop.v1.PolicyStore in
+// proto/phaseloop/v1/policy_store.proto). absl statuses become gRPC codes
+// here and nowhere else (same numbering: NOT_FOUND, INVALID_ARGUMENT,
+// FAILED_PRECONDITION, DATA_LOSS, ...). No authentication: serve on
+// loopback or a trusted network.
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "grpcpp/grpcpp.h"
+#include "offline_rl/policy_store/policy_store.h"
+#include "phaseloop/v1/policy_store.grpc.pb.h"
+
+namespace phaseloop::policy_store {
+
+// The RPC handlers; thread-safe because the store is. `store` is not owned
+// and must outlive the service.
+class PolicyStoreService final : public v1::PolicyStore::Service {
+ public:
+  explicit PolicyStoreService(PolicyStore* store) : store_(store) {}
+
+  grpc::Status Push(grpc::ServerContext*, const v1::PushPolicyRequest* request,
+                    v1::PushPolicyReply* reply) override;
+  grpc::Status List(grpc::ServerContext*, const v1::ListPoliciesRequest*,
+                    v1::ListPoliciesReply* reply) override;
+  grpc::Status Get(grpc::ServerContext*, const v1::GetPolicyRequest* request,
+                   v1::GetPolicyReply* reply) override;
+  grpc::Status Promote(grpc::ServerContext*,
+                       const v1::PromotePolicyRequest* request,
+                       v1::ChannelChangeReply* reply) override;
+  grpc::Status Rollback(grpc::ServerContext*,
+                        const v1::RollbackPolicyRequest* request,
+                        v1::ChannelChangeReply* reply) override;
+
+ private:
+  PolicyStore* store_;
+};
+
+// A running gRPC server for one store. Destroying it shuts it down.
+class PolicyStoreServer {
+ public:
+  // Serves `store` (not owned; must outlive the server) on `listen`
+  // ("host:port"; port 0 picks a free one). InvalidArgument when the
+  // address is malformed or cannot be bound.
+  static absl::StatusOr<std::unique_ptr<PolicyStoreServer>> Start(
+      PolicyStore* store, const std::string& listen);
+  ~PolicyStoreServer();
+
+  // "host:port" with the port actually bound.
+  const std::string& address() const { return address_; }
+
+  // Stops accepting calls, lets running ones finish for up to `grace`,
+  // then cancels the rest. Idempotent.
+  void Shutdown(absl::Duration grace);
+
+ private:
+  PolicyStoreServer(std::unique_ptr<PolicyStoreService> service,
+                    std::unique_ptr<grpc::Server> server, std::string address)
+      : service_(std::move(service)),
+        server_(std::move(server)),
+        address_(std::move(address)) {}
+
+  std::unique_ptr<PolicyStoreService> service_;
+  std::unique_ptr<grpc::Server> server_;
+  std::string address_;
+  bool shut_down_ = false;
+};
+
+}  // namespace phaseloop::policy_store
+
+#endif  // PHASELOOP_OFFLINE_RL_POLICY_STORE_POLICY_STORE_SERVICE_H_

@@ -1,0 +1,161 @@
+// A real gRPC server on 127.0.0.1:0 in process, driven through the client
+// library (and once through a raw stub): every RPC and its error codes.
+#include "offline_rl/policy_store/policy_store_service.h"
+
+#include <thread>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "compiler_driver/policy_runtime/policy_artifact.h"
+#include "compiler_driver/testing/test_util.h"
+#include "gtest/gtest.h"
+#include "offline_rl/policy_store/policy_store_client.h"
+#include "offline_rl/policy_store/test_policies.h"
+
+namespace phaseloop::policy_store {
+namespace {
+
+using policy_store::testing::TinyPolicy;
+using policy_store::testing::TinyPolicyFile;
+
+std::string VersionOf(int seed) {
+  return policy_runtime::PolicyVersionOf(TinyPolicy(seed));
+}
+
+class PolicyStoreServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto store = OpenPolicyStore(phaseloop::testing::MakeTempDir());
+    ASSERT_TRUE(store.ok()) << store.status();
+    store_ = std::move(*store);
+    auto server = PolicyStoreServer::Start(store_.get(), "127.0.0.1:0");
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = std::move(*server);
+    ASSERT_TRUE(absl::StartsWith(server_->address(), "127.0.0.1:"));
+    ASSERT_NE(server_->address(), "127.0.0.1:0");
+    auto client = ConnectPolicyStore(server_->address());
+    ASSERT_TRUE(client.ok()) << client.status();
+    client_ = std::move(*client);
+  }
+
+  std::unique_ptr<PolicyStore> store_;
+  std::unique_ptr<PolicyStoreServer> server_;
+  std::unique_ptr<PolicyStore> client_;
+};
+
+TEST_F(PolicyStoreServiceTest, PushListPromotePullRollback) {
+  absl::StatusOr<PushResult> first =
+      client_->Push(TinyPolicyFile(1), "stable", "v1");
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->policy_version, VersionOf(1));
+  absl::StatusOr<PushResult> second =
+      client_->Push(TinyPolicyFile(2), "candidate", "v2");
+  ASSERT_TRUE(second.ok()) << second.status();
+
+  absl::StatusOr<PolicyListing> listing = client_->List();
+  ASSERT_TRUE(listing.ok()) << listing.status();
+  ASSERT_EQ(listing->policies.size(), 2u);
+  EXPECT_EQ(listing->policies[0].note, "v1");
+  EXPECT_EQ(listing->policies[1].algorithm, "bc");
+  EXPECT_DOUBLE_EQ(listing->policies[1].metrics.at("validation_oz_ratio"),
+                   0.97);
+  EXPECT_EQ(listing->policies[1].channels,
+            std::vector<std::string>{"candidate"});
+  ASSERT_EQ(listing->channels.size(), 2u);
+  EXPECT_EQ(listing->channels[0].policy_version, VersionOf(1));
+
+  absl::StatusOr<ChannelChange> promoted =
+      client_->Promote(VersionOf(2).substr(0, 10), "stable");
+  ASSERT_TRUE(promoted.ok()) << promoted.status();
+  EXPECT_EQ(promoted->previous_version, VersionOf(1));
+  EXPECT_EQ(promoted->policy_version, VersionOf(2));
+
+  absl::StatusOr<FetchedPolicy> pulled = client_->GetChannel("stable");
+  ASSERT_TRUE(pulled.ok()) << pulled.status();
+  EXPECT_EQ(pulled->policy_version, VersionOf(2));
+  EXPECT_EQ(pulled->artifact_file, TinyPolicyFile(2));
+  EXPECT_EQ(client_->GetVersion(VersionOf(1))->artifact_file,
+            TinyPolicyFile(1));
+
+  absl::StatusOr<ChannelChange> rolled = client_->Rollback("stable");
+  ASSERT_TRUE(rolled.ok()) << rolled.status();
+  EXPECT_EQ(rolled->policy_version, VersionOf(1));
+  EXPECT_EQ(client_->GetChannel("stable")->policy_version, VersionOf(1));
+  EXPECT_EQ(client_->Rollback("stable").status().code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(PolicyStoreServiceTest, PushIsIdempotentEvenConcurrently) {
+  std::vector<std::thread> threads;
+  std::vector<absl::StatusOr<PushResult>> results(8);
+  for (int i = 0; i < 8; ++i) {
+    threads.emplace_back([this, i, &results] {
+      results[i] = client_->Push(TinyPolicyFile(i % 2), "candidate", "");
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  int fresh = 0;
+  for (const auto& result : results) {
+    ASSERT_TRUE(result.ok()) << result.status();
+    fresh += result->already_stored ? 0 : 1;
+  }
+  EXPECT_EQ(fresh, 2);
+  EXPECT_EQ(client_->List()->policies.size(), 2u);
+  absl::StatusOr<PushResult> again = client_->Push(TinyPolicyFile(0), "", "");
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(again->already_stored);
+}
+
+TEST_F(PolicyStoreServiceTest, ErrorsArriveWithTheirCodesAndProblems) {
+  std::string tampered = TinyPolicyFile(1);
+  tampered[tampered.size() - 10] ^= 0x40;
+  absl::StatusOr<PushResult> refused = client_->Push(tampered, "stable", "");
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(refused.status().message(), "checksum"))
+      << refused.status();
+  EXPECT_TRUE(client_->List()->policies.empty());
+
+  EXPECT_EQ(client_->GetChannel("nightly").status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(client_->GetChannel("stable").status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(client_->GetVersion(VersionOf(1)).status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(client_->Promote(VersionOf(1), "stable").status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(client_->Rollback("candidate").status().code(),
+            absl::StatusCode::kFailedPrecondition);
+
+  // The raw service: a Get that names nothing.
+  auto stub = v1::PolicyStore::NewStub(grpc::CreateChannel(
+      server_->address(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  v1::GetPolicyReply reply;
+  grpc::Status raw = stub->Get(&context, v1::GetPolicyRequest(), &reply);
+  EXPECT_EQ(raw.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+TEST_F(PolicyStoreServiceTest, AStoppedServerIsUnavailableWithAHint) {
+  const std::string address = server_->address();
+  server_->Shutdown(absl::Seconds(1));
+  auto client = ConnectPolicyStore(address, absl::Seconds(2));
+  ASSERT_TRUE(client.ok());
+  absl::StatusOr<PolicyListing> listing = (*client)->List();
+  ASSERT_FALSE(listing.ok());
+  EXPECT_TRUE(listing.status().code() == absl::StatusCode::kUnavailable ||
+              listing.status().code() == absl::StatusCode::kDeadlineExceeded)
+      << listing.status();
+  EXPECT_TRUE(absl::StrContains(listing.status().message(), "policy serve"));
+}
+
+TEST(PolicyStoreServerTest, RefusesAMalformedListenAddress) {
+  auto store = OpenPolicyStore(phaseloop::testing::MakeTempDir());
+  ASSERT_TRUE(store.ok());
+  EXPECT_EQ(PolicyStoreServer::Start(store->get(), "localhost").status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ConnectPolicyStore("nowhere").status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace phaseloop::policy_store
