@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs phaseloop's binaries (phaseloop, phaseloop-cc, phaseloop-c++,
-# phaseloop-cc-opt, phaseloop-session-worker) into PREFIX/bin, built
-# optimised.
+# phaseloop-cc-opt, phaseloop-session-worker, phaseloop-train) into
+# PREFIX/bin, built optimised, and the shipped default policy into
+# PREFIX/share/phaseloop/policies (phaseloop-cc's default).
 #   tools/install.sh [--prefix DIR]      (default: $HOME/.local)
 # phaseloop-cc finds phaseloop-cc-opt beside itself: keep them together.
 set -euo pipefail
@@ -21,13 +22,15 @@ tools/setup.sh
 targets=(//cli:phaseloop //compiler_driver/cc_wrapper:phaseloop-cc
          //compiler_driver/cc_wrapper:phaseloop-c++
          //compiler_driver/cc_wrapper:phaseloop-cc-opt
-         //compiler_driver/service:session_worker)
+         //compiler_driver/service:session_worker
+         //offline_rl/learner:phaseloop-train)
 tools/bazel.sh build -c opt "${targets[@]}"
 bin="$(tools/bazel.sh info -c opt bazel-bin 2>/dev/null)"
 mkdir -p "$prefix/bin"
 for path in cli/phaseloop compiler_driver/cc_wrapper/phaseloop-cc \
             compiler_driver/cc_wrapper/phaseloop-c++ \
-            compiler_driver/cc_wrapper/phaseloop-cc-opt; do
+            compiler_driver/cc_wrapper/phaseloop-cc-opt \
+            offline_rl/learner/phaseloop-train; do
   # Copy to a temporary name and rename: a build using the old binary keeps
   # a whole file.
   install -m 0755 "$bin/$path" "$prefix/bin/.$(basename "$path").new"
@@ -37,4 +40,12 @@ done
 install -m 0755 "$bin/compiler_driver/service/session_worker" \
   "$prefix/bin/.phaseloop-session-worker.new"
 mv -f "$prefix/bin/.phaseloop-session-worker.new" "$prefix/bin/phaseloop-session-worker"
-echo "installed phaseloop, phaseloop-cc, phaseloop-c++, phaseloop-cc-opt, phaseloop-session-worker in $prefix/bin"
+# The default policy phaseloop-cc uses when none is given.
+if [ -f configs/policies/default.plpolicy ]; then
+  mkdir -p "$prefix/share/phaseloop/policies"
+  install -m 0644 configs/policies/default.plpolicy \
+    "$prefix/share/phaseloop/policies/.default.plpolicy.new"
+  mv -f "$prefix/share/phaseloop/policies/.default.plpolicy.new" \
+    "$prefix/share/phaseloop/policies/default.plpolicy"
+fi
+echo "installed phaseloop, phaseloop-cc, phaseloop-c++, phaseloop-cc-opt, phaseloop-session-worker, phaseloop-train in $prefix/bin"
