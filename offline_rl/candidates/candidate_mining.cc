@@ -253,6 +253,9 @@ absl::StatusOr<MineReport> MineCandidates(const MineOptions& options) {
   for (const v1::ModuleRecord& r : manifest->modules) {
     if (r.bitcode_path().empty()) continue;
     if (!options.split.empty() && r.split() != options.split) continue;
+    if (options.max_ir_count > 0 && r.ir_count_o0() > options.max_ir_count) {
+      continue;
+    }
     modules.push_back(r);
   }
   if (options.max_modules > 0 &&

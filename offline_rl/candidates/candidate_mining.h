@@ -57,6 +57,10 @@ struct MineOptions {
   bool oz_prefix_variants = false;
   int threads = 1;
   int max_modules = 0;                  // 0 = all
+  // Modules whose unoptimised ir_count (manifest) is larger are left out:
+  // every candidate is measured on every module, and a few huge modules
+  // would cost more than all the others together. 0 = no limit.
+  int64_t max_ir_count = 0;
   std::string out;                      // the candidates file
   bool write_episodes = true;           // into `buffer`
   std::ostream* progress = nullptr;

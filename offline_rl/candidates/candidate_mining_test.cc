@@ -159,6 +159,18 @@ TEST_F(CandidateMiningTest, MeasuresEveryCandidateAndStoresEpisodes) {
   EXPECT_EQ((*file)[0].better_than_oz + (*file)[0].worse_than_oz, 0);
 }
 
+TEST_F(CandidateMiningTest, MaxIrCountLeavesOutLargerModules) {
+  MineOptions options = Options();
+  options.write_episodes = false;
+  options.max_ir_count = 1 << 30;
+  auto all = MineCandidates(options);
+  ASSERT_TRUE(all.ok()) << all.status();
+  EXPECT_EQ(all->modules, 3);
+  options.max_ir_count = 1;  // every fixture is larger
+  auto none = MineCandidates(options);
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 TEST_F(CandidateMiningTest, CommandRejectsBadInput) {
   std::ostringstream out, err;
   MineFlags flags;

@@ -84,6 +84,10 @@ void AddCandidatesCommand(CLI::App& app, int& exit_code) {
                  "also try each candidate after -Oz (default<Oz>,<pipeline>)");
   mine->add_option("--threads", o.threads, "modules measured in parallel")
       ->default_str("1");
+  mine->add_option("--max-ir-count", o.max_ir_count,
+                   "leave out modules with a larger unoptimised ir_count "
+                   "(0 = no limit)")
+      ->check(CLI::NonNegativeNumber);
   mine->add_option("--max-modules", o.max_modules, "0 = every module")
       ->default_str("0");
   mine->add_option("--out", o.out, "the candidates file (JSON) to write")
