@@ -11,9 +11,11 @@
 #include "offline_rl/learner/train_launcher.h"
 #include "offline_rl/policy_store/policy_command.h"
 #include "replay_buffer/buffer_command.h"
+#include "reward_engine/engine/rewards_command.h"
 #include "offline_rl/candidates/candidates_command.h"
 #include "offline_rl/evaluation/eval_command.h"
 #include "reward_engine/sli/sli_command.h"
+#include "reward_engine/slo/slo_command.h"
 #include "search/buffer_add_command.h"
 #include "search/corpus/corpus_command.h"
 #include "search/search_command.h"
@@ -42,6 +44,8 @@ int main(int argc, char** argv) {
   phaseloop::evaluation::AddEvalCommand(app, exit_code);
   phaseloop::candidates::AddCandidatesCommand(app, exit_code);
   phaseloop::offline_rl::AddTrainCommand(app, exit_code);
+  phaseloop::reward_engine::AddRewardsCommand(app, exit_code);
+  phaseloop::slo::AddSloCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -185,6 +185,19 @@ absl::StatusOr<double> LatencySketch::Quantile(double q) const {
   return stats_.max;
 }
 
+int64_t LatencySketch::CountAtOrBelow(double threshold) const {
+  if (empty() || !(threshold >= stats_.min)) return 0;
+  if (threshold >= stats_.max) return stats_.count;
+  int64_t below = zero_count_;
+  if (threshold < kMinValue || counts_.empty()) return below;
+  const int last = std::min(mapping_.Index(threshold),
+                            offset_ + static_cast<int>(counts_.size()) - 1);
+  for (int index = offset_; index <= last; ++index) {
+    below += counts_[index - offset_];
+  }
+  return below;
+}
+
 int64_t LatencySketch::BucketCount(int index) const {
   if (index < offset_ || index >= offset_ + static_cast<int>(counts_.size())) {
     return 0;

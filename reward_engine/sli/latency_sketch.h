@@ -114,6 +114,14 @@ class LatencySketch {
   // FailedPrecondition on an empty sketch.
   absl::StatusOr<double> Quantile(double q) const;
 
+  // How many values are <= `threshold` seconds, counting whole buckets:
+  // every value in the zero bucket and in the buckets up to the one holding
+  // `threshold`. The answer is exact for every value outside that one
+  // bucket; values inside it (within the relative accuracy of `threshold`)
+  // all count as at or below. Exact at the extremes: 0 below min(), count()
+  // at or above max(). A negative or NaN threshold counts nothing.
+  int64_t CountAtOrBelow(double threshold) const;
+
   int64_t count() const { return stats_.count; }
   double sum() const { return stats_.sum; }
   double min() const { return stats_.min; }

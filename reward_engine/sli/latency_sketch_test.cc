@@ -295,5 +295,38 @@ TEST(LatencySketchTest, ExactStatsMustAgreeWithTheDistribution) {
   EXPECT_EQ(check(s).message().substr(0, 12), "sum_seconds:");
 }
 
+TEST(LatencySketchTest, CountAtOrBelowIsExactOutsideTheThresholdsBucket) {
+  std::mt19937_64 rng(7);
+  std::lognormal_distribution<double> draw(std::log(0.02), 0.8);
+  std::vector<double> values(5000);
+  for (double& v : values) v = draw(rng);
+  values.push_back(0);  // the zero bucket counts below every threshold
+  LatencySketch sketch = SketchOf(values);
+  const double gamma = sketch.mapping().gamma();
+  auto exact_at_or_below = [&](double t) {
+    return static_cast<int64_t>(
+        std::count_if(values.begin(), values.end(),
+                      [t](double v) { return v <= t; }));
+  };
+  for (double t = 0.001; t < 1; t *= 1.07) {
+    const int64_t answer = sketch.CountAtOrBelow(t);
+    // Every value <= t counts; values in t's bucket (< t * gamma) may too.
+    EXPECT_GE(answer, exact_at_or_below(t)) << t;
+    EXPECT_LE(answer, exact_at_or_below(t * gamma)) << t;
+  }
+  EXPECT_EQ(sketch.CountAtOrBelow(sketch.max()), sketch.count());
+  EXPECT_EQ(sketch.CountAtOrBelow(1e6), sketch.count());
+  EXPECT_EQ(sketch.CountAtOrBelow(-1), 0);
+  EXPECT_EQ(sketch.CountAtOrBelow(std::nan("")), 0);
+  EXPECT_EQ(sketch.CountAtOrBelow(0), 1);  // only the zero
+  EXPECT_EQ(LatencySketch().CountAtOrBelow(1), 0);
+  // Merged sketches answer for the concatenated data.
+  LatencySketch other = SketchOf({0.5, 0.5, 0.001});
+  ASSERT_TRUE(sketch.Merge(other).ok());
+  values.insert(values.end(), {0.5, 0.5, 0.001});
+  EXPECT_GE(sketch.CountAtOrBelow(0.2), exact_at_or_below(0.2));
+  EXPECT_LE(sketch.CountAtOrBelow(0.2), exact_at_or_below(0.2 * gamma));
+}
+
 }  // namespace
 }  // namespace phaseloop::sli

@@ -1,0 +1,49 @@
+#ifndef PHASELOOP_COMMON_METRICS_METRICS_HTTP_SERVER_H_
+#define PHASELOOP_COMMON_METRICS_METRICS_HTTP_SERVER_H_
+
+// Serves a MetricsRegistry over HTTP for Prometheus to scrape: GET /metrics
+// answers the registry's text (Content-Type "text/plain; version=0.0.4;
+// charset=utf-8"); every other path is 404, other methods 405 on /metrics.
+//
+// Ownership and threading: the registry must outlive the server. The server
+// runs on its own threads (cpp-httplib's pool); Start returns once it is
+// listening. The destructor stops it and waits for its threads.
+
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/status/statusor.h"
+#include "common/metrics/metrics_registry.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace phaseloop::metrics {
+
+class MetricsHttpServer {
+ public:
+  // Listens on host:port (port 0: any free port, see port()). Unavailable
+  // naming the address when it cannot bind (in use, bad host).
+  static absl::StatusOr<std::unique_ptr<MetricsHttpServer>> Start(
+      const MetricsRegistry& registry, const std::string& host, int port);
+
+  ~MetricsHttpServer();
+  MetricsHttpServer(const MetricsHttpServer&) = delete;
+  MetricsHttpServer& operator=(const MetricsHttpServer&) = delete;
+
+  // The port it listens on.
+  int port() const { return port_; }
+
+ private:
+  MetricsHttpServer() = default;
+
+  std::unique_ptr<httplib::Server> server_;
+  std::thread thread_;
+  int port_ = 0;
+};
+
+}  // namespace phaseloop::metrics
+
+#endif  // PHASELOOP_COMMON_METRICS_METRICS_HTTP_SERVER_H_

@@ -1,0 +1,451 @@
+#include "reward_engine/engine/reward_engine.h"
+
+#include <ostream>
+#include <set>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/kafka/consumer.h"
+#include "common/kafka/kafka_error.h"
+#include "common/kafka/producer.h"
+#include "reward_engine/engine/end_offset_probe.h"
+#include "reward_engine/engine/engine_checkpoint.h"
+#include "reward_engine/engine/reward_calculator.h"
+#include "reward_engine/engine/sli_input.h"
+#include "reward_engine/slo/budget_publisher.h"
+#include "reward_engine/slo/error_budget.h"
+
+namespace phaseloop::reward_engine {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             Clock::now().time_since_epoch())
+      .count();
+}
+
+// The engine's /metrics series (all optional: no registry, no metrics).
+class EngineMetrics {
+ public:
+  explicit EngineMetrics(metrics::MetricsRegistry* registry)
+      : registry_(registry) {
+    if (registry == nullptr) return;
+    records_ = &registry->AddCounter("phaseloop_rewards_records_total",
+                                     "SLI records consumed");
+    merged_ = &registry->AddCounter(
+        "phaseloop_rewards_sli_windows_merged_total",
+        "SLI windows merged into an event-time window");
+    duplicates_ = &registry->AddCounter(
+        "phaseloop_rewards_duplicates_dropped_total",
+        "SLI windows dropped as duplicates of one already merged");
+    late_ = &registry->AddCounter(
+        "phaseloop_rewards_late_events_total",
+        "SLI windows whose window had closed (sent to the late topic)");
+    windows_closed_ = &registry->AddCounter(
+        "phaseloop_rewards_windows_closed_total",
+        "(service, window)s closed by the watermark");
+    rewards_ = &registry->AddCounter("phaseloop_rewards_emitted_total",
+                                     "Rewards produced and stored");
+    watermark_ = &registry->AddGauge("phaseloop_rewards_watermark_ms",
+                                     "Event-time watermark (ms since epoch)");
+    open_windows_ = &registry->AddGauge("phaseloop_rewards_open_windows",
+                                        "Event-time windows not closed yet");
+  }
+  void Records() { Inc(records_); }
+  void Merged() { Inc(merged_); }
+  void Duplicate() { Inc(duplicates_); }
+  void Late() { Inc(late_); }
+  void WindowsClosed(size_t n) { Inc(windows_closed_, n); }
+  void Rewards(size_t n) { Inc(rewards_, n); }
+  void DeadLetter(const std::string& reason) {
+    if (registry_ == nullptr) return;
+    const std::string klass = reason.substr(0, reason.find(':'));
+    registry_
+        ->AddCounter("phaseloop_rewards_dead_letters_total",
+                     "Input records sent to the dead-letter topic",
+                     {{"reason", klass}})
+        .Increment();
+  }
+  void State(int64_t watermark, size_t open,
+             const std::map<int32_t, int64_t>& lag) {
+    if (registry_ == nullptr) return;
+    if (watermark != kNoTime) watermark_->Set(static_cast<double>(watermark));
+    open_windows_->Set(static_cast<double>(open));
+    for (const auto& [partition, records] : lag) {
+      if (records < 0) continue;
+      registry_
+          ->AddGauge("phaseloop_rewards_consumer_lag",
+                     "Records in the partition not read yet",
+                     {{"partition", std::to_string(partition)}})
+          .Set(static_cast<double>(records));
+    }
+  }
+
+ private:
+  static void Inc(metrics::Counter* c, size_t n = 1) {
+    if (c != nullptr) c->Increment(static_cast<double>(n));
+  }
+  metrics::MetricsRegistry* registry_;
+  metrics::Counter* records_ = nullptr;
+  metrics::Counter* merged_ = nullptr;
+  metrics::Counter* duplicates_ = nullptr;
+  metrics::Counter* late_ = nullptr;
+  metrics::Counter* windows_closed_ = nullptr;
+  metrics::Counter* rewards_ = nullptr;
+  metrics::Gauge* watermark_ = nullptr;
+  metrics::Gauge* open_windows_ = nullptr;
+};
+
+class Engine {
+ public:
+  Engine(replay_buffer::ReplayStore& store, const EngineOptions& options,
+         const std::atomic<bool>* stop)
+      : store_(store),
+        options_(options),
+        stop_(stop),
+        thresholds_(ThresholdsOf(options.slos)),
+        windows_(options.windows),
+        tracker_(options.slos),
+        metrics_(options.metrics) {}
+
+  absl::StatusOr<EngineStats> Run();
+
+ private:
+  bool Stopping() const { return stop_ != nullptr && stop_->load(); }
+  absl::Status Produce(const std::string& topic, const std::string& key,
+                       const std::string& value);
+  void Handle(const kafka::ConsumedMessage& m, int64_t now_ms);
+  void DeadLetter(const kafka::ConsumedMessage& m, const std::string& reason);
+  // Emits `closed`, waits for Kafka, stores rewards + checkpoints.
+  absl::Status Commit(std::vector<ClosedWindow> closed, int64_t now_ms);
+  // Flushes until every queued record is delivered (re-producing failures).
+  absl::Status Deliver();
+  void Progress(bool force);
+
+  replay_buffer::ReplayStore& store_;
+  const EngineOptions& options_;
+  const std::atomic<bool>* stop_;
+  SloThresholds thresholds_;
+  EventTimeWindows windows_;
+  slo::ErrorBudgetTracker tracker_;
+  EngineMetrics metrics_;
+  std::unique_ptr<kafka::Producer> producer_;
+  std::unique_ptr<slo::BudgetPublisher> budget_;
+  std::unique_ptr<EndOffsetProbe> probe_;
+  EngineStats stats_;
+  bool dirty_ = false;  // records read since the last stored checkpoint
+  int64_t newest_closed_end_ms_ = kNoTime;
+  Clock::time_point last_progress_ = Clock::now();
+};
+
+absl::Status Engine::Produce(const std::string& topic, const std::string& key,
+                             const std::string& value) {
+  absl::Status produced = producer_->Produce(topic, key, value);
+  // A full queue is waited out inside Produce; a retriable error here means
+  // it stayed full: deliver what is queued, then try again.
+  while (!produced.ok() &&
+         kafka::ClassOf(produced) == kafka::ErrorClass::kRetriable &&
+         !Stopping()) {
+    absl::Status delivered = Deliver();
+    if (!delivered.ok()) return delivered;
+    produced = producer_->Produce(topic, key, value);
+  }
+  return produced;
+}
+
+void Engine::DeadLetter(const kafka::ConsumedMessage& m,
+                        const std::string& reason) {
+  ++stats_.dead_letters;
+  metrics_.DeadLetter(reason);
+  absl::Status produced =
+      Produce(options_.dead_letter_topic, m.key,
+              MakeDeadLetter(m, reason).SerializeAsString());
+  if (!produced.ok() && options_.progress != nullptr) {
+    *options_.progress << "phaseloop rewards: dead letter for " << m.topic
+                       << "/" << m.partition << "@" << m.offset
+                       << " not produced: " << produced.message() << "\n";
+  }
+}
+
+void Engine::Handle(const kafka::ConsumedMessage& m, int64_t now_ms) {
+  ++stats_.records;
+  metrics_.Records();
+  dirty_ = true;
+  absl::StatusOr<SliInput> input =
+      DecodeSliRecord(m, options_.windows.window_ms, thresholds_);
+  if (!input.ok()) {
+    if (windows_.Skip(m.partition, m.offset, now_ms)) {
+      DeadLetter(m, std::string(input.status().message()));
+    }
+    return;
+  }
+  const std::string policy = input->policy_version;
+  const std::string deployment = input->deployment_id;
+  AddResult added = windows_.Add(*std::move(input), now_ms);
+  switch (added.admission) {
+    case Admission::kAccepted:
+      ++stats_.merged;
+      metrics_.Merged();
+      break;
+    case Admission::kDuplicate:
+      ++stats_.duplicates;
+      metrics_.Duplicate();
+      break;
+    case Admission::kReplayed:
+      ++stats_.replayed;
+      break;
+    case Admission::kLate:
+      if (added.replayed) break;
+      ++stats_.late;
+      metrics_.Late();
+      (void)Produce(options_.late_topic, m.key, m.value);
+      break;
+    case Admission::kConflict:
+      if (added.replayed) break;
+      DeadLetter(m, absl::StrCat("conflict: deployment ", deployment,
+                                 " has another policy_version than ", policy,
+                                 " in this window"));
+      break;
+  }
+}
+
+absl::Status Engine::Deliver() {
+  while (true) {
+    absl::Status flushed = producer_->Flush(std::chrono::seconds(5));
+    if (flushed.ok()) return flushed;
+    if (kafka::ClassOf(flushed) == kafka::ErrorClass::kFatal) return flushed;
+    std::vector<kafka::DeliveryFailure> failures = producer_->TakeFailures();
+    for (const kafka::DeliveryFailure& f : failures) {
+      ++stats_.redelivered;
+      absl::Status again = producer_->Produce(f.topic, f.key, f.value);
+      if (!again.ok() &&
+          kafka::ClassOf(again) != kafka::ErrorClass::kRetriable) {
+        return again;
+      }
+    }
+    if (Stopping() && failures.empty()) {
+      return absl::UnavailableError(absl::StrCat(
+          "stopped while records were still in flight (", flushed.message(),
+          "); they are produced again on the next start"));
+    }
+  }
+}
+
+absl::Status Engine::Commit(std::vector<ClosedWindow> closed, int64_t now_ms) {
+  const Clock::time_point closed_at = Clock::now();
+  replay_buffer::WriteBatch batch;
+  bool observed = false;
+  for (const ClosedWindow& window : closed) {
+    auto slo = thresholds_.find(window.service);
+    // Unknown services were dead-lettered; a window exists only with an SLO.
+    if (slo == thresholds_.end()) continue;
+    WindowRewards rewards = ComputeRewards(window, slo->second);
+    for (const v1::Reward& reward : rewards.rewards) {
+      absl::Status produced = Produce(
+          options_.rewards_topic,
+          kafka::RewardKey(reward.service(), reward.deployment_id(),
+                           reward.window_start_ms()),
+          reward.SerializeAsString());
+      if (!produced.ok()) return produced;
+    }
+    for (const slo::SloWindowObservation& o : rewards.observations) {
+      tracker_.Observe(o);
+      observed = true;
+    }
+    stats_.rewards += static_cast<int64_t>(rewards.rewards.size());
+    stats_.empty_groups += rewards.empty_groups;
+    metrics_.Rewards(rewards.rewards.size());
+    for (v1::FinalReward& f : rewards.final_rewards) {
+      batch.rewards.push_back(std::move(f));
+    }
+    newest_closed_end_ms_ =
+        std::max(newest_closed_end_ms_, window.window_end_ms);
+  }
+  if (observed) {
+    // Budgets as of the newest closed window's end (event time).
+    std::vector<v1::BudgetStatus> statuses =
+        tracker_.Status(newest_closed_end_ms_);
+    absl::Status published = budget_->PublishAll(statuses);
+    if (!published.ok()) return published;
+    stats_.budget_statuses += static_cast<int64_t>(statuses.size());
+  }
+  absl::Status delivered = Deliver();
+  if (!delivered.ok()) return delivered;
+  batch.offsets = CheckpointOffsets(options_.group_id, options_.sli_topic,
+                                    windows_.Checkpoints());
+  if (!batch.offsets.empty() || !batch.rewards.empty()) {
+    absl::Status written = store_.Write(batch);
+    if (!written.ok()) return written;
+    ++stats_.transactions;
+  }
+  stats_.windows_closed += static_cast<int64_t>(closed.size());
+  metrics_.WindowsClosed(closed.size());
+  if (!closed.empty()) {
+    const double latency_ms =
+        std::chrono::duration<double, std::milli>(Clock::now() - closed_at)
+            .count();
+    for (size_t i = 0; i < closed.size() &&
+                       stats_.emission_latency_ms.size() < 100000;
+         ++i) {
+      stats_.emission_latency_ms.push_back(latency_ms);
+    }
+  }
+  (void)now_ms;
+  dirty_ = false;
+  return absl::OkStatus();
+}
+
+void Engine::Progress(bool force) {
+  if (options_.progress == nullptr) return;
+  if (!force && Clock::now() - last_progress_ < options_.progress_interval) {
+    return;
+  }
+  last_progress_ = Clock::now();
+  *options_.progress << "phaseloop rewards: " << stats_.records
+                     << " records, " << stats_.merged << " merged, "
+                     << stats_.windows_closed << " windows closed, "
+                     << stats_.rewards << " rewards, " << stats_.late
+                     << " late, " << stats_.duplicates << " duplicates, "
+                     << stats_.dead_letters << " dead letters, watermark "
+                     << (stats_.watermark_ms == kNoTime
+                             ? std::string("none")
+                             : std::to_string(stats_.watermark_ms))
+                     << "\n";
+}
+
+absl::StatusOr<EngineStats> Engine::Run() {
+  if (thresholds_.empty()) {
+    return absl::InvalidArgumentError(
+        "no SLOs: the engine needs at least one (see --slo-dir)");
+  }
+  if (options_.windows.window_ms <= 0 || options_.windows.lateness_ms < 0 ||
+      options_.windows.idle_ms < 0) {
+    return absl::InvalidArgumentError(
+        "window_ms must be > 0, lateness_ms and idle_ms >= 0");
+  }
+  kafka::ProducerOptions producer_options;
+  producer_options.bootstrap_servers = options_.bootstrap_servers;
+  producer_options.client_id = "phaseloop-rewards";
+  producer_options.config = options_.producer_config;
+  absl::StatusOr<std::unique_ptr<kafka::Producer>> producer =
+      kafka::Producer::Create(producer_options);
+  if (!producer.ok()) return producer.status();
+  producer_ = *std::move(producer);
+  budget_ = std::make_unique<slo::BudgetPublisher>(*producer_,
+                                                   options_.budget_topic);
+  absl::StatusOr<std::unique_ptr<EndOffsetProbe>> probe =
+      EndOffsetProbe::Start(options_.bootstrap_servers, options_.sli_topic,
+                            options_.end_offset_interval);
+  if (!probe.ok()) return probe.status();
+  probe_ = *std::move(probe);
+
+  kafka::ConsumerOptions consumer_options;
+  consumer_options.bootstrap_servers = options_.bootstrap_servers;
+  consumer_options.group_id = options_.group_id;
+  consumer_options.client_id = "phaseloop-rewards";
+  consumer_options.topics = {options_.sli_topic};
+  consumer_options.config = options_.consumer_config;
+  consumer_options.offset_lookup =
+      [this](const std::vector<kafka::TopicPartition>& assigned)
+      -> absl::StatusOr<kafka::OffsetMap> {
+    absl::StatusOr<std::map<int32_t, PartitionCheckpoint>> stored =
+        ReadCheckpoints(store_, options_.group_id, options_.sli_topic);
+    if (!stored.ok()) return stored.status();
+    kafka::OffsetMap next;
+    std::set<int32_t> partitions;
+    for (const kafka::TopicPartition& tp : assigned) {
+      if (tp.topic != options_.sli_topic) continue;
+      partitions.insert(tp.partition);
+      auto it = stored->find(tp.partition);
+      if (it == stored->end()) {
+        windows_.Assign(tp.partition, std::nullopt, NowMs());
+      } else {
+        windows_.Assign(tp.partition, it->second, NowMs());
+        next[tp] = it->second.next_offset;
+      }
+    }
+    probe_->Watch(partitions);
+    return next;
+  };
+  // Eager rebalancing: everything is revoked, then the new assignment
+  // resumes from the stored checkpoints; open windows are rebuilt there.
+  consumer_options.on_revoke = [this](const std::vector<kafka::TopicPartition>&) {
+    windows_.Reset();
+    probe_->Watch({});
+  };
+  absl::StatusOr<std::unique_ptr<kafka::Consumer>> consumer =
+      kafka::Consumer::Create(consumer_options);
+  if (!consumer.ok()) return consumer.status();
+
+  Clock::time_point last_record = Clock::now();
+  Clock::time_point last_checkpoint = Clock::now();
+  int64_t last_refresh_ms = 0;
+  absl::Status failure;
+  while (!Stopping()) {
+    absl::StatusOr<std::optional<kafka::ConsumedMessage>> message =
+        (*consumer)->Poll(std::chrono::milliseconds(100));
+    if (!message.ok()) {
+      if (kafka::ClassOf(message.status()) == kafka::ErrorClass::kRetriable) {
+        continue;
+      }
+      failure = message.status();
+      break;
+    }
+    const int64_t now_ms = NowMs();
+    // End offsets and gauges change slowly: refresh them every 100 ms, not
+    // per record.
+    const bool refresh = now_ms - last_refresh_ms >= 100;
+    if (refresh) {
+      last_refresh_ms = now_ms;
+      for (const auto& [partition, end] : probe_->EndOffsets()) {
+        windows_.SetEndOffset(partition, end);
+      }
+    }
+    if (message->has_value()) {
+      last_record = Clock::now();
+      Handle(**message, now_ms);
+    }
+    std::vector<ClosedWindow> closed = windows_.CloseReady(now_ms);
+    stats_.watermark_ms = windows_.Watermark(now_ms);
+    if (refresh || !message->has_value()) {
+      metrics_.State(stats_.watermark_ms, windows_.open_windows(),
+                     windows_.Lag());
+    }
+    if (!closed.empty() ||
+        (dirty_ && Clock::now() - last_checkpoint >=
+                       options_.checkpoint_interval)) {
+      absl::Status committed = Commit(std::move(closed), now_ms);
+      if (!committed.ok()) {
+        failure = committed;
+        break;
+      }
+      last_checkpoint = Clock::now();
+    }
+    Progress(false);
+    if (options_.exit_when_idle.count() > 0) {
+      if ((*consumer)->Assignment().empty()) last_record = Clock::now();
+      if (Clock::now() - last_record >= options_.exit_when_idle) break;
+    }
+  }
+  if (failure.ok() && dirty_) {
+    // Stopping: store progress (no windows close without the watermark).
+    failure = Commit({}, NowMs());
+  }
+  Progress(true);
+  (void)(*consumer)->Close();
+  if (!failure.ok()) return failure;
+  return stats_;
+}
+
+}  // namespace
+
+absl::StatusOr<EngineStats> RunRewardEngine(replay_buffer::ReplayStore& store,
+                                            const EngineOptions& options,
+                                            const std::atomic<bool>* stop) {
+  Engine engine(store, options, stop);
+  return engine.Run();
+}
+
+}  // namespace phaseloop::reward_engine

@@ -1,0 +1,114 @@
+#ifndef PHASELOOP_REWARD_ENGINE_ENGINE_REWARD_ENGINE_H_
+#define PHASELOOP_REWARD_ENGINE_ENGINE_REWARD_ENGINE_H_
+
+// The reward engine's Kafka/buffer loop (`phaseloop rewards run`): a
+// consumer-group member on phaseloop.sli that turns SLI windows into
+// rewards, effectively once. The event-time logic is EventTimeWindows
+// (event_time_windows.h, which documents the restart contract), the
+// arithmetic is ComputeRewards (reward_calculator.h); this loop only moves
+// records:
+//
+//   poll one record -> decode (sli_input.h): dead letter, or
+//     EventTimeWindows::Add: merged / duplicate (dropped) / late (to
+//     phaseloop.rewards.late) / replayed (ignored) / conflict (dead letter)
+//   -> CloseReady: for each closed window, Rewards to phaseloop.rewards
+//     (key service/deployment_id/window_start_ms), error-budget statuses to
+//     phaseloop.budget
+//   -> Flush the producer until every record is acknowledged (failed ones
+//     are produced again: keyed, so a duplicate overwrites)
+//   -> one replay-buffer transaction: the FinalRewards of those windows and
+//     the partitions' checkpoints (engine_checkpoint.h).
+// Kafka first, buffer second: a crash between the two replays the windows,
+// which are re-emitted byte-identical. Progress without closed windows
+// (dead letters, late records) is checkpointed every checkpoint_interval.
+//
+// Side topics (late, dead letters, budget) are at-least-once: a crash after
+// producing one and before its checkpoint produces it again.
+//
+// Error budget: the tracker lives in memory and is fed every closed window
+// (ErrorBudgetTracker::Observe is idempotent per window). Not yet done: after
+// a restart it starts empty, so budgets published then cover only windows
+// closed since; seeding it by reading phaseloop.rewards back (every Reward
+// carries its good and total counts) is the planned fix.
+//
+// Relative rewards need the baseline and canary of a service read by one
+// engine: run one engine per group of partitions holding both (a single
+// engine, or services keyed so), or read relative rewards per group only.
+//
+// Threading: RunRewardEngine runs on the calling thread; `stop` may be set
+// from any thread or a signal handler.
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <iosfwd>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/kafka/topics.h"
+#include "common/metrics/metrics_registry.h"
+#include "replay_buffer/replay_store.h"
+#include "reward_engine/engine/event_time_windows.h"
+#include "reward_engine/slo/slo_config.h"
+
+namespace phaseloop::reward_engine {
+
+struct EngineOptions {
+  std::string bootstrap_servers;
+  std::string group_id = "phaseloop-rewards";
+  std::string sli_topic = std::string(kafka::kSliTopic);
+  std::string rewards_topic = std::string(kafka::kRewardsTopic);
+  std::string late_topic = std::string(kafka::kRewardsLateTopic);
+  std::string dead_letter_topic = std::string(kafka::kDeadLetterTopic);
+  std::string budget_topic = std::string(kafka::kBudgetTopic);
+  WindowOptions windows;
+  // The SLOs: reward thresholds (unknown services are dead letters) and the
+  // error budgets. Must not be empty.
+  std::vector<slo::Slo> slos;
+  // Return after this long without a record once partitions are assigned
+  // (0: run until *stop).
+  std::chrono::milliseconds exit_when_idle{0};
+  std::chrono::milliseconds checkpoint_interval{1000};
+  std::chrono::milliseconds end_offset_interval{500};
+  std::map<std::string, std::string> consumer_config;
+  std::map<std::string, std::string> producer_config;
+  // Optional: counters and gauges are added to it (must outlive the run).
+  metrics::MetricsRegistry* metrics = nullptr;
+  // Optional: a progress line every progress_interval.
+  std::ostream* progress = nullptr;
+  std::chrono::milliseconds progress_interval{10000};
+};
+
+struct EngineStats {
+  int64_t records = 0;
+  int64_t merged = 0;       // SLI windows merged into a window
+  int64_t duplicates = 0;
+  int64_t late = 0;
+  int64_t replayed = 0;     // read again after a restart, already emitted
+  int64_t dead_letters = 0;
+  int64_t windows_closed = 0;
+  int64_t rewards = 0;
+  int64_t empty_groups = 0;
+  int64_t budget_statuses = 0;
+  int64_t transactions = 0;
+  int64_t redelivered = 0;  // records produced again after a failed delivery
+  int64_t watermark_ms = kNoTime;
+  // Per closed window: ms from the watermark passing its end (CloseReady)
+  // to its rewards acknowledged by Kafka and stored (first 100000).
+  std::vector<double> emission_latency_ms;
+};
+
+// Runs until *stop (may be null), exit_when_idle, or an error the engine
+// cannot continue after (fatal Kafka error, the buffer failing). Input never
+// makes it fail. On return the producer is flushed and the last checkpoint
+// stored (unless Kafka could not take the records: then they are replayed
+// on the next start).
+absl::StatusOr<EngineStats> RunRewardEngine(replay_buffer::ReplayStore& store,
+                                            const EngineOptions& options,
+                                            const std::atomic<bool>* stop);
+
+}  // namespace phaseloop::reward_engine
+
+#endif  // PHASELOOP_REWARD_ENGINE_ENGINE_REWARD_ENGINE_H_

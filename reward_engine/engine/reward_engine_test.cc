@@ -1,0 +1,217 @@
+#include "reward_engine/engine/reward_engine.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+
+#include "common/kafka/embedded_cluster.h"
+#include "common/kafka/test_util.h"
+#include "common/metrics/metrics_registry.h"
+#include "reward_engine/engine/engine_checkpoint.h"
+#include "reward_engine/engine/engine_test_util.h"
+#include "reward_engine/sli/latency_sketch.h"
+
+namespace phaseloop::reward_engine {
+namespace {
+
+using testing::MakeSliWindow;
+
+class RewardEngineTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto cluster = kafka::EmbeddedCluster::Start(1);
+    ASSERT_TRUE(cluster.ok()) << cluster.status();
+    cluster_ = *std::move(cluster);
+    // One SLI partition: arrival order is event order, so what is late is
+    // fixed by the input.
+    ASSERT_TRUE(cluster_->CreateTopic(kafka::kSliTopic, 1, 1).ok());
+    dir_ = kafka::testing::MakeTempDir();
+    testing::WriteSloDirectory(dir_, {{"checkout", 100}});
+    auto slos = slo::LoadSloDirectory(dir_);
+    ASSERT_TRUE(slos.ok()) << slos.status();
+    auto store = replay_buffer::OpenReplayStore(dir_ + "/buffer.db");
+    ASSERT_TRUE(store.ok()) << store.status();
+    store_ = *std::move(store);
+    options_.bootstrap_servers = cluster_->bootstrap_servers();
+    options_.group_id = "engine-test";
+    options_.windows = {10000, 0, 500};
+    options_.slos = *slos;
+    options_.exit_when_idle = std::chrono::milliseconds(2500);
+    options_.consumer_config = kafka::testing::QuickGroupConfig();
+    kafka::ProducerOptions producer_options;
+    producer_options.bootstrap_servers = cluster_->bootstrap_servers();
+    auto producer = kafka::Producer::Create(producer_options);
+    ASSERT_TRUE(producer.ok());
+    producer_ = *std::move(producer);
+  }
+
+  // SLI windows of 5 s for `window` (10 s): 2 instances x 2 groups x 2.
+  std::vector<v1::SliWindow> Window(int64_t window) {
+    std::vector<v1::SliWindow> out;
+    for (int64_t half : {0, 5000}) {
+      for (const char* group : {"baseline", "canary"}) {
+        for (const char* instance : {"a", "b"}) {
+          const double base = std::string(group) == "canary" ? 0.06 : 0.05;
+          std::vector<double> latencies;
+          for (int i = 0; i < 50; ++i) {
+            latencies.push_back(base + 0.001 * ((i * 7 + window) % 50));
+          }
+          out.push_back(MakeSliWindow("checkout", group, instance,
+                                      window * 10000 + half, 5000, latencies,
+                                      window % 2));
+        }
+      }
+    }
+    return out;
+  }
+
+  void Produce(const std::vector<v1::SliWindow>& windows) {
+    testing::ProduceWindows(*producer_, std::string(kafka::kSliTopic),
+                            windows);
+  }
+  void ProduceRaw(const std::string& key, const std::string& value) {
+    ASSERT_TRUE(producer_->Produce(kafka::kSliTopic, key, value).ok());
+    ASSERT_TRUE(producer_->Flush(std::chrono::seconds(10)).ok());
+  }
+
+  std::unique_ptr<kafka::EmbeddedCluster> cluster_;
+  std::string dir_;
+  std::unique_ptr<replay_buffer::ReplayStore> store_;
+  std::unique_ptr<kafka::Producer> producer_;
+  EngineOptions options_;
+};
+
+TEST_F(RewardEngineTest, RewardsLateDeadLettersDuplicatesAndRestart) {
+  for (int64_t w = 0; w < 4; ++w) Produce(Window(w));
+  // A producer retry's duplicate, bad input, and a late window.
+  Produce({Window(3)[0]});
+  ProduceRaw("checkout/canary", "not a proto");
+  Produce({MakeSliWindow("search", "canary", "a", 30000, 5000, {0.01})});
+  Produce({MakeSliWindow("checkout", "canary", "z", 0, 5000, {0.01})});
+  Produce(Window(4));
+
+  metrics::MetricsRegistry registry;
+  options_.metrics = &registry;
+  auto stats = RunRewardEngine(*store_, options_, nullptr);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->records, 5 * 8 + 4);
+  EXPECT_EQ(stats->merged, 5 * 8);
+  EXPECT_EQ(stats->duplicates, 1);
+  EXPECT_EQ(stats->dead_letters, 2);
+  EXPECT_EQ(stats->late, 1);
+  // Windows 0..3 closed (all partitions idle: watermark = newest event,
+  // 45000, inside window 4, which stays open).
+  EXPECT_EQ(stats->windows_closed, 4);
+  EXPECT_EQ(stats->rewards, 8);
+  EXPECT_EQ(stats->watermark_ms, 45000);
+
+  // The buffer: one FinalReward per (group, window), value log(SLO / p95)
+  // of the merged sketch of that group's 4 SLI windows.
+  std::map<std::string, std::string> buffer = testing::BufferRewards(*store_);
+  ASSERT_EQ(buffer.size(), 8u);
+  for (int64_t w = 0; w < 4; ++w) {
+    sli::LatencySketch merged;
+    for (const v1::SliWindow& s : Window(w)) {
+      if (s.group() != "canary") continue;
+      ASSERT_TRUE(merged.Merge(*sli::LatencySketch::FromProto(s.sketch())).ok());
+    }
+    const std::string id =
+        absl::StrCat("canary/checkout/dep-canary/", w * 10000, "/canary");
+    ASSERT_EQ(buffer.count(id), 1u) << id;
+    v1::FinalReward reward;
+    ASSERT_TRUE(reward.ParseFromString(buffer[id]));
+    EXPECT_DOUBLE_EQ(reward.value(), std::log(0.1 / *merged.Quantile(0.95)));
+    EXPECT_EQ(reward.policy_version(), "pol-canary");
+  }
+  // The rewards topic holds the same rewards, keyed.
+  auto latest = testing::LatestPerKey(cluster_->bootstrap_servers(),
+                                      std::string(kafka::kRewardsTopic),
+                                      std::chrono::seconds(2));
+  ASSERT_EQ(latest.size(), 8u);
+  v1::Reward canary;
+  ASSERT_TRUE(canary.ParseFromString(latest.at("checkout/dep-canary/20000")));
+  EXPECT_EQ(canary.count(), 200);
+  EXPECT_EQ(canary.sli_windows(), 4);
+  EXPECT_TRUE(canary.has_relative_reward());
+  EXPECT_LT(canary.relative_reward(), 0);  // the canary is slower
+  EXPECT_EQ(canary.error_count(), 0);
+  // Side topics.
+  auto dead = testing::ReadAll(cluster_->bootstrap_servers(),
+                               std::string(kafka::kDeadLetterTopic),
+                               std::chrono::seconds(2));
+  ASSERT_EQ(dead.size(), 2u);
+  std::set<std::string> reasons;
+  for (const auto& m : dead) {
+    v1::DeadLetter letter;
+    ASSERT_TRUE(letter.ParseFromString(m.value));
+    reasons.insert(letter.reason().substr(0, letter.reason().find(':')));
+    EXPECT_EQ(letter.source_topic(), kafka::kSliTopic);
+    EXPECT_EQ(m.key, letter.key());
+  }
+  EXPECT_EQ(reasons, (std::set<std::string>{"malformed", "unknown_service"}));
+  auto late = testing::ReadAll(cluster_->bootstrap_servers(),
+                               std::string(kafka::kRewardsLateTopic),
+                               std::chrono::seconds(2));
+  ASSERT_EQ(late.size(), 1u);
+  EXPECT_EQ(late[0].key, "checkout/canary");
+  auto budget = testing::LatestPerKey(cluster_->bootstrap_servers(),
+                                      std::string(kafka::kBudgetTopic),
+                                      std::chrono::seconds(2));
+  EXPECT_EQ(budget.count("checkout/checkout-latency"), 1u);
+  // Metrics.
+  const std::string text = registry.RenderPrometheusText();
+  EXPECT_NE(text.find("phaseloop_rewards_emitted_total 8"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("phaseloop_rewards_late_events_total 1"),
+            std::string::npos);
+  EXPECT_NE(text.find("phaseloop_rewards_duplicates_dropped_total 1"),
+            std::string::npos);
+  EXPECT_NE(text.find("phaseloop_rewards_dead_letters_total{reason=\"malformed\"} 1"),
+            std::string::npos);
+  EXPECT_NE(text.find("phaseloop_rewards_consumer_lag{partition=\"0\"} 0"),
+            std::string::npos);
+  EXPECT_NE(text.find("phaseloop_rewards_windows_closed_total 4"),
+            std::string::npos);
+
+  // The checkpoint keeps window 4's records (offset 44 on) for a restart.
+  auto checkpoints =
+      ReadCheckpoints(*store_, "engine-test", std::string(kafka::kSliTopic));
+  ASSERT_TRUE(checkpoints.ok());
+  EXPECT_EQ(checkpoints->at(0), (PartitionCheckpoint{36, 44, 45000}));
+
+  // Restart with one more window: window 4 is rebuilt from the re-read
+  // records and closes; the late record and dead letters read before are
+  // not produced again.
+  Produce(Window(5));
+  options_.metrics = nullptr;
+  auto again = RunRewardEngine(*store_, options_, nullptr);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->replayed, 0);  // offsets 36..43 are window 4's
+  EXPECT_EQ(again->merged, 16);
+  EXPECT_EQ(again->late, 0);
+  EXPECT_EQ(again->dead_letters, 0);
+  EXPECT_EQ(again->rewards, 2);
+  buffer = testing::BufferRewards(*store_);
+  EXPECT_EQ(buffer.size(), 10u);
+  v1::FinalReward w4;
+  ASSERT_TRUE(w4.ParseFromString(
+      buffer.at("canary/checkout/dep-canary/40000/canary")));
+  sli::LatencySketch merged;
+  for (const v1::SliWindow& s : Window(4)) {
+    if (s.group() == "canary") {
+      ASSERT_TRUE(merged.Merge(*sli::LatencySketch::FromProto(s.sketch())).ok());
+    }
+  }
+  EXPECT_DOUBLE_EQ(w4.value(), std::log(0.1 / *merged.Quantile(0.95)));
+  EXPECT_EQ(testing::ReadAll(cluster_->bootstrap_servers(),
+                             std::string(kafka::kRewardsLateTopic),
+                             std::chrono::seconds(2))
+                .size(),
+            1u);
+}
+
+}  // namespace
+}  // namespace phaseloop::reward_engine

@@ -1,0 +1,185 @@
+#include "reward_engine/engine/rewards_command.h"
+
+#include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <iostream>
+#include <memory>
+
+#include "common/kafka/kafka_command.h"
+#include "common/metrics/metrics_http_server.h"
+#include "common/metrics/metrics_registry.h"
+#include "nlohmann/json.hpp"
+#include "replay_buffer/replay_store.h"
+#include "reward_engine/engine/reward_engine.h"
+#include "reward_engine/slo/slo_config.h"
+
+namespace phaseloop::reward_engine {
+namespace {
+
+std::atomic<bool> rewards_stop{false};
+extern "C" void StopRewards(int) { rewards_stop.store(true); }
+
+constexpr char kName[] = "phaseloop rewards run: ";
+
+double P99(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  return values[static_cast<size_t>(0.99 * static_cast<double>(values.size() - 1))];
+}
+
+}  // namespace
+
+int RunRewards(const RewardsRunFlags& flags, std::ostream& out,
+               std::ostream& err) {
+  if (flags.kafka.empty()) {
+    err << kName << "--kafka BOOTSTRAP is required (or set PHASELOOP_KAFKA)\n";
+    return 2;
+  }
+  if (flags.window_ms <= 0 || flags.lateness_ms < 0 || flags.idle_ms < 0 ||
+      flags.exit_when_idle_ms < 0) {
+    err << kName << "--window-ms must be > 0 and --lateness-ms, --idle-ms, "
+        << "--exit-when-idle-ms >= 0\n";
+    return 2;
+  }
+  absl::StatusOr<std::vector<slo::Slo>> slos =
+      slo::LoadSloDirectory(flags.slo_dir);
+  if (!slos.ok()) {
+    err << kName << "--slo-dir " << flags.slo_dir << ": "
+        << slos.status().message() << "\n";
+    return 2;
+  }
+  absl::StatusOr<std::unique_ptr<replay_buffer::ReplayStore>> store =
+      replay_buffer::OpenReplayStore(flags.buffer);
+  if (!store.ok()) {
+    err << kName << store.status().message() << "\n";
+    return 2;
+  }
+  metrics::MetricsRegistry registry;
+  std::unique_ptr<metrics::MetricsHttpServer> server;
+  if (flags.metrics_port >= 0) {
+    absl::StatusOr<std::unique_ptr<metrics::MetricsHttpServer>> started =
+        metrics::MetricsHttpServer::Start(registry, flags.metrics_host,
+                                          flags.metrics_port);
+    if (!started.ok()) {
+      err << kName << "--metrics-port " << flags.metrics_port << ": "
+          << started.status().message() << "\n";
+      return 2;
+    }
+    server = *std::move(started);
+    err << kName << "metrics at http://" << flags.metrics_host << ":"
+        << server->port() << "/metrics" << std::endl;
+  }
+
+  EngineOptions options;
+  options.bootstrap_servers = flags.kafka;
+  options.group_id = flags.group_id;
+  options.windows.window_ms = flags.window_ms;
+  options.windows.lateness_ms = flags.lateness_ms;
+  options.windows.idle_ms = flags.idle_ms;
+  options.slos = *std::move(slos);
+  options.exit_when_idle = std::chrono::milliseconds(flags.exit_when_idle_ms);
+  options.metrics = &registry;
+  options.progress = &err;
+  if (flags.quick_group) {
+    options.consumer_config = {{"session.timeout.ms", "4000"},
+                               {"heartbeat.interval.ms", "300"},
+                               {"fetch.wait.max.ms", "100"}};
+  }
+  err << kName << options.slos.size() << " SLOs from " << flags.slo_dir
+      << "; window " << flags.window_ms << " ms, lateness "
+      << flags.lateness_ms << " ms, idle " << flags.idle_ms
+      << " ms; group " << flags.group_id << "; SIGINT/SIGTERM stops"
+      << std::endl;
+  rewards_stop.store(false);
+  std::signal(SIGINT, StopRewards);
+  std::signal(SIGTERM, StopRewards);
+  absl::StatusOr<EngineStats> stats =
+      RunRewardEngine(**store, options, &rewards_stop);
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  if (!stats.ok()) {
+    err << kName << stats.status().message()
+        << " (restarting resumes from the offsets stored in "
+        << flags.buffer << ")\n";
+    return stats.status().code() == absl::StatusCode::kInvalidArgument ? 2
+                                                                       : 1;
+  }
+  const double p99 = P99(stats->emission_latency_ms);
+  if (flags.json) {
+    nlohmann::json j = {
+        {"records", stats->records},
+        {"merged", stats->merged},
+        {"duplicates", stats->duplicates},
+        {"late", stats->late},
+        {"replayed", stats->replayed},
+        {"dead_letters", stats->dead_letters},
+        {"windows_closed", stats->windows_closed},
+        {"rewards", stats->rewards},
+        {"budget_statuses", stats->budget_statuses},
+        {"transactions", stats->transactions},
+        {"redelivered", stats->redelivered},
+        {"emission_latency_p99_ms", p99},
+    };
+    if (stats->watermark_ms != kNoTime) j["watermark_ms"] = stats->watermark_ms;
+    out << j.dump() << "\n";
+  } else {
+    out << "records          " << stats->records << "\n"
+        << "merged           " << stats->merged << "\n"
+        << "duplicates       " << stats->duplicates << "\n"
+        << "late             " << stats->late << "\n"
+        << "replayed         " << stats->replayed << "\n"
+        << "dead letters     " << stats->dead_letters << "\n"
+        << "windows closed   " << stats->windows_closed << "\n"
+        << "rewards          " << stats->rewards << "\n"
+        << "budget statuses  " << stats->budget_statuses << "\n"
+        << "emission p99 ms  " << p99 << "\n";
+  }
+  return 0;
+}
+
+void AddRewardsCommand(CLI::App& app, int& exit_code) {
+  CLI::App* rewards = app.add_subcommand(
+      "rewards", "The reward engine: canary SLIs to log(SLO/p95) rewards");
+  rewards->require_subcommand(1);
+  auto flags = std::make_shared<RewardsRunFlags>();
+  CLI::App* run = rewards->add_subcommand(
+      "run",
+      "Consume SLI windows, emit rewards to Kafka and the replay buffer "
+      "(effectively once), late windows, dead letters and error budgets");
+  kafka::AddKafkaOption(*run, flags->kafka);
+  run->add_option("--buffer", flags->buffer,
+                  "replay buffer file (created if missing)")
+      ->required();
+  run->add_option("--slo-dir", flags->slo_dir,
+                  "directory of OpenSLO YAML files (*.yaml)")
+      ->capture_default_str();
+  run->add_option("--window-ms", flags->window_ms,
+                  "event-time tumbling window length")
+      ->capture_default_str();
+  run->add_option("--lateness-ms", flags->lateness_ms,
+                  "watermark lag behind the newest event time")
+      ->capture_default_str();
+  run->add_option("--idle-ms", flags->idle_ms,
+                  "a caught-up partition without records this long no "
+                  "longer holds the watermark")
+      ->capture_default_str();
+  run->add_option("--group-id", flags->group_id, "consumer group")
+      ->capture_default_str();
+  run->add_option("--metrics-port", flags->metrics_port,
+                  "serve /metrics on this port (0: any free port)");
+  run->add_option("--metrics-host", flags->metrics_host,
+                  "address to serve /metrics on")
+      ->capture_default_str();
+  run->add_option("--exit-when-idle-ms", flags->exit_when_idle_ms,
+                  "stop after this long without a record (0: run until "
+                  "SIGINT/SIGTERM)");
+  run->add_flag("--json", flags->json, "print the summary as JSON");
+  run->add_flag("--quick-group", flags->quick_group,
+                "short consumer-group timeouts (tests, one-machine demos)");
+  run->callback([flags, &exit_code] {
+    exit_code = RunRewards(*flags, std::cout, std::cerr);
+  });
+}
+
+}  // namespace phaseloop::reward_engine

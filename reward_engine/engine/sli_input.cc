@@ -1,0 +1,79 @@
+#include "reward_engine/engine/sli_input.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "common/kafka/topics.h"
+#include "reward_engine/sli/sli_window.h"
+
+namespace phaseloop::reward_engine {
+
+SloThresholds ThresholdsOf(const std::vector<slo::Slo>& slos) {
+  SloThresholds thresholds;
+  for (const slo::Slo& s : slos) {
+    const double seconds = s.threshold_ms / 1000.0;
+    auto [it, first] = thresholds.try_emplace(s.service, seconds);
+    if (!first) it->second = std::min(it->second, seconds);
+  }
+  return thresholds;
+}
+
+absl::StatusOr<SliInput> DecodeSliRecord(const kafka::ConsumedMessage& message,
+                                         int64_t window_ms,
+                                         const SloThresholds& slos) {
+  v1::SliWindow window;
+  if (!window.ParseFromString(message.value)) {
+    return absl::FailedPreconditionError(
+        "malformed: not a serialized phaseloop.v1.SliWindow");
+  }
+  absl::StatusOr<sli::LatencySketch> sketch = sli::WindowSketch(window);
+  if (!sketch.ok()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("invalid: ", sketch.status().message()));
+  }
+  const std::string key = kafka::SliKey(window.service(), window.group());
+  if (message.key != key) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("key_mismatch: key \"", message.key, "\" but the window "
+                     "is for \"", key, "\" (produce SLI windows keyed "
+                     "service/group)"));
+  }
+  if (window_ms % window.window_length_ms() != 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "misaligned: window_length_ms ", window.window_length_ms(),
+        " does not divide the engine's window of ", window_ms, " ms"));
+  }
+  if (slos.find(window.service()) == slos.end()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("unknown_service: no SLO for service \"",
+                     window.service(), "\" (add one to the --slo-dir)"));
+  }
+  SliInput input;
+  input.partition = message.partition;
+  input.offset = message.offset;
+  input.service = window.service();
+  input.group = window.group();
+  input.instance = window.instance();
+  input.deployment_id = window.deployment_id();
+  input.policy_version = window.policy_version();
+  input.sli_window_start_ms = window.window_start_ms();
+  input.count = window.count();
+  input.error_count = window.error_count();
+  input.sketch = *std::move(sketch);
+  return input;
+}
+
+v1::DeadLetter MakeDeadLetter(const kafka::ConsumedMessage& message,
+                              const std::string& reason) {
+  v1::DeadLetter letter;
+  letter.set_source_topic(message.topic);
+  letter.set_source_partition(message.partition);
+  letter.set_source_offset(message.offset);
+  letter.set_key(message.key);
+  letter.set_value(message.value);
+  letter.set_reason(reason);
+  letter.set_consumer("phaseloop-rewards");
+  return letter;
+}
+
+}  // namespace phaseloop::reward_engine

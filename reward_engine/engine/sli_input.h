@@ -1,0 +1,46 @@
+#ifndef PHASELOOP_REWARD_ENGINE_ENGINE_SLI_INPUT_H_
+#define PHASELOOP_REWARD_ENGINE_ENGINE_SLI_INPUT_H_
+
+// What the reward engine accepts from phaseloop.sli, and the dead letter of
+// what it does not. Decoding never fails the engine: every record is either
+// an SliInput or a reason, "<class>: <detail>", with class one of
+//   malformed        not a serialized phaseloop.v1.SliWindow
+//   invalid          breaks a rule of reward_engine/sli/sli_window.h (the
+//                    detail starts with the field)
+//   key_mismatch     the Kafka key is not "service/group" of the value (the
+//                    partitioning, and so the windowing, relies on it)
+//   misaligned       its window length does not divide the engine's window
+//   unknown_service  no SLO names the service (add one to --slo-dir)
+//   conflict         set by the engine (EventTimeWindows' kConflict)
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/kafka/consumer.h"
+#include "phaseloop/v1/reward.pb.h"
+#include "reward_engine/engine/event_time_windows.h"
+#include "reward_engine/slo/slo_config.h"
+
+namespace phaseloop::reward_engine {
+
+// Service -> SLO latency threshold in seconds. With several SLOs for one
+// service the strictest (lowest) threshold is the reward's SLO.
+using SloThresholds = std::map<std::string, double>;
+SloThresholds ThresholdsOf(const std::vector<slo::Slo>& slos);
+
+// The record as an SliInput, or FailedPrecondition whose message is the
+// dead-letter reason.
+absl::StatusOr<SliInput> DecodeSliRecord(const kafka::ConsumedMessage& message,
+                                         int64_t window_ms,
+                                         const SloThresholds& slos);
+
+// The dead letter for `message` (key and bytes kept as they came).
+v1::DeadLetter MakeDeadLetter(const kafka::ConsumedMessage& message,
+                              const std::string& reason);
+
+}  // namespace phaseloop::reward_engine
+
+#endif  // PHASELOOP_REWARD_ENGINE_ENGINE_SLI_INPUT_H_

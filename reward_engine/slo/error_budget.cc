@@ -1,0 +1,180 @@
+#include "reward_engine/slo/error_budget.h"
+
+#include <algorithm>
+#include <iterator>
+#include <utility>
+
+namespace phaseloop::slo {
+namespace {
+
+// The longest lookback of the burn-rate table.
+constexpr int64_t kLongestBurnWindowMs = kBurnWindows[4].ms;
+
+struct Tally {
+  int64_t total = 0;
+  int64_t good = 0;
+  int64_t bad() const { return total - good; }
+};
+
+// The first window starting at or after `start_ms`.
+template <typename Deque>
+auto StartingAtOrAfter(Deque& windows, int64_t start_ms) {
+  return std::lower_bound(windows.begin(), windows.end(), start_ms,
+                          [](const auto& counts, int64_t start) {
+                            return counts.window_start_ms < start;
+                          });
+}
+
+double BurnRate(const Tally& tally, double target) {
+  if (tally.total == 0) return 0;
+  return (static_cast<double>(tally.bad()) / tally.total) / (1 - target);
+}
+
+}  // namespace
+
+ErrorBudgetTracker::ErrorBudgetTracker(std::vector<Slo> slos)
+    : slos_(std::move(slos)) {
+  std::sort(slos_.begin(), slos_.end(), [](const Slo& a, const Slo& b) {
+    return std::tie(a.service, a.name) < std::tie(b.service, b.name);
+  });
+  for (const Slo& slo : slos_) {
+    int64_t& retention = retention_ms_[slo.service];
+    retention = std::max({retention, slo.window_ms, kLongestBurnWindowMs});
+  }
+}
+
+void ErrorBudgetTracker::Observe(const SloWindowObservation& obs) {
+  auto retention = retention_ms_.find(obs.service);
+  if (retention == retention_ms_.end() || obs.total <= 0) return;
+  int64_t& newest_end = newest_end_ms_[obs.service];
+  const bool newer = obs.window_end_ms > newest_end;
+  if (newer) newest_end = obs.window_end_ms;
+  const int64_t horizon = newest_end - retention->second;
+  if (obs.window_start_ms < horizon) return;
+
+  Windows& windows = windows_[{obs.service, obs.group}];
+  const Counts counts{obs.window_start_ms, obs.window_end_ms, obs.total,
+                      std::clamp<int64_t>(obs.good, 0, obs.total)};
+  auto at = windows.end();
+  if (!windows.empty() &&
+      windows.back().window_start_ms >= obs.window_start_ms) {
+    at = StartingAtOrAfter(windows, obs.window_start_ms);
+  }
+  if (at != windows.end() && at->window_start_ms == obs.window_start_ms) {
+    *at = counts;  // a replayed window replaces the earlier one
+  } else {
+    windows.insert(at, counts);
+  }
+
+  if (!newer) return;
+  // Drop what no lookback ending at the newest window can reach.
+  for (auto it = windows_.lower_bound({obs.service, ""});
+       it != windows_.end() && it->first.first == obs.service;) {
+    Windows& group_windows = it->second;
+    group_windows.erase(group_windows.begin(),
+                        StartingAtOrAfter(group_windows, horizon));
+    it = group_windows.empty() ? windows_.erase(it) : std::next(it);
+  }
+}
+
+size_t ErrorBudgetTracker::kept_windows() const {
+  size_t n = 0;
+  for (const auto& [key, windows] : windows_) n += windows.size();
+  return n;
+}
+
+std::vector<v1::BudgetStatus> ErrorBudgetTracker::Status(int64_t now_ms) const {
+  std::vector<v1::BudgetStatus> statuses;
+  for (const Slo& slo : slos_) {
+    for (auto it = windows_.lower_bound({slo.service, ""});
+         it != windows_.end() && it->first.first == slo.service; ++it) {
+      statuses.push_back(StatusOf(slo, it->first.second, it->second, now_ms));
+    }
+  }
+  return statuses;  // slos_ and windows_ are sorted: (service, name, group)
+}
+
+v1::BudgetStatus ErrorBudgetTracker::StatusOf(const Slo& slo,
+                                              const std::string& group,
+                                              const Windows& windows,
+                                              int64_t now_ms) const {
+  const bool timeslices = slo.budgeting_method == kTimeslices;
+  const double slice_target =
+      slo.time_slice_target > 0 ? slo.time_slice_target : slo.target;
+  // One backward pass from now_ms over the windows any lookback reaches:
+  // tallies[i] covers [now_ms - spans[i], now_ms); index kSlo is the SLO
+  // window, the others follow kBurnWindows.
+  constexpr size_t kLookbacks = std::size(kBurnWindows);
+  constexpr size_t kSlo = kLookbacks;
+  int64_t spans[kLookbacks + 1];
+  for (size_t i = 0; i < kLookbacks; ++i) spans[i] = kBurnWindows[i].ms;
+  spans[kSlo] = slo.window_ms;
+  const int64_t longest = std::max(slo.window_ms, kLongestBurnWindowMs);
+  Tally tallies[kLookbacks + 1];
+  for (auto it = std::make_reverse_iterator(StartingAtOrAfter(windows, now_ms));
+       it != windows.rend() && it->window_start_ms >= now_ms - longest; ++it) {
+    const Counts& c = *it;
+    Tally add;
+    if (timeslices) {
+      add.total = 1;
+      add.good = static_cast<double>(c.good) >= slice_target * c.total;
+    } else {
+      add.total = c.total;
+      add.good = c.good;
+    }
+    for (size_t i = 0; i <= kLookbacks; ++i) {
+      if (c.window_start_ms >= now_ms - spans[i]) {
+        tallies[i].total += add.total;
+        tallies[i].good += add.good;
+      }
+    }
+  }
+
+  v1::BudgetStatus status;
+  status.set_service(slo.service);
+  status.set_slo_name(slo.name);
+  status.set_group(group);
+  status.set_target(slo.target);
+  status.set_window_ms(slo.window_ms);
+  status.set_budgeting_method(slo.budgeting_method);
+  status.set_threshold_ms(slo.threshold_ms);
+  status.set_as_of_ms(now_ms);
+
+  const Tally& in_window = tallies[kSlo];
+  status.set_total(in_window.total);
+  status.set_good(in_window.good);
+  status.set_bad(in_window.bad());
+  const double remaining =
+      in_window.total == 0
+          ? 1.0
+          : 1.0 - in_window.bad() / ((1 - slo.target) * in_window.total);
+  status.set_error_budget_remaining(remaining);
+  status.set_budget_exhausted(in_window.total > 0 && remaining <= 0);
+
+  std::map<std::string, double> rates;
+  for (size_t i = 0; i < kLookbacks; ++i) {
+    const BurnWindow& window = kBurnWindows[i];
+    const Tally& t = tallies[i];
+    v1::BurnRate* rate = status.add_burn_rates();
+    rate->set_window(window.name);
+    rate->set_window_ms(window.ms);
+    rate->set_total(t.total);
+    rate->set_bad(t.bad());
+    rate->set_burn_rate(BurnRate(t, slo.target));
+    rates[window.name] = rate->burn_rate();
+  }
+  for (const AlertRule& rule : kAlertRules) {
+    v1::BurnRateAlert* alert = status.add_alerts();
+    alert->set_name(rule.name);
+    alert->set_long_window(rule.long_window);
+    alert->set_short_window(rule.short_window);
+    alert->set_threshold(rule.threshold);
+    alert->set_long_burn_rate(rates[rule.long_window]);
+    alert->set_short_burn_rate(rates[rule.short_window]);
+    alert->set_firing(alert->long_burn_rate() > rule.threshold &&
+                      alert->short_burn_rate() > rule.threshold);
+  }
+  return status;
+}
+
+}  // namespace phaseloop::slo

@@ -1,0 +1,267 @@
+#include "reward_engine/slo/slo_config.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "absl/strings/str_replace.h"
+
+namespace phaseloop::slo {
+namespace {
+
+constexpr char kValid[] = R"(apiVersion: openslo/v1
+kind: SLO
+metadata:
+  name: checkout-latency
+  displayName: Checkout within 300 ms
+spec:
+  service: checkout
+  indicator:
+    metadata:
+      name: checkout-p95
+    spec:
+      thresholdMetric:
+        metricSource:
+          type: phaseloop
+          spec:
+            quantile: 0.95
+  timeWindow:
+    - duration: 28d
+      isRolling: true
+  budgetingMethod: Occurrences
+  objectives:
+    - op: lte
+      value: 300
+      target: 0.995
+)";
+
+std::string Replace(const std::string& from, const std::string& to) {
+  std::string text = kValid;
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return text.replace(at, from.size(), to);
+}
+
+// The error of parsing `text` ("" if it parsed).
+std::string ErrorOf(const std::string& text) {
+  auto slos = ParseSloYaml(text, "test.yaml");
+  return slos.ok() ? "" : std::string(slos.status().message());
+}
+
+std::string TempDir() {
+  const char* base = std::getenv("TEST_TMPDIR");
+  std::string dir =
+      std::string(base ? base : "/tmp") + "/slo_config_test_" +
+      std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
+      ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+TEST(SloConfigTest, ParsesTheSupportedSubset) {
+  auto slos = ParseSloYaml(kValid, "test.yaml");
+  ASSERT_TRUE(slos.ok()) << slos.status();
+  ASSERT_EQ(slos->size(), 1u);
+  const Slo& slo = (*slos)[0];
+  EXPECT_EQ(slo.name, "checkout-latency");
+  EXPECT_EQ(slo.display_name, "Checkout within 300 ms");
+  EXPECT_EQ(slo.service, "checkout");
+  EXPECT_EQ(slo.threshold_ms, 300);
+  EXPECT_EQ(slo.target, 0.995);
+  EXPECT_EQ(slo.window_ms, int64_t{28} * 24 * 3600 * 1000);
+  EXPECT_EQ(slo.budgeting_method, "Occurrences");
+  EXPECT_EQ(slo.time_slice_target, 0);
+  EXPECT_EQ(slo.source, "test.yaml");
+}
+
+TEST(SloConfigTest, TimeslicesAndTargetPercent) {
+  std::string text =
+      Replace("budgetingMethod: Occurrences", "budgetingMethod: Timeslices");
+  text = absl::StrReplaceAll(
+      text, {{"      target: 0.995\n",
+              "      targetPercent: 99\n      timeSliceTarget: 0.9\n"
+              "      timeSliceWindow: 1m\n"}});
+  auto slos = ParseSloYaml(text, "test.yaml");
+  ASSERT_TRUE(slos.ok()) << slos.status();
+  EXPECT_EQ((*slos)[0].budgeting_method, "Timeslices");
+  EXPECT_DOUBLE_EQ((*slos)[0].target, 0.99);
+  EXPECT_EQ((*slos)[0].time_slice_target, 0.9);
+
+  // Without timeSliceTarget the slice target is the target.
+  auto plain = ParseSloYaml(
+      Replace("budgetingMethod: Occurrences", "budgetingMethod: Timeslices"),
+      "test.yaml");
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ((*plain)[0].time_slice_target, 0.995);
+}
+
+TEST(SloConfigTest, ErrorsNameTheFileTheFieldAndTheFix) {
+  std::string e = ErrorOf(Replace("openslo/v1", "openslo/v1alpha"));
+  EXPECT_NE(e.find("test.yaml: document 1: apiVersion: \"openslo/v1alpha\" is "
+                   "not supported; use apiVersion: openslo/v1"),
+            std::string::npos)
+      << e;
+  e = ErrorOf(Replace("kind: SLO", "kind: SLI"));
+  EXPECT_NE(e.find("kind: \"SLI\" is not supported"), std::string::npos) << e;
+
+  e = ErrorOf(Replace("      value: 300\n", ""));
+  EXPECT_NE(e.find("test.yaml: document 1 (SLO \"checkout-latency\"): "
+                   "spec.objectives[0].value: missing threshold"),
+            std::string::npos)
+      << e;
+  e = ErrorOf(Replace("value: 300", "value: fast"));
+  EXPECT_NE(e.find("spec.objectives[0].value: expected a number, got \"fast\""),
+            std::string::npos)
+      << e;
+
+  e = ErrorOf(Replace("target: 0.995", "target: 99.5"));
+  EXPECT_NE(e.find("spec.objectives[0].target: 99.5 is outside (0, 1); write "
+                   "a fraction"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(ErrorOf(Replace("target: 0.995", "target: 1")).find("outside"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(Replace("target: 0.995", "target: 0")).find("outside"),
+            std::string::npos);
+
+  e = ErrorOf(Replace("duration: 28d", "duration: 4 weeks"));
+  EXPECT_NE(e.find("spec.timeWindow[0].duration: bad duration \"4 weeks\"; "
+                   "write a positive integer and a unit"),
+            std::string::npos)
+      << e;
+  e = ErrorOf(Replace("duration: 28d", "duration: 1M"));
+  EXPECT_NE(e.find("calendar units"), std::string::npos) << e;
+  e = ErrorOf(Replace("isRolling: true", "isRolling: false"));
+  EXPECT_NE(e.find("spec.timeWindow[0].isRolling: only rolling windows"),
+            std::string::npos)
+      << e;
+
+  e = ErrorOf(Replace("op: lte", "op: gt"));
+  EXPECT_NE(e.find("spec.objectives[0].op: \"gt\" is not supported"),
+            std::string::npos)
+      << e;
+  e = ErrorOf(
+      Replace("budgetingMethod: Occurrences", "budgetingMethod: Events"));
+  EXPECT_NE(e.find("spec.budgetingMethod: \"Events\" is not supported; use "
+                   "Occurrences or Timeslices"),
+            std::string::npos)
+      << e;
+  e = ErrorOf(Replace("type: phaseloop", "type: prometheus"));
+  EXPECT_NE(e.find("metricSource.type: \"prometheus\" is not supported"),
+            std::string::npos)
+      << e;
+  e = ErrorOf(Replace("quantile: 0.95", "quantile: 0.99"));
+  EXPECT_NE(e.find("only 0.95 is supported"), std::string::npos) << e;
+  e = ErrorOf(Replace("name: checkout-latency", "name: Checkout_Latency"));
+  EXPECT_NE(e.find("metadata.name: \"Checkout_Latency\" is not a valid name"),
+            std::string::npos)
+      << e;
+  e = ErrorOf(Replace("  budgetingMethod:",
+                      "  alertPolicies: [x]\n  budgetingMethod:"));
+  EXPECT_NE(e.find("spec.alertPolicies: alert policies are not supported"),
+            std::string::npos)
+      << e;
+  e = ErrorOf(
+      Replace("  budgetingMethod:", "  budgetMethod: x\n  budgetingMethod:"));
+  EXPECT_NE(e.find("spec.budgetMethod: unknown field; expected one of:"),
+            std::string::npos)
+      << e;
+  e = ErrorOf(Replace("      target: 0.995\n",
+                      "      target: 0.995\n      timeSliceTarget: 0.9\n"));
+  EXPECT_NE(e.find("timeSliceTarget: only meaningful with budgetingMethod: "
+                   "Timeslices"),
+            std::string::npos)
+      << e;
+  e = ErrorOf("spec: [unclosed\n");
+  EXPECT_NE(e.find("test.yaml: line "), std::string::npos) << e;
+  EXPECT_NE(e.find("not valid YAML"), std::string::npos) << e;
+  e = ErrorOf("# nothing\n");
+  EXPECT_NE(e.find("no SLO found"), std::string::npos) << e;
+}
+
+TEST(SloConfigTest, DuplicateNamesPerServiceAreRejected) {
+  const std::string two = std::string(kValid) + "---\n" + kValid;
+  std::string e = ErrorOf(two);
+  EXPECT_NE(e.find("SLO \"checkout-latency\" of service \"checkout\" is "
+                   "already defined in test.yaml"),
+            std::string::npos)
+      << e;
+  // The same name for another service is fine.
+  const std::string other = std::string(kValid) + "---\n" +
+                            Replace("service: checkout", "service: search");
+  EXPECT_EQ(ErrorOf(other), "");
+
+  const std::string dir = TempDir();
+  std::ofstream(dir + "/a.yaml") << kValid;
+  std::ofstream(dir + "/b.yml") << kValid;
+  auto slos = LoadSloDirectory(dir);
+  ASSERT_FALSE(slos.ok());
+  EXPECT_NE(
+      slos.status().message().find(dir + "/b.yml: SLO \"checkout-latency\""),
+      std::string::npos)
+      << slos.status();
+  EXPECT_NE(
+      slos.status().message().find("already defined in " + dir + "/a.yaml"),
+      std::string::npos)
+      << slos.status();
+}
+
+TEST(SloConfigTest, LoadsDirectoriesInNameOrder) {
+  const std::string dir = TempDir();
+  std::ofstream(dir + "/b.yaml") << Replace("service: checkout", "service: b");
+  std::ofstream(dir + "/a.yaml") << Replace("service: checkout", "service: a");
+  std::ofstream(dir + "/notes.txt") << "not yaml: [";
+  auto slos = LoadSloDirectory(dir);
+  ASSERT_TRUE(slos.ok()) << slos.status();
+  ASSERT_EQ(slos->size(), 2u);
+  EXPECT_EQ((*slos)[0].service, "a");
+  EXPECT_EQ((*slos)[0].source, dir + "/a.yaml");
+  EXPECT_EQ((*slos)[1].service, "b");
+
+  std::filesystem::create_directories(dir + "/empty");
+  auto empty = LoadSloDirectory(dir + "/empty");
+  EXPECT_FALSE(empty.ok());
+  EXPECT_NE(empty.status().message().find("no *.yaml SLO files"),
+            std::string::npos);
+  EXPECT_EQ(LoadSloDirectory(dir + "/missing").status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(LoadSloFile(dir + "/missing.yaml").status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST(SloConfigTest, ShippedConfigsLoad) {
+  auto slos = LoadSloDirectory("configs/slo");
+  ASSERT_TRUE(slos.ok()) << slos.status();
+  bool demo = false;
+  for (const Slo& slo : *slos) {
+    if (slo.service == "demo-service") {
+      demo = true;
+      EXPECT_EQ(slo.name, "demo-service-latency");
+      EXPECT_EQ(slo.threshold_ms, 250);
+      EXPECT_EQ(slo.target, 0.99);
+      EXPECT_EQ(slo.window_ms, int64_t{30} * 24 * 3600 * 1000);
+    }
+  }
+  EXPECT_TRUE(demo);
+}
+
+TEST(SloConfigTest, Durations) {
+  EXPECT_EQ(*ParseDurationMs("30d"), int64_t{30} * 24 * 3600 * 1000);
+  EXPECT_EQ(*ParseDurationMs("5m"), 300000);
+  EXPECT_EQ(*ParseDurationMs("2w"), int64_t{14} * 24 * 3600 * 1000);
+  EXPECT_EQ(*ParseDurationMs("10s"), 10000);
+  for (const char* bad : {"", "d", "30", "-1d", "0d", "1.5h", "30 d", "3x"}) {
+    EXPECT_FALSE(ParseDurationMs(bad).ok()) << bad;
+  }
+  EXPECT_EQ(FormatDurationMs(int64_t{30} * 24 * 3600 * 1000), "30d");
+  EXPECT_EQ(FormatDurationMs(6 * 3600 * 1000), "6h");
+  EXPECT_EQ(FormatDurationMs(300000), "5m");
+  EXPECT_EQ(FormatDurationMs(1500), "1500ms");
+}
+
+}  // namespace
+}  // namespace phaseloop::slo
