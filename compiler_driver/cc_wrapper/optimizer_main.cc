@@ -91,10 +91,11 @@ class Optimizer {
       return FailOpen("not_optimizable", "the launcher and optimizer disagree",
                       nullptr);
     }
-    // No policy given anywhere: the product's default policy, if shipped.
+    // No policy given anywhere: the product's default policy, if shipped,
+    // in topk mode, so that by default no object is larger than -Oz's.
     if (!config_.policy_given) {
       if (std::string shipped = FindDefaultPolicy(); !shipped.empty()) {
-        config_.policy = shipped;
+        config_.policy = absl::StrCat("artifact:", shipped, kDefaultPolicyMode);
       }
     }
     absl::StatusOr<std::unique_ptr<PolicyRunner>> policy =

@@ -256,6 +256,10 @@ absl::StatusOr<MineReport> MineCandidates(const MineOptions& options) {
     if (options.max_ir_count > 0 && r.ir_count_o0() > options.max_ir_count) {
       continue;
     }
+    if (std::find(options.exclude.begin(), options.exclude.end(), r.name()) !=
+        options.exclude.end()) {
+      continue;
+    }
     modules.push_back(r);
   }
   if (options.max_modules > 0 &&

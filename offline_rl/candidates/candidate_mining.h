@@ -61,6 +61,9 @@ struct MineOptions {
   // every candidate is measured on every module, and a few huge modules
   // would cost more than all the others together. 0 = no limit.
   int64_t max_ir_count = 0;
+  // Module names left out, e.g. one on which a candidate pipeline hangs
+  // LLVM: candidates run in this process, so a hang stops the whole run.
+  std::vector<std::string> exclude;
   std::string out;                      // the candidates file
   bool write_episodes = true;           // into `buffer`
   std::ostream* progress = nullptr;

@@ -10,6 +10,7 @@
 #include "offline_rl/candidates/candidates_command.h"
 #include "replay_buffer/replay_store.h"
 #include "search/best_sequences.h"
+#include "search/corpus/manifest.h"
 #include "search/corpus/corpus_builder.h"
 
 namespace phaseloop::candidates {
@@ -169,6 +170,13 @@ TEST_F(CandidateMiningTest, MaxIrCountLeavesOutLargerModules) {
   options.max_ir_count = 1;  // every fixture is larger
   auto none = MineCandidates(options);
   EXPECT_EQ(none.status().code(), absl::StatusCode::kInvalidArgument);
+  options.max_ir_count = 0;
+  auto manifest = corpus::ReadManifest(corpus_);
+  ASSERT_TRUE(manifest.ok()) << manifest.status();
+  options.exclude = {manifest->modules[0].name()};
+  auto one_less = MineCandidates(options);
+  ASSERT_TRUE(one_less.ok()) << one_less.status();
+  EXPECT_EQ(one_less->modules, 2);
 }
 
 TEST_F(CandidateMiningTest, CommandRejectsBadInput) {

@@ -88,6 +88,9 @@ void AddCandidatesCommand(CLI::App& app, int& exit_code) {
                    "leave out modules with a larger unoptimised ir_count "
                    "(0 = no limit)")
       ->check(CLI::NonNegativeNumber);
+  mine->add_option("--exclude", o.exclude,
+                   "module name to leave out (repeatable), e.g. one on which "
+                   "a candidate hangs LLVM");
   mine->add_option("--max-modules", o.max_modules, "0 = every module")
       ->default_str("0");
   mine->add_option("--out", o.out, "the candidates file (JSON) to write")

@@ -1,0 +1,41 @@
+// The policy the product ships (configs/policies/default.plpolicy) is a
+// valid artifact the driver can run: a size policy over candidate
+// pipelines with -Oz among them, whose forward pass works on a real state.
+#include <cmath>
+#include <vector>
+
+#include "compiler_driver/policy_runtime/policy_artifact.h"
+#include "compiler_driver/policy_runtime/policy_network.h"
+#include "compiler_driver/policy_runtime/state_features.h"
+#include "gtest/gtest.h"
+
+namespace phaseloop::policy_runtime {
+namespace {
+
+TEST(ShippedPolicyTest, DefaultPolicyLoadsAndRuns) {
+  auto artifact = ReadPolicyArtifactFile("configs/policies/default.plpolicy");
+  ASSERT_TRUE(artifact.ok()) << artifact.status();
+  ASSERT_TRUE(ValidatePolicyArtifact(*artifact).ok());
+  EXPECT_EQ(artifact->objective(), kObjectiveTextSize);
+  EXPECT_EQ(artifact->formulation(), kFormulationCandidate);
+  ASSERT_GT(artifact->candidates_size(), 1);
+  bool has_oz = false;
+  for (const auto& c : artifact->candidates()) {
+    has_oz |= c.pipeline() == "default<Oz>";
+  }
+  EXPECT_TRUE(has_oz);
+
+  auto network = PolicyNetwork::Create(*artifact);
+  ASSERT_TRUE(network.ok()) << network.status();
+  const int actions = artifact->action_names_size();
+  std::vector<int64_t> autophase(56, 3), inst_count(70, 2);
+  inst_count[0] = 500;  // TotalInsts
+  std::vector<float> state(StateDim(actions)), out(network->output_dim());
+  BuildState(autophase, inst_count, {}, actions, absl::MakeSpan(state));
+  network->Forward(state, absl::MakeSpan(out));
+  EXPECT_EQ(network->output_dim(), artifact->candidates_size());
+  for (float v : out) EXPECT_TRUE(std::isfinite(v));
+}
+
+}  // namespace
+}  // namespace phaseloop::policy_runtime
