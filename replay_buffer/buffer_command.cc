@@ -1,8 +1,6 @@
 #include "replay_buffer/buffer_command.h"
 
-#include <atomic>
-#include <csignal>
-
+#include "common/cli/stop_signals.h"
 #include "common/kafka/kafka_command.h"
 #include "common/kafka/producer.h"
 #include "replay_buffer/episode_ingest.h"
@@ -205,11 +203,6 @@ int RunBufferImport(const std::string& buffer, const std::string& in_path,
   return 0;
 }
 
-namespace {
-std::atomic<bool> ingest_stop{false};
-extern "C" void StopIngest(int) { ingest_stop.store(true); }
-}  // namespace
-
 int RunBufferIngest(const std::string& buffer, const IngestOptions& options,
                     std::ostream& out, std::ostream& err) {
   if (options.bootstrap_servers.empty()) {  // before the buffer is created
@@ -225,11 +218,8 @@ int RunBufferIngest(const std::string& buffer, const IngestOptions& options,
   absl::StatusOr<std::unique_ptr<kafka::Producer>> dead_letters =
       kafka::Producer::Create(producer_options);
   if (!dead_letters.ok()) return Fail("ingest", dead_letters.status(), err);
-  ingest_stop.store(false);
-  std::signal(SIGINT, StopIngest);
-  std::signal(SIGTERM, StopIngest);
-  absl::StatusOr<IngestStats> stats =
-      RunEpisodeIngest(**store, options, dead_letters->get(), &ingest_stop);
+  absl::StatusOr<IngestStats> stats = RunEpisodeIngest(
+      **store, options, dead_letters->get(), cli::StopFlagOnSignals());
   (void)(*dead_letters)->Flush(std::chrono::seconds(10));
   if (!stats.ok()) {
     err << "phaseloop buffer ingest: " << stats.status().message()

@@ -1,17 +1,14 @@
 #include "search/search_jobs_command.h"
 
-#include <csignal>
 #include <iostream>
 
+#include "common/cli/stop_signals.h"
 #include "common/kafka/kafka_command.h"
 #include "search/search_command.h"
 #include "search/search_jobs.h"
 
 namespace phaseloop::search {
 namespace {
-
-std::atomic<bool> stop_work{false};
-extern "C" void StopWork(int) { stop_work.store(true); }
 
 struct JobsFlags {
   std::string bootstrap;
@@ -96,10 +93,8 @@ int Work(const JobsFlags& flags) {
     return 2;
   }
   options.idle_exit = std::chrono::milliseconds(flags.idle_exit_ms);
-  stop_work.store(false);
-  std::signal(SIGINT, StopWork);
-  std::signal(SIGTERM, StopWork);
-  auto stats = RunSearchJobWorker(options, &stop_work, std::cout);
+  auto stats =
+      RunSearchJobWorker(options, cli::StopFlagOnSignals(), std::cout);
   if (!stats.ok()) {
     std::cerr << "phaseloop search-jobs work: " << stats.status().message()
               << "\n(jobs not finished are left for other workers)\n";

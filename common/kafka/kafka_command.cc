@@ -1,8 +1,6 @@
 #include "common/kafka/kafka_command.h"
 
 #include <fcntl.h>
-#include <pthread.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/cli/stop_signals.h"
 #include "common/kafka/embedded_cluster.h"
 #include "common/kafka/topics.h"
 
@@ -80,16 +79,7 @@ int RunServe(const ServeFlags& flags, std::ostream& out, std::ostream& err) {
   }
   // Block the stop signals before librdkafka starts its threads (they
   // inherit the mask), so only sigwait below ever receives them.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  sigset_t previous;
-  pthread_sigmask(SIG_BLOCK, &stop_signals, &previous);
-  struct RestoreMask {
-    sigset_t mask;
-    ~RestoreMask() { pthread_sigmask(SIG_SETMASK, &mask, nullptr); }
-  } restore{previous};
+  cli::BlockedStopSignals stop_signals;
 
   auto cluster = EmbeddedCluster::Start(flags.brokers);
   if (!cluster.ok()) {
@@ -120,9 +110,7 @@ int RunServe(const ServeFlags& flags, std::ostream& out, std::ostream& err) {
       << bootstrap << "; " << std::size(kAllTopics) << " phaseloop topics with "
       << flags.partitions << " partitions; SIGINT or SIGTERM stops\n";
 
-  int signal_number = 0;
-  while (sigwait(&stop_signals, &signal_number) != 0) {
-  }
+  const int signal_number = stop_signals.Wait();
   cluster->reset();
   if (!flags.bootstrap_file.empty()) unlink(flags.bootstrap_file.c_str());
   err << "phaseloop kafka serve: stopped by signal " << signal_number << "\n";

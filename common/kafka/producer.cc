@@ -179,6 +179,28 @@ void Producer::Poll(std::chrono::milliseconds timeout) {
   impl_->producer->poll(static_cast<int>(timeout.count()));
 }
 
+absl::Status Producer::LoadTopicMetadata(const std::vector<std::string>& topics,
+                                         std::chrono::milliseconds timeout) {
+  for (const std::string& name : topics) {
+    std::string error;
+    std::unique_ptr<RdKafka::Topic> topic(RdKafka::Topic::create(
+        impl_->producer.get(), name, /*conf=*/nullptr, error));
+    if (topic == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Kafka producer: topic ", name, ": ", error));
+    }
+    RdKafka::Metadata* metadata = nullptr;
+    RdKafka::ErrorCode err = impl_->producer->metadata(
+        /*all_topics=*/false, topic.get(), &metadata,
+        static_cast<int>(timeout.count()));
+    delete metadata;
+    if (err != RdKafka::ERR_NO_ERROR) {
+      return KafkaStatus(err, absl::StrCat("metadata of ", name));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Producer::Flush(std::chrono::milliseconds timeout) {
   impl_->producer->flush(static_cast<int>(timeout.count()));
   absl::Status fatal = impl_->events.fatal();

@@ -102,6 +102,14 @@ class Producer {
   // Serves delivery reports for up to `timeout`.
   void Poll(std::chrono::milliseconds timeout);
 
+  // Fetches the metadata of `topics` now (each waits up to `timeout`), so
+  // the first record to each is sent at once: librdkafka otherwise looks
+  // unknown topics up only once a second, holding that record back up to
+  // 1 s. For latency-sensitive producers, at start-up. Retriable error
+  // naming the topic when the cluster does not answer in time.
+  absl::Status LoadTopicMetadata(const std::vector<std::string>& topics,
+                                 std::chrono::milliseconds timeout);
+
   // Waits up to `timeout` for every queued record's delivery report. OK
   // means every record produced so far was delivered or its failure was
   // already taken with TakeFailures. Otherwise: fatal if the producer is

@@ -1,13 +1,12 @@
 #include "offline_rl/policy_store/policy_command.h"
 
-#include <pthread.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include <iostream>
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "common/cli/stop_signals.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "offline_rl/policy_store/atomic_file.h"
 #include "offline_rl/policy_store/policy_show.h"
@@ -22,16 +21,7 @@ int RunPolicyServe(const PolicyServeFlags& flags, std::ostream& out,
   constexpr char kName[] = "phaseloop policy serve: ";
   // Block the stop signals before gRPC starts its threads (they inherit the
   // mask), so only sigwait below receives them.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  sigset_t previous;
-  pthread_sigmask(SIG_BLOCK, &stop_signals, &previous);
-  struct RestoreMask {
-    sigset_t mask;
-    ~RestoreMask() { pthread_sigmask(SIG_SETMASK, &mask, nullptr); }
-  } restore{previous};
+  cli::BlockedStopSignals stop_signals;
 
   absl::StatusOr<std::unique_ptr<PolicyStore>> store =
       OpenPolicyStore(flags.dir);
@@ -61,9 +51,7 @@ int RunPolicyServe(const PolicyServeFlags& flags, std::ostream& out,
       << (listing.ok() ? listing->policies.size() : 0) << " versions) at "
       << address << "; SIGINT or SIGTERM stops" << std::endl;
 
-  int signal_number = 0;
-  while (sigwait(&stop_signals, &signal_number) != 0) {
-  }
+  const int signal_number = stop_signals.Wait();
   (*server)->Shutdown(absl::Seconds(5));
   if (!flags.address_file.empty()) unlink(flags.address_file.c_str());
   err << kName << "stopped by signal " << signal_number << "\n";
