@@ -8,8 +8,8 @@
 #   3. the buffer: corpus modules and the search's episodes
 #   4. the candidate set: 24 best-known sequences and each after -Oz,
 #      measured on every train module of at most 15,000 IR instructions
-#      (lz4cli left out: one candidate pipeline hangs LLVM 16 on it, and
-#      candidates are measured in process)
+#      (lz4cli left out: a candidate pipeline hangs LLVM 16 on it; the miner
+#      would kill it after --module-timeout, 10 minutes later)
 #   5. training: behaviour cloning of each module's best candidate
 #      (configs/learner/size_candidate_bc.yaml, seed 1, 2 threads), which
 #      beat discrete CQL on the validation split (configs/policies/README.md)

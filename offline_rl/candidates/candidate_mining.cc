@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <ostream>
 #include <set>
 #include <sstream>
@@ -17,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "compiler_driver/cc_wrapper/child_process.h"
 #include "compiler_driver/codegen/object_emitter.h"
 #include "compiler_driver/ir/module_hash.h"
 #include "compiler_driver/ir/module_loader.h"
@@ -83,9 +86,9 @@ std::string CandidateSetVersion(const std::vector<Candidate>& candidates) {
 absl::StatusOr<std::vector<Candidate>> CollectCandidates(
     const MineOptions& options) {
   if (options.objective != "text_size" && options.objective != "ir_count") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "unknown objective '", options.objective,
-        "'; use text_size or ir_count"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown objective '", options.objective,
+                     "'; use text_size or ir_count"));
   }
   if (options.buffer.empty() && options.best_files.empty()) {
     return absl::InvalidArgumentError(
@@ -106,8 +109,8 @@ absl::StatusOr<std::vector<Candidate>> CollectCandidates(
     absl::StatusOr<std::unique_ptr<replay_buffer::ReplayStore>> store =
         replay_buffer::OpenReplayStore(options.buffer, open);
     if (!store.ok()) return store.status();
-    absl::Status scanned = (*store)->Scan(
-        1000, [&](const replay_buffer::WriteBatch& batch) {
+    absl::Status scanned =
+        (*store)->Scan(1000, [&](const replay_buffer::WriteBatch& batch) {
           for (const v1::BestSequence& b : batch.best_sequences) {
             sequences.push_back(b);
           }
@@ -131,10 +134,11 @@ absl::StatusOr<std::vector<Candidate>> CollectCandidates(
   for (const auto& [actions, modules] : modules_of) {
     ranked.emplace_back(actions, static_cast<int>(modules.size()));
   }
-  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
-    if (a.second != b.second) return a.second > b.second;
-    return a.first.size() < b.first.size();
-  });
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto& a, const auto& b) {
+                     if (a.second != b.second) return a.second > b.second;
+                     return a.first.size() < b.first.size();
+                   });
   if (static_cast<int>(ranked.size()) > options.max_candidates) {
     ranked.resize(std::max(0, options.max_candidates));
   }
@@ -192,7 +196,8 @@ absl::Status WriteCandidatesFile(const std::string& path,
   }
   if (std::rename(temp.c_str(), path.c_str()) != 0) {
     std::remove(temp.c_str());
-    return absl::InternalError(absl::StrCat("cannot rename ", temp, " to ", path));
+    return absl::InternalError(
+        absl::StrCat("cannot rename ", temp, " to ", path));
   }
   return absl::OkStatus();
 }
@@ -201,11 +206,12 @@ absl::StatusOr<std::vector<Candidate>> ReadCandidatesFile(
     const std::string& path) {
   std::ifstream in(path);
   if (!in) {
-    return absl::NotFoundError(absl::StrCat(
-        "cannot read the candidates file ", path,
-        "; write it with phaseloop candidates mine"));
+    return absl::NotFoundError(
+        absl::StrCat("cannot read the candidates file ", path,
+                     "; write it with phaseloop candidates mine"));
   }
-  nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  nlohmann::json j =
+      nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object() || j.value("format", "") != kFormat ||
       !j.contains("candidates") || !j["candidates"].is_array()) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -214,9 +220,10 @@ absl::StatusOr<std::vector<Candidate>> ReadCandidatesFile(
   }
   std::vector<Candidate> out;
   for (const nlohmann::json& e : j["candidates"]) {
-    if (!e.is_object() || !e.contains("pipeline") || !e["pipeline"].is_string()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "candidates file ", path, ": an entry has no pipeline"));
+    if (!e.is_object() || !e.contains("pipeline") ||
+        !e["pipeline"].is_string()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("candidates file ", path, ": an entry has no pipeline"));
     }
     Candidate c;
     c.name = e.value("name", "");
@@ -235,9 +242,183 @@ absl::StatusOr<std::vector<Candidate>> ReadCandidatesFile(
   return out;
 }
 
+namespace {
+
+// What a child reports for one module: every candidate's value (-1 when it
+// failed), its normalised reward, the episodes; or why it was skipped.
+struct ModuleMeasurement {
+  std::string skipped;
+  std::vector<int64_t> values;
+  std::vector<double> rewards;
+  std::vector<v1::Episode> episodes;
+};
+
+absl::StatusOr<ModuleMeasurement> MeasureModule(
+    const v1::ModuleRecord& record, const MineOptions& options,
+    const std::vector<Candidate>& candidates, const std::string& space_version,
+    bool ir) {
+  // Test hook (candidate_mining_test): a module whose measurement hangs.
+  if (const char* fault = std::getenv("PHASELOOP_TEST_INJECT_FAULT");
+      fault != nullptr && std::string(fault) == "hang") {
+    for (;;) pause();
+  }
+  ModuleMeasurement out;
+  const std::string path =
+      fs::path(record.bitcode_path()).is_absolute()
+          ? record.bitcode_path()
+          : (fs::path(options.corpus_dir) / record.bitcode_path()).string();
+  const ir::OptLevel level =
+      ir::ParseOptLevel(record.opt_level()).value_or(ir::OptLevel::kOz);
+  llvm::LLVMContext context;
+  absl::StatusOr<std::unique_ptr<llvm::Module>> module =
+      ir::LoadModule(path, ir::FrontendOptions(), context);
+  if (!module.ok()) return module.status();
+  absl::StatusOr<std::unique_ptr<codegen::ObjectEmitter>> emitter =
+      codegen::ObjectEmitter::ForModule(**module, ir::CodegenLevel(level));
+  if (!emitter.ok()) return emitter.status();
+  passes::PassRunner runner(
+      session::PassTargetMachine(**emitter, passes::PipelineFlavor::kOpt),
+      passes::TuningFor(level, passes::PipelineFlavor::kOpt));
+  absl::StatusOr<Measured> start_state =
+      Measure(**module, "", runner, **emitter);
+  if (!start_state.ok()) return start_state.status();
+  if (start_state->ir_count == 0) {
+    out.skipped = "skipped: no function bodies";
+    return out;
+  }
+  const auto autophase = observation::ComputeAutophase(**module);
+  const auto inst_count = observation::ComputeInstCount(**module);
+  replay_buffer::WriteBatch batch;
+  std::vector<int64_t> values(candidates.size(), -1);
+  std::vector<Measured> measured(candidates.size());
+  for (size_t c = 0; c < candidates.size(); ++c) {
+    const auto one_start = std::chrono::steady_clock::now();
+    absl::StatusOr<Measured> m =
+        Measure(**module, candidates[c].pipeline, runner, **emitter);
+    if (!m.ok()) continue;  // a failing candidate: no episode
+    measured[c] = *m;
+    values[c] = ValueOf(*m, ir);
+    v1::Episode episode;
+    episode.set_episode_id(ir::ContentHash(
+        absl::StrCat("candidate|", candidates[c].pipeline, "|",
+                     record.module_hash(), "|", options.objective)));
+    episode.set_module_hash(record.module_hash());
+    episode.set_action_space_version(space_version);
+    episode.set_objective(options.objective);
+    episode.set_behaviour_policy(
+        absl::StrCat("candidate:", candidates[c].name));
+    episode.set_final_ir_count(m->ir_count);
+    episode.set_final_text_size(m->text_size);
+    episode.set_unix_time_ms(
+        std::chrono::duration_cast<std::chrono::milliseconds>(
+            std::chrono::system_clock::now().time_since_epoch())
+            .count());
+    episode.set_seconds(std::chrono::duration<double>(
+                            std::chrono::steady_clock::now() - one_start)
+                            .count());
+    v1::Step* step = episode.add_steps();
+    step->set_index(0);
+    for (int64_t v : autophase) step->add_autophase(v);
+    for (int64_t v : inst_count) step->add_inst_count(v);
+    step->set_action(static_cast<int32_t>(c));
+    step->set_action_name(absl::StrCat("candidate:", candidates[c].name));
+    step->set_action_probability(1.0);
+    step->set_ir_count_after(m->ir_count);
+    step->set_text_size_after(m->text_size);
+    batch.episodes.push_back(std::move(episode));
+  }
+  if (values[0] < 0) {
+    return absl::InternalError("-Oz failed on the module");
+  }
+  const int64_t start_value = ValueOf(*start_state, ir);
+  const int64_t oz = values[0];
+  const int64_t scale = start_value - oz > 0
+                            ? start_value - oz
+                            : std::max<int64_t>(start_value, 1);
+  std::vector<double> rewards(candidates.size(), 0);
+  size_t e = 0;
+  for (size_t c = 0; c < candidates.size(); ++c) {
+    if (values[c] < 0) continue;
+    rewards[c] = static_cast<double>(start_value - values[c]) / scale;
+    batch.episodes[e++].mutable_steps(0)->set_reward(rewards[c]);
+  }
+  out.values = values;
+  out.rewards = rewards;
+  out.episodes = std::move(batch.episodes);
+  return out;
+}
+
+// values and rewards as text, then each episode length-prefixed.
+std::string EncodeMeasurement(const ModuleMeasurement& m) {
+  std::string bytes = absl::StrCat(m.skipped.size(), ":", m.skipped);
+  absl::StrAppend(&bytes, m.values.size(), ":");
+  for (size_t c = 0; c < m.values.size(); ++c) {
+    absl::StrAppend(&bytes, m.values[c], " ",
+                    absl::StrFormat("%.17g", m.rewards[c]), " ");
+  }
+  absl::StrAppend(&bytes, m.episodes.size(), ":");
+  for (const v1::Episode& e : m.episodes) {
+    std::string one = e.SerializeAsString();
+    absl::StrAppend(&bytes, one.size(), ":", one);
+  }
+  return bytes;
+}
+
+absl::StatusOr<ModuleMeasurement> DecodeMeasurement(const std::string& bytes,
+                                                    size_t candidates) {
+  const absl::Status bad =
+      absl::InternalError("unreadable measurement from the child process");
+  size_t pos = 0;
+  auto number = [&](char end) -> std::optional<std::string> {
+    size_t stop = bytes.find(end, pos);
+    if (stop == std::string::npos) return std::nullopt;
+    std::string text = bytes.substr(pos, stop - pos);
+    pos = stop + 1;
+    return text;
+  };
+  ModuleMeasurement m;
+  auto skipped_size = number(':');
+  if (!skipped_size) return bad;
+  const size_t n = std::strtoull(skipped_size->c_str(), nullptr, 10);
+  if (pos + n > bytes.size()) return bad;
+  m.skipped = bytes.substr(pos, n);
+  pos += n;
+  auto count = number(':');
+  if (!count) return bad;
+  const size_t values = std::strtoull(count->c_str(), nullptr, 10);
+  if (!m.skipped.empty()) return m;
+  if (values != candidates) return bad;
+  for (size_t c = 0; c < values; ++c) {
+    auto v = number(' ');
+    auto r = number(' ');
+    if (!v || !r) return bad;
+    m.values.push_back(std::strtoll(v->c_str(), nullptr, 10));
+    m.rewards.push_back(std::strtod(r->c_str(), nullptr));
+  }
+  auto episodes = number(':');
+  if (!episodes) return bad;
+  const size_t e = std::strtoull(episodes->c_str(), nullptr, 10);
+  for (size_t k = 0; k < e; ++k) {
+    auto size = number(':');
+    if (!size) return bad;
+    const size_t len = std::strtoull(size->c_str(), nullptr, 10);
+    if (pos + len > bytes.size()) return bad;
+    v1::Episode episode;
+    if (!episode.ParseFromArray(bytes.data() + pos, static_cast<int>(len))) {
+      return bad;
+    }
+    pos += len;
+    m.episodes.push_back(std::move(episode));
+  }
+  return m;
+}
+
+}  // namespace
+
 absl::StatusOr<MineReport> MineCandidates(const MineOptions& options) {
   if (options.out.empty()) {
-    return absl::InvalidArgumentError("--out FILE (the candidates file) is required");
+    return absl::InvalidArgumentError(
+        "--out FILE (the candidates file) is required");
   }
   if (options.write_episodes && options.buffer.empty()) {
     return absl::InvalidArgumentError(
@@ -267,9 +448,9 @@ absl::StatusOr<MineReport> MineCandidates(const MineOptions& options) {
     modules.resize(options.max_modules);
   }
   if (modules.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "corpus ", options.corpus_dir, " has no module in split '",
-        options.split, "'"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("corpus ", options.corpus_dir, " has no module in split '",
+                     options.split, "'"));
   }
   std::unique_ptr<replay_buffer::ReplayStore> store;
   if (options.write_episodes) {
@@ -302,90 +483,42 @@ absl::StatusOr<MineReport> MineCandidates(const MineOptions& options) {
         ++report.modules;
         if (store != nullptr && batch != nullptr && write_error.ok()) {
           write_error = store->Write(*batch);
-          if (write_error.ok()) report.episodes_written += batch->episodes.size();
+          if (write_error.ok())
+            report.episodes_written += batch->episodes.size();
         }
       }
       if (options.progress != nullptr) {
         *options.progress << absl::StrFormat(
             "[%d/%d] %s: %s (%.1f s)\n", done, modules.size(), record.name(),
             error.empty() ? "ok" : error,
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                          start)
                 .count());
       }
     };
-    const std::string path =
-        fs::path(record.bitcode_path()).is_absolute()
-            ? record.bitcode_path()
-            : (fs::path(options.corpus_dir) / record.bitcode_path()).string();
-    const ir::OptLevel level =
-        ir::ParseOptLevel(record.opt_level()).value_or(ir::OptLevel::kOz);
-    llvm::LLVMContext context;
-    absl::StatusOr<std::unique_ptr<llvm::Module>> module =
-        ir::LoadModule(path, ir::FrontendOptions(), context);
-    if (!module.ok()) return finish(module.status().message(), nullptr);
-    absl::StatusOr<std::unique_ptr<codegen::ObjectEmitter>> emitter =
-        codegen::ObjectEmitter::ForModule(**module, ir::CodegenLevel(level));
-    if (!emitter.ok()) return finish(emitter.status().message(), nullptr);
-    passes::PassRunner runner(
-        session::PassTargetMachine(**emitter, passes::PipelineFlavor::kOpt),
-        passes::TuningFor(level, passes::PipelineFlavor::kOpt));
-    absl::StatusOr<Measured> start_state = Measure(**module, "", runner, **emitter);
-    if (!start_state.ok()) return finish(start_state.status().message(), nullptr);
-    if (start_state->ir_count == 0) {
-      return finish("skipped: no function bodies", nullptr);
+    // Candidates run in a child with a time limit: a pipeline that crashes
+    // or hangs LLVM costs this module, not the run.
+    cc_wrapper::ChildOutcome outcome = cc_wrapper::RunInChild(
+        [&]() -> absl::StatusOr<std::string> {
+          absl::StatusOr<ModuleMeasurement> measured =
+              MeasureModule(record, options, candidates, space_version, ir);
+          if (!measured.ok()) return measured.status();
+          return EncodeMeasurement(*measured);
+        },
+        options.module_timeout_s * 1000);
+    if (outcome.kind != cc_wrapper::ChildOutcome::kOk) {
+      return finish(outcome.message, nullptr);
     }
-    const auto autophase = observation::ComputeAutophase(**module);
-    const auto inst_count = observation::ComputeInstCount(**module);
+    absl::StatusOr<ModuleMeasurement> measured =
+        DecodeMeasurement(outcome.report, candidates.size());
+    if (!measured.ok()) return finish(measured.status().message(), nullptr);
+    if (!measured->skipped.empty()) return finish(measured->skipped, nullptr);
+    const std::vector<int64_t>& values = measured->values;
+    const std::vector<double>& rewards = measured->rewards;
+    const int64_t oz = values[0];
     replay_buffer::WriteBatch batch;
     batch.modules.push_back(record);
-    std::vector<int64_t> values(candidates.size(), -1);
-    std::vector<Measured> measured(candidates.size());
-    for (size_t c = 0; c < candidates.size(); ++c) {
-      const auto one_start = std::chrono::steady_clock::now();
-      absl::StatusOr<Measured> m =
-          Measure(**module, candidates[c].pipeline, runner, **emitter);
-      if (!m.ok()) continue;  // a failing candidate: no episode
-      measured[c] = *m;
-      values[c] = ValueOf(*m, ir);
-      v1::Episode episode;
-      episode.set_episode_id(ir::ContentHash(absl::StrCat(
-          "candidate|", candidates[c].pipeline, "|", record.module_hash(), "|",
-          options.objective)));
-      episode.set_module_hash(record.module_hash());
-      episode.set_action_space_version(space_version);
-      episode.set_objective(options.objective);
-      episode.set_behaviour_policy(absl::StrCat("candidate:", candidates[c].name));
-      episode.set_final_ir_count(m->ir_count);
-      episode.set_final_text_size(m->text_size);
-      episode.set_unix_time_ms(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                   std::chrono::system_clock::now().time_since_epoch())
-                                   .count());
-      episode.set_seconds(std::chrono::duration<double>(
-                              std::chrono::steady_clock::now() - one_start)
-                              .count());
-      v1::Step* step = episode.add_steps();
-      step->set_index(0);
-      for (int64_t v : autophase) step->add_autophase(v);
-      for (int64_t v : inst_count) step->add_inst_count(v);
-      step->set_action(static_cast<int32_t>(c));
-      step->set_action_name(absl::StrCat("candidate:", candidates[c].name));
-      step->set_action_probability(1.0);
-      step->set_ir_count_after(m->ir_count);
-      step->set_text_size_after(m->text_size);
-      batch.episodes.push_back(std::move(episode));
-    }
-    if (values[0] < 0) return finish("-Oz failed on the module", nullptr);
-    const int64_t start_value = ValueOf(*start_state, ir);
-    const int64_t oz = values[0];
-    const int64_t scale =
-        start_value - oz > 0 ? start_value - oz : std::max<int64_t>(start_value, 1);
-    std::vector<double> rewards(candidates.size(), 0);
-    size_t e = 0;
-    for (size_t c = 0; c < candidates.size(); ++c) {
-      if (values[c] < 0) continue;
-      rewards[c] = static_cast<double>(start_value - values[c]) / scale;
-      batch.episodes[e++].mutable_steps(0)->set_reward(rewards[c]);
-    }
+    batch.episodes = std::move(measured->episodes);
     {
       std::lock_guard<std::mutex> lock(mutex);
       for (size_t c = 0; c < candidates.size(); ++c) {
@@ -400,7 +533,8 @@ absl::StatusOr<MineReport> MineCandidates(const MineOptions& options) {
   });
   if (!write_error.ok()) return write_error;
   for (size_t c = 0; c < candidates.size(); ++c) {
-    candidates[c].mean_reward = reward_n[c] > 0 ? reward_sum[c] / reward_n[c] : 0;
+    candidates[c].mean_reward =
+        reward_n[c] > 0 ? reward_sum[c] / reward_n[c] : 0;
   }
   absl::Status written =
       WriteCandidatesFile(options.out, options.objective, candidates);

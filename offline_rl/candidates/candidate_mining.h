@@ -61,9 +61,11 @@ struct MineOptions {
   // every candidate is measured on every module, and a few huge modules
   // would cost more than all the others together. 0 = no limit.
   int64_t max_ir_count = 0;
-  // Module names left out, e.g. one on which a candidate pipeline hangs
-  // LLVM: candidates run in this process, so a hang stops the whole run.
+  // Module names left out.
   std::vector<std::string> exclude;
+  // Each module's candidates are measured in a child process; one that takes
+  // longer (a pipeline hanging LLVM) is killed and the module counted failed.
+  int module_timeout_s = 600;
   std::string out;                      // the candidates file
   bool write_episodes = true;           // into `buffer`
   std::ostream* progress = nullptr;

@@ -179,6 +179,20 @@ TEST_F(CandidateMiningTest, MaxIrCountLeavesOutLargerModules) {
   EXPECT_EQ(one_less->modules, 2);
 }
 
+// A module whose candidates hang (here: an injected hang in the child) is
+// killed at the time limit and counted failed; the run goes on and finishes.
+TEST_F(CandidateMiningTest, AHangingModuleIsSkippedNotTheRun) {
+  MineOptions options = Options();
+  options.write_episodes = false;
+  options.module_timeout_s = 1;
+  setenv("PHASELOOP_TEST_INJECT_FAULT", "hang", 1);
+  auto report = MineCandidates(options);
+  unsetenv("PHASELOOP_TEST_INJECT_FAULT");
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->modules, 0);
+  EXPECT_EQ(report->failed_modules, 3);
+}
+
 TEST_F(CandidateMiningTest, CommandRejectsBadInput) {
   std::ostringstream out, err;
   MineFlags flags;

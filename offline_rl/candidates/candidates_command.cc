@@ -89,8 +89,12 @@ void AddCandidatesCommand(CLI::App& app, int& exit_code) {
                    "(0 = no limit)")
       ->check(CLI::NonNegativeNumber);
   mine->add_option("--exclude", o.exclude,
-                   "module name to leave out (repeatable), e.g. one on which "
-                   "a candidate hangs LLVM");
+                   "module name to leave out (repeatable)");
+  mine->add_option("--module-timeout", o.module_timeout_s,
+                   "seconds for one module's candidates (measured in a child "
+                   "process; a module over the limit is skipped)")
+      ->default_str("600")
+      ->check(CLI::PositiveNumber);
   mine->add_option("--max-modules", o.max_modules, "0 = every module")
       ->default_str("0");
   mine->add_option("--out", o.out, "the candidates file (JSON) to write")
