@@ -66,6 +66,11 @@ void AddEvalCommand(CLI::App& app, int& exit_code) {
   eval->add_option("--threads", flags->options.threads,
                    "modules evaluated in parallel")
       ->default_str("1");
+  eval->add_option("--module-timeout", flags->options.module_timeout_s,
+                   "seconds for one module (evaluated in a child process; a "
+                   "module over the limit is reported failed)")
+      ->default_str("600")
+      ->check(CLI::PositiveNumber);
   eval->add_option("--max-modules", flags->options.max_modules,
                    "evaluate only the first N modules (name order); 0 = all")
       ->default_str("0");

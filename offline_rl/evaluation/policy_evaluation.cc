@@ -1,9 +1,12 @@
 #include "offline_rl/evaluation/policy_evaluation.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <memory>
@@ -14,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
+#include "compiler_driver/cc_wrapper/child_process.h"
 #include "compiler_driver/cc_wrapper/policy.h"
 #include "compiler_driver/codegen/object_emitter.h"
 #include "compiler_driver/ir/module_hash.h"
@@ -227,6 +231,63 @@ EvalAggregates Aggregate(const std::vector<ModuleEval>& modules) {
   return a;
 }
 
+namespace {
+
+// EvaluateModule in a forked child with a time limit: a pipeline that
+// crashes or hangs LLVM fails this module (row.error), not the evaluation.
+void EvaluateModuleInChild(const search::ModuleInput& input,
+                           const LoadedPolicy& policy, int timeout_s,
+                           ModuleEval& row) {
+  const auto start = Clock::now();
+  cc_wrapper::ChildOutcome outcome = cc_wrapper::RunInChild(
+      [&]() -> absl::StatusOr<std::string> {
+        // Test hook (policy_evaluation_test): a module that hangs.
+        if (const char* fault = std::getenv("PHASELOOP_TEST_INJECT_FAULT");
+            fault != nullptr && std::string(fault) == "hang") {
+          for (;;) pause();
+        }
+        ModuleEval child_row = row;
+        EvaluateModule(input, policy, child_row);
+        return nlohmann::json{
+            {"ir_count_o0", child_row.ir_count_o0},
+            {"ir_count_oz", child_row.ir_count_oz},
+            {"ir_count", child_row.ir_count},
+            {"text_size_o0", child_row.text_size_o0},
+            {"text_size_oz", child_row.text_size_oz},
+            {"text_size", child_row.text_size},
+            {"policy_ms", child_row.policy_ms},
+            {"total_ms", child_row.total_ms},
+            {"pipeline", child_row.pipeline},
+            {"note", child_row.note},
+            {"error", child_row.error}}
+            .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      },
+      timeout_s * 1000);
+  if (outcome.kind != cc_wrapper::ChildOutcome::kOk) {
+    row.error = outcome.message;
+    row.total_ms = MillisSince(start);
+    return;
+  }
+  nlohmann::json j = nlohmann::json::parse(outcome.report, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    row.error = "unreadable result from the child process";
+    return;
+  }
+  row.ir_count_o0 = j.value("ir_count_o0", int64_t{0});
+  row.ir_count_oz = j.value("ir_count_oz", int64_t{0});
+  row.ir_count = j.value("ir_count", int64_t{0});
+  row.text_size_o0 = j.value("text_size_o0", int64_t{0});
+  row.text_size_oz = j.value("text_size_oz", int64_t{0});
+  row.text_size = j.value("text_size", int64_t{0});
+  row.policy_ms = j.value("policy_ms", 0.0);
+  row.total_ms = j.value("total_ms", 0.0);
+  row.pipeline = j.value("pipeline", "");
+  row.note = j.value("note", "");
+  row.error = j.value("error", "");
+}
+
+}  // namespace
+
 absl::StatusOr<EvalReport> EvaluatePolicy(const EvalOptions& options) {
   absl::StatusOr<LoadedPolicy> policy = Load(options);
   if (!policy.ok()) return policy.status();
@@ -263,7 +324,7 @@ absl::StatusOr<EvalReport> EvaluatePolicy(const EvalOptions& options) {
     const search::ModuleInput& input = (*inputs)[i];
     ModuleEval& row = report.modules[i];
     row.name = input.name;
-    EvaluateModule(input, *policy, row);
+    EvaluateModuleInChild(input, *policy, options.module_timeout_s, row);
     if (options.progress != nullptr) {
       std::lock_guard<std::mutex> lock(progress_mutex);
       ++done;

@@ -36,6 +36,9 @@ struct EvalOptions {
   int top_k = 0;           // topk: 0 = the artifact's default_top_k
   int threads = 1;
   int max_modules = 0;     // 0 = all (after the split filter), in name order
+  // Each module is evaluated in a forked child; one that takes longer (a
+  // pipeline hanging LLVM) is killed and reported failed.
+  int module_timeout_s = 600;
   std::ostream* progress = nullptr;  // one line per module, may be null
 };
 

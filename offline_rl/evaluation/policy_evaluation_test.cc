@@ -157,6 +157,23 @@ TEST_F(PolicyEvaluationTest, ArtifactSingleAndTopK) {
   EXPECT_EQ(topk->aggregates.text_larger_than_oz, 0);
 }
 
+// A module that hangs (an injected hang in its child) is reported failed
+// at the time limit; the evaluation finishes.
+TEST_F(PolicyEvaluationTest, AHangingModuleFailsNotTheEvaluation) {
+  EvalOptions options = Options("baseline");
+  options.module_timeout_s = 1;
+  options.max_modules = 2;
+  setenv("PHASELOOP_TEST_INJECT_FAULT", "hang", 1);
+  auto report = EvaluatePolicy(options);
+  unsetenv("PHASELOOP_TEST_INJECT_FAULT");
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->modules.size(), 2u);
+  for (const ModuleEval& row : report->modules) {
+    EXPECT_NE(row.error.find("timed_out"), std::string::npos) << row.error;
+  }
+  EXPECT_EQ(report->aggregates.failed, 2);
+}
+
 TEST_F(PolicyEvaluationTest, CommandPrintsTableAndJsonAndRejectsBadInput) {
   EvalFlags flags;
   flags.options = Options("baseline");
