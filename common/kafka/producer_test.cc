@@ -230,6 +230,28 @@ TEST(ProducerTest, UndeliveredRecordsAreReportedAsRetriableFailures) {
   EXPECT_EQ(producer->stats().delivered, 5);
 }
 
+// LoadTopicMetadata: the topics' metadata is fetched up front (the first
+// record to each is then sent at once; timing is the benchmark's business),
+// and an unreachable cluster is reported, not waited on forever.
+TEST(ProducerTest, LoadTopicMetadataFetchesTopicsOrReportsTheCluster) {
+  auto cluster = StartCluster(1);
+  ASSERT_NE(cluster, nullptr);
+  auto producer = MakeProducer(cluster->bootstrap_servers());
+  ASSERT_NE(producer, nullptr);
+  EXPECT_TRUE(producer->LoadTopicMetadata({"warm.a", "warm.b"}, seconds(10))
+                  .ok());
+  ProduceNumbered(*producer, "warm.a", 10, 2);
+  ASSERT_TRUE(producer->Flush(seconds(10)).ok());
+  ExpectExactlyOnceInKeyOrder(cluster->bootstrap_servers(), "warm.a", 10);
+
+  auto nowhere = MakeProducer("127.0.0.1:1");
+  ASSERT_NE(nowhere, nullptr);
+  absl::Status status =
+      nowhere->LoadTopicMetadata({"warm.a"}, milliseconds(500));
+  EXPECT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("warm.a"), std::string::npos) << status;
+}
+
 TEST(ProducerTest, OversizedRecordIsPermanent) {
   auto cluster = StartCluster(1);
   ASSERT_NE(cluster, nullptr);

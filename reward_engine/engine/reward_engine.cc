@@ -8,6 +8,7 @@
 #include "common/kafka/consumer.h"
 #include "common/kafka/kafka_error.h"
 #include "common/kafka/producer.h"
+#include "reward_engine/engine/budget_history.h"
 #include "reward_engine/engine/end_offset_probe.h"
 #include "reward_engine/engine/engine_checkpoint.h"
 #include "reward_engine/engine/reward_calculator.h"
@@ -136,6 +137,7 @@ class Engine {
   std::unique_ptr<EndOffsetProbe> probe_;
   EngineStats stats_;
   bool dirty_ = false;  // records read since the last stored checkpoint
+  bool assigned_ = false;  // SLI partitions assigned (rebalance callbacks)
   int64_t newest_closed_end_ms_ = kNoTime;
   Clock::time_point last_progress_ = Clock::now();
 };
@@ -325,14 +327,47 @@ absl::StatusOr<EngineStats> Engine::Run() {
     return absl::InvalidArgumentError(
         "window_ms must be > 0, lateness_ms and idle_ms >= 0");
   }
+  if (options_.seed_budget_history) {
+    absl::StatusOr<BudgetHistory> history =
+        ReadBudgetHistory(options_.bootstrap_servers, options_.rewards_topic,
+                          options_.budget_history_timeout);
+    if (!history.ok()) {
+      return absl::Status(
+          history.status().code(),
+          absl::StrCat("seeding the error budgets from ",
+                       options_.rewards_topic, ": ",
+                       history.status().message()));
+    }
+    for (const slo::SloWindowObservation& o : history->observations) {
+      tracker_.Observe(o);
+    }
+    newest_closed_end_ms_ = history->newest_window_end_ms;
+    stats_.history_windows =
+        static_cast<int64_t>(history->observations.size());
+  }
   kafka::ProducerOptions producer_options;
   producer_options.bootstrap_servers = options_.bootstrap_servers;
   producer_options.client_id = "phaseloop-rewards";
   producer_options.config = options_.producer_config;
+  // Rewards are small records awaited one batch at a time: Nagle's
+  // algorithm would hold each batch's last segment for the broker's
+  // delayed ACK (~40 ms per close).
+  producer_options.config.try_emplace("socket.nagle.disable", "true");
   absl::StatusOr<std::unique_ptr<kafka::Producer>> producer =
       kafka::Producer::Create(producer_options);
   if (!producer.ok()) return producer.status();
   producer_ = *std::move(producer);
+  // Pay the first-connection and topic-lookup costs now, not on the first
+  // close. Only an optimisation: if the cluster is not there yet, the
+  // records wait for it as they would anyway.
+  absl::Status warmed = producer_->LoadTopicMetadata(
+      {options_.rewards_topic, options_.budget_topic, options_.late_topic,
+       options_.dead_letter_topic},
+      std::chrono::seconds(5));
+  if (!warmed.ok() && options_.progress != nullptr) {
+    *options_.progress << "phaseloop rewards: producer warm-up: "
+                       << warmed.message() << "\n";
+  }
   budget_ = std::make_unique<slo::BudgetPublisher>(*producer_,
                                                    options_.budget_topic);
   absl::StatusOr<std::unique_ptr<EndOffsetProbe>> probe =
@@ -367,6 +402,7 @@ absl::StatusOr<EngineStats> Engine::Run() {
       }
     }
     probe_->Watch(partitions);
+    assigned_ = !partitions.empty();
     return next;
   };
   // Eager rebalancing: everything is revoked, then the new assignment
@@ -374,6 +410,7 @@ absl::StatusOr<EngineStats> Engine::Run() {
   consumer_options.on_revoke = [this](const std::vector<kafka::TopicPartition>&) {
     windows_.Reset();
     probe_->Watch({});
+    assigned_ = false;
   };
   absl::StatusOr<std::unique_ptr<kafka::Consumer>> consumer =
       kafka::Consumer::Create(consumer_options);
@@ -425,7 +462,9 @@ absl::StatusOr<EngineStats> Engine::Run() {
     }
     Progress(false);
     if (options_.exit_when_idle.count() > 0) {
-      if ((*consumer)->Assignment().empty()) last_record = Clock::now();
+      // (Tracked by the rebalance callbacks: asking librdkafka for the
+      // assignment is a round trip to its main thread, per record.)
+      if (!assigned_) last_record = Clock::now();
       if (Clock::now() - last_record >= options_.exit_when_idle) break;
     }
   }

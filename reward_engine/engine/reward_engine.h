@@ -26,10 +26,15 @@
 // producing one and before its checkpoint produces it again.
 //
 // Error budget: the tracker lives in memory and is fed every closed window
-// (ErrorBudgetTracker::Observe is idempotent per window). Not yet done: after
-// a restart it starts empty, so budgets published then cover only windows
-// closed since; seeding it by reading phaseloop.rewards back (every Reward
-// carries its good and total counts) is the planned fix.
+// (ErrorBudgetTracker::Observe is idempotent per window). At start-up it is
+// seeded from the rewards topic, read from the beginning to its end without
+// joining a group (budget_history.h: every Reward carries its good and total
+// counts), so a restarted engine publishes the budgets an uninterrupted one
+// would.
+//
+// Start-up, before consuming: the history above, then the producer's
+// connection and the output topics' metadata (Producer::LoadTopicMetadata),
+// so the first close does not pay them.
 //
 // Relative rewards need the baseline and canary of a service read by one
 // engine: run one engine per group of partitions holding both (a single
@@ -71,6 +76,10 @@ struct EngineOptions {
   // (0: run until *stop).
   std::chrono::milliseconds exit_when_idle{0};
   std::chrono::milliseconds checkpoint_interval{1000};
+  // Seed the error budgets from rewards_topic at start-up (budget_history.h);
+  // failing to read it within budget_history_timeout fails the start.
+  bool seed_budget_history = true;
+  std::chrono::milliseconds budget_history_timeout{60000};
   std::chrono::milliseconds end_offset_interval{500};
   std::map<std::string, std::string> consumer_config;
   std::map<std::string, std::string> producer_config;
@@ -95,6 +104,7 @@ struct EngineStats {
   int64_t transactions = 0;
   int64_t redelivered = 0;  // records produced again after a failed delivery
   int64_t watermark_ms = kNoTime;
+  int64_t history_windows = 0;  // budget observations seeded at start-up
   // Per closed window: ms from the watermark passing its end (CloseReady)
   // to its rewards acknowledged by Kafka and stored (first 100000).
   std::vector<double> emission_latency_ms;

@@ -213,5 +213,59 @@ TEST_F(RewardEngineTest, RewardsLateDeadLettersDuplicatesAndRestart) {
             1u);
 }
 
+// The error budgets a restarted engine publishes equal an uninterrupted
+// run's: its tracker is seeded from the rewards topic. Each run reads its
+// own SLI topic and writes its own rewards and budget topics.
+TEST_F(RewardEngineTest, RestartPublishesTheBudgetsOfAnUninterruptedRun) {
+  auto run = [&](const std::string& name, int64_t from, int64_t to,
+                 bool seed) -> absl::StatusOr<EngineStats> {
+    const std::string sli = "sli." + name;
+    if (from == 0) (void)cluster_->CreateTopic(sli, 1, 1);
+    std::vector<v1::SliWindow> windows;
+    for (int64_t w = from; w < to; ++w) {
+      for (v1::SliWindow& s : Window(w)) windows.push_back(std::move(s));
+    }
+    testing::ProduceWindows(*producer_, sli, windows);
+    auto store = replay_buffer::OpenReplayStore(dir_ + "/" + name + ".db");
+    if (!store.ok()) return store.status();
+    EngineOptions options = options_;
+    options.group_id = "group." + name;
+    options.sli_topic = sli;
+    options.rewards_topic = "rewards." + name;
+    options.budget_topic = "budget." + name;
+    options.seed_budget_history = seed;
+    options.exit_when_idle = std::chrono::milliseconds(1500);
+    return RunRewardEngine(**store, options, nullptr);
+  };
+  auto budgets = [&](const std::string& name) {
+    return testing::LatestPerKey(cluster_->bootstrap_servers(),
+                                 "budget." + name, std::chrono::seconds(2));
+  };
+  auto whole = run("whole", 0, 6, true);
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  EXPECT_EQ(whole->windows_closed, 5);  // window 5 stays open
+  EXPECT_EQ(whole->history_windows, 0);
+
+  // Stopped after windows 0..2 were read (0 and 1 closed), then restarted
+  // as a new process would be (a fresh tracker) with 3..5 added.
+  for (const auto& [name, seed] :
+       {std::pair{"restarted", true}, std::pair{"unseeded", false}}) {
+    auto first = run(name, 0, 3, true);
+    ASSERT_TRUE(first.ok()) << first.status();
+    EXPECT_EQ(first->windows_closed, 2);
+    auto second = run(name, 3, 6, seed);
+    ASSERT_TRUE(second.ok()) << second.status();
+    EXPECT_EQ(second->windows_closed, 3);
+    // Two groups x windows 0 and 1.
+    EXPECT_EQ(second->history_windows, seed ? 4 : 0);
+  }
+  const auto expected = budgets("whole");
+  ASSERT_EQ(expected.count("checkout/checkout-latency"), 1u);
+  EXPECT_EQ(budgets("restarted"), expected);
+  // Without the seeding the budgets forget windows 0 and 1 (the check
+  // above can fail).
+  EXPECT_NE(budgets("unseeded"), expected);
+}
+
 }  // namespace
 }  // namespace phaseloop::reward_engine

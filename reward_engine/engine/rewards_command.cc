@@ -1,11 +1,10 @@
 #include "reward_engine/engine/rewards_command.h"
 
 #include <algorithm>
-#include <atomic>
-#include <csignal>
 #include <iostream>
 #include <memory>
 
+#include "common/cli/stop_signals.h"
 #include "common/kafka/kafka_command.h"
 #include "common/metrics/metrics_http_server.h"
 #include "common/metrics/metrics_registry.h"
@@ -16,9 +15,6 @@
 
 namespace phaseloop::reward_engine {
 namespace {
-
-std::atomic<bool> rewards_stop{false};
-extern "C" void StopRewards(int) { rewards_stop.store(true); }
 
 constexpr char kName[] = "phaseloop rewards run: ";
 
@@ -91,13 +87,8 @@ int RunRewards(const RewardsRunFlags& flags, std::ostream& out,
       << flags.lateness_ms << " ms, idle " << flags.idle_ms
       << " ms; group " << flags.group_id << "; SIGINT/SIGTERM stops"
       << std::endl;
-  rewards_stop.store(false);
-  std::signal(SIGINT, StopRewards);
-  std::signal(SIGTERM, StopRewards);
   absl::StatusOr<EngineStats> stats =
-      RunRewardEngine(**store, options, &rewards_stop);
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
+      RunRewardEngine(**store, options, cli::StopFlagOnSignals());
   if (!stats.ok()) {
     err << kName << stats.status().message()
         << " (restarting resumes from the offsets stored in "
@@ -117,6 +108,7 @@ int RunRewards(const RewardsRunFlags& flags, std::ostream& out,
         {"windows_closed", stats->windows_closed},
         {"rewards", stats->rewards},
         {"budget_statuses", stats->budget_statuses},
+        {"budget_history_windows", stats->history_windows},
         {"transactions", stats->transactions},
         {"redelivered", stats->redelivered},
         {"emission_latency_p99_ms", p99},
@@ -133,6 +125,8 @@ int RunRewards(const RewardsRunFlags& flags, std::ostream& out,
         << "windows closed   " << stats->windows_closed << "\n"
         << "rewards          " << stats->rewards << "\n"
         << "budget statuses  " << stats->budget_statuses << "\n"
+        << "budget history   " << stats->history_windows
+        << " windows (seeded at start)\n"
         << "emission p99 ms  " << p99 << "\n";
   }
   return 0;

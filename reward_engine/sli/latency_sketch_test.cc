@@ -217,6 +217,44 @@ TEST(LatencySketchTest, ZerosAndErrors) {
   EXPECT_EQ(sketch.count(), 4);
 }
 
+// FromProto's dense fast path (a straight copy) and its collapsing path, and
+// Merge's plain-add and folding paths, all keep the sketch of the data:
+// bucket for bucket what adding the values one by one gives.
+TEST(LatencySketchTest, ProtoRoundTripAndMergeKeepEveryBucket) {
+  for (int max_buckets : {kDefaultMaxBuckets, 64}) {
+    auto direct = LatencySketch::Create(kDefaultRelativeAccuracy, max_buckets);
+    auto low = LatencySketch::Create(kDefaultRelativeAccuracy, max_buckets);
+    auto high = LatencySketch::Create(kDefaultRelativeAccuracy, max_buckets);
+    ASSERT_TRUE(direct.ok() && low.ok() && high.ok());
+    for (int i = 0; i < 400; ++i) {
+      const double v = 0.001 * std::pow(1.013, i);
+      ASSERT_TRUE(direct->Add(v).ok());
+      ASSERT_TRUE((i < 200 ? *low : *high).Add(v).ok());
+    }
+    auto low_back = LatencySketch::FromProto(low->ToProto(), max_buckets);
+    auto high_back = LatencySketch::FromProto(high->ToProto(), max_buckets);
+    ASSERT_TRUE(low_back.ok() && high_back.ok());
+    // High into low (the receiver grows upwards, may fold its own lowest),
+    // and low into high (the merged-in sketch's lowest buckets fold).
+    LatencySketch up = *low_back;
+    ASSERT_TRUE(up.Merge(*high_back).ok());
+    LatencySketch down = *high_back;
+    ASSERT_TRUE(down.Merge(*low_back).ok());
+    for (int index = direct->mapping().Index(0.0005);
+         index <= direct->mapping().Index(1000); ++index) {
+      ASSERT_EQ(low_back->BucketCount(index), low->BucketCount(index)) << index;
+      ASSERT_EQ(up.BucketCount(index), direct->BucketCount(index)) << index;
+      ASSERT_EQ(down.BucketCount(index), direct->BucketCount(index)) << index;
+    }
+    EXPECT_EQ(up.count(), 400);
+    EXPECT_EQ(up.collapsed(), max_buckets < 400);
+    if (!low->collapsed()) {  // estimates hold only without collapsing
+      EXPECT_NEAR(low_back->sum(), low->sum(),
+                  low->sum() * kDefaultRelativeAccuracy);
+    }
+  }
+}
+
 // FromProto of a malformed sketch: InvalidArgument naming the field.
 void ExpectRejected(const v1::LatencySketch& proto, const std::string& field) {
   absl::StatusOr<LatencySketch> sketch = LatencySketch::FromProto(proto);
