@@ -187,6 +187,17 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
         "measure candidates");
   }
   const auto start = Clock::now();
+  PolicyChoice best;
+  best.pipeline = kOzPipeline;
+  const double oz_estimate_ms = options_.oz_ms_per_instruction *
+                                static_cast<double>(inst_count[0]);
+  if (oz_estimate_ms > options_.budget_ms) {
+    best.note = absl::StrCat("topk: kept -Oz unmeasured: ", inst_count[0],
+                             " instructions, -Oz alone ~",
+                             static_cast<int64_t>(oz_estimate_ms), " ms of ",
+                             options_.budget_ms);
+    return best;
+  }
   std::vector<std::string> skipped;
   // Runs `pipeline` on a clone and measures the objective. The object is
   // emitted from the optimised clone itself: it then has the .text the
@@ -202,8 +213,6 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
     if (!object.ok()) return object.status();
     return codegen::TextSectionBytes(*object);
   };
-  PolicyChoice best;
-  best.pipeline = kOzPipeline;
   absl::StatusOr<int64_t> oz = measure(kOzPipeline);
   best.evaluated = 1;
   if (!oz.ok()) {

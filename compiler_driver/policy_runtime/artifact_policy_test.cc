@@ -144,12 +144,32 @@ TEST_F(ArtifactPolicyTest, TopKStopsWhenTheBudgetIsSpent) {
   options.mode = InferenceMode::kTopK;
   options.top_k = 5;
   options.budget_ms = 0;
+  options.oz_ms_per_instruction = 0;  // -Oz measured, then out of budget
   auto policy = ArtifactPolicy::Create(Candidates(1), options);
   ASSERT_TRUE(policy.ok());
   auto choice = (*policy)->Choose(*module_, autophase_, inst_count_, Env());
   ASSERT_TRUE(choice.ok());
   EXPECT_EQ(choice->evaluated, 1);
   EXPECT_EQ(choice->pipeline, "default<Oz>");
+}
+
+// A module whose -Oz alone would overrun the budget gets -Oz at once,
+// nothing measured: the policy spends no time it does not have.
+TEST_F(ArtifactPolicyTest, TopKKeepsOzUnmeasuredWhenOzAloneWouldOverrun) {
+  Load("interpreter.c");
+  InferenceOptions options;
+  options.mode = InferenceMode::kTopK;
+  options.top_k = 5;
+  options.budget_ms = 100;
+  options.oz_ms_per_instruction = 1000.0;  // any module is "too large"
+  auto policy = ArtifactPolicy::Create(Candidates(1), options);
+  ASSERT_TRUE(policy.ok());
+  auto choice = (*policy)->Choose(*module_, autophase_, inst_count_, Env());
+  ASSERT_TRUE(choice.ok()) << choice.status();
+  EXPECT_EQ(choice->evaluated, 0);
+  EXPECT_EQ(choice->pipeline, "default<Oz>");
+  EXPECT_NE(choice->note.find("kept -Oz unmeasured"), std::string::npos)
+      << choice->note;
 }
 
 TEST_F(ArtifactPolicyTest, TopKStepwiseAndIrCount) {
