@@ -11,7 +11,7 @@
 #include "replay_buffer/replay_store.h"
 #include "search/best_sequences.h"
 #include "search/corpus/manifest.h"
-#include "search/corpus/corpus_builder.h"
+#include "search/corpus/fixture_corpus.h"
 
 namespace phaseloop::candidates {
 namespace {
@@ -23,26 +23,10 @@ class CandidateMiningTest : public ::testing::Test {
   void SetUp() override {
     const char* tmp = std::getenv("TEST_TMPDIR");
     base_ = fs::path(tmp != nullptr ? tmp : "/tmp") / "mine";
-    fs::remove_all(base_);
-    const fs::path sources = base_ / "src";
-    for (const char* name : {"sorting", "bits", "recursion"}) {
-      fs::create_directories(sources / name);
-      fs::copy_file(fs::path("compiler_driver/fixtures") / (std::string(name) + ".c"),
-                    sources / name / "main.c");
-    }
-    corpus_ = (base_ / "corpus").string();
-    corpus::CorpusSettings settings;
-    std::ostringstream progress;
-    auto built = corpus::BuildModules(
-        {{sources.string(), "fx", "dir:" + sources.string()}}, settings,
-        corpus_, progress);
+    auto built = corpus::BuildFixtureCorpus(base_.string(),
+                                            {"sorting", "bits", "recursion"});
     ASSERT_TRUE(built.ok()) << built.status();
-    auto manifest = corpus::OpenCorpus(corpus_, settings);
-    ASSERT_TRUE(manifest.ok());
-    ASSERT_TRUE(corpus::CommitCorpus(corpus_, *manifest, *built,
-                                     {"dir:" + sources.string()})
-                    .ok());
-    ASSERT_EQ(built->modules.size(), 3u);
+    corpus_ = (base_ / "corpus").string();
     for (const auto& r : built->modules) hashes_.push_back(r.module_hash());
 
     const auto& space = passes::ActionSpace::Llvm16();

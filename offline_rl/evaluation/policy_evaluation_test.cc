@@ -11,7 +11,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "offline_rl/evaluation/eval_command.h"
-#include "search/corpus/corpus_builder.h"
+#include "search/corpus/fixture_corpus.h"
 
 namespace phaseloop::evaluation {
 namespace {
@@ -25,27 +25,10 @@ class PolicyEvaluationTest : public ::testing::Test {
   static void SetUpTestSuite() {
     const char* tmp = std::getenv("TEST_TMPDIR");
     const fs::path base = fs::path(tmp != nullptr ? tmp : "/tmp") / "eval";
-    fs::remove_all(base);
-    const fs::path sources = base / "src";
-    for (const char* name : {"sorting", "bits", "strings", "recursion"}) {
-      fs::create_directories(sources / name);
-      fs::copy_file(fs::path("compiler_driver/fixtures") / (std::string(name) + ".c"),
-                    sources / name / "main.c");
-    }
-    corpus_ = new std::string((base / "corpus").string());
-    corpus::CorpusSettings settings;
-    settings.jobs = 2;
-    std::ostringstream progress;
-    auto built = corpus::BuildModules(
-        {{sources.string(), "fx", "dir:" + sources.string()}}, settings,
-        *corpus_, progress);
+    auto built = corpus::BuildFixtureCorpus(
+        base.string(), {"sorting", "bits", "strings", "recursion"});
     ASSERT_TRUE(built.ok()) << built.status();
-    auto base_manifest = corpus::OpenCorpus(*corpus_, settings);
-    ASSERT_TRUE(base_manifest.ok());
-    ASSERT_TRUE(corpus::CommitCorpus(*corpus_, *base_manifest, *built,
-                                     {"dir:" + sources.string()})
-                    .ok());
-    ASSERT_EQ(built->modules.size(), 4u) << progress.str();
+    corpus_ = new std::string((base / "corpus").string());
   }
   static std::string* corpus_;
 

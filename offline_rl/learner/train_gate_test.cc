@@ -12,7 +12,7 @@
 #include "offline_rl/learner/test_buffers.h"
 #include "offline_rl/learner/train_command.h"
 #include "replay_buffer/replay_store.h"
-#include "search/corpus/corpus_builder.h"
+#include "search/corpus/fixture_corpus.h"
 
 namespace phaseloop::offline_rl {
 namespace {
@@ -24,27 +24,10 @@ class TrainGateTest : public ::testing::Test {
   static void SetUpTestSuite() {
     const char* tmp = std::getenv("TEST_TMPDIR");
     const fs::path base = fs::path(tmp != nullptr ? tmp : "/tmp") / "gate";
-    fs::remove_all(base);
-    const fs::path sources = base / "src";
-    for (const char* name : {"sorting", "bits", "strings"}) {
-      fs::create_directories(sources / name);
-      fs::copy_file(
-          fs::path("compiler_driver/fixtures") / (std::string(name) + ".c"),
-          sources / name / "main.c");
-    }
-    corpus_ = new std::string((base / "corpus").string());
-    corpus::CorpusSettings settings;
-    settings.jobs = 2;
-    std::ostringstream progress;
-    auto built = corpus::BuildModules(
-        {{sources.string(), "fx", "dir:" + sources.string()}}, settings,
-        *corpus_, progress);
+    auto built =
+        corpus::BuildFixtureCorpus(base.string(), {"sorting", "bits", "strings"});
     ASSERT_TRUE(built.ok()) << built.status();
-    auto manifest = corpus::OpenCorpus(*corpus_, settings);
-    ASSERT_TRUE(manifest.ok());
-    ASSERT_TRUE(corpus::CommitCorpus(*corpus_, *manifest, *built,
-                                     {"dir:" + sources.string()})
-                    .ok());
+    corpus_ = new std::string((base / "corpus").string());
   }
   static std::string* corpus_;
 
