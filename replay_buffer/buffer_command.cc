@@ -1,5 +1,6 @@
 #include "replay_buffer/buffer_command.h"
 
+#include "common/cli/exit_code.h"
 #include "common/cli/stop_signals.h"
 #include "common/kafka/kafka_command.h"
 #include "common/kafka/producer.h"
@@ -19,25 +20,9 @@
 namespace phaseloop::replay_buffer {
 namespace {
 
-// 2 for what the user can fix (the file or flag named in the message).
-int ExitCode(const absl::Status& status) {
-  switch (status.code()) {
-    case absl::StatusCode::kOk:
-      return 0;
-    case absl::StatusCode::kInvalidArgument:
-    case absl::StatusCode::kNotFound:
-    case absl::StatusCode::kAlreadyExists:
-    case absl::StatusCode::kFailedPrecondition:
-    case absl::StatusCode::kDataLoss:
-      return 2;
-    default:
-      return 1;
-  }
-}
-
 int Fail(const char* command, const absl::Status& status, std::ostream& err) {
   err << "phaseloop buffer " << command << ": " << status.message() << "\n";
-  return ExitCode(status);
+  return cli::ExitCodeOf(status);
 }
 
 std::string Json(const std::string& s) {
@@ -196,7 +181,7 @@ int RunBufferImport(const std::string& buffer, const std::string& in_path,
     err << "phaseloop buffer import: " << records.status().message()
         << "\n(batches already imported stay; running the import again "
            "completes it)\n";
-    return ExitCode(records.status());
+    return cli::ExitCodeOf(records.status());
   }
   out << "imported " << *records << " records from " << in_path << " into "
       << buffer << " (upserted by id: importing again changes nothing)\n";

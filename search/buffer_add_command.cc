@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/cli/exit_code.h"
 #include "replay_buffer/replay_store.h"
 #include "search/corpus/manifest.h"
 #include "search/episode_file.h"
@@ -83,14 +84,14 @@ int Run(const Flags& flags) {
     if (absl::Status s = AddCorpus(dir, **store, counts); !s.ok()) {
       std::cerr << "phaseloop buffer add: corpus " << dir << ": "
                 << s.message() << "\n";
-      return s.code() == absl::StatusCode::kInternal ? 1 : 2;
+      return cli::ExitCodeOf(s);
     }
   }
   for (const std::string& path : flags.episode_files) {
     if (absl::Status s = AddEpisodes(path, **store, counts); !s.ok()) {
       std::cerr << "phaseloop buffer add: episodes " << path << ": "
                 << s.message() << " (episodes before the problem are kept)\n";
-      return s.code() == absl::StatusCode::kInternal ? 1 : 2;
+      return cli::ExitCodeOf(s);
     }
   }
   std::cout << "added " << counts.modules << " modules and " << counts.episodes

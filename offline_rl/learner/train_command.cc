@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/cli/exit_code.h"
 #include "compiler_driver/passes/action_space.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "nlohmann/json.hpp"
@@ -24,25 +25,9 @@ namespace {
 
 constexpr int kGateRefused = 3;
 
-int ExitCode(const absl::Status& status) {
-  switch (status.code()) {
-    case absl::StatusCode::kOk:
-      return 0;
-    case absl::StatusCode::kInvalidArgument:
-    case absl::StatusCode::kNotFound:
-    case absl::StatusCode::kAlreadyExists:
-    case absl::StatusCode::kFailedPrecondition:
-    case absl::StatusCode::kDataLoss:
-    case absl::StatusCode::kUnimplemented:
-      return 2;
-    default:
-      return 1;
-  }
-}
-
 int Fail(const absl::Status& status, std::ostream& err) {
   err << "phaseloop train: " << status.message() << "\n";
-  return ExitCode(status);
+  return cli::ExitCodeOf(status);
 }
 
 // Shell-quotes an argument when it needs it, so the recorded command can be
