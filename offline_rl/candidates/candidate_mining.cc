@@ -11,7 +11,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <ostream>
 #include <set>
 #include <sstream>
@@ -244,14 +243,9 @@ absl::StatusOr<std::vector<Candidate>> ReadCandidatesFile(
 
 namespace {
 
-// What a child reports for one module: every candidate's value (-1 when it
-// failed), its normalised reward, the episodes; or why it was skipped.
-struct ModuleMeasurement {
-  std::string skipped;
-  std::vector<int64_t> values;
-  std::vector<double> rewards;
-  std::vector<v1::Episode> episodes;
-};
+// What a child reports for one module (see the proto): candidate values,
+// rewards and episodes, or why it was skipped.
+using ModuleMeasurement = v1::CandidateMeasurements;
 
 absl::StatusOr<ModuleMeasurement> MeasureModule(
     const v1::ModuleRecord& record, const MineOptions& options,
@@ -283,20 +277,18 @@ absl::StatusOr<ModuleMeasurement> MeasureModule(
       Measure(**module, "", runner, **emitter);
   if (!start_state.ok()) return start_state.status();
   if (start_state->ir_count == 0) {
-    out.skipped = "skipped: no function bodies";
+    out.set_skipped("skipped: no function bodies");
     return out;
   }
   const auto autophase = observation::ComputeAutophase(**module);
   const auto inst_count = observation::ComputeInstCount(**module);
   replay_buffer::WriteBatch batch;
   std::vector<int64_t> values(candidates.size(), -1);
-  std::vector<Measured> measured(candidates.size());
   for (size_t c = 0; c < candidates.size(); ++c) {
     const auto one_start = std::chrono::steady_clock::now();
     absl::StatusOr<Measured> m =
         Measure(**module, candidates[c].pipeline, runner, **emitter);
     if (!m.ok()) continue;  // a failing candidate: no episode
-    measured[c] = *m;
     values[c] = ValueOf(*m, ir);
     v1::Episode episode;
     episode.set_episode_id(ir::ContentHash(
@@ -342,75 +334,10 @@ absl::StatusOr<ModuleMeasurement> MeasureModule(
     rewards[c] = static_cast<double>(start_value - values[c]) / scale;
     batch.episodes[e++].mutable_steps(0)->set_reward(rewards[c]);
   }
-  out.values = values;
-  out.rewards = rewards;
-  out.episodes = std::move(batch.episodes);
+  out.mutable_values()->Assign(values.begin(), values.end());
+  out.mutable_rewards()->Assign(rewards.begin(), rewards.end());
+  for (v1::Episode& e : batch.episodes) *out.add_episodes() = std::move(e);
   return out;
-}
-
-// values and rewards as text, then each episode length-prefixed.
-std::string EncodeMeasurement(const ModuleMeasurement& m) {
-  std::string bytes = absl::StrCat(m.skipped.size(), ":", m.skipped);
-  absl::StrAppend(&bytes, m.values.size(), ":");
-  for (size_t c = 0; c < m.values.size(); ++c) {
-    absl::StrAppend(&bytes, m.values[c], " ",
-                    absl::StrFormat("%.17g", m.rewards[c]), " ");
-  }
-  absl::StrAppend(&bytes, m.episodes.size(), ":");
-  for (const v1::Episode& e : m.episodes) {
-    std::string one = e.SerializeAsString();
-    absl::StrAppend(&bytes, one.size(), ":", one);
-  }
-  return bytes;
-}
-
-absl::StatusOr<ModuleMeasurement> DecodeMeasurement(const std::string& bytes,
-                                                    size_t candidates) {
-  const absl::Status bad =
-      absl::InternalError("unreadable measurement from the child process");
-  size_t pos = 0;
-  auto number = [&](char end) -> std::optional<std::string> {
-    size_t stop = bytes.find(end, pos);
-    if (stop == std::string::npos) return std::nullopt;
-    std::string text = bytes.substr(pos, stop - pos);
-    pos = stop + 1;
-    return text;
-  };
-  ModuleMeasurement m;
-  auto skipped_size = number(':');
-  if (!skipped_size) return bad;
-  const size_t n = std::strtoull(skipped_size->c_str(), nullptr, 10);
-  if (pos + n > bytes.size()) return bad;
-  m.skipped = bytes.substr(pos, n);
-  pos += n;
-  auto count = number(':');
-  if (!count) return bad;
-  const size_t values = std::strtoull(count->c_str(), nullptr, 10);
-  if (!m.skipped.empty()) return m;
-  if (values != candidates) return bad;
-  for (size_t c = 0; c < values; ++c) {
-    auto v = number(' ');
-    auto r = number(' ');
-    if (!v || !r) return bad;
-    m.values.push_back(std::strtoll(v->c_str(), nullptr, 10));
-    m.rewards.push_back(std::strtod(r->c_str(), nullptr));
-  }
-  auto episodes = number(':');
-  if (!episodes) return bad;
-  const size_t e = std::strtoull(episodes->c_str(), nullptr, 10);
-  for (size_t k = 0; k < e; ++k) {
-    auto size = number(':');
-    if (!size) return bad;
-    const size_t len = std::strtoull(size->c_str(), nullptr, 10);
-    if (pos + len > bytes.size()) return bad;
-    v1::Episode episode;
-    if (!episode.ParseFromArray(bytes.data() + pos, static_cast<int>(len))) {
-      return bad;
-    }
-    pos += len;
-    m.episodes.push_back(std::move(episode));
-  }
-  return m;
 }
 
 }  // namespace
@@ -503,22 +430,29 @@ absl::StatusOr<MineReport> MineCandidates(const MineOptions& options) {
           absl::StatusOr<ModuleMeasurement> measured =
               MeasureModule(record, options, candidates, space_version, ir);
           if (!measured.ok()) return measured.status();
-          return EncodeMeasurement(*measured);
+          return measured->SerializeAsString();
         },
         options.module_timeout_s * 1000);
     if (outcome.kind != cc_wrapper::ChildOutcome::kOk) {
       return finish(outcome.message, nullptr);
     }
-    absl::StatusOr<ModuleMeasurement> measured =
-        DecodeMeasurement(outcome.report, candidates.size());
-    if (!measured.ok()) return finish(measured.status().message(), nullptr);
-    if (!measured->skipped.empty()) return finish(measured->skipped, nullptr);
-    const std::vector<int64_t>& values = measured->values;
-    const std::vector<double>& rewards = measured->rewards;
+    ModuleMeasurement measured;
+    if (!measured.ParseFromString(outcome.report)) {
+      return finish("unreadable measurement from the child process", nullptr);
+    }
+    if (!measured.skipped().empty()) return finish(measured.skipped(), nullptr);
+    if (measured.values_size() != static_cast<int>(candidates.size()) ||
+        measured.rewards_size() != measured.values_size()) {
+      return finish("the child measured another candidate set", nullptr);
+    }
+    const auto& values = measured.values();
+    const auto& rewards = measured.rewards();
     const int64_t oz = values[0];
     replay_buffer::WriteBatch batch;
     batch.modules.push_back(record);
-    batch.episodes = std::move(measured->episodes);
+    batch.episodes.assign(
+        std::make_move_iterator(measured.mutable_episodes()->begin()),
+        std::make_move_iterator(measured.mutable_episodes()->end()));
     {
       std::lock_guard<std::mutex> lock(mutex);
       for (size_t c = 0; c < candidates.size(); ++c) {
