@@ -112,8 +112,17 @@ PolicyChoice ArtifactPolicy::ChooseFromFeatures(
   const std::vector<float> scores = Score(autophase, inst_count, {});
   const int best = static_cast<int>(
       std::max_element(scores.begin(), scores.end()) - scores.begin());
-  const v1::CandidatePipeline& candidate = artifact_.candidates(best);
+  const float margin = artifact_.single_abstain_margin();
+  const int oz = margin > 0 ? OzCandidateIndex(artifact_) : -1;
   PolicyChoice choice;
+  if (oz >= 0 && best != oz && scores[best] - scores[oz] < margin) {
+    choice.pipeline = artifact_.candidates(oz).pipeline();
+    choice.note = absl::StrCat(
+        "single: -Oz (best candidate ", artifact_.candidates(best).name(),
+        " beats it by ", scores[best] - scores[oz], " < margin ", margin, ")");
+    return choice;
+  }
+  const v1::CandidatePipeline& candidate = artifact_.candidates(best);
   choice.pipeline = candidate.pipeline();
   choice.note = absl::StrCat("single: candidate ", candidate.name(),
                              " (score ", scores[best], ")");

@@ -4,7 +4,9 @@
 // Choosing a pass pipeline for one module with a policy artifact, in process
 // and without libtorch. Two inference modes:
 //   single  one chain of forward passes. Candidate formulation: argmax over
-//           the candidates' scores -> that candidate's pipeline. Stepwise:
+//           the candidates' scores -> that candidate's pipeline, except that
+//           -Oz is kept when the argmax beats the -Oz candidate's score by
+//           less than the artifact's single_abstain_margin. Stepwise:
 //           build the state, forward, apply the argmax action to a clone of
 //           the module, recompute Autophase + InstCount, repeat for
 //           max_steps; pipeline = the chosen actions' pipelines joined by ','.
@@ -35,13 +37,12 @@
 #include "absl/types/span.h"
 #include "compiler_driver/codegen/object_emitter.h"
 #include "compiler_driver/passes/pass_runner.h"
+#include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "compiler_driver/policy_runtime/policy_network.h"
 #include "llvm/IR/Module.h"
 #include "proto/phaseloop/v1/policy.pb.h"
 
 namespace phaseloop::policy_runtime {
-
-inline constexpr char kOzPipeline[] = "default<Oz>";
 
 enum class InferenceMode { kSingle, kTopK };
 

@@ -93,6 +93,47 @@ TEST_F(ArtifactPolicyTest, SingleCandidateIsTheArgmax) {
   }
 }
 
+// With a margin, single keeps -Oz unless the best candidate beats -Oz's score
+// by at least the margin.
+TEST_F(ArtifactPolicyTest, SingleAbstainsToOzBelowTheMargin) {
+  Load("sorting.c");
+  v1::PolicyArtifact artifact = Candidates(7);
+  auto plain = ArtifactPolicy::Create(artifact);
+  ASSERT_TRUE(plain.ok());
+  const std::vector<float> scores =
+      (*plain)->Score(autophase_, inst_count_, {});
+  int best = static_cast<int>(
+      std::max_element(scores.begin(), scores.end()) - scores.begin());
+  const int oz = OzCandidateIndex(artifact);
+  ASSERT_EQ(oz, 0);
+  if (best == oz) {  // make some other candidate the best
+    artifact.mutable_layers(artifact.layers_size() - 1)
+        ->set_bias(1, scores[oz] - scores[1] + 1.0f +
+                          artifact.layers(artifact.layers_size() - 1).bias(1));
+    best = 1;
+  }
+  auto rescored = ArtifactPolicy::Create(artifact);
+  ASSERT_TRUE(rescored.ok());
+  const std::vector<float> s = (*rescored)->Score(autophase_, inst_count_, {});
+  ASSERT_EQ(std::max_element(s.begin(), s.end()) - s.begin(), best);
+  const float gap = s[best] - s[oz];
+  ASSERT_GT(gap, 0);
+
+  artifact.set_single_abstain_margin(gap * 1.01f);
+  auto unsure = ArtifactPolicy::Create(artifact);
+  ASSERT_TRUE(unsure.ok()) << unsure.status();
+  const PolicyChoice abstained =
+      (*unsure)->ChooseFromFeatures(autophase_, inst_count_);
+  EXPECT_EQ(abstained.pipeline, kOzPipeline);
+  EXPECT_NE(abstained.note.find("margin"), std::string::npos) << abstained.note;
+
+  artifact.set_single_abstain_margin(gap * 0.99f);
+  auto sure = ArtifactPolicy::Create(artifact);
+  ASSERT_TRUE(sure.ok());
+  EXPECT_EQ((*sure)->ChooseFromFeatures(autophase_, inst_count_).pipeline,
+            artifact.candidates(best).pipeline());
+}
+
 TEST_F(ArtifactPolicyTest, SingleStepwiseAppliesMaxStepsActions) {
   Load("hashtable.c");
   testing::RandomArtifactOptions options;

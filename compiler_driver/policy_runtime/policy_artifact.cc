@@ -301,7 +301,25 @@ absl::Status ValidatePolicyArtifact(const v1::PolicyArtifact& artifact) {
   if (artifact.default_top_k() < 0 || artifact.max_steps() < 0) {
     return Invalid("default_top_k and max_steps must not be negative");
   }
+  const float margin = artifact.single_abstain_margin();
+  if (!std::isfinite(margin) || margin < 0) {
+    return Invalid(absl::StrCat("single_abstain_margin is ", margin,
+                                "; it must be a finite number >= 0"));
+  }
+  if (margin > 0 && (stepwise || OzCandidateIndex(artifact) < 0)) {
+    return Invalid(absl::StrCat(
+        "single_abstain_margin ", margin,
+        " needs a candidate policy with a -Oz candidate (pipeline ",
+        kOzPipeline, ")"));
+  }
   return absl::OkStatus();
+}
+
+int OzCandidateIndex(const v1::PolicyArtifact& artifact) {
+  for (int c = 0; c < artifact.candidates_size(); ++c) {
+    if (artifact.candidates(c).pipeline() == kOzPipeline) return c;
+  }
+  return -1;
 }
 
 }  // namespace phaseloop::policy_runtime

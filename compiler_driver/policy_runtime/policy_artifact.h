@@ -41,6 +41,13 @@ inline constexpr char kObjectiveIrCount[] = "ir_count";
 inline constexpr char kObjectiveRuntime[] = "runtime";
 inline constexpr char kFormulationStepwise[] = "stepwise";
 inline constexpr char kFormulationCandidate[] = "candidate";
+// The -Oz pipeline: always a topk candidate, and single mode's abstain
+// choice (the candidate with this pipeline, PolicyArtifact
+// .single_abstain_margin).
+inline constexpr char kOzPipeline[] = "default<Oz>";
+
+// The index of the candidate whose pipeline is kOzPipeline; -1 if none.
+int OzCandidateIndex(const v1::PolicyArtifact& artifact);
 
 // The whole file's bytes for `artifact` (not validated here: call
 // ValidatePolicyArtifact first when the artifact comes from elsewhere).

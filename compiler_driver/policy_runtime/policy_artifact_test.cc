@@ -1,6 +1,7 @@
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 
 #include <fstream>
+#include <limits>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -140,6 +141,25 @@ TEST(PolicyArtifactTest, ValidateChecksShapesAndIndices) {
     v1::PolicyArtifact a = Sample();
     a.mutable_layers(1)->set_inputs(17);
     EXPECT_THAT(ValidatePolicyArtifact(a).message(), HasSubstr("layer 1"));
+  }
+  {
+    v1::PolicyArtifact a = Sample();
+    a.set_single_abstain_margin(-1);
+    EXPECT_THAT(ValidatePolicyArtifact(a).message(),
+                HasSubstr("single_abstain_margin"));
+    a.set_single_abstain_margin(std::numeric_limits<float>::quiet_NaN());
+    EXPECT_THAT(ValidatePolicyArtifact(a).message(),
+                HasSubstr("single_abstain_margin"));
+  }
+  {
+    // A margin needs the -Oz candidate to abstain to.
+    v1::PolicyArtifact a = Sample();
+    ASSERT_GE(OzCandidateIndex(a), 0);
+    a.set_single_abstain_margin(2.5);
+    EXPECT_TRUE(ValidatePolicyArtifact(a).ok());
+    a.mutable_candidates(OzCandidateIndex(a))->set_pipeline("default<Os>");
+    EXPECT_EQ(OzCandidateIndex(a), -1);
+    EXPECT_THAT(ValidatePolicyArtifact(a).message(), HasSubstr("-Oz candidate"));
   }
   testing::RandomArtifactOptions stepwise;
   stepwise.formulation = "stepwise";

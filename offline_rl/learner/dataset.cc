@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <sstream>
+#include <tuple>
 #include <unordered_map>
 
 #include "absl/status/status.h"
@@ -198,11 +199,6 @@ absl::Status ReadCandidateSplit(replay_buffer::ReplayStore& store,
                                 const std::string& split, SplitData* out) {
   const int k = static_cast<int>(options.candidates.size());
   const int n = static_cast<int>(options.pass_names.size());
-  const int dim = StateDim(n);
-  InitSet(n, &out->transitions);
-  InitSet(n, &out->demonstrations);
-  out->transitions.num_actions = k;
-  out->demonstrations.num_actions = k;
   std::map<std::string, int> index;
   for (int c = 0; c < k; ++c) index[options.candidates[c].name] = c;
 
@@ -211,8 +207,10 @@ absl::Status ReadCandidateSplit(replay_buffer::ReplayStore& store,
   if (!bonus.ok()) return bonus.status();
   auto ids = ListIds(store, split, config.objective);
   if (!ids.ok()) return ids.status();
-  // module -> (start state, values); values keep the latest episode id order.
-  std::map<std::string, std::pair<std::vector<float>, std::vector<float>>>
+  // module -> (start state, values, text sizes); values keep the latest
+  // episode id order.
+  std::map<std::string, std::tuple<std::vector<float>, std::vector<float>,
+                                   std::vector<double>>>
       modules;
   absl::Status status = ForEachEpisode(store, *ids, [&](const v1::Episode& e) {
     if (!absl::StartsWith(e.behaviour_policy(), kCandidatePrefix)) return;
@@ -225,48 +223,77 @@ absl::Status ReadCandidateSplit(replay_buffer::ReplayStore& store,
     }
     ++out->episodes;
     absl::StrAppend(&digest_input, ir::ContentHash(e.SerializeAsString()));
-    auto& [state, values] = modules[e.module_hash()];
+    auto& [state, values, text_sizes] = modules[e.module_hash()];
     if (state.empty()) {
       AppendState(e.steps(0), {}, n, &state);
       values.assign(k, std::numeric_limits<float>::quiet_NaN());
+      text_sizes.assign(k, std::numeric_limits<double>::quiet_NaN());
     }
     const auto found = bonus->find(e.episode_id());
     values[c->second] =
         StepReward(config, e.steps(0), true,
                    found == bonus->end() ? 0 : found->second);
+    if (e.final_text_size() > 0) {
+      text_sizes[c->second] = static_cast<double>(e.final_text_size());
+    }
   });
   if (!status.ok()) return status;
 
-  TransitionSet& t = out->transitions;
-  TransitionSet& d = out->demonstrations;
   CandidateTable& table = out->table;
   for (const auto& [module_hash, entry] : modules) {
-    const auto& [state, values] = entry;
+    const auto& [state, values, text_sizes] = entry;
     table.module_hashes.push_back(module_hash);
     table.start_states.insert(table.start_states.end(), state.begin(),
                               state.end());
     table.values.insert(table.values.end(), values.begin(), values.end());
-    t.initial_states.insert(t.initial_states.end(), state.begin(),
-                            state.end());
-    int best = -1;
-    for (int c = 0; c < k; ++c) {
-      if (std::isnan(values[c])) continue;
-      t.states.insert(t.states.end(), state.begin(), state.end());
-      t.next_states.resize(t.next_states.size() + dim, 0.0f);
-      AddTransition(&t, c, values[c], true);
-      if (best < 0 || values[c] > values[best]) best = c;
-    }
-    if (best >= 0) {
-      d.states.insert(d.states.end(), state.begin(), state.end());
-      d.next_states.resize(d.next_states.size() + dim, 0.0f);
-      AddTransition(&d, best, 0.0f, true);
-    }
+    table.text_sizes.insert(table.text_sizes.end(), text_sizes.begin(),
+                            text_sizes.end());
   }
+  std::vector<int> all(table.module_hashes.size());
+  for (size_t m = 0; m < all.size(); ++m) all[m] = static_cast<int>(m);
+  FillCandidateSets(table, all, k, StateDim(n), &out->transitions,
+                    &out->demonstrations);
   out->digest = ir::ContentHash(digest_input);
   return absl::OkStatus();
 }
 
 }  // namespace
+
+void FillCandidateSets(const CandidateTable& table,
+                       const std::vector<int>& rows, int num_candidates,
+                       int state_dim, TransitionSet* transitions,
+                       TransitionSet* demonstrations) {
+  const int dim = state_dim;
+  for (TransitionSet* set : {transitions, demonstrations}) {
+    *set = TransitionSet();
+    set->state_dim = state_dim;
+    set->num_actions = num_candidates;
+  }
+  for (int m : rows) {
+    const float* state = table.start_states.data() + size_t{1} * m * dim;
+    const float* values =
+        table.values.data() + size_t{1} * m * num_candidates;
+    transitions->initial_states.insert(transitions->initial_states.end(),
+                                       state, state + dim);
+    int best = -1;
+    for (int c = 0; c < num_candidates; ++c) {
+      if (std::isnan(values[c])) continue;
+      transitions->states.insert(transitions->states.end(), state,
+                                 state + dim);
+      transitions->next_states.resize(transitions->next_states.size() + dim,
+                                      0.0f);
+      AddTransition(transitions, c, values[c], true);
+      if (best < 0 || values[c] > values[best]) best = c;
+    }
+    if (best >= 0) {
+      demonstrations->states.insert(demonstrations->states.end(), state,
+                                    state + dim);
+      demonstrations->next_states.resize(
+          demonstrations->next_states.size() + dim, 0.0f);
+      AddTransition(demonstrations, best, 0.0f, true);
+    }
+  }
+}
 
 absl::StatusOr<Dataset> BuildDataset(replay_buffer::ReplayStore& store,
                                      const LearnerConfig& config,

@@ -67,7 +67,19 @@ struct CandidateTable {
   std::vector<std::string> module_hashes;
   std::vector<float> start_states;  // [modules][state_dim]
   std::vector<float> values;        // [modules][candidates]; NaN: unmeasured
+  // [modules][candidates]: the measured .text bytes; NaN when unmeasured or
+  // the episode did not record it.
+  std::vector<double> text_sizes;
 };
+
+// The candidate formulation's training sets for the table's `rows`
+// (module indices): one done transition per measured candidate, and the best
+// measured candidate as the demonstration. Used for whole splits and for the
+// folds of cross-fitting.
+void FillCandidateSets(const CandidateTable& table,
+                       const std::vector<int>& rows, int num_candidates,
+                       int state_dim, TransitionSet* transitions,
+                       TransitionSet* demonstrations);
 
 struct SplitData {
   TransitionSet transitions;     // for CQL and FQE

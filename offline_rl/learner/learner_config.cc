@@ -112,7 +112,7 @@ absl::StatusOr<LearnerConfig> ParseLearnerConfig(absl::string_view yaml,
                "train_split", "validation_split", "max_steps", "default_top_k",
                "candidates_file", "reward", "network", "optimizer", "gamma",
                "cql_alpha", "target_update_period", "checkpoint_every",
-               "log_every", "fqe", "seed"});
+               "log_every", "fqe", "single_abstain", "seed"});
   r.Get(root, "", "formulation", &c.formulation);
   r.Get(root, "", "algorithm", &c.algorithm);
   r.Get(root, "", "objective", &c.objective);
@@ -152,6 +152,17 @@ absl::StatusOr<LearnerConfig> ParseLearnerConfig(absl::string_view yaml,
       if (width < 1) r.Fail("network.hidden", "every width must be >= 1");
     }
   }
+  if (const YAML::Node abstain = root["single_abstain"]) {
+    r.CheckKeys(abstain, "single_abstain",
+                {"folds", "tolerance", "max_over_modules"});
+    if (abstain.IsMap()) {
+      r.Get(abstain, "single_abstain", "folds", &c.single_abstain.folds);
+      r.Get(abstain, "single_abstain", "tolerance",
+            &c.single_abstain.tolerance);
+      r.Get(abstain, "single_abstain", "max_over_modules",
+            &c.single_abstain.max_over_modules);
+    }
+  }
   ReadOptimizer(r, root["optimizer"], "optimizer", &c.optimizer);
   c.fqe.steps = 0;
   ReadOptimizer(r, root["fqe"], "fqe", &c.fqe);
@@ -184,6 +195,20 @@ absl::StatusOr<LearnerConfig> ParseLearnerConfig(absl::string_view yaml,
     r.Fail("target_update_period", "must be >= 1");
   }
   if (c.checkpoint_every < 0) r.Fail("checkpoint_every", "must be >= 0");
+  if (c.single_abstain.folds != 0 && c.single_abstain.folds < 2) {
+    r.Fail("single_abstain.folds", "must be 0 (no margin) or >= 2");
+  }
+  if (c.single_abstain.folds != 0 && c.formulation != "candidate") {
+    r.Fail("single_abstain.folds",
+           "the abstain margin is for the candidate formulation");
+  }
+  if (!(c.single_abstain.tolerance >= 0) ||
+      !std::isfinite(c.single_abstain.tolerance)) {
+    r.Fail("single_abstain.tolerance", "must be a finite number >= 0");
+  }
+  if (c.single_abstain.max_over_modules < 0) {
+    r.Fail("single_abstain.max_over_modules", "must be >= 0");
+  }
   if (c.log_every < 0) r.Fail("log_every", "must be >= 0");
   if (!r.status().ok()) return r.status();
   return c;

@@ -28,6 +28,14 @@ struct OptimizerConfig {
   double max_grad_norm = 10;  // 0: no clipping
 };
 
+// Cross-fitting of single mode's abstain-to-Oz margin (candidate
+// formulation; offline_rl/learner/abstain_margin.h).
+struct AbstainConfig {
+  int folds = 0;              // 0: no margin (single always takes the best)
+  double tolerance = 0.01;    // a module more than this larger than -Oz ...
+  int max_over_modules = 0;   // ... may happen on this many held-out modules
+};
+
 struct LearnerConfig {
   // "candidate" (one step, actions = candidate pipelines) or "stepwise"
   // (actions = the pass action space, up to max_steps steps).
@@ -66,6 +74,8 @@ struct LearnerConfig {
 
   // Fitted Q evaluation of the trained greedy policy on validation data.
   OptimizerConfig fqe;  // steps 0: FQE skipped
+
+  AbstainConfig single_abstain;
 
   uint64_t seed = 1;
 

@@ -53,6 +53,14 @@ seed: 42
   EXPECT_EQ(c->fqe.batch_size, 256);  // default
   EXPECT_EQ(c->target_update_period, 9);
   EXPECT_EQ(c->seed, 42u);
+  EXPECT_EQ(c->single_abstain.folds, 0);  // default: no margin
+  auto abstain = ParseLearnerConfig(
+      "single_abstain: {folds: 5, tolerance: 0.02, max_over_modules: 1}\n",
+      "abstain.yaml");
+  ASSERT_TRUE(abstain.ok()) << abstain.status();
+  EXPECT_EQ(abstain->single_abstain.folds, 5);
+  EXPECT_DOUBLE_EQ(abstain->single_abstain.tolerance, 0.02);
+  EXPECT_EQ(abstain->single_abstain.max_over_modules, 1);
 }
 
 TEST(LearnerConfigTest, RefusesBadInputNamingTheField) {
@@ -67,6 +75,13 @@ TEST(LearnerConfigTest, RefusesBadInputNamingTheField) {
       {"gamma: 1.0", "gamma"},
       {"reward: {final_weights: {prod: 1}}", "reward.final_weights.prod"},
       {"network: {hidden: [0]}", "network.hidden"},
+      {"single_abstain: {folds: 1}", "single_abstain.folds"},
+      {"formulation: stepwise\nsingle_abstain: {folds: 5}",
+       "single_abstain.folds"},
+      {"single_abstain: {tolerance: -0.1}", "single_abstain.tolerance"},
+      {"single_abstain: {max_over_modules: -1}",
+       "single_abstain.max_over_modules"},
+      {"single_abstain: {fold: 5}", "single_abstain.fold"},
       {"[1, 2]", "expected a map"},
       {"formulation: [", "not valid YAML"},
   };

@@ -32,6 +32,7 @@ absl::StatusOr<v1::PolicyArtifact> BuildPolicyArtifact(
   }
   a.set_max_steps(config.max_steps);
   a.set_default_top_k(config.default_top_k);
+  a.set_single_abstain_margin(inputs.single_abstain_margin);
   v1::PolicyMetadata* m = a.mutable_metadata();
   m->set_algorithm(config.algorithm);
   m->set_training_command(inputs.training_command);

@@ -28,6 +28,7 @@ struct ExportInputs {
   std::string training_command;
   std::string parent_version;
   std::map<std::string, double> metrics;
+  float single_abstain_margin = 0;  // candidate formulation; 0: none
 };
 
 // Builds and validates (policy_runtime::ValidatePolicyArtifact) the

@@ -12,6 +12,8 @@
 #include "compiler_driver/passes/action_space.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "nlohmann/json.hpp"
+#include "offline_rl/learner/abstain_margin.h"
+#include "offline_rl/learner/cross_fit.h"
 #include "offline_rl/learner/dataset.h"
 #include "offline_rl/learner/learner.h"
 #include "offline_rl/learner/learner_config.h"
@@ -73,6 +75,76 @@ void AddValidationMetrics(const Dataset& data, const Learner& learner,
     (*metrics)["validation_action_agreement"] = ActionAgreement(
         v.demonstrations, learner.Forward(v.demonstrations.states));
   }
+}
+
+// The index of the -Oz candidate (pipeline default<Oz>); -1 if none.
+int OzCandidate(const Dataset& data) {
+  for (size_t c = 0; c < data.candidates.size(); ++c) {
+    if (data.candidates[c].pipeline == policy_runtime::kOzPipeline) {
+      return static_cast<int>(c);
+    }
+  }
+  return -1;
+}
+
+// single mode's abstain margin (config.single_abstain): cross-fitted scores
+// of the training modules choose it; the figures go into `metrics`, and the
+// margin applied to the final network's validation scores too.
+absl::StatusOr<float> LearnAbstainMargin(
+    const LearnerConfig& config, const Dataset& data, const Learner& learner,
+    int threads, std::map<std::string, double>* metrics, std::ostream& err) {
+  const AbstainConfig& a = config.single_abstain;
+  const int oz = OzCandidate(data);
+  if (oz < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "single_abstain needs the -Oz candidate (pipeline ",
+        policy_runtime::kOzPipeline,
+        ") in the candidates file; `phaseloop candidates mine` always writes "
+        "it, or set single_abstain.folds: 0"));
+  }
+  const int k = static_cast<int>(data.candidates.size());
+  err << "phaseloop train: cross-fitting the single-mode abstain margin ("
+      << a.folds << " folds of " << data.train.table.module_hashes.size()
+      << " training modules)\n";
+  auto scores = CrossFitScores(config, data, a.folds, threads, [&](int f) {
+    err << "phaseloop train:   fold " << f + 1 << "/" << a.folds
+        << " scored\n" << std::flush;
+  });
+  if (!scores.ok()) return scores.status();
+  auto choice = ChooseAbstainMargin(data.train.table, k, *scores, oz,
+                                    a.tolerance, a.max_over_modules);
+  if (!choice.ok()) return choice.status();
+  const AbstainPoint& never = choice->curve.front();
+  const AbstainPoint& chosen = choice->chosen;
+  (*metrics)["single_abstain_margin"] = chosen.margin;
+  (*metrics)["crossfit_modules"] = chosen.modules;
+  (*metrics)["crossfit_text_oz_ratio"] = chosen.text_oz_ratio;
+  (*metrics)["crossfit_over_tolerance"] = chosen.over_tolerance;
+  (*metrics)["crossfit_worst_excess"] = chosen.worst_excess;
+  (*metrics)["crossfit_switched"] = chosen.switched;
+  (*metrics)["crossfit_no_abstain_text_oz_ratio"] = never.text_oz_ratio;
+  (*metrics)["crossfit_no_abstain_over_tolerance"] = never.over_tolerance;
+  char line[240];
+  std::snprintf(line, sizeof line,
+                "phaseloop train: margin %.4g: held-out text_oz_ratio %.4f, "
+                "%d of %d modules off -Oz, %d over %.1f%% (worst %+.2f%%); "
+                "without it %.4f, %d over\n",
+                chosen.margin, chosen.text_oz_ratio, chosen.switched,
+                chosen.modules, chosen.over_tolerance, 100 * a.tolerance,
+                100 * chosen.worst_excess, never.text_oz_ratio,
+                never.over_tolerance);
+  err << line;
+  const CandidateTable& v = data.validation.table;
+  if (!v.module_hashes.empty() &&
+      v.text_sizes.size() == v.module_hashes.size() * k) {
+    const AbstainPoint at =
+        ScoreAbstainMargin(v, k, learner.Forward(v.start_states), oz,
+                           chosen.margin, a.tolerance);
+    (*metrics)["validation_single_text_oz_ratio"] = at.text_oz_ratio;
+    (*metrics)["validation_single_over_tolerance"] = at.over_tolerance;
+    (*metrics)["validation_single_worst_excess"] = at.worst_excess;
+  }
+  return static_cast<float>(chosen.margin);
 }
 
 }  // namespace
@@ -205,7 +277,16 @@ int RunTrain(const TrainFlags& flags, std::ostream& out, std::ostream& err) {
     metrics["fqe_final_loss"] = fqe->final_loss;
   }
 
+  float abstain_margin = 0;
+  if (config->single_abstain.folds > 0) {
+    auto margin = LearnAbstainMargin(*config, *data, **learner, flags.threads,
+                                     &metrics, err);
+    if (!margin.ok()) return Fail(margin.status(), err);
+    abstain_margin = *margin;
+  }
+
   ExportInputs inputs;
+  inputs.single_abstain_margin = abstain_margin;
   inputs.config = &*config;
   inputs.data = &*data;
   inputs.pass_names = options.pass_names;

@@ -52,9 +52,10 @@ class TrainCommandTest : public ::testing::Test {
     ASSERT_TRUE(testing::WriteCandidatesFile(dir_ + "/candidates.json").ok());
   }
 
-  std::string WriteConfig(const std::string& name, int steps) {
+  std::string WriteConfig(const std::string& name, int steps,
+                          const std::string& extra = "") {
     const std::string path = dir_ + "/" + name;
-    std::ofstream(path) << "formulation: candidate\nalgorithm: cql\n"
+    std::ofstream(path) << extra << "formulation: candidate\nalgorithm: cql\n"
                         << "candidates_file: " << dir_ << "/candidates.json\n"
                         << "reward: {scale: 100}\n"
                         << "network: {hidden: [32, 32]}\n"
@@ -138,6 +139,44 @@ TEST_F(TrainCommandTest, ResumeFromCheckpointDirEqualsStraightRun) {
   for (int i = 0; i < a->layers_size(); ++i) {
     EXPECT_EQ(a->layers(i).SerializeAsString(), b->layers(i).SerializeAsString());
   }
+}
+
+// single_abstain: the margin is cross-fitted on the training modules and
+// written into the artifact, with its held-out and validation figures.
+TEST_F(TrainCommandTest, CrossFitsTheSingleAbstainMarginIntoTheArtifact) {
+  const std::string config = WriteConfig(
+      "abstain.yaml", 200, "single_abstain: {folds: 3, tolerance: 0.01}\n");
+  const std::string out = dir_ + "/abstain.plpolicy";
+  const Result r = RunTrainArgs(
+      {"--buffer", buffer_, "--config", config, "--out", out, "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("fold 3/3 scored"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("held-out text_oz_ratio"), std::string::npos) << r.err;
+  auto artifact = policy_runtime::ReadPolicyArtifactFile(out);
+  ASSERT_TRUE(artifact.ok()) << artifact.status();
+  const auto& m = artifact->metadata().metrics();
+  EXPECT_FLOAT_EQ(artifact->single_abstain_margin(),
+                  static_cast<float>(m.at("single_abstain_margin")));
+  EXPECT_EQ(m.at("crossfit_modules"), 120);
+  // The buffer's best candidate is 5 % smaller than -Oz and learnable: the
+  // held-out picks keep most of that and none is over 1 %.
+  EXPECT_EQ(m.at("crossfit_over_tolerance"), 0);
+  EXPECT_GT(m.at("crossfit_text_oz_ratio"), 1.03);
+  EXPECT_GT(m.at("crossfit_switched"), 100);
+  EXPECT_GT(m.at("validation_single_text_oz_ratio"), 1.03);
+  EXPECT_EQ(m.at("validation_single_over_tolerance"), 0);
+
+  // Without the -Oz candidate there is nothing to abstain to.
+  std::ofstream(dir_ + "/no_oz.json") << R"json({"candidates": [
+    {"name": "c1", "actions": ["instcombine"], "pipeline": "function(instcombine)"},
+    {"name": "c2", "actions": [3], "pipeline": "function(sroa)"}]})json";
+  const Result no_oz =
+      RunTrainArgs({"--buffer", buffer_, "--config", config, "--out",
+                    dir_ + "/no_oz.plpolicy", "--candidates",
+                    dir_ + "/no_oz.json"});
+  EXPECT_EQ(no_oz.code, 2);
+  EXPECT_NE(no_oz.err.find("-Oz candidate"), std::string::npos) << no_oz.err;
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/no_oz.plpolicy"));
 }
 
 TEST_F(TrainCommandTest, BadInputIsExitCodeTwoWithAClearMessage) {

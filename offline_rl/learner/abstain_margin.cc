@@ -1,0 +1,92 @@
+#include "offline_rl/learner/abstain_margin.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+
+namespace phaseloop::offline_rl {
+
+int AbstainingChoice(const float* scores, int n, int oz, double margin) {
+  const int best =
+      static_cast<int>(std::max_element(scores, scores + n) - scores);
+  if (oz < 0 || oz >= n || best == oz) return best;
+  return scores[best] - scores[oz] >= margin ? best : oz;
+}
+
+AbstainPoint ScoreAbstainMargin(const CandidateTable& table, int k,
+                                const std::vector<float>& outputs, int oz,
+                                double margin, double tolerance) {
+  AbstainPoint p;
+  p.margin = margin;
+  double log_sum = 0;
+  const size_t modules = table.module_hashes.size();
+  for (size_t m = 0; m < modules; ++m) {
+    const int pick = AbstainingChoice(outputs.data() + m * k, k, oz, margin);
+    const double oz_size = table.text_sizes[m * k + oz];
+    const double size = table.text_sizes[m * k + pick];
+    if (std::isnan(oz_size) || std::isnan(size) || size <= 0) continue;
+    ++p.modules;
+    if (pick != oz) ++p.switched;
+    log_sum += std::log(oz_size / size);
+    const double excess = size / oz_size - 1;
+    p.worst_excess = std::max(p.worst_excess, excess);
+    if (excess > tolerance) ++p.over_tolerance;
+  }
+  if (p.modules > 0) p.text_oz_ratio = std::exp(log_sum / p.modules);
+  return p;
+}
+
+absl::StatusOr<AbstainChoice> ChooseAbstainMargin(
+    const CandidateTable& table, int num_candidates,
+    const std::vector<float>& outputs, int oz, double tolerance,
+    int max_over_modules) {
+  const size_t modules = table.module_hashes.size();
+  const size_t k = static_cast<size_t>(num_candidates);
+  if (num_candidates < 1 || oz < 0 || oz >= num_candidates) {
+    return absl::InvalidArgumentError(
+        "the abstain margin needs the -Oz candidate (pipeline default<Oz>) "
+        "among the candidates");
+  }
+  if (outputs.size() != modules * k || table.text_sizes.size() != modules * k) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "abstain margin: ", outputs.size(), " scores and ",
+        table.text_sizes.size(), " sizes for ", modules, " modules x ", k,
+        " candidates"));
+  }
+  // The margins where some module's choice changes: just above each
+  // module's gap between its best score and -Oz's.
+  std::vector<double> margins = {0.0};
+  for (size_t m = 0; m < modules; ++m) {
+    const float* s = outputs.data() + m * k;
+    const double gap = *std::max_element(s, s + k) - s[oz];
+    if (gap > 0) margins.push_back(std::nextafter(gap, 1e300));
+  }
+  std::sort(margins.begin(), margins.end());
+  margins.erase(std::unique(margins.begin(), margins.end()), margins.end());
+
+  AbstainChoice choice;
+  bool found = false;
+  for (double margin : margins) {
+    const AbstainPoint p = ScoreAbstainMargin(table, num_candidates, outputs,
+                                              oz, margin, tolerance);
+    if (p.modules == 0) {
+      return absl::FailedPreconditionError(
+          "abstain margin: no module has measured .text sizes for -Oz and "
+          "the policy's picks (candidate episodes without final_text_size)");
+    }
+    choice.curve.push_back(p);
+    if (p.over_tolerance <= max_over_modules &&
+        (!found || p.text_oz_ratio > choice.chosen.text_oz_ratio)) {
+      choice.chosen = p;
+      found = true;
+    }
+  }
+  // The largest margin always abstains, so it never exceeds -Oz; `found` is
+  // false only with a negative max_over_modules.
+  if (!found) choice.chosen = choice.curve.back();
+  return choice;
+}
+
+}  // namespace phaseloop::offline_rl

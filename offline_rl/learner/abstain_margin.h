@@ -1,0 +1,59 @@
+#ifndef PHASELOOP_OFFLINE_RL_LEARNER_ABSTAIN_MARGIN_H_
+#define PHASELOOP_OFFLINE_RL_LEARNER_ABSTAIN_MARGIN_H_
+
+// single mode's abstain-to-Oz rule for candidate policies: the driver takes
+// the network's best candidate only when its score beats the -Oz candidate's
+// score by at least the artifact's margin, and -Oz otherwise. A confident
+// pick keeps the gain; an unsure one cannot make the module larger than -Oz.
+//
+// The margin is chosen on scores the network gave modules it was not trained
+// on (out-of-fold scores from cross-fitting, offline_rl/learner/cross_fit.h),
+// against those modules' measured .text sizes: the margin with the best
+// geomean T_Oz/T among those that leave at most `max_over_modules` modules
+// more than `tolerance` larger than -Oz. Pure arithmetic; thread-safe.
+
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "offline_rl/learner/dataset.h"
+
+namespace phaseloop::offline_rl {
+
+// The candidate single mode picks from `scores` (n outputs): the argmax,
+// unless it is not `oz` and beats scores[oz] by less than `margin`.
+int AbstainingChoice(const float* scores, int n, int oz, double margin);
+
+// The scored modules under one margin.
+struct AbstainPoint {
+  double margin = 0;
+  int modules = 0;         // modules with measured -Oz and pick sizes
+  int switched = 0;        // modules where the pick is not -Oz
+  double text_oz_ratio = 1;  // geomean T_Oz / T_pick (> 1: smaller)
+  int over_tolerance = 0;  // modules more than `tolerance` larger than -Oz
+  double worst_excess = 0;  // max over modules of T_pick / T_Oz - 1
+};
+
+// The modules' picks under `margin`. Shapes as for ChooseAbstainMargin,
+// which must hold (unchecked here).
+AbstainPoint ScoreAbstainMargin(const CandidateTable& table, int num_candidates,
+                                const std::vector<float>& outputs, int oz,
+                                double margin, double tolerance);
+
+struct AbstainChoice {
+  AbstainPoint chosen;
+  // Every margin tried, ascending (the first is 0: never abstain).
+  std::vector<AbstainPoint> curve;
+};
+
+// Chooses the margin from `outputs` ([modules][num_candidates], the scores
+// for table.start_states) and table.text_sizes. InvalidArgument when `oz` is
+// out of range or the shapes disagree; FailedPrecondition when no module has
+// measured .text sizes.
+absl::StatusOr<AbstainChoice> ChooseAbstainMargin(
+    const CandidateTable& table, int num_candidates,
+    const std::vector<float>& outputs, int oz, double tolerance,
+    int max_over_modules);
+
+}  // namespace phaseloop::offline_rl
+
+#endif  // PHASELOOP_OFFLINE_RL_LEARNER_ABSTAIN_MARGIN_H_
