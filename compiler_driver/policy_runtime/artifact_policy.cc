@@ -255,10 +255,12 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
     }
   }
   double slowest_ms = MillisSince(start);  // -Oz's cost as the first estimate
-  size_t tried = 0;
   for (const auto& [name, spec] : tries) {
     const double elapsed = MillisSince(start);
-    if (elapsed + slowest_ms > options_.budget_ms) break;
+    if (elapsed + options_.measurement_safety * slowest_ms >
+        options_.budget_ms) {
+      break;
+    }
     const auto one_start = Clock::now();
     std::string pipeline = spec;
     if (artifact_.formulation() == kFormulationStepwise) {
@@ -271,7 +273,6 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
       pipeline = PipelineOf(*actions);
     }
     absl::StatusOr<int64_t> value = measure(pipeline);
-    ++tried;
     ++best.evaluated;
     slowest_ms = std::max(slowest_ms, MillisSince(one_start));
     if (!value.ok()) {
@@ -292,7 +293,6 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
   if (!skipped.empty()) {
     absl::StrAppend(&best.note, "; failed: ", absl::StrJoin(skipped, " "));
   }
-  (void)tried;
   return best;
 }
 

@@ -192,6 +192,23 @@ TEST_F(ArtifactPolicyTest, TopKStopsWhenTheBudgetIsSpent) {
   ASSERT_TRUE(choice.ok());
   EXPECT_EQ(choice->evaluated, 1);
   EXPECT_EQ(choice->pipeline, "default<Oz>");
+
+  // The next measurement is predicted as measurement_safety times the
+  // slowest so far: with a huge factor a generous budget still stops after
+  // -Oz; with 1 it measures all k.
+  options.budget_ms = 60000;
+  options.measurement_safety = 1e9;
+  auto cautious = ArtifactPolicy::Create(Candidates(1), options);
+  ASSERT_TRUE(cautious.ok());
+  auto stopped = (*cautious)->Choose(*module_, autophase_, inst_count_, Env());
+  ASSERT_TRUE(stopped.ok());
+  EXPECT_EQ(stopped->evaluated, 1) << stopped->note;
+  options.measurement_safety = 1;
+  auto plain = ArtifactPolicy::Create(Candidates(1), options);
+  ASSERT_TRUE(plain.ok());
+  auto all = (*plain)->Choose(*module_, autophase_, inst_count_, Env());
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->evaluated, 6) << all->note;  // -Oz + 5
 }
 
 // A module whose -Oz alone would overrun the budget gets -Oz at once,
