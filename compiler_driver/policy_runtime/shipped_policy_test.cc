@@ -19,11 +19,10 @@ TEST(ShippedPolicyTest, DefaultPolicyLoadsAndRuns) {
   EXPECT_EQ(artifact->objective(), kObjectiveTextSize);
   EXPECT_EQ(artifact->formulation(), kFormulationCandidate);
   ASSERT_GT(artifact->candidates_size(), 1);
-  bool has_oz = false;
-  for (const auto& c : artifact->candidates()) {
-    has_oz |= c.pipeline() == "default<Oz>";
-  }
-  EXPECT_TRUE(has_oz);
+  // -Oz is a candidate, and single mode abstains to it below a cross-fitted
+  // margin (configs/learner/size_candidate_bc.yaml, single_abstain).
+  EXPECT_GE(OzCandidateIndex(*artifact), 0);
+  EXPECT_GT(artifact->single_abstain_margin(), 0);
 
   auto network = PolicyNetwork::Create(*artifact);
   ASSERT_TRUE(network.ok()) << network.status();
