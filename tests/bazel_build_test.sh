@@ -12,7 +12,10 @@
 #      zero compile actions (no CppCompile spawn, no new decision record);
 #   d. changing the policy file's content (fixed:default<Oz>) re-runs every
 #      compile action, each optimised again;
-#   e. the binary prints the expected results.
+#   e. the binary prints the expected results;
+#   f. with the shipped default policy (`--artifact`, topk) and --copt=-Oz,
+#      every compile runs again, each optimised decision names the artifact's
+#      policy_version, and the tests and the binary still pass.
 #
 # Usage: bazel_build_test.sh --phaseloop PHASELOOP_CLI --cc PHASELOOP_CC
 # The nested Bazel never uses the network: its WORKSPACE points at this
@@ -262,6 +265,32 @@ output="$("$ws/bazel-bin/app/report")"
 expected="gcd=21 primes=9592 adler32=316015564"
 [ "$output" = "$expected" ] || fail "report printed '$output', expected '$expected'"
 echo "$output"
+
+step "f. the shipped default policy in topk at -Oz"
+default_policy="$repo/configs/policies/default.plpolicy"
+[ -f "$default_policy" ] || fail "no shipped default policy at $default_policy"
+"$phaseloop_cli" toolchain bazel --out tools/phaseloop --spool "$spool" --cc "$wrapper_cc" \
+  --artifact "$default_policy" >"$logs/generate_default.log" 2>&1 ||
+  { cat "$logs/generate_default.log" >&2; fail "generator with --artifact failed"; }
+cmp -s tools/phaseloop/policy.plpolicy "$default_policy" ||
+  fail "tools/phaseloop/policy.plpolicy is not a copy of $default_policy"
+grep -qx 'artifact:policy.plpolicy?mode=topk&k=4&budget_ms=1000' tools/phaseloop/policy ||
+  fail "the policy file does not run policy.plpolicy in topk: $(cat tools/phaseloop/policy)"
+version="$("$phaseloop_cli" policy show --json "$default_policy" |
+  sed -n 's/.*"policy_version"[[:space:]]*:[[:space:]]*"\([0-9a-f]*\)".*/\1/p' | head -n1)"
+[ -n "$version" ] || fail "phaseloop policy show printed no policy_version"
+bazel_logged build4 build -c opt --copt=-Oz //... --execution_log_json_file="$work/exec4.json"
+recompiles="$(compile_spawns "$work/exec4.json")"
+[ "$recompiles" -eq "$compiles" ] ||
+  fail "with the default policy $recompiles of $compiles compile actions ran"
+json="$(stats)"
+by_version="$(sed -n "s/.*\"optimized_by_policy\": {[^}]*\"$version\": \([0-9]*\).*/\1/p" <<<"$json")"
+[ "${by_version:-0}" -eq "$compiles" ] ||
+  fail "expected $compiles optimized decisions by policy $version: $json"
+bazel_logged test4 test -c opt --copt=-Oz //... --test_output=errors
+output="$("$ws/bazel-bin/app/report")"
+[ "$output" = "$expected" ] || fail "at -Oz with the default, report printed '$output'"
+echo "default policy $version: $recompiles compile actions, tests pass, $output"
 
 nested_bazel shutdown >/dev/null 2>&1
 trap - EXIT

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <system_error>
 #include <tuple>
@@ -309,6 +310,14 @@ absl::StatusOr<BazelToolchain> WriteBazelToolchain(const BazelToolchainOptions& 
   }
   absl::StatusOr<std::string> policy = PolicyContent(options, out / "policy");
   if (!policy.ok()) return policy.status();
+  std::optional<std::string> artifact;
+  if (options.policy_file.empty() && !options.artifact_file.empty()) {
+    absl::StatusOr<std::string> bytes =
+        ReadFile(options.artifact_file, "policy artifact");
+    if (!bytes.ok()) return bytes.status();
+    artifact = *std::move(bytes);
+    policy = std::string(kArtifactPolicy);
+  }
   absl::StatusOr<std::string> spool = SpoolDir(options.spool_dir);
   if (!spool.ok()) return spool.status();
   const fs::path cc_dir = fs::weakly_canonical(*cc).parent_path();
@@ -336,6 +345,13 @@ absl::StatusOr<BazelToolchain> WriteBazelToolchain(const BazelToolchainOptions& 
                          fs::perms::group_read | fs::perms::others_read;
   const fs::perms script =
       file | fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec;
+  if (artifact) {  // before the policy file that names it
+    if (absl::Status s = WriteFileAtomically(out / kArtifactPolicyFileName,
+                                             *artifact, file);
+        !s.ok()) {
+      return s;
+    }
+  }
   // BUILD last: a package with a BUILD file is complete.
   for (const auto& [name, content, perms] :
        {std::tuple<const char*, std::string, fs::perms>{"policy", *policy, file},

@@ -13,7 +13,11 @@
 //                  phaseloop-cc has gone missing;
 //   policy         the policy spec. It is an input of every compile action,
 //                  so its content is part of each action key: editing it
-//                  recompiles, leaving it alone keeps every object cached.
+//                  recompiles, leaving it alone keeps every object cached;
+//   policy.plpolicy  with an artifact (by default the shipped policy): a
+//                  copy of it, which `policy` names
+//                  (artifact:policy.plpolicy?mode=topk&k=4&budget_ms=1000);
+//                  every *.plpolicy of the package is a compile input too.
 
 #include <string>
 #include <vector>
@@ -30,9 +34,14 @@ struct BazelToolchainOptions {
   // phaseloop-cc; phaseloop-cc-opt must be in the same directory. Made
   // absolute; Bazel actions run it by this path.
   std::string cc;
-  // Copied to <out_dir>/policy. Empty: an existing <out_dir>/policy is kept,
-  // else one containing `baseline` is written.
+  // Copied to <out_dir>/policy. Empty: `artifact_file` if set, else an
+  // existing <out_dir>/policy is kept, else one containing `baseline` is
+  // written.
   std::string policy_file;
+  // A policy artifact (.plpolicy), copied to <out_dir>/policy.plpolicy and
+  // run in topk mode by the policy file written beside it. Ignored when
+  // policy_file is set. The caller checks the artifact (policy_runtime).
+  std::string artifact_file;
   // Where decision records go. Empty: $XDG_CACHE_HOME/phaseloop/spool, else
   // $HOME/.cache/phaseloop/spool (the wrapper's own default). Created; made
   // absolute.

@@ -62,7 +62,7 @@ filegroup(
     srcs = [
         "cc_wrapper.sh",
         "policy",
-    ],
+    ] + glob(["*.plpolicy"]),
 )
 
 filegroup(

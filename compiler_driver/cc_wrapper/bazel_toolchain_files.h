@@ -23,6 +23,19 @@ inline constexpr char kDefaultPolicy[] =
     "# Editing this file makes Bazel recompile every C/C++ file.\n"
     "baseline\n";
 
+// The policy file written with an artifact: the copy beside it, in topk.
+inline constexpr char kArtifactPolicyFileName[] = "policy.plpolicy";
+inline constexpr char kArtifactPolicy[] =
+    "# The phaseloop policy of this Bazel toolchain: one spec line.\n"
+    "# policy.plpolicy is a learned size policy (by default the one phaseloop\n"
+    "# ships); at -Os/-Oz each file gets -Oz or the best of the 4 candidate\n"
+    "# pipelines it rates highest, measured in the compile (1 s budget), so no\n"
+    "# object is larger than -Oz's. Other -O levels run clang's pipeline.\n"
+    "#   baseline          clang's own pipeline for each file's -O level\n"
+    "#   fixed:<pipeline>  one pass pipeline for every file, e.g. fixed:default<Oz>\n"
+    "# Editing this file or policy.plpolicy makes Bazel recompile every C/C++ file.\n"
+    "artifact:policy.plpolicy?mode=topk&k=4&budget_ms=1000\n";
+
 // `s` single-quoted for POSIX sh.
 std::string ShellQuote(const std::string& s);
 

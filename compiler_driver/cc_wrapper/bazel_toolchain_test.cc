@@ -137,6 +137,34 @@ TEST_F(BazelToolchainTest, CopiesAPolicyAndKeepsItOnRerun) {
             "# size first\nfixed:default<Oz>\n");
 }
 
+// An artifact (the shipped default, unless the user names one) is copied
+// beside the policy file, which runs it in topk; both are compile inputs.
+TEST_F(BazelToolchainTest, CopiesAnArtifactThatThePolicyFileRunsInTopK) {
+  Write(root_ / "learned.plpolicy", "phaseloop-policy\nbytes");
+  options_.artifact_file = (root_ / "learned.plpolicy").string();
+  ASSERT_TRUE(WriteBazelToolchain(options_).ok());
+  const fs::path package = root_ / "ws" / "tools" / "phaseloop";
+  EXPECT_EQ(Read(package / "policy.plpolicy"),
+            Read(root_ / "learned.plpolicy"));
+  EXPECT_THAT(Read(package / "policy"),
+              HasSubstr("\nartifact:policy.plpolicy?mode=topk&k=4&budget_ms=1000\n"));
+  EXPECT_THAT(Read(package / "BUILD"),
+              HasSubstr("\"policy\",\n    ] + glob([\"*.plpolicy\"]),"));
+
+  // A policy file given too wins; a missing artifact is named, and nothing
+  // in the package changes.
+  Write(root_ / "my_policy", "baseline\n");
+  options_.policy_file = (root_ / "my_policy").string();
+  ASSERT_TRUE(WriteBazelToolchain(options_).ok());
+  EXPECT_EQ(Read(package / "policy"), "baseline\n");
+  options_.policy_file.clear();
+  options_.artifact_file = (root_ / "gone.plpolicy").string();
+  absl::Status status = WriteBazelToolchain(options_).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(status.message(), HasSubstr("gone.plpolicy"));
+  EXPECT_EQ(Read(package / "policy"), "baseline\n");
+}
+
 TEST_F(BazelToolchainTest, RejectsBadInput) {
   BazelToolchainOptions outside = options_;
   outside.out_dir = (root_ / "not_a_workspace" / "tc").string();

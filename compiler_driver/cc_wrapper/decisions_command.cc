@@ -81,6 +81,8 @@ int RunStats(const StatsFlags& flags, std::ostream& out, std::ostream& err) {
   }
   std::map<std::string, int64_t> by_outcome;
   std::map<std::pair<std::string, std::string>, int64_t> by_reason;
+  // Optimised decisions (spool) by the policy that made them.
+  std::map<std::string, int64_t> optimized_by_policy;
   std::vector<int64_t> compile_us, optimize_us, policy_us;
   int64_t records = 0;
   for (const SpoolFile& file : contents->files) {
@@ -90,6 +92,7 @@ int RunStats(const StatsFlags& flags, std::ostream& out, std::ostream& err) {
         compile_us.push_back(d.compile_time_us());
         optimize_us.push_back(d.optimize_time_us());
         policy_us.push_back(d.policy_time_us());
+        ++optimized_by_policy[d.policy_version()];
       }
       ++by_outcome[OutcomeName(d.outcome())];
       if (!d.reason().empty()) {
@@ -126,6 +129,12 @@ int RunStats(const StatsFlags& flags, std::ostream& out, std::ostream& err) {
       out << sep << JsonString(reason) << ": " << count;
       sep = ", ";
     }
+    out << "}, \"optimized_by_policy\": {";
+    sep = "";
+    for (const auto& [version, count] : optimized_by_policy) {
+      out << sep << JsonString(version) << ": " << count;
+      sep = ", ";
+    }
     out << "}, \"optimized_time_us\": {";
     sep = "";
     for (const auto& [name, values] :
@@ -160,6 +169,14 @@ int RunStats(const StatsFlags& flags, std::ostream& out, std::ostream& err) {
         << Percentile(optimize_us, 0.9) / 1000.0 << " ms, policy decision "
         << Percentile(policy_us, 0.5) << " / " << Percentile(policy_us, 0.9)
         << " us\n";
+  }
+  if (!optimized_by_policy.empty()) {
+    out << "\noptimized translation units (spool) by policy_version:\n";
+    for (const auto& [version, count] : optimized_by_policy) {
+      out << "  " << std::left << std::setw(34)
+          << (version.empty() ? "(none)" : version) << std::right
+          << std::setw(8) << count << "\n";
+    }
   }
   if (!contents->corrupt.empty()) {
     out << "\n" << contents->corrupt.size()

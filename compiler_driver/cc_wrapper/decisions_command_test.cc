@@ -47,6 +47,32 @@ TEST(DecisionsCommandTest, ShipMovesRecordsOnceAndStatsCountThem) {
   EXPECT_NE(out.str().find("optimizer_crashed"), std::string::npos);
 }
 
+// Optimised decisions are counted by the policy that made them (which
+// artifact built the binaries).
+TEST(DecisionsCommandTest, StatsCountOptimizedDecisionsByPolicyVersion) {
+  const std::string spool = testing::MakeTempDir() + "/spool";
+  v1::DecisionBatch batch;
+  for (const char* version : {"aaaa", "aaaa", "bbbb"}) {
+    v1::Decision* d = batch.add_decisions();
+    d->set_decision_id(NewDecisionId());
+    d->set_outcome(v1::OPTIMIZED);
+    d->set_policy_version(version);
+  }
+  std::string error;
+  ASSERT_TRUE(WriteSpoolFile(spool, batch.SerializeAsString(), &error))
+      << error;
+  Spool(spool, Outcome::kPassThrough, "preprocess_only");
+  std::ostringstream out, err;
+  ASSERT_EQ(RunStats({spool, "", true}, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("\"optimized_by_policy\": {\"aaaa\": 2, \"bbbb\": 1}"),
+            std::string::npos)
+      << out.str();
+  out.str("");
+  ASSERT_EQ(RunStats({spool, "", false}, out, err), 0);
+  EXPECT_NE(out.str().find("by policy_version"), std::string::npos)
+      << out.str();
+}
+
 TEST(DecisionsCommandTest, BadBufferIsBadInputAndTheSpoolIsKept) {
   const std::string spool = testing::MakeTempDir() + "/spool";
   Spool(spool, Outcome::kPassThrough, "preprocess_only");

@@ -230,6 +230,10 @@ absl::StatusOr<std::unique_ptr<PolicyRunner>> FromSpecLine(
       "file)"));
 }
 
+absl::StatusOr<std::unique_ptr<PolicyRunner>> LoadArtifactSpec(
+    absl::string_view text, const std::string& spec,
+    const std::string& relative_to);
+
 absl::StatusOr<std::unique_ptr<PolicyRunner>> FromFile(
     const std::string& path) {
   absl::StatusOr<std::string> bytes = ir::ReadFile(path);
@@ -264,7 +268,8 @@ absl::StatusOr<std::unique_ptr<PolicyRunner>> FromFile(
     if (!spec.empty()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "policy file '", path, "' holds more than one policy line; it "
-          "must hold one (baseline or fixed:<pipeline>) or be a table "
+          "must hold one (baseline, fixed:<pipeline> or artifact:<file>) or "
+          "be a table "
           "starting with '", kTableHeader, "'"));
     }
     spec = std::string(text);
@@ -280,7 +285,40 @@ absl::StatusOr<std::unique_ptr<PolicyRunner>> FromFile(
         "); put the table itself in the policy file so that build systems "
         "see its content"));
   }
+  if (absl::string_view text = spec; absl::ConsumePrefix(&text, "artifact:")) {
+    // The artifact's path is relative to the policy file (a Bazel toolchain
+    // package keeps both, and declares both as compile inputs).
+    return LoadArtifactSpec(
+        text, absl::StrCat(spec, " (in policy file '", path, "')"),
+        std::filesystem::path(path).parent_path().string());
+  }
   return FromSpecLine(spec, absl::StrCat("policy file '", path, "'"));
+}
+
+// `text`: what follows "artifact:" — <file>[?query]. A relative <file> is
+// taken relative to `relative_to` when that is not empty.
+absl::StatusOr<std::unique_ptr<PolicyRunner>> LoadArtifactSpec(
+    absl::string_view text, const std::string& spec,
+    const std::string& relative_to) {
+  const size_t question = text.find('?');
+  std::string path(TrimView(text.substr(0, question)));
+  if (!relative_to.empty() && !path.empty() && path.front() != '/') {
+    path = (std::filesystem::path(relative_to) / path).string();
+  }
+  pr::InferenceOptions options;
+  if (question != absl::string_view::npos) {
+    absl::Status parsed =
+        ParseArtifactQuery(text.substr(question + 1), &options, spec);
+    if (!parsed.ok()) return parsed;
+  }
+  absl::StatusOr<std::string> bytes = ir::ReadFile(path);
+  if (!bytes.ok()) {
+    return absl::NotFoundError(absl::StrCat(
+        "cannot read the policy artifact '", path, "' of ", spec, ": ",
+        bytes.status().message(),
+        "; pull it with phaseloop policy pull or fix the path"));
+  }
+  return FromArtifactBytes(*bytes, path, options);
 }
 
 }  // namespace
@@ -306,22 +344,7 @@ absl::StatusOr<std::unique_ptr<PolicyRunner>> LoadPolicy(
     return ParseTable(*bytes, path);
   }
   if (absl::ConsumePrefix(&text, "artifact:")) {
-    const size_t question = text.find('?');
-    std::string path(TrimView(text.substr(0, question)));
-    pr::InferenceOptions options;
-    if (question != absl::string_view::npos) {
-      absl::Status parsed =
-          ParseArtifactQuery(text.substr(question + 1), &options, spec);
-      if (!parsed.ok()) return parsed;
-    }
-    absl::StatusOr<std::string> bytes = ir::ReadFile(path);
-    if (!bytes.ok()) {
-      return absl::NotFoundError(absl::StrCat(
-          "cannot read the policy artifact '", path, "': ",
-          bytes.status().message(),
-          "; pull it with phaseloop policy pull or fix the path"));
-    }
-    return FromArtifactBytes(*bytes, path, options);
+    return LoadArtifactSpec(text, spec, "");
   }
   if (text.empty()) {
     return absl::InvalidArgumentError(

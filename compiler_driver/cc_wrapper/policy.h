@@ -8,7 +8,9 @@
 //   fixed:<pipeline>   the same PassBuilder pipeline text for every module
 //   table:<file>       module_hash -> pipeline (e.g. from search); modules
 //                      not in the table get the baseline
-//   <file>             a policy file: one spec line (baseline or fixed:...),
+//   <file>             a policy file: one spec line (baseline, fixed:... or
+//                      artifact:..., whose relative path is taken from the
+//                      policy file's directory),
 //                      a table whose first line is kTableHeader, or a
 //                      learned policy artifact (policy_runtime/
 //                      policy_artifact.h, detected by its magic line), run

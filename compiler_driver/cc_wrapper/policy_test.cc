@@ -137,6 +137,35 @@ TEST(PolicyTest, ArtifactFileIsALearnedPolicy) {
   }
 }
 
+// A policy file may name an artifact; a relative path is taken from the
+// policy file's directory (how a Bazel toolchain package refers to its
+// copy of the shipped default), and the query's options apply.
+TEST(PolicyTest, PolicyFileNamesAnArtifactBesideIt) {
+  const v1::PolicyArtifact artifact = SizeArtifact("text_size");
+  const std::string dir = testing::MakeTempDir();
+  ASSERT_TRUE(
+      policy_runtime::WritePolicyArtifactFile(artifact, dir + "/d.plpolicy")
+          .ok());
+  std::ofstream(dir + "/policy")
+      << "# the default\nartifact:d.plpolicy?mode=topk&k=2&budget_ms=500\n";
+  auto policy = LoadPolicy(dir + "/policy");
+  ASSERT_TRUE(policy.ok()) << policy.status();
+  EXPECT_STREQ((*policy)->kind(), "artifact");
+  EXPECT_EQ((*policy)->version(), policy_runtime::PolicyVersionOf(artifact));
+
+  std::ofstream(dir + "/missing") << "artifact:gone.plpolicy\n";
+  auto missing = LoadPolicy(dir + "/missing");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find(dir + "/gone.plpolicy"),
+            std::string::npos)
+      << missing.status();
+  EXPECT_NE(missing.status().message().find(dir + "/missing"),
+            std::string::npos)
+      << missing.status();
+  std::ofstream(dir + "/bad_query") << "artifact:d.plpolicy?mode=fast\n";
+  EXPECT_FALSE(LoadPolicy(dir + "/bad_query").ok());
+}
+
 TEST(PolicyTest, RuntimeArtifactAppliesOnlyAtSpeedLevels) {
   const std::string path = testing::MakeTempDir() + "/r.plpolicy";
   ASSERT_TRUE(policy_runtime::WritePolicyArtifactFile(SizeArtifact("runtime"),

@@ -10,6 +10,8 @@
 
 #include "absl/status/status.h"
 #include "compiler_driver/cc_wrapper/bazel_toolchain.h"
+#include "compiler_driver/cc_wrapper/policy.h"
+#include "compiler_driver/policy_runtime/policy_artifact.h"
 
 namespace phaseloop::cc_wrapper {
 namespace {
@@ -44,6 +46,26 @@ int RunToolchainBazel(BazelToolchainOptions options) {
       return kBadInput;
     }
   }
+  // No policy given and none in the package yet: the shipped default.
+  if (options.policy_file.empty() && options.artifact_file.empty() &&
+      !fs::exists(fs::path(options.out_dir) / "policy")) {
+    options.artifact_file = FindDefaultPolicy();
+    if (options.artifact_file.empty()) {
+      std::cerr << "note: the shipped default policy (share/phaseloop/policies/"
+                   "default.plpolicy) was not found beside this phaseloop; "
+                   "the toolchain runs `baseline` (pass --artifact FILE for a "
+                   "learned policy)\n";
+    }
+  }
+  std::string artifact_version;
+  if (options.policy_file.empty() && !options.artifact_file.empty()) {
+    auto artifact = policy_runtime::ReadPolicyArtifactFile(options.artifact_file);
+    if (!artifact.ok()) {
+      std::cerr << "error: " << artifact.status().message() << "\n";
+      return kBadInput;
+    }
+    artifact_version = policy_runtime::PolicyVersionOf(*artifact);
+  }
   absl::StatusOr<BazelToolchain> toolchain = WriteBazelToolchain(options);
   if (!toolchain.ok()) {
     std::cerr << "error: " << toolchain.status().message() << "\n";
@@ -54,13 +76,20 @@ int RunToolchainBazel(BazelToolchainOptions options) {
   }
   const std::string package =
       toolchain->package.empty() ? std::string(".") : toolchain->package;
-  std::cout << "wrote " << package << "/{BUILD,cc_wrapper.sh,policy} (compiler "
+  std::cout << "wrote " << package << "/{BUILD,cc_wrapper.sh,policy"
+            << (artifact_version.empty() ? "" : ",policy.plpolicy")
+            << "} (compiler "
             << fs::absolute(options.cc).lexically_normal().string() << ")\n"
             << "add to your workspace's .bazelrc:\n";
   for (const std::string& line : toolchain->bazelrc_lines)
     std::cout << "  " << line << "\n";
   std::cout << "policy:    " << toolchain->policy_path
-            << " (edit it to change the policy; Bazel recompiles)\n"
+            << " (edit it to change the policy; Bazel recompiles)\n";
+  if (!artifact_version.empty()) {
+    std::cout << "artifact:  " << options.artifact_file << " (policy_version "
+              << artifact_version << ", topk k=4, 1 s per file)\n";
+  }
+  std::cout
             << "decisions: " << toolchain->spool_dir << " (phaseloop stats --spool "
             << toolchain->spool_dir << ")\n";
   return 0;
@@ -79,9 +108,16 @@ void AddToolchainCommand(CLI::App& app, int& exit_code) {
       ->add_option("--out", options->out_dir,
                    "package directory inside your workspace, e.g. tools/phaseloop")
       ->required();
-  bazel->add_option("--policy", options->policy_file,
-                    "policy file to copy into the package (default: keep the "
-                    "package's policy, else `baseline`)");
+  CLI::Option* policy = bazel->add_option(
+      "--policy", options->policy_file,
+      "policy file to copy into the package (default: keep the package's "
+      "policy, else the shipped default policy artifact)");
+  bazel
+      ->add_option("--artifact", options->artifact_file,
+                   "policy artifact (.plpolicy) to copy into the package and "
+                   "run in topk mode (default when the package has no policy "
+                   "yet: the shipped default)")
+      ->excludes(policy);
   bazel->add_option("--spool", options->spool_dir,
                     "decision record directory (default: ~/.cache/phaseloop/spool)");
   bazel->add_option(
