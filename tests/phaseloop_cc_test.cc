@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "compiler_driver/cc_wrapper/spool_reader.h"
+#include "compiler_driver/cc_wrapper/wrapper_scratch.h"
 #include "compiler_driver/testing/test_util.h"
 
 namespace phaseloop {
@@ -19,55 +20,36 @@ namespace {
 
 using testing::ReadFileOrEmpty;
 
-std::string Absolute(const std::string& path) {
-  char* resolved = realpath(path.c_str(), nullptr);
-  std::string out = resolved ? resolved : path;
-  free(resolved);
-  return out;
-}
+using cc_wrapper::testing::AbsolutePath;
 
 class PhaseloopCcTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = testing::MakeTempDir();
-    spool_ = dir_ + "/spool";
-    std::ofstream(dir_ + "/empty.conf") << "# no settings: defaults\n";
-    cc_ = Absolute("compiler_driver/cc_wrapper/phaseloop-cc");
-    cxx_ = Absolute("compiler_driver/cc_wrapper/phaseloop-c++");
+    cc_ = AbsolutePath("compiler_driver/cc_wrapper/phaseloop-cc");
+    cxx_ = AbsolutePath("compiler_driver/cc_wrapper/phaseloop-c++");
     for (const std::string& f : testing::FixturePaths()) {
-      fixtures_[f.substr(f.rfind('/') + 1)] = Absolute(f);
+      fixtures_[f.substr(f.rfind('/') + 1)] = AbsolutePath(f);
     }
   }
 
   // Runs `argv` in dir_ with the wrapper's environment plus `env`; returns
   // the exit code, output (stdout+stderr) in `output`.
-  int Run(std::vector<std::string> argv,
+  int Run(const std::vector<std::string>& argv,
           const std::map<std::string, std::string>& env = {},
           std::string* output = nullptr) {
-    std::vector<std::string> command = {"env", "-C", dir_,
-                                        "PHASELOOP_SPOOL=" + spool_,
-                                        "PHASELOOP_CONFIG=" + dir_ + "/empty.conf"};
-    for (const auto& [k, v] : env) command.push_back(k + "=" + v);
-    command.insert(command.end(), argv.begin(), argv.end());
-    std::string ignored;
-    return testing::RunCommand(command, output ? output : &ignored);
+    return scratch_.Run(argv, env, output);
   }
 
   std::string Read(const std::string& name) {
     return ReadFileOrEmpty(dir_ + "/" + name);
   }
 
-  std::vector<v1::Decision> Decisions() {
-    std::vector<v1::Decision> out;
-    auto contents = cc_wrapper::ReadSpool(spool_);
-    EXPECT_TRUE(contents.ok());
-    for (const auto& file : contents->files) {
-      for (const auto& d : file.batch.decisions()) out.push_back(d);
-    }
-    return out;
-  }
+  std::vector<v1::Decision> Decisions() { return scratch_.Decisions(); }
 
-  std::string dir_, spool_, cc_, cxx_;
+  cc_wrapper::testing::WrapperScratch scratch_;
+  const std::string dir_ = scratch_.dir();
+  const std::string spool_ = scratch_.spool();
+  std::string cc_, cxx_;
   std::map<std::string, std::string> fixtures_;
 };
 

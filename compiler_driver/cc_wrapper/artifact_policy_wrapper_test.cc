@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "compiler_driver/cc_wrapper/spool_reader.h"
+#include "compiler_driver/cc_wrapper/wrapper_scratch.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "compiler_driver/policy_runtime/test_artifacts.h"
 #include "compiler_driver/testing/test_util.h"
@@ -16,21 +17,13 @@
 namespace phaseloop {
 namespace {
 
-std::string Absolute(const std::string& path) {
-  char* resolved = realpath(path.c_str(), nullptr);
-  std::string out = resolved ? resolved : path;
-  free(resolved);
-  return out;
-}
+using cc_wrapper::testing::AbsolutePath;
 
 class ArtifactPolicyWrapperTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = testing::MakeTempDir();
-    spool_ = dir_ + "/spool";
-    std::ofstream(dir_ + "/empty.conf") << "# defaults\n";
-    cc_ = Absolute("compiler_driver/cc_wrapper/phaseloop-cc");
-    source_ = Absolute("compiler_driver/fixtures/sorting.c");
+    cc_ = AbsolutePath("compiler_driver/cc_wrapper/phaseloop-cc");
+    source_ = AbsolutePath("compiler_driver/fixtures/sorting.c");
     policy_runtime::testing::RandomArtifactOptions options;
     options.action_names = {"instcombine", "simplifycfg", "mem2reg"};
     options.candidate_pipelines = {"default<Oz>", "default<O1>",
@@ -41,26 +34,19 @@ class ArtifactPolicyWrapperTest : public ::testing::Test {
         policy_runtime::WritePolicyArtifactFile(artifact_, artifact_path_).ok());
   }
 
-  int Run(std::vector<std::string> argv, std::string* output = nullptr) {
-    std::vector<std::string> command = {
-        "env", "-C", dir_, "PHASELOOP_SPOOL=" + spool_,
-        "PHASELOOP_CONFIG=" + dir_ + "/empty.conf"};
-    command.insert(command.end(), argv.begin(), argv.end());
-    std::string ignored;
-    return testing::RunCommand(command, output ? output : &ignored);
+  int Run(const std::vector<std::string>& argv,
+          std::string* output = nullptr) {
+    return scratch_.Run(argv, {}, output);
   }
 
   std::vector<v1::Decision> Decisions() {
-    std::vector<v1::Decision> out;
-    auto contents = cc_wrapper::ReadSpool(spool_);
-    EXPECT_TRUE(contents.ok());
-    for (const auto& file : contents->files) {
-      for (const auto& d : file.batch.decisions()) out.push_back(d);
-    }
-    return out;
+    return scratch_.Decisions();
   }
 
-  std::string dir_, spool_, cc_, source_, artifact_path_;
+  cc_wrapper::testing::WrapperScratch scratch_;
+  const std::string dir_ = scratch_.dir();
+  const std::string spool_ = scratch_.spool();
+  std::string cc_, source_, artifact_path_;
   v1::PolicyArtifact artifact_;
 };
 
