@@ -36,19 +36,25 @@ inline constexpr absl::string_view kSearchEpisodesTopic =
 inline constexpr absl::string_view kDecisionsTopic = "phaseloop.decisions";
 
 // Per-instance, per-window latency SLIs of services (issue 6).
-// key: service/group. value: phaseloop.v1.SliWindow.
+// key: service. value: phaseloop.v1.SliWindow. Keyed by service alone so
+// that every group of a service (baseline and canary) lands in one
+// partition, read by one reward engine of the consumer group, which can
+// then compare them.
 inline constexpr absl::string_view kSliTopic = "phaseloop.sli";
 
 // Rewards computed by the reward engine.
-// key: service/deployment_id/window_start_ms. value: a reward record.
+// key: service/group/deployment_id/window_start_ms (one reward per group of
+// a deployment and window, so a replay overwrites it and no two groups
+// collide). value: a reward record.
 inline constexpr absl::string_view kRewardsTopic = "phaseloop.rewards";
 
 // SLI windows that arrived after the watermark passed their window.
-// key: service/group (as in phaseloop.sli). value: the late SliWindow.
+// key: service (as in phaseloop.sli). value: the late SliWindow.
 inline constexpr absl::string_view kRewardsLateTopic = "phaseloop.rewards.late";
 
-// Error budget remaining and burn rates per SLO.
-// key: service/slo_name. value: a budget status record.
+// Error budget remaining and burn rates per SLO and group.
+// key: service/group/slo_name (one key per status a reader keeps, so the
+// topic may be compacted). value: a budget status record.
 inline constexpr absl::string_view kBudgetTopic = "phaseloop.budget";
 
 // Malformed or unjoinable input, with the reason.
@@ -63,21 +69,24 @@ inline constexpr absl::string_view kAllTopics[] = {
 };
 
 // Key of phaseloop.sli and phaseloop.rewards.late records.
-inline std::string SliKey(absl::string_view service, absl::string_view group) {
-  return absl::StrCat(service, "/", group);
+inline std::string SliKey(absl::string_view service) {
+  return std::string(service);
 }
 
 // Key of phaseloop.rewards records.
 inline std::string RewardKey(absl::string_view service,
+                             absl::string_view group,
                              absl::string_view deployment_id,
                              int64_t window_start_ms) {
-  return absl::StrCat(service, "/", deployment_id, "/", window_start_ms);
+  return absl::StrCat(service, "/", group, "/", deployment_id, "/",
+                      window_start_ms);
 }
 
 // Key of phaseloop.budget records.
 inline std::string BudgetKey(absl::string_view service,
+                             absl::string_view group,
                              absl::string_view slo_name) {
-  return absl::StrCat(service, "/", slo_name);
+  return absl::StrCat(service, "/", group, "/", slo_name);
 }
 
 }  // namespace phaseloop::kafka

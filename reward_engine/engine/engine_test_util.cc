@@ -58,7 +58,7 @@ void ProduceWindows(kafka::Producer& producer, const std::string& topic,
                     const std::vector<v1::SliWindow>& windows) {
   for (const v1::SliWindow& w : windows) {
     ASSERT_TRUE(producer
-                    .Produce(topic, kafka::SliKey(w.service(), w.group()),
+                    .Produce(topic, kafka::SliKey(w.service()),
                              w.SerializeAsString())
                     .ok());
   }

@@ -31,7 +31,7 @@ v1::SliWindow MakeSliWindow(const std::string& service,
 void WriteSloDirectory(const std::string& dir,
                        const std::map<std::string, double>& thresholds_ms);
 
-// Produces each window to `topic` keyed service/group and waits for them.
+// Produces each window to `topic` keyed by service and waits for them.
 void ProduceWindows(kafka::Producer& producer, const std::string& topic,
                     const std::vector<v1::SliWindow>& windows);
 

@@ -19,9 +19,10 @@ double QuantileOr(const sli::LatencySketch& sketch, double q) {
 std::string RewardId(const std::string& service, const std::string& group,
                      const std::string& deployment_id,
                      int64_t window_start_ms) {
-  return absl::StrCat(
-      "canary/", kafka::RewardKey(service, deployment_id, window_start_ms),
-      "/", group);
+  // The buffer's reward ids keep their first format (replays overwrite the
+  // rows they wrote before); the Kafka key orders the same parts otherwise.
+  return absl::StrCat("canary/", service, "/", deployment_id, "/",
+                      window_start_ms, "/", group);
 }
 
 WindowRewards ComputeRewards(const ClosedWindow& window,

@@ -53,6 +53,12 @@ class EngineMetrics {
                                      "Event-time watermark (ms since epoch)");
     open_windows_ = &registry->AddGauge("phaseloop_rewards_open_windows",
                                         "Event-time windows not closed yet");
+    assigned_ = &registry->AddGauge(
+        "phaseloop_rewards_assigned_partitions",
+        "SLI partitions this engine reads (its share of the consumer group)");
+  }
+  void Assigned(size_t partitions) {
+    if (assigned_ != nullptr) assigned_->Set(static_cast<double>(partitions));
   }
   void Records() { Inc(records_); }
   void Merged() { Inc(merged_); }
@@ -97,6 +103,7 @@ class EngineMetrics {
   metrics::Counter* rewards_ = nullptr;
   metrics::Gauge* watermark_ = nullptr;
   metrics::Gauge* open_windows_ = nullptr;
+  metrics::Gauge* assigned_ = nullptr;
 };
 
 class Engine {
@@ -247,8 +254,8 @@ absl::Status Engine::Commit(std::vector<ClosedWindow> closed, int64_t now_ms) {
     for (const v1::Reward& reward : rewards.rewards) {
       absl::Status produced = Produce(
           options_.rewards_topic,
-          kafka::RewardKey(reward.service(), reward.deployment_id(),
-                           reward.window_start_ms()),
+          kafka::RewardKey(reward.service(), reward.group(),
+                           reward.deployment_id(), reward.window_start_ms()),
           reward.SerializeAsString());
       if (!produced.ok()) return produced;
     }
@@ -403,6 +410,7 @@ absl::StatusOr<EngineStats> Engine::Run() {
     }
     probe_->Watch(partitions);
     assigned_ = !partitions.empty();
+    metrics_.Assigned(partitions.size());
     return next;
   };
   // Eager rebalancing: everything is revoked, then the new assignment
@@ -411,6 +419,7 @@ absl::StatusOr<EngineStats> Engine::Run() {
     windows_.Reset();
     probe_->Watch({});
     assigned_ = false;
+    metrics_.Assigned(0);
   };
   absl::StatusOr<std::unique_ptr<kafka::Consumer>> consumer =
       kafka::Consumer::Create(consumer_options);

@@ -12,7 +12,7 @@
 //     EventTimeWindows::Add: merged / duplicate (dropped) / late (to
 //     phaseloop.rewards.late) / replayed (ignored) / conflict (dead letter)
 //   -> CloseReady: for each closed window, Rewards to phaseloop.rewards
-//     (key service/deployment_id/window_start_ms), error-budget statuses to
+//     (key service/group/deployment_id/window_start_ms), error-budget statuses to
 //     phaseloop.budget
 //   -> Flush the producer until every record is acknowledged (failed ones
 //     are produced again: keyed, so a duplicate overwrites)
@@ -36,9 +36,10 @@
 // connection and the output topics' metadata (Producer::LoadTopicMetadata),
 // so the first close does not pay them.
 //
-// Relative rewards need the baseline and canary of a service read by one
-// engine: run one engine per group of partitions holding both (a single
-// engine, or services keyed so), or read relative rewards per group only.
+// Scale-out: engines in one consumer group split phaseloop.sli's
+// partitions. SLI windows are keyed by service (kafka::SliKey), so every
+// group of a service is in one partition and read by one engine, which
+// compares canary with baseline.
 //
 // Threading: RunRewardEngine runs on the calling thread; `stop` may be set
 // from any thread or a signal handler.

@@ -88,7 +88,7 @@ TEST_F(RewardEngineTest, RewardsLateDeadLettersDuplicatesAndRestart) {
   for (int64_t w = 0; w < 4; ++w) Produce(Window(w));
   // A producer retry's duplicate, bad input, and a late window.
   Produce({Window(3)[0]});
-  ProduceRaw("checkout/canary", "not a proto");
+  ProduceRaw("checkout", "not a proto");
   Produce({MakeSliWindow("search", "canary", "a", 30000, 5000, {0.01})});
   Produce({MakeSliWindow("checkout", "canary", "z", 0, 5000, {0.01})});
   Produce(Window(4));
@@ -132,7 +132,7 @@ TEST_F(RewardEngineTest, RewardsLateDeadLettersDuplicatesAndRestart) {
                                       std::chrono::seconds(2));
   ASSERT_EQ(latest.size(), 8u);
   v1::Reward canary;
-  ASSERT_TRUE(canary.ParseFromString(latest.at("checkout/dep-canary/20000")));
+  ASSERT_TRUE(canary.ParseFromString(latest.at("checkout/canary/dep-canary/20000")));
   EXPECT_EQ(canary.count(), 200);
   EXPECT_EQ(canary.sli_windows(), 4);
   EXPECT_TRUE(canary.has_relative_reward());
@@ -156,11 +156,12 @@ TEST_F(RewardEngineTest, RewardsLateDeadLettersDuplicatesAndRestart) {
                                std::string(kafka::kRewardsLateTopic),
                                std::chrono::seconds(2));
   ASSERT_EQ(late.size(), 1u);
-  EXPECT_EQ(late[0].key, "checkout/canary");
+  EXPECT_EQ(late[0].key, "checkout");
   auto budget = testing::LatestPerKey(cluster_->bootstrap_servers(),
                                       std::string(kafka::kBudgetTopic),
                                       std::chrono::seconds(2));
-  EXPECT_EQ(budget.count("checkout/checkout-latency"), 1u);
+  EXPECT_EQ(budget.count("checkout/baseline/checkout-latency"), 1u);
+  EXPECT_EQ(budget.count("checkout/canary/checkout-latency"), 1u);
   // Metrics.
   const std::string text = registry.RenderPrometheusText();
   EXPECT_NE(text.find("phaseloop_rewards_emitted_total 8"), std::string::npos)
@@ -260,7 +261,7 @@ TEST_F(RewardEngineTest, RestartPublishesTheBudgetsOfAnUninterruptedRun) {
     EXPECT_EQ(second->history_windows, seed ? 4 : 0);
   }
   const auto expected = budgets("whole");
-  ASSERT_EQ(expected.count("checkout/checkout-latency"), 1u);
+  ASSERT_EQ(expected.count("checkout/canary/checkout-latency"), 1u);
   EXPECT_EQ(budgets("restarted"), expected);
   // Without the seeding the budgets forget windows 0 and 1 (the check
   // above can fail).

@@ -135,7 +135,7 @@ int Main(int argc, char** argv) {
             bytes += value.size();
             if (!(*producer)
                      ->Produce(kafka::kSliTopic,
-                               kafka::SliKey(w.service(), w.group()), value)
+                               kafka::SliKey(w.service()), value)
                      .ok()) {
               return 1;
             }
@@ -278,7 +278,7 @@ int Main(int argc, char** argv) {
             sli::SetWindowSketch(pool[static_cast<size_t>(n) % pool.size()],
                                  &w);
             (void)(*producer)->Produce(live_topic,
-                                       kafka::SliKey(w.service(), w.group()),
+                                       kafka::SliKey(w.service()),
                                        w.SerializeAsString());
           }
         }

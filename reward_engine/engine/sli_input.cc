@@ -31,12 +31,12 @@ absl::StatusOr<SliInput> DecodeSliRecord(const kafka::ConsumedMessage& message,
     return absl::FailedPreconditionError(
         absl::StrCat("invalid: ", sketch.status().message()));
   }
-  const std::string key = kafka::SliKey(window.service(), window.group());
+  const std::string key = kafka::SliKey(window.service());
   if (message.key != key) {
     return absl::FailedPreconditionError(
         absl::StrCat("key_mismatch: key \"", message.key, "\" but the window "
-                     "is for \"", key, "\" (produce SLI windows keyed "
-                     "service/group)"));
+                     "is for service \"", key, "\" (produce SLI windows keyed "
+                     "by service, so one engine sees all its groups)"));
   }
   if (window_ms % window.window_length_ms() != 0) {
     return absl::FailedPreconditionError(absl::StrCat(

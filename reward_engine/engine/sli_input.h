@@ -7,7 +7,7 @@
 //   malformed        not a serialized phaseloop.v1.SliWindow
 //   invalid          breaks a rule of reward_engine/sli/sli_window.h (the
 //                    detail starts with the field)
-//   key_mismatch     the Kafka key is not "service/group" of the value (the
+//   key_mismatch     the Kafka key is not the service of the value (the
 //                    partitioning, and so the windowing, relies on it)
 //   misaligned       its window length does not divide the engine's window
 //   unknown_service  no SLO names the service (add one to --slo-dir)

@@ -12,7 +12,7 @@ kafka::ConsumedMessage Message(const v1::SliWindow& w) {
   m.topic = "phaseloop.sli";
   m.partition = 2;
   m.offset = 17;
-  m.key = w.service() + "/" + w.group();
+  m.key = w.service();  // kafka::SliKey
   m.value = w.SerializeAsString();
   return m;
 }
@@ -51,7 +51,7 @@ TEST(SliInputTest, EveryBadRecordHasAClassifiedReason) {
   EXPECT_EQ(ReasonOf(Message(bad)).substr(0, 15), "invalid: count:");
 
   m = Message(good);
-  m.key = "checkout/baseline";
+  m.key = "checkout/baseline";  // the old service/group key
   EXPECT_EQ(ReasonOf(m).substr(0, 13), "key_mismatch:");
 
   v1::SliWindow odd = testing::MakeSliWindow("checkout", "canary", "i1", 0,

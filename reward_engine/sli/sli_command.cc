@@ -16,7 +16,7 @@ namespace phaseloop::sli {
 
 namespace {
 
-// Publishes each window with the idempotent producer, keyed service/group,
+// Publishes each window with the idempotent producer, keyed by service,
 // and waits for its delivery report: an OK Publish means Kafka has it.
 class KafkaSliSink : public SliSink {
  public:
@@ -24,7 +24,7 @@ class KafkaSliSink : public SliSink {
       : producer_(std::move(producer)), topic_(std::move(topic)) {}
   absl::Status Publish(const v1::SliWindow& window) override {
     absl::Status produced = producer_->Produce(
-        topic_, kafka::SliKey(window.service(), window.group()),
+        topic_, kafka::SliKey(window.service()),
         window.SerializeAsString());
     if (!produced.ok()) return produced;
     return producer_->Flush(std::chrono::seconds(30));

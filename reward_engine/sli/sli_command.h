@@ -38,7 +38,7 @@ struct SliSendFlags {
 using SliSinkFactory = std::function<absl::StatusOr<std::unique_ptr<SliSink>>(
     const std::string& bootstrap, const std::string& topic)>;
 
-// The Kafka SliSink (key kafka::SliKey(service, group), value the serialized
+// The Kafka SliSink (key kafka::SliKey(service), value the serialized
 // SliWindow). Not wired yet: returns Unimplemented until it is built on
 // common/kafka's Producer.
 absl::StatusOr<std::unique_ptr<SliSink>> MakeKafkaSliSink(

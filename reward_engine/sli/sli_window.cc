@@ -18,7 +18,7 @@ absl::Status CheckId(absl::string_view field, const std::string& value,
     return absl::InvalidArgumentError(
         absl::StrCat(field, ": \"", value,
                      "\" contains '/', which separates the parts of the Kafka "
-                     "key service/group"));
+                     "keys service/group/..."));
   }
   return absl::OkStatus();
 }

@@ -2,12 +2,10 @@
 #define PHASELOOP_REWARD_ENGINE_SLO_BUDGET_PUBLISHER_H_
 
 // Publishes BudgetStatus records to the budget topic (kafka::kBudgetTopic),
-// keyed kafka::BudgetKey(service, slo_name), value the serialized proto.
-// Readers keep the latest record per (service, slo_name, group) — the group
-// is in the value, and one key's records share a partition, in order.
+// keyed kafka::BudgetKey(service, group, slo_name), value the serialized
+// proto. Readers keep the latest record per key (one key's records share a
+// partition, in order), so the topic may be compacted on a real cluster.
 // Publishing the same status again is harmless (a reader keeps the latest).
-// Note for real clusters: do not enable log compaction on this topic, it
-// keeps one record per key and so one group per SLO.
 //
 // Ownership: the publisher borrows a Producer (the engine's, shared with its
 // other outputs) or owns one it made. Thread-safety: as the Producer.

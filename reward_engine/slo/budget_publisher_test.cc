@@ -67,7 +67,7 @@ TEST_F(BudgetPublisherTest, PublishesKeyedStatusesAndTheReaderKeepsTheLatest) {
   ASSERT_TRUE(publisher.Flush(milliseconds(10000)).ok());
   EXPECT_EQ((*producer)->stats().delivered, 6);
 
-  // Keys are service/slo_name; values parse as BudgetStatus.
+  // Keys are service/group/slo_name; values parse as BudgetStatus.
   kafka::ConsumerOptions consumer_options;
   consumer_options.bootstrap_servers = cluster_->bootstrap_servers();
   consumer_options.group_id = "budget-publisher-test";
@@ -86,7 +86,8 @@ TEST_F(BudgetPublisherTest, PublishesKeyedStatusesAndTheReaderKeepsTheLatest) {
     if (!m->has_value()) continue;
     v1::BudgetStatus status;
     ASSERT_TRUE(status.ParseFromString((*m)->value));
-    EXPECT_EQ((*m)->key, status.service() + "/" + status.slo_name());
+    EXPECT_EQ((*m)->key, status.service() + "/" + status.group() + "/" +
+                             status.slo_name());
     ++seen;
   }
   EXPECT_EQ(seen, 6);
