@@ -2,12 +2,19 @@
 //
 //   tools/bazel.sh run -c opt //compiler_driver/cc_wrapper:wrapper_benchmark --
 //       [--reps N] [--json] [--wrapper PATH] [--clang PATH] [--bzip2 DIR]
+//       [--opt-level O2|Os|Oz|...] [--policy SPEC]
+//
+// --opt-level replaces the units' -O2 (the size policies act only at
+// -Os/-Oz); --policy replaces the policy variant's `baseline`, e.g.
+// 'artifact:configs/policies/default.plpolicy?mode=topk&k=4&budget_ms=1000'
+// for the shipped default's compile cost. The printed targets are issue
+// #3's, for the baseline policy at -O2.
 //
 // Five variants of each translation unit, run interleaved (every repetition
 // runs each variant once, the order rotating per repetition) so that drift of
 // the machine hits all variants alike; medians over the repetitions:
 //   clang      clang-16 <flags> -c                         (reference)
-//   policy     phaseloop-cc <flags> -c, PHASELOOP_POLICY=baseline
+//   policy     phaseloop-cc <flags> -c, PHASELOOP_POLICY=baseline (--policy)
 //   disabled   PHASELOOP_DISABLE=1 phaseloop-cc <flags> -c (kill switch)
 //   clang -E   clang-16 -E                                 (reference)
 //   pass       phaseloop-cc -E                             (pass-through path)
@@ -54,6 +61,8 @@ struct Options {
   std::string wrapper = "compiler_driver/cc_wrapper/phaseloop-cc";
   std::string clang = "/usr/bin/clang-16";
   std::string bzip2_dir;  // default: the fetch_sources.sh cache
+  std::string opt_level = "O2";
+  std::string policy = "baseline";
 };
 
 struct Unit {
@@ -130,7 +139,7 @@ class Benchmark {
     const std::string spool = "PHASELOOP_SPOOL=" + tmp + "/spool";
     fs::create_directories(tmp + "/spool");
     env_plain_ = ChildEnvironment({});
-    env_policy_ = ChildEnvironment({spool, "PHASELOOP_POLICY=baseline"});
+    env_policy_ = ChildEnvironment({spool, "PHASELOOP_POLICY=" + options.policy});
     env_disabled_ = ChildEnvironment({spool, "PHASELOOP_DISABLE=1"});
   }
 
@@ -227,7 +236,8 @@ std::string DefaultBzip2Dir() {
 
 // Fills `units`; false (with a message) when sources are missing.
 bool CollectUnits(const Options& options, std::vector<Unit>* units) {
-  const std::vector<std::string> bz_flags = {"-Wall", "-Winline", "-O2", "-g",
+  const std::string level = "-" + options.opt_level;
+  const std::vector<std::string> bz_flags = {"-Wall", "-Winline", level, "-g",
                                              "-D_FILE_OFFSET_BITS=64"};
   const char* const bz_files[] = {"blocksort",  "huffman", "crctable", "randtable",   "compress",
                                   "decompress", "bzlib",   "bzip2",    "bzip2recover"};
@@ -250,7 +260,7 @@ bool CollectUnits(const Options& options, std::vector<Unit>* units) {
   }
   std::sort(fixtures.begin(), fixtures.end());
   for (const std::string& f : fixtures) {
-    units->push_back({"fixtures/" + fs::path(f).filename().string(), {f}, {"-O2"}});
+    units->push_back({"fixtures/" + fs::path(f).filename().string(), {f}, {level}});
   }
   units->push_back(whole);
   return true;
@@ -261,9 +271,10 @@ const char* Verdict(double ratio, double target) { return ratio <= target ? "met
 void PrintTable(const Options& options, const std::vector<Unit>& units,
                 const std::vector<Summary>& summaries) {
   std::printf(
-      "phaseloop-cc vs clang-16: %d interleaved repetitions, medians\n"
+      "phaseloop-cc vs clang-16: %d interleaved repetitions, medians, -%s, policy %s\n"
       "wrapper %s\nclang   %s\n\n",
-      options.reps, options.wrapper.c_str(), options.clang.c_str());
+      options.reps, options.opt_level.c_str(), options.policy.c_str(), options.wrapper.c_str(),
+      options.clang.c_str());
   std::printf("%-22s %9s %9s %6s %9s %6s %8s %8s %6s %8s %8s %6s\n", "unit", "clang ms", "policy",
               "ratio", "disabled", "ratio", "-E ms", "pass", "ratio", "RSS MB", "policy", "ratio");
   std::vector<double> tu_policy, tu_disabled, tu_pass, tu_rss;
@@ -317,8 +328,11 @@ void PrintRatios(const char* key, const Ratios& r) {
 
 void PrintJson(const Options& options, const std::vector<Unit>& units,
                const std::vector<Summary>& summaries) {
-  std::printf("{\"reps\": %d, \"wrapper\": \"%s\", \"clang\": \"%s\", \"units\": [", options.reps,
-              options.wrapper.c_str(), options.clang.c_str());
+  std::printf(
+      "{\"reps\": %d, \"opt_level\": \"%s\", \"policy\": \"%s\", \"wrapper\": \"%s\", "
+      "\"clang\": \"%s\", \"units\": [",
+      options.reps, options.opt_level.c_str(), options.policy.c_str(), options.wrapper.c_str(),
+      options.clang.c_str());
   for (size_t u = 0; u < units.size(); ++u) {
     const Summary& s = summaries[u];
     std::printf("%s\n  {\"name\": \"%s\", \"tus\": %zu, ", u ? "," : "", units[u].name.c_str(),
@@ -353,10 +367,15 @@ bool ParseArgs(int argc, char** argv, Options* options) {
       options->clang = argv[++i];
     } else if (arg == "--bzip2" && has_value) {
       options->bzip2_dir = argv[++i];
+    } else if (arg == "--opt-level" && has_value) {
+      options->opt_level = argv[++i];
+    } else if (arg == "--policy" && has_value) {
+      options->policy = argv[++i];
     } else {
       std::fprintf(stderr,
                    "wrapper_benchmark: bad argument '%s'\nusage: wrapper_benchmark [--reps N] "
-                   "[--json] [--wrapper PATH] [--clang PATH] [--bzip2 DIR]\n",
+                   "[--json] [--wrapper PATH] [--clang PATH] [--bzip2 DIR] [--opt-level O2|Os|Oz] "
+                   "[--policy SPEC]\n",
                    arg.c_str());
       return false;
     }
