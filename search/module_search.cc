@@ -92,6 +92,18 @@ double ModuleSearch::Elapsed() const {
       .count();
 }
 
+bool ModuleSearch::OutOfBudget() const {
+  if (options_.max_evaluations > 0 &&
+      evaluations_ >= options_.max_evaluations) {
+    return true;
+  }
+  if (Elapsed() >= options_.budget_seconds) {
+    time_limited_ = true;
+    return true;
+  }
+  return false;
+}
+
 int64_t ModuleSearch::Value(const StateObservation& state) const {
   return options_.objective == Objective::kIrCount ? state.ir_count : state.text_size;
 }

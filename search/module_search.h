@@ -46,6 +46,10 @@ struct ModuleReference {
 struct ModuleSearchOptions {
   Objective objective = Objective::kTextSize;
   double budget_seconds = 10;
+  // Actions applied (failed ones included) after which the search stops; 0 =
+  // no limit. Unlike the clock, this budget ends a search at the same point
+  // on any machine, so a seeded search that stops on it is reproducible.
+  int64_t max_evaluations = 0;
   uint64_t seed = 1;
   std::string run_id;          // prefix of every episode id
   bool observe_hash = false;   // also observe MODULE_HASH after each step
@@ -68,7 +72,12 @@ class ModuleSearch {
   static StateObservation Parse(
       const google::protobuf::RepeatedPtrField<v1::Observation>& observations);
 
-  bool OutOfTime() const { return Elapsed() >= options_.budget_seconds; }
+  // True once the search has spent its budget: the clock (budget_seconds)
+  // or max_evaluations. Records which one ran out first (time_limited()).
+  bool OutOfBudget() const;
+  // Whether the clock, rather than max_evaluations, ended the search: a
+  // time-limited search may stop elsewhere on a faster or slower machine.
+  bool time_limited() const { return time_limited_; }
   double Elapsed() const;
   int action_count() const { return action_count_; }
   const ModuleSearchOptions& options() const { return options_; }
@@ -142,6 +151,7 @@ class ModuleSearch {
   int64_t next_episode_ = 0;
   int64_t episodes_ = 0;
   int64_t evaluations_ = 0;
+  mutable bool time_limited_ = false;
   int64_t failed_steps_ = 0;
 };
 

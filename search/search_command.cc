@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <iomanip>
@@ -9,6 +10,7 @@
 #include <memory>
 #include <mutex>
 
+#include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
 #include "search/episode_file.h"
 #include "search/search_pool.h"
@@ -59,7 +61,10 @@ nlohmann::json Metrics(const std::vector<ModuleResult>& results) {
     }
     ++n;
   }
-  nlohmann::json m = {{"modules_measured", n}};
+  int time_limited = 0;
+  for (const ModuleResult& r : results) time_limited += r.time_limited ? 1 : 0;
+  nlohmann::json m = {{"modules_measured", n},
+                      {"modules_time_limited", time_limited}};
   if (n == 0) return m;
   m["text_oz_ratio"] = std::exp(log_text / n);
   m["geomean_oz_ratio"] = std::exp(log_ir / n);
@@ -88,13 +93,19 @@ nlohmann::json ResultJson(const ModuleResult& r) {
   j["evaluations"] = r.evaluations;
   j["failed_steps"] = r.failed_steps;
   j["seconds"] = r.seconds;
+  j["time_limited"] = r.time_limited;
   return j;
 }
 
 void PrintTable(const nlohmann::json& summary, std::ostream& out) {
   out << "search: " << summary["strategy"].get<std::string>() << " on "
       << summary["objective"].get<std::string>() << ", "
-      << summary["budget_seconds"].get<double>() << " s per module, "
+      << summary["budget_seconds"].get<double>() << " s per module, ";
+  if (summary["max_evaluations"].get<int64_t>() > 0) {
+    out << "at most " << summary["max_evaluations"].get<int64_t>()
+        << " evaluations per module, ";
+  }
+  out
       << summary["workers"].get<int>() << " workers (real-build modules; O0 = the "
       << "unoptimised module the search starts from)\n\n";
   out << std::left << std::setw(20) << "module" << std::right;
@@ -128,6 +139,12 @@ void PrintTable(const nlohmann::json& summary, std::ostream& out) {
   if (m["modules_measured"].get<int>() == 0) {
     out << "none measured\n";
     return;
+  }
+  if (summary["max_evaluations"].get<int64_t>() > 0 &&
+      m["modules_time_limited"].get<int>() > 0) {
+    out << "\nnote: the clock, not --max-evaluations, ended the search on "
+        << m["modules_time_limited"].get<int>()
+        << " modules: their results depend on this machine's speed\n";
   }
   out << std::fixed << std::setprecision(3) << "text_oz_ratio "
       << m["text_oz_ratio"].get<double>() << ", geomean_oz_ratio "
@@ -172,6 +189,19 @@ int RunSearchCommand(const SearchFlags& flags, std::ostream& out, std::ostream& 
     }
     modules = std::move(*listed);
   }
+  if (flags.max_ir_count > 0) {
+    const size_t listed = modules.size();
+    modules.erase(std::remove_if(modules.begin(), modules.end(),
+                                 [&](const ModuleInput& m) {
+                                   return m.ir_count_o0 > flags.max_ir_count;
+                                 }),
+                  modules.end());
+    if (modules.size() < listed) {
+      warnings.push_back(absl::StrCat(
+          listed - modules.size(), " modules over --max-ir-count ",
+          flags.max_ir_count, " (unoptimised ir_count) left out"));
+    }
+  }
   for (const std::string& path : flags.inputs) {
     absl::StatusOr<ModuleInput> input = InputFile(path);
     if (!input.ok()) {
@@ -207,7 +237,9 @@ int RunSearchCommand(const SearchFlags& flags, std::ostream& out, std::ostream& 
                       flags.neighbours};
   options.objective = *objective;
   options.budget_seconds = flags.budget_seconds;
+  options.max_evaluations = flags.max_evaluations;
   options.seed = flags.seed;
+  options.run_id = flags.run_id;
 
   absl::StatusOr<std::unique_ptr<FileEpisodeSink>> sink =
       FileEpisodeSink::Open(flags.episodes_out);
@@ -243,6 +275,7 @@ int RunSearchCommand(const SearchFlags& flags, std::ostream& out, std::ostream& 
   nlohmann::json summary = {
       {"strategy", flags.strategy}, {"objective", flags.objective},
       {"budget_seconds", flags.budget_seconds},
+      {"max_evaluations", flags.max_evaluations},
       {"workers", WorkerCount(flags.workers, modules.size())},
       {"convention", "real-build"}, {"seed", flags.seed},
       {"episodes_out", flags.episodes_out}, {"best_out", best_out},
@@ -274,6 +307,25 @@ void AddSearchCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--budget", flags->budget_seconds, "search seconds per module")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-evaluations", flags->max_evaluations,
+                  "stop a module's search after this many actions tried (0: only "
+                  "--budget); a seeded search ended by this budget gives the same "
+                  "result on any machine")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-ir-count", flags->max_ir_count,
+                  "leave out corpus modules with a larger unoptimised ir_count "
+                  "(manifest); 0: no limit")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--run-id", flags->run_id,
+                  "prefix of this run's episode ids (default: random); with a "
+                  "fixed id a rerun writes the same ids")
+      ->check([](const std::string& id) {
+        return id.find_first_of(" \t\n/") == std::string::npos
+                   ? std::string()
+                   : std::string("a run id has no spaces or slashes");
+      });
   cmd->add_option("--workers", flags->workers, "session workers (0: hardware threads)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);

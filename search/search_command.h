@@ -21,6 +21,9 @@ struct SearchFlags {
   std::string strategy = "random";
   std::string objective = "text_size";
   double budget_seconds = 10;
+  int64_t max_evaluations = 0;  // per module; 0 = no limit but the clock
+  int64_t max_ir_count = 0;     // skip larger modules (manifest ir_count_o0)
+  std::string run_id;           // episode id prefix; "" = random
   int workers = 0;  // 0: hardware threads
   std::string episodes_out;
   std::string best_in;

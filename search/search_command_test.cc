@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "compiler_driver/testing/test_util.h"
@@ -65,6 +67,68 @@ TEST(SearchCommand, JsonReportsBothObjectivesAndGuidedUsesBestIn) {
   auto merged = ReadBestSequences(dir + "/merged.json");
   ASSERT_TRUE(merged.ok());
   EXPECT_EQ(merged->size(), 1u);
+}
+
+// The episode without what depends on the clock.
+std::string Timeless(v1::Episode e) {
+  e.clear_seconds();
+  e.clear_unix_time_ms();
+  e.clear_host();
+  return e.SerializeAsString();
+}
+
+TEST(SearchCommand, AnEvaluationBudgetMakesASeededSearchReproducible) {
+  std::vector<std::string> runs;
+  std::vector<nlohmann::json> summaries;
+  for (int run = 0; run < 2; ++run) {
+    const std::string dir = testing::MakeTempDir();
+    SearchFlags flags = Flags(dir);
+    flags.strategy = "greedy";
+    flags.objective = "text_size";
+    flags.budget_seconds = 600;  // never the limit here
+    flags.max_evaluations = 30;
+    flags.run_id = "repro";
+    flags.json = true;
+    std::ostringstream out, err;
+    ASSERT_EQ(RunSearchCommand(flags, out, err), 0) << err.str();
+    summaries.push_back(nlohmann::json::parse(out.str()));
+    auto episodes = ReadEpisodeFile(dir + "/episodes.bin");
+    ASSERT_TRUE(episodes.ok()) << episodes.status();
+    std::string all;
+    for (const v1::Episode& e : episodes->episodes) all += Timeless(e);
+    runs.push_back(all);
+  }
+  EXPECT_FALSE(runs[0].empty());
+  EXPECT_EQ(runs[0], runs[1]);
+  const nlohmann::json& module = summaries[0]["modules"][0];
+  EXPECT_LE(module["evaluations"].get<int64_t>(), 30);
+  EXPECT_FALSE(module["time_limited"].get<bool>());
+  EXPECT_EQ(summaries[0]["metrics"]["modules_time_limited"].get<int>(), 0);
+  EXPECT_EQ(module["found"], summaries[1]["modules"][0]["found"]);
+}
+
+TEST(SearchCommand, MaxIrCountLeavesOutLargerCorpusModules) {
+  const std::string dir = testing::MakeTempDir();
+  // A corpus of two modules, one "large" by its manifest figure.
+  const std::string bc = "compiler_driver/fixtures/bits.c";
+  std::ofstream(dir + "/manifest.json")
+      << R"({"modules": [{"name": "small", "bitcode_path": ")"
+      << std::filesystem::absolute(bc).string()
+      << R"(", "ir_count_o0": 100}, {"name": "large", "bitcode_path": ")"
+      << std::filesystem::absolute(bc).string() << R"(", "ir_count_o0": 5000}]})";
+  SearchFlags flags = Flags(dir);
+  flags.inputs.clear();
+  flags.corpus = dir;
+  flags.max_ir_count = 1000;
+  flags.budget_seconds = 0.2;
+  flags.json = true;
+  std::ostringstream out, err;
+  ASSERT_EQ(RunSearchCommand(flags, out, err), 0) << err.str();
+  nlohmann::json summary = nlohmann::json::parse(out.str());
+  ASSERT_EQ(summary["modules"].size(), 1u);
+  EXPECT_EQ(summary["modules"][0]["name"], "small");
+  EXPECT_NE(err.str().find("1 modules over --max-ir-count 1000"), std::string::npos)
+      << err.str();
 }
 
 TEST(SearchCommand, BadInputIsExitCode2WithAMessage) {

@@ -62,6 +62,9 @@ absl::StatusOr<std::vector<ModuleInput>> ReadManifest(
     if (input.name.empty()) input.name = fs::path(bitcode).filename().string();
     input.opt_level = StringField(entry, "opt_level");
     if (input.opt_level.empty()) input.opt_level = corpus_opt_level;
+    if (entry.contains("ir_count_o0") && entry["ir_count_o0"].is_number_integer()) {
+      input.ir_count_o0 = entry["ir_count_o0"].get<int64_t>();
+    }
     std::error_code error;
     if (!fs::is_regular_file(input.path, error)) {
       if (warnings) {

@@ -1,6 +1,7 @@
 #ifndef PHASELOOP_SEARCH_SEARCH_INPUTS_H_
 #define PHASELOOP_SEARCH_SEARCH_INPUTS_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@ struct ModuleInput {
   std::string name;
   std::string path;
   std::string opt_level;  // frontend -O level of a corpus module, if known
+  int64_t ir_count_o0 = 0;  // unoptimised ir_count from the manifest; 0 = unknown
 };
 
 // The modules of --corpus DIR:

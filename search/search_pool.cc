@@ -68,6 +68,7 @@ void SearchModule(service::WorkerProcess& worker, Shared& shared,
   ModuleSearchOptions search_options;
   search_options.objective = options.objective;
   search_options.budget_seconds = options.budget_seconds;
+  search_options.max_evaluations = options.max_evaluations;
   search_options.seed = options.seed;
   search_options.run_id = options.run_id;
   search_options.observe_hash = options.strategy.strategy == Strategy::kBeam;
@@ -81,6 +82,7 @@ void SearchModule(service::WorkerProcess& worker, Shared& shared,
   result.episodes = search.episodes();
   result.evaluations = search.evaluations();
   result.failed_steps = search.failed_steps();
+  result.time_limited = search.time_limited();
   {
     std::lock_guard<std::mutex> lock(shared.sink_mutex);
     absl::Status flushed = shared.sink.Flush();

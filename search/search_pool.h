@@ -22,6 +22,7 @@ struct SearchRunOptions {
   StrategyOptions strategy;
   Objective objective = Objective::kTextSize;
   double budget_seconds = 10;     // per module, search only (not baselines)
+  int64_t max_evaluations = 0;    // per module; 0 = only the clock limits
   uint64_t seed = 1;
   std::string run_id;             // prefix of episode ids; "" = random
 };
@@ -43,6 +44,9 @@ struct ModuleResult {
   int64_t evaluations = 0;           // actions applied (steps, incl. failed)
   int64_t failed_steps = 0;          // crashed, hung or broke the verifier
   double seconds = 0;                // search time
+  // The clock ended the search before max_evaluations did (or there was no
+  // max_evaluations): its result depends on the machine's speed.
+  bool time_limited = false;
 };
 
 // Workers a run uses: `requested` (0: hardware threads), at most one per

@@ -57,7 +57,7 @@ absl::Status RandomSearch(ModuleSearch& search, const Trajectory* from,
                           int episode_length, const std::string& behaviour) {
   const int actions = search.action_count();
   const double propensity = 1.0 / actions;
-  for (int64_t e = 0; !search.OutOfTime(); ++e) {
+  for (int64_t e = 0; !search.OutOfBudget(); ++e) {
     const uint64_t seed = search.EpisodeSeed(e);
     std::mt19937_64 rng(seed);
     std::uniform_int_distribution<int> uniform(0, actions - 1);
@@ -65,7 +65,7 @@ absl::Status RandomSearch(ModuleSearch& search, const Trajectory* from,
         from == nullptr ? search.StartTrajectory() : search.ForkTrajectory(*from);
     if (!t.ok()) return t.status();
     const size_t prefix = t->steps.size();
-    for (int i = 0; i < episode_length && !search.OutOfTime(); ++i) {
+    for (int i = 0; i < episode_length && !search.OutOfBudget(); ++i) {
       absl::StatusOr<bool> applied = search.Advance(*t, uniform(rng), propensity);
       if (!applied.ok()) return applied.status();
       if (*applied) search.OfferBest(*t);
@@ -96,12 +96,12 @@ absl::StatusOr<Trajectory> BeamSearch(ModuleSearch& search, Trajectory start,
   while (!frontier.empty()) {
     std::vector<Ranked> best;
     std::vector<std::vector<v1::Step>> failures(frontier.size());
-    bool out_of_time = false;
-    for (size_t p = 0; p < frontier.size() && !out_of_time; ++p) {
+    bool out_of_budget = false;
+    for (size_t p = 0; p < frontier.size() && !out_of_budget; ++p) {
       const int64_t parent_value = search.Value(frontier[p].state);
       for (int a = 0; a < search.action_count(); ++a) {
-        if (search.OutOfTime()) {
-          out_of_time = true;
+        if (search.OutOfBudget()) {
+          out_of_budget = true;
           break;
         }
         absl::StatusOr<ModuleSearch::Candidate> c =
@@ -140,7 +140,7 @@ absl::StatusOr<Trajectory> BeamSearch(ModuleSearch& search, Trajectory start,
       if (absl::Status s = emit_leaf(frontier[p]); !s.ok()) return s;
     }
     frontier = std::move(next);
-    if (out_of_time) {
+    if (out_of_budget) {
       for (Trajectory& leaf : frontier) {
         if (absl::Status s = emit_leaf(leaf); !s.ok()) return s;
       }
@@ -156,11 +156,11 @@ absl::Status GuidedSearch(ModuleSearch& search,
   const char* kBehaviour = "guided";
   std::optional<Trajectory> best;  // the best state any replay reached
   int64_t best_value = search.Value(search.start());
-  for (size_t n = 0; n < neighbours.size() && !search.OutOfTime(); ++n) {
+  for (size_t n = 0; n < neighbours.size() && !search.OutOfBudget(); ++n) {
     absl::StatusOr<Trajectory> t = search.StartTrajectory();
     if (!t.ok()) return t.status();
     for (int action : neighbours[n]->best.actions()) {
-      if (search.OutOfTime()) break;
+      if (search.OutOfBudget()) break;
       if (action < 0 || action >= search.action_count()) continue;
       absl::StatusOr<bool> applied = search.Advance(*t, action, /*propensity=*/1.0);
       if (!applied.ok()) return applied.status();
@@ -177,7 +177,7 @@ absl::Status GuidedSearch(ModuleSearch& search,
     if (absl::Status s = search.Emit(*t, kBehaviour, search.options().seed); !s.ok())
       return s;
   }
-  if (search.OutOfTime()) return absl::OkStatus();
+  if (search.OutOfBudget()) return absl::OkStatus();
   if (!best) {
     absl::StatusOr<Trajectory> root = search.StartTrajectory();
     if (!root.ok()) return root.status();

@@ -23,6 +23,16 @@ using policy_runtime::BuildState;
 using policy_runtime::StateDim;
 
 constexpr char kCandidatePrefix[] = "candidate:";
+
+// The content hash of what the learner reads from an episode: without when,
+// where and how long it ran, so the same data measured again has the same
+// digest (and a retrained artifact the same data snapshot).
+std::string EpisodeDigest(v1::Episode e) {
+  e.clear_unix_time_ms();
+  e.clear_host();
+  e.clear_seconds();
+  return ir::ContentHash(e.SerializeAsString());
+}
 constexpr int kReadChunk = 256;  // episodes per ReadEpisodes call
 
 bool HasFeatures(const v1::Step& step) {
@@ -136,7 +146,7 @@ absl::Status ReadStepwiseSplit(replay_buffer::ReplayStore& store,
     }
     ++out->episodes;
     modules[e.module_hash()] = true;
-    absl::StrAppend(&digest_input, ir::ContentHash(e.SerializeAsString()));
+    absl::StrAppend(&digest_input, EpisodeDigest(e));
     const auto found = bonus->find(e.episode_id());
     const double final_bonus = found == bonus->end() ? 0 : found->second;
     const int steps = std::min(e.steps_size(), config.max_steps);
@@ -222,7 +232,7 @@ absl::Status ReadCandidateSplit(replay_buffer::ReplayStore& store,
       return;
     }
     ++out->episodes;
-    absl::StrAppend(&digest_input, ir::ContentHash(e.SerializeAsString()));
+    absl::StrAppend(&digest_input, EpisodeDigest(e));
     auto& [state, values, text_sizes] = modules[e.module_hash()];
     if (state.empty()) {
       AppendState(e.steps(0), {}, n, &state);

@@ -72,6 +72,26 @@ TEST_F(DatasetTest, CandidateTransitionsTableAndDemonstrations) {
   auto again = BuildDataset(*store_, config, options_);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->snapshot, data->snapshot);
+
+  // The same measurements taken again, at another time on another host:
+  // the data snapshot (and so a retrained artifact) does not change.
+  auto keys = store_->ListEpisodes({});
+  ASSERT_TRUE(keys.ok()) << keys.status();
+  std::vector<std::string> ids;
+  for (const auto& k : *keys) ids.push_back(k.episode_id);
+  auto episodes = store_->ReadEpisodes(ids);
+  ASSERT_TRUE(episodes.ok()) << episodes.status();
+  replay_buffer::WriteBatch remeasured;
+  for (v1::Episode e : *episodes) {
+    e.set_unix_time_ms(e.unix_time_ms() + 86400000);
+    e.set_seconds(e.seconds() + 1.5);
+    e.set_host("another-host");
+    remeasured.episodes.push_back(std::move(e));
+  }
+  ASSERT_TRUE(store_->Write(remeasured).ok());
+  auto remeasured_data = BuildDataset(*store_, config, options_);
+  ASSERT_TRUE(remeasured_data.ok());
+  EXPECT_EQ(remeasured_data->snapshot, data->snapshot);
 }
 
 TEST_F(DatasetTest, StepwiseHistoryRewardsAndCut) {
