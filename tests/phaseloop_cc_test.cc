@@ -110,6 +110,47 @@ TEST_F(PhaseloopCcTest, FixedPolicyIsReproducibleAndLogged) {
   EXPECT_EQ(decisions[0].policy_version().size(), 32u);
 }
 
+// A pipeline ending in codegen<machine-outliner> compiles with LLVM's
+// machine outliner on: the object is clang's with -mllvm
+// -enable-machine-outliner, byte for byte, and every fixture built that way
+// prints what the plain clang build prints.
+TEST_F(PhaseloopCcTest, MachineOutlinerCodegenOptionMatchesClangAndRuns) {
+  const std::string spec =
+      "--phaseloop-policy=fixed:default<Oz>,codegen<machine-outliner>";
+  int outlined = 0;
+  for (const auto& [name, path] : fixtures_) {
+    SCOPED_TRACE(name);
+    const bool cxx = name.find(".cc") != std::string::npos;
+    const std::string clang = cxx ? "clang++-16" : "clang-16";
+    std::string log;
+    ASSERT_EQ(Run({cxx ? cxx_ : cc_, "-Oz", "-c", path, "-o", "ours.o", spec},
+                  {}, &log), 0) << log;
+    ASSERT_EQ(Run({clang, "-Oz", "-mllvm", "-enable-machine-outliner", "-c",
+                   path, "-o", "theirs.o"}), 0);
+    EXPECT_EQ(Read("ours.o"), Read("theirs.o"));
+    if (Read("ours.o").find("OUTLINED_FUNCTION") != std::string::npos) ++outlined;
+    ASSERT_EQ(Run({clang, "ours.o", "-o", "ours"}), 0);
+    ASSERT_EQ(Run({clang, "-O0", path, "-o", "reference"}), 0);
+    std::string ours_out, reference_out;
+    ASSERT_EQ(Run({dir_ + "/ours"}, {}, &ours_out), 0);
+    ASSERT_EQ(Run({dir_ + "/reference"}, {}, &reference_out), 0);
+    EXPECT_EQ(ours_out, reference_out);
+  }
+  EXPECT_GT(outlined, 0);
+  for (const v1::Decision& d : Decisions()) {
+    if (d.outcome() != v1::OPTIMIZED) continue;
+    EXPECT_EQ(d.pipeline(), "default<Oz>,codegen<machine-outliner>");
+  }
+  // An unknown codegen option is a policy error: plain clang, and the
+  // record says so.
+  std::string log;
+  ASSERT_EQ(Run({cc_, "-Oz", "-c", fixtures_["bits.c"], "-o", "bad.o",
+                 "--phaseloop-policy=fixed:default<Oz>,codegen<fast-isel>"},
+                {}, &log), 0) << log;
+  EXPECT_EQ(Decisions().back().outcome(), v1::FAIL_OPEN);
+  EXPECT_EQ(Decisions().back().reason(), "policy_unavailable");
+}
+
 TEST_F(PhaseloopCcTest, DependencyFilesAndSeveralSourcesMatchClang) {
   const std::string a = fixtures_["bits.c"], b = fixtures_["globals.c"];
   const std::vector<std::vector<std::string>> cases = {

@@ -11,7 +11,10 @@
 #   3. same results as plain clang: bzip2 from both builds compresses the
 #      inputs to byte-identical .bz2 files, zlib's `example` prints the same
 #      and `minigzip` compresses to identical bytes;
-#   4. with PHASELOOP_POLICY=fixed:default<O2> and bzip2's own -O2 flags, each
+#   4. both projects again at -Oz with the machine outliner on
+#      (fixed:default<Oz>,codegen<machine-outliner>): self-tests pass,
+#      outlined functions present, outputs byte-identical to clang-16's;
+#   5. with PHASELOOP_POLICY=fixed:default<O2> and bzip2's own -O2 flags, each
 #      bzip2 .c file's object disassembles (llvm-objdump-16) to the same text
 #      as plain clang-16's, function by function; differing functions are
 #      listed and fail the test.
@@ -40,7 +43,7 @@ wrapper_cc="$(abspath "$wrapper_cc")"
 phaseloop_cli="$(abspath "$phaseloop_cli")"
 [ -x "$wrapper_cc" ] || fail "wrapper $wrapper_cc is not executable"
 [ -x "$phaseloop_cli" ] || fail "phaseloop CLI $phaseloop_cli is not executable"
-for tool in clang-16 llvm-objdump-16 cmake ctest make cmp; do
+for tool in clang-16 llvm-objdump-16 llvm-nm-16 cmake ctest make cmp; do
   command -v "$tool" >/dev/null || fail "$tool not found on PATH (tools/setup.sh installs it)"
 done
 plain_cc="$(command -v clang-16)"
@@ -187,6 +190,49 @@ for input in "$inputs"/*; do
   done
 done
 echo "zlib: example output identical; minigzip $(ls "$inputs" | wc -l) inputs x levels 1,6,9 byte-identical"
+
+# ------------------------------------------------------ size builds, machine outliner
+# Both projects at -Oz through phaseloop-cc with a pipeline that turns LLVM's
+# machine outliner on (codegen<machine-outliner>, which size policies may
+# choose): their self-tests pass, the objects really hold outlined
+# functions, and they compress every input to the bytes the plain clang-16
+# builds give.
+step "zlib and bzip2 at -Oz with codegen<machine-outliner>"
+size_spool="$work/spool-size"
+mkdir -p "$size_spool"
+size_env=(env PHASELOOP_POLICY='fixed:default<Oz>,codegen<machine-outliner>'
+          PHASELOOP_SPOOL="$size_spool")
+src="$work/zlib-size"
+cp -a "$src_cache/zlib" "$src"
+mkdir -p "$src/win32" && touch "$src/win32/zlib1.rc"
+run_logged zlib-size-configure "${size_env[@]}" \
+  cmake -S "$src" -B "$src/build" -DCMAKE_C_COMPILER="$wrapper_cc" \
+    -DCMAKE_BUILD_TYPE=MinSizeRel -DCMAKE_C_FLAGS_MINSIZEREL="-Oz -DNDEBUG"
+run_logged zlib-size-build "${size_env[@]}" cmake --build "$src/build" -j 2
+run_logged zlib-size-ctest ctest --test-dir "$src/build" --output-on-failure
+src="$work/bzip2-size"
+cp -a "$src_cache/bzip2" "$src"
+run_logged bzip2-size-build "${size_env[@]}" make -C "$src" -j 2 CC="$wrapper_cc" \
+  CFLAGS="-Wall -Winline -Oz -g -D_FILE_OFFSET_BITS=64" libbz2.a bzip2 bzip2recover
+run_logged bzip2-size-selftest make -C "$src" CC="$wrapper_cc" test
+outlined=0
+for object in "$work"/bzip2-size/*.o $(find "$work/zlib-size/build" -name '*.o'); do
+  if llvm-nm-16 "$object" 2>/dev/null | grep -q OUTLINED_FUNCTION; then
+    outlined=$((outlined + 1))
+  fi
+done
+[ "$outlined" -gt 0 ] ||
+  fail "no object of the -Oz machine-outliner builds holds an OUTLINED_FUNCTION"
+check_spool "$size_spool" 10 "the -Oz machine-outliner builds"
+for input in "$inputs"/*; do
+  name="$(basename "$input")"
+  bzip2_of size -9 -c <"$input" | cmp - "$work/$name.9.clang.bz2" ||
+    fail "bzip2 -9 on $name: the -Oz machine-outliner build and clang-16 differ"
+  minigzip_of size -9 -c <"$input" | cmp - "$work/$name.9.clang.gz" ||
+    fail "minigzip -9 on $name: the -Oz machine-outliner build and clang-16 differ"
+done
+echo "size builds: self-tests pass, $outlined objects with outlined functions," \
+  "bzip2 and minigzip outputs byte-identical to clang-16's"
 
 # ------------------------------------------------------ disassembly, fixed:default<O2>
 step "bzip2 objects: fixed:default<O2> vs clang-16 -O2, function by function"

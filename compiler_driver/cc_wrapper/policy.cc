@@ -1,19 +1,18 @@
 #include "compiler_driver/cc_wrapper/policy.h"
 
-#include <sstream>
-
-#include "absl/strings/string_view.h"
-#include <unordered_map>
-
-#include "absl/strings/match.h"
-#include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
 #include <unistd.h>
 
 #include <filesystem>
+#include <sstream>
+#include <unordered_map>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
+#include "compiler_driver/codegen/codegen_options.h"
 #include "compiler_driver/ir/module_hash.h"
 #include "compiler_driver/ir/module_loader.h"
 #include "compiler_driver/policy_runtime/artifact_policy.h"
@@ -205,6 +204,11 @@ absl::StatusOr<std::unique_ptr<PolicyRunner>> ParseTable(
           ": expected '<module_hash: 32 hex digits><TAB><pipeline>', got '",
           text.substr(0, 80), "'"));
     }
+    if (absl::Status codegen = codegen::SplitPipeline(pipeline).status();
+        !codegen.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "policy table '", path, "' line ", number, ": ", codegen.message()));
+    }
     rows[std::string(hash)] = std::string(pipeline);
   }
   return std::unique_ptr<PolicyRunner>(
@@ -221,6 +225,11 @@ absl::StatusOr<std::unique_ptr<PolicyRunner>> FromSpecLine(
     if (pipeline.empty()) {
       return absl::InvalidArgumentError(absl::StrCat(
           origin, ": 'fixed:' needs a pipeline, e.g. fixed:default<Oz>"));
+    }
+    if (absl::Status codegen = codegen::SplitPipeline(pipeline).status();
+        !codegen.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(origin, ": ", codegen.message()));
     }
     return std::unique_ptr<PolicyRunner>(new FixedPolicy(std::string(pipeline)));
   }

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler_driver/cc_wrapper/stage_trace.h"
+#include "compiler_driver/codegen/codegen_options.h"
 #include "compiler_driver/ir/module_hash.h"
 #include "compiler_driver/ir/module_loader.h"
 #include "compiler_driver/ir/opt_level.h"
@@ -131,7 +132,17 @@ absl::StatusOr<TuResult> OptimizeModule(std::unique_ptr<llvm::Module> module_ptr
   trace.Mark("policy");
   MaybeCrashOrHang();
 
-  absl::Status ran = runner.Run(**module, result.pipeline);
+  // The policy's pipeline may end in codegen<...>: code generator options
+  // the emitter applies (codegen_options.h); the rest is IR passes.
+  absl::StatusOr<codegen::SplitPipelineText> split =
+      codegen::SplitPipeline(result.pipeline);
+  if (!split.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid_pipeline: ", split.status().message()));
+  }
+  absl::Status ran = split->ir_pipeline.empty()
+                         ? absl::OkStatus()
+                         : runner.Run(**module, split->ir_pipeline);
   if (!ran.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("invalid_pipeline: ", ran.message()));
@@ -155,7 +166,7 @@ absl::StatusOr<TuResult> OptimizeModule(std::unique_ptr<llvm::Module> module_ptr
   result.ir_count_after = observation::IrInstructionCount(**module);
   trace.Mark("verify");
   absl::StatusOr<std::string> object =
-      (*emitter)->EmitObject(std::move(*module));
+      (*emitter)->EmitObject(std::move(*module), split->codegen);
   trace.Mark("codegen");
   if (!object.ok()) {
     return absl::InternalError(

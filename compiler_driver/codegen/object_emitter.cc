@@ -12,6 +12,8 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/CodeGen.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Target/CGPassBuilderOption.h"
 #include "llvm/Support/Host.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Transforms/Utils/Cloning.h"
@@ -151,18 +153,52 @@ absl::StatusOr<std::unique_ptr<ObjectEmitter>> ObjectEmitter::ForModule(
       new ObjectEmitter(std::move(tm), OptToolTargetMachine(module)));
 }
 
+namespace {
+
+// LLVM 16 adds the MachineOutliner to a codegen pipeline on x86-64 only when
+// its (process-wide) -enable-machine-outliner option says "always"; the
+// target has no default outlining. The option is read while the pipeline is
+// built, so it is set for that moment only, under this lock.
+std::mutex& OutlinerOptionMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+llvm::cl::opt<llvm::RunOutliner>* MachineOutlinerOption() {
+  llvm::cl::Option* option =
+      llvm::cl::getRegisteredOptions().lookup("enable-machine-outliner");
+  // Declared in LLVM's TargetPassConfig.cpp as cl::opt<RunOutliner>.
+  return static_cast<llvm::cl::opt<llvm::RunOutliner>*>(option);
+}
+
+}  // namespace
+
 absl::StatusOr<std::string> ObjectEmitter::EmitObject(
-    std::unique_ptr<llvm::Module> module) {
+    std::unique_ptr<llvm::Module> module, const CodegenOptions& options) {
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream os(buffer);
   llvm::legacy::PassManager passes;
   llvm::Triple triple(module->getTargetTriple());
   passes.add(new llvm::TargetLibraryInfoWrapperPass(triple));
-  if (target_machine_->addPassesToEmitFile(passes, os, nullptr,
-                                           llvm::CGFT_ObjectFile,
-                                           /*DisableVerify=*/true)) {
-    return absl::InternalError("the target cannot emit object files");
+  bool failed = false;
+  if (options.machine_outliner) {
+    llvm::cl::opt<llvm::RunOutliner>* outliner = MachineOutlinerOption();
+    if (outliner == nullptr) {
+      return absl::FailedPreconditionError(
+          "this LLVM has no -enable-machine-outliner option; the "
+          "machine-outliner codegen option cannot be applied");
+    }
+    std::lock_guard<std::mutex> lock(OutlinerOptionMutex());
+    *outliner = llvm::RunOutliner::AlwaysOutline;
+    failed = target_machine_->addPassesToEmitFile(
+        passes, os, nullptr, llvm::CGFT_ObjectFile, /*DisableVerify=*/true);
+    *outliner = llvm::RunOutliner::TargetDefault;
+  } else {
+    std::lock_guard<std::mutex> lock(OutlinerOptionMutex());
+    failed = target_machine_->addPassesToEmitFile(
+        passes, os, nullptr, llvm::CGFT_ObjectFile, /*DisableVerify=*/true);
   }
+  if (failed) return absl::InternalError("the target cannot emit object files");
   passes.run(*module);
   return std::string(buffer.data(), buffer.size());
 }
@@ -188,9 +224,10 @@ absl::StatusOr<int64_t> TextSectionBytes(const std::string& object) {
 }
 
 absl::StatusOr<int64_t> TextSize(ObjectEmitter& emitter,
-                                 const llvm::Module& module) {
+                                 const llvm::Module& module,
+                                 const CodegenOptions& options) {
   absl::StatusOr<std::string> object =
-      emitter.EmitObject(llvm::CloneModule(module));
+      emitter.EmitObject(llvm::CloneModule(module), options);
   if (!object.ok()) return object.status();
   return TextSectionBytes(*object);
 }

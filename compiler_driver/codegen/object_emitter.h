@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "compiler_driver/codegen/codegen_options.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Target/TargetMachine.h"
 
@@ -54,8 +55,15 @@ class ObjectEmitter {
   }
 
   // Emits an ELF object. Codegen rewrites IR, so the module is consumed:
-  // pass a clone to keep the original.
-  absl::StatusOr<std::string> EmitObject(std::unique_ptr<llvm::Module> module);
+  // pass a clone to keep the original. `options` are the policy's code
+  // generator options (codegen_options.h); with none set the object is
+  // clang's. The machine outliner is switched by LLVM's process-wide
+  // -enable-machine-outliner option, which is set and restored under a
+  // process-wide lock while the codegen pipeline is built (the pipeline
+  // then runs unlocked); a process must not fork while another of its
+  // threads emits.
+  absl::StatusOr<std::string> EmitObject(std::unique_ptr<llvm::Module> module,
+                                         const CodegenOptions& options = {});
 
  private:
   ObjectEmitter(std::unique_ptr<llvm::TargetMachine> tm,
@@ -77,7 +85,8 @@ absl::StatusOr<int64_t> TextSectionBytes(const std::string& object);
 
 // Clone + emit + measure: the `text_size` of a module without touching it.
 absl::StatusOr<int64_t> TextSize(ObjectEmitter& emitter,
-                                 const llvm::Module& module);
+                                 const llvm::Module& module,
+                                 const CodegenOptions& options = {});
 
 }  // namespace phaseloop::codegen
 

@@ -7,8 +7,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler_driver/codegen/codegen_options.h"
 #include "compiler_driver/observation/features.h"
 #include "compiler_driver/passes/action_space.h"
+#include "compiler_driver/policy_runtime/pipeline_measurement.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "compiler_driver/policy_runtime/state_features.h"
 #include "llvm/Transforms/Utils/Cloning.h"
@@ -72,6 +74,14 @@ absl::StatusOr<std::unique_ptr<ArtifactPolicy>> ArtifactPolicy::Create(
           "); retrain it for this action space"));
     }
     pipelines.push_back(space.at(*index).pipeline);
+  }
+  for (const v1::CandidatePipeline& c : artifact.candidates()) {
+    absl::StatusOr<codegen::SplitPipelineText> split =
+        codegen::SplitPipeline(c.pipeline());
+    if (!split.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "candidate '", c.name(), "': ", split.status().message()));
+    }
   }
   std::unique_ptr<ArtifactPolicy> policy(
       new ArtifactPolicy(std::move(artifact), options, std::move(*network)));
@@ -213,14 +223,11 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
   // module gets when the caller runs the pipeline on it and emits it (a
   // clone of an optimised module, as codegen::TextSize makes, can differ).
   auto measure = [&](const std::string& pipeline) -> absl::StatusOr<int64_t> {
-    std::unique_ptr<llvm::Module> clone = llvm::CloneModule(module);
-    absl::Status ran = env.runner->Run(*clone, pipeline);
-    if (!ran.ok()) return ran;
-    if (!text) return observation::IrInstructionCount(*clone);
-    absl::StatusOr<std::string> object =
-        env.emitter->EmitObject(std::move(clone));
-    if (!object.ok()) return object.status();
-    return codegen::TextSectionBytes(*object);
+    absl::StatusOr<PipelineMeasurement> m =
+        MeasurePipeline(llvm::CloneModule(module), pipeline, *env.runner,
+                        text ? env.emitter : nullptr);
+    if (!m.ok()) return m.status();
+    return text ? m->text_size : m->ir_count;
   };
   absl::StatusOr<int64_t> oz = measure(kOzPipeline);
   best.evaluated = 1;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "compiler_driver/codegen/codegen_options.h"
 #include "compiler_driver/codegen/object_emitter.h"
 #include "compiler_driver/ir/module_hash.h"
 #include "compiler_driver/ir/module_loader.h"
@@ -47,9 +48,11 @@ class ArtifactPolicyTest : public ::testing::Test {
   ModuleEnvironment Env() { return {runner_.get(), emitter_.get()}; }
 
   int64_t TextAfter(const std::string& pipeline) {
+    auto split = codegen::SplitPipeline(pipeline);
+    EXPECT_TRUE(split.ok()) << pipeline;
     std::unique_ptr<llvm::Module> clone = llvm::CloneModule(*module_);
-    EXPECT_TRUE(runner_->Run(*clone, pipeline).ok()) << pipeline;
-    auto object = emitter_->EmitObject(std::move(clone));
+    EXPECT_TRUE(runner_->Run(*clone, split->ir_pipeline).ok()) << pipeline;
+    auto object = emitter_->EmitObject(std::move(clone), split->codegen);
     EXPECT_TRUE(object.ok());
     absl::StatusOr<int64_t> text = codegen::TextSectionBytes(*object);
     EXPECT_TRUE(text.ok());
@@ -177,6 +180,37 @@ TEST_F(ArtifactPolicyTest, TopKIsNeverWorseThanOzOnTextSize) {
       EXPECT_EQ(TextAfter(choice->pipeline), choice->measured);
     }
   }
+}
+
+// Candidates may end in codegen<machine-outliner>: topk measures them with
+// the outliner on, and keeps one when it is the smallest.
+TEST_F(ArtifactPolicyTest, TopKMeasuresCodegenOptions) {
+  Load("interpreter.c");  // the outliner shrinks its -Oz .text
+  const int64_t oz = TextAfter("default<Oz>");
+  const int64_t oz_mo = TextAfter("default<Oz>,codegen<machine-outliner>");
+  ASSERT_LT(oz_mo, oz);
+  testing::RandomArtifactOptions artifact;
+  artifact.action_names = kActions;
+  artifact.candidate_pipelines = {"default<Oz>",
+                                  "default<Oz>,codegen<machine-outliner>"};
+  InferenceOptions options;
+  options.mode = InferenceMode::kTopK;
+  options.budget_ms = 60000;
+  auto policy = ArtifactPolicy::Create(testing::RandomArtifact(artifact), options);
+  ASSERT_TRUE(policy.ok()) << policy.status();
+  auto choice = (*policy)->Choose(*module_, autophase_, inst_count_, Env());
+  ASSERT_TRUE(choice.ok()) << choice.status();
+  EXPECT_EQ(choice->pipeline, "default<Oz>,codegen<machine-outliner>");
+  EXPECT_EQ(choice->measured, oz_mo);
+
+  // An artifact naming a codegen option this driver does not know is
+  // refused with the reason (the wrapper then falls back).
+  artifact.candidate_pipelines = {"default<Oz>", "default<Oz>,codegen<fast-isel>"};
+  auto unknown = ArtifactPolicy::Create(testing::RandomArtifact(artifact));
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("unknown codegen option"),
+            std::string::npos)
+      << unknown.status();
 }
 
 TEST_F(ArtifactPolicyTest, TopKStopsWhenTheBudgetIsSpent) {

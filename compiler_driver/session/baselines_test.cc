@@ -8,7 +8,9 @@
 #include "compiler_driver/ir/module_loader.h"
 #include "compiler_driver/observation/features.h"
 #include "compiler_driver/testing/test_util.h"
+#include "compiler_driver/passes/pass_runner.h"
 #include "llvm/IR/LLVMContext.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 
 namespace phaseloop::session {
 namespace {
@@ -55,6 +57,54 @@ INSTANTIATE_TEST_SUITE_P(Levels, SourceFidelity,
                          [](const auto& info) {
                            return std::string(ir::OptLevelName(info.param));
                          });
+
+// The machine outliner as a policy's codegen option: the object equals
+// clang-16 -Oz -mllvm -enable-machine-outliner's on every fixture, and the
+// option does not outlive its emission (the next object is plain clang's).
+TEST(CodegenOptionFidelity, MachineOutlinerMatchesClangAndDoesNotLeak) {
+  const std::string dir = testing::MakeTempDir();
+  codegen::CodegenOptions outliner;
+  outliner.machine_outliner = true;
+  int outlined_anywhere = 0;
+  for (const std::string& source : testing::FixturePaths()) {
+    SCOPED_TRACE(source);
+    llvm::LLVMContext context;
+    auto module = ir::LoadModule(source, ir::FrontendOptions{}, context);
+    ASSERT_TRUE(module.ok()) << module.status();
+    auto emitter = codegen::ObjectEmitter::ForModule(
+        **module, ir::CodegenLevel(OptLevel::kOz));
+    ASSERT_TRUE(emitter.ok()) << emitter.status();
+    passes::PassRunner runner(&(*emitter)->target_machine(),
+                              passes::TuningFor(OptLevel::kOz,
+                                                passes::PipelineFlavor::kClang));
+    // Optimise a clone of the unoptimised module and emit that (emitting a
+    // clone of an optimised module can move a few bytes of .text).
+    auto emit = [&](const codegen::CodegenOptions& options) {
+      std::unique_ptr<llvm::Module> clone = llvm::CloneModule(**module);
+      EXPECT_TRUE(runner.Run(*clone, "default<Oz>").ok());
+      return (*emitter)->EmitObject(std::move(clone), options);
+    };
+    auto plain = emit({});
+    auto outlined = emit(outliner);
+    auto plain_again = emit({});
+    ASSERT_TRUE(plain.ok() && outlined.ok() && plain_again.ok());
+    EXPECT_EQ(*plain, *plain_again);
+
+    std::string log;
+    const std::string obj = dir + "/clang.o", mo = dir + "/clang-mo.o";
+    ASSERT_EQ(testing::RunCommand({"clang-16", "-Oz", "-c", source, "-o", obj},
+                                  &log), 0) << log;
+    ASSERT_EQ(testing::RunCommand({"clang-16", "-Oz", "-mllvm",
+                                   "-enable-machine-outliner", "-c", source,
+                                   "-o", mo}, &log), 0) << log;
+    EXPECT_EQ(*codegen::TextSectionBytes(*plain), TextOfObject(obj));
+    EXPECT_EQ(*codegen::TextSectionBytes(*outlined), TextOfObject(mo));
+    if (outlined->find("OUTLINED_FUNCTION") != std::string::npos) {
+      ++outlined_anywhere;
+    }
+  }
+  EXPECT_GT(outlined_anywhere, 0);  // interpreter.c and text_stats.cc do
+}
 
 TEST(ModuleFidelity, OzMatchesOptOnEveryFixture) {
   const std::string dir = testing::MakeTempDir();

@@ -27,6 +27,8 @@
 #include "compiler_driver/passes/action_space.h"
 #include "compiler_driver/passes/pass_runner.h"
 #include "compiler_driver/session/pass_target.h"
+#include "compiler_driver/codegen/codegen_options.h"
+#include "compiler_driver/policy_runtime/pipeline_measurement.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "nlohmann/json.hpp"
@@ -42,33 +44,15 @@ namespace fs = std::filesystem;
 constexpr char kFormat[] = "phaseloop.candidates.v1";
 constexpr char kOzPipeline[] = "default<Oz>";
 
-struct Measured {
-  int64_t ir_count = 0;
-  int64_t text_size = 0;
-};
-
-// Runs `pipeline` ("" = none) on a clone of `module` and measures it; the
-// object is emitted from the optimised clone itself (see policy_evaluation).
-absl::StatusOr<Measured> Measure(const llvm::Module& module,
-                                 const std::string& pipeline,
-                                 passes::PassRunner& runner,
-                                 codegen::ObjectEmitter& emitter) {
-  std::unique_ptr<llvm::Module> clone = llvm::CloneModule(module);
-  if (!pipeline.empty()) {
-    absl::Status ran = runner.Run(*clone, pipeline);
-    if (!ran.ok()) return ran;
-  }
-  Measured m;
-  m.ir_count = observation::IrInstructionCount(*clone);
-  absl::StatusOr<std::string> object = emitter.EmitObject(std::move(clone));
-  if (!object.ok()) return object.status();
-  absl::StatusOr<int64_t> text = codegen::TextSectionBytes(*object);
-  if (!text.ok()) return text.status();
-  m.text_size = *text;
-  return m;
+// Runs `pipeline` ("" = none) on a clone of `module` and measures it.
+absl::StatusOr<policy_runtime::PipelineMeasurement> Measure(
+    const llvm::Module& module, const std::string& pipeline,
+    passes::PassRunner& runner, codegen::ObjectEmitter& emitter) {
+  return policy_runtime::MeasurePipeline(llvm::CloneModule(module), pipeline,
+                                         runner, &emitter);
 }
 
-int64_t ValueOf(const Measured& m, bool ir) {
+int64_t ValueOf(const policy_runtime::PipelineMeasurement& m, bool ir) {
   return ir ? m.ir_count : m.text_size;
 }
 
@@ -156,6 +140,17 @@ absl::StatusOr<std::vector<Candidate>> CollectCandidates(
       Candidate v = c;
       v.name += "+oz";
       v.pipeline = absl::StrCat(kOzPipeline, ",", c.pipeline);
+      v.best_for_modules = 0;
+      out.push_back(v);
+    }
+  }
+  if (options.codegen_variants.any()) {
+    // Every candidate again with the code generator options: "<name>+mo".
+    const size_t ir_only = out.size();
+    for (size_t i = 0; i < ir_only; ++i) {
+      Candidate v = out[i];
+      v.name += "+mo";
+      v.pipeline = codegen::JoinPipeline(out[i].pipeline, options.codegen_variants);
       v.best_for_modules = 0;
       out.push_back(v);
     }
@@ -273,7 +268,7 @@ absl::StatusOr<ModuleMeasurement> MeasureModule(
   passes::PassRunner runner(
       session::PassTargetMachine(**emitter, passes::PipelineFlavor::kOpt),
       passes::TuningFor(level, passes::PipelineFlavor::kOpt));
-  absl::StatusOr<Measured> start_state =
+  absl::StatusOr<policy_runtime::PipelineMeasurement> start_state =
       Measure(**module, "", runner, **emitter);
   if (!start_state.ok()) return start_state.status();
   if (start_state->ir_count == 0) {
@@ -286,7 +281,7 @@ absl::StatusOr<ModuleMeasurement> MeasureModule(
   std::vector<int64_t> values(candidates.size(), -1);
   for (size_t c = 0; c < candidates.size(); ++c) {
     const auto one_start = std::chrono::steady_clock::now();
-    absl::StatusOr<Measured> m =
+    absl::StatusOr<policy_runtime::PipelineMeasurement> m =
         Measure(**module, candidates[c].pipeline, runner, **emitter);
     if (!m.ok()) continue;  // a failing candidate: no episode
     values[c] = ValueOf(*m, ir);

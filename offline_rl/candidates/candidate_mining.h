@@ -12,7 +12,10 @@
 //     for, then shorter first, and the first max_candidates kept. -Oz
 //     ("oz", pipeline default<Oz>, no actions) is always candidate 0; with
 //     oz_prefix_variants, each candidate also gets "<name>+oz" =
-//     "default<Oz>,<its pipeline>".
+//     "default<Oz>,<its pipeline>". With codegen_variants (the machine
+//     outliner), every candidate so far, -Oz included, is also tried with
+//     those code generator options: "<name>+mo", its pipeline ending in
+//     ",codegen<machine-outliner>" (compiler_driver/codegen/codegen_options.h).
 //  2. Every candidate runs on every module of the split, in process (opt-16
 //     tuning, clang-16 codegen, as `phaseloop eval` measures), modules in
 //     parallel over `threads`.
@@ -35,8 +38,9 @@
 //      "candidates": [{"name", "actions", "pipeline", "best_for_modules",
 //                      "mean_reward", "better_than_oz", "worse_than_oz"}]}
 //
-// Candidate pipelines run in this process: one that crashes LLVM ends the
-// run (episodes of modules already finished are stored).
+// Each module's candidates run in a forked child with a time limit
+// (module_timeout_s): a pipeline that crashes or hangs LLVM costs that
+// module, not the run.
 
 #include <cstdint>
 #include <iosfwd>
@@ -44,6 +48,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "compiler_driver/codegen/codegen_options.h"
 
 namespace phaseloop::candidates {
 
@@ -55,6 +60,8 @@ struct MineOptions {
   std::string split = "train";          // "" = all modules
   int max_candidates = 32;              // besides -Oz
   bool oz_prefix_variants = false;
+  // Code generator options each candidate is also tried with (none: off).
+  codegen::CodegenOptions codegen_variants;
   int threads = 1;
   int max_modules = 0;                  // 0 = all
   // Modules whose unoptimised ir_count (manifest) is larger are left out:

@@ -90,6 +90,53 @@ TEST_F(CandidateMiningTest, CollectsDedupedRankedCandidatesWithOzFirst) {
   EXPECT_EQ(CollectCandidates(one)->size(), 2u);
 }
 
+TEST_F(CandidateMiningTest, CodegenVariantsTryEveryCandidateWithTheOutliner) {
+  MineOptions options = Options();
+  options.codegen_variants.machine_outliner = true;
+  auto candidates = CollectCandidates(options);
+  ASSERT_TRUE(candidates.ok()) << candidates.status();
+  ASSERT_EQ(candidates->size(), 10u);  // the five IR-only ones, then "+mo"
+  EXPECT_EQ((*candidates)[5].name, "oz+mo");
+  EXPECT_EQ((*candidates)[5].pipeline, "default<Oz>,codegen<machine-outliner>");
+  EXPECT_EQ((*candidates)[7].name, "c000+oz+mo");
+  EXPECT_EQ((*candidates)[7].actions, (*candidates)[2].actions);
+  EXPECT_NE(CandidateSetVersion(*candidates),
+            CandidateSetVersion(*CollectCandidates(Options())));
+
+  // Measured for real: on interpreter.c the outliner shrinks -Oz's .text.
+  auto built = corpus::BuildFixtureCorpus((base_ / "mo").string(), {"interpreter"});
+  ASSERT_TRUE(built.ok()) << built.status();
+  options.corpus_dir = (base_ / "mo" / "corpus").string();
+  options.buffer = (base_ / "mo" / "buffer.db").string();
+  ASSERT_TRUE(replay_buffer::OpenReplayStore(options.buffer).ok());
+  options.max_candidates = 0;  // oz and oz+mo
+  auto report = MineCandidates(options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  auto store = replay_buffer::OpenReplayStore(options.buffer);
+  ASSERT_TRUE(store.ok());
+  auto keys = (*store)->ListEpisodes({});
+  ASSERT_TRUE(keys.ok());
+  std::vector<std::string> ids;
+  for (const auto& k : *keys) ids.push_back(k.episode_id);
+  auto episodes = (*store)->ReadEpisodes(ids);
+  ASSERT_TRUE(episodes.ok()) << episodes.status();
+  std::map<std::string, int64_t> text;
+  for (const v1::Episode& e : *episodes) {
+    text[e.behaviour_policy()] = e.final_text_size();
+  }
+  ASSERT_EQ(text.count("candidate:oz"), 1u);
+  ASSERT_EQ(text.count("candidate:oz+mo"), 1u);
+  EXPECT_LT(text["candidate:oz+mo"], text["candidate:oz"]);
+
+  std::ostringstream out, err;
+  MineFlags flags;
+  flags.options = Options();
+  flags.codegen_variants = "fast-isel";
+  EXPECT_EQ(RunMine(flags, out, err), 2);
+  EXPECT_NE(err.str().find("unknown codegen option 'fast-isel'"),
+            std::string::npos) << err.str();
+}
+
 TEST_F(CandidateMiningTest, MeasuresEveryCandidateAndStoresEpisodes) {
   auto report = MineCandidates(Options());
   ASSERT_TRUE(report.ok()) << report.status();

@@ -3,7 +3,9 @@
 #include <iostream>
 #include <memory>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "compiler_driver/codegen/codegen_options.h"
 #include "nlohmann/json.hpp"
 
 namespace phaseloop::candidates {
@@ -16,6 +18,16 @@ int RunMine(const MineFlags& flags, std::ostream& out, std::ostream& err) {
     err << "phaseloop candidates mine: --threads must be >= 1 and "
            "--max-candidates >= 0\n";
     return 2;
+  }
+  if (!flags.codegen_variants.empty()) {
+    absl::StatusOr<codegen::SplitPipelineText> variants = codegen::SplitPipeline(
+        absl::StrCat("codegen<", flags.codegen_variants, ">"));
+    if (!variants.ok()) {
+      err << "phaseloop candidates mine: --codegen-variants: "
+          << variants.status().message() << "\n";
+      return 2;
+    }
+    options.codegen_variants = variants->codegen;
   }
   absl::StatusOr<MineReport> report = MineCandidates(options);
   if (!report.ok()) {
@@ -82,6 +94,9 @@ void AddCandidatesCommand(CLI::App& app, int& exit_code) {
       ->default_str("32");
   mine->add_flag("--oz-prefix-variants", o.oz_prefix_variants,
                  "also try each candidate after -Oz (default<Oz>,<pipeline>)");
+  mine->add_option("--codegen-variants", flags->codegen_variants,
+                   "code generator options each candidate is also tried with, "
+                   "as \"<name>+mo\" (known: machine-outliner)");
   mine->add_option("--threads", o.threads, "modules measured in parallel")
       ->default_str("1");
   mine->add_option("--max-ir-count", o.max_ir_count,

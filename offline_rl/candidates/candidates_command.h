@@ -13,6 +13,7 @@ namespace phaseloop::candidates {
 struct MineFlags {
   MineOptions options;
   bool no_episodes = false;
+  std::string codegen_variants;  // e.g. "machine-outliner"; "" = none
   bool json = false;
 };
 

@@ -26,6 +26,7 @@
 #include "compiler_driver/observation/features.h"
 #include "compiler_driver/passes/pass_runner.h"
 #include "compiler_driver/policy_runtime/artifact_policy.h"
+#include "compiler_driver/policy_runtime/pipeline_measurement.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "compiler_driver/session/baselines.h"
 #include "compiler_driver/session/pass_target.h"
@@ -104,24 +105,6 @@ absl::StatusOr<LoadedPolicy> Load(const EvalOptions& options) {
   return loaded;
 }
 
-// Runs `pipeline` on `module` (consumed, as the wrapper does): its ir_count
-// and text_size. The object is emitted from the optimised module itself:
-// emitting a clone of it (codegen::TextSize) can give another .text size.
-absl::Status Measure(std::unique_ptr<llvm::Module> clone,
-                     const std::string& pipeline, passes::PassRunner& runner,
-                     codegen::ObjectEmitter& emitter, int64_t* ir_count,
-                     int64_t* text_size) {
-  absl::Status ran = runner.Run(*clone, pipeline);
-  if (!ran.ok()) return ran;
-  *ir_count = observation::IrInstructionCount(*clone);
-  absl::StatusOr<std::string> object = emitter.EmitObject(std::move(clone));
-  if (!object.ok()) return object.status();
-  absl::StatusOr<int64_t> text = codegen::TextSectionBytes(*object);
-  if (!text.ok()) return text.status();
-  *text_size = *text;
-  return absl::OkStatus();
-}
-
 // Fills `row` for one module; errors go into row.error.
 void EvaluateModule(const search::ModuleInput& input,
                     const LoadedPolicy& policy, ModuleEval& row) {
@@ -171,10 +154,12 @@ void EvaluateModule(const search::ModuleInput& input,
     row.pipeline = policy.wrapper_policy->Decide(policy_input);
   }
   row.policy_ms = MillisSince(policy_start);
-  absl::Status measured = Measure(*std::move(module), row.pipeline, runner,
-                                  **emitter,
-                                  &row.ir_count, &row.text_size);
-  if (!measured.ok()) return fail("pipeline", measured);
+  // Run and emitted as the wrapper does: the module itself, consumed.
+  absl::StatusOr<pr::PipelineMeasurement> measured = pr::MeasurePipeline(
+      *std::move(module), row.pipeline, runner, emitter->get());
+  if (!measured.ok()) return fail("pipeline", measured.status());
+  row.ir_count = measured->ir_count;
+  row.text_size = measured->text_size;
   row.total_ms = MillisSince(start);
 }
 

@@ -1,0 +1,40 @@
+#ifndef PHASELOOP_COMPILER_DRIVER_POLICY_RUNTIME_PIPELINE_MEASUREMENT_H_
+#define PHASELOOP_COMPILER_DRIVER_POLICY_RUNTIME_PIPELINE_MEASUREMENT_H_
+
+// Measuring what one compilation pipeline (IR passes, optionally ending in
+// codegen<...> options: compiler_driver/codegen/codegen_options.h) does to a
+// module: the one way topk, `phaseloop eval` and `phaseloop candidates mine`
+// measure, so their figures agree with each other and with the wrapper.
+//
+// The object is emitted from the optimised module itself, which is what the
+// wrapper does: emitting a clone of an optimised module can move a few bytes
+// of .text. Not thread-safe (PassRunner and ObjectEmitter are not); a
+// pipeline that crashes LLVM crashes the caller.
+
+#include <cstdint>
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "compiler_driver/codegen/object_emitter.h"
+#include "compiler_driver/passes/pass_runner.h"
+#include "llvm/IR/Module.h"
+
+namespace phaseloop::policy_runtime {
+
+struct PipelineMeasurement {
+  int64_t ir_count = 0;
+  int64_t text_size = -1;  // -1: not emitted (no emitter given)
+};
+
+// Runs `pipeline` on `module` (consumed; pass a clone to keep the original)
+// and measures ir_count, and text_size when `emitter` is not null. An empty
+// pipeline measures the module as it is. InvalidArgument for a malformed
+// pipeline; the runner's and emitter's errors otherwise.
+absl::StatusOr<PipelineMeasurement> MeasurePipeline(
+    std::unique_ptr<llvm::Module> module, absl::string_view pipeline,
+    passes::PassRunner& runner, codegen::ObjectEmitter* emitter);
+
+}  // namespace phaseloop::policy_runtime
+
+#endif  // PHASELOOP_COMPILER_DRIVER_POLICY_RUNTIME_PIPELINE_MEASUREMENT_H_
