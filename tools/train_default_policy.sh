@@ -1,38 +1,52 @@
 #!/usr/bin/env bash
 # Trains the default size policy shipped in configs/policies/ from scratch,
 # with the project's own commands, and evaluates it on the validation split.
-#   tools/train_default_policy.sh [--work DIR] [--corpus DIR] [--out FILE]
+#   tools/train_default_policy.sh [--work DIR] [--corpus DIR] [--out FILE] [--check]
 # Steps (each skipped when its output exists, so a stopped run resumes):
 #   1. the default Debian corpus (phaseloop corpus fetch-debian)
-#   2. greedy text_size search on its train split, 6 s per module, seed 1
+#   2. greedy text_size search on its train split modules of at most 15,000
+#      IR instructions, seed 1, 366 evaluations (three greedy levels of the
+#      122 actions) per module: a budget that ends each search at the same
+#      point on any machine (--budget only guards against a runaway module;
+#      the run says if the clock stopped any search)
 #   3. the buffer: corpus modules and the search's episodes
-#   4. the candidate set: 24 best-known sequences and each after -Oz,
-#      measured on every train module of at most 15,000 IR instructions
-#      (lz4cli left out: a candidate pipeline hangs LLVM 16 on it; the miner
-#      would kill it after --module-timeout, 10 minutes later)
+#   4. the candidate set: -Oz and the 24 best-known sequences, each also
+#      after -Oz, each of those with and without LLVM's machine outliner
+#      (98 candidates), measured on every train module of at most 15,000
+#      IR instructions (lz4cli left out: a candidate pipeline hangs LLVM 16
+#      on it; the miner would kill it after --module-timeout, 10 min later)
 #   5. training: behaviour cloning of each module's best candidate
-#      (configs/learner/size_candidate_bc.yaml, seed 1, 2 threads), which
-#      beat discrete CQL on the validation split (configs/policies/README.md)
+#      (configs/learner/size_candidate_bc.yaml, seed 1, 2 threads), with the
+#      single-mode abstain margin from 5-fold cross-fitting
 #   6. phaseloop eval on the validation split, single and topk (1 s/module)
-# Deterministic given the corpus: the search, the candidate measurements and
-# the training are seeded; only the time-budgeted steps (2, 6) depend on the
-# machine's speed.
+# Every step is deterministic given the Debian 12 sources: the search stops
+# on its evaluation budget, measurements are exact, training is seeded, and
+# the training command is recorded with paths relative to the work
+# directory. --check trains into the work directory and compares the
+# result's policy_version with the shipped artifact's (exit 1 if they differ).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+repo="$(pwd)"
 
 work="${XDG_CACHE_HOME:-$HOME/.cache}/phaseloop/default-policy"
 corpus="${XDG_CACHE_HOME:-$HOME/.cache}/phaseloop/corpus-debian"
 out="configs/policies/default.plpolicy"
+check=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --work) work="${2:?--work needs a directory}"; shift 2 ;;
     --corpus) corpus="${2:?--corpus needs a directory}"; shift 2 ;;
     --out) out="${2:?--out needs a file}"; shift 2 ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    --check) check=1; shift ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) echo "train_default_policy.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
-mkdir -p "$work" "$(dirname "$out")"
+mkdir -p "$work"
+work="$(cd "$work" && pwd)"
+[ "$check" -eq 0 ] || out="$work/default.plpolicy"
+case "$out" in /*) ;; *) out="$repo/$out" ;; esac
+mkdir -p "$(dirname "$out")"
 
 tools/setup.sh
 tools/bazel.sh build -c opt //cli:phaseloop //compiler_driver/service:session_worker \
@@ -46,10 +60,16 @@ export PHASELOOP_TRAIN_BINARY="$bin/offline_rl/learner/phaseloop-train"
 episodes="$work/train_greedy_text.episodes"
 if [ ! -f "$work/search.done" ]; then
   rm -f "$episodes"
-  "$phaseloop" search --corpus "$corpus" --split train --strategy greedy \
-    --objective text_size --budget 6 --workers 2 --seed 1 \
+  "$phaseloop" search --corpus "$corpus" --split train --max-ir-count 15000 \
+    --strategy greedy --objective text_size --max-evaluations 366 --budget 600 \
+    --workers 2 --seed 1 --run-id default-train-greedy \
     --episodes-out "$episodes" --json > "$work/search.json"
   touch "$work/search.done"
+fi
+limited="$(grep -o '"modules_time_limited": [0-9]*' "$work/search.json" | grep -o '[0-9]*$' || echo 0)"
+if [ "${limited:-0}" -gt 0 ]; then
+  echo "warning: the clock stopped $limited searches before their evaluation" \
+    "budget: the candidates (and the policy) may differ from another machine's" >&2
 fi
 
 buffer="$work/train.db"
@@ -57,17 +77,30 @@ if [ ! -f "$work/candidates.json" ]; then
   rm -f "$buffer"
   "$phaseloop" buffer add --buffer "$buffer" --corpus "$corpus" --episodes "$episodes"
   "$phaseloop" candidates mine --buffer "$buffer" --corpus "$corpus" --split train \
-    --max-candidates 24 --oz-prefix-variants --max-ir-count 15000 \
-    --exclude lz4/programs/lz4cli --threads 2 \
+    --max-candidates 24 --oz-prefix-variants --codegen-variants machine-outliner \
+    --max-ir-count 15000 --exclude lz4/programs/lz4cli --threads 2 \
     --out "$work/candidates.json.tmp"
   mv "$work/candidates.json.tmp" "$work/candidates.json"
 fi
 
-"$phaseloop" train --buffer "$buffer" --config configs/learner/size_candidate_bc.yaml \
-  --candidates "$work/candidates.json" --seed 1 --threads 2 --out "$out"
+# Trained inside the work directory with relative paths, so the command the
+# artifact records (and with it the policy_version) is the same everywhere.
+cp configs/learner/size_candidate_bc.yaml "$work/size_candidate_bc.yaml"
+(cd "$work" && "$phaseloop" train --buffer train.db --config size_candidate_bc.yaml \
+  --candidates candidates.json --seed 1 --threads 2 --out default.plpolicy.new)
+mv "$work/default.plpolicy.new" "$out"
 
 for mode in single topk; do
   "$phaseloop" eval --policy "$out" --corpus "$corpus" --split validation \
     --mode "$mode" --budget-ms 1000 --threads 2 --json > "$work/eval-$mode.json"
 done
 echo "policy: $out; evaluation (JSON): $work/eval-single.json, $work/eval-topk.json"
+
+if [ "$check" -eq 1 ]; then
+  version_of() { "$phaseloop" policy show "$1" --json | grep -o '"policy_version": "[0-9a-f]*"' | grep -o '[0-9a-f]*"$' | tr -d '"'; }
+  shipped="$(version_of configs/policies/default.plpolicy)"
+  retrained="$(version_of "$out")"
+  echo "shipped policy_version $shipped; retrained $retrained"
+  [ "$shipped" = "$retrained" ] || { echo "the retrained policy differs from the shipped one" >&2; exit 1; }
+  echo "reproduced: the retrained policy is the shipped one"
+fi
