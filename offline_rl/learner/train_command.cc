@@ -1,7 +1,9 @@
 #include "offline_rl/learner/train_command.h"
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <map>
 #include <ostream>
@@ -90,9 +92,48 @@ int OzCandidate(const Dataset& data) {
 // single mode's abstain margin (config.single_abstain): cross-fitted scores
 // of the training modules choose it; the figures go into `metrics`, and the
 // margin applied to the final network's validation scores too.
+// The cross-fitted score table as JSON: {"candidates": [names], "modules":
+// [{"module_hash", "scores": [..], "text_sizes": [.. or null]}]}.
+absl::Status WriteCrossFitTable(const std::string& path, const Dataset& data,
+                                const std::vector<float>& scores) {
+  const CandidateTable& t = data.train.table;
+  const size_t k = data.candidates.size();
+  nlohmann::json j;
+  j["candidates"] = nlohmann::json::array();
+  for (const Candidate& c : data.candidates) j["candidates"].push_back(c.name);
+  j["modules"] = nlohmann::json::array();
+  for (size_t m = 0; m < t.module_hashes.size(); ++m) {
+    nlohmann::json row = {{"module_hash", t.module_hashes[m]}};
+    row["scores"] = std::vector<float>(scores.begin() + m * k,
+                                       scores.begin() + (m + 1) * k);
+    nlohmann::json sizes = nlohmann::json::array();
+    for (size_t c = 0; c < k; ++c) {
+      const double v = t.text_sizes[m * k + c];
+      sizes.push_back(std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v));
+    }
+    row["text_sizes"] = std::move(sizes);
+    j["modules"].push_back(std::move(row));
+  }
+  const std::string temp = path + ".tmp";
+  {
+    std::ofstream out(temp, std::ios::trunc);
+    out << j.dump() << "\n";
+    if (!out.flush()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--crossfit-out: cannot write ", temp));
+    }
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--crossfit-out: cannot rename ", temp, " to ", path));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<float> LearnAbstainMargin(
     const LearnerConfig& config, const Dataset& data, const Learner& learner,
-    int threads, std::map<std::string, double>* metrics, std::ostream& err) {
+    int threads, const std::string& crossfit_out,
+    std::map<std::string, double>* metrics, std::ostream& err) {
   const AbstainConfig& a = config.single_abstain;
   const int oz = OzCandidate(data);
   if (oz < 0) {
@@ -111,6 +152,10 @@ absl::StatusOr<float> LearnAbstainMargin(
         << " scored\n" << std::flush;
   });
   if (!scores.ok()) return scores.status();
+  if (!crossfit_out.empty()) {
+    absl::Status written = WriteCrossFitTable(crossfit_out, data, *scores);
+    if (!written.ok()) return written;
+  }
   auto choice = ChooseAbstainMargin(data.train.table, k, *scores, oz,
                                     a.tolerance, a.max_over_modules);
   if (!choice.ok()) return choice.status();
@@ -180,6 +225,9 @@ void AddTrainFlags(CLI::App& app, TrainFlags& flags) {
                  "the corpus split the gate evaluates (\"\" = all)")
       ->capture_default_str();
   app.add_flag("--json", flags.json, "machine-readable summary");
+  app.add_option("--crossfit-out", flags.crossfit_out,
+                 "with single_abstain: write the cross-fitted scores and "
+                 "measured .text sizes of the training modules (JSON)");
 }
 
 int RunTrain(const TrainFlags& flags, std::ostream& out, std::ostream& err) {
@@ -280,7 +328,7 @@ int RunTrain(const TrainFlags& flags, std::ostream& out, std::ostream& err) {
   float abstain_margin = 0;
   if (config->single_abstain.folds > 0) {
     auto margin = LearnAbstainMargin(*config, *data, **learner, flags.threads,
-                                     &metrics, err);
+                                     flags.crossfit_out, &metrics, err);
     if (!margin.ok()) return Fail(margin.status(), err);
     abstain_margin = *margin;
   }

@@ -35,6 +35,9 @@ struct TrainFlags {
   std::string gate_against;
   std::string gate_split = "validation";  // "" = every module of the corpus
   bool json = false;
+  // With single_abstain: the cross-fitted (out-of-fold) scores and measured
+  // .text sizes of every training module, as JSON, for analysis.
+  std::string crossfit_out;
   // The arguments after the program name, recorded in the artifact as the
   // exact training command ("phaseloop train <args>").
   std::vector<std::string> args;

@@ -147,9 +147,18 @@ TEST_F(TrainCommandTest, CrossFitsTheSingleAbstainMarginIntoTheArtifact) {
   const std::string config = WriteConfig(
       "abstain.yaml", 200, "single_abstain: {folds: 3, tolerance: 0.01}\n");
   const std::string out = dir_ + "/abstain.plpolicy";
-  const Result r = RunTrainArgs(
-      {"--buffer", buffer_, "--config", config, "--out", out, "--json"});
+  const std::string crossfit = dir_ + "/crossfit.json";
+  const Result r = RunTrainArgs({"--buffer", buffer_, "--config", config,
+                                 "--out", out, "--json", "--crossfit-out",
+                                 crossfit});
   ASSERT_EQ(r.code, 0) << r.err;
+  // The out-of-fold table behind the margin, for analysis.
+  std::ifstream crossfit_in(crossfit);
+  const nlohmann::json table = nlohmann::json::parse(crossfit_in);
+  EXPECT_EQ(table["candidates"].size(), 4u);
+  ASSERT_EQ(table["modules"].size(), 120u);
+  EXPECT_EQ(table["modules"][0]["scores"].size(), 4u);
+  EXPECT_EQ(table["modules"][0]["text_sizes"].size(), 4u);
   EXPECT_NE(r.err.find("fold 3/3 scored"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("held-out text_oz_ratio"), std::string::npos) << r.err;
   auto artifact = policy_runtime::ReadPolicyArtifactFile(out);
