@@ -1,8 +1,11 @@
 #include "compiler_driver/ir/module_loader.h"
 
+#include <unistd.h>
+
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/AsmParser/Parser.h"
@@ -95,8 +98,20 @@ absl::StatusOr<std::string> CompileToBitcode(const std::string& source_path,
   std::optional<llvm::StringRef> redirects[] = {
       llvm::StringRef(""), llvm::StringRef(diagnostics.path()),
       llvm::StringRef(diagnostics.path())};
+  std::optional<llvm::ArrayRef<llvm::StringRef>> env;
+  std::vector<std::string> env_strings;
+  std::vector<llvm::StringRef> env_refs;
+  if (!options.source_date_epoch.empty()) {
+    for (char** e = environ; *e != nullptr; ++e) {
+      if (!absl::StartsWith(*e, "SOURCE_DATE_EPOCH=")) env_strings.push_back(*e);
+    }
+    env_strings.push_back(
+        absl::StrCat("SOURCE_DATE_EPOCH=", options.source_date_epoch));
+    env_refs.assign(env_strings.begin(), env_strings.end());
+    env = env_refs;
+  }
   std::string exec_error;
-  int rc = llvm::sys::ExecuteAndWait(*clang, argv, std::nullopt, redirects,
+  int rc = llvm::sys::ExecuteAndWait(*clang, argv, env, redirects,
                                      /*SecondsToWait=*/0, /*MemoryLimit=*/0,
                                      &exec_error);
   if (rc != 0) {

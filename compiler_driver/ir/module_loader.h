@@ -29,6 +29,11 @@ struct FrontendOptions {
   std::string clang = "clang-16";
   // Extra frontend flags (-D, -I, -std, ...), passed before the source.
   std::vector<std::string> extra_args;
+  // When set, clang runs with SOURCE_DATE_EPOCH=<this> (seconds since the
+  // epoch), so __DATE__ and __TIME__ expand to that instant instead of now:
+  // the same source then gives the same module (and module_hash) whenever
+  // it is compiled. "" = clang's environment as inherited.
+  std::string source_date_epoch;
 };
 
 // True for paths clang treats as C or C++ sources.

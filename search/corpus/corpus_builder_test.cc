@@ -8,6 +8,8 @@
 #include "compiler_driver/session/compilation_session.h"
 #include "gtest/gtest.h"
 #include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
 #include "search/corpus/corpus_test_util.h"
 
 namespace phaseloop::corpus {
@@ -172,6 +174,39 @@ TEST_F(CorpusBuilderTest, DeterministicAndSplitsStableAsTheCorpusGrows) {
     // Same sources in another directory: the same module, byte for byte.
     EXPECT_EQ(after[name].module_hash(), r.module_hash()) << name;
   }
+}
+
+// __DATE__/__TIME__ expand to the settings' SOURCE_DATE_EPOCH, not to the
+// time of the build: a corpus rebuilt later has the same module hashes.
+TEST_F(CorpusBuilderTest, DateAndTimeMacrosFollowSourceDateEpoch) {
+  const fs::path root = FreshDir("builder_dated") / "demo";
+  WriteSource(root, "banner.c",
+              "#include <stdio.h>\nint main(void) {\n"
+              "  puts(\"built \" __DATE__ \" \" __TIME__);\n  return 0;\n}\n");
+  std::map<std::string, std::string> hashes;
+  for (const std::string epoch : {"0", "86400"}) {
+    CorpusSettings settings = Settings();
+    settings.source_date_epoch = epoch;
+    const fs::path out = FreshDir("builder_dated_out_" + epoch);
+    auto built = Build(root, out, settings);
+    ASSERT_TRUE(built.ok()) << built.status();
+    ASSERT_EQ(built->modules.size(), 1u);
+    llvm::LLVMContext context;
+    auto module = Load(out, built->modules[0], context);
+    ASSERT_NE(module, nullptr);
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os, nullptr);
+    EXPECT_NE(os.str().find(epoch == "0" ? "built Jan  1 1970 00:00:00"
+                                         : "built Jan  2 1970 00:00:00"),
+              std::string::npos) << epoch;
+    hashes[epoch] = built->modules[0].module_hash();
+  }
+  EXPECT_NE(hashes["0"], hashes["86400"]);
+  // And the default settings pin it too (to 0).
+  auto again = Build(root, FreshDir("builder_dated_again"), Settings());
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->modules[0].module_hash(), hashes["0"]);
 }
 
 TEST_F(CorpusBuilderTest, ResearchConventionGivesNoinlineFunctions) {

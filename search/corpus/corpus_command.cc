@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <mutex>
@@ -34,6 +35,18 @@ absl::StatusOr<CorpusSettings> SettingsFrom(const CorpusFlags& flags) {
   }
   settings.jobs = flags.jobs > 0 ? flags.jobs : DefaultJobs();
   settings.cflags = flags.cflags;
+  std::string epoch = flags.source_date_epoch;
+  if (epoch.empty()) {
+    const char* env = std::getenv("SOURCE_DATE_EPOCH");
+    epoch = env != nullptr && *env != '\0' ? env : "0";
+  }
+  if (epoch.find_first_not_of("0123456789") != std::string::npos ||
+      epoch.size() > 12) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--source-date-epoch (or $SOURCE_DATE_EPOCH) '", epoch,
+        "' is not a number of seconds since 1970, e.g. 0 or 1700000000"));
+  }
+  settings.source_date_epoch = epoch;
   absl::Status valid = ValidateSettings(settings);
   if (!valid.ok()) return valid;
   if (flags.out.empty()) return absl::InvalidArgumentError("--out is required");
@@ -75,6 +88,10 @@ void AddCommonFlags(CLI::App* cmd, CorpusFlags& flags) {
                   "published figures only)")
       ->capture_default_str();
   cmd->add_option("--jobs", flags.jobs, "parallel jobs (default: all cores)");
+  cmd->add_option("--source-date-epoch", flags.source_date_epoch,
+                  "seconds since 1970 that __DATE__/__TIME__ expand to, so a "
+                  "rebuild gives the same modules (default: $SOURCE_DATE_EPOCH, "
+                  "else 0)");
   cmd->add_option("--cflag", flags.cflags,
                   "extra frontend flag, repeatable (e.g. --cflag=-DNDEBUG)")
       ->allow_extra_args(false);

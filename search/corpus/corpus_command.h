@@ -23,6 +23,8 @@ struct CorpusFlags {
   std::string convention = "real-build";
   int jobs = 0;  // 0 = hardware threads
   std::vector<std::string> cflags;
+  // __DATE__/__TIME__ of every source; "" = $SOURCE_DATE_EPOCH, else 0.
+  std::string source_date_epoch;
 };
 
 struct BuildFlags {

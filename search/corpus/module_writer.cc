@@ -69,6 +69,7 @@ ir::FrontendOptions FrontendFor(const CorpusSettings& settings,
                             group_args.end());
   options.extra_args.insert(options.extra_args.end(), settings.cflags.begin(),
                             settings.cflags.end());
+  options.source_date_epoch = settings.source_date_epoch;
   return options;
 }
 

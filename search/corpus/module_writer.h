@@ -20,6 +20,10 @@ struct CorpusSettings {
   std::string clang = "clang-16";
   std::vector<std::string> cflags;  // user -D/-I/-std flags, after ours
   int jobs = 1;
+  // SOURCE_DATE_EPOCH for every frontend run: __DATE__/__TIME__ (giflib's
+  // and xz's version banners use them) expand to this instant, so a corpus
+  // rebuilt later or elsewhere has the same modules and module hashes.
+  std::string source_date_epoch = "0";
 };
 
 // Validates the objective name; InvalidArgument says what is accepted.
@@ -30,7 +34,7 @@ absl::Status ValidateSettings(const CorpusSettings& settings);
 // (research), warnings off, LOCALEDIR defined (as autotools Makefiles do),
 // the implicit-declaration family of clang-16
 // errors downgraded (old C still compiles as it does with gcc), then
-// `group_args` and the user's cflags.
+// `group_args` and the user's cflags; SOURCE_DATE_EPOCH from the settings.
 ir::FrontendOptions FrontendFor(const CorpusSettings& settings,
                                 const std::vector<std::string>& group_args);
 
