@@ -13,9 +13,9 @@
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/CodeGen.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Target/CGPassBuilderOption.h"
 #include "llvm/Support/Host.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/CGPassBuilderOption.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
 extern "C" {
@@ -181,22 +181,18 @@ absl::StatusOr<std::string> ObjectEmitter::EmitObject(
   llvm::Triple triple(module->getTargetTriple());
   passes.add(new llvm::TargetLibraryInfoWrapperPass(triple));
   bool failed = false;
-  if (options.machine_outliner) {
+  {
+    std::lock_guard<std::mutex> lock(OutlinerOptionMutex());
     llvm::cl::opt<llvm::RunOutliner>* outliner = MachineOutlinerOption();
-    if (outliner == nullptr) {
+    if (options.machine_outliner && outliner == nullptr) {
       return absl::FailedPreconditionError(
           "this LLVM has no -enable-machine-outliner option; the "
           "machine-outliner codegen option cannot be applied");
     }
-    std::lock_guard<std::mutex> lock(OutlinerOptionMutex());
-    *outliner = llvm::RunOutliner::AlwaysOutline;
+    if (options.machine_outliner) *outliner = llvm::RunOutliner::AlwaysOutline;
     failed = target_machine_->addPassesToEmitFile(
         passes, os, nullptr, llvm::CGFT_ObjectFile, /*DisableVerify=*/true);
-    *outliner = llvm::RunOutliner::TargetDefault;
-  } else {
-    std::lock_guard<std::mutex> lock(OutlinerOptionMutex());
-    failed = target_machine_->addPassesToEmitFile(
-        passes, os, nullptr, llvm::CGFT_ObjectFile, /*DisableVerify=*/true);
+    if (options.machine_outliner) *outliner = llvm::RunOutliner::TargetDefault;
   }
   if (failed) return absl::InternalError("the target cannot emit object files");
   passes.run(*module);
