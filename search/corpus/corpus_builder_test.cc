@@ -209,6 +209,29 @@ TEST_F(CorpusBuilderTest, DateAndTimeMacrosFollowSourceDateEpoch) {
   EXPECT_EQ(again->modules[0].module_hash(), hashes["0"]);
 }
 
+// A directory with config.h gets `-include <absolute path>`, which shifts
+// clang's source offsets (inline asm !srcloc) with the length of the build
+// directory: the same sources built elsewhere must still be the same module.
+TEST_F(CorpusBuilderTest, InlineAsmModulesDoNotDependOnTheBuildDirectory) {
+  std::vector<std::string> hashes;
+  for (const std::string dir : {"asm", "asm_in_a_much_longer_directory"}) {
+    const fs::path root = FreshDir(dir) / "demo";
+    WriteSource(root, "config.h", "#define ANSWER 42\n");
+    // The asm sits in a header: files entered after the predefines buffer
+    // are the ones whose offsets move.
+    WriteSource(root, "spin.h",
+                "static inline void spin(void) { __asm__ volatile(\"nop\"); }\n");
+    WriteSource(root, "spin.c",
+                "#include \"spin.h\"\n"
+                "int main(void) {\n  spin();\n  return ANSWER - 42;\n}\n");
+    auto built = Build(root, FreshDir(dir + "_out"), Settings());
+    ASSERT_TRUE(built.ok()) << built.status();
+    ASSERT_EQ(built->modules.size(), 1u) << dir;
+    hashes.push_back(built->modules[0].module_hash());
+  }
+  EXPECT_EQ(hashes[0], hashes[1]);
+}
+
 TEST_F(CorpusBuilderTest, ResearchConventionGivesNoinlineFunctions) {
   CorpusSettings research = Settings();
   research.convention = ir::ModuleConvention::kResearch;

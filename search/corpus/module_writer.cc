@@ -9,6 +9,8 @@
 #include "compiler_driver/ir/module_hash.h"
 #include "compiler_driver/ir/opt_level.h"
 #include "compiler_driver/session/baselines.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/Module.h"
 #include "search/corpus/manifest.h"
 
 namespace phaseloop::corpus {
@@ -30,6 +32,21 @@ absl::Status WriteAtomically(const std::string& path, const std::string& bytes) 
     return absl::InternalError(absl::StrCat("cannot rename '", tmp, "'"));
   }
   return absl::OkStatus();
+}
+
+// Inline asm calls carry !srcloc, the statement's offset in clang's source
+// manager, for diagnostics only. Offsets count the `-include <absolute
+// config.h>` line of the predefines, so the same sources in a longer
+// directory gave other bytes and another module_hash. Code is unaffected.
+void DropInlineAsmSourceLocations(llvm::Module& module) {
+  const unsigned srcloc = module.getMDKindID("srcloc");
+  for (llvm::Function& function : module) {
+    for (llvm::BasicBlock& block : function) {
+      for (llvm::Instruction& instruction : block) {
+        instruction.setMetadata(srcloc, nullptr);
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -89,6 +106,7 @@ absl::StatusOr<v1::ModuleRecord> WriteCorpusModule(
     const std::string& corpus_dir) {
   module->setModuleIdentifier(name);
   module->setSourceFileName(name);
+  DropInlineAsmSourceLocations(*module);
   // The session hashes the bitcode of the module it parsed from the file;
   // store exactly those bytes so module_hash joins.
   const std::string first = ir::ModuleBitcode(*module);
