@@ -176,7 +176,16 @@ absl::StatusOr<WorkStats> RunSearchJobWorker(const WorkOptions& options,
     absl::Status flushed = (*sink)->Flush();
     if (!flushed.ok()) return flushed;  // not committed: another member redoes it
     absl::Status committed = (*consumer)->CommitMessage(m);
-    if (!committed.ok()) return committed;
+    if (!committed.ok()) {
+      // A rebalance (another worker joining or leaving) refuses commits for
+      // a moment. The episodes are already out; whoever owns the partition
+      // next may work the job again, which rewrites the same episode ids.
+      if (kafka::ClassOf(committed) != kafka::ErrorClass::kRetriable) {
+        return committed;
+      }
+      log << "job " << job.job_id() << ": offset not committed ("
+          << committed.message() << "); it may be worked again\n";
+    }
     stats.episodes += episodes_before;
     const ModuleResult& result = results->front();
     if (!result.status.ok()) ++stats.failed_jobs;

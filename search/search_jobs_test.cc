@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <set>
+#include <sstream>
 
 #include "common/kafka/embedded_cluster.h"
 #include "common/kafka/test_util.h"
@@ -105,6 +106,46 @@ TEST(SearchJobsTest, TwoWorkersShareTheJobsAndEveryEpisodeReachesTheBuffer) {
   // A job worked twice overwrites its own episodes (ids derive from the job).
   EXPECT_GT(stored, 0);
   EXPECT_LE(stored, stats->episodes);
+}
+
+// Commits refused while the group rebalances (seen in CI when the second
+// worker joined) must not stop a worker: the job's episodes are out, and a
+// redelivered job rewrites the same episode ids.
+TEST(SearchJobsTest, ACommitRefusedDuringARebalanceDoesNotStopTheWorker) {
+  auto cluster = kafka::EmbeddedCluster::Start(1);
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  const std::string bootstrap = (*cluster)->bootstrap_servers();
+  ASSERT_TRUE((*cluster)->CreateTopic("phaseloop.search.jobs", 1, 1).ok());
+  ASSERT_TRUE((*cluster)->CreateTopic("phaseloop.search.episodes", 1, 1).ok());
+  std::vector<ModuleInput> modules;
+  for (const std::string& path : testing::FixturePaths()) {
+    if (modules.size() < 2 && path.size() > 2 &&
+        path.compare(path.size() - 2, 2, ".c") == 0) {
+      modules.push_back({path, path, ""});
+    }
+  }
+  SubmitOptions submit;
+  submit.bootstrap_servers = bootstrap;
+  submit.objective = Objective::kIrCount;
+  submit.budget_seconds = 0.2;
+  auto ids = SubmitSearchJobs(modules, submit);
+  ASSERT_TRUE(ids.ok()) << ids.status();
+  ASSERT_TRUE((*cluster)
+                  ->PushRequestErrors(kafka::ApiKey::kOffsetCommit,
+                                      {RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS,
+                                       RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS})
+                  .ok());
+  WorkOptions work;
+  work.bootstrap_servers = bootstrap;
+  work.worker_binary = "compiler_driver/service/session_worker";
+  work.idle_exit = std::chrono::milliseconds(3000);
+  work.consumer_config = kafka::testing::QuickGroupConfig();
+  std::ostringstream log;
+  auto stats = RunSearchJobWorker(work, nullptr, log);
+  ASSERT_TRUE(stats.ok()) << stats.status() << "\n" << log.str();
+  EXPECT_EQ(std::set<std::string>(stats->jobs_done.begin(), stats->jobs_done.end()),
+            std::set<std::string>(ids->begin(), ids->end()));
+  EXPECT_NE(log.str().find("offset not committed"), std::string::npos) << log.str();
 }
 
 }  // namespace
