@@ -33,24 +33,44 @@ pid_t Spawn(const std::vector<std::string>& argv, const std::string& log) {
   return pid;
 }
 
-TEST(SearchJobsTest, TwoWorkersShareTheJobsAndEveryEpisodeReachesTheBuffer) {
-  auto cluster = kafka::EmbeddedCluster::Start(1);
-  ASSERT_TRUE(cluster.ok()) << cluster.status();
-  const std::string bootstrap = (*cluster)->bootstrap_servers();
-  ASSERT_TRUE((*cluster)->CreateTopic("phaseloop.search.jobs", 4, 1).ok());
-  ASSERT_TRUE((*cluster)->CreateTopic("phaseloop.search.episodes", 4, 1).ok());
-
+// The first `count` C fixtures, as search inputs.
+std::vector<ModuleInput> FixtureSources(size_t count) {
   std::vector<ModuleInput> modules;
   for (const std::string& path : testing::FixturePaths()) {
-    if (modules.size() < 4 && path.size() > 2 &&
+    if (modules.size() < count && path.size() > 2 &&
         path.compare(path.size() - 2, 2, ".c") == 0) {
       modules.push_back({path, path, ""});
     }
   }
+  return modules;
+}
+
+// A cluster with the jobs and episodes topics, `partitions` each.
+std::unique_ptr<kafka::EmbeddedCluster> ClusterWithTopics(int partitions) {
+  auto cluster = kafka::EmbeddedCluster::Start(1);
+  EXPECT_TRUE(cluster.ok()) << cluster.status();
+  if (!cluster.ok()) return nullptr;
+  for (const char* topic : {"phaseloop.search.jobs", "phaseloop.search.episodes"}) {
+    EXPECT_TRUE((*cluster)->CreateTopic(topic, partitions, 1).ok()) << topic;
+  }
+  return *std::move(cluster);
+}
+
+// ir_count jobs of `budget_seconds` each.
+SubmitOptions IrCountJobs(const std::string& bootstrap, double budget_seconds) {
   SubmitOptions submit;
   submit.bootstrap_servers = bootstrap;
   submit.objective = Objective::kIrCount;
-  submit.budget_seconds = 0.5;
+  submit.budget_seconds = budget_seconds;
+  return submit;
+}
+
+TEST(SearchJobsTest, TwoWorkersShareTheJobsAndEveryEpisodeReachesTheBuffer) {
+  auto cluster = ClusterWithTopics(4);
+  ASSERT_NE(cluster, nullptr);
+  const std::string bootstrap = cluster->bootstrap_servers();
+  const std::vector<ModuleInput> modules = FixtureSources(4);
+  const SubmitOptions submit = IrCountJobs(bootstrap, 0.5);
   auto ids = SubmitSearchJobs(modules, submit);
   ASSERT_TRUE(ids.ok()) << ids.status();
   ASSERT_EQ(ids->size(), 4u);
@@ -112,25 +132,12 @@ TEST(SearchJobsTest, TwoWorkersShareTheJobsAndEveryEpisodeReachesTheBuffer) {
 // worker joined) must not stop a worker: the job's episodes are out, and a
 // redelivered job rewrites the same episode ids.
 TEST(SearchJobsTest, ACommitRefusedDuringARebalanceDoesNotStopTheWorker) {
-  auto cluster = kafka::EmbeddedCluster::Start(1);
-  ASSERT_TRUE(cluster.ok()) << cluster.status();
-  const std::string bootstrap = (*cluster)->bootstrap_servers();
-  ASSERT_TRUE((*cluster)->CreateTopic("phaseloop.search.jobs", 1, 1).ok());
-  ASSERT_TRUE((*cluster)->CreateTopic("phaseloop.search.episodes", 1, 1).ok());
-  std::vector<ModuleInput> modules;
-  for (const std::string& path : testing::FixturePaths()) {
-    if (modules.size() < 2 && path.size() > 2 &&
-        path.compare(path.size() - 2, 2, ".c") == 0) {
-      modules.push_back({path, path, ""});
-    }
-  }
-  SubmitOptions submit;
-  submit.bootstrap_servers = bootstrap;
-  submit.objective = Objective::kIrCount;
-  submit.budget_seconds = 0.2;
-  auto ids = SubmitSearchJobs(modules, submit);
+  auto cluster = ClusterWithTopics(1);
+  ASSERT_NE(cluster, nullptr);
+  const std::string bootstrap = cluster->bootstrap_servers();
+  auto ids = SubmitSearchJobs(FixtureSources(2), IrCountJobs(bootstrap, 0.2));
   ASSERT_TRUE(ids.ok()) << ids.status();
-  ASSERT_TRUE((*cluster)
+  ASSERT_TRUE(cluster
                   ->PushRequestErrors(kafka::ApiKey::kOffsetCommit,
                                       {RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS,
                                        RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS})
