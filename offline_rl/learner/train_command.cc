@@ -3,7 +3,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <map>
 #include <ostream>
@@ -22,6 +21,7 @@
 #include "offline_rl/learner/policy_export.h"
 #include "offline_rl/learner/policy_scores.h"
 #include "offline_rl/learner/publish_gate.h"
+#include "offline_rl/policy_store/atomic_file.h"
 #include "replay_buffer/replay_store.h"
 
 namespace phaseloop::offline_rl {
@@ -89,9 +89,6 @@ int OzCandidate(const Dataset& data) {
   return -1;
 }
 
-// single mode's abstain margin (config.single_abstain): cross-fitted scores
-// of the training modules choose it; the figures go into `metrics`, and the
-// margin applied to the final network's validation scores too.
 // The cross-fitted score table as JSON: {"candidates": [names], "modules":
 // [{"module_hash", "scores": [..], "text_sizes": [.. or null]}]}.
 absl::Status WriteCrossFitTable(const std::string& path, const Dataset& data,
@@ -114,22 +111,16 @@ absl::Status WriteCrossFitTable(const std::string& path, const Dataset& data,
     row["text_sizes"] = std::move(sizes);
     j["modules"].push_back(std::move(row));
   }
-  const std::string temp = path + ".tmp";
-  {
-    std::ofstream out(temp, std::ios::trunc);
-    out << j.dump() << "\n";
-    if (!out.flush()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--crossfit-out: cannot write ", temp));
-    }
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--crossfit-out: cannot rename ", temp, " to ", path));
-  }
-  return absl::OkStatus();
+  absl::Status written =
+      policy_store::WriteFileAtomically(path, j.dump() + "\n");
+  if (written.ok()) return written;
+  return absl::Status(written.code(),
+                      absl::StrCat("--crossfit-out: ", written.message()));
 }
 
+// single mode's abstain margin (config.single_abstain): cross-fitted scores
+// of the training modules choose it; the figures go into `metrics`, and the
+// margin applied to the final network's validation scores too.
 absl::StatusOr<float> LearnAbstainMargin(
     const LearnerConfig& config, const Dataset& data, const Learner& learner,
     int threads, const std::string& crossfit_out,

@@ -34,10 +34,11 @@ absl::Status WriteAtomically(const std::string& path, const std::string& bytes) 
   return absl::OkStatus();
 }
 
-// Inline asm calls carry !srcloc, the statement's offset in clang's source
-// manager, for diagnostics only. Offsets count the `-include <absolute
-// config.h>` line of the predefines, so the same sources in a longer
-// directory gave other bytes and another module_hash. Code is unaffected.
+// Clang tags inline asm calls (and calls to error/warning-attributed
+// functions) with !srcloc, an offset in its source manager, for backend
+// diagnostics only. Offsets count the `-include <absolute config.h>` line of
+// the predefines, so the same sources in a longer directory gave other
+// bytes and another module_hash. Code is unaffected.
 void DropInlineAsmSourceLocations(llvm::Module& module) {
   const unsigned srcloc = module.getMDKindID("srcloc");
   for (llvm::Function& function : module) {
