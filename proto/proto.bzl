@@ -1,6 +1,6 @@
 """Offline protobuf/gRPC C++ code generation with the system protoc."""
 
-def cc_grpc_proto(name, src, deps = [], grpc = True):
+def cc_grpc_proto(name, src, deps = [], grpc = True, visibility = None):
     """Generates <name> (cc_library) from one .proto under proto/.
 
     Args:
@@ -30,4 +30,5 @@ def cc_grpc_proto(name, src, deps = [], grpc = True):
         hdrs = [o for o in outs if o.endswith(".h")],
         includes = ["."],
         deps = deps + (["@system_libs//:grpc"] if grpc else []) + ["@system_libs//:protobuf"],
+        visibility = visibility,
     )

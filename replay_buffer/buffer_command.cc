@@ -1,8 +1,8 @@
 #include "replay_buffer/buffer_command.h"
 
-#include "common/cli/exit_code.h"
-#include "common/cli/stop_signals.h"
-#include "common/kafka/kafka_command.h"
+#include "common/command/exit_code.h"
+#include "common/command/stop_signals.h"
+#include "common/command/subcommand.h"
 #include "common/kafka/producer.h"
 #include "replay_buffer/episode_ingest.h"
 
@@ -22,7 +22,7 @@ namespace {
 
 int Fail(const char* command, const absl::Status& status, std::ostream& err) {
   err << "phaseloop buffer " << command << ": " << status.message() << "\n";
-  return cli::ExitCodeOf(status);
+  return command::ExitCodeOf(status);
 }
 
 std::string Json(const std::string& s) {
@@ -181,7 +181,7 @@ int RunBufferImport(const std::string& buffer, const std::string& in_path,
     err << "phaseloop buffer import: " << records.status().message()
         << "\n(batches already imported stay; running the import again "
            "completes it)\n";
-    return cli::ExitCodeOf(records.status());
+    return command::ExitCodeOf(records.status());
   }
   out << "imported " << *records << " records from " << in_path << " into "
       << buffer << " (upserted by id: importing again changes nothing)\n";
@@ -204,7 +204,7 @@ int RunBufferIngest(const std::string& buffer, const IngestOptions& options,
       kafka::Producer::Create(producer_options);
   if (!dead_letters.ok()) return Fail("ingest", dead_letters.status(), err);
   absl::StatusOr<IngestStats> stats = RunEpisodeIngest(
-      **store, options, dead_letters->get(), cli::StopFlagOnSignals());
+      **store, options, dead_letters->get(), command::StopFlagOnSignals());
   (void)(*dead_letters)->Flush(std::chrono::seconds(10));
   if (!stats.ok()) {
     err << "phaseloop buffer ingest: " << stats.status().message()
@@ -276,7 +276,7 @@ void AddBufferCommand(CLI::App& app, int& exit_code) {
   ingest->add_option("--buffer", flags->buffer,
                      "replay buffer file (created if missing)")
       ->required();
-  kafka::AddKafkaOption(*ingest, ingest_options->bootstrap_servers);
+  command::AddKafkaOption(*ingest, ingest_options->bootstrap_servers);
   ingest->add_option("--group", ingest_options->group, "consumer group")
       ->capture_default_str();
   ingest->add_option("--topic", ingest_options->topic, "episodes topic")

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "compiler_driver/testing/test_util.h"
+#include "common/testing/test_util.h"
 #include "replay_buffer/replay_store.h"
 #include "replay_buffer/test_records.h"
 

@@ -22,7 +22,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "compiler_driver/testing/test_util.h"
+#include "common/testing/test_util.h"
 #include "replay_buffer/replay_store.h"
 #include "replay_buffer/test_records.h"
 

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "compiler_driver/testing/test_util.h"
+#include "common/testing/test_util.h"
 
 namespace phaseloop::replay_buffer {
 namespace {

@@ -8,7 +8,7 @@
 #include "common/kafka/embedded_cluster.h"
 #include "common/kafka/producer.h"
 #include "common/kafka/test_util.h"
-#include "compiler_driver/testing/test_util.h"
+#include "common/testing/test_util.h"
 #include "replay_buffer/test_records.h"
 
 namespace phaseloop::replay_buffer {

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <fstream>
 
-#include "compiler_driver/testing/test_util.h"
+#include "common/testing/test_util.h"
 #include "replay_buffer/test_records.h"
 
 namespace phaseloop::replay_buffer {

@@ -5,7 +5,7 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
-#include "compiler_driver/testing/test_util.h"
+#include "common/testing/test_util.h"
 #include "replay_buffer/test_records.h"
 
 namespace phaseloop::replay_buffer {

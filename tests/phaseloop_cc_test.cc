@@ -13,7 +13,8 @@
 
 #include "compiler_driver/cc_wrapper/spool_reader.h"
 #include "compiler_driver/cc_wrapper/wrapper_scratch.h"
-#include "compiler_driver/testing/test_util.h"
+#include "common/testing/test_util.h"
+#include "compiler_driver/testing/fixture_paths.h"
 
 namespace phaseloop {
 namespace {

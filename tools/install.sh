@@ -19,15 +19,15 @@ while [[ $# -gt 0 ]]; do
 done
 
 tools/setup.sh
-targets=(//cli:phaseloop //compiler_driver/cc_wrapper:phaseloop-cc
+targets=(//tools:phaseloop //compiler_driver/cc_wrapper:phaseloop-cc
          //compiler_driver/cc_wrapper:phaseloop-c++
          //compiler_driver/cc_wrapper:phaseloop-cc-opt
-         //compiler_driver/service:session_worker
+         //staging_harness/workers:session_worker
          //offline_rl/learner:phaseloop-train)
 tools/bazel.sh build -c opt "${targets[@]}"
 bin="$(tools/bazel.sh info -c opt bazel-bin 2>/dev/null)"
 mkdir -p "$prefix/bin"
-for path in cli/phaseloop compiler_driver/cc_wrapper/phaseloop-cc \
+for path in tools/phaseloop compiler_driver/cc_wrapper/phaseloop-cc \
             compiler_driver/cc_wrapper/phaseloop-c++ \
             compiler_driver/cc_wrapper/phaseloop-cc-opt \
             offline_rl/learner/phaseloop-train; do
@@ -37,7 +37,7 @@ for path in cli/phaseloop compiler_driver/cc_wrapper/phaseloop-cc \
   mv -f "$prefix/bin/.$(basename "$path").new" "$prefix/bin/$(basename "$path")"
 done
 # phaseloop search finds its session worker beside it under this name.
-install -m 0755 "$bin/compiler_driver/service/session_worker" \
+install -m 0755 "$bin/staging_harness/workers/session_worker" \
   "$prefix/bin/.phaseloop-session-worker.new"
 mv -f "$prefix/bin/.phaseloop-session-worker.new" "$prefix/bin/phaseloop-session-worker"
 # The default policy phaseloop-cc uses when none is given.

@@ -5,5 +5,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh
-tools/bazel.sh build -c opt //cli:phaseloop //compiler_driver/service:session_worker
-exec bazel-bin/cli/phaseloop survey --corpus compiler_driver/fixtures "$@"
+tools/bazel.sh build -c opt //tools:phaseloop //staging_harness/workers:session_worker
+exec bazel-bin/tools/phaseloop survey --corpus compiler_driver/fixtures "$@"

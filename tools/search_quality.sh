@@ -5,7 +5,7 @@
 #   tools/search_quality.sh CORPUS_DIR [SPLIT] [BUDGETS...]
 # Defaults: split validation, budgets 1 10. Writes OUT_DIR (default
 # /tmp/phaseloop-search-quality) with one JSON file per run and prints a
-# table. Needs: tools/bazel.sh build -c opt //cli:phaseloop
+# table. Needs: tools/bazel.sh build -c opt //tools:phaseloop
 set -euo pipefail
 cd "$(dirname "$0")/.."
 corpus="${1:?usage: tools/search_quality.sh CORPUS_DIR [SPLIT] [BUDGETS...]}"

@@ -49,10 +49,10 @@ case "$out" in /*) ;; *) out="$repo/$out" ;; esac
 mkdir -p "$(dirname "$out")"
 
 tools/setup.sh
-tools/bazel.sh build -c opt //cli:phaseloop //compiler_driver/service:session_worker \
+tools/bazel.sh build -c opt //tools:phaseloop //staging_harness/workers:session_worker \
   //offline_rl/learner:phaseloop-train
 bin="$(tools/bazel.sh info -c opt bazel-bin 2>/dev/null)"
-phaseloop="$bin/cli/phaseloop"
+phaseloop="$bin/tools/phaseloop"
 export PHASELOOP_TRAIN_BINARY="$bin/offline_rl/learner/phaseloop-train"
 
 [ -f "$corpus/manifest.json" ] || "$phaseloop" corpus fetch-debian --out "$corpus"

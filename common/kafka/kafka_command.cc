@@ -12,42 +12,22 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "common/cli/stop_signals.h"
+#include "common/command/stop_signals.h"
+#include "common/files/atomic_file.h"
 #include "common/kafka/embedded_cluster.h"
 #include "common/kafka/topics.h"
 
 namespace phaseloop::kafka {
 namespace {
 
-// Writes `content` to `path` via a temp file in the same directory + rename,
-// so a reader sees the old file or the whole new one.
-absl::Status WriteFileAtomically(const std::string& path,
-                                 const std::string& content) {
-  const std::string temp = absl::StrCat(path, ".tmp.", getpid());
-  const int fd =
-      open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
+// The bootstrap file, replaced durably so a reader sees the old address or
+// the whole new one.
+absl::Status WriteBootstrapFile(const std::string& path,
+                                const std::string& content) {
+  absl::Status written = files::WriteFileAtomically(path, content);
+  if (!written.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "cannot write the bootstrap file ", path, ": ", std::strerror(errno),
-        " (does its directory exist and is it writable?)"));
-  }
-  size_t written = 0;
-  bool ok = true;
-  while (ok && written < content.size()) {
-    const ssize_t n =
-        write(fd, content.data() + written, content.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    ok = n > 0;
-    if (ok) written += static_cast<size_t>(n);
-  }
-  ok = ok && fsync(fd) == 0;
-  const int saved_errno = errno;
-  close(fd);
-  if (!ok || rename(temp.c_str(), path.c_str()) != 0) {
-    const int error = ok ? errno : saved_errno;
-    unlink(temp.c_str());
-    return absl::InvalidArgumentError(absl::StrCat(
-        "cannot write the bootstrap file ", path, ": ", std::strerror(error)));
+        "cannot write the bootstrap file: ", written.message()));
   }
   return absl::OkStatus();
 }
@@ -79,7 +59,7 @@ int RunServe(const ServeFlags& flags, std::ostream& out, std::ostream& err) {
   }
   // Block the stop signals before librdkafka starts its threads (they
   // inherit the mask), so only sigwait below ever receives them.
-  cli::BlockedStopSignals stop_signals;
+  command::BlockedStopSignals stop_signals;
 
   auto cluster = EmbeddedCluster::Start(flags.brokers);
   if (!cluster.ok()) {
@@ -98,7 +78,7 @@ int RunServe(const ServeFlags& flags, std::ostream& out, std::ostream& err) {
   const std::string bootstrap = (*cluster)->bootstrap_servers();
   if (!flags.bootstrap_file.empty()) {
     absl::Status written =
-        WriteFileAtomically(flags.bootstrap_file, bootstrap + "\n");
+        WriteBootstrapFile(flags.bootstrap_file, bootstrap + "\n");
     if (!written.ok()) {
       err << "phaseloop kafka serve: " << written.message() << "\n";
       return 2;
@@ -115,14 +95,6 @@ int RunServe(const ServeFlags& flags, std::ostream& out, std::ostream& err) {
   if (!flags.bootstrap_file.empty()) unlink(flags.bootstrap_file.c_str());
   err << "phaseloop kafka serve: stopped by signal " << signal_number << "\n";
   return 0;
-}
-
-CLI::Option* AddKafkaOption(CLI::App& command, std::string& bootstrap) {
-  return command
-      .add_option("--kafka", bootstrap,
-                  "Kafka bootstrap servers, host:port[,host:port...] (a real "
-                  "cluster, or what `phaseloop kafka serve` prints)")
-      ->envname("PHASELOOP_KAFKA");
 }
 
 void AddKafkaCommand(CLI::App& app, int& exit_code) {

@@ -18,10 +18,6 @@ namespace phaseloop::kafka {
 
 void AddKafkaCommand(CLI::App& app, int& exit_code);
 
-// Adds the option every Kafka client command takes, `--kafka BOOTSTRAP`
-// (host:port[,host:port...]; default $PHASELOOP_KAFKA), to `command`.
-CLI::Option* AddKafkaOption(CLI::App& command, std::string& bootstrap);
-
 struct ServeFlags {
   int brokers = 1;
   int partitions = 4;  // per phaseloop topic

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "compiler_driver/cc_wrapper/argument_processing.h"
-#include "compiler_driver/testing/test_util.h"
+#include "common/testing/test_util.h"
 #include "gtest/gtest.h"
 
 namespace phaseloop::cc_wrapper {

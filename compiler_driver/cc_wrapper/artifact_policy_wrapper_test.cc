@@ -12,7 +12,7 @@
 #include "compiler_driver/cc_wrapper/wrapper_scratch.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "compiler_driver/policy_runtime/test_artifacts.h"
-#include "compiler_driver/testing/test_util.h"
+#include "common/testing/test_util.h"
 
 namespace phaseloop {
 namespace {

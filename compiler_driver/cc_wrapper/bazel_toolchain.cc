@@ -1,3 +1,4 @@
+#include "common/files/atomic_file.h"
 #include "compiler_driver/cc_wrapper/bazel_toolchain.h"
 
 #include <unistd.h>
@@ -74,26 +75,11 @@ absl::StatusOr<std::string> ReadFile(const std::string& path, const char* what) 
 // Temp file + rename: the file is either old or new, never half-written.
 absl::Status WriteFileAtomically(const fs::path& path, const std::string& content,
                                  fs::perms perms) {
-  fs::path temp = path;
-  temp += absl::StrCat(".tmp.", getpid());
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out << content;
-    out.close();
-    if (!out) {
-      std::error_code ignored;
-      fs::remove(temp, ignored);
-      return absl::PermissionDeniedError(absl::StrCat("cannot write '", temp.string(),
-                                                      "'; check that --out is writable"));
-    }
-  }
-  std::error_code error;
-  fs::permissions(temp, perms, error);
-  if (!error) fs::rename(temp, path, error);
-  if (error) {
-    fs::remove(temp, error);
-    return absl::PermissionDeniedError(
-        absl::StrCat("cannot replace '", path.string(), "': ", error.message()));
+  absl::Status written = files::WriteFileAtomically(
+      path.string(), content, static_cast<mode_t>(perms));
+  if (!written.ok()) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        written.message(), "; check that --out is writable"));
   }
   return absl::OkStatus();
 }

@@ -5,7 +5,8 @@
 
 #include "compiler_driver/cc_wrapper/argument_processing.h"
 #include "compiler_driver/ir/module_hash.h"
-#include "compiler_driver/testing/test_util.h"
+#include "common/testing/test_util.h"
+#include "compiler_driver/testing/fixture_paths.h"
 #include "gtest/gtest.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/Support/TargetSelect.h"

@@ -22,7 +22,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler_driver/cc_wrapper/argument_processing.h"
-#include "compiler_driver/cc_wrapper/child_process.h"
+#include "common/process/child_process.h"
 #include "compiler_driver/cc_wrapper/clang_exec.h"
 #include "compiler_driver/cc_wrapper/in_process_frontend.h"
 #include "compiler_driver/cc_wrapper/new_file.h"
@@ -135,7 +135,7 @@ class Optimizer {
     auto job_start = Clock::now();
     const std::string& clang =
         kind_ == DriverKind::kCxx ? config_.clangxx : config_.clang;
-    ChildOutcome outcome = RunInChild(
+    process::ChildOutcome outcome = process::RunInChild(
         [&]() -> absl::StatusOr<std::string> {
           // Outlives the module (OptimizeModule destroys it).
           llvm::LLVMContext context;
@@ -168,7 +168,7 @@ class Optimizer {
           return EncodeReport(frontend.diagnostics, d.SerializeAsString());
         },
         config_.timeout_ms);
-    if (outcome.kind != ChildOutcome::kOk) {
+    if (outcome.kind != process::ChildOutcome::kOk) {
       return FailOpen(ReasonOf(outcome.message), outcome.message, &job);
     }
     std::string job_diagnostics, decision;

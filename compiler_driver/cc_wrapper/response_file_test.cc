@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler_driver/testing/test_util.h"
+#include "common/testing/test_util.h"
 #include "gtest/gtest.h"
 
 namespace phaseloop::cc_wrapper {

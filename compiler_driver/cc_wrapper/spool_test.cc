@@ -6,7 +6,7 @@
 
 #include "compiler_driver/cc_wrapper/spool_reader.h"
 #include "compiler_driver/cc_wrapper/spool_writer.h"
-#include "compiler_driver/testing/test_util.h"
+#include "common/testing/test_util.h"
 
 namespace phaseloop::cc_wrapper {
 namespace {

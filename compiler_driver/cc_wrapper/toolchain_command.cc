@@ -22,7 +22,7 @@ constexpr int kBadInput = 2;
 constexpr int kInternal = 1;
 
 // phaseloop-cc beside this executable (an installed bin directory), else
-// where Bazel puts it relative to bazel-bin/cli/phaseloop; "" if neither.
+// where Bazel puts it relative to bazel-bin/tools/phaseloop; "" if neither.
 std::string DefaultCc() {
   std::error_code error;
   const fs::path exe = fs::read_symlink("/proc/self/exe", error);

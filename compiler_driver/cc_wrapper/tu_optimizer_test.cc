@@ -5,7 +5,8 @@
 #include <cstdlib>
 
 #include "compiler_driver/ir/module_loader.h"
-#include "compiler_driver/testing/test_util.h"
+#include "common/testing/test_util.h"
+#include "compiler_driver/testing/fixture_paths.h"
 
 namespace phaseloop::cc_wrapper {
 namespace {

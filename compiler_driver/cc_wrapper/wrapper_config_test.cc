@@ -5,7 +5,7 @@
 #include <fstream>
 #include <map>
 
-#include "compiler_driver/testing/test_util.h"
+#include "common/testing/test_util.h"
 
 namespace phaseloop::cc_wrapper {
 namespace {

@@ -4,7 +4,7 @@
 #include <fstream>
 
 #include "compiler_driver/cc_wrapper/spool_reader.h"
-#include "compiler_driver/testing/test_util.h"
+#include "common/testing/test_util.h"
 #include "gtest/gtest.h"
 
 namespace phaseloop::cc_wrapper::testing {

@@ -17,7 +17,8 @@
 #include <gtest/gtest.h>
 
 #include "compiler_driver/session/compilation_session.h"
-#include "compiler_driver/testing/test_util.h"
+#include "common/testing/test_util.h"
+#include "compiler_driver/testing/fixture_paths.h"
 
 namespace phaseloop::passes {
 namespace {

@@ -1,3 +1,4 @@
+#include "common/files/atomic_file.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 
 #include <unistd.h>
@@ -169,25 +170,7 @@ absl::Status WritePolicyArtifactFile(const v1::PolicyArtifact& artifact,
     return absl::InvalidArgumentError(absl::StrCat(
         "refusing to write policy artifact ", path, ": ", valid.message()));
   }
-  const std::string bytes = SerializePolicyArtifactFile(artifact);
-  const std::string temp = absl::StrCat(path, ".tmp.", getpid());
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.flush();
-    if (!out) {
-      std::remove(temp.c_str());
-      return absl::InternalError(absl::StrCat(
-          "writing policy artifact ", temp, " failed: ", std::strerror(errno)));
-    }
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    const int error = errno;
-    std::remove(temp.c_str());
-    return absl::InternalError(absl::StrCat("renaming ", temp, " to ", path,
-                                            " failed: ", std::strerror(error)));
-  }
-  return absl::OkStatus();
+  return files::WriteFileAtomically(path, SerializePolicyArtifactFile(artifact));
 }
 
 std::string PolicyVersionOf(const v1::PolicyArtifact& artifact) {

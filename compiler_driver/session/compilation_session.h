@@ -35,7 +35,7 @@ struct SessionOptions {
 // Ownership and threading: a session owns its module; forks share the
 // LLVMContext and the code generator of their parent, so a session and all its
 // forks must be used from one thread. Run arbitrary (possibly crashing) pass
-// sequences in a worker process (compiler_driver/service), not in a process
+// sequences in a worker process (staging_harness/workers), not in a process
 // that must survive them.
 class CompilationSession {
  public:

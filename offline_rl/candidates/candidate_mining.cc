@@ -1,3 +1,4 @@
+#include "common/files/atomic_file.h"
 #include "offline_rl/candidates/candidate_mining.h"
 
 #include <unistd.h>
@@ -18,7 +19,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "compiler_driver/cc_wrapper/child_process.h"
 #include "compiler_driver/codegen/object_emitter.h"
 #include "compiler_driver/ir/module_hash.h"
 #include "compiler_driver/ir/module_loader.h"
@@ -33,9 +33,8 @@
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "nlohmann/json.hpp"
 #include "replay_buffer/replay_store.h"
-#include "search/best_sequences.h"
-#include "search/corpus/manifest.h"
-#include "search/corpus/parallel_for.h"
+#include "staging_harness/search/best_sequences.h"
+#include "staging_harness/variants/corpus_variants.h"
 
 namespace phaseloop::candidates {
 namespace {
@@ -177,23 +176,13 @@ absl::Status WriteCandidatesFile(const std::string& path,
                     {"worse_than_oz", c.worse_than_oz}});
   }
   j["candidates"] = std::move(list);
-  const std::string temp = absl::StrCat(path, ".tmp.", getpid());
-  {
-    std::ofstream out(temp, std::ios::trunc);
-    out << j.dump(1) << "\n";
-    out.flush();
-    if (!out) {
-      std::remove(temp.c_str());
-      return absl::InvalidArgumentError(
-          absl::StrCat("cannot write the candidates file ", temp));
-    }
+  absl::Status written =
+      files::WriteFileAtomically(path, absl::StrCat(j.dump(1), "\n"));
+  if (!written.ok() && written.code() == absl::StatusCode::kInvalidArgument) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot write the candidates file: ", written.message()));
   }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    std::remove(temp.c_str());
-    return absl::InternalError(
-        absl::StrCat("cannot rename ", temp, " to ", path));
-  }
-  return absl::OkStatus();
+  return written;
 }
 
 absl::StatusOr<std::vector<Candidate>> ReadCandidatesFile(
@@ -349,13 +338,11 @@ absl::StatusOr<MineReport> MineCandidates(const MineOptions& options) {
   absl::StatusOr<std::vector<Candidate>> collected = CollectCandidates(options);
   if (!collected.ok()) return collected.status();
   std::vector<Candidate>& candidates = *collected;
-  absl::StatusOr<corpus::Manifest> manifest =
-      corpus::ReadManifest(options.corpus_dir);
-  if (!manifest.ok()) return manifest.status();
+  absl::StatusOr<std::vector<v1::ModuleRecord>> records =
+      staging::ReadCorpusRecords(options.corpus_dir, options.split);
+  if (!records.ok()) return records.status();
   std::vector<v1::ModuleRecord> modules;
-  for (const v1::ModuleRecord& r : manifest->modules) {
-    if (r.bitcode_path().empty()) continue;
-    if (!options.split.empty() && r.split() != options.split) continue;
+  for (const v1::ModuleRecord& r : *records) {
     if (options.max_ir_count > 0 && r.ir_count_o0() > options.max_ir_count) {
       continue;
     }
@@ -387,79 +374,78 @@ absl::StatusOr<MineReport> MineCandidates(const MineOptions& options) {
   // candidate index for a pass and derive bogus best pass sequences.)
   const std::string space_version = CandidateSetVersion(candidates);
   MineReport report;
-  std::mutex mutex;  // report, candidates' sums, store, progress
   std::vector<double> reward_sum(candidates.size(), 0);
   std::vector<int> reward_n(candidates.size(), 0);
   absl::Status write_error;
   int done = 0;
-  corpus::ParallelFor(modules.size(), options.threads, [&](size_t i) {
-    const v1::ModuleRecord& record = modules[i];
-    const auto start = std::chrono::steady_clock::now();
-    auto finish = [&](absl::string_view error,
-                      replay_buffer::WriteBatch* batch) {
-      std::lock_guard<std::mutex> lock(mutex);
-      ++done;
-      if (!error.empty()) {
-        ++report.failed_modules;
-      } else {
-        ++report.modules;
-        if (store != nullptr && batch != nullptr && write_error.ok()) {
-          write_error = store->Write(*batch);
-          if (write_error.ok())
-            report.episodes_written += batch->episodes.size();
+  staging::ChildMeasureOptions measure_options;
+  measure_options.threads = options.threads;
+  measure_options.timeout_ms = options.module_timeout_s * 1000;
+  // Candidates run in a child with a time limit: a pipeline that crashes or
+  // hangs LLVM costs this module, not the run. `done` runs one at a time.
+  staging::MeasureEachInChild(
+      modules.size(), measure_options,
+      [&](size_t i) -> absl::StatusOr<std::string> {
+        absl::StatusOr<ModuleMeasurement> measured = MeasureModule(
+            modules[i], options, candidates, space_version, ir);
+        if (!measured.ok()) return measured.status();
+        return measured->SerializeAsString();
+      },
+      [&](size_t i, const staging::MeasureOutcome& outcome,
+          double elapsed_ms) {
+        const v1::ModuleRecord& record = modules[i];
+        auto finish = [&](absl::string_view error,
+                          replay_buffer::WriteBatch* batch) {
+          ++done;
+          if (!error.empty()) {
+            ++report.failed_modules;
+          } else {
+            ++report.modules;
+            if (store != nullptr && batch != nullptr && write_error.ok()) {
+              write_error = store->Write(*batch);
+              if (write_error.ok())
+                report.episodes_written += batch->episodes.size();
+            }
+          }
+          if (options.progress != nullptr) {
+            *options.progress << absl::StrFormat(
+                "[%d/%d] %s: %s (%.1f s)\n", done, modules.size(),
+                record.name(), error.empty() ? "ok" : error,
+                elapsed_ms / 1000.0);
+          }
+        };
+        if (outcome.kind != staging::MeasureOutcome::kOk) {
+          return finish(outcome.message, nullptr);
         }
-      }
-      if (options.progress != nullptr) {
-        *options.progress << absl::StrFormat(
-            "[%d/%d] %s: %s (%.1f s)\n", done, modules.size(), record.name(),
-            error.empty() ? "ok" : error,
-            std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                          start)
-                .count());
-      }
-    };
-    // Candidates run in a child with a time limit: a pipeline that crashes
-    // or hangs LLVM costs this module, not the run.
-    cc_wrapper::ChildOutcome outcome = cc_wrapper::RunInChild(
-        [&]() -> absl::StatusOr<std::string> {
-          absl::StatusOr<ModuleMeasurement> measured =
-              MeasureModule(record, options, candidates, space_version, ir);
-          if (!measured.ok()) return measured.status();
-          return measured->SerializeAsString();
-        },
-        options.module_timeout_s * 1000);
-    if (outcome.kind != cc_wrapper::ChildOutcome::kOk) {
-      return finish(outcome.message, nullptr);
-    }
-    ModuleMeasurement measured;
-    if (!measured.ParseFromString(outcome.report)) {
-      return finish("unreadable measurement from the child process", nullptr);
-    }
-    if (!measured.skipped().empty()) return finish(measured.skipped(), nullptr);
-    if (measured.values_size() != static_cast<int>(candidates.size()) ||
-        measured.rewards_size() != measured.values_size()) {
-      return finish("the child measured another candidate set", nullptr);
-    }
-    const auto& values = measured.values();
-    const auto& rewards = measured.rewards();
-    const int64_t oz = values[0];
-    replay_buffer::WriteBatch batch;
-    batch.modules.push_back(record);
-    batch.episodes.assign(
-        std::make_move_iterator(measured.mutable_episodes()->begin()),
-        std::make_move_iterator(measured.mutable_episodes()->end()));
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      for (size_t c = 0; c < candidates.size(); ++c) {
-        if (values[c] < 0) continue;
-        reward_sum[c] += rewards[c];
-        ++reward_n[c];
-        if (values[c] < oz) ++candidates[c].better_than_oz;
-        if (values[c] > oz) ++candidates[c].worse_than_oz;
-      }
-    }
-    finish("", &batch);
-  });
+        ModuleMeasurement measured;
+        if (!measured.ParseFromString(outcome.report)) {
+          return finish("unreadable measurement from the child process",
+                        nullptr);
+        }
+        if (!measured.skipped().empty()) {
+          return finish(measured.skipped(), nullptr);
+        }
+        if (measured.values_size() != static_cast<int>(candidates.size()) ||
+            measured.rewards_size() != measured.values_size()) {
+          return finish("the child measured another candidate set", nullptr);
+        }
+        const auto& values = measured.values();
+        const auto& rewards = measured.rewards();
+        const int64_t oz = values[0];
+        replay_buffer::WriteBatch batch;
+        batch.modules.push_back(record);
+        batch.episodes.assign(
+            std::make_move_iterator(measured.mutable_episodes()->begin()),
+            std::make_move_iterator(measured.mutable_episodes()->end()));
+        for (size_t c = 0; c < candidates.size(); ++c) {
+          if (values[c] < 0) continue;
+          reward_sum[c] += rewards[c];
+          ++reward_n[c];
+          if (values[c] < oz) ++candidates[c].better_than_oz;
+          if (values[c] > oz) ++candidates[c].worse_than_oz;
+        }
+        finish("", &batch);
+      });
   if (!write_error.ok()) return write_error;
   for (size_t c = 0; c < candidates.size(); ++c) {
     candidates[c].mean_reward =

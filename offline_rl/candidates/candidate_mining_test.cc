@@ -9,9 +9,9 @@
 #include "gtest/gtest.h"
 #include "offline_rl/candidates/candidates_command.h"
 #include "replay_buffer/replay_store.h"
-#include "search/best_sequences.h"
-#include "search/corpus/manifest.h"
-#include "search/corpus/fixture_corpus.h"
+#include "staging_harness/search/best_sequences.h"
+#include "staging_harness/variants/corpus_variants.h"
+#include "staging_harness/corpus/fixture_corpus.h"
 
 namespace phaseloop::candidates {
 namespace {
@@ -202,9 +202,9 @@ TEST_F(CandidateMiningTest, MaxIrCountLeavesOutLargerModules) {
   auto none = MineCandidates(options);
   EXPECT_EQ(none.status().code(), absl::StatusCode::kInvalidArgument);
   options.max_ir_count = 0;
-  auto manifest = corpus::ReadManifest(corpus_);
-  ASSERT_TRUE(manifest.ok()) << manifest.status();
-  options.exclude = {manifest->modules[0].name()};
+  auto records = staging::ReadCorpusRecords(corpus_, "");
+  ASSERT_TRUE(records.ok()) << records.status();
+  options.exclude = {(*records)[0].name()};
   auto one_less = MineCandidates(options);
   ASSERT_TRUE(one_less.ok()) << one_less.status();
   EXPECT_EQ(one_less->modules, 2);

@@ -17,7 +17,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
-#include "compiler_driver/cc_wrapper/child_process.h"
 #include "compiler_driver/cc_wrapper/policy.h"
 #include "compiler_driver/codegen/object_emitter.h"
 #include "compiler_driver/ir/module_hash.h"
@@ -33,8 +32,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "nlohmann/json.hpp"
-#include "search/corpus/parallel_for.h"
-#include "search/search_inputs.h"
+#include "staging_harness/variants/corpus_variants.h"
 
 namespace phaseloop::evaluation {
 namespace {
@@ -106,7 +104,7 @@ absl::StatusOr<LoadedPolicy> Load(const EvalOptions& options) {
 }
 
 // Fills `row` for one module; errors go into row.error.
-void EvaluateModule(const search::ModuleInput& input,
+void EvaluateModule(const staging::CorpusModule& input,
                     const LoadedPolicy& policy, ModuleEval& row) {
   const auto start = Clock::now();
   auto fail = [&](absl::string_view stage, const absl::Status& status) {
@@ -218,39 +216,39 @@ EvalAggregates Aggregate(const std::vector<ModuleEval>& modules) {
 
 namespace {
 
-// EvaluateModule in a forked child with a time limit: a pipeline that
-// crashes or hangs LLVM fails this module (row.error), not the evaluation.
-void EvaluateModuleInChild(const search::ModuleInput& input,
-                           const LoadedPolicy& policy, int timeout_s,
-                           ModuleEval& row) {
-  const auto start = Clock::now();
-  cc_wrapper::ChildOutcome outcome = cc_wrapper::RunInChild(
-      [&]() -> absl::StatusOr<std::string> {
-        // Test hook (policy_evaluation_test): a module that hangs.
-        if (const char* fault = std::getenv("PHASELOOP_TEST_INJECT_FAULT");
-            fault != nullptr && std::string(fault) == "hang") {
-          for (;;) pause();
-        }
-        ModuleEval child_row = row;
-        EvaluateModule(input, policy, child_row);
-        return nlohmann::json{
-            {"ir_count_o0", child_row.ir_count_o0},
-            {"ir_count_oz", child_row.ir_count_oz},
-            {"ir_count", child_row.ir_count},
-            {"text_size_o0", child_row.text_size_o0},
-            {"text_size_oz", child_row.text_size_oz},
-            {"text_size", child_row.text_size},
-            {"policy_ms", child_row.policy_ms},
-            {"total_ms", child_row.total_ms},
-            {"pipeline", child_row.pipeline},
-            {"note", child_row.note},
-            {"error", child_row.error}}
-            .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-      },
-      timeout_s * 1000);
-  if (outcome.kind != cc_wrapper::ChildOutcome::kOk) {
+// One module's figures, measured in a forked child (staging's
+// MeasureEachInChild), as the JSON the parent reads back.
+absl::StatusOr<std::string> EvaluateModuleReport(const staging::CorpusModule& input,
+                                                 const LoadedPolicy& policy,
+                                                 const ModuleEval& row) {
+  // Test hook (policy_evaluation_test): a module that hangs.
+  if (const char* fault = std::getenv("PHASELOOP_TEST_INJECT_FAULT");
+      fault != nullptr && std::string(fault) == "hang") {
+    for (;;) pause();
+  }
+  ModuleEval child_row = row;
+  EvaluateModule(input, policy, child_row);
+  return nlohmann::json{{"ir_count_o0", child_row.ir_count_o0},
+                        {"ir_count_oz", child_row.ir_count_oz},
+                        {"ir_count", child_row.ir_count},
+                        {"text_size_o0", child_row.text_size_o0},
+                        {"text_size_oz", child_row.text_size_oz},
+                        {"text_size", child_row.text_size},
+                        {"policy_ms", child_row.policy_ms},
+                        {"total_ms", child_row.total_ms},
+                        {"pipeline", child_row.pipeline},
+                        {"note", child_row.note},
+                        {"error", child_row.error}}
+      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// The child's outcome into `row`: its figures, or why the module failed (a
+// pipeline that crashes or hangs LLVM fails this module, not the run).
+void ReadModuleOutcome(const staging::MeasureOutcome& outcome,
+                       double elapsed_ms, ModuleEval& row) {
+  if (outcome.kind != staging::MeasureOutcome::kOk) {
     row.error = outcome.message;
-    row.total_ms = MillisSince(start);
+    row.total_ms = elapsed_ms;
     return;
   }
   nlohmann::json j = nlohmann::json::parse(outcome.report, nullptr, false);
@@ -277,8 +275,8 @@ absl::StatusOr<EvalReport> EvaluatePolicy(const EvalOptions& options) {
   absl::StatusOr<LoadedPolicy> policy = Load(options);
   if (!policy.ok()) return policy.status();
   std::vector<std::string> warnings;
-  absl::StatusOr<std::vector<search::ModuleInput>> inputs =
-      search::ListCorpus(options.corpus_dir, options.split, &warnings);
+  absl::StatusOr<std::vector<staging::CorpusModule>> inputs =
+      staging::ListCorpusModules(options.corpus_dir, options.split, &warnings);
   if (!inputs.ok()) return inputs.status();
   if (options.progress != nullptr) {
     for (const std::string& w : warnings) *options.progress << w << "\n";
@@ -303,27 +301,34 @@ absl::StatusOr<EvalReport> EvaluatePolicy(const EvalOptions& options) {
   report.corpus_dir = options.corpus_dir;
   report.split = options.split;
   report.modules.resize(inputs->size());
-  std::mutex progress_mutex;
   int done = 0;
-  corpus::ParallelFor(inputs->size(), options.threads, [&](size_t i) {
-    const search::ModuleInput& input = (*inputs)[i];
-    ModuleEval& row = report.modules[i];
-    row.name = input.name;
-    EvaluateModuleInChild(input, *policy, options.module_timeout_s, row);
-    if (options.progress != nullptr) {
-      std::lock_guard<std::mutex> lock(progress_mutex);
-      ++done;
-      *options.progress << absl::StrFormat(
-          "[%d/%d] %s: ", done, inputs->size(), row.name);
-      if (!row.error.empty()) {
-        *options.progress << "FAILED " << row.error << "\n";
-      } else {
-        *options.progress << absl::StrFormat(
-            "text %d (Oz %d), ir %d (Oz %d), policy %.1f ms\n", row.text_size,
-            row.text_size_oz, row.ir_count, row.ir_count_oz, row.policy_ms);
-      }
-    }
-  });
+  staging::ChildMeasureOptions measure_options;
+  measure_options.threads = options.threads;
+  measure_options.timeout_ms = options.module_timeout_s * 1000;
+  for (size_t i = 0; i < inputs->size(); ++i) {
+    report.modules[i].name = (*inputs)[i].name;
+  }
+  staging::MeasureEachInChild(
+      inputs->size(), measure_options,
+      [&](size_t i) {
+        return EvaluateModuleReport((*inputs)[i], *policy, report.modules[i]);
+      },
+      [&](size_t i, const staging::MeasureOutcome& outcome, double elapsed_ms) {
+        ModuleEval& row = report.modules[i];
+        ReadModuleOutcome(outcome, elapsed_ms, row);
+        if (options.progress == nullptr) return;
+        ++done;
+        *options.progress << absl::StrFormat("[%d/%d] %s: ", done,
+                                             inputs->size(), row.name);
+        if (!row.error.empty()) {
+          *options.progress << "FAILED " << row.error << "\n";
+        } else {
+          *options.progress << absl::StrFormat(
+              "text %d (Oz %d), ir %d (Oz %d), policy %.1f ms\n",
+              row.text_size, row.text_size_oz, row.ir_count, row.ir_count_oz,
+              row.policy_ms);
+        }
+      });
   // The split of each row, from the manifest filter (ListCorpus keeps it
   // implicit): the requested split, or "" when all were evaluated.
   for (ModuleEval& row : report.modules) row.split = options.split;

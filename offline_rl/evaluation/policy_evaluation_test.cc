@@ -11,7 +11,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "offline_rl/evaluation/eval_command.h"
-#include "search/corpus/fixture_corpus.h"
+#include "staging_harness/corpus/fixture_corpus.h"
 
 namespace phaseloop::evaluation {
 namespace {

@@ -1,7 +1,7 @@
 #include "offline_rl/learner/cross_fit.h"
 
 #include "compiler_driver/passes/action_space.h"
-#include "compiler_driver/testing/test_util.h"
+#include "common/testing/test_util.h"
 #include "gtest/gtest.h"
 #include "offline_rl/learner/policy_scores.h"
 #include "offline_rl/learner/test_buffers.h"

@@ -5,7 +5,7 @@
 
 #include "compiler_driver/passes/action_space.h"
 #include "compiler_driver/policy_runtime/state_features.h"
-#include "compiler_driver/testing/test_util.h"
+#include "common/testing/test_util.h"
 #include "gtest/gtest.h"
 #include "offline_rl/learner/test_buffers.h"
 

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/files/atomic_file.h"
 #include "absl/strings/str_join.h"
 #include "offline_rl/learner/mlp.h"
 
@@ -290,7 +291,7 @@ absl::Status Learner::Train(
 
 absl::Status Learner::SaveCheckpoint(const std::string& path) const {
   const State& s = *state_;
-  const std::string temp = path + ".tmp";
+  const std::string temp = files::TempPathFor(path);
   try {
     torch::serialize::OutputArchive root;
     root.write("format", c10::IValue(std::string(kCheckpointFormat)));
@@ -314,14 +315,7 @@ absl::Status Learner::SaveCheckpoint(const std::string& path) const {
     return absl::InternalError(
         absl::StrCat("cannot write checkpoint ", temp, ": ", e.what()));
   }
-  std::error_code error;
-  std::filesystem::rename(temp, path, error);
-  if (error) {
-    return absl::InternalError(absl::StrCat("cannot rename checkpoint ", temp,
-                                            " to ", path, ": ",
-                                            error.message()));
-  }
-  return absl::OkStatus();
+  return files::CommitFile(temp, path);
 }
 
 absl::Status Learner::LoadCheckpoint(const std::string& path) {

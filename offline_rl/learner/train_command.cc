@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "common/cli/exit_code.h"
+#include "common/command/exit_code.h"
 #include "compiler_driver/passes/action_space.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "nlohmann/json.hpp"
@@ -21,7 +21,7 @@
 #include "offline_rl/learner/policy_export.h"
 #include "offline_rl/learner/policy_scores.h"
 #include "offline_rl/learner/publish_gate.h"
-#include "offline_rl/policy_store/atomic_file.h"
+#include "common/files/atomic_file.h"
 #include "replay_buffer/replay_store.h"
 
 namespace phaseloop::offline_rl {
@@ -31,7 +31,7 @@ constexpr int kGateRefused = 3;
 
 int Fail(const absl::Status& status, std::ostream& err) {
   err << "phaseloop train: " << status.message() << "\n";
-  return cli::ExitCodeOf(status);
+  return command::ExitCodeOf(status);
 }
 
 // Shell-quotes an argument when it needs it, so the recorded command can be
@@ -112,7 +112,7 @@ absl::Status WriteCrossFitTable(const std::string& path, const Dataset& data,
     j["modules"].push_back(std::move(row));
   }
   absl::Status written =
-      policy_store::WriteFileAtomically(path, j.dump() + "\n");
+      files::WriteFileAtomically(path, j.dump() + "\n");
   if (written.ok()) return written;
   return absl::Status(written.code(),
                       absl::StrCat("--crossfit-out: ", written.message()));
@@ -378,13 +378,9 @@ int RunTrain(const TrainFlags& flags, std::ostream& out, std::ostream& err) {
       if (flags.json) out << nlohmann::json({{"gate", gate_json}}).dump(2) << "\n";
       return kGateRefused;
     }
-    std::error_code error;
-    std::filesystem::rename(write_path, flags.out, error);
-    if (error) {
-      return Fail(absl::InternalError(absl::StrCat(
-                      "cannot rename ", write_path, " to ", flags.out, ": ",
-                      error.message())),
-                  err);
+    if (absl::Status moved = files::CommitFile(write_path, flags.out);
+        !moved.ok()) {
+      return Fail(moved, err);
     }
   }
 

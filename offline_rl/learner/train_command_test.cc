@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "compiler_driver/policy_runtime/policy_artifact.h"
-#include "compiler_driver/testing/test_util.h"
+#include "common/testing/test_util.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "offline_rl/learner/test_buffers.h"

@@ -6,13 +6,13 @@
 #include <sstream>
 
 #include "compiler_driver/policy_runtime/policy_artifact.h"
-#include "compiler_driver/testing/test_util.h"
+#include "common/testing/test_util.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "offline_rl/learner/test_buffers.h"
 #include "offline_rl/learner/train_command.h"
 #include "replay_buffer/replay_store.h"
-#include "search/corpus/fixture_corpus.h"
+#include "staging_harness/corpus/fixture_corpus.h"
 
 namespace phaseloop::offline_rl {
 namespace {

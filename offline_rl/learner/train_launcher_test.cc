@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "compiler_driver/testing/test_util.h"
+#include "common/testing/test_util.h"
 #include "gtest/gtest.h"
 
 namespace phaseloop::offline_rl {

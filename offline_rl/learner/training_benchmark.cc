@@ -12,7 +12,7 @@
 #include <string>
 
 #include "compiler_driver/passes/action_space.h"
-#include "compiler_driver/testing/test_util.h"
+#include "common/testing/test_util.h"
 #include "offline_rl/learner/dataset.h"
 #include "offline_rl/learner/learner.h"
 #include "offline_rl/learner/openmp_env.h"

@@ -20,7 +20,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
-#include "offline_rl/policy_store/atomic_file.h"
+#include "common/files/atomic_file.h"
 #include "offline_rl/policy_store/policy_store.h"
 #include "offline_rl/policy_store/store_index.h"
 
@@ -156,7 +156,7 @@ absl::StatusOr<FetchedPolicy> DirectoryPolicyStore::ReadVerified(
     const std::string& version) const {
   const std::string path = ArtifactPath(version);
   FetchedPolicy fetched;
-  absl::Status read = ReadWholeFile(path, &fetched.artifact_file);
+  absl::Status read = files::ReadWholeFile(path, &fetched.artifact_file);
   if (!read.ok()) {
     return absl::DataLossError(absl::StrCat(
         "stored artifact of version ", version,
@@ -179,7 +179,7 @@ absl::StatusOr<FetchedPolicy> DirectoryPolicyStore::ReadVerified(
 }
 
 absl::Status DirectoryPolicyStore::CommitLocked(StoreIndex next) {
-  absl::Status written = WriteFileAtomically(
+  absl::Status written = files::WriteFileAtomically(
       absl::StrCat(dir_, "/", kIndexFile), internal::StoreIndexToJson(next));
   if (!written.ok()) return written;
   index_ = std::move(next);
@@ -215,7 +215,7 @@ absl::StatusOr<PushResult> DirectoryPolicyStore::Push(
   PushResult result{version, FindLocked(version) != nullptr};
   if (!result.already_stored || !ReadVerified(version).ok()) {
     absl::Status written =
-        WriteFileAtomically(ArtifactPath(version), canonical);
+        files::WriteFileAtomically(ArtifactPath(version), canonical);
     if (!written.ok()) return written;
   }
   StoreIndex next = index_;
@@ -325,7 +325,7 @@ absl::StatusOr<ChannelChange> DirectoryPolicyStore::Rollback(
 void RemoveStaleTempFiles(const std::string& dir) {
   std::error_code error;
   for (const auto& entry : fs::directory_iterator(dir, error)) {
-    if (absl::StartsWith(entry.path().filename().string(), kTempFilePrefix)) {
+    if (absl::StartsWith(entry.path().filename().string(), files::kTempFilePrefix)) {
       fs::remove(entry.path(), error);
     }
   }
@@ -361,7 +361,7 @@ absl::StatusOr<std::unique_ptr<PolicyStore>> OpenPolicyStore(
   StoreIndex index;
   const std::string index_path = absl::StrCat(dir, "/", kIndexFile);
   std::string text;
-  absl::Status read = ReadWholeFile(index_path, &text);
+  absl::Status read = files::ReadWholeFile(index_path, &text);
   if (read.ok()) {
     absl::StatusOr<StoreIndex> parsed =
         internal::StoreIndexFromJson(text, index_path);

@@ -6,9 +6,9 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
-#include "common/cli/stop_signals.h"
+#include "common/command/stop_signals.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
-#include "offline_rl/policy_store/atomic_file.h"
+#include "common/files/atomic_file.h"
 #include "offline_rl/policy_store/policy_show.h"
 #include "offline_rl/policy_store/policy_store.h"
 #include "offline_rl/policy_store/policy_store_client.h"
@@ -21,7 +21,7 @@ int RunPolicyServe(const PolicyServeFlags& flags, std::ostream& out,
   constexpr char kName[] = "phaseloop policy serve: ";
   // Block the stop signals before gRPC starts its threads (they inherit the
   // mask), so only sigwait below receives them.
-  cli::BlockedStopSignals stop_signals;
+  command::BlockedStopSignals stop_signals;
 
   absl::StatusOr<std::unique_ptr<PolicyStore>> store =
       OpenPolicyStore(flags.dir);
@@ -39,7 +39,7 @@ int RunPolicyServe(const PolicyServeFlags& flags, std::ostream& out,
   const std::string address = (*server)->address();
   if (!flags.address_file.empty()) {
     absl::Status written =
-        WriteFileAtomically(flags.address_file, address + "\n");
+        files::WriteFileAtomically(flags.address_file, address + "\n");
     if (!written.ok()) {
       err << kName << "--address-file: " << written.message() << "\n";
       return 2;
@@ -61,7 +61,7 @@ int RunPolicyServe(const PolicyServeFlags& flags, std::ostream& out,
 int RunPolicyShow(const PolicyFlags& flags, std::ostream& out,
                   std::ostream& err) {
   std::string bytes;
-  absl::Status read = ReadWholeFile(flags.file, &bytes);
+  absl::Status read = files::ReadWholeFile(flags.file, &bytes);
   if (!read.ok()) {
     err << "phaseloop policy show: " << read.message() << "\n";
     return 2;

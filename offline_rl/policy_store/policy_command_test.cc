@@ -16,7 +16,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/strip.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
-#include "compiler_driver/testing/test_util.h"
+#include "common/testing/test_util.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "offline_rl/policy_store/test_policies.h"
@@ -27,7 +27,7 @@ namespace {
 using phaseloop::testing::ReadFileOrEmpty;
 using phaseloop::testing::RunCommand;
 
-constexpr char kPhaseloop[] = "cli/phaseloop";
+constexpr char kPhaseloop[] = "tools/phaseloop";
 
 // A running `phaseloop policy serve`; SIGKILLed if the test did not stop it.
 class ServeProcess {

@@ -8,7 +8,7 @@
 #include "absl/time/time.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "nlohmann/json.hpp"
-#include "offline_rl/policy_store/atomic_file.h"
+#include "common/files/atomic_file.h"
 #include "offline_rl/policy_store/policy_command.h"
 #include "offline_rl/policy_store/policy_store_client.h"
 
@@ -49,7 +49,7 @@ json ChangeJson(const ChannelChange& change) {
 int RunPolicyPush(const PolicyFlags& flags, std::ostream& out,
                   std::ostream& err) {
   std::string bytes;
-  absl::Status read = ReadWholeFile(flags.file, &bytes);
+  absl::Status read = files::ReadWholeFile(flags.file, &bytes);
   if (!read.ok())
     return Fail("push", absl::InvalidArgumentError(read.message()), err);
   // Checked here too, so a bad file is named before any network traffic.
@@ -188,7 +188,7 @@ int RunPolicyPull(const PolicyFlags& flags, std::ostream& out,
       flags.channel.empty() ? (*store)->GetVersion(flags.version)
                             : (*store)->GetChannel(flags.channel);
   if (!fetched.ok()) return Fail("pull", fetched.status(), err);
-  absl::Status written = WriteFileAtomically(flags.out, fetched->artifact_file);
+  absl::Status written = files::WriteFileAtomically(flags.out, fetched->artifact_file);
   if (!written.ok()) return Fail("pull", written, err);
   if (flags.json) {
     out << json{{"policy_version", fetched->policy_version},

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler_driver/testing/test_util.h"
+#include "common/testing/test_util.h"
 #include "offline_rl/policy_store/policy_store.h"
 #include "offline_rl/policy_store/policy_store_client.h"
 #include "offline_rl/policy_store/policy_store_service.h"

@@ -7,7 +7,7 @@
 
 #include "absl/strings/match.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
-#include "compiler_driver/testing/test_util.h"
+#include "common/testing/test_util.h"
 #include "gtest/gtest.h"
 #include "offline_rl/policy_store/policy_store_client.h"
 #include "offline_rl/policy_store/test_policies.h"

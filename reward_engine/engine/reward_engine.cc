@@ -9,7 +9,7 @@
 #include "common/kafka/kafka_error.h"
 #include "common/kafka/producer.h"
 #include "reward_engine/engine/budget_history.h"
-#include "reward_engine/engine/end_offset_probe.h"
+#include "common/kafka/end_offset_probe.h"
 #include "reward_engine/engine/engine_checkpoint.h"
 #include "reward_engine/engine/reward_calculator.h"
 #include "reward_engine/engine/sli_input.h"
@@ -141,7 +141,7 @@ class Engine {
   EngineMetrics metrics_;
   std::unique_ptr<kafka::Producer> producer_;
   std::unique_ptr<slo::BudgetPublisher> budget_;
-  std::unique_ptr<EndOffsetProbe> probe_;
+  std::unique_ptr<kafka::EndOffsetProbe> probe_;
   EngineStats stats_;
   bool dirty_ = false;  // records read since the last stored checkpoint
   bool assigned_ = false;  // SLI partitions assigned (rebalance callbacks)
@@ -377,8 +377,8 @@ absl::StatusOr<EngineStats> Engine::Run() {
   }
   budget_ = std::make_unique<slo::BudgetPublisher>(*producer_,
                                                    options_.budget_topic);
-  absl::StatusOr<std::unique_ptr<EndOffsetProbe>> probe =
-      EndOffsetProbe::Start(options_.bootstrap_servers, options_.sli_topic,
+  absl::StatusOr<std::unique_ptr<kafka::EndOffsetProbe>> probe =
+      kafka::EndOffsetProbe::Start(options_.bootstrap_servers, options_.sli_topic,
                             options_.end_offset_interval);
   if (!probe.ok()) return probe.status();
   probe_ = *std::move(probe);

@@ -241,7 +241,7 @@ class EngineProcess {
   EngineProcess(const std::string& bootstrap, const std::string& buffer,
                 const std::string& slo_dir, int64_t exit_when_idle_ms) {
     std::vector<std::string> args = {
-        "cli/phaseloop", "rewards", "run", "--kafka", bootstrap,
+        "tools/phaseloop", "rewards", "run", "--kafka", bootstrap,
         "--buffer", buffer, "--slo-dir", slo_dir,
         "--window-ms", std::to_string(kWindowMs), "--lateness-ms", "0",
         "--idle-ms", "500", "--group-id", kGroup, "--quick-group",

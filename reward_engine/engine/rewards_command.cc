@@ -4,8 +4,8 @@
 #include <iostream>
 #include <memory>
 
-#include "common/cli/stop_signals.h"
-#include "common/kafka/kafka_command.h"
+#include "common/command/stop_signals.h"
+#include "common/command/subcommand.h"
 #include "common/metrics/metrics_http_server.h"
 #include "common/metrics/metrics_registry.h"
 #include "nlohmann/json.hpp"
@@ -88,7 +88,7 @@ int RunRewards(const RewardsRunFlags& flags, std::ostream& out,
       << " ms; group " << flags.group_id << "; SIGINT/SIGTERM stops"
       << std::endl;
   absl::StatusOr<EngineStats> stats =
-      RunRewardEngine(**store, options, cli::StopFlagOnSignals());
+      RunRewardEngine(**store, options, command::StopFlagOnSignals());
   if (!stats.ok()) {
     err << kName << stats.status().message()
         << " (restarting resumes from the offsets stored in "
@@ -141,7 +141,7 @@ void AddRewardsCommand(CLI::App& app, int& exit_code) {
       "run",
       "Consume SLI windows, emit rewards to Kafka and the replay buffer "
       "(effectively once), late windows, dead letters and error budgets");
-  kafka::AddKafkaOption(*run, flags->kafka);
+  command::AddKafkaOption(*run, flags->kafka);
   run->add_option("--buffer", flags->buffer,
                   "replay buffer file (created if missing)")
       ->required();

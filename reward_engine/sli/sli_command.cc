@@ -9,6 +9,7 @@
 
 #include <chrono>
 
+#include "common/command/subcommand.h"
 #include "common/kafka/producer.h"
 #include "common/kafka/topics.h"
 
@@ -137,10 +138,9 @@ void AddSliCommand(CLI::App& app, int& exit_code) {
   send->add_option("--in", flags->in,
                    "JSON-lines file, one window per line; - for stdin")
       ->required();
-  send->add_option("--kafka", flags->kafka,
-                   "Kafka bootstrap servers host:port[,host:port]");
+  command::AddKafkaOption(*send, flags->kafka);
   send->add_option("--topic", flags->topic, "topic")
-      ->default_str(kDefaultSliTopic);
+      ->default_str(std::string(kafka::kSliTopic));
   send->add_flag("--dry-run", flags->dry_run,
                  "validate and print the windows as proto3 JSON; send nothing");
   send->callback([flags, &exit_code] {

@@ -17,6 +17,7 @@
 #include "CLI/CLI.hpp"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/kafka/topics.h"
 #include "phaseloop/v1/sli.pb.h"
 #include "reward_engine/sli/sli_sink.h"
 
@@ -24,13 +25,10 @@ namespace phaseloop::sli {
 
 void AddSliCommand(CLI::App& app, int& exit_code);
 
-// Must equal kafka::kSliTopic (common/kafka/topics.h).
-inline constexpr char kDefaultSliTopic[] = "phaseloop.sli";
-
 struct SliSendFlags {
   std::string in;  // a file, or "-" for standard input
   std::string kafka;
-  std::string topic = kDefaultSliTopic;
+  std::string topic = std::string(kafka::kSliTopic);
   bool dry_run = false;
 };
 
@@ -38,9 +36,9 @@ struct SliSendFlags {
 using SliSinkFactory = std::function<absl::StatusOr<std::unique_ptr<SliSink>>(
     const std::string& bootstrap, const std::string& topic)>;
 
-// The Kafka SliSink (key kafka::SliKey(service), value the serialized
-// SliWindow). Not wired yet: returns Unimplemented until it is built on
-// common/kafka's Producer.
+// The Kafka SliSink on common/kafka's Producer: key kafka::SliKey(service),
+// value the serialized SliWindow; a window is sent when its delivery is
+// acknowledged.
 absl::StatusOr<std::unique_ptr<SliSink>> MakeKafkaSliSink(
     const std::string& bootstrap, const std::string& topic);
 

@@ -10,7 +10,7 @@
 
 #include "common/kafka/consumer.h"
 #include "common/kafka/embedded_cluster.h"
-#include "compiler_driver/testing/test_util.h"
+#include "common/testing/test_util.h"
 
 namespace phaseloop::sli {
 namespace {

@@ -12,7 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "common/kafka/kafka_command.h"
+#include "common/command/subcommand.h"
 #include "common/kafka/topics.h"
 #include "nlohmann/json.hpp"
 #include "reward_engine/slo/budget_reader.h"
@@ -208,7 +208,7 @@ void AddSloCommand(CLI::App& app, int& exit_code) {
       "status",
       "Latest error budget, burn rates and alerts per SLO and group, read "
       "from the budget topic (no consumer group is joined)");
-  kafka::AddKafkaOption(*status, status_flags->kafka);
+  command::AddKafkaOption(*status, status_flags->kafka);
   status->add_option("--service", status_flags->service, "only this service");
   status->add_option("--topic", status_flags->topic, "budget topic")
       ->default_str(std::string(kafka::kBudgetTopic));

@@ -26,7 +26,7 @@ namespace {
 
 using std::chrono::milliseconds;
 
-constexpr char kPhaseloop[] = "cli/phaseloop";
+constexpr char kPhaseloop[] = "tools/phaseloop";
 constexpr int64_t kMinute = 60 * 1000;
 constexpr int64_t kNow = int64_t{1700000000000};
 

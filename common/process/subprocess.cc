@@ -1,0 +1,100 @@
+#include "common/process/subprocess.h"
+
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Program.h"
+
+namespace phaseloop::process {
+namespace {
+
+absl::StatusOr<std::string> ReadLog(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+}  // namespace
+
+absl::StatusOr<ProcessResult> RunProcess(const ProcessSpec& spec) {
+  if (spec.argv.empty()) return absl::InvalidArgumentError("empty command");
+  llvm::ErrorOr<std::string> env = llvm::sys::findProgramByName("env");
+  if (!env) return absl::FailedPreconditionError("'env' (coreutils) not on PATH");
+  // env -C DIR NAME=VALUE... timeout ... argv: cwd, environment and time
+  // limit without forking by hand.
+  std::vector<std::string> args = {*env};
+  if (!spec.cwd.empty()) args.insert(args.end(), {"-C", spec.cwd});
+  args.insert(args.end(), spec.env.begin(), spec.env.end());
+  if (spec.timeout_seconds > 0) {
+    args.insert(args.end(), {"timeout", "-k", "1",
+                             absl::StrCat(spec.timeout_seconds, "s")});
+  }
+  args.insert(args.end(), spec.argv.begin(), spec.argv.end());
+
+  llvm::SmallString<128> log_path;
+  if (llvm::sys::fs::createTemporaryFile("phaseloop-run", "log", log_path)) {
+    return absl::InternalError("cannot create a temporary file in $TMPDIR");
+  }
+  const std::string log(log_path);
+  std::vector<llvm::StringRef> argv(args.begin(), args.end());
+  std::optional<llvm::StringRef> redirects[] = {
+      llvm::StringRef(""), llvm::StringRef(log), llvm::StringRef(log)};
+  std::string exec_error;
+  bool failed_to_start = false;
+  int rc = llvm::sys::ExecuteAndWait(*env, argv, std::nullopt, redirects,
+                                     /*SecondsToWait=*/0, /*MemoryLimit=*/0,
+                                     &exec_error, &failed_to_start);
+  absl::StatusOr<std::string> output = ReadLog(log);
+  llvm::sys::fs::remove(log);
+  if (failed_to_start) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot run '", spec.argv[0], "': ", exec_error));
+  }
+  ProcessResult result;
+  result.exit_code = rc;
+  // timeout(1) exits 124 when the limit hit, 137 when KILL was needed.
+  result.timed_out = spec.timeout_seconds > 0 && (rc == 124 || rc == 137);
+  if (output.ok()) {
+    constexpr size_t kKeep = 64 * 1024;
+    result.output = output->size() > kKeep
+                        ? output->substr(output->size() - kKeep)
+                        : std::move(*output);
+  }
+  if (rc == 127 && result.output.find("No such file") != std::string::npos) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot run '", spec.argv[0], "': not found; ", result.output));
+  }
+  return result;
+}
+
+std::string ShortReason(const std::string& text, int max_lines) {
+  std::vector<std::string> lines, errors;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    if (line.size() > 300) line = line.substr(0, 300) + "...";
+    lines.push_back(line);
+    if (line.find("error:") != std::string::npos ||
+        line.find("fatal") != std::string::npos ||
+        line.find("cannot") != std::string::npos) {
+      errors.push_back(line);
+    }
+  }
+  const std::vector<std::string>& pick = errors.empty() ? lines : errors;
+  std::string out;
+  size_t first = errors.empty() && pick.size() > size_t(max_lines)
+                     ? pick.size() - max_lines
+                     : 0;
+  for (size_t i = first; i < pick.size() && i < first + max_lines; ++i) {
+    absl::StrAppend(&out, out.empty() ? "" : " | ", pick[i]);
+  }
+  return out;
+}
+
+}  // namespace phaseloop::process

@@ -1,0 +1,16 @@
+#ifndef PHASELOOP_COMPILER_DRIVER_FIXTURES_FIXTURE_PATHS_H_
+#define PHASELOOP_COMPILER_DRIVER_FIXTURES_FIXTURE_PATHS_H_
+
+#include <string>
+#include <vector>
+
+namespace phaseloop::testing {
+
+// Paths (relative to the test's working directory), sorted, of the fixture
+// programs in compiler_driver/fixtures; the test must have
+// //compiler_driver/fixtures in its data.
+std::vector<std::string> FixturePaths();
+
+}  // namespace phaseloop::testing
+
+#endif  // PHASELOOP_COMPILER_DRIVER_FIXTURES_FIXTURE_PATHS_H_

@@ -1,0 +1,155 @@
+#include "staging_harness/corpus/program_discovery.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "compiler_driver/ir/module_loader.h"
+
+namespace phaseloop::corpus {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Directory names whose sources are not the program itself.
+const std::set<std::string>& ExcludedDirs() {
+  static const auto* dirs = new std::set<std::string>{
+      "test", "tests", "testsuite", "testing", "t", "unittest", "unittests",
+      "regress", "example", "examples", "demo", "demos", "sample",
+      "samples", "doc", "docs", "documentation", "bench", "benchmark",
+      "benchmarks", "perf", "fuzz", "fuzzer", "fuzzing", "ossfuzz", "oss-fuzz",
+      "debian", "win32", "win64", "windows", "msvc", "vstudio", "visualc",
+      "msdos", "dos", "os2", "vms", "amiga", "amigaos", "beos", "riscos",
+      "wince", "macos", "macosx", "mac", "qnx", "nt", "djgpp", "watcom",
+      "contrib", "build", "cmake", "m4", "po", "autom4te.cache"};
+  return *dirs;
+}
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Basenames of .c files that some source in `sources` #includes.
+std::set<std::string> IncludedCFiles(const std::vector<std::string>& sources) {
+  static const std::regex kInclude(R"(#\s*include\s*["<]([^">]+\.c)[">])");
+  std::set<std::string> included;
+  for (const std::string& source : sources) {
+    absl::StatusOr<std::string> text = ir::ReadFile(source);
+    if (!text.ok()) continue;
+    for (std::sregex_iterator it(text->begin(), text->end(), kInclude), end;
+         it != end; ++it) {
+      included.insert(fs::path((*it)[1].str()).filename().string());
+    }
+  }
+  return included;
+}
+
+}  // namespace
+
+bool IsTestFileStem(const std::string& stem) {
+  const std::string s = Lower(stem);
+  return s.rfind("test", 0) == 0 || EndsWith(s, "test") || EndsWith(s, "tests");
+}
+
+absl::StatusOr<std::vector<SourceGroup>> DiscoverSourceGroups(
+    const std::string& root, const std::string& root_name) {
+  std::error_code ec;
+  const fs::path base = fs::weakly_canonical(fs::absolute(root, ec), ec);
+  if (!fs::is_directory(base, ec)) {
+    return absl::NotFoundError(absl::StrCat(
+        "source directory '", root, "' does not exist or is not a directory"));
+  }
+  std::map<std::string, std::vector<std::string>> by_dir;
+  std::vector<std::string> extra_includes;
+  std::set<std::string> header_dirs;
+  auto it = fs::recursive_directory_iterator(
+      base, fs::directory_options::skip_permission_denied, ec);
+  for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    const fs::path& path = it->path();
+    const std::string name = path.filename().string();
+    if (it->is_directory(ec)) {
+      if (name[0] == '.' || ExcludedDirs().count(Lower(name)) ||
+          it->is_symlink(ec)) {
+        it.disable_recursion_pending();
+        continue;
+      }
+      const std::string lower = Lower(name);
+      if (it.depth() <= 1 &&
+          (lower == "include" || lower == "headers" || lower == "lib")) {
+        extra_includes.push_back(path.string());
+      }
+      continue;
+    }
+    if (EndsWith(name, ".h")) header_dirs.insert(path.parent_path().string());
+    if (!EndsWith(name, ".c") || !it->is_regular_file(ec)) continue;
+    if (IsTestFileStem(path.stem().string())) continue;
+    by_dir[path.parent_path().string()].push_back(path.string());
+  }
+  std::sort(extra_includes.begin(), extra_includes.end());
+
+  std::vector<SourceGroup> groups;
+  for (auto& [dir, sources] : by_dir) {
+    std::sort(sources.begin(), sources.end());
+    const std::set<std::string> included = IncludedCFiles(sources);
+    SourceGroup group;
+    group.dir = dir;
+    for (const std::string& s : sources) {
+      if (!included.count(fs::path(s).filename().string())) {
+        group.sources.push_back(s);
+      }
+    }
+    if (group.sources.empty()) continue;
+    const fs::path rel = fs::path(dir).lexically_relative(base);
+    group.name = rel == "." ? root_name : absl::StrCat(root_name, "/", rel.string());
+    std::string config_h;
+    for (fs::path p = dir;; p = p.parent_path()) {
+      group.frontend_args.push_back(absl::StrCat("-I", p.string()));
+      if (config_h.empty() && fs::is_regular_file(p / "config.h", ec)) {
+        config_h = (p / "config.h").string();
+      }
+      if (p == base || p == p.parent_path()) break;
+    }
+    for (const std::string& inc : extra_includes) {
+      group.frontend_args.push_back(absl::StrCat("-I", inc));
+    }
+    // Project headers elsewhere in the tree, for `#include "..."` only, so
+    // that they never shadow a system header; -iquote is searched before -I,
+    // so the directory and its parents go first again.
+    for (fs::path p = dir;; p = p.parent_path()) {
+      group.frontend_args.insert(group.frontend_args.end(), {"-iquote", p.string()});
+      if (p == base || p == p.parent_path()) break;
+    }
+    // Nearest first (steps up plus steps down the tree), as a Makefile lists
+    // the sibling directories a source needs.
+    std::vector<std::pair<int, std::string>> nearest;
+    for (const std::string& inc : header_dirs) {
+      const fs::path rel = fs::path(inc).lexically_relative(dir);
+      int steps = 0;
+      for (const fs::path& part : rel) steps += part != "." ? 1 : 0;
+      nearest.emplace_back(steps, inc);
+    }
+    std::sort(nearest.begin(), nearest.end());
+    for (const auto& [steps, inc] : nearest) {
+      group.frontend_args.insert(group.frontend_args.end(), {"-iquote", inc});
+    }
+    if (!config_h.empty()) {
+      group.frontend_args.insert(group.frontend_args.end(),
+                                 {"-DHAVE_CONFIG_H", "-include", config_h});
+    }
+    groups.push_back(std::move(group));
+  }
+  return groups;
+}
+
+}  // namespace phaseloop::corpus

@@ -1,0 +1,47 @@
+#ifndef PHASELOOP_STAGING_HARNESS_CORPUS_PROGRAM_DISCOVERY_H_
+#define PHASELOOP_STAGING_HARNESS_CORPUS_PROGRAM_DISCOVERY_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace phaseloop::corpus {
+
+// The C sources of one directory of a source tree, and the frontend flags
+// they need. Which programs they form is decided after compiling them (see
+// corpus_builder.h): this step only reads the file system.
+//
+// Rule, for any directory of C sources (e.g. an unpacked Debian package):
+//  - Every directory under the root holding `.c` files is one group, except
+//    directories that are hidden (`.pc` holds quilt's unpatched copies) or
+//    named for tests, examples, docs, benchmarks, fuzzers, packaging or other
+//    platforms (kExcludedDirs in the .cc; case-insensitive).
+//  - Files named like tests (stem starting with "test" or ending in "test" /
+//    "tests") are left out, and so is any `.c` that another `.c` of the same
+//    directory #includes (it is part of that file, not a translation unit).
+//  - Include path: the directory, its parents up to the root, and the
+//    tree's `include`, `headers` and `lib` directories (depth <= 2); then,
+//    for `#include "..."` only (-iquote), every other directory of the tree
+//    holding `.h` files (as Makefiles add -I for sibling directories). When a
+//    `config.h` is found in the directory or a parent up to the root (e.g.
+//    written by ./configure), the group gets `-DHAVE_CONFIG_H -include` it.
+struct SourceGroup {
+  std::string name;  // "<root name>" or "<root name>/<relative dir>"
+  std::string dir;   // absolute
+  std::vector<std::string> sources;  // absolute paths, sorted
+  std::vector<std::string> frontend_args;  // -I, -D, -include
+};
+
+// Groups of `root` in a stable (sorted) order. `root_name` names the tree in
+// module names (e.g. the Debian package). NotFound when root is not a
+// directory; an empty vector when it holds no C sources.
+absl::StatusOr<std::vector<SourceGroup>> DiscoverSourceGroups(
+    const std::string& root, const std::string& root_name);
+
+// True for a file stem that names a test ("test", "pngtest", "test_util").
+bool IsTestFileStem(const std::string& stem);
+
+}  // namespace phaseloop::corpus
+
+#endif  // PHASELOOP_STAGING_HARNESS_CORPUS_PROGRAM_DISCOVERY_H_

@@ -1,0 +1,66 @@
+#include "staging_harness/corpus/program_discovery.h"
+
+#include <algorithm>
+
+#include "gtest/gtest.h"
+#include "staging_harness/corpus/corpus_test_util.h"
+
+namespace phaseloop::corpus {
+namespace {
+
+using testing::FreshDir;
+using testing::WriteSource;
+
+bool Has(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+TEST(ProgramDiscoveryTest, GroupsByDirectoryAndLeavesOutTestsAndIncludes) {
+  const auto root = FreshDir("discovery");
+  WriteSource(root, "main.c", "#include \"table.c\"\nint main(void){return 0;}\n");
+  WriteSource(root, "table.c", "int table[4];\n");
+  WriteSource(root, "pngtest.c", "int main(void){return 0;}\n");
+  WriteSource(root, "src/a.c", "int a;\n");
+  WriteSource(root, "src/deep/b.c", "int b;\n");
+  WriteSource(root, "tests/t.c", "int t;\n");
+  WriteSource(root, "examples/e.c", "int e;\n");
+  WriteSource(root, ".pc/patch/a.c", "int a;\n");
+  WriteSource(root, "include/api.h", "int api;\n");
+  WriteSource(root, "src/config.h", "#define X 1\n");
+
+  absl::StatusOr<std::vector<SourceGroup>> groups =
+      DiscoverSourceGroups(root.string(), "pkg");
+  ASSERT_TRUE(groups.ok()) << groups.status();
+  ASSERT_EQ(groups->size(), 3u);
+  const SourceGroup& top = (*groups)[0];
+  EXPECT_EQ(top.name, "pkg");
+  ASSERT_EQ(top.sources.size(), 1u);  // table.c is included, pngtest.c a test
+  EXPECT_EQ(top.sources[0], (root / "main.c").string());
+  EXPECT_TRUE(Has(top.frontend_args, "-I" + (root / "include").string()));
+  EXPECT_FALSE(Has(top.frontend_args, "-DHAVE_CONFIG_H"));
+
+  const SourceGroup& deep = (*groups)[2];
+  EXPECT_EQ(deep.name, "pkg/src/deep");
+  EXPECT_TRUE(Has(deep.frontend_args, "-I" + (root / "src").string()));
+  EXPECT_TRUE(Has(deep.frontend_args, "-I" + root.string()));
+  EXPECT_TRUE(Has(deep.frontend_args, "-DHAVE_CONFIG_H"));
+  EXPECT_TRUE(Has(deep.frontend_args, (root / "src" / "config.h").string()));
+  EXPECT_EQ((*groups)[1].name, "pkg/src");
+}
+
+TEST(ProgramDiscoveryTest, MissingDirectoryIsNotFound) {
+  EXPECT_TRUE(absl::IsNotFound(
+      DiscoverSourceGroups("/nonexistent/phaseloop", "x").status()));
+}
+
+TEST(ProgramDiscoveryTest, TestStems) {
+  EXPECT_TRUE(IsTestFileStem("test"));
+  EXPECT_TRUE(IsTestFileStem("pngtest"));
+  EXPECT_TRUE(IsTestFileStem("test_util"));
+  EXPECT_TRUE(IsTestFileStem("UnitTests"));
+  EXPECT_FALSE(IsTestFileStem("bzip2"));
+  EXPECT_FALSE(IsTestFileStem("attestation"));
+}
+
+}  // namespace
+}  // namespace phaseloop::corpus

@@ -1,0 +1,68 @@
+#include "staging_harness/search/greedy_search.h"
+
+#include <chrono>
+
+namespace phaseloop::search {
+namespace {
+
+absl::StatusOr<int64_t> Cost(session::CompilationSession& s, Objective o) {
+  if (o == Objective::kIrCount) return s.IrCount();
+  return s.TextSize();
+}
+
+}  // namespace
+
+const char* ObjectiveName(Objective objective) {
+  return objective == Objective::kIrCount ? "ir_count" : "text_size";
+}
+
+std::optional<Objective> ParseObjective(const std::string& text) {
+  if (text == "ir_count") return Objective::kIrCount;
+  if (text == "text_size") return Objective::kTextSize;
+  return std::nullopt;
+}
+
+absl::StatusOr<SearchResult> GreedySearch(session::CompilationSession& start,
+                                          Objective objective,
+                                          double budget_seconds) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point begin = Clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(Clock::now() - begin).count();
+  };
+  std::unique_ptr<session::CompilationSession> current = start.Fork();
+  absl::StatusOr<int64_t> current_cost = Cost(*current, objective);
+  if (!current_cost.ok()) return current_cost.status();
+  SearchResult result;
+  bool out_of_time = false;
+  while (!out_of_time) {
+    std::unique_ptr<session::CompilationSession> best;
+    int64_t best_cost = *current_cost;
+    for (int a = 0; a < current->action_space().size(); ++a) {
+      if (elapsed() > budget_seconds) {
+        out_of_time = true;
+        break;
+      }
+      std::unique_ptr<session::CompilationSession> candidate = current->Fork();
+      ++result.evaluations;
+      if (!candidate->Step(a).ok()) continue;
+      absl::StatusOr<int64_t> cost = Cost(*candidate, objective);
+      if (cost.ok() && *cost < best_cost) {
+        best_cost = *cost;
+        best = std::move(candidate);
+      }
+    }
+    if (best == nullptr) break;
+    current = std::move(best);
+    *current_cost = best_cost;
+  }
+  result.actions = current->history();
+  result.ir_count = current->IrCount();
+  absl::StatusOr<int64_t> text = current->TextSize();
+  if (!text.ok()) return text.status();
+  result.text_size = *text;
+  result.seconds = elapsed();
+  return result;
+}
+
+}  // namespace phaseloop::search

@@ -1,0 +1,38 @@
+#ifndef PHASELOOP_STAGING_HARNESS_SEARCH_GREEDY_SEARCH_H_
+#define PHASELOOP_STAGING_HARNESS_SEARCH_GREEDY_SEARCH_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compiler_driver/session/compilation_session.h"
+
+namespace phaseloop::search {
+
+// What a search minimises (../shared/DESIGN.md, Objectives and metrics).
+enum class Objective { kIrCount, kTextSize };
+
+const char* ObjectiveName(Objective objective);
+std::optional<Objective> ParseObjective(const std::string& text);
+
+struct SearchResult {
+  std::vector<int> actions;  // the best sequence found
+  int64_t ir_count = 0;      // of the final state
+  int64_t text_size = 0;     // of the final state
+  int64_t evaluations = 0;   // actions tried
+  double seconds = 0;
+};
+
+// CompilerGym's greedy search: from the current state, try every action on a
+// fork, keep the one that lowers the objective most, repeat until no action
+// lowers it or the budget runs out. Actions that fail (verifier) are skipped.
+// `start` is not modified.
+absl::StatusOr<SearchResult> GreedySearch(session::CompilationSession& start,
+                                          Objective objective,
+                                          double budget_seconds);
+
+}  // namespace phaseloop::search
+
+#endif  // PHASELOOP_STAGING_HARNESS_SEARCH_GREEDY_SEARCH_H_

@@ -1,0 +1,158 @@
+#include "staging_harness/search/search_command.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "common/testing/test_util.h"
+#include "nlohmann/json.hpp"
+#include "staging_harness/search/best_sequences.h"
+#include "staging_harness/search/episode_file.h"
+
+namespace phaseloop::search {
+namespace {
+
+SearchFlags Flags(const std::string& dir) {
+  SearchFlags flags;
+  flags.inputs = {"compiler_driver/fixtures/bits.c"};
+  flags.strategy = "random";
+  flags.objective = "ir_count";
+  flags.budget_seconds = 0.5;
+  flags.workers = 1;
+  flags.episodes_out = dir + "/episodes.bin";
+  flags.worker_binary = "staging_harness/workers/session_worker";
+  return flags;
+}
+
+TEST(SearchCommand, TableNamesTheMetricsAndFilesAreWritten) {
+  const std::string dir = testing::MakeTempDir();
+  std::ostringstream out, err;
+  ASSERT_EQ(RunSearchCommand(Flags(dir), out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("bits.c"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("text_oz_ratio"), std::string::npos);
+  EXPECT_NE(out.str().find("geomean_oz_ratio"), std::string::npos);
+  EXPECT_NE(err.str().find("[1/1] bits.c"), std::string::npos) << err.str();
+
+  auto episodes = ReadEpisodeFile(dir + "/episodes.bin");
+  ASSERT_TRUE(episodes.ok()) << episodes.status();
+  EXPECT_FALSE(episodes->episodes.empty());
+  auto best = ReadBestSequences(dir + "/episodes.bin.best.json");
+  ASSERT_TRUE(best.ok()) << best.status();
+  ASSERT_EQ(best->size(), 1u);
+  EXPECT_EQ((*best)[0].autophase.size(), 56u);
+  EXPECT_EQ((*best)[0].module_name, "bits.c");
+}
+
+TEST(SearchCommand, JsonReportsBothObjectivesAndGuidedUsesBestIn) {
+  const std::string dir = testing::MakeTempDir();
+  std::ostringstream first_out, err;
+  ASSERT_EQ(RunSearchCommand(Flags(dir), first_out, err), 0) << err.str();
+
+  SearchFlags guided = Flags(dir);
+  guided.strategy = "guided";
+  guided.json = true;
+  guided.best_in = dir + "/episodes.bin.best.json";
+  guided.best_out = dir + "/merged.json";
+  std::ostringstream out;
+  ASSERT_EQ(RunSearchCommand(guided, out, err), 0) << err.str();
+  nlohmann::json summary = nlohmann::json::parse(out.str());
+  const nlohmann::json& module = summary["modules"][0];
+  EXPECT_LE(module["found"]["ir_count"].get<int64_t>(),
+            module["O0"]["ir_count"].get<int64_t>());
+  EXPECT_GT(module["found"]["text_size"].get<int64_t>(), 0);
+  EXPECT_TRUE(summary["metrics"].contains("text_oz_ratio"));
+  EXPECT_TRUE(summary["metrics"].contains("geomean_oz_ratio"));
+  auto merged = ReadBestSequences(dir + "/merged.json");
+  ASSERT_TRUE(merged.ok());
+  EXPECT_EQ(merged->size(), 1u);
+}
+
+// The episode without what depends on the clock.
+std::string Timeless(v1::Episode e) {
+  e.clear_seconds();
+  e.clear_unix_time_ms();
+  e.clear_host();
+  return e.SerializeAsString();
+}
+
+TEST(SearchCommand, AnEvaluationBudgetMakesASeededSearchReproducible) {
+  std::vector<std::string> runs;
+  std::vector<nlohmann::json> summaries;
+  for (int run = 0; run < 2; ++run) {
+    const std::string dir = testing::MakeTempDir();
+    SearchFlags flags = Flags(dir);
+    flags.strategy = "greedy";
+    flags.objective = "text_size";
+    flags.budget_seconds = 600;  // never the limit here
+    flags.max_evaluations = 30;
+    flags.run_id = "repro";
+    flags.json = true;
+    std::ostringstream out, err;
+    ASSERT_EQ(RunSearchCommand(flags, out, err), 0) << err.str();
+    summaries.push_back(nlohmann::json::parse(out.str()));
+    auto episodes = ReadEpisodeFile(dir + "/episodes.bin");
+    ASSERT_TRUE(episodes.ok()) << episodes.status();
+    std::string all;
+    for (const v1::Episode& e : episodes->episodes) all += Timeless(e);
+    runs.push_back(all);
+  }
+  EXPECT_FALSE(runs[0].empty());
+  EXPECT_EQ(runs[0], runs[1]);
+  const nlohmann::json& module = summaries[0]["modules"][0];
+  EXPECT_LE(module["evaluations"].get<int64_t>(), 30);
+  EXPECT_FALSE(module["time_limited"].get<bool>());
+  EXPECT_EQ(summaries[0]["metrics"]["modules_time_limited"].get<int>(), 0);
+  EXPECT_EQ(module["found"], summaries[1]["modules"][0]["found"]);
+}
+
+TEST(SearchCommand, MaxIrCountLeavesOutLargerCorpusModules) {
+  const std::string dir = testing::MakeTempDir();
+  // A corpus of two modules, one "large" by its manifest figure.
+  const std::string bc = "compiler_driver/fixtures/bits.c";
+  std::ofstream(dir + "/manifest.json")
+      << R"({"modules": [{"name": "small", "bitcode_path": ")"
+      << std::filesystem::absolute(bc).string()
+      << R"(", "ir_count_o0": 100}, {"name": "large", "bitcode_path": ")"
+      << std::filesystem::absolute(bc).string() << R"(", "ir_count_o0": 5000}]})";
+  SearchFlags flags = Flags(dir);
+  flags.inputs.clear();
+  flags.corpus = dir;
+  flags.max_ir_count = 1000;
+  flags.budget_seconds = 0.2;
+  flags.json = true;
+  std::ostringstream out, err;
+  ASSERT_EQ(RunSearchCommand(flags, out, err), 0) << err.str();
+  nlohmann::json summary = nlohmann::json::parse(out.str());
+  ASSERT_EQ(summary["modules"].size(), 1u);
+  EXPECT_EQ(summary["modules"][0]["name"], "small");
+  EXPECT_NE(err.str().find("1 modules over --max-ir-count 1000"), std::string::npos)
+      << err.str();
+}
+
+TEST(SearchCommand, BadInputIsExitCode2WithAMessage) {
+  const std::string dir = testing::MakeTempDir();
+  std::ostringstream out, err;
+  SearchFlags flags = Flags(dir);
+  flags.strategy = "annealing";
+  EXPECT_EQ(RunSearchCommand(flags, out, err), 2);
+  EXPECT_NE(err.str().find("annealing"), std::string::npos);
+
+  flags = Flags(dir);
+  flags.inputs = {"no/such/file.c"};
+  EXPECT_EQ(RunSearchCommand(flags, out, err), 2);
+  EXPECT_NE(err.str().find("no/such/file.c"), std::string::npos);
+
+  flags = Flags(dir);
+  flags.episodes_out.clear();
+  EXPECT_EQ(RunSearchCommand(flags, out, err), 2);
+
+  flags = Flags(dir);
+  flags.best_in = dir + "/missing.json";
+  EXPECT_EQ(RunSearchCommand(flags, out, err), 2);
+  EXPECT_NE(err.str().find("missing.json"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace phaseloop::search

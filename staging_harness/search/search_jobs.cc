@@ -1,0 +1,204 @@
+#include "staging_harness/search/search_jobs.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "common/kafka/consumer.h"
+#include "common/kafka/kafka_error.h"
+#include "common/kafka/producer.h"
+#include "compiler_driver/ir/module_hash.h"
+#include "compiler_driver/ir/module_loader.h"
+#include "phaseloop/v1/episode.pb.h"
+#include "staging_harness/search/search_pool.h"
+#include "staging_harness/results/stored_episode_sinks.h"
+
+namespace phaseloop::search {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+absl::StatusOr<std::string> ModuleBitcode(const ModuleInput& module,
+                                          const std::string& opt_level) {
+  if (absl::EndsWith(module.path, ".bc") || absl::EndsWith(module.path, ".ll")) {
+    return ir::ReadFile(module.path);
+  }
+  ir::FrontendOptions frontend;
+  std::optional<ir::OptLevel> level = ir::ParseOptLevel(opt_level);
+  if (!level) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown -O level '", opt_level, "'"));
+  }
+  frontend.opt_level = *level;
+  return ir::CompileToBitcode(module.path, frontend);
+}
+
+// Writes `bytes` to a fresh file under $TMPDIR with `suffix`.
+absl::StatusOr<std::string> TempFile(const std::string& bytes,
+                                     const std::string& suffix) {
+  const char* dir = std::getenv("TMPDIR");
+  std::string path = absl::StrCat(dir && *dir ? dir : "/tmp",
+                                   "/phaseloop-job-XXXXXX", suffix);
+  int fd = mkstemps(path.data(), static_cast<int>(suffix.size()));
+  if (fd < 0) return absl::InternalError("cannot create a temporary file");
+  bool ok = write(fd, bytes.data(), bytes.size()) ==
+            static_cast<ssize_t>(bytes.size());
+  close(fd);
+  if (!ok) {
+    unlink(path.c_str());
+    return absl::InternalError(absl::StrCat("cannot write ", path));
+  }
+  return path;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::string>> SubmitSearchJobs(
+    const std::vector<ModuleInput>& modules, const SubmitOptions& options) {
+  kafka::ProducerOptions producer_options;
+  producer_options.bootstrap_servers = options.bootstrap_servers;
+  producer_options.client_id = "phaseloop-search-submit";
+  absl::StatusOr<std::unique_ptr<kafka::Producer>> producer =
+      kafka::Producer::Create(producer_options);
+  if (!producer.ok()) return producer.status();
+  std::vector<std::string> ids;
+  for (const ModuleInput& module : modules) {
+    absl::StatusOr<std::string> bitcode =
+        ModuleBitcode(module, module.opt_level.empty() ? options.opt_level
+                                                       : module.opt_level);
+    if (!bitcode.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "module '", module.name, "': ", bitcode.status().message()));
+    }
+    v1::SearchJob job;
+    job.set_bitcode(*bitcode);
+    job.set_bitcode_path(module.name);  // a label for people; bytes rule
+    job.set_strategy(StrategyName(options.strategy));
+    job.set_objective(ObjectiveName(options.objective));
+    job.set_budget_seconds(options.budget_seconds);
+    job.set_seed(options.seed);
+    job.set_job_id(ir::ContentHash(job.SerializeAsString()).substr(0, 20));
+    absl::Status produced = (*producer)->Produce(options.topic, job.job_id(),
+                                                 job.SerializeAsString());
+    if (!produced.ok()) return produced;
+    ids.push_back(job.job_id());
+  }
+  absl::Status flushed = (*producer)->Flush(std::chrono::seconds(60));
+  if (!flushed.ok()) return flushed;
+  return ids;
+}
+
+absl::StatusOr<WorkStats> RunSearchJobWorker(const WorkOptions& options,
+                                             const std::atomic<bool>* stop,
+                                             std::ostream& log) {
+  absl::StatusOr<std::unique_ptr<KafkaEpisodeSink>> sink =
+      KafkaEpisodeSink::Create(options.bootstrap_servers,
+                               options.episodes_topic);
+  if (!sink.ok()) return sink.status();
+  kafka::ConsumerOptions consumer_options;
+  consumer_options.bootstrap_servers = options.bootstrap_servers;
+  consumer_options.group_id = options.group;
+  consumer_options.client_id = "phaseloop-search-worker";
+  consumer_options.topics = {options.jobs_topic};
+  consumer_options.config = options.consumer_config;
+  absl::StatusOr<std::unique_ptr<kafka::Consumer>> consumer =
+      kafka::Consumer::Create(consumer_options);
+  if (!consumer.ok()) return consumer.status();
+
+  WorkStats stats;
+  Clock::time_point last_job = Clock::now();
+  while (stop == nullptr || !stop->load()) {
+    absl::StatusOr<std::optional<kafka::ConsumedMessage>> message =
+        (*consumer)->Poll(std::chrono::milliseconds(200));
+    if (!message.ok()) {
+      if (kafka::ClassOf(message.status()) == kafka::ErrorClass::kRetriable) {
+        continue;
+      }
+      return message.status();
+    }
+    if (!message->has_value()) {
+      if (options.idle_exit.count() > 0) {
+        if ((*consumer)->Assignment().empty()) last_job = Clock::now();
+        if (Clock::now() - last_job >= options.idle_exit) break;
+      }
+      continue;
+    }
+    last_job = Clock::now();
+    const kafka::ConsumedMessage& m = **message;
+    v1::SearchJob job;
+    std::optional<Strategy> strategy;
+    std::optional<Objective> objective;
+    if (!job.ParseFromString(m.value) || job.job_id().empty() ||
+        !(strategy = ParseStrategy(job.strategy())) ||
+        !(objective = ParseObjective(job.objective())) ||
+        (job.bitcode().empty() && job.bitcode_path().empty())) {
+      ++stats.malformed_jobs;
+      log << "job at " << m.topic << "/" << m.partition << "@" << m.offset
+          << " is not a valid SearchJob; skipped\n";
+      (void)(*consumer)->CommitMessage(m);
+      continue;
+    }
+    std::string path = job.bitcode_path();
+    std::string temp;
+    if (!job.bitcode().empty()) {
+      absl::StatusOr<std::string> written = TempFile(job.bitcode(), ".bc");
+      if (!written.ok()) return written.status();
+      path = temp = *written;
+    }
+    SearchRunOptions run;
+    run.worker.worker_binary = options.worker_binary;
+    run.workers = 1;
+    run.strategy.strategy = *strategy;
+    run.objective = *objective;
+    run.budget_seconds = job.budget_seconds();
+    run.seed = job.seed();
+    run.run_id = job.job_id();
+    ModuleInput input{job.job_id(), path, ""};
+    int64_t episodes_before = 0;
+    struct CountingSink : EpisodeSink {
+      EpisodeSink* inner;
+      int64_t* count;
+      absl::Status Write(const v1::Episode& e) override {
+        ++*count;
+        return inner->Write(e);
+      }
+      absl::Status Flush() override { return inner->Flush(); }
+    } counting;
+    counting.inner = sink->get();
+    counting.count = &episodes_before;
+    absl::StatusOr<std::vector<ModuleResult>> results =
+        RunSearch({input}, run, {}, counting);
+    if (!temp.empty()) unlink(temp.c_str());
+    if (!results.ok()) return results.status();
+    absl::Status flushed = (*sink)->Flush();
+    if (!flushed.ok()) return flushed;  // not committed: another member redoes it
+    absl::Status committed = (*consumer)->CommitMessage(m);
+    if (!committed.ok()) {
+      // A rebalance (another worker joining or leaving) refuses commits for
+      // a moment. The episodes are already out; whoever owns the partition
+      // next may work the job again, which rewrites the same episode ids.
+      if (kafka::ClassOf(committed) != kafka::ErrorClass::kRetriable) {
+        return committed;
+      }
+      log << "job " << job.job_id() << ": offset not committed ("
+          << committed.message() << "); it may be worked again\n";
+    }
+    stats.episodes += episodes_before;
+    const ModuleResult& result = results->front();
+    if (!result.status.ok()) ++stats.failed_jobs;
+    stats.jobs_done.push_back(job.job_id());
+    log << "job " << job.job_id() << " done: " << episodes_before
+        << " episodes, " << job.objective() << " "
+        << (job.objective() == "ir_count" ? result.ir_count : result.text_size)
+        << (result.status.ok() ? "" : " (" + std::string(result.status.message()) + ")")
+        << "\n";
+    log.flush();
+  }
+  (void)(*consumer)->Close();
+  return stats;
+}
+
+}  // namespace phaseloop::search

@@ -1,0 +1,74 @@
+#ifndef PHASELOOP_STAGING_HARNESS_SEARCH_SEARCH_JOBS_H_
+#define PHASELOOP_STAGING_HARNESS_SEARCH_SEARCH_JOBS_H_
+
+// Distributed search through Kafka. `SubmitSearchJobs` produces one
+// SearchJob per module (the unoptimised bitcode inside, so workers need no
+// shared files) to phaseloop.search.jobs, keyed by a job id that is a hash
+// of the job's content: submitting the same work twice names the same jobs.
+// `RunSearchJobWorker` is one member of a consumer group of workers, on any
+// number of machines: it searches each job's module with the job's strategy
+// over local session workers and produces every episode to
+// phaseloop.search.episodes (keyed by module_hash), which `phaseloop buffer
+// ingest` stores. A job's offset is committed only after all its episodes
+// are acknowledged, so a worker killed mid-job leaves the job to another
+// member (at least once); episode ids derive from the job id, so a job run
+// twice overwrites its episodes in the buffer rather than doubling them.
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "staging_harness/search/greedy_search.h"
+#include "staging_harness/search/search_inputs.h"
+#include "staging_harness/search/strategies.h"
+
+namespace phaseloop::search {
+
+struct SubmitOptions {
+  std::string bootstrap_servers;
+  std::string topic = "phaseloop.search.jobs";
+  Strategy strategy = Strategy::kRandom;
+  Objective objective = Objective::kTextSize;
+  double budget_seconds = 10;
+  uint64_t seed = 1;
+  std::string opt_level = "Oz";  // frontend level for C/C++ sources
+};
+
+// Returns the job ids, in module order. Sources are compiled here (the
+// real-build frontend at options.opt_level); .bc/.ll files are sent as they
+// are.
+absl::StatusOr<std::vector<std::string>> SubmitSearchJobs(
+    const std::vector<ModuleInput>& modules, const SubmitOptions& options);
+
+struct WorkOptions {
+  std::string bootstrap_servers;
+  std::string group = "phaseloop-search-workers";
+  std::string jobs_topic = "phaseloop.search.jobs";
+  std::string episodes_topic = "phaseloop.search.episodes";
+  std::string worker_binary;  // the session worker
+  // Return after this long without a job once partitions are assigned
+  // (0: run until *stop).
+  std::chrono::milliseconds idle_exit{0};
+  std::map<std::string, std::string> consumer_config;
+};
+
+struct WorkStats {
+  std::vector<std::string> jobs_done;
+  int64_t episodes = 0;
+  int64_t malformed_jobs = 0;
+  int64_t failed_jobs = 0;  // the module could not be searched
+};
+
+// One line per job on `log`. Errors: Kafka fatal errors, a worker that
+// cannot start.
+absl::StatusOr<WorkStats> RunSearchJobWorker(const WorkOptions& options,
+                                             const std::atomic<bool>* stop,
+                                             std::ostream& log);
+
+}  // namespace phaseloop::search
+
+#endif  // PHASELOOP_STAGING_HARNESS_SEARCH_SEARCH_JOBS_H_

@@ -1,0 +1,147 @@
+#include "staging_harness/search/search_jobs_command.h"
+
+#include <iostream>
+
+#include "common/command/stop_signals.h"
+#include "common/command/subcommand.h"
+#include "staging_harness/search/search_command.h"
+#include "staging_harness/search/search_jobs.h"
+
+namespace phaseloop::search {
+namespace {
+
+struct JobsFlags {
+  std::string bootstrap;
+  std::string corpus;
+  std::string split;
+  std::vector<std::string> inputs;
+  std::string strategy = "random";
+  std::string objective = "text_size";
+  double budget_seconds = 10;
+  uint64_t seed = 1;
+  std::string group = "phaseloop-search-workers";
+  std::string worker_binary;
+  int64_t idle_exit_ms = 0;
+};
+
+int Submit(const JobsFlags& flags) {
+  std::optional<Strategy> strategy = ParseStrategy(flags.strategy);
+  std::optional<Objective> objective = ParseObjective(flags.objective);
+  if (!strategy || !objective) {
+    std::cerr << "phaseloop search-jobs submit: unknown "
+              << (strategy ? "--objective '" + flags.objective +
+                                 "' (text_size or ir_count)"
+                           : "--strategy '" + flags.strategy +
+                                 "' (random, greedy, beam or guided)")
+              << "\n";
+    return 2;
+  }
+  std::vector<ModuleInput> modules;
+  std::vector<std::string> warnings;
+  if (!flags.corpus.empty()) {
+    auto listed = ListCorpus(flags.corpus, flags.split, &warnings);
+    if (!listed.ok()) {
+      std::cerr << "phaseloop search-jobs submit: " << listed.status().message()
+                << "\n";
+      return 2;
+    }
+    modules = std::move(*listed);
+  }
+  for (const std::string& path : flags.inputs) {
+    auto input = InputFile(path);
+    if (!input.ok()) {
+      std::cerr << "phaseloop search-jobs submit: " << input.status().message()
+                << "\n";
+      return 2;
+    }
+    modules.push_back(*input);
+  }
+  for (const std::string& w : warnings) std::cerr << "warning: " << w << "\n";
+  if (modules.empty()) {
+    std::cerr << "phaseloop search-jobs submit: no modules; pass --corpus DIR "
+                 "or --input FILE\n";
+    return 2;
+  }
+  SubmitOptions options;
+  options.bootstrap_servers = flags.bootstrap;
+  options.strategy = *strategy;
+  options.objective = *objective;
+  options.budget_seconds = flags.budget_seconds;
+  options.seed = flags.seed;
+  auto ids = SubmitSearchJobs(modules, options);
+  if (!ids.ok()) {
+    std::cerr << "phaseloop search-jobs submit: " << ids.status().message()
+              << "\n";
+    return ids.status().code() == absl::StatusCode::kInvalidArgument ? 2 : 1;
+  }
+  for (size_t i = 0; i < ids->size(); ++i) {
+    std::cout << (*ids)[i] << "\t" << modules[i].name << "\n";
+  }
+  std::cerr << "submitted " << ids->size() << " search jobs\n";
+  return 0;
+}
+
+int Work(const JobsFlags& flags) {
+  WorkOptions options;
+  options.bootstrap_servers = flags.bootstrap;
+  options.group = flags.group;
+  options.worker_binary =
+      flags.worker_binary.empty() ? DefaultWorkerBinary() : flags.worker_binary;
+  if (options.worker_binary.empty()) {
+    std::cerr << "phaseloop search-jobs work: no session worker next to this "
+                 "binary; pass --worker-binary\n";
+    return 2;
+  }
+  options.idle_exit = std::chrono::milliseconds(flags.idle_exit_ms);
+  auto stats =
+      RunSearchJobWorker(options, command::StopFlagOnSignals(), std::cout);
+  if (!stats.ok()) {
+    std::cerr << "phaseloop search-jobs work: " << stats.status().message()
+              << "\n(jobs not finished are left for other workers)\n";
+    return 1;
+  }
+  std::cerr << "worked " << stats->jobs_done.size() << " jobs, "
+            << stats->episodes << " episodes produced, " << stats->failed_jobs
+            << " modules could not be searched, " << stats->malformed_jobs
+            << " malformed jobs skipped\n";
+  return 0;
+}
+
+}  // namespace
+
+void AddSearchJobsCommand(CLI::App& app, int& exit_code) {
+  CLI::App* jobs = app.add_subcommand(
+      "search-jobs", "Distributed search through Kafka: submit jobs, work them");
+  jobs->require_subcommand(1);
+  auto flags = std::make_shared<JobsFlags>();
+
+  CLI::App* submit = jobs->add_subcommand(
+      "submit", "Produce one search job per module to phaseloop.search.jobs");
+  command::AddKafkaOption(*submit, flags->bootstrap);
+  submit->add_option("--corpus", flags->corpus,
+                     "corpus directory (manifest.json) or directory of sources");
+  submit->add_option("--split", flags->split, "only this manifest split");
+  submit->add_option("--input", flags->inputs, "a source, .bc or .ll file");
+  submit->add_option("--strategy", flags->strategy,
+                     "random, greedy, beam or guided")->capture_default_str();
+  submit->add_option("--objective", flags->objective, "text_size or ir_count")
+      ->capture_default_str();
+  submit->add_option("--budget", flags->budget_seconds,
+                     "search seconds per module")->capture_default_str();
+  submit->add_option("--seed", flags->seed, "seed")->capture_default_str();
+  submit->callback([flags, &exit_code] { exit_code = Submit(*flags); });
+
+  CLI::App* work = jobs->add_subcommand(
+      "work", "Work search jobs as a member of a consumer group; episodes go "
+              "to phaseloop.search.episodes");
+  command::AddKafkaOption(*work, flags->bootstrap);
+  work->add_option("--group", flags->group, "consumer group of the workers")
+      ->capture_default_str();
+  work->add_option("--worker-binary", flags->worker_binary,
+                   "session worker (default: next to phaseloop)");
+  work->add_option("--idle-exit-ms", flags->idle_exit_ms,
+                   "stop after this long without a job (0: until SIGTERM)");
+  work->callback([flags, &exit_code] { exit_code = Work(*flags); });
+}
+
+}  // namespace phaseloop::search

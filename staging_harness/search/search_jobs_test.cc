@@ -1,0 +1,160 @@
+// Distributed search end to end: jobs submitted to the embedded Kafka
+// cluster, two `phaseloop search-jobs work` processes in one consumer group,
+// episodes ingested into a replay buffer.
+#include "staging_harness/search/search_jobs.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <set>
+#include <sstream>
+
+#include "common/kafka/embedded_cluster.h"
+#include "common/kafka/test_util.h"
+#include "common/testing/test_util.h"
+#include "compiler_driver/testing/fixture_paths.h"
+#include "replay_buffer/episode_ingest.h"
+
+namespace phaseloop::search {
+namespace {
+
+// Starts `argv` with stdout to `log`; returns the pid.
+pid_t Spawn(const std::vector<std::string>& argv, const std::string& log) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    FILE* out = freopen(log.c_str(), "w", stdout);
+    (void)out;
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+// The first `count` C fixtures, as search inputs.
+std::vector<ModuleInput> FixtureSources(size_t count) {
+  std::vector<ModuleInput> modules;
+  for (const std::string& path : testing::FixturePaths()) {
+    if (modules.size() < count && path.size() > 2 &&
+        path.compare(path.size() - 2, 2, ".c") == 0) {
+      modules.push_back({path, path, ""});
+    }
+  }
+  return modules;
+}
+
+// A cluster with the jobs and episodes topics, `partitions` each.
+std::unique_ptr<kafka::EmbeddedCluster> ClusterWithTopics(int partitions) {
+  auto cluster = kafka::EmbeddedCluster::Start(1);
+  EXPECT_TRUE(cluster.ok()) << cluster.status();
+  if (!cluster.ok()) return nullptr;
+  for (const char* topic : {"phaseloop.search.jobs", "phaseloop.search.episodes"}) {
+    EXPECT_TRUE((*cluster)->CreateTopic(topic, partitions, 1).ok()) << topic;
+  }
+  return *std::move(cluster);
+}
+
+// ir_count jobs of `budget_seconds` each.
+SubmitOptions IrCountJobs(const std::string& bootstrap, double budget_seconds) {
+  SubmitOptions submit;
+  submit.bootstrap_servers = bootstrap;
+  submit.objective = Objective::kIrCount;
+  submit.budget_seconds = budget_seconds;
+  return submit;
+}
+
+TEST(SearchJobsTest, TwoWorkersShareTheJobsAndEveryEpisodeReachesTheBuffer) {
+  auto cluster = ClusterWithTopics(4);
+  ASSERT_NE(cluster, nullptr);
+  const std::string bootstrap = cluster->bootstrap_servers();
+  const std::vector<ModuleInput> modules = FixtureSources(4);
+  const SubmitOptions submit = IrCountJobs(bootstrap, 0.5);
+  auto ids = SubmitSearchJobs(modules, submit);
+  ASSERT_TRUE(ids.ok()) << ids.status();
+  ASSERT_EQ(ids->size(), 4u);
+  // Submitting the same work again names the same jobs.
+  auto again = SubmitSearchJobs(modules, submit);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, *ids);
+
+  const std::string dir = testing::MakeTempDir();
+  std::vector<pid_t> workers;
+  for (int w = 0; w < 2; ++w) {
+    workers.push_back(Spawn(
+        {"tools/phaseloop", "search-jobs", "work", "--kafka", bootstrap,
+         "--worker-binary", "staging_harness/workers/session_worker",
+         "--idle-exit-ms", "6000"},
+        dir + "/worker" + std::to_string(w) + ".log"));
+  }
+  for (pid_t pid : workers) {
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  std::set<std::string> done;
+  int lines = 0;
+  for (int w = 0; w < 2; ++w) {
+    std::string log = testing::ReadFileOrEmpty(dir + "/worker" +
+                                               std::to_string(w) + ".log");
+    size_t at = 0;
+    while ((at = log.find("job ", at)) != std::string::npos) {
+      done.insert(log.substr(at + 4, 20));
+      ++lines;
+      at += 4;
+    }
+  }
+  // Eight jobs were produced (four, twice); each id done at least once.
+  EXPECT_EQ(done, std::set<std::string>(ids->begin(), ids->end()));
+  EXPECT_GE(lines, 4);
+
+  auto store = replay_buffer::OpenReplayStore(dir + "/buffer.db");
+  ASSERT_TRUE(store.ok());
+  replay_buffer::IngestOptions ingest;
+  ingest.bootstrap_servers = bootstrap;
+  ingest.idle_exit = std::chrono::milliseconds(2500);
+  ingest.consumer_config = kafka::testing::QuickGroupConfig();
+  auto stats = replay_buffer::RunEpisodeIngest(**store, ingest, nullptr, nullptr);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_GT(stats->episodes, 0);
+  EXPECT_EQ(stats->malformed, 0);
+  auto buffer = (*store)->Stats();
+  ASSERT_TRUE(buffer.ok());
+  int64_t stored = 0;
+  for (const auto& group : buffer->episodes) stored += group.episodes;
+  // A job worked twice overwrites its own episodes (ids derive from the job).
+  EXPECT_GT(stored, 0);
+  EXPECT_LE(stored, stats->episodes);
+}
+
+// Commits refused while the group rebalances (seen in CI when the second
+// worker joined) must not stop a worker: the job's episodes are out, and a
+// redelivered job rewrites the same episode ids.
+TEST(SearchJobsTest, ACommitRefusedDuringARebalanceDoesNotStopTheWorker) {
+  auto cluster = ClusterWithTopics(1);
+  ASSERT_NE(cluster, nullptr);
+  const std::string bootstrap = cluster->bootstrap_servers();
+  auto ids = SubmitSearchJobs(FixtureSources(2), IrCountJobs(bootstrap, 0.2));
+  ASSERT_TRUE(ids.ok()) << ids.status();
+  ASSERT_TRUE(cluster
+                  ->PushRequestErrors(kafka::ApiKey::kOffsetCommit,
+                                      {RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS,
+                                       RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS})
+                  .ok());
+  WorkOptions work;
+  work.bootstrap_servers = bootstrap;
+  work.worker_binary = "staging_harness/workers/session_worker";
+  work.idle_exit = std::chrono::milliseconds(3000);
+  work.consumer_config = kafka::testing::QuickGroupConfig();
+  std::ostringstream log;
+  auto stats = RunSearchJobWorker(work, nullptr, log);
+  ASSERT_TRUE(stats.ok()) << stats.status() << "\n" << log.str();
+  EXPECT_EQ(std::set<std::string>(stats->jobs_done.begin(), stats->jobs_done.end()),
+            std::set<std::string>(ids->begin(), ids->end()));
+  EXPECT_NE(log.str().find("offset not committed"), std::string::npos) << log.str();
+}
+
+}  // namespace
+}  // namespace phaseloop::search

@@ -1,0 +1,56 @@
+// `phaseloop`: the command-line front of every component. Each subcommand is
+// defined by its component (Add*Command) and sets the exit code:
+// 0 success, 1 internal failure, 2 bad input (flags, files).
+#include <iostream>
+
+#include "CLI/CLI.hpp"
+#include "common/kafka/kafka_command.h"
+#include "compiler_driver/cc_wrapper/decisions_command.h"
+#include "compiler_driver/cc_wrapper/toolchain_command.h"
+#include "compiler_driver/env_command.h"
+#include "offline_rl/learner/train_launcher.h"
+#include "offline_rl/policy_store/policy_command.h"
+#include "replay_buffer/buffer_command.h"
+#include "reward_engine/engine/rewards_command.h"
+#include "offline_rl/candidates/candidates_command.h"
+#include "offline_rl/evaluation/eval_command.h"
+#include "reward_engine/sli/sli_command.h"
+#include "reward_engine/slo/slo_command.h"
+#include "staging_harness/results/buffer_add_command.h"
+#include "staging_harness/corpus/corpus_command.h"
+#include "staging_harness/search/search_command.h"
+#include "staging_harness/search/search_jobs_command.h"
+#include "staging_harness/search/survey_command.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "phaseloop: a production feedback-loop optimizer for LLVM pass ordering"};
+  app.require_subcommand(1);
+  int exit_code = 0;
+  phaseloop::compiler_driver::AddEnvCommand(app, exit_code);
+  phaseloop::compiler_driver::AddActionsCommand(app, exit_code);
+  phaseloop::search::AddSurveyCommand(app, exit_code);
+  phaseloop::search::AddSearchCommand(app, exit_code);
+  phaseloop::search::AddSearchJobsCommand(app, exit_code);
+  phaseloop::corpus::AddCorpusCommand(app, exit_code);
+  phaseloop::cc_wrapper::AddDecisionsCommand(app, exit_code);
+  phaseloop::cc_wrapper::AddStatsCommand(app, exit_code);
+  phaseloop::cc_wrapper::AddToolchainCommand(app, exit_code);
+  phaseloop::kafka::AddKafkaCommand(app, exit_code);
+  phaseloop::replay_buffer::AddBufferCommand(app, exit_code);
+  phaseloop::search::AddBufferAddCommand(app, exit_code);  // buffer add
+  phaseloop::policy_store::AddPolicyCommand(app, exit_code);
+  phaseloop::sli::AddSliCommand(app, exit_code);
+  phaseloop::evaluation::AddEvalCommand(app, exit_code);
+  phaseloop::candidates::AddCandidatesCommand(app, exit_code);
+  phaseloop::offline_rl::AddTrainCommand(app, exit_code);
+  phaseloop::reward_engine::AddRewardsCommand(app, exit_code);
+  phaseloop::slo::AddSloCommand(app, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+  return exit_code;
+}
