@@ -15,37 +15,17 @@
 // buffer, data), 3 refused by the publish gate (nothing written).
 
 #include <iosfwd>
-#include <string>
-#include <vector>
 
 #include "CLI/CLI.hpp"
+#include "offline_rl/learner/train_pipeline.h"  // TrainFlags
 
 namespace phaseloop::offline_rl {
-
-struct TrainFlags {
-  std::string buffer;
-  std::string config;
-  std::string out;
-  std::string candidates;  // overrides the config's candidates_file
-  std::string checkpoint_dir;
-  bool resume = false;
-  int threads = 1;
-  int64_t seed = -1;  // < 0: the config's
-  std::string gate_corpus;
-  std::string gate_against;
-  std::string gate_split = "validation";  // "" = every module of the corpus
-  bool json = false;
-  // With single_abstain: the cross-fitted (out-of-fold) scores and measured
-  // .text sizes of every training module, as JSON, for analysis.
-  std::string crossfit_out;
-  // The arguments after the program name, recorded in the artifact as the
-  // exact training command ("phaseloop train <args>").
-  std::vector<std::string> args;
-};
 
 // Declares the flags on `app` (phaseloop-train's own CLI).
 void AddTrainFlags(CLI::App& app, TrainFlags& flags);
 
+// Runs the train_pipeline.h steps for `flags`, progress to `err`, the
+// summary to `out`; returns the exit code above.
 int RunTrain(const TrainFlags& flags, std::ostream& out, std::ostream& err);
 
 }  // namespace phaseloop::offline_rl

@@ -1,0 +1,364 @@
+#include "offline_rl/learner/train_pipeline.h"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <ostream>
+#include <system_error>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/files/atomic_file.h"
+#include "compiler_driver/passes/action_space.h"
+#include "compiler_driver/policy_runtime/policy_artifact.h"
+#include "nlohmann/json.hpp"
+#include "offline_rl/learner/abstain_margin.h"
+#include "offline_rl/learner/cross_fit.h"
+#include "offline_rl/learner/policy_export.h"
+#include "offline_rl/learner/policy_scores.h"
+#include "replay_buffer/replay_store.h"
+
+namespace phaseloop::offline_rl {
+namespace {
+
+// Shell-quotes an argument when it needs it, so the recorded command can be
+// pasted back into a shell.
+std::string Quote(const std::string& arg) {
+  if (!arg.empty() &&
+      arg.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTU"
+                            "VWXYZ0123456789-_./=:,+@%") == std::string::npos) {
+    return arg;
+  }
+  std::string q = "'";
+  for (char c : arg) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string TrainingCommand(const std::vector<std::string>& args) {
+  std::vector<std::string> quoted = {"phaseloop", "train"};
+  for (const std::string& a : args) quoted.push_back(Quote(a));
+  return absl::StrJoin(quoted, " ");
+}
+
+// The LLVM 16 action space's pass names and version, and the candidates file
+// (flags.candidates, else the config's) for the candidate formulation.
+absl::StatusOr<DatasetOptions> DatasetOptionsFor(const LearnerConfig& config,
+                                                 const TrainFlags& flags) {
+  const passes::ActionSpace& space = passes::ActionSpace::Llvm16();
+  DatasetOptions options;
+  options.action_space_version = space.version();
+  for (const passes::Action& a : space.actions()) {
+    options.pass_names.push_back(a.name);
+  }
+  const std::string candidates_file =
+      flags.candidates.empty() ? config.candidates_file : flags.candidates;
+  if (config.formulation == "candidate" && !candidates_file.empty()) {
+    auto candidates = ReadCandidatesFile(candidates_file, options.pass_names);
+    if (!candidates.ok()) return candidates.status();
+    options.candidates = *std::move(candidates);
+  }
+  return options;
+}
+
+// One progress line of Learner::Train: step, loss (td and cql for cql) and
+// transitions/s.
+void PrintProgress(const TrainProgress& p, int64_t steps, bool cql,
+                   std::ostream& err) {
+  char line[200];
+  std::snprintf(line, sizeof line, "step %7lld/%lld  loss %.5f  ",
+                static_cast<long long>(p.step), static_cast<long long>(steps),
+                p.loss);
+  err << line;
+  if (cql) {
+    std::snprintf(line, sizeof line, "td %.5f  cql %.5f  ", p.td_loss,
+                  p.cql_penalty);
+    err << line;
+  }
+  std::snprintf(line, sizeof line, "%.0f transitions/s\n",
+                p.transitions_per_second);
+  err << line << std::flush;
+}
+
+// Validation figures with libtorch's forward pass.
+void AddValidationMetrics(const Dataset& data, const Learner& learner,
+                          std::map<std::string, double>* metrics) {
+  const SplitData& v = data.validation;
+  if (data.formulation == "candidate") {
+    if (v.table.module_hashes.empty()) return;
+    int oz = -1;
+    for (size_t c = 0; c < data.candidates.size(); ++c) {
+      if (data.candidates[c].name == "oz") oz = static_cast<int>(c);
+    }
+    const CandidateScore s = ScoreCandidateChoices(
+        v.table, static_cast<int>(data.candidates.size()),
+        learner.Forward(v.table.start_states), oz);
+    (*metrics)["validation_modules"] = s.modules;
+    (*metrics)["validation_mean_value"] = s.mean_value;
+    (*metrics)["validation_oracle_value"] = s.oracle_value;
+    if (oz >= 0) (*metrics)["validation_oz_value"] = s.baseline_value;
+    (*metrics)["validation_best_choice_rate"] = s.best_choice_rate;
+    (*metrics)["validation_unmeasured_choices"] = s.unmeasured_choices;
+  } else if (v.demonstrations.size() > 0) {
+    (*metrics)["validation_demonstrations"] = v.demonstrations.size();
+    (*metrics)["validation_action_agreement"] = ActionAgreement(
+        v.demonstrations, learner.Forward(v.demonstrations.states));
+  }
+}
+
+// The index of the -Oz candidate (pipeline default<Oz>); -1 if none.
+int OzCandidate(const Dataset& data) {
+  for (size_t c = 0; c < data.candidates.size(); ++c) {
+    if (data.candidates[c].pipeline == policy_runtime::kOzPipeline) {
+      return static_cast<int>(c);
+    }
+  }
+  return -1;
+}
+
+// The cross-fitted score table as JSON: {"candidates": [names], "modules":
+// [{"module_hash", "scores": [..], "text_sizes": [.. or null]}]}.
+absl::Status WriteCrossFitTable(const std::string& path, const Dataset& data,
+                                const std::vector<float>& scores) {
+  const CandidateTable& t = data.train.table;
+  const size_t k = data.candidates.size();
+  nlohmann::json j;
+  j["candidates"] = nlohmann::json::array();
+  for (const Candidate& c : data.candidates) j["candidates"].push_back(c.name);
+  j["modules"] = nlohmann::json::array();
+  for (size_t m = 0; m < t.module_hashes.size(); ++m) {
+    nlohmann::json row = {{"module_hash", t.module_hashes[m]}};
+    row["scores"] = std::vector<float>(scores.begin() + m * k,
+                                       scores.begin() + (m + 1) * k);
+    nlohmann::json sizes = nlohmann::json::array();
+    for (size_t c = 0; c < k; ++c) {
+      const double v = t.text_sizes[m * k + c];
+      sizes.push_back(std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v));
+    }
+    row["text_sizes"] = std::move(sizes);
+    j["modules"].push_back(std::move(row));
+  }
+  absl::Status written =
+      files::WriteFileAtomically(path, j.dump() + "\n");
+  if (written.ok()) return written;
+  return absl::Status(written.code(),
+                      absl::StrCat("--crossfit-out: ", written.message()));
+}
+
+// single mode's abstain margin (config.single_abstain): cross-fitted scores
+// of the training modules choose it; the figures go into `metrics`, and the
+// margin applied to the final network's validation scores too.
+absl::StatusOr<float> LearnAbstainMargin(
+    const LearnerConfig& config, const Dataset& data, const Learner& learner,
+    int threads, const std::string& crossfit_out,
+    std::map<std::string, double>* metrics, std::ostream& err) {
+  const AbstainConfig& a = config.single_abstain;
+  const int oz = OzCandidate(data);
+  if (oz < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "single_abstain needs the -Oz candidate (pipeline ",
+        policy_runtime::kOzPipeline,
+        ") in the candidates file; `phaseloop candidates mine` always writes "
+        "it, or set single_abstain.folds: 0"));
+  }
+  const int k = static_cast<int>(data.candidates.size());
+  err << "phaseloop train: cross-fitting the single-mode abstain margin ("
+      << a.folds << " folds of " << data.train.table.module_hashes.size()
+      << " training modules)\n";
+  auto scores = CrossFitScores(config, data, a.folds, threads, [&](int f) {
+    err << "phaseloop train:   fold " << f + 1 << "/" << a.folds
+        << " scored\n" << std::flush;
+  });
+  if (!scores.ok()) return scores.status();
+  if (!crossfit_out.empty()) {
+    absl::Status written = WriteCrossFitTable(crossfit_out, data, *scores);
+    if (!written.ok()) return written;
+  }
+  auto choice = ChooseAbstainMargin(data.train.table, k, *scores, oz,
+                                    a.tolerance, a.max_over_modules);
+  if (!choice.ok()) return choice.status();
+  const AbstainPoint& never = choice->curve.front();
+  const AbstainPoint& chosen = choice->chosen;
+  (*metrics)["single_abstain_margin"] = chosen.margin;
+  (*metrics)["crossfit_modules"] = chosen.modules;
+  (*metrics)["crossfit_text_oz_ratio"] = chosen.text_oz_ratio;
+  (*metrics)["crossfit_over_tolerance"] = chosen.over_tolerance;
+  (*metrics)["crossfit_worst_excess"] = chosen.worst_excess;
+  (*metrics)["crossfit_switched"] = chosen.switched;
+  (*metrics)["crossfit_no_abstain_text_oz_ratio"] = never.text_oz_ratio;
+  (*metrics)["crossfit_no_abstain_over_tolerance"] = never.over_tolerance;
+  char line[240];
+  std::snprintf(line, sizeof line,
+                "phaseloop train: margin %.4g: held-out text_oz_ratio %.4f, "
+                "%d of %d modules off -Oz, %d over %.1f%% (worst %+.2f%%); "
+                "without it %.4f, %d over\n",
+                chosen.margin, chosen.text_oz_ratio, chosen.switched,
+                chosen.modules, chosen.over_tolerance, 100 * a.tolerance,
+                100 * chosen.worst_excess, never.text_oz_ratio,
+                never.over_tolerance);
+  err << line;
+  const CandidateTable& v = data.validation.table;
+  if (!v.module_hashes.empty() &&
+      v.text_sizes.size() == v.module_hashes.size() * k) {
+    const AbstainPoint at =
+        ScoreAbstainMargin(v, k, learner.Forward(v.start_states), oz,
+                           chosen.margin, a.tolerance);
+    (*metrics)["validation_single_text_oz_ratio"] = at.text_oz_ratio;
+    (*metrics)["validation_single_over_tolerance"] = at.over_tolerance;
+    (*metrics)["validation_single_worst_excess"] = at.worst_excess;
+  }
+  return static_cast<float>(chosen.margin);
+}
+
+}  // namespace
+
+absl::StatusOr<TrainingData> LoadTrainingData(const TrainFlags& flags,
+                                              std::ostream& err) {
+  auto config = LoadLearnerConfig(flags.config);
+  if (!config.ok()) return config.status();
+  if (flags.seed >= 0) config->seed = static_cast<uint64_t>(flags.seed);
+  auto options = DatasetOptionsFor(*config, flags);
+  if (!options.ok()) return options.status();
+
+  replay_buffer::OpenOptions open;
+  open.create = false;
+  open.read_only = true;
+  auto store = replay_buffer::OpenReplayStore(flags.buffer, open);
+  if (!store.ok()) return store.status();
+  auto data = BuildDataset(**store, *config, *options);
+  if (!data.ok()) return data.status();
+  err << "phaseloop train: " << config->algorithm << " " << config->formulation
+      << " " << config->objective << "; " << data->snapshot << "\n";
+  return TrainingData{*std::move(config), *std::move(options),
+                      *std::move(data)};
+}
+
+absl::StatusOr<TrainedNetwork> TrainNetwork(const TrainingData& training,
+                                            const TrainFlags& flags,
+                                            std::ostream& err) {
+  const LearnerConfig& config = training.config;
+  auto learner = Learner::Create(config, training.data, flags.threads);
+  if (!learner.ok()) return learner.status();
+  std::string checkpoint;
+  if (!flags.checkpoint_dir.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(flags.checkpoint_dir, error);
+    if (error) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("cannot create --checkpoint-dir ", flags.checkpoint_dir,
+                       ": ", error.message()));
+    }
+    checkpoint = (std::filesystem::path(flags.checkpoint_dir) / "checkpoint.pt")
+                     .string();
+  }
+  if (flags.resume) {
+    absl::Status loaded = (*learner)->LoadCheckpoint(checkpoint);
+    if (!loaded.ok()) return loaded;
+    err << "phaseloop train: resumed at step " << (*learner)->step() << "\n";
+  }
+  TrainedNetwork trained{*std::move(learner)};
+  const int64_t steps = config.optimizer.steps;
+  const bool cql = config.algorithm == "cql";
+  absl::Status done =
+      trained.learner->Train(steps, checkpoint, [&](const TrainProgress& p) {
+        trained.last_loss = p.loss;
+        PrintProgress(p, steps, cql, err);
+      });
+  if (!done.ok()) return done;
+  return trained;
+}
+
+absl::StatusOr<PolicyMeasures> MeasurePolicy(const TrainingData& training,
+                                             const TrainedNetwork& trained,
+                                             const TrainFlags& flags,
+                                             std::ostream& err) {
+  const LearnerConfig& config = training.config;
+  const Dataset& data = training.data;
+  const Learner& learner = *trained.learner;
+  PolicyMeasures measures;
+  std::map<std::string, double>& metrics = measures.metrics;
+  metrics["train_steps"] = static_cast<double>(learner.step());
+  metrics["train_final_loss"] = trained.last_loss;
+  metrics["train_transitions"] = data.train.transitions.size();
+  metrics["train_demonstrations"] = data.train.demonstrations.size();
+  AddValidationMetrics(data, learner, &metrics);
+  if (config.fqe.steps > 0 && data.validation.transitions.size() > 0) {
+    auto fqe = learner.FittedQEvaluation(data.validation.transitions);
+    if (!fqe.ok()) return fqe.status();
+    metrics["fqe_policy_value"] = fqe->policy_value;
+    metrics["fqe_logged_value"] = fqe->logged_value;
+    metrics["fqe_final_loss"] = fqe->final_loss;
+  }
+  if (config.single_abstain.folds > 0) {
+    auto margin = LearnAbstainMargin(config, data, learner, flags.threads,
+                                     flags.crossfit_out, &metrics, err);
+    if (!margin.ok()) return margin.status();
+    measures.single_abstain_margin = *margin;
+  }
+  return measures;
+}
+
+absl::StatusOr<ExportedPolicy> ExportPolicy(const TrainingData& training,
+                                            const TrainedNetwork& trained,
+                                            const PolicyMeasures& measures,
+                                            const TrainFlags& flags) {
+  ExportInputs inputs;
+  inputs.single_abstain_margin = measures.single_abstain_margin;
+  inputs.config = &training.config;
+  inputs.data = &training.data;
+  inputs.pass_names = training.options.pass_names;
+  inputs.normalization = trained.learner->normalization();
+  inputs.layers = trained.learner->ExportLayers();
+  inputs.training_command = TrainingCommand(flags.args);
+  inputs.metrics = measures.metrics;
+  if (!flags.gate_against.empty()) {
+    auto current = policy_runtime::ReadPolicyArtifactFile(flags.gate_against);
+    if (current.ok()) {
+      inputs.parent_version = policy_runtime::PolicyVersionOf(*current);
+    }
+  }
+  auto artifact = BuildPolicyArtifact(inputs);
+  if (!artifact.ok()) return artifact.status();
+  // With a gate, the artifact is evaluated from a temporary file beside
+  // --out and renamed into place only when it wins.
+  ExportedPolicy exported;
+  exported.artifact = *std::move(artifact);
+  exported.path =
+      flags.gate_corpus.empty() ? flags.out : flags.out + ".gate.tmp";
+  absl::Status written =
+      policy_runtime::WritePolicyArtifactFile(exported.artifact, exported.path);
+  if (!written.ok()) return written;
+  return exported;
+}
+
+absl::StatusOr<PublishOutcome> GateAndPublish(const ExportedPolicy& exported,
+                                              const LearnerConfig& config,
+                                              const TrainFlags& flags) {
+  PublishOutcome outcome;
+  if (flags.gate_corpus.empty()) {
+    outcome.published = true;
+    return outcome;
+  }
+  GateOptions gate;
+  gate.corpus_dir = flags.gate_corpus;
+  gate.current_policy = flags.gate_against;
+  gate.threads = flags.threads;
+  gate.split = flags.gate_split;
+  auto result = RunPublishGate(exported.path, config.policy_objective, gate);
+  std::error_code ignored;
+  if (!result.ok()) {
+    std::filesystem::remove(exported.path, ignored);
+    return result.status();
+  }
+  outcome.gate = *result;
+  if (!result->passed) {
+    std::filesystem::remove(exported.path, ignored);
+    return outcome;
+  }
+  absl::Status moved = files::CommitFile(exported.path, flags.out);
+  if (!moved.ok()) return moved;
+  outcome.published = true;
+  return outcome;
+}
+
+}  // namespace phaseloop::offline_rl
