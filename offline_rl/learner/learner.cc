@@ -291,7 +291,9 @@ absl::Status Learner::Train(
 
 absl::Status Learner::SaveCheckpoint(const std::string& path) const {
   const State& s = *state_;
-  const std::string temp = files::TempPathFor(path);
+  // A fixed temp name: torch records the file name inside the archive, so a
+  // unique one would make checkpoints differ run to run.
+  const std::string temp = path + ".tmp";
   try {
     torch::serialize::OutputArchive root;
     root.write("format", c10::IValue(std::string(kCheckpointFormat)));
