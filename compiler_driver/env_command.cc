@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "absl/strings/str_split.h"
+#include "common/command/exit_code.h"
 #include "compiler_driver/ir/module_loader.h"
 #include "compiler_driver/observation/features.h"
 #include "compiler_driver/passes/action_space.h"
@@ -15,9 +16,6 @@
 
 namespace phaseloop::compiler_driver {
 namespace {
-
-constexpr int kBadInput = 2;
-constexpr int kInternal = 1;
 
 const std::vector<std::string>& KnownObservations() {
   static const std::vector<std::string> names = {
@@ -56,7 +54,7 @@ int RunEnv(const EnvFlags& flags, std::ostream& out, std::ostream& err) {
   if (!level) {
     err << "error: --opt-level '" << flags.opt_level
         << "' is not one of O0 O1 O2 O3 Os Oz\n";
-    return kBadInput;
+    return command::kExitBadInput;
   }
   ir::FrontendOptions frontend;
   frontend.extra_args = flags.clang_flags;
@@ -65,7 +63,7 @@ int RunEnv(const EnvFlags& flags, std::ostream& out, std::ostream& err) {
   } else if (flags.convention != "real-build") {
     err << "error: --convention '" << flags.convention
         << "' is not 'real-build' or 'research'\n";
-    return kBadInput;
+    return command::kExitBadInput;
   }
   std::vector<std::string> observe;
   for (absl::string_view name : absl::StrSplit(flags.observe, ',', absl::SkipEmpty())) {
@@ -74,7 +72,7 @@ int RunEnv(const EnvFlags& flags, std::ostream& out, std::ostream& err) {
         KnownObservations().end()) {
       err << "error: --observe: unknown observation '" << n
           << "'; choose from ir_count,autophase,inst_count,text_size,ir,module_hash\n";
-      return kBadInput;
+      return command::kExitBadInput;
     }
     observe.push_back(n);
   }
@@ -85,7 +83,7 @@ int RunEnv(const EnvFlags& flags, std::ostream& out, std::ostream& err) {
     if (!index) {
       err << "error: --passes: '" << name << "' is not an action of "
           << space.version() << "; `phaseloop actions` lists them\n";
-      return kBadInput;
+      return command::kExitBadInput;
     }
     actions.push_back(*index);
   }
@@ -95,11 +93,11 @@ int RunEnv(const EnvFlags& flags, std::ostream& out, std::ostream& err) {
   auto session = session::CompilationSession::StartFromFile(flags.input, frontend, options);
   if (!session.ok()) {
     err << "error: " << session.status().message() << "\n";
-    return kBadInput;
+    return command::kExitBadInput;
   }
   if (absl::Status s = (*session)->Step(actions); !s.ok()) {
     err << "error: " << s.message() << "\n";
-    return kInternal;
+    return command::kExitInternal;
   }
 
   nlohmann::json json;
@@ -124,7 +122,7 @@ int RunEnv(const EnvFlags& flags, std::ostream& out, std::ostream& err) {
       absl::StatusOr<int64_t> text = (*session)->TextSize();
       if (!text.ok()) {
         err << "error: code generation failed: " << text.status().message() << "\n";
-        return kInternal;
+        return command::kExitInternal;
       }
       obs[name] = *text;
     }
@@ -134,7 +132,7 @@ int RunEnv(const EnvFlags& flags, std::ostream& out, std::ostream& err) {
     auto baselines = session::FileBaselines(flags.input, frontend);
     if (!baselines.ok()) {
       err << "error: baselines: " << baselines.status().message() << "\n";
-      return kInternal;
+      return command::kExitInternal;
     }
     json["baselines"] = nlohmann::json::array();
     for (const session::Baseline& b : *baselines) {
@@ -146,7 +144,7 @@ int RunEnv(const EnvFlags& flags, std::ostream& out, std::ostream& err) {
 
   if (flags.json) {
     out << json.dump(2) << "\n";
-    return 0;
+    return command::kExitOk;
   }
   out << "input        " << flags.input << " (" << json["convention"].get<std::string>()
       << " module, -" << json["opt_level"].get<std::string>() << ")\n";
@@ -173,7 +171,7 @@ int RunEnv(const EnvFlags& flags, std::ostream& out, std::ostream& err) {
           << std::setw(11) << b["text_size"].get<int64_t>() << "\n";
     }
   }
-  return 0;
+  return command::kExitOk;
 }
 
 void AddEnvCommand(CLI::App& app, int& exit_code) {
@@ -224,7 +222,7 @@ void AddActionsCommand(CLI::App& app, int& exit_code) {
                   << space.at(i).name << std::right << space.at(i).pipeline << "\n";
       }
     }
-    exit_code = 0;
+    exit_code = command::kExitOk;
   });
 }
 

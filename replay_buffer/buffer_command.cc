@@ -151,7 +151,7 @@ int RunBufferStats(const std::string& buffer, bool json, std::ostream& out,
   } else {
     PrintTable(buffer, *stats, out);
   }
-  return 0;
+  return command::kExitOk;
 }
 
 int RunBufferExport(const std::string& buffer, const std::string& out_path,
@@ -161,7 +161,7 @@ int RunBufferExport(const std::string& buffer, const std::string& out_path,
   out << "exported a snapshot of " << buffer << " to " << out_path
       << " (a replay buffer file: `phaseloop buffer import --in " << out_path
       << "` merges it into another)\n";
-  return 0;
+  return command::kExitOk;
 }
 
 int RunBufferImport(const std::string& buffer, const std::string& in_path,
@@ -185,7 +185,7 @@ int RunBufferImport(const std::string& buffer, const std::string& in_path,
   }
   out << "imported " << *records << " records from " << in_path << " into "
       << buffer << " (upserted by id: importing again changes nothing)\n";
-  return 0;
+  return command::kExitOk;
 }
 
 int RunBufferIngest(const std::string& buffer, const IngestOptions& options,
@@ -193,7 +193,7 @@ int RunBufferIngest(const std::string& buffer, const IngestOptions& options,
   if (options.bootstrap_servers.empty()) {  // before the buffer is created
     err << "phaseloop buffer ingest: no Kafka bootstrap servers; pass --kafka "
            "HOST:PORT[,...] (`phaseloop kafka serve` starts a local cluster)\n";
-    return 2;
+    return command::kExitBadInput;
   }
   absl::StatusOr<std::unique_ptr<ReplayStore>> store = OpenReplayStore(buffer);
   if (!store.ok()) return Fail("ingest", store.status(), err);
@@ -209,7 +209,7 @@ int RunBufferIngest(const std::string& buffer, const IngestOptions& options,
   if (!stats.ok()) {
     err << "phaseloop buffer ingest: " << stats.status().message()
         << "\n(what was stored stays; running again resumes after it)\n";
-    return 1;
+    return command::kExitInternal;
   }
   out << "ingested " << stats->episodes << " episodes from " << stats->records
       << " records of " << options.topic << " into " << buffer << " in "
@@ -218,77 +218,80 @@ int RunBufferIngest(const std::string& buffer, const IngestOptions& options,
     out << "; " << stats->malformed << " malformed records dead-lettered";
   }
   out << "\n";
-  return 0;
+  return command::kExitOk;
 }
 
 void AddBufferCommand(CLI::App& app, int& exit_code) {
-  CLI::App* buffer = app.add_subcommand(
-      "buffer", "The replay buffer: statistics, export and import");
-  buffer->require_subcommand(1);
+  CLI::App* buffer = command::AddCommandGroup(
+      app, "buffer", "The replay buffer: statistics, export and import");
   struct Flags {
     std::string buffer, file;
     bool json = false;
   };
-  auto flags = std::make_shared<Flags>();
 
-  CLI::App* stats = buffer->add_subcommand(
-      "stats", "Rows per table, episodes per split/objective/behaviour, "
-               "rewards per source, best sequences vs -Oz");
-  stats->add_option("--buffer", flags->buffer, "replay buffer file")
+  auto [stats, stats_flags] = command::AddSubcommand<Flags>(
+      *buffer, "stats",
+      "Rows per table, episodes per split/objective/behaviour, "
+      "rewards per source, best sequences vs -Oz",
+      exit_code, [](const Flags& f) {
+        return RunBufferStats(f.buffer, f.json, std::cout, std::cerr);
+      });
+  stats->add_option("--buffer", stats_flags->buffer, "replay buffer file")
       ->required();
-  stats->add_flag("--json", flags->json, "print JSON");
-  stats->callback([flags, &exit_code] {
-    exit_code = RunBufferStats(flags->buffer, flags->json, std::cout,
-                               std::cerr);
-  });
+  stats->add_flag("--json", stats_flags->json, "print JSON");
 
-  CLI::App* export_command = buffer->add_subcommand(
-      "export", "Write a consistent snapshot of a buffer to a new file");
-  export_command->add_option("--buffer", flags->buffer, "replay buffer file")
+  auto [export_command, export_flags] = command::AddSubcommand<Flags>(
+      *buffer, "export",
+      "Write a consistent snapshot of a buffer to a new file",
+      exit_code, [](const Flags& f) {
+        return RunBufferExport(f.buffer, f.file, std::cout, std::cerr);
+      });
+  export_command
+      ->add_option("--buffer", export_flags->buffer, "replay buffer file")
       ->required();
   export_command
-      ->add_option("--out", flags->file, "new file to write (must not exist)")
+      ->add_option("--out", export_flags->file,
+                   "new file to write (must not exist)")
       ->required();
-  export_command->callback([flags, &exit_code] {
-    exit_code = RunBufferExport(flags->buffer, flags->file, std::cout,
-                                std::cerr);
-  });
 
-  CLI::App* import_command = buffer->add_subcommand(
-      "import", "Merge an exported buffer into a buffer (idempotent)");
+  auto [import_command, import_flags] = command::AddSubcommand<Flags>(
+      *buffer, "import", "Merge an exported buffer into a buffer (idempotent)",
+      exit_code, [](const Flags& f) {
+        return RunBufferImport(f.buffer, f.file, std::cout, std::cerr);
+      });
   import_command
-      ->add_option("--buffer", flags->buffer,
+      ->add_option("--buffer", import_flags->buffer,
                    "replay buffer file to merge into (created if missing)")
       ->required();
   import_command
-      ->add_option("--in", flags->file, "exported buffer file to read")
+      ->add_option("--in", import_flags->file, "exported buffer file to read")
       ->required();
-  import_command->callback([flags, &exit_code] {
-    exit_code = RunBufferImport(flags->buffer, flags->file, std::cout,
-                                std::cerr);
-  });
 
-  auto ingest_options = std::make_shared<IngestOptions>();
-  auto idle_exit_ms = std::make_shared<int64_t>(0);
-  CLI::App* ingest = buffer->add_subcommand(
-      "ingest", "Store search episodes from Kafka (offsets kept in the "
-                "buffer, in the same transaction as the rows)");
-  ingest->add_option("--buffer", flags->buffer,
+  struct IngestFlags {
+    std::string buffer;
+    IngestOptions options;
+    int64_t idle_exit_ms = 0;
+  };
+  auto [ingest, ingest_flags] = command::AddSubcommand<IngestFlags>(
+      *buffer, "ingest",
+      "Store search episodes from Kafka (offsets kept in the buffer, in the "
+      "same transaction as the rows)",
+      exit_code, [](const IngestFlags& f) {
+        IngestOptions options = f.options;
+        options.idle_exit = std::chrono::milliseconds(f.idle_exit_ms);
+        return RunBufferIngest(f.buffer, options, std::cout, std::cerr);
+      });
+  ingest->add_option("--buffer", ingest_flags->buffer,
                      "replay buffer file (created if missing)")
       ->required();
-  command::AddKafkaOption(*ingest, ingest_options->bootstrap_servers);
-  ingest->add_option("--group", ingest_options->group, "consumer group")
+  command::AddKafkaOption(*ingest, ingest_flags->options.bootstrap_servers);
+  ingest->add_option("--group", ingest_flags->options.group, "consumer group")
       ->capture_default_str();
-  ingest->add_option("--topic", ingest_options->topic, "episodes topic")
+  ingest->add_option("--topic", ingest_flags->options.topic, "episodes topic")
       ->capture_default_str();
-  ingest->add_option("--idle-exit-ms", *idle_exit_ms,
+  ingest->add_option("--idle-exit-ms", ingest_flags->idle_exit_ms,
                      "stop after this long without a record (0: run until "
                      "SIGINT/SIGTERM)");
-  ingest->callback([flags, ingest_options, idle_exit_ms, &exit_code] {
-    ingest_options->idle_exit = std::chrono::milliseconds(*idle_exit_ms);
-    exit_code = RunBufferIngest(flags->buffer, *ingest_options, std::cout,
-                                std::cerr);
-  });
 }
 
 }  // namespace phaseloop::replay_buffer

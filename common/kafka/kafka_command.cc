@@ -12,7 +12,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/command/exit_code.h"
 #include "common/command/stop_signals.h"
+#include "common/command/subcommand.h"
 #include "common/files/atomic_file.h"
 #include "common/kafka/embedded_cluster.h"
 #include "common/kafka/topics.h"
@@ -38,12 +40,12 @@ int RunServe(const ServeFlags& flags, std::ostream& out, std::ostream& err) {
   if (flags.brokers < 1 || flags.brokers > 16) {
     err << "phaseloop kafka serve: --brokers " << flags.brokers
         << " is out of range; use 1 to 16\n";
-    return 2;
+    return command::kExitBadInput;
   }
   if (flags.partitions < 1 || flags.partitions > 1000) {
     err << "phaseloop kafka serve: --partitions " << flags.partitions
         << " is out of range; use 1 to 1000\n";
-    return 2;
+    return command::kExitBadInput;
   }
   if (!flags.bootstrap_file.empty()) {
     const size_t slash = flags.bootstrap_file.rfind('/');
@@ -54,7 +56,7 @@ int RunServe(const ServeFlags& flags, std::ostream& out, std::ostream& err) {
       err << "phaseloop kafka serve: cannot write the bootstrap file "
           << flags.bootstrap_file << ": directory " << dir << ": "
           << std::strerror(errno) << "\n";
-      return 2;
+      return command::kExitBadInput;
     }
   }
   // Block the stop signals before librdkafka starts its threads (they
@@ -64,7 +66,7 @@ int RunServe(const ServeFlags& flags, std::ostream& out, std::ostream& err) {
   auto cluster = EmbeddedCluster::Start(flags.brokers);
   if (!cluster.ok()) {
     err << "phaseloop kafka serve: " << cluster.status().message() << "\n";
-    return 1;
+    return command::kExitInternal;
   }
   const int replication = std::min(flags.brokers, 3);
   for (absl::string_view topic : kAllTopics) {
@@ -72,7 +74,7 @@ int RunServe(const ServeFlags& flags, std::ostream& out, std::ostream& err) {
         (*cluster)->CreateTopic(topic, flags.partitions, replication);
     if (!created.ok()) {
       err << "phaseloop kafka serve: " << created.message() << "\n";
-      return 1;
+      return command::kExitInternal;
     }
   }
   const std::string bootstrap = (*cluster)->bootstrap_servers();
@@ -81,7 +83,7 @@ int RunServe(const ServeFlags& flags, std::ostream& out, std::ostream& err) {
         WriteBootstrapFile(flags.bootstrap_file, bootstrap + "\n");
     if (!written.ok()) {
       err << "phaseloop kafka serve: " << written.message() << "\n";
-      return 2;
+      return command::kExitBadInput;
     }
   }
   out << bootstrap << std::endl;
@@ -94,18 +96,18 @@ int RunServe(const ServeFlags& flags, std::ostream& out, std::ostream& err) {
   cluster->reset();
   if (!flags.bootstrap_file.empty()) unlink(flags.bootstrap_file.c_str());
   err << "phaseloop kafka serve: stopped by signal " << signal_number << "\n";
-  return 0;
+  return command::kExitOk;
 }
 
 void AddKafkaCommand(CLI::App& app, int& exit_code) {
-  CLI::App* kafka = app.add_subcommand(
-      "kafka", "The embedded Kafka cluster (one-machine default)");
-  kafka->require_subcommand(1);
-  auto flags = std::make_shared<ServeFlags>();
-  CLI::App* serve = kafka->add_subcommand(
-      "serve",
+  CLI::App* kafka = command::AddCommandGroup(
+      app, "kafka", "The embedded Kafka cluster (one-machine default)");
+  auto [serve, flags] = command::AddSubcommand<ServeFlags>(
+      *kafka, "serve",
       "Run librdkafka's mock Kafka cluster on loopback until SIGINT/SIGTERM; "
-      "prints its bootstrap address (the --kafka value of every component)");
+      "prints its bootstrap address (the --kafka value of every component)",
+      exit_code,
+      [](const ServeFlags& f) { return RunServe(f, std::cout, std::cerr); });
   serve->add_option("--brokers", flags->brokers, "number of brokers (1-16)")
       ->capture_default_str();
   serve
@@ -115,9 +117,6 @@ void AddKafkaCommand(CLI::App& app, int& exit_code) {
   serve->add_option("--bootstrap-file", flags->bootstrap_file,
                     "also write the bootstrap address to FILE (atomically; "
                     "removed on a clean stop)");
-  serve->callback([flags, &exit_code] {
-    exit_code = RunServe(*flags, std::cout, std::cerr);
-  });
 }
 
 }  // namespace phaseloop::kafka

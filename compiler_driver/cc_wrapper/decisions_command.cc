@@ -10,6 +10,8 @@
 #include <map>
 #include <ostream>
 
+#include "common/command/exit_code.h"
+#include "common/command/subcommand.h"
 #include "compiler_driver/cc_wrapper/spool_reader.h"
 #include "compiler_driver/cc_wrapper/wrapper_config.h"
 #include "replay_buffer/decision_store.h"
@@ -44,12 +46,12 @@ int RunShip(const ShipFlags& flags, std::ostream& out, std::ostream& err) {
   absl::StatusOr<SpoolContents> contents = ReadSpool(spool);
   if (!contents.ok()) {
     err << "phaseloop decisions ship: " << contents.status().message() << "\n";
-    return 2;
+    return command::kExitBadInput;
   }
   auto store = replay_buffer::DecisionStore::Open(flags.buffer);
   if (!store.ok()) {
     err << "phaseloop decisions ship: " << store.status().message() << "\n";
-    return 2;
+    return command::kExitBadInput;
   }
   std::vector<v1::Decision> decisions;
   for (const SpoolFile& file : contents->files) {
@@ -59,7 +61,7 @@ int RunShip(const ShipFlags& flags, std::ostream& out, std::ostream& err) {
   if (!stored.ok()) {
     err << "phaseloop decisions ship: nothing shipped, the spool is "
            "untouched: " << stored.message() << "\n";
-    return 1;
+    return command::kExitInternal;
   }
   for (const SpoolFile& file : contents->files) unlink(file.path.c_str());
   out << "shipped " << decisions.size() << " decisions from "
@@ -69,7 +71,7 @@ int RunShip(const ShipFlags& flags, std::ostream& out, std::ostream& err) {
     err << "warning: left unreadable spool file " << path
         << " (not a DecisionBatch; inspect or delete it)\n";
   }
-  return 0;
+  return command::kExitOk;
 }
 
 int RunStats(const StatsFlags& flags, std::ostream& out, std::ostream& err) {
@@ -77,7 +79,7 @@ int RunStats(const StatsFlags& flags, std::ostream& out, std::ostream& err) {
   absl::StatusOr<SpoolContents> contents = ReadSpool(spool);
   if (!contents.ok()) {
     err << "phaseloop stats: " << contents.status().message() << "\n";
-    return 2;
+    return command::kExitBadInput;
   }
   std::map<std::string, int64_t> by_outcome;
   std::map<std::pair<std::string, std::string>, int64_t> by_reason;
@@ -104,7 +106,7 @@ int RunStats(const StatsFlags& flags, std::ostream& out, std::ostream& err) {
     auto store = replay_buffer::DecisionStore::Open(flags.buffer);
     if (!store.ok()) {
       err << "phaseloop stats: " << store.status().message() << "\n";
-      return 2;
+      return command::kExitBadInput;
     }
     for (const auto& [key, count] : (*store)->CountByOutcomeAndReason()) {
       records += count;
@@ -145,7 +147,7 @@ int RunStats(const StatsFlags& flags, std::ostream& out, std::ostream& err) {
       sep = ", ";
     }
     out << "}}\n";
-    return 0;
+    return command::kExitOk;
   }
   out << "phaseloop-cc decisions in " << spool
       << (flags.buffer.empty() ? "" : " and " + flags.buffer) << ": "
@@ -182,39 +184,34 @@ int RunStats(const StatsFlags& flags, std::ostream& out, std::ostream& err) {
     out << "\n" << contents->corrupt.size()
         << " unreadable spool files left in place\n";
   }
-  return 0;
+  return command::kExitOk;
 }
 
 void AddDecisionsCommand(CLI::App& app, int& exit_code) {
-  CLI::App* decisions = app.add_subcommand(
-      "decisions", "Decision records written by phaseloop-cc");
-  decisions->require_subcommand(1);
-  auto flags = std::make_shared<ShipFlags>();
-  CLI::App* ship = decisions->add_subcommand(
-      "ship", "Move spooled decision records into a replay buffer");
+  CLI::App* decisions = command::AddCommandGroup(
+      app, "decisions", "Decision records written by phaseloop-cc");
+  auto [ship, flags] = command::AddSubcommand<ShipFlags>(
+      *decisions, "ship", "Move spooled decision records into a replay buffer",
+      exit_code,
+      [](const ShipFlags& f) { return RunShip(f, std::cout, std::cerr); });
   ship->add_option("--buffer", flags->buffer,
                    "SQLite replay buffer file (created if missing)")
       ->required();
   ship->add_option("--spool", flags->spool,
                    "spool directory (default: the wrapper's, "
                    "$PHASELOOP_SPOOL or ~/.cache/phaseloop/spool)");
-  ship->callback([flags, &exit_code] {
-    exit_code = RunShip(*flags, std::cout, std::cerr);
-  });
 }
 
 void AddStatsCommand(CLI::App& app, int& exit_code) {
-  auto flags = std::make_shared<StatsFlags>();
-  CLI::App* stats = app.add_subcommand(
-      "stats", "What phaseloop-cc did: counts by outcome and reason");
+  auto [stats, flags] = command::AddSubcommand<StatsFlags>(
+      app, "stats", "What phaseloop-cc did: counts by outcome and reason",
+      exit_code,
+      [](const StatsFlags& f) { return RunStats(f, std::cout, std::cerr); });
   stats->add_option("--spool", flags->spool,
                     "spool directory (default: the wrapper's)");
   stats->add_option("--buffer", flags->buffer,
                     "also count decisions already shipped to this buffer");
   stats->add_flag("--json", flags->json, "print JSON");
-  stats->callback([flags, &exit_code] {
-    exit_code = RunStats(*flags, std::cout, std::cerr);
-  });
 }
 
 }  // namespace phaseloop::cc_wrapper

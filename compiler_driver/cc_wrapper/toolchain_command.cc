@@ -9,6 +9,8 @@
 #include <system_error>
 
 #include "absl/status/status.h"
+#include "common/command/exit_code.h"
+#include "common/command/subcommand.h"
 #include "compiler_driver/cc_wrapper/bazel_toolchain.h"
 #include "compiler_driver/cc_wrapper/policy.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
@@ -17,9 +19,6 @@ namespace phaseloop::cc_wrapper {
 namespace {
 
 namespace fs = std::filesystem;
-
-constexpr int kBadInput = 2;
-constexpr int kInternal = 1;
 
 // phaseloop-cc beside this executable (an installed bin directory), else
 // where Bazel puts it relative to bazel-bin/tools/phaseloop; "" if neither.
@@ -43,7 +42,7 @@ int RunToolchainBazel(BazelToolchainOptions options) {
     if (options.cc.empty()) {
       std::cerr << "error: no phaseloop-cc next to this phaseloop binary or in its "
                    "bazel-bin tree; pass --cc with the path of phaseloop-cc\n";
-      return kBadInput;
+      return command::kExitBadInput;
     }
   }
   // No policy given and none in the package yet: the shipped default.
@@ -62,7 +61,7 @@ int RunToolchainBazel(BazelToolchainOptions options) {
     auto artifact = policy_runtime::ReadPolicyArtifactFile(options.artifact_file);
     if (!artifact.ok()) {
       std::cerr << "error: " << artifact.status().message() << "\n";
-      return kBadInput;
+      return command::kExitBadInput;
     }
     artifact_version = policy_runtime::PolicyVersionOf(*artifact);
   }
@@ -71,8 +70,8 @@ int RunToolchainBazel(BazelToolchainOptions options) {
     std::cerr << "error: " << toolchain.status().message() << "\n";
     const absl::StatusCode code = toolchain.status().code();
     return code == absl::StatusCode::kInternal || code == absl::StatusCode::kUnknown
-               ? kInternal
-               : kBadInput;
+               ? command::kExitInternal
+               : command::kExitBadInput;
   }
   const std::string package =
       toolchain->package.empty() ? std::string(".") : toolchain->package;
@@ -92,18 +91,19 @@ int RunToolchainBazel(BazelToolchainOptions options) {
   std::cout
             << "decisions: " << toolchain->spool_dir << " (phaseloop stats --spool "
             << toolchain->spool_dir << ")\n";
-  return 0;
+  return command::kExitOk;
 }
 
 }  // namespace
 
 void AddToolchainCommand(CLI::App& app, int& exit_code) {
-  CLI::App* toolchain = app.add_subcommand(
-      "toolchain", "Generate build-system toolchains that use phaseloop-cc");
-  toolchain->require_subcommand(1);
-  auto options = std::make_shared<BazelToolchainOptions>();
-  CLI::App* bazel = toolchain->add_subcommand(
-      "bazel", "Write a Bazel C/C++ toolchain package whose compiler is phaseloop-cc");
+  CLI::App* toolchain = command::AddCommandGroup(
+      app, "toolchain",
+      "Generate build-system toolchains that use phaseloop-cc");
+  auto [bazel, options] = command::AddSubcommand<BazelToolchainOptions>(
+      *toolchain, "bazel",
+      "Write a Bazel C/C++ toolchain package whose compiler is phaseloop-cc",
+      exit_code, RunToolchainBazel);
   bazel
       ->add_option("--out", options->out_dir,
                    "package directory inside your workspace, e.g. tools/phaseloop")
@@ -123,7 +123,6 @@ void AddToolchainCommand(CLI::App& app, int& exit_code) {
   bazel->add_option(
       "--cc", options->cc,
       "phaseloop-cc (default: next to this binary, or in its bazel-bin tree)");
-  bazel->callback([options, &exit_code] { exit_code = RunToolchainBazel(*options); });
 }
 
 }  // namespace phaseloop::cc_wrapper

@@ -5,6 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/command/exit_code.h"
+#include "common/command/subcommand.h"
 #include "compiler_driver/codegen/codegen_options.h"
 #include "nlohmann/json.hpp"
 
@@ -17,7 +19,7 @@ int RunMine(const MineFlags& flags, std::ostream& out, std::ostream& err) {
   if (options.threads < 1 || options.max_candidates < 0) {
     err << "phaseloop candidates mine: --threads must be >= 1 and "
            "--max-candidates >= 0\n";
-    return 2;
+    return command::kExitBadInput;
   }
   if (!flags.codegen_variants.empty()) {
     absl::StatusOr<codegen::SplitPipelineText> variants = codegen::SplitPipeline(
@@ -25,7 +27,7 @@ int RunMine(const MineFlags& flags, std::ostream& out, std::ostream& err) {
     if (!variants.ok()) {
       err << "phaseloop candidates mine: --codegen-variants: "
           << variants.status().message() << "\n";
-      return 2;
+      return command::kExitBadInput;
     }
     options.codegen_variants = variants->codegen;
   }
@@ -35,8 +37,8 @@ int RunMine(const MineFlags& flags, std::ostream& out, std::ostream& err) {
     const absl::StatusCode code = report.status().code();
     return code == absl::StatusCode::kInternal ||
                    code == absl::StatusCode::kUnknown
-               ? 1
-               : 2;
+               ? command::kExitInternal
+               : command::kExitBadInput;
   }
   if (flags.json) {
     nlohmann::json j = {{"modules", report->modules},
@@ -45,7 +47,7 @@ int RunMine(const MineFlags& flags, std::ostream& out, std::ostream& err) {
                         {"candidates_file", options.out},
                         {"candidates", report->candidates.size()}};
     out << j.dump(1) << "\n";
-    return 0;
+    return command::kExitOk;
   }
   out << absl::StrFormat("%-12s %7s %11s %8s %8s  %s\n", "candidate", "best_for",
                          "mean_reward", "<Oz", ">Oz", "pipeline");
@@ -62,20 +64,20 @@ int RunMine(const MineFlags& flags, std::ostream& out, std::ostream& err) {
       "candidates file %s\n",
       report->candidates.size(), report->modules, report->failed_modules,
       report->episodes_written, options.out);
-  return 0;
+  return command::kExitOk;
 }
 
 void AddCandidatesCommand(CLI::App& app, int& exit_code) {
-  CLI::App* candidates = app.add_subcommand(
-      "candidates", "Candidate pipelines for the candidate formulation");
-  candidates->require_subcommand(1);
-  auto flags = std::make_shared<MineFlags>();
-  MineOptions& o = flags->options;
-  CLI::App* mine = candidates->add_subcommand(
-      "mine",
+  CLI::App* candidates = command::AddCommandGroup(
+      app, "candidates", "Candidate pipelines for the candidate formulation");
+  auto [mine, flags] = command::AddSubcommand<MineFlags>(
+      *candidates, "mine",
       "Build a candidate set from best-known sequences, measure every "
       "candidate on every module of a corpus split, store one episode per "
-      "(candidate, module) and write the candidates file");
+      "(candidate, module) and write the candidates file",
+      exit_code,
+      [](const MineFlags& f) { return RunMine(f, std::cout, std::cerr); });
+  MineOptions& o = flags->options;
   mine->add_option("--buffer", o.buffer,
                    "replay buffer: best sequences are read from it and the "
                    "episodes written into it");
@@ -117,9 +119,6 @@ void AddCandidatesCommand(CLI::App& app, int& exit_code) {
   mine->add_flag("--no-episodes", flags->no_episodes,
                  "measure and write the candidates file only");
   mine->add_flag("--json", flags->json, "print the summary as JSON");
-  mine->callback([flags, &exit_code] {
-    exit_code = RunMine(*flags, std::cout, std::cerr);
-  });
 }
 
 }  // namespace phaseloop::candidates

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "absl/status/status.h"
+#include "common/command/exit_code.h"
 
 namespace phaseloop::evaluation {
 
@@ -12,12 +13,12 @@ int RunEval(const EvalFlags& flags, std::ostream& out, std::ostream& err) {
   if (flags.options.mode != "single" && flags.options.mode != "topk") {
     err << kName << "--mode must be single or topk, got '"
         << flags.options.mode << "'\n";
-    return 2;
+    return command::kExitBadInput;
   }
   if (flags.options.budget_ms < 0 || flags.options.top_k < 0 ||
       flags.options.threads < 1) {
     err << kName << "--budget-ms and --k must be >= 0 and --threads >= 1\n";
-    return 2;
+    return command::kExitBadInput;
   }
   EvalOptions options = flags.options;
   options.progress = &err;
@@ -27,12 +28,12 @@ int RunEval(const EvalFlags& flags, std::ostream& out, std::ostream& err) {
     const absl::StatusCode code = report.status().code();
     return code == absl::StatusCode::kInternal ||
                    code == absl::StatusCode::kUnknown
-               ? 1
-               : 2;
+               ? command::kExitInternal
+               : command::kExitBadInput;
   }
   out << (flags.json ? FormatReportJson(*report) : FormatReportTable(*report))
       << "\n";
-  return 0;
+  return command::kExitOk;
 }
 
 void AddEvalCommand(CLI::App& app, int& exit_code) {

@@ -9,6 +9,8 @@
 #include <iostream>
 #include <vector>
 
+#include "common/command/exit_code.h"
+
 namespace phaseloop::offline_rl {
 namespace {
 
@@ -59,7 +61,7 @@ void AddTrainCommand(CLI::App& app, int& exit_code) {
                 << " beside this phaseloop binary (or $PHASELOOP_TRAIN_BINARY):"
                    " build //offline_rl/learner:phaseloop-train and install it"
                    " next to phaseloop\n";
-      exit_code = 2;
+      exit_code = command::kExitBadInput;
       return;
     }
     std::vector<std::string> args = {binary};
@@ -74,7 +76,7 @@ void AddTrainCommand(CLI::App& app, int& exit_code) {
     execv(binary.c_str(), argv.data());
     std::cerr << "phaseloop train: cannot run " << binary << ": "
               << std::strerror(errno) << "\n";
-    exit_code = 1;
+    exit_code = command::kExitInternal;
   });
 }
 

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "common/command/exit_code.h"
 #include "common/command/stop_signals.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "common/files/atomic_file.h"
@@ -28,13 +29,14 @@ int RunPolicyServe(const PolicyServeFlags& flags, std::ostream& out,
   if (!store.ok()) {
     err << kName << "--dir " << flags.dir << ": " << store.status().message()
         << "\n";
-    return absl::IsDataLoss(store.status()) ? 1 : 2;
+    return absl::IsDataLoss(store.status()) ? command::kExitInternal
+                                           : command::kExitBadInput;
   }
   absl::StatusOr<std::unique_ptr<PolicyStoreServer>> server =
       PolicyStoreServer::Start(store->get(), flags.listen);
   if (!server.ok()) {
     err << kName << server.status().message() << "\n";
-    return 2;
+    return command::kExitBadInput;
   }
   const std::string address = (*server)->address();
   if (!flags.address_file.empty()) {
@@ -42,7 +44,7 @@ int RunPolicyServe(const PolicyServeFlags& flags, std::ostream& out,
         files::WriteFileAtomically(flags.address_file, address + "\n");
     if (!written.ok()) {
       err << kName << "--address-file: " << written.message() << "\n";
-      return 2;
+      return command::kExitBadInput;
     }
   }
   out << address << std::endl;
@@ -55,7 +57,7 @@ int RunPolicyServe(const PolicyServeFlags& flags, std::ostream& out,
   (*server)->Shutdown(absl::Seconds(5));
   if (!flags.address_file.empty()) unlink(flags.address_file.c_str());
   err << kName << "stopped by signal " << signal_number << "\n";
-  return 0;
+  return command::kExitOk;
 }
 
 int RunPolicyShow(const PolicyFlags& flags, std::ostream& out,
@@ -64,13 +66,13 @@ int RunPolicyShow(const PolicyFlags& flags, std::ostream& out,
   absl::Status read = files::ReadWholeFile(flags.file, &bytes);
   if (!read.ok()) {
     err << "phaseloop policy show: " << read.message() << "\n";
-    return 2;
+    return command::kExitBadInput;
   }
   absl::StatusOr<v1::PolicyArtifact> artifact =
       policy_runtime::ParsePolicyArtifactFile(bytes, flags.file);
   if (!artifact.ok()) {
     err << "phaseloop policy show: " << artifact.status().message() << "\n";
-    return 2;
+    return command::kExitBadInput;
   }
   const std::string version = policy_runtime::PolicyVersionOf(*artifact);
   if (flags.json) {
@@ -78,7 +80,7 @@ int RunPolicyShow(const PolicyFlags& flags, std::ostream& out,
   } else {
     out << DescribePolicyText(*artifact, version, bytes.size());
   }
-  return 0;
+  return command::kExitOk;
 }
 
 namespace {

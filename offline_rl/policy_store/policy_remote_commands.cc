@@ -8,6 +8,7 @@
 #include "absl/time/time.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "nlohmann/json.hpp"
+#include "common/command/exit_code.h"
 #include "common/files/atomic_file.h"
 #include "offline_rl/policy_store/policy_command.h"
 #include "offline_rl/policy_store/policy_store_client.h"
@@ -26,9 +27,9 @@ int Fail(absl::string_view command, const absl::Status& status,
     case absl::StatusCode::kNotFound:
     case absl::StatusCode::kFailedPrecondition:
     case absl::StatusCode::kOutOfRange:
-      return 2;
+      return command::kExitBadInput;
     default:
-      return 1;
+      return command::kExitInternal;
   }
 }
 
@@ -71,13 +72,13 @@ int RunPolicyPush(const PolicyFlags& flags, std::ostream& out,
                 {"channel", flags.channel}}
                .dump()
         << "\n";
-    return 0;
+    return command::kExitOk;
   }
   out << (pushed->already_stored ? "already stored " : "pushed ")
       << pushed->policy_version;
   if (!flags.channel.empty()) out << "; " << flags.channel << " -> it";
   out << "\n";
-  return 0;
+  return command::kExitOk;
 }
 
 int RunPolicyList(const PolicyFlags& flags, std::ostream& out,
@@ -109,7 +110,7 @@ int RunPolicyList(const PolicyFlags& flags, std::ostream& out,
                           {"previous_versions", c.previous_versions}});
     }
     out << json{{"policies", policies}, {"channels", channels}}.dump(2) << "\n";
-    return 0;
+    return command::kExitOk;
   }
   out << std::left << std::setw(34) << "VERSION" << std::setw(18) << "CHANNELS"
       << std::setw(11) << "OBJECTIVE" << std::setw(11) << "FORM" << std::setw(6)
@@ -134,7 +135,7 @@ int RunPolicyList(const PolicyFlags& flags, std::ostream& out,
         << c.previous_versions.size() << " earlier, updated "
         << FormatTime(c.updated_unix_ms) << "\n";
   }
-  return 0;
+  return command::kExitOk;
 }
 
 int RunPolicyPromote(const PolicyFlags& flags, std::ostream& out,
@@ -153,7 +154,7 @@ int RunPolicyPromote(const PolicyFlags& flags, std::ostream& out,
                                              : change->previous_version)
         << " -> " << change->policy_version << "\n";
   }
-  return 0;
+  return command::kExitOk;
 }
 
 int RunPolicyRollback(const PolicyFlags& flags, std::ostream& out,
@@ -169,7 +170,7 @@ int RunPolicyRollback(const PolicyFlags& flags, std::ostream& out,
     out << change->channel << ": rolled back " << change->previous_version
         << " -> " << change->policy_version << "\n";
   }
-  return 0;
+  return command::kExitOk;
 }
 
 int RunPolicyPull(const PolicyFlags& flags, std::ostream& out,
@@ -201,7 +202,7 @@ int RunPolicyPull(const PolicyFlags& flags, std::ostream& out,
         << fetched->artifact_file.size() << " bytes, verified) to " << flags.out
         << "\n";
   }
-  return 0;
+  return command::kExitOk;
 }
 
 }  // namespace phaseloop::policy_store

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <memory>
 
+#include "common/command/exit_code.h"
 #include "common/command/stop_signals.h"
 #include "common/command/subcommand.h"
 #include "common/metrics/metrics_http_server.h"
@@ -30,26 +31,26 @@ int RunRewards(const RewardsRunFlags& flags, std::ostream& out,
                std::ostream& err) {
   if (flags.kafka.empty()) {
     err << kName << "--kafka BOOTSTRAP is required (or set PHASELOOP_KAFKA)\n";
-    return 2;
+    return command::kExitBadInput;
   }
   if (flags.window_ms <= 0 || flags.lateness_ms < 0 || flags.idle_ms < 0 ||
       flags.exit_when_idle_ms < 0) {
     err << kName << "--window-ms must be > 0 and --lateness-ms, --idle-ms, "
         << "--exit-when-idle-ms >= 0\n";
-    return 2;
+    return command::kExitBadInput;
   }
   absl::StatusOr<std::vector<slo::Slo>> slos =
       slo::LoadSloDirectory(flags.slo_dir);
   if (!slos.ok()) {
     err << kName << "--slo-dir " << flags.slo_dir << ": "
         << slos.status().message() << "\n";
-    return 2;
+    return command::kExitBadInput;
   }
   absl::StatusOr<std::unique_ptr<replay_buffer::ReplayStore>> store =
       replay_buffer::OpenReplayStore(flags.buffer);
   if (!store.ok()) {
     err << kName << store.status().message() << "\n";
-    return 2;
+    return command::kExitBadInput;
   }
   metrics::MetricsRegistry registry;
   std::unique_ptr<metrics::MetricsHttpServer> server;
@@ -60,7 +61,7 @@ int RunRewards(const RewardsRunFlags& flags, std::ostream& out,
     if (!started.ok()) {
       err << kName << "--metrics-port " << flags.metrics_port << ": "
           << started.status().message() << "\n";
-      return 2;
+      return command::kExitBadInput;
     }
     server = *std::move(started);
     err << kName << "metrics at http://" << flags.metrics_host << ":"
@@ -93,8 +94,9 @@ int RunRewards(const RewardsRunFlags& flags, std::ostream& out,
     err << kName << stats.status().message()
         << " (restarting resumes from the offsets stored in "
         << flags.buffer << ")\n";
-    return stats.status().code() == absl::StatusCode::kInvalidArgument ? 2
-                                                                       : 1;
+    return stats.status().code() == absl::StatusCode::kInvalidArgument
+               ? command::kExitBadInput
+               : command::kExitInternal;
   }
   const double p99 = P99(stats->emission_latency_ms);
   if (flags.json) {
@@ -129,18 +131,19 @@ int RunRewards(const RewardsRunFlags& flags, std::ostream& out,
         << " windows (seeded at start)\n"
         << "emission p99 ms  " << p99 << "\n";
   }
-  return 0;
+  return command::kExitOk;
 }
 
 void AddRewardsCommand(CLI::App& app, int& exit_code) {
-  CLI::App* rewards = app.add_subcommand(
-      "rewards", "The reward engine: canary SLIs to log(SLO/p95) rewards");
-  rewards->require_subcommand(1);
-  auto flags = std::make_shared<RewardsRunFlags>();
-  CLI::App* run = rewards->add_subcommand(
-      "run",
+  CLI::App* rewards = command::AddCommandGroup(
+      app, "rewards", "The reward engine: canary SLIs to log(SLO/p95) rewards");
+  auto [run, flags] = command::AddSubcommand<RewardsRunFlags>(
+      *rewards, "run",
       "Consume SLI windows, emit rewards to Kafka and the replay buffer "
-      "(effectively once), late windows, dead letters and error budgets");
+      "(effectively once), late windows, dead letters and error budgets",
+      exit_code, [](const RewardsRunFlags& f) {
+        return RunRewards(f, std::cout, std::cerr);
+      });
   command::AddKafkaOption(*run, flags->kafka);
   run->add_option("--buffer", flags->buffer,
                   "replay buffer file (created if missing)")
@@ -171,9 +174,6 @@ void AddRewardsCommand(CLI::App& app, int& exit_code) {
   run->add_flag("--json", flags->json, "print the summary as JSON");
   run->add_flag("--quick-group", flags->quick_group,
                 "short consumer-group timeouts (tests, one-machine demos)");
-  run->callback([flags, &exit_code] {
-    exit_code = RunRewards(*flags, std::cout, std::cerr);
-  });
 }
 
 }  // namespace phaseloop::reward_engine

@@ -9,6 +9,7 @@
 
 #include <chrono>
 
+#include "common/command/exit_code.h"
 #include "common/command/subcommand.h"
 #include "common/kafka/producer.h"
 #include "common/kafka/topics.h"
@@ -71,7 +72,7 @@ int RunSliSend(const SliSendFlags& flags, std::istream& standard_input,
   if (flags.kafka.empty() && !flags.dry_run) {
     err << kName << "--kafka BOOTSTRAP is required (or --dry-run to only "
         << "check and print the windows)\n";
-    return 2;
+    return command::kExitBadInput;
   }
   const bool from_stdin = flags.in == "-";
   std::ifstream file;
@@ -80,7 +81,7 @@ int RunSliSend(const SliSendFlags& flags, std::istream& standard_input,
     if (!file) {
       err << kName << "cannot read --in " << flags.in
           << " (give a JSON-lines file, or - for standard input)\n";
-      return 2;
+      return command::kExitBadInput;
     }
   }
   const std::string source = from_stdin ? "standard input" : flags.in;
@@ -96,7 +97,7 @@ int RunSliSend(const SliSendFlags& flags, std::istream& standard_input,
     }
     err << kName << parsed.error_lines << " bad lines in " << source
         << "; nothing was sent. Fix them and run again.\n";
-    return 2;
+    return command::kExitBadInput;
   }
   if (flags.dry_run) {
     for (const v1::SliWindow& w : parsed.windows) {
@@ -104,13 +105,15 @@ int RunSliSend(const SliSendFlags& flags, std::istream& standard_input,
     }
     err << kName << parsed.windows.size() << " valid SLI windows (dry run, "
         << "nothing sent)\n";
-    return 0;
+    return command::kExitOk;
   }
   absl::StatusOr<std::unique_ptr<SliSink>> sink =
       make_sink(flags.kafka, flags.topic);
   if (!sink.ok()) {
     err << kName << sink.status().message() << "\n";
-    return sink.status().code() == absl::StatusCode::kInvalidArgument ? 2 : 1;
+    return sink.status().code() == absl::StatusCode::kInvalidArgument
+               ? command::kExitBadInput
+               : command::kExitInternal;
   }
   int published = 0;
   absl::Status sent = SendSliWindows(parsed.windows, **sink, &published);
@@ -119,22 +122,24 @@ int RunSliSend(const SliSendFlags& flags, std::istream& standard_input,
         << " windows, then: " << sent.message()
         << ". Running the command again is safe (windows are "
         << "de-duplicated downstream).\n";
-    return 1;
+    return command::kExitInternal;
   }
   out << "sent " << published << " SLI windows to " << flags.topic << " at "
       << flags.kafka << "\n";
-  return 0;
+  return command::kExitOk;
 }
 
 void AddSliCommand(CLI::App& app, int& exit_code) {
-  CLI::App* sli = app.add_subcommand(
-      "sli", "Service latency SLIs: per-window sketches for the reward engine");
-  sli->require_subcommand(1);
-  auto flags = std::make_shared<SliSendFlags>();
-  CLI::App* send = sli->add_subcommand(
-      "send",
+  CLI::App* sli = command::AddCommandGroup(
+      app, "sli",
+      "Service latency SLIs: per-window sketches for the reward engine");
+  auto [send, flags] = command::AddSubcommand<SliSendFlags>(
+      *sli, "send",
       "Validate SLI windows given as JSON lines (raw latencies_ms or a "
-      "sketch) and send them to Kafka");
+      "sketch) and send them to Kafka",
+      exit_code, [](const SliSendFlags& f) {
+        return RunSliSend(f, std::cin, std::cout, std::cerr);
+      });
   send->add_option("--in", flags->in,
                    "JSON-lines file, one window per line; - for stdin")
       ->required();
@@ -143,9 +148,6 @@ void AddSliCommand(CLI::App& app, int& exit_code) {
       ->default_str(std::string(kafka::kSliTopic));
   send->add_flag("--dry-run", flags->dry_run,
                  "validate and print the windows as proto3 JSON; send nothing");
-  send->callback([flags, &exit_code] {
-    exit_code = RunSliSend(*flags, std::cin, std::cout, std::cerr);
-  });
 }
 
 }  // namespace phaseloop::sli

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/command/exit_code.h"
 #include "common/command/subcommand.h"
 #include "common/kafka/topics.h"
 #include "nlohmann/json.hpp"
@@ -99,11 +100,11 @@ int RunSloStatus(const SloStatusFlags& flags, std::ostream& out,
   if (flags.kafka.empty()) {
     err << "phaseloop slo status: --kafka BOOTSTRAP is required (or set "
            "PHASELOOP_KAFKA)\n";
-    return 2;
+    return command::kExitBadInput;
   }
   if (flags.timeout_ms <= 0) {
     err << "phaseloop slo status: --timeout-ms must be > 0\n";
-    return 2;
+    return command::kExitBadInput;
   }
   const std::string topic =
       flags.topic.empty() ? std::string(kafka::kBudgetTopic) : flags.topic;
@@ -111,7 +112,7 @@ int RunSloStatus(const SloStatusFlags& flags, std::ostream& out,
       flags.kafka, topic, std::chrono::milliseconds(flags.timeout_ms));
   if (!snapshot.ok()) {
     err << "phaseloop slo status: " << snapshot.status().message() << "\n";
-    return 1;
+    return command::kExitInternal;
   }
   std::vector<v1::BudgetStatus> shown;
   for (const auto& status : snapshot->latest) {
@@ -131,7 +132,7 @@ int RunSloStatus(const SloStatusFlags& flags, std::ostream& out,
     for (const auto& status : shown)
       doc["statuses"].push_back(StatusJson(status));
     out << doc.dump(2) << "\n";
-    return 0;
+    return command::kExitOk;
   }
   if (shown.empty()) {
     out << "no budget status on " << topic
@@ -140,7 +141,7 @@ int RunSloStatus(const SloStatusFlags& flags, std::ostream& out,
                 : absl::StrCat(" for service ", flags.service))
         << " yet (the reward engine publishes one per SLO and group as "
            "windows close)\n";
-    return 0;
+    return command::kExitOk;
   }
   PrintStatusTable(shown, out);
   int64_t as_of = 0;
@@ -148,7 +149,7 @@ int RunSloStatus(const SloStatusFlags& flags, std::ostream& out,
   out << "burn rate = (bad / total) / (1 - target); alerts: page 1h&5m > "
          "14.4, ticket-fast 6h&30m > 6, ticket-slow 3d&6h > 1; latest as of "
       << as_of << " ms event time\n";
-  return 0;
+  return command::kExitOk;
 }
 
 int RunSloCheck(const std::string& path, bool json_output, std::ostream& out,
@@ -158,7 +159,7 @@ int RunSloCheck(const std::string& path, bool json_output, std::ostream& out,
                                                       : LoadSloFile(path);
   if (!slos.ok()) {
     err << "phaseloop slo check: " << slos.status().message() << "\n";
-    return 2;
+    return command::kExitBadInput;
   }
   if (json_output) {
     json doc = json::array();
@@ -178,7 +179,7 @@ int RunSloCheck(const std::string& path, bool json_output, std::ostream& out,
       doc.push_back(entry);
     }
     out << doc.dump(2) << "\n";
-    return 0;
+    return command::kExitOk;
   }
   for (const Slo& slo : *slos) {
     out << slo.service << "/" << slo.name << " (" << slo.source
@@ -195,19 +196,21 @@ int RunSloCheck(const std::string& path, bool json_output, std::ostream& out,
     }
   }
   err << slos->size() << " valid SLO(s)\n";
-  return 0;
+  return command::kExitOk;
 }
 
 void AddSloCommand(CLI::App& app, int& exit_code) {
-  CLI::App* slo = app.add_subcommand(
-      "slo", "Service level objectives: error budgets and burn-rate alerts");
-  slo->require_subcommand(1);
+  CLI::App* slo = command::AddCommandGroup(
+      app, "slo",
+      "Service level objectives: error budgets and burn-rate alerts");
 
-  auto status_flags = std::make_shared<SloStatusFlags>();
-  CLI::App* status = slo->add_subcommand(
-      "status",
+  auto [status, status_flags] = command::AddSubcommand<SloStatusFlags>(
+      *slo, "status",
       "Latest error budget, burn rates and alerts per SLO and group, read "
-      "from the budget topic (no consumer group is joined)");
+      "from the budget topic (no consumer group is joined)",
+      exit_code, [](const SloStatusFlags& f) {
+        return RunSloStatus(f, std::cout, std::cerr);
+      });
   command::AddKafkaOption(*status, status_flags->kafka);
   status->add_option("--service", status_flags->service, "only this service");
   status->add_option("--topic", status_flags->topic, "budget topic")
@@ -217,26 +220,21 @@ void AddSloCommand(CLI::App& app, int& exit_code) {
                    "give up reading the topic after this long")
       ->capture_default_str();
   status->add_flag("--json", status_flags->json, "print JSON");
-  status->callback([status_flags, &exit_code] {
-    exit_code = RunSloStatus(*status_flags, std::cout, std::cerr);
-  });
 
   struct CheckFlags {
     std::string path;
     bool json = false;
   };
-  auto check_flags = std::make_shared<CheckFlags>();
-  CLI::App* check = slo->add_subcommand(
-      "check", "Validate OpenSLO v1 YAML offline and print what it means");
+  auto [check, check_flags] = command::AddSubcommand<CheckFlags>(
+      *slo, "check", "Validate OpenSLO v1 YAML offline and print what it means",
+      exit_code, [](const CheckFlags& f) {
+        return RunSloCheck(f.path, f.json, std::cout, std::cerr);
+      });
   check
       ->add_option("FILE_OR_DIR", check_flags->path,
                    "an SLO file, or a directory of *.yaml (e.g. configs/slo)")
       ->required();
   check->add_flag("--json", check_flags->json, "print JSON");
-  check->callback([check_flags, &exit_code] {
-    exit_code =
-        RunSloCheck(check_flags->path, check_flags->json, std::cout, std::cerr);
-  });
 }
 
 }  // namespace phaseloop::slo

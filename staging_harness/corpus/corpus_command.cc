@@ -9,6 +9,8 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "common/command/exit_code.h"
+#include "common/command/subcommand.h"
 #include "staging_harness/corpus/corpus_builder.h"
 #include "staging_harness/corpus/csmith_generator.h"
 #include "staging_harness/corpus/debian_sources.h"
@@ -20,7 +22,9 @@ namespace {
 namespace fs = std::filesystem;
 
 int ExitCodeFor(const absl::Status& status) {
-  return absl::IsInvalidArgument(status) || absl::IsNotFound(status) ? 2 : 1;
+  return absl::IsInvalidArgument(status) || absl::IsNotFound(status)
+             ? command::kExitBadInput
+             : command::kExitInternal;
 }
 
 // Settings from the shared flags; InvalidArgument names the flag.
@@ -104,7 +108,7 @@ int RunCorpusBuild(const BuildFlags& flags, std::ostream& out, std::ostream& err
   absl::StatusOr<CorpusSettings> settings = SettingsFrom(flags.corpus);
   if (!settings.ok()) {
     err << "phaseloop corpus build: " << settings.status().message() << "\n";
-    return 2;
+    return command::kExitBadInput;
   }
   std::vector<SourceTree> trees;
   for (const std::string& dir : flags.source_dirs) {
@@ -112,7 +116,7 @@ int RunCorpusBuild(const BuildFlags& flags, std::ostream& out, std::ostream& err
     if (!fs::is_directory(dir, ec)) {
       err << "phaseloop corpus build: '" << dir
           << "' is not a directory; pass directories of C sources\n";
-      return 2;
+      return command::kExitBadInput;
     }
     const fs::path canonical = fs::weakly_canonical(fs::absolute(dir), ec);
     trees.push_back({canonical.string(), canonical.filename().string(),
@@ -134,7 +138,7 @@ int RunCorpusBuild(const BuildFlags& flags, std::ostream& out, std::ostream& err
   absl::Status committed = CommitCorpus(flags.corpus.out, *corpus, *built, origins);
   if (!committed.ok()) {
     err << "phaseloop corpus build: " << committed.message() << "\n";
-    return 1;
+    return command::kExitInternal;
   }
   out << "built " << built->modules.size() << " modules, skipped "
       << built->skipped.size() << " (reasons in " << flags.corpus.out
@@ -144,9 +148,9 @@ int RunCorpusBuild(const BuildFlags& flags, std::ostream& out, std::ostream& err
     err << "phaseloop corpus build: no module was built from "
         << flags.source_dirs.size() << " directories; see the skipped "
         << "reasons in the manifest\n";
-    return 1;
+    return command::kExitInternal;
   }
-  return 0;
+  return command::kExitOk;
 }
 
 int RunFetchDebian(const FetchDebianFlags& flags, std::ostream& out,
@@ -155,7 +159,7 @@ int RunFetchDebian(const FetchDebianFlags& flags, std::ostream& out,
   absl::StatusOr<CorpusSettings> settings = SettingsFrom(flags.corpus);
   if (!settings.ok()) {
     err << "phaseloop corpus fetch-debian: " << settings.status().message() << "\n";
-    return 2;
+    return command::kExitBadInput;
   }
   absl::StatusOr<Manifest> corpus = OpenCorpus(flags.corpus.out, *settings);
   if (!corpus.ok()) {
@@ -241,7 +245,7 @@ int RunFetchDebian(const FetchDebianFlags& flags, std::ostream& out,
         {source.origin(), "debian:" + source.package});
     if (!committed.ok()) {
       err << "phaseloop corpus fetch-debian: " << committed.message() << "\n";
-      return 1;
+      return command::kExitInternal;
     }
   }
   out << "packages: " << ready.size() << " in the corpus, " << failed.size()
@@ -251,7 +255,7 @@ int RunFetchDebian(const FetchDebianFlags& flags, std::ostream& out,
   }
   out << (failed.empty() ? "" : ")") << "\n";
   PrintSummary(flags.corpus.out, *corpus, SecondsSince(start), out);
-  return ready.empty() ? 1 : 0;
+  return ready.empty() ? command::kExitInternal : command::kExitOk;
 }
 
 int RunGenerate(const GenerateFlags& flags, std::ostream& out, std::ostream& err) {
@@ -259,7 +263,7 @@ int RunGenerate(const GenerateFlags& flags, std::ostream& out, std::ostream& err
   absl::StatusOr<CorpusSettings> settings = SettingsFrom(flags.corpus);
   if (!settings.ok()) {
     err << "phaseloop corpus generate: " << settings.status().message() << "\n";
-    return 2;
+    return command::kExitBadInput;
   }
   absl::StatusOr<Manifest> corpus = OpenCorpus(flags.corpus.out, *settings);
   if (!corpus.ok()) {
@@ -275,41 +279,44 @@ int RunGenerate(const GenerateFlags& flags, std::ostream& out, std::ostream& err
   if (!generated.ok()) {
     err << "phaseloop corpus generate: " << generated.status().message() << "\n";
     return absl::IsFailedPrecondition(generated.status())
-               ? 1
+               ? command::kExitInternal
                : ExitCodeFor(generated.status());
   }
   absl::Status committed = CommitCorpus(flags.corpus.out, *corpus, *generated,
                                         OriginsOf(*generated));
   if (!committed.ok()) {
     err << "phaseloop corpus generate: " << committed.message() << "\n";
-    return 1;
+    return command::kExitInternal;
   }
   out << "generated " << generated->modules.size() << " csmith modules ("
       << generated->skipped.size() << " seeds rejected)\n";
   PrintSummary(flags.corpus.out, *corpus, SecondsSince(start), out);
-  return static_cast<int>(generated->modules.size()) == flags.csmith ? 0 : 1;
+  return static_cast<int>(generated->modules.size()) == flags.csmith
+             ? command::kExitOk
+             : command::kExitInternal;
 }
 
 void AddCorpusCommand(CLI::App& app, int& exit_code) {
-  CLI::App* corpus = app.add_subcommand(
-      "corpus", "Build corpora of real programs as unoptimised LLVM modules");
-  corpus->require_subcommand(1);
+  CLI::App* corpus = command::AddCommandGroup(
+      app, "corpus",
+      "Build corpora of real programs as unoptimised LLVM modules");
 
-  auto build = std::make_shared<BuildFlags>();
-  CLI::App* b = corpus->add_subcommand(
-      "build", "One linked module per program found under SRC_DIR...");
+  auto [b, build] = command::AddSubcommand<BuildFlags>(
+      *corpus, "build", "One linked module per program found under SRC_DIR...",
+      exit_code, [](const BuildFlags& flags) {
+        return RunCorpusBuild(flags, std::cout, std::cerr);
+      });
   b->add_option("SRC_DIR", build->source_dirs, "directories of C sources")
       ->required();
   AddCommonFlags(b, build->corpus);
-  b->callback([build, &exit_code] {
-    exit_code = RunCorpusBuild(*build, std::cout, std::cerr);
-  });
 
-  auto fetch = std::make_shared<FetchDebianFlags>();
-  CLI::App* f = corpus->add_subcommand(
-      "fetch-debian",
+  auto [f, fetch] = command::AddSubcommand<FetchDebianFlags>(
+      *corpus, "fetch-debian",
       "Download Debian 12 source packages and build their programs "
-      "(no PKG: the default list of real packages)");
+      "(no PKG: the default list of real packages)",
+      exit_code, [](const FetchDebianFlags& flags) {
+        return RunFetchDebian(flags, std::cout, std::cerr);
+      });
   f->add_option("PKG", fetch->packages, "Debian source package names");
   AddCommonFlags(f, fetch->corpus);
   f->add_option("--cache", fetch->cache,
@@ -319,13 +326,13 @@ void AddCorpusCommand(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   f->add_flag("--rebuild", fetch->rebuild,
               "build packages already in the corpus again");
-  f->callback([fetch, &exit_code] {
-    exit_code = RunFetchDebian(*fetch, std::cout, std::cerr);
-  });
 
-  auto generate = std::make_shared<GenerateFlags>();
-  CLI::App* g = corpus->add_subcommand(
-      "generate", "Random C programs (csmith) that compile and terminate");
+  auto [g, generate] = command::AddSubcommand<GenerateFlags>(
+      *corpus, "generate",
+      "Random C programs (csmith) that compile and terminate", exit_code,
+      [](const GenerateFlags& flags) {
+        return RunGenerate(flags, std::cout, std::cerr);
+      });
   g->add_option("--csmith", generate->csmith, "number of programs")
       ->required()
       ->check(CLI::PositiveNumber);
@@ -336,9 +343,6 @@ void AddCorpusCommand(CLI::App& app, int& exit_code) {
                 "run-time limit of each -O0 binary")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  g->callback([generate, &exit_code] {
-    exit_code = RunGenerate(*generate, std::cout, std::cerr);
-  });
 }
 
 }  // namespace phaseloop::corpus

@@ -70,13 +70,13 @@ int Run(const Flags& flags) {
   if (flags.corpora.empty() && flags.episode_files.empty()) {
     std::cerr << "phaseloop buffer add: nothing to add: give --corpus DIR "
                  "and/or --episodes FILE\n";
-    return 2;
+    return command::kExitBadInput;
   }
   absl::StatusOr<std::unique_ptr<replay_buffer::ReplayStore>> store =
       replay_buffer::OpenReplayStore(flags.buffer);
   if (!store.ok()) {
     std::cerr << "phaseloop buffer add: " << store.status().message() << "\n";
-    return 2;
+    return command::kExitBadInput;
   }
   Counts counts;
   // Modules first: episodes refer to them.
@@ -101,7 +101,7 @@ int Run(const Flags& flags) {
               << " episode files ended in an incomplete record, ignored)";
   }
   std::cout << "\n";
-  return 0;
+  return command::kExitOk;
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "absl/strings/str_cat.h"
+#include "common/command/exit_code.h"
 #include "nlohmann/json.hpp"
 #include "staging_harness/search/episode_file.h"
 #include "staging_harness/search/search_pool.h"
@@ -19,9 +20,6 @@ namespace phaseloop::search {
 namespace {
 
 namespace fs = std::filesystem;
-
-constexpr int kBadInput = 2;
-constexpr int kFailure = 1;
 
 }  // namespace
 
@@ -168,15 +166,15 @@ int RunSearchCommand(const SearchFlags& flags, std::ostream& out, std::ostream& 
     err << "error: --strategy must be random|greedy|beam|guided and --objective "
            "text_size|ir_count (got '" << flags.strategy << "', '" << flags.objective
         << "')\n";
-    return kBadInput;
+    return command::kExitBadInput;
   }
   if (flags.corpus.empty() == flags.inputs.empty()) {
     err << "error: give either --corpus DIR or --input FILE (repeatable)\n";
-    return kBadInput;
+    return command::kExitBadInput;
   }
   if (flags.episodes_out.empty()) {
     err << "error: --episodes-out FILE is required (every trajectory is logged)\n";
-    return kBadInput;
+    return command::kExitBadInput;
   }
   std::vector<ModuleInput> modules;
   std::vector<std::string> warnings;
@@ -185,7 +183,7 @@ int RunSearchCommand(const SearchFlags& flags, std::ostream& out, std::ostream& 
         ListCorpus(flags.corpus, flags.split, &warnings);
     if (!listed.ok()) {
       err << "error: " << listed.status().message() << "\n";
-      return kBadInput;
+      return command::kExitBadInput;
     }
     modules = std::move(*listed);
   }
@@ -206,7 +204,7 @@ int RunSearchCommand(const SearchFlags& flags, std::ostream& out, std::ostream& 
     absl::StatusOr<ModuleInput> input = InputFile(path);
     if (!input.ok()) {
       err << "error: " << input.status().message() << "\n";
-      return kBadInput;
+      return command::kExitBadInput;
     }
     modules.push_back(std::move(*input));
   }
@@ -216,7 +214,7 @@ int RunSearchCommand(const SearchFlags& flags, std::ostream& out, std::ostream& 
     absl::StatusOr<std::vector<KnownBest>> read = ReadBestSequences(flags.best_in);
     if (!read.ok()) {
       err << "error: --best-in: " << read.status().message() << "\n";
-      return kBadInput;
+      return command::kExitBadInput;
     }
     known = std::move(*read);
   } else if (*strategy == Strategy::kGuided) {
@@ -228,7 +226,7 @@ int RunSearchCommand(const SearchFlags& flags, std::ostream& out, std::ostream& 
   if (options.worker.worker_binary.empty()) {
     err << "error: no session worker next to this binary or in its bazel-bin tree; "
            "pass --worker-binary (bazel-bin/staging_harness/workers/session_worker)\n";
-    return kBadInput;
+    return command::kExitBadInput;
   }
   options.worker.call_timeout = std::chrono::milliseconds(
       static_cast<int64_t>(flags.step_timeout_seconds * 1000));
@@ -245,7 +243,7 @@ int RunSearchCommand(const SearchFlags& flags, std::ostream& out, std::ostream& 
       FileEpisodeSink::Open(flags.episodes_out);
   if (!sink.ok()) {
     err << "error: " << sink.status().message() << "\n";
-    return kBadInput;
+    return command::kExitBadInput;
   }
   auto progress = [&err](const ModuleResult& r, int done, int total) {
     err << "[" << done << "/" << total << "] " << r.input.name << ": ";
@@ -263,14 +261,14 @@ int RunSearchCommand(const SearchFlags& flags, std::ostream& out, std::ostream& 
       RunSearch(modules, options, known, **sink, progress);
   if (!results.ok()) {
     err << "error: " << results.status().message() << "\n";
-    return kFailure;
+    return command::kExitInternal;
   }
   const std::string best_out =
       flags.best_out.empty() ? flags.episodes_out + ".best.json" : flags.best_out;
   MergeBestSequences(BestSequencesOf(*results, *objective), known);
   if (absl::Status s = WriteBestSequences(best_out, known); !s.ok()) {
     err << "error: " << s.message() << "\n";
-    return kFailure;
+    return command::kExitInternal;
   }
   nlohmann::json summary = {
       {"strategy", flags.strategy}, {"objective", flags.objective},
@@ -289,7 +287,9 @@ int RunSearchCommand(const SearchFlags& flags, std::ostream& out, std::ostream& 
   }
   err << "episodes appended to " << flags.episodes_out << "; best sequences in "
       << best_out << "\n";
-  return summary["metrics"]["modules_measured"].get<int>() > 0 ? 0 : kFailure;
+  return summary["metrics"]["modules_measured"].get<int>() > 0
+             ? command::kExitOk
+             : command::kExitInternal;
 }
 
 void AddSearchCommand(CLI::App& app, int& exit_code) {

@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "common/command/exit_code.h"
 #include "common/command/stop_signals.h"
 #include "common/command/subcommand.h"
 #include "staging_harness/search/search_command.h"
@@ -34,7 +35,7 @@ int Submit(const JobsFlags& flags) {
                            : "--strategy '" + flags.strategy +
                                  "' (random, greedy, beam or guided)")
               << "\n";
-    return 2;
+    return command::kExitBadInput;
   }
   std::vector<ModuleInput> modules;
   std::vector<std::string> warnings;
@@ -43,7 +44,7 @@ int Submit(const JobsFlags& flags) {
     if (!listed.ok()) {
       std::cerr << "phaseloop search-jobs submit: " << listed.status().message()
                 << "\n";
-      return 2;
+      return command::kExitBadInput;
     }
     modules = std::move(*listed);
   }
@@ -52,7 +53,7 @@ int Submit(const JobsFlags& flags) {
     if (!input.ok()) {
       std::cerr << "phaseloop search-jobs submit: " << input.status().message()
                 << "\n";
-      return 2;
+      return command::kExitBadInput;
     }
     modules.push_back(*input);
   }
@@ -60,7 +61,7 @@ int Submit(const JobsFlags& flags) {
   if (modules.empty()) {
     std::cerr << "phaseloop search-jobs submit: no modules; pass --corpus DIR "
                  "or --input FILE\n";
-    return 2;
+    return command::kExitBadInput;
   }
   SubmitOptions options;
   options.bootstrap_servers = flags.bootstrap;
@@ -72,13 +73,15 @@ int Submit(const JobsFlags& flags) {
   if (!ids.ok()) {
     std::cerr << "phaseloop search-jobs submit: " << ids.status().message()
               << "\n";
-    return ids.status().code() == absl::StatusCode::kInvalidArgument ? 2 : 1;
+    return ids.status().code() == absl::StatusCode::kInvalidArgument
+               ? command::kExitBadInput
+               : command::kExitInternal;
   }
   for (size_t i = 0; i < ids->size(); ++i) {
     std::cout << (*ids)[i] << "\t" << modules[i].name << "\n";
   }
   std::cerr << "submitted " << ids->size() << " search jobs\n";
-  return 0;
+  return command::kExitOk;
 }
 
 int Work(const JobsFlags& flags) {
@@ -90,7 +93,7 @@ int Work(const JobsFlags& flags) {
   if (options.worker_binary.empty()) {
     std::cerr << "phaseloop search-jobs work: no session worker next to this "
                  "binary; pass --worker-binary\n";
-    return 2;
+    return command::kExitBadInput;
   }
   options.idle_exit = std::chrono::milliseconds(flags.idle_exit_ms);
   auto stats =
@@ -98,50 +101,56 @@ int Work(const JobsFlags& flags) {
   if (!stats.ok()) {
     std::cerr << "phaseloop search-jobs work: " << stats.status().message()
               << "\n(jobs not finished are left for other workers)\n";
-    return 1;
+    return command::kExitInternal;
   }
   std::cerr << "worked " << stats->jobs_done.size() << " jobs, "
             << stats->episodes << " episodes produced, " << stats->failed_jobs
             << " modules could not be searched, " << stats->malformed_jobs
             << " malformed jobs skipped\n";
-  return 0;
+  return command::kExitOk;
 }
 
 }  // namespace
 
 void AddSearchJobsCommand(CLI::App& app, int& exit_code) {
-  CLI::App* jobs = app.add_subcommand(
-      "search-jobs", "Distributed search through Kafka: submit jobs, work them");
-  jobs->require_subcommand(1);
-  auto flags = std::make_shared<JobsFlags>();
+  CLI::App* jobs = command::AddCommandGroup(
+      app, "search-jobs",
+      "Distributed search through Kafka: submit jobs, work them");
 
-  CLI::App* submit = jobs->add_subcommand(
-      "submit", "Produce one search job per module to phaseloop.search.jobs");
-  command::AddKafkaOption(*submit, flags->bootstrap);
-  submit->add_option("--corpus", flags->corpus,
+  auto [submit, submit_flags] = command::AddSubcommand<JobsFlags>(
+      *jobs, "submit",
+      "Produce one search job per module to phaseloop.search.jobs", exit_code,
+      Submit);
+  command::AddKafkaOption(*submit, submit_flags->bootstrap);
+  submit->add_option("--corpus", submit_flags->corpus,
                      "corpus directory (manifest.json) or directory of sources");
-  submit->add_option("--split", flags->split, "only this manifest split");
-  submit->add_option("--input", flags->inputs, "a source, .bc or .ll file");
-  submit->add_option("--strategy", flags->strategy,
+  submit->add_option("--split", submit_flags->split,
+                     "only this manifest split");
+  submit->add_option("--input", submit_flags->inputs,
+                     "a source, .bc or .ll file");
+  submit->add_option("--strategy", submit_flags->strategy,
                      "random, greedy, beam or guided")->capture_default_str();
-  submit->add_option("--objective", flags->objective, "text_size or ir_count")
+  submit->add_option("--objective", submit_flags->objective,
+                     "text_size or ir_count")
       ->capture_default_str();
-  submit->add_option("--budget", flags->budget_seconds,
+  submit->add_option("--budget", submit_flags->budget_seconds,
                      "search seconds per module")->capture_default_str();
-  submit->add_option("--seed", flags->seed, "seed")->capture_default_str();
-  submit->callback([flags, &exit_code] { exit_code = Submit(*flags); });
-
-  CLI::App* work = jobs->add_subcommand(
-      "work", "Work search jobs as a member of a consumer group; episodes go "
-              "to phaseloop.search.episodes");
-  command::AddKafkaOption(*work, flags->bootstrap);
-  work->add_option("--group", flags->group, "consumer group of the workers")
+  submit->add_option("--seed", submit_flags->seed, "seed")
       ->capture_default_str();
-  work->add_option("--worker-binary", flags->worker_binary,
+
+  auto [work, work_flags] = command::AddSubcommand<JobsFlags>(
+      *jobs, "work",
+      "Work search jobs as a member of a consumer group; episodes go "
+      "to phaseloop.search.episodes",
+      exit_code, Work);
+  command::AddKafkaOption(*work, work_flags->bootstrap);
+  work->add_option("--group", work_flags->group,
+                   "consumer group of the workers")
+      ->capture_default_str();
+  work->add_option("--worker-binary", work_flags->worker_binary,
                    "session worker (default: next to phaseloop)");
-  work->add_option("--idle-exit-ms", flags->idle_exit_ms,
+  work->add_option("--idle-exit-ms", work_flags->idle_exit_ms,
                    "stop after this long without a job (0: until SIGTERM)");
-  work->callback([flags, &exit_code] { exit_code = Work(*flags); });
 }
 
 }  // namespace phaseloop::search

@@ -6,6 +6,7 @@
 #include <iomanip>
 #include <iostream>
 
+#include "common/command/exit_code.h"
 #include "compiler_driver/ir/module_loader.h"
 #include "compiler_driver/session/baselines.h"
 #include "compiler_driver/session/compilation_session.h"
@@ -19,13 +20,13 @@ int RunSurvey(const SurveyFlags& flags, std::ostream& out, std::ostream& err) {
   if (!objective) {
     err << "error: --objective '" << flags.objective
         << "' is not ir_count or text_size\n";
-    return 2;
+    return command::kExitBadInput;
   }
   std::error_code ec;
   if (!std::filesystem::is_directory(flags.corpus, ec)) {
     err << "error: --corpus '" << flags.corpus
         << "' is not a directory of C/C++ sources\n";
-    return 2;
+    return command::kExitBadInput;
   }
   std::vector<std::string> sources;
   for (const auto& entry : std::filesystem::directory_iterator(flags.corpus)) {
@@ -34,7 +35,7 @@ int RunSurvey(const SurveyFlags& flags, std::ostream& out, std::ostream& err) {
   std::sort(sources.begin(), sources.end());
   if (sources.empty()) {
     err << "error: --corpus '" << flags.corpus << "' holds no .c/.cc/.cpp files\n";
-    return 2;
+    return command::kExitBadInput;
   }
 
   const std::vector<ir::OptLevel> levels = {ir::OptLevel::kO0, ir::OptLevel::kO3,
@@ -85,7 +86,7 @@ int RunSurvey(const SurveyFlags& flags, std::ostream& out, std::ostream& err) {
   }
   if (measured == 0) {
     err << "error: no program in '" << flags.corpus << "' could be measured\n";
-    return 1;
+    return command::kExitInternal;
   }
   const double text_oz_ratio = std::exp(log_text_ratio / measured);
   const double geomean_oz_ratio = std::exp(log_ir_ratio / measured);
@@ -99,7 +100,7 @@ int RunSurvey(const SurveyFlags& flags, std::ostream& out, std::ostream& err) {
       {"geomean_oz_ratio", geomean_oz_ratio}};
   if (flags.json) {
     out << summary.dump(2) << "\n";
-    return 0;
+    return command::kExitOk;
   }
   out << "corpus " << flags.corpus << " (real-build modules); greedy search on "
       << ObjectiveName(*objective) << ", " << flags.budget_seconds
@@ -123,7 +124,7 @@ int RunSurvey(const SurveyFlags& flags, std::ostream& out, std::ostream& err) {
       << measured << " programs: text_oz_ratio " << text_oz_ratio
       << ", geomean_oz_ratio " << geomean_oz_ratio
       << "  (> 1 is smaller than -Oz)\n";
-  return 0;
+  return command::kExitOk;
 }
 
 void AddSurveyCommand(CLI::App& app, int& exit_code) {
