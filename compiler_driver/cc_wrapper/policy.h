@@ -63,7 +63,10 @@ struct PolicyDecision {
 class PolicyRunner {
  public:
   virtual ~PolicyRunner() = default;
-  // "baseline", "fixed" or "table".
+  // What LoadPolicy made of the spec: "baseline", "fixed", "table" (a
+  // table: spec or table file) or "artifact" (a learned policy artifact, in
+  // any mode: an artifact: spec, or an artifact file given directly or named
+  // by a policy file).
   virtual const char* kind() const = 0;
   // Content hash of what the policy decides from (for baseline, the word
   // itself): equal policies have equal versions on every machine.

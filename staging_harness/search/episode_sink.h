@@ -6,8 +6,10 @@
 
 namespace phaseloop::search {
 
-// Where search episodes go: the role every episode store plays for the search
-// (a file today; the replay buffer and a Kafka topic later).
+// Where search episodes go: the role every episode store plays for the search.
+// Implementations: FileEpisodeSink (an episode file, episode_file.h), and
+// BufferEpisodeSink (the replay buffer) and KafkaEpisodeSink (the episodes
+// topic) in staging_harness/results/stored_episode_sinks.h.
 //
 // Contract:
 //  - Write stores one whole episode or nothing: a reader never sees part of
