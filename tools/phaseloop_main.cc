@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "CLI/CLI.hpp"
+#include "common/command/exit_code.h"
 #include "common/kafka/kafka_command.h"
 #include "compiler_driver/cc_wrapper/decisions_command.h"
 #include "compiler_driver/cc_wrapper/toolchain_command.h"
@@ -50,7 +51,8 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;
+    return rc == 0 ? phaseloop::command::kExitOk
+                   : phaseloop::command::kExitBadInput;
   }
   return exit_code;
 }
