@@ -66,19 +66,22 @@ int RunEnv(const EnvFlags& flags, std::ostream& out, std::ostream& err) {
     return command::kExitBadInput;
   }
   std::vector<std::string> observe;
-  for (absl::string_view name : absl::StrSplit(flags.observe, ',', absl::SkipEmpty())) {
+  for (absl::string_view name :
+       absl::StrSplit(flags.observe, ',', absl::SkipEmpty())) {
     std::string n(name);
     if (std::find(KnownObservations().begin(), KnownObservations().end(), n) ==
         KnownObservations().end()) {
       err << "error: --observe: unknown observation '" << n
-          << "'; choose from ir_count,autophase,inst_count,text_size,ir,module_hash\n";
+          << "'; choose from "
+             "ir_count,autophase,inst_count,text_size,ir,module_hash\n";
       return command::kExitBadInput;
     }
     observe.push_back(n);
   }
   const passes::ActionSpace& space = passes::ActionSpace::Llvm16();
   std::vector<int> actions;
-  for (absl::string_view name : absl::StrSplit(flags.passes, ',', absl::SkipEmpty())) {
+  for (absl::string_view name :
+       absl::StrSplit(flags.passes, ',', absl::SkipEmpty())) {
     std::optional<int> index = space.Find(std::string(name));
     if (!index) {
       err << "error: --passes: '" << name << "' is not an action of "
@@ -90,7 +93,8 @@ int RunEnv(const EnvFlags& flags, std::ostream& out, std::ostream& err) {
 
   session::SessionOptions options;
   options.opt_level = *level;
-  auto session = session::CompilationSession::StartFromFile(flags.input, frontend, options);
+  auto session = session::CompilationSession::StartFromFile(flags.input,
+                                                            frontend, options);
   if (!session.ok()) {
     err << "error: " << session.status().message() << "\n";
     return command::kExitBadInput;
@@ -113,15 +117,18 @@ int RunEnv(const EnvFlags& flags, std::ostream& out, std::ostream& err) {
     if (name == "module_hash") obs[name] = (*session)->StateHash();
     if (name == "ir") obs[name] = (*session)->IrText();
     if (name == "autophase") {
-      obs[name] = NamedVector(observation::AutophaseNames(), (*session)->Autophase());
+      obs[name] =
+          NamedVector(observation::AutophaseNames(), (*session)->Autophase());
     }
     if (name == "inst_count") {
-      obs[name] = NamedVector(observation::InstCountNames(), (*session)->InstCount());
+      obs[name] =
+          NamedVector(observation::InstCountNames(), (*session)->InstCount());
     }
     if (name == "text_size") {
       absl::StatusOr<int64_t> text = (*session)->TextSize();
       if (!text.ok()) {
-        err << "error: code generation failed: " << text.status().message() << "\n";
+        err << "error: code generation failed: " << text.status().message()
+            << "\n";
         return command::kExitInternal;
       }
       obs[name] = *text;
@@ -146,10 +153,11 @@ int RunEnv(const EnvFlags& flags, std::ostream& out, std::ostream& err) {
     out << json.dump(2) << "\n";
     return command::kExitOk;
   }
-  out << "input        " << flags.input << " (" << json["convention"].get<std::string>()
-      << " module, -" << json["opt_level"].get<std::string>() << ")\n";
-  out << "passes       " << (actions.empty() ? std::string("(none)") : flags.passes)
-      << "\n";
+  out << "input        " << flags.input << " ("
+      << json["convention"].get<std::string>() << " module, -"
+      << json["opt_level"].get<std::string>() << ")\n";
+  out << "passes       "
+      << (actions.empty() ? std::string("(none)") : flags.passes) << "\n";
   for (const std::string& name : observe) {
     if (name == "autophase") {
       PrintNamedVector(out, "autophase", observation::AutophaseNames(),
@@ -164,7 +172,8 @@ int RunEnv(const EnvFlags& flags, std::ostream& out, std::ostream& err) {
     }
   }
   if (flags.baselines) {
-    out << "\nbaselines (clang-16 standard pipelines)\n  level  ir_count  text_size\n";
+    out << "\nbaselines (clang-16 standard pipelines)\n  level  ir_count  "
+           "text_size\n";
     for (const auto& b : json["baselines"]) {
       out << "  " << std::left << std::setw(5) << b["level"].get<std::string>()
           << std::right << std::setw(10) << b["ir_count"].get<int64_t>()
@@ -181,10 +190,12 @@ void AddEnvCommand(CLI::App& app, int& exit_code) {
   env->add_option("--input", flags->input,
                   "C/C++ source (.c .cc .cpp), LLVM bitcode (.bc) or IR (.ll)")
       ->required();
-  env->add_option("--passes", flags->passes,
-                  "comma-separated actions to apply in order (see `phaseloop actions`)");
+  env->add_option(
+      "--passes", flags->passes,
+      "comma-separated actions to apply in order (see `phaseloop actions`)");
   env->add_option("--observe", flags->observe,
-                  "comma-separated: ir_count,autophase,inst_count,text_size,ir,module_hash")
+                  "comma-separated: "
+                  "ir_count,autophase,inst_count,text_size,ir,module_hash")
       ->capture_default_str();
   env->add_option("--opt-level", flags->opt_level,
                   "the -O level the source is compiled at (O0 O1 O2 O3 Os Oz)")
@@ -192,12 +203,16 @@ void AddEnvCommand(CLI::App& app, int& exit_code) {
   env->add_option("--convention", flags->convention,
                   "real-build (default) or research (-O0 -disable-O0-optnone)")
       ->capture_default_str();
-  env->add_option("--clang-flag", flags->clang_flags,
-                  "extra frontend flag for a source input (repeatable), e.g. -DNDEBUG");
-  env->add_flag("--baselines", flags->baselines,
-                "also print ir_count and text_size after clang-16's O0..Oz pipelines");
+  env->add_option(
+      "--clang-flag", flags->clang_flags,
+      "extra frontend flag for a source input (repeatable), e.g. -DNDEBUG");
+  env->add_flag(
+      "--baselines", flags->baselines,
+      "also print ir_count and text_size after clang-16's O0..Oz pipelines");
   env->add_flag("--json", flags->json, "print JSON instead of a table");
-  env->callback([flags, &exit_code] { exit_code = RunEnv(*flags, std::cout, std::cerr); });
+  env->callback([flags, &exit_code] {
+    exit_code = RunEnv(*flags, std::cout, std::cerr);
+  });
 }
 
 void AddActionsCommand(CLI::App& app, int& exit_code) {
@@ -209,17 +224,21 @@ void AddActionsCommand(CLI::App& app, int& exit_code) {
     if (*json) {
       nlohmann::json list = nlohmann::json::array();
       for (int i = 0; i < space.size(); ++i) {
-        list.push_back({{"index", i}, {"name", space.at(i).name},
+        list.push_back({{"index", i},
+                        {"name", space.at(i).name},
                         {"pipeline", space.at(i).pipeline}});
       }
-      std::cout << nlohmann::json{{"version", space.version()}, {"actions", list}}.dump(2)
+      std::cout << nlohmann::json{{"version", space.version()},
+                                  {"actions", list}}
+                       .dump(2)
                 << "\n";
     } else {
       std::cout << "action space " << space.version() << " (" << space.size()
                 << " actions)\n";
       for (int i = 0; i < space.size(); ++i) {
         std::cout << std::setw(4) << i << "  " << std::left << std::setw(40)
-                  << space.at(i).name << std::right << space.at(i).pipeline << "\n";
+                  << space.at(i).name << std::right << space.at(i).pipeline
+                  << "\n";
       }
     }
     exit_code = command::kExitOk;

@@ -1,8 +1,8 @@
 #include "compiler_driver/env_command.h"
 
-#include <sstream>
-
 #include <gtest/gtest.h>
+
+#include <sstream>
 
 #include "nlohmann/json.hpp"
 

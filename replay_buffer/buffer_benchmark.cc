@@ -71,13 +71,12 @@ int Run(const std::string& path, int total_episodes) {
     SamplingMode mode;
     bool steps;
   };
-  for (const Case& c :
-       {Case{"sample episodes, uniform, train split", SamplingMode::kUniform,
-             false},
-        Case{"sample episodes, prioritised |return|", SamplingMode::kAbsReward,
-             false},
-        Case{"sample steps, uniform, train split", SamplingMode::kUniform,
-             true}}) {
+  for (const Case& c : {Case{"sample episodes, uniform, train split",
+                             SamplingMode::kUniform, false},
+                        Case{"sample episodes, prioritised |return|",
+                             SamplingMode::kAbsReward, false},
+                        Case{"sample steps, uniform, train split",
+                             SamplingMode::kUniform, true}}) {
     SamplerOptions options;
     options.mode = c.mode;
     options.seed = 1;

@@ -1,20 +1,18 @@
 #include "replay_buffer/buffer_command.h"
 
-#include "common/command/exit_code.h"
-#include "common/command/stop_signals.h"
-#include "common/command/subcommand.h"
-#include "common/kafka/producer.h"
-#include "replay_buffer/episode_ingest.h"
-
 #include <cstdio>
-
-#include "nlohmann/json.hpp"
 #include <iomanip>
 #include <iostream>
 #include <memory>
 #include <ostream>
 
+#include "common/command/exit_code.h"
+#include "common/command/stop_signals.h"
+#include "common/command/subcommand.h"
+#include "common/kafka/producer.h"
+#include "nlohmann/json.hpp"
 #include "replay_buffer/buffer_transfer.h"
+#include "replay_buffer/episode_ingest.h"
 #include "replay_buffer/replay_store.h"
 
 namespace phaseloop::replay_buffer {
@@ -88,7 +86,8 @@ void PrintTable(const std::string& buffer, const BufferStats& s,
   out << "replay buffer " << buffer << " (schema version " << s.schema_version
       << ")\n\n";
   left(20) << "table";
-  right(12) << "rows" << "\n";
+  right(12) << "rows"
+            << "\n";
   for (const auto& [table, rows] : s.table_rows) {
     left(20) << table;
     right(12) << rows << "\n";
@@ -98,7 +97,8 @@ void PrintTable(const std::string& buffer, const BufferStats& s,
   left(12) << "objective";
   left(24) << "behaviour";
   right(10) << "episodes";
-  right(10) << "steps" << "\n";
+  right(10) << "steps"
+            << "\n";
   for (const auto& g : s.episodes) {
     left(12) << (g.split.empty() ? "(no module)" : g.split);
     left(12) << g.objective;
@@ -109,7 +109,8 @@ void PrintTable(const std::string& buffer, const BufferStats& s,
   out << "\nfinal rewards by source\n";
   left(12) << "source";
   right(10) << "rewards";
-  right(12) << "mean" << "\n";
+  right(12) << "mean"
+            << "\n";
   for (const auto& r : s.rewards) {
     left(12) << r.source;
     right(10) << r.rewards;
@@ -119,7 +120,8 @@ void PrintTable(const std::string& buffer, const BufferStats& s,
   left(12) << "objective";
   right(10) << "modules";
   right(16) << "better than Oz";
-  right(18) << "geomean Oz/best" << "\n";
+  right(18) << "geomean Oz/best"
+            << "\n";
   for (const auto& b : s.best_vs_oz) {
     left(12) << b.objective;
     right(10) << b.modules;
@@ -242,8 +244,8 @@ void AddBufferCommand(CLI::App& app, int& exit_code) {
 
   auto [export_command, export_flags] = command::AddSubcommand<Flags>(
       *buffer, "export",
-      "Write a consistent snapshot of a buffer to a new file",
-      exit_code, [](const Flags& f) {
+      "Write a consistent snapshot of a buffer to a new file", exit_code,
+      [](const Flags& f) {
         return RunBufferExport(f.buffer, f.file, std::cout, std::cerr);
       });
   export_command
@@ -281,8 +283,9 @@ void AddBufferCommand(CLI::App& app, int& exit_code) {
         options.idle_exit = std::chrono::milliseconds(f.idle_exit_ms);
         return RunBufferIngest(f.buffer, options, std::cout, std::cerr);
       });
-  ingest->add_option("--buffer", ingest_flags->buffer,
-                     "replay buffer file (created if missing)")
+  ingest
+      ->add_option("--buffer", ingest_flags->buffer,
+                   "replay buffer file (created if missing)")
       ->required();
   command::AddKafkaOption(*ingest, ingest_flags->options.bootstrap_servers);
   ingest->add_option("--group", ingest_flags->options.group, "consumer group")

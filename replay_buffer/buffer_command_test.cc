@@ -48,12 +48,15 @@ std::string Dump(const std::string& path) {
   EXPECT_TRUE((*store)
                   ->Scan(100,
                          [&](const WriteBatch& b) {
-                           for (const auto& r : b.modules) all += r.DebugString();
-                           for (const auto& r : b.episodes) all += r.DebugString();
+                           for (const auto& r : b.modules)
+                             all += r.DebugString();
+                           for (const auto& r : b.episodes)
+                             all += r.DebugString();
                            for (const auto& r : b.best_sequences) {
                              all += r.DebugString();
                            }
-                           for (const auto& r : b.rewards) all += r.DebugString();
+                           for (const auto& r : b.rewards)
+                             all += r.DebugString();
                            for (const auto& r : b.decisions) {
                              all += r.DebugString();
                            }
@@ -71,7 +74,8 @@ TEST(BufferCommandTest, StatsCountsEverything) {
   const std::string json = out.str();
   for (const char* expected :
        {"\"schema_version\": 1", "\"episodes\": 602", "\"steps\": 2405",
-        "\"consumer_offsets\": 1", "{\"split\": \"train\", \"objective\": "
+        "\"consumer_offsets\": 1",
+        "{\"split\": \"train\", \"objective\": "
         "\"ir_count\", \"behaviour_policy\": \"random\", \"episodes\": 300",
         "{\"source\": \"canary\", \"rewards\": 1, \"mean\": -0.25}",
         "{\"objective\": \"ir_count\", \"modules\": 2, \"better_than_oz\": 2",
@@ -82,7 +86,8 @@ TEST(BufferCommandTest, StatsCountsEverything) {
   out.str("");
   ASSERT_EQ(RunBufferStats(buffer, /*json=*/false, out, err), 0);
   EXPECT_NE(out.str().find("best-known sequences vs clang-16 -Oz"),
-            std::string::npos) << out.str();
+            std::string::npos)
+      << out.str();
   EXPECT_NE(out.str().find("staging"), std::string::npos);
 }
 

@@ -7,12 +7,11 @@
 // there, every stored episode is whole, rows and offsets agree exactly, and
 // nothing is duplicated.
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <chrono>
@@ -45,10 +44,9 @@ std::string EpisodeId(int partition, int64_t offset) {
 
 // The message at (partition, offset): an episode of 1-10 steps.
 v1::Episode Message(int partition, int64_t offset) {
-  return test_records::MakeEpisode(EpisodeId(partition, offset),
-                              absl::StrCat("m", offset % 5),
-                              1 + static_cast<int>(offset % 10),
-                              partition * 1000003ULL + offset);
+  return test_records::MakeEpisode(
+      EpisodeId(partition, offset), absl::StrCat("m", offset % 5),
+      1 + static_cast<int>(offset % 10), partition * 1000003ULL + offset);
 }
 
 // Runs in a forked child until killed; reports each committed batch's new
@@ -68,9 +66,9 @@ v1::Episode Message(int partition, int64_t offset) {
     WriteBatch batch;
     for (int64_t o = std::max<int64_t>(0, next - 1); o < next + kBatch; ++o) {
       batch.episodes.push_back(Message(partition, o));
-      batch.rewards.push_back(test_records::MakeReward(
-          "r-" + EpisodeId(partition, o), "staging",
-          EpisodeId(partition, o), 0.5));
+      batch.rewards.push_back(
+          test_records::MakeReward("r-" + EpisodeId(partition, o), "staging",
+                                   EpisodeId(partition, o), 0.5));
       batch.decisions.push_back(test_records::MakeDecision(
           "d-" + EpisodeId(partition, o), "m0", "b1"));
     }
@@ -149,8 +147,8 @@ TEST(CrashSafetyTest, KilledWritersLoseNothingCommittedAndLeaveNoPartialRows) {
   std::vector<std::string> expected_ids;
   int64_t expected_steps = 0;
   for (const ConsumerOffset& o : *offsets) {
-    const int64_t reported = ReportedOffset(absl::StrCat(dir, "/log",
-                                                         o.partition));
+    const int64_t reported =
+        ReportedOffset(absl::StrCat(dir, "/log", o.partition));
     // No committed batch lost (a kill between commit and report is fine).
     EXPECT_GE(o.next_offset, reported) << "partition " << o.partition;
     EXPECT_GE(reported, 10 * kBatch) << "too little progress to mean much";

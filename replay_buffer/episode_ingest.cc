@@ -94,8 +94,7 @@ absl::StatusOr<IngestStats> RunEpisodeIngest(ReplayStore& store,
         if (dead_letters != nullptr) {
           (void)dead_letters->Produce(
               std::string(kafka::kDeadLetterTopic),
-              absl::StrCat(m.topic, "/", m.partition, "/", m.offset),
-              m.value);
+              absl::StrCat(m.topic, "/", m.partition, "/", m.offset), m.value);
         }
       } else {
         v1::BestSequence best;

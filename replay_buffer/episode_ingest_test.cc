@@ -19,10 +19,10 @@ constexpr char kTopic[] = "phaseloop.search.episodes";
 void ProduceEpisodes(kafka::Producer& producer, int first, int count) {
   for (int i = first; i < first + count; ++i) {
     std::string module = std::string(31, 'a') + static_cast<char>('0' + i % 10);
-    v1::Episode episode = test_records::MakeEpisode("episode-" + std::to_string(i), module,
-                                      5, static_cast<uint64_t>(i));
-    ASSERT_TRUE(producer.Produce(kTopic, module, episode.SerializeAsString())
-                    .ok());
+    v1::Episode episode = test_records::MakeEpisode(
+        "episode-" + std::to_string(i), module, 5, static_cast<uint64_t>(i));
+    ASSERT_TRUE(
+        producer.Produce(kTopic, module, episode.SerializeAsString()).ok());
   }
   ASSERT_TRUE(producer.Flush(std::chrono::seconds(30)).ok());
 }

@@ -39,8 +39,8 @@ absl::Status ValidateWriteBatch(const WriteBatch& batch) {
   for (const v1::FinalReward& r : batch.rewards) {
     if (r.reward_id().empty()) return bad("a final reward has no reward_id");
     if (r.source() != "staging" && r.source() != "canary") {
-      return bad(absl::StrCat("final reward '", r.reward_id(),
-                              "' has source '", r.source(),
+      return bad(absl::StrCat("final reward '", r.reward_id(), "' has source '",
+                              r.source(),
                               "'; expected \"staging\" or \"canary\""));
     }
     if (!std::isfinite(r.value())) {
@@ -69,10 +69,9 @@ absl::Status ValidateWriteBatch(const WriteBatch& batch) {
   for (const ConsumerOffset& o : batch.offsets) {
     if (o.group.empty() || o.topic.empty() || o.partition < 0 ||
         o.next_offset < 0) {
-      return bad(absl::StrCat("consumer offset (group '", o.group,
-                              "', topic '", o.topic, "', partition ",
-                              o.partition, ", next ", o.next_offset,
-                              ") is incomplete or negative"));
+      return bad(absl::StrCat("consumer offset (group '", o.group, "', topic '",
+                              o.topic, "', partition ", o.partition, ", next ",
+                              o.next_offset, ") is incomplete or negative"));
     }
   }
   return absl::OkStatus();
@@ -87,8 +86,8 @@ bool BestSequenceOf(const v1::Episode& episode, v1::BestSequence* best) {
   for (const v1::Step& step : episode.steps()) {
     if (step.failed()) continue;  // rolled back: not part of the sequence
     actions.push_back(step.action());
-    const int64_t value = by_ir ? step.ir_count_after()
-                                : step.text_size_after();
+    const int64_t value =
+        by_ir ? step.ir_count_after() : step.text_size_after();
     if (value > 0 && (best_value == 0 || value < best_value)) {
       best_value = value;
       best_length = actions.size();

@@ -227,10 +227,9 @@ TEST(ReplayStoreTest, FinalRewardsJoinEpisodesByIdPolicyAndBuild) {
   auto store = Open(testing::MakeTempDir() + "/buffer.db");
   WriteBatch b;
   b.modules = {MakeModule("m1", "train"), MakeModule("m2", "train")};
-  b.episodes = {MakeEpisode("by-id", "m1", 3, 1),
-                MakeEpisode("by-policy", "m1", 3, 2),
-                MakeEpisode("by-build", "m2", 3, 3),
-                MakeEpisode("unjudged", "m2", 3, 4)};
+  b.episodes = {
+      MakeEpisode("by-id", "m1", 3, 1), MakeEpisode("by-policy", "m1", 3, 2),
+      MakeEpisode("by-build", "m2", 3, 3), MakeEpisode("unjudged", "m2", 3, 4)};
   b.episodes[1].set_behaviour_policy("policy:p1");
   b.episodes[2].set_behaviour_policy("policy:p1");
   b.decisions = {MakeDecision("d", "m2", "build7")};  // policy p1
@@ -271,7 +270,8 @@ TEST(ReplayStoreTest, NewerSchemaIsAClearErrorAndTheFileIsUntouched) {
   ASSERT_FALSE(store.ok());
   EXPECT_TRUE(absl::IsFailedPrecondition(store.status()));
   EXPECT_NE(store.status().message().find("schema version 99"),
-            std::string::npos) << store.status();
+            std::string::npos)
+      << store.status();
   EXPECT_NE(store.status().message().find(path), std::string::npos);
   EXPECT_EQ(testing::ReadFileOrEmpty(path), before);
 }
@@ -296,7 +296,8 @@ TEST(ReplayStoreTest, NonBuffersAreRefusedAndLeftUntouched) {
     EXPECT_TRUE(absl::IsDataLoss(store.status())) << store.status();
     EXPECT_NE(store.status().message().find(path), std::string::npos);
     EXPECT_NE(store.status().message().find("not a phaseloop replay buffer"),
-              std::string::npos) << store.status();
+              std::string::npos)
+        << store.status();
     EXPECT_EQ(testing::ReadFileOrEmpty(path), before) << path;
   }
   OpenOptions existing;

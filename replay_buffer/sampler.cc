@@ -14,9 +14,8 @@ double Weight(const SamplerOptions& options, const EpisodeKey& key) {
     case SamplingMode::kUniform:
       return 1;
     case SamplingMode::kAbsReward:
-      base = std::fabs(options.filter.reward_source.empty()
-                           ? key.step_return
-                           : key.final_reward);
+      base = std::fabs(options.filter.reward_source.empty() ? key.step_return
+                                                            : key.final_reward);
       break;
     case SamplingMode::kPriority:
       base = key.priority;
@@ -30,9 +29,9 @@ double Weight(const SamplerOptions& options, const EpisodeKey& key) {
 absl::StatusOr<std::unique_ptr<Sampler>> Sampler::Create(
     ReplayStore& store, const SamplerOptions& options) {
   if (!(options.epsilon >= 0) || !(options.alpha >= 0)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "sampler epsilon (", options.epsilon, ") and alpha (", options.alpha,
-        ") must be >= 0"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("sampler epsilon (", options.epsilon, ") and alpha (",
+                     options.alpha, ") must be >= 0"));
   }
   std::unique_ptr<Sampler> sampler(new Sampler(store, options));
   absl::Status status = sampler->Refresh();
@@ -52,8 +51,8 @@ absl::Status Sampler::Refresh() {
     const double w = Weight(options_, key);
     total += w;
     if (key.num_steps > 0) {
-      total_steps += options_.mode == SamplingMode::kUniform ? key.num_steps
-                                                              : w;
+      total_steps +=
+          options_.mode == SamplingMode::kUniform ? key.num_steps : w;
     }
     cumulative_.push_back(total);
     cumulative_steps_.push_back(total_steps);

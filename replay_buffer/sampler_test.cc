@@ -41,7 +41,8 @@ std::vector<std::string> Draw(ReplayStore& store, SamplerOptions options,
   auto samples = (*sampler)->SampleEpisodes(n);
   EXPECT_TRUE(samples.ok()) << samples.status();
   std::vector<std::string> ids;
-  for (const SampledEpisode& s : *samples) ids.push_back(s.episode.episode_id());
+  for (const SampledEpisode& s : *samples)
+    ids.push_back(s.episode.episode_id());
   return ids;
 }
 

@@ -199,25 +199,33 @@ absl::Status CheckFacts(const std::string& path, const FileFacts& facts,
                         const OpenOptions& options) {
   const std::string untouched = " The file was not modified.";
   if (facts.application_id != 0 && facts.application_id != kApplicationId) {
-    return absl::DataLossError(absl::StrCat(
-        "'", path, "' is a SQLite database of another application "
-        "(application_id ", facts.application_id, "), not a phaseloop replay "
-        "buffer; pass a buffer file, or a new path to create one.", untouched));
+    return absl::DataLossError(
+        absl::StrCat("'", path,
+                     "' is a SQLite database of another application "
+                     "(application_id ",
+                     facts.application_id,
+                     "), not a phaseloop replay "
+                     "buffer; pass a buffer file, or a new path to create one.",
+                     untouched));
   }
   if (facts.user_version > kSchemaVersion) {
     return absl::FailedPreconditionError(absl::StrCat(
         "the replay buffer '", path, "' has schema version ",
         facts.user_version, " but this phaseloop knows versions up to ",
-        kSchemaVersion, "; use a newer phaseloop (schemas only migrate "
-        "forward).", untouched));
+        kSchemaVersion,
+        "; use a newer phaseloop (schemas only migrate "
+        "forward).",
+        untouched));
   }
   if (facts.application_id == 0 && facts.user_version == 0) {
     std::set<std::string> foreign = facts.tables;
     foreign.erase("decisions");  // the unversioned DecisionStore's table
     if (!foreign.empty()) {
       return absl::DataLossError(absl::StrCat(
-          "'", path, "' is a SQLite database that is not a phaseloop replay "
-          "buffer (it has tables ", absl::StrJoin(foreign, ", "),
+          "'", path,
+          "' is a SQLite database that is not a phaseloop replay "
+          "buffer (it has tables ",
+          absl::StrJoin(foreign, ", "),
           "); pass a buffer file, or a new path to create one.", untouched));
     }
   }
@@ -226,7 +234,8 @@ absl::Status CheckFacts(const std::string& path, const FileFacts& facts,
         "the replay buffer '", path, "' has schema version ",
         facts.user_version, ", older than this phaseloop's ", kSchemaVersion,
         ", and was opened read-only; open it once for writing (e.g. "
-        "`phaseloop buffer stats --buffer ", path, "`) to upgrade it."));
+        "`phaseloop buffer stats --buffer ",
+        path, "`) to upgrade it."));
   }
   return absl::OkStatus();
 }
@@ -247,14 +256,14 @@ absl::Status Migrate(sqlite3* db) {
     absl::Status status = Exec(db, kMigrations[v]);
     if (!status.ok()) {
       return absl::InternalError(absl::StrCat("migration to schema version ",
-                                              v + 1, " failed: ",
-                                              status.message()));
+                                              v + 1,
+                                              " failed: ", status.message()));
     }
   }
-  absl::Status status = Exec(
-      db, absl::StrCat("PRAGMA user_version = ", kSchemaVersion,
-                       "; PRAGMA application_id = ", kApplicationId)
-              .c_str());
+  absl::Status status =
+      Exec(db, absl::StrCat("PRAGMA user_version = ", kSchemaVersion,
+                            "; PRAGMA application_id = ", kApplicationId)
+                   .c_str());
   if (!status.ok()) return status;
   return txn->Commit();
 }
@@ -271,18 +280,18 @@ absl::StatusOr<sqlite3*> OpenDatabase(const std::string& path,
         "`phaseloop decisions ship` creates one)"));
   }
   sqlite3* db = nullptr;
-  const int flags = options.read_only
-                        ? SQLITE_OPEN_READONLY
-                        : SQLITE_OPEN_READWRITE |
-                              (options.create ? SQLITE_OPEN_CREATE : 0);
-  int rc = sqlite3_open_v2(path.c_str(), &db, flags | SQLITE_OPEN_NOMUTEX,
-                           nullptr);
+  const int flags =
+      options.read_only
+          ? SQLITE_OPEN_READONLY
+          : SQLITE_OPEN_READWRITE | (options.create ? SQLITE_OPEN_CREATE : 0);
+  int rc =
+      sqlite3_open_v2(path.c_str(), &db, flags | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
     const std::string message = db ? sqlite3_errmsg(db) : "out of memory";
     sqlite3_close(db);
-    return absl::InvalidArgumentError(absl::StrCat(
-        "cannot open the replay buffer '", path, "': ", message,
-        "; pass a writable path (it is created if missing)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot open the replay buffer '", path, "': ", message,
+                     "; pass a writable path (it is created if missing)"));
   }
   sqlite3_busy_timeout(db, 30000);
   sqlite3_extended_result_codes(db, 1);
@@ -294,23 +303,24 @@ absl::StatusOr<sqlite3*> OpenDatabase(const std::string& path,
   if (!facts.ok()) {
     if (absl::IsDataLoss(facts.status())) {
       return fail(absl::DataLossError(absl::StrCat(
-          "'", path, "' is not a phaseloop replay buffer (not a SQLite "
-          "database, or a corrupt one: ", facts.status().message(),
+          "'", path,
+          "' is not a phaseloop replay buffer (not a SQLite "
+          "database, or a corrupt one: ",
+          facts.status().message(),
           "); pass a buffer file or a new path. The file was not modified; "
           "if it is a damaged buffer, restore it from a `phaseloop buffer "
           "export` copy.")));
     }
-    return fail(absl::Status(
-        facts.status().code(),
-        absl::StrCat("cannot read the replay buffer '", path,
-                     "': ", facts.status().message())));
+    return fail(
+        absl::Status(facts.status().code(),
+                     absl::StrCat("cannot read the replay buffer '", path,
+                                  "': ", facts.status().message())));
   }
   absl::Status status = CheckFacts(path, *facts, options);
   if (!status.ok()) return fail(status);
   status = Exec(db, "PRAGMA foreign_keys = ON");
   if (status.ok() && !options.read_only) {
-    status = Exec(db,
-                  "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL");
+    status = Exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL");
     if (status.ok()) status = Migrate(db);
   }
   if (!status.ok()) {

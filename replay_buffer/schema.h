@@ -22,9 +22,9 @@ inline constexpr int32_t kApplicationId = 0x50484c50;  // "PHLP"
 
 // Table names in schema order (what BufferStats::table_rows lists).
 inline constexpr const char* kTables[] = {
-    "modules",          "episodes",    "steps",
-    "best_sequences",   "final_rewards", "deployments",
-    "policy_versions",  "decisions",   "consumer_offsets"};
+    "modules",         "episodes",      "steps",
+    "best_sequences",  "final_rewards", "deployments",
+    "policy_versions", "decisions",     "consumer_offsets"};
 
 // Opens the SQLite connection for `path`: checks the file is a phaseloop
 // buffer at a version this build knows BEFORE writing anything, then (unless

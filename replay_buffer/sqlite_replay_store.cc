@@ -165,14 +165,14 @@ absl::Status SqliteReplayStore::Write(const WriteBatch& batch) {
 }
 
 absl::Status SqliteReplayStore::WriteLocked(const WriteBatch& b) {
-  absl::Status status = ForEach(
-      db_, kUpsertPolicyVersion, b.policy_versions.size(),
-      [&](size_t i, Statement& s) {
-        const v1::PolicyVersionRecord& p = b.policy_versions[i];
-        s.Bind(1, p.policy_version()).Bind(2, p.objective());
-        s.Bind(3, p.parent_version()).Bind(4, p.unix_time_ms());
-        s.BindBlob(5, p.SerializeAsString());
-      });
+  absl::Status status =
+      ForEach(db_, kUpsertPolicyVersion, b.policy_versions.size(),
+              [&](size_t i, Statement& s) {
+                const v1::PolicyVersionRecord& p = b.policy_versions[i];
+                s.Bind(1, p.policy_version()).Bind(2, p.objective());
+                s.Bind(3, p.parent_version()).Bind(4, p.unix_time_ms());
+                s.BindBlob(5, p.SerializeAsString());
+              });
   if (!status.ok()) return status;
   status = ForEach(db_, kUpsertDeployment, b.deployments.size(),
                    [&](size_t i, Statement& s) {
@@ -196,10 +196,9 @@ absl::Status SqliteReplayStore::WriteLocked(const WriteBatch& b) {
   if (!status.ok()) return status;
   // Given best sequences before the episodes' own: on a tie the given one
   // (e.g. an imported buffer's choice) stays.
-  status = ForEach(db_, kUpsertBest, b.best_sequences.size(),
-                   [&](size_t i, Statement& s) {
-                     BindBest(s, b.best_sequences[i]);
-                   });
+  status = ForEach(
+      db_, kUpsertBest, b.best_sequences.size(),
+      [&](size_t i, Statement& s) { BindBest(s, b.best_sequences[i]); });
   if (!status.ok()) return status;
   status = WriteEpisodes(db_, b.episodes);
   if (!status.ok()) return status;
@@ -214,21 +213,21 @@ absl::Status SqliteReplayStore::WriteLocked(const WriteBatch& b) {
                      s.BindBlob(11, r.SerializeAsString());
                    });
   if (!status.ok()) return status;
-  status = ForEach(db_, kUpsertDecision, b.decisions.size(),
-                   [&](size_t i, Statement& s) {
-                     const v1::Decision& d = b.decisions[i];
-                     s.Bind(1, d.decision_id()).Bind(2, OutcomeName(d.outcome()));
-                     s.Bind(3, d.reason()).Bind(4, d.source());
-                     s.Bind(5, d.object_path()).Bind(6, d.opt_level());
-                     s.Bind(7, d.module_hash()).Bind(8, d.pipeline());
-                     s.Bind(9, d.policy_version()).Bind(10, d.build_id());
-                     s.Bind(11, d.compile_time_us());
-                     s.Bind(12, d.optimize_time_us());
-                     s.Bind(13, d.ir_count_before());
-                     s.Bind(14, d.ir_count_after()).Bind(15, d.text_size());
-                     s.Bind(16, d.unix_time_ms());
-                     s.BindBlob(17, d.SerializeAsString());
-                   });
+  status = ForEach(
+      db_, kUpsertDecision, b.decisions.size(), [&](size_t i, Statement& s) {
+        const v1::Decision& d = b.decisions[i];
+        s.Bind(1, d.decision_id()).Bind(2, OutcomeName(d.outcome()));
+        s.Bind(3, d.reason()).Bind(4, d.source());
+        s.Bind(5, d.object_path()).Bind(6, d.opt_level());
+        s.Bind(7, d.module_hash()).Bind(8, d.pipeline());
+        s.Bind(9, d.policy_version()).Bind(10, d.build_id());
+        s.Bind(11, d.compile_time_us());
+        s.Bind(12, d.optimize_time_us());
+        s.Bind(13, d.ir_count_before());
+        s.Bind(14, d.ir_count_after()).Bind(15, d.text_size());
+        s.Bind(16, d.unix_time_ms());
+        s.BindBlob(17, d.SerializeAsString());
+      });
   if (!status.ok()) return status;
   return ForEach(db_, kUpsertOffset, b.offsets.size(),
                  [&](size_t i, Statement& s) {
@@ -250,11 +249,11 @@ absl::Status SqliteReplayStore::SetPriorities(
   }
   absl::StatusOr<Transaction> txn = Transaction::Begin(db_, /*write=*/true);
   if (!txn.ok()) return Named(txn.status());
-  absl::Status status = ForEach(
-      db_, "UPDATE episodes SET priority = ?2 WHERE episode_id = ?1",
-      priorities.size(), [&](size_t i, Statement& s) {
-        s.Bind(1, priorities[i].first).Bind(2, priorities[i].second);
-      });
+  absl::Status status =
+      ForEach(db_, "UPDATE episodes SET priority = ?2 WHERE episode_id = ?1",
+              priorities.size(), [&](size_t i, Statement& s) {
+                s.Bind(1, priorities[i].first).Bind(2, priorities[i].second);
+              });
   if (status.ok()) status = txn->Commit();
   return Named(status);
 }
@@ -270,10 +269,10 @@ absl::Status SqliteReplayStore::Snapshot(const std::string& path) {
                            SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
   absl::Status status;
   if (rc != SQLITE_OK) {
-    status = absl::InvalidArgumentError(absl::StrCat(
-        "cannot create '", temp, "': ",
-        out ? sqlite3_errmsg(out) : "out of memory",
-        "; pass a path in a writable directory"));
+    status = absl::InvalidArgumentError(
+        absl::StrCat("cannot create '", temp,
+                     "': ", out ? sqlite3_errmsg(out) : "out of memory",
+                     "; pass a path in a writable directory"));
   } else {
     // One step copies every page under one read transaction: a consistent
     // snapshot even while other processes write.

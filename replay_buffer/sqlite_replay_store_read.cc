@@ -47,8 +47,8 @@ absl::StatusOr<v1::Episode> ReadOne(Statement& header, Statement& steps,
     status = absl::NotFoundError(absl::StrCat("no episode '", id, "'"));
   }
   if (status.ok()) {
-    status = Parse(header.Text(0), absl::StrCat("episode '", id, "'"),
-                   &episode);
+    status =
+        Parse(header.Text(0), absl::StrCat("episode '", id, "'"), &episode);
   }
   header.Reset();
   if (!status.ok()) return status;
@@ -98,8 +98,8 @@ absl::StatusOr<std::vector<ConsumerOffset>> SqliteReplayStore::ReadOffsets(
     absl::StatusOr<bool> row = stmt->Step();
     if (!row.ok()) return Named(row.status());
     if (!*row) return offsets;
-    offsets.push_back({group, topic, static_cast<int32_t>(stmt->Int(0)),
-                       stmt->Int(1)});
+    offsets.push_back(
+        {group, topic, static_cast<int32_t>(stmt->Int(0)), stmt->Int(1)});
   }
 }
 
@@ -173,10 +173,10 @@ absl::StatusOr<std::vector<EpisodeStep>> SqliteReplayStore::ReadSteps(
   if (!txn.ok()) return Named(txn.status());
   absl::StatusOr<Statement> header = Statement::Prepare(db_, kEpisodeHeader);
   if (!header.ok()) return Named(header.status());
-  absl::StatusOr<Statement> step = Statement::Prepare(
-      db_,
-      "SELECT record FROM steps WHERE episode_id = ?1 "
-      "ORDER BY step_index LIMIT 1 OFFSET ?2");
+  absl::StatusOr<Statement> step =
+      Statement::Prepare(db_,
+                         "SELECT record FROM steps WHERE episode_id = ?1 "
+                         "ORDER BY step_index LIMIT 1 OFFSET ?2");
   if (!step.ok()) return Named(step.status());
   // Steps the bound statement once into `proto`.
   auto read = [](Statement& stmt, const std::string& what,
@@ -249,9 +249,9 @@ absl::Status SqliteReplayStore::Scan(
       db_, "SELECT record FROM policy_versions ORDER BY policy_version",
       "a policy version", &batch.policy_versions, maybe_flush);
   if (status.ok()) {
-    status = ScanTable(
-        db_, "SELECT record FROM deployments ORDER BY deployment_id",
-        "a deployment", &batch.deployments, maybe_flush);
+    status =
+        ScanTable(db_, "SELECT record FROM deployments ORDER BY deployment_id",
+                  "a deployment", &batch.deployments, maybe_flush);
   }
   if (status.ok()) {
     status = ScanTable(db_, "SELECT record FROM modules ORDER BY module_hash",
@@ -260,11 +260,10 @@ absl::Status SqliteReplayStore::Scan(
   // Best sequences before episodes: an importer then keeps the source's
   // choice among equally good sequences (only strictly better replaces).
   if (status.ok()) {
-    status = ScanTable(
-        db_,
-        "SELECT record FROM best_sequences "
-        "ORDER BY module_hash, objective, action_space_version",
-        "a best sequence", &batch.best_sequences, maybe_flush);
+    status = ScanTable(db_,
+                       "SELECT record FROM best_sequences "
+                       "ORDER BY module_hash, objective, action_space_version",
+                       "a best sequence", &batch.best_sequences, maybe_flush);
   }
   if (status.ok()) {
     absl::StatusOr<Statement> ids = Statement::Prepare(
@@ -290,14 +289,13 @@ absl::Status SqliteReplayStore::Scan(
     }
   }
   if (status.ok()) {
-    status = ScanTable(
-        db_, "SELECT record FROM final_rewards ORDER BY reward_id",
-        "a final reward", &batch.rewards, maybe_flush);
+    status =
+        ScanTable(db_, "SELECT record FROM final_rewards ORDER BY reward_id",
+                  "a final reward", &batch.rewards, maybe_flush);
   }
   if (status.ok()) {
-    status = ScanTable(
-        db_, "SELECT record FROM decisions ORDER BY decision_id",
-        "a decision", &batch.decisions, maybe_flush);
+    status = ScanTable(db_, "SELECT record FROM decisions ORDER BY decision_id",
+                       "a decision", &batch.decisions, maybe_flush);
   }
   if (status.ok()) status = flush(true);
   return visit_error.ok() ? Named(status) : visit_error;

@@ -36,10 +36,9 @@ absl::StatusOr<BufferStats> SqliteReplayStore::Stats() {
   });
   for (const char* table : kTables) {
     if (!status.ok()) break;
-    status = Query(db_, absl::StrCat("SELECT COUNT(*) FROM ", table),
-                   [&](Statement& s) {
-                     stats.table_rows.emplace_back(table, s.Int(0));
-                   });
+    status = Query(
+        db_, absl::StrCat("SELECT COUNT(*) FROM ", table),
+        [&](Statement& s) { stats.table_rows.emplace_back(table, s.Int(0)); });
   }
   if (status.ok()) {
     status = Query(
@@ -53,36 +52,36 @@ absl::StatusOr<BufferStats> SqliteReplayStore::Stats() {
         });
   }
   if (status.ok()) {
-    status = Query(db_,
-                   "SELECT source, COUNT(*), AVG(value) FROM final_rewards "
-                   "GROUP BY source ORDER BY source",
-                   [&](Statement& s) {
-                     stats.rewards.push_back(
-                         {s.Text(0), s.Int(1), s.Double(2)});
-                   });
+    status =
+        Query(db_,
+              "SELECT source, COUNT(*), AVG(value) FROM final_rewards "
+              "GROUP BY source ORDER BY source",
+              [&](Statement& s) {
+                stats.rewards.push_back({s.Text(0), s.Int(1), s.Double(2)});
+              });
   }
   // The best value per (module, objective) over action spaces, against Oz.
   std::map<std::string, std::pair<BufferStats::BestVsOz, double>> best;
   if (status.ok()) {
-    status = Query(
-        db_,
-        "SELECT b.objective, MIN(b.value), m.ir_count_oz, m.text_size_oz "
-        "FROM best_sequences b JOIN modules m "
-        "ON m.module_hash = b.module_hash "
-        "GROUP BY b.module_hash, b.objective",
-        [&](Statement& s) {
-          const std::string objective = s.Text(0);
-          const int64_t value = s.Int(1);
-          const int64_t oz = objective == "ir_count"    ? s.Int(2)
-                             : objective == "text_size" ? s.Int(3)
-                                                        : 0;
-          if (value <= 0 || oz <= 0) return;
-          auto& [row, log_sum] = best[objective];
-          row.objective = objective;
-          ++row.modules;
-          if (value < oz) ++row.better_than_oz;
-          log_sum += std::log(static_cast<double>(oz) / value);
-        });
+    status =
+        Query(db_,
+              "SELECT b.objective, MIN(b.value), m.ir_count_oz, m.text_size_oz "
+              "FROM best_sequences b JOIN modules m "
+              "ON m.module_hash = b.module_hash "
+              "GROUP BY b.module_hash, b.objective",
+              [&](Statement& s) {
+                const std::string objective = s.Text(0);
+                const int64_t value = s.Int(1);
+                const int64_t oz = objective == "ir_count"    ? s.Int(2)
+                                   : objective == "text_size" ? s.Int(3)
+                                                              : 0;
+                if (value <= 0 || oz <= 0) return;
+                auto& [row, log_sum] = best[objective];
+                row.objective = objective;
+                ++row.modules;
+                if (value < oz) ++row.better_than_oz;
+                log_sum += std::log(static_cast<double>(oz) / value);
+              });
   }
   for (auto& [objective, entry] : best) {
     entry.first.geomean_oz_ratio =
@@ -90,13 +89,13 @@ absl::StatusOr<BufferStats> SqliteReplayStore::Stats() {
     stats.best_vs_oz.push_back(entry.first);
   }
   if (status.ok()) {
-    status = Query(db_,
-                   "SELECT outcome, reason, COUNT(*) FROM decisions "
-                   "GROUP BY outcome, reason ORDER BY outcome, reason",
-                   [&](Statement& s) {
-                     stats.decisions.push_back(
-                         {{s.Text(0), s.Text(1)}, s.Int(2)});
-                   });
+    status =
+        Query(db_,
+              "SELECT outcome, reason, COUNT(*) FROM decisions "
+              "GROUP BY outcome, reason ORDER BY outcome, reason",
+              [&](Statement& s) {
+                stats.decisions.push_back({{s.Text(0), s.Text(1)}, s.Int(2)});
+              });
   }
   if (!status.ok()) return Named(status);
   return stats;

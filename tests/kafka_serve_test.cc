@@ -1,7 +1,5 @@
 // `phaseloop kafka serve` as a user runs it: a subprocess whose bootstrap
 // file kcat and our own clients use, stopped by SIGTERM.
-#include "common/kafka/kafka_command.h"
-
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -18,6 +16,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/kafka/consumer.h"
+#include "common/kafka/kafka_command.h"
 #include "common/kafka/producer.h"
 #include "common/kafka/test_util.h"
 #include "common/kafka/topics.h"

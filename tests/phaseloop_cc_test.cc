@@ -2,6 +2,7 @@
 // real binaries, the real clang-16, files on disk. Faithfulness (objects
 // equal to plain clang's), dependency files, warnings, pass-through, the
 // kill switch, and every fail-open path with injected faults.
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,11 +10,9 @@
 #include <fstream>
 #include <map>
 
-#include <gtest/gtest.h>
-
+#include "common/testing/test_util.h"
 #include "compiler_driver/cc_wrapper/spool_reader.h"
 #include "compiler_driver/cc_wrapper/wrapper_scratch.h"
-#include "common/testing/test_util.h"
 #include "compiler_driver/testing/fixture_paths.h"
 
 namespace phaseloop {
@@ -58,7 +57,10 @@ TEST_F(PhaseloopCcTest, ObjectsEqualPlainClangsForEveryFixture) {
   // The baseline policy runs the very pipeline clang runs: same frontend,
   // same passes, same codegen settings give the same bytes.
   const std::vector<std::vector<std::string>> flag_sets = {
-      {"-O2"}, {"-Oz"}, {"-O3", "-g"}, {"-Os", "-fno-pic"},
+      {"-O2"},
+      {"-Oz"},
+      {"-O3", "-g"},
+      {"-Os", "-fno-pic"},
       {"-O2", "-ffunction-sections", "-fdata-sections", "-march=haswell"}};
   for (const auto& [name, path] : fixtures_) {
     const bool cxx = name.find(".cc") != std::string::npos;
@@ -100,8 +102,9 @@ TEST_F(PhaseloopCcTest, FixedPolicyIsReproducibleAndLogged) {
   ASSERT_EQ(Run(argv, {{"PHASELOOP_BUILD_ID", "ci-7"}}), 0);
   EXPECT_EQ(Read("sorting.o"), first);
   // default<Oz> on an -O2 module is not what clang -O2 emits.
-  ASSERT_EQ(Run({"clang-16", "-O2", "-c", fixtures_["sorting.c"], "-o",
-                 "clang.o"}), 0);
+  ASSERT_EQ(
+      Run({"clang-16", "-O2", "-c", fixtures_["sorting.c"], "-o", "clang.o"}),
+      0);
   EXPECT_NE(Read("clang.o"), first);
   std::vector<v1::Decision> decisions = Decisions();
   ASSERT_EQ(decisions.size(), 2u);
@@ -125,11 +128,15 @@ TEST_F(PhaseloopCcTest, MachineOutlinerCodegenOptionMatchesClangAndRuns) {
     const std::string clang = cxx ? "clang++-16" : "clang-16";
     std::string log;
     ASSERT_EQ(Run({cxx ? cxx_ : cc_, "-Oz", "-c", path, "-o", "ours.o", spec},
-                  {}, &log), 0) << log;
+                  {}, &log),
+              0)
+        << log;
     ASSERT_EQ(Run({clang, "-Oz", "-mllvm", "-enable-machine-outliner", "-c",
-                   path, "-o", "theirs.o"}), 0);
+                   path, "-o", "theirs.o"}),
+              0);
     EXPECT_EQ(Read("ours.o"), Read("theirs.o"));
-    if (Read("ours.o").find("OUTLINED_FUNCTION") != std::string::npos) ++outlined;
+    if (Read("ours.o").find("OUTLINED_FUNCTION") != std::string::npos)
+      ++outlined;
     ASSERT_EQ(Run({clang, "ours.o", "-o", "ours"}), 0);
     ASSERT_EQ(Run({clang, "-O0", path, "-o", "reference"}), 0);
     std::string ours_out, reference_out;
@@ -147,7 +154,9 @@ TEST_F(PhaseloopCcTest, MachineOutlinerCodegenOptionMatchesClangAndRuns) {
   std::string log;
   ASSERT_EQ(Run({cc_, "-Oz", "-c", fixtures_["bits.c"], "-o", "bad.o",
                  "--phaseloop-policy=fixed:default<Oz>,codegen<fast-isel>"},
-                {}, &log), 0) << log;
+                {}, &log),
+            0)
+      << log;
   EXPECT_EQ(Decisions().back().outcome(), v1::FAIL_OPEN);
   EXPECT_EQ(Decisions().back().reason(), "policy_unavailable");
 }
@@ -165,9 +174,13 @@ TEST_F(PhaseloopCcTest, DependencyFilesAndSeveralSourcesMatchClang) {
     theirs.insert(theirs.end(), args.begin(), args.end());
     ASSERT_EQ(Run(ours), 0);
     const std::map<std::string, std::string> outputs = {
-        {"x.o", Read("x.o")}, {"x.d", Read("x.d")}, {"deps.d", Read("deps.d")},
-        {"bits.o", Read("bits.o")}, {"bits.d", Read("bits.d")},
-        {"globals.o", Read("globals.o")}, {"globals.d", Read("globals.d")}};
+        {"x.o", Read("x.o")},
+        {"x.d", Read("x.d")},
+        {"deps.d", Read("deps.d")},
+        {"bits.o", Read("bits.o")},
+        {"bits.d", Read("bits.d")},
+        {"globals.o", Read("globals.o")},
+        {"globals.d", Read("globals.d")}};
     ASSERT_EQ(Run(theirs), 0);
     for (const auto& [name, bytes] : outputs) {
       EXPECT_EQ(bytes, Read(name)) << name << " after " << args[2];
@@ -184,9 +197,9 @@ TEST_F(PhaseloopCcTest, WarningsShowOnceAndWerrorFailsLikeClang) {
   EXPECT_NE(ours.find("unused variable"), std::string::npos);
   unlink((dir_ + "/warn.o").c_str());
   int rc = Run({cc_, "-O2", "-Wall", "-Werror", "-c", "warn.c"}, {}, &ours);
-  int clang_rc =
-      Run({"clang-16", "-O2", "-Wall", "-Werror", "-c", "warn.c", "-o",
-           "clang.o"}, {}, &theirs);
+  int clang_rc = Run(
+      {"clang-16", "-O2", "-Wall", "-Werror", "-c", "warn.c", "-o", "clang.o"},
+      {}, &theirs);
   EXPECT_EQ(rc, clang_rc);
   EXPECT_NE(rc, 0);
   EXPECT_EQ(Read("warn.o"), "");  // no object, as with clang
@@ -194,7 +207,8 @@ TEST_F(PhaseloopCcTest, WarningsShowOnceAndWerrorFailsLikeClang) {
 
 TEST_F(PhaseloopCcTest, PassThroughRunsClangAndCountsWhy) {
   ASSERT_EQ(Run({cc_, "-O2", "-c", fixtures_["recursion.c"], "-o", "r.o",
-                 "--phaseloop-policy", "baseline"}), 0);
+                 "--phaseloop-policy", "baseline"}),
+            0);
   ASSERT_EQ(Run({cc_, "r.o", "-o", "prog", "--phaseloop-policy=baseline"}), 0);
   ASSERT_EQ(Run({dir_ + "/prog"}), 0);
   ASSERT_EQ(Run({cc_, "-E", fixtures_["recursion.c"], "-o", "r.i"}), 0);
@@ -215,8 +229,9 @@ TEST_F(PhaseloopCcTest, ResponseFilesAreExpanded) {
   std::ofstream(dir_ + "/args.rsp")
       << "-O2 -c \"" << fixtures_["strings.c"] << "\" -o rsp.o\n";
   ASSERT_EQ(Run({cc_, "@args.rsp"}), 0);
-  ASSERT_EQ(Run({"clang-16", "-O2", "-c", fixtures_["strings.c"], "-o",
-                 "clang.o"}), 0);
+  ASSERT_EQ(
+      Run({"clang-16", "-O2", "-c", fixtures_["strings.c"], "-o", "clang.o"}),
+      0);
   EXPECT_EQ(Read("rsp.o"), Read("clang.o"));
   ASSERT_EQ(Decisions().size(), 1u);
   EXPECT_EQ(Decisions()[0].outcome(), v1::OPTIMIZED);
@@ -234,21 +249,24 @@ TEST_F(PhaseloopCcTest, FailsOpenToPlainClang) {
     std::string reason;
   } cases[] = {
       {{{"PHASELOOP_TEST_INJECT_FAULT", "crash"}}, {}, "optimizer_crashed"},
-      {{{"PHASELOOP_TEST_INJECT_FAULT", "hang"}, {"PHASELOOP_TIMEOUT_MS", "500"}},
-       {}, "optimizer_timed_out"},
+      {{{"PHASELOOP_TEST_INJECT_FAULT", "hang"},
+        {"PHASELOOP_TIMEOUT_MS", "500"}},
+       {},
+       "optimizer_timed_out"},
       {{{"PHASELOOP_TEST_INJECT_FAULT", "break-ir"}}, {}, "verifier_failed"},
       {{}, {"--phaseloop-policy=/no/such/policy"}, "policy_unavailable"},
       {{}, {"--phaseloop-policy=" + dir_ + "/bad_table"}, "policy_unavailable"},
       {{}, {"--phaseloop-policy=fixed:no-such-pass"}, "invalid_pipeline"},
       {{{"PHASELOOP_CONFIG", dir_ + "/broken.conf"}}, {}, "config_invalid"},
   };
-  ASSERT_EQ(Run({"clang-16", "-O2", "-c", fixtures_["hashtable.c"], "-o",
-                 "clang.o"}), 0);
+  ASSERT_EQ(
+      Run({"clang-16", "-O2", "-c", fixtures_["hashtable.c"], "-o", "clang.o"}),
+      0);
   const std::string expected = Read("clang.o");
   for (const Case& c : cases) {
     unlink((dir_ + "/out.o").c_str());
-    std::vector<std::string> argv = {cc_, "-O2", "-c", fixtures_["hashtable.c"],
-                                     "-o", "out.o"};
+    std::vector<std::string> argv = {
+        cc_, "-O2", "-c", fixtures_["hashtable.c"], "-o", "out.o"};
     argv.insert(argv.end(), c.extra.begin(), c.extra.end());
     std::string log;
     EXPECT_EQ(Run(argv, c.env, &log), 0) << c.reason << ": " << log;
@@ -296,8 +314,10 @@ int main() {
 )";
   std::string log;
   ASSERT_EQ(Run({cxx_, "-std=c++20", "-O2", "-c", "coro.cc",
-                 "--phaseloop-policy=fixed:function(sroa,instcombine)"}, {},
-                &log), 0) << log;
+                 "--phaseloop-policy=fixed:function(sroa,instcombine)"},
+                {}, &log),
+            0)
+      << log;
   ASSERT_EQ(Run({cxx_, "coro.o", "-o", "coro"}), 0);
   ASSERT_EQ(Run({dir_ + "/coro"}, {}, &log), 0);
   EXPECT_EQ(log, "10\n");
@@ -309,7 +329,8 @@ int main() {
 TEST_F(PhaseloopCcTest, KillSwitchRunsPlainClang) {
   ASSERT_EQ(Run({cc_, "-O2", "-c", fixtures_["structs.c"], "-o", "k.o"},
                 {{"PHASELOOP_DISABLE", "1"},
-                 {"PHASELOOP_TEST_INJECT_FAULT", "crash"}}), 0);
+                 {"PHASELOOP_TEST_INJECT_FAULT", "crash"}}),
+            0);
   std::vector<v1::Decision> decisions = Decisions();
   ASSERT_EQ(decisions.size(), 1u);
   EXPECT_EQ(decisions[0].outcome(), v1::DISABLED);

@@ -35,9 +35,8 @@ Subcommand<Flags> AddSubcommand(CLI::App& parent, const std::string& name,
                                 std::function<int(const Flags&)> run) {
   auto flags = std::make_shared<Flags>();
   CLI::App* app = parent.add_subcommand(name, description);
-  app->callback([flags, run = std::move(run), &exit_code] {
-    exit_code = run(*flags);
-  });
+  app->callback(
+      [flags, run = std::move(run), &exit_code] { exit_code = run(*flags); });
   return {app, flags};
 }
 

@@ -57,8 +57,9 @@ TEST(SubcommandTest, KafkaDefaultsToTheEnvironment) {
   EchoFlags seen;
   EXPECT_EQ(RunTool({"tool", "echo", "--word", "x"}, &seen), kExitOk);
   EXPECT_EQ(seen.kafka, "env-host:9092");
-  EXPECT_EQ(RunTool({"tool", "echo", "--word", "x", "--kafka", "flag:1"}, &seen),
-            kExitOk);
+  EXPECT_EQ(
+      RunTool({"tool", "echo", "--word", "x", "--kafka", "flag:1"}, &seen),
+      kExitOk);
   EXPECT_EQ(seen.kafka, "flag:1");
   unsetenv(kKafkaEnv);
 }

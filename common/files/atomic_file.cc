@@ -48,13 +48,12 @@ absl::Status WriteFileAtomically(const std::string& path,
                                  absl::string_view content, mode_t mode) {
   const std::string directory = DirectoryOf(path);
   const std::string temp = TempPathFor(path);
-  const int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-                      mode);
+  const int fd =
+      open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
   if (fd < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("cannot write ", path, ": ", std::strerror(errno),
-                     " (does directory ", directory,
-                     " exist and is it writable?)"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot write ", path, ": ", std::strerror(errno), " (does directory ",
+        directory, " exist and is it writable?)"));
   }
   bool ok = WriteAll(fd, content) && fchmod(fd, mode) == 0;
   int error = errno;

@@ -28,8 +28,7 @@ inline constexpr char kTempFilePrefix[] = ".tmp-";
 // temp file removed; the status (Internal, or InvalidArgument when the
 // directory cannot be written) names `path` and the OS error.
 absl::Status WriteFileAtomically(const std::string& path,
-                                 absl::string_view content,
-                                 mode_t mode = 0644);
+                                 absl::string_view content, mode_t mode = 0644);
 
 // For files another library writes (a torch checkpoint): a fresh temp path
 // beside `path` to write to, then CommitFile(temp, path) fsyncs it, renames

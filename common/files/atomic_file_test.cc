@@ -129,8 +129,8 @@ TEST(AtomicFileTest, KilledWritersNeverLeaveAPartialFile) {
     kill(pid, SIGKILL);
     waitpid(pid, nullptr, 0);
     const std::string seen = Read(path);
-    EXPECT_TRUE(seen == a || seen == b) << "round " << round << ": "
-                                        << seen.size() << " bytes";
+    EXPECT_TRUE(seen == a || seen == b)
+        << "round " << round << ": " << seen.size() << " bytes";
   }
 }
 

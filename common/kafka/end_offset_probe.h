@@ -50,9 +50,9 @@ class EndOffsetProbe {
   std::chrono::milliseconds interval_{1000};
   mutable std::mutex mu_;
   std::condition_variable wake_;
-  bool stop_ = false;                 // guarded by mu_
-  std::set<int32_t> watched_;         // guarded by mu_
-  std::map<int32_t, int64_t> ends_;   // guarded by mu_
+  bool stop_ = false;                // guarded by mu_
+  std::set<int32_t> watched_;        // guarded by mu_
+  std::map<int32_t, int64_t> ends_;  // guarded by mu_
   std::thread thread_;
 };
 

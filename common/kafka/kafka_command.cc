@@ -28,8 +28,8 @@ absl::Status WriteBootstrapFile(const std::string& path,
                                 const std::string& content) {
   absl::Status written = files::WriteFileAtomically(path, content);
   if (!written.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "cannot write the bootstrap file: ", written.message()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot write the bootstrap file: ", written.message()));
   }
   return absl::OkStatus();
 }

@@ -238,8 +238,8 @@ TEST(ProducerTest, LoadTopicMetadataFetchesTopicsOrReportsTheCluster) {
   ASSERT_NE(cluster, nullptr);
   auto producer = MakeProducer(cluster->bootstrap_servers());
   ASSERT_NE(producer, nullptr);
-  EXPECT_TRUE(producer->LoadTopicMetadata({"warm.a", "warm.b"}, seconds(10))
-                  .ok());
+  EXPECT_TRUE(
+      producer->LoadTopicMetadata({"warm.a", "warm.b"}, seconds(10)).ok());
   ProduceNumbered(*producer, "warm.a", 10, 2);
   ASSERT_TRUE(producer->Flush(seconds(10)).ok());
   ExpectExactlyOnceInKeyOrder(cluster->bootstrap_servers(), "warm.a", 10);

@@ -41,11 +41,10 @@ TEST(TopicReaderTest, ReadsEveryRecordUpToTheEndOnce) {
   ASSERT_TRUE((*producer)->Flush(std::chrono::seconds(20)).ok());
 
   std::map<int32_t, std::vector<int>> by_partition;
-  auto read = ReadTopicToEnd(Options(bootstrap, "t"),
-                             [&](const ConsumedMessage& m) {
-                               by_partition[m.partition].push_back(
-                                   std::stoi(m.value));
-                             });
+  auto read =
+      ReadTopicToEnd(Options(bootstrap, "t"), [&](const ConsumedMessage& m) {
+        by_partition[m.partition].push_back(std::stoi(m.value));
+      });
   ASSERT_TRUE(read.ok()) << read.status();
   EXPECT_TRUE(read->topic_exists);
   EXPECT_EQ(read->records, 30);
@@ -63,16 +62,15 @@ TEST(TopicReaderTest, AnAbsentTopicIsEmptyAndNotCreated) {
   auto cluster = EmbeddedCluster::Start(1);
   ASSERT_TRUE(cluster.ok()) << cluster.status();
   int calls = 0;
-  auto read = ReadTopicToEnd(
-      Options((*cluster)->bootstrap_servers(), "absent"),
-      [&](const ConsumedMessage&) { ++calls; });
+  auto read = ReadTopicToEnd(Options((*cluster)->bootstrap_servers(), "absent"),
+                             [&](const ConsumedMessage&) { ++calls; });
   ASSERT_TRUE(read.ok()) << read.status();
   EXPECT_FALSE(read->topic_exists);
   EXPECT_EQ(read->records, 0);
   EXPECT_EQ(calls, 0);
-  auto again = ReadTopicToEnd(
-      Options((*cluster)->bootstrap_servers(), "absent"),
-      [&](const ConsumedMessage&) { ++calls; });
+  auto again =
+      ReadTopicToEnd(Options((*cluster)->bootstrap_servers(), "absent"),
+                     [&](const ConsumedMessage&) { ++calls; });
   ASSERT_TRUE(again.ok());
   EXPECT_FALSE(again->topic_exists);  // the first read did not create it
 }

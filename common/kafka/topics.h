@@ -74,8 +74,7 @@ inline std::string SliKey(absl::string_view service) {
 }
 
 // Key of phaseloop.rewards records.
-inline std::string RewardKey(absl::string_view service,
-                             absl::string_view group,
+inline std::string RewardKey(absl::string_view service, absl::string_view group,
                              absl::string_view deployment_id,
                              int64_t window_start_ms) {
   return absl::StrCat(service, "/", group, "/", deployment_id, "/",
@@ -83,8 +82,7 @@ inline std::string RewardKey(absl::string_view service,
 }
 
 // Key of phaseloop.budget records.
-inline std::string BudgetKey(absl::string_view service,
-                             absl::string_view group,
+inline std::string BudgetKey(absl::string_view service, absl::string_view group,
                              absl::string_view slo_name) {
   return absl::StrCat(service, "/", group, "/", slo_name);
 }

@@ -46,8 +46,9 @@ ChildOutcome RunInChild(
     close(fds[0]);
     absl::StatusOr<std::string> result = work();
     // First byte: 'O' ok, 'E' error; then the report or message.
-    WriteAll(fds[1], result.ok() ? "O" + *result
-                                 : "E" + std::string(result.status().message()));
+    WriteAll(fds[1], result.ok()
+                         ? "O" + *result
+                         : "E" + std::string(result.status().message()));
     close(fds[1]);
     _exit(0);  // no atexit handlers or static destructors of the parent
   }
@@ -59,7 +60,8 @@ ChildOutcome RunInChild(
   char buffer[65536];
   for (;;) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                    deadline - std::chrono::steady_clock::now()).count();
+                    deadline - std::chrono::steady_clock::now())
+                    .count();
     if (left <= 0) {
       timed_out = true;
       break;
@@ -87,9 +89,9 @@ ChildOutcome RunInChild(
                                    timeout_ms, " ms");
   } else if (WIFSIGNALED(status)) {
     outcome.kind = ChildOutcome::kCrashed;
-    outcome.message = absl::StrCat("optimizer_crashed: signal ",
-                                   WTERMSIG(status), " (",
-                                   strsignal(WTERMSIG(status)), ")");
+    outcome.message =
+        absl::StrCat("optimizer_crashed: signal ", WTERMSIG(status), " (",
+                     strsignal(WTERMSIG(status)), ")");
   } else if (received.empty() || WEXITSTATUS(status) != 0) {
     outcome.kind = ChildOutcome::kCrashed;
     outcome.message = absl::StrCat("optimizer_crashed: exit status ",

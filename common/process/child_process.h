@@ -24,8 +24,8 @@ struct ChildOutcome {
 // The snake_case names the decision log uses for kFailed/kCrashed/kTimedOut
 // ("optimizer_crashed", "optimizer_timed_out"; kFailed uses the first word
 // of the work's error).
-ChildOutcome RunInChild(const std::function<absl::StatusOr<std::string>()>& work,
-                        int timeout_ms);
+ChildOutcome RunInChild(
+    const std::function<absl::StatusOr<std::string>()>& work, int timeout_ms);
 
 }  // namespace phaseloop::process
 

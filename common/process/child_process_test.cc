@@ -1,10 +1,9 @@
 #include "common/process/child_process.h"
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <csignal>
-
-#include <gtest/gtest.h>
 
 namespace phaseloop::process {
 namespace {
@@ -40,8 +39,8 @@ TEST(ChildProcessTest, CrashIsAValue) {
 }
 
 TEST(ChildProcessTest, ExitWithoutResultIsACrash) {
-  ChildOutcome outcome = RunInChild(
-      []() -> absl::StatusOr<std::string> { _exit(1); }, 10000);
+  ChildOutcome outcome =
+      RunInChild([]() -> absl::StatusOr<std::string> { _exit(1); }, 10000);
   EXPECT_EQ(outcome.kind, ChildOutcome::kCrashed);
 }
 

@@ -25,7 +25,8 @@ absl::StatusOr<std::string> ReadLog(const std::string& path) {
 absl::StatusOr<ProcessResult> RunProcess(const ProcessSpec& spec) {
   if (spec.argv.empty()) return absl::InvalidArgumentError("empty command");
   llvm::ErrorOr<std::string> env = llvm::sys::findProgramByName("env");
-  if (!env) return absl::FailedPreconditionError("'env' (coreutils) not on PATH");
+  if (!env)
+    return absl::FailedPreconditionError("'env' (coreutils) not on PATH");
   // env -C DIR NAME=VALUE... timeout ... argv: cwd, environment and time
   // limit without forking by hand.
   std::vector<std::string> args = {*env};

@@ -12,9 +12,9 @@ namespace phaseloop::process {
 // binary). argv[0] is looked up on PATH.
 struct ProcessSpec {
   std::vector<std::string> argv;
-  std::string cwd;                    // "" = the current directory
-  std::vector<std::string> env;       // extra NAME=VALUE entries
-  double timeout_seconds = 0;         // 0 = no limit
+  std::string cwd;               // "" = the current directory
+  std::vector<std::string> env;  // extra NAME=VALUE entries
+  double timeout_seconds = 0;    // 0 = no limit
 };
 
 struct ProcessResult {

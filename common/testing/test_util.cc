@@ -22,7 +22,8 @@ int RunCommand(const std::vector<std::string>& argv, std::string* output) {
     close(pipe_fds[0]);
     close(pipe_fds[1]);
     std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    for (const std::string& a : argv)
+      args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     execvp(args[0], args.data());
     _exit(127);
@@ -31,7 +32,8 @@ int RunCommand(const std::vector<std::string>& argv, std::string* output) {
   std::string out;
   char buffer[4096];
   ssize_t n;
-  while ((n = read(pipe_fds[0], buffer, sizeof buffer)) > 0) out.append(buffer, n);
+  while ((n = read(pipe_fds[0], buffer, sizeof buffer)) > 0)
+    out.append(buffer, n);
   close(pipe_fds[0]);
   int status = 0;
   waitpid(pid, &status, 0);

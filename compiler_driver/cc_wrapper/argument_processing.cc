@@ -309,7 +309,6 @@ StrippedArgs StripPhaseloopFlags(const std::vector<std::string>& args) {
   return out;
 }
 
-
 const char* PassThroughReasonName(PassThroughReason reason) {
   switch (reason) {
     case PassThroughReason::kNotCompileOnly:

@@ -10,8 +10,8 @@
 #include <variant>
 #include <vector>
 
-#include "compiler_driver/cc_wrapper/argument_processing.h"
 #include "common/testing/test_util.h"
+#include "compiler_driver/cc_wrapper/argument_processing.h"
 #include "gtest/gtest.h"
 
 namespace phaseloop::cc_wrapper {

@@ -2,17 +2,17 @@
 // equals what the chosen pipeline gives, the decision records the artifact's
 // content hash and how the pipeline was chosen, size policies stay out of
 // -O2 builds, and a corrupt artifact falls back to plain clang.
+#include <gtest/gtest.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <map>
 
-#include <gtest/gtest.h>
-
+#include "common/testing/test_util.h"
 #include "compiler_driver/cc_wrapper/spool_reader.h"
 #include "compiler_driver/cc_wrapper/wrapper_scratch.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "compiler_driver/policy_runtime/test_artifacts.h"
-#include "common/testing/test_util.h"
 
 namespace phaseloop {
 namespace {
@@ -31,17 +31,15 @@ class ArtifactPolicyWrapperTest : public ::testing::Test {
     artifact_ = policy_runtime::testing::RandomArtifact(options);
     artifact_path_ = dir_ + "/size.plpolicy";
     ASSERT_TRUE(
-        policy_runtime::WritePolicyArtifactFile(artifact_, artifact_path_).ok());
+        policy_runtime::WritePolicyArtifactFile(artifact_, artifact_path_)
+            .ok());
   }
 
-  int Run(const std::vector<std::string>& argv,
-          std::string* output = nullptr) {
+  int Run(const std::vector<std::string>& argv, std::string* output = nullptr) {
     return scratch_.Run(argv, {}, output);
   }
 
-  std::vector<v1::Decision> Decisions() {
-    return scratch_.Decisions();
-  }
+  std::vector<v1::Decision> Decisions() { return scratch_.Decisions(); }
 
   cc_wrapper::testing::WrapperScratch scratch_;
   const std::string dir_ = scratch_.dir();
@@ -53,12 +51,15 @@ class ArtifactPolicyWrapperTest : public ::testing::Test {
 TEST_F(ArtifactPolicyWrapperTest, SingleAndTopKDecisionsAreRecorded) {
   const std::string version = policy_runtime::PolicyVersionOf(artifact_);
   ASSERT_EQ(Run({cc_, "-Oz", "-c", source_, "-o", "single.o",
-                 "--phaseloop-policy=" + artifact_path_}), 0);
+                 "--phaseloop-policy=" + artifact_path_}),
+            0);
   ASSERT_EQ(Run({cc_, "-Oz", "-c", source_, "-o", "topk.o",
                  "--phaseloop-policy=artifact:" + artifact_path_ +
-                     "?mode=topk&k=2&budget_ms=20000"}), 0);
+                     "?mode=topk&k=2&budget_ms=20000"}),
+            0);
   ASSERT_EQ(Run({cc_, "-O2", "-c", source_, "-o", "o2.o",
-                 "--phaseloop-policy=" + artifact_path_}), 0);
+                 "--phaseloop-policy=" + artifact_path_}),
+            0);
   // The same chosen pipeline as a fixed policy gives the same object.
   std::vector<v1::Decision> d = Decisions();
   ASSERT_EQ(d.size(), 3u);
@@ -73,12 +74,14 @@ TEST_F(ArtifactPolicyWrapperTest, SingleAndTopKDecisionsAreRecorded) {
   EXPECT_EQ(d[2].pipeline(), "default<O2>");
   EXPECT_NE(d[2].detail().find("does not apply at -O2"), std::string::npos);
   ASSERT_EQ(Run({cc_, "-Oz", "-c", source_, "-o", "fixed.o",
-                 "--phaseloop-policy=fixed:" + d[0].pipeline()}), 0);
+                 "--phaseloop-policy=fixed:" + d[0].pipeline()}),
+            0);
   EXPECT_EQ(testing::ReadFileOrEmpty(dir_ + "/fixed.o"),
             testing::ReadFileOrEmpty(dir_ + "/single.o"));
   // topk is never larger than -Oz.
   ASSERT_EQ(Run({cc_, "-Oz", "-c", source_, "-o", "oz.o",
-                 "--phaseloop-policy=baseline"}), 0);
+                 "--phaseloop-policy=baseline"}),
+            0);
   d = Decisions();
   ASSERT_EQ(d.size(), 5u);
   EXPECT_LE(d[1].text_size(), d[4].text_size());
@@ -90,8 +93,10 @@ TEST_F(ArtifactPolicyWrapperTest, CorruptArtifactFallsBackToClang) {
   std::ofstream(dir_ + "/bad.plpolicy", std::ios::binary) << bytes;
   std::string output;
   ASSERT_EQ(Run({cc_, "-Oz", "-c", source_, "-o", "x.o",
-                 "--phaseloop-policy=" + dir_ + "/bad.plpolicy"}, &output),
-            0) << output;
+                 "--phaseloop-policy=" + dir_ + "/bad.plpolicy"},
+                &output),
+            0)
+      << output;
   EXPECT_FALSE(testing::ReadFileOrEmpty(dir_ + "/x.o").empty());
   std::vector<v1::Decision> d = Decisions();
   ASSERT_EQ(d.size(), 1u);

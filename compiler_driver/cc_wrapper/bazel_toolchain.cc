@@ -1,4 +1,3 @@
-#include "common/files/atomic_file.h"
 #include "compiler_driver/cc_wrapper/bazel_toolchain.h"
 
 #include <unistd.h>
@@ -21,6 +20,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "common/files/atomic_file.h"
 #include "compiler_driver/cc_wrapper/bazel_toolchain_files.h"
 
 namespace phaseloop::cc_wrapper {
@@ -44,10 +44,11 @@ std::string FindProgram(const std::string& name) {
     return access(name.c_str(), X_OK) == 0 ? WithCanonicalDir(name) : "";
   }
   const char* path = std::getenv("PATH");
-  for (absl::string_view dir :
-       absl::StrSplit(path != nullptr ? path : "/usr/bin:/bin", ':', absl::SkipEmpty())) {
+  for (absl::string_view dir : absl::StrSplit(
+           path != nullptr ? path : "/usr/bin:/bin", ':', absl::SkipEmpty())) {
     std::string candidate = absl::StrCat(dir, "/", name);
-    if (access(candidate.c_str(), X_OK) == 0) return WithCanonicalDir(candidate);
+    if (access(candidate.c_str(), X_OK) == 0)
+      return WithCanonicalDir(candidate);
   }
   return "";
 }
@@ -61,7 +62,8 @@ std::string FindTool(const std::vector<std::string>& names) {
   return "/usr/bin/" + names.front();
 }
 
-absl::StatusOr<std::string> ReadFile(const std::string& path, const char* what) {
+absl::StatusOr<std::string> ReadFile(const std::string& path,
+                                     const char* what) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     return absl::NotFoundError(
@@ -73,13 +75,13 @@ absl::StatusOr<std::string> ReadFile(const std::string& path, const char* what) 
 }
 
 // Temp file + rename: the file is either old or new, never half-written.
-absl::Status WriteFileAtomically(const fs::path& path, const std::string& content,
-                                 fs::perms perms) {
-  absl::Status written = files::WriteFileAtomically(
-      path.string(), content, static_cast<mode_t>(perms));
+absl::Status WriteFileAtomically(const fs::path& path,
+                                 const std::string& content, fs::perms perms) {
+  absl::Status written = files::WriteFileAtomically(path.string(), content,
+                                                    static_cast<mode_t>(perms));
   if (!written.ok()) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        written.message(), "; check that --out is writable"));
+    return absl::PermissionDeniedError(
+        absl::StrCat(written.message(), "; check that --out is writable"));
   }
   return absl::OkStatus();
 }
@@ -87,7 +89,8 @@ absl::Status WriteFileAtomically(const fs::path& path, const std::string& conten
 // The nearest ancestor of `dir` (itself included) holding a WORKSPACE file.
 absl::StatusOr<fs::path> FindWorkspaceRoot(const fs::path& dir) {
   for (fs::path p = dir; !p.empty(); p = p.parent_path()) {
-    if (fs::exists(p / "WORKSPACE") || fs::exists(p / "WORKSPACE.bazel")) return p;
+    if (fs::exists(p / "WORKSPACE") || fs::exists(p / "WORKSPACE.bazel"))
+      return p;
     if (p == p.root_path()) break;
   }
   return absl::FailedPreconditionError(absl::StrCat(
@@ -119,19 +122,20 @@ absl::StatusOr<std::string> CheckedCc(const std::string& cc) {
   if (cc.empty())
     return absl::InvalidArgumentError("no phaseloop-cc given; pass --cc PATH");
   if (access(cc.c_str(), X_OK) != 0 || fs::is_directory(cc)) {
-    return absl::NotFoundError(absl::StrCat(
-        "phaseloop-cc '", cc,
-        "' is not an executable file; pass --cc with the "
-        "path of phaseloop-cc (bazel-bin/compiler_driver/cc_wrapper/phaseloop-cc)"));
+    return absl::NotFoundError(
+        absl::StrCat("phaseloop-cc '", cc,
+                     "' is not an executable file; pass --cc with the "
+                     "path of phaseloop-cc "
+                     "(bazel-bin/compiler_driver/cc_wrapper/phaseloop-cc)"));
   }
   // The wrapper finds its optimizer next to its resolved executable.
   fs::path opt = fs::weakly_canonical(cc).parent_path() / "phaseloop-cc-opt";
   if (access(opt.c_str(), X_OK) != 0) {
-    return absl::NotFoundError(
-        absl::StrCat("'", opt.string(),
-                     "' is missing: phaseloop-cc needs phaseloop-cc-opt in "
-                     "its directory; build //compiler_driver/cc_wrapper:phaseloop-cc (it "
-                     "brings both) or copy both files together"));
+    return absl::NotFoundError(absl::StrCat(
+        "'", opt.string(),
+        "' is missing: phaseloop-cc needs phaseloop-cc-opt in "
+        "its directory; build //compiler_driver/cc_wrapper:phaseloop-cc (it "
+        "brings both) or copy both files together"));
   }
   return fs::absolute(cc).lexically_normal().string();
 }
@@ -142,15 +146,17 @@ absl::StatusOr<std::string> PolicyContent(const BazelToolchainOptions& options,
     if (fs::exists(existing)) return ReadFile(existing.string(), "policy file");
     return std::string(kDefaultPolicy);
   }
-  absl::StatusOr<std::string> text = ReadFile(options.policy_file, "--policy file");
+  absl::StatusOr<std::string> text =
+      ReadFile(options.policy_file, "--policy file");
   if (!text.ok()) return text.status();
   for (absl::string_view line : absl::StrSplit(*text, '\n')) {
     line = absl::StripAsciiWhitespace(line);
     if (!line.empty() && line.front() != '#') return text;
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "--policy file '", options.policy_file,
-      "' has no spec line; write one such as `baseline` or `fixed:default<Oz>`"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("--policy file '", options.policy_file,
+                   "' has no spec line; write one such as `baseline` or "
+                   "`fixed:default<Oz>`"));
 }
 
 absl::StatusOr<std::string> SpoolDir(const std::string& requested) {
@@ -180,19 +186,22 @@ absl::StatusOr<std::string> SpoolDir(const std::string& requested) {
 
 // Builtin include directories, as clang reports them and resolved: Bazel
 // checks every header a compile used (.d file) against this list.
-absl::StatusOr<std::vector<std::string>> BuiltinIncludeDirs(const std::string& clang) {
+absl::StatusOr<std::vector<std::string>> BuiltinIncludeDirs(
+    const std::string& clang) {
   std::vector<std::string> dirs;
   for (const char* lang : {"c", "c++"}) {
     // With and without -no-canonical-prefixes (one of the compile flags):
     // clang's resource directory differs.
     for (const char* prefixes : {"", " -no-canonical-prefixes"}) {
-      std::string command = absl::StrCat(ShellQuote(clang), prefixes, " -E -x ", lang,
-                                         " - -v </dev/null 2>&1");
+      std::string command = absl::StrCat(ShellQuote(clang), prefixes, " -E -x ",
+                                         lang, " - -v </dev/null 2>&1");
       FILE* pipe = popen(command.c_str(), "r");
-      if (pipe == nullptr) return absl::InternalError("popen failed for " + command);
+      if (pipe == nullptr)
+        return absl::InternalError("popen failed for " + command);
       std::string output;
       char buffer[4096];
-      while (size_t n = fread(buffer, 1, sizeof(buffer), pipe)) output.append(buffer, n);
+      while (size_t n = fread(buffer, 1, sizeof(buffer), pipe))
+        output.append(buffer, n);
       std::vector<std::string> found = ParseIncludeSearchList(output);
       if (pclose(pipe) != 0 || found.empty()) {
         return absl::FailedPreconditionError(
@@ -203,8 +212,10 @@ absl::StatusOr<std::vector<std::string>> BuiltinIncludeDirs(const std::string& c
       }
       for (const std::string& dir : found) {
         std::error_code error;
-        for (const std::string& d : {dir, fs::weakly_canonical(dir, error).string()}) {
-          if (!d.empty() && std::find(dirs.begin(), dirs.end(), d) == dirs.end()) {
+        for (const std::string& d :
+             {dir, fs::weakly_canonical(dir, error).string()}) {
+          if (!d.empty() &&
+              std::find(dirs.begin(), dirs.end(), d) == dirs.end()) {
             dirs.push_back(d);
           }
         }
@@ -222,11 +233,13 @@ absl::StatusOr<std::string> Fingerprint(const std::vector<fs::path>& files) {
     char buffer[1 << 16];
     while (in.read(buffer, sizeof(buffer)) || in.gcount() > 0) {
       for (std::streamsize i = 0; i < in.gcount(); ++i) {
-        hash = (hash ^ static_cast<unsigned char>(buffer[i])) * 1099511628211ull;
+        hash =
+            (hash ^ static_cast<unsigned char>(buffer[i])) * 1099511628211ull;
       }
     }
     if (!in.eof()) {
-      return absl::NotFoundError(absl::StrCat("cannot read '", file.string(), "'"));
+      return absl::NotFoundError(
+          absl::StrCat("cannot read '", file.string(), "'"));
     }
   }
   return absl::StrFormat("%016x", hash);
@@ -271,7 +284,8 @@ std::vector<std::string> ParseIncludeSearchList(const std::string& output) {
   return dirs;
 }
 
-absl::StatusOr<BazelToolchain> WriteBazelToolchain(const BazelToolchainOptions& options) {
+absl::StatusOr<BazelToolchain> WriteBazelToolchain(
+    const BazelToolchainOptions& options) {
   if (options.out_dir.empty()) {
     return absl::InvalidArgumentError(
         "no --out given; pass the package directory to "
@@ -279,8 +293,9 @@ absl::StatusOr<BazelToolchain> WriteBazelToolchain(const BazelToolchainOptions& 
   }
   const fs::path out = fs::absolute(options.out_dir).lexically_normal();
   if (fs::exists(out) && !fs::is_directory(out)) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "--out '", out.string(), "' exists and is not a directory; pass a directory"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("--out '", out.string(),
+                     "' exists and is not a directory; pass a directory"));
   }
   absl::StatusOr<fs::path> root = FindWorkspaceRoot(out);
   if (!root.ok()) return root.status();
@@ -291,8 +306,9 @@ absl::StatusOr<BazelToolchain> WriteBazelToolchain(const BazelToolchainOptions& 
   // first on PATH), so its include directories are the ones BUILD lists.
   const std::string clang = FindProgram(options.clang);
   if (clang.empty()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "'", options.clang, "' is not on PATH; install clang-16 (tools/setup.sh)"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("'", options.clang,
+                     "' is not on PATH; install clang-16 (tools/setup.sh)"));
   }
   absl::StatusOr<std::string> policy = PolicyContent(options, out / "policy");
   if (!policy.ok()) return policy.status();
@@ -310,7 +326,8 @@ absl::StatusOr<BazelToolchain> WriteBazelToolchain(const BazelToolchainOptions& 
   absl::StatusOr<std::string> fingerprint =
       Fingerprint({fs::weakly_canonical(*cc), cc_dir / "phaseloop-cc-opt"});
   if (!fingerprint.ok()) return fingerprint.status();
-  absl::StatusOr<std::vector<std::string>> include_dirs = BuiltinIncludeDirs(clang);
+  absl::StatusOr<std::vector<std::string>> include_dirs =
+      BuiltinIncludeDirs(clang);
   if (!include_dirs.ok()) return include_dirs.status();
 
   BuildFileSettings build;
@@ -324,26 +341,28 @@ absl::StatusOr<BazelToolchain> WriteBazelToolchain(const BazelToolchainOptions& 
   std::error_code error;
   fs::create_directories(out, error);
   if (error) {
-    return absl::PermissionDeniedError(
-        absl::StrCat("cannot create --out '", out.string(), "': ", error.message()));
+    return absl::PermissionDeniedError(absl::StrCat(
+        "cannot create --out '", out.string(), "': ", error.message()));
   }
   const fs::perms file = fs::perms::owner_read | fs::perms::owner_write |
                          fs::perms::group_read | fs::perms::others_read;
-  const fs::perms script =
-      file | fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec;
+  const fs::perms script = file | fs::perms::owner_exec |
+                           fs::perms::group_exec | fs::perms::others_exec;
   if (artifact) {  // before the policy file that names it
-    if (absl::Status s = WriteFileAtomically(out / kArtifactPolicyFileName,
-                                             *artifact, file);
+    if (absl::Status s =
+            WriteFileAtomically(out / kArtifactPolicyFileName, *artifact, file);
         !s.ok()) {
       return s;
     }
   }
   // BUILD last: a package with a BUILD file is complete.
   for (const auto& [name, content, perms] :
-       {std::tuple<const char*, std::string, fs::perms>{"policy", *policy, file},
+       {std::tuple<const char*, std::string, fs::perms>{"policy", *policy,
+                                                        file},
         {"cc_wrapper.sh", RenderCcWrapper(wrapper), script},
         {"BUILD", RenderBuildFile(build), file}}) {
-    if (absl::Status s = WriteFileAtomically(out / name, content, perms); !s.ok()) {
+    if (absl::Status s = WriteFileAtomically(out / name, content, perms);
+        !s.ok()) {
       return s;
     }
   }

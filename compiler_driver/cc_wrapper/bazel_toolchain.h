@@ -52,10 +52,10 @@ struct BazelToolchainOptions {
 
 // What was written, for telling the user how to use it.
 struct BazelToolchain {
-  std::string package;                     // workspace-relative, e.g. "tools/phaseloop"
-  std::string crosstool_top;               // "//tools/phaseloop:toolchain"
-  std::string policy_path;                 // absolute path of <out_dir>/policy
-  std::string spool_dir;                   // absolute
+  std::string package;        // workspace-relative, e.g. "tools/phaseloop"
+  std::string crosstool_top;  // "//tools/phaseloop:toolchain"
+  std::string policy_path;    // absolute path of <out_dir>/policy
+  std::string spool_dir;      // absolute
   std::vector<std::string> bazelrc_lines;  // for the workspace's .bazelrc
 };
 
@@ -63,7 +63,8 @@ struct BazelToolchain {
 // each one either old or new. Errors name the input and the fix: bad input is
 // InvalidArgument / NotFound / FailedPrecondition / PermissionDenied,
 // anything else is internal.
-absl::StatusOr<BazelToolchain> WriteBazelToolchain(const BazelToolchainOptions& options);
+absl::StatusOr<BazelToolchain> WriteBazelToolchain(
+    const BazelToolchainOptions& options);
 
 // The directories of the `#include <...>` search list in the output of
 // `clang -E -v`, lexically normalised ("/usr/bin/../include" ->

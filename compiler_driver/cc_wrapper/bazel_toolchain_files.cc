@@ -9,8 +9,8 @@ namespace phaseloop::cc_wrapper {
 namespace {
 
 std::string StarlarkString(const std::string& s) {
-  return absl::StrCat("\"", absl::StrReplaceAll(s, {{"\\", "\\\\"}, {"\"", "\\\""}}),
-                      "\"");
+  return absl::StrCat(
+      "\"", absl::StrReplaceAll(s, {{"\\", "\\\\"}, {"\"", "\\\""}}), "\"");
 }
 
 std::string StarlarkList(const std::vector<std::string>& items,
@@ -29,7 +29,8 @@ std::string ShellQuote(const std::string& s) {
 }
 
 std::string RenderBuildFile(const BuildFileSettings& s) {
-  std::vector<std::pair<std::string, std::string>> tools = {{"gcc", "cc_wrapper.sh"}};
+  std::vector<std::pair<std::string, std::string>> tools = {
+      {"gcc", "cc_wrapper.sh"}};
   tools.insert(tools.end(), s.tool_paths.begin(), s.tool_paths.end());
   std::string tool_paths = "{\n";
   for (const auto& [name, path] : tools) {
@@ -38,19 +39,21 @@ std::string RenderBuildFile(const BuildFileSettings& s) {
   }
   absl::StrAppend(&tool_paths, "    }");
   const std::string policy_flag = absl::StrCat(
-      "--phaseloop-policy=", s.package.empty() ? "" : absl::StrCat(s.package, "/"),
-      "policy");
-  std::vector<std::string> link_flags = {"-Wl,-no-as-needed", "-Wl,-z,relro,-z,now"};
+      "--phaseloop-policy=",
+      s.package.empty() ? "" : absl::StrCat(s.package, "/"), "policy");
+  std::vector<std::string> link_flags = {"-Wl,-no-as-needed",
+                                         "-Wl,-z,relro,-z,now"};
   if (s.use_lld) link_flags.insert(link_flags.begin(), "-fuse-ld=lld");
   const std::string indent = "    ";
   auto list = [&](const std::vector<std::string>& items) {
     return StarlarkList(items, indent);
   };
-  return absl::StrCat(kGeneratedMarker, R"x(; rerun it rather than editing.
+  return absl::StrCat(
+      kGeneratedMarker, R"x(; rerun it rather than editing.
 # A C/C++ toolchain whose compiler is phaseloop-cc (clang-16 plus the pass
 # ordering policy in ./policy). Use it with
 #   build --crosstool_top=//)x",
-                      s.package, R"x(:toolchain
+      s.package, R"x(:toolchain
 # Edit ./policy to change the policy: it is an input of every compile action
 # (compiler_files), so its content is part of each action key.
 load("@bazel_tools//tools/cpp:unix_cc_toolchain_config.bzl", "cc_toolchain_config")
@@ -101,45 +104,47 @@ cc_toolchain_config(
     abi_libc_version = "local",
     abi_version = "local",
     compile_flags = )x",
-                      list({policy_flag, "-U_FORTIFY_SOURCE", "-fstack-protector",
-                            "-Wall", "-Wthread-safety", "-Wself-assign",
-                            "-fcolor-diagnostics", "-fno-omit-frame-pointer"}),
-                      R"x(,
+      list({policy_flag, "-U_FORTIFY_SOURCE", "-fstack-protector", "-Wall",
+            "-Wthread-safety", "-Wself-assign", "-fcolor-diagnostics",
+            "-fno-omit-frame-pointer"}),
+      R"x(,
     compiler = "clang",
     coverage_compile_flags = )x",
-                      list({"-fprofile-instr-generate", "-fcoverage-mapping"}), R"x(,
+      list({"-fprofile-instr-generate", "-fcoverage-mapping"}), R"x(,
     coverage_link_flags = ["-fprofile-instr-generate"],
     cpu = "k8",
     cxx_builtin_include_directories = )x",
-                      list(s.include_dirs), R"x(,
+      list(s.include_dirs), R"x(,
     cxx_flags = ["-std=c++0x"],
     dbg_compile_flags = ["-g"],
     host_system_name = "local",
     link_flags = )x",
-                      list(link_flags), R"x(,
+      list(link_flags), R"x(,
     link_libs = )x",
-                      list({"-lstdc++", "-lm"}), R"x(,
+      list({"-lstdc++", "-lm"}), R"x(,
     opt_compile_flags = )x",
-                      list({"-g0", "-O2", "-D_FORTIFY_SOURCE=1", "-DNDEBUG",
-                            "-ffunction-sections", "-fdata-sections"}),
-                      R"x(,
+      list({"-g0", "-O2", "-D_FORTIFY_SOURCE=1", "-DNDEBUG",
+            "-ffunction-sections", "-fdata-sections"}),
+      R"x(,
     opt_link_flags = ["-Wl,--gc-sections"],
     supports_start_end_lib = False,
     target_libc = "local",
     target_system_name = "local",
     tool_paths = )x",
-                      tool_paths, R"x(,
+      tool_paths, R"x(,
     toolchain_identifier = "phaseloop-clang-16",
     unfiltered_compile_flags = )x",
-                      list({"-no-canonical-prefixes", "-Wno-builtin-macro-redefined",
-                            "-D__DATE__=\"redacted\"", "-D__TIMESTAMP__=\"redacted\"",
-                            "-D__TIME__=\"redacted\""}),
-                      ",\n)\n");
+      list({"-no-canonical-prefixes", "-Wno-builtin-macro-redefined",
+            "-D__DATE__=\"redacted\"", "-D__TIMESTAMP__=\"redacted\"",
+            "-D__TIME__=\"redacted\""}),
+      ",\n)\n");
 }
 
 std::string RenderCcWrapper(const CcWrapperSettings& s) {
-  const std::string clang_dir = std::filesystem::path(s.clang).parent_path().string();
-  return absl::StrCat("#!/bin/sh\n", kGeneratedMarker, R"x(; rerun it rather than editing.
+  const std::string clang_dir =
+      std::filesystem::path(s.clang).parent_path().string();
+  return absl::StrCat(
+      "#!/bin/sh\n", kGeneratedMarker, R"x(; rerun it rather than editing.
 # Bazel's compiler and linker driver: phaseloop-cc, with the decision spool
 # set here because Bazel runs actions without HOME (an action_env
 # PHASELOOP_SPOOL wins), and PATH leading to the clang-16 whose builtin
@@ -147,10 +152,9 @@ std::string RenderCcWrapper(const CcWrapperSettings& s) {
 # This file is an input of every compile action: rerunning the generator
 # after upgrading phaseloop changes the fingerprint below, so Bazel recompiles.
 # phaseloop-cc and phaseloop-cc-opt fingerprint: )x",
-                      s.fingerprint, "\nphaseloop_cc=", ShellQuote(s.phaseloop_cc),
-                      "\nclang=", ShellQuote(s.clang),
-                      "\nspool=", ShellQuote(s.spool_dir),
-                      "\nexport PATH=", ShellQuote(clang_dir), R"x(":$PATH"
+      s.fingerprint, "\nphaseloop_cc=", ShellQuote(s.phaseloop_cc),
+      "\nclang=", ShellQuote(s.clang), "\nspool=", ShellQuote(s.spool_dir),
+      "\nexport PATH=", ShellQuote(clang_dir), R"x(":$PATH"
 export PHASELOOP_SPOOL="${PHASELOOP_SPOOL:-$spool}"
 if [ -x "$phaseloop_cc" ]; then
   exec "$phaseloop_cc" "$@"

@@ -24,14 +24,18 @@ BuildFileSettings Settings() {
 TEST(RenderBuildFileTest, PolicyIsACompileFlagAndACompilerInput) {
   const std::string build = RenderBuildFile(Settings());
   EXPECT_THAT(build, StartsWith(kGeneratedMarker));
+  EXPECT_THAT(
+      build,
+      HasSubstr("#   build --crosstool_top=//tools/phaseloop:toolchain\n"));
   EXPECT_THAT(build,
-              HasSubstr("#   build --crosstool_top=//tools/phaseloop:toolchain\n"));
-  EXPECT_THAT(build, HasSubstr("compile_flags = [\n        "
-                               "\"--phaseloop-policy=tools/phaseloop/policy\",\n"));
-  EXPECT_THAT(build, HasSubstr("name = \"compiler_files\",\n    srcs = [\n"
-                               "        \"cc_wrapper.sh\",\n        \"policy\",\n"));
+              HasSubstr("compile_flags = [\n        "
+                        "\"--phaseloop-policy=tools/phaseloop/policy\",\n"));
   EXPECT_THAT(build,
-              HasSubstr("name = \"linker_files\",\n    srcs = [\"cc_wrapper.sh\"],"));
+              HasSubstr("name = \"compiler_files\",\n    srcs = [\n"
+                        "        \"cc_wrapper.sh\",\n        \"policy\",\n"));
+  EXPECT_THAT(
+      build,
+      HasSubstr("name = \"linker_files\",\n    srcs = [\"cc_wrapper.sh\"],"));
   EXPECT_THAT(build, HasSubstr("\"gcc\": \"cc_wrapper.sh\",\n        "
                                "\"ar\": \"/usr/bin/llvm-ar-16\",\n"));
   EXPECT_THAT(build, HasSubstr("\"-fuse-ld=lld\""));
@@ -48,9 +52,9 @@ TEST(RenderBuildFileTest, RootPackageAndNoLld) {
 }
 
 TEST(RenderCcWrapperTest, QuotesEveryPath) {
-  const std::string script =
-      RenderCcWrapper({"/opt/it's/phaseloop-cc", "0123456789abcdef", "/usr/bin/clang-16",
-                       "/home/a b/.cache/phaseloop/spool"});
+  const std::string script = RenderCcWrapper(
+      {"/opt/it's/phaseloop-cc", "0123456789abcdef", "/usr/bin/clang-16",
+       "/home/a b/.cache/phaseloop/spool"});
   EXPECT_THAT(script, StartsWith("#!/bin/sh\n"));
   EXPECT_THAT(script, HasSubstr("fingerprint: 0123456789abcdef\n"));
   EXPECT_THAT(script, HasSubstr("phaseloop_cc='/opt/it'\\''s/phaseloop-cc'\n"));

@@ -42,12 +42,14 @@ int ExecClang(const WrapperConfig& config, DriverKind kind,
       kind == DriverKind::kCxx ? config.clangxx : config.clang;
   std::vector<char*> argv;
   argv.push_back(const_cast<char*>(clang.c_str()));
-  for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
+  for (const std::string& arg : args)
+    argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
   std::fflush(stdout);
   std::fflush(stderr);
   execvp(clang.c_str(), argv.data());
-  std::fprintf(stderr, "phaseloop-cc: cannot run '%s': %s (set clang = PATH "
+  std::fprintf(stderr,
+               "phaseloop-cc: cannot run '%s': %s (set clang = PATH "
                "in the phaseloop config or install clang-16)\n",
                clang.c_str(), std::strerror(errno));
   return 127;

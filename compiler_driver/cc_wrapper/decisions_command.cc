@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <cstdio>
-
-#include "nlohmann/json.hpp"
 #include <iomanip>
 #include <map>
 #include <ostream>
@@ -14,6 +12,7 @@
 #include "common/command/subcommand.h"
 #include "compiler_driver/cc_wrapper/spool_reader.h"
 #include "compiler_driver/cc_wrapper/wrapper_config.h"
+#include "nlohmann/json.hpp"
 #include "replay_buffer/decision_store.h"
 
 namespace phaseloop::cc_wrapper {
@@ -60,7 +59,8 @@ int RunShip(const ShipFlags& flags, std::ostream& out, std::ostream& err) {
   absl::Status stored = (*store)->Upsert(decisions);
   if (!stored.ok()) {
     err << "phaseloop decisions ship: nothing shipped, the spool is "
-           "untouched: " << stored.message() << "\n";
+           "untouched: "
+        << stored.message() << "\n";
     return command::kExitInternal;
   }
   for (const SpoolFile& file : contents->files) unlink(file.path.c_str());
@@ -141,7 +141,8 @@ int RunStats(const StatsFlags& flags, std::ostream& out, std::ostream& err) {
     sep = "";
     for (const auto& [name, values] :
          {std::pair<const char*, std::vector<int64_t>*>{"compile", &compile_us},
-          {"optimize", &optimize_us}, {"policy", &policy_us}}) {
+          {"optimize", &optimize_us},
+          {"policy", &policy_us}}) {
       out << sep << "\"" << name << "\": {\"p50\": " << Percentile(*values, 0.5)
           << ", \"p90\": " << Percentile(*values, 0.9) << "}";
       sep = ", ";
@@ -150,10 +151,11 @@ int RunStats(const StatsFlags& flags, std::ostream& out, std::ostream& err) {
     return command::kExitOk;
   }
   out << "phaseloop-cc decisions in " << spool
-      << (flags.buffer.empty() ? "" : " and " + flags.buffer) << ": "
-      << records << " records\n\n";
+      << (flags.buffer.empty() ? "" : " and " + flags.buffer) << ": " << records
+      << " records\n\n";
   out << std::left << std::setw(14) << "outcome" << std::setw(28) << "reason"
-      << std::right << std::setw(8) << "count" << "\n";
+      << std::right << std::setw(8) << "count"
+      << "\n";
   for (const auto& [outcome, count] : by_outcome) {
     out << std::left << std::setw(14) << outcome << std::setw(28) << "(all)"
         << std::right << std::setw(8) << count << "\n";
@@ -181,7 +183,8 @@ int RunStats(const StatsFlags& flags, std::ostream& out, std::ostream& err) {
     }
   }
   if (!contents->corrupt.empty()) {
-    out << "\n" << contents->corrupt.size()
+    out << "\n"
+        << contents->corrupt.size()
         << " unreadable spool files left in place\n";
   }
   return command::kExitOk;

@@ -4,9 +4,9 @@
 
 #include <sstream>
 
+#include "common/testing/test_util.h"
 #include "compiler_driver/cc_wrapper/spool_reader.h"
 #include "compiler_driver/cc_wrapper/spool_writer.h"
-#include "common/testing/test_util.h"
 
 namespace phaseloop::cc_wrapper {
 namespace {
@@ -14,7 +14,8 @@ namespace {
 void Spool(const std::string& dir, Outcome outcome, const std::string& reason) {
   std::string error;
   ASSERT_TRUE(WriteSpoolFile(
-      dir, EncodeLauncherBatch({outcome, reason, "", "b1"}), &error)) << error;
+      dir, EncodeLauncherBatch({outcome, reason, "", "b1"}), &error))
+      << error;
 }
 
 TEST(DecisionsCommandTest, ShipMovesRecordsOnceAndStatsCountThem) {
@@ -64,8 +65,9 @@ TEST(DecisionsCommandTest, StatsCountOptimizedDecisionsByPolicyVersion) {
   Spool(spool, Outcome::kPassThrough, "preprocess_only");
   std::ostringstream out, err;
   ASSERT_EQ(RunStats({spool, "", true}, out, err), 0) << err.str();
-  EXPECT_NE(out.str().find("\"optimized_by_policy\": {\"aaaa\": 2, \"bbbb\": 1}"),
-            std::string::npos)
+  EXPECT_NE(
+      out.str().find("\"optimized_by_policy\": {\"aaaa\": 2, \"bbbb\": 1}"),
+      std::string::npos)
       << out.str();
   out.str("");
   ASSERT_EQ(RunStats({spool, "", false}, out, err), 0);

@@ -112,8 +112,10 @@ InProcessFrontendRun RunFrontendInProcess(
   const clang::driver::JobList& jobs = compilation->getJobs();
   if (jobs.size() != 1 ||
       std::strcmp(jobs.begin()->getCreator().getName(), "clang") != 0) {
-    run.error = "frontend_failed: expected one clang -cc1 job, the driver "
-                "planned " + std::to_string(jobs.size());
+    run.error =
+        "frontend_failed: expected one clang -cc1 job, the driver "
+        "planned " +
+        std::to_string(jobs.size());
     return run;
   }
   llvm::ArrayRef<const char*> cc1_args = jobs.begin()->getArguments();

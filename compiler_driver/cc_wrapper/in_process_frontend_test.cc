@@ -3,9 +3,9 @@
 #include <string>
 #include <vector>
 
+#include "common/testing/test_util.h"
 #include "compiler_driver/cc_wrapper/argument_processing.h"
 #include "compiler_driver/ir/module_hash.h"
-#include "common/testing/test_util.h"
 #include "compiler_driver/testing/fixture_paths.h"
 #include "gtest/gtest.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
@@ -40,9 +40,10 @@ TEST(InProcessFrontendTest, EqualsTheClangBinaryOnEveryFixture) {
     SCOPED_TRACE(source);
     const bool cxx = IsCxx(source);
     const std::string clang = cxx ? "clang++-16" : "clang-16";
-    std::vector<std::string> common = {"-O2", "-g", "-c", source,
-                                       "-MD", "-emit-llvm", "-Xclang",
-                                       "-disable-llvm-passes", "-MQ", "x.o"};
+    std::vector<std::string> common = {
+        "-O2", "-g",         "-c",      source,
+        "-MD", "-emit-llvm", "-Xclang", "-disable-llvm-passes",
+        "-MQ", "x.o"};
     if (cxx) common.push_back("-std=c++20");
     std::vector<std::string> binary = {clang};
     binary.insert(binary.end(), common.begin(), common.end());
@@ -72,16 +73,16 @@ TEST(InProcessFrontendTest, EqualsTheClangBinaryOnEveryFixture) {
 TEST(InProcessFrontendTest, ErrorsAreCapturedNotPrinted) {
   const std::string dir = testing::MakeTempDir();
   const std::string source = dir + "/bad.c";
-  ASSERT_TRUE(testing::RunCommand(
-                  {"sh", "-c", "printf 'int f(void) { return nope; }\\n' > " +
-                                   source},
-                  nullptr) == 0);
+  ASSERT_TRUE(
+      testing::RunCommand(
+          {"sh", "-c", "printf 'int f(void) { return nope; }\\n' > " + source},
+          nullptr) == 0);
   llvm::LLVMContext context;
-  InProcessFrontendRun run = RunFrontendInProcess(
-      "clang-16", false,
-      {"-O2", "-c", source, "-emit-llvm", "-Xclang", "-disable-llvm-passes",
-       "-o", kBitcodePlaceholder},
-      context);
+  InProcessFrontendRun run =
+      RunFrontendInProcess("clang-16", false,
+                           {"-O2", "-c", source, "-emit-llvm", "-Xclang",
+                            "-disable-llvm-passes", "-o", kBitcodePlaceholder},
+                           context);
   EXPECT_EQ(run.module, nullptr);
   EXPECT_NE(run.error.find("frontend_failed"), std::string::npos);
   EXPECT_NE(run.diagnostics.find("use of undeclared identifier 'nope'"),

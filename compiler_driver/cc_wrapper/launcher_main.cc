@@ -28,9 +28,8 @@ int Main(int argc, char** argv) {
   WrapperConfig config;
   std::string config_error;
   const StrippedArgs stripped = StripPhaseloopFlags(original);
-  bool config_ok = LoadWrapperConfig(stripped.policy,
-                                     ProcessEnvironment(), &config,
-                                     &config_error);
+  bool config_ok = LoadWrapperConfig(stripped.policy, ProcessEnvironment(),
+                                     &config, &config_error);
   const std::vector<std::string>& clang_args = stripped.args;
   if (config.disabled) {
     Record(config, {Outcome::kDisabled, "kill_switch", "", config.build_id});

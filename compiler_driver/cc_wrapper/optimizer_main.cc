@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "compiler_driver/cc_wrapper/argument_processing.h"
 #include "common/process/child_process.h"
+#include "compiler_driver/cc_wrapper/argument_processing.h"
 #include "compiler_driver/cc_wrapper/clang_exec.h"
 #include "compiler_driver/cc_wrapper/in_process_frontend.h"
 #include "compiler_driver/cc_wrapper/new_file.h"
@@ -78,8 +78,8 @@ class Optimizer {
 
   int Run() {
     std::string error;
-    if (!LoadWrapperConfig(stripped_.policy, ProcessEnvironment(),
-                           &config_, &error)) {
+    if (!LoadWrapperConfig(stripped_.policy, ProcessEnvironment(), &config_,
+                           &error)) {
       return FailOpen("config_invalid", error, nullptr);
     }
     std::optional<std::vector<std::string>> expanded =
@@ -129,8 +129,8 @@ class Optimizer {
   int OptimizeJob(const CompileJob& job, const std::string& opt_level,
                   const codegen::CodegenSettings& codegen,
                   const PolicyRunner& policy, std::string* diagnostics) {
-    const std::string temp =
-        absl::StrCat(job.object_path, ".phaseloop-", NewDecisionId().substr(0, 8));
+    const std::string temp = absl::StrCat(job.object_path, ".phaseloop-",
+                                          NewDecisionId().substr(0, 8));
     temps_.push_back(temp);
     auto job_start = Clock::now();
     const std::string& clang =
@@ -149,8 +149,8 @@ class Optimizer {
           std::string module_hash = FrontendModuleHash(*frontend.module);
           trace.Mark("hash");
           absl::StatusOr<TuResult> result =
-              OptimizeModule(std::move(frontend.module), module_hash,
-                             opt_level, codegen, policy);
+              OptimizeModule(std::move(frontend.module), module_hash, opt_level,
+                             codegen, policy);
           if (!result.ok()) return result.status();
           std::string error;
           if (!WriteNewFile(temp, result->object, &error)) {

@@ -38,8 +38,7 @@ class ArtifactPolicyRunner : public PolicyRunner {
   PolicyDecision DecideWithNote(const PolicyInput& input) const override {
     const std::string& objective = policy_->artifact().objective();
     const bool size_level = input.opt_level == "Os" || input.opt_level == "Oz";
-    const bool speed_level =
-        input.opt_level == "O2" || input.opt_level == "O3";
+    const bool speed_level = input.opt_level == "O2" || input.opt_level == "O3";
     if (policy_->is_size_policy() ? !size_level : !speed_level) {
       return {BaselinePipeline(input.opt_level),
               absl::StrCat("baseline: a ", objective, " policy does not ",
@@ -62,9 +61,9 @@ class ArtifactPolicyRunner : public PolicyRunner {
         policy_->Choose(*input.module, *input.autophase, *input.inst_count,
                         {input.runner, input.emitter});
     if (!choice.ok()) {
-      return {BaselinePipeline(input.opt_level),
-              absl::StrCat("baseline: policy failed: ",
-                           choice.status().message())};
+      return {
+          BaselinePipeline(input.opt_level),
+          absl::StrCat("baseline: policy failed: ", choice.status().message())};
     }
     return {choice->pipeline, choice->note};
   }
@@ -86,13 +85,14 @@ absl::Status ParseArtifactQuery(absl::string_view query,
           "; use artifact:<file>?mode=single|topk&k=N&budget_ms=M"));
     };
     if (kv.first == "mode") {
-      absl::StatusOr<pr::InferenceMode> mode = pr::ParseInferenceMode(kv.second);
+      absl::StatusOr<pr::InferenceMode> mode =
+          pr::ParseInferenceMode(kv.second);
       if (!mode.ok()) return bad(mode.status().message());
       options->mode = *mode;
     } else if (kv.first == "k") {
       if (!absl::SimpleAtoi(kv.second, &options->top_k) || options->top_k < 0) {
-        return bad(absl::StrCat("k must be a number >= 0, got '", kv.second,
-                                "'"));
+        return bad(
+            absl::StrCat("k must be a number >= 0, got '", kv.second, "'"));
       }
     } else if (kv.first == "budget_ms") {
       if (!absl::SimpleAtoi(kv.second, &options->budget_ms) ||
@@ -175,10 +175,12 @@ bool IsHash(absl::string_view text) {
 }
 
 absl::string_view TrimView(absl::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' ||
-                        s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' ||
-                        s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() &&
+         (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
+    s.remove_prefix(1);
+  while (!s.empty() &&
+         (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -193,11 +195,11 @@ absl::StatusOr<std::unique_ptr<PolicyRunner>> ParseTable(
     absl::string_view text = TrimView(line);
     if (text.empty() || text.front() == '#') continue;
     size_t tab = text.find('\t');
-    absl::string_view hash = tab == absl::string_view::npos
-                                ? text : TrimView(text.substr(0, tab));
+    absl::string_view hash =
+        tab == absl::string_view::npos ? text : TrimView(text.substr(0, tab));
     absl::string_view pipeline = tab == absl::string_view::npos
-                                    ? absl::string_view()
-                                    : TrimView(text.substr(tab + 1));
+                                     ? absl::string_view()
+                                     : TrimView(text.substr(tab + 1));
     if (!IsHash(hash) || pipeline.empty()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "policy table '", path, "' line ", number,
@@ -231,7 +233,8 @@ absl::StatusOr<std::unique_ptr<PolicyRunner>> FromSpecLine(
       return absl::InvalidArgumentError(
           absl::StrCat(origin, ": ", codegen.message()));
     }
-    return std::unique_ptr<PolicyRunner>(new FixedPolicy(std::string(pipeline)));
+    return std::unique_ptr<PolicyRunner>(
+        new FixedPolicy(std::string(pipeline)));
   }
   return absl::InvalidArgumentError(absl::StrCat(
       origin, ": unknown policy '", spec.substr(0, 80),
@@ -248,8 +251,7 @@ absl::StatusOr<std::unique_ptr<PolicyRunner>> FromFile(
   absl::StatusOr<std::string> bytes = ir::ReadFile(path);
   if (!bytes.ok()) {
     return absl::NotFoundError(absl::StrCat(
-        "cannot read the policy file '", path,
-        "': ", bytes.status().message(),
+        "cannot read the policy file '", path, "': ", bytes.status().message(),
         "; pass an existing file or a built-in policy (baseline, "
         "fixed:<pipeline>)"));
   }
@@ -260,10 +262,10 @@ absl::StatusOr<std::unique_ptr<PolicyRunner>> FromFile(
     absl::string_view first(*bytes);
     first = first.substr(0, first.find('\n'));
     if (TrimView(first) != kTableHeader) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "policy file '", path, "' has format '", TrimView(first),
-          "'; this phaseloop reads '", kTableHeader,
-          "' — regenerate the table with this version"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("policy file '", path, "' has format '", TrimView(first),
+                       "'; this phaseloop reads '", kTableHeader,
+                       "' — regenerate the table with this version"));
     }
     return ParseTable(*bytes, path);
   }
@@ -276,17 +278,20 @@ absl::StatusOr<std::unique_ptr<PolicyRunner>> FromFile(
     if (text.empty() || text.front() == '#') continue;
     if (!spec.empty()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "policy file '", path, "' holds more than one policy line; it "
+          "policy file '", path,
+          "' holds more than one policy line; it "
           "must hold one (baseline, fixed:<pipeline> or artifact:<file>) or "
           "be a table "
-          "starting with '", kTableHeader, "'"));
+          "starting with '",
+          kTableHeader, "'"));
     }
     spec = std::string(text);
   }
   if (spec.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "policy file '", path, "' is empty; write a policy line such as "
-        "'baseline' into it"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("policy file '", path,
+                     "' is empty; write a policy line such as "
+                     "'baseline' into it"));
   }
   if (absl::StartsWith(spec, "table:")) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -322,10 +327,10 @@ absl::StatusOr<std::unique_ptr<PolicyRunner>> LoadArtifactSpec(
   }
   absl::StatusOr<std::string> bytes = ir::ReadFile(path);
   if (!bytes.ok()) {
-    return absl::NotFoundError(absl::StrCat(
-        "cannot read the policy artifact '", path, "' of ", spec, ": ",
-        bytes.status().message(),
-        "; pull it with phaseloop policy pull or fix the path"));
+    return absl::NotFoundError(
+        absl::StrCat("cannot read the policy artifact '", path, "' of ", spec,
+                     ": ", bytes.status().message(),
+                     "; pull it with phaseloop policy pull or fix the path"));
   }
   return FromArtifactBytes(*bytes, path, options);
 }
@@ -346,9 +351,9 @@ absl::StatusOr<std::unique_ptr<PolicyRunner>> LoadPolicy(
     std::string path(TrimView(text));
     absl::StatusOr<std::string> bytes = ir::ReadFile(path);
     if (!bytes.ok()) {
-      return absl::NotFoundError(absl::StrCat(
-          "cannot read the policy table '", path, "': ",
-          bytes.status().message()));
+      return absl::NotFoundError(absl::StrCat("cannot read the policy table '",
+                                              path,
+                                              "': ", bytes.status().message()));
     }
     return ParseTable(*bytes, path);
   }

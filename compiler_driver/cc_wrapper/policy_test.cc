@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/testing/test_util.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "compiler_driver/policy_runtime/test_artifacts.h"
-#include "common/testing/test_util.h"
 
 namespace phaseloop::cc_wrapper {
 namespace {
@@ -45,8 +45,8 @@ TEST(PolicyTest, FixedRunsItsPipelineWithAStableVersion) {
 }
 
 TEST(PolicyTest, PolicyFileHoldsOneSpecLine) {
-  auto from_file = LoadPolicy(
-      WriteTemp("p", "# our policy\n\nfixed:default<Oz>\n"));
+  auto from_file =
+      LoadPolicy(WriteTemp("p", "# our policy\n\nfixed:default<Oz>\n"));
   auto inline_spec = LoadPolicy("fixed:default<Oz>");
   ASSERT_TRUE(from_file.ok()) << from_file.status();
   EXPECT_EQ((*from_file)->version(), (*inline_spec)->version());
@@ -93,7 +93,6 @@ TEST(PolicyTest, BadPoliciesAreClearErrors) {
         << c.spec << ": " << policy.status();
   }
 }
-
 
 // Learned artifacts: detected by magic or named with artifact:, versioned by
 // content hash, applied only at the levels their objective is for.
@@ -168,9 +167,9 @@ TEST(PolicyTest, PolicyFileNamesAnArtifactBesideIt) {
 
 TEST(PolicyTest, RuntimeArtifactAppliesOnlyAtSpeedLevels) {
   const std::string path = testing::MakeTempDir() + "/r.plpolicy";
-  ASSERT_TRUE(policy_runtime::WritePolicyArtifactFile(SizeArtifact("runtime"),
-                                                      path)
-                  .ok());
+  ASSERT_TRUE(
+      policy_runtime::WritePolicyArtifactFile(SizeArtifact("runtime"), path)
+          .ok());
   auto policy = LoadPolicy(path);
   ASSERT_TRUE(policy.ok());
   std::array<int64_t, observation::kAutophaseDim> autophase{};

@@ -4,9 +4,9 @@
 #include <fstream>
 #include <set>
 
+#include "common/testing/test_util.h"
 #include "compiler_driver/cc_wrapper/spool_reader.h"
 #include "compiler_driver/cc_wrapper/spool_writer.h"
-#include "common/testing/test_util.h"
 
 namespace phaseloop::cc_wrapper {
 namespace {
@@ -35,7 +35,8 @@ TEST(SpoolTest, WrittenFilesAreReadBackWholeAndCorruptOnesListed) {
   std::string error;
   ASSERT_TRUE(WriteSpoolFile(
       dir, EncodeLauncherBatch({Outcome::kDisabled, "kill_switch", "", ""}),
-      &error)) << error;
+      &error))
+      << error;
   ASSERT_TRUE(WriteSpoolFile(
       dir, EncodeLauncherBatch({Outcome::kFailOpen, "config_invalid", "", ""}),
       &error));

@@ -122,8 +122,8 @@ bool WriteSpoolFile(const std::string& dir, const std::string& batch,
   }
   bool ok = written == batch.size() && close(fd) == 0;
   if (!ok || rename(temp.c_str(), (name + kSpoolSuffix).c_str()) != 0) {
-    *error = "cannot write '" + name + kSpoolSuffix + "': " +
-             std::strerror(errno);
+    *error =
+        "cannot write '" + name + kSpoolSuffix + "': " + std::strerror(errno);
     unlink(temp.c_str());
     return false;
   }

@@ -17,8 +17,12 @@
 namespace phaseloop::cc_wrapper {
 
 // Values of phaseloop.v1.DecisionOutcome.
-enum class Outcome { kOptimized = 1, kPassThrough = 2, kFailOpen = 3,
-                     kDisabled = 4 };
+enum class Outcome {
+  kOptimized = 1,
+  kPassThrough = 2,
+  kFailOpen = 3,
+  kDisabled = 4
+};
 
 // 32 hex digits from /dev/urandom (time and pid if that fails).
 std::string NewDecisionId();

@@ -26,8 +26,9 @@ class StageTrace {
   void Mark(const char* stage) {
     if (!enabled_) return;
     auto now = std::chrono::steady_clock::now();
-    std::fprintf(stderr, "phaseloop-cc: %-10s %7.2f ms\n", stage,
-                 std::chrono::duration<double, std::milli>(now - last_).count());
+    std::fprintf(
+        stderr, "phaseloop-cc: %-10s %7.2f ms\n", stage,
+        std::chrono::duration<double, std::milli>(now - last_).count());
     last_ = now;
   }
 

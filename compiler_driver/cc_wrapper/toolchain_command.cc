@@ -40,8 +40,9 @@ int RunToolchainBazel(BazelToolchainOptions options) {
   if (options.cc.empty()) {
     options.cc = DefaultCc();
     if (options.cc.empty()) {
-      std::cerr << "error: no phaseloop-cc next to this phaseloop binary or in its "
-                   "bazel-bin tree; pass --cc with the path of phaseloop-cc\n";
+      std::cerr
+          << "error: no phaseloop-cc next to this phaseloop binary or in its "
+             "bazel-bin tree; pass --cc with the path of phaseloop-cc\n";
       return command::kExitBadInput;
     }
   }
@@ -58,7 +59,8 @@ int RunToolchainBazel(BazelToolchainOptions options) {
   }
   std::string artifact_version;
   if (options.policy_file.empty() && !options.artifact_file.empty()) {
-    auto artifact = policy_runtime::ReadPolicyArtifactFile(options.artifact_file);
+    auto artifact =
+        policy_runtime::ReadPolicyArtifactFile(options.artifact_file);
     if (!artifact.ok()) {
       std::cerr << "error: " << artifact.status().message() << "\n";
       return command::kExitBadInput;
@@ -69,7 +71,8 @@ int RunToolchainBazel(BazelToolchainOptions options) {
   if (!toolchain.ok()) {
     std::cerr << "error: " << toolchain.status().message() << "\n";
     const absl::StatusCode code = toolchain.status().code();
-    return code == absl::StatusCode::kInternal || code == absl::StatusCode::kUnknown
+    return code == absl::StatusCode::kInternal ||
+                   code == absl::StatusCode::kUnknown
                ? command::kExitInternal
                : command::kExitBadInput;
   }
@@ -88,9 +91,8 @@ int RunToolchainBazel(BazelToolchainOptions options) {
     std::cout << "artifact:  " << options.artifact_file << " (policy_version "
               << artifact_version << ", topk k=4, 1 s per file)\n";
   }
-  std::cout
-            << "decisions: " << toolchain->spool_dir << " (phaseloop stats --spool "
-            << toolchain->spool_dir << ")\n";
+  std::cout << "decisions: " << toolchain->spool_dir
+            << " (phaseloop stats --spool " << toolchain->spool_dir << ")\n";
   return command::kExitOk;
 }
 
@@ -105,8 +107,9 @@ void AddToolchainCommand(CLI::App& app, int& exit_code) {
       "Write a Bazel C/C++ toolchain package whose compiler is phaseloop-cc",
       exit_code, RunToolchainBazel);
   bazel
-      ->add_option("--out", options->out_dir,
-                   "package directory inside your workspace, e.g. tools/phaseloop")
+      ->add_option(
+          "--out", options->out_dir,
+          "package directory inside your workspace, e.g. tools/phaseloop")
       ->required();
   CLI::Option* policy = bazel->add_option(
       "--policy", options->policy_file,
@@ -118,8 +121,9 @@ void AddToolchainCommand(CLI::App& app, int& exit_code) {
                    "run in topk mode (default when the package has no policy "
                    "yet: the shipped default)")
       ->excludes(policy);
-  bazel->add_option("--spool", options->spool_dir,
-                    "decision record directory (default: ~/.cache/phaseloop/spool)");
+  bazel->add_option(
+      "--spool", options->spool_dir,
+      "decision record directory (default: ~/.cache/phaseloop/spool)");
   bazel->add_option(
       "--cc", options->cc,
       "phaseloop-cc (default: next to this binary, or in its bazel-bin tree)");

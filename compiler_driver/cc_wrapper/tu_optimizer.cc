@@ -4,8 +4,8 @@
 
 #include <chrono>
 #include <csignal>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 
@@ -76,8 +76,8 @@ absl::StatusOr<TuResult> OptimizeTranslationUnit(
     return absl::InvalidArgumentError(
         absl::StrCat("invalid_bitcode: ", module.status().message()));
   }
-  return OptimizeModule(std::move(*module), ir::ContentHash(bitcode),
-                        opt_level, codegen, policy);
+  return OptimizeModule(std::move(*module), ir::ContentHash(bitcode), opt_level,
+                        codegen, policy);
 }
 
 std::string FrontendModuleHash(const llvm::Module& module) {
@@ -89,11 +89,10 @@ std::string FrontendModuleHash(const llvm::Module& module) {
   return ir::ContentHash(bytes);
 }
 
-absl::StatusOr<TuResult> OptimizeModule(std::unique_ptr<llvm::Module> module_ptr,
-                                        const std::string& module_hash,
-                                        const std::string& opt_level,
-                                        const codegen::CodegenSettings& codegen,
-                                        const PolicyRunner& policy) {
+absl::StatusOr<TuResult> OptimizeModule(
+    std::unique_ptr<llvm::Module> module_ptr, const std::string& module_hash,
+    const std::string& opt_level, const codegen::CodegenSettings& codegen,
+    const PolicyRunner& policy) {
   std::optional<ir::OptLevel> level = ir::ParseOptLevel(opt_level);
   if (!level) {
     return absl::InvalidArgumentError(
@@ -116,9 +115,9 @@ absl::StatusOr<TuResult> OptimizeModule(std::unique_ptr<llvm::Module> module_ptr
   result.autophase = observation::ComputeAutophase(**module);
   const std::array<int64_t, observation::kInstCountDim> inst_count =
       observation::ComputeInstCount(**module);
-  passes::PassRunner runner(&(*emitter)->target_machine(),
-                            passes::TuningFor(*level,
-                                              passes::PipelineFlavor::kClang));
+  passes::PassRunner runner(
+      &(*emitter)->target_machine(),
+      passes::TuningFor(*level, passes::PipelineFlavor::kClang));
   PolicyInput input{result.module_hash, &result.autophase, opt_level};
   input.inst_count = &inst_count;
   input.module = module->get();

@@ -4,8 +4,8 @@
 
 #include <cstdlib>
 
-#include "compiler_driver/ir/module_loader.h"
 #include "common/testing/test_util.h"
+#include "compiler_driver/ir/module_loader.h"
 #include "compiler_driver/testing/fixture_paths.h"
 
 namespace phaseloop::cc_wrapper {
@@ -33,7 +33,9 @@ TEST(TuOptimizerTest, RunsThePolicysPipelineAndReportsWhatItDid) {
   EXPECT_EQ(result->pipeline, "function(sroa,instcombine),default<Oz>");
   EXPECT_LT(result->ir_count_after, result->ir_count_before);
   EXPECT_GT(result->text_size, 0);
-  EXPECT_EQ(result->object.substr(0, 4), "\x7f" "ELF");
+  EXPECT_EQ(result->object.substr(0, 4),
+            "\x7f"
+            "ELF");
   EXPECT_EQ(result->module_hash.size(), 32u);
 }
 

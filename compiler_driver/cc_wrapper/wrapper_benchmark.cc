@@ -27,8 +27,8 @@
 // is the largest of the child and the descendants it waited for (the
 // wrapper's clang and optimizer processes); CPU time (user + sys, the child
 // and its waited-for descendants) is reported too, because on a shared
-// 2-core machine it is steadier than wall time. A failing compile aborts the run.
-// Decision records go to a temporary spool, removed at the end.
+// 2-core machine it is steadier than wall time. A failing compile aborts the
+// run. Decision records go to a temporary spool, removed at the end.
 
 #include <pwd.h>
 #include <sys/resource.h>
@@ -51,9 +51,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-enum Variant { kClang, kPolicy, kDisabled, kClangE, kPassThrough, kNumVariants };
-const char* const kVariantNames[kNumVariants] = {"clang", "policy", "disabled", "clang_E",
-                                                 "pass_through"};
+enum Variant {
+  kClang,
+  kPolicy,
+  kDisabled,
+  kClangE,
+  kPassThrough,
+  kNumVariants
+};
+const char* const kVariantNames[kNumVariants] = {"clang", "policy", "disabled",
+                                                 "clang_E", "pass_through"};
 
 struct Options {
   int reps = 5;
@@ -77,14 +84,17 @@ struct Sample {
   long max_rss_kb = 0;
 };
 
-std::string Absolute(const std::string& path) { return fs::absolute(path).string(); }
+std::string Absolute(const std::string& path) {
+  return fs::absolute(path).string();
+}
 
 // Runs argv with `env` as the whole environment, output discarded. Returns
 // false (and prints why) when it cannot run or exits non-zero.
-bool RunOnce(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-             Sample* sample) {
+bool RunOnce(const std::vector<std::string>& argv,
+             const std::vector<std::string>& env, Sample* sample) {
   std::vector<char*> args, envp;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  for (const std::string& a : argv)
+    args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   for (const std::string& e : env) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
@@ -108,15 +118,17 @@ bool RunOnce(const std::vector<std::string>& argv, const std::vector<std::string
     std::perror("wrapper_benchmark: wait4");
     return false;
   }
-  sample->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  sample->seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   sample->cpu_seconds = usage.ru_utime.tv_sec + usage.ru_stime.tv_sec +
                         (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
   sample->max_rss_kb = usage.ru_maxrss;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     std::string line;
     for (const std::string& a : argv) line += a + " ";
-    std::fprintf(stderr, "wrapper_benchmark: command failed (status %d): %s\n", status,
-                 line.c_str());
+    std::fprintf(stderr, "wrapper_benchmark: command failed (status %d): %s\n",
+                 status, line.c_str());
     return false;
   }
   return true;
@@ -124,7 +136,8 @@ bool RunOnce(const std::vector<std::string>& argv, const std::vector<std::string
 
 // The environment of every child: ours without PHASELOOP_*, no config file
 // (an empty PHASELOOP_CONFIG reads none), plus `extra`.
-std::vector<std::string> ChildEnvironment(const std::vector<std::string>& extra) {
+std::vector<std::string> ChildEnvironment(
+    const std::vector<std::string>& extra) {
   std::vector<std::string> env = {"PHASELOOP_CONFIG="};
   for (char** e = environ; *e != nullptr; ++e) {
     if (std::strncmp(*e, "PHASELOOP_", 10) != 0) env.push_back(*e);
@@ -135,11 +148,13 @@ std::vector<std::string> ChildEnvironment(const std::vector<std::string>& extra)
 
 class Benchmark {
  public:
-  Benchmark(const Options& options, const std::string& tmp) : options_(options), tmp_(tmp) {
+  Benchmark(const Options& options, const std::string& tmp)
+      : options_(options), tmp_(tmp) {
     const std::string spool = "PHASELOOP_SPOOL=" + tmp + "/spool";
     fs::create_directories(tmp + "/spool");
     env_plain_ = ChildEnvironment({});
-    env_policy_ = ChildEnvironment({spool, "PHASELOOP_POLICY=" + options.policy});
+    env_policy_ =
+        ChildEnvironment({spool, "PHASELOOP_POLICY=" + options.policy});
     env_disabled_ = ChildEnvironment({spool, "PHASELOOP_DISABLE=1"});
   }
 
@@ -148,15 +163,18 @@ class Benchmark {
   bool Run(const Unit& unit, Variant variant, Sample* total) {
     *total = Sample();
     for (const std::string& source : unit.sources) {
-      const bool wrapper = variant == kPolicy || variant == kDisabled || variant == kPassThrough;
+      const bool wrapper =
+          variant == kPolicy || variant == kDisabled || variant == kPassThrough;
       const bool preprocess = variant == kClangE || variant == kPassThrough;
-      std::vector<std::string> argv = {wrapper ? options_.wrapper : options_.clang};
+      std::vector<std::string> argv = {wrapper ? options_.wrapper
+                                               : options_.clang};
       argv.insert(argv.end(), unit.flags.begin(), unit.flags.end());
       argv.insert(argv.end(), {preprocess ? "-E" : "-c", source, "-o",
                                tmp_ + (preprocess ? "/out.i" : "/out.o")});
-      const std::vector<std::string>& env = variant == kPolicy     ? env_policy_
-                                            : variant == kDisabled ? env_disabled_
-                                                                   : env_plain_;
+      const std::vector<std::string>& env = variant == kPolicy ? env_policy_
+                                            : variant == kDisabled
+                                                ? env_disabled_
+                                                : env_plain_;
       Sample one;
       if (!RunOnce(argv, env, &one)) return false;
       total->seconds += one.seconds;
@@ -210,11 +228,13 @@ Ratios TimeRatios(const Summary& s) {
           s.ms[kPassThrough] / s.ms[kClangE]};
 }
 Ratios CpuRatios(const Summary& s) {
-  return {s.cpu_ms[kPolicy] / s.cpu_ms[kClang], s.cpu_ms[kDisabled] / s.cpu_ms[kClang],
+  return {s.cpu_ms[kPolicy] / s.cpu_ms[kClang],
+          s.cpu_ms[kDisabled] / s.cpu_ms[kClang],
           s.cpu_ms[kPassThrough] / s.cpu_ms[kClangE]};
 }
 Ratios RssRatios(const Summary& s) {
-  return {s.rss_mb[kPolicy] / s.rss_mb[kClang], s.rss_mb[kDisabled] / s.rss_mb[kClang],
+  return {s.rss_mb[kPolicy] / s.rss_mb[kClang],
+          s.rss_mb[kDisabled] / s.rss_mb[kClang],
           s.rss_mb[kPassThrough] / s.rss_mb[kClangE]};
 }
 
@@ -231,7 +251,8 @@ std::string DefaultBzip2Dir() {
   // The real user's home: `bazel run` may not pass HOME through.
   const struct passwd* pw = getpwuid(getuid());
   const char* home = pw != nullptr ? pw->pw_dir : std::getenv("HOME");
-  return std::string(home != nullptr ? home : "") + "/.cache/phaseloop/debian-src/bzip2";
+  return std::string(home != nullptr ? home : "") +
+         "/.cache/phaseloop/debian-src/bzip2";
 }
 
 // Fills `units`; false (with a message) when sources are missing.
@@ -239,16 +260,18 @@ bool CollectUnits(const Options& options, std::vector<Unit>* units) {
   const std::string level = "-" + options.opt_level;
   const std::vector<std::string> bz_flags = {"-Wall", "-Winline", level, "-g",
                                              "-D_FILE_OFFSET_BITS=64"};
-  const char* const bz_files[] = {"blocksort",  "huffman", "crctable", "randtable",   "compress",
-                                  "decompress", "bzlib",   "bzip2",    "bzip2recover"};
+  const char* const bz_files[] = {"blocksort", "huffman",  "crctable",
+                                  "randtable", "compress", "decompress",
+                                  "bzlib",     "bzip2",    "bzip2recover"};
   Unit whole{"bzip2 whole build", {}, bz_flags};
   for (const char* f : bz_files) {
     const std::string path = options.bzip2_dir + "/" + f + ".c";
     if (!fs::exists(path)) {
-      std::fprintf(stderr,
-                   "wrapper_benchmark: %s not found; run tools/fetch_sources.sh or pass "
-                   "--bzip2 DIR (an unpacked bzip2 source tree)\n",
-                   path.c_str());
+      std::fprintf(
+          stderr,
+          "wrapper_benchmark: %s not found; run tools/fetch_sources.sh or pass "
+          "--bzip2 DIR (an unpacked bzip2 source tree)\n",
+          path.c_str());
       return false;
     }
     units->push_back({std::string("bzip2/") + f + ".c", {path}, bz_flags});
@@ -256,27 +279,33 @@ bool CollectUnits(const Options& options, std::vector<Unit>* units) {
   }
   std::vector<std::string> fixtures;
   for (const auto& entry : fs::directory_iterator("compiler_driver/fixtures")) {
-    if (entry.path().extension() == ".c") fixtures.push_back(Absolute(entry.path().string()));
+    if (entry.path().extension() == ".c")
+      fixtures.push_back(Absolute(entry.path().string()));
   }
   std::sort(fixtures.begin(), fixtures.end());
   for (const std::string& f : fixtures) {
-    units->push_back({"fixtures/" + fs::path(f).filename().string(), {f}, {level}});
+    units->push_back(
+        {"fixtures/" + fs::path(f).filename().string(), {f}, {level}});
   }
   units->push_back(whole);
   return true;
 }
 
-const char* Verdict(double ratio, double target) { return ratio <= target ? "met" : "NOT met"; }
+const char* Verdict(double ratio, double target) {
+  return ratio <= target ? "met" : "NOT met";
+}
 
 void PrintTable(const Options& options, const std::vector<Unit>& units,
                 const std::vector<Summary>& summaries) {
   std::printf(
-      "phaseloop-cc vs clang-16: %d interleaved repetitions, medians, -%s, policy %s\n"
+      "phaseloop-cc vs clang-16: %d interleaved repetitions, medians, -%s, "
+      "policy %s\n"
       "wrapper %s\nclang   %s\n\n",
-      options.reps, options.opt_level.c_str(), options.policy.c_str(), options.wrapper.c_str(),
-      options.clang.c_str());
-  std::printf("%-22s %9s %9s %6s %9s %6s %8s %8s %6s %8s %8s %6s\n", "unit", "clang ms", "policy",
-              "ratio", "disabled", "ratio", "-E ms", "pass", "ratio", "RSS MB", "policy", "ratio");
+      options.reps, options.opt_level.c_str(), options.policy.c_str(),
+      options.wrapper.c_str(), options.clang.c_str());
+  std::printf("%-22s %9s %9s %6s %9s %6s %8s %8s %6s %8s %8s %6s\n", "unit",
+              "clang ms", "policy", "ratio", "disabled", "ratio", "-E ms",
+              "pass", "ratio", "RSS MB", "policy", "ratio");
   std::vector<double> tu_policy, tu_disabled, tu_pass, tu_rss;
   for (size_t u = 0; u < units.size(); ++u) {
     const Summary& s = summaries[u];
@@ -289,26 +318,35 @@ void PrintTable(const Options& options, const std::vector<Unit>& units,
     } else {
       std::printf("%s\n", std::string(118, '-').c_str());
     }
-    std::printf("%-22s %9.1f %9.1f %6.3f %9.1f %6.3f %8.1f %8.1f %6.3f %8.1f %8.1f %6.3f\n",
-                units[u].name.c_str(), s.ms[kClang], s.ms[kPolicy], t.policy, s.ms[kDisabled],
-                t.disabled, s.ms[kClangE], s.ms[kPassThrough], t.pass_through, s.rss_mb[kClang],
-                s.rss_mb[kPolicy], r.policy);
+    std::printf(
+        "%-22s %9.1f %9.1f %6.3f %9.1f %6.3f %8.1f %8.1f %6.3f %8.1f %8.1f "
+        "%6.3f\n",
+        units[u].name.c_str(), s.ms[kClang], s.ms[kPolicy], t.policy,
+        s.ms[kDisabled], t.disabled, s.ms[kClangE], s.ms[kPassThrough],
+        t.pass_through, s.rss_mb[kClang], s.rss_mb[kPolicy], r.policy);
   }
-  std::printf("%-22s %9s %9s %6.3f %9s %6.3f %8s %8s %6.3f %8s %8s %6.3f\n\n", "geomean over TUs",
-              "", "", GeoMean(tu_policy), "", GeoMean(tu_disabled), "", "", GeoMean(tu_pass), "",
-              "", GeoMean(tu_rss));
-  const Ratios wall = TimeRatios(summaries.back()), cpu = CpuRatios(summaries.back());
-  std::printf("targets, whole bzip2 build (wall / CPU user+sys; per-TU wall geomean):\n");
+  std::printf("%-22s %9s %9s %6.3f %9s %6.3f %8s %8s %6.3f %8s %8s %6.3f\n\n",
+              "geomean over TUs", "", "", GeoMean(tu_policy), "",
+              GeoMean(tu_disabled), "", "", GeoMean(tu_pass), "", "",
+              GeoMean(tu_rss));
+  const Ratios wall = TimeRatios(summaries.back()),
+               cpu = CpuRatios(summaries.back());
+  std::printf(
+      "targets, whole bzip2 build (wall / CPU user+sys; per-TU wall "
+      "geomean):\n");
   const struct {
     const char* name;
     double wall, cpu, tu, target;
-  } rows[] = {{"policy path", wall.policy, cpu.policy, GeoMean(tu_policy), 1.10},
-              {"disabled", wall.disabled, cpu.disabled, GeoMean(tu_disabled), 1.03},
-              {"pass-through", wall.pass_through, cpu.pass_through, GeoMean(tu_pass), 1.03}};
+  } rows[] = {
+      {"policy path", wall.policy, cpu.policy, GeoMean(tu_policy), 1.10},
+      {"disabled", wall.disabled, cpu.disabled, GeoMean(tu_disabled), 1.03},
+      {"pass-through", wall.pass_through, cpu.pass_through, GeoMean(tu_pass),
+       1.03}};
   for (const auto& row : rows) {
-    std::printf("  %-13s <= %.2fx: wall %.3f (%s)  CPU %.3f (%s)  per-TU %.3f\n", row.name,
-                row.target, row.wall, Verdict(row.wall, row.target), row.cpu,
-                Verdict(row.cpu, row.target), row.tu);
+    std::printf(
+        "  %-13s <= %.2fx: wall %.3f (%s)  CPU %.3f (%s)  per-TU %.3f\n",
+        row.name, row.target, row.wall, Verdict(row.wall, row.target), row.cpu,
+        Verdict(row.cpu, row.target), row.tu);
   }
 }
 
@@ -322,21 +360,23 @@ void PrintVariants(const char* key, const double* values) {
 }
 
 void PrintRatios(const char* key, const Ratios& r) {
-  std::printf("\"%s\": {\"policy\": %.4f, \"disabled\": %.4f, \"pass_through\": %.4f}", key,
-              r.policy, r.disabled, r.pass_through);
+  std::printf(
+      "\"%s\": {\"policy\": %.4f, \"disabled\": %.4f, \"pass_through\": %.4f}",
+      key, r.policy, r.disabled, r.pass_through);
 }
 
 void PrintJson(const Options& options, const std::vector<Unit>& units,
                const std::vector<Summary>& summaries) {
   std::printf(
-      "{\"reps\": %d, \"opt_level\": \"%s\", \"policy\": \"%s\", \"wrapper\": \"%s\", "
+      "{\"reps\": %d, \"opt_level\": \"%s\", \"policy\": \"%s\", \"wrapper\": "
+      "\"%s\", "
       "\"clang\": \"%s\", \"units\": [",
-      options.reps, options.opt_level.c_str(), options.policy.c_str(), options.wrapper.c_str(),
-      options.clang.c_str());
+      options.reps, options.opt_level.c_str(), options.policy.c_str(),
+      options.wrapper.c_str(), options.clang.c_str());
   for (size_t u = 0; u < units.size(); ++u) {
     const Summary& s = summaries[u];
-    std::printf("%s\n  {\"name\": \"%s\", \"tus\": %zu, ", u ? "," : "", units[u].name.c_str(),
-                units[u].sources.size());
+    std::printf("%s\n  {\"name\": \"%s\", \"tus\": %zu, ", u ? "," : "",
+                units[u].name.c_str(), units[u].sources.size());
     PrintVariants("median_ms", s.ms);
     std::printf(", ");
     PrintVariants("median_cpu_ms", s.cpu_ms);
@@ -373,15 +413,18 @@ bool ParseArgs(int argc, char** argv, Options* options) {
       options->policy = argv[++i];
     } else {
       std::fprintf(stderr,
-                   "wrapper_benchmark: bad argument '%s'\nusage: wrapper_benchmark [--reps N] "
-                   "[--json] [--wrapper PATH] [--clang PATH] [--bzip2 DIR] [--opt-level O2|Os|Oz] "
+                   "wrapper_benchmark: bad argument '%s'\nusage: "
+                   "wrapper_benchmark [--reps N] "
+                   "[--json] [--wrapper PATH] [--clang PATH] [--bzip2 DIR] "
+                   "[--opt-level O2|Os|Oz] "
                    "[--policy SPEC]\n",
                    arg.c_str());
       return false;
     }
   }
   if (options->reps < 1) {
-    std::fprintf(stderr, "wrapper_benchmark: --reps must be a positive number\n");
+    std::fprintf(stderr,
+                 "wrapper_benchmark: --reps must be a positive number\n");
     return false;
   }
   return true;
@@ -396,7 +439,8 @@ int main(int argc, char** argv) {
   options.wrapper = Absolute(options.wrapper);
   for (const std::string& tool : {options.wrapper, options.clang}) {
     if (access(tool.c_str(), X_OK) != 0) {
-      std::fprintf(stderr, "wrapper_benchmark: %s is not an executable\n", tool.c_str());
+      std::fprintf(stderr, "wrapper_benchmark: %s is not an executable\n",
+                   tool.c_str());
       return 2;
     }
   }
@@ -420,7 +464,8 @@ int main(int argc, char** argv) {
     ok = benchmark.Run(units.front(), static_cast<Variant>(v), &ignored);
   }
   for (int rep = 0; ok && rep < options.reps; ++rep) {
-    std::fprintf(stderr, "wrapper_benchmark: repetition %d/%d\n", rep + 1, options.reps);
+    std::fprintf(stderr, "wrapper_benchmark: repetition %d/%d\n", rep + 1,
+                 options.reps);
     for (size_t u = 0; ok && u < units.size(); ++u) {
       for (int k = 0; ok && k < kNumVariants; ++k) {
         const Variant v = static_cast<Variant>((k + rep) % kNumVariants);
@@ -435,7 +480,8 @@ int main(int argc, char** argv) {
   if (!ok) return 1;
 
   std::vector<Summary> summaries;
-  for (const auto& by_variant : samples) summaries.push_back(Summarize(by_variant));
+  for (const auto& by_variant : samples)
+    summaries.push_back(Summarize(by_variant));
   if (options.json) {
     PrintJson(options, units, summaries);
   } else {

@@ -91,8 +91,10 @@ bool ApplyConfigFile(const std::string& path, bool must_exist,
       config->spool_dir = value;
     } else if (key == "timeout_ms") {
       if (!ParseTimeout(value, &config->timeout_ms)) {
-        *error = where + "timeout_ms must be a positive number of "
-                         "milliseconds, got '" + value + "'";
+        *error = where +
+                 "timeout_ms must be a positive number of "
+                 "milliseconds, got '" +
+                 value + "'";
         return false;
       }
     } else if (key == "clang") {

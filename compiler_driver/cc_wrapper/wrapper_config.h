@@ -29,9 +29,9 @@ struct WrapperConfig {
   // True when a flag, the environment or the config file named the policy;
   // false: the optimizer may use the shipped default policy instead.
   bool policy_given = false;
-  std::string spool_dir;            // decision records, one file per process
+  std::string spool_dir;  // decision records, one file per process
   std::string build_id;
-  int timeout_ms = 120000;          // per translation unit, passes + codegen
+  int timeout_ms = 120000;  // per translation unit, passes + codegen
   std::string clang = "clang-16";
   std::string clangxx = "clang++-16";
   std::string config_path;  // the file read, empty when none

@@ -21,8 +21,8 @@ EnvLookup FakeEnv(std::map<std::string, std::string> vars) {
 TEST(WrapperConfigTest, DefaultsWithoutAnything) {
   WrapperConfig config;
   std::string error;
-  ASSERT_TRUE(LoadWrapperConfig("", FakeEnv({{"HOME", "/home/u"}}), &config,
-                                &error));
+  ASSERT_TRUE(
+      LoadWrapperConfig("", FakeEnv({{"HOME", "/home/u"}}), &config, &error));
   EXPECT_FALSE(config.disabled);
   EXPECT_EQ(config.policy, "baseline");
   EXPECT_EQ(config.spool_dir, "/home/u/.cache/phaseloop/spool");
@@ -79,8 +79,9 @@ TEST(WrapperConfigTest, BadConfigFilesNameTheLine) {
     std::ofstream(dir + "/cc.conf") << c.text;
     WrapperConfig config;
     std::string error;
-    EXPECT_FALSE(LoadWrapperConfig(
-        "", FakeEnv({{"PHASELOOP_CONFIG", dir + "/cc.conf"}}), &config, &error));
+    EXPECT_FALSE(
+        LoadWrapperConfig("", FakeEnv({{"PHASELOOP_CONFIG", dir + "/cc.conf"}}),
+                          &config, &error));
     EXPECT_NE(error.find(c.expected), std::string::npos) << error;
   }
   WrapperConfig config;

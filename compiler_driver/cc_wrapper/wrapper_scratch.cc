@@ -3,8 +3,8 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "compiler_driver/cc_wrapper/spool_reader.h"
 #include "common/testing/test_util.h"
+#include "compiler_driver/cc_wrapper/spool_reader.h"
 #include "gtest/gtest.h"
 
 namespace phaseloop::cc_wrapper::testing {
@@ -24,9 +24,9 @@ WrapperScratch::WrapperScratch()
 int WrapperScratch::Run(const std::vector<std::string>& argv,
                         const std::map<std::string, std::string>& env,
                         std::string* output) const {
-  std::vector<std::string> command = {"env", "-C", dir_,
-                                      "PHASELOOP_SPOOL=" + spool_,
-                                      "PHASELOOP_CONFIG=" + dir_ + "/empty.conf"};
+  std::vector<std::string> command = {
+      "env", "-C", dir_, "PHASELOOP_SPOOL=" + spool_,
+      "PHASELOOP_CONFIG=" + dir_ + "/empty.conf"};
   for (const auto& [k, v] : env) command.push_back(k + "=" + v);
   command.insert(command.end(), argv.begin(), argv.end());
   std::string ignored;

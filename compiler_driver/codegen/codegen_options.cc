@@ -2,8 +2,8 @@
 
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 
@@ -48,7 +48,8 @@ absl::StatusOr<SplitPipelineText> SplitPipeline(absl::string_view pipeline) {
   for (size_t i = 0; i + 1 < elements.size(); ++i) {
     if (IsCodegenElement(elements[i])) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "pipeline '", pipeline, "': the codegen<...> element must be the "
+          "pipeline '", pipeline,
+          "': the codegen<...> element must be the "
           "last one (it names code generator options, not a pass)"));
     }
   }
@@ -70,10 +71,10 @@ absl::StatusOr<SplitPipelineText> SplitPipeline(absl::string_view pipeline) {
     if (option == kMachineOutliner) {
       split.codegen.machine_outliner = true;
     } else {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "pipeline '", pipeline, "': unknown codegen option '", option,
-          "' (known: ", kMachineOutliner,
-          "); a policy naming it needs a newer phaseloop"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("pipeline '", pipeline, "': unknown codegen option '",
+                       option, "' (known: ", kMachineOutliner,
+                       "); a policy naming it needs a newer phaseloop"));
     }
   }
   const size_t ir_length =

@@ -6,9 +6,11 @@ namespace phaseloop::codegen {
 namespace {
 
 TEST(CodegenOptions, APipelineWithoutTheElementIsAllIr) {
-  auto split = SplitPipeline("default<Oz>,function(instcombine<max-iterations=1>)");
+  auto split =
+      SplitPipeline("default<Oz>,function(instcombine<max-iterations=1>)");
   ASSERT_TRUE(split.ok()) << split.status();
-  EXPECT_EQ(split->ir_pipeline, "default<Oz>,function(instcombine<max-iterations=1>)");
+  EXPECT_EQ(split->ir_pipeline,
+            "default<Oz>,function(instcombine<max-iterations=1>)");
   EXPECT_FALSE(split->codegen.any());
 }
 
@@ -50,10 +52,12 @@ TEST(CodegenOptions, MisplacedUnknownOrMalformedElementsAreNamed) {
 
   auto unknown = SplitPipeline("default<Oz>,codegen<fast-isel>");
   ASSERT_FALSE(unknown.ok());
-  EXPECT_NE(unknown.status().message().find("unknown codegen option 'fast-isel'"),
-            std::string::npos)
+  EXPECT_NE(
+      unknown.status().message().find("unknown codegen option 'fast-isel'"),
+      std::string::npos)
       << unknown.status();
-  EXPECT_NE(unknown.status().message().find("newer phaseloop"), std::string::npos);
+  EXPECT_NE(unknown.status().message().find("newer phaseloop"),
+            std::string::npos);
 
   EXPECT_FALSE(SplitPipeline("default<Oz>,codegen<machine-outliner").ok());
   EXPECT_FALSE(SplitPipeline("default<Oz>,codegen<>").ok());

@@ -74,10 +74,14 @@ bool HasFullDebugInfo(const llvm::Module& module) {
 
 llvm::CodeGenOpt::Level ToCodegenLevel(int level) {
   switch (level) {
-    case 0: return llvm::CodeGenOpt::None;
-    case 1: return llvm::CodeGenOpt::Less;
-    case 3: return llvm::CodeGenOpt::Aggressive;
-    default: return llvm::CodeGenOpt::Default;
+    case 0:
+      return llvm::CodeGenOpt::None;
+    case 1:
+      return llvm::CodeGenOpt::Less;
+    case 3:
+      return llvm::CodeGenOpt::Aggressive;
+    default:
+      return llvm::CodeGenOpt::Default;
   }
 }
 
@@ -204,8 +208,8 @@ absl::StatusOr<int64_t> TextSectionBytes(const std::string& object) {
   llvm::Expected<std::unique_ptr<llvm::object::ObjectFile>> file =
       llvm::object::ObjectFile::createObjectFile(ref);
   if (!file) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "not an object file: ", llvm::toString(file.takeError())));
+    return absl::InvalidArgumentError(
+        absl::StrCat("not an object file: ", llvm::toString(file.takeError())));
   }
   int64_t bytes = 0;
   for (const llvm::object::SectionRef& section : (*file)->sections()) {
@@ -214,7 +218,8 @@ absl::StatusOr<int64_t> TextSectionBytes(const std::string& object) {
       llvm::consumeError(name.takeError());
       continue;
     }
-    if (*name == ".text" || name->startswith(".text.")) bytes += section.getSize();
+    if (*name == ".text" || name->startswith(".text."))
+      bytes += section.getSize();
   }
   return bytes;
 }

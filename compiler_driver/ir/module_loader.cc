@@ -59,9 +59,9 @@ bool IsSourcePath(const std::string& path) {
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    return absl::NotFoundError(
-        absl::StrCat("cannot read '", path, "': no such file or not readable; "
-                     "check the path"));
+    return absl::NotFoundError(absl::StrCat("cannot read '", path,
+                                            "': no such file or not readable; "
+                                            "check the path"));
   }
   std::ostringstream bytes;
   bytes << in.rdbuf();
@@ -74,11 +74,12 @@ absl::StatusOr<std::string> CompileToBitcode(const std::string& source_path,
     return absl::NotFoundError(absl::StrCat(
         "source '", source_path, "' does not exist; check the path"));
   }
-  llvm::ErrorOr<std::string> clang = llvm::sys::findProgramByName(options.clang);
+  llvm::ErrorOr<std::string> clang =
+      llvm::sys::findProgramByName(options.clang);
   if (!clang) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("compiler '", options.clang,
-                     "' not found on PATH; run tools/setup.sh to install clang-16"));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "compiler '", options.clang,
+        "' not found on PATH; run tools/setup.sh to install clang-16"));
   }
   TempFile output(".bc");
   TempFile diagnostics(".txt");
@@ -103,7 +104,8 @@ absl::StatusOr<std::string> CompileToBitcode(const std::string& source_path,
   std::vector<llvm::StringRef> env_refs;
   if (!options.source_date_epoch.empty()) {
     for (char** e = environ; *e != nullptr; ++e) {
-      if (!absl::StartsWith(*e, "SOURCE_DATE_EPOCH=")) env_strings.push_back(*e);
+      if (!absl::StartsWith(*e, "SOURCE_DATE_EPOCH="))
+        env_strings.push_back(*e);
     }
     env_strings.push_back(
         absl::StrCat("SOURCE_DATE_EPOCH=", options.source_date_epoch));
@@ -116,10 +118,10 @@ absl::StatusOr<std::string> CompileToBitcode(const std::string& source_path,
                                      &exec_error);
   if (rc != 0) {
     absl::StatusOr<std::string> diag = ReadFile(diagnostics.path());
-    return absl::InvalidArgumentError(absl::StrCat(
-        "clang-16 could not compile '", source_path, "' (exit ", rc, ")",
-        exec_error.empty() ? "" : ": ", exec_error, "\n",
-        diag.ok() ? *diag : std::string()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("clang-16 could not compile '", source_path, "' (exit ",
+                     rc, ")", exec_error.empty() ? "" : ": ", exec_error, "\n",
+                     diag.ok() ? *diag : std::string()));
   }
   return ReadFile(output.path());
 }
@@ -134,10 +136,10 @@ absl::StatusOr<std::unique_ptr<llvm::Module>> ParseModule(
     llvm::Expected<std::unique_ptr<llvm::Module>> parsed =
         llvm::parseBitcodeFile(buffer, context);
     if (!parsed) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("'", name, "' is not valid LLVM bitcode: ",
-                       llvm::toString(parsed.takeError()),
-                       "; regenerate it with clang-16 -emit-llvm"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "'", name,
+          "' is not valid LLVM bitcode: ", llvm::toString(parsed.takeError()),
+          "; regenerate it with clang-16 -emit-llvm"));
     }
     module = std::move(*parsed);
   } else {
@@ -148,16 +150,16 @@ absl::StatusOr<std::unique_ptr<llvm::Module>> ParseModule(
       llvm::raw_string_ostream os(text);
       diag.print(name.c_str(), os, /*ShowColors=*/false);
       return absl::InvalidArgumentError(absl::StrCat(
-          "'", name, "' is not valid LLVM IR (expected .ll text or .bc): ",
-          os.str()));
+          "'", name,
+          "' is not valid LLVM IR (expected .ll text or .bc): ", os.str()));
     }
   }
   if (!verify) return module;
   std::string problems;
   llvm::raw_string_ostream os(problems);
   if (llvm::verifyModule(*module, &os)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "'", name, "' fails the LLVM verifier: ", os.str()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", name, "' fails the LLVM verifier: ", os.str()));
   }
   return module;
 }
@@ -170,7 +172,8 @@ absl::StatusOr<std::unique_ptr<llvm::Module>> LoadModule(
   if (!bytes.ok()) return bytes.status();
   if (!IsSourcePath(path) && !EndsWith(path, ".bc") && !EndsWith(path, ".ll")) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "'", path, "' is neither a C/C++ source (.c .cc .cpp .cxx) nor LLVM IR "
+        "'", path,
+        "' is neither a C/C++ source (.c .cc .cpp .cxx) nor LLVM IR "
         "(.bc .ll); pass one of those"));
   }
   return ParseModule(*bytes, path, context);

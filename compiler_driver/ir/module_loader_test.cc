@@ -57,18 +57,20 @@ TEST(ModuleLoader, ErrorsNameTheInput) {
   llvm::LLVMContext context;
   auto missing = LoadModule("missing/file.c", FrontendOptions{}, context);
   ASSERT_FALSE(missing.ok());
-  EXPECT_NE(missing.status().message().find("missing/file.c"), std::string::npos);
+  EXPECT_NE(missing.status().message().find("missing/file.c"),
+            std::string::npos);
 
   auto garbage = ParseModule("this is not IR", "junk.ll", context);
   ASSERT_FALSE(garbage.ok());
   EXPECT_NE(garbage.status().message().find("junk.ll"), std::string::npos);
 
-  auto bad_bitcode = ParseModule(std::string("BC\xC0\xDE garbage", 12), "bad.bc", context);
+  auto bad_bitcode =
+      ParseModule(std::string("BC\xC0\xDE garbage", 12), "bad.bc", context);
   ASSERT_FALSE(bad_bitcode.ok());
   EXPECT_NE(bad_bitcode.status().message().find("bad.bc"), std::string::npos);
 
-  auto unverifiable = ParseModule(
-      "define i32 @f(i32 %x) {\n  ret i32 %y\n}\n", "undef.ll", context);
+  auto unverifiable = ParseModule("define i32 @f(i32 %x) {\n  ret i32 %y\n}\n",
+                                  "undef.ll", context);
   EXPECT_FALSE(unverifiable.ok());
 
   FrontendOptions options;

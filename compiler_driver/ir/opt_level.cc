@@ -4,12 +4,18 @@ namespace phaseloop::ir {
 
 const char* OptLevelName(OptLevel level) {
   switch (level) {
-    case OptLevel::kO0: return "O0";
-    case OptLevel::kO1: return "O1";
-    case OptLevel::kO2: return "O2";
-    case OptLevel::kO3: return "O3";
-    case OptLevel::kOs: return "Os";
-    case OptLevel::kOz: return "Oz";
+    case OptLevel::kO0:
+      return "O0";
+    case OptLevel::kO1:
+      return "O1";
+    case OptLevel::kO2:
+      return "O2";
+    case OptLevel::kO3:
+      return "O3";
+    case OptLevel::kOs:
+      return "Os";
+    case OptLevel::kOz:
+      return "Oz";
   }
   return "O0";
 }
@@ -25,22 +31,32 @@ std::optional<OptLevel> ParseOptLevel(std::string_view text) {
 
 llvm::OptimizationLevel ToLlvm(OptLevel level) {
   switch (level) {
-    case OptLevel::kO0: return llvm::OptimizationLevel::O0;
-    case OptLevel::kO1: return llvm::OptimizationLevel::O1;
-    case OptLevel::kO2: return llvm::OptimizationLevel::O2;
-    case OptLevel::kO3: return llvm::OptimizationLevel::O3;
-    case OptLevel::kOs: return llvm::OptimizationLevel::Os;
-    case OptLevel::kOz: return llvm::OptimizationLevel::Oz;
+    case OptLevel::kO0:
+      return llvm::OptimizationLevel::O0;
+    case OptLevel::kO1:
+      return llvm::OptimizationLevel::O1;
+    case OptLevel::kO2:
+      return llvm::OptimizationLevel::O2;
+    case OptLevel::kO3:
+      return llvm::OptimizationLevel::O3;
+    case OptLevel::kOs:
+      return llvm::OptimizationLevel::Os;
+    case OptLevel::kOz:
+      return llvm::OptimizationLevel::Oz;
   }
   return llvm::OptimizationLevel::O0;
 }
 
 int CodegenLevel(OptLevel level) {
   switch (level) {
-    case OptLevel::kO0: return 0;
-    case OptLevel::kO1: return 1;
-    case OptLevel::kO3: return 3;
-    default: return 2;
+    case OptLevel::kO0:
+      return 0;
+    case OptLevel::kO1:
+      return 1;
+    case OptLevel::kO3:
+      return 3;
+    default:
+      return 2;
   }
 }
 

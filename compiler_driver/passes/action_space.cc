@@ -17,7 +17,8 @@ constexpr Entry kLlvm16Actions[] = {
 const ActionSpace& ActionSpace::Llvm16() {
   static const ActionSpace* space = [] {
     std::vector<Action> actions;
-    for (const Entry& e : kLlvm16Actions) actions.push_back({e.name, e.pipeline});
+    for (const Entry& e : kLlvm16Actions)
+      actions.push_back({e.name, e.pipeline});
     return new ActionSpace("llvm-16/v1", std::move(actions));
   }();
   return *space;

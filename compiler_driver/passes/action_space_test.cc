@@ -5,6 +5,7 @@
 // verifier or is nondeterministic belongs in llvm-16/excluded_by_test.tsv.
 #include "compiler_driver/passes/action_space.h"
 
+#include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -14,10 +15,8 @@
 #include <set>
 #include <sstream>
 
-#include <gtest/gtest.h>
-
-#include "compiler_driver/session/compilation_session.h"
 #include "common/testing/test_util.h"
+#include "compiler_driver/session/compilation_session.h"
 #include "compiler_driver/testing/fixture_paths.h"
 
 namespace phaseloop::passes {
@@ -27,8 +26,8 @@ constexpr int kActionTimeoutMs = 60000;
 
 // Child: for each action from `first`, report "S i", then "O i" (ok),
 // "V i" (verifier) or "N i" (nondeterministic). Never returns.
-[[noreturn]] void ExerciseInChild(const std::string& fixture, bool optimise_first,
-                                  int first, int fd) {
+[[noreturn]] void ExerciseInChild(const std::string& fixture,
+                                  bool optimise_first, int first, int fd) {
   auto session = session::CompilationSession::StartFromFile(
       fixture, ir::FrontendOptions{}, session::SessionOptions{});
   if (!session.ok()) _exit(3);
@@ -94,18 +93,22 @@ void ExerciseFixture(const std::string& fixture, bool optimise_first,
       }
       started = -1;
       next = index + 1;
-      if (kind == 'V') failures.push_back({fixture, space.at(index).name, "fails the verifier"});
-      if (kind == 'N') failures.push_back({fixture, space.at(index).name, "nondeterministic"});
+      if (kind == 'V')
+        failures.push_back(
+            {fixture, space.at(index).name, "fails the verifier"});
+      if (kind == 'N')
+        failures.push_back({fixture, space.at(index).name, "nondeterministic"});
     }
     fclose(in);
     int status = 0;
     waitpid(pid, &status, 0);
     if (started >= 0) {
-      failures.push_back({fixture, space.at(started).name,
-                          hung ? "hangs" : "crashes"});
+      failures.push_back(
+          {fixture, space.at(started).name, hung ? "hangs" : "crashes"});
       next = started + 1;
     } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      ADD_FAILURE() << fixture << ": child failed to start (status " << status << ")";
+      ADD_FAILURE() << fixture << ": child failed to start (status " << status
+                    << ")";
       return;
     }
   }

@@ -93,8 +93,8 @@ llvm::PipelineTuningOptions TuningFor(OptLevel level, PipelineFlavor flavor) {
                 level == OptLevel::kOs || level == OptLevel::kOz;
   tuning.LoopUnrolling = unroll;
   tuning.LoopInterleaving = unroll;
-  tuning.LoopVectorization = level == OptLevel::kO2 ||
-                             level == OptLevel::kO3 || level == OptLevel::kOs;
+  tuning.LoopVectorization = level == OptLevel::kO2 || level == OptLevel::kO3 ||
+                             level == OptLevel::kOs;
   tuning.SLPVectorization = unroll;
   tuning.MergeFunctions = false;
   return tuning;

@@ -29,7 +29,8 @@ namespace phaseloop::passes {
 // user would compare with. TuningFor gives the tuning each tool ends up with.
 enum class PipelineFlavor { kClang, kOpt };
 
-llvm::PipelineTuningOptions TuningFor(ir::OptLevel level, PipelineFlavor flavor);
+llvm::PipelineTuningOptions TuningFor(ir::OptLevel level,
+                                      PipelineFlavor flavor);
 
 // The text of clang's standard pipeline at `level`: "default<Oz>".
 std::string DefaultPipelineText(ir::OptLevel level);

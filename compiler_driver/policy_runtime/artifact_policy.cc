@@ -39,8 +39,8 @@ std::vector<int> Ranked(const std::vector<float>& scores) {
 absl::StatusOr<InferenceMode> ParseInferenceMode(absl::string_view text) {
   if (text == "single") return InferenceMode::kSingle;
   if (text == "topk") return InferenceMode::kTopK;
-  return absl::InvalidArgumentError(absl::StrCat(
-      "unknown inference mode '", text, "'; use single or topk"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown inference mode '", text, "'; use single or topk"));
 }
 
 const char* InferenceModeName(InferenceMode mode) {
@@ -59,19 +59,20 @@ absl::StatusOr<std::unique_ptr<ArtifactPolicy>> ArtifactPolicy::Create(
   absl::StatusOr<PolicyNetwork> network = PolicyNetwork::Create(artifact);
   if (!network.ok()) return network.status();
   if (options.top_k < 0 || options.budget_ms < 0) {
-    return absl::InvalidArgumentError(
-        "topk needs k >= 0 and a budget >= 0 ms");
+    return absl::InvalidArgumentError("topk needs k >= 0 and a budget >= 0 ms");
   }
   const passes::ActionSpace& space = passes::ActionSpace::Llvm16();
   std::vector<std::string> pipelines;
   for (const std::string& name : artifact.action_names()) {
     std::optional<int> index = space.Find(name);
     if (!index) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "the policy uses action '", name, "', which is not in this "
-          "driver's action space ", space.version(), " (the artifact says ",
-          artifact.action_space_version(),
-          "); retrain it for this action space"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("the policy uses action '", name,
+                       "', which is not in this "
+                       "driver's action space ",
+                       space.version(), " (the artifact says ",
+                       artifact.action_space_version(),
+                       "); retrain it for this action space"));
     }
     pipelines.push_back(space.at(*index).pipeline);
   }
@@ -134,8 +135,8 @@ PolicyChoice ArtifactPolicy::ChooseFromFeatures(
   }
   const v1::CandidatePipeline& candidate = artifact_.candidates(best);
   choice.pipeline = candidate.pipeline();
-  choice.note = absl::StrCat("single: candidate ", candidate.name(),
-                             " (score ", scores[best], ")");
+  choice.note = absl::StrCat("single: candidate ", candidate.name(), " (score ",
+                             scores[best], ")");
   return choice;
 }
 
@@ -160,8 +161,8 @@ absl::StatusOr<std::vector<int32_t>> ArtifactPolicy::Rollout(
     int action = first;
     if (step > 0 || first < 0) {
       const std::vector<float> scores = Score(ap, ic, taken);
-      action = static_cast<int>(
-          std::max_element(scores.begin(), scores.end()) - scores.begin());
+      action = static_cast<int>(std::max_element(scores.begin(), scores.end()) -
+                                scores.begin());
     }
     absl::Status ran = runner.Run(*clone, action_pipelines_[action]);
     if (!ran.ok()) return ran;
@@ -208,8 +209,8 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
   const auto start = Clock::now();
   PolicyChoice best;
   best.pipeline = kOzPipeline;
-  const double oz_estimate_ms = options_.oz_ms_per_instruction *
-                                static_cast<double>(inst_count[0]);
+  const double oz_estimate_ms =
+      options_.oz_ms_per_instruction * static_cast<double>(inst_count[0]);
   if (oz_estimate_ms > options_.budget_ms) {
     best.note = absl::StrCat("topk: kept -Oz unmeasured: ", inst_count[0],
                              " instructions, -Oz alone ~",
@@ -232,9 +233,9 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
   absl::StatusOr<int64_t> oz = measure(kOzPipeline);
   best.evaluated = 1;
   if (!oz.ok()) {
-    best.note = absl::StrCat("topk: -Oz could not be measured (",
-                             oz.status().message().substr(0, 200),
-                             "); kept -Oz");
+    best.note =
+        absl::StrCat("topk: -Oz could not be measured (",
+                     oz.status().message().substr(0, 200), "); kept -Oz");
     return best;
   }
   best.measured = *oz;
@@ -257,8 +258,9 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
     std::vector<int> firsts = Ranked(scores);
     firsts.resize(std::min<size_t>(firsts.size(), k));
     for (int first : firsts) {
-      tries.emplace_back(absl::StrCat("rollout:", artifact_.action_names(first)),
-                         std::to_string(first));  // rolled out lazily below
+      tries.emplace_back(
+          absl::StrCat("rollout:", artifact_.action_names(first)),
+          std::to_string(first));  // rolled out lazily below
     }
   }
   double slowest_ms = MillisSince(start);  // -Oz's cost as the first estimate
@@ -271,8 +273,8 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
     const auto one_start = Clock::now();
     std::string pipeline = spec;
     if (artifact_.formulation() == kFormulationStepwise) {
-      absl::StatusOr<std::vector<int32_t>> actions = Rollout(
-          module, autophase, inst_count, std::stoi(spec), *env.runner);
+      absl::StatusOr<std::vector<int32_t>> actions =
+          Rollout(module, autophase, inst_count, std::stoi(spec), *env.runner);
       if (!actions.ok()) {
         skipped.push_back(name);
         continue;
@@ -292,11 +294,11 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
       best_name = name;
     }
   }
-  best.note = absl::StrCat(
-      "topk: ", best_name, " ", artifact_.objective(), " ", best.measured,
-      " vs -Oz ", oz_value, " (", best.evaluated, " measured of ",
-      tries.size() + 1, ", ", static_cast<int64_t>(MillisSince(start)),
-      " ms of ", options_.budget_ms, ")");
+  best.note = absl::StrCat("topk: ", best_name, " ", artifact_.objective(), " ",
+                           best.measured, " vs -Oz ", oz_value, " (",
+                           best.evaluated, " measured of ", tries.size() + 1,
+                           ", ", static_cast<int64_t>(MillisSince(start)),
+                           " ms of ", options_.budget_ms, ")");
   if (!skipped.empty()) {
     absl::StrAppend(&best.note, "; failed: ", absl::StrJoin(skipped, " "));
   }

@@ -78,9 +78,9 @@ struct ModuleEnvironment {
 };
 
 struct PolicyChoice {
-  std::string pipeline;  // PassBuilder text to run on the module
-  std::string note;      // how it was chosen, for decision records and logs
-  int evaluated = 0;     // topk: pipelines measured (incl. -Oz)
+  std::string pipeline;   // PassBuilder text to run on the module
+  std::string note;       // how it was chosen, for decision records and logs
+  int evaluated = 0;      // topk: pipelines measured (incl. -Oz)
   int64_t measured = -1;  // topk: the chosen pipeline's objective value
 };
 

@@ -20,7 +20,7 @@ namespace phaseloop::policy_runtime {
 namespace {
 
 const std::vector<std::string> kActions = {
-    "instcombine", "simplifycfg", "mem2reg", "sroa", "dce",
+    "instcombine", "simplifycfg", "mem2reg", "sroa",      "dce",
     "gvn",         "licm",        "inline",  "globaldce", "early-cse"};
 
 // A fixture module as the wrapper sees it (real build at -Oz), with the
@@ -64,9 +64,12 @@ class ArtifactPolicyTest : public ::testing::Test {
     options.action_names = kActions;
     options.seed = seed;
     options.candidate_pipelines = {
-        "default<Oz>", "default<O3>", "function(mem2reg)",
+        "default<Oz>",
+        "default<O3>",
+        "function(mem2reg)",
         "default<Oz>,function(instcombine),function(simplifycfg)",
-        "default<O1>", "default<Os>"};
+        "default<O1>",
+        "default<Os>"};
     return testing::RandomArtifact(options);
   }
 
@@ -90,7 +93,8 @@ TEST_F(ArtifactPolicyTest, SingleCandidateIsTheArgmax) {
         std::max_element(scores.begin(), scores.end()) - scores.begin());
     auto choice = (*policy)->Choose(*module_, autophase_, inst_count_, Env());
     ASSERT_TRUE(choice.ok()) << choice.status();
-    EXPECT_EQ(choice->pipeline, (*policy)->artifact().candidates(best).pipeline());
+    EXPECT_EQ(choice->pipeline,
+              (*policy)->artifact().candidates(best).pipeline());
     EXPECT_EQ((*policy)->ChooseFromFeatures(autophase_, inst_count_).pipeline,
               choice->pipeline);
   }
@@ -105,8 +109,8 @@ TEST_F(ArtifactPolicyTest, SingleAbstainsToOzBelowTheMargin) {
   ASSERT_TRUE(plain.ok());
   const std::vector<float> scores =
       (*plain)->Score(autophase_, inst_count_, {});
-  int best = static_cast<int>(
-      std::max_element(scores.begin(), scores.end()) - scores.begin());
+  int best = static_cast<int>(std::max_element(scores.begin(), scores.end()) -
+                              scores.begin());
   const int oz = OzCandidateIndex(artifact);
   ASSERT_EQ(oz, 0);
   if (best == oz) {  // make some other candidate the best
@@ -150,7 +154,8 @@ TEST_F(ArtifactPolicyTest, SingleStepwiseAppliesMaxStepsActions) {
   auto choice = (*policy)->Choose(*module_, autophase_, inst_count_, Env());
   ASSERT_TRUE(choice.ok()) << choice.status();
   // The first action is the argmax of the start state.
-  const std::vector<float> scores = (*policy)->Score(autophase_, inst_count_, {});
+  const std::vector<float> scores =
+      (*policy)->Score(autophase_, inst_count_, {});
   const int first = static_cast<int>(
       std::max_element(scores.begin(), scores.end()) - scores.begin());
   const auto& space = passes::ActionSpace::Llvm16();
@@ -196,7 +201,8 @@ TEST_F(ArtifactPolicyTest, TopKMeasuresCodegenOptions) {
   InferenceOptions options;
   options.mode = InferenceMode::kTopK;
   options.budget_ms = 60000;
-  auto policy = ArtifactPolicy::Create(testing::RandomArtifact(artifact), options);
+  auto policy =
+      ArtifactPolicy::Create(testing::RandomArtifact(artifact), options);
   ASSERT_TRUE(policy.ok()) << policy.status();
   auto choice = (*policy)->Choose(*module_, autophase_, inst_count_, Env());
   ASSERT_TRUE(choice.ok()) << choice.status();
@@ -205,7 +211,8 @@ TEST_F(ArtifactPolicyTest, TopKMeasuresCodegenOptions) {
 
   // An artifact naming a codegen option this driver does not know is
   // refused with the reason (the wrapper then falls back).
-  artifact.candidate_pipelines = {"default<Oz>", "default<Oz>,codegen<fast-isel>"};
+  artifact.candidate_pipelines = {"default<Oz>",
+                                  "default<Oz>,codegen<fast-isel>"};
   auto unknown = ArtifactPolicy::Create(testing::RandomArtifact(artifact));
   ASSERT_FALSE(unknown.ok());
   EXPECT_NE(unknown.status().message().find("unknown codegen option"),

@@ -1,4 +1,3 @@
-#include "common/files/atomic_file.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 
 #include <unistd.h>
@@ -14,6 +13,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "common/files/atomic_file.h"
 #include "compiler_driver/ir/module_hash.h"
 #include "compiler_driver/policy_runtime/state_features.h"
 #include "google/protobuf/io/coded_stream.h"
@@ -170,7 +170,8 @@ absl::Status WritePolicyArtifactFile(const v1::PolicyArtifact& artifact,
     return absl::InvalidArgumentError(absl::StrCat(
         "refusing to write policy artifact ", path, ": ", valid.message()));
   }
-  return files::WriteFileAtomically(path, SerializePolicyArtifactFile(artifact));
+  return files::WriteFileAtomically(path,
+                                    SerializePolicyArtifactFile(artifact));
 }
 
 std::string PolicyVersionOf(const v1::PolicyArtifact& artifact) {
@@ -179,9 +180,8 @@ std::string PolicyVersionOf(const v1::PolicyArtifact& artifact) {
 
 absl::Status ValidatePolicyArtifact(const v1::PolicyArtifact& artifact) {
   if (artifact.format_version() != kPolicyFormatVersion) {
-    return Invalid(absl::StrCat("format_version is ",
-                                artifact.format_version(), ", expected ",
-                                kPolicyFormatVersion));
+    return Invalid(absl::StrCat("format_version is ", artifact.format_version(),
+                                ", expected ", kPolicyFormatVersion));
   }
   const std::string& objective = artifact.objective();
   if (objective != kObjectiveTextSize && objective != kObjectiveIrCount &&
@@ -206,10 +206,10 @@ absl::Status ValidatePolicyArtifact(const v1::PolicyArtifact& artifact) {
                                 "\")"));
   }
   if (norm.mean_size() != state_dim || norm.scale_size() != state_dim) {
-    return Invalid(absl::StrCat(
-        "normalization has ", norm.mean_size(), " means and ",
-        norm.scale_size(), " scales; the state of ", num_actions,
-        " actions has ", state_dim, " dimensions"));
+    return Invalid(absl::StrCat("normalization has ", norm.mean_size(),
+                                " means and ", norm.scale_size(),
+                                " scales; the state of ", num_actions,
+                                " actions has ", state_dim, " dimensions"));
   }
   if (!AllFinite(norm.mean()) || !AllFinite(norm.scale())) {
     return Invalid("normalization holds a NaN or infinite value");
@@ -223,8 +223,8 @@ absl::Status ValidatePolicyArtifact(const v1::PolicyArtifact& artifact) {
                                   " inputs but receives ", width));
     }
     if (layer.outputs() <= 0) {
-      return Invalid(absl::StrCat("layer ", i, " has ", layer.outputs(),
-                                  " outputs"));
+      return Invalid(
+          absl::StrCat("layer ", i, " has ", layer.outputs(), " outputs"));
     }
     const int64_t expected =
         static_cast<int64_t>(layer.inputs()) * layer.outputs();
@@ -240,8 +240,8 @@ absl::Status ValidatePolicyArtifact(const v1::PolicyArtifact& artifact) {
                                   layer.activation()));
     }
     if (!AllFinite(layer.weights()) || !AllFinite(layer.bias())) {
-      return Invalid(absl::StrCat("layer ", i,
-                                  " holds a NaN or infinite weight"));
+      return Invalid(
+          absl::StrCat("layer ", i, " holds a NaN or infinite weight"));
     }
     width = layer.outputs();
   }
@@ -261,24 +261,26 @@ absl::Status ValidatePolicyArtifact(const v1::PolicyArtifact& artifact) {
   }
   if (stepwise) {
     if (width != num_actions) {
-      return Invalid(absl::StrCat("a stepwise network must output one score "
-                                  "per action (",
-                                  num_actions, "), this one outputs ", width));
+      return Invalid(
+          absl::StrCat("a stepwise network must output one score "
+                       "per action (",
+                       num_actions, "), this one outputs ", width));
     }
     if (artifact.max_steps() < 1) {
-      return Invalid(absl::StrCat("a stepwise policy needs max_steps >= 1, "
-                                  "got ",
-                                  artifact.max_steps()));
+      return Invalid(
+          absl::StrCat("a stepwise policy needs max_steps >= 1, "
+                       "got ",
+                       artifact.max_steps()));
     }
   } else {
     if (artifact.candidates_size() == 0) {
       return Invalid("a candidate policy has no candidates");
     }
     if (width != artifact.candidates_size()) {
-      return Invalid(absl::StrCat("a candidate network must output one score "
-                                  "per candidate (",
-                                  artifact.candidates_size(),
-                                  "), this one outputs ", width));
+      return Invalid(absl::StrCat(
+          "a candidate network must output one score "
+          "per candidate (",
+          artifact.candidates_size(), "), this one outputs ", width));
     }
   }
   if (artifact.default_top_k() < 0 || artifact.max_steps() < 0) {

@@ -6,8 +6,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
-#include "compiler_driver/policy_runtime/test_artifacts.h"
 #include "common/testing/test_util.h"
+#include "compiler_driver/policy_runtime/test_artifacts.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
@@ -36,11 +36,12 @@ TEST(PolicyArtifactTest, RoundTripsThroughFile) {
   ASSERT_TRUE(read.ok()) << read.status();
   // Field by field: the metrics map's serialized byte order is not
   // deterministic, so comparing SerializeAsString() was flaky.
-  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(*read, artifact))
+  EXPECT_TRUE(
+      google::protobuf::util::MessageDifferencer::Equals(*read, artifact))
       << read->ShortDebugString();
   EXPECT_EQ(PolicyVersionOf(*read), PolicyVersionOf(artifact));
-  EXPECT_TRUE(LooksLikePolicyArtifactFile(
-      phaseloop::testing::ReadFileOrEmpty(path)));
+  EXPECT_TRUE(
+      LooksLikePolicyArtifactFile(phaseloop::testing::ReadFileOrEmpty(path)));
 }
 
 TEST(PolicyArtifactTest, VersionIsAContentHash) {
@@ -71,8 +72,8 @@ TEST(PolicyArtifactTest, RejectsFlippedPayloadByte) {
 
 TEST(PolicyArtifactTest, RejectsTruncatedFile) {
   const std::string bytes = SerializePolicyArtifactFile(Sample());
-  for (size_t keep : {bytes.size() - 1, bytes.size() / 2, size_t{20},
-                      size_t{0}}) {
+  for (size_t keep :
+       {bytes.size() - 1, bytes.size() / 2, size_t{20}, size_t{0}}) {
     auto parsed =
         ParsePolicyArtifactFile(bytes.substr(0, keep), "short.plpolicy");
     ASSERT_FALSE(parsed.ok()) << keep;
@@ -86,7 +87,8 @@ TEST(PolicyArtifactTest, RejectsTruncatedFile) {
 TEST(PolicyArtifactTest, RejectsWrongVersionAndMagic) {
   const std::string bytes = SerializePolicyArtifactFile(Sample());
   auto v2 = ParsePolicyArtifactFile(
-      absl::StrReplaceAll(bytes, {{"format_version 1\n", "format_version 2\n"}}),
+      absl::StrReplaceAll(bytes,
+                          {{"format_version 1\n", "format_version 2\n"}}),
       "v2.plpolicy");
   ASSERT_FALSE(v2.ok());
   EXPECT_THAT(v2.status().message(), HasSubstr("format version 2"));
@@ -118,7 +120,8 @@ TEST(PolicyArtifactTest, ValidateChecksShapesAndIndices) {
   {
     v1::PolicyArtifact a = Sample();
     a.mutable_normalization()->mutable_mean()->RemoveLast();
-    EXPECT_THAT(ValidatePolicyArtifact(a).message(), HasSubstr("normalization"));
+    EXPECT_THAT(ValidatePolicyArtifact(a).message(),
+                HasSubstr("normalization"));
   }
   {
     v1::PolicyArtifact a = Sample();
@@ -163,7 +166,8 @@ TEST(PolicyArtifactTest, ValidateChecksShapesAndIndices) {
     EXPECT_TRUE(ValidatePolicyArtifact(a).ok());
     a.mutable_candidates(OzCandidateIndex(a))->set_pipeline("default<Os>");
     EXPECT_EQ(OzCandidateIndex(a), -1);
-    EXPECT_THAT(ValidatePolicyArtifact(a).message(), HasSubstr("-Oz candidate"));
+    EXPECT_THAT(ValidatePolicyArtifact(a).message(),
+                HasSubstr("-Oz candidate"));
   }
   testing::RandomArtifactOptions stepwise;
   stepwise.formulation = "stepwise";

@@ -3,7 +3,8 @@
 // 256, 64 candidate outputs), against a naive scalar loop over the same
 // weights measured in the same run. Prints µs per decision.
 //
-//   tools/bazel.sh run -c opt //compiler_driver/policy_runtime:policy_inference_benchmark
+//   tools/bazel.sh run -c opt
+//   //compiler_driver/policy_runtime:policy_inference_benchmark
 
 #include <algorithm>
 #include <chrono>
@@ -57,7 +58,8 @@ int main() {
   for (int c = 1; c < 64; ++c) {
     options.candidate_pipelines.push_back("a" + std::to_string(c));
   }
-  const phaseloop::v1::PolicyArtifact artifact = pr::testing::RandomArtifact(options);
+  const phaseloop::v1::PolicyArtifact artifact =
+      pr::testing::RandomArtifact(options);
   auto network = pr::PolicyNetwork::Create(artifact);
   if (!network.ok()) {
     std::fprintf(stderr, "%s\n", network.status().ToString().c_str());
@@ -66,8 +68,10 @@ int main() {
   std::mt19937_64 rng(3);
   std::uniform_int_distribution<int64_t> count(0, 5000);
   constexpr int kStates = 64;
-  std::vector<std::vector<int64_t>> autophase(kStates, std::vector<int64_t>(56));
-  std::vector<std::vector<int64_t>> inst_count(kStates, std::vector<int64_t>(70));
+  std::vector<std::vector<int64_t>> autophase(kStates,
+                                              std::vector<int64_t>(56));
+  std::vector<std::vector<int64_t>> inst_count(kStates,
+                                               std::vector<int64_t>(70));
   for (int s = 0; s < kStates; ++s) {
     for (auto& v : autophase[s]) v = count(rng);
     for (auto& v : inst_count[s]) v = count(rng);
@@ -102,16 +106,20 @@ int main() {
   };
   // Same decisions both ways (a sanity check of the baseline).
   int agree = 0;
-  for (int s = 0; s < kStates; ++s) agree += eigen_decision(s) == naive_decision(s);
+  for (int s = 0; s < kStates; ++s)
+    agree += eigen_decision(s) == naive_decision(s);
   const double eigen_us = time_it(eigen_decision, 20000);
   const double naive_us = time_it(naive_decision, 2000);
-  std::printf("network: %d inputs -> 256 -> 256 -> %d candidates (%d weights)\n",
-              dim, network->output_dim(),
-              dim * 256 + 256 * 256 + 256 * network->output_dim());
-  std::printf("single decision (BuildState + Forward + argmax), Eigen : %8.2f us\n",
-              eigen_us);
-  std::printf("single decision, naive scalar loop (baseline)       : %8.2f us\n",
-              naive_us);
+  std::printf(
+      "network: %d inputs -> 256 -> 256 -> %d candidates (%d weights)\n", dim,
+      network->output_dim(),
+      dim * 256 + 256 * 256 + 256 * network->output_dim());
+  std::printf(
+      "single decision (BuildState + Forward + argmax), Eigen : %8.2f us\n",
+      eigen_us);
+  std::printf(
+      "single decision, naive scalar loop (baseline)       : %8.2f us\n",
+      naive_us);
   std::printf("speedup over baseline: %.1fx; same argmax on %d/%d states\n",
               naive_us / eigen_us, agree, kStates);
   return 0;

@@ -15,10 +15,10 @@ absl::StatusOr<PolicyNetwork> PolicyNetwork::Create(
   PolicyNetwork network;
   const v1::FeatureNormalization& norm = artifact.normalization();
   network.input_dim_ = norm.mean_size();
-  network.mean_ = Eigen::Map<const Eigen::VectorXf>(norm.mean().data(),
-                                                    norm.mean_size());
-  network.scale_ = Eigen::Map<const Eigen::VectorXf>(norm.scale().data(),
-                                                     norm.scale_size());
+  network.mean_ =
+      Eigen::Map<const Eigen::VectorXf>(norm.mean().data(), norm.mean_size());
+  network.scale_ =
+      Eigen::Map<const Eigen::VectorXf>(norm.scale().data(), norm.scale_size());
   network.max_width_ = network.input_dim_;
   for (const v1::DenseLayer& source : artifact.layers()) {
     Layer layer;

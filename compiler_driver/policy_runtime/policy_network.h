@@ -33,9 +33,9 @@ class PolicyNetwork {
   using Matrix =
       Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   struct Layer {
-    Matrix weights;           // [outputs][inputs]
-    Eigen::VectorXf bias;     // [outputs]
-    int activation = 0;       // v1::DenseLayer::Activation
+    Matrix weights;        // [outputs][inputs]
+    Eigen::VectorXf bias;  // [outputs]
+    int activation = 0;    // v1::DenseLayer::Activation
   };
 
   PolicyNetwork() = default;

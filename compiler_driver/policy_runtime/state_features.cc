@@ -16,12 +16,11 @@ void BuildState(absl::Span<const int64_t> autophase,
   assert(inst_count.size() == kInstCountCount);
   assert(out.size() == static_cast<size_t>(StateDim(num_actions)));
   const int64_t total_insts = std::max<int64_t>(inst_count[0], 0);
-  const double per_inst = 1000.0 / static_cast<double>(
-                                       std::max<int64_t>(1, total_insts));
+  const double per_inst =
+      1000.0 / static_cast<double>(std::max<int64_t>(1, total_insts));
   auto scaled = [per_inst](int64_t count) {
-    return static_cast<float>(
-        std::log1p(static_cast<double>(std::max<int64_t>(count, 0)) *
-                   per_inst));
+    return static_cast<float>(std::log1p(
+        static_cast<double>(std::max<int64_t>(count, 0)) * per_inst));
   };
   for (int i = 0; i < kAutophaseCount; ++i) out[i] = scaled(autophase[i]);
   for (int i = 0; i < kInstCountCount; ++i) {

@@ -23,7 +23,7 @@ TEST(StateFeaturesTest, ValuesByHand) {
   const std::vector<int32_t> taken = {2, 0, 2, 7, -1};  // 7, -1 ignored
   std::vector<float> out(StateDim(3), -99.0f);
   BuildState(autophase, inst_count, taken, 3, absl::MakeSpan(out));
-  EXPECT_FLOAT_EQ(out[0], std::log1p(1000.0 * 50 / 200));   // log1p(250)
+  EXPECT_FLOAT_EQ(out[0], std::log1p(1000.0 * 50 / 200));  // log1p(250)
   EXPECT_FLOAT_EQ(out[1], 0.0f);
   EXPECT_FLOAT_EQ(out[55], std::log1p(1000.0 * 1 / 200));   // log1p(5)
   EXPECT_FLOAT_EQ(out[56], std::log1p(1000.0));             // TotalInsts

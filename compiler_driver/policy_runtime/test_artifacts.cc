@@ -48,7 +48,8 @@ v1::PolicyArtifact RandomArtifact(const RandomArtifactOptions& options) {
     auto* layer = artifact.add_layers();
     layer->set_inputs(inputs);
     layer->set_outputs(widths[l]);
-    for (int i = 0; i < inputs * widths[l]; ++i) layer->add_weights(weight(rng));
+    for (int i = 0; i < inputs * widths[l]; ++i)
+      layer->add_weights(weight(rng));
     for (int i = 0; i < widths[l]; ++i) layer->add_bias(weight(rng));
     layer->set_activation(l + 1 < widths.size() ? v1::DenseLayer::RELU
                                                 : v1::DenseLayer::IDENTITY);

@@ -14,9 +14,9 @@ namespace phaseloop::policy_runtime::testing {
 
 struct RandomArtifactOptions {
   std::string objective = "text_size";
-  std::string formulation = "candidate";     // or "stepwise"
-  std::vector<std::string> action_names;     // empty: "a0".."a{n-1}" x 8
-  std::vector<int> hidden = {16};            // RELU hidden layer widths
+  std::string formulation = "candidate";  // or "stepwise"
+  std::vector<std::string> action_names;  // empty: "a0".."a{n-1}" x 8
+  std::vector<int> hidden = {16};         // RELU hidden layer widths
   // Candidate formulation: the pipelines (name = "c<i>", actions empty).
   // Empty: {"default<Oz>"} plus 3 single-action pipelines "a0".."a2".
   std::vector<std::string> candidate_pipelines;

@@ -1,10 +1,9 @@
 #include "compiler_driver/session/baselines.h"
 
-#include "compiler_driver/session/pass_target.h"
-
 #include "compiler_driver/codegen/object_emitter.h"
 #include "compiler_driver/observation/features.h"
 #include "compiler_driver/passes/pass_runner.h"
+#include "compiler_driver/session/pass_target.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
@@ -24,7 +23,8 @@ absl::StatusOr<Baseline> Measure(std::unique_ptr<llvm::Module> module,
   if (!run.ok()) return run;
   Baseline baseline{level};
   baseline.ir_count = observation::IrInstructionCount(*module);
-  absl::StatusOr<std::string> object = (*emitter)->EmitObject(std::move(module));
+  absl::StatusOr<std::string> object =
+      (*emitter)->EmitObject(std::move(module));
   if (!object.ok()) return object.status();
   absl::StatusOr<int64_t> text = codegen::TextSectionBytes(*object);
   if (!text.ok()) return text.status();
@@ -64,8 +64,8 @@ absl::StatusOr<std::vector<Baseline>> ModuleBaselines(
     const llvm::Module& module, const std::vector<ir::OptLevel>& levels) {
   std::vector<Baseline> out;
   for (ir::OptLevel level : levels) {
-    absl::StatusOr<Baseline> b = Measure(llvm::CloneModule(module), level,
-                                         passes::PipelineFlavor::kOpt);
+    absl::StatusOr<Baseline> b =
+        Measure(llvm::CloneModule(module), level, passes::PipelineFlavor::kOpt);
     if (!b.ok()) return b.status();
     out.push_back(*b);
   }

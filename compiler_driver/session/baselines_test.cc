@@ -4,12 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include "common/testing/test_util.h"
 #include "compiler_driver/codegen/object_emitter.h"
 #include "compiler_driver/ir/module_loader.h"
 #include "compiler_driver/observation/features.h"
-#include "common/testing/test_util.h"
-#include "compiler_driver/testing/fixture_paths.h"
 #include "compiler_driver/passes/pass_runner.h"
+#include "compiler_driver/testing/fixture_paths.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
@@ -43,10 +43,15 @@ TEST_P(SourceFidelity, MatchesClangOnEveryFixture) {
     ASSERT_TRUE(baselines.ok()) << baselines.status();
     std::string log;
     const std::string ll = dir + "/clang.ll", obj = dir + "/clang.o";
-    ASSERT_EQ(testing::RunCommand({"clang-16", flag, "-S", "-emit-llvm", source,
-                                   "-o", ll}, &log), 0) << log;
-    ASSERT_EQ(testing::RunCommand({"clang-16", flag, "-c", source, "-o", obj},
-                                  &log), 0) << log;
+    ASSERT_EQ(
+        testing::RunCommand(
+            {"clang-16", flag, "-S", "-emit-llvm", source, "-o", ll}, &log),
+        0)
+        << log;
+    ASSERT_EQ(
+        testing::RunCommand({"clang-16", flag, "-c", source, "-o", obj}, &log),
+        0)
+        << log;
     EXPECT_EQ((*baselines)[0].ir_count, IrCountOfFile(ll));
     EXPECT_EQ((*baselines)[0].text_size, TextOfObject(obj));
   }
@@ -75,9 +80,9 @@ TEST(CodegenOptionFidelity, MachineOutlinerMatchesClangAndDoesNotLeak) {
     auto emitter = codegen::ObjectEmitter::ForModule(
         **module, ir::CodegenLevel(OptLevel::kOz));
     ASSERT_TRUE(emitter.ok()) << emitter.status();
-    passes::PassRunner runner(&(*emitter)->target_machine(),
-                              passes::TuningFor(OptLevel::kOz,
-                                                passes::PipelineFlavor::kClang));
+    passes::PassRunner runner(
+        &(*emitter)->target_machine(),
+        passes::TuningFor(OptLevel::kOz, passes::PipelineFlavor::kClang));
     // Optimise a clone of the unoptimised module and emit that (emitting a
     // clone of an optimised module can move a few bytes of .text).
     auto emit = [&](const codegen::CodegenOptions& options) {
@@ -93,11 +98,16 @@ TEST(CodegenOptionFidelity, MachineOutlinerMatchesClangAndDoesNotLeak) {
 
     std::string log;
     const std::string obj = dir + "/clang.o", mo = dir + "/clang-mo.o";
-    ASSERT_EQ(testing::RunCommand({"clang-16", "-Oz", "-c", source, "-o", obj},
-                                  &log), 0) << log;
-    ASSERT_EQ(testing::RunCommand({"clang-16", "-Oz", "-mllvm",
-                                   "-enable-machine-outliner", "-c", source,
-                                   "-o", mo}, &log), 0) << log;
+    ASSERT_EQ(
+        testing::RunCommand({"clang-16", "-Oz", "-c", source, "-o", obj}, &log),
+        0)
+        << log;
+    ASSERT_EQ(testing::RunCommand(
+                  {"clang-16", "-Oz", "-mllvm", "-enable-machine-outliner",
+                   "-c", source, "-o", mo},
+                  &log),
+              0)
+        << log;
     EXPECT_EQ(*codegen::TextSectionBytes(*plain), TextOfObject(obj));
     EXPECT_EQ(*codegen::TextSectionBytes(*outlined), TextOfObject(mo));
     if (outlined->find("OUTLINED_FUNCTION") != std::string::npos) {
@@ -113,11 +123,16 @@ TEST(ModuleFidelity, OzMatchesOptOnEveryFixture) {
     SCOPED_TRACE(source);
     std::string log;
     const std::string bc = dir + "/in.bc", ll = dir + "/opt.ll";
-    ASSERT_EQ(testing::RunCommand({"clang-16", "-Oz", "-Xclang",
-                                   "-disable-llvm-passes", "-c", "-emit-llvm",
-                                   source, "-o", bc}, &log), 0) << log;
-    ASSERT_EQ(testing::RunCommand({"opt-16", "-passes=default<Oz>", bc, "-S",
-                                   "-o", ll}, &log), 0) << log;
+    ASSERT_EQ(testing::RunCommand(
+                  {"clang-16", "-Oz", "-Xclang", "-disable-llvm-passes", "-c",
+                   "-emit-llvm", source, "-o", bc},
+                  &log),
+              0)
+        << log;
+    ASSERT_EQ(testing::RunCommand(
+                  {"opt-16", "-passes=default<Oz>", bc, "-S", "-o", ll}, &log),
+              0)
+        << log;
     auto baselines = FileBaselines(bc, ir::FrontendOptions{}, {OptLevel::kOz});
     ASSERT_TRUE(baselines.ok()) << baselines.status();
     EXPECT_EQ((*baselines)[0].ir_count, IrCountOfFile(ll));

@@ -69,9 +69,9 @@ absl::Status CompilationSession::Restore() {
 
 absl::Status CompilationSession::Step(int action) {
   if (action < 0 || action >= space_->size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "action ", action, " is outside the action space ", space_->version(),
-        " (0..", space_->size() - 1, ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("action ", action, " is outside the action space ",
+                     space_->version(), " (0..", space_->size() - 1, ")"));
   }
   const passes::Action& a = space_->at(action);
   absl::Status status = runner_->Run(*module_, a.pipeline);
@@ -80,8 +80,10 @@ absl::Status CompilationSession::Step(int action) {
   if (options_.verify_each_step && llvm::verifyModule(*module_, nullptr)) {
     absl::Status restored = Restore();
     return absl::InternalError(absl::StrCat(
-        "action '", a.name, "' produced IR that fails the verifier; the step "
-        "was rolled back", restored.ok() ? "" : " (rollback failed: ",
+        "action '", a.name,
+        "' produced IR that fails the verifier; the step "
+        "was rolled back",
+        restored.ok() ? "" : " (rollback failed: ",
         restored.ok() ? "" : restored.ToString(), restored.ok() ? "" : ")"));
   }
   history_.push_back(action);
@@ -122,7 +124,9 @@ absl::StatusOr<int64_t> CompilationSession::TextSize() {
   return *text_size_;
 }
 
-std::string CompilationSession::IrText() const { return ir::ModuleText(*module_); }
+std::string CompilationSession::IrText() const {
+  return ir::ModuleText(*module_);
+}
 
 const std::string& CompilationSession::StateHash() {
   if (!state_hash_) state_hash_ = ir::ModuleHash(*module_);

@@ -26,12 +26,12 @@ TEST(CompilationSession, StepsChangeObservationsAndRecordHistory) {
   const int64_t before = session->IrCount();
   const std::string start = session->StateHash();
   EXPECT_EQ(start, session->StartHash());
-  ASSERT_TRUE(session->Step({ActionOrDie("sroa"), ActionOrDie("instcombine")})
-                  .ok());
+  ASSERT_TRUE(
+      session->Step({ActionOrDie("sroa"), ActionOrDie("instcombine")}).ok());
   EXPECT_LT(session->IrCount(), before);
   EXPECT_NE(session->StateHash(), start);
-  EXPECT_EQ(session->history(),
-            (std::vector<int>{ActionOrDie("sroa"), ActionOrDie("instcombine")}));
+  EXPECT_EQ(session->history(), (std::vector<int>{ActionOrDie("sroa"),
+                                                  ActionOrDie("instcombine")}));
   auto text = session->TextSize();
   ASSERT_TRUE(text.ok()) << text.status();
   EXPECT_GT(*text, 0);

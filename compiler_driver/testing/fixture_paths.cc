@@ -10,8 +10,8 @@ std::vector<std::string> FixturePaths() {
   for (const auto& entry :
        std::filesystem::directory_iterator("compiler_driver/fixtures")) {
     std::string p = entry.path().string();
-    if (p.size() > 2 && (p.substr(p.size() - 2) == ".c" ||
-                         p.substr(p.size() - 3) == ".cc")) {
+    if (p.size() > 2 &&
+        (p.substr(p.size() - 2) == ".c" || p.substr(p.size() - 3) == ".cc")) {
       paths.push_back(p);
     }
   }

@@ -1,4 +1,3 @@
-#include "common/files/atomic_file.h"
 #include "offline_rl/candidates/candidate_mining.h"
 
 #include <unistd.h>
@@ -19,6 +18,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/files/atomic_file.h"
+#include "compiler_driver/codegen/codegen_options.h"
 #include "compiler_driver/codegen/object_emitter.h"
 #include "compiler_driver/ir/module_hash.h"
 #include "compiler_driver/ir/module_loader.h"
@@ -26,9 +27,8 @@
 #include "compiler_driver/observation/features.h"
 #include "compiler_driver/passes/action_space.h"
 #include "compiler_driver/passes/pass_runner.h"
-#include "compiler_driver/session/pass_target.h"
-#include "compiler_driver/codegen/codegen_options.h"
 #include "compiler_driver/policy_runtime/pipeline_measurement.h"
+#include "compiler_driver/session/pass_target.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "nlohmann/json.hpp"
@@ -149,7 +149,8 @@ absl::StatusOr<std::vector<Candidate>> CollectCandidates(
     for (size_t i = 0; i < ir_only; ++i) {
       Candidate v = out[i];
       v.name += "+mo";
-      v.pipeline = codegen::JoinPipeline(out[i].pipeline, options.codegen_variants);
+      v.pipeline =
+          codegen::JoinPipeline(out[i].pipeline, options.codegen_variants);
       v.best_for_modules = 0;
       out.push_back(v);
     }
@@ -386,13 +387,12 @@ absl::StatusOr<MineReport> MineCandidates(const MineOptions& options) {
   staging::MeasureEachInChild(
       modules.size(), measure_options,
       [&](size_t i) -> absl::StatusOr<std::string> {
-        absl::StatusOr<ModuleMeasurement> measured = MeasureModule(
-            modules[i], options, candidates, space_version, ir);
+        absl::StatusOr<ModuleMeasurement> measured =
+            MeasureModule(modules[i], options, candidates, space_version, ir);
         if (!measured.ok()) return measured.status();
         return measured->SerializeAsString();
       },
-      [&](size_t i, const staging::MeasureOutcome& outcome,
-          double elapsed_ms) {
+      [&](size_t i, const staging::MeasureOutcome& outcome, double elapsed_ms) {
         const v1::ModuleRecord& record = modules[i];
         auto finish = [&](absl::string_view error,
                           replay_buffer::WriteBatch* batch) {

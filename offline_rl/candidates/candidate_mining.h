@@ -57,13 +57,13 @@ struct MineOptions {
   std::vector<std::string> best_files;  // best-sequences files
   std::string objective = "text_size";  // or "ir_count"
   std::string corpus_dir;
-  std::string split = "train";          // "" = all modules
-  int max_candidates = 32;              // besides -Oz
+  std::string split = "train";  // "" = all modules
+  int max_candidates = 32;      // besides -Oz
   bool oz_prefix_variants = false;
   // Code generator options each candidate is also tried with (none: off).
   codegen::CodegenOptions codegen_variants;
   int threads = 1;
-  int max_modules = 0;                  // 0 = all
+  int max_modules = 0;  // 0 = all
   // Modules whose unoptimised ir_count (manifest) is larger are left out:
   // every candidate is measured on every module, and a few huge modules
   // would cost more than all the others together. 0 = no limit.
@@ -73,8 +73,8 @@ struct MineOptions {
   // Each module's candidates are measured in a child process; one that takes
   // longer (a pipeline hanging LLVM) is killed and the module counted failed.
   int module_timeout_s = 600;
-  std::string out;                      // the candidates file
-  bool write_episodes = true;           // into `buffer`
+  std::string out;             // the candidates file
+  bool write_episodes = true;  // into `buffer`
   std::ostream* progress = nullptr;
 };
 

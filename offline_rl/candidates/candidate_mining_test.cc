@@ -9,9 +9,9 @@
 #include "gtest/gtest.h"
 #include "offline_rl/candidates/candidates_command.h"
 #include "replay_buffer/replay_store.h"
+#include "staging_harness/corpus/fixture_corpus.h"
 #include "staging_harness/search/best_sequences.h"
 #include "staging_harness/variants/corpus_variants.h"
-#include "staging_harness/corpus/fixture_corpus.h"
 
 namespace phaseloop::candidates {
 namespace {
@@ -76,7 +76,8 @@ TEST_F(CandidateMiningTest, CollectsDedupedRankedCandidatesWithOzFirst) {
   EXPECT_EQ((*candidates)[0].pipeline, "default<Oz>");
   EXPECT_EQ((*candidates)[1].name, "c000");
   EXPECT_EQ((*candidates)[1].best_for_modules, 2);
-  EXPECT_EQ((*candidates)[1].actions, std::vector<int32_t>(a_.begin(), a_.end()));
+  EXPECT_EQ((*candidates)[1].actions,
+            std::vector<int32_t>(a_.begin(), a_.end()));
   EXPECT_EQ((*candidates)[1].pipeline,
             "function(mem2reg),function(instcombine),function(simplifycfg)");
   EXPECT_EQ((*candidates)[2].name, "c000+oz");
@@ -104,7 +105,8 @@ TEST_F(CandidateMiningTest, CodegenVariantsTryEveryCandidateWithTheOutliner) {
             CandidateSetVersion(*CollectCandidates(Options())));
 
   // Measured for real: on interpreter.c the outliner shrinks -Oz's .text.
-  auto built = corpus::BuildFixtureCorpus((base_ / "mo").string(), {"interpreter"});
+  auto built =
+      corpus::BuildFixtureCorpus((base_ / "mo").string(), {"interpreter"});
   ASSERT_TRUE(built.ok()) << built.status();
   options.corpus_dir = (base_ / "mo" / "corpus").string();
   options.buffer = (base_ / "mo" / "buffer.db").string();
@@ -134,7 +136,8 @@ TEST_F(CandidateMiningTest, CodegenVariantsTryEveryCandidateWithTheOutliner) {
   flags.codegen_variants = "fast-isel";
   EXPECT_EQ(RunMine(flags, out, err), 2);
   EXPECT_NE(err.str().find("unknown codegen option 'fast-isel'"),
-            std::string::npos) << err.str();
+            std::string::npos)
+      << err.str();
 }
 
 TEST_F(CandidateMiningTest, MeasuresEveryCandidateAndStoresEpisodes) {
@@ -162,7 +165,8 @@ TEST_F(CandidateMiningTest, MeasuresEveryCandidateAndStoresEpisodes) {
   ASSERT_EQ(oz_text.size(), 3u);
   for (const v1::Episode& e : *episodes) {
     ASSERT_EQ(e.steps_size(), 1);
-    EXPECT_EQ(e.action_space_version(), CandidateSetVersion(report->candidates));
+    EXPECT_EQ(e.action_space_version(),
+              CandidateSetVersion(report->candidates));
     const v1::Step& s = e.steps(0);
     EXPECT_EQ(s.autophase_size(), 56);
     EXPECT_EQ(s.inst_count_size(), 70);

@@ -22,8 +22,9 @@ int RunMine(const MineFlags& flags, std::ostream& out, std::ostream& err) {
     return command::kExitBadInput;
   }
   if (!flags.codegen_variants.empty()) {
-    absl::StatusOr<codegen::SplitPipelineText> variants = codegen::SplitPipeline(
-        absl::StrCat("codegen<", flags.codegen_variants, ">"));
+    absl::StatusOr<codegen::SplitPipelineText> variants =
+        codegen::SplitPipeline(
+            absl::StrCat("codegen<", flags.codegen_variants, ">"));
     if (!variants.ok()) {
       err << "phaseloop candidates mine: --codegen-variants: "
           << variants.status().message() << "\n";
@@ -49,12 +50,11 @@ int RunMine(const MineFlags& flags, std::ostream& out, std::ostream& err) {
     out << j.dump(1) << "\n";
     return command::kExitOk;
   }
-  out << absl::StrFormat("%-12s %7s %11s %8s %8s  %s\n", "candidate", "best_for",
-                         "mean_reward", "<Oz", ">Oz", "pipeline");
+  out << absl::StrFormat("%-12s %7s %11s %8s %8s  %s\n", "candidate",
+                         "best_for", "mean_reward", "<Oz", ">Oz", "pipeline");
   for (const Candidate& c : report->candidates) {
-    std::string pipeline = c.pipeline.size() > 60
-                               ? c.pipeline.substr(0, 57) + "..."
-                               : c.pipeline;
+    std::string pipeline =
+        c.pipeline.size() > 60 ? c.pipeline.substr(0, 57) + "..." : c.pipeline;
     out << absl::StrFormat("%-12s %7d %11.4f %8d %8d  %s\n", c.name,
                            c.best_for_modules, c.mean_reward, c.better_than_oz,
                            c.worse_than_oz, pipeline);

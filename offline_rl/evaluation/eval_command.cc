@@ -11,8 +11,8 @@ namespace phaseloop::evaluation {
 int RunEval(const EvalFlags& flags, std::ostream& out, std::ostream& err) {
   constexpr char kName[] = "phaseloop eval: ";
   if (flags.options.mode != "single" && flags.options.mode != "topk") {
-    err << kName << "--mode must be single or topk, got '"
-        << flags.options.mode << "'\n";
+    err << kName << "--mode must be single or topk, got '" << flags.options.mode
+        << "'\n";
     return command::kExitBadInput;
   }
   if (flags.options.budget_ms < 0 || flags.options.top_k < 0 ||

@@ -50,7 +50,7 @@ struct LoadedPolicy {
   std::string kind;
   std::string version;
   std::string objective;
-  std::unique_ptr<pr::ArtifactPolicy> artifact;            // or
+  std::unique_ptr<pr::ArtifactPolicy> artifact;  // or
   std::unique_ptr<cc_wrapper::PolicyRunner> wrapper_policy;
 };
 
@@ -77,7 +77,8 @@ absl::StatusOr<LoadedPolicy> Load(const EvalOptions& options) {
         pr::ReadPolicyArtifactFile(artifact_path);
     if (!artifact.ok()) return artifact.status();
     pr::InferenceOptions inference;
-    absl::StatusOr<pr::InferenceMode> mode = pr::ParseInferenceMode(options.mode);
+    absl::StatusOr<pr::InferenceMode> mode =
+        pr::ParseInferenceMode(options.mode);
     if (!mode.ok()) return mode.status();
     inference.mode = *mode;
     inference.top_k = options.top_k;
@@ -118,7 +119,8 @@ void EvaluateModule(const staging::CorpusModule& input,
       ir::LoadModule(input.path, ir::FrontendOptions(), context);
   if (!module.ok()) return fail("load", module.status());
   absl::StatusOr<std::vector<session::Baseline>> baselines =
-      session::ModuleBaselines(**module, {ir::OptLevel::kO0, ir::OptLevel::kOz});
+      session::ModuleBaselines(**module,
+                               {ir::OptLevel::kO0, ir::OptLevel::kOz});
   if (!baselines.ok()) return fail("baselines", baselines.status());
   row.ir_count_o0 = (*baselines)[0].ir_count;
   row.text_size_o0 = (*baselines)[0].text_size;
@@ -191,8 +193,8 @@ EvalAggregates Aggregate(const std::vector<ModuleEval>& modules) {
       ++a.text_excluded;
     }
     if (m.ir_count > 0 && m.ir_count_oz > 0) {
-      over_sum += static_cast<double>(m.ir_count_oz - m.ir_count) /
-                  m.ir_count_oz;
+      over_sum +=
+          static_cast<double>(m.ir_count_oz - m.ir_count) / m.ir_count_oz;
       ir_log += std::log(static_cast<double>(m.ir_count_oz) / m.ir_count);
       ++ir_n;
     } else {
@@ -218,9 +220,9 @@ namespace {
 
 // One module's figures, measured in a forked child (staging's
 // MeasureEachInChild), as the JSON the parent reads back.
-absl::StatusOr<std::string> EvaluateModuleReport(const staging::CorpusModule& input,
-                                                 const LoadedPolicy& policy,
-                                                 const ModuleEval& row) {
+absl::StatusOr<std::string> EvaluateModuleReport(
+    const staging::CorpusModule& input, const LoadedPolicy& policy,
+    const ModuleEval& row) {
   // Test hook (policy_evaluation_test): a module that hangs.
   if (const char* fault = std::getenv("PHASELOOP_TEST_INJECT_FAULT");
       fault != nullptr && std::string(fault) == "hang") {
@@ -288,7 +290,8 @@ absl::StatusOr<EvalReport> EvaluatePolicy(const EvalOptions& options) {
   if (inputs->empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "corpus ", options.corpus_dir, " has no module",
-        options.split.empty() ? "" : absl::StrCat(" in split '", options.split, "'"),
+        options.split.empty() ? ""
+                              : absl::StrCat(" in split '", options.split, "'"),
         "; check --corpus (a directory built by phaseloop corpus build) and "
         "--split"));
   }
@@ -324,9 +327,8 @@ absl::StatusOr<EvalReport> EvaluatePolicy(const EvalOptions& options) {
           *options.progress << "FAILED " << row.error << "\n";
         } else {
           *options.progress << absl::StrFormat(
-              "text %d (Oz %d), ir %d (Oz %d), policy %.1f ms\n",
-              row.text_size, row.text_size_oz, row.ir_count, row.ir_count_oz,
-              row.policy_ms);
+              "text %d (Oz %d), ir %d (Oz %d), policy %.1f ms\n", row.text_size,
+              row.text_size_oz, row.ir_count, row.ir_count_oz, row.policy_ms);
         }
       });
   // The split of each row, from the manifest filter (ListCorpus keeps it
@@ -345,12 +347,13 @@ std::string FormatReportTable(const EvalReport& report) {
       report.corpus_dir,
       report.split.empty() ? "" : absl::StrCat(" split ", report.split));
   absl::StrAppendFormat(&out, "%-36s %9s %9s %9s %7s %8s %8s %8s %9s\n",
-                        "module", "text_O0", "text_Oz", "text", "Oz/T",
-                        "ir_O0", "ir_Oz", "ir", "policy_ms");
+                        "module", "text_O0", "text_Oz", "text", "Oz/T", "ir_O0",
+                        "ir_Oz", "ir", "policy_ms");
   for (const ModuleEval& m : report.modules) {
-    std::string name = m.name.size() > 36
-                           ? absl::StrCat("..", m.name.substr(m.name.size() - 34))
-                           : m.name;
+    std::string name =
+        m.name.size() > 36
+            ? absl::StrCat("..", m.name.substr(m.name.size() - 34))
+            : m.name;
     if (!m.error.empty()) {
       absl::StrAppendFormat(&out, "%-36s FAILED %s\n", name, m.error);
       continue;
@@ -374,9 +377,8 @@ std::string FormatReportTable(const EvalReport& report) {
       "excluded)\n"
       "policy time      %.2f ms mean, %.2f ms max per module\n",
       a.modules, a.failed, a.text_oz_ratio, a.text_larger_than_oz,
-      a.text_smaller_than_oz, a.worst_text_ratio, a.over_oz,
-      a.geomean_oz_ratio, a.gym_score, a.gym_excluded, a.mean_policy_ms,
-      a.max_policy_ms);
+      a.text_smaller_than_oz, a.worst_text_ratio, a.over_oz, a.geomean_oz_ratio,
+      a.gym_score, a.gym_excluded, a.mean_policy_ms, a.max_policy_ms);
   return out;
 }
 
@@ -389,7 +391,8 @@ std::string FormatReportJson(const EvalReport& report) {
   j["mode"] = report.mode;
   j["corpus"] = report.corpus_dir;
   j["split"] = report.split;
-  j["convention"] = "real-build modules as stored; opt-16 tuning; clang-16 codegen";
+  j["convention"] =
+      "real-build modules as stored; opt-16 tuning; clang-16 codegen";
   nlohmann::json modules = nlohmann::json::array();
   for (const ModuleEval& m : report.modules) {
     nlohmann::json row = {{"name", m.name},

@@ -28,14 +28,14 @@
 namespace phaseloop::evaluation {
 
 struct EvalOptions {
-  std::string policy;      // spec or artifact path (see above)
-  std::string corpus_dir;  // holds manifest.json
-  std::string split;       // "" = every module; else train/validation/test
+  std::string policy;           // spec or artifact path (see above)
+  std::string corpus_dir;       // holds manifest.json
+  std::string split;            // "" = every module; else train/validation/test
   std::string mode = "single";  // artifacts: single or topk
-  int budget_ms = 1000;    // topk: per module
-  int top_k = 0;           // topk: 0 = the artifact's default_top_k
+  int budget_ms = 1000;         // topk: per module
+  int top_k = 0;                // topk: 0 = the artifact's default_top_k
   int threads = 1;
-  int max_modules = 0;     // 0 = all (after the split filter), in name order
+  int max_modules = 0;  // 0 = all (after the split filter), in name order
   // Each module is evaluated in a forked child; one that takes longer (a
   // pipeline hanging LLVM) is killed and reported failed.
   int module_timeout_s = 600;
@@ -86,7 +86,7 @@ struct EvalReport {
   std::string policy;
   std::string policy_kind;  // "artifact", "baseline", "fixed", "table"
   std::string policy_version;
-  std::string objective;    // the artifact's; "" for other policies
+  std::string objective;  // the artifact's; "" for other policies
   std::string mode;
   std::string corpus_dir;
   std::string split;

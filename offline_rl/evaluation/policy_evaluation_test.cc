@@ -95,8 +95,8 @@ TEST_F(PolicyEvaluationTest, AggregateFormulas) {
 
 TEST_F(PolicyEvaluationTest, AggregateByHand) {
   std::vector<ModuleEval> rows(3);
-  rows[0] = {"a", "", 100, 50, 40, 0, 1000, 800};   // IC 40, T 800
-  rows[1] = {"b", "", 10, 8, 10, 0, 200, 250};      // IC = IC_O0: gym excl.
+  rows[0] = {"a", "", 100, 50, 40, 0, 1000, 800};  // IC 40, T 800
+  rows[1] = {"b", "", 10, 8, 10, 0, 200, 250};     // IC = IC_O0: gym excl.
   rows[2].name = "c";
   rows[2].error = "load: broken";
   const EvalAggregates a = Aggregate(rows);

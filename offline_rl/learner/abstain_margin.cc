@@ -50,10 +50,10 @@ absl::StatusOr<AbstainChoice> ChooseAbstainMargin(
         "among the candidates");
   }
   if (outputs.size() != modules * k || table.text_sizes.size() != modules * k) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "abstain margin: ", outputs.size(), " scores and ",
-        table.text_sizes.size(), " sizes for ", modules, " modules x ", k,
-        " candidates"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("abstain margin: ", outputs.size(), " scores and ",
+                     table.text_sizes.size(), " sizes for ", modules,
+                     " modules x ", k, " candidates"));
   }
   // The margins where some module's choice changes: just above each
   // module's gap between its best score and -Oz's.

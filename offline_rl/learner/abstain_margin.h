@@ -26,11 +26,11 @@ int AbstainingChoice(const float* scores, int n, int oz, double margin);
 // The scored modules under one margin.
 struct AbstainPoint {
   double margin = 0;
-  int modules = 0;         // modules with measured -Oz and pick sizes
-  int switched = 0;        // modules where the pick is not -Oz
+  int modules = 0;           // modules with measured -Oz and pick sizes
+  int switched = 0;          // modules where the pick is not -Oz
   double text_oz_ratio = 1;  // geomean T_Oz / T_pick (> 1: smaller)
-  int over_tolerance = 0;  // modules more than `tolerance` larger than -Oz
-  double worst_excess = 0;  // max over modules of T_pick / T_Oz - 1
+  int over_tolerance = 0;    // modules more than `tolerance` larger than -Oz
+  double worst_excess = 0;   // max over modules of T_pick / T_Oz - 1
 };
 
 // The modules' picks under `margin`. Shapes as for ChooseAbstainMargin,

@@ -25,17 +25,17 @@ TEST(AbstainingChoiceTest, TakesTheBestOnlyWhenItBeatsOzByTheMargin) {
 CandidateTable Table() {
   CandidateTable t;
   t.module_hashes = {"m0", "m1", "m2", "m3"};
-  t.text_sizes = {1000, 970, 1010,   //
+  t.text_sizes = {1000, 970,  1010,  //
                   1000, 1020, 970,   //
                   1000, 1040, 990,   //
-                  1000, 995, 1040};
+                  1000, 995,  1040};
   t.values.assign(12, 0.0f);
   t.start_states.assign(4, 0.0f);
   return t;
 }
-const std::vector<float> kScores = {0, 5, 1,   //
-                                    0, 1, 5,   //
-                                    0, 1, 0,   //
+const std::vector<float> kScores = {0, 5, 1,  //
+                                    0, 1, 5,  //
+                                    0, 1, 0,  //
                                     0, 0, 1};
 
 TEST(ChooseAbstainMarginTest, AbstainsWhereTheNetworkIsUnsure) {
@@ -87,14 +87,12 @@ TEST(ChooseAbstainMarginTest, AllowedOverModulesBuyGain) {
 }
 
 TEST(ChooseAbstainMarginTest, RefusesBadShapesAndMissingSizes) {
-  EXPECT_EQ(ChooseAbstainMargin(Table(), 3, kScores, 3, 0.01, 0)
-                .status()
-                .code(),
-            absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(ChooseAbstainMargin(Table(), 3, {1, 2, 3}, 0, 0.01, 0)
-                .status()
-                .code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      ChooseAbstainMargin(Table(), 3, kScores, 3, 0.01, 0).status().code(),
+      absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      ChooseAbstainMargin(Table(), 3, {1, 2, 3}, 0, 0.01, 0).status().code(),
+      absl::StatusCode::kInvalidArgument);
   CandidateTable unmeasured = Table();
   unmeasured.text_sizes.assign(12, std::numeric_limits<double>::quiet_NaN());
   auto status = ChooseAbstainMargin(unmeasured, 3, kScores, 0, 0.01, 0);

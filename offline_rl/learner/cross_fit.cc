@@ -20,9 +20,9 @@ absl::StatusOr<std::vector<float>> CrossFitScores(
         "cross-fitting needs the candidate formulation");
   }
   if (folds < 2 || folds > modules) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "cross-fitting needs 2 <= folds <= training modules (", modules,
-        "); got ", folds));
+    return absl::InvalidArgumentError(
+        absl::StrCat("cross-fitting needs 2 <= folds <= training modules (",
+                     modules, "); got ", folds));
   }
   std::vector<int> order(modules);
   for (int m = 0; m < modules; ++m) order[m] = m;

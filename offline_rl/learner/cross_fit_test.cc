@@ -1,7 +1,7 @@
 #include "offline_rl/learner/cross_fit.h"
 
-#include "compiler_driver/passes/action_space.h"
 #include "common/testing/test_util.h"
+#include "compiler_driver/passes/action_space.h"
 #include "gtest/gtest.h"
 #include "offline_rl/learner/policy_scores.h"
 #include "offline_rl/learner/test_buffers.h"
@@ -22,7 +22,8 @@ class CrossFitTest : public ::testing::Test {
     const auto& space = passes::ActionSpace::Llvm16();
     options.action_space_version = space.version();
     for (const auto& a : space.actions()) options.pass_names.push_back(a.name);
-    options.candidates = *ReadCandidatesFile(dir + "/c.json", options.pass_names);
+    options.candidates =
+        *ReadCandidatesFile(dir + "/c.json", options.pass_names);
     config_.algorithm = "bc";
     config_.validation_split = "";
     config_.network.hidden = {32, 32};

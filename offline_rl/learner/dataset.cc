@@ -100,8 +100,7 @@ absl::StatusOr<std::unordered_map<std::string, double>> FinalRewards(
 // Calls `visit` with every episode of `ids`, reading in chunks.
 template <typename Visit>
 absl::Status ForEachEpisode(replay_buffer::ReplayStore& store,
-                            const std::vector<std::string>& ids,
-                            Visit visit) {
+                            const std::vector<std::string>& ids, Visit visit) {
   for (size_t begin = 0; begin < ids.size(); begin += kReadChunk) {
     const size_t end = std::min(ids.size(), begin + kReadChunk);
     auto episodes = store.ReadEpisodes(
@@ -112,8 +111,8 @@ absl::Status ForEachEpisode(replay_buffer::ReplayStore& store,
   return absl::OkStatus();
 }
 
-float StepReward(const LearnerConfig& config, const v1::Step& step,
-                 bool last, double final_bonus) {
+float StepReward(const LearnerConfig& config, const v1::Step& step, bool last,
+                 double final_bonus) {
   double r = config.step_reward_weight * step.reward();
   if (last) r += final_bonus;
   return static_cast<float>(r);
@@ -224,10 +223,9 @@ absl::Status ReadCandidateSplit(replay_buffer::ReplayStore& store,
       modules;
   absl::Status status = ForEachEpisode(store, *ids, [&](const v1::Episode& e) {
     if (!absl::StartsWith(e.behaviour_policy(), kCandidatePrefix)) return;
-    const auto c = index.find(
-        e.behaviour_policy().substr(sizeof(kCandidatePrefix) - 1));
-    if (c == index.end() || e.steps_size() != 1 ||
-        !HasFeatures(e.steps(0))) {
+    const auto c =
+        index.find(e.behaviour_policy().substr(sizeof(kCandidatePrefix) - 1));
+    if (c == index.end() || e.steps_size() != 1 || !HasFeatures(e.steps(0))) {
       ++out->skipped_episodes;
       return;
     }
@@ -240,9 +238,8 @@ absl::Status ReadCandidateSplit(replay_buffer::ReplayStore& store,
       text_sizes.assign(k, std::numeric_limits<double>::quiet_NaN());
     }
     const auto found = bonus->find(e.episode_id());
-    values[c->second] =
-        StepReward(config, e.steps(0), true,
-                   found == bonus->end() ? 0 : found->second);
+    values[c->second] = StepReward(config, e.steps(0), true,
+                                   found == bonus->end() ? 0 : found->second);
     if (e.final_text_size() > 0) {
       text_sizes[c->second] = static_cast<double>(e.final_text_size());
     }
@@ -281,15 +278,13 @@ void FillCandidateSets(const CandidateTable& table,
   }
   for (int m : rows) {
     const float* state = table.start_states.data() + size_t{1} * m * dim;
-    const float* values =
-        table.values.data() + size_t{1} * m * num_candidates;
-    transitions->initial_states.insert(transitions->initial_states.end(),
-                                       state, state + dim);
+    const float* values = table.values.data() + size_t{1} * m * num_candidates;
+    transitions->initial_states.insert(transitions->initial_states.end(), state,
+                                       state + dim);
     int best = -1;
     for (int c = 0; c < num_candidates; ++c) {
       if (std::isnan(values[c])) continue;
-      transitions->states.insert(transitions->states.end(), state,
-                                 state + dim);
+      transitions->states.insert(transitions->states.end(), state, state + dim);
       transitions->next_states.resize(transitions->next_states.size() + dim,
                                       0.0f);
       AddTransition(transitions, c, values[c], true);
@@ -334,8 +329,8 @@ absl::StatusOr<Dataset> BuildDataset(replay_buffer::ReplayStore& store,
       read(store, config, options, config.train_split, &data.train);
   if (!status.ok()) return status;
   if (!config.validation_split.empty()) {
-    status = read(store, config, options, config.validation_split,
-                  &data.validation);
+    status =
+        read(store, config, options, config.validation_split, &data.validation);
     if (!status.ok()) return status;
   }
   const TransitionSet& used = config.algorithm == "bc"
@@ -343,8 +338,8 @@ absl::StatusOr<Dataset> BuildDataset(replay_buffer::ReplayStore& store,
                                   : data.train.transitions;
   if (used.size() == 0) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "the replay buffer has no ", config.algorithm == "bc" ? "demonstrations"
-                                                              : "transitions",
+        "the replay buffer has no ",
+        config.algorithm == "bc" ? "demonstrations" : "transitions",
         " for split \"", config.train_split, "\", objective \"",
         config.objective, "\", formulation \"", config.formulation, "\"",
         candidate ? " (episodes with behaviour_policy candidate:<name> for "
@@ -358,8 +353,8 @@ absl::StatusOr<Dataset> BuildDataset(replay_buffer::ReplayStore& store,
       "buffer=", ir::ContentHash(data.train.digest + data.validation.digest),
       " train: ", data.train.episodes, " episodes, ",
       data.train.transitions.size(), " transitions, ",
-      data.train.demonstrations.size(), " demonstrations; validation: ",
-      data.validation.episodes, " episodes, ",
+      data.train.demonstrations.size(),
+      " demonstrations; validation: ", data.validation.episodes, " episodes, ",
       data.validation.transitions.size(), " transitions");
   return data;
 }
@@ -380,9 +375,12 @@ absl::StatusOr<std::vector<Candidate>> ReadCandidatesFile(
   };
   nlohmann::json json = nlohmann::json::parse(text.str(), nullptr, false);
   if (json.is_discarded()) return bad("not valid JSON");
-  if (json.is_object() && json.contains("candidates")) json = json["candidates"];
+  if (json.is_object() && json.contains("candidates"))
+    json = json["candidates"];
   if (!json.is_array() || json.empty()) {
-    return bad("expected a non-empty array of candidates (or {\"candidates\": [...]})");
+    return bad(
+        "expected a non-empty array of candidates (or {\"candidates\": "
+        "[...]})");
   }
   std::map<std::string, int> pass_index;
   for (size_t i = 0; i < pass_names.size(); ++i) pass_index[pass_names[i]] = i;
@@ -401,10 +399,12 @@ absl::StatusOr<std::vector<Candidate>> ReadCandidatesFile(
     if (c.name.empty() || c.pipeline.empty()) {
       return bad(where + ": empty name or pipeline");
     }
-    if (seen[c.name]) return bad(absl::StrCat(where, ": duplicate name ", c.name));
+    if (seen[c.name])
+      return bad(absl::StrCat(where, ": duplicate name ", c.name));
     seen[c.name] = true;
     if (j.contains("actions")) {
-      if (!j["actions"].is_array()) return bad(where + ": actions must be an array");
+      if (!j["actions"].is_array())
+        return bad(where + ": actions must be an array");
       for (const nlohmann::json& a : j["actions"]) {
         if (a.is_number_integer()) {
           const int64_t v = a.get<int64_t>();

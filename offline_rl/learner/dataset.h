@@ -49,9 +49,9 @@ struct TransitionSet {
 
   int64_t size() const { return static_cast<int64_t>(actions.size()); }
   int64_t initial_count() const {
-    return state_dim == 0 ? 0
-                          : static_cast<int64_t>(initial_states.size()) /
-                                state_dim;
+    return state_dim == 0
+               ? 0
+               : static_cast<int64_t>(initial_states.size()) / state_dim;
   }
 };
 
@@ -94,7 +94,7 @@ struct Dataset {
   std::string formulation;
   std::vector<std::string> action_names;  // the network's output names
   std::string action_space_version;
-  std::vector<Candidate> candidates;      // candidate formulation
+  std::vector<Candidate> candidates;  // candidate formulation
   SplitData train;
   SplitData validation;
   // "buffer=<digest> train: E episodes, T transitions; validation: ...".

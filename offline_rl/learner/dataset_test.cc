@@ -3,9 +3,9 @@
 #include <cmath>
 #include <fstream>
 
+#include "common/testing/test_util.h"
 #include "compiler_driver/passes/action_space.h"
 #include "compiler_driver/policy_runtime/state_features.h"
-#include "common/testing/test_util.h"
 #include "gtest/gtest.h"
 #include "offline_rl/learner/test_buffers.h"
 
@@ -118,8 +118,8 @@ TEST_F(DatasetTest, StepwiseHistoryRewardsAndCut) {
     float taken = 0;
     for (int a = 0; a < n; ++a) taken += s[127 + a];
     EXPECT_FLOAT_EQ(taken, static_cast<float>(i));
-    EXPECT_FLOAT_EQ(s[126], std::log1p(static_cast<float>(
-                                e.steps(i).inst_count(0))));
+    EXPECT_FLOAT_EQ(s[126],
+                    std::log1p(static_cast<float>(e.steps(i).inst_count(0))));
     if (i < 3) {  // s' is the next transition's s
       for (int f = 0; f < t.state_dim; ++f) {
         ASSERT_FLOAT_EQ(t.next_states[i * t.state_dim + f],

@@ -8,8 +8,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "common/files/atomic_file.h"
 #include "absl/strings/str_join.h"
+#include "common/files/atomic_file.h"
 #include "offline_rl/learner/mlp.h"
 
 namespace phaseloop::offline_rl {
@@ -48,13 +48,13 @@ std::string Fnv(const std::string& s) {
 
 // What fixes a run's trajectory (not its length or logging).
 std::string TrajectoryDigest(const LearnerConfig& c) {
-  std::string s = absl::StrCat(
-      c.formulation, "|", c.algorithm, "|", c.objective, "|",
-      absl::StrJoin(c.network.hidden, ","), "|", c.optimizer.batch_size, "|",
-      c.optimizer.learning_rate, "|", c.optimizer.weight_decay, "|",
-      c.optimizer.max_grad_norm, "|", c.gamma, "|", c.cql_alpha, "|",
-      c.target_update_period, "|", c.seed, "|", c.step_reward_weight, "|",
-      c.reward_scale);
+  std::string s =
+      absl::StrCat(c.formulation, "|", c.algorithm, "|", c.objective, "|",
+                   absl::StrJoin(c.network.hidden, ","), "|",
+                   c.optimizer.batch_size, "|", c.optimizer.learning_rate, "|",
+                   c.optimizer.weight_decay, "|", c.optimizer.max_grad_norm,
+                   "|", c.gamma, "|", c.cql_alpha, "|", c.target_update_period,
+                   "|", c.seed, "|", c.step_reward_weight, "|", c.reward_scale);
   for (const auto& [source, w] : c.final_reward_weights) {
     absl::StrAppend(&s, "|", source, "=", w);
   }
@@ -104,7 +104,8 @@ Tensors ToTensors(const TransitionSet& set, const torch::Tensor& mean,
 }
 
 torch::optim::AdamOptions AdamFor(const OptimizerConfig& c) {
-  return torch::optim::AdamOptions(c.learning_rate).weight_decay(c.weight_decay);
+  return torch::optim::AdamOptions(c.learning_rate)
+      .weight_decay(c.weight_decay);
 }
 
 // One double-DQN step (+ CQL penalty when alpha > 0) on `batch`; returns
@@ -125,9 +126,9 @@ Losses QStep(Mlp& model, Mlp& target, torch::optim::Optimizer& optimizer,
     torch::NoGradGuard no_grad;
     const torch::Tensor x2 = data.next_states.index_select(0, idx);
     const torch::Tensor d = data.done.index_select(0, idx);
-    const torch::Tensor a2 = next_actions.defined()
-                                 ? next_actions.index_select(0, idx).unsqueeze(1)
-                                 : model->forward(x2).argmax(1, true);
+    const torch::Tensor a2 =
+        next_actions.defined() ? next_actions.index_select(0, idx).unsqueeze(1)
+                               : model->forward(x2).argmax(1, true);
     const torch::Tensor q2 = target->forward(x2).gather(1, a2).squeeze(1);
     y = y + gamma * (1.0 - d) * q2;
   }
@@ -323,8 +324,8 @@ absl::Status Learner::SaveCheckpoint(const std::string& path) const {
 absl::Status Learner::LoadCheckpoint(const std::string& path) {
   State& s = *state_;
   if (!std::filesystem::exists(path)) {
-    return absl::NotFoundError(absl::StrCat(
-        "no checkpoint at ", path, ": drop --resume to start afresh"));
+    return absl::NotFoundError(absl::StrCat("no checkpoint at ", path,
+                                            ": drop --resume to start afresh"));
   }
   try {
     torch::serialize::InputArchive root;
@@ -332,9 +333,9 @@ absl::Status Learner::LoadCheckpoint(const std::string& path) {
     c10::IValue format, step, config_digest, data_digest;
     if (!root.try_read("format", format) || !format.isString() ||
         format.toStringRef() != kCheckpointFormat) {
-      return absl::DataLossError(absl::StrCat(
-          path, " is not a phaseloop learner checkpoint (", kCheckpointFormat,
-          ")"));
+      return absl::DataLossError(
+          absl::StrCat(path, " is not a phaseloop learner checkpoint (",
+                       kCheckpointFormat, ")"));
     }
     root.read("step", step);
     root.read("config_digest", config_digest);
@@ -375,12 +376,13 @@ std::vector<v1::DenseLayer> Learner::ExportLayers() const {
   return state_->model->ToDenseLayers();
 }
 
-std::vector<float> Learner::Forward(const std::vector<float>& raw_states) const {
+std::vector<float> Learner::Forward(
+    const std::vector<float>& raw_states) const {
   const State& s = *state_;
   torch::NoGradGuard no_grad;
-  const torch::Tensor x = Normalise(
-      RowsTensor(raw_states, static_cast<int>(s.norm.mean.size())), s.mean,
-      s.scale);
+  const torch::Tensor x =
+      Normalise(RowsTensor(raw_states, static_cast<int>(s.norm.mean.size())),
+                s.mean, s.scale);
   Mlp model = s.model;  // shares the module; forward is non-const in torch
   const torch::Tensor y = model->forward(x).contiguous();
   return std::vector<float>(y.data_ptr<float>(),

@@ -42,9 +42,9 @@ namespace phaseloop::offline_rl {
 
 struct TrainProgress {
   int64_t step = 0;
-  double loss = 0;          // mean over the steps since the last report
-  double td_loss = 0;       // cql only
-  double cql_penalty = 0;   // cql only
+  double loss = 0;         // mean over the steps since the last report
+  double td_loss = 0;      // cql only
+  double cql_penalty = 0;  // cql only
   double transitions_per_second = 0;  // since the last report
 };
 

@@ -40,9 +40,8 @@ class Reader {
     for (const auto& entry : node) {
       const std::string key = entry.first.as<std::string>();
       if (!allowed.count(key)) {
-        Fail(Path(prefix, key),
-             absl::StrCat("unknown field; expected one of: ",
-                          absl::StrJoin(allowed, ", ")));
+        Fail(Path(prefix, key), absl::StrCat("unknown field; expected one of: ",
+                                             absl::StrJoin(allowed, ", ")));
       }
     }
   }
@@ -108,11 +107,26 @@ absl::StatusOr<LearnerConfig> ParseLearnerConfig(absl::string_view yaml,
         source, ": expected a map of settings (see configs/learner/*.yaml)"));
   }
   r.CheckKeys(root, "",
-              {"formulation", "algorithm", "objective", "policy_objective",
-               "train_split", "validation_split", "max_steps", "default_top_k",
-               "candidates_file", "reward", "network", "optimizer", "gamma",
-               "cql_alpha", "target_update_period", "checkpoint_every",
-               "log_every", "fqe", "single_abstain", "seed"});
+              {"formulation",
+               "algorithm",
+               "objective",
+               "policy_objective",
+               "train_split",
+               "validation_split",
+               "max_steps",
+               "default_top_k",
+               "candidates_file",
+               "reward",
+               "network",
+               "optimizer",
+               "gamma",
+               "cql_alpha",
+               "target_update_period",
+               "checkpoint_every",
+               "log_every",
+               "fqe",
+               "single_abstain",
+               "seed"});
   r.Get(root, "", "formulation", &c.formulation);
   r.Get(root, "", "algorithm", &c.algorithm);
   r.Get(root, "", "objective", &c.objective);
@@ -217,9 +231,9 @@ absl::StatusOr<LearnerConfig> ParseLearnerConfig(absl::string_view yaml,
 absl::StatusOr<LearnerConfig> LoadLearnerConfig(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    return absl::NotFoundError(absl::StrCat(
-        "cannot read learner config ", path,
-        ": check the path (examples are in configs/learner/)"));
+    return absl::NotFoundError(
+        absl::StrCat("cannot read learner config ", path,
+                     ": check the path (examples are in configs/learner/)"));
   }
   std::stringstream text;
   text << in.rdbuf();

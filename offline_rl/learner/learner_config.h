@@ -21,8 +21,8 @@ struct NetworkConfig {
 };
 
 struct OptimizerConfig {
-  int64_t steps = 2000;       // gradient steps
-  int batch_size = 256;       // transitions per step
+  int64_t steps = 2000;         // gradient steps
+  int batch_size = 256;         // transitions per step
   double learning_rate = 1e-3;  // Adam
   double weight_decay = 0;
   double max_grad_norm = 10;  // 0: no clipping
@@ -31,9 +31,9 @@ struct OptimizerConfig {
 // Cross-fitting of single mode's abstain-to-Oz margin (candidate
 // formulation; offline_rl/learner/abstain_margin.h).
 struct AbstainConfig {
-  int folds = 0;              // 0: no margin (single always takes the best)
-  double tolerance = 0.01;    // a module more than this larger than -Oz ...
-  int max_over_modules = 0;   // ... may happen on this many held-out modules
+  int folds = 0;             // 0: no margin (single always takes the best)
+  double tolerance = 0.01;   // a module more than this larger than -Oz ...
+  int max_over_modules = 0;  // ... may happen on this many held-out modules
 };
 
 struct LearnerConfig {
@@ -66,11 +66,11 @@ struct LearnerConfig {
 
   NetworkConfig network;
   OptimizerConfig optimizer;
-  double gamma = 0.9;                // discount (stepwise)
-  double cql_alpha = 1.0;            // weight of the CQL penalty
+  double gamma = 0.9;                  // discount (stepwise)
+  double cql_alpha = 1.0;              // weight of the CQL penalty
   int64_t target_update_period = 100;  // hard target-network copy, in steps
-  int64_t checkpoint_every = 500;    // steps between checkpoints (0: never)
-  int64_t log_every = 100;           // steps between progress lines
+  int64_t checkpoint_every = 500;      // steps between checkpoints (0: never)
+  int64_t log_every = 100;             // steps between progress lines
 
   // Fitted Q evaluation of the trained greedy policy on validation data.
   OptimizerConfig fqe;  // steps 0: FQE skipped

@@ -11,7 +11,8 @@ TEST(LearnerConfigTest, ShippedConfigsParse) {
   for (const char* name :
        {"size_candidate_cql", "size_candidate_bc", "size_stepwise_cql",
         "size_stepwise_bc", "speed_stepwise_cql"}) {
-    auto c = LoadLearnerConfig(std::string("configs/learner/") + name + ".yaml");
+    auto c =
+        LoadLearnerConfig(std::string("configs/learner/") + name + ".yaml");
     ASSERT_TRUE(c.ok()) << name << ": " << c.status();
     EXPECT_FALSE(c->text.empty());
   }

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <fstream>
 
-#include "compiler_driver/passes/action_space.h"
 #include "common/testing/test_util.h"
+#include "compiler_driver/passes/action_space.h"
 #include "gtest/gtest.h"
 #include "offline_rl/learner/policy_scores.h"
 #include "offline_rl/learner/test_buffers.h"
@@ -73,10 +73,11 @@ TEST_F(LearnerTest, CandidateCqlAndBcLearnTheBestCandidate) {
     auto learner = Learner::Create(config, data, 1);
     ASSERT_TRUE(learner.ok()) << learner.status();
     std::vector<TrainProgress> reports;
-    ASSERT_TRUE((*learner)
-                    ->Train(config.optimizer.steps, "",
-                            [&](const TrainProgress& p) { reports.push_back(p); })
-                    .ok());
+    ASSERT_TRUE(
+        (*learner)
+            ->Train(config.optimizer.steps, "",
+                    [&](const TrainProgress& p) { reports.push_back(p); })
+            .ok());
     ASSERT_EQ(reports.size(), 3u);
     EXPECT_EQ(reports.back().step, 300);
     EXPECT_GT(reports.back().transitions_per_second, 0);
@@ -123,8 +124,10 @@ TEST_F(LearnerTest, SameSeedSameWeightsOtherSeedOtherWeights) {
     ASSERT_TRUE(learner.ok());
     ASSERT_TRUE((*learner)->Train(60, "", nullptr).ok());
     const std::string bytes = LayersBytes((*learner)->ExportLayers());
-    if (run == 0) first = bytes;
-    else EXPECT_EQ(bytes, first);
+    if (run == 0)
+      first = bytes;
+    else
+      EXPECT_EQ(bytes, first);
   }
   config.seed = 12;
   auto other = Learner::Create(config, data, 2);

@@ -13,7 +13,7 @@ absl::StatusOr<v1::PolicyArtifact> BuildPolicyArtifact(
   v1::PolicyArtifact a;
   a.set_format_version(policy_runtime::kPolicyFormatVersion);
   a.set_objective(config.policy_objective.empty() ? config.objective
-                                                 : config.policy_objective);
+                                                  : config.policy_objective);
   a.set_formulation(config.formulation);
   a.set_action_space_version(data.action_space_version);
   for (const std::string& name : inputs.pass_names) a.add_action_names(name);

@@ -8,13 +8,13 @@
 #include <cmath>
 #include <random>
 
+#include "common/testing/test_util.h"
 #include "compiler_driver/ir/module_loader.h"
 #include "compiler_driver/observation/features.h"
 #include "compiler_driver/passes/action_space.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "compiler_driver/policy_runtime/policy_network.h"
 #include "compiler_driver/policy_runtime/state_features.h"
-#include "common/testing/test_util.h"
 #include "compiler_driver/testing/fixture_paths.h"
 #include "gtest/gtest.h"
 #include "llvm/IR/LLVMContext.h"
@@ -199,8 +199,9 @@ TEST_F(PolicyExportTest, StepwiseArtifactMatchesLibtorchOnFixtureStates) {
   const LearnerConfig config = Config("stepwise");
   auto data = BuildDataset(*store_, config, options_);
   ASSERT_TRUE(data.ok()) << data.status();
-  EXPECT_EQ(data->train.transitions.size() + data->validation.transitions.size(),
-            4 * index);
+  EXPECT_EQ(
+      data->train.transitions.size() + data->validation.transitions.size(),
+      4 * index);
   std::unique_ptr<Learner> learner;
   const v1::PolicyArtifact a = TrainAndExport(config, *data, &learner);
   EXPECT_EQ(a.formulation(), "stepwise");

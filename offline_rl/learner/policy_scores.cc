@@ -22,7 +22,8 @@ CandidateScore ScoreCandidateChoices(const CandidateTable& table,
   int best_picks = 0, baseline_count = 0;
   for (int m = 0; m < score.modules; ++m) {
     const float* values = table.values.data() + m * num_candidates;
-    const int pick = ArgMax(outputs.data() + m * num_candidates, num_candidates);
+    const int pick =
+        ArgMax(outputs.data() + m * num_candidates, num_candidates);
     float best = NAN;
     for (int c = 0; c < num_candidates; ++c) {
       if (!std::isnan(values[c]) && (std::isnan(best) || values[c] > best)) {

@@ -16,10 +16,10 @@ namespace phaseloop::offline_rl {
 // was measured to earn.
 struct CandidateScore {
   int modules = 0;
-  int unmeasured_choices = 0;  // picks never measured on the module (count 0)
-  double mean_value = 0;       // mean over modules of the pick's value
-  double oracle_value = 0;     // mean over modules of the best measured value
-  double baseline_value = 0;   // mean value of candidate `baseline` (e.g. oz)
+  int unmeasured_choices = 0;   // picks never measured on the module (count 0)
+  double mean_value = 0;        // mean over modules of the pick's value
+  double oracle_value = 0;      // mean over modules of the best measured value
+  double baseline_value = 0;    // mean value of candidate `baseline` (e.g. oz)
   double best_choice_rate = 0;  // share of modules where the pick is the best
 };
 CandidateScore ScoreCandidateChoices(const CandidateTable& table,

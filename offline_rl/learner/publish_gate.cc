@@ -42,10 +42,10 @@ absl::StatusOr<GateResult> RunPublishGate(const std::string& candidate_path,
   eval.policy = options.current_policy;
   auto current = evaluation::EvaluatePolicy(eval);
   if (!current.ok()) {
-    return absl::Status(current.status().code(),
-                        absl::StrCat("publish gate, current policy ",
-                                     options.current_policy, ": ",
-                                     current.status().message()));
+    return absl::Status(
+        current.status().code(),
+        absl::StrCat("publish gate, current policy ", options.current_policy,
+                     ": ", current.status().message()));
   }
   result.modules = candidate->aggregates.modules;
   result.candidate_failed = candidate->aggregates.failed;

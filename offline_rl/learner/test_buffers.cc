@@ -76,8 +76,8 @@ absl::Status WriteCandidateBuffer(replay_buffer::ReplayStore& store,
       s->set_action_probability(1.0);
       double reward = 0;
       if (c > 0) {
-        reward = (static_cast<int>(c) == kind + 1 ? 0.05 : -0.03) +
-                 Noise(&state);
+        reward =
+            (static_cast<int>(c) == kind + 1 ? 0.05 : -0.03) + Noise(&state);
       }
       s->set_reward(reward);
       s->set_text_size_after(static_cast<int64_t>(1000 * (1 - reward)));

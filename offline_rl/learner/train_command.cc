@@ -111,8 +111,9 @@ void AddTrainFlags(CLI::App& app, TrainFlags& flags) {
                  "checkpoint_every steps, atomically)");
   app.add_flag("--resume", flags.resume,
                "continue from --checkpoint-dir's checkpoint exactly");
-  app.add_option("--threads", flags.threads, "libtorch threads (fix it for "
-                                             "bit-identical weights)")
+  app.add_option("--threads", flags.threads,
+                 "libtorch threads (fix it for "
+                 "bit-identical weights)")
       ->check(CLI::Range(1, 256));
   app.add_option("--seed", flags.seed, "overrides the config's seed")
       ->check(CLI::NonNegativeNumber);

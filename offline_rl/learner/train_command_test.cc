@@ -4,8 +4,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "common/testing/test_util.h"
+#include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "offline_rl/learner/test_buffers.h"
@@ -74,8 +74,8 @@ class TrainCommandTest : public ::testing::Test {
 TEST_F(TrainCommandTest, TrainsAndExportsWithMetadataAndProgress) {
   const std::string config = WriteConfig("cql.yaml", 300);
   const std::string out = dir_ + "/policy.plpolicy";
-  const Result r = RunTrainArgs({"--buffer", buffer_, "--config", config, "--out", out,
-                        "--threads", "2", "--json"});
+  const Result r = RunTrainArgs({"--buffer", buffer_, "--config", config,
+                                 "--out", out, "--threads", "2", "--json"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("transitions/s"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("step     300/300"), std::string::npos) << r.err;
@@ -86,9 +86,9 @@ TEST_F(TrainCommandTest, TrainsAndExportsWithMetadataAndProgress) {
   EXPECT_EQ(artifact->formulation(), "candidate");
   EXPECT_EQ(artifact->candidates_size(), 4);
   const auto& m = artifact->metadata();
-  EXPECT_EQ(m.training_command(),
-            "phaseloop train --buffer " + buffer_ + " --config " + config +
-                " --out " + out + " --threads 2 --json");
+  EXPECT_EQ(m.training_command(), "phaseloop train --buffer " + buffer_ +
+                                      " --config " + config + " --out " + out +
+                                      " --threads 2 --json");
   EXPECT_EQ(m.seed(), 4u);
   EXPECT_NE(m.config().find("cql_alpha: 0.5"), std::string::npos);
   EXPECT_NE(m.data_snapshot().find("train: 480 episodes"), std::string::npos)
@@ -101,11 +101,12 @@ TEST_F(TrainCommandTest, TrainsAndExportsWithMetadataAndProgress) {
   EXPECT_EQ(j["metrics"]["validation_modules"], 40);
 
   // --seed overrides the config's and changes the weights.
-  const Result other = RunTrainArgs({"--buffer", buffer_, "--config", config, "--out",
-                            dir_ + "/other.plpolicy", "--threads", "2",
-                            "--seed", "9"});
+  const Result other =
+      RunTrainArgs({"--buffer", buffer_, "--config", config, "--out",
+                    dir_ + "/other.plpolicy", "--threads", "2", "--seed", "9"});
   ASSERT_EQ(other.code, 0) << other.err;
-  auto second = policy_runtime::ReadPolicyArtifactFile(dir_ + "/other.plpolicy");
+  auto second =
+      policy_runtime::ReadPolicyArtifactFile(dir_ + "/other.plpolicy");
   ASSERT_TRUE(second.ok());
   EXPECT_EQ(second->metadata().seed(), 9u);
   EXPECT_NE(second->layers(0).SerializeAsString(),
@@ -119,17 +120,17 @@ TEST_F(TrainCommandTest, ResumeFromCheckpointDirEqualsStraightRun) {
   const std::string full = WriteConfig("full.yaml", 200);
   const std::string ckpt = dir_ + "/ckpt";
   ASSERT_EQ(RunTrainArgs({"--buffer", buffer_, "--config", half, "--out",
-                 dir_ + "/half.plpolicy", "--checkpoint-dir", ckpt})
+                          dir_ + "/half.plpolicy", "--checkpoint-dir", ckpt})
                 .code,
             0);
   EXPECT_TRUE(std::filesystem::exists(ckpt + "/checkpoint.pt"));
-  const Result resumed = RunTrainArgs({"--buffer", buffer_, "--config", full, "--out",
-                              dir_ + "/resumed.plpolicy", "--checkpoint-dir",
-                              ckpt, "--resume"});
+  const Result resumed = RunTrainArgs({"--buffer", buffer_, "--config", full,
+                                       "--out", dir_ + "/resumed.plpolicy",
+                                       "--checkpoint-dir", ckpt, "--resume"});
   ASSERT_EQ(resumed.code, 0) << resumed.err;
   EXPECT_NE(resumed.err.find("resumed at step 100"), std::string::npos);
   ASSERT_EQ(RunTrainArgs({"--buffer", buffer_, "--config", full, "--out",
-                 dir_ + "/straight.plpolicy"})
+                          dir_ + "/straight.plpolicy"})
                 .code,
             0);
   auto a = policy_runtime::ReadPolicyArtifactFile(dir_ + "/resumed.plpolicy");
@@ -137,7 +138,8 @@ TEST_F(TrainCommandTest, ResumeFromCheckpointDirEqualsStraightRun) {
   ASSERT_TRUE(a.ok() && b.ok());
   ASSERT_EQ(a->layers_size(), b->layers_size());
   for (int i = 0; i < a->layers_size(); ++i) {
-    EXPECT_EQ(a->layers(i).SerializeAsString(), b->layers(i).SerializeAsString());
+    EXPECT_EQ(a->layers(i).SerializeAsString(),
+              b->layers(i).SerializeAsString());
   }
 }
 
@@ -148,9 +150,9 @@ TEST_F(TrainCommandTest, CrossFitsTheSingleAbstainMarginIntoTheArtifact) {
       "abstain.yaml", 200, "single_abstain: {folds: 3, tolerance: 0.01}\n");
   const std::string out = dir_ + "/abstain.plpolicy";
   const std::string crossfit = dir_ + "/crossfit.json";
-  const Result r = RunTrainArgs({"--buffer", buffer_, "--config", config,
-                                 "--out", out, "--json", "--crossfit-out",
-                                 crossfit});
+  const Result r =
+      RunTrainArgs({"--buffer", buffer_, "--config", config, "--out", out,
+                    "--json", "--crossfit-out", crossfit});
   ASSERT_EQ(r.code, 0) << r.err;
   // The out-of-fold table behind the margin, for analysis.
   std::ifstream crossfit_in(crossfit);
@@ -179,10 +181,9 @@ TEST_F(TrainCommandTest, CrossFitsTheSingleAbstainMarginIntoTheArtifact) {
   std::ofstream(dir_ + "/no_oz.json") << R"json({"candidates": [
     {"name": "c1", "actions": ["instcombine"], "pipeline": "function(instcombine)"},
     {"name": "c2", "actions": [3], "pipeline": "function(sroa)"}]})json";
-  const Result no_oz =
-      RunTrainArgs({"--buffer", buffer_, "--config", config, "--out",
-                    dir_ + "/no_oz.plpolicy", "--candidates",
-                    dir_ + "/no_oz.json"});
+  const Result no_oz = RunTrainArgs({"--buffer", buffer_, "--config", config,
+                                     "--out", dir_ + "/no_oz.plpolicy",
+                                     "--candidates", dir_ + "/no_oz.json"});
   EXPECT_EQ(no_oz.code, 2);
   EXPECT_NE(no_oz.err.find("-Oz candidate"), std::string::npos) << no_oz.err;
   EXPECT_FALSE(std::filesystem::exists(dir_ + "/no_oz.plpolicy"));
@@ -191,22 +192,24 @@ TEST_F(TrainCommandTest, CrossFitsTheSingleAbstainMarginIntoTheArtifact) {
 TEST_F(TrainCommandTest, BadInputIsExitCodeTwoWithAClearMessage) {
   const std::string config = WriteConfig("cql.yaml", 10);
   const std::string out = dir_ + "/p.plpolicy";
-  Result r = RunTrainArgs({"--buffer", dir_ + "/missing.db", "--config", config,
-                  "--out", out});
+  Result r = RunTrainArgs(
+      {"--buffer", dir_ + "/missing.db", "--config", config, "--out", out});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("missing.db"), std::string::npos) << r.err;
-  r = RunTrainArgs({"--buffer", buffer_, "--config", dir_ + "/none.yaml", "--out", out});
+  r = RunTrainArgs(
+      {"--buffer", buffer_, "--config", dir_ + "/none.yaml", "--out", out});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("none.yaml"), std::string::npos) << r.err;
-  r = RunTrainArgs({"--buffer", buffer_, "--config", config, "--out", out, "--resume"});
+  r = RunTrainArgs(
+      {"--buffer", buffer_, "--config", config, "--out", out, "--resume"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--checkpoint-dir"), std::string::npos) << r.err;
   r = RunTrainArgs({"--buffer", buffer_, "--config", config, "--out", out,
-           "--candidates", dir_ + "/nope.json"});
+                    "--candidates", dir_ + "/nope.json"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("nope.json"), std::string::npos) << r.err;
   r = RunTrainArgs({"--buffer", buffer_, "--config", config, "--out", out,
-           "--gate-corpus", dir_});
+                    "--gate-corpus", dir_});
   EXPECT_EQ(r.code, 2);
   // A buffer without stepwise episodes for a stepwise config.
   const std::string stepwise = dir_ + "/stepwise.yaml";

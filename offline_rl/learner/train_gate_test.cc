@@ -5,8 +5,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "common/testing/test_util.h"
+#include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "offline_rl/learner/test_buffers.h"
@@ -24,8 +24,8 @@ class TrainGateTest : public ::testing::Test {
   static void SetUpTestSuite() {
     const char* tmp = std::getenv("TEST_TMPDIR");
     const fs::path base = fs::path(tmp != nullptr ? tmp : "/tmp") / "gate";
-    auto built =
-        corpus::BuildFixtureCorpus(base.string(), {"sorting", "bits", "strings"});
+    auto built = corpus::BuildFixtureCorpus(base.string(),
+                                            {"sorting", "bits", "strings"});
     ASSERT_TRUE(built.ok()) << built.status();
     corpus_ = new std::string((base / "corpus").string());
   }
@@ -53,12 +53,15 @@ class TrainGateTest : public ::testing::Test {
     TrainFlags flags;
     AddTrainFlags(app, flags);
     std::vector<std::string> args = {
-        "--buffer",      dir_ + "/buffer.db", "--config",
-        dir_ + "/config.yaml", "--candidates", dir_ + "/candidates.json",
-        "--out",         out_path(),          "--gate-corpus",
-        *corpus_,        "--gate-against",    against,
-        "--gate-split",  "",                  "--threads",
-        "2",             "--json"};
+        "--buffer",       dir_ + "/buffer.db",
+        "--config",       dir_ + "/config.yaml",
+        "--candidates",   dir_ + "/candidates.json",
+        "--out",          out_path(),
+        "--gate-corpus",  *corpus_,
+        "--gate-against", against,
+        "--gate-split",   "",
+        "--threads",      "2",
+        "--json"};
     std::vector<std::string> reversed(args.rbegin(), args.rend());
     app.parse(reversed);
     std::ostringstream o, e;

@@ -1,10 +1,10 @@
 #include "offline_rl/learner/train_launcher.h"
 
-#include <cstdlib>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include "common/testing/test_util.h"
@@ -41,8 +41,9 @@ TEST(TrainLauncherTest, ExecsTheLearnerWithTheArguments) {
     CLI::App app;
     int exit_code = 0;
     AddTrainCommand(app, exit_code);
-    const char* argv[] = {"phaseloop", "train", "--buffer", "/nonexistent.db",
-                          "--config", "/nonexistent.yaml", "--out", "x"};
+    const char* argv[] = {"phaseloop",       "train",    "--buffer",
+                          "/nonexistent.db", "--config", "/nonexistent.yaml",
+                          "--out",           "x"};
     try {
       app.parse(8, const_cast<char**>(argv));
     } catch (const CLI::ParseError&) {

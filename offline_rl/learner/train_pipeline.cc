@@ -90,9 +90,9 @@ void AddValidationMetrics(const Dataset& data, const Learner& learner,
     for (size_t c = 0; c < data.candidates.size(); ++c) {
       if (data.candidates[c].name == "oz") oz = static_cast<int>(c);
     }
-    const CandidateScore s = ScoreCandidateChoices(
-        v.table, static_cast<int>(data.candidates.size()),
-        learner.Forward(v.table.start_states), oz);
+    const CandidateScore s =
+        ScoreCandidateChoices(v.table, static_cast<int>(data.candidates.size()),
+                              learner.Forward(v.table.start_states), oz);
     (*metrics)["validation_modules"] = s.modules;
     (*metrics)["validation_mean_value"] = s.mean_value;
     (*metrics)["validation_oracle_value"] = s.oracle_value;
@@ -133,13 +133,13 @@ absl::Status WriteCrossFitTable(const std::string& path, const Dataset& data,
     nlohmann::json sizes = nlohmann::json::array();
     for (size_t c = 0; c < k; ++c) {
       const double v = t.text_sizes[m * k + c];
-      sizes.push_back(std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v));
+      sizes.push_back(std::isnan(v) ? nlohmann::json(nullptr)
+                                    : nlohmann::json(v));
     }
     row["text_sizes"] = std::move(sizes);
     j["modules"].push_back(std::move(row));
   }
-  absl::Status written =
-      files::WriteFileAtomically(path, j.dump() + "\n");
+  absl::Status written = files::WriteFileAtomically(path, j.dump() + "\n");
   if (written.ok()) return written;
   return absl::Status(written.code(),
                       absl::StrCat("--crossfit-out: ", written.message()));
@@ -148,10 +148,12 @@ absl::Status WriteCrossFitTable(const std::string& path, const Dataset& data,
 // single mode's abstain margin (config.single_abstain): cross-fitted scores
 // of the training modules choose it; the figures go into `metrics`, and the
 // margin applied to the final network's validation scores too.
-absl::StatusOr<float> LearnAbstainMargin(
-    const LearnerConfig& config, const Dataset& data, const Learner& learner,
-    int threads, const std::string& crossfit_out,
-    std::map<std::string, double>* metrics, std::ostream& err) {
+absl::StatusOr<float> LearnAbstainMargin(const LearnerConfig& config,
+                                         const Dataset& data,
+                                         const Learner& learner, int threads,
+                                         const std::string& crossfit_out,
+                                         std::map<std::string, double>* metrics,
+                                         std::ostream& err) {
   const AbstainConfig& a = config.single_abstain;
   const int oz = OzCandidate(data);
   if (oz < 0) {
@@ -166,8 +168,8 @@ absl::StatusOr<float> LearnAbstainMargin(
       << a.folds << " folds of " << data.train.table.module_hashes.size()
       << " training modules)\n";
   auto scores = CrossFitScores(config, data, a.folds, threads, [&](int f) {
-    err << "phaseloop train:   fold " << f + 1 << "/" << a.folds
-        << " scored\n" << std::flush;
+    err << "phaseloop train:   fold " << f + 1 << "/" << a.folds << " scored\n"
+        << std::flush;
   });
   if (!scores.ok()) return scores.status();
   if (!crossfit_out.empty()) {
@@ -200,9 +202,8 @@ absl::StatusOr<float> LearnAbstainMargin(
   const CandidateTable& v = data.validation.table;
   if (!v.module_hashes.empty() &&
       v.text_sizes.size() == v.module_hashes.size() * k) {
-    const AbstainPoint at =
-        ScoreAbstainMargin(v, k, learner.Forward(v.start_states), oz,
-                           chosen.margin, a.tolerance);
+    const AbstainPoint at = ScoreAbstainMargin(
+        v, k, learner.Forward(v.start_states), oz, chosen.margin, a.tolerance);
     (*metrics)["validation_single_text_oz_ratio"] = at.text_oz_ratio;
     (*metrics)["validation_single_over_tolerance"] = at.over_tolerance;
     (*metrics)["validation_single_worst_excess"] = at.worst_excess;

@@ -11,8 +11,8 @@
 #include <filesystem>
 #include <string>
 
-#include "compiler_driver/passes/action_space.h"
 #include "common/testing/test_util.h"
+#include "compiler_driver/passes/action_space.h"
 #include "offline_rl/learner/dataset.h"
 #include "offline_rl/learner/learner.h"
 #include "offline_rl/learner/openmp_env.h"
@@ -26,16 +26,17 @@ double Measure(const LearnerConfig& config, const Dataset& data, int threads,
                int steps) {
   auto learner = Learner::Create(config, data, threads);
   if (!learner.ok()) {
-    std::fprintf(stderr, "%s\n", std::string(learner.status().message()).c_str());
+    std::fprintf(stderr, "%s\n",
+                 std::string(learner.status().message()).c_str());
     std::exit(1);
   }
   const int warmup = steps / 10;
   if (!(*learner)->Train(warmup, "", nullptr).ok()) std::exit(1);
   const auto start = std::chrono::steady_clock::now();
   if (!(*learner)->Train(warmup + steps, "", nullptr).ok()) std::exit(1);
-  const double seconds = std::chrono::duration<double>(
-                             std::chrono::steady_clock::now() - start)
-                             .count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   return static_cast<double>(steps) * config.optimizer.batch_size / seconds;
 }
 
@@ -72,15 +73,15 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", std::string(data.status().message()).c_str());
     return 1;
   }
-  std::printf("data: %lld transitions, %lld demonstrations, state dim %d, "
-              "%d actions; network %d-256-256-%d, batch 256, %d threads, "
-              "%d steps\n",
-              static_cast<long long>(data->train.transitions.size()),
-              static_cast<long long>(data->train.demonstrations.size()),
-              data->train.transitions.state_dim,
-              data->train.transitions.num_actions,
-              data->train.transitions.state_dim,
-              data->train.transitions.num_actions, threads, steps);
+  std::printf(
+      "data: %lld transitions, %lld demonstrations, state dim %d, "
+      "%d actions; network %d-256-256-%d, batch 256, %d threads, "
+      "%d steps\n",
+      static_cast<long long>(data->train.transitions.size()),
+      static_cast<long long>(data->train.demonstrations.size()),
+      data->train.transitions.state_dim, data->train.transitions.num_actions,
+      data->train.transitions.state_dim, data->train.transitions.num_actions,
+      threads, steps);
   LearnerConfig bc = config;
   bc.algorithm = "bc";
   // Interleaved: BC, CQL, BC, CQL; the median of each pair is reported.
@@ -95,9 +96,10 @@ int Main(int argc, char** argv) {
               bc_mean, bc_rate[0], bc_rate[1]);
   std::printf("cql update (stepwise)  %9.0f transitions/s  (%.0f, %.0f)\n",
               cql_mean, cql_rate[0], cql_rate[1]);
-  std::printf("cql / bc               %9.2fx   target: cql >= 20000 "
-              "transitions/s on 2 cores\n",
-              cql_mean / bc_mean);
+  std::printf(
+      "cql / bc               %9.2fx   target: cql >= 20000 "
+      "transitions/s on 2 cores\n",
+      cql_mean / bc_mean);
   std::filesystem::remove_all(dir);
   return 0;
 }

@@ -19,8 +19,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "common/files/atomic_file.h"
+#include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "offline_rl/policy_store/policy_store.h"
 #include "offline_rl/policy_store/store_index.h"
 
@@ -325,7 +325,8 @@ absl::StatusOr<ChannelChange> DirectoryPolicyStore::Rollback(
 void RemoveStaleTempFiles(const std::string& dir) {
   std::error_code error;
   for (const auto& entry : fs::directory_iterator(dir, error)) {
-    if (absl::StartsWith(entry.path().filename().string(), files::kTempFilePrefix)) {
+    if (absl::StartsWith(entry.path().filename().string(),
+                         files::kTempFilePrefix)) {
       fs::remove(entry.path(), error);
     }
   }

@@ -8,8 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "common/command/exit_code.h"
 #include "common/command/stop_signals.h"
-#include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "common/files/atomic_file.h"
+#include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "offline_rl/policy_store/policy_show.h"
 #include "offline_rl/policy_store/policy_store.h"
 #include "offline_rl/policy_store/policy_store_client.h"
@@ -30,7 +30,7 @@ int RunPolicyServe(const PolicyServeFlags& flags, std::ostream& out,
     err << kName << "--dir " << flags.dir << ": " << store.status().message()
         << "\n";
     return absl::IsDataLoss(store.status()) ? command::kExitInternal
-                                           : command::kExitBadInput;
+                                            : command::kExitBadInput;
   }
   absl::StatusOr<std::unique_ptr<PolicyStoreServer>> server =
       PolicyStoreServer::Start(store->get(), flags.listen);

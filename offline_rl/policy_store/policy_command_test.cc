@@ -15,8 +15,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/strip.h"
-#include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "common/testing/test_util.h"
+#include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "offline_rl/policy_store/test_policies.h"

@@ -6,10 +6,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
-#include "compiler_driver/policy_runtime/policy_artifact.h"
-#include "nlohmann/json.hpp"
 #include "common/command/exit_code.h"
 #include "common/files/atomic_file.h"
+#include "compiler_driver/policy_runtime/policy_artifact.h"
+#include "nlohmann/json.hpp"
 #include "offline_rl/policy_store/policy_command.h"
 #include "offline_rl/policy_store/policy_store_client.h"
 
@@ -189,7 +189,8 @@ int RunPolicyPull(const PolicyFlags& flags, std::ostream& out,
       flags.channel.empty() ? (*store)->GetVersion(flags.version)
                             : (*store)->GetChannel(flags.channel);
   if (!fetched.ok()) return Fail("pull", fetched.status(), err);
-  absl::Status written = files::WriteFileAtomically(flags.out, fetched->artifact_file);
+  absl::Status written =
+      files::WriteFileAtomically(flags.out, fetched->artifact_file);
   if (!written.ok()) return Fail("pull", written, err);
   if (flags.json) {
     out << json{{"policy_version", fetched->policy_version},

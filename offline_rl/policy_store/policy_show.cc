@@ -51,8 +51,8 @@ std::string DescribePolicyText(const v1::PolicyArtifact& artifact,
           ? absl::StrCat("-Oz unless the best beats it by ",
                          artifact.single_abstain_margin())
           : std::string("(none)"),
-      "\n", "algorithm        ", metadata.algorithm(),
-      "\n", "seed             ", metadata.seed(), "\n", "parent_version   ",
+      "\n", "algorithm        ", metadata.algorithm(), "\n",
+      "seed             ", metadata.seed(), "\n", "parent_version   ",
       metadata.parent_version().empty() ? "(none)" : metadata.parent_version(),
       "\n", "training_command ", metadata.training_command(), "\n",
       "data_snapshot    ", metadata.data_snapshot(), "\n");

@@ -13,8 +13,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_replace.h"
-#include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "common/testing/test_util.h"
+#include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "gtest/gtest.h"
 #include "offline_rl/policy_store/test_policies.h"
 

@@ -17,8 +17,8 @@ BudgetHistory HistoryFromRewards(const std::vector<v1::Reward>& rewards) {
       windows;
   BudgetHistory history;
   for (const auto& [id, reward] : latest) {
-    slo::SloWindowObservation& o = windows[{
-        reward->service(), reward->group(), reward->window_start_ms()}];
+    slo::SloWindowObservation& o = windows[{reward->service(), reward->group(),
+                                            reward->window_start_ms()}];
     o.service = reward->service();
     o.group = reward->group();
     o.window_start_ms = reward->window_start_ms();
@@ -44,8 +44,8 @@ absl::StatusOr<BudgetHistory> ReadBudgetHistory(
   options.client_id = "phaseloop-rewards-history";
   options.timeout = timeout;
   options.wait_for_cluster = true;  // brokers may be restarting
-  absl::StatusOr<kafka::TopicReadStats> read = kafka::ReadTopicToEnd(
-      options, [&](const kafka::ConsumedMessage& m) {
+  absl::StatusOr<kafka::TopicReadStats> read =
+      kafka::ReadTopicToEnd(options, [&](const kafka::ConsumedMessage& m) {
         v1::Reward reward;
         if (!reward.ParseFromString(m.value) || reward.reward_id().empty() ||
             reward.service().empty()) {

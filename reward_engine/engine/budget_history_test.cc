@@ -10,8 +10,8 @@ namespace {
 v1::Reward MakeReward(const std::string& group, const std::string& deployment,
                       int64_t start, int64_t count, int64_t good) {
   v1::Reward r;
-  r.set_reward_id(absl::StrCat("canary/checkout/", deployment, "/", start, "/",
-                               group));
+  r.set_reward_id(
+      absl::StrCat("canary/checkout/", deployment, "/", start, "/", group));
   r.set_service("checkout");
   r.set_group(group);
   r.set_deployment_id(deployment);

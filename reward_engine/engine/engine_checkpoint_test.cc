@@ -8,8 +8,8 @@ namespace phaseloop::reward_engine {
 namespace {
 
 TEST(EngineCheckpointTest, RoundTripsWithTheRowsAndOnlyMovesForward) {
-  auto store = replay_buffer::OpenReplayStore(
-      kafka::testing::MakeTempDir() + "/b.db");
+  auto store =
+      replay_buffer::OpenReplayStore(kafka::testing::MakeTempDir() + "/b.db");
   ASSERT_TRUE(store.ok()) << store.status();
   std::map<int32_t, PartitionCheckpoint> checkpoints = {
       {0, {5, 9, 120000}},
@@ -33,8 +33,7 @@ TEST(EngineCheckpointTest, RoundTripsWithTheRowsAndOnlyMovesForward) {
   // Other groups see nothing; an older checkpoint does not rewind.
   EXPECT_TRUE(ReadCheckpoints(**store, "other", "phaseloop.sli")->empty());
   replay_buffer::WriteBatch older;
-  older.offsets =
-      CheckpointOffsets("g", "phaseloop.sli", {{0, {4, 8, 60000}}});
+  older.offsets = CheckpointOffsets("g", "phaseloop.sli", {{0, {4, 8, 60000}}});
   ASSERT_TRUE((*store)->Write(older).ok());
   EXPECT_EQ(ReadCheckpoints(**store, "g", "phaseloop.sli")->at(0),
             (PartitionCheckpoint{5, 9, 120000}));

@@ -57,10 +57,10 @@ void WriteSloDirectory(const std::string& dir,
 void ProduceWindows(kafka::Producer& producer, const std::string& topic,
                     const std::vector<v1::SliWindow>& windows) {
   for (const v1::SliWindow& w : windows) {
-    ASSERT_TRUE(producer
-                    .Produce(topic, kafka::SliKey(w.service()),
-                             w.SerializeAsString())
-                    .ok());
+    ASSERT_TRUE(
+        producer
+            .Produce(topic, kafka::SliKey(w.service()), w.SerializeAsString())
+            .ok());
   }
   absl::Status flushed = producer.Flush(std::chrono::seconds(60));
   ASSERT_TRUE(flushed.ok()) << flushed;

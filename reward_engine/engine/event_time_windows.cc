@@ -15,8 +15,7 @@ int64_t WindowStart(int64_t t, int64_t window_ms) {
 
 }  // namespace
 
-EventTimeWindows::EventTimeWindows(WindowOptions options)
-    : options_(options) {}
+EventTimeWindows::EventTimeWindows(WindowOptions options) : options_(options) {}
 
 void EventTimeWindows::Assign(int32_t partition,
                               std::optional<PartitionCheckpoint> restored,
@@ -57,8 +56,7 @@ bool EventTimeWindows::Advance(PartitionState& state, int64_t offset,
   return offset < state.replay_until;
 }
 
-bool EventTimeWindows::Skip(int32_t partition, int64_t offset,
-                            int64_t now_ms) {
+bool EventTimeWindows::Skip(int32_t partition, int64_t offset, int64_t now_ms) {
   return !Advance(StateOf(partition, now_ms), offset, now_ms);
 }
 
@@ -118,12 +116,11 @@ void EventTimeWindows::SetEndOffset(int32_t partition, int64_t end_offset) {
   if (it != partitions_.end()) it->second.end_offset = end_offset;
 }
 
-bool EventTimeWindows::Idle(const PartitionState& state,
-                            int64_t now_ms) const {
+bool EventTimeWindows::Idle(const PartitionState& state, int64_t now_ms) const {
   if (state.end_offset < 0) return false;
-  const int64_t position =
-      state.position >= 0 ? state.position : std::max<int64_t>(
-                                                  state.restored_next, 0);
+  const int64_t position = state.position >= 0
+                               ? state.position
+                               : std::max<int64_t>(state.restored_next, 0);
   return position >= state.end_offset &&
          now_ms - state.last_record_ms >= options_.idle_ms;
 }
@@ -139,9 +136,9 @@ int64_t EventTimeWindows::Watermark(int64_t now_ms) {
                              ? kNoTime
                              : state.max_event_ms - options_.lateness_ms;
     all_max = std::max(all_max, mark);
-    const int64_t position =
-        state.position >= 0 ? state.position
-                            : std::max<int64_t>(state.restored_next, 0);
+    const int64_t position = state.position >= 0
+                                 ? state.position
+                                 : std::max<int64_t>(state.restored_next, 0);
     if (position < state.replay_until) {
       replay_cap = std::min(replay_cap, state.closed_floor_ms);
     }

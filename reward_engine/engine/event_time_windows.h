@@ -186,13 +186,13 @@ class EventTimeWindows {
 
  private:
   struct PartitionState {
-    int64_t position = -1;        // next offset to read; -1 = none read yet
-    int64_t restored_next = -1;   // checkpoint's next_offset, -1 = none
-    int64_t replay_until = 0;     // checkpoint's read_through
+    int64_t position = -1;       // next offset to read; -1 = none read yet
+    int64_t restored_next = -1;  // checkpoint's next_offset, -1 = none
+    int64_t replay_until = 0;    // checkpoint's read_through
     int64_t closed_floor_ms = kNoTime;
     int64_t max_event_ms = kNoTime;
-    int64_t last_record_ms = 0;   // processing time
-    int64_t end_offset = -1;      // -1 = unknown
+    int64_t last_record_ms = 0;  // processing time
+    int64_t end_offset = -1;     // -1 = unknown
   };
   struct GroupKey {
     std::string group;

@@ -57,17 +57,18 @@ WindowOptions Options(int64_t window_ms, int64_t lateness_ms,
   return options;
 }
 
-TEST(EventTimeWindowsTest, MergesInstancesAndClosesWhenTheWatermarkPassesTheEnd) {
+TEST(EventTimeWindowsTest,
+     MergesInstancesAndClosesWhenTheWatermarkPassesTheEnd) {
   EventTimeWindows windows(Options(10000, 0));
   windows.Assign(0, std::nullopt, 0);
-  EXPECT_EQ(windows.Add(Record(0, 0, "canary", "a", 0, {0.01, 0.02}, 1), 0)
-                .admission,
-            Admission::kAccepted);
+  EXPECT_EQ(
+      windows.Add(Record(0, 0, "canary", "a", 0, {0.01, 0.02}, 1), 0).admission,
+      Admission::kAccepted);
   EXPECT_EQ(windows.Add(Record(0, 1, "canary", "b", 5000, {0.03}), 0).admission,
             Admission::kAccepted);
-  EXPECT_EQ(windows.Add(Record(0, 2, "baseline", "c", 9000, {0.05}), 0)
-                .admission,
-            Admission::kAccepted);
+  EXPECT_EQ(
+      windows.Add(Record(0, 2, "baseline", "c", 9000, {0.05}), 0).admission,
+      Admission::kAccepted);
   EXPECT_TRUE(windows.CloseReady(0).empty());  // watermark 9000 < 10000
   EXPECT_EQ(windows.Watermark(0), 9000);
   windows.Add(Record(0, 3, "canary", "a", 10000, {0.04}), 0);
@@ -75,14 +76,12 @@ TEST(EventTimeWindowsTest, MergesInstancesAndClosesWhenTheWatermarkPassesTheEnd)
   ASSERT_EQ(closed.size(), 1u);
   EXPECT_EQ(closed[0].window_start_ms, 0);
   EXPECT_EQ(closed[0].window_end_ms, 10000);
-  EXPECT_EQ(DescribeAll(closed),
-            (std::vector<std::string>{
-                "checkout/0/baseline/d-baseline: 1 1 0 p1",
-                "checkout/0/canary/d-canary: 2 3 1 p1"}));
+  EXPECT_EQ(DescribeAll(closed), (std::vector<std::string>{
+                                     "checkout/0/baseline/d-baseline: 1 1 0 p1",
+                                     "checkout/0/canary/d-canary: 2 3 1 p1"}));
   EXPECT_EQ(closed[0].groups[1].sketch.max(), 0.03);
   // Only the record of the open window keeps the partition's offset back.
-  EXPECT_EQ(windows.Checkpoints().at(0),
-            (PartitionCheckpoint{3, 4, 10000}));
+  EXPECT_EQ(windows.Checkpoints().at(0), (PartitionCheckpoint{3, 4, 10000}));
 }
 
 TEST(EventTimeWindowsTest, LatenessBoundDelaysClosing) {
@@ -91,8 +90,7 @@ TEST(EventTimeWindowsTest, LatenessBoundDelaysClosing) {
   windows.Add(Record(0, 1, "canary", "a", 10000, {0.01}), 0);
   EXPECT_TRUE(windows.CloseReady(0).empty());  // 10000 - 5000 < 10000
   // Within the lateness bound: still merged.
-  EXPECT_EQ(windows.Add(Record(0, 2, "canary", "b", 9000, {0.01}), 0)
-                .admission,
+  EXPECT_EQ(windows.Add(Record(0, 2, "canary", "b", 9000, {0.01}), 0).admission,
             Admission::kAccepted);
   windows.Add(Record(0, 3, "canary", "a", 15000, {0.01}), 0);
   std::vector<ClosedWindow> closed = windows.CloseReady(0);
@@ -143,9 +141,9 @@ TEST(EventTimeWindowsTest, QuietPartitionIsExcludedOnlyOnceCaughtUp) {
   EXPECT_EQ(closed[0].groups.size(), 2u);
   // A new record in partition 1 makes it active again; the watermark does
   // not go back, and a record behind it is late.
-  EXPECT_EQ(windows.Add(Record(1, 1, "baseline", "b", 5000, {0.01}), 1300)
-                .admission,
-            Admission::kLate);
+  EXPECT_EQ(
+      windows.Add(Record(1, 1, "baseline", "b", 5000, {0.01}), 1300).admission,
+      Admission::kLate);
   EXPECT_EQ(windows.Watermark(1300), 20000);
 }
 
@@ -159,7 +157,7 @@ TEST(EventTimeWindowsTest, AllPartitionsIdleTakesTheLargestWatermark) {
   EXPECT_EQ(windows.Watermark(999), 10000);  // not idle yet: min
   std::vector<ClosedWindow> closed = windows.CloseReady(1000);
   EXPECT_EQ(windows.Watermark(1000), 30000);
-  ASSERT_EQ(closed.size(), 2u);  // [0,10000) and [10000,20000)
+  ASSERT_EQ(closed.size(), 2u);           // [0,10000) and [10000,20000)
   EXPECT_EQ(windows.open_windows(), 1u);  // [30000, 40000) waits for data
 }
 
@@ -170,12 +168,10 @@ TEST(EventTimeWindowsTest, DuplicatesAndConflictsAreNotMerged) {
   EXPECT_EQ(windows.Add(Record(0, 1, "canary", "a", 0, {0.01}), 0).admission,
             Admission::kDuplicate);
   // Another SLI window of the same instance is not a duplicate.
-  EXPECT_EQ(windows.Add(Record(0, 2, "canary", "a", 1000, {0.01}), 0)
-                .admission,
+  EXPECT_EQ(windows.Add(Record(0, 2, "canary", "a", 1000, {0.01}), 0).admission,
             Admission::kAccepted);
   EXPECT_EQ(
-      windows.Add(Record(0, 3, "canary", "b", 0, {0.01}, 0, "p2"), 0)
-          .admission,
+      windows.Add(Record(0, 3, "canary", "b", 0, {0.01}, 0, "p2"), 0).admission,
       Admission::kConflict);
   // The conflicting record did not consume the instance's slot.
   EXPECT_EQ(windows.Add(Record(0, 4, "canary", "b", 0, {0.01}), 0).admission,
@@ -218,10 +214,9 @@ Input MakeInput(uint64_t seed) {
       for (int k = 0; k < 1 + static_cast<int>(rng() % 5); ++k) {
         latencies.push_back(0.001 * static_cast<double>(1 + rng() % 100));
       }
-      input.partitions[p].push_back(Record(p, static_cast<int64_t>(i),
-                                           groups[p], events[i].second,
-                                           events[i].first, latencies,
-                                           static_cast<int64_t>(rng() % 2)));
+      input.partitions[p].push_back(
+          Record(p, static_cast<int64_t>(i), groups[p], events[i].second,
+                 events[i].first, latencies, static_cast<int64_t>(rng() % 2)));
     }
   }
   // Interleave the partitions randomly.
@@ -353,8 +348,7 @@ TEST(EventTimeWindowsTest, WatermarkWaitsForReplayToFinish) {
   second.Add(Record(1, 9, "baseline", "b", 50000, {0.01}), 0);
   EXPECT_TRUE(second.CloseReady(0).empty());
   EXPECT_EQ(second.Watermark(0), 10000);
-  EXPECT_EQ(second.Add(Record(0, 3, "canary", "a", 15000, {0.02}), 0)
-                .admission,
+  EXPECT_EQ(second.Add(Record(0, 3, "canary", "a", 15000, {0.02}), 0).admission,
             Admission::kAccepted);
   std::vector<ClosedWindow> closed = second.CloseReady(0);
   ASSERT_FALSE(closed.empty());

@@ -64,10 +64,9 @@ WindowRewards ComputeRewards(const ClosedWindow& window,
     reward.set_p95_seconds(p95);
     reward.set_p99_seconds(QuantileOr(group.sketch, 0.99));
     reward.set_slo_threshold_seconds(slo_threshold_seconds);
-    const int64_t good =
-        std::clamp<int64_t>(group.sketch.CountAtOrBelow(slo_threshold_seconds) -
-                                group.error_count,
-                            0, group.sketch.count());
+    const int64_t good = std::clamp<int64_t>(
+        group.sketch.CountAtOrBelow(slo_threshold_seconds) - group.error_count,
+        0, group.sketch.count());
     reward.set_good_count(good);
     const double p95_floor = std::max(p95, sli::kMinValue);
     reward.set_reward(std::log(slo_threshold_seconds / p95_floor));

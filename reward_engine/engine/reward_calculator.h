@@ -33,8 +33,8 @@ namespace phaseloop::reward_engine {
 inline constexpr char kBaselineGroup[] = "baseline";
 
 struct WindowRewards {
-  std::vector<v1::Reward> rewards;              // in the window's group order
-  std::vector<v1::FinalReward> final_rewards;   // one per reward
+  std::vector<v1::Reward> rewards;             // in the window's group order
+  std::vector<v1::FinalReward> final_rewards;  // one per reward
   // One per group (its deployments in the window summed).
   std::vector<slo::SloWindowObservation> observations;
   int64_t empty_groups = 0;
@@ -42,8 +42,7 @@ struct WindowRewards {
 
 // "canary/<service>/<deployment_id>/<window_start_ms>/<group>".
 std::string RewardId(const std::string& service, const std::string& group,
-                     const std::string& deployment_id,
-                     int64_t window_start_ms);
+                     const std::string& deployment_id, int64_t window_start_ms);
 
 // `slo_threshold_seconds` > 0: the service's SLO latency threshold.
 WindowRewards ComputeRewards(const ClosedWindow& window,

@@ -16,7 +16,8 @@ GroupWindow Group(const std::string& group, const std::string& deployment,
   g.sli_windows = 2;
   g.error_count = errors;
   // Latencies scale * 1..100 ms: p95 is about scale * 95 ms.
-  for (int i = 1; i <= 100; ++i) EXPECT_TRUE(g.sketch.Add(scale * i / 1000.0).ok());
+  for (int i = 1; i <= 100; ++i)
+    EXPECT_TRUE(g.sketch.Add(scale * i / 1000.0).ok());
   return g;
 }
 

@@ -6,10 +6,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/kafka/consumer.h"
+#include "common/kafka/end_offset_probe.h"
 #include "common/kafka/kafka_error.h"
 #include "common/kafka/producer.h"
 #include "reward_engine/engine/budget_history.h"
-#include "common/kafka/end_offset_probe.h"
 #include "reward_engine/engine/engine_checkpoint.h"
 #include "reward_engine/engine/reward_calculator.h"
 #include "reward_engine/engine/sli_input.h"
@@ -35,18 +35,18 @@ class EngineMetrics {
     if (registry == nullptr) return;
     records_ = &registry->AddCounter("phaseloop_rewards_records_total",
                                      "SLI records consumed");
-    merged_ = &registry->AddCounter(
-        "phaseloop_rewards_sli_windows_merged_total",
-        "SLI windows merged into an event-time window");
+    merged_ =
+        &registry->AddCounter("phaseloop_rewards_sli_windows_merged_total",
+                              "SLI windows merged into an event-time window");
     duplicates_ = &registry->AddCounter(
         "phaseloop_rewards_duplicates_dropped_total",
         "SLI windows dropped as duplicates of one already merged");
     late_ = &registry->AddCounter(
         "phaseloop_rewards_late_events_total",
         "SLI windows whose window had closed (sent to the late topic)");
-    windows_closed_ = &registry->AddCounter(
-        "phaseloop_rewards_windows_closed_total",
-        "(service, window)s closed by the watermark");
+    windows_closed_ =
+        &registry->AddCounter("phaseloop_rewards_windows_closed_total",
+                              "(service, window)s closed by the watermark");
     rewards_ = &registry->AddCounter("phaseloop_rewards_emitted_total",
                                      "Rewards produced and stored");
     watermark_ = &registry->AddGauge("phaseloop_rewards_watermark_ms",
@@ -143,7 +143,7 @@ class Engine {
   std::unique_ptr<slo::BudgetPublisher> budget_;
   std::unique_ptr<kafka::EndOffsetProbe> probe_;
   EngineStats stats_;
-  bool dirty_ = false;  // records read since the last stored checkpoint
+  bool dirty_ = false;     // records read since the last stored checkpoint
   bool assigned_ = false;  // SLI partitions assigned (rebalance callbacks)
   int64_t newest_closed_end_ms_ = kNoTime;
   Clock::time_point last_progress_ = Clock::now();
@@ -295,9 +295,8 @@ absl::Status Engine::Commit(std::vector<ClosedWindow> closed, int64_t now_ms) {
     const double latency_ms =
         std::chrono::duration<double, std::milli>(Clock::now() - closed_at)
             .count();
-    for (size_t i = 0; i < closed.size() &&
-                       stats_.emission_latency_ms.size() < 100000;
-         ++i) {
+    for (size_t i = 0;
+         i < closed.size() && stats_.emission_latency_ms.size() < 100000; ++i) {
       stats_.emission_latency_ms.push_back(latency_ms);
     }
   }
@@ -312,12 +311,12 @@ void Engine::Progress(bool force) {
     return;
   }
   last_progress_ = Clock::now();
-  *options_.progress << "phaseloop rewards: " << stats_.records
-                     << " records, " << stats_.merged << " merged, "
-                     << stats_.windows_closed << " windows closed, "
-                     << stats_.rewards << " rewards, " << stats_.late
-                     << " late, " << stats_.duplicates << " duplicates, "
-                     << stats_.dead_letters << " dead letters, watermark "
+  *options_.progress << "phaseloop rewards: " << stats_.records << " records, "
+                     << stats_.merged << " merged, " << stats_.windows_closed
+                     << " windows closed, " << stats_.rewards << " rewards, "
+                     << stats_.late << " late, " << stats_.duplicates
+                     << " duplicates, " << stats_.dead_letters
+                     << " dead letters, watermark "
                      << (stats_.watermark_ms == kNoTime
                              ? std::string("none")
                              : std::to_string(stats_.watermark_ms))
@@ -339,18 +338,16 @@ absl::StatusOr<EngineStats> Engine::Run() {
         ReadBudgetHistory(options_.bootstrap_servers, options_.rewards_topic,
                           options_.budget_history_timeout);
     if (!history.ok()) {
-      return absl::Status(
-          history.status().code(),
-          absl::StrCat("seeding the error budgets from ",
-                       options_.rewards_topic, ": ",
-                       history.status().message()));
+      return absl::Status(history.status().code(),
+                          absl::StrCat("seeding the error budgets from ",
+                                       options_.rewards_topic, ": ",
+                                       history.status().message()));
     }
     for (const slo::SloWindowObservation& o : history->observations) {
       tracker_.Observe(o);
     }
     newest_closed_end_ms_ = history->newest_window_end_ms;
-    stats_.history_windows =
-        static_cast<int64_t>(history->observations.size());
+    stats_.history_windows = static_cast<int64_t>(history->observations.size());
   }
   kafka::ProducerOptions producer_options;
   producer_options.bootstrap_servers = options_.bootstrap_servers;
@@ -375,11 +372,12 @@ absl::StatusOr<EngineStats> Engine::Run() {
     *options_.progress << "phaseloop rewards: producer warm-up: "
                        << warmed.message() << "\n";
   }
-  budget_ = std::make_unique<slo::BudgetPublisher>(*producer_,
-                                                   options_.budget_topic);
+  budget_ =
+      std::make_unique<slo::BudgetPublisher>(*producer_, options_.budget_topic);
   absl::StatusOr<std::unique_ptr<kafka::EndOffsetProbe>> probe =
-      kafka::EndOffsetProbe::Start(options_.bootstrap_servers, options_.sli_topic,
-                            options_.end_offset_interval);
+      kafka::EndOffsetProbe::Start(options_.bootstrap_servers,
+                                   options_.sli_topic,
+                                   options_.end_offset_interval);
   if (!probe.ok()) return probe.status();
   probe_ = *std::move(probe);
 
@@ -415,12 +413,13 @@ absl::StatusOr<EngineStats> Engine::Run() {
   };
   // Eager rebalancing: everything is revoked, then the new assignment
   // resumes from the stored checkpoints; open windows are rebuilt there.
-  consumer_options.on_revoke = [this](const std::vector<kafka::TopicPartition>&) {
-    windows_.Reset();
-    probe_->Watch({});
-    assigned_ = false;
-    metrics_.Assigned(0);
-  };
+  consumer_options.on_revoke =
+      [this](const std::vector<kafka::TopicPartition>&) {
+        windows_.Reset();
+        probe_->Watch({});
+        assigned_ = false;
+        metrics_.Assigned(0);
+      };
   absl::StatusOr<std::unique_ptr<kafka::Consumer>> consumer =
       kafka::Consumer::Create(consumer_options);
   if (!consumer.ok()) return consumer.status();
@@ -459,9 +458,8 @@ absl::StatusOr<EngineStats> Engine::Run() {
       metrics_.State(stats_.watermark_ms, windows_.open_windows(),
                      windows_.Lag());
     }
-    if (!closed.empty() ||
-        (dirty_ && Clock::now() - last_checkpoint >=
-                       options_.checkpoint_interval)) {
+    if (!closed.empty() || (dirty_ && Clock::now() - last_checkpoint >=
+                                          options_.checkpoint_interval)) {
       absl::Status committed = Commit(std::move(closed), now_ms);
       if (!committed.ok()) {
         failure = committed;

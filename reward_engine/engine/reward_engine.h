@@ -12,8 +12,8 @@
 //     EventTimeWindows::Add: merged / duplicate (dropped) / late (to
 //     phaseloop.rewards.late) / replayed (ignored) / conflict (dead letter)
 //   -> CloseReady: for each closed window, Rewards to phaseloop.rewards
-//     (key service/group/deployment_id/window_start_ms), error-budget statuses to
-//     phaseloop.budget
+//     (key service/group/deployment_id/window_start_ms), error-budget statuses
+//     to phaseloop.budget
 //   -> Flush the producer until every record is acknowledged (failed ones
 //     are produced again: keyed, so a duplicate overwrites)
 //   -> one replay-buffer transaction: the FinalRewards of those windows and
@@ -93,10 +93,10 @@ struct EngineOptions {
 
 struct EngineStats {
   int64_t records = 0;
-  int64_t merged = 0;       // SLI windows merged into a window
+  int64_t merged = 0;  // SLI windows merged into a window
   int64_t duplicates = 0;
   int64_t late = 0;
-  int64_t replayed = 0;     // read again after a restart, already emitted
+  int64_t replayed = 0;  // read again after a restart, already emitted
   int64_t dead_letters = 0;
   int64_t windows_closed = 0;
   int64_t rewards = 0;

@@ -8,11 +8,10 @@
 // key, so no record is late whatever the timing (a partition holds the
 // watermark until it has read everything it holds), and a Reward is a pure
 // function of its window's records.
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <random>
 #include <thread>
@@ -62,8 +61,7 @@ std::unique_ptr<kafka::EmbeddedCluster> StartCluster(int brokers) {
   auto cluster = kafka::EmbeddedCluster::Start(brokers);
   EXPECT_TRUE(cluster.ok()) << cluster.status();
   for (absl::string_view topic : kafka::kAllTopics) {
-    EXPECT_TRUE(
-        (*cluster)->CreateTopic(topic, 4, std::min(brokers, 3)).ok());
+    EXPECT_TRUE((*cluster)->CreateTopic(topic, 4, std::min(brokers, 3)).ok());
   }
   return *std::move(cluster);
 }
@@ -168,25 +166,26 @@ TEST(RewardEngineFaultTest, BrokerFaultsGiveTheFaultFreeRewards) {
   // Slow everything down so the faults land while the engine works, and
   // queue request errors for its first produces, fetches and group joins.
   ASSERT_TRUE(cluster->SetRtt(kafka::kAllBrokers, 40).ok());
-  ASSERT_TRUE(cluster
-                  ->PushRequestErrors(
-                      kafka::ApiKey::kProduce,
-                      {RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION,
-                       RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT,
-                       RD_KAFKA_RESP_ERR_NOT_ENOUGH_REPLICAS,
-                       RD_KAFKA_RESP_ERR__TRANSPORT})
-                  .ok());
-  ASSERT_TRUE(cluster
-                  ->PushRequestErrors(
-                      kafka::ApiKey::kFetch,
-                      {RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION,
-                       RD_KAFKA_RESP_ERR__TRANSPORT,
-                       RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART})
-                  .ok());
-  ASSERT_TRUE(cluster
-                  ->PushRequestErrors(kafka::ApiKey::kFindCoordinator,
-                                      {RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE})
-                  .ok());
+  ASSERT_TRUE(
+      cluster
+          ->PushRequestErrors(kafka::ApiKey::kProduce,
+                              {RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION,
+                               RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT,
+                               RD_KAFKA_RESP_ERR_NOT_ENOUGH_REPLICAS,
+                               RD_KAFKA_RESP_ERR__TRANSPORT})
+          .ok());
+  ASSERT_TRUE(
+      cluster
+          ->PushRequestErrors(kafka::ApiKey::kFetch,
+                              {RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION,
+                               RD_KAFKA_RESP_ERR__TRANSPORT,
+                               RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART})
+          .ok());
+  ASSERT_TRUE(
+      cluster
+          ->PushRequestErrors(kafka::ApiKey::kFindCoordinator,
+                              {RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE})
+          .ok());
 
   std::atomic<bool> done{false};
   std::thread faults([&] {
@@ -205,10 +204,10 @@ TEST(RewardEngineFaultTest, BrokerFaultsGiveTheFaultFreeRewards) {
           break;
         case 1:  // leaders move (input and output topics)
           for (int32_t p = 0; p < 4; ++p) {
-            (void)cluster->SetPartitionLeader(kafka::kSliTopic, p,
-                                              1 + static_cast<int32_t>(rng() % 3));
-            (void)cluster->SetPartitionLeader(kafka::kRewardsTopic, p,
-                                              1 + static_cast<int32_t>(rng() % 3));
+            (void)cluster->SetPartitionLeader(
+                kafka::kSliTopic, p, 1 + static_cast<int32_t>(rng() % 3));
+            (void)cluster->SetPartitionLeader(
+                kafka::kRewardsTopic, p, 1 + static_cast<int32_t>(rng() % 3));
           }
           break;
         case 2:  // errors and a slow broker
@@ -240,12 +239,27 @@ class EngineProcess {
  public:
   EngineProcess(const std::string& bootstrap, const std::string& buffer,
                 const std::string& slo_dir, int64_t exit_when_idle_ms) {
-    std::vector<std::string> args = {
-        "tools/phaseloop", "rewards", "run", "--kafka", bootstrap,
-        "--buffer", buffer, "--slo-dir", slo_dir,
-        "--window-ms", std::to_string(kWindowMs), "--lateness-ms", "0",
-        "--idle-ms", "500", "--group-id", kGroup, "--quick-group",
-        "--exit-when-idle-ms", std::to_string(exit_when_idle_ms), "--json"};
+    std::vector<std::string> args = {"tools/phaseloop",
+                                     "rewards",
+                                     "run",
+                                     "--kafka",
+                                     bootstrap,
+                                     "--buffer",
+                                     buffer,
+                                     "--slo-dir",
+                                     slo_dir,
+                                     "--window-ms",
+                                     std::to_string(kWindowMs),
+                                     "--lateness-ms",
+                                     "0",
+                                     "--idle-ms",
+                                     "500",
+                                     "--group-id",
+                                     kGroup,
+                                     "--quick-group",
+                                     "--exit-when-idle-ms",
+                                     std::to_string(exit_when_idle_ms),
+                                     "--json"};
     pid_ = fork();
     if (pid_ == 0) {
       std::vector<char*> argv;

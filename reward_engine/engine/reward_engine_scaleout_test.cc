@@ -29,8 +29,7 @@ TEST(RewardEngineScaleOutTest, TwoEnginesGiveEveryServiceItsRelativeReward) {
   auto cluster = kafka::EmbeddedCluster::Start(1);
   ASSERT_TRUE(cluster.ok()) << cluster.status();
   const std::string bootstrap = (*cluster)->bootstrap_servers();
-  ASSERT_TRUE(
-      (*cluster)->CreateTopic(kafka::kSliTopic, kPartitions, 1).ok());
+  ASSERT_TRUE((*cluster)->CreateTopic(kafka::kSliTopic, kPartitions, 1).ok());
   const std::string dir = kafka::testing::MakeTempDir();
   std::map<std::string, double> thresholds;
   for (const std::string& s : kServices) thresholds[s] = 100;
@@ -52,13 +51,13 @@ TEST(RewardEngineScaleOutTest, TwoEnginesGiveEveryServiceItsRelativeReward) {
   // Two engines, each with its own buffer, join the group first.
   std::vector<std::unique_ptr<replay_buffer::ReplayStore>> stores;
   for (int i = 0; i < 2; ++i) {
-    auto store = replay_buffer::OpenReplayStore(
-        absl::StrCat(dir, "/buffer", i, ".db"));
+    auto store =
+        replay_buffer::OpenReplayStore(absl::StrCat(dir, "/buffer", i, ".db"));
     ASSERT_TRUE(store.ok()) << store.status();
     stores.push_back(*std::move(store));
   }
-  std::vector<absl::StatusOr<EngineStats>> stats(
-      2, absl::UnknownError("not run"));
+  std::vector<absl::StatusOr<EngineStats>> stats(2,
+                                                 absl::UnknownError("not run"));
   metrics::MetricsRegistry registries[2];
   std::vector<std::thread> engines;
   for (int i = 0; i < 2; ++i) {
@@ -75,9 +74,8 @@ TEST(RewardEngineScaleOutTest, TwoEnginesGiveEveryServiceItsRelativeReward) {
     const std::string text = registries[i].RenderPrometheusText();
     const std::string series = "\nphaseloop_rewards_assigned_partitions ";
     const size_t at = text.find(series);
-    return at == std::string::npos
-               ? 0.0
-               : std::stod(text.substr(at + series.size()));
+    return at == std::string::npos ? 0.0
+                                   : std::stod(text.substr(at + series.size()));
   };
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::seconds(30);
@@ -123,8 +121,8 @@ TEST(RewardEngineScaleOutTest, TwoEnginesGiveEveryServiceItsRelativeReward) {
       bootstrap, std::string(kafka::kRewardsTopic), std::chrono::seconds(2));
   for (const std::string& service : kServices) {
     for (int64_t w = 0; w < 2; ++w) {
-      const std::string key = kafka::RewardKey(service, "canary",
-                                               "dep-canary", w * 10000);
+      const std::string key =
+          kafka::RewardKey(service, "canary", "dep-canary", w * 10000);
       ASSERT_EQ(latest.count(key), 1u) << key;
       v1::Reward reward;
       ASSERT_TRUE(reward.ParseFromString(latest.at(key)));

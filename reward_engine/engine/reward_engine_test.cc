@@ -6,7 +6,6 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
-
 #include "common/kafka/embedded_cluster.h"
 #include "common/kafka/test_util.h"
 #include "common/metrics/metrics_registry.h"
@@ -69,8 +68,7 @@ class RewardEngineTest : public ::testing::Test {
   }
 
   void Produce(const std::vector<v1::SliWindow>& windows) {
-    testing::ProduceWindows(*producer_, std::string(kafka::kSliTopic),
-                            windows);
+    testing::ProduceWindows(*producer_, std::string(kafka::kSliTopic), windows);
   }
   void ProduceRaw(const std::string& key, const std::string& value) {
     ASSERT_TRUE(producer_->Produce(kafka::kSliTopic, key, value).ok());
@@ -116,7 +114,8 @@ TEST_F(RewardEngineTest, RewardsLateDeadLettersDuplicatesAndRestart) {
     sli::LatencySketch merged;
     for (const v1::SliWindow& s : Window(w)) {
       if (s.group() != "canary") continue;
-      ASSERT_TRUE(merged.Merge(*sli::LatencySketch::FromProto(s.sketch())).ok());
+      ASSERT_TRUE(
+          merged.Merge(*sli::LatencySketch::FromProto(s.sketch())).ok());
     }
     const std::string id =
         absl::StrCat("canary/checkout/dep-canary/", w * 10000, "/canary");
@@ -132,7 +131,8 @@ TEST_F(RewardEngineTest, RewardsLateDeadLettersDuplicatesAndRestart) {
                                       std::chrono::seconds(2));
   ASSERT_EQ(latest.size(), 8u);
   v1::Reward canary;
-  ASSERT_TRUE(canary.ParseFromString(latest.at("checkout/canary/dep-canary/20000")));
+  ASSERT_TRUE(
+      canary.ParseFromString(latest.at("checkout/canary/dep-canary/20000")));
   EXPECT_EQ(canary.count(), 200);
   EXPECT_EQ(canary.sli_windows(), 4);
   EXPECT_TRUE(canary.has_relative_reward());
@@ -170,8 +170,9 @@ TEST_F(RewardEngineTest, RewardsLateDeadLettersDuplicatesAndRestart) {
             std::string::npos);
   EXPECT_NE(text.find("phaseloop_rewards_duplicates_dropped_total 1"),
             std::string::npos);
-  EXPECT_NE(text.find("phaseloop_rewards_dead_letters_total{reason=\"malformed\"} 1"),
-            std::string::npos);
+  EXPECT_NE(
+      text.find("phaseloop_rewards_dead_letters_total{reason=\"malformed\"} 1"),
+      std::string::npos);
   EXPECT_NE(text.find("phaseloop_rewards_consumer_lag{partition=\"0\"} 0"),
             std::string::npos);
   EXPECT_NE(text.find("phaseloop_rewards_windows_closed_total 4"),
@@ -198,12 +199,13 @@ TEST_F(RewardEngineTest, RewardsLateDeadLettersDuplicatesAndRestart) {
   buffer = testing::BufferRewards(*store_);
   EXPECT_EQ(buffer.size(), 10u);
   v1::FinalReward w4;
-  ASSERT_TRUE(w4.ParseFromString(
-      buffer.at("canary/checkout/dep-canary/40000/canary")));
+  ASSERT_TRUE(
+      w4.ParseFromString(buffer.at("canary/checkout/dep-canary/40000/canary")));
   sli::LatencySketch merged;
   for (const v1::SliWindow& s : Window(4)) {
     if (s.group() == "canary") {
-      ASSERT_TRUE(merged.Merge(*sli::LatencySketch::FromProto(s.sketch())).ok());
+      ASSERT_TRUE(
+          merged.Merge(*sli::LatencySketch::FromProto(s.sketch())).ok());
     }
   }
   EXPECT_DOUBLE_EQ(w4.value(), std::log(0.1 / *merged.Quantile(0.95)));

@@ -78,11 +78,10 @@ int Main(int argc, char** argv) {
   // The 2.0.2 mock keeps about 5 MB per partition (older records are
   // deleted): 32 SLI partitions hold ~200k windows of ~730 bytes.
   for (absl::string_view topic : kafka::kAllTopics) {
-    (void)(*cluster)->CreateTopic(topic, topic == kafka::kSliTopic ? 32 : 4,
-                                  1);
+    (void)(*cluster)->CreateTopic(topic, topic == kafka::kSliTopic ? 32 : 4, 1);
   }
-  const std::string dir = "/tmp/phaseloop_rewards_benchmark_" +
-                          std::to_string(getpid());
+  const std::string dir =
+      "/tmp/phaseloop_rewards_benchmark_" + std::to_string(getpid());
   if (std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str()) != 0) {
     return 1;
   }
@@ -98,15 +97,16 @@ int Main(int argc, char** argv) {
   for (sli::LatencySketch& sketch : pool) {
     for (int i = 0; i < 1000; ++i) (void)sketch.Add(draw(rng));
     const v1::LatencySketch proto = sketch.ToProto();
-    buckets += static_cast<size_t>(proto.counts_size() +
-                                   proto.sparse_counts_size());
+    buckets +=
+        static_cast<size_t>(proto.counts_size() + proto.sparse_counts_size());
   }
-  std::printf("input: %lld SLI windows, %d services x 2 groups x %d "
-              "instances per %lld ms SLI window, engine window %lld ms; "
-              "sketches of 1000 latencies, %zu buckets on average\n",
-              static_cast<long long>(records), kServices, kInstances,
-              static_cast<long long>(kSliMs),
-              static_cast<long long>(kWindowMs), buckets / pool.size());
+  std::printf(
+      "input: %lld SLI windows, %d services x 2 groups x %d "
+      "instances per %lld ms SLI window, engine window %lld ms; "
+      "sketches of 1000 latencies, %zu buckets on average\n",
+      static_cast<long long>(records), kServices, kInstances,
+      static_cast<long long>(kSliMs), static_cast<long long>(kWindowMs),
+      buckets / pool.size());
 
   {
     kafka::ProducerOptions options;
@@ -134,8 +134,8 @@ int Main(int argc, char** argv) {
             const std::string value = w.SerializeAsString();
             bytes += value.size();
             if (!(*producer)
-                     ->Produce(kafka::kSliTopic,
-                               kafka::SliKey(w.service()), value)
+                     ->Produce(kafka::kSliTopic, kafka::SliKey(w.service()),
+                               value)
                      .ok()) {
               return 1;
             }
@@ -215,23 +215,26 @@ int Main(int argc, char** argv) {
   const double engine_rate =
       static_cast<double>(records) / Seconds(last_record - first_record);
   std::printf("raw consume (baseline): %.0f records/s\n", raw_rate);
-  std::printf("engine ingest:          %.0f SLI windows/s (%.2fx the raw "
-              "consume rate)\n",
-              engine_rate, engine_rate / raw_rate);
-  std::printf("windows closed %lld, rewards %lld, late %lld, duplicates "
-              "%lld, dead letters %lld, transactions %lld\n",
-              static_cast<long long>(stats->windows_closed),
-              static_cast<long long>(stats->rewards),
-              static_cast<long long>(stats->late),
-              static_cast<long long>(stats->duplicates),
-              static_cast<long long>(stats->dead_letters),
-              static_cast<long long>(stats->transactions));
-  std::printf("reward emission after the watermark passes the window end: "
-              "p50 %.1f ms, p99 %.1f ms, max %.1f ms (%zu windows)\n",
-              Percentile(stats->emission_latency_ms, 0.5),
-              Percentile(stats->emission_latency_ms, 0.99),
-              Percentile(stats->emission_latency_ms, 1.0),
-              stats->emission_latency_ms.size());
+  std::printf(
+      "engine ingest:          %.0f SLI windows/s (%.2fx the raw "
+      "consume rate)\n",
+      engine_rate, engine_rate / raw_rate);
+  std::printf(
+      "windows closed %lld, rewards %lld, late %lld, duplicates "
+      "%lld, dead letters %lld, transactions %lld\n",
+      static_cast<long long>(stats->windows_closed),
+      static_cast<long long>(stats->rewards),
+      static_cast<long long>(stats->late),
+      static_cast<long long>(stats->duplicates),
+      static_cast<long long>(stats->dead_letters),
+      static_cast<long long>(stats->transactions));
+  std::printf(
+      "reward emission after the watermark passes the window end: "
+      "p50 %.1f ms, p99 %.1f ms, max %.1f ms (%zu windows)\n",
+      Percentile(stats->emission_latency_ms, 0.5),
+      Percentile(stats->emission_latency_ms, 0.99),
+      Percentile(stats->emission_latency_ms, 1.0),
+      stats->emission_latency_ms.size());
 
   // Live: paced production, windows closing one at a time.
   const int64_t live_windows = argc > 2 ? std::atoll(argv[2]) : 150;
@@ -277,8 +280,7 @@ int Main(int argc, char** argv) {
             w.set_window_length_ms(kLiveSliMs);
             sli::SetWindowSketch(pool[static_cast<size_t>(n) % pool.size()],
                                  &w);
-            (void)(*producer)->Produce(live_topic,
-                                       kafka::SliKey(w.service()),
+            (void)(*producer)->Produce(live_topic, kafka::SliKey(w.service()),
                                        w.SerializeAsString());
           }
         }
@@ -305,15 +307,16 @@ int Main(int argc, char** argv) {
                  std::string(live_stats.status().message()).c_str());
     return 1;
   }
-  std::printf("live: windows closed %lld in %lld transactions; reward "
-              "emission after the watermark passes the window end: p50 %.1f "
-              "ms, p99 %.1f ms, max %.1f ms (%zu windows)\n",
-              static_cast<long long>(live_stats->windows_closed),
-              static_cast<long long>(live_stats->transactions),
-              Percentile(live_stats->emission_latency_ms, 0.5),
-              Percentile(live_stats->emission_latency_ms, 0.99),
-              Percentile(live_stats->emission_latency_ms, 1.0),
-              live_stats->emission_latency_ms.size());
+  std::printf(
+      "live: windows closed %lld in %lld transactions; reward "
+      "emission after the watermark passes the window end: p50 %.1f "
+      "ms, p99 %.1f ms, max %.1f ms (%zu windows)\n",
+      static_cast<long long>(live_stats->windows_closed),
+      static_cast<long long>(live_stats->transactions),
+      Percentile(live_stats->emission_latency_ms, 0.5),
+      Percentile(live_stats->emission_latency_ms, 0.99),
+      Percentile(live_stats->emission_latency_ms, 1.0),
+      live_stats->emission_latency_ms.size());
   (void)!std::system(("rm -rf " + dir).c_str());
   return 0;
 }

@@ -22,7 +22,8 @@ constexpr char kName[] = "phaseloop rewards run: ";
 double P99(std::vector<double> values) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());
-  return values[static_cast<size_t>(0.99 * static_cast<double>(values.size() - 1))];
+  return values[static_cast<size_t>(0.99 *
+                                    static_cast<double>(values.size() - 1))];
 }
 
 }  // namespace
@@ -84,16 +85,15 @@ int RunRewards(const RewardsRunFlags& flags, std::ostream& out,
                                {"fetch.wait.max.ms", "100"}};
   }
   err << kName << options.slos.size() << " SLOs from " << flags.slo_dir
-      << "; window " << flags.window_ms << " ms, lateness "
-      << flags.lateness_ms << " ms, idle " << flags.idle_ms
-      << " ms; group " << flags.group_id << "; SIGINT/SIGTERM stops"
-      << std::endl;
+      << "; window " << flags.window_ms << " ms, lateness " << flags.lateness_ms
+      << " ms, idle " << flags.idle_ms << " ms; group " << flags.group_id
+      << "; SIGINT/SIGTERM stops" << std::endl;
   absl::StatusOr<EngineStats> stats =
       RunRewardEngine(**store, options, command::StopFlagOnSignals());
   if (!stats.ok()) {
     err << kName << stats.status().message()
-        << " (restarting resumes from the offsets stored in "
-        << flags.buffer << ")\n";
+        << " (restarting resumes from the offsets stored in " << flags.buffer
+        << ")\n";
     return stats.status().code() == absl::StatusCode::kInvalidArgument
                ? command::kExitBadInput
                : command::kExitInternal;

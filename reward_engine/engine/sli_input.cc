@@ -34,8 +34,11 @@ absl::StatusOr<SliInput> DecodeSliRecord(const kafka::ConsumedMessage& message,
   const std::string key = kafka::SliKey(window.service());
   if (message.key != key) {
     return absl::FailedPreconditionError(
-        absl::StrCat("key_mismatch: key \"", message.key, "\" but the window "
-                     "is for service \"", key, "\" (produce SLI windows keyed "
+        absl::StrCat("key_mismatch: key \"", message.key,
+                     "\" but the window "
+                     "is for service \"",
+                     key,
+                     "\" (produce SLI windows keyed "
                      "by service, so one engine sees all its groups)"));
   }
   if (window_ms % window.window_length_ms() != 0) {
@@ -45,8 +48,8 @@ absl::StatusOr<SliInput> DecodeSliRecord(const kafka::ConsumedMessage& message,
   }
   if (slos.find(window.service()) == slos.end()) {
     return absl::FailedPreconditionError(
-        absl::StrCat("unknown_service: no SLO for service \"",
-                     window.service(), "\" (add one to the --slo-dir)"));
+        absl::StrCat("unknown_service: no SLO for service \"", window.service(),
+                     "\" (add one to the --slo-dir)"));
   }
   SliInput input;
   input.partition = message.partition;

@@ -40,8 +40,8 @@ TEST(SliInputTest, DecodesValidWindows) {
 }
 
 TEST(SliInputTest, EveryBadRecordHasAClassifiedReason) {
-  v1::SliWindow good = testing::MakeSliWindow("checkout", "canary", "i1",
-                                              10000, 10000, {0.01});
+  v1::SliWindow good =
+      testing::MakeSliWindow("checkout", "canary", "i1", 10000, 10000, {0.01});
   kafka::ConsumedMessage m = Message(good);
   m.value = "\xff\xff not a proto";
   EXPECT_EQ(ReasonOf(m).substr(0, 10), "malformed:");
@@ -54,12 +54,12 @@ TEST(SliInputTest, EveryBadRecordHasAClassifiedReason) {
   m.key = "checkout/baseline";  // the old service/group key
   EXPECT_EQ(ReasonOf(m).substr(0, 13), "key_mismatch:");
 
-  v1::SliWindow odd = testing::MakeSliWindow("checkout", "canary", "i1", 0,
-                                             7000, {0.01});
+  v1::SliWindow odd =
+      testing::MakeSliWindow("checkout", "canary", "i1", 0, 7000, {0.01});
   EXPECT_EQ(ReasonOf(Message(odd)).substr(0, 11), "misaligned:");
 
-  v1::SliWindow stranger = testing::MakeSliWindow("search", "canary", "i1",
-                                                  0, 10000, {0.01});
+  v1::SliWindow stranger =
+      testing::MakeSliWindow("search", "canary", "i1", 0, 10000, {0.01});
   EXPECT_EQ(ReasonOf(Message(stranger)).substr(0, 16), "unknown_service:");
 
   v1::DeadLetter letter = MakeDeadLetter(m, "key_mismatch: x");

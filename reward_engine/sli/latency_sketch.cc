@@ -352,8 +352,8 @@ absl::StatusOr<LatencySketch> LatencySketch::FromProto(
     total = proto.zero_count();
     lo = 0;
     hi = -1;
-    absl::Status checked = CheckBuckets(proto, mapping, dense, size, accuracy,
-                                        &total, &lo, &hi);
+    absl::Status checked =
+        CheckBuckets(proto, mapping, dense, size, accuracy, &total, &lo, &hi);
     if (!checked.ok()) return checked;
   }
   sketch.zero_count_ = proto.zero_count();

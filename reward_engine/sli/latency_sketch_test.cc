@@ -342,9 +342,8 @@ TEST(LatencySketchTest, CountAtOrBelowIsExactOutsideTheThresholdsBucket) {
   LatencySketch sketch = SketchOf(values);
   const double gamma = sketch.mapping().gamma();
   auto exact_at_or_below = [&](double t) {
-    return static_cast<int64_t>(
-        std::count_if(values.begin(), values.end(),
-                      [t](double v) { return v <= t; }));
+    return static_cast<int64_t>(std::count_if(
+        values.begin(), values.end(), [t](double v) { return v <= t; }));
   };
   for (double t = 0.001; t < 1; t *= 1.07) {
     const int64_t answer = sketch.CountAtOrBelow(t);

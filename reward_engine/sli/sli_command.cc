@@ -1,18 +1,16 @@
 #include "reward_engine/sli/sli_command.h"
 
+#include <chrono>
 #include <fstream>
 #include <iostream>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "reward_engine/sli/sli_json.h"
-
-#include <chrono>
-
 #include "common/command/exit_code.h"
 #include "common/command/subcommand.h"
 #include "common/kafka/producer.h"
 #include "common/kafka/topics.h"
+#include "reward_engine/sli/sli_json.h"
 
 namespace phaseloop::sli {
 
@@ -26,8 +24,7 @@ class KafkaSliSink : public SliSink {
       : producer_(std::move(producer)), topic_(std::move(topic)) {}
   absl::Status Publish(const v1::SliWindow& window) override {
     absl::Status produced = producer_->Produce(
-        topic_, kafka::SliKey(window.service()),
-        window.SerializeAsString());
+        topic_, kafka::SliKey(window.service()), window.SerializeAsString());
     if (!produced.ok()) return produced;
     return producer_->Flush(std::chrono::seconds(30));
   }
@@ -51,7 +48,8 @@ absl::StatusOr<std::unique_ptr<SliSink>> MakeKafkaSliSink(
   absl::StatusOr<std::unique_ptr<kafka::Producer>> producer =
       kafka::Producer::Create(options);
   if (!producer.ok()) return producer.status();
-  return std::unique_ptr<SliSink>(new KafkaSliSink(std::move(*producer), topic));
+  return std::unique_ptr<SliSink>(
+      new KafkaSliSink(std::move(*producer), topic));
 }
 
 absl::Status SendSliWindows(const std::vector<v1::SliWindow>& windows,

@@ -3,7 +3,8 @@
 
 // SliSink: where closed SLI windows go (the role the recorder's flusher and
 // `phaseloop sli send` publish to). The production implementation produces
-// to Kafka topic phaseloop.sli with key "service" (kafka::SliKey); tests collect.
+// to Kafka topic phaseloop.sli with key "service" (kafka::SliKey); tests
+// collect.
 
 #include "absl/status/status.h"
 #include "phaseloop/v1/sli.pb.h"

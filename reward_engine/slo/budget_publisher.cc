@@ -30,7 +30,9 @@ absl::Status BudgetPublisher::Publish(const v1::BudgetStatus& status) {
                      "/", status.slo_name()));
   }
   return producer_->Produce(
-      topic_, kafka::BudgetKey(status.service(), status.group(), status.slo_name()), value);
+      topic_,
+      kafka::BudgetKey(status.service(), status.group(), status.slo_name()),
+      value);
 }
 
 absl::Status BudgetPublisher::PublishAll(

@@ -23,8 +23,8 @@ absl::StatusOr<BudgetSnapshot> ReadLatestBudgets(
   options.topic = topic;
   options.client_id = "phaseloop-slo-status";
   options.timeout = timeout;
-  absl::StatusOr<kafka::TopicReadStats> read = kafka::ReadTopicToEnd(
-      options, [&](const kafka::ConsumedMessage& m) {
+  absl::StatusOr<kafka::TopicReadStats> read =
+      kafka::ReadTopicToEnd(options, [&](const kafka::ConsumedMessage& m) {
         v1::BudgetStatus status;
         if (!status.ParseFromString(m.value) || status.service().empty()) {
           ++snapshot.malformed;

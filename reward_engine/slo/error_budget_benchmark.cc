@@ -38,9 +38,9 @@ int main() {
   auto start = Clock::now();
   for (int64_t w = 0; w < kWindows; ++w) {
     for (const char* group : {"baseline", "canary"}) {
-      tracker.Observe(SloWindowObservation{
-          "demo-service", group, w * kWindowMs, (w + 1) * kWindowMs, 1000,
-          990 + w % 11});
+      tracker.Observe(SloWindowObservation{"demo-service", group, w * kWindowMs,
+                                           (w + 1) * kWindowMs, 1000,
+                                           990 + w % 11});
     }
   }
   const double observe_s = Seconds(start);

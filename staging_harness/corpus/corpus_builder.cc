@@ -7,6 +7,8 @@
 #include <ostream>
 
 #include "absl/strings/str_cat.h"
+#include "common/process/parallel_for.h"
+#include "common/process/subprocess.h"
 #include "compiler_driver/ir/module_hash.h"
 #include "compiler_driver/ir/module_loader.h"
 #include "llvm/IR/DiagnosticInfo.h"
@@ -14,9 +16,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Linker/Linker.h"
 #include "llvm/Support/raw_ostream.h"
-#include "common/process/parallel_for.h"
 #include "staging_harness/corpus/program_discovery.h"
-#include "common/process/subprocess.h"
 
 namespace phaseloop::corpus {
 namespace {
@@ -68,7 +68,8 @@ std::set<std::string> StrongDefinitions(const llvm::Module& module) {
 std::set<std::string> DefinedFunctions(const llvm::Module& module) {
   std::set<std::string> names;
   for (const llvm::Function& f : module) {
-    if (!f.isDeclaration() && !f.hasLocalLinkage()) names.insert(f.getName().str());
+    if (!f.isDeclaration() && !f.hasLocalLinkage())
+      names.insert(f.getName().str());
   }
   return names;
 }
@@ -88,9 +89,11 @@ class GroupBuilder {
     for (size_t i = 0; i < bitcode.size(); ++i) {
       const std::string& path = group_.sources.sources[i];
       const std::string stem = fs::path(path).stem().string();
-      const std::string as_program = absl::StrCat(group_.sources.name, "/", stem);
+      const std::string as_program =
+          absl::StrCat(group_.sources.name, "/", stem);
       if (!bitcode[i].ok()) {
-        Skip(as_program, "source", process::ShortReason(std::string(bitcode[i].status().message())));
+        Skip(as_program, "source",
+             process::ShortReason(std::string(bitcode[i].status().message())));
         continue;
       }
       absl::StatusOr<std::unique_ptr<llvm::Module>> module =
@@ -115,8 +118,10 @@ class GroupBuilder {
       }
       if (!clash.empty()) {
         Skip(as_program, "source",
-             absl::StrCat("defines '", clash, "', already defined by an "
-                          "earlier source of ", group_.sources.name));
+             absl::StrCat("defines '", clash,
+                          "', already defined by an "
+                          "earlier source of ",
+                          group_.sources.name));
         continue;
       }
       ctx_.messages.clear();
@@ -130,7 +135,8 @@ class GroupBuilder {
       if (library) Finish(claim(group_.sources.name), std::move(library));
       return;
     }
-    const std::string library_bitcode = library ? ir::ModuleBitcode(*library) : "";
+    const std::string library_bitcode =
+        library ? ir::ModuleBitcode(*library) : "";
     const std::set<std::string> library_functions =
         library ? DefinedFunctions(*library) : std::set<std::string>();
     std::set<std::string> used;
@@ -145,9 +151,9 @@ class GroupBuilder {
         if (!copy.ok() ||
             llvm::Linker::linkModules(*program, *std::move(copy),
                                       llvm::Linker::LinkOnlyNeeded)) {
-          Skip(name, "program", absl::StrCat("link: ", copy.ok()
-                                                           ? ctx_.messages
-                                                           : copy.status().message()));
+          Skip(name, "program",
+               absl::StrCat("link: ", copy.ok() ? ctx_.messages
+                                                : copy.status().message()));
           continue;
         }
       }
@@ -158,7 +164,8 @@ class GroupBuilder {
     }
     // Programs that use little of the directory's library (generators,
     // tools): the library is a module of its own too.
-    if (!library_functions.empty() && used.size() * 2 < library_functions.size()) {
+    if (!library_functions.empty() &&
+        used.size() * 2 < library_functions.size()) {
       absl::StatusOr<std::unique_ptr<llvm::Module>> copy =
           ir::ParseModule(library_bitcode, group_.sources.name, ctx_.context);
       if (copy.ok()) Finish(claim(group_.sources.name), *std::move(copy));
@@ -203,7 +210,8 @@ absl::StatusOr<Manifest> BuildModules(const std::vector<SourceTree>& trees,
     absl::StatusOr<std::vector<SourceGroup>> found =
         DiscoverSourceGroups(tree.dir, tree.root_name);
     if (!found.ok()) return found.status();
-    const std::string root = fs::weakly_canonical(fs::absolute(tree.dir)).string();
+    const std::string root =
+        fs::weakly_canonical(fs::absolute(tree.dir)).string();
     for (SourceGroup& g : *found) {
       g.frontend_args.push_back(
           absl::StrCat("-ffile-prefix-map=", root, "=", tree.root_name));
@@ -290,7 +298,8 @@ absl::StatusOr<Manifest> OpenCorpus(const std::string& corpus_dir,
 absl::Status CommitCorpus(const std::string& corpus_dir, Manifest& base,
                           const Manifest& update,
                           const std::set<std::string>& rebuilt_origins) {
-  for (const std::string& orphan : MergeManifest(base, update, rebuilt_origins)) {
+  for (const std::string& orphan :
+       MergeManifest(base, update, rebuilt_origins)) {
     std::error_code ec;
     fs::remove(fs::path(corpus_dir) / orphan, ec);
   }

@@ -29,20 +29,25 @@ fs::path MakeTree(const std::string& name, bool extra_program = false) {
               "  (void)v;\n  return helper(c);\n}\n");
   WriteSource(root, "multi/helper.c",
               "int util(int);\nint helper(int x) { return util(x) + 1; }\n");
-  WriteSource(root, "multi/util.c",
-              "int util(int x) { int s = 0; for (int i = 0; i < x; ++i) "
-              "s += i * x; return s; }\nint unused_util(int y) { return y * 3; }\n");
-  WriteSource(root, "one.c", "#include <stdio.h>\nint main(void) {\n"
-                             "  printf(\"one\\n\");\n  return 0;\n}\n");
-  WriteSource(root, "two.c", "int shared(int);\nint main(void) { "
-                             "return shared(2); }\n");
+  WriteSource(
+      root, "multi/util.c",
+      "int util(int x) { int s = 0; for (int i = 0; i < x; ++i) "
+      "s += i * x; return s; }\nint unused_util(int y) { return y * 3; }\n");
+  WriteSource(root, "one.c",
+              "#include <stdio.h>\nint main(void) {\n"
+              "  printf(\"one\\n\");\n  return 0;\n}\n");
+  WriteSource(root, "two.c",
+              "int shared(int);\nint main(void) { "
+              "return shared(2); }\n");
   WriteSource(root, "shared.c",
               "static int sq(int x) { return x * x; }\n"
               "int shared(int x) { return sq(x) - 4; }\n");
-  WriteSource(root, "broken.c", "int main(void) { return undeclared_thing; }\n");
+  WriteSource(root, "broken.c",
+              "int main(void) { return undeclared_thing; }\n");
   WriteSource(root, "lib/a.c", "int lib_a(int x) { return x + 1; }\n");
-  WriteSource(root, "lib/b.c", "int lib_a(int);\n"
-                               "int lib_b(int x) { return lib_a(x) * 2; }\n");
+  WriteSource(root, "lib/b.c",
+              "int lib_a(int);\n"
+              "int lib_b(int x) { return lib_a(x) * 2; }\n");
   WriteSource(root, "dup/x1.c", "int f(void) { return 1; }\n");
   WriteSource(root, "dup/x2.c", "int f(void) { return 2; }\n");
   WriteSource(root, "tests/check.c", "int main(void) { return 1; }\n");
@@ -100,9 +105,9 @@ TEST_F(CorpusBuilderTest, FindsProgramsLibrariesAndSkips) {
   auto modules = ByName(*manifest_);
   std::vector<std::string> names;
   for (const auto& [name, r] : modules) names.push_back(name);
-  EXPECT_EQ(names, (std::vector<std::string>{"demo/dup", "demo/lib",
-                                             "demo/multi/main", "demo/one",
-                                             "demo/two"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"demo/dup", "demo/lib", "demo/multi/main",
+                                      "demo/one", "demo/two"}));
   std::map<std::string, SkippedEntry> skipped;
   for (const SkippedEntry& s : manifest_->skipped) skipped[s.name] = s;
   ASSERT_EQ(skipped.size(), 2u);
@@ -134,7 +139,8 @@ TEST_F(CorpusBuilderTest, LinksWhatEachProgramNeeds) {
   EXPECT_FALSE(lib->getFunction("lib_a")->isDeclaration());
   EXPECT_FALSE(lib->getFunction("lib_b")->isDeclaration());
   // Real-build modules keep clang -Oz's attributes; no machine paths.
-  EXPECT_TRUE(multi->getFunction("util")->hasFnAttribute(llvm::Attribute::MinSize));
+  EXPECT_TRUE(
+      multi->getFunction("util")->hasFnAttribute(llvm::Attribute::MinSize));
   EXPECT_EQ(multi->getSourceFileName(), "demo/multi/main");
 }
 
@@ -199,7 +205,8 @@ TEST_F(CorpusBuilderTest, DateAndTimeMacrosFollowSourceDateEpoch) {
     module->print(os, nullptr);
     EXPECT_NE(os.str().find(epoch == "0" ? "built Jan  1 1970 00:00:00"
                                          : "built Jan  2 1970 00:00:00"),
-              std::string::npos) << epoch;
+              std::string::npos)
+        << epoch;
     hashes[epoch] = built->modules[0].module_hash();
   }
   EXPECT_NE(hashes["0"], hashes["86400"]);
@@ -219,8 +226,9 @@ TEST_F(CorpusBuilderTest, InlineAsmModulesDoNotDependOnTheBuildDirectory) {
     WriteSource(root, "config.h", "#define ANSWER 42\n");
     // The asm sits in a header: files entered after the predefines buffer
     // are the ones whose offsets move.
-    WriteSource(root, "spin.h",
-                "static inline void spin(void) { __asm__ volatile(\"nop\"); }\n");
+    WriteSource(
+        root, "spin.h",
+        "static inline void spin(void) { __asm__ volatile(\"nop\"); }\n");
     WriteSource(root, "spin.c",
                 "#include \"spin.h\"\n"
                 "int main(void) {\n  spin();\n  return ANSWER - 42;\n}\n");
@@ -257,14 +265,16 @@ TEST_F(CorpusBuilderTest, CommitMergesAndRejectsAnotherKindOfCorpus) {
   ASSERT_TRUE(corpus.ok());
   auto built = Build(*root_, out, Settings());
   ASSERT_TRUE(built.ok());
-  ASSERT_TRUE(CommitCorpus(out.string(), *corpus, *built,
-                           {"dir:" + root_->string()}).ok());
+  ASSERT_TRUE(
+      CommitCorpus(out.string(), *corpus, *built, {"dir:" + root_->string()})
+          .ok());
   auto read = ReadManifest(out.string());
   ASSERT_TRUE(read.ok()) << read.status();
   EXPECT_EQ(read->modules.size(), built->modules.size());
   CorpusSettings speed = Settings();
   speed.objective = "speed";
-  EXPECT_TRUE(absl::IsInvalidArgument(OpenCorpus(out.string(), speed).status()));
+  EXPECT_TRUE(
+      absl::IsInvalidArgument(OpenCorpus(out.string(), speed).status()));
   EXPECT_TRUE(OpenCorpus(out.string(), Settings()).ok());
 }
 

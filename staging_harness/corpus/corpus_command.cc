@@ -11,10 +11,10 @@
 #include "absl/strings/str_cat.h"
 #include "common/command/exit_code.h"
 #include "common/command/subcommand.h"
+#include "common/process/parallel_for.h"
 #include "staging_harness/corpus/corpus_builder.h"
 #include "staging_harness/corpus/csmith_generator.h"
 #include "staging_harness/corpus/debian_sources.h"
-#include "common/process/parallel_for.h"
 
 namespace phaseloop::corpus {
 namespace {
@@ -69,8 +69,8 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-void PrintSummary(const std::string& dir, const Manifest& corpus, double seconds,
-                  std::ostream& out) {
+void PrintSummary(const std::string& dir, const Manifest& corpus,
+                  double seconds, std::ostream& out) {
   const CorpusTotals t = Totals(corpus);
   out << "corpus " << dir << " (" << corpus.convention << ", -"
       << corpus.opt_level << "): " << t.modules << " modules, " << t.skipped
@@ -81,21 +81,24 @@ void PrintSummary(const std::string& dir, const Manifest& corpus, double seconds
 
 // Adds the flags every corpus subcommand shares.
 void AddCommonFlags(CLI::App* cmd, CorpusFlags& flags) {
-  cmd->add_option("--out", flags.out, "corpus directory (manifest.json, modules/)")
+  cmd->add_option("--out", flags.out,
+                  "corpus directory (manifest.json, modules/)")
       ->required();
   cmd->add_option("--objective", flags.objective,
                   "size (frontend -Oz) or speed (-O3)")
       ->capture_default_str();
-  cmd->add_option("--convention", flags.convention,
-                  "real-build (clang -O<level> -Xclang -disable-llvm-passes) or "
-                  "research (-O0 -Xclang -disable-O0-optnone; for comparing with "
-                  "published figures only)")
+  cmd->add_option(
+         "--convention", flags.convention,
+         "real-build (clang -O<level> -Xclang -disable-llvm-passes) or "
+         "research (-O0 -Xclang -disable-O0-optnone; for comparing with "
+         "published figures only)")
       ->capture_default_str();
   cmd->add_option("--jobs", flags.jobs, "parallel jobs (default: all cores)");
-  cmd->add_option("--source-date-epoch", flags.source_date_epoch,
-                  "seconds since 1970 that __DATE__/__TIME__ expand to, so a "
-                  "rebuild gives the same modules (default: $SOURCE_DATE_EPOCH, "
-                  "else 0)");
+  cmd->add_option(
+      "--source-date-epoch", flags.source_date_epoch,
+      "seconds since 1970 that __DATE__/__TIME__ expand to, so a "
+      "rebuild gives the same modules (default: $SOURCE_DATE_EPOCH, "
+      "else 0)");
   cmd->add_option("--cflag", flags.cflags,
                   "extra frontend flag, repeatable (e.g. --cflag=-DNDEBUG)")
       ->allow_extra_args(false);
@@ -103,7 +106,8 @@ void AddCommonFlags(CLI::App* cmd, CorpusFlags& flags) {
 
 }  // namespace
 
-int RunCorpusBuild(const BuildFlags& flags, std::ostream& out, std::ostream& err) {
+int RunCorpusBuild(const BuildFlags& flags, std::ostream& out,
+                   std::ostream& err) {
   const auto start = std::chrono::steady_clock::now();
   absl::StatusOr<CorpusSettings> settings = SettingsFrom(flags.corpus);
   if (!settings.ok()) {
@@ -135,7 +139,8 @@ int RunCorpusBuild(const BuildFlags& flags, std::ostream& out, std::ostream& err
   }
   std::set<std::string> origins;
   for (const SourceTree& t : trees) origins.insert(t.origin);
-  absl::Status committed = CommitCorpus(flags.corpus.out, *corpus, *built, origins);
+  absl::Status committed =
+      CommitCorpus(flags.corpus.out, *corpus, *built, origins);
   if (!committed.ok()) {
     err << "phaseloop corpus build: " << committed.message() << "\n";
     return command::kExitInternal;
@@ -158,17 +163,20 @@ int RunFetchDebian(const FetchDebianFlags& flags, std::ostream& out,
   const auto start = std::chrono::steady_clock::now();
   absl::StatusOr<CorpusSettings> settings = SettingsFrom(flags.corpus);
   if (!settings.ok()) {
-    err << "phaseloop corpus fetch-debian: " << settings.status().message() << "\n";
+    err << "phaseloop corpus fetch-debian: " << settings.status().message()
+        << "\n";
     return command::kExitBadInput;
   }
   absl::StatusOr<Manifest> corpus = OpenCorpus(flags.corpus.out, *settings);
   if (!corpus.ok()) {
-    err << "phaseloop corpus fetch-debian: " << corpus.status().message() << "\n";
+    err << "phaseloop corpus fetch-debian: " << corpus.status().message()
+        << "\n";
     return ExitCodeFor(corpus.status());
   }
   const std::vector<std::string>& packages =
       flags.packages.empty() ? DefaultDebianPackages() : flags.packages;
-  const std::string cache = flags.cache.empty() ? DefaultDebianCache() : flags.cache;
+  const std::string cache =
+      flags.cache.empty() ? DefaultDebianCache() : flags.cache;
   // 1. Fetch (sequential: one private apt index).
   DebianFetcher fetcher(cache);
   std::vector<DebianSource> to_build;
@@ -177,19 +185,22 @@ int RunFetchDebian(const FetchDebianFlags& flags, std::ostream& out,
   for (const std::string& package : packages) {
     absl::StatusOr<DebianSource> source = fetcher.Fetch(package, err);
     if (!source.ok()) {
-      err << "fetch-debian: " << package << " skipped: "
-          << source.status().message() << "\n";
+      err << "fetch-debian: " << package
+          << " skipped: " << source.status().message() << "\n";
       failed.push_back(package);
       Manifest update;
       update.skipped.push_back({package, "debian:" + package, "package",
                                 std::string(source.status().message())});
-      (void)CommitCorpus(flags.corpus.out, *corpus, update, {"debian:" + package});
+      (void)CommitCorpus(flags.corpus.out, *corpus, update,
+                         {"debian:" + package});
       continue;
     }
     if (!flags.rebuild && present.count(source->origin())) {
-      const bool has_modules = std::any_of(
-          corpus->modules.begin(), corpus->modules.end(),
-          [&](const v1::ModuleRecord& r) { return r.origin() == source->origin(); });
+      const bool has_modules =
+          std::any_of(corpus->modules.begin(), corpus->modules.end(),
+                      [&](const v1::ModuleRecord& r) {
+                        return r.origin() == source->origin();
+                      });
       err << "fetch-debian: " << package
           << (has_modules ? " already in the corpus (" : " failed before (")
           << source->origin() << "); --rebuild to build it again\n";
@@ -201,7 +212,8 @@ int RunFetchDebian(const FetchDebianFlags& flags, std::ostream& out,
   // 2. A private copy of each tree (DIR/.sources/<pkg>), ./configure where
   //    needed, in parallel.
   std::vector<std::string> notes(to_build.size()), trees(to_build.size());
-  const std::string work_root = (fs::path(flags.corpus.out) / ".sources").string();
+  const std::string work_root =
+      (fs::path(flags.corpus.out) / ".sources").string();
   std::mutex mu;
   process::ParallelFor(to_build.size(), settings->jobs, [&](size_t i) {
     absl::StatusOr<std::string> tree = PrepareWorkTree(to_build[i], work_root);
@@ -212,7 +224,8 @@ int RunFetchDebian(const FetchDebianFlags& flags, std::ostream& out,
     trees[i] = *tree;
     {
       std::lock_guard<std::mutex> lock(mu);
-      err << "fetch-debian: configuring " << to_build[i].package << " if needed\n";
+      err << "fetch-debian: configuring " << to_build[i].package
+          << " if needed\n";
     }
     notes[i] = ConfigureTree(*tree, flags.configure_timeout_seconds);
   });
@@ -220,8 +233,8 @@ int RunFetchDebian(const FetchDebianFlags& flags, std::ostream& out,
   for (size_t i = 0; i < to_build.size(); ++i) {
     const DebianSource& source = to_build[i];
     err << "fetch-debian: building " << source.package << " ("
-        << source.origin() << ")" << (notes[i].empty() ? "" : "; ")
-        << notes[i] << "\n";
+        << source.origin() << ")" << (notes[i].empty() ? "" : "; ") << notes[i]
+        << "\n";
     absl::StatusOr<Manifest> built =
         trees[i].empty()
             ? absl::StatusOr<Manifest>(absl::InternalError(notes[i]))
@@ -240,9 +253,9 @@ int RunFetchDebian(const FetchDebianFlags& flags, std::ostream& out,
     } else {
       ready.push_back(source.package);
     }
-    absl::Status committed = CommitCorpus(
-        flags.corpus.out, *corpus, update,
-        {source.origin(), "debian:" + source.package});
+    absl::Status committed =
+        CommitCorpus(flags.corpus.out, *corpus, update,
+                     {source.origin(), "debian:" + source.package});
     if (!committed.ok()) {
       err << "phaseloop corpus fetch-debian: " << committed.message() << "\n";
       return command::kExitInternal;
@@ -258,7 +271,8 @@ int RunFetchDebian(const FetchDebianFlags& flags, std::ostream& out,
   return ready.empty() ? command::kExitInternal : command::kExitOk;
 }
 
-int RunGenerate(const GenerateFlags& flags, std::ostream& out, std::ostream& err) {
+int RunGenerate(const GenerateFlags& flags, std::ostream& out,
+                std::ostream& err) {
   const auto start = std::chrono::steady_clock::now();
   absl::StatusOr<CorpusSettings> settings = SettingsFrom(flags.corpus);
   if (!settings.ok()) {
@@ -277,7 +291,8 @@ int RunGenerate(const GenerateFlags& flags, std::ostream& out, std::ostream& err
   absl::StatusOr<Manifest> generated =
       GenerateCsmithModules(options, *settings, flags.corpus.out, err);
   if (!generated.ok()) {
-    err << "phaseloop corpus generate: " << generated.status().message() << "\n";
+    err << "phaseloop corpus generate: " << generated.status().message()
+        << "\n";
     return absl::IsFailedPrecondition(generated.status())
                ? command::kExitInternal
                : ExitCodeFor(generated.status());

@@ -47,10 +47,12 @@ struct GenerateFlags {
   int timeout_ms = 2000;
 };
 
-int RunCorpusBuild(const BuildFlags& flags, std::ostream& out, std::ostream& err);
+int RunCorpusBuild(const BuildFlags& flags, std::ostream& out,
+                   std::ostream& err);
 int RunFetchDebian(const FetchDebianFlags& flags, std::ostream& out,
                    std::ostream& err);
-int RunGenerate(const GenerateFlags& flags, std::ostream& out, std::ostream& err);
+int RunGenerate(const GenerateFlags& flags, std::ostream& out,
+                std::ostream& err);
 
 void AddCorpusCommand(CLI::App& app, int& exit_code);
 

@@ -12,9 +12,9 @@
 namespace phaseloop::corpus {
 
 struct CsmithOptions {
-  int count = 10;          // modules wanted
+  int count = 10;  // modules wanted
   uint64_t first_seed = 1;
-  int timeout_ms = 2000;   // run-time limit of the -O0 binary
+  int timeout_ms = 2000;  // run-time limit of the -O0 binary
   // Give up after count * max_attempts_per_module seeds.
   int max_attempts_per_module = 10;
   std::string csmith = "csmith";

@@ -37,10 +37,12 @@ TEST(CsmithGeneratorTest, ThreeProgramsThatCompileAndTerminate) {
     EXPECT_GE(seed, 7u);
     EXPECT_GT(seed, previous);  // seed order
     previous = seed;
-    EXPECT_NE(r.origin().find("seed=" + std::to_string(seed)), std::string::npos);
+    EXPECT_NE(r.origin().find("seed=" + std::to_string(seed)),
+              std::string::npos);
     EXPECT_GT(r.ir_count_oz(), 0);
     EXPECT_TRUE(fs::exists(out / r.bitcode_path()));
-    EXPECT_TRUE(fs::exists(out / "sources" / "csmith" / (std::to_string(seed) + ".c")));
+    EXPECT_TRUE(
+        fs::exists(out / "sources" / "csmith" / (std::to_string(seed) + ".c")));
   }
   for (const SkippedEntry& s : m->skipped) EXPECT_FALSE(s.reason.empty());
 }

@@ -10,8 +10,8 @@
 #include <ostream>
 
 #include "absl/strings/str_cat.h"
-#include "compiler_driver/ir/module_loader.h"
 #include "common/process/subprocess.h"
+#include "compiler_driver/ir/module_loader.h"
 
 namespace phaseloop::corpus {
 namespace {
@@ -92,10 +92,14 @@ absl::StatusOr<DebianSource> CachedDebianSource(const std::string& cache,
 std::vector<std::string> DebianFetcher::AptOptions() const {
   const fs::path apt = fs::path(cache_) / ".apt";
   std::vector<std::string> options = {
-      "-o", absl::StrCat("Dir::Etc::sourcelist=", (apt / "sources.list").string()),
-      "-o", "Dir::Etc::sourceparts=/dev/null",
-      "-o", absl::StrCat("Dir::State::Lists=", (apt / "lists").string()),
-      "-o", absl::StrCat("Dir::Cache=", (apt / "cache").string())};
+      "-o",
+      absl::StrCat("Dir::Etc::sourcelist=", (apt / "sources.list").string()),
+      "-o",
+      "Dir::Etc::sourceparts=/dev/null",
+      "-o",
+      absl::StrCat("Dir::State::Lists=", (apt / "lists").string()),
+      "-o",
+      absl::StrCat("Dir::Cache=", (apt / "cache").string())};
   // Download as the current user into a directory it owns (no _apt sandbox).
   if (const passwd* user = getpwuid(getuid()); user != nullptr) {
     options.insert(options.end(),
@@ -114,7 +118,8 @@ absl::Status DebianFetcher::UpdateIndex(std::ostream& progress) {
     std::ofstream list(apt / "sources.list", std::ios::trunc);
     list << "deb-src http://deb.debian.org/debian bookworm main\n";
   }
-  progress << "fetch-debian: updating the private deb-src index (bookworm main)\n";
+  progress
+      << "fetch-debian: updating the private deb-src index (bookworm main)\n";
   process::ProcessSpec spec;
   spec.argv = {"apt-get", "-qq"};
   for (const std::string& o : AptOptions()) spec.argv.push_back(o);
@@ -123,9 +128,10 @@ absl::Status DebianFetcher::UpdateIndex(std::ostream& progress) {
   absl::StatusOr<process::ProcessResult> run = process::RunProcess(spec);
   if (!run.ok()) return run.status();
   if (run->exit_code != 0) {
-    return absl::UnavailableError(absl::StrCat(
-        "apt-get update of the private deb-src index failed (is "
-        "deb.debian.org reachable?): ", process::ShortReason(run->output)));
+    return absl::UnavailableError(
+        absl::StrCat("apt-get update of the private deb-src index failed (is "
+                     "deb.debian.org reachable?): ",
+                     process::ShortReason(run->output)));
   }
   index_updated_ = true;
   return absl::OkStatus();
@@ -134,8 +140,8 @@ absl::Status DebianFetcher::UpdateIndex(std::ostream& progress) {
 absl::StatusOr<DebianSource> DebianFetcher::Fetch(const std::string& package,
                                                   std::ostream& progress) {
   if (!ValidPackageName(package)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "'", package, "' is not a Debian source package name"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", package, "' is not a Debian source package name"));
   }
   absl::StatusOr<DebianSource> cached = CachedDebianSource(cache_, package);
   if (cached.ok()) return cached;
@@ -151,7 +157,8 @@ absl::StatusOr<DebianSource> DebianFetcher::Fetch(const std::string& package,
   process::ProcessSpec download;
   download.argv = {"apt-get", "-qq"};
   for (const std::string& o : AptOptions()) download.argv.push_back(o);
-  download.argv.insert(download.argv.end(), {"source", "--download-only", package});
+  download.argv.insert(download.argv.end(),
+                       {"source", "--download-only", package});
   download.cwd = work.string();
   download.timeout_seconds = 900;
   absl::StatusOr<process::ProcessResult> got = process::RunProcess(download);
@@ -165,18 +172,19 @@ absl::StatusOr<DebianSource> DebianFetcher::Fetch(const std::string& package,
   }
   // dpkg-source verifies the checksums in the .dsc and applies debian/patches.
   process::ProcessSpec unpack;
-  unpack.argv = {"dpkg-source", "-x", absl::StrCat(package, "_", version, ".dsc"),
-                 "unpacked"};
+  unpack.argv = {"dpkg-source", "-x",
+                 absl::StrCat(package, "_", version, ".dsc"), "unpacked"};
   unpack.cwd = work.string();
   unpack.timeout_seconds = 600;
   absl::StatusOr<process::ProcessResult> unpacked = process::RunProcess(unpack);
   if (!unpacked.ok() || unpacked->exit_code != 0) {
     fs::remove_all(work, ec);
-    return absl::InternalError(absl::StrCat(
-        "dpkg-source -x failed for ", package, " (install dpkg-dev: "
-        "tools/setup.sh): ",
-        unpacked.ok() ? process::ShortReason(unpacked->output)
-                      : unpacked.status().message()));
+    return absl::InternalError(
+        absl::StrCat("dpkg-source -x failed for ", package,
+                     " (install dpkg-dev: "
+                     "tools/setup.sh): ",
+                     unpacked.ok() ? process::ShortReason(unpacked->output)
+                                   : unpacked.status().message()));
   }
   std::ofstream(work / "unpacked" / kUnpackedMarker).close();
   const fs::path tree = fs::path(cache_) / package;
@@ -224,7 +232,8 @@ std::string ConfigureTree(const std::string& tree, double timeout_seconds) {
     absl::StatusOr<std::string> note = ir::ReadFile(marker.string());
     return note.ok() && *note != "ok\n" ? *note : "";
   }
-  if (!fs::exists(root / "configure", ec) || fs::exists(root / "config.h", ec)) {
+  if (!fs::exists(root / "configure", ec) ||
+      fs::exists(root / "config.h", ec)) {
     return "";
   }
   process::ProcessSpec spec;
@@ -242,7 +251,8 @@ std::string ConfigureTree(const std::string& tree, double timeout_seconds) {
     note = absl::StrCat("./configure failed (exit ", run->exit_code,
                         "): ", process::ShortReason(run->output));
   }
-  std::ofstream(marker, std::ios::trunc) << (note.empty() ? "ok" : note) << "\n";
+  std::ofstream(marker, std::ios::trunc)
+      << (note.empty() ? "ok" : note) << "\n";
   return note;
 }
 

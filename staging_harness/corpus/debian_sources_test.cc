@@ -24,7 +24,8 @@ std::string RealCache() {
     return (fs::path(cache) / "debian-src").string();
   }
   const passwd* user = getpwuid(getuid());
-  return (fs::path(user->pw_dir) / ".cache" / "phaseloop" / "debian-src").string();
+  return (fs::path(user->pw_dir) / ".cache" / "phaseloop" / "debian-src")
+      .string();
 }
 
 TEST(DebianSourcesTest, DefaultListIsRealAndLargeEnough) {
@@ -33,7 +34,8 @@ TEST(DebianSourcesTest, DefaultListIsRealAndLargeEnough) {
   EXPECT_EQ(std::set<std::string>(packages.begin(), packages.end()).size(),
             packages.size());
   for (const std::string& p : packages) {
-    for (const char* reserved : {"cbench", "mibench", "polybench", "test-suite"}) {
+    for (const char* reserved :
+         {"cbench", "mibench", "polybench", "test-suite"}) {
       EXPECT_EQ(p.find(reserved), std::string::npos) << p;
     }
   }

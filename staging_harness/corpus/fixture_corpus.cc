@@ -19,8 +19,8 @@ absl::StatusOr<Manifest> BuildFixtureCorpus(
     fs::copy_file(fs::path("compiler_driver/fixtures") / (name + ".c"),
                   sources / name / "main.c", error);
     if (error) {
-      return absl::NotFoundError(absl::StrCat("fixture ", name, ".c: ",
-                                              error.message()));
+      return absl::NotFoundError(
+          absl::StrCat("fixture ", name, ".c: ", error.message()));
     }
   }
   const std::string corpus_dir = (fs::path(base) / "corpus").string();
@@ -32,9 +32,9 @@ absl::StatusOr<Manifest> BuildFixtureCorpus(
       {{sources.string(), "fx", origin}}, settings, corpus_dir, progress);
   if (!built.ok()) return built.status();
   if (built->modules.size() != names.size()) {
-    return absl::InternalError(absl::StrCat(
-        "built ", built->modules.size(), " of ", names.size(),
-        " fixture programs: ", progress.str()));
+    return absl::InternalError(
+        absl::StrCat("built ", built->modules.size(), " of ", names.size(),
+                     " fixture programs: ", progress.str()));
   }
   absl::StatusOr<Manifest> manifest = OpenCorpus(corpus_dir, settings);
   if (!manifest.ok()) return manifest.status();

@@ -1,4 +1,3 @@
-#include "common/files/atomic_file.h"
 #include "staging_harness/corpus/manifest.h"
 
 #include <algorithm>
@@ -10,6 +9,7 @@
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
+#include "common/files/atomic_file.h"
 #include "compiler_driver/ir/module_hash.h"
 #include "compiler_driver/ir/module_loader.h"
 #include "google/protobuf/descriptor.h"
@@ -42,14 +42,16 @@ json RecordToJson(const v1::ModuleRecord& record) {
 
 absl::StatusOr<v1::ModuleRecord> RecordFromJson(const json& in) {
   v1::ModuleRecord record;
-  if (!in.is_object()) return absl::InvalidArgumentError("module is not an object");
+  if (!in.is_object())
+    return absl::InvalidArgumentError("module is not an object");
   const auto* descriptor = record.GetDescriptor();
   const auto* reflection = record.GetReflection();
   for (int i = 0; i < descriptor->field_count(); ++i) {
     const FieldDescriptor* field = descriptor->field(i);
     auto it = in.find(field->name());
     if (it == in.end()) continue;
-    if (field->cpp_type() == FieldDescriptor::CPPTYPE_STRING && it->is_string()) {
+    if (field->cpp_type() == FieldDescriptor::CPPTYPE_STRING &&
+        it->is_string()) {
       reflection->SetString(&record, field, it->get<std::string>());
     } else if (field->cpp_type() == FieldDescriptor::CPPTYPE_INT64 &&
                it->is_number_integer()) {
@@ -89,14 +91,15 @@ absl::StatusOr<Manifest> ReadManifest(const std::string& corpus_dir) {
       (std::filesystem::path(corpus_dir) / kManifestFile).string();
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {
-    return absl::NotFoundError(absl::StrCat("no corpus manifest at '", path, "'"));
+    return absl::NotFoundError(
+        absl::StrCat("no corpus manifest at '", path, "'"));
   }
   absl::StatusOr<std::string> text = ir::ReadFile(path);
   if (!text.ok()) return text.status();
   auto bad = [&path](const std::string& what) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "corpus manifest '", path, "' is malformed (", what,
-        "); rebuild the corpus into a fresh --out directory"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("corpus manifest '", path, "' is malformed (", what,
+                     "); rebuild the corpus into a fresh --out directory"));
   };
   json doc = json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object()) return bad("not a JSON object");
@@ -132,8 +135,10 @@ absl::Status WriteManifest(const std::string& corpus_dir, Manifest manifest) {
   }
   json skipped = json::array();
   for (const SkippedEntry& s : manifest.skipped) {
-    skipped.push_back({{"name", s.name}, {"origin", s.origin},
-                       {"kind", s.kind}, {"reason", s.reason}});
+    skipped.push_back({{"name", s.name},
+                       {"origin", s.origin},
+                       {"kind", s.kind},
+                       {"reason", s.reason}});
   }
   json doc = {
       {"format", kFormat},
@@ -143,7 +148,8 @@ absl::Status WriteManifest(const std::string& corpus_dir, Manifest manifest) {
        "ir_count_*/text_size_*: opt-16 -passes=default<level> on the stored "
        "module, then codegen with clang-16's settings (as `phaseloop env "
        "--input M.bc --baselines`)"},
-      {"split_rule", "BLAKE3(name) mod 100: <80 train, <90 validation, else test"},
+      {"split_rule",
+       "BLAKE3(name) mod 100: <80 train, <90 validation, else test"},
       {"totals",
        {{"modules", manifest.modules.size()},
         {"skipped", manifest.skipped.size()},
@@ -175,7 +181,8 @@ std::vector<std::string> MergeManifest(
   std::vector<v1::ModuleRecord> kept;
   for (v1::ModuleRecord& r : base.modules) {
     if (rebuilt_origins.count(r.origin()) || new_names.count(r.name())) {
-      if (!new_paths.count(r.bitcode_path())) orphans.push_back(r.bitcode_path());
+      if (!new_paths.count(r.bitcode_path()))
+        orphans.push_back(r.bitcode_path());
     } else {
       kept.push_back(std::move(r));
     }

@@ -1,4 +1,3 @@
-#include "common/files/atomic_file.h"
 #include "staging_harness/corpus/module_writer.h"
 
 #include <cctype>
@@ -7,6 +6,7 @@
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
+#include "common/files/atomic_file.h"
 #include "compiler_driver/ir/module_hash.h"
 #include "compiler_driver/ir/opt_level.h"
 #include "compiler_driver/session/baselines.h"
@@ -17,7 +17,8 @@
 namespace phaseloop::corpus {
 namespace {
 
-absl::Status WriteAtomically(const std::string& path, const std::string& bytes) {
+absl::Status WriteAtomically(const std::string& path,
+                             const std::string& bytes) {
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(),
                                       ec);
@@ -66,10 +67,8 @@ ir::FrontendOptions FrontendFor(const CorpusSettings& settings,
       settings.objective == "speed" ? ir::OptLevel::kO3 : ir::OptLevel::kOz;
   options.convention = settings.convention;
   options.clang = settings.clang;
-  options.extra_args = {"-w",
-                        "-Wno-error=implicit-function-declaration",
-                        "-Wno-error=implicit-int",
-                        "-Wno-error=int-conversion",
+  options.extra_args = {"-w", "-Wno-error=implicit-function-declaration",
+                        "-Wno-error=implicit-int", "-Wno-error=int-conversion",
                         "-Wno-error=incompatible-function-pointer-types",
                         // Autotools Makefiles define it; sources rely on it.
                         "-DLOCALEDIR=\"/usr/share/locale\""};
@@ -109,10 +108,11 @@ absl::StatusOr<v1::ModuleRecord> WriteCorpusModule(
 
   absl::StatusOr<std::vector<session::Baseline>> baselines =
       session::ModuleBaselines(
-          **reparsed, {ir::OptLevel::kO0, ir::OptLevel::kO3, ir::OptLevel::kOz});
+          **reparsed,
+          {ir::OptLevel::kO0, ir::OptLevel::kO3, ir::OptLevel::kOz});
   if (!baselines.ok()) {
-    return absl::InternalError(absl::StrCat(
-        "baselines failed: ", baselines.status().message()));
+    return absl::InternalError(
+        absl::StrCat("baselines failed: ", baselines.status().message()));
   }
   v1::ModuleRecord record;
   record.set_module_hash(ir::ContentHash(bytes));

@@ -17,15 +17,61 @@ namespace fs = std::filesystem;
 
 // Directory names whose sources are not the program itself.
 const std::set<std::string>& ExcludedDirs() {
-  static const auto* dirs = new std::set<std::string>{
-      "test", "tests", "testsuite", "testing", "t", "unittest", "unittests",
-      "regress", "example", "examples", "demo", "demos", "sample",
-      "samples", "doc", "docs", "documentation", "bench", "benchmark",
-      "benchmarks", "perf", "fuzz", "fuzzer", "fuzzing", "ossfuzz", "oss-fuzz",
-      "debian", "win32", "win64", "windows", "msvc", "vstudio", "visualc",
-      "msdos", "dos", "os2", "vms", "amiga", "amigaos", "beos", "riscos",
-      "wince", "macos", "macosx", "mac", "qnx", "nt", "djgpp", "watcom",
-      "contrib", "build", "cmake", "m4", "po", "autom4te.cache"};
+  static const auto* dirs = new std::set<std::string>{"test",
+                                                      "tests",
+                                                      "testsuite",
+                                                      "testing",
+                                                      "t",
+                                                      "unittest",
+                                                      "unittests",
+                                                      "regress",
+                                                      "example",
+                                                      "examples",
+                                                      "demo",
+                                                      "demos",
+                                                      "sample",
+                                                      "samples",
+                                                      "doc",
+                                                      "docs",
+                                                      "documentation",
+                                                      "bench",
+                                                      "benchmark",
+                                                      "benchmarks",
+                                                      "perf",
+                                                      "fuzz",
+                                                      "fuzzer",
+                                                      "fuzzing",
+                                                      "ossfuzz",
+                                                      "oss-fuzz",
+                                                      "debian",
+                                                      "win32",
+                                                      "win64",
+                                                      "windows",
+                                                      "msvc",
+                                                      "vstudio",
+                                                      "visualc",
+                                                      "msdos",
+                                                      "dos",
+                                                      "os2",
+                                                      "vms",
+                                                      "amiga",
+                                                      "amigaos",
+                                                      "beos",
+                                                      "riscos",
+                                                      "wince",
+                                                      "macos",
+                                                      "macosx",
+                                                      "mac",
+                                                      "qnx",
+                                                      "nt",
+                                                      "djgpp",
+                                                      "watcom",
+                                                      "contrib",
+                                                      "build",
+                                                      "cmake",
+                                                      "m4",
+                                                      "po",
+                                                      "autom4te.cache"};
   return *dirs;
 }
 
@@ -111,7 +157,8 @@ absl::StatusOr<std::vector<SourceGroup>> DiscoverSourceGroups(
     }
     if (group.sources.empty()) continue;
     const fs::path rel = fs::path(dir).lexically_relative(base);
-    group.name = rel == "." ? root_name : absl::StrCat(root_name, "/", rel.string());
+    group.name =
+        rel == "." ? root_name : absl::StrCat(root_name, "/", rel.string());
     std::string config_h;
     for (fs::path p = dir;; p = p.parent_path()) {
       group.frontend_args.push_back(absl::StrCat("-I", p.string()));
@@ -127,7 +174,8 @@ absl::StatusOr<std::vector<SourceGroup>> DiscoverSourceGroups(
     // that they never shadow a system header; -iquote is searched before -I,
     // so the directory and its parents go first again.
     for (fs::path p = dir;; p = p.parent_path()) {
-      group.frontend_args.insert(group.frontend_args.end(), {"-iquote", p.string()});
+      group.frontend_args.insert(group.frontend_args.end(),
+                                 {"-iquote", p.string()});
       if (p == base || p == p.parent_path()) break;
     }
     // Nearest first (steps up plus steps down the tree), as a Makefile lists

@@ -29,7 +29,7 @@ namespace phaseloop::corpus {
 struct SourceGroup {
   std::string name;  // "<root name>" or "<root name>/<relative dir>"
   std::string dir;   // absolute
-  std::vector<std::string> sources;  // absolute paths, sorted
+  std::vector<std::string> sources;        // absolute paths, sorted
   std::vector<std::string> frontend_args;  // -I, -D, -include
 };
 

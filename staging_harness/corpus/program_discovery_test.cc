@@ -17,7 +17,8 @@ bool Has(const std::vector<std::string>& v, const std::string& s) {
 
 TEST(ProgramDiscoveryTest, GroupsByDirectoryAndLeavesOutTestsAndIncludes) {
   const auto root = FreshDir("discovery");
-  WriteSource(root, "main.c", "#include \"table.c\"\nint main(void){return 0;}\n");
+  WriteSource(root, "main.c",
+              "#include \"table.c\"\nint main(void){return 0;}\n");
   WriteSource(root, "table.c", "int table[4];\n");
   WriteSource(root, "pngtest.c", "int main(void){return 0;}\n");
   WriteSource(root, "src/a.c", "int a;\n");

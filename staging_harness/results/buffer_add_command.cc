@@ -10,8 +10,8 @@
 #include "common/command/exit_code.h"
 #include "replay_buffer/replay_store.h"
 #include "staging_harness/corpus/manifest.h"
-#include "staging_harness/search/episode_file.h"
 #include "staging_harness/results/stored_episode_sinks.h"
+#include "staging_harness/search/episode_file.h"
 
 namespace phaseloop::search {
 namespace {
@@ -82,8 +82,8 @@ int Run(const Flags& flags) {
   // Modules first: episodes refer to them.
   for (const std::string& dir : flags.corpora) {
     if (absl::Status s = AddCorpus(dir, **store, counts); !s.ok()) {
-      std::cerr << "phaseloop buffer add: corpus " << dir << ": "
-                << s.message() << "\n";
+      std::cerr << "phaseloop buffer add: corpus " << dir << ": " << s.message()
+                << "\n";
       return command::ExitCodeOf(s);
     }
   }

@@ -53,10 +53,14 @@ TEST(BufferAddCommandTest, AddsModulesAndEpisodesIdempotently) {
   {
     auto sink = FileEpisodeSink::Open(episodes);
     ASSERT_TRUE(sink.ok()) << sink.status();
-    ASSERT_TRUE((*sink)->Write(records::MakeEpisode(
-        "e1", "00000000000000000000000000000001", 3, 1)).ok());
-    ASSERT_TRUE((*sink)->Write(records::MakeEpisode(
-        "e2", "00000000000000000000000000000002", 2, 2)).ok());
+    ASSERT_TRUE((*sink)
+                    ->Write(records::MakeEpisode(
+                        "e1", "00000000000000000000000000000001", 3, 1))
+                    .ok());
+    ASSERT_TRUE((*sink)
+                    ->Write(records::MakeEpisode(
+                        "e2", "00000000000000000000000000000002", 2, 2))
+                    .ok());
   }
   for (int round = 0; round < 2; ++round) {  // the second adds nothing new
     ASSERT_EQ(RunCli({"buffer", "add", "--buffer", buffer, "--corpus",

@@ -43,8 +43,7 @@ class KafkaEpisodeSink : public EpisodeSink {
   absl::Status Flush() override;
 
  private:
-  KafkaEpisodeSink(std::unique_ptr<kafka::Producer> producer,
-                   std::string topic)
+  KafkaEpisodeSink(std::unique_ptr<kafka::Producer> producer, std::string topic)
       : producer_(std::move(producer)), topic_(std::move(topic)) {}
   std::unique_ptr<kafka::Producer> producer_;
   std::string topic_;

@@ -1,4 +1,3 @@
-#include "common/files/atomic_file.h"
 #include "staging_harness/search/best_sequences.h"
 
 #include <unistd.h>
@@ -12,6 +11,7 @@
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
+#include "common/files/atomic_file.h"
 #include "nlohmann/json.hpp"
 
 namespace phaseloop::search {
@@ -24,7 +24,8 @@ constexpr int kTotalInsts = 51;
 using Key = std::tuple<std::string, std::string, std::string>;
 
 Key KeyOf(const KnownBest& k) {
-  return {k.best.module_hash(), k.best.objective(), k.best.action_space_version()};
+  return {k.best.module_hash(), k.best.objective(),
+          k.best.action_space_version()};
 }
 
 // True when `a` should replace `b`.
@@ -35,7 +36,8 @@ bool Better(const KnownBest& a, const KnownBest& b) {
 
 }  // namespace
 
-absl::StatusOr<std::vector<KnownBest>> ReadBestSequences(const std::string& path) {
+absl::StatusOr<std::vector<KnownBest>> ReadBestSequences(
+    const std::string& path) {
   std::ifstream in(path);
   if (!in) {
     return absl::NotFoundError(
@@ -78,8 +80,8 @@ absl::StatusOr<std::vector<KnownBest>> ReadBestSequences(const std::string& path
         value != entry.end() && value->is_number_integer()) {
       known.best.set_value(value->get<int64_t>());
     }
-    if (auto ap = entry.find("autophase"); ap != entry.end() && ap->is_array() &&
-                                           ap->size() == kAutophaseDim) {
+    if (auto ap = entry.find("autophase");
+        ap != entry.end() && ap->is_array() && ap->size() == kAutophaseDim) {
       for (const nlohmann::json& v : *ap) {
         if (!v.is_number_integer()) break;
         known.autophase.push_back(v.get<int64_t>());
@@ -94,7 +96,8 @@ absl::StatusOr<std::vector<KnownBest>> ReadBestSequences(const std::string& path
 absl::Status WriteBestSequences(const std::string& path,
                                 const std::vector<KnownBest>& sequences) {
   // One line per sequence: diffable, and readable without a JSON viewer.
-  std::string text = absl::StrCat("{\"format\": \"", kFormat, "\",\n \"sequences\": [");
+  std::string text =
+      absl::StrCat("{\"format\": \"", kFormat, "\",\n \"sequences\": [");
   for (size_t i = 0; i < sequences.size(); ++i) {
     const KnownBest& k = sequences[i];
     const nlohmann::json entry = {
@@ -102,7 +105,8 @@ absl::Status WriteBestSequences(const std::string& path,
         {"module_name", k.module_name},
         {"objective", k.best.objective()},
         {"action_space_version", k.best.action_space_version()},
-        {"actions", std::vector<int>(k.best.actions().begin(), k.best.actions().end())},
+        {"actions",
+         std::vector<int>(k.best.actions().begin(), k.best.actions().end())},
         {"value", k.best.value()},
         {"episode_id", k.best.episode_id()},
         {"autophase", k.autophase}};
@@ -111,8 +115,8 @@ absl::Status WriteBestSequences(const std::string& path,
   absl::StrAppend(&text, "\n]}\n");
   absl::Status written = files::WriteFileAtomically(path, text);
   if (!written.ok()) {
-    return absl::UnavailableError(absl::StrCat(
-        "cannot write best-sequences file: ", written.message()));
+    return absl::UnavailableError(
+        absl::StrCat("cannot write best-sequences file: ", written.message()));
   }
   return absl::OkStatus();
 }
@@ -128,7 +132,8 @@ void MergeBestSequences(const std::vector<KnownBest>& update,
       continue;
     }
     KnownBest& k = known[it->second];
-    std::vector<int64_t> features = k.autophase.empty() ? u.autophase : k.autophase;
+    std::vector<int64_t> features =
+        k.autophase.empty() ? u.autophase : k.autophase;
     std::string name = k.module_name.empty() ? u.module_name : k.module_name;
     if (Better(u, k)) k = u;
     if (k.autophase.empty()) k.autophase = std::move(features);
@@ -148,18 +153,21 @@ std::vector<double> NormalisedAutophase(const std::vector<int64_t>& autophase) {
 
 std::vector<const KnownBest*> NearestNeighbours(
     const std::vector<int64_t>& autophase, const std::vector<KnownBest>& known,
-    const std::string& objective, const std::string& action_space_version, int k) {
+    const std::string& objective, const std::string& action_space_version,
+    int k) {
   const std::vector<double> query = NormalisedAutophase(autophase);
   std::vector<std::pair<double, const KnownBest*>> scored;
   for (const KnownBest& entry : known) {
     if (entry.best.objective() != objective ||
         entry.best.action_space_version() != action_space_version ||
-        entry.autophase.size() != query.size() || entry.best.actions().empty()) {
+        entry.autophase.size() != query.size() ||
+        entry.best.actions().empty()) {
       continue;
     }
     const std::vector<double> f = NormalisedAutophase(entry.autophase);
     double d = 0;
-    for (size_t i = 0; i < f.size(); ++i) d += (f[i] - query[i]) * (f[i] - query[i]);
+    for (size_t i = 0; i < f.size(); ++i)
+      d += (f[i] - query[i]) * (f[i] - query[i]);
     scored.emplace_back(std::sqrt(d), &entry);
   }
   std::sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) {

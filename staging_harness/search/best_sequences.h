@@ -26,7 +26,8 @@ struct KnownBest {
 //                   "autophase": [56 ints]}, ...]}
 // (field names as in v1::BestSequence). The reader ignores unknown fields and
 // entries without module_hash/objective/actions; `autophase` is optional.
-absl::StatusOr<std::vector<KnownBest>> ReadBestSequences(const std::string& path);
+absl::StatusOr<std::vector<KnownBest>> ReadBestSequences(
+    const std::string& path);
 
 // Writes the file whole (temporary file + rename): a crash leaves the old one.
 absl::Status WriteBestSequences(const std::string& path,
@@ -48,7 +49,8 @@ std::vector<double> NormalisedAutophase(const std::vector<int64_t>& autophase);
 // vectors (ties: the lower value, then the module hash).
 std::vector<const KnownBest*> NearestNeighbours(
     const std::vector<int64_t>& autophase, const std::vector<KnownBest>& known,
-    const std::string& objective, const std::string& action_space_version, int k);
+    const std::string& objective, const std::string& action_space_version,
+    int k);
 
 }  // namespace phaseloop::search
 

@@ -33,7 +33,8 @@ TEST(BestSequences, WriteReadRoundTrip) {
   auto read = ReadBestSequences(path);
   ASSERT_TRUE(read.ok()) << read.status();
   ASSERT_EQ(read->size(), 2u);
-  EXPECT_EQ((*read)[0].best.SerializeAsString(), known[0].best.SerializeAsString());
+  EXPECT_EQ((*read)[0].best.SerializeAsString(),
+            known[0].best.SerializeAsString());
   EXPECT_EQ((*read)[0].autophase, known[0].autophase);
   EXPECT_EQ((*read)[0].module_name, "aa.c");
   EXPECT_TRUE((*read)[1].autophase.empty());
@@ -97,7 +98,8 @@ TEST(BestSequences, NearestNeighboursByNormalisedFeatures) {
   ASSERT_EQ(nearest.size(), 2u);
   EXPECT_EQ(nearest[0]->best.module_hash(), "scaled");
   EXPECT_EQ(nearest[1]->best.module_hash(), "near");
-  EXPECT_TRUE(NearestNeighbours(query, known, "ir_count", "llvm-17/v1", 3).empty());
+  EXPECT_TRUE(
+      NearestNeighbours(query, known, "ir_count", "llvm-17/v1", 3).empty());
 }
 
 }  // namespace

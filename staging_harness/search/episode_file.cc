@@ -57,7 +57,8 @@ uint32_t Crc32c(const void* data, size_t size) {
   }();
   const auto* bytes = static_cast<const unsigned char*>(data);
   uint32_t crc = 0xffffffffu;
-  for (size_t i = 0; i < size; ++i) crc = table[(crc ^ bytes[i]) & 0xff] ^ (crc >> 8);
+  for (size_t i = 0; i < size; ++i)
+    crc = table[(crc ^ bytes[i]) & 0xff] ^ (crc >> 8);
   return crc ^ 0xffffffffu;
 }
 
@@ -65,7 +66,8 @@ absl::StatusOr<std::unique_ptr<FileEpisodeSink>> FileEpisodeSink::Open(
     const std::string& path) {
   std::error_code error;
   const bool existed = std::filesystem::exists(path, error);
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  const int fd =
+      ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "cannot open episode file '", path, "' for appending: ", ErrnoText(),
@@ -98,13 +100,15 @@ absl::StatusOr<std::unique_ptr<FileEpisodeSink>> FileEpisodeSink::Open(
     valid = (*reader)->valid_bytes();
     if ((*reader)->truncated_tail_bytes() > 0 && ftruncate(fd, valid) != 0) {
       ::close(fd);
-      return absl::InternalError(absl::StrCat(
-          "cannot cut the incomplete last record off '", path, "': ", ErrnoText()));
+      return absl::InternalError(
+          absl::StrCat("cannot cut the incomplete last record off '", path,
+                       "': ", ErrnoText()));
     }
   } else {
     // Make the new directory entry durable too.
     const std::string dir = std::filesystem::path(path).parent_path().string();
-    const int dir_fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_CLOEXEC);
+    const int dir_fd =
+        ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_CLOEXEC);
     if (dir_fd >= 0) {
       (void)fsync(dir_fd);
       ::close(dir_fd);
@@ -133,7 +137,8 @@ absl::Status FileEpisodeSink::Write(const v1::Episode& episode) {
   AppendVarint32(static_cast<uint32_t>(payload.size()), record);
   record += payload;
   const uint32_t crc = MaskedCrc(payload);
-  for (int i = 0; i < 4; ++i) record.push_back(static_cast<char>(crc >> (8 * i)));
+  for (int i = 0; i < 4; ++i)
+    record.push_back(static_cast<char>(crc >> (8 * i)));
 
   size_t done = 0;
   while (done < record.size()) {
@@ -209,8 +214,9 @@ absl::StatusOr<bool> EpisodeFileReader::Next(v1::Episode& episode) {
   auto damaged = [&](const char* what) -> absl::StatusOr<bool> {
     if (end == size_ || RestIsZero(file_)) return tail();
     return absl::DataLossError(absl::StrCat(
-        "episode file '", path_, "': record at offset ", offset_, " is damaged (",
-        what, ") and more data follows it; the records before it are intact"));
+        "episode file '", path_, "': record at offset ", offset_,
+        " is damaged (", what,
+        ") and more data follows it; the records before it are intact"));
   };
   if (length > kMaxRecordBytes) return damaged("length over the limit");
   std::string payload(length, '\0');
@@ -219,7 +225,8 @@ absl::StatusOr<bool> EpisodeFileReader::Next(v1::Episode& episode) {
       std::fread(crc_bytes, 1, 4, file_) != 4) {
     return tail();
   }
-  const uint32_t crc = crc_bytes[0] | (crc_bytes[1] << 8) | (crc_bytes[2] << 16) |
+  const uint32_t crc = crc_bytes[0] | (crc_bytes[1] << 8) |
+                       (crc_bytes[2] << 16) |
                        (static_cast<uint32_t>(crc_bytes[3]) << 24);
   if (crc != MaskedCrc(payload)) return damaged("checksum mismatch");
   if (!episode.ParseFromString(payload)) return damaged("not an Episode");

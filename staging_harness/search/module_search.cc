@@ -39,8 +39,8 @@ bool ActionFailed(const absl::Status& status) {
 
 ModuleSearch::ModuleSearch(service::RemoteSession& root, StateObservation start,
                            v1::StartSessionReply start_reply,
-                           ModuleReference reference, ModuleSearchOptions options,
-                           EpisodeLog log)
+                           ModuleReference reference,
+                           ModuleSearchOptions options, EpisodeLog log)
     : root_(root),
       start_(std::move(start)),
       start_reply_(std::move(start_reply)),
@@ -55,7 +55,8 @@ ModuleSearch::ModuleSearch(service::RemoteSession& root, StateObservation start,
 std::vector<v1::ObservationKind> ModuleSearch::ObservationKinds() const {
   std::vector<v1::ObservationKind> kinds = {v1::IR_COUNT, v1::AUTOPHASE,
                                             v1::INST_COUNT};
-  if (options_.objective == Objective::kTextSize) kinds.push_back(v1::TEXT_SIZE);
+  if (options_.objective == Objective::kTextSize)
+    kinds.push_back(v1::TEXT_SIZE);
   if (options_.observe_hash) kinds.push_back(v1::MODULE_HASH);
   return kinds;
 }
@@ -88,7 +89,8 @@ StateObservation ModuleSearch::Parse(
 }
 
 double ModuleSearch::Elapsed() const {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin_)
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                       begin_)
       .count();
 }
 
@@ -105,14 +107,17 @@ bool ModuleSearch::OutOfBudget() const {
 }
 
 int64_t ModuleSearch::Value(const StateObservation& state) const {
-  return options_.objective == Objective::kIrCount ? state.ir_count : state.text_size;
+  return options_.objective == Objective::kIrCount ? state.ir_count
+                                                   : state.text_size;
 }
 
 double ModuleSearch::Reward(int64_t before, int64_t after) const {
   const bool ir = options_.objective == Objective::kIrCount;
-  const int64_t start = ir ? reference_.ir_count_start : reference_.text_size_start;
+  const int64_t start =
+      ir ? reference_.ir_count_start : reference_.text_size_start;
   const int64_t oz = ir ? reference_.ir_count_oz : reference_.text_size_oz;
-  const int64_t scale = start - oz > 0 ? start - oz : std::max<int64_t>(start, 1);
+  const int64_t scale =
+      start - oz > 0 ? start - oz : std::max<int64_t>(start, 1);
   return static_cast<double>(before - after) / static_cast<double>(scale);
 }
 
@@ -137,8 +142,10 @@ absl::StatusOr<Trajectory> ModuleSearch::StartTrajectory() {
   return t;
 }
 
-absl::StatusOr<Trajectory> ModuleSearch::ForkTrajectory(const Trajectory& from) {
-  absl::StatusOr<std::unique_ptr<service::RemoteSession>> fork = from.session->Fork();
+absl::StatusOr<Trajectory> ModuleSearch::ForkTrajectory(
+    const Trajectory& from) {
+  absl::StatusOr<std::unique_ptr<service::RemoteSession>> fork =
+      from.session->Fork();
   if (!fork.ok()) return fork.status();
   Trajectory t;
   t.session = std::move(*fork);
@@ -155,8 +162,10 @@ absl::StatusOr<ModuleSearch::Candidate> ModuleSearch::StepSession(
   ++evaluations_;
   Candidate c;
   v1::Step& step = c.step;
-  step.mutable_autophase()->Assign(before.autophase.begin(), before.autophase.end());
-  step.mutable_inst_count()->Assign(before.inst_count.begin(), before.inst_count.end());
+  step.mutable_autophase()->Assign(before.autophase.begin(),
+                                   before.autophase.end());
+  step.mutable_inst_count()->Assign(before.inst_count.begin(),
+                                    before.inst_count.end());
   step.set_action(action);
   const passes::ActionSpace& space = passes::ActionSpace::Llvm16();
   if (start_reply_.action_space() == space.version() && action >= 0 &&
@@ -164,7 +173,8 @@ absl::StatusOr<ModuleSearch::Candidate> ModuleSearch::StepSession(
     step.set_action_name(space.at(action).name);
   }
   step.set_action_probability(propensity);
-  absl::StatusOr<v1::StepReply> reply = session.Step({action}, ObservationKinds());
+  absl::StatusOr<v1::StepReply> reply =
+      session.Step({action}, ObservationKinds());
   if (!reply.ok()) {
     if (!ActionFailed(reply.status())) return reply.status();
     ++failed_steps_;
@@ -185,16 +195,19 @@ absl::StatusOr<ModuleSearch::Candidate> ModuleSearch::StepSession(
 
 absl::StatusOr<ModuleSearch::Candidate> ModuleSearch::TryAction(
     const Trajectory& from, int action, double propensity) {
-  absl::StatusOr<std::unique_ptr<service::RemoteSession>> fork = from.session->Fork();
+  absl::StatusOr<std::unique_ptr<service::RemoteSession>> fork =
+      from.session->Fork();
   if (!fork.ok()) return fork.status();
-  absl::StatusOr<Candidate> c = StepSession(**fork, from.state, action, propensity);
+  absl::StatusOr<Candidate> c =
+      StepSession(**fork, from.state, action, propensity);
   if (c.ok() && !c->failed) c->session = std::move(*fork);
   return c;
 }
 
 absl::StatusOr<bool> ModuleSearch::Advance(Trajectory& t, int action,
                                            double propensity) {
-  absl::StatusOr<Candidate> c = StepSession(*t.session, t.state, action, propensity);
+  absl::StatusOr<Candidate> c =
+      StepSession(*t.session, t.state, action, propensity);
   if (!c.ok()) return c.status();
   AppendStep(std::move(c->step), t);
   t.state = std::move(c->state);
@@ -234,9 +247,10 @@ absl::Status ModuleSearch::Emit(Trajectory& t, const std::string& behaviour,
   for (const v1::Step& s : t.steps) *episode.add_steps() = s;
   episode.set_final_ir_count(t.state.ir_count);
   episode.set_final_text_size(t.state.text_size);
-  episode.set_unix_time_ms(std::chrono::duration_cast<std::chrono::milliseconds>(
-                               std::chrono::system_clock::now().time_since_epoch())
-                               .count());
+  episode.set_unix_time_ms(
+      std::chrono::duration_cast<std::chrono::milliseconds>(
+          std::chrono::system_clock::now().time_since_epoch())
+          .count());
   episode.set_host(host);
   episode.set_seconds(Elapsed() - t.started);
   ++episodes_;

@@ -9,16 +9,16 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "staging_harness/workers/worker_client.h"
 #include "phaseloop/v1/episode.pb.h"
 #include "staging_harness/search/greedy_search.h"
+#include "staging_harness/workers/worker_client.h"
 
 namespace phaseloop::search {
 
 // Observations of one state of a module.
 struct StateObservation {
   int64_t ir_count = 0;
-  int64_t text_size = 0;  // 0 when not measured
+  int64_t text_size = 0;            // 0 when not measured
   std::vector<int64_t> autophase;   // 56
   std::vector<int64_t> inst_count;  // 70
   std::string hash;                 // when asked for (beam search)
@@ -39,7 +39,7 @@ struct Trajectory {
 struct ModuleReference {
   int64_t ir_count_start = 0;  // the unoptimised module (no pass run)
   int64_t text_size_start = 0;
-  int64_t ir_count_oz = 0;     // clang-16's -Oz pipeline on the same module
+  int64_t ir_count_oz = 0;  // clang-16's -Oz pipeline on the same module
   int64_t text_size_oz = 0;
 };
 
@@ -51,8 +51,8 @@ struct ModuleSearchOptions {
   // on any machine, so a seeded search that stops on it is reproducible.
   int64_t max_evaluations = 0;
   uint64_t seed = 1;
-  std::string run_id;          // prefix of every episode id
-  bool observe_hash = false;   // also observe MODULE_HASH after each step
+  std::string run_id;         // prefix of every episode id
+  bool observe_hash = false;  // also observe MODULE_HASH after each step
 };
 
 // One module's search: a root session on the start state, the clock, the
@@ -111,7 +111,8 @@ class ModuleSearch {
   static void AppendStep(v1::Step step, Trajectory& t);
   // Remembers the end of `t` if it beats the best state so far.
   void OfferBest(const Trajectory& t);
-  // Logs `t` as an episode; measures its final text_size when the steps did not.
+  // Logs `t` as an episode; measures its final text_size when the steps did
+  // not.
   absl::Status Emit(Trajectory& t, const std::string& behaviour, uint64_t seed);
 
   // "<run_id>-<module hash prefix>-<n>", unique within the run.
@@ -133,8 +134,8 @@ class ModuleSearch {
 
  private:
   absl::StatusOr<Candidate> StepSession(service::RemoteSession& session,
-                                        const StateObservation& before, int action,
-                                        double propensity);
+                                        const StateObservation& before,
+                                        int action, double propensity);
 
   service::RemoteSession& root_;
   StateObservation start_;

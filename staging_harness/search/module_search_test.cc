@@ -50,12 +50,11 @@ struct Harness {
   // Another search over the same root session.
   std::unique_ptr<ModuleSearch> NewSearch(const ModuleSearchOptions& options,
                                           const ModuleReference& ref) {
-    return std::make_unique<ModuleSearch>(
-        *root, start, reply, ref, options,
-        [this](const v1::Episode& e) {
-          episodes.push_back(e);
-          return log_status;
-        });
+    return std::make_unique<ModuleSearch>(*root, start, reply, ref, options,
+                                          [this](const v1::Episode& e) {
+                                            episodes.push_back(e);
+                                            return log_status;
+                                          });
   }
 };
 
@@ -72,10 +71,11 @@ std::unique_ptr<Harness> Open(const std::string& fixture,
   h->worker = std::move(*worker);
   v1::ModuleSource source;
   source.set_path(Fixture(fixture));
-  auto root = service::RemoteSession::Start(
-      *h->worker, source,
-      {v1::IR_COUNT, v1::TEXT_SIZE, v1::AUTOPHASE, v1::INST_COUNT, v1::MODULE_HASH},
-      &h->reply);
+  auto root =
+      service::RemoteSession::Start(*h->worker, source,
+                                    {v1::IR_COUNT, v1::TEXT_SIZE, v1::AUTOPHASE,
+                                     v1::INST_COUNT, v1::MODULE_HASH},
+                                    &h->reply);
   EXPECT_TRUE(root.ok()) << root.status();
   if (!root.ok()) return nullptr;
   h->root = std::move(*root);
@@ -120,8 +120,9 @@ TEST(ModuleSearch, MaxEvaluationsEndsTheSearchAndTheClockDidNot) {
   // A tried action counts as much as an applied one.
   ASSERT_TRUE(search.TryAction(*t, A("sroa"), 1.0).ok());
   EXPECT_EQ(search.evaluations(), 1);
-  const std::vector<int> actions = {A("sroa"), A("instcombine"), A("simplifycfg"),
-                                    A("gvn"), A("dse"), A("adce")};
+  const std::vector<int> actions = {A("sroa"),        A("instcombine"),
+                                    A("simplifycfg"), A("gvn"),
+                                    A("dse"),         A("adce")};
   int applied = 0;
   while (!search.OutOfBudget()) {
     ASSERT_LT(applied, 4) << "max_evaluations did not end the search";
@@ -138,7 +139,8 @@ TEST(ModuleSearch, MaxEvaluationsEndsTheSearchAndTheClockDidNot) {
 
 TEST(ModuleSearch, SpentClockIsTimeLimited) {
   // A zero-second budget is spent before any action: deterministic, no timing.
-  ModuleSearchOptions options = Options(Objective::kIrCount, /*max_evaluations=*/100);
+  ModuleSearchOptions options =
+      Options(Objective::kIrCount, /*max_evaluations=*/100);
   options.budget_seconds = 0;
   auto h = Open("bits.c", options);
   ASSERT_NE(h, nullptr);
@@ -291,7 +293,8 @@ TEST(ModuleSearch, ForkAndTryActionLeaveTheirSourceUnchanged) {
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_FALSE(c->failed);
   ASSERT_NE(c->session, nullptr);
-  EXPECT_EQ(c->session->history(), (std::vector<int>{A("sroa"), A("instcombine")}));
+  EXPECT_EQ(c->session->history(),
+            (std::vector<int>{A("sroa"), A("instcombine")}));
   EXPECT_LT(search.Value(c->state), value);
   EXPECT_EQ(c->step.action(), A("instcombine"));
   EXPECT_EQ(c->step.action_probability(), 0.25);
@@ -306,7 +309,8 @@ TEST(ModuleSearch, ForkAndTryActionLeaveTheirSourceUnchanged) {
   ASSERT_TRUE(fork.ok());
   EXPECT_NE(fork->episode_id, t->episode_id);
   ASSERT_EQ(fork->steps.size(), 1u);
-  EXPECT_EQ(fork->steps[0].SerializeAsString(), t->steps[0].SerializeAsString());
+  EXPECT_EQ(fork->steps[0].SerializeAsString(),
+            t->steps[0].SerializeAsString());
   ASSERT_TRUE(Apply(search, *fork, "instcombine"));
   EXPECT_EQ(fork->steps.back().index(), 1);
   EXPECT_EQ(fork->state.ir_count, c->state.ir_count);
@@ -318,7 +322,8 @@ TEST(ModuleSearch, EveryEpisodeIdStartsWithTheRunIdAndIsUnique) {
   auto h = Open("bits.c", Options());
   ASSERT_NE(h, nullptr);
   ModuleSearch& search = *h->search;
-  const std::string prefix = "unit-run-" + search.module_hash().substr(0, 12) + "-";
+  const std::string prefix =
+      "unit-run-" + search.module_hash().substr(0, 12) + "-";
   std::set<std::string> ids;
   auto t = search.StartTrajectory();
   ASSERT_TRUE(t.ok());
@@ -451,7 +456,8 @@ TEST(ModuleSearch, FailedActionIsAFailedStepWithTheStateUnchanged) {
   EXPECT_EQ(search.failed_steps(), 2);
   ASSERT_TRUE(Apply(search, *t, "simplifycfg"));
   EXPECT_LT(t->state.ir_count, before.ir_count);
-  EXPECT_EQ(t->session->history(), (std::vector<int>{A("sroa"), A("simplifycfg")}));
+  EXPECT_EQ(t->session->history(),
+            (std::vector<int>{A("sroa"), A("simplifycfg")}));
   EXPECT_EQ(search.evaluations(), 4);
   EXPECT_FALSE(search.OutOfBudget());
   // Failed actions count against max_evaluations too.

@@ -1,6 +1,7 @@
 // Search throughput: random search over the fixtures with 1 and 2 session
 // workers, for each objective; prints episodes/s and steps/s.
-//   tools/bazel.sh run -c opt //staging_harness/search:search_benchmark [-- BUDGET_SECONDS]
+//   tools/bazel.sh run -c opt //staging_harness/search:search_benchmark [--
+//   BUDGET_SECONDS]
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -28,11 +29,14 @@ int Bench(int argc, char** argv) {
   const double budget = argc > 1 ? std::atof(argv[1]) : 1.0;
   std::vector<ModuleInput> modules;
   for (const std::string& path : testing::FixturePaths()) {
-    modules.push_back({std::filesystem::path(path).filename().string(), path, ""});
+    modules.push_back(
+        {std::filesystem::path(path).filename().string(), path, ""});
   }
   const std::string dir = testing::MakeTempDir();
-  std::printf("random search, episodes of 40 steps, %.1f s per module, %zu fixtures\n\n",
-              budget, modules.size());
+  std::printf(
+      "random search, episodes of 40 steps, %.1f s per module, %zu "
+      "fixtures\n\n",
+      budget, modules.size());
   std::printf("%-10s %8s %9s %9s %10s %10s %11s %12s\n", "objective", "workers",
               "wall s", "episodes", "steps", "episodes/s", "steps/s",
               "steps/s/wkr");
@@ -44,8 +48,8 @@ int Bench(int argc, char** argv) {
       options.strategy.strategy = Strategy::kRandom;
       options.objective = objective;
       options.budget_seconds = budget;
-      const std::string path = dir + "/episodes-" + ObjectiveName(objective) + "-" +
-                               std::to_string(workers) + ".bin";
+      const std::string path = dir + "/episodes-" + ObjectiveName(objective) +
+                               "-" + std::to_string(workers) + ".bin";
       auto sink = FileEpisodeSink::Open(path);
       if (!sink.ok()) {
         std::cerr << sink.status() << "\n";
@@ -54,14 +58,16 @@ int Bench(int argc, char** argv) {
       const auto begin = std::chrono::steady_clock::now();
       auto results = RunSearch(modules, options, {}, **sink);
       Figures f;
-      f.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
+      f.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                             begin)
                    .count();
       if (!results.ok()) {
         std::cerr << results.status() << "\n";
         return 1;
       }
       for (const ModuleResult& r : *results) {
-        if (!r.status.ok()) std::cerr << r.input.name << ": " << r.status << "\n";
+        if (!r.status.ok())
+          std::cerr << r.input.name << ": " << r.status << "\n";
         f.search += r.seconds;
         f.episodes += r.episodes;
         f.steps += r.evaluations;
@@ -70,8 +76,9 @@ int Bench(int argc, char** argv) {
       f.records = (*sink)->records_written();
       std::printf("%-10s %8d %9.1f %9lld %10lld %10.1f %11.0f %12.0f\n",
                   ObjectiveName(objective), workers, f.wall,
-                  static_cast<long long>(f.episodes), static_cast<long long>(f.steps),
-                  f.episodes / f.wall, f.steps / f.wall, f.steps / f.search);
+                  static_cast<long long>(f.episodes),
+                  static_cast<long long>(f.steps), f.episodes / f.wall,
+                  f.steps / f.wall, f.steps / f.search);
     }
   }
   std::printf(

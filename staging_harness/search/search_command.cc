@@ -67,7 +67,8 @@ nlohmann::json Metrics(const std::vector<ModuleResult>& results) {
   m["text_oz_ratio"] = std::exp(log_text / n);
   m["geomean_oz_ratio"] = std::exp(log_ir / n);
   m["over_oz"] = over_oz / n;
-  m["gym_score"] = gym_defined ? nlohmann::json(std::exp(log_gym / n)) : nullptr;
+  m["gym_score"] =
+      gym_defined ? nlohmann::json(std::exp(log_gym / n)) : nullptr;
   return m;
 }
 
@@ -80,13 +81,15 @@ nlohmann::json ResultJson(const ModuleResult& r) {
   }
   const ModuleReference& ref = r.reference;
   j["module_hash"] = r.module_hash;
-  j["O0"] = {{"ir_count", ref.ir_count_start}, {"text_size", ref.text_size_start}};
+  j["O0"] = {{"ir_count", ref.ir_count_start},
+             {"text_size", ref.text_size_start}};
   j["Oz"] = {{"ir_count", ref.ir_count_oz}, {"text_size", ref.text_size_oz}};
   j["found"] = {{"ir_count", r.ir_count},
                 {"text_size", r.text_size},
                 {"actions", r.best_actions},
                 {"episode_id", r.best_episode_id}};
-  j["text_oz_ratio"] = r.text_size > 0 ? double(ref.text_size_oz) / r.text_size : 0.0;
+  j["text_oz_ratio"] =
+      r.text_size > 0 ? double(ref.text_size_oz) / r.text_size : 0.0;
   j["episodes"] = r.episodes;
   j["evaluations"] = r.evaluations;
   j["failed_steps"] = r.failed_steps;
@@ -103,17 +106,18 @@ void PrintTable(const nlohmann::json& summary, std::ostream& out) {
     out << "at most " << summary["max_evaluations"].get<int64_t>()
         << " evaluations per module, ";
   }
-  out
-      << summary["workers"].get<int>() << " workers (real-build modules; O0 = the "
+  out << summary["workers"].get<int>()
+      << " workers (real-build modules; O0 = the "
       << "unoptimised module the search starts from)\n\n";
   out << std::left << std::setw(20) << "module" << std::right;
-  const char* headers[] = {"O0 ir", "Oz ir", "found ir", "O0 .text", "Oz .text",
-                           "found .text", "text_oz", "steps", "episodes", "evals",
-                           "failed"};
+  const char* headers[] = {"O0 ir",    "Oz ir",       "found ir", "O0 .text",
+                           "Oz .text", "found .text", "text_oz",  "steps",
+                           "episodes", "evals",       "failed"};
   for (const char* h : headers) out << std::setw(h[0] == 'f' ? 12 : 9) << h;
   out << "\n";
   for (const nlohmann::json& r : summary["modules"]) {
-    out << std::left << std::setw(20) << r["name"].get<std::string>() << std::right;
+    out << std::left << std::setw(20) << r["name"].get<std::string>()
+        << std::right;
     if (r.contains("error")) {
       out << "  error: " << r["error"].get<std::string>() << "\n";
       continue;
@@ -124,14 +128,15 @@ void PrintTable(const nlohmann::json& summary, std::ostream& out) {
         << r["O0"]["text_size"].get<int64_t>() << std::setw(9)
         << r["Oz"]["text_size"].get<int64_t>() << std::setw(12)
         << r["found"]["text_size"].get<int64_t>() << std::setw(9) << std::fixed
-        << std::setprecision(3) << r["text_oz_ratio"].get<double>() << std::setw(9)
-        << r["found"]["actions"].size() << std::setw(9)
+        << std::setprecision(3) << r["text_oz_ratio"].get<double>()
+        << std::setw(9) << r["found"]["actions"].size() << std::setw(9)
         << r["episodes"].get<int64_t>() << std::setw(9)
         << r["evaluations"].get<int64_t>() << std::setw(12)
         << r["failed_steps"].get<int64_t>() << "\n";
   }
   const nlohmann::json& m = summary["metrics"];
-  out << "\n" << summary["strategy"].get<std::string>() << " on "
+  out << "\n"
+      << summary["strategy"].get<std::string>() << " on "
       << summary["objective"].get<std::string>() << " vs clang-16 -Oz over "
       << m["modules_measured"].get<int>() << " modules: ";
   if (m["modules_measured"].get<int>() == 0) {
@@ -158,14 +163,16 @@ void PrintTable(const nlohmann::json& summary, std::ostream& out) {
 
 }  // namespace
 
-int RunSearchCommand(const SearchFlags& flags, std::ostream& out, std::ostream& err) {
+int RunSearchCommand(const SearchFlags& flags, std::ostream& out,
+                     std::ostream& err) {
   SearchRunOptions options;
   std::optional<Strategy> strategy = ParseStrategy(flags.strategy);
   std::optional<Objective> objective = ParseObjective(flags.objective);
   if (!strategy || !objective) {
-    err << "error: --strategy must be random|greedy|beam|guided and --objective "
-           "text_size|ir_count (got '" << flags.strategy << "', '" << flags.objective
-        << "')\n";
+    err << "error: --strategy must be random|greedy|beam|guided and "
+           "--objective "
+           "text_size|ir_count (got '"
+        << flags.strategy << "', '" << flags.objective << "')\n";
     return command::kExitBadInput;
   }
   if (flags.corpus.empty() == flags.inputs.empty()) {
@@ -173,7 +180,8 @@ int RunSearchCommand(const SearchFlags& flags, std::ostream& out, std::ostream& 
     return command::kExitBadInput;
   }
   if (flags.episodes_out.empty()) {
-    err << "error: --episodes-out FILE is required (every trajectory is logged)\n";
+    err << "error: --episodes-out FILE is required (every trajectory is "
+           "logged)\n";
     return command::kExitBadInput;
   }
   std::vector<ModuleInput> modules;
@@ -195,9 +203,9 @@ int RunSearchCommand(const SearchFlags& flags, std::ostream& out, std::ostream& 
                                  }),
                   modules.end());
     if (modules.size() < listed) {
-      warnings.push_back(absl::StrCat(
-          listed - modules.size(), " modules over --max-ir-count ",
-          flags.max_ir_count, " (unoptimised ir_count) left out"));
+      warnings.push_back(
+          absl::StrCat(listed - modules.size(), " modules over --max-ir-count ",
+                       flags.max_ir_count, " (unoptimised ir_count) left out"));
     }
   }
   for (const std::string& path : flags.inputs) {
@@ -211,21 +219,25 @@ int RunSearchCommand(const SearchFlags& flags, std::ostream& out, std::ostream& 
   for (const std::string& w : warnings) err << "warning: " << w << "\n";
   std::vector<KnownBest> known;
   if (!flags.best_in.empty()) {
-    absl::StatusOr<std::vector<KnownBest>> read = ReadBestSequences(flags.best_in);
+    absl::StatusOr<std::vector<KnownBest>> read =
+        ReadBestSequences(flags.best_in);
     if (!read.ok()) {
       err << "error: --best-in: " << read.status().message() << "\n";
       return command::kExitBadInput;
     }
     known = std::move(*read);
   } else if (*strategy == Strategy::kGuided) {
-    err << "warning: guided search without --best-in has no sequences to replay; "
+    err << "warning: guided search without --best-in has no sequences to "
+           "replay; "
            "it runs greedy then random from the start state\n";
   }
   options.worker.worker_binary =
       flags.worker_binary.empty() ? DefaultWorkerBinary() : flags.worker_binary;
   if (options.worker.worker_binary.empty()) {
-    err << "error: no session worker next to this binary or in its bazel-bin tree; "
-           "pass --worker-binary (bazel-bin/staging_harness/workers/session_worker)\n";
+    err << "error: no session worker next to this binary or in its bazel-bin "
+           "tree; "
+           "pass --worker-binary "
+           "(bazel-bin/staging_harness/workers/session_worker)\n";
     return command::kExitBadInput;
   }
   options.worker.call_timeout = std::chrono::milliseconds(
@@ -251,11 +263,11 @@ int RunSearchCommand(const SearchFlags& flags, std::ostream& out, std::ostream& 
       err << "error: " << r.status.message() << "\n";
       return;
     }
-    err << "ir " << r.reference.ir_count_start << " -> " << r.ir_count << " (Oz "
-        << r.reference.ir_count_oz << "), .text " << r.reference.text_size_start
-        << " -> " << r.text_size << " (Oz " << r.reference.text_size_oz << "); "
-        << r.episodes << " episodes, " << r.evaluations << " steps, "
-        << r.failed_steps << " failed\n";
+    err << "ir " << r.reference.ir_count_start << " -> " << r.ir_count
+        << " (Oz " << r.reference.ir_count_oz << "), .text "
+        << r.reference.text_size_start << " -> " << r.text_size << " (Oz "
+        << r.reference.text_size_oz << "); " << r.episodes << " episodes, "
+        << r.evaluations << " steps, " << r.failed_steps << " failed\n";
   };
   absl::StatusOr<std::vector<ModuleResult>> results =
       RunSearch(modules, options, known, **sink, progress);
@@ -263,22 +275,27 @@ int RunSearchCommand(const SearchFlags& flags, std::ostream& out, std::ostream& 
     err << "error: " << results.status().message() << "\n";
     return command::kExitInternal;
   }
-  const std::string best_out =
-      flags.best_out.empty() ? flags.episodes_out + ".best.json" : flags.best_out;
+  const std::string best_out = flags.best_out.empty()
+                                   ? flags.episodes_out + ".best.json"
+                                   : flags.best_out;
   MergeBestSequences(BestSequencesOf(*results, *objective), known);
   if (absl::Status s = WriteBestSequences(best_out, known); !s.ok()) {
     err << "error: " << s.message() << "\n";
     return command::kExitInternal;
   }
   nlohmann::json summary = {
-      {"strategy", flags.strategy}, {"objective", flags.objective},
+      {"strategy", flags.strategy},
+      {"objective", flags.objective},
       {"budget_seconds", flags.budget_seconds},
       {"max_evaluations", flags.max_evaluations},
       {"workers", WorkerCount(flags.workers, modules.size())},
-      {"convention", "real-build"}, {"seed", flags.seed},
-      {"episodes_out", flags.episodes_out}, {"best_out", best_out},
+      {"convention", "real-build"},
+      {"seed", flags.seed},
+      {"episodes_out", flags.episodes_out},
+      {"best_out", best_out},
       {"modules", nlohmann::json::array()}};
-  for (const ModuleResult& r : *results) summary["modules"].push_back(ResultJson(r));
+  for (const ModuleResult& r : *results)
+    summary["modules"].push_back(ResultJson(r));
   summary["metrics"] = Metrics(*results);
   if (flags.json) {
     out << summary.dump(2) << "\n";
@@ -296,21 +313,27 @@ void AddSearchCommand(CLI::App& app, int& exit_code) {
   auto flags = std::make_shared<SearchFlags>();
   CLI::App* cmd = app.add_subcommand(
       "search", "Pass-order search over modules, logging every episode");
-  cmd->add_option("--corpus", flags->corpus,
-                  "corpus directory (manifest.json) or directory of C/C++ sources");
-  cmd->add_option("--input", flags->inputs, "a source, .bc or .ll (repeatable)");
-  cmd->add_option("--split", flags->split, "only this manifest split (e.g. validation)");
-  cmd->add_option("--strategy", flags->strategy, "random, greedy, beam or guided")
+  cmd->add_option(
+      "--corpus", flags->corpus,
+      "corpus directory (manifest.json) or directory of C/C++ sources");
+  cmd->add_option("--input", flags->inputs,
+                  "a source, .bc or .ll (repeatable)");
+  cmd->add_option("--split", flags->split,
+                  "only this manifest split (e.g. validation)");
+  cmd->add_option("--strategy", flags->strategy,
+                  "random, greedy, beam or guided")
       ->capture_default_str();
   cmd->add_option("--objective", flags->objective, "text_size or ir_count")
       ->capture_default_str();
-  cmd->add_option("--budget", flags->budget_seconds, "search seconds per module")
+  cmd->add_option("--budget", flags->budget_seconds,
+                  "search seconds per module")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--max-evaluations", flags->max_evaluations,
-                  "stop a module's search after this many actions tried (0: only "
-                  "--budget); a seeded search ended by this budget gives the same "
-                  "result on any machine")
+  cmd->add_option(
+         "--max-evaluations", flags->max_evaluations,
+         "stop a module's search after this many actions tried (0: only "
+         "--budget); a seeded search ended by this budget gives the same "
+         "result on any machine")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--max-ir-count", flags->max_ir_count,
@@ -326,20 +349,23 @@ void AddSearchCommand(CLI::App& app, int& exit_code) {
                    ? std::string()
                    : std::string("a run id has no spaces or slashes");
       });
-  cmd->add_option("--workers", flags->workers, "session workers (0: hardware threads)")
+  cmd->add_option("--workers", flags->workers,
+                  "session workers (0: hardware threads)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--episodes-out", flags->episodes_out,
                   "episode file to append to (required)");
   cmd->add_option("--best-in", flags->best_in,
                   "best-sequences file: seeds for guided search");
-  cmd->add_option("--best-out", flags->best_out,
-                  "best-sequences file to write (--best-in merged with this run's); "
-                  "default EPISODES_OUT.best.json");
+  cmd->add_option(
+      "--best-out", flags->best_out,
+      "best-sequences file to write (--best-in merged with this run's); "
+      "default EPISODES_OUT.best.json");
   cmd->add_flag("--json", flags->json, "print JSON instead of a table");
   cmd->add_option("--seed", flags->seed, "seed of the random choices")
       ->capture_default_str();
-  cmd->add_option("--episode-length", flags->episode_length, "random episode length")
+  cmd->add_option("--episode-length", flags->episode_length,
+                  "random episode length")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   cmd->add_option("--beam-width", flags->beam_width, "beam width")

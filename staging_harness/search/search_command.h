@@ -24,7 +24,7 @@ struct SearchFlags {
   int64_t max_evaluations = 0;  // per module; 0 = no limit but the clock
   int64_t max_ir_count = 0;     // skip larger modules (manifest ir_count_o0)
   std::string run_id;           // episode id prefix; "" = random
-  int workers = 0;  // 0: hardware threads
+  int workers = 0;              // 0: hardware threads
   std::string episodes_out;
   std::string best_in;
   std::string best_out;  // "" = <episodes_out>.best.json
@@ -45,7 +45,8 @@ void AddSearchCommand(CLI::App& app, int& exit_code);
 std::string DefaultWorkerBinary();
 
 // Returns the exit code (0 ok, 2 bad input, 1 failure); progress goes to err.
-int RunSearchCommand(const SearchFlags& flags, std::ostream& out, std::ostream& err);
+int RunSearchCommand(const SearchFlags& flags, std::ostream& out,
+                     std::ostream& err);
 
 }  // namespace phaseloop::search
 

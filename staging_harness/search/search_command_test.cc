@@ -115,7 +115,8 @@ TEST(SearchCommand, MaxIrCountLeavesOutLargerCorpusModules) {
       << R"({"modules": [{"name": "small", "bitcode_path": ")"
       << std::filesystem::absolute(bc).string()
       << R"(", "ir_count_o0": 100}, {"name": "large", "bitcode_path": ")"
-      << std::filesystem::absolute(bc).string() << R"(", "ir_count_o0": 5000}]})";
+      << std::filesystem::absolute(bc).string()
+      << R"(", "ir_count_o0": 5000}]})";
   SearchFlags flags = Flags(dir);
   flags.inputs.clear();
   flags.corpus = dir;
@@ -127,7 +128,8 @@ TEST(SearchCommand, MaxIrCountLeavesOutLargerCorpusModules) {
   nlohmann::json summary = nlohmann::json::parse(out.str());
   ASSERT_EQ(summary["modules"].size(), 1u);
   EXPECT_EQ(summary["modules"][0]["name"], "small");
-  EXPECT_NE(err.str().find("1 modules over --max-ir-count 1000"), std::string::npos)
+  EXPECT_NE(err.str().find("1 modules over --max-ir-count 1000"),
+            std::string::npos)
       << err.str();
 }
 

@@ -37,7 +37,8 @@ absl::StatusOr<std::vector<ModuleInput>> ReadManifest(
       doc.is_object() ? StringField(doc, "opt_level") : std::string();
   if (doc.is_array()) {
     list = &doc;
-  } else if (doc.is_object() && doc.contains("modules") && doc["modules"].is_array()) {
+  } else if (doc.is_object() && doc.contains("modules") &&
+             doc["modules"].is_array()) {
     list = &doc["modules"];
   }
   if (list == nullptr) {
@@ -57,26 +58,29 @@ absl::StatusOr<std::vector<ModuleInput>> ReadManifest(
     }
     if (!split.empty() && StringField(entry, "split") != split) continue;
     ModuleInput input;
-    input.path = fs::path(bitcode).is_absolute() ? bitcode : (dir / bitcode).string();
+    input.path =
+        fs::path(bitcode).is_absolute() ? bitcode : (dir / bitcode).string();
     input.name = StringField(entry, "name");
     if (input.name.empty()) input.name = fs::path(bitcode).filename().string();
     input.opt_level = StringField(entry, "opt_level");
     if (input.opt_level.empty()) input.opt_level = corpus_opt_level;
-    if (entry.contains("ir_count_o0") && entry["ir_count_o0"].is_number_integer()) {
+    if (entry.contains("ir_count_o0") &&
+        entry["ir_count_o0"].is_number_integer()) {
       input.ir_count_o0 = entry["ir_count_o0"].get<int64_t>();
     }
     std::error_code error;
     if (!fs::is_regular_file(input.path, error)) {
       if (warnings) {
-        warnings->push_back(absl::StrCat("module '", input.name, "': '", input.path,
-                                         "' is missing; skipped"));
+        warnings->push_back(absl::StrCat("module '", input.name, "': '",
+                                         input.path, "' is missing; skipped"));
       }
       continue;
     }
     out.push_back(std::move(input));
   }
   if (skipped > 0 && warnings) {
-    warnings->push_back(absl::StrCat(skipped, " manifest entries have no "
+    warnings->push_back(absl::StrCat(skipped,
+                                     " manifest entries have no "
                                      "bitcode_path (not built); skipped"));
   }
   return out;
@@ -89,9 +93,10 @@ absl::StatusOr<std::vector<ModuleInput>> ListCorpus(
     std::vector<std::string>* warnings) {
   std::error_code error;
   if (!fs::is_directory(dir, error)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--corpus '", dir, "' is not a directory (a corpus with manifest.json, "
-        "or C/C++ sources and .bc/.ll files)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--corpus '", dir,
+                     "' is not a directory (a corpus with manifest.json, "
+                     "or C/C++ sources and .bc/.ll files)"));
   }
   std::vector<ModuleInput> out;
   if (fs::exists(fs::path(dir) / "manifest.json", error)) {
@@ -100,21 +105,24 @@ absl::StatusOr<std::vector<ModuleInput>> ListCorpus(
     if (!manifest.ok()) return manifest.status();
     out = std::move(*manifest);
   } else {
-    for (const fs::directory_entry& entry : fs::directory_iterator(dir, error)) {
+    for (const fs::directory_entry& entry :
+         fs::directory_iterator(dir, error)) {
       const std::string path = entry.path().string();
       if (entry.is_regular_file(error) && IsModulePath(path)) {
         out.push_back({entry.path().filename().string(), path, ""});
       }
     }
-    std::sort(out.begin(), out.end(), [](const ModuleInput& a, const ModuleInput& b) {
-      return a.path < b.path;
-    });
+    std::sort(out.begin(), out.end(),
+              [](const ModuleInput& a, const ModuleInput& b) {
+                return a.path < b.path;
+              });
   }
   if (out.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--corpus '", dir, "' holds no modules",
         split.empty() ? "" : absl::StrCat(" in split '", split, "'"),
-        " (.c/.cc/.cpp/.bc/.ll files, or manifest.json entries with bitcode_path)"));
+        " (.c/.cc/.cpp/.bc/.ll files, or manifest.json entries with "
+        "bitcode_path)"));
   }
   return out;
 }

@@ -14,7 +14,8 @@ struct ModuleInput {
   std::string name;
   std::string path;
   std::string opt_level;  // frontend -O level of a corpus module, if known
-  int64_t ir_count_o0 = 0;  // unoptimised ir_count from the manifest; 0 = unknown
+  int64_t ir_count_o0 =
+      0;  // unoptimised ir_count from the manifest; 0 = unknown
 };
 
 // The modules of --corpus DIR:

@@ -56,7 +56,8 @@ TEST(SearchInputs, ManifestIsReadTolerantly) {
 TEST(SearchInputs, ClearErrors) {
   auto missing = ListCorpus("/no/such/corpus", "", nullptr);
   ASSERT_FALSE(missing.ok());
-  EXPECT_NE(missing.status().message().find("/no/such/corpus"), std::string::npos);
+  EXPECT_NE(missing.status().message().find("/no/such/corpus"),
+            std::string::npos);
 
   const std::string dir = testing::MakeTempDir();
   std::ofstream(dir + "/manifest.json") << "{]";

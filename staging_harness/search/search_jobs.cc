@@ -13,8 +13,8 @@
 #include "compiler_driver/ir/module_hash.h"
 #include "compiler_driver/ir/module_loader.h"
 #include "phaseloop/v1/episode.pb.h"
-#include "staging_harness/search/search_pool.h"
 #include "staging_harness/results/stored_episode_sinks.h"
+#include "staging_harness/search/search_pool.h"
 
 namespace phaseloop::search {
 namespace {
@@ -23,7 +23,8 @@ using Clock = std::chrono::steady_clock;
 
 absl::StatusOr<std::string> ModuleBitcode(const ModuleInput& module,
                                           const std::string& opt_level) {
-  if (absl::EndsWith(module.path, ".bc") || absl::EndsWith(module.path, ".ll")) {
+  if (absl::EndsWith(module.path, ".bc") ||
+      absl::EndsWith(module.path, ".ll")) {
     return ir::ReadFile(module.path);
   }
   ir::FrontendOptions frontend;
@@ -40,8 +41,8 @@ absl::StatusOr<std::string> ModuleBitcode(const ModuleInput& module,
 absl::StatusOr<std::string> TempFile(const std::string& bytes,
                                      const std::string& suffix) {
   const char* dir = std::getenv("TMPDIR");
-  std::string path = absl::StrCat(dir && *dir ? dir : "/tmp",
-                                   "/phaseloop-job-XXXXXX", suffix);
+  std::string path =
+      absl::StrCat(dir && *dir ? dir : "/tmp", "/phaseloop-job-XXXXXX", suffix);
   int fd = mkstemps(path.data(), static_cast<int>(suffix.size()));
   if (fd < 0) return absl::InternalError("cannot create a temporary file");
   bool ok = write(fd, bytes.data(), bytes.size()) ==
@@ -174,7 +175,8 @@ absl::StatusOr<WorkStats> RunSearchJobWorker(const WorkOptions& options,
     if (!temp.empty()) unlink(temp.c_str());
     if (!results.ok()) return results.status();
     absl::Status flushed = (*sink)->Flush();
-    if (!flushed.ok()) return flushed;  // not committed: another member redoes it
+    if (!flushed.ok())
+      return flushed;  // not committed: another member redoes it
     absl::Status committed = (*consumer)->CommitMessage(m);
     if (!committed.ok()) {
       // A rebalance (another worker joining or leaving) refuses commits for
@@ -193,7 +195,9 @@ absl::StatusOr<WorkStats> RunSearchJobWorker(const WorkOptions& options,
     log << "job " << job.job_id() << " done: " << episodes_before
         << " episodes, " << job.objective() << " "
         << (job.objective() == "ir_count" ? result.ir_count : result.text_size)
-        << (result.status.ok() ? "" : " (" + std::string(result.status.message()) + ")")
+        << (result.status.ok()
+                ? ""
+                : " (" + std::string(result.status.message()) + ")")
         << "\n";
     log.flush();
   }

@@ -122,19 +122,25 @@ void AddSearchJobsCommand(CLI::App& app, int& exit_code) {
       "Produce one search job per module to phaseloop.search.jobs", exit_code,
       Submit);
   command::AddKafkaOption(*submit, submit_flags->bootstrap);
-  submit->add_option("--corpus", submit_flags->corpus,
-                     "corpus directory (manifest.json) or directory of sources");
+  submit->add_option(
+      "--corpus", submit_flags->corpus,
+      "corpus directory (manifest.json) or directory of sources");
   submit->add_option("--split", submit_flags->split,
                      "only this manifest split");
   submit->add_option("--input", submit_flags->inputs,
                      "a source, .bc or .ll file");
-  submit->add_option("--strategy", submit_flags->strategy,
-                     "random, greedy, beam or guided")->capture_default_str();
-  submit->add_option("--objective", submit_flags->objective,
-                     "text_size or ir_count")
+  submit
+      ->add_option("--strategy", submit_flags->strategy,
+                   "random, greedy, beam or guided")
       ->capture_default_str();
-  submit->add_option("--budget", submit_flags->budget_seconds,
-                     "search seconds per module")->capture_default_str();
+  submit
+      ->add_option("--objective", submit_flags->objective,
+                   "text_size or ir_count")
+      ->capture_default_str();
+  submit
+      ->add_option("--budget", submit_flags->budget_seconds,
+                   "search seconds per module")
+      ->capture_default_str();
   submit->add_option("--seed", submit_flags->seed, "seed")
       ->capture_default_str();
 

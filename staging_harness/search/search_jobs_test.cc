@@ -26,7 +26,8 @@ pid_t Spawn(const std::vector<std::string>& argv, const std::string& log) {
     FILE* out = freopen(log.c_str(), "w", stdout);
     (void)out;
     std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    for (const std::string& a : argv)
+      args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     execv(args[0], args.data());
     _exit(127);
@@ -51,7 +52,8 @@ std::unique_ptr<kafka::EmbeddedCluster> ClusterWithTopics(int partitions) {
   auto cluster = kafka::EmbeddedCluster::Start(1);
   EXPECT_TRUE(cluster.ok()) << cluster.status();
   if (!cluster.ok()) return nullptr;
-  for (const char* topic : {"phaseloop.search.jobs", "phaseloop.search.episodes"}) {
+  for (const char* topic :
+       {"phaseloop.search.jobs", "phaseloop.search.episodes"}) {
     EXPECT_TRUE((*cluster)->CreateTopic(topic, partitions, 1).ok()) << topic;
   }
   return *std::move(cluster);
@@ -83,11 +85,11 @@ TEST(SearchJobsTest, TwoWorkersShareTheJobsAndEveryEpisodeReachesTheBuffer) {
   const std::string dir = testing::MakeTempDir();
   std::vector<pid_t> workers;
   for (int w = 0; w < 2; ++w) {
-    workers.push_back(Spawn(
-        {"tools/phaseloop", "search-jobs", "work", "--kafka", bootstrap,
-         "--worker-binary", "staging_harness/workers/session_worker",
-         "--idle-exit-ms", "6000"},
-        dir + "/worker" + std::to_string(w) + ".log"));
+    workers.push_back(
+        Spawn({"tools/phaseloop", "search-jobs", "work", "--kafka", bootstrap,
+               "--worker-binary", "staging_harness/workers/session_worker",
+               "--idle-exit-ms", "6000"},
+              dir + "/worker" + std::to_string(w) + ".log"));
   }
   for (pid_t pid : workers) {
     int status = 0;
@@ -97,8 +99,8 @@ TEST(SearchJobsTest, TwoWorkersShareTheJobsAndEveryEpisodeReachesTheBuffer) {
   std::set<std::string> done;
   int lines = 0;
   for (int w = 0; w < 2; ++w) {
-    std::string log = testing::ReadFileOrEmpty(dir + "/worker" +
-                                               std::to_string(w) + ".log");
+    std::string log =
+        testing::ReadFileOrEmpty(dir + "/worker" + std::to_string(w) + ".log");
     size_t at = 0;
     while ((at = log.find("job ", at)) != std::string::npos) {
       done.insert(log.substr(at + 4, 20));
@@ -116,7 +118,8 @@ TEST(SearchJobsTest, TwoWorkersShareTheJobsAndEveryEpisodeReachesTheBuffer) {
   ingest.bootstrap_servers = bootstrap;
   ingest.idle_exit = std::chrono::milliseconds(2500);
   ingest.consumer_config = kafka::testing::QuickGroupConfig();
-  auto stats = replay_buffer::RunEpisodeIngest(**store, ingest, nullptr, nullptr);
+  auto stats =
+      replay_buffer::RunEpisodeIngest(**store, ingest, nullptr, nullptr);
   ASSERT_TRUE(stats.ok()) << stats.status();
   EXPECT_GT(stats->episodes, 0);
   EXPECT_EQ(stats->malformed, 0);
@@ -151,9 +154,11 @@ TEST(SearchJobsTest, ACommitRefusedDuringARebalanceDoesNotStopTheWorker) {
   std::ostringstream log;
   auto stats = RunSearchJobWorker(work, nullptr, log);
   ASSERT_TRUE(stats.ok()) << stats.status() << "\n" << log.str();
-  EXPECT_EQ(std::set<std::string>(stats->jobs_done.begin(), stats->jobs_done.end()),
-            std::set<std::string>(ids->begin(), ids->end()));
-  EXPECT_NE(log.str().find("offset not committed"), std::string::npos) << log.str();
+  EXPECT_EQ(
+      std::set<std::string>(stats->jobs_done.begin(), stats->jobs_done.end()),
+      std::set<std::string>(ids->begin(), ids->end()));
+  EXPECT_NE(log.str().find("offset not committed"), std::string::npos)
+      << log.str();
 }
 
 }  // namespace

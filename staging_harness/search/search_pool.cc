@@ -20,7 +20,8 @@ std::mutex baseline_mutex;
 absl::StatusOr<session::Baseline> OzBaseline(const ModuleInput& input) {
   std::lock_guard<std::mutex> lock(baseline_mutex);
   absl::StatusOr<std::vector<session::Baseline>> baselines =
-      session::FileBaselines(input.path, ir::FrontendOptions{}, {ir::OptLevel::kOz});
+      session::FileBaselines(input.path, ir::FrontendOptions{},
+                             {ir::OptLevel::kOz});
   if (!baselines.ok()) return baselines.status();
   return baselines->at(0);
 }
@@ -46,10 +47,10 @@ void SearchModule(service::WorkerProcess& worker, Shared& shared,
   source.set_path(result.input.path);
   v1::StartSessionReply reply;
   absl::StatusOr<std::unique_ptr<service::RemoteSession>> root =
-      service::RemoteSession::Start(
-          worker, source,
-          {v1::IR_COUNT, v1::TEXT_SIZE, v1::AUTOPHASE, v1::INST_COUNT, v1::MODULE_HASH},
-          &reply);
+      service::RemoteSession::Start(worker, source,
+                                    {v1::IR_COUNT, v1::TEXT_SIZE, v1::AUTOPHASE,
+                                     v1::INST_COUNT, v1::MODULE_HASH},
+                                    &reply);
   if (!root.ok()) {
     result.status = root.status();
     return;
@@ -63,7 +64,8 @@ void SearchModule(service::WorkerProcess& worker, Shared& shared,
     result.status = oz.status();
     return;
   }
-  result.reference = {start.ir_count, start.text_size, oz->ir_count, oz->text_size};
+  result.reference = {start.ir_count, start.text_size, oz->ir_count,
+                      oz->text_size};
 
   ModuleSearchOptions search_options;
   search_options.objective = options.objective;
@@ -76,7 +78,8 @@ void SearchModule(service::WorkerProcess& worker, Shared& shared,
     std::lock_guard<std::mutex> lock(shared.sink_mutex);
     return shared.sink.Write(episode);
   };
-  ModuleSearch search(**root, start, reply, result.reference, search_options, log);
+  ModuleSearch search(**root, start, reply, result.reference, search_options,
+                      log);
   absl::Status status = RunStrategy(search, options.strategy, shared.known);
   result.seconds = search.Elapsed();
   result.episodes = search.episodes();
@@ -99,7 +102,8 @@ void SearchModule(service::WorkerProcess& worker, Shared& shared,
   result.ir_count = start.ir_count;
   result.text_size = start.text_size;
   if (result.best_actions.empty()) return;
-  absl::StatusOr<std::unique_ptr<service::RemoteSession>> replay = (*root)->Fork();
+  absl::StatusOr<std::unique_ptr<service::RemoteSession>> replay =
+      (*root)->Fork();
   if (!replay.ok()) {
     result.status = replay.status();
     return;
@@ -107,8 +111,9 @@ void SearchModule(service::WorkerProcess& worker, Shared& shared,
   absl::StatusOr<v1::StepReply> replayed =
       (*replay)->Step(result.best_actions, {v1::IR_COUNT, v1::TEXT_SIZE});
   if (!replayed.ok()) {
-    result.status = absl::InternalError(absl::StrCat(
-        "the best sequence found did not replay: ", replayed.status().message()));
+    result.status = absl::InternalError(
+        absl::StrCat("the best sequence found did not replay: ",
+                     replayed.status().message()));
     return;
   }
   StateObservation end = ModuleSearch::Parse(replayed->observations());
@@ -132,9 +137,9 @@ int WorkerCount(int requested, size_t modules) {
 }
 
 absl::StatusOr<std::vector<ModuleResult>> RunSearch(
-    const std::vector<ModuleInput>& modules, const SearchRunOptions& run_options,
-    const std::vector<KnownBest>& known, EpisodeSink& sink,
-    const SearchProgress& progress) {
+    const std::vector<ModuleInput>& modules,
+    const SearchRunOptions& run_options, const std::vector<KnownBest>& known,
+    EpisodeSink& sink, const SearchProgress& progress) {
   SearchRunOptions options = run_options;
   if (options.run_id.empty()) options.run_id = RandomRunId();
   const int count = WorkerCount(options.workers, modules.size());
@@ -163,7 +168,8 @@ absl::StatusOr<std::vector<ModuleResult>> RunSearch(
       }
       std::lock_guard<std::mutex> lock(progress_mutex);
       ++done;
-      if (progress) progress(results[i], done, static_cast<int>(modules.size()));
+      if (progress)
+        progress(results[i], done, static_cast<int>(modules.size()));
     }
   };
   std::vector<std::thread> threads;
@@ -182,7 +188,8 @@ std::vector<KnownBest> BestSequencesOf(const std::vector<ModuleResult>& results,
     k.best.set_objective(ObjectiveName(objective));
     k.best.set_action_space_version(r.action_space_version);
     for (int a : r.best_actions) k.best.add_actions(a);
-    k.best.set_value(objective == Objective::kIrCount ? r.ir_count : r.text_size);
+    k.best.set_value(objective == Objective::kIrCount ? r.ir_count
+                                                      : r.text_size);
     k.best.set_episode_id(r.best_episode_id);
     k.module_name = r.input.name;
     k.autophase = r.start_autophase;

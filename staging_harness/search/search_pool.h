@@ -7,12 +7,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "staging_harness/workers/worker_client.h"
 #include "staging_harness/search/best_sequences.h"
 #include "staging_harness/search/episode_sink.h"
 #include "staging_harness/search/module_search.h"
 #include "staging_harness/search/search_inputs.h"
 #include "staging_harness/search/strategies.h"
+#include "staging_harness/workers/worker_client.h"
 
 namespace phaseloop::search {
 
@@ -21,10 +21,10 @@ struct SearchRunOptions {
   int workers = 0;                // 0: one per hardware thread
   StrategyOptions strategy;
   Objective objective = Objective::kTextSize;
-  double budget_seconds = 10;     // per module, search only (not baselines)
-  int64_t max_evaluations = 0;    // per module; 0 = only the clock limits
+  double budget_seconds = 10;   // per module, search only (not baselines)
+  int64_t max_evaluations = 0;  // per module; 0 = only the clock limits
   uint64_t seed = 1;
-  std::string run_id;             // prefix of episode ids; "" = random
+  std::string run_id;  // prefix of episode ids; "" = random
 };
 
 // What the search found on one module. `status` not OK: the module could not
@@ -34,16 +34,16 @@ struct ModuleResult {
   absl::Status status;
   std::string module_hash;
   std::string action_space_version;
-  ModuleReference reference;         // start (no passes) and -Oz figures
+  ModuleReference reference;  // start (no passes) and -Oz figures
   std::vector<int64_t> start_autophase;
-  std::vector<int> best_actions;     // the best sequence found (may be empty)
-  std::string best_episode_id;       // the episode it is a prefix of
-  int64_t ir_count = 0;              // after best_actions, measured by replay
-  int64_t text_size = 0;             // after best_actions, measured by replay
+  std::vector<int> best_actions;  // the best sequence found (may be empty)
+  std::string best_episode_id;    // the episode it is a prefix of
+  int64_t ir_count = 0;           // after best_actions, measured by replay
+  int64_t text_size = 0;          // after best_actions, measured by replay
   int64_t episodes = 0;
-  int64_t evaluations = 0;           // actions applied (steps, incl. failed)
-  int64_t failed_steps = 0;          // crashed, hung or broke the verifier
-  double seconds = 0;                // search time
+  int64_t evaluations = 0;   // actions applied (steps, incl. failed)
+  int64_t failed_steps = 0;  // crashed, hung or broke the verifier
+  double seconds = 0;        // search time
   // The clock ended the search before max_evaluations did (or there was no
   // max_evaluations): its result depends on the machine's speed.
   bool time_limited = false;

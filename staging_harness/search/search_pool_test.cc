@@ -6,8 +6,8 @@
 #include <map>
 #include <set>
 
-#include "compiler_driver/passes/action_space.h"
 #include "common/testing/test_util.h"
+#include "compiler_driver/passes/action_space.h"
 #include "staging_harness/search/episode_file.h"
 
 namespace phaseloop::search {
@@ -26,9 +26,10 @@ struct SearchRun {
 };
 
 SearchRun Search(Strategy strategy, Objective objective, double budget,
-           const std::vector<ModuleInput>& modules = kTwoFixtures,
-           std::vector<std::string> worker_args = {},
-           const std::vector<KnownBest>& known = {}, int call_timeout_ms = 60000) {
+                 const std::vector<ModuleInput>& modules = kTwoFixtures,
+                 std::vector<std::string> worker_args = {},
+                 const std::vector<KnownBest>& known = {},
+                 int call_timeout_ms = 60000) {
   SearchRunOptions options;
   options.worker.worker_binary = kWorker;
   options.worker.worker_args = std::move(worker_args);
@@ -65,15 +66,19 @@ std::vector<int> AppliedActions(const v1::Episode& e) {
 }
 
 // Episodes are well formed and their rewards follow their objective's trace.
-void CheckRun(const SearchRun& run, const char* behaviour, Objective objective) {
+void CheckRun(const SearchRun& run, const char* behaviour,
+              Objective objective) {
   std::map<std::string, const ModuleResult*> by_hash;
   for (const ModuleResult& r : run.results) {
     ASSERT_TRUE(r.status.ok()) << r.input.name << ": " << r.status;
     by_hash[r.module_hash] = &r;
-    const int64_t found = objective == Objective::kIrCount ? r.ir_count : r.text_size;
-    const int64_t start = objective == Objective::kIrCount ? r.reference.ir_count_start
-                                                           : r.reference.text_size_start;
-    EXPECT_LE(found, start) << r.input.name;  // no worse than the empty sequence
+    const int64_t found =
+        objective == Objective::kIrCount ? r.ir_count : r.text_size;
+    const int64_t start = objective == Objective::kIrCount
+                              ? r.reference.ir_count_start
+                              : r.reference.text_size_start;
+    EXPECT_LE(found, start)
+        << r.input.name;  // no worse than the empty sequence
     EXPECT_GT(r.text_size, 0);
     EXPECT_GT(r.episodes, 0) << r.input.name;
   }
@@ -81,7 +86,8 @@ void CheckRun(const SearchRun& run, const char* behaviour, Objective objective) 
   std::set<std::string> ids;
   std::map<std::string, const v1::Episode*> by_id;
   for (const v1::Episode& e : run.episodes) {
-    EXPECT_TRUE(ids.insert(e.episode_id()).second) << "duplicate " << e.episode_id();
+    EXPECT_TRUE(ids.insert(e.episode_id()).second)
+        << "duplicate " << e.episode_id();
     by_id[e.episode_id()] = &e;
     ASSERT_EQ(by_hash.count(e.module_hash()), 1u);
     const ModuleReference& ref = by_hash[e.module_hash()]->reference;
@@ -92,7 +98,8 @@ void CheckRun(const SearchRun& run, const char* behaviour, Objective objective) 
     const bool ir = objective == Objective::kIrCount;
     const int64_t start = ir ? ref.ir_count_start : ref.text_size_start;
     const int64_t oz = ir ? ref.ir_count_oz : ref.text_size_oz;
-    const double scale = start - oz > 0 ? start - oz : std::max<int64_t>(start, 1);
+    const double scale =
+        start - oz > 0 ? start - oz : std::max<int64_t>(start, 1);
     int64_t previous = start;
     int64_t previous_ir = ref.ir_count_start;
     for (int i = 0; i < e.steps_size(); ++i) {
@@ -102,7 +109,8 @@ void CheckRun(const SearchRun& run, const char* behaviour, Objective objective) 
       EXPECT_EQ(s.inst_count_size(), 70);
       EXPECT_GT(s.action_probability(), 0);
       EXPECT_LE(s.action_probability(), 1);
-      EXPECT_EQ(s.action_name(), passes::ActionSpace::Llvm16().at(s.action()).name);
+      EXPECT_EQ(s.action_name(),
+                passes::ActionSpace::Llvm16().at(s.action()).name);
       const int64_t after = ir ? s.ir_count_after() : s.text_size_after();
       if (s.failed()) {
         EXPECT_EQ(after, previous);
@@ -155,16 +163,20 @@ TEST_P(EveryStrategy, NoWorseThanTheEmptySequenceWithWellFormedEpisodes) {
 INSTANTIATE_TEST_SUITE_P(Search, EveryStrategy,
                          ::testing::Values(Strategy::kRandom, Strategy::kGreedy,
                                            Strategy::kBeam, Strategy::kGuided),
-                         [](const auto& info) { return StrategyName(info.param); });
+                         [](const auto& info) {
+                           return StrategyName(info.param);
+                         });
 
 TEST(SearchPool, TextSizeObjectiveRewardsFollowTextSize) {
-  const SearchRun run = Search(Strategy::kGreedy, Objective::kTextSize, /*budget=*/1.5);
+  const SearchRun run =
+      Search(Strategy::kGreedy, Objective::kTextSize, /*budget=*/1.5);
   CheckRun(run, "greedy", Objective::kTextSize);
 }
 
 TEST(SearchPool, CrashingActionIsAFailedStepAndTheSearchCompletes) {
-  const SearchRun run = Search(Strategy::kGreedy, Objective::kIrCount, /*budget=*/3.0,
-                         {kTwoFixtures[0]}, {"--inject-crash-action=instcombine"});
+  const SearchRun run =
+      Search(Strategy::kGreedy, Objective::kIrCount, /*budget=*/3.0,
+             {kTwoFixtures[0]}, {"--inject-crash-action=instcombine"});
   CheckRun(run, "greedy", Objective::kIrCount);
   ASSERT_EQ(run.results.size(), 1u);
   EXPECT_GE(run.results[0].failed_steps, 1);
@@ -183,9 +195,10 @@ TEST(SearchPool, CrashingActionIsAFailedStepAndTheSearchCompletes) {
 }
 
 TEST(SearchPool, HangingActionIsAFailedStep) {
-  const SearchRun run = Search(Strategy::kGreedy, Objective::kIrCount, /*budget=*/1.0,
-                         {kTwoFixtures[0]}, {"--inject-hang-action=adce"}, {},
-                         /*call_timeout_ms=*/2000);
+  const SearchRun run =
+      Search(Strategy::kGreedy, Objective::kIrCount, /*budget=*/1.0,
+             {kTwoFixtures[0]}, {"--inject-hang-action=adce"}, {},
+             /*call_timeout_ms=*/2000);
   CheckRun(run, "greedy", Objective::kIrCount);
   ASSERT_EQ(run.results.size(), 1u);
   EXPECT_EQ(run.results[0].failed_steps, 1);
@@ -198,10 +211,10 @@ TEST(SearchPool, HangingActionIsAFailedStep) {
 
 TEST(SearchPool, GuidedReplaysTheNearestBestSequence) {
   // A best sequence known for another module with the same features.
-  const std::vector<int> sequence = {A("sroa"), A("instcombine"), A("simplifycfg"),
-                                     A("gvn"), A("globalopt")};
-  const SearchRun probe = Search(Strategy::kRandom, Objective::kIrCount, 0.2,
-                           {kTwoFixtures[1]});
+  const std::vector<int> sequence = {
+      A("sroa"), A("instcombine"), A("simplifycfg"), A("gvn"), A("globalopt")};
+  const SearchRun probe =
+      Search(Strategy::kRandom, Objective::kIrCount, 0.2, {kTwoFixtures[1]});
   ASSERT_EQ(probe.results.size(), 1u);
   KnownBest known;
   known.best.set_module_hash("another-module");
@@ -216,7 +229,7 @@ TEST(SearchPool, GuidedReplaysTheNearestBestSequence) {
   far.autophase.assign(56, 1);
 
   const SearchRun run = Search(Strategy::kGuided, Objective::kIrCount, 1.5,
-                         {kTwoFixtures[1]}, {}, {far, known});
+                               {kTwoFixtures[1]}, {}, {far, known});
   CheckRun(run, "guided", Objective::kIrCount);
   ASSERT_GE(run.episodes.size(), 2u);
   // Nearest first, one step at a time, propensity 1.
@@ -224,9 +237,11 @@ TEST(SearchPool, GuidedReplaysTheNearestBestSequence) {
   for (const v1::Step& s : run.episodes[0].steps()) {
     EXPECT_EQ(s.action_probability(), 1.0);
   }
-  EXPECT_EQ(AppliedActions(run.episodes[1]), std::vector<int>{A("loop-unroll")});
+  EXPECT_EQ(AppliedActions(run.episodes[1]),
+            std::vector<int>{A("loop-unroll")});
   // The search is at least as good as the replayed sequence.
-  EXPECT_LE(run.results[0].ir_count, run.episodes[0].steps().rbegin()->ir_count_after());
+  EXPECT_LE(run.results[0].ir_count,
+            run.episodes[0].steps().rbegin()->ir_count_after());
 }
 
 }  // namespace

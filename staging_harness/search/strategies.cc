@@ -61,12 +61,14 @@ absl::Status RandomSearch(ModuleSearch& search, const Trajectory* from,
     const uint64_t seed = search.EpisodeSeed(e);
     std::mt19937_64 rng(seed);
     std::uniform_int_distribution<int> uniform(0, actions - 1);
-    absl::StatusOr<Trajectory> t =
-        from == nullptr ? search.StartTrajectory() : search.ForkTrajectory(*from);
+    absl::StatusOr<Trajectory> t = from == nullptr
+                                       ? search.StartTrajectory()
+                                       : search.ForkTrajectory(*from);
     if (!t.ok()) return t.status();
     const size_t prefix = t->steps.size();
     for (int i = 0; i < episode_length && !search.OutOfBudget(); ++i) {
-      absl::StatusOr<bool> applied = search.Advance(*t, uniform(rng), propensity);
+      absl::StatusOr<bool> applied =
+          search.Advance(*t, uniform(rng), propensity);
       if (!applied.ok()) return applied.status();
       if (*applied) search.OfferBest(*t);
     }
@@ -82,13 +84,16 @@ absl::StatusOr<Trajectory> BeamSearch(ModuleSearch& search, Trajectory start,
   std::vector<Trajectory> frontier;
   frontier.push_back(std::move(start));
   std::set<std::string> kept_hashes;
-  if (!frontier[0].state.hash.empty()) kept_hashes.insert(frontier[0].state.hash);
+  if (!frontier[0].state.hash.empty())
+    kept_hashes.insert(frontier[0].state.hash);
   std::optional<Trajectory> best_leaf;
   auto emit_leaf = [&](Trajectory& leaf) -> absl::Status {
     if (!leaf.steps.empty()) {
-      if (absl::Status s = search.Emit(leaf, behaviour, seed); !s.ok()) return s;
+      if (absl::Status s = search.Emit(leaf, behaviour, seed); !s.ok())
+        return s;
     }
-    if (!best_leaf || search.Value(leaf.state) < search.Value(best_leaf->state)) {
+    if (!best_leaf ||
+        search.Value(leaf.state) < search.Value(best_leaf->state)) {
       best_leaf = std::move(leaf);
     }
     return absl::OkStatus();
@@ -112,7 +117,8 @@ absl::StatusOr<Trajectory> BeamSearch(ModuleSearch& search, Trajectory start,
           continue;
         }
         const int64_t value = search.Value(c->state);
-        if (value >= parent_value || kept_hashes.count(c->state.hash) > 0) continue;
+        if (value >= parent_value || kept_hashes.count(c->state.hash) > 0)
+          continue;
         Rank(Ranked{p, std::move(*c), value}, static_cast<size_t>(width), best);
       }
     }
@@ -125,10 +131,12 @@ absl::StatusOr<Trajectory> BeamSearch(ModuleSearch& search, Trajectory start,
       child.session = std::move(r.candidate.session);
       child.state = std::move(r.candidate.state);
       child.steps = parent.steps;
-      for (const v1::Step& f : failures[r.parent]) ModuleSearch::AppendStep(f, child);
+      for (const v1::Step& f : failures[r.parent])
+        ModuleSearch::AppendStep(f, child);
       ModuleSearch::AppendStep(std::move(r.candidate.step), child);
       child.started = parent.started;
-      child.episode_id = continued[r.parent] ? search.NewEpisodeId() : parent.episode_id;
+      child.episode_id =
+          continued[r.parent] ? search.NewEpisodeId() : parent.episode_id;
       continued[r.parent] = true;
       if (!child.state.hash.empty()) kept_hashes.insert(child.state.hash);
       search.OfferBest(child);
@@ -136,7 +144,8 @@ absl::StatusOr<Trajectory> BeamSearch(ModuleSearch& search, Trajectory start,
     }
     for (size_t p = 0; p < frontier.size(); ++p) {
       if (continued[p]) continue;
-      for (v1::Step& f : failures[p]) ModuleSearch::AppendStep(std::move(f), frontier[p]);
+      for (v1::Step& f : failures[p])
+        ModuleSearch::AppendStep(std::move(f), frontier[p]);
       if (absl::Status s = emit_leaf(frontier[p]); !s.ok()) return s;
     }
     frontier = std::move(next);
@@ -162,7 +171,8 @@ absl::Status GuidedSearch(ModuleSearch& search,
     for (int action : neighbours[n]->best.actions()) {
       if (search.OutOfBudget()) break;
       if (action < 0 || action >= search.action_count()) continue;
-      absl::StatusOr<bool> applied = search.Advance(*t, action, /*propensity=*/1.0);
+      absl::StatusOr<bool> applied =
+          search.Advance(*t, action, /*propensity=*/1.0);
       if (!applied.ok()) return applied.status();
       if (!*applied) continue;
       search.OfferBest(*t);
@@ -174,7 +184,8 @@ absl::Status GuidedSearch(ModuleSearch& search,
       }
     }
     if (t->steps.empty()) continue;
-    if (absl::Status s = search.Emit(*t, kBehaviour, search.options().seed); !s.ok())
+    if (absl::Status s = search.Emit(*t, kBehaviour, search.options().seed);
+        !s.ok())
       return s;
   }
   if (search.OutOfBudget()) return absl::OkStatus();
@@ -200,14 +211,16 @@ absl::Status RunStrategy(ModuleSearch& search, const StrategyOptions& options,
       absl::StatusOr<Trajectory> start = search.StartTrajectory();
       if (!start.ok()) return start.status();
       const bool greedy = options.strategy == Strategy::kGreedy;
-      return BeamSearch(search, std::move(*start), greedy ? 1 : options.beam_width,
+      return BeamSearch(search, std::move(*start),
+                        greedy ? 1 : options.beam_width,
                         StrategyName(options.strategy))
           .status();
     }
     case Strategy::kGuided: {
-      const std::vector<const KnownBest*> neighbours = NearestNeighbours(
-          search.start().autophase, known, ObjectiveName(search.options().objective),
-          search.action_space_version(), options.neighbours);
+      const std::vector<const KnownBest*> neighbours =
+          NearestNeighbours(search.start().autophase, known,
+                            ObjectiveName(search.options().objective),
+                            search.action_space_version(), options.neighbours);
       return GuidedSearch(search, neighbours, options.episode_length);
     }
   }

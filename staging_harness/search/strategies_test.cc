@@ -70,10 +70,11 @@ std::unique_ptr<Harness> Open(const SearchSetup& setup) {
   h->worker = std::move(*worker);
   v1::ModuleSource source;
   source.set_path(Fixture(setup.fixture));
-  auto root = service::RemoteSession::Start(
-      *h->worker, source,
-      {v1::IR_COUNT, v1::TEXT_SIZE, v1::AUTOPHASE, v1::INST_COUNT, v1::MODULE_HASH},
-      &h->reply);
+  auto root =
+      service::RemoteSession::Start(*h->worker, source,
+                                    {v1::IR_COUNT, v1::TEXT_SIZE, v1::AUTOPHASE,
+                                     v1::INST_COUNT, v1::MODULE_HASH},
+                                    &h->reply);
   EXPECT_TRUE(root.ok()) << root.status();
   if (!root.ok()) return nullptr;
   h->root = std::move(*root);
@@ -92,12 +93,12 @@ std::unique_ptr<Harness> Open(const SearchSetup& setup) {
   options.run_id = "strategies-test";
   options.observe_hash = setup.observe_hash;
   Harness* raw = h.get();
-  h->search = std::make_unique<ModuleSearch>(
-      *h->root, h->start, h->reply, reference, options,
-      [raw](const v1::Episode& e) {
-        raw->episodes.push_back(e);
-        return absl::OkStatus();
-      });
+  h->search =
+      std::make_unique<ModuleSearch>(*h->root, h->start, h->reply, reference,
+                                     options, [raw](const v1::Episode& e) {
+                                       raw->episodes.push_back(e);
+                                       return absl::OkStatus();
+                                     });
   return h;
 }
 
@@ -132,7 +133,8 @@ TEST(StrategyNames, ParseRoundTripsAndRejectsUnknownNames) {
     ASSERT_TRUE(ParseStrategy(name).has_value()) << name;
     EXPECT_EQ(*ParseStrategy(name), s) << name;
   }
-  EXPECT_EQ(names, (std::set<std::string>{"random", "greedy", "beam", "guided"}));
+  EXPECT_EQ(names,
+            (std::set<std::string>{"random", "greedy", "beam", "guided"}));
   for (const char* bad : {"", "Random", "BEAM", "greedy ", " guided", "rand",
                           "beam-search", "?"}) {
     EXPECT_FALSE(ParseStrategy(bad).has_value()) << "'" << bad << "'";
@@ -165,7 +167,8 @@ RandomRun Random(uint64_t seed, int64_t max_evaluations, int episode_length,
   ExpectSpentExactly(*h->search, max_evaluations);
   run.episodes = h->episodes;
   for (size_t i = 0; i < run.episodes.size(); ++i) {
-    run.episode_seeds.push_back(h->search->EpisodeSeed(static_cast<int64_t>(i)));
+    run.episode_seeds.push_back(
+        h->search->EpisodeSeed(static_cast<int64_t>(i)));
   }
   run.best_actions = h->search->best_actions();
   run.best_value = h->search->best_value();
@@ -176,8 +179,10 @@ RandomRun Random(uint64_t seed, int64_t max_evaluations, int episode_length,
 }
 
 TEST(RandomSearch, FixedSeedAndMaxEvaluationsGiveTheSameEpisodes) {
-  const RandomRun first = Random(/*seed=*/7, /*max_evaluations=*/30, /*length=*/8);
-  const RandomRun second = Random(/*seed=*/7, /*max_evaluations=*/30, /*length=*/8);
+  const RandomRun first =
+      Random(/*seed=*/7, /*max_evaluations=*/30, /*length=*/8);
+  const RandomRun second =
+      Random(/*seed=*/7, /*max_evaluations=*/30, /*length=*/8);
   // 30 evaluations in episodes of 8: 8, 8, 8, 6.
   ASSERT_EQ(first.episodes.size(), 4u);
   ASSERT_EQ(second.episodes.size(), first.episodes.size());
@@ -190,7 +195,8 @@ TEST(RandomSearch, FixedSeedAndMaxEvaluationsGiveTheSameEpisodes) {
     EXPECT_EQ(a.seed(), b.seed());
     EXPECT_EQ(a.seed(), first.episode_seeds[i]);
     EXPECT_EQ(a.episode_id(), b.episode_id());
-    EXPECT_EQ(a.episode_id().rfind("strategies-test-", 0), 0u) << a.episode_id();
+    EXPECT_EQ(a.episode_id().rfind("strategies-test-", 0), 0u)
+        << a.episode_id();
     EXPECT_EQ(a.behaviour_policy(), "random");
     EXPECT_EQ(a.final_ir_count(), b.final_ir_count());
     for (int s = 0; s < a.steps_size(); ++s) {
@@ -203,7 +209,8 @@ TEST(RandomSearch, FixedSeedAndMaxEvaluationsGiveTheSameEpisodes) {
   EXPECT_EQ(first.best_value, second.best_value);
 
   // Another run seed draws other episodes.
-  const RandomRun reseeded = Random(/*seed=*/8, /*max_evaluations=*/30, /*length=*/8);
+  const RandomRun reseeded =
+      Random(/*seed=*/8, /*max_evaluations=*/30, /*length=*/8);
   ASSERT_EQ(reseeded.episodes.size(), 4u);
   EXPECT_NE(Actions(reseeded.episodes[0]), Actions(first.episodes[0]));
 }
@@ -220,7 +227,8 @@ TEST(RandomSearch, EpisodesFromATrajectoryExtendIt) {
     auto applied = search.Advance(*from, A(name), 1.0);
     ASSERT_TRUE(applied.ok() && *applied) << name;
   }
-  ASSERT_TRUE(RandomSearch(search, &*from, /*episode_length=*/4, "random").ok());
+  ASSERT_TRUE(
+      RandomSearch(search, &*from, /*episode_length=*/4, "random").ok());
   ExpectSpentExactly(search, 11);
   // 9 evaluations left in episodes of 4: 4, 4, 1 random steps after the prefix.
   ASSERT_EQ(h->episodes.size(), 3u);
@@ -232,7 +240,8 @@ TEST(RandomSearch, EpisodesFromATrajectoryExtendIt) {
     EXPECT_EQ(e.steps(1).action(), A("instcombine"));
     EXPECT_EQ(e.steps(0).action_probability(), 1.0);
     for (int s = 2; s < e.steps_size(); ++s) {
-      EXPECT_DOUBLE_EQ(e.steps(s).action_probability(), 1.0 / search.action_count());
+      EXPECT_DOUBLE_EQ(e.steps(s).action_probability(),
+                       1.0 / search.action_count());
     }
   }
   EXPECT_EQ(from->steps.size(), 2u);  // `from` itself is unchanged
@@ -240,13 +249,16 @@ TEST(RandomSearch, EpisodesFromATrajectoryExtendIt) {
 
 TEST(RandomSearch, FailedActionIsAFailedStepAndTheSearchGoesOn) {
   // The first action the seeded search draws is made to crash the worker: the
-  // same actions are drawn, that one's steps fail, the search spends its budget.
-  const RandomRun clean = Random(/*seed=*/7, /*max_evaluations=*/12, /*length=*/6);
+  // same actions are drawn, that one's steps fail, the search spends its
+  // budget.
+  const RandomRun clean =
+      Random(/*seed=*/7, /*max_evaluations=*/12, /*length=*/6);
   ASSERT_EQ(clean.episodes.size(), 2u);
   const int crash = clean.episodes[0].steps(0).action();
   const std::string name = passes::ActionSpace::Llvm16().at(crash).name;
-  const RandomRun faulty = Random(/*seed=*/7, /*max_evaluations=*/12, /*length=*/6,
-                                  {"--inject-crash-action=" + name});
+  const RandomRun faulty =
+      Random(/*seed=*/7, /*max_evaluations=*/12, /*length=*/6,
+             {"--inject-crash-action=" + name});
   ASSERT_EQ(faulty.episodes.size(), 2u);
   int64_t failed = 0;
   for (size_t i = 0; i < faulty.episodes.size(); ++i) {
@@ -286,7 +298,8 @@ std::string HashAfter(Harness& h, const std::vector<int>& actions) {
 
 // Every kept step of every beam episode lowers the objective below its
 // parent's; the result is the best leaf and no worse than the start.
-void CheckBeam(const Harness& h, const Trajectory& result, const char* behaviour) {
+void CheckBeam(const Harness& h, const Trajectory& result,
+               const char* behaviour) {
   const ModuleSearch& search = *h.search;
   const int64_t start = search.Value(h.start);
   ASSERT_FALSE(h.episodes.empty());
@@ -323,15 +336,16 @@ TEST(BeamSearch, GreedyTakesTheBestChildUntilALocalOptimum) {
   ASSERT_TRUE(start.ok());
   auto result = BeamSearch(search, std::move(*start), /*width=*/1, "greedy");
   ASSERT_TRUE(result.ok()) << result.status();
-  EXPECT_FALSE(search.OutOfBudget()) << "stopped by the budget, not at an optimum";
+  EXPECT_FALSE(search.OutOfBudget())
+      << "stopped by the budget, not at an optimum";
   CheckBeam(*h, *result, "greedy");
   ASSERT_EQ(h->episodes.size(), 1u);  // one path
   const v1::Episode& path = h->episodes[0];
   ASSERT_GE(path.steps_size(), 1);
   EXPECT_EQ(path.episode_id(), result->episode_id);
   // Whole levels of expansions: |A| per kept step, and |A| more at the end.
-  EXPECT_EQ(search.evaluations(),
-            static_cast<int64_t>(search.action_count()) * (path.steps_size() + 1));
+  EXPECT_EQ(search.evaluations(), static_cast<int64_t>(search.action_count()) *
+                                      (path.steps_size() + 1));
 
   // The first step is the best single action from the start (ties: the lower
   // index), measured here on the root's forks.
@@ -369,7 +383,8 @@ TEST(BeamSearch, GreedyStoppedByTheBudgetKeepsOnlyImprovements) {
   ASSERT_NE(h, nullptr);
   auto start = h->search->StartTrajectory();
   ASSERT_TRUE(start.ok());
-  auto result = BeamSearch(*h->search, std::move(*start), /*width=*/1, "greedy");
+  auto result =
+      BeamSearch(*h->search, std::move(*start), /*width=*/1, "greedy");
   ASSERT_TRUE(result.ok()) << result.status();
   ExpectSpentExactly(*h->search, 200);
   CheckBeam(*h, *result, "greedy");
@@ -399,9 +414,11 @@ TEST(BeamSearch, WideBeamKeepsDistinctImprovingStates) {
   std::set<std::vector<int>> leaves;
   for (const v1::Episode& e : h->episodes) {
     const std::vector<int> applied = AppliedActions(e);
-    EXPECT_TRUE(leaves.insert(applied).second) << "two episodes end at one node";
+    EXPECT_TRUE(leaves.insert(applied).second)
+        << "two episodes end at one node";
     for (size_t n = 1; n <= applied.size(); ++n) {
-      states.emplace(std::vector<int>(applied.begin(), applied.begin() + n), "");
+      states.emplace(std::vector<int>(applied.begin(), applied.begin() + n),
+                     "");
     }
   }
   std::map<std::string, std::vector<int>> by_hash;
@@ -425,7 +442,8 @@ TEST(BeamSearch, FailedExpansionIsAFailedStepAndTheSearchGoesOn) {
   ASSERT_NE(h, nullptr);
   auto start = h->search->StartTrajectory();
   ASSERT_TRUE(start.ok());
-  auto result = BeamSearch(*h->search, std::move(*start), /*width=*/1, "greedy");
+  auto result =
+      BeamSearch(*h->search, std::move(*start), /*width=*/1, "greedy");
   ASSERT_TRUE(result.ok()) << result.status();
   ExpectSpentExactly(*h->search, 122);
   CheckBeam(*h, *result, "greedy");
@@ -441,7 +459,8 @@ TEST(BeamSearch, FailedExpansionIsAFailedStepAndTheSearchGoesOn) {
   EXPECT_LT(e.steps(1).ir_count_after(), h->start.ir_count);
 }
 
-KnownBest Known(const std::string& module, const std::vector<const char*>& actions,
+KnownBest Known(const std::string& module,
+                const std::vector<const char*>& actions,
                 std::vector<int64_t> autophase) {
   KnownBest k;
   k.best.set_module_hash(module);
@@ -461,12 +480,16 @@ TEST(GuidedSearch, ReplaysTheNeighboursFirstThenRefines) {
   auto h = Open(setup);
   ASSERT_NE(h, nullptr);
   ModuleSearch& search = *h->search;
-  const KnownBest first = Known("first", {"sroa", "instcombine", "simplifycfg"}, {});
-  const KnownBest second = Known("second", {"mem2reg", "gvn", "dse", "adce"}, {});
-  ASSERT_TRUE(GuidedSearch(search, {&first, &second}, /*episode_length=*/5).ok());
+  const KnownBest first =
+      Known("first", {"sroa", "instcombine", "simplifycfg"}, {});
+  const KnownBest second =
+      Known("second", {"mem2reg", "gvn", "dse", "adce"}, {});
+  ASSERT_TRUE(
+      GuidedSearch(search, {&first, &second}, /*episode_length=*/5).ok());
   ExpectSpentExactly(search, kBudget);
   ASSERT_GE(h->episodes.size(), 3u);
-  for (const v1::Episode& e : h->episodes) EXPECT_EQ(e.behaviour_policy(), "guided");
+  for (const v1::Episode& e : h->episodes)
+    EXPECT_EQ(e.behaviour_policy(), "guided");
 
   // The neighbours' sequences first, in order, one evaluated step per action,
   // propensity 1.
@@ -474,7 +497,8 @@ TEST(GuidedSearch, ReplaysTheNeighboursFirstThenRefines) {
   const v1::Episode& r1 = h->episodes[1];
   EXPECT_EQ(Actions(r0),
             (std::vector<int>{A("sroa"), A("instcombine"), A("simplifycfg")}));
-  EXPECT_EQ(Actions(r1), (std::vector<int>{A("mem2reg"), A("gvn"), A("dse"), A("adce")}));
+  EXPECT_EQ(Actions(r1),
+            (std::vector<int>{A("mem2reg"), A("gvn"), A("dse"), A("adce")}));
   for (const v1::Episode* e : {&r0, &r1}) {
     EXPECT_EQ(e->seed(), search.options().seed);
     for (const v1::Step& s : e->steps()) {
@@ -509,7 +533,8 @@ TEST(GuidedSearch, ReplaysTheNeighboursFirstThenRefines) {
   }
   // Greedy ran to its optimum (a level of |A| per kept step and one more);
   // random episodes of 5 spent the rest.
-  const int64_t kept = greedy.steps_size() - static_cast<int64_t>(prefix.size());
+  const int64_t kept =
+      greedy.steps_size() - static_cast<int64_t>(prefix.size());
   const int64_t left = kBudget - 7 - 122 * (kept + 1);
   ASSERT_GT(left, 0) << "greedy needs more levels on bits.c now: raise kBudget";
   EXPECT_EQ(static_cast<int64_t>(h->episodes.size()) - 3, (left + 4) / 5);
@@ -559,7 +584,8 @@ TEST(GuidedSearch, FailedReplayedActionIsAFailedStepAndTheReplayGoesOn) {
   setup.worker_args = {"--inject-crash-action=instcombine"};
   auto h = Open(setup);
   ASSERT_NE(h, nullptr);
-  const KnownBest known = Known("k", {"sroa", "instcombine", "simplifycfg", "gvn"}, {});
+  const KnownBest known =
+      Known("k", {"sroa", "instcombine", "simplifycfg", "gvn"}, {});
   ASSERT_TRUE(GuidedSearch(*h->search, {&known}, /*episode_length=*/5).ok());
   ExpectSpentExactly(*h->search, 4);
   EXPECT_EQ(h->search->failed_steps(), 1);
@@ -569,7 +595,8 @@ TEST(GuidedSearch, FailedReplayedActionIsAFailedStepAndTheReplayGoesOn) {
   EXPECT_TRUE(e.steps(1).failed());
   EXPECT_EQ(e.steps(1).reward(), 0);
   EXPECT_EQ(e.steps(1).ir_count_after(), e.steps(0).ir_count_after());
-  EXPECT_EQ(AppliedActions(e), (std::vector<int>{A("sroa"), A("simplifycfg"), A("gvn")}));
+  EXPECT_EQ(AppliedActions(e),
+            (std::vector<int>{A("sroa"), A("simplifycfg"), A("gvn")}));
   EXPECT_LT(e.final_ir_count(), e.steps(0).ir_count_after());
   EXPECT_EQ(h->search->best_actions(),
             (std::vector<int>{A("sroa"), A("simplifycfg"), A("gvn")}));

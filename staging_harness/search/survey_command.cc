@@ -30,23 +30,26 @@ int RunSurvey(const SurveyFlags& flags, std::ostream& out, std::ostream& err) {
   }
   std::vector<std::string> sources;
   for (const auto& entry : std::filesystem::directory_iterator(flags.corpus)) {
-    if (ir::IsSourcePath(entry.path().string())) sources.push_back(entry.path().string());
+    if (ir::IsSourcePath(entry.path().string()))
+      sources.push_back(entry.path().string());
   }
   std::sort(sources.begin(), sources.end());
   if (sources.empty()) {
-    err << "error: --corpus '" << flags.corpus << "' holds no .c/.cc/.cpp files\n";
+    err << "error: --corpus '" << flags.corpus
+        << "' holds no .c/.cc/.cpp files\n";
     return command::kExitBadInput;
   }
 
-  const std::vector<ir::OptLevel> levels = {ir::OptLevel::kO0, ir::OptLevel::kO3,
-                                            ir::OptLevel::kOz};
+  const std::vector<ir::OptLevel> levels = {
+      ir::OptLevel::kO0, ir::OptLevel::kO3, ir::OptLevel::kOz};
   nlohmann::json rows = nlohmann::json::array();
   double log_text_ratio = 0, log_ir_ratio = 0;
   int measured = 0;
   for (size_t i = 0; i < sources.size(); ++i) {
     const std::string& source = sources[i];
     err << "[" << i + 1 << "/" << sources.size() << "] " << source << "\n";
-    auto baselines = session::SourceBaselines(source, ir::FrontendOptions{}, levels);
+    auto baselines =
+        session::SourceBaselines(source, ir::FrontendOptions{}, levels);
     if (!baselines.ok()) {
       err << "  skipped: " << baselines.status().message() << "\n";
       continue;
@@ -68,11 +71,12 @@ int RunSurvey(const SurveyFlags& flags, std::ostream& out, std::ostream& err) {
     nlohmann::json row = {
         {"program", std::filesystem::path(source).filename().string()},
         {"module_hash", (*session)->StartHash()},
-        {"greedy", {{"ir_count", greedy->ir_count},
-                    {"text_size", greedy->text_size},
-                    {"actions", greedy->actions.size()},
-                    {"evaluations", greedy->evaluations},
-                    {"seconds", greedy->seconds}}}};
+        {"greedy",
+         {{"ir_count", greedy->ir_count},
+          {"text_size", greedy->text_size},
+          {"actions", greedy->actions.size()},
+          {"evaluations", greedy->evaluations},
+          {"seconds", greedy->seconds}}}};
     for (const session::Baseline& b : *baselines) {
       row[ir::OptLevelName(b.level)] = {{"ir_count", b.ir_count},
                                         {"text_size", b.text_size}};
@@ -90,14 +94,13 @@ int RunSurvey(const SurveyFlags& flags, std::ostream& out, std::ostream& err) {
   }
   const double text_oz_ratio = std::exp(log_text_ratio / measured);
   const double geomean_oz_ratio = std::exp(log_ir_ratio / measured);
-  nlohmann::json summary = {
-      {"corpus", flags.corpus},
-      {"convention", "real-build"},
-      {"objective", ObjectiveName(*objective)},
-      {"budget_seconds", flags.budget_seconds},
-      {"programs", rows},
-      {"text_oz_ratio", text_oz_ratio},
-      {"geomean_oz_ratio", geomean_oz_ratio}};
+  nlohmann::json summary = {{"corpus", flags.corpus},
+                            {"convention", "real-build"},
+                            {"objective", ObjectiveName(*objective)},
+                            {"budget_seconds", flags.budget_seconds},
+                            {"programs", rows},
+                            {"text_oz_ratio", text_oz_ratio},
+                            {"geomean_oz_ratio", geomean_oz_ratio}};
   if (flags.json) {
     out << summary.dump(2) << "\n";
     return command::kExitOk;
@@ -112,7 +115,8 @@ int RunSurvey(const SurveyFlags& flags, std::ostream& out, std::ostream& err) {
   }
   out << "\n";
   for (const auto& r : rows) {
-    out << std::left << std::setw(18) << r["program"].get<std::string>() << std::right;
+    out << std::left << std::setw(18) << r["program"].get<std::string>()
+        << std::right;
     for (const char* key : {"ir_count", "text_size"}) {
       for (const char* col : {"O0", "O3", "Oz", "greedy"}) {
         out << std::setw(col[0] == 'g' ? 13 : 10) << r[col][key].get<int64_t>();
@@ -130,7 +134,8 @@ int RunSurvey(const SurveyFlags& flags, std::ostream& out, std::ostream& err) {
 void AddSurveyCommand(CLI::App& app, int& exit_code) {
   auto flags = std::make_shared<SurveyFlags>();
   CLI::App* cmd = app.add_subcommand(
-      "survey", "Baselines and a short greedy search over a directory of programs");
+      "survey",
+      "Baselines and a short greedy search over a directory of programs");
   cmd->add_option("--corpus", flags->corpus, "directory of C/C++ programs")
       ->capture_default_str();
   cmd->add_option("--objective", flags->objective, "ir_count or text_size")

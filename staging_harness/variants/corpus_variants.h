@@ -37,7 +37,7 @@ absl::StatusOr<std::vector<v1::ModuleRecord>> ReadCorpusRecords(
     const std::string& dir, const std::string& split);
 
 struct ChildMeasureOptions {
-  int threads = 1;         // modules measured at once
+  int threads = 1;          // modules measured at once
   int timeout_ms = 600000;  // per module; the child is killed after it
 };
 

@@ -21,7 +21,8 @@ class CorpusVariantsTest : public ::testing::Test {
     const char* tmp = std::getenv("TEST_TMPDIR");
     const std::string base =
         absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/corpus_variants");
-    auto built = corpus::BuildFixtureCorpus(base, {"sorting", "bits", "strings"});
+    auto built =
+        corpus::BuildFixtureCorpus(base, {"sorting", "bits", "strings"});
     ASSERT_TRUE(built.ok()) << built.status();
     corpus_ = new std::string(base + "/corpus");
     manifest_ = new corpus::Manifest(*built);
@@ -42,7 +43,8 @@ TEST_F(CorpusVariantsTest, ListsEveryModuleOfTheCorpus) {
     EXPECT_TRUE(std::filesystem::exists(m.path)) << m.path;
   }
   std::set<std::string> expected;
-  for (const v1::ModuleRecord& r : manifest_->modules) expected.insert(r.name());
+  for (const v1::ModuleRecord& r : manifest_->modules)
+    expected.insert(r.name());
   EXPECT_EQ(names.size(), 3u);
   EXPECT_EQ(names, expected);
   EXPECT_TRUE(warnings.empty());

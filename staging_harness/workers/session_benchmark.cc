@@ -10,12 +10,12 @@
 #include <cstdio>
 #include <random>
 
+#include "common/testing/test_util.h"
 #include "compiler_driver/observation/features.h"
 #include "compiler_driver/passes/action_space.h"
-#include "staging_harness/workers/worker_client.h"
 #include "compiler_driver/session/compilation_session.h"
-#include "common/testing/test_util.h"
 #include "compiler_driver/testing/fixture_paths.h"
+#include "staging_harness/workers/worker_client.h"
 
 namespace phaseloop {
 namespace {
@@ -30,7 +30,8 @@ constexpr int kSteps = 40;
 
 std::vector<int> RandomActions(int n, unsigned seed) {
   std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> pick(0, passes::ActionSpace::Llvm16().size() - 1);
+  std::uniform_int_distribution<int> pick(
+      0, passes::ActionSpace::Llvm16().size() - 1);
   std::vector<int> actions;
   for (int i = 0; i < n; ++i) actions.push_back(pick(rng));
   return actions;
@@ -64,7 +65,10 @@ int Main() {
     if (!session.ok()) return 1;
     auto t0 = Clock::now();
     for (int a : actions) {
-      if ((*session)->Step({a}, {v1::IR_COUNT}).ok()) ++service_steps; else ++failures;
+      if ((*session)->Step({a}, {v1::IR_COUNT}).ok())
+        ++service_steps;
+      else
+        ++failures;
     }
     service_s += Seconds(t0, Clock::now());
     // Batches of 10 actions per RPC.
@@ -72,21 +76,26 @@ int Main() {
     if (!batched.ok()) return 1;
     t0 = Clock::now();
     for (int i = 0; i < kSteps; i += 10) {
-      std::vector<int> chunk(actions.begin() + i, actions.begin() + std::min(kSteps, i + 10));
-      if ((*batched)->Step(chunk, {v1::IR_COUNT}).ok()) batch_steps += chunk.size();
+      std::vector<int> chunk(actions.begin() + i,
+                             actions.begin() + std::min(kSteps, i + 10));
+      if ((*batched)->Step(chunk, {v1::IR_COUNT}).ok())
+        batch_steps += chunk.size();
     }
     batch_s += Seconds(t0, Clock::now());
-    // opt-16 once per step: read the unoptimised bitcode, apply the prefix, write.
+    // opt-16 once per step: read the unoptimised bitcode, apply the prefix,
+    // write.
     const std::string bc = dir + "/in.bc", out = dir + "/out.bc";
     std::string log;
-    testing::RunCommand({"clang-16", "-Oz", "-Xclang", "-disable-llvm-passes", "-c",
-                         "-emit-llvm", fixtures[f], "-o", bc}, &log);
+    testing::RunCommand({"clang-16", "-Oz", "-Xclang", "-disable-llvm-passes",
+                         "-c", "-emit-llvm", fixtures[f], "-o", bc},
+                        &log);
     std::string prefix;
     t0 = Clock::now();
     for (int i = 0; i < kSteps; ++i) {
       if (!prefix.empty()) prefix += ",";
       prefix += space.at(actions[i]).pipeline;
-      if (testing::RunCommand({"opt-16", "-passes=" + prefix, bc, "-o", out}, &log) == 0) {
+      if (testing::RunCommand({"opt-16", "-passes=" + prefix, bc, "-o", out},
+                              &log) == 0) {
         ++opt_steps;
       }
     }
@@ -95,29 +104,37 @@ int Main() {
   const double service_rate = service_steps / service_s;
   const double batch_rate = batch_steps / batch_s;
   const double opt_rate = opt_steps / opt_s;
-  printf("steps/s over %zu fixtures, random actions (seeded)\n", fixtures.size());
-  printf("  session service, 1 action/RPC + ir_count : %8.1f steps/s (%d steps, %d rejected)\n",
-         service_rate, service_steps, failures);
-  printf("  session service, 10 actions/RPC          : %8.1f steps/s\n", batch_rate);
-  printf("  opt-16 per step (whole prefix)           : %8.1f steps/s (%d steps)\n",
-         opt_rate, opt_steps);
-  printf("  ratio service/opt-16: %.1fx   batched/opt-16: %.1fx   (target >= 20x)\n",
-         service_rate / opt_rate, batch_rate / opt_rate);
+  printf("steps/s over %zu fixtures, random actions (seeded)\n",
+         fixtures.size());
+  printf(
+      "  session service, 1 action/RPC + ir_count : %8.1f steps/s (%d steps, "
+      "%d rejected)\n",
+      service_rate, service_steps, failures);
+  printf("  session service, 10 actions/RPC          : %8.1f steps/s\n",
+         batch_rate);
+  printf(
+      "  opt-16 per step (whole prefix)           : %8.1f steps/s (%d steps)\n",
+      opt_rate, opt_steps);
+  printf(
+      "  ratio service/opt-16: %.1fx   batched/opt-16: %.1fx   (target >= "
+      "20x)\n",
+      service_rate / opt_rate, batch_rate / opt_rate);
 
   // Autophase observation time, in process.
   std::vector<double> micros;
   double fork_s = 0, replay_s = 0;
   int forks = 0;
   for (const std::string& fixture : fixtures) {
-    auto s = session::CompilationSession::StartFromFile(fixture, ir::FrontendOptions{},
-                                                        session::SessionOptions{});
+    auto s = session::CompilationSession::StartFromFile(
+        fixture, ir::FrontendOptions{}, session::SessionOptions{});
     if (!s.ok()) return 1;
     for (int i = 0; i < 200; ++i) {
       auto t0 = Clock::now();
       auto features = observation::ComputeAutophase((*s)->module());
       auto t1 = Clock::now();
       if (features[0] < 0) return 1;
-      micros.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+      micros.push_back(
+          std::chrono::duration<double, std::micro>(t1 - t0).count());
     }
     // Fork vs replay after 30 random steps.
     (void)(*s)->Step(RandomActions(30, 7));
@@ -133,12 +150,14 @@ int Main() {
     replay_s += Seconds(t0, Clock::now());
     forks += 20;
   }
-  printf("autophase observation over %zu fixtures x 200: p50 %.1f us, p99 %.1f us "
-         "(target p50 <= 500 us)\n",
-         fixtures.size(), Percentile(micros, 0.5), Percentile(micros, 0.99));
-  printf("fork after 30 steps: %.3f ms; replay of the 30 steps (incl. frontend): "
-         "%.3f ms; fork is %.0fx cheaper\n",
-         1e3 * fork_s / forks, 1e3 * replay_s / forks, replay_s / fork_s);
+  printf(
+      "autophase observation over %zu fixtures x 200: p50 %.1f us, p99 %.1f us "
+      "(target p50 <= 500 us)\n",
+      fixtures.size(), Percentile(micros, 0.5), Percentile(micros, 0.99));
+  printf(
+      "fork after 30 steps: %.3f ms; replay of the 30 steps (incl. frontend): "
+      "%.3f ms; fork is %.0fx cheaper\n",
+      1e3 * fork_s / forks, 1e3 * replay_s / forks, replay_s / fork_s);
   return 0;
 }
 

@@ -67,9 +67,9 @@ grpc::Status SessionService::Fill(
   return grpc::Status::OK;
 }
 
-grpc::Status SessionService::StartSession(grpc::ServerContext*,
-                                          const v1::StartSessionRequest* request,
-                                          v1::StartSessionReply* reply) {
+grpc::Status SessionService::StartSession(
+    grpc::ServerContext*, const v1::StartSessionRequest* request,
+    v1::StartSessionReply* reply) {
   const v1::ModuleSource& source = request->source();
   session::SessionOptions options;
   if (!source.opt_level().empty()) {
@@ -82,10 +82,12 @@ grpc::Status SessionService::StartSession(grpc::ServerContext*,
     options.opt_level = *level;
   }
   ir::FrontendOptions frontend;
-  frontend.extra_args.assign(source.clang_flags().begin(), source.clang_flags().end());
+  frontend.extra_args.assign(source.clang_flags().begin(),
+                             source.clang_flags().end());
   if (source.convention() == "research") {
     frontend.convention = ir::ModuleConvention::kResearch;
-  } else if (!source.convention().empty() && source.convention() != "real-build") {
+  } else if (!source.convention().empty() &&
+             source.convention() != "real-build") {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                         "convention '" + source.convention() +
                             "' is not real-build or research");
@@ -94,14 +96,15 @@ grpc::Status SessionService::StartSession(grpc::ServerContext*,
   absl::StatusOr<std::unique_ptr<session::CompilationSession>> session;
   if (source.has_bitcode()) {
     auto context = std::make_shared<llvm::LLVMContext>();
-    auto module = ir::ParseModule(source.bitcode(), "request bitcode", *context);
+    auto module =
+        ir::ParseModule(source.bitcode(), "request bitcode", *context);
     if (!module.ok()) return ToGrpc(module.status());
     options.flavor = passes::PipelineFlavor::kOpt;
     session = session::CompilationSession::Start(std::move(context),
                                                  std::move(*module), options);
   } else {
-    session = session::CompilationSession::StartFromFile(source.path(), frontend,
-                                                         options);
+    session = session::CompilationSession::StartFromFile(source.path(),
+                                                         frontend, options);
   }
   if (!session.ok()) return ToGrpc(session.status());
   const int64_t id = next_id_++;

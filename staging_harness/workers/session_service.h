@@ -25,7 +25,8 @@ struct FaultInjection {
 class SessionService final
     : public phaseloop::v1::CompilationSessionService::Service {
  public:
-  explicit SessionService(FaultInjection faults = {}) : faults_(std::move(faults)) {}
+  explicit SessionService(FaultInjection faults = {})
+      : faults_(std::move(faults)) {}
 
   grpc::Status StartSession(grpc::ServerContext*,
                             const v1::StartSessionRequest* request,

@@ -4,15 +4,16 @@
 #include <iostream>
 
 #include "CLI/CLI.hpp"
-#include "staging_harness/workers/session_service.h"
 #include "grpcpp/server_builder.h"
+#include "staging_harness/workers/session_service.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"phaseloop-session-worker: compilation sessions over gRPC"};
   std::string listen = "127.0.0.1:0";
   phaseloop::service::FaultInjection faults;
-  app.add_option("--listen", listen,
-                 "address to serve on: unix:PATH or HOST:PORT (port 0 picks one)")
+  app.add_option(
+         "--listen", listen,
+         "address to serve on: unix:PATH or HOST:PORT (port 0 picks one)")
       ->capture_default_str();
   app.add_option("--inject-crash-action", faults.crash_action,
                  "testing: abort() when this action is applied");

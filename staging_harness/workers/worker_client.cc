@@ -62,8 +62,9 @@ void WorkerProcess::Kill() {
 
 absl::Status WorkerProcess::Restart() {
   if (!can_restart()) {
-    return absl::UnavailableError(absl::StrCat(
-        "worker at ", options_.address, " is gone and cannot be restarted from here"));
+    return absl::UnavailableError(
+        absl::StrCat("worker at ", options_.address,
+                     " is gone and cannot be restarted from here"));
   }
   Kill();
   return Launch();
@@ -81,10 +82,12 @@ absl::Status WorkerProcess::Launch() {
     int out[2];
     // Close-on-exec: workers started by other threads must not inherit it
     // (dup2 below gives this worker its own, inheritable, copy as stdout).
-    if (pipe2(out, O_CLOEXEC) != 0) return absl::InternalError("pipe2() failed");
+    if (pipe2(out, O_CLOEXEC) != 0)
+      return absl::InternalError("pipe2() failed");
     std::vector<std::string> args = {options_.worker_binary, "--listen",
                                      "unix:" + socket_path_};
-    args.insert(args.end(), options_.worker_args.begin(), options_.worker_args.end());
+    args.insert(args.end(), options_.worker_args.begin(),
+                options_.worker_args.end());
     pid_ = fork();
     if (pid_ < 0) return absl::InternalError("fork() failed");
     if (pid_ == 0) {
@@ -105,7 +108,8 @@ absl::Status WorkerProcess::Launch() {
     auto deadline = std::chrono::steady_clock::now() + options_.start_timeout;
     while (line.find('\n') == std::string::npos) {
       int left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                     deadline - std::chrono::steady_clock::now()).count();
+                     deadline - std::chrono::steady_clock::now())
+                     .count();
       if (left <= 0 || poll(&p, 1, left) <= 0) break;
       char buf[256];
       ssize_t n = read(out[0], buf, sizeof buf);
@@ -139,14 +143,16 @@ absl::StatusOr<std::unique_ptr<RemoteSession>> RemoteSession::Start(
     WorkerProcess& worker, v1::ModuleSource source,
     const std::vector<v1::ObservationKind>& observe,
     v1::StartSessionReply* reply) {
-  std::unique_ptr<RemoteSession> session(new RemoteSession(worker, std::move(source)));
+  std::unique_ptr<RemoteSession> session(
+      new RemoteSession(worker, std::move(source)));
   v1::StartSessionRequest request;
   *request.mutable_source() = session->source_;
   for (auto kind : observe) request.add_observe(kind);
   v1::StartSessionReply local;
   if (reply == nullptr) reply = &local;
   auto context = ContextWithDeadline(worker.options().call_timeout);
-  grpc::Status status = worker.stub().StartSession(context.get(), request, reply);
+  grpc::Status status =
+      worker.stub().StartSession(context.get(), request, reply);
   if (!status.ok()) {
     if (WorkerLost(status) && worker.can_restart()) (void)worker.Restart();
     return FromGrpc(status);
@@ -170,7 +176,8 @@ absl::Status RemoteSession::Recreate() {
   *request.mutable_source() = source_;
   v1::StartSessionReply reply;
   auto context = ContextWithDeadline(worker_.options().call_timeout);
-  grpc::Status status = worker_.stub().StartSession(context.get(), request, &reply);
+  grpc::Status status =
+      worker_.stub().StartSession(context.get(), request, &reply);
   if (!status.ok()) return FromGrpc(status);
   session_id_ = reply.session_id();
   generation_ = worker_.generation();
@@ -201,7 +208,8 @@ absl::StatusOr<v1::StepReply> RemoteSession::CallStep(
   grpc::Status status = worker_.stub().Step(context.get(), request, &reply);
   if (status.ok()) return reply;
   if (!WorkerLost(status)) return FromGrpc(status);
-  const bool timed_out = status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED;
+  const bool timed_out =
+      status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED;
   if (absl::Status s = worker_.Restart(); !s.ok()) return s;
   return timed_out ? absl::DeadlineExceededError("timeout")
                    : absl::AbortedError("crash");
@@ -228,8 +236,8 @@ absl::StatusOr<v1::StepReply> RemoteSession::Step(
   // applying them one at a time on the restarted worker.
   for (size_t i = 0; i < actions.size(); ++i) {
     const bool last = i + 1 == actions.size();
-    absl::StatusOr<v1::StepReply> one =
-        CallStep({actions[i]}, last ? observe : std::vector<v1::ObservationKind>{});
+    absl::StatusOr<v1::StepReply> one = CallStep(
+        {actions[i]}, last ? observe : std::vector<v1::ObservationKind>{});
     if (one.ok()) {
       history_.push_back(actions[i]);
       if (last) return one;  // the failure did not reproduce
@@ -237,15 +245,17 @@ absl::StatusOr<v1::StepReply> RemoteSession::Step(
     }
     last_failed_action_ = actions[i];
     const absl::StatusCode c = one.status().code();
-    if (c == absl::StatusCode::kAborted || c == absl::StatusCode::kDeadlineExceeded) {
+    if (c == absl::StatusCode::kAborted ||
+        c == absl::StatusCode::kDeadlineExceeded) {
       const std::string what = c == absl::StatusCode::kAborted
                                    ? "crashed the session worker"
                                    : "did not finish within the call timeout";
       const std::string message = absl::StrCat(
           "action ", actions[i], " ", what,
           "; the worker was restarted and the state restored to before it");
-      return c == absl::StatusCode::kAborted ? absl::AbortedError(message)
-                                             : absl::DeadlineExceededError(message);
+      return c == absl::StatusCode::kAborted
+                 ? absl::AbortedError(message)
+                 : absl::DeadlineExceededError(message);
     }
     (void)Recreate();
     return one.status();

@@ -42,7 +42,8 @@ class WorkerProcess {
   v1::CompilationSessionService::Stub& stub() { return *stub_; }
 
  private:
-  explicit WorkerProcess(WorkerOptions options) : options_(std::move(options)) {}
+  explicit WorkerProcess(WorkerOptions options)
+      : options_(std::move(options)) {}
   absl::Status Launch();
 
   WorkerOptions options_;
@@ -87,8 +88,9 @@ class RemoteSession {
   absl::Status Recreate();
   // One Step RPC; maps a dead or stuck worker to Aborted/DeadlineExceeded
   // after restarting it.
-  absl::StatusOr<v1::StepReply> CallStep(const std::vector<int>& actions,
-                                         const std::vector<v1::ObservationKind>& observe);
+  absl::StatusOr<v1::StepReply> CallStep(
+      const std::vector<int>& actions,
+      const std::vector<v1::ObservationKind>& observe);
 
   WorkerProcess& worker_;
   v1::ModuleSource source_;

@@ -39,14 +39,15 @@ TEST(WorkerClient, StartStepObserveFork) {
   auto worker = StartWorker();
   ASSERT_NE(worker, nullptr);
   v1::StartSessionReply start;
-  auto session = RemoteSession::Start(*worker, Fixture(), {v1::IR_COUNT}, &start);
+  auto session =
+      RemoteSession::Start(*worker, Fixture(), {v1::IR_COUNT}, &start);
   ASSERT_TRUE(session.ok()) << session.status();
   EXPECT_EQ(start.action_space(), "llvm-16/v1");
   EXPECT_GE(start.action_count(), 120);
   const int64_t before = start.observations(0).scalar();
   auto step = (*session)->Step({A("sroa"), A("instcombine")},
-                               {v1::IR_COUNT, v1::AUTOPHASE, v1::INST_COUNT, v1::TEXT_SIZE,
-                                v1::MODULE_HASH});
+                               {v1::IR_COUNT, v1::AUTOPHASE, v1::INST_COUNT,
+                                v1::TEXT_SIZE, v1::MODULE_HASH});
   ASSERT_TRUE(step.ok()) << step.status();
   EXPECT_EQ(step->actions_applied(), 2);
   EXPECT_LT(step->observations(0).scalar(), before);
@@ -58,7 +59,8 @@ TEST(WorkerClient, StartStepObserveFork) {
   ASSERT_TRUE(fork.ok()) << fork.status();
   EXPECT_EQ(HashOf(**fork), step->observations(4).text());
   ASSERT_TRUE((*fork)->Step({A("gvn")}).ok());
-  EXPECT_EQ(HashOf(**session), step->observations(4).text());  // parent untouched
+  EXPECT_EQ(HashOf(**session),
+            step->observations(4).text());  // parent untouched
 }
 
 TEST(WorkerClient, CrashingActionRestartsWorkerAndRestoresState) {
@@ -103,7 +105,8 @@ TEST(WorkerClient, RejectedInputsAreTypedErrors) {
   missing.set_path("no/such/program.c");
   auto bad = RemoteSession::Start(*worker, missing);
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("no/such/program.c"), std::string::npos);
+  EXPECT_NE(bad.status().message().find("no/such/program.c"),
+            std::string::npos);
 
   auto session = RemoteSession::Start(*worker, Fixture());
   ASSERT_TRUE(session.ok());
@@ -118,7 +121,8 @@ TEST(WorkerClient, MissingWorkerBinaryIsAClearError) {
   options.worker_binary = "/no/such/worker";
   auto worker = WorkerProcess::Start(options);
   ASSERT_FALSE(worker.ok());
-  EXPECT_NE(worker.status().message().find("/no/such/worker"), std::string::npos);
+  EXPECT_NE(worker.status().message().find("/no/such/worker"),
+            std::string::npos);
 }
 
 }  // namespace
