@@ -118,9 +118,24 @@ class Engine {
         tracker_(options.slos),
         metrics_(options.metrics) {}
 
+  // Seed budgets, warm the producer, then consume -> emit -> store until
+  // stopped, idle or failed (the steps below, in that order).
   absl::StatusOr<EngineStats> Run();
 
  private:
+  absl::Status CheckOptions() const;
+  // The error-budget tracker from phaseloop.rewards read to its end, so a
+  // restarted engine publishes the budgets an uninterrupted one would.
+  absl::Status SeedBudgetHistory();
+  // The producer of rewards, late windows, dead letters and budgets, with
+  // the output topics' metadata loaded; and the end-offset probe.
+  absl::Status StartOutputs();
+  // A consumer-group member on the SLI topic that resumes each assigned
+  // partition from the checkpoints stored in the buffer.
+  absl::StatusOr<std::unique_ptr<kafka::Consumer>> StartConsumer();
+  // Polls, windows, closes and commits until stopped, idle or failed; on
+  // stop stores the progress made since the last checkpoint.
+  absl::Status ConsumeUntilDone(kafka::Consumer& consumer);
   bool Stopping() const { return stop_ != nullptr && stop_->load(); }
   absl::Status Produce(const std::string& topic, const std::string& key,
                        const std::string& value);
@@ -323,7 +338,7 @@ void Engine::Progress(bool force) {
                      << "\n";
 }
 
-absl::StatusOr<EngineStats> Engine::Run() {
+absl::Status Engine::CheckOptions() const {
   if (thresholds_.empty()) {
     return absl::InvalidArgumentError(
         "no SLOs: the engine needs at least one (see --slo-dir)");
@@ -333,22 +348,28 @@ absl::StatusOr<EngineStats> Engine::Run() {
     return absl::InvalidArgumentError(
         "window_ms must be > 0, lateness_ms and idle_ms >= 0");
   }
-  if (options_.seed_budget_history) {
-    absl::StatusOr<BudgetHistory> history =
-        ReadBudgetHistory(options_.bootstrap_servers, options_.rewards_topic,
-                          options_.budget_history_timeout);
-    if (!history.ok()) {
-      return absl::Status(history.status().code(),
-                          absl::StrCat("seeding the error budgets from ",
-                                       options_.rewards_topic, ": ",
-                                       history.status().message()));
-    }
-    for (const slo::SloWindowObservation& o : history->observations) {
-      tracker_.Observe(o);
-    }
-    newest_closed_end_ms_ = history->newest_window_end_ms;
-    stats_.history_windows = static_cast<int64_t>(history->observations.size());
+  return absl::OkStatus();
+}
+
+absl::Status Engine::SeedBudgetHistory() {
+  absl::StatusOr<BudgetHistory> history =
+      ReadBudgetHistory(options_.bootstrap_servers, options_.rewards_topic,
+                        options_.budget_history_timeout);
+  if (!history.ok()) {
+    return absl::Status(
+        history.status().code(),
+        absl::StrCat("seeding the error budgets from ", options_.rewards_topic,
+                     ": ", history.status().message()));
   }
+  for (const slo::SloWindowObservation& o : history->observations) {
+    tracker_.Observe(o);
+  }
+  newest_closed_end_ms_ = history->newest_window_end_ms;
+  stats_.history_windows = static_cast<int64_t>(history->observations.size());
+  return absl::OkStatus();
+}
+
+absl::Status Engine::StartOutputs() {
   kafka::ProducerOptions producer_options;
   producer_options.bootstrap_servers = options_.bootstrap_servers;
   producer_options.client_id = "phaseloop-rewards";
@@ -381,6 +402,10 @@ absl::StatusOr<EngineStats> Engine::Run() {
   if (!probe.ok()) return probe.status();
   probe_ = *std::move(probe);
 
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<kafka::Consumer>> Engine::StartConsumer() {
   kafka::ConsumerOptions consumer_options;
   consumer_options.bootstrap_servers = options_.bootstrap_servers;
   consumer_options.group_id = options_.group_id;
@@ -420,17 +445,17 @@ absl::StatusOr<EngineStats> Engine::Run() {
         assigned_ = false;
         metrics_.Assigned(0);
       };
-  absl::StatusOr<std::unique_ptr<kafka::Consumer>> consumer =
-      kafka::Consumer::Create(consumer_options);
-  if (!consumer.ok()) return consumer.status();
+  return kafka::Consumer::Create(consumer_options);
+}
 
+absl::Status Engine::ConsumeUntilDone(kafka::Consumer& consumer) {
   Clock::time_point last_record = Clock::now();
   Clock::time_point last_checkpoint = Clock::now();
   int64_t last_refresh_ms = 0;
   absl::Status failure;
   while (!Stopping()) {
     absl::StatusOr<std::optional<kafka::ConsumedMessage>> message =
-        (*consumer)->Poll(std::chrono::milliseconds(100));
+        consumer.Poll(std::chrono::milliseconds(100));
     if (!message.ok()) {
       if (kafka::ClassOf(message.status()) == kafka::ErrorClass::kRetriable) {
         continue;
@@ -479,6 +504,18 @@ absl::StatusOr<EngineStats> Engine::Run() {
     // Stopping: store progress (no windows close without the watermark).
     failure = Commit({}, NowMs());
   }
+  return failure;
+}
+
+absl::StatusOr<EngineStats> Engine::Run() {
+  if (absl::Status ok = CheckOptions(); !ok.ok()) return ok;
+  if (options_.seed_budget_history) {
+    if (absl::Status seeded = SeedBudgetHistory(); !seeded.ok()) return seeded;
+  }
+  if (absl::Status started = StartOutputs(); !started.ok()) return started;
+  absl::StatusOr<std::unique_ptr<kafka::Consumer>> consumer = StartConsumer();
+  if (!consumer.ok()) return consumer.status();
+  absl::Status failure = ConsumeUntilDone(**consumer);
   Progress(true);
   (void)(*consumer)->Close();
   if (!failure.ok()) return failure;
