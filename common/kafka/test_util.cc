@@ -73,41 +73,4 @@ bool WaitForAssignments(const std::vector<Consumer*>& consumers,
   return false;
 }
 
-int RunCommand(const std::vector<std::string>& argv, std::string* output) {
-  int pipe_fds[2];
-  if (pipe(pipe_fds) != 0) return -1;
-  const pid_t pid = fork();
-  if (pid == 0) {
-    dup2(pipe_fds[1], 1);
-    dup2(pipe_fds[1], 2);
-    close(pipe_fds[0]);
-    close(pipe_fds[1]);
-    std::vector<char*> args;
-    for (const std::string& arg : argv)
-      args.push_back(const_cast<char*>(arg.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    _exit(127);
-  }
-  close(pipe_fds[1]);
-  output->clear();
-  char buffer[4096];
-  ssize_t n;
-  while ((n = read(pipe_fds[0], buffer, sizeof buffer)) > 0) {
-    output->append(buffer, static_cast<size_t>(n));
-  }
-  close(pipe_fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-std::string MakeTempDir() {
-  const char* base = getenv("TEST_TMPDIR");
-  std::string pattern =
-      std::string(base != nullptr ? base : "/tmp") + "/kafka_test_XXXXXX";
-  if (mkdtemp(pattern.data()) == nullptr) return "";
-  return pattern;
-}
-
 }  // namespace phaseloop::kafka::testing

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/kafka/consumer.h"
+#include "common/testing/test_util.h"
 
 namespace phaseloop::kafka::testing {
 
@@ -37,11 +38,10 @@ std::vector<std::vector<ConsumedMessage>> ConsumeFrom(
 bool WaitForAssignments(const std::vector<Consumer*>& consumers,
                         size_t partitions, std::chrono::milliseconds timeout);
 
-// Runs argv (no shell); returns its exit code and stdout+stderr.
-int RunCommand(const std::vector<std::string>& argv, std::string* output);
-
-// A fresh directory under $TEST_TMPDIR.
-std::string MakeTempDir();
+// Running a binary and temp dirs: common/testing's, under this namespace for
+// the Kafka tests that call them unqualified.
+using ::phaseloop::testing::MakeTempDir;
+using ::phaseloop::testing::RunCommand;
 
 }  // namespace phaseloop::kafka::testing
 

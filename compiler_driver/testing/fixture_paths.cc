@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "gtest/gtest.h"
+
 namespace phaseloop::testing {
 
 std::vector<std::string> FixturePaths() {
@@ -17,6 +19,18 @@ std::vector<std::string> FixturePaths() {
   }
   std::sort(paths.begin(), paths.end());
   return paths;
+}
+
+std::string FixturePath(const std::string& name) {
+  for (const std::string& path : FixturePaths()) {
+    if (path.size() >= name.size() + 1 &&
+        path.compare(path.size() - name.size() - 1, std::string::npos,
+                     "/" + name) == 0) {
+      return path;
+    }
+  }
+  ADD_FAILURE() << "no fixture " << name << " in compiler_driver/fixtures";
+  return name;
 }
 
 }  // namespace phaseloop::testing

@@ -23,15 +23,7 @@ int A(const char* name) { return *passes::ActionSpace::Llvm16().Find(name); }
 
 // The fixture program `name` (e.g. "bits.c") among the test's data.
 std::string Fixture(const std::string& name) {
-  for (const std::string& path : testing::FixturePaths()) {
-    if (path.size() >= name.size() + 1 &&
-        path.compare(path.size() - name.size() - 1, std::string::npos,
-                     "/" + name) == 0) {
-      return path;
-    }
-  }
-  ADD_FAILURE() << "no fixture " << name;
-  return name;
+  return testing::FixturePath(name);
 }
 
 // One module's root session on a real session worker and a ModuleSearch over
