@@ -7,7 +7,7 @@
 // fault tests use. Clients never know they talk to it: they get its
 // bootstrap address like any other cluster's.
 //
-// librdkafka 2.0.2 limits (../shared/ENVIRONMENT.md): no admin API (topics
+// librdkafka 2.0.2 mock-cluster limits: no admin API (topics
 // auto-create with 4 partitions, or CreateTopic), no SSL/SASL, no
 // transaction markers, data kept in memory only.
 //

@@ -11,7 +11,7 @@
 
 namespace phaseloop::search {
 
-// What a search minimises (../shared/DESIGN.md, Objectives and metrics).
+// What a search minimises (ARCHITECTURE.md, "Objectives and metrics").
 enum class Objective { kIrCount, kTextSize };
 
 const char* ObjectiveName(Objective objective);
