@@ -256,7 +256,16 @@ TEST_F(PhaseloopCcTest, FailsOpenToPlainClang) {
       {{{"PHASELOOP_TEST_INJECT_FAULT", "break-ir"}}, {}, "verifier_failed"},
       {{}, {"--phaseloop-policy=/no/such/policy"}, "policy_unavailable"},
       {{}, {"--phaseloop-policy=" + dir_ + "/bad_table"}, "policy_unavailable"},
-      {{}, {"--phaseloop-policy=fixed:no-such-pass"}, "invalid_pipeline"},
+      // Refused when loaded (passes/pipeline_check.h): not in the action
+      // space. internalize made exported functions local (the probe's
+      // undefined reference to 'api').
+      {{}, {"--phaseloop-policy=fixed:no-such-pass"}, "policy_refused"},
+      {{},
+       {"--phaseloop-policy=fixed:internalize,globaldce"},
+       "policy_refused"},
+      {{},
+       {"--phaseloop-policy=fixed:default<O2>,function(tsan)"},
+       "policy_refused"},
       {{{"PHASELOOP_CONFIG", dir_ + "/broken.conf"}}, {}, "config_invalid"},
   };
   ASSERT_EQ(

@@ -32,6 +32,7 @@
 #include "compiler_driver/cc_wrapper/stage_trace.h"
 #include "compiler_driver/cc_wrapper/tu_optimizer.h"
 #include "compiler_driver/cc_wrapper/wrapper_config.h"
+#include "compiler_driver/passes/pipeline_check.h"
 #include "llvm/IR/LLVMContext.h"
 #include "proto/phaseloop/v1/decision.pb.h"
 
@@ -101,7 +102,11 @@ class Optimizer {
     absl::StatusOr<std::unique_ptr<PolicyRunner>> policy =
         LoadPolicy(config_.policy);
     if (!policy.ok()) {
-      return FailOpen("policy_unavailable",
+      // A pipeline a policy may not run (passes/pipeline_check.h) is
+      // counted apart from a policy that could not be read.
+      return FailOpen(passes::IsRefusedPipeline(policy.status())
+                          ? "policy_refused"
+                          : "policy_unavailable",
                       std::string(policy.status().message()), nullptr);
     }
     codegen::CodegenSettings codegen;

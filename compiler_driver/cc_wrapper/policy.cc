@@ -15,6 +15,7 @@
 #include "compiler_driver/codegen/codegen_options.h"
 #include "compiler_driver/ir/module_hash.h"
 #include "compiler_driver/ir/module_loader.h"
+#include "compiler_driver/passes/pipeline_check.h"
 #include "compiler_driver/policy_runtime/artifact_policy.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 
@@ -107,6 +108,21 @@ absl::Status ParseArtifactQuery(absl::string_view query,
   return absl::OkStatus();
 }
 
+// `status` with `prefix` before its message, payloads kept (a refused
+// pipeline stays recognisable: passes::IsRefusedPipeline).
+absl::Status WithContext(const absl::Status& status, absl::string_view prefix,
+                         const absl::Status& payloads_of) {
+  absl::Status out(status.code(), absl::StrCat(prefix, status.message()));
+  payloads_of.ForEachPayload(
+      [&](absl::string_view url, const absl::Cord& payload) {
+        out.SetPayload(url, payload);
+      });
+  return out;
+}
+absl::Status WithContext(const absl::Status& status, absl::string_view prefix) {
+  return WithContext(status, prefix, status);
+}
+
 absl::StatusOr<std::unique_ptr<PolicyRunner>> FromArtifactBytes(
     const std::string& bytes, const std::string& path,
     const pr::InferenceOptions& options) {
@@ -116,8 +132,9 @@ absl::StatusOr<std::unique_ptr<PolicyRunner>> FromArtifactBytes(
   absl::StatusOr<std::unique_ptr<pr::ArtifactPolicy>> policy =
       pr::ArtifactPolicy::Create(*std::move(artifact), options);
   if (!policy.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "policy artifact ", path, ": ", policy.status().message()));
+    return WithContext(absl::InvalidArgumentError(policy.status().message()),
+                       absl::StrCat("policy artifact ", path, ": "),
+                       policy.status());
   }
   return std::unique_ptr<PolicyRunner>(
       new ArtifactPolicyRunner(std::move(*policy)));
@@ -184,6 +201,15 @@ absl::string_view TrimView(absl::string_view s) {
   return s;
 }
 
+// A policy's pipeline: a well-formed codegen<...> element, and an IR part
+// that holds only what a policy may run (passes/pipeline_check.h).
+absl::Status CheckPipeline(absl::string_view pipeline) {
+  absl::StatusOr<codegen::SplitPipelineText> split =
+      codegen::SplitPipeline(pipeline);
+  if (!split.ok()) return split.status();
+  return passes::CheckPolicyPipeline(split->ir_pipeline);
+}
+
 absl::StatusOr<std::unique_ptr<PolicyRunner>> ParseTable(
     const std::string& bytes, const std::string& path) {
   std::unordered_map<std::string, std::string> rows;
@@ -206,10 +232,9 @@ absl::StatusOr<std::unique_ptr<PolicyRunner>> ParseTable(
           ": expected '<module_hash: 32 hex digits><TAB><pipeline>', got '",
           text.substr(0, 80), "'"));
     }
-    if (absl::Status codegen = codegen::SplitPipeline(pipeline).status();
-        !codegen.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "policy table '", path, "' line ", number, ": ", codegen.message()));
+    if (absl::Status checked = CheckPipeline(pipeline); !checked.ok()) {
+      return WithContext(checked, absl::StrCat("policy table '", path,
+                                               "' line ", number, ": "));
     }
     rows[std::string(hash)] = std::string(pipeline);
   }
@@ -228,10 +253,8 @@ absl::StatusOr<std::unique_ptr<PolicyRunner>> FromSpecLine(
       return absl::InvalidArgumentError(absl::StrCat(
           origin, ": 'fixed:' needs a pipeline, e.g. fixed:default<Oz>"));
     }
-    if (absl::Status codegen = codegen::SplitPipeline(pipeline).status();
-        !codegen.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(origin, ": ", codegen.message()));
+    if (absl::Status checked = CheckPipeline(pipeline); !checked.ok()) {
+      return WithContext(checked, absl::StrCat(origin, ": "));
     }
     return std::unique_ptr<PolicyRunner>(
         new FixedPolicy(std::string(pipeline)));

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "common/testing/test_util.h"
+#include "compiler_driver/passes/pipeline_check.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "compiler_driver/policy_runtime/test_artifacts.h"
 
@@ -206,6 +207,39 @@ TEST(PolicyTest, BadArtifactsAreRefusedWithTheReason) {
     EXPECT_NE(policy.status().message().find(expected), std::string::npos)
         << spec << ": " << policy.status().message();
   }
+}
+
+// Nothing a policy carries may change what a program means: pipelines
+// outside the action space are refused when the policy is loaded, whatever
+// form the policy takes, with the offending element named.
+TEST(PolicyTest, PipelinesAPolicyMayNotRunAreRefused) {
+  const std::string dir = testing::MakeTempDir();
+  v1::PolicyArtifact artifact = SizeArtifact("text_size");
+  artifact.mutable_candidates(2)->set_pipeline("function(mem2reg),internalize");
+  std::ofstream(dir + "/internalize.plpolicy")
+      << policy_runtime::SerializePolicyArtifactFile(artifact);
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"fixed:internalize", "'internalize'"},
+      {"fixed:internalize,globaldce", "'internalize'"},
+      {"fixed:default<Oz>,strip,codegen<machine-outliner>", "'strip'"},
+      {"fixed:function(asan)", "'asan'"},
+      {WriteTemp("file", "fixed:default<O2>,internalize\n"), "'internalize'"},
+      {WriteTemp("table", std::string(kTableHeader) + "\n" + kHash +
+                              "\tfunction(instcombine),internalize\n"),
+       "'internalize'"},
+      {dir + "/internalize.plpolicy", "'internalize'"},
+  };
+  for (const auto& [spec, named] : cases) {
+    auto policy = LoadPolicy(spec);
+    ASSERT_FALSE(policy.ok()) << spec;
+    EXPECT_TRUE(passes::IsRefusedPipeline(policy.status()))
+        << spec << ": " << policy.status();
+    EXPECT_NE(policy.status().message().find(named), std::string::npos)
+        << spec << ": " << policy.status().message();
+  }
+  // The shipped default's every candidate is within the action space.
+  auto shipped = LoadPolicy("artifact:configs/policies/default.plpolicy");
+  EXPECT_TRUE(shipped.ok()) << shipped.status();
 }
 
 TEST(PolicyTest, DefaultPolicyIsFoundBesideTheBinaries) {

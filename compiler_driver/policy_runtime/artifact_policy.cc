@@ -10,6 +10,7 @@
 #include "compiler_driver/codegen/codegen_options.h"
 #include "compiler_driver/observation/features.h"
 #include "compiler_driver/passes/action_space.h"
+#include "compiler_driver/passes/pipeline_check.h"
 #include "compiler_driver/policy_runtime/pipeline_measurement.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "compiler_driver/policy_runtime/state_features.h"
@@ -82,6 +83,16 @@ absl::StatusOr<std::unique_ptr<ArtifactPolicy>> ArtifactPolicy::Create(
     if (!split.ok()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "candidate '", c.name(), "': ", split.status().message()));
+    }
+    if (absl::Status allowed = passes::CheckPolicyPipeline(split->ir_pipeline);
+        !allowed.ok()) {
+      absl::Status refused = absl::InvalidArgumentError(
+          absl::StrCat("candidate '", c.name(), "': ", allowed.message()));
+      allowed.ForEachPayload(
+          [&](absl::string_view url, const absl::Cord& payload) {
+            refused.SetPayload(url, payload);
+          });
+      return refused;
     }
   }
   std::unique_ptr<ArtifactPolicy> policy(

@@ -9,12 +9,15 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/cord.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "common/files/atomic_file.h"
+#include "compiler_driver/codegen/codegen_options.h"
 #include "compiler_driver/ir/module_hash.h"
+#include "compiler_driver/passes/pipeline_check.h"
 #include "compiler_driver/policy_runtime/state_features.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
@@ -146,7 +149,13 @@ absl::StatusOr<v1::PolicyArtifact> ParsePolicyArtifactFile(
                 "the payload is not a valid phaseloop.v1.PolicyArtifact");
   }
   if (absl::Status valid = ValidatePolicyArtifact(artifact); !valid.ok()) {
-    return fail(absl::StatusCode::kInvalidArgument, valid.message());
+    absl::Status failed =
+        fail(absl::StatusCode::kInvalidArgument, valid.message());
+    // A refused pipeline stays recognisable (passes::IsRefusedPipeline).
+    valid.ForEachPayload([&](absl::string_view url, const absl::Cord& payload) {
+      failed.SetPayload(url, payload);
+    });
+    return failed;
   }
   return artifact;
 }
@@ -250,6 +259,23 @@ absl::Status ValidatePolicyArtifact(const v1::PolicyArtifact& artifact) {
     if (candidate.pipeline().empty()) {
       return Invalid(absl::StrCat("candidate ", c, " (\"", candidate.name(),
                                   "\") has an empty pipeline"));
+    }
+    absl::StatusOr<codegen::SplitPipelineText> split =
+        codegen::SplitPipeline(candidate.pipeline());
+    if (!split.ok()) {
+      return Invalid(absl::StrCat("candidate ", c, " (\"", candidate.name(),
+                                  "\"): ", split.status().message()));
+    }
+    if (absl::Status allowed = passes::CheckPolicyPipeline(split->ir_pipeline);
+        !allowed.ok()) {
+      absl::Status refused =
+          Invalid(absl::StrCat("candidate ", c, " (\"", candidate.name(),
+                               "\"): ", allowed.message()));
+      allowed.ForEachPayload(
+          [&](absl::string_view url, const absl::Cord& payload) {
+            refused.SetPayload(url, payload);
+          });
+      return refused;
     }
     for (int32_t action : candidate.actions()) {
       if (action < 0 || action >= num_actions) {

@@ -130,7 +130,7 @@ TEST(PolicyArtifactTest, ValidateChecksShapesAndIndices) {
   }
   {
     v1::PolicyArtifact a = Sample();
-    a.add_candidates()->set_pipeline("x");  // outputs no longer match
+    a.add_candidates()->set_pipeline("default<O2>");  // outputs no longer match
     EXPECT_THAT(ValidatePolicyArtifact(a).message(),
                 HasSubstr("one score per candidate"));
   }

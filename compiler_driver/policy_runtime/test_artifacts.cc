@@ -31,7 +31,10 @@ v1::PolicyArtifact RandomArtifact(const RandomArtifactOptions& options) {
   const bool stepwise = options.formulation == kFormulationStepwise;
   if (!stepwise) {
     std::vector<std::string> pipelines = options.candidate_pipelines;
-    if (pipelines.empty()) pipelines = {"default<Oz>", "a0", "a1", "a2"};
+    if (pipelines.empty()) {
+      pipelines = {"default<Oz>", "function(instcombine)",
+                   "function(sroa),function(gvn)", "globaldce"};
+    }
     for (size_t c = 0; c < pipelines.size(); ++c) {
       auto* candidate = artifact.add_candidates();
       candidate->set_name(c == 0 && pipelines[c] == "default<Oz>"

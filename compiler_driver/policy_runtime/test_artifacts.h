@@ -18,7 +18,8 @@ struct RandomArtifactOptions {
   std::vector<std::string> action_names;  // empty: "a0".."a{n-1}" x 8
   std::vector<int> hidden = {16};         // RELU hidden layer widths
   // Candidate formulation: the pipelines (name = "c<i>", actions empty).
-  // Empty: {"default<Oz>"} plus 3 single-action pipelines "a0".."a2".
+  // Empty: {"default<Oz>"} plus 3 pipelines of action-space passes (every
+  // candidate must pass passes::CheckPolicyPipeline).
   std::vector<std::string> candidate_pipelines;
   int max_steps = 4;
   uint64_t seed = 1;

@@ -1,0 +1,200 @@
+#include "compiler_driver/passes/pipeline_check.h"
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/cord.h"
+#include "absl/strings/str_cat.h"
+#include "compiler_driver/passes/action_space.h"
+
+namespace phaseloop::passes {
+namespace {
+
+constexpr char kRefusedPayload[] = "phaseloop.dev/policy-pipeline-refused";
+
+struct Excluded {
+  const char* name;
+  const char* reason;
+};
+
+constexpr Excluded kLlvm16Excluded[] = {
+#include "compiler_driver/passes/llvm-16/excluded.inc"
+};
+
+// One element of a pass pipeline: NAME[<PARAMS>][(CHILDREN)].
+struct Element {
+  absl::string_view text;  // the whole element, for messages
+  absl::string_view name;
+  absl::string_view params;
+  bool has_children = false;
+  std::vector<Element> children;
+};
+
+// A recursive-descent reader of PassBuilder's pipeline grammar: elements
+// separated by ',', parameters in balanced <...>, children in balanced (...).
+class PipelineReader {
+ public:
+  explicit PipelineReader(absl::string_view text) : text_(text) {}
+
+  absl::Status Read(std::vector<Element>* elements) {
+    absl::Status status = ReadList(elements);
+    if (status.ok() && pos_ != text_.size()) {
+      return Malformed("unbalanced ')'");
+    }
+    return status;
+  }
+
+ private:
+  absl::Status Malformed(absl::string_view what) const {
+    return absl::InvalidArgumentError(
+        absl::StrCat("malformed pass pipeline '", text_, "' (", what,
+                     " at character ", pos_ + 1, ")"));
+  }
+
+  absl::Status ReadList(std::vector<Element>* elements) {
+    while (true) {
+      Element element;
+      if (absl::Status s = ReadElement(&element); !s.ok()) return s;
+      elements->push_back(std::move(element));
+      if (pos_ < text_.size() && text_[pos_] == ',') {
+        ++pos_;
+        continue;
+      }
+      return absl::OkStatus();
+    }
+  }
+
+  absl::Status ReadElement(Element* element) {
+    const size_t start = pos_;
+    while (pos_ < text_.size() && text_[pos_] != '<' && text_[pos_] != '(' &&
+           text_[pos_] != ',' && text_[pos_] != ')' && text_[pos_] != '>') {
+      ++pos_;
+    }
+    element->name = text_.substr(start, pos_ - start);
+    if (element->name.empty()) return Malformed("an empty pass name");
+    if (pos_ < text_.size() && text_[pos_] == '<') {
+      const size_t open = ++pos_;
+      int depth = 1;
+      while (pos_ < text_.size() && depth > 0) {
+        if (text_[pos_] == '<') ++depth;
+        if (text_[pos_] == '>') --depth;
+        ++pos_;
+      }
+      if (depth != 0) return Malformed("an unclosed '<'");
+      element->params = text_.substr(open, pos_ - 1 - open);
+    }
+    if (pos_ < text_.size() && text_[pos_] == '(') {
+      ++pos_;
+      element->has_children = true;
+      if (absl::Status s = ReadList(&element->children); !s.ok()) return s;
+      if (pos_ >= text_.size() || text_[pos_] != ')') {
+        return Malformed("an unclosed '('");
+      }
+      ++pos_;
+    }
+    element->text = text_.substr(start, pos_ - start);
+    return absl::OkStatus();
+  }
+
+  absl::string_view text_;
+  size_t pos_ = 0;
+};
+
+// The pass and adaptor names the action space's pipelines use.
+struct Allowed {
+  std::set<std::string, std::less<>> passes;  // compared with string_views
+  std::set<std::string, std::less<>> adaptors = {"module", "cgscc", "function",
+                                                 "loop", "loop-mssa"};
+};
+
+void Collect(const std::vector<Element>& elements, Allowed* allowed) {
+  for (const Element& e : elements) {
+    if (e.has_children) {
+      allowed->adaptors.insert(std::string(e.name));
+      Collect(e.children, allowed);
+    } else {
+      allowed->passes.insert(std::string(e.name));
+    }
+  }
+}
+
+const Allowed& AllowedNames() {
+  static const Allowed* allowed = [] {
+    auto* a = new Allowed;
+    for (const Action& action : ActionSpace::Llvm16().actions()) {
+      std::vector<Element> elements;
+      PipelineReader reader(action.pipeline);
+      if (reader.Read(&elements).ok()) Collect(elements, a);
+    }
+    return a;
+  }();
+  return *allowed;
+}
+
+bool IsStandardLevel(absl::string_view level) {
+  return level == "O0" || level == "O1" || level == "O2" || level == "O3" ||
+         level == "Os" || level == "Oz";
+}
+
+absl::Status Refuse(const Element& e, absl::string_view why) {
+  absl::Status status = absl::InvalidArgumentError(
+      absl::StrCat("the policy's pipeline runs '", e.text,
+                   "', which a policy may not run: ", why));
+  status.SetPayload(kRefusedPayload, absl::Cord(e.name));
+  return status;
+}
+
+std::string WhyNot(absl::string_view name) {
+  for (const Excluded& x : kLlvm16Excluded) {
+    if (name == x.name) {
+      return absl::StrCat("'", name, "' is outside the action space (",
+                          x.reason, ")");
+    }
+  }
+  return absl::StrCat("'", name, "' is neither a pass of the action space ",
+                      ActionSpace::Llvm16().version(),
+                      " (compiler_driver/passes/llvm-16/actions.tsv) nor a "
+                      "standard pipeline default<O0|O1|O2|O3|Os|Oz>");
+}
+
+absl::Status Check(const std::vector<Element>& elements) {
+  const Allowed& allowed = AllowedNames();
+  for (const Element& e : elements) {
+    if (e.has_children) {
+      if (allowed.adaptors.count(e.name) == 0) {
+        return Refuse(e, absl::StrCat("'", e.name,
+                                      "(...)' is not a pass-manager adaptor "
+                                      "(module, cgscc, function, loop, "
+                                      "loop-mssa)"));
+      }
+      if (absl::Status s = Check(e.children); !s.ok()) return s;
+      continue;
+    }
+    if (e.name == "default") {
+      if (IsStandardLevel(e.params)) continue;
+      return Refuse(e, "the standard pipelines are default<O0|O1|O2|O3|Os|Oz>");
+    }
+    if (allowed.passes.count(e.name) == 0) return Refuse(e, WhyNot(e.name));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status CheckPolicyPipeline(absl::string_view ir_pipeline) {
+  if (ir_pipeline.empty()) return absl::OkStatus();
+  std::vector<Element> elements;
+  PipelineReader reader(ir_pipeline);
+  if (absl::Status read = reader.Read(&elements); !read.ok()) {
+    read.SetPayload(kRefusedPayload, absl::Cord("malformed"));
+    return read;
+  }
+  return Check(elements);
+}
+
+bool IsRefusedPipeline(const absl::Status& status) {
+  return status.GetPayload(kRefusedPayload).has_value();
+}
+
+}  // namespace phaseloop::passes

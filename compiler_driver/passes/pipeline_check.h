@@ -1,0 +1,37 @@
+#ifndef PHASELOOP_COMPILER_DRIVER_PASSES_PIPELINE_CHECK_H_
+#define PHASELOOP_COMPILER_DRIVER_PASSES_PIPELINE_CHECK_H_
+
+// What a policy may make the compiler run. Every pipeline a policy carries
+// (fixed:, table: rows, policy files, artifact candidates) is checked when
+// the policy is loaded, so nothing the policy store serves can change what a
+// program means: a pipeline may hold only
+//   - the passes of the versioned action space (llvm-16/actions.tsv), with
+//     any parameters LLVM accepts for them ("sroa", "sroa<modify-cfg>"),
+//   - under the adaptors module(...), cgscc(...), function(...), loop(...)
+//     and loop-mssa(...),
+//   - and the standard pipelines default<O0|O1|O2|O3|Os|Oz>.
+// Anything else — internalize (changes every symbol's linkage), strip,
+// instrumentation, a pass the action tests excluded, an unknown name — is
+// refused with the offending element named (and why, for the passes
+// llvm-16/excluded*.tsv lists). The codegen<...> element is checked by
+// codegen::SplitPipeline, not here. Pure functions; thread-safe.
+
+#include "absl/strings/string_view.h"
+
+#include "absl/status/status.h"
+
+namespace phaseloop::passes {
+
+// OK when `ir_pipeline` (PassBuilder text without its codegen<...> element)
+// holds only what a policy may run; otherwise InvalidArgument naming the
+// first offending element, with IsRefusedPipeline true. An empty pipeline is
+// OK (nothing runs).
+absl::Status CheckPolicyPipeline(absl::string_view ir_pipeline);
+
+// Whether `status` is CheckPolicyPipeline's refusal (it carries a payload),
+// so that the wrapper can count a refused policy apart from a missing one.
+bool IsRefusedPipeline(const absl::Status& status);
+
+}  // namespace phaseloop::passes
+
+#endif  // PHASELOOP_COMPILER_DRIVER_PASSES_PIPELINE_CHECK_H_
