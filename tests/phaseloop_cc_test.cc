@@ -205,6 +205,47 @@ TEST_F(PhaseloopCcTest, WarningsShowOnceAndWerrorFailsLikeClang) {
   EXPECT_EQ(Read("warn.o"), "");  // no object, as with clang
 }
 
+// clang's driver diagnostics are clang's own (the probe's reproductions):
+// an argument unused during compilation under -Werror fails the build as it
+// does with clang, -Wno-unused-command-line-argument silences it, the text
+// carries clang's "clang: " prefix and [-W...] tag, and with two sources it
+// prints once.
+TEST_F(PhaseloopCcTest, DriverDiagnosticsAreClangsOwn) {
+  const std::string interpreter = fixtures_["interpreter.c"];
+  const std::string bits = fixtures_["bits.c"];
+  const std::string sorting = fixtures_["sorting.c"];
+  const std::vector<std::vector<std::string>> cases = {
+      {"-Os", "-c", "-MF", "deps.d", "-Wall", "-Werror", "-x", "c",
+       interpreter},
+      {"-O2", "-c", "-lm", "-Werror", bits},
+      {"-O2", "-c", "-L/usr/lib", "-Werror", bits},
+      {"-O2", "-c", "-Wl,--foo", "-Werror", bits},
+      {"-Oz", "-c", "-MT", "x", "-Werror=unused-command-line-argument", bits},
+      {"-O2", "-c", "-lm", "-Wno-unused-command-line-argument", bits},
+      {"-O2", "-c", "-lm", bits},
+      {"-O2", "-c", "-lm", bits, sorting},
+  };
+  for (const std::vector<std::string>& args : cases) {
+    std::vector<std::string> ours = {cc_, "--phaseloop-policy=baseline"};
+    std::vector<std::string> theirs = {"clang-16"};
+    ours.insert(ours.end(), args.begin(), args.end());
+    theirs.insert(theirs.end(), args.begin(), args.end());
+    std::string our_text, their_text;
+    const int our_rc = Run(ours, {}, &our_text);
+    const int their_rc = Run(theirs, {}, &their_text);
+    const std::string what = args[2] + " " + args[3];
+    EXPECT_EQ(our_rc, their_rc) << what << ": " << our_text;
+    EXPECT_EQ(our_text, their_text) << what;
+  }
+  // The warning cases ran the optimizer (not a pass-through), once per
+  // source, and printed the driver's warning once.
+  int optimized = 0;
+  for (const v1::Decision& d : Decisions()) {
+    if (cc_wrapper::OutcomeName(d.outcome()) == "optimized") ++optimized;
+  }
+  EXPECT_EQ(optimized, 4);
+}
+
 TEST_F(PhaseloopCcTest, PassThroughRunsClangAndCountsWhy) {
   ASSERT_EQ(Run({cc_, "-O2", "-c", fixtures_["recursion.c"], "-o", "r.o",
                  "--phaseloop-policy", "baseline"}),

@@ -18,6 +18,7 @@
 #include "clang/Frontend/TextDiagnosticPrinter.h"
 #include "compiler_driver/cc_wrapper/argument_processing.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
 
@@ -91,21 +92,29 @@ InProcessFrontendRun RunFrontendInProcess(
   }
 
   CapturedDiagnostics captured(&run.diagnostics);
-  llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> driver_options =
-      new clang::DiagnosticOptions();
-  driver_options->ShowColors = captured.stream().has_colors();
-  clang::TextDiagnosticPrinter driver_printer(captured.stream(),
+  CapturedDiagnostics driver_captured(&run.driver_diagnostics);
+  // The driver's diagnostics as clang's own driver sets them up (clang's
+  // driver.cpp): options from the user's -W/-Werror/-w/colour flags, the
+  // warning options applied (so -Werror turns "argument unused during
+  // compilation" into an error and -Wno-unused-command-line-argument
+  // silences it), and the executable's name as the prefix ("clang: ").
+  llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> driver_options(
+      clang::CreateAndPopulateDiagOpts(argv).release());
+  clang::TextDiagnosticPrinter driver_printer(driver_captured.stream(),
                                               driver_options.get());
+  driver_printer.setPrefix(std::string(llvm::sys::path::stem(clang)));
   clang::DiagnosticsEngine driver_diags(
       llvm::IntrusiveRefCntPtr<clang::DiagnosticIDs>(new clang::DiagnosticIDs),
       driver_options.get(), &driver_printer, /*ShouldOwnClient=*/false);
+  clang::ProcessWarningOptions(driver_diags, *driver_options,
+                               /*ReportDiags=*/false);
   clang::driver::Driver driver(clang, llvm::sys::getDefaultTargetTriple(),
                                driver_diags, "clang LLVM compiler");
   driver.setInstalledDir(location.installed_dir);
   std::unique_ptr<clang::driver::Compilation> compilation(
       driver.BuildCompilation(argv));
+  driver_captured.stream().flush();
   if (!compilation || driver_diags.hasErrorOccurred()) {
-    captured.stream().flush();
     run.error = "frontend_failed: clang's driver rejected the arguments";
     return run;
   }
@@ -127,7 +136,7 @@ InProcessFrontendRun RunFrontendInProcess(
   auto invocation = std::make_shared<clang::CompilerInvocation>();
   if (!clang::CompilerInvocation::CreateFromArgs(
           *invocation, cc1_args.drop_front(), driver_diags, clang.c_str())) {
-    captured.stream().flush();
+    driver_captured.stream().flush();
     run.error = "frontend_failed: clang -cc1 rejected the arguments";
     return run;
   }

@@ -7,7 +7,10 @@
 // binary at `clang_path` would run them, and its one cc1 job runs here to an
 // unoptimised llvm::Module in memory: no second process, no bitcode file, no
 // re-parse. The dependency file is written where the arguments say, exactly
-// as clang writes it. Diagnostics are captured, not shown (the wrapper shows
+// as clang writes it. The driver's diagnostics follow the user's warning
+// flags as clang's driver does (an unused argument under -Werror is an
+// error, and the run fails so that plain clang reports it). Diagnostics are
+// captured, not shown (the wrapper shows
 // them once it succeeds; on a fallback plain clang shows its own), coloured
 // when this process's stderr is a terminal, as clang decides for itself.
 //
@@ -25,8 +28,12 @@ namespace phaseloop::cc_wrapper {
 
 struct InProcessFrontendRun {
   std::unique_ptr<llvm::Module> module;  // null when it failed
-  std::string diagnostics;               // what clang would print
-  std::string error;                     // why it failed: "reason: detail"
+  // What clang would print: its driver's diagnostics (argument warnings,
+  // printed once per command line however many sources it has), then the
+  // cc1 job's (the source's own).
+  std::string driver_diagnostics;
+  std::string diagnostics;
+  std::string error;  // why it failed: "reason: detail"
 };
 
 // `clang_path`: the clang the user's build would run (a name looked up on

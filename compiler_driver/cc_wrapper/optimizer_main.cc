@@ -46,19 +46,29 @@ std::string HostName() {
   return gethostname(name, sizeof name - 1) == 0 ? name : "";
 }
 
-// The child's report: the frontend's diagnostics, then the decision.
-std::string EncodeReport(const std::string& diagnostics,
+// The child's report: the driver's diagnostics and the frontend's, each
+// length-prefixed, then the decision.
+std::string EncodeReport(const std::string& driver_diagnostics,
+                         const std::string& diagnostics,
                          const std::string& decision) {
-  return absl::StrCat(diagnostics.size(), ":", diagnostics, decision);
+  return absl::StrCat(driver_diagnostics.size(), ":", driver_diagnostics,
+                      diagnostics.size(), ":", diagnostics, decision);
 }
-bool DecodeReport(const std::string& report, std::string* diagnostics,
-                  std::string* decision) {
-  size_t colon = report.find(':');
+// Takes one length-prefixed field off the front of `report`.
+bool TakeField(std::string* report, std::string* field) {
+  size_t colon = report->find(':');
   if (colon == std::string::npos || colon == 0 || colon > 12) return false;
-  size_t length = std::strtoull(report.substr(0, colon).c_str(), nullptr, 10);
-  if (report.size() - colon - 1 < length) return false;
-  *diagnostics = report.substr(colon + 1, length);
-  *decision = report.substr(colon + 1 + length);
+  size_t length = std::strtoull(report->substr(0, colon).c_str(), nullptr, 10);
+  if (report->size() - colon - 1 < length) return false;
+  *field = report->substr(colon + 1, length);
+  report->erase(0, colon + 1 + length);
+  return true;
+}
+bool DecodeReport(std::string report, std::string* driver_diagnostics,
+                  std::string* diagnostics, std::string* decision) {
+  if (!TakeField(&report, driver_diagnostics)) return false;
+  if (!TakeField(&report, diagnostics)) return false;
+  *decision = std::move(report);
   return true;
 }
 
@@ -115,13 +125,17 @@ class Optimizer {
     codegen.unique_section_names = compilation->codegen.unique_section_names;
     codegen.addrsig = compilation->codegen.addrsig;
 
-    std::string diagnostics;  // the frontends', shown once all succeeded
+    // Shown once all succeeded, as clang prints them: its driver's (the
+    // same for every source: the first job's), then each source's.
+    std::string driver_diagnostics, diagnostics;
     for (const CompileJob& job : compilation->jobs) {
       trace_.Mark("setup");
       int status = OptimizeJob(job, compilation->opt_level, codegen, **policy,
-                               &diagnostics);
+                               &driver_diagnostics, &diagnostics);
       if (status != 0) return status;
     }
+    std::fwrite(driver_diagnostics.data(), 1, driver_diagnostics.size(),
+                stderr);
     std::fwrite(diagnostics.data(), 1, diagnostics.size(), stderr);
     WriteBatch();
     trace_.Mark("finish");
@@ -133,7 +147,8 @@ class Optimizer {
   // unless exec failed).
   int OptimizeJob(const CompileJob& job, const std::string& opt_level,
                   const codegen::CodegenSettings& codegen,
-                  const PolicyRunner& policy, std::string* diagnostics) {
+                  const PolicyRunner& policy, std::string* driver_diagnostics,
+                  std::string* diagnostics) {
     const std::string temp = absl::StrCat(job.object_path, ".phaseloop-",
                                           NewDecisionId().substr(0, 8));
     temps_.push_back(temp);
@@ -170,15 +185,17 @@ class Optimizer {
           d.set_ir_count_after(result->ir_count_after);
           d.set_text_size(result->text_size);
           d.set_policy_time_us(result->policy_time_us);
-          return EncodeReport(frontend.diagnostics, d.SerializeAsString());
+          return EncodeReport(frontend.driver_diagnostics, frontend.diagnostics,
+                              d.SerializeAsString());
         },
         config_.timeout_ms);
     if (outcome.kind != process::ChildOutcome::kOk) {
       return FailOpen(ReasonOf(outcome.message), outcome.message, &job);
     }
-    std::string job_diagnostics, decision;
+    std::string job_driver_diagnostics, job_diagnostics, decision;
     v1::Decision* d = batch_.add_decisions();
-    if (!DecodeReport(outcome.report, &job_diagnostics, &decision) ||
+    if (!DecodeReport(outcome.report, &job_driver_diagnostics, &job_diagnostics,
+                      &decision) ||
         !d->ParseFromString(decision)) {
       return FailOpen("optimizer_failed", "unreadable report", &job);
     }
@@ -188,6 +205,9 @@ class Optimizer {
                       absl::StrCat("cannot rename to ", job.object_path), &job);
     }
     temps_.pop_back();
+    // Every source's driver run sees the same arguments: print them once.
+    if (driver_diagnostics->empty())
+      *driver_diagnostics = job_driver_diagnostics;
     *diagnostics += job_diagnostics;
     Fill(d, Outcome::kOptimized, "", std::string(d->detail()), &job);
     d->set_opt_level(opt_level);
