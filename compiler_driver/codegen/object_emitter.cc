@@ -6,10 +6,12 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/Triple.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/BinaryFormat/ELF.h"
 #include "llvm/CodeGen/CommandFlags.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/CodeGen.h"
 #include "llvm/Support/CommandLine.h"
@@ -220,6 +222,24 @@ absl::StatusOr<int64_t> TextSectionBytes(const std::string& object) {
     }
     if (*name == ".text" || name->startswith(".text."))
       bytes += section.getSize();
+  }
+  return bytes;
+}
+
+absl::StatusOr<int64_t> AllocatedSectionBytes(const std::string& object) {
+  llvm::MemoryBufferRef ref(object, "object");
+  llvm::Expected<std::unique_ptr<llvm::object::ObjectFile>> file =
+      llvm::object::ObjectFile::createObjectFile(ref);
+  if (!file) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("not an object file: ", llvm::toString(file.takeError())));
+  }
+  if (!llvm::isa<llvm::object::ELFObjectFileBase>(file->get())) {
+    return absl::InvalidArgumentError("not an ELF object file");
+  }
+  int64_t bytes = 0;
+  for (const llvm::object::ELFSectionRef section : (*file)->sections()) {
+    if (section.getFlags() & llvm::ELF::SHF_ALLOC) bytes += section.getSize();
   }
   return bytes;
 }

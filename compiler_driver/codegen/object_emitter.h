@@ -83,6 +83,12 @@ void InitializeTargets();
 // functions in COMDAT groups) — the `text_size` metric.
 absl::StatusOr<int64_t> TextSectionBytes(const std::string& object);
 
+// Bytes of every section the object loads into memory (`SHF_ALLOC`:
+// `.text*`, `.rodata*`, `.data*`, `.bss*`, `.eh_frame`, ...) — the
+// `alloc_size` metric, the truth for code size: a pipeline that trims
+// `.text` by 19 bytes and adds 18 kB of tables to `.rodata` is larger.
+absl::StatusOr<int64_t> AllocatedSectionBytes(const std::string& object);
+
 // Clone + emit + measure: the `text_size` of a module without touching it.
 absl::StatusOr<int64_t> TextSize(ObjectEmitter& emitter,
                                  const llvm::Module& module,

@@ -13,10 +13,12 @@
 //   topk    evaluates `default<Oz>` first, then the k best-scored candidates
 //           (stepwise: the greedy rollouts that start with the k best first
 //           actions) on clones of the module, measuring the policy's
-//           objective (text_size: codegen with the caller's emitter;
+//           objective (text_size: codegen with the caller's emitter, the
+//           whole object's allocated bytes compared, never .text alone;
 //           ir_count: instruction count), within a per-module time budget;
 //           keeps the best, -Oz unless a candidate is strictly better, so a
-//           size policy is never worse than -Oz on the module it measured.
+//           size policy's object is never larger in total than -Oz's on the
+//           module it measured.
 //           Runtime policies have nothing to measure in process: topk falls
 //           back to single for them.
 //
@@ -78,10 +80,12 @@ struct ModuleEnvironment {
 };
 
 struct PolicyChoice {
-  std::string pipeline;   // PassBuilder text to run on the module
-  std::string note;       // how it was chosen, for decision records and logs
-  int evaluated = 0;      // topk: pipelines measured (incl. -Oz)
-  int64_t measured = -1;  // topk: the chosen pipeline's objective value
+  std::string pipeline;  // PassBuilder text to run on the module
+  std::string note;      // how it was chosen, for decision records and logs
+  int evaluated = 0;     // topk: pipelines measured (incl. -Oz)
+  // topk: the chosen pipeline's measured value: the object's alloc_size
+  // (every allocated section) for a text_size policy, else ir_count.
+  int64_t measured = -1;
 };
 
 class ArtifactPolicy {

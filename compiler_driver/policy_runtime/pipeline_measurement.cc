@@ -27,6 +27,9 @@ absl::StatusOr<PipelineMeasurement> MeasurePipeline(
   absl::StatusOr<int64_t> text = codegen::TextSectionBytes(*object);
   if (!text.ok()) return text.status();
   m.text_size = *text;
+  absl::StatusOr<int64_t> alloc = codegen::AllocatedSectionBytes(*object);
+  if (!alloc.ok()) return alloc.status();
+  m.alloc_size = *alloc;
   return m;
 }
 

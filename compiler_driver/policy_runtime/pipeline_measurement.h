@@ -24,11 +24,13 @@ namespace phaseloop::policy_runtime {
 
 struct PipelineMeasurement {
   int64_t ir_count = 0;
-  int64_t text_size = -1;  // -1: not emitted (no emitter given)
+  int64_t text_size = -1;   // -1: not emitted (no emitter given)
+  int64_t alloc_size = -1;  // the whole object's allocated bytes; -1 likewise
 };
 
 // Runs `pipeline` on `module` (consumed; pass a clone to keep the original)
-// and measures ir_count, and text_size when `emitter` is not null. An empty
+// and measures ir_count, and text_size and alloc_size when `emitter` is not
+// null. An empty
 // pipeline measures the module as it is. InvalidArgument for a malformed
 // pipeline; the runner's and emitter's errors otherwise.
 absl::StatusOr<PipelineMeasurement> MeasurePipeline(
