@@ -29,6 +29,9 @@ absl::StatusOr<Baseline> Measure(std::unique_ptr<llvm::Module> module,
   absl::StatusOr<int64_t> text = codegen::TextSectionBytes(*object);
   if (!text.ok()) return text.status();
   baseline.text_size = *text;
+  absl::StatusOr<int64_t> alloc = codegen::AllocatedSectionBytes(*object);
+  if (!alloc.ok()) return alloc.status();
+  baseline.alloc_size = *alloc;
   return baseline;
 }
 

@@ -17,6 +17,7 @@ struct Baseline {
   ir::OptLevel level;
   int64_t ir_count = 0;
   int64_t text_size = 0;
+  int64_t alloc_size = 0;  // the object's allocated bytes (SHF_ALLOC)
 };
 
 const std::vector<ir::OptLevel>& AllOptLevels();

@@ -126,6 +126,7 @@ void EvaluateModule(const staging::CorpusModule& input,
   row.text_size_o0 = (*baselines)[0].text_size;
   row.ir_count_oz = (*baselines)[1].ir_count;
   row.text_size_oz = (*baselines)[1].text_size;
+  row.alloc_size_oz = (*baselines)[1].alloc_size;
 
   absl::StatusOr<std::unique_ptr<codegen::ObjectEmitter>> emitter =
       codegen::ObjectEmitter::ForModule(**module, ir::CodegenLevel(level));
@@ -160,6 +161,7 @@ void EvaluateModule(const staging::CorpusModule& input,
   if (!measured.ok()) return fail("pipeline", measured.status());
   row.ir_count = measured->ir_count;
   row.text_size = measured->text_size;
+  row.alloc_size = measured->alloc_size;
   row.total_ms = MillisSince(start);
 }
 
@@ -172,7 +174,8 @@ double Geomean(double log_sum, int n) {
 EvalAggregates Aggregate(const std::vector<ModuleEval>& modules) {
   EvalAggregates a;
   double text_log = 0, ir_log = 0, gym_log = 0, over_sum = 0, policy_ms = 0;
-  int text_n = 0, ir_n = 0, gym_n = 0;
+  double alloc_log = 0;
+  int text_n = 0, ir_n = 0, gym_n = 0, alloc_n = 0;
   for (const ModuleEval& m : modules) {
     if (!m.error.empty()) {
       ++a.failed;
@@ -192,6 +195,15 @@ EvalAggregates Aggregate(const std::vector<ModuleEval>& modules) {
     } else {
       ++a.text_excluded;
     }
+    if (m.alloc_size > 0 && m.alloc_size_oz > 0) {
+      alloc_log +=
+          std::log(static_cast<double>(m.alloc_size_oz) / m.alloc_size);
+      ++alloc_n;
+      a.worst_alloc_ratio =
+          std::max(a.worst_alloc_ratio,
+                   static_cast<double>(m.alloc_size) / m.alloc_size_oz);
+      if (m.alloc_size > m.alloc_size_oz) ++a.alloc_larger_than_oz;
+    }
     if (m.ir_count > 0 && m.ir_count_oz > 0) {
       over_sum +=
           static_cast<double>(m.ir_count_oz - m.ir_count) / m.ir_count_oz;
@@ -209,6 +221,7 @@ EvalAggregates Aggregate(const std::vector<ModuleEval>& modules) {
     }
   }
   a.text_oz_ratio = Geomean(text_log, text_n);
+  a.alloc_oz_ratio = Geomean(alloc_log, alloc_n);
   a.geomean_oz_ratio = Geomean(ir_log, ir_n);
   a.over_oz = ir_n > 0 ? over_sum / ir_n : 0.0;
   a.gym_score = Geomean(gym_log, gym_n);
@@ -236,6 +249,8 @@ absl::StatusOr<std::string> EvaluateModuleReport(
                         {"text_size_o0", child_row.text_size_o0},
                         {"text_size_oz", child_row.text_size_oz},
                         {"text_size", child_row.text_size},
+                        {"alloc_size_oz", child_row.alloc_size_oz},
+                        {"alloc_size", child_row.alloc_size},
                         {"policy_ms", child_row.policy_ms},
                         {"total_ms", child_row.total_ms},
                         {"pipeline", child_row.pipeline},
@@ -264,6 +279,8 @@ void ReadModuleOutcome(const staging::MeasureOutcome& outcome,
   row.text_size_o0 = j.value("text_size_o0", int64_t{0});
   row.text_size_oz = j.value("text_size_oz", int64_t{0});
   row.text_size = j.value("text_size", int64_t{0});
+  row.alloc_size_oz = j.value("alloc_size_oz", int64_t{0});
+  row.alloc_size = j.value("alloc_size", int64_t{0});
   row.policy_ms = j.value("policy_ms", 0.0);
   row.total_ms = j.value("total_ms", 0.0);
   row.pipeline = j.value("pipeline", "");
@@ -346,9 +363,10 @@ std::string FormatReportTable(const EvalReport& report) {
       report.mode.empty() ? "" : absl::StrCat(", mode ", report.mode),
       report.corpus_dir,
       report.split.empty() ? "" : absl::StrCat(" split ", report.split));
-  absl::StrAppendFormat(&out, "%-36s %9s %9s %9s %7s %8s %8s %8s %9s\n",
-                        "module", "text_O0", "text_Oz", "text", "Oz/T", "ir_O0",
-                        "ir_Oz", "ir", "policy_ms");
+  absl::StrAppendFormat(
+      &out, "%-36s %9s %9s %9s %7s %9s %9s %7s %8s %8s %8s %9s\n", "module",
+      "text_O0", "text_Oz", "text", "Oz/T", "alloc_Oz", "alloc", "Oz/A",
+      "ir_O0", "ir_Oz", "ir", "policy_ms");
   for (const ModuleEval& m : report.modules) {
     std::string name =
         m.name.size() > 36
@@ -359,16 +377,21 @@ std::string FormatReportTable(const EvalReport& report) {
       continue;
     }
     absl::StrAppendFormat(
-        &out, "%-36s %9d %9d %9d %7.4f %8d %8d %8d %9.2f\n", name,
+        &out, "%-36s %9d %9d %9d %7.4f %9d %9d %7.4f %8d %8d %8d %9.2f\n", name,
         m.text_size_o0, m.text_size_oz, m.text_size,
         m.text_size > 0 ? static_cast<double>(m.text_size_oz) / m.text_size
                         : 0.0,
+        m.alloc_size_oz, m.alloc_size,
+        m.alloc_size > 0 ? static_cast<double>(m.alloc_size_oz) / m.alloc_size
+                         : 0.0,
         m.ir_count_o0, m.ir_count_oz, m.ir_count, m.policy_ms);
   }
   const EvalAggregates& a = report.aggregates;
   absl::StrAppendFormat(
       &out,
       "\nmodules %d (failed %d)\n"
+      "alloc_oz_ratio   %.4f  (whole objects: geomean A_Oz/A; larger than "
+      "-Oz on %d, worst A/A_Oz %.4f)\n"
       "text_oz_ratio    %.4f  (geomean T_Oz/T; >1 smaller than -Oz; larger "
       "than -Oz on %d, smaller on %d, worst T/T_Oz %.4f)\n"
       "over_oz          %.4f  (mean (IC_Oz-IC)/IC_Oz)\n"
@@ -376,7 +399,8 @@ std::string FormatReportTable(const EvalReport& report) {
       "gym_score        %.4f  (geomean (IC_O0-IC)/(IC_O0-IC_Oz); %d modules "
       "excluded)\n"
       "policy time      %.2f ms mean, %.2f ms max per module\n",
-      a.modules, a.failed, a.text_oz_ratio, a.text_larger_than_oz,
+      a.modules, a.failed, a.alloc_oz_ratio, a.alloc_larger_than_oz,
+      a.worst_alloc_ratio, a.text_oz_ratio, a.text_larger_than_oz,
       a.text_smaller_than_oz, a.worst_text_ratio, a.over_oz, a.geomean_oz_ratio,
       a.gym_score, a.gym_excluded, a.mean_policy_ms, a.max_policy_ms);
   return out;
@@ -402,6 +426,8 @@ std::string FormatReportJson(const EvalReport& report) {
                           {"text_size_o0", m.text_size_o0},
                           {"text_size_oz", m.text_size_oz},
                           {"text_size", m.text_size},
+                          {"alloc_size_oz", m.alloc_size_oz},
+                          {"alloc_size", m.alloc_size},
                           {"policy_ms", m.policy_ms},
                           {"total_ms", m.total_ms},
                           {"pipeline", m.pipeline},
@@ -414,6 +440,9 @@ std::string FormatReportJson(const EvalReport& report) {
   j["aggregates"] = {{"modules", a.modules},
                      {"failed", a.failed},
                      {"text_oz_ratio", a.text_oz_ratio},
+                     {"alloc_oz_ratio", a.alloc_oz_ratio},
+                     {"alloc_larger_than_oz", a.alloc_larger_than_oz},
+                     {"worst_alloc_ratio", a.worst_alloc_ratio},
                      {"over_oz", a.over_oz},
                      {"geomean_oz_ratio", a.geomean_oz_ratio},
                      {"gym_score", a.gym_score},

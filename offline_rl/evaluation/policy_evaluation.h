@@ -7,7 +7,8 @@
 // policy's pipeline run on it in process the way `opt-16 -passes=...` would
 // (opt's tuning and target machine, as the corpus manifest's baselines and
 // `phaseloop search` on corpus modules do), then codegen with clang-16's
-// settings at the module's -O level measures `.text`.
+// settings at the module's -O level measures `.text` and the whole
+// object's allocated bytes (`alloc_size`).
 //
 // The policy is any wrapper policy spec (baseline, fixed:<pipeline>,
 // table:<file>, a policy file) or a policy artifact (a .plpolicy file,
@@ -52,9 +53,13 @@ struct ModuleEval {
   int64_t text_size_o0 = 0;
   int64_t text_size_oz = 0;
   int64_t text_size = 0;  // with the policy
-  double policy_ms = 0;   // the policy's decision (features, forward passes,
-                          // topk's measurements)
-  double total_ms = 0;    // the module, baselines included
+  // The whole object's allocated bytes (every SHF_ALLOC section), the
+  // truth for size: -Oz's and the policy's.
+  int64_t alloc_size_oz = 0;
+  int64_t alloc_size = 0;
+  double policy_ms = 0;  // the policy's decision (features, forward passes,
+                         // topk's measurements)
+  double total_ms = 0;   // the module, baselines included
   std::string pipeline;
   std::string note;
   std::string error;
@@ -78,6 +83,10 @@ struct EvalAggregates {
   int text_larger_than_oz = 0;   // modules with T > T_Oz
   int text_smaller_than_oz = 0;  // modules with T < T_Oz
   double worst_text_ratio = 0;   // max T / T_Oz (1.01: 1 % larger than -Oz)
+  // The same over whole objects (A = allocated bytes).
+  double alloc_oz_ratio = 0;     // geomean A_Oz / A (> 1: smaller than -Oz)
+  int alloc_larger_than_oz = 0;  // modules with A > A_Oz
+  double worst_alloc_ratio = 0;  // max A / A_Oz
   double mean_policy_ms = 0;
   double max_policy_ms = 0;
 };

@@ -50,6 +50,8 @@ TEST_F(PolicyEvaluationTest, BaselineIsExactlyOz) {
     EXPECT_TRUE(m.error.empty()) << m.error;
     EXPECT_EQ(m.pipeline, "default<Oz>");
     EXPECT_EQ(m.text_size, m.text_size_oz) << m.name;
+    EXPECT_EQ(m.alloc_size, m.alloc_size_oz) << m.name;
+    EXPECT_GT(m.alloc_size, m.text_size) << m.name;  // .rodata, .eh_frame...
     EXPECT_EQ(m.ir_count, m.ir_count_oz) << m.name;
     EXPECT_GT(m.ir_count_o0, m.ir_count_oz) << m.name;
     EXPECT_GT(m.text_size_o0, 0);
@@ -57,6 +59,7 @@ TEST_F(PolicyEvaluationTest, BaselineIsExactlyOz) {
   const EvalAggregates& a = report->aggregates;
   EXPECT_EQ(a.modules, 4);
   EXPECT_DOUBLE_EQ(a.text_oz_ratio, 1.0);
+  EXPECT_DOUBLE_EQ(a.alloc_oz_ratio, 1.0);
   EXPECT_DOUBLE_EQ(a.geomean_oz_ratio, 1.0);
   EXPECT_DOUBLE_EQ(a.over_oz, 0.0);
   EXPECT_DOUBLE_EQ(a.gym_score, 1.0);
@@ -109,6 +112,15 @@ TEST_F(PolicyEvaluationTest, AggregateByHand) {
   EXPECT_EQ(a.gym_excluded, 1);
   EXPECT_EQ(a.text_larger_than_oz, 1);
   EXPECT_NEAR(a.worst_text_ratio, 1.25, 1e-12);
+
+  rows[0].alloc_size_oz = 3000;
+  rows[0].alloc_size = 2500;
+  rows[1].alloc_size_oz = 900;
+  rows[1].alloc_size = 1000;
+  const EvalAggregates b = Aggregate(rows);
+  EXPECT_NEAR(b.alloc_oz_ratio, std::sqrt(3000.0 / 2500 * 900.0 / 1000), 1e-12);
+  EXPECT_EQ(b.alloc_larger_than_oz, 1);
+  EXPECT_NEAR(b.worst_alloc_ratio, 1000.0 / 900, 1e-12);
 }
 
 TEST_F(PolicyEvaluationTest, ArtifactSingleAndTopK) {
@@ -132,12 +144,13 @@ TEST_F(PolicyEvaluationTest, ArtifactSingleAndTopK) {
   topk_options.budget_ms = 60000;
   auto topk = EvaluatePolicy(topk_options);
   ASSERT_TRUE(topk.ok()) << topk.status();
+  // Never larger than -Oz in total: topk compares whole objects.
   for (const ModuleEval& m : topk->modules) {
     ASSERT_TRUE(m.error.empty()) << m.error;
-    EXPECT_LE(m.text_size, m.text_size_oz) << m.name << " " << m.note;
+    EXPECT_LE(m.alloc_size, m.alloc_size_oz) << m.name << " " << m.note;
   }
-  EXPECT_GE(topk->aggregates.text_oz_ratio, 1.0);
-  EXPECT_EQ(topk->aggregates.text_larger_than_oz, 0);
+  EXPECT_GE(topk->aggregates.alloc_oz_ratio, 1.0);
+  EXPECT_EQ(topk->aggregates.alloc_larger_than_oz, 0);
 }
 
 // A module that hangs (an injected hang in its child) is reported failed
