@@ -1,14 +1,19 @@
 // `phaseloop`: the command-line front of every component. Each subcommand is
 // defined by its component (Add*Command) and sets the exit code:
-// 0 success, 1 internal failure, 2 bad input (flags, files).
+// 0 success, 1 internal failure, 2 bad input (flags, files). Bare
+// `phaseloop` prints its help and exits 2 (no command is a usage error);
+// `phaseloop --version` prints the version and the LLVM it links.
 #include <iostream>
+#include <string>
 
 #include "CLI/CLI.hpp"
-#include "common/command/exit_code.h"
+#include "common/command/command_line.h"
+#include "common/command/version.h"
 #include "common/kafka/kafka_command.h"
 #include "compiler_driver/cc_wrapper/decisions_command.h"
 #include "compiler_driver/cc_wrapper/toolchain_command.h"
 #include "compiler_driver/env_command.h"
+#include "llvm/Config/llvm-config.h"
 #include "offline_rl/candidates/candidates_command.h"
 #include "offline_rl/evaluation/eval_command.h"
 #include "offline_rl/learner/train_launcher.h"
@@ -26,7 +31,13 @@
 int main(int argc, char** argv) {
   CLI::App app{
       "phaseloop: a production feedback-loop optimizer for LLVM pass ordering"};
+  app.name("phaseloop");
   app.require_subcommand(1);
+  app.set_version_flag("--version",
+                       std::string("phaseloop ") +
+                           phaseloop::command::kPhaseloopVersion + " (LLVM " +
+                           LLVM_VERSION_STRING + ")",
+                       "Print the phaseloop version and the LLVM it links");
   int exit_code = 0;
   phaseloop::compiler_driver::AddEnvCommand(app, exit_code);
   phaseloop::compiler_driver::AddActionsCommand(app, exit_code);
@@ -47,12 +58,9 @@ int main(int argc, char** argv) {
   phaseloop::offline_rl::AddTrainCommand(app, exit_code);
   phaseloop::reward_engine::AddRewardsCommand(app, exit_code);
   phaseloop::slo::AddSloCommand(app, exit_code);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? phaseloop::command::kExitOk
-                   : phaseloop::command::kExitBadInput;
+  if (const auto rc = phaseloop::command::ParseCommandLine(
+          app, argc, argv, std::cout, std::cerr)) {
+    return *rc;
   }
   return exit_code;
 }

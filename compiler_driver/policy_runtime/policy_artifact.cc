@@ -40,7 +40,7 @@ std::string DeterministicBytes(const v1::PolicyArtifact& artifact) {
 }
 
 constexpr char kFixHint[] =
-    "re-export it from the learner (phaseloop learn export) or re-pull it "
+    "re-export it from the learner (phaseloop train) or re-pull it "
     "from the policy store (phaseloop policy pull)";
 
 // Reads one "\n"-terminated header line starting at *pos.

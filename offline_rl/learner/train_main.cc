@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "common/command/command_line.h"
 #include "offline_rl/learner/openmp_env.h"
 #include "offline_rl/learner/train_command.h"
 
@@ -18,11 +19,10 @@ int main(int argc, char** argv) {
   phaseloop::offline_rl::TrainFlags flags;
   phaseloop::offline_rl::AddTrainFlags(app, flags);
   flags.args.assign(argv + 1, argv + argc);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;
+  // An unknown flag is named before any missing required one.
+  if (const auto rc = phaseloop::command::ParseCommandLine(
+          app, argc, argv, std::cout, std::cerr)) {
+    return *rc;
   }
   return phaseloop::offline_rl::RunTrain(flags, std::cout, std::cerr);
 }
