@@ -78,6 +78,9 @@ int RunServe(const ServeFlags& flags, std::ostream& out, std::ostream& err) {
     }
   }
   const std::string bootstrap = (*cluster)->bootstrap_servers();
+  // Standard output first: a reader that waits for the file (a script, the
+  // tests) then finds the address printed too.
+  out << bootstrap << std::endl;
   if (!flags.bootstrap_file.empty()) {
     absl::Status written =
         WriteBootstrapFile(flags.bootstrap_file, bootstrap + "\n");
@@ -86,7 +89,6 @@ int RunServe(const ServeFlags& flags, std::ostream& out, std::ostream& err) {
       return command::kExitBadInput;
     }
   }
-  out << bootstrap << std::endl;
   err << "phaseloop kafka serve: " << flags.brokers
       << " embedded brokers (librdkafka mock cluster, in memory) at "
       << bootstrap << "; " << std::size(kAllTopics) << " phaseloop topics with "

@@ -4,7 +4,8 @@
 // `phaseloop kafka serve [--brokers N] [--partitions P] [--bootstrap-file
 // FILE]`: runs the embedded Kafka cluster (librdkafka's mock brokers on
 // loopback) with every phaseloop topic created, prints its bootstrap address
-// on one stdout line, writes it atomically (temp file + rename) to FILE, and
+// on one stdout line, then writes it atomically (temp file + rename) to FILE
+// (so whoever sees the file finds the line printed too), and
 // serves until SIGINT or SIGTERM, then stops the brokers, removes FILE and
 // exits 0. Exit codes: 0 stopped by a signal, 1 the cluster could not start,
 // 2 bad flags or an unwritable FILE.
