@@ -17,7 +17,11 @@
 #   5. with PHASELOOP_POLICY=fixed:default<O2> and bzip2's own -O2 flags, each
 #      bzip2 .c file's object disassembles (llvm-objdump-16) to the same text
 #      as plain clang-16's, function by function; differing functions are
-#      listed and fail the test.
+#      listed and fail the test;
+#   6. the shipped default policy at -Oz (topk, as phaseloop-cc
+#      runs it by default): no object of zlib's or bzip2's sources is larger
+#      in total (every SHF_ALLOC section: .text, .rodata, .eh_frame, ...)
+#      than plain clang-16 -Oz's; zlib's crc32.c's .rodata tables stay put.
 #
 # Usage: real_projects_test.sh --cc PHASELOOP_CC --phaseloop PHASELOOP_CLI
 #
@@ -34,7 +38,8 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --cc) wrapper_cc="$2"; shift 2 ;;
     --phaseloop) phaseloop_cli="$2"; shift 2 ;;
-    *) fail "unknown argument '$1' (usage: --cc PATH --phaseloop PATH)" ;;
+    --policy) default_policy="$2"; shift 2 ;;
+    *) fail "unknown argument '$1' (usage: --cc PATH --phaseloop PATH [--policy FILE])" ;;
   esac
 done
 [ -n "$wrapper_cc" ] && [ -n "$phaseloop_cli" ] || fail "--cc and --phaseloop are required"
@@ -298,5 +303,47 @@ if [ ${#differing[@]} -gt 0 ]; then
     "phaseloop-cc fixed:default<O2> and clang-16 -O2 (objects and .dis in $work/objects)"
 fi
 echo "bzip2: $compared functions in ${#bz_sources[@]} objects disassemble identically"
+
+# ------------------------------------- the shipped default: whole objects at -Oz
+step "the shipped default at -Oz: no object larger in total than clang-16 -Oz's"
+[ -n "${default_policy:-}" ] || fail "--policy (the shipped default) not given"
+default_spec="artifact:$(abspath "$default_policy")?mode=topk&k=4&budget_ms=1000"
+alloc_dir="$work/alloc"
+mkdir -p "$alloc_dir" "$work/spool-alloc"
+# Bytes of the object's allocated (SHF_ALLOC) sections.
+alloc_bytes() {
+  readelf -S -W "$1" | awk '
+    function hex(s,   n, i) {
+      n = 0; s = tolower(s)
+      for (i = 1; i <= length(s); i++) n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+      return n
+    }
+    /^ *\[ *[0-9]+\]/ {
+      sub(/^ *\[ *[0-9]+\] */, "")
+      if ($7 ~ /A/) total += hex($5)
+    }
+    END { print total + 0 }'
+}
+larger=()
+checked=0
+for src in "$src_cache"/zlib/{adler32,compress,crc32,deflate,infback,inffast,inflate,inftrees,trees,uncompr,zutil}.c \
+           "$src_cache"/bzip2/{blocksort,bzlib,compress,crctable,decompress,huffman,randtable,bzip2}.c; do
+  name="$(basename "$(dirname "$src")")_$(basename "$src" .c)"
+  run_logged "alloc-$name-clang" "$plain_cc" -Oz -w -c "$src" -o "$alloc_dir/$name.clang.o"
+  run_logged "alloc-$name-phaseloop" env PHASELOOP_SPOOL="$work/spool-alloc" \
+    "$wrapper_cc" -Oz -w -c "$src" -o "$alloc_dir/$name.phaseloop.o" \
+    --phaseloop-policy="$default_spec"
+  ours="$(alloc_bytes "$alloc_dir/$name.phaseloop.o")"
+  theirs="$(alloc_bytes "$alloc_dir/$name.clang.o")"
+  [ "$ours" -gt 0 ] && [ "$theirs" -gt 0 ] || fail "$name: no allocated sections measured"
+  [ "$ours" -le "$theirs" ] || larger+=("$name: $ours bytes vs clang-16 -Oz $theirs")
+  checked=$((checked + 1))
+done
+if [ ${#larger[@]} -gt 0 ]; then
+  printf '  larger: %s\n' "${larger[@]}" >&2
+  fail "${#larger[@]} of $checked objects are larger in total than clang-16 -Oz's" \
+    "with the shipped default (objects in $alloc_dir)"
+fi
+echo "shipped default at -Oz: $checked objects, none larger in total than clang-16 -Oz's"
 
 echo "PASS: real projects (zlib via CMake, bzip2 via make) with phaseloop-cc"
