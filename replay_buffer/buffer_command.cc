@@ -219,7 +219,18 @@ int RunBufferIngest(const std::string& buffer, const IngestOptions& options,
   if (stats->malformed > 0) {
     out << "; " << stats->malformed << " malformed records dead-lettered";
   }
+  if (stats->records_lost > 0) {
+    out << "; " << stats->records_lost << " records LOST (deleted from Kafka "
+        << "before they were read, in " << stats->losses << " gaps)";
+  }
   out << "\n";
+  if (stats->records_lost > 0) {
+    err << "phaseloop buffer ingest: " << stats->records_lost << " records of "
+        << options.topic
+        << " were deleted from Kafka before they were read (the lines above "
+           "name the partitions and offsets); they are not in the buffer\n";
+    return command::kExitInternal;
+  }
   return command::kExitOk;
 }
 
@@ -277,7 +288,8 @@ void AddBufferCommand(CLI::App& app, int& exit_code) {
   auto [ingest, ingest_flags] = command::AddSubcommand<IngestFlags>(
       *buffer, "ingest",
       "Store search episodes from Kafka (offsets kept in the buffer, in the "
-      "same transaction as the rows)",
+      "same transaction as the rows). Records deleted from Kafka before they "
+      "were read are reported and counted, ingest goes on, and it exits 1",
       exit_code, [](const IngestFlags& f) {
         IngestOptions options = f.options;
         options.idle_exit = std::chrono::milliseconds(f.idle_exit_ms);

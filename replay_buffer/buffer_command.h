@@ -10,13 +10,20 @@
 //   export --buffer DB --out FILE a consistent snapshot, itself a buffer
 //   import --buffer DB --in FILE  upsert FILE's records into DB (created if
 //                                 missing); importing twice changes nothing
-// Exit codes: 0 success, 1 internal failure, 2 bad input (a missing,
-// foreign, corrupt or too-new file; an existing --out).
+//   ingest --buffer DB --kafka B  episodes from Kafka (episode_ingest.h);
+//                                 records deleted from Kafka before they
+//                                 were read are named on stderr (topic,
+//                                 partition, offsets), counted in the
+//                                 summary, and make the exit code 1 once
+//                                 the rest is ingested
+// Exit codes: 0 success, 1 internal failure or records lost, 2 bad input (a
+// missing, foreign, corrupt or too-new file; an existing --out; no --kafka).
 
 #include <iosfwd>
 #include <string>
 
 #include "CLI/CLI.hpp"
+#include "replay_buffer/episode_ingest.h"
 
 namespace phaseloop::replay_buffer {
 
@@ -27,6 +34,8 @@ int RunBufferStats(const std::string& buffer, bool json, std::ostream& out,
 int RunBufferExport(const std::string& buffer, const std::string& out_path,
                     std::ostream& out, std::ostream& err);
 int RunBufferImport(const std::string& buffer, const std::string& in_path,
+                    std::ostream& out, std::ostream& err);
+int RunBufferIngest(const std::string& buffer, const IngestOptions& options,
                     std::ostream& out, std::ostream& err);
 
 }  // namespace phaseloop::replay_buffer

@@ -74,6 +74,12 @@ absl::StatusOr<IngestStats> RunEpisodeIngest(ReplayStore& store,
     absl::StatusOr<std::optional<kafka::ConsumedMessage>> message =
         (*consumer)->Poll(std::chrono::milliseconds(100));
     if (!message.ok()) {
+      if (auto lost = kafka::RecordsLostOf(message.status())) {
+        stats.records_lost += lost->count();
+        ++stats.losses;
+        std::cerr << "buffer ingest: " << message.status().message() << "\n";
+        continue;
+      }
       if (kafka::ClassOf(message.status()) == kafka::ErrorClass::kRetriable) {
         continue;
       }

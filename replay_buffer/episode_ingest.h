@@ -9,6 +9,10 @@
 // counted, reported, produced to the dead-letter topic when a producer is
 // given, and skipped (its offset is stored with the batch). Episodes are
 // upserts by episode_id, so a record delivered twice is stored once.
+// Records deleted from Kafka before they were read (retention; see
+// common/kafka/consumer.h) are reported on stderr naming the topic, partition
+// and offsets, counted in IngestStats::records_lost, and ingest goes on with
+// the records still there.
 
 #include <atomic>
 #include <chrono>
@@ -39,6 +43,8 @@ struct IngestStats {
   int64_t episodes = 0;
   int64_t malformed = 0;
   int64_t transactions = 0;
+  int64_t records_lost = 0;  // offsets deleted from Kafka before being read
+  int64_t losses = 0;        // gaps those offsets came in
 };
 
 // Runs until *stop (checked between polls; may be null), `idle_exit`, or a

@@ -5,10 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "common/kafka/embedded_cluster.h"
 #include "common/kafka/producer.h"
 #include "common/kafka/test_util.h"
 #include "common/testing/test_util.h"
+#include "replay_buffer/buffer_command.h"
 #include "replay_buffer/test_records.h"
 
 namespace phaseloop::replay_buffer {
@@ -74,6 +77,51 @@ TEST(EpisodeIngestTest, StoresEveryEpisodeOnceAndResumesFromStoredOffsets) {
   int64_t total = 0;
   for (const ConsumerOffset& o : *offsets) total += o.next_offset;
   EXPECT_EQ(total, 71);  // every record of the topic, committed with rows
+}
+
+// More than the embedded cluster keeps of one partition (10 MB of
+// non-episode records, then 20 episodes): `buffer ingest` stores what is
+// left, names the deleted offsets on stderr and exits 1.
+TEST(EpisodeIngestTest, BufferIngestReportsRecordsDeletedBeforeItReadThem) {
+  auto cluster = kafka::EmbeddedCluster::Start(1);
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  const std::string bootstrap = (*cluster)->bootstrap_servers();
+  ASSERT_TRUE((*cluster)->CreateTopic(kTopic, 1, 1).ok());
+  kafka::testing::ProduceBulk(bootstrap, kTopic, 160, 64 * 1024);
+  kafka::ProducerOptions producer_options;
+  producer_options.bootstrap_servers = bootstrap;
+  auto producer = kafka::Producer::Create(producer_options);
+  ASSERT_TRUE(producer.ok()) << producer.status();
+  ProduceEpisodes(**producer, 0, 20);
+  auto [low, high] = kafka::testing::Watermarks(bootstrap, kTopic, 0);
+  ASSERT_EQ(high, 180);
+  ASSERT_GT(low, 0);
+
+  const std::string path = testing::MakeTempDir() + "/buffer.db";
+  IngestOptions options;
+  options.bootstrap_servers = bootstrap;
+  options.topic = kTopic;
+  options.idle_exit = std::chrono::milliseconds(2500);
+  options.consumer_config = kafka::testing::QuickGroupConfig();
+  std::ostringstream out, err;
+  EXPECT_EQ(RunBufferIngest(path, options, out, err), 1) << err.str();
+  EXPECT_NE(out.str().find("ingested 20 episodes from " +
+                           std::to_string(high - low) + " records"),
+            std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find(std::to_string(low) + " records LOST"),
+            std::string::npos)
+      << out.str();
+  EXPECT_NE(err.str().find(std::to_string(low) + " records of " + kTopic +
+                           " were deleted"),
+            std::string::npos)
+      << err.str();
+  // The stored offset is past everything: running again reads nothing and
+  // reports no loss.
+  std::ostringstream out2, err2;
+  EXPECT_EQ(RunBufferIngest(path, options, out2, err2), 0) << err2.str();
+  EXPECT_NE(out2.str().find("ingested 0 episodes"), std::string::npos)
+      << out2.str();
 }
 
 }  // namespace

@@ -2,9 +2,16 @@
 
 #include <librdkafka/rdkafkacpp.h>
 
+#include <algorithm>
+#include <deque>
+#include <set>
 #include <utility>
+#include <variant>
 
+#include "absl/strings/cord.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "common/kafka/client_config.h"
 #include "common/kafka/kafka_error.h"
 
@@ -50,7 +57,51 @@ absl::Status PartitionErrors(const std::vector<RdKafka::TopicPartition*>& list,
   return absl::OkStatus();
 }
 
+constexpr absl::string_view kRecordsLostPayload =
+    "type.phaseloop.dev/phaseloop.kafka.RecordsLost";
+
+// How long the rebalance callback waits for the group's committed offsets,
+// and a record's jump past its expected offset for the log start offset.
+constexpr int kCommittedTimeoutMs = 10000;
+constexpr int kWatermarkTimeoutMs = 5000;
+
+absl::Status RecordsLostStatus(const RecordsLost& lost,
+                               const std::string& why) {
+  absl::Status classified = ClassifiedStatus(
+      ErrorClass::kPermanent,
+      absl::StrCat("Kafka consumer: records lost: ", lost.topic, "/",
+                   lost.partition, " offsets ", lost.first_offset, "..",
+                   lost.last_offset, " (", lost.count(), " records) ", why,
+                   "; consuming goes on after them"));
+  absl::Status status(absl::StatusCode::kDataLoss, classified.message());
+  classified.ForEachPayload(
+      [&](absl::string_view url, const absl::Cord& payload) {
+        status.SetPayload(url, payload);
+      });
+  status.SetPayload(
+      kRecordsLostPayload,
+      absl::Cord(absl::StrCat(lost.partition, " ", lost.first_offset, " ",
+                              lost.last_offset, " ", lost.topic)));
+  return status;
+}
+
 }  // namespace
+
+std::optional<RecordsLost> RecordsLostOf(const absl::Status& status) {
+  if (status.code() != absl::StatusCode::kDataLoss) return std::nullopt;
+  auto payload = status.GetPayload(kRecordsLostPayload);
+  if (!payload.has_value()) return std::nullopt;
+  std::vector<std::string> parts =
+      absl::StrSplit(std::string(*payload), absl::MaxSplits(' ', 3));
+  RecordsLost lost;
+  if (parts.size() != 4 || !absl::SimpleAtoi(parts[0], &lost.partition) ||
+      !absl::SimpleAtoi(parts[1], &lost.first_offset) ||
+      !absl::SimpleAtoi(parts[2], &lost.last_offset)) {
+    return std::nullopt;
+  }
+  lost.topic = parts[3];
+  return lost;
+}
 
 struct Consumer::Impl : public RdKafka::RebalanceCb {
   explicit Impl(const ConsumerOptions& options)
@@ -61,6 +112,19 @@ struct Consumer::Impl : public RdKafka::RebalanceCb {
   // Applies offset_lookup's answer to newly assigned `partitions`.
   absl::Status ApplyStoredOffsets(
       const std::vector<RdKafka::TopicPartition*>& partitions);
+  // Gives the partitions the offset_lookup did not place the group's
+  // committed offset, else offset 0, so every start offset is known.
+  absl::Status ApplyCommittedOffsets(
+      const std::vector<RdKafka::TopicPartition*>& partitions);
+  // Records `offset` as the next one owed for `tp` (negative: unknown).
+  void Expect(const TopicPartition& tp, int64_t offset);
+  // Compares a delivered record's offset with the one expected; queues a
+  // RecordsLost status for a jump over deleted records.
+  void CheckJump(const ConsumedMessage& message);
+  // With nothing delivered: compares the cached log start offsets with the
+  // expected offsets (a loss is reported on the second sighting).
+  void CheckIdle();
+  void QueueLoss(const RecordsLost& lost, const std::string& why);
 
   const ConsumerOptions options;
   internal::EventLogger events;
@@ -69,7 +133,131 @@ struct Consumer::Impl : public RdKafka::RebalanceCb {
   absl::Status broken;           // fatal: set once, returned by every call
   absl::Status rebalance_error;  // retriable: returned by the next Poll
   ConsumerStats stats;
+  // Next offset owed per assigned partition (absent: not known yet, e.g.
+  // after a seek to a logical offset; the next record sets it).
+  std::map<TopicPartition, int64_t> expected;
+  // Expected offsets seen below the cached log start offset by the last
+  // empty Poll (reported if still so at the next one).
+  std::map<TopicPartition, int64_t> suspected;
+  // What Poll returns before consuming again: RecordsLost statuses and the
+  // record that revealed them.
+  std::deque<std::variant<absl::Status, ConsumedMessage>> pending;
 };
+
+void Consumer::Impl::Expect(const TopicPartition& tp, int64_t offset) {
+  suspected.erase(tp);
+  if (offset >= 0) {
+    expected[tp] = offset;
+  } else if (offset == RdKafka::Topic::OFFSET_BEGINNING) {
+    expected[tp] = 0;
+  } else {
+    expected.erase(tp);
+  }
+}
+
+void Consumer::Impl::QueueLoss(const RecordsLost& lost,
+                               const std::string& why) {
+  ++stats.losses;
+  stats.records_lost += lost.count();
+  pending.emplace_back(RecordsLostStatus(lost, why));
+}
+
+void Consumer::Impl::CheckJump(const ConsumedMessage& message) {
+  const TopicPartition tp{message.topic, message.partition};
+  suspected.erase(tp);
+  auto it = expected.find(tp);
+  if (it == expected.end()) {
+    expected[tp] = message.offset + 1;
+    return;
+  }
+  const int64_t want = it->second;
+  it->second = message.offset + 1;
+  if (message.offset <= want) return;
+  int64_t low = -1;
+  int64_t high = -1;
+  RdKafka::ErrorCode err = consumer->query_watermark_offsets(
+      message.topic, message.partition, &low, &high, kWatermarkTimeoutMs);
+  if (err == RdKafka::ERR_NO_ERROR) {
+    // Offsets the log still starts at or before were skipped for another
+    // reason (compaction, transaction markers): nothing was lost.
+    if (low <= want) return;
+    QueueLoss({message.topic, message.partition, want,
+               std::min(low, message.offset) - 1},
+              absl::StrCat("were deleted before this consumer read them (log "
+                           "start offset ",
+                           low, ")"));
+    return;
+  }
+  QueueLoss({message.topic, message.partition, want, message.offset - 1},
+            absl::StrCat("were skipped: the next record came at offset ",
+                         message.offset,
+                         " and the log start offset could "
+                         "not be read (",
+                         RdKafka::err2str(err), ")"));
+}
+
+void Consumer::Impl::CheckIdle() {
+  for (auto& [tp, want] : expected) {
+    int64_t low = -1;
+    int64_t high = -1;
+    if (consumer->get_watermark_offsets(tp.topic, tp.partition, &low, &high) !=
+            RdKafka::ERR_NO_ERROR ||
+        low <= want) {
+      suspected.erase(tp);
+      continue;
+    }
+    auto seen = suspected.find(tp);
+    if (seen == suspected.end() || seen->second != want) {
+      suspected[tp] = want;
+      continue;
+    }
+    suspected.erase(seen);
+    QueueLoss({tp.topic, tp.partition, want, low - 1},
+              absl::StrCat("were deleted before this consumer read them (log "
+                           "start offset ",
+                           low, ")"));
+    want = low;
+  }
+}
+
+absl::Status Consumer::Impl::ApplyCommittedOffsets(
+    const std::vector<RdKafka::TopicPartition*>& partitions) {
+  PartitionList unplaced;
+  for (const RdKafka::TopicPartition* tp : partitions) {
+    if (tp->offset() < 0) {
+      unplaced.Add({tp->topic(), tp->partition()},
+                   RdKafka::Topic::OFFSET_INVALID);
+    }
+  }
+  if (unplaced.list.empty()) return absl::OkStatus();
+  RdKafka::ErrorCode err =
+      consumer->committed(unplaced.list, kCommittedTimeoutMs);
+  absl::Status status = KafkaStatus(err, "committed offsets");
+  if (status.ok())
+    status = PartitionErrors(unplaced.list, "committed offset of");
+  if (!status.ok()) {
+    return ClassifiedStatus(
+        ErrorClass::kFatal,
+        absl::StrCat("Kafka consumer: the group's committed offsets of ",
+                     unplaced.list.size(),
+                     " newly assigned partitions could not be read (",
+                     status.message(),
+                     "); without them records lost before the start cannot be "
+                     "detected: this consumer reads nothing more: close it "
+                     "and create a new one"));
+  }
+  std::map<TopicPartition, int64_t> committed;
+  for (const RdKafka::TopicPartition* tp : unplaced.list) {
+    committed[{tp->topic(), tp->partition()}] = tp->offset();
+  }
+  for (RdKafka::TopicPartition* tp : partitions) {
+    if (tp->offset() >= 0) continue;
+    auto found = committed.find({tp->topic(), tp->partition()});
+    tp->set_offset(
+        found != committed.end() && found->second >= 0 ? found->second : 0);
+  }
+  return absl::OkStatus();
+}
 
 absl::Status Consumer::Impl::ApplyStoredOffsets(
     const std::vector<RdKafka::TopicPartition*>& partitions) {
@@ -109,6 +297,13 @@ void Consumer::Impl::rebalance_cb(
   std::unique_ptr<RdKafka::Error> error;
   if (err == RdKafka::ERR__ASSIGN_PARTITIONS) {
     if (broken.ok()) broken = ApplyStoredOffsets(partitions);
+    if (broken.ok()) broken = ApplyCommittedOffsets(partitions);
+    if (broken.ok()) {
+      if (!cooperative) expected.clear();
+      for (const RdKafka::TopicPartition* tp : partitions) {
+        Expect({tp->topic(), tp->partition()}, tp->offset());
+      }
+    }
     if (!broken.ok()) {
       // Never read from offsets the caller's store cannot vouch for.
       if (!cooperative) result = consumer->unassign();
@@ -119,6 +314,10 @@ void Consumer::Impl::rebalance_cb(
     }
   } else if (err == RdKafka::ERR__REVOKE_PARTITIONS) {
     if (options.on_revoke) options.on_revoke(ToPartitions(partitions));
+    for (const TopicPartition& tp : ToPartitions(partitions)) {
+      expected.erase(tp);
+      suspected.erase(tp);
+    }
     if (cooperative) {
       error.reset(consumer->incremental_unassign(partitions));
     } else {
@@ -127,6 +326,8 @@ void Consumer::Impl::rebalance_cb(
   } else {
     rebalance_error = KafkaStatus(err, "rebalance");
     result = consumer->unassign();
+    expected.clear();
+    suspected.clear();
   }
   if (error != nullptr) result = error->code();
   if (result != RdKafka::ERR_NO_ERROR && rebalance_error.ok()) {
@@ -207,6 +408,15 @@ absl::StatusOr<std::optional<ConsumedMessage>> Consumer::Poll(
     return absl::FailedPreconditionError("Kafka consumer: Poll after Close");
   }
   if (!impl.broken.ok()) return impl.broken;
+  auto next_pending = [&]() -> absl::StatusOr<std::optional<ConsumedMessage>> {
+    auto item = std::move(impl.pending.front());
+    impl.pending.pop_front();
+    if (auto* status = std::get_if<absl::Status>(&item)) return *status;
+    ++impl.stats.messages;
+    return std::optional<ConsumedMessage>(
+        std::move(std::get<ConsumedMessage>(item)));
+  };
+  if (!impl.pending.empty()) return next_pending();
   std::unique_ptr<RdKafka::Message> message(
       impl.consumer->consume(static_cast<int>(timeout.count())));
   if (!impl.broken.ok()) return impl.broken;
@@ -223,6 +433,8 @@ absl::StatusOr<std::optional<ConsumedMessage>> Consumer::Poll(
       break;
     case RdKafka::ERR__TIMED_OUT:
     case RdKafka::ERR__PARTITION_EOF:
+      impl.CheckIdle();
+      if (!impl.pending.empty()) return next_pending();
       return std::optional<ConsumedMessage>();
     case RdKafka::ERR__FATAL:
       impl.broken = impl.events.RecordFatal("consume");
@@ -252,6 +464,11 @@ absl::StatusOr<std::optional<ConsumedMessage>> Consumer::Poll(
       timestamp.type == RdKafka::MessageTimestamp::MSG_TIMESTAMP_NOT_AVAILABLE
           ? -1
           : timestamp.timestamp;
+  impl.CheckJump(result);
+  if (!impl.pending.empty()) {
+    impl.pending.emplace_back(std::move(result));
+    return next_pending();
+  }
   ++impl.stats.messages;
   return std::optional<ConsumedMessage>(std::move(result));
 }
@@ -259,16 +476,37 @@ absl::StatusOr<std::optional<ConsumedMessage>> Consumer::Poll(
 absl::Status Consumer::AssignWithOffsets(const OffsetMap& next_offsets) {
   PartitionList partitions;
   for (const auto& [tp, offset] : next_offsets) partitions.Add(tp, offset);
-  return KafkaStatus(impl_->consumer->assign(partitions.list), "assign");
+  absl::Status status =
+      KafkaStatus(impl_->consumer->assign(partitions.list), "assign");
+  if (!status.ok()) return status;
+  impl_->pending.clear();
+  impl_->expected.clear();
+  impl_->suspected.clear();
+  for (const auto& [tp, offset] : next_offsets) impl_->Expect(tp, offset);
+  return status;
 }
 
 absl::Status Consumer::Seek(const TopicPartition& partition, int64_t offset,
                             std::chrono::milliseconds timeout) {
   std::unique_ptr<RdKafka::TopicPartition> tp(RdKafka::TopicPartition::create(
       partition.topic, partition.partition, offset));
-  return KafkaStatus(
-      impl_->consumer->seek(*tp, static_cast<int>(timeout.count())),
-      absl::StrCat("seek ", Name(partition), " to ", offset));
+  absl::Status status =
+      KafkaStatus(impl_->consumer->seek(*tp, static_cast<int>(timeout.count())),
+                  absl::StrCat("seek ", Name(partition), " to ", offset));
+  if (!status.ok()) return status;
+  // A record of this partition held back behind a loss report is from the
+  // old position.
+  auto& pending = impl_->pending;
+  pending.erase(std::remove_if(pending.begin(), pending.end(),
+                               [&](const auto& item) {
+                                 auto* m = std::get_if<ConsumedMessage>(&item);
+                                 return m != nullptr &&
+                                        m->topic == partition.topic &&
+                                        m->partition == partition.partition;
+                               }),
+                pending.end());
+  impl_->Expect(partition, offset);
+  return status;
 }
 
 absl::Status Consumer::Commit(const OffsetMap& next_offsets) {

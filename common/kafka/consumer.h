@@ -9,8 +9,10 @@
 //      assigned partitions and returns the next offset to read for those it
 //      knows (the replay buffer keeps them in SQLite, in the same transaction
 //      as the rows they produced, and resumes exactly after them);
-//   2. the group's committed offset (Commit / CommitMessage);
-//   3. the earliest record.
+//   2. the group's committed offset (Commit / CommitMessage), asked for in
+//      the rebalance callback (a failure makes the consumer fatal, like a
+//      failed offset lookup);
+//   3. offset 0 (the earliest record, after the loss check below).
 // Only the single-record consume API is used (the 2.0.x batch APIs have a
 // known bug).
 //
@@ -19,6 +21,28 @@
 // one (the client's own, or a failed offset lookup, after which the consumer
 // holds partitions it must not read) is returned by every later call: close
 // the consumer and create a new one.
+//
+// Lost records are never skipped silently. Every assigned partition is owed
+// every record from where it starts (the stored offset, else the group's
+// committed offset, else offset 0: a consumer with no position is owed the
+// partition's whole history) onwards, one offset after another. When records
+// it is owed are gone from the partition (deleted by retention before it read
+// them: its start or next offset is below the partition's log start offset),
+// Poll returns a DataLoss status, once per gap, before the next record of that
+// partition: RecordsLostOf(status) gives the topic, partition and the first
+// and last offset lost, the message names them too, and stats().records_lost
+// counts them. The consumer is fine: keep polling and it goes on from the log
+// start offset (the next Poll returns the first record still there). A caller
+// that treats every non-retriable status as the end stops there, loudly.
+// How a gap is found: librdkafka resets a position below the log start offset
+// to the earliest record (auto.offset.reset=earliest; it only logs a
+// warning), so the wrapper compares each record's offset with the one
+// expected; a jump is a loss for the offsets below the log start offset
+// (asked from the leader; gaps the log start offset does not explain, e.g.
+// compaction or transaction markers, are not losses, and if the leader cannot
+// be asked the whole jump is reported). When nothing arrives, the log start
+// offset cached from fetches is compared with the expected offset (twice, one
+// empty Poll apart, so records already fetched are not reported lost).
 //
 // Thread-safety: one thread at a time. Rebalance callbacks (offset_lookup,
 // on_revoke) run inside Poll and Close, on the calling thread. librdkafka's
@@ -53,6 +77,20 @@ struct TopicPartition {
 // Next offset to read (last processed offset + 1), per partition.
 using OffsetMap = std::map<TopicPartition, int64_t>;
 
+// Records a consumer was owed that are gone from the partition: offsets
+// first_offset..last_offset (inclusive) of topic/partition.
+struct RecordsLost {
+  std::string topic;
+  int32_t partition = 0;
+  int64_t first_offset = 0;
+  int64_t last_offset = 0;
+  int64_t count() const { return last_offset - first_offset + 1; }
+};
+
+// The lost range carried by a DataLoss status from Consumer::Poll; nullopt
+// for any other status.
+std::optional<RecordsLost> RecordsLostOf(const absl::Status& status);
+
 struct ConsumedMessage {
   std::string topic;
   int32_t partition = 0;
@@ -86,7 +124,9 @@ struct ConsumerOptions {
 struct ConsumerStats {
   int64_t messages = 0;
   int64_t retriable_errors = 0;
-  int64_t rebalances = 0;  // assignments and revocations handled
+  int64_t rebalances = 0;    // assignments and revocations handled
+  int64_t records_lost = 0;  // offsets reported lost (RecordsLost counts)
+  int64_t losses = 0;        // RecordsLost statuses returned
 };
 
 class Consumer {
@@ -102,7 +142,9 @@ class Consumer {
   Consumer& operator=(const Consumer&) = delete;
 
   // The next record, waiting up to `timeout`; nullopt if none came. Errors
-  // by class; after a retriable one, keep polling.
+  // by class; after a retriable one, keep polling. A DataLoss status
+  // (RecordsLostOf gives the range) reports records that are gone; keep
+  // polling after it too.
   absl::StatusOr<std::optional<ConsumedMessage>> Poll(
       std::chrono::milliseconds timeout);
 
@@ -111,7 +153,8 @@ class Consumer {
   // answer; call it directly for a consumer without a subscription).
   absl::Status AssignWithOffsets(const OffsetMap& next_offsets);
 
-  // Moves an assigned partition's position to `offset`.
+  // Moves an assigned partition's position to `offset` (the partition is
+  // then owed the records from `offset` on).
   absl::Status Seek(const TopicPartition& partition, int64_t offset,
                     std::chrono::milliseconds timeout);
 

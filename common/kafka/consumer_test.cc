@@ -1,8 +1,10 @@
 #include "common/kafka/consumer.h"
 
+#include <iostream>
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "common/kafka/embedded_cluster.h"
@@ -208,6 +210,166 @@ TEST(ConsumerOptionsTest, RejectsBadOptions) {
   EXPECT_TRUE(absl::IsInvalidArgument(Consumer::Create(options).status()));
   options.config = {{"test.mock.num.brokers", "1"}};
   EXPECT_TRUE(absl::IsInvalidArgument(Consumer::Create(options).status()));
+}
+
+// --- Records deleted by retention before they were read ---
+
+// What a consumer saw: loss reports and records, in order.
+struct LossRun {
+  std::vector<RecordsLost> lost;
+  std::vector<int64_t> offsets;
+};
+
+// Polls until `count` records arrived (or 30 s); retriable errors are
+// tolerated, a DataLoss status is collected, anything else fails.
+LossRun ConsumeCountingLosses(Consumer& consumer, size_t count) {
+  LossRun run;
+  const auto deadline = std::chrono::steady_clock::now() + seconds(30);
+  while (run.offsets.size() < count &&
+         std::chrono::steady_clock::now() < deadline) {
+    auto message = consumer.Poll(milliseconds(100));
+    if (!message.ok()) {
+      if (auto lost = RecordsLostOf(message.status())) {
+        EXPECT_EQ(message.status().code(), absl::StatusCode::kDataLoss);
+        EXPECT_NE(message.status().message().find(absl::StrCat(
+                      lost->topic, "/", lost->partition, " offsets ",
+                      lost->first_offset, "..", lost->last_offset)),
+                  std::string::npos)
+            << message.status();
+        run.lost.push_back(*lost);
+        continue;
+      }
+      EXPECT_EQ(ClassOf(message.status()), ErrorClass::kRetriable)
+          << message.status();
+      continue;
+    }
+    if (message->has_value()) run.offsets.push_back((**message).offset);
+  }
+  return run;
+}
+
+class RecordsLostTest : public ConsumerTest {
+ protected:
+  // One partition overfilled with 160 records of 64 KB (10 MB, twice what
+  // the embedded cluster keeps); low_ and high_ are its watermarks after.
+  void SetUp() override {
+    SetUpTopic(1, "overflow", 1, 0);
+    testing::ProduceBulk(bootstrap(), "overflow", 160, 64 * 1024);
+    std::tie(low_, high_) = testing::Watermarks(bootstrap(), "overflow", 0);
+    ASSERT_EQ(high_, 160);
+    ASSERT_GT(low_, 0) << "the embedded cluster kept everything";
+  }
+
+  // Consumes what is left and checks one loss first..low_-1 and then every
+  // record low_..high_-1 in order.
+  void ExpectLossFrom(Consumer& consumer, int64_t first) {
+    LossRun run = ConsumeCountingLosses(consumer, high_ - low_);
+    ASSERT_EQ(run.lost.size(), 1u);
+    EXPECT_EQ(run.lost[0].topic, "overflow");
+    EXPECT_EQ(run.lost[0].partition, 0);
+    EXPECT_EQ(run.lost[0].first_offset, first);
+    EXPECT_EQ(run.lost[0].last_offset, low_ - 1);
+    ASSERT_EQ(run.offsets.size(), static_cast<size_t>(high_ - low_));
+    for (size_t i = 0; i < run.offsets.size(); ++i) {
+      EXPECT_EQ(run.offsets[i], low_ + static_cast<int64_t>(i));
+    }
+    EXPECT_EQ(consumer.stats().records_lost, low_ - first);
+    EXPECT_EQ(consumer.stats().losses, 1);
+    EXPECT_EQ(consumer.stats().messages, high_ - low_);
+  }
+
+  int64_t low_ = -1;
+  int64_t high_ = -1;
+};
+
+// A new group (no stored or committed offset) is owed the partition from
+// offset 0: what retention deleted is reported, the rest delivered.
+TEST_F(RecordsLostTest, NewGroupIsToldWhatWasDeletedBeforeItRead) {
+  auto consumer =
+      MakeConsumer(testing::GroupOptions(bootstrap(), "fresh", {"overflow"}));
+  ASSERT_NE(consumer, nullptr);
+  ExpectLossFrom(*consumer, 0);
+}
+
+// A stored offset below the log start offset: the loss starts there.
+TEST_F(RecordsLostTest, StoredOffsetBelowTheLogStartIsReported) {
+  ConsumerOptions options =
+      testing::GroupOptions(bootstrap(), "stored", {"overflow"});
+  options.offset_lookup = [](const std::vector<TopicPartition>& assigned)
+      -> absl::StatusOr<OffsetMap> {
+    OffsetMap next;
+    for (const TopicPartition& tp : assigned) next[tp] = 7;
+    return next;
+  };
+  auto consumer = MakeConsumer(options);
+  ASSERT_NE(consumer, nullptr);
+  ExpectLossFrom(*consumer, 7);
+}
+
+// The group's committed offset below the log start offset: the loss starts
+// there.
+TEST_F(RecordsLostTest, CommittedOffsetBelowTheLogStartIsReported) {
+  {
+    auto committer =
+        MakeConsumer(testing::GroupOptions(bootstrap(), "committed", {}));
+    ASSERT_NE(committer, nullptr);
+    ASSERT_TRUE(committer->Commit({{{"overflow", 0}, 3}}).ok());
+    ASSERT_TRUE(committer->Close().ok());
+  }
+  auto consumer = MakeConsumer(
+      testing::GroupOptions(bootstrap(), "committed", {"overflow"}));
+  ASSERT_NE(consumer, nullptr);
+  ExpectLossFrom(*consumer, 3);
+}
+
+// Resuming at or above the log start offset loses nothing and says nothing.
+TEST_F(RecordsLostTest, NoLossWhenResumingAboveTheLogStart) {
+  ConsumerOptions options =
+      testing::GroupOptions(bootstrap(), "above", {"overflow"});
+  const int64_t start = low_ + 1;
+  options.offset_lookup = [start](const std::vector<TopicPartition>& assigned)
+      -> absl::StatusOr<OffsetMap> {
+    OffsetMap next;
+    for (const TopicPartition& tp : assigned) next[tp] = start;
+    return next;
+  };
+  auto consumer = MakeConsumer(options);
+  ASSERT_NE(consumer, nullptr);
+  LossRun run = ConsumeCountingLosses(*consumer, high_ - start);
+  EXPECT_TRUE(run.lost.empty());
+  ASSERT_EQ(run.offsets.size(), static_cast<size_t>(high_ - start));
+  EXPECT_EQ(run.offsets.front(), start);
+  // Nothing more comes, and idle polls report nothing either.
+  for (int i = 0; i < 5; ++i) {
+    auto message = consumer->Poll(milliseconds(50));
+    ASSERT_TRUE(message.ok()) << message.status();
+    EXPECT_FALSE(message->has_value());
+  }
+  EXPECT_EQ(consumer->stats().records_lost, 0);
+}
+
+// A partition directly assigned below the log start offset (no group).
+TEST_F(RecordsLostTest, AssignedOffsetBelowTheLogStartIsReported) {
+  ConsumerOptions options;
+  options.bootstrap_servers = bootstrap();
+  options.group_id = "assign-only";
+  auto consumer = MakeConsumer(options);
+  ASSERT_NE(consumer, nullptr);
+  ASSERT_TRUE(consumer->AssignWithOffsets({{{"overflow", 0}, 0}}).ok());
+  ExpectLossFrom(*consumer, 0);
+}
+
+// What the embedded cluster keeps of 1 KB records: a little under
+// kMockPartitionMaxBytes of them (each stored with ~20% overhead).
+TEST_F(ConsumerTest, EmbeddedClusterKeepsAboutFiveMegabytesPerPartition) {
+  SetUpTopic(1, "measured", 1, 0);
+  testing::ProduceBulk(bootstrap(), "measured", 8000, 1024);
+  auto [low, high] = testing::Watermarks(bootstrap(), "measured", 0);
+  ASSERT_EQ(high, 8000);
+  const int64_t kept = high - low;
+  EXPECT_LT(kept * 1024, kMockPartitionMaxBytes);
+  EXPECT_GT(kept * 1024, kMockPartitionMaxBytes * 3 / 4);
+  std::cerr << "embedded cluster kept " << kept << " of 8000 1 KB records\n";
 }
 
 }  // namespace

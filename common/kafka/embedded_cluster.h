@@ -11,6 +11,21 @@
 // auto-create with 4 partitions, or CreateTopic), no SSL/SASL, no
 // transaction markers, data kept in memory only.
 //
+// Retention is fixed, not configurable: each partition keeps at most
+// kMockPartitionMaxBytes of record batches (as produced: ~1.2 KB per 1 KB
+// record) and at most kMockPartitionMaxBatches batches. Appending past either
+// drops the oldest whole batches, at once and without a word to producers;
+// the partition's log start offset (low watermark) moves up to the first
+// batch kept, and at least one batch is always kept. The limits are set in
+// librdkafka's rd_kafka_mock_partition_init; 2.0.2 has no function or
+// property to change them (its only `test.mock.*` properties are
+// num.brokers and broker.rtt) and no time-based retention. Measured
+// (consumer_test): 8,000 records of 1,024-byte values to one partition leave
+// the last ~4,160 (a little more or less with how the producer batched
+// them). Consumers report
+// records deleted before they read them (consumer.h); for more than a few
+// MB per partition of unread backlog, use a real cluster or more partitions.
+//
 // Thread-safety: every method may be called from any thread; the cluster runs
 // on its own librdkafka threads. Destroying it stops the brokers (connected
 // clients see the brokers go down).
@@ -48,6 +63,10 @@ enum class ApiKey : int16_t {
   kApiVersions = 18,
   kInitProducerId = 22,
 };
+
+// What a partition of the embedded cluster keeps (see above).
+inline constexpr int64_t kMockPartitionMaxBytes = 5 * 1024 * 1024;
+inline constexpr int64_t kMockPartitionMaxBatches = 100000;
 
 // A broker id (1..brokers), or kAllBrokers where a method allows it.
 inline constexpr int32_t kAllBrokers = -1;

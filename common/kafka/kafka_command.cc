@@ -107,7 +107,10 @@ void AddKafkaCommand(CLI::App& app, int& exit_code) {
   auto [serve, flags] = command::AddSubcommand<ServeFlags>(
       *kafka, "serve",
       "Run librdkafka's mock Kafka cluster on loopback until SIGINT/SIGTERM; "
-      "prints its bootstrap address (the --kafka value of every component)",
+      "prints its bootstrap address (the --kafka value of every component). "
+      "Each partition keeps only its newest 5 MiB of records (the mock's "
+      "fixed retention, not configurable in librdkafka 2.0.2); consumers "
+      "report older records they had not read as lost",
       exit_code,
       [](const ServeFlags& f) { return RunServe(f, std::cout, std::cerr); });
   serve->add_option("--brokers", flags->brokers, "number of brokers (1-16)")

@@ -1,13 +1,17 @@
 #include "common/kafka/test_util.h"
 
+#include <librdkafka/rdkafkacpp.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <memory>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "common/kafka/kafka_error.h"
+#include "common/kafka/producer.h"
 #include "gtest/gtest.h"
 
 namespace phaseloop::kafka::testing {
@@ -71,6 +75,41 @@ bool WaitForAssignments(const std::vector<Consumer*>& consumers,
     if (all_hold_some && held == partitions) return true;
   }
   return false;
+}
+
+std::pair<int64_t, int64_t> Watermarks(const std::string& bootstrap,
+                                       const std::string& topic,
+                                       int32_t partition) {
+  std::unique_ptr<RdKafka::Conf> conf(
+      RdKafka::Conf::create(RdKafka::Conf::CONF_GLOBAL));
+  std::string error;
+  EXPECT_EQ(conf->set("bootstrap.servers", bootstrap, error),
+            RdKafka::Conf::CONF_OK)
+      << error;
+  std::unique_ptr<RdKafka::Producer> client(
+      RdKafka::Producer::create(conf.get(), error));
+  EXPECT_NE(client, nullptr) << error;
+  if (client == nullptr) return {-1, -1};
+  int64_t low = -1;
+  int64_t high = -1;
+  RdKafka::ErrorCode err =
+      client->query_watermark_offsets(topic, partition, &low, &high, 10000);
+  EXPECT_EQ(err, RdKafka::ERR_NO_ERROR) << RdKafka::err2str(err);
+  return {low, high};
+}
+
+void ProduceBulk(const std::string& bootstrap, const std::string& topic,
+                 int count, size_t value_bytes) {
+  ProducerOptions options;
+  options.bootstrap_servers = bootstrap;
+  auto producer = Producer::Create(options);
+  ASSERT_TRUE(producer.ok()) << producer.status();
+  const std::string value(value_bytes, 'x');
+  for (int i = 0; i < count; ++i) {
+    ASSERT_TRUE(
+        (*producer)->Produce(topic, absl::StrCat("key-", i), value).ok());
+  }
+  ASSERT_TRUE((*producer)->Flush(std::chrono::seconds(30)).ok());
 }
 
 }  // namespace phaseloop::kafka::testing

@@ -5,8 +5,10 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/kafka/consumer.h"
@@ -37,6 +39,20 @@ std::vector<std::vector<ConsumedMessage>> ConsumeFrom(
 // hold `partitions` partitions (or `timeout` passes; returns whether they did).
 bool WaitForAssignments(const std::vector<Consumer*>& consumers,
                         size_t partitions, std::chrono::milliseconds timeout);
+
+// The low (log start) and high watermarks of topic/partition, asked from the
+// leader through a client of its own (-1, -1 on failure, which fails the
+// test).
+std::pair<int64_t, int64_t> Watermarks(const std::string& bootstrap,
+                                       const std::string& topic,
+                                       int32_t partition);
+
+// Produces `count` records of `value_bytes` bytes each (keys "key-i") to
+// `topic` (partitioned by key: give it one partition to fill one) and waits
+// for every delivery. Enough of them overflow
+// what the embedded cluster keeps per partition (see embedded_cluster.h).
+void ProduceBulk(const std::string& bootstrap, const std::string& topic,
+                 int count, size_t value_bytes);
 
 // Running a binary and temp dirs: common/testing's, under this namespace for
 // the Kafka tests that call them unqualified.

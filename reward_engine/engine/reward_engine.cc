@@ -1,5 +1,6 @@
 #include "reward_engine/engine/reward_engine.h"
 
+#include <iostream>
 #include <ostream>
 #include <set>
 #include <utility>
@@ -66,6 +67,15 @@ class EngineMetrics {
   void Late() { Inc(late_); }
   void WindowsClosed(size_t n) { Inc(windows_closed_, n); }
   void Rewards(size_t n) { Inc(rewards_, n); }
+  void RecordsLost(int32_t partition, int64_t count) {
+    if (registry_ == nullptr) return;
+    registry_
+        ->AddCounter("phaseloop_rewards_records_lost_total",
+                     "SLI records deleted from Kafka before the engine read "
+                     "them (retention)",
+                     {{"partition", std::to_string(partition)}})
+        .Increment(static_cast<double>(count));
+  }
   void DeadLetter(const std::string& reason) {
     if (registry_ == nullptr) return;
     const std::string klass = reason.substr(0, reason.find(':'));
@@ -457,6 +467,15 @@ absl::Status Engine::ConsumeUntilDone(kafka::Consumer& consumer) {
     absl::StatusOr<std::optional<kafka::ConsumedMessage>> message =
         consumer.Poll(std::chrono::milliseconds(100));
     if (!message.ok()) {
+      if (auto lost = kafka::RecordsLostOf(message.status())) {
+        // Gone for good: count it, say so, and go on with what is left.
+        stats_.records_lost += lost->count();
+        metrics_.RecordsLost(lost->partition, lost->count());
+        std::ostream& log =
+            options_.progress != nullptr ? *options_.progress : std::cerr;
+        log << "phaseloop rewards: " << message.status().message() << "\n";
+        continue;
+      }
       if (kafka::ClassOf(message.status()) == kafka::ErrorClass::kRetriable) {
         continue;
       }

@@ -106,6 +106,10 @@ struct EngineStats {
   int64_t redelivered = 0;  // records produced again after a failed delivery
   int64_t watermark_ms = kNoTime;
   int64_t history_windows = 0;  // budget observations seeded at start-up
+  // SLI records deleted from Kafka before the engine read them (retention;
+  // common/kafka/consumer.h): counted here and in
+  // phaseloop_rewards_records_lost_total, each gap logged; the engine goes on.
+  int64_t records_lost = 0;
   // Per closed window: ms from the watermark passing its end (CloseReady)
   // to its rewards acknowledged by Kafka and stored (first 100000).
   std::vector<double> emission_latency_ms;

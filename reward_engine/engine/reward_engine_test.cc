@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <set>
+#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "common/kafka/embedded_cluster.h"
@@ -268,6 +269,37 @@ TEST_F(RewardEngineTest, RestartPublishesTheBudgetsOfAnUninterruptedRun) {
   // Without the seeding the budgets forget windows 0 and 1 (the check
   // above can fail).
   EXPECT_NE(budgets("unseeded"), expected);
+}
+
+// SLI records deleted by the embedded cluster's retention before the engine
+// read them (10 MB of junk, then real windows): counted in the stats and
+// phaseloop_rewards_records_lost_total, logged with the offsets, and the
+// rest is processed.
+TEST_F(RewardEngineTest, CountsRecordsDeletedBeforeItReadThem) {
+  const std::string topic(kafka::kSliTopic);
+  kafka::testing::ProduceBulk(cluster_->bootstrap_servers(), topic, 160,
+                              64 * 1024);
+  Produce(Window(0));
+  auto [low, high] =
+      kafka::testing::Watermarks(cluster_->bootstrap_servers(), topic, 0);
+  ASSERT_GT(low, 0);
+  metrics::MetricsRegistry registry;
+  options_.metrics = &registry;
+  std::ostringstream progress;
+  options_.progress = &progress;
+  auto stats = RunRewardEngine(*store_, options_, nullptr);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->records_lost, low);
+  EXPECT_EQ(stats->records, high - low);
+  EXPECT_NE(progress.str().find("records lost: " + topic + "/0 offsets 0.." +
+                                std::to_string(low - 1)),
+            std::string::npos)
+      << progress.str();
+  EXPECT_NE(registry.RenderPrometheusText().find(
+                "phaseloop_rewards_records_lost_total{partition=\"0\"} " +
+                std::to_string(low)),
+            std::string::npos)
+      << registry.RenderPrometheusText();
 }
 
 }  // namespace

@@ -115,6 +115,13 @@ absl::StatusOr<WorkStats> RunSearchJobWorker(const WorkOptions& options,
     absl::StatusOr<std::optional<kafka::ConsumedMessage>> message =
         (*consumer)->Poll(std::chrono::milliseconds(200));
     if (!message.ok()) {
+      if (auto lost = kafka::RecordsLostOf(message.status())) {
+        // Jobs deleted from Kafka before any worker took them: nobody will
+        // work them; say which, and go on with the rest.
+        stats.jobs_lost += lost->count();
+        log << "search jobs: " << message.status().message() << "\n";
+        continue;
+      }
       if (kafka::ClassOf(message.status()) == kafka::ErrorClass::kRetriable) {
         continue;
       }

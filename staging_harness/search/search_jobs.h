@@ -61,10 +61,13 @@ struct WorkStats {
   int64_t episodes = 0;
   int64_t malformed_jobs = 0;
   int64_t failed_jobs = 0;  // the module could not be searched
+  // Jobs deleted from Kafka (retention) before this worker's group read
+  // them; each gap is logged with its partition and offsets.
+  int64_t jobs_lost = 0;
 };
 
-// One line per job on `log`. Errors: Kafka fatal errors, a worker that
-// cannot start.
+// One line per job on `log`, and one per gap of lost jobs. Errors: Kafka fatal
+// errors, a worker that cannot start.
 absl::StatusOr<WorkStats> RunSearchJobWorker(const WorkOptions& options,
                                              const std::atomic<bool>* stop,
                                              std::ostream& log);
