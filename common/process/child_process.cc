@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -57,7 +58,14 @@ ChildOutcome RunInChild(
       std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   std::string received;
   bool timed_out = false;
+  bool reaped = false;
+  int status = 0;
   char buffer[65536];
+  // The child's end of the pipe may also be held by another process forked
+  // meanwhile (a sibling from another thread inherits it: O_CLOEXEC closes
+  // on exec, not on fork), so end-of-file alone would wait for that one
+  // too. When the pipe is quiet, ask whether the child itself has exited.
+  constexpr int kQuietCheckMs = 20;
   for (;;) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
                     deadline - std::chrono::steady_clock::now())
@@ -67,21 +75,35 @@ ChildOutcome RunInChild(
       break;
     }
     pollfd p{fds[0], POLLIN, 0};
-    int ready = poll(&p, 1, static_cast<int>(left));
+    int ready =
+        poll(&p, 1, static_cast<int>(std::min<int64_t>(left, kQuietCheckMs)));
     if (ready < 0 && errno == EINTR) continue;
-    if (ready == 0) {
-      timed_out = true;
+    if (ready > 0) {
+      ssize_t n = read(fds[0], buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;  // EOF: the child finished or died
+      received.append(buffer, static_cast<size_t>(n));
+      continue;
+    }
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      // Exited: what it wrote is in the pipe; take it without waiting for
+      // an end-of-file that another holder of the pipe may delay.
+      reaped = true;
+      fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
+      for (;;) {
+        ssize_t n = read(fds[0], buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        received.append(buffer, static_cast<size_t>(n));
+      }
       break;
     }
-    ssize_t n = read(fds[0], buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;  // EOF: the child finished or died
-    received.append(buffer, static_cast<size_t>(n));
   }
   close(fds[0]);
-  if (timed_out) kill(pid, SIGKILL);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  if (!reaped) {
+    if (timed_out) kill(pid, SIGKILL);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
   }
   if (timed_out) {
     outcome.kind = ChildOutcome::kTimedOut;
