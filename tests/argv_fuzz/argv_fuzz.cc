@@ -925,10 +925,14 @@ class Fuzzer {
       fs::create_directories(tmp);
       results[side] = Run(*argvs[side], env, scratch, stdin_path,
                           wdir + "/" + tags[side], o_.timeout_s);
-      // Temporary files left behind count as files made (names normalised).
+      // Temporary files left behind count as files made, names and contents
+      // normalised (clang's crash reproducer, NAME-XXXXXX.sh, names the
+      // NAME-XXXXXX.c beside it).
+      static const std::regex kBareTempName("([A-Za-z0-9_]+)-[0-9a-f]{6}\\.");
       for (const auto& [name, bytes] : Snapshot(tmp).files) {
         results[side].tree.files[Normalise(tmp + "/" + name, scratch, tmp)] =
-            bytes;
+            std::regex_replace(Normalise(bytes, scratch, tmp), kBareTempName,
+                               "$1-XXXXXX.");
       }
       if (side == 0) {
         fs::remove_all(wdir + "/clang-side", ec);
