@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "clang/Basic/Diagnostic.h"
+#include "clang/Basic/DiagnosticDriver.h"
 #include "clang/Basic/DiagnosticOptions.h"
 #include "clang/CodeGen/CodeGenAction.h"
 #include "clang/Driver/Compilation.h"
@@ -36,6 +37,41 @@ class CapturedDiagnostics {
 
  private:
   llvm::raw_string_ostream out_;
+};
+
+// Sends each driver diagnostic to the printer of its place in clang's
+// output for the whole command line: "input unused" warnings come first
+// (the driver emits them while planning, once per command line), then each
+// job's own (e.g. "-O4 is equivalent to -O3", once per source), then
+// "argument unused during compilation" (once, after every job is built).
+// The wrapper runs the driver once per source and reassembles them.
+class DriverDiagnosticRouter : public clang::DiagnosticConsumer {
+ public:
+  DriverDiagnosticRouter(clang::DiagnosticConsumer* before,
+                         clang::DiagnosticConsumer* job,
+                         clang::DiagnosticConsumer* after)
+      : before_(before), job_(job), after_(after) {}
+
+  void HandleDiagnostic(clang::DiagnosticsEngine::Level level,
+                        const clang::Diagnostic& info) override {
+    clang::DiagnosticConsumer::HandleDiagnostic(level, info);
+    switch (info.getID()) {
+      case clang::diag::warn_drv_input_file_unused:
+      case clang::diag::warn_drv_input_file_unused_by_cpp:
+        before_->HandleDiagnostic(level, info);
+        break;
+      case clang::diag::warn_drv_unused_argument:
+        after_->HandleDiagnostic(level, info);
+        break;
+      default:
+        job_->HandleDiagnostic(level, info);
+    }
+  }
+
+ private:
+  clang::DiagnosticConsumer* before_;
+  clang::DiagnosticConsumer* job_;
+  clang::DiagnosticConsumer* after_;
 };
 
 }  // namespace
@@ -92,7 +128,9 @@ InProcessFrontendRun RunFrontendInProcess(
   }
 
   CapturedDiagnostics captured(&run.diagnostics);
-  CapturedDiagnostics driver_captured(&run.driver_diagnostics);
+  CapturedDiagnostics driver_before(&run.driver_diagnostics_before);
+  CapturedDiagnostics driver_job(&run.driver_diagnostics);
+  CapturedDiagnostics driver_after(&run.driver_diagnostics_after);
   // The driver's diagnostics as clang's own driver sets them up (clang's
   // driver.cpp): options from the user's -W/-Werror/-w/colour flags, the
   // warning options applied (so -Werror turns "argument unused during
@@ -100,12 +138,22 @@ InProcessFrontendRun RunFrontendInProcess(
   // silences it), and the executable's name as the prefix ("clang: ").
   llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> driver_options(
       clang::CreateAndPopulateDiagOpts(argv).release());
-  clang::TextDiagnosticPrinter driver_printer(driver_captured.stream(),
+  const std::string prefix(llvm::sys::path::stem(clang));
+  clang::TextDiagnosticPrinter before_printer(driver_before.stream(),
                                               driver_options.get());
-  driver_printer.setPrefix(std::string(llvm::sys::path::stem(clang)));
+  clang::TextDiagnosticPrinter job_printer(driver_job.stream(),
+                                           driver_options.get());
+  clang::TextDiagnosticPrinter after_printer(driver_after.stream(),
+                                             driver_options.get());
+  for (clang::TextDiagnosticPrinter* p :
+       {&before_printer, &job_printer, &after_printer}) {
+    p->setPrefix(prefix);
+  }
+  DriverDiagnosticRouter driver_router(&before_printer, &job_printer,
+                                       &after_printer);
   clang::DiagnosticsEngine driver_diags(
       llvm::IntrusiveRefCntPtr<clang::DiagnosticIDs>(new clang::DiagnosticIDs),
-      driver_options.get(), &driver_printer, /*ShouldOwnClient=*/false);
+      driver_options.get(), &driver_router, /*ShouldOwnClient=*/false);
   clang::ProcessWarningOptions(driver_diags, *driver_options,
                                /*ReportDiags=*/false);
   clang::driver::Driver driver(clang, llvm::sys::getDefaultTargetTriple(),
@@ -113,7 +161,9 @@ InProcessFrontendRun RunFrontendInProcess(
   driver.setInstalledDir(location.installed_dir);
   std::unique_ptr<clang::driver::Compilation> compilation(
       driver.BuildCompilation(argv));
-  driver_captured.stream().flush();
+  driver_before.stream().flush();
+  driver_job.stream().flush();
+  driver_after.stream().flush();
   if (!compilation || driver_diags.hasErrorOccurred()) {
     run.error = "frontend_failed: clang's driver rejected the arguments";
     return run;
@@ -136,7 +186,7 @@ InProcessFrontendRun RunFrontendInProcess(
   auto invocation = std::make_shared<clang::CompilerInvocation>();
   if (!clang::CompilerInvocation::CreateFromArgs(
           *invocation, cc1_args.drop_front(), driver_diags, clang.c_str())) {
-    driver_captured.stream().flush();
+    driver_job.stream().flush();
     run.error = "frontend_failed: clang -cc1 rejected the arguments";
     return run;
   }

@@ -28,10 +28,13 @@ namespace phaseloop::cc_wrapper {
 
 struct InProcessFrontendRun {
   std::unique_ptr<llvm::Module> module;  // null when it failed
-  // What clang would print: its driver's diagnostics (argument warnings,
-  // printed once per command line however many sources it has), then the
-  // cc1 job's (the source's own).
+  // What clang would print, in its order for a whole command line: the
+  // driver's "input unused" warnings (once per command line), its warnings
+  // for this source's job (once per source), "argument unused during
+  // compilation" (once per command line), then the cc1 job's own.
+  std::string driver_diagnostics_before;
   std::string driver_diagnostics;
+  std::string driver_diagnostics_after;
   std::string diagnostics;
   std::string error;  // why it failed: "reason: detail"
 };

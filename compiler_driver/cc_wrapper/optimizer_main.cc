@@ -46,13 +46,18 @@ std::string HostName() {
   return gethostname(name, sizeof name - 1) == 0 ? name : "";
 }
 
-// The child's report: the driver's diagnostics and the frontend's, each
-// length-prefixed, then the decision.
-std::string EncodeReport(const std::string& driver_diagnostics,
-                         const std::string& diagnostics,
-                         const std::string& decision) {
-  return absl::StrCat(driver_diagnostics.size(), ":", driver_diagnostics,
-                      diagnostics.size(), ":", diagnostics, decision);
+// The child's report: the diagnostics (driver before / job / after, then
+// the frontend's), each length-prefixed, then the decision.
+struct JobDiagnostics {
+  std::string driver_before, driver_job, driver_after, frontend;
+};
+std::string EncodeReport(const JobDiagnostics& d, const std::string& decision) {
+  std::string out;
+  for (const std::string* field :
+       {&d.driver_before, &d.driver_job, &d.driver_after, &d.frontend}) {
+    absl::StrAppend(&out, field->size(), ":", *field);
+  }
+  return out + decision;
 }
 // Takes one length-prefixed field off the front of `report`.
 bool TakeField(std::string* report, std::string* field) {
@@ -64,10 +69,12 @@ bool TakeField(std::string* report, std::string* field) {
   report->erase(0, colon + 1 + length);
   return true;
 }
-bool DecodeReport(std::string report, std::string* driver_diagnostics,
-                  std::string* diagnostics, std::string* decision) {
-  if (!TakeField(&report, driver_diagnostics)) return false;
-  if (!TakeField(&report, diagnostics)) return false;
+bool DecodeReport(std::string report, JobDiagnostics* d,
+                  std::string* decision) {
+  for (std::string* field :
+       {&d->driver_before, &d->driver_job, &d->driver_after, &d->frontend}) {
+    if (!TakeField(&report, field)) return false;
+  }
   *decision = std::move(report);
   return true;
 }
@@ -125,18 +132,23 @@ class Optimizer {
     codegen.unique_section_names = compilation->codegen.unique_section_names;
     codegen.addrsig = compilation->codegen.addrsig;
 
-    // Shown once all succeeded, as clang prints them: its driver's (the
-    // same for every source: the first job's), then each source's.
-    std::string driver_diagnostics, diagnostics;
+    // Shown once all succeeded, in clang's order for the whole command
+    // line: the driver's once-per-command-line warnings before its jobs
+    // (the first source's run), each job's own, the once-per-command-line
+    // warnings after them, then each source's frontend diagnostics.
+    std::vector<JobDiagnostics> shown;
     for (const CompileJob& job : compilation->jobs) {
       trace_.Mark("setup");
+      shown.emplace_back();
       int status = OptimizeJob(job, compilation->opt_level, codegen, **policy,
-                               &driver_diagnostics, &diagnostics);
+                               &shown.back());
       if (status != 0) return status;
     }
-    std::fwrite(driver_diagnostics.data(), 1, driver_diagnostics.size(),
-                stderr);
-    std::fwrite(diagnostics.data(), 1, diagnostics.size(), stderr);
+    std::string text = shown.empty() ? "" : shown.front().driver_before;
+    for (const JobDiagnostics& d : shown) text += d.driver_job;
+    if (!shown.empty()) text += shown.front().driver_after;
+    for (const JobDiagnostics& d : shown) text += d.frontend;
+    std::fwrite(text.data(), 1, text.size(), stderr);
     WriteBatch();
     trace_.Mark("finish");
     return 0;
@@ -147,8 +159,7 @@ class Optimizer {
   // unless exec failed).
   int OptimizeJob(const CompileJob& job, const std::string& opt_level,
                   const codegen::CodegenSettings& codegen,
-                  const PolicyRunner& policy, std::string* driver_diagnostics,
-                  std::string* diagnostics) {
+                  const PolicyRunner& policy, JobDiagnostics* diagnostics) {
     const std::string temp = absl::StrCat(job.object_path, ".phaseloop-",
                                           NewDecisionId().substr(0, 8));
     temps_.push_back(temp);
@@ -185,17 +196,19 @@ class Optimizer {
           d.set_ir_count_after(result->ir_count_after);
           d.set_text_size(result->text_size);
           d.set_policy_time_us(result->policy_time_us);
-          return EncodeReport(frontend.driver_diagnostics, frontend.diagnostics,
-                              d.SerializeAsString());
+          return EncodeReport(
+              {frontend.driver_diagnostics_before, frontend.driver_diagnostics,
+               frontend.driver_diagnostics_after, frontend.diagnostics},
+              d.SerializeAsString());
         },
         config_.timeout_ms);
     if (outcome.kind != process::ChildOutcome::kOk) {
       return FailOpen(ReasonOf(outcome.message), outcome.message, &job);
     }
-    std::string job_driver_diagnostics, job_diagnostics, decision;
+    JobDiagnostics job_diagnostics;
+    std::string decision;
     v1::Decision* d = batch_.add_decisions();
-    if (!DecodeReport(outcome.report, &job_driver_diagnostics, &job_diagnostics,
-                      &decision) ||
+    if (!DecodeReport(outcome.report, &job_diagnostics, &decision) ||
         !d->ParseFromString(decision)) {
       return FailOpen("optimizer_failed", "unreadable report", &job);
     }
@@ -205,10 +218,7 @@ class Optimizer {
                       absl::StrCat("cannot rename to ", job.object_path), &job);
     }
     temps_.pop_back();
-    // Every source's driver run sees the same arguments: print them once.
-    if (driver_diagnostics->empty())
-      *driver_diagnostics = job_driver_diagnostics;
-    *diagnostics += job_diagnostics;
+    *diagnostics = std::move(job_diagnostics);
     Fill(d, Outcome::kOptimized, "", std::string(d->detail()), &job);
     d->set_opt_level(opt_level);
     d->set_policy_version(policy.version());
