@@ -54,10 +54,18 @@ v1::Episode Message(int partition, int64_t offset) {
 [[noreturn]] void WriterLoop(const std::string& path, int partition,
                              int log_fd) {
   auto store = OpenReplayStore(path);
-  if (!store.ok()) _exit(3);
+  if (!store.ok()) {
+    std::fprintf(stderr, "writer %d: %s\n", partition,
+                 std::string(store.status().message()).c_str());
+    _exit(3);
+  }
   for (;;) {
     auto offsets = (*store)->ReadOffsets(kGroup, kTopic);
-    if (!offsets.ok()) _exit(4);
+    if (!offsets.ok()) {
+      std::fprintf(stderr, "writer %d: %s\n", partition,
+                   std::string(offsets.status().message()).c_str());
+      _exit(4);
+    }
     int64_t next = 0;
     for (const ConsumerOffset& o : *offsets) {
       if (o.partition == partition) next = o.next_offset;

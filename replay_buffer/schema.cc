@@ -3,7 +3,10 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <set>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -270,8 +273,8 @@ absl::Status Migrate(sqlite3* db) {
 
 }  // namespace
 
-absl::StatusOr<sqlite3*> OpenDatabase(const std::string& path,
-                                      const OpenOptions& options) {
+absl::StatusOr<sqlite3*> OpenDatabaseOnce(const std::string& path,
+                                          const OpenOptions& options) {
   if ((!options.create || options.read_only) &&
       access(path.c_str(), F_OK) != 0) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -329,6 +332,28 @@ absl::StatusOr<sqlite3*> OpenDatabase(const std::string& path,
                                     "': ", status.message())));
   }
   return db;
+}
+
+absl::StatusOr<sqlite3*> OpenDatabase(const std::string& path,
+                                      const OpenOptions& options) {
+  // Several processes opening one new buffer at once (ingest workers, the
+  // reward engine) contend for its first locks: switching to WAL and the
+  // schema migration can meet SQLITE_BUSY where SQLite's busy handler does
+  // not wait (a lock upgrade it refuses to wait for, to avoid a deadlock).
+  // Such a refusal is retried from the start, within the same 30 s as the
+  // busy timeout; every other error is returned at once.
+  const auto give_up =
+      std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  std::chrono::milliseconds pause(5);
+  for (;;) {
+    absl::StatusOr<sqlite3*> db = OpenDatabaseOnce(path, options);
+    if (db.ok() || !absl::IsUnavailable(db.status()) ||
+        std::chrono::steady_clock::now() + pause > give_up) {
+      return db;
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(200));
+  }
 }
 
 }  // namespace phaseloop::replay_buffer::internal
