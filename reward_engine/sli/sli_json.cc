@@ -7,8 +7,10 @@
 #include <cstdint>
 #include <set>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "nlohmann/json.hpp"
 #include "reward_engine/sli/latency_sketch.h"
 #include "reward_engine/sli/sli_window.h"
@@ -183,6 +185,27 @@ absl::StatusOr<v1::SliWindow> ParseSliWindowJson(absl::string_view line) {
   if (!object.is_object()) {
     return absl::InvalidArgumentError(
         "not a JSON object (one SLI window per line)");
+  }
+  // Every missing required field at once (a newcomer should not need one
+  // round per field to learn the schema).
+  std::vector<std::string> missing;
+  for (const char* name :
+       {"service", "group", "instance", "deployment_id", "policy_version",
+        "window_start_ms", "window_length_ms"}) {
+    if (!object.contains(name)) missing.push_back(name);
+  }
+  if (!object.contains("latencies_ms") && !object.contains("sketch")) {
+    missing.push_back("latencies_ms");
+  }
+  if (missing.size() > 1) {
+    return FieldError(
+        missing[0],
+        absl::StrCat("missing; so are ",
+                     absl::StrJoin(missing.begin() + 1, missing.end(), ", "),
+                     " (every window needs service, group, instance, "
+                     "deployment_id, policy_version, window_start_ms, "
+                     "window_length_ms and latencies_ms or a sketch; "
+                     "example: configs/sli/example.jsonl)"));
   }
   v1::SliWindow w;
   Fields f(object, "");

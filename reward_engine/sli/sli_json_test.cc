@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <sstream>
 #include <string>
 
@@ -128,6 +129,28 @@ TEST(SliJsonTest, LinesAreNumberedAndAllReported) {
   EXPECT_TRUE(StartsWith(lines.errors[1], "line 4: not JSON"))
       << lines.errors[1];
   EXPECT_EQ(lines.error_lines, 2);
+}
+
+// A window missing several fields names them all in one message (a
+// newcomer needed six rounds of "X: missing" to learn the schema).
+TEST(SliJsonTest, EveryMissingFieldIsNamedAtOnce) {
+  const std::string error = ErrorOf(R"({"group": "canary"})");
+  EXPECT_TRUE(StartsWith(error, "service: missing")) << error;
+  for (const char* field :
+       {"instance", "deployment_id", "policy_version", "window_start_ms",
+        "window_length_ms", "latencies_ms", "configs/sli/example.jsonl"}) {
+    EXPECT_NE(error.find(field), std::string::npos) << field << ": " << error;
+  }
+}
+
+// The example the README points to is valid, line for line.
+TEST(SliJsonTest, TheShippedExampleIsValid) {
+  std::ifstream in("configs/sli/example.jsonl");
+  ASSERT_TRUE(in) << "configs/sli/example.jsonl";
+  SliJsonLines lines = ParseSliJsonLines(in);
+  EXPECT_EQ(lines.error_lines, 0);
+  for (const std::string& e : lines.errors) ADD_FAILURE() << e;
+  EXPECT_EQ(lines.windows.size(), 8u);
 }
 
 }  // namespace
