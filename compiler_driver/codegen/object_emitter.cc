@@ -205,28 +205,7 @@ absl::StatusOr<std::string> ObjectEmitter::EmitObject(
   return std::string(buffer.data(), buffer.size());
 }
 
-absl::StatusOr<int64_t> TextSectionBytes(const std::string& object) {
-  llvm::MemoryBufferRef ref(object, "object");
-  llvm::Expected<std::unique_ptr<llvm::object::ObjectFile>> file =
-      llvm::object::ObjectFile::createObjectFile(ref);
-  if (!file) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("not an object file: ", llvm::toString(file.takeError())));
-  }
-  int64_t bytes = 0;
-  for (const llvm::object::SectionRef& section : (*file)->sections()) {
-    llvm::Expected<llvm::StringRef> name = section.getName();
-    if (!name) {
-      llvm::consumeError(name.takeError());
-      continue;
-    }
-    if (*name == ".text" || name->startswith(".text."))
-      bytes += section.getSize();
-  }
-  return bytes;
-}
-
-absl::StatusOr<int64_t> AllocatedSectionBytes(const std::string& object) {
+absl::StatusOr<ObjectSizes> MeasureObjectSizes(const std::string& object) {
   llvm::MemoryBufferRef ref(object, "object");
   llvm::Expected<std::unique_ptr<llvm::object::ObjectFile>> file =
       llvm::object::ObjectFile::createObjectFile(ref);
@@ -237,11 +216,33 @@ absl::StatusOr<int64_t> AllocatedSectionBytes(const std::string& object) {
   if (!llvm::isa<llvm::object::ELFObjectFileBase>(file->get())) {
     return absl::InvalidArgumentError("not an ELF object file");
   }
-  int64_t bytes = 0;
+  ObjectSizes sizes;
   for (const llvm::object::ELFSectionRef section : (*file)->sections()) {
-    if (section.getFlags() & llvm::ELF::SHF_ALLOC) bytes += section.getSize();
+    if (section.getFlags() & llvm::ELF::SHF_ALLOC) {
+      sizes.alloc_size += section.getSize();
+    }
+    llvm::Expected<llvm::StringRef> name = section.getName();
+    if (!name) {
+      llvm::consumeError(name.takeError());
+      continue;
+    }
+    if (*name == ".text" || name->startswith(".text.")) {
+      sizes.text_size += section.getSize();
+    }
   }
-  return bytes;
+  return sizes;
+}
+
+absl::StatusOr<int64_t> TextSectionBytes(const std::string& object) {
+  absl::StatusOr<ObjectSizes> sizes = MeasureObjectSizes(object);
+  if (!sizes.ok()) return sizes.status();
+  return sizes->text_size;
+}
+
+absl::StatusOr<int64_t> AllocatedSectionBytes(const std::string& object) {
+  absl::StatusOr<ObjectSizes> sizes = MeasureObjectSizes(object);
+  if (!sizes.ok()) return sizes.status();
+  return sizes->alloc_size;
 }
 
 absl::StatusOr<int64_t> TextSize(ObjectEmitter& emitter,

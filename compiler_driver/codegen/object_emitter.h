@@ -79,6 +79,13 @@ class ObjectEmitter {
 // table, calls this.
 void InitializeTargets();
 
+// Both size metrics of one ELF object, read in one pass over its sections.
+struct ObjectSizes {
+  int64_t text_size = 0;   // `.text` and `.text.*`
+  int64_t alloc_size = 0;  // every SHF_ALLOC section
+};
+absl::StatusOr<ObjectSizes> MeasureObjectSizes(const std::string& object);
+
 // Bytes in the object's text sections (`.text` and `.text.*`, e.g. C++ inline
 // functions in COMDAT groups) — the `text_size` metric.
 absl::StatusOr<int64_t> TextSectionBytes(const std::string& object);

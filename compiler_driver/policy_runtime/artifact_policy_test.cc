@@ -47,31 +47,22 @@ class ArtifactPolicyTest : public ::testing::Test {
 
   ModuleEnvironment Env() { return {runner_.get(), emitter_.get()}; }
 
-  int64_t TextAfter(const std::string& pipeline) {
+  // The object's sizes after `pipeline` (.text, and every allocated
+  // section: what a size policy's topk compares).
+  codegen::ObjectSizes SizesAfter(const std::string& pipeline) {
     auto split = codegen::SplitPipeline(pipeline);
     EXPECT_TRUE(split.ok()) << pipeline;
     std::unique_ptr<llvm::Module> clone = llvm::CloneModule(*module_);
     EXPECT_TRUE(runner_->Run(*clone, split->ir_pipeline).ok()) << pipeline;
     auto object = emitter_->EmitObject(std::move(clone), split->codegen);
     EXPECT_TRUE(object.ok());
-    absl::StatusOr<int64_t> text = codegen::TextSectionBytes(*object);
-    EXPECT_TRUE(text.ok());
-    return text.ok() ? *text : -1;
+    absl::StatusOr<codegen::ObjectSizes> sizes =
+        codegen::MeasureObjectSizes(*object);
+    EXPECT_TRUE(sizes.ok());
+    return sizes.ok() ? *sizes : codegen::ObjectSizes{-1, -1};
   }
-
-  // The whole object's allocated bytes (every SHF_ALLOC section) after
-  // `pipeline`: what a size policy's topk compares.
-  int64_t AllocAfter(const std::string& pipeline) {
-    auto split = codegen::SplitPipeline(pipeline);
-    EXPECT_TRUE(split.ok()) << pipeline;
-    std::unique_ptr<llvm::Module> clone = llvm::CloneModule(*module_);
-    EXPECT_TRUE(runner_->Run(*clone, split->ir_pipeline).ok()) << pipeline;
-    auto object = emitter_->EmitObject(std::move(clone), split->codegen);
-    EXPECT_TRUE(object.ok());
-    absl::StatusOr<int64_t> alloc = codegen::AllocatedSectionBytes(*object);
-    EXPECT_TRUE(alloc.ok());
-    return alloc.ok() ? *alloc : -1;
-  }
+  int64_t TextAfter(const std::string& p) { return SizesAfter(p).text_size; }
+  int64_t AllocAfter(const std::string& p) { return SizesAfter(p).alloc_size; }
 
   static v1::PolicyArtifact Candidates(uint64_t seed) {
     testing::RandomArtifactOptions options;

@@ -24,12 +24,11 @@ absl::StatusOr<PipelineMeasurement> MeasurePipeline(
   absl::StatusOr<std::string> object =
       emitter->EmitObject(std::move(module), split->codegen);
   if (!object.ok()) return object.status();
-  absl::StatusOr<int64_t> text = codegen::TextSectionBytes(*object);
-  if (!text.ok()) return text.status();
-  m.text_size = *text;
-  absl::StatusOr<int64_t> alloc = codegen::AllocatedSectionBytes(*object);
-  if (!alloc.ok()) return alloc.status();
-  m.alloc_size = *alloc;
+  absl::StatusOr<codegen::ObjectSizes> sizes =
+      codegen::MeasureObjectSizes(*object);
+  if (!sizes.ok()) return sizes.status();
+  m.text_size = sizes->text_size;
+  m.alloc_size = sizes->alloc_size;
   return m;
 }
 

@@ -26,12 +26,11 @@ absl::StatusOr<Baseline> Measure(std::unique_ptr<llvm::Module> module,
   absl::StatusOr<std::string> object =
       (*emitter)->EmitObject(std::move(module));
   if (!object.ok()) return object.status();
-  absl::StatusOr<int64_t> text = codegen::TextSectionBytes(*object);
-  if (!text.ok()) return text.status();
-  baseline.text_size = *text;
-  absl::StatusOr<int64_t> alloc = codegen::AllocatedSectionBytes(*object);
-  if (!alloc.ok()) return alloc.status();
-  baseline.alloc_size = *alloc;
+  absl::StatusOr<codegen::ObjectSizes> sizes =
+      codegen::MeasureObjectSizes(*object);
+  if (!sizes.ok()) return sizes.status();
+  baseline.text_size = sizes->text_size;
+  baseline.alloc_size = sizes->alloc_size;
   return baseline;
 }
 
