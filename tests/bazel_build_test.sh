@@ -15,7 +15,14 @@
 #   e. the binary prints the expected results;
 #   f. with the shipped default policy (`--artifact`, topk) and --copt=-Oz,
 #      every compile runs again, each optimised decision names the artifact's
-#      policy_version, and the tests and the binary still pass.
+#      policy_version, and the tests and the binary still pass;
+#   g. a second machine (its own output root and server, every core kept
+#      busy by spinning loops) builds the same targets: every compile action
+#      has the same action key on both, and each key's object is
+#      byte-identical (topk's budget counts work, never the clock, so a
+#      shared cache may hold one object per key). //big holds a generated
+#      C file of ~6,000 IR instructions, large enough that a clock budget
+#      measured fewer candidates under load.
 #
 # Usage: bazel_build_test.sh --phaseloop PHASELOOP_CLI --cc PHASELOOP_CC
 # The nested Bazel never uses the network: its WORKSPACE points at this
@@ -56,7 +63,7 @@ shims="$repo/third_party/bazel_shims"
 work="${TEST_TMPDIR:-$(mktemp -d)}/bazel_build"
 rm -rf "$work"
 ws="$work/ws" spool="$work/spool" logs="$work/logs"
-mkdir -p "$ws/lib" "$ws/app" "$logs" "$work/home"
+mkdir -p "$ws/lib" "$ws/app" "$ws/big" "$logs" "$work/home" "$work/home2"
 
 # --- the user's workspace ----------------------------------------------------
 cat >"$ws/WORKSPACE" <<EOF
@@ -181,6 +188,34 @@ int main() {
 }
 EOF
 
+# 48 generated functions (loops, switches, tables): topk measures few
+# candidates on it, so its object depends on the budget's unit.
+cat >"$ws/big/BUILD" <<'EOF'
+cc_library(
+    name = "big",
+    srcs = ["big.c"],
+)
+EOF
+for i in $(seq 1 48); do
+  cat <<C
+static const unsigned char table_$i[64] = {$(for j in $(seq 0 63); do printf '%d,' $(( (j * 37 + i * 11) % 251 )); done)};
+unsigned long mix_$i(const unsigned char* data, unsigned long size, unsigned long seed) {
+  unsigned long h = seed ^ ${i}u;
+  for (unsigned long k = 0; k < size; ++k) {
+    switch ((data[k] + k) % 6) {
+      case 0: h = h * 31 + table_$i[data[k] & 63]; break;
+      case 1: h ^= (h << 7) | (h >> 3); break;
+      case 2: h += data[k] * ${i}u; break;
+      case 3: if (h & 1) h = (h >> 1) ^ 0xedb88320u; else h >>= 1; break;
+      case 4: h -= table_$i[(h + k) & 63]; break;
+      default: h = ~h + k; break;
+    }
+  }
+  return h;
+}
+C
+done >"$ws/big/big.c"
+
 # --- the README's steps --------------------------------------------------------
 step "generate the toolchain: phaseloop toolchain bazel --out tools/phaseloop"
 cd "$ws"
@@ -200,11 +235,21 @@ done
 
 # The nested Bazel: its own output root, a clean environment, and a short idle
 # timeout so that a failed run leaves no server behind.
+# machine=b gives a second machine: another output root, server and HOME.
+machine=a
 nested_bazel() {
-  env -i PATH=/usr/bin:/bin HOME="$work/home" \
-    bazel --output_user_root="$work/bazel_root" --max_idle_secs=60 "$@"
+  local home="$work/home" root="$work/bazel_root"
+  [ "$machine" = a ] || home="$work/home2" root="$work/bazel_root2"
+  env -i PATH=/usr/bin:/bin HOME="$home" \
+    bazel --output_user_root="$root" --max_idle_secs=60 "$@"
 }
-trap 'nested_bazel shutdown >/dev/null 2>&1 || true' EXIT
+busy=()
+cleanup() {
+  [ ${#busy[@]} -eq 0 ] || kill "${busy[@]}" 2>/dev/null || true
+  machine=a nested_bazel shutdown >/dev/null 2>&1 || true
+  machine=b nested_bazel shutdown >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
 # Runs bazel with output to logs/NAME.log; on failure shows its tail and fails.
 bazel_logged() {
   local name="$1"; shift
@@ -274,7 +319,7 @@ default_policy="$repo/configs/policies/default.plpolicy"
   { cat "$logs/generate_default.log" >&2; fail "generator with --artifact failed"; }
 cmp -s tools/phaseloop/policy.plpolicy "$default_policy" ||
   fail "tools/phaseloop/policy.plpolicy is not a copy of $default_policy"
-grep -qx 'artifact:policy.plpolicy?mode=topk&k=4&budget_ms=1000' tools/phaseloop/policy ||
+grep -qx 'artifact:policy.plpolicy?mode=topk&k=4&budget=20000' tools/phaseloop/policy ||
   fail "the policy file does not run policy.plpolicy in topk: $(cat tools/phaseloop/policy)"
 version="$("$phaseloop_cli" policy show --json "$default_policy" |
   sed -n 's/.*"policy_version"[[:space:]]*:[[:space:]]*"\([0-9a-f]*\)".*/\1/p' | head -n1)"
@@ -292,6 +337,50 @@ output="$("$ws/bazel-bin/app/report")"
 [ "$output" = "$expected" ] || fail "at -Oz with the default, report printed '$output'"
 echo "default policy $version: $recompiles compile actions, tests pass, $output"
 
+step "g. a second machine under load: same action keys, same objects"
+# "KEY OUTPUT.o" per compile action, sorted.
+compile_keys() {
+  nested_bazel aquery -c opt --copt=-Oz 'mnemonic("CppCompile", //...)' \
+    --output=text 2>"$logs/aquery-$machine.log" | awk '
+      /^  ActionKey: / { key = $2 }
+      /^  Outputs: / { for (i = 2; i <= NF; i++) if ($i ~ /\.o[],]$/) {
+          o = $i; gsub(/[],[]/, "", o); print key, o } }' | sort
+}
+keys_a="$(compile_keys)"
+root_a="$(nested_bazel info execution_root 2>/dev/null)"
 nested_bazel shutdown >/dev/null 2>&1
+# A fresh checkout has no convenience symlinks (machine b would read a's
+# bazel-ws as a source directory).
+rm -f "$ws"/bazel-*
+for _ in $(seq $((2 * $(nproc)))); do
+  (while :; do :; done) &
+  busy+=($!)
+done
+machine=b
+bazel_logged build-b build -c opt --copt=-Oz //...
+kill "${busy[@]}" 2>/dev/null || true
+busy=()
+keys_b="$(compile_keys)"
+root_b="$(nested_bazel info execution_root 2>/dev/null)"
+nested_bazel shutdown >/dev/null 2>&1
+machine=a
+[ "$(wc -l <<<"$keys_a")" -ge 7 ] || fail "aquery listed too few compile actions: $keys_a"
+[ "$keys_a" = "$keys_b" ] ||
+  fail "the two machines' compile action keys differ: $(diff <(echo "$keys_a") <(echo "$keys_b"))"
+# aquery lists the compile actions a build may run (both the PIC and the
+# non-PIC variant of a binary's sources); compared: those machine a built.
+differ=()
+compared=0
+while read -r key object; do
+  [ -f "$root_a/$object" ] || continue
+  compared=$((compared + 1))
+  cmp -s "$root_a/$object" "$root_b/$object" || differ+=("$object")
+done <<<"$keys_a"
+[ ${#differ[@]} -eq 0 ] ||
+  fail "same action key, different object on the two machines: ${differ[*]}"
+[ "$compared" -ge 7 ] || fail "only $compared objects to compare ($root_a)"
+echo "two machines (one under $((2 * $(nproc))) busy loops): $compared objects of $(wc -l <<<"$keys_a") compile action keys, same keys, same bytes"
+
 trap - EXIT
+cleanup
 echo "PASS"

@@ -55,7 +55,7 @@ TEST_F(ArtifactPolicyWrapperTest, SingleAndTopKDecisionsAreRecorded) {
             0);
   ASSERT_EQ(Run({cc_, "-Oz", "-c", source_, "-o", "topk.o",
                  "--phaseloop-policy=artifact:" + artifact_path_ +
-                     "?mode=topk&k=2&budget_ms=20000"}),
+                     "?mode=topk&k=2&budget=1000000000"}),
             0);
   ASSERT_EQ(Run({cc_, "-O2", "-c", source_, "-o", "o2.o",
                  "--phaseloop-policy=" + artifact_path_}),
@@ -85,6 +85,38 @@ TEST_F(ArtifactPolicyWrapperTest, SingleAndTopKDecisionsAreRecorded) {
   d = Decisions();
   ASSERT_EQ(d.size(), 5u);
   EXPECT_LE(d[1].text_size(), d[4].text_size());
+}
+
+// topk's budget counts instructions: `budget=` names it, the deprecated
+// clock spelling `budget_ms=M` reads as M * 20 instructions, and a budget
+// below the module's size keeps -Oz unmeasured (the decision says so).
+TEST_F(ArtifactPolicyWrapperTest, TopKBudgetIsWorkWithTheOldSpellingAsAlias) {
+  const std::string topk =
+      "--phaseloop-policy=artifact:" + artifact_path_ + "?mode=topk&k=2&";
+  ASSERT_EQ(Run({cc_, "-Oz", "-c", source_, "-o", "a.o", topk + "budget=1"}),
+            0);
+  ASSERT_EQ(Run({cc_, "-Oz", "-c", source_, "-o", "b.o", topk + "budget_ms=1"}),
+            0);
+  std::vector<v1::Decision> d = Decisions();
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_NE(d[0].detail().find("over the budget of 1"), std::string::npos)
+      << d[0].detail();
+  EXPECT_NE(d[1].detail().find("over the budget of 20"), std::string::npos)
+      << d[1].detail();
+  EXPECT_EQ(testing::ReadFileOrEmpty(dir_ + "/a.o"),
+            testing::ReadFileOrEmpty(dir_ + "/b.o"));
+
+  // A bad budget is refused by name; the compile still succeeds (fail open).
+  std::string output;
+  ASSERT_EQ(Run({cc_, "-Oz", "-c", source_, "-o", "c.o", topk + "budget=soon"},
+                &output),
+            0)
+      << output;
+  d = Decisions();
+  ASSERT_EQ(d.size(), 3u);
+  EXPECT_EQ(d[2].outcome(), v1::FAIL_OPEN);
+  EXPECT_NE(d[2].detail().find("budget must be a number"), std::string::npos)
+      << d[2].detail();
 }
 
 TEST_F(ArtifactPolicyWrapperTest, CorruptArtifactFallsBackToClang) {

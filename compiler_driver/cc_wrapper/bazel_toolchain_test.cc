@@ -156,7 +156,7 @@ TEST_F(BazelToolchainTest, CopiesAnArtifactThatThePolicyFileRunsInTopK) {
             Read(root_ / "learned.plpolicy"));
   EXPECT_THAT(
       Read(package / "policy"),
-      HasSubstr("\nartifact:policy.plpolicy?mode=topk&k=4&budget_ms=1000\n"));
+      HasSubstr("\nartifact:policy.plpolicy?mode=topk&k=4&budget=20000\n"));
   EXPECT_THAT(Read(package / "BUILD"),
               HasSubstr("\"policy\",\n    ] + glob([\"*.plpolicy\"]),"));
 

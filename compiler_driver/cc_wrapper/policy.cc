@@ -73,7 +73,8 @@ class ArtifactPolicyRunner : public PolicyRunner {
   std::unique_ptr<pr::ArtifactPolicy> policy_;
 };
 
-// "mode=topk&k=4&budget_ms=500" -> options.
+// "mode=topk&k=4&budget=20000" -> options. budget_ms=M, the clock budget of
+// earlier releases, is a deprecated alias read as M * 20 instructions.
 absl::Status ParseArtifactQuery(absl::string_view query,
                                 pr::InferenceOptions* options,
                                 const std::string& spec) {
@@ -83,7 +84,7 @@ absl::Status ParseArtifactQuery(absl::string_view query,
     auto bad = [&](absl::string_view why) {
       return absl::InvalidArgumentError(absl::StrCat(
           "policy '", spec, "': ", why,
-          "; use artifact:<file>?mode=single|topk&k=N&budget_ms=M"));
+          "; use artifact:<file>?mode=single|topk&k=N&budget=INSTRUCTIONS"));
     };
     if (kv.first == "mode") {
       absl::StatusOr<pr::InferenceMode> mode =
@@ -95,12 +96,14 @@ absl::Status ParseArtifactQuery(absl::string_view query,
         return bad(
             absl::StrCat("k must be a number >= 0, got '", kv.second, "'"));
       }
-    } else if (kv.first == "budget_ms") {
-      if (!absl::SimpleAtoi(kv.second, &options->budget_ms) ||
-          options->budget_ms < 0) {
-        return bad(absl::StrCat("budget_ms must be a number >= 0, got '",
+    } else if (kv.first == "budget" || kv.first == "budget_ms") {
+      int64_t value = 0;
+      if (!absl::SimpleAtoi(kv.second, &value) || value < 0) {
+        return bad(absl::StrCat(kv.first, " must be a number >= 0, got '",
                                 kv.second, "'"));
       }
+      options->budget =
+          kv.first == "budget" ? value : value * pr::kBudgetInstructionsPerMs;
     } else {
       return bad(absl::StrCat("unknown option '", kv.first, "'"));
     }

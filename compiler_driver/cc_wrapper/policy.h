@@ -15,11 +15,13 @@
 //                      learned policy artifact (policy_runtime/
 //                      policy_artifact.h, detected by its magic line), run
 //                      in `single` mode
-//   artifact:<file>[?mode=single|topk&k=N&budget_ms=M]
+//   artifact:<file>[?mode=single|topk&k=N&budget=INSTRUCTIONS]
 //                      a policy artifact with its inference options (topk:
 //                      k candidates besides -Oz measured on the module
-//                      within budget_ms, default k = the artifact's
-//                      default_top_k, budget_ms = 1000)
+//                      while the work fits the budget, counted in IR
+//                      instructions compiled, never the clock; default k =
+//                      the artifact's default_top_k, budget = 20000;
+//                      budget_ms=M, deprecated, reads as M * 20)
 // A learned size policy (objective text_size or ir_count) applies only at
 // the user's -Os/-Oz, a runtime policy only at -O2/-O3; at other levels the
 // baseline pipeline runs and the decision's note says why (DESIGN.md: a
@@ -104,7 +106,7 @@ std::string FindDefaultPolicy(const std::string& exe_dir = "");
 // object is larger than -Oz's; on the validation split it was 2 % smaller
 // (configs/policies/README.md). Single mode, one forward pass and no extra
 // compilation, is one flag away: --phaseloop-policy=FILE.
-inline constexpr char kDefaultPolicyMode[] = "?mode=topk&k=4&budget_ms=1000";
+inline constexpr char kDefaultPolicyMode[] = "?mode=topk&k=4&budget=20000";
 
 }  // namespace phaseloop::cc_wrapper
 

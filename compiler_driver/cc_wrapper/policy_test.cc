@@ -147,7 +147,7 @@ TEST(PolicyTest, PolicyFileNamesAnArtifactBesideIt) {
       policy_runtime::WritePolicyArtifactFile(artifact, dir + "/d.plpolicy")
           .ok());
   std::ofstream(dir + "/policy")
-      << "# the default\nartifact:d.plpolicy?mode=topk&k=2&budget_ms=500\n";
+      << "# the default\nartifact:d.plpolicy?mode=topk&k=2&budget=10000\n";
   auto policy = LoadPolicy(dir + "/policy");
   ASSERT_TRUE(policy.ok()) << policy.status();
   EXPECT_STREQ((*policy)->kind(), "artifact");

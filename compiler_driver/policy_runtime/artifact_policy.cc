@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cassert>
-#include <chrono>
 #include <numeric>
 
 #include "absl/strings/str_cat.h"
@@ -18,13 +17,6 @@
 
 namespace phaseloop::policy_runtime {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double MillisSince(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start)
-      .count();
-}
 
 // Indices of `scores` from best to worst (ties: lower index first).
 std::vector<int> Ranked(const std::vector<float>& scores) {
@@ -59,8 +51,9 @@ absl::StatusOr<std::unique_ptr<ArtifactPolicy>> ArtifactPolicy::Create(
     v1::PolicyArtifact artifact, InferenceOptions options) {
   absl::StatusOr<PolicyNetwork> network = PolicyNetwork::Create(artifact);
   if (!network.ok()) return network.status();
-  if (options.top_k < 0 || options.budget_ms < 0) {
-    return absl::InvalidArgumentError("topk needs k >= 0 and a budget >= 0 ms");
+  if (options.top_k < 0 || options.budget < 0) {
+    return absl::InvalidArgumentError(
+        "topk needs k >= 0 and a budget >= 0 instructions");
   }
   const passes::ActionSpace& space = passes::ActionSpace::Llvm16();
   std::vector<std::string> pipelines;
@@ -217,16 +210,16 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
         "topk needs a pass runner (and a code generator for text_size) to "
         "measure candidates");
   }
-  const auto start = Clock::now();
   PolicyChoice best;
   best.pipeline = kOzPipeline;
-  const double oz_estimate_ms =
-      options_.oz_ms_per_instruction * static_cast<double>(inst_count[0]);
-  if (oz_estimate_ms > options_.budget_ms) {
-    best.note = absl::StrCat("topk: kept -Oz unmeasured: ", inst_count[0],
-                             " instructions, -Oz alone ~",
-                             static_cast<int64_t>(oz_estimate_ms), " ms of ",
-                             options_.budget_ms);
+  // One measurement's work: the unoptimised module's instructions.
+  const int64_t unit = std::max<int64_t>(1, inst_count[0]);
+  const bool stepwise = artifact_.formulation() == kFormulationStepwise;
+  const int64_t candidate_cost = stepwise ? 2 * unit : unit;
+  if (unit > options_.budget) {
+    best.note =
+        absl::StrCat("topk: kept -Oz unmeasured: ", inst_count[0],
+                     " instructions, over the budget of ", options_.budget);
     return best;
   }
   std::vector<std::string> skipped;
@@ -247,6 +240,7 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
   };
   absl::StatusOr<int64_t> oz = measure(kOzPipeline);
   best.evaluated = 1;
+  best.work = unit;
   if (!oz.ok()) {
     best.note =
         absl::StrCat("topk: -Oz could not be measured (",
@@ -278,16 +272,11 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
           std::to_string(first));  // rolled out lazily below
     }
   }
-  double slowest_ms = MillisSince(start);  // -Oz's cost as the first estimate
   for (const auto& [name, spec] : tries) {
-    const double elapsed = MillisSince(start);
-    if (elapsed + options_.measurement_safety * slowest_ms >
-        options_.budget_ms) {
-      break;
-    }
-    const auto one_start = Clock::now();
+    if (best.work + candidate_cost > options_.budget) break;
+    best.work += candidate_cost;
     std::string pipeline = spec;
-    if (artifact_.formulation() == kFormulationStepwise) {
+    if (stepwise) {
       absl::StatusOr<std::vector<int32_t>> actions =
           Rollout(module, autophase, inst_count, std::stoi(spec), *env.runner);
       if (!actions.ok()) {
@@ -298,7 +287,6 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
     }
     absl::StatusOr<int64_t> value = measure(pipeline);
     ++best.evaluated;
-    slowest_ms = std::max(slowest_ms, MillisSince(one_start));
     if (!value.ok()) {
       skipped.push_back(name);
       continue;
@@ -313,8 +301,7 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
                            text ? "alloc_size" : artifact_.objective(), " ",
                            best.measured, " vs -Oz ", oz_value, " (",
                            best.evaluated, " measured of ", tries.size() + 1,
-                           ", ", static_cast<int64_t>(MillisSince(start)),
-                           " ms of ", options_.budget_ms, ")");
+                           ", work ", best.work, " of ", options_.budget, ")");
   if (!skipped.empty()) {
     absl::StrAppend(&best.note, "; failed: ", absl::StrJoin(skipped, " "));
   }

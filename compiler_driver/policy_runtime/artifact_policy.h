@@ -15,7 +15,8 @@
 //           actions) on clones of the module, measuring the policy's
 //           objective (text_size: codegen with the caller's emitter, the
 //           whole object's allocated bytes compared, never .text alone;
-//           ir_count: instruction count), within a per-module time budget;
+//           ir_count: instruction count), within a per-module work budget
+//           (instructions compiled, never the clock);
 //           keeps the best, -Oz unless a candidate is strictly better, so a
 //           size policy's object is never larger in total than -Oz's on the
 //           module it measured.
@@ -48,22 +49,29 @@ namespace phaseloop::policy_runtime {
 
 enum class InferenceMode { kSingle, kTopK };
 
+// topk's default work budget per module, in IR instructions compiled for
+// measurement (see InferenceOptions::budget). 20,000 is the old 1 s clock
+// budget at the slowest measurement rate seen on the validation split
+// (0.05 ms per instruction of the unoptimised module for -Oz's passes and
+// code generation, 2-core machine): no module costs more than it did, and
+// one of 20,000 instructions or more is kept at -Oz unmeasured, as before.
+inline constexpr int64_t kDefaultTopKBudget = 20000;
+// The deprecated `budget_ms=M` (a clock) is read as M * this many
+// instructions: the rate the clock budget was calibrated on.
+inline constexpr int64_t kBudgetInstructionsPerMs = 20;
+
 struct InferenceOptions {
   InferenceMode mode = InferenceMode::kSingle;
-  int top_k = 0;         // 0: the artifact's default_top_k, else 4
-  int budget_ms = 1000;  // topk: per module, measurement included
-  // topk: the expected cost of measuring -Oz (passes + codegen), per IR
-  // instruction of the unoptimised module. A module whose -Oz alone would
-  // not fit the budget gets -Oz without any measurement (nothing else could
-  // be measured in time). 0.05 ms is the slowest rate measured on the
-  // validation split (2-core machine; 0.031–0.052 ms on modules of
-  // 27k–176k instructions).
-  double oz_ms_per_instruction = 0.05;
-  // topk: another candidate is measured only when the time spent plus this
-  // factor times the slowest measurement so far fits the budget. Candidates
-  // cost up to 8 % more than the slowest before them on the validation
-  // split; 1.0 let one module of 28 overrun 1 s by 8 %.
-  double measurement_safety = 1.25;
+  int top_k = 0;  // 0: the artifact's default_top_k, else 4
+  // topk: what one module may spend on measurements, counted in work, never
+  // the clock, so the same module gets the same object on any machine under
+  // any load (a build cache may hold one object per action key). Measuring
+  // a pipeline costs the unoptimised module's instruction count (the
+  // pipeline and code generation run on a clone of it); a stepwise
+  // candidate's greedy rollout costs as much again. -Oz is measured first
+  // when it fits, then candidates best-scored first while the total fits;
+  // a module whose -Oz alone does not fit keeps -Oz unmeasured.
+  int64_t budget = kDefaultTopKBudget;
 };
 
 // "single" or "topk"; InvalidArgument naming the text otherwise.
@@ -83,6 +91,7 @@ struct PolicyChoice {
   std::string pipeline;  // PassBuilder text to run on the module
   std::string note;      // how it was chosen, for decision records and logs
   int evaluated = 0;     // topk: pipelines measured (incl. -Oz)
+  int64_t work = 0;      // topk: budget spent (InferenceOptions::budget)
   // topk: the chosen pipeline's measured value: the object's alloc_size
   // (every allocated section) for a text_size policy, else ir_count.
   int64_t measured = -1;

@@ -5,6 +5,7 @@
 
 #include "absl/status/status.h"
 #include "common/command/exit_code.h"
+#include "compiler_driver/policy_runtime/artifact_policy.h"
 
 namespace phaseloop::evaluation {
 
@@ -15,12 +16,15 @@ int RunEval(const EvalFlags& flags, std::ostream& out, std::ostream& err) {
         << "'\n";
     return command::kExitBadInput;
   }
-  if (flags.options.budget_ms < 0 || flags.options.top_k < 0 ||
+  if (flags.options.budget < 0 || flags.options.top_k < 0 ||
       flags.options.threads < 1) {
-    err << kName << "--budget-ms and --k must be >= 0 and --threads >= 1\n";
+    err << kName << "--budget and --k must be >= 0 and --threads >= 1\n";
     return command::kExitBadInput;
   }
   EvalOptions options = flags.options;
+  if (flags.budget_ms >= 0) {  // deprecated clock budget, read as work
+    options.budget = flags.budget_ms * policy_runtime::kBudgetInstructionsPerMs;
+  }
   options.progress = &err;
   absl::StatusOr<EvalReport> report = EvaluatePolicy(options);
   if (!report.ok()) {
@@ -54,9 +58,14 @@ void AddEvalCommand(CLI::App& app, int& exit_code) {
   eval->add_option("--mode", flags->options.mode,
                    "artifact inference mode: single or topk")
       ->default_str("single");
-  eval->add_option("--budget-ms", flags->options.budget_ms,
-                   "topk: time budget per module in ms")
-      ->default_str("1000");
+  eval->add_option("--budget", flags->options.budget,
+                   "topk: work budget per module, in IR instructions "
+                   "compiled for measurement (never the clock)")
+      ->default_str(std::to_string(policy_runtime::kDefaultTopKBudget));
+  eval->add_option("--budget-ms", flags->budget_ms,
+                   "deprecated alias of --budget: M ms reads as M*20 "
+                   "instructions (the rate the old clock budget assumed)")
+      ->check(CLI::NonNegativeNumber);
   eval->add_option("--k", flags->options.top_k,
                    "topk: candidates to measure besides -Oz (0: the "
                    "artifact's default_top_k)")

@@ -2,9 +2,10 @@
 #define PHASELOOP_OFFLINE_RL_EVALUATION_EVAL_COMMAND_H_
 
 // `phaseloop eval --policy P --corpus DIR [--mode single|topk]
-//  [--budget-ms N] [--k K] [--split S] [--threads N] [--max-modules N]
+//  [--budget INSTRUCTIONS] [--k K] [--split S] [--threads N] [--max-modules N]
 //  [--json]`: see policy_evaluation.h.
 
+#include <cstdint>
 #include <iosfwd>
 
 #include "CLI/CLI.hpp"
@@ -15,6 +16,7 @@ namespace phaseloop::evaluation {
 struct EvalFlags {
   EvalOptions options;
   bool json = false;
+  int64_t budget_ms = -1;  // deprecated --budget-ms; -1: not given
 };
 
 // Exit codes: 0 ok, 1 internal error, 2 bad input (flags, policy, corpus).

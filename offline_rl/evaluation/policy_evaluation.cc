@@ -82,7 +82,7 @@ absl::StatusOr<LoadedPolicy> Load(const EvalOptions& options) {
     if (!mode.ok()) return mode.status();
     inference.mode = *mode;
     inference.top_k = options.top_k;
-    inference.budget_ms = options.budget_ms;
+    inference.budget = options.budget;
     loaded.objective = artifact->objective();
     absl::StatusOr<std::unique_ptr<pr::ArtifactPolicy>> policy =
         pr::ArtifactPolicy::Create(*std::move(artifact), inference);

@@ -33,8 +33,10 @@ struct EvalOptions {
   std::string corpus_dir;       // holds manifest.json
   std::string split;            // "" = every module; else train/validation/test
   std::string mode = "single";  // artifacts: single or topk
-  int budget_ms = 1000;         // topk: per module
-  int top_k = 0;                // topk: 0 = the artifact's default_top_k
+  // topk: work budget per module in IR instructions compiled
+  // (policy_runtime::InferenceOptions::budget).
+  int64_t budget = 20000;
+  int top_k = 0;  // topk: 0 = the artifact's default_top_k
   int threads = 1;
   int max_modules = 0;  // 0 = all (after the split filter), in name order
   // Each module is evaluated in a forked child; one that takes longer (a
