@@ -92,7 +92,7 @@ mv "$work/default.plpolicy.new" "$out"
 
 for mode in single topk; do
   "$phaseloop" eval --policy "$out" --corpus "$corpus" --split validation \
-    --mode "$mode" --budget-ms 1000 --threads 2 --json > "$work/eval-$mode.json"
+    --mode "$mode" --budget 20000 --threads 2 --json > "$work/eval-$mode.json"
 done
 echo "policy: $out; evaluation (JSON): $work/eval-single.json, $work/eval-topk.json"
 
