@@ -13,6 +13,9 @@
 // captured, not shown (the wrapper shows
 // them once it succeeds; on a fallback plain clang shows its own), coloured
 // when this process's stderr is a terminal, as clang decides for itself.
+// A run whose diagnostics clang prints in a heap-dependent order (the
+// unsafe-buffer-usage notes) fails with "unstable_diagnostics": only the
+// clang binary can print them in the clang binary's order.
 //
 // A crash in clang's code crashes this process: the wrapper runs this in its
 // forked child (child_process.h), so it costs only a fallback.
