@@ -167,6 +167,12 @@ InProcessFrontendRun RunFrontendInProcess(
   std::vector<const char*> argv = {clang.c_str()};
   if (cxx) argv.push_back("--driver-mode=g++");
   for (const std::string& arg : frontend_args) {
+    if (arg == kDependencyPlaceholder) {
+      run.error =
+          "frontend_failed: the dependency-file placeholder was not "
+          "replaced by a path";
+      return run;
+    }
     argv.push_back(arg == kBitcodePlaceholder ? "/dev/null" : arg.c_str());
   }
 

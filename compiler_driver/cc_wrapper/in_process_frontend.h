@@ -7,7 +7,8 @@
 // binary at `clang_path` would run them, and its one cc1 job runs here to an
 // unoptimised llvm::Module in memory: no second process, no bitcode file, no
 // re-parse. The dependency file is written where the arguments say, exactly
-// as clang writes it. The driver's diagnostics follow the user's warning
+// as clang writes it (the caller replaces kDependencyPlaceholder with a
+// path first; left in, the run fails). The driver's diagnostics follow the user's warning
 // flags as clang's driver does (an unused argument under -Werror is an
 // error, and the run fails so that plain clang reports it). Diagnostics are
 // captured, not shown (the wrapper shows
