@@ -76,11 +76,11 @@ struct Scan {
   bool syntax_only = false;
   bool lto = false;
   int arch_count = 0;
-  bool dependency_output = false;        // -MD, -MMD
-  bool dependency_file_given = false;    // -MF
-  bool dependency_target_given = false;  // -MT, -MQ
-  std::optional<std::string> output;     // the last -o
-  std::string opt_level;                 // "" for none or -O0
+  bool dependency_output = false;              // -MD, -MMD
+  std::optional<std::string> dependency_file;  // the last -MF
+  bool dependency_target_given = false;        // -MT, -MQ
+  std::optional<std::string> output;           // the last -o
+  std::string opt_level;                       // "" for none or -O0
   CodegenFlags codegen;
   bool stdin_or_stdout = false;
   std::optional<PassThrough> missing_argument, too_hard, unknown_option,
@@ -180,7 +180,7 @@ Scan ScanArguments(const std::vector<std::string>& args) {
     } else if (name == "-MD" || name == "-MMD") {
       scan.dependency_output = true;
     } else if (name == "-MF") {
-      scan.dependency_file_given = true;
+      scan.dependency_file = value;
     } else if (name == "-MT" || name == "-MQ") {
       scan.dependency_target_given = true;
     } else if (name == "-O") {
@@ -267,12 +267,15 @@ CompileJob MakeJob(const std::vector<std::string>& args, const Scan& scan,
   // Clang writes no dependency file for preprocessed input (.i/.ii); adding
   // -MF/-MQ there would only add "argument unused" warnings.
   if (scan.dependency_output && !source.preprocessed) {
-    if (!scan.dependency_file_given) {
-      job.frontend_args.push_back("-MF");
-      job.frontend_args.push_back(
-          scan.output ? ReplaceExtension(*scan.output, "d")
-                      : ReplaceExtension(Filename(job.source), "d"));
+    if (scan.dependency_file) {
+      job.dependency_file = *scan.dependency_file;
+    } else {
+      job.dependency_file = scan.output
+                                ? ReplaceExtension(*scan.output, "d")
+                                : ReplaceExtension(Filename(job.source), "d");
     }
+    job.frontend_args.push_back("-MF");
+    job.frontend_args.push_back(kDependencyPlaceholder);
     if (!scan.dependency_target_given) {
       job.frontend_args.push_back("-MQ");
       job.frontend_args.push_back(job.object_path);

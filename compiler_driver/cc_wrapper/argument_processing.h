@@ -60,6 +60,11 @@ struct CodegenFlags {
 // In CompileJob::frontend_args, stands for the path the unoptimised bitcode
 // is to be written to; the runner substitutes a temporary file.
 inline constexpr char kBitcodePlaceholder[] = "@PHASELOOP_BITCODE@";
+// In CompileJob::frontend_args, stands for the path the dependency file is
+// to be written to; the runner substitutes a temporary file and renames it
+// to CompileJob::dependency_file only once every object is in place, so a
+// compile that falls back leaves no dependency file clang would not write.
+inline constexpr char kDependencyPlaceholder[] = "@PHASELOOP_DEPFILE@";
 
 // One source file of a compile-only invocation.
 struct CompileJob {
@@ -72,10 +77,14 @@ struct CompileJob {
   // -g, -fPIC, -x, ...), the other sources removed, the user's -o removed,
   // then "-emit-llvm", "-Xclang", "-disable-llvm-passes", "-o",
   // kBitcodePlaceholder; and, when dependency output is on (-MD/-MMD), "-MF"
-  // with the path clang would use if the user gave none and "-MQ"
-  // object_path if the user gave no -MT/-MQ, so that the .d file is
-  // byte-identical to plain clang's.
+  // kDependencyPlaceholder (after any -MF of the user's: the last one wins)
+  // and "-MQ" object_path if the user gave no -MT/-MQ, so that the .d file
+  // is byte-identical to plain clang's.
   std::vector<std::string> frontend_args;
+  // Where plain clang writes this source's dependency file: the user's last
+  // -MF, else named after -o or the source (see MakeJob); empty when clang
+  // writes none (no -MD/-MMD, or preprocessed input).
+  std::string dependency_file;
 };
 
 struct Compilation {

@@ -99,6 +99,9 @@ TEST_P(RealClangDependencyTest, FrontendWritesTheSameDependencyFiles) {
     Args frontend = compilation.jobs[i].frontend_args;
     for (std::string& arg : frontend) {
       if (arg == kBitcodePlaceholder) arg = "bc/" + std::to_string(i) + ".bc";
+      if (arg == kDependencyPlaceholder) {
+        arg = compilation.jobs[i].dependency_file;
+      }
     }
     ASSERT_EQ(RunClangIn(wrapped, frontend, &output), 0) << output;
     EXPECT_EQ(output, "") << "the frontend run warned";

@@ -47,11 +47,18 @@ Args WithFrontendTail(Args args) {
   return args;
 }
 
-// The arguments after the bitcode placeholder (the dependency-file ones).
+// The arguments after the bitcode placeholder (the dependency-file ones),
+// the dependency-file placeholder replaced by the job's dependency_file (as
+// the runner's rename makes it).
 Args DependencyTail(const CompileJob& job) {
   const Args& a = job.frontend_args;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    if (a[i] == kBitcodePlaceholder) return Args(a.begin() + i + 1, a.end());
+    if (a[i] != kBitcodePlaceholder) continue;
+    Args tail(a.begin() + i + 1, a.end());
+    for (std::string& arg : tail) {
+      if (arg == kDependencyPlaceholder) arg = job.dependency_file;
+    }
+    return tail;
   }
   ADD_FAILURE() << "no placeholder";
   return {};
@@ -367,10 +374,15 @@ TEST(ArgumentProcessingTest, DependencyFileNameReplacesTheLastExtension) {
 TEST(ArgumentProcessingTest, UserDependencyOptionsAreKept) {
   EXPECT_EQ(DependencyTail(
                 Compiled({"-c", "-O2", "-MD", "-MF", "x.d", "a.c"}).jobs.at(0)),
-            (Args{"-MQ", "a.o"}));
+            (Args{"-MF", "x.d", "-MQ", "a.o"}));
   EXPECT_EQ(DependencyTail(
                 Compiled({"-c", "-O2", "-MMD", "-MFx.d", "a.c"}).jobs.at(0)),
-            (Args{"-MQ", "a.o"}));
+            (Args{"-MF", "x.d", "-MQ", "a.o"}));
+  // The last -MF is the file clang writes.
+  EXPECT_EQ(Compiled({"-c", "-O2", "-MD", "-MF", "x.d", "-MFy.d", "a.c"})
+                .jobs.at(0)
+                .dependency_file,
+            "y.d");
   EXPECT_EQ(DependencyTail(
                 Compiled({"-c", "-O2", "-MD", "-MT", "t", "a.c", "-o", "o.o"})
                     .jobs.at(0)),
@@ -381,12 +393,29 @@ TEST(ArgumentProcessingTest, UserDependencyOptionsAreKept) {
   EXPECT_EQ(DependencyTail(Compiled({"-c", "-O2", "-MD", "-MF", "x.d", "-MQ",
                                      "t", "-MT", "u", "-MP", "a.c"})
                                .jobs.at(0)),
-            Args{});
+            (Args{"-MF", "x.d"}));
   const Compilation c =
       Compiled({"-c", "-O2", "-MMD", "-MP", "-MF", "x.d", "-MT", "t", "a.c"});
-  EXPECT_EQ(c.jobs.at(0).frontend_args,
-            WithFrontendTail(
-                {"-c", "-O2", "-MMD", "-MP", "-MF", "x.d", "-MT", "t", "a.c"}));
+  Args expected = WithFrontendTail(
+      {"-c", "-O2", "-MMD", "-MP", "-MF", "x.d", "-MT", "t", "a.c"});
+  expected.insert(expected.end(), {"-MF", kDependencyPlaceholder});
+  EXPECT_EQ(c.jobs.at(0).frontend_args, expected);
+  EXPECT_EQ(c.jobs.at(0).dependency_file, "x.d");
+}
+
+// The frontend never writes the user's dependency file itself: it writes
+// the placeholder's temporary file, which the runner renames into place
+// only once every object is (a fallback then leaves no .d clang would not
+// write, e.g. when -o names a directory that does not exist).
+TEST(ArgumentProcessingTest, DependencyFileGoesThroughThePlaceholder) {
+  const Compilation c = Compiled(
+      {"-c", "-O2", "-MD", "-MF", "deps.d", "-o", "nodir/out.o", "a.c"});
+  const Args& a = c.jobs.at(0).frontend_args;
+  ASSERT_GE(a.size(), 4u);
+  EXPECT_EQ(Args(a.end() - 4, a.end()),
+            (Args{"-MF", kDependencyPlaceholder, "-MQ", "nodir/out.o"}));
+  EXPECT_EQ(c.jobs.at(0).dependency_file, "deps.d");
+  EXPECT_EQ(Compiled({"-c", "-O2", "a.c"}).jobs.at(0).dependency_file, "");
 }
 
 TEST(ArgumentProcessingTest, NoDependencyOutputWithoutMdOrForPreprocessed) {

@@ -7,12 +7,16 @@
 // binary at `clang_path` would run them, and its one cc1 job runs here to an
 // unoptimised llvm::Module in memory: no second process, no bitcode file, no
 // re-parse. The dependency file is written where the arguments say, exactly
-// as clang writes it. The driver's diagnostics follow the user's warning
+// as clang writes it (the caller replaces kDependencyPlaceholder with a
+// path first; left in, the run fails). The driver's diagnostics follow the user's warning
 // flags as clang's driver does (an unused argument under -Werror is an
 // error, and the run fails so that plain clang reports it). Diagnostics are
 // captured, not shown (the wrapper shows
 // them once it succeeds; on a fallback plain clang shows its own), coloured
 // when this process's stderr is a terminal, as clang decides for itself.
+// A run whose diagnostics clang prints in a heap-dependent order (the
+// unsafe-buffer-usage notes) fails with "unstable_diagnostics": only the
+// clang binary can print them in the clang binary's order.
 //
 // A crash in clang's code crashes this process: the wrapper runs this in its
 // forked child (child_process.h), so it costs only a fallback.

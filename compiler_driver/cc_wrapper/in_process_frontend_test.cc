@@ -1,5 +1,6 @@
 #include "compiler_driver/cc_wrapper/in_process_frontend.h"
 
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,42 @@ TEST(InProcessFrontendTest, ErrorsAreCapturedNotPrinted) {
   EXPECT_NE(run.diagnostics.find("use of undeclared identifier 'nope'"),
             std::string::npos)
       << run.diagnostics;
+}
+
+// clang 16 prints -Wunsafe-buffer-usage's notes in an order that depends
+// on its heap, so a run that emits them fails (the wrapper then runs the
+// clang binary), however the warning was turned on: flag or pragma.
+TEST(InProcessFrontendTest, UnsafeBufferUsageWarningsFailTheRun) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string source = dir + "/buffers.c";
+  std::ofstream(source)
+      << "#pragma clang diagnostic warning \"-Wunsafe-buffer-usage\"\n"
+         "int sum(const int *p, int n) {\n"
+         "  int s = 0;\n"
+         "  for (int i = 0; i < n; ++i) s += p[i] + p[n - 1 - i];\n"
+         "  return s;\n"
+         "}\n";
+  const std::vector<std::string> args = {"-O2",     "-c",
+                                         source,    "-emit-llvm",
+                                         "-Xclang", "-disable-llvm-passes",
+                                         "-o",      kBitcodePlaceholder};
+  llvm::LLVMContext context;
+  InProcessFrontendRun run =
+      RunFrontendInProcess("clang-16", false, args, context);
+  EXPECT_EQ(run.module, nullptr);
+  EXPECT_EQ(run.error.rfind("unstable_diagnostics:", 0), 0u) << run.error;
+  EXPECT_NE(run.diagnostics.find("note: used in buffer access here"),
+            std::string::npos)
+      << run.diagnostics;
+  // The flag: with it the run fails, without it the source compiles.
+  std::ofstream(source) << "int at(const int *p, int n) { return p[n]; }\n";
+  std::vector<std::string> flagged = args;
+  flagged.insert(flagged.begin(), "-Wunsafe-buffer-usage");
+  run = RunFrontendInProcess("clang-16", false, flagged, context);
+  EXPECT_EQ(run.module, nullptr);
+  EXPECT_EQ(run.error.rfind("unstable_diagnostics:", 0), 0u) << run.error;
+  run = RunFrontendInProcess("clang-16", false, args, context);
+  EXPECT_NE(run.module, nullptr) << run.error;
 }
 
 TEST(InProcessFrontendTest, MissingClangIsAnError) {

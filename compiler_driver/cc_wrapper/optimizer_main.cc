@@ -1,15 +1,19 @@
 // phaseloop-cc-opt: the launcher hands it compile-only C/C++ command lines
-// (argv unchanged, argv[0] the launcher's name). Per source, in a forked
-// child with a time limit: clang's frontend in process (LLVM passes
-// disabled; it writes the user's dependency file), policy, passes and
-// codegen; then the object is renamed into place and the frontend's
-// diagnostics shown. Any failure before every object is in place falls back
-// to plain clang with the original argv, which rewrites every output (and
-// shows its own diagnostics); either way one decision record per source
-// goes to the spool. clang and LLVM are linked statically here: a compile
+// (argv unchanged, argv[0] the launcher's name). An input that does not
+// exist runs plain clang at once (clang then compiles nothing). Per source,
+// in a forked child with a time limit: clang's frontend in process (LLVM
+// passes disabled; it writes the dependency file to a temporary name),
+// policy, passes and codegen to a temporary object. Once every source has
+// succeeded, the objects and then the dependency files are renamed into
+// place and the frontend's diagnostics shown. Any failure before that falls
+// back to plain clang with the original argv, with none of the wrapper's
+// files left behind, so clang alone decides which outputs exist (and shows
+// its own diagnostics); either way one decision record per source goes to
+// the spool. clang and LLVM are linked statically here: a compile
 // is one process that starts in ~1 ms, where the clang binary spends ~10 ms
 // relocating its shared libraries.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -109,6 +113,15 @@ class Optimizer {
       return FailOpen("not_optimizable", "the launcher and optimizer disagree",
                       nullptr);
     }
+    // clang checks every input before it runs any job: one missing, it
+    // compiles nothing (not even the sources that exist) and writes no
+    // object or dependency file.
+    for (const CompileJob& job : compilation->jobs) {
+      struct stat info;
+      if (stat(job.source.c_str(), &info) != 0) {
+        return FailOpen("missing_input", job.source, &job);
+      }
+    }
     // No policy given anywhere: the product's default policy, if shipped,
     // in topk mode, so that by default no object is larger than -Oz's.
     if (!config_.policy_given) {
@@ -144,6 +157,17 @@ class Optimizer {
                                &shown.back());
       if (status != 0) return status;
     }
+    // Objects first: a dependency file names an object that exists.
+    for (std::vector<Staged>* staged : {&objects_, &dependencies_}) {
+      for (Staged& file : *staged) {
+        if (rename(file.temp.c_str(), file.target.c_str()) != 0) {
+          return FailOpen("write_failed",
+                          absl::StrCat("cannot rename to ", file.target),
+                          file.job);
+        }
+        file.temp.clear();
+      }
+    }
     std::string text = shown.empty() ? "" : shown.front().driver_before;
     for (const JobDiagnostics& d : shown) text += d.driver_job;
     if (!shown.empty()) text += shown.front().driver_after;
@@ -155,14 +179,30 @@ class Optimizer {
   }
 
  private:
-  // Compiles one job in a child; 0, or falls back (exec, does not return
-  // unless exec failed).
+  // A file of the wrapper's under a temporary name, renamed to `target`
+  // once every job succeeded; `temp` is cleared once renamed.
+  struct Staged {
+    std::string temp, target;
+    const CompileJob* job;
+  };
+
+  // Compiles one job in a child to a staged object (and dependency file);
+  // 0, or falls back (exec, does not return unless exec failed).
   int OptimizeJob(const CompileJob& job, const std::string& opt_level,
                   const codegen::CodegenSettings& codegen,
                   const PolicyRunner& policy, JobDiagnostics* diagnostics) {
-    const std::string temp = absl::StrCat(job.object_path, ".phaseloop-",
-                                          NewDecisionId().substr(0, 8));
-    temps_.push_back(temp);
+    const std::string suffix =
+        absl::StrCat(".phaseloop-", NewDecisionId().substr(0, 8));
+    const std::string temp = job.object_path + suffix;
+    objects_.push_back({temp, job.object_path, &job});
+    std::vector<std::string> frontend_args = job.frontend_args;
+    if (!job.dependency_file.empty()) {
+      dependencies_.push_back(
+          {job.dependency_file + suffix, job.dependency_file, &job});
+      for (std::string& arg : frontend_args) {
+        if (arg == kDependencyPlaceholder) arg = dependencies_.back().temp;
+      }
+    }
     auto job_start = Clock::now();
     const std::string& clang =
         kind_ == DriverKind::kCxx ? config_.clangxx : config_.clang;
@@ -172,7 +212,7 @@ class Optimizer {
           llvm::LLVMContext context;
           StageTrace trace;
           InProcessFrontendRun frontend = RunFrontendInProcess(
-              clang, kind_ == DriverKind::kCxx, job.frontend_args, context);
+              clang, kind_ == DriverKind::kCxx, frontend_args, context);
           trace.Mark("frontend");
           if (frontend.module == nullptr) {
             return absl::InvalidArgumentError(frontend.error);
@@ -213,11 +253,6 @@ class Optimizer {
       return FailOpen("optimizer_failed", "unreadable report", &job);
     }
     trace_.Mark("optimize");
-    if (rename(temp.c_str(), job.object_path.c_str()) != 0) {
-      return FailOpen("write_failed",
-                      absl::StrCat("cannot rename to ", job.object_path), &job);
-    }
-    temps_.pop_back();
     *diagnostics = std::move(job_diagnostics);
     Fill(d, Outcome::kOptimized, "", std::string(d->detail()), &job);
     d->set_opt_level(opt_level);
@@ -249,12 +284,17 @@ class Optimizer {
     WriteSpoolFile(config_.spool_dir, batch_.SerializeAsString(), &error);
   }
 
-  // Records why, removes partial outputs, runs plain clang.
+  // Records why, removes the staged files, runs plain clang.
   int FailOpen(const std::string& reason, const std::string& detail,
                const CompileJob* job) {
-    for (const std::string& temp : temps_) unlink(temp.c_str());
-    // Objects already renamed into place are rewritten by clang; their
-    // records stay, marked as the fallback they became.
+    for (const std::vector<Staged>* staged : {&objects_, &dependencies_}) {
+      for (const Staged& file : *staged) {
+        if (!file.temp.empty()) unlink(file.temp.c_str());
+      }
+    }
+    // Files already renamed into place (only when a later rename failed)
+    // are rewritten by clang; the records stay, marked as the fallback they
+    // became.
     for (v1::Decision& d : *batch_.mutable_decisions()) {
       d.set_outcome(v1::FAIL_OPEN);
       d.set_reason("sibling_failed");
@@ -275,7 +315,7 @@ class Optimizer {
   StrippedArgs stripped_;  // clang_args: the fallback's command line
   WrapperConfig config_;
   v1::DecisionBatch batch_;
-  std::vector<std::string> temps_;
+  std::vector<Staged> objects_, dependencies_;
 };
 
 }  // namespace

@@ -65,6 +65,7 @@ namespace fs = std::filesystem;
 struct Options {
   uint64_t seed = 1;
   int cases = 100;
+  int first = 0;
   int jobs = 1;
   int only = -1;
   int timeout_s = 300;
@@ -85,6 +86,8 @@ const char kUsage[] =
     "  clang++-16 on random command lines over the fixture programs.\n"
     "  --seed N          the seed (default 1); case K depends on (N, K) only\n"
     "  --cases N         how many cases (default 100)\n"
+    "  --first K         start at case K (default 0): a long run in pieces,\n"
+    "                    e.g. --first 5000 --cases 5000 is its second half\n"
     "  --only K          run case K of the seed only (to replay one)\n"
     "  --jobs N          cases run side by side (default 1)\n"
     "  --clang PATH      clang for C (default clang-16)\n"
@@ -298,6 +301,9 @@ int Main(int argc, char** argv) {
     } else if (arg == "--cases") {
       if (!need_int(0, &n)) return 2;
       o.cases = static_cast<int>(n);
+    } else if (arg == "--first") {
+      if (!need_int(0, &n)) return 2;
+      o.first = static_cast<int>(n);
     } else if (arg == "--only") {
       if (!need_int(0, &n)) return 2;
       o.only = static_cast<int>(n);
@@ -393,7 +399,7 @@ int Main(int argc, char** argv) {
   if (o.only >= 0) {
     cases.push_back(Generate(o.seed, o.only, c_srcs, cc_srcs));
   } else {
-    for (int i = 0; i < o.cases; ++i) {
+    for (int i = o.first; i < o.first + o.cases; ++i) {
       cases.push_back(Generate(o.seed, i, c_srcs, cc_srcs));
     }
   }
@@ -425,9 +431,12 @@ int Main(int argc, char** argv) {
     if (std::strncmp(*e, "PHASELOOP_", 10) != 0) env.push_back(*e);
   }
 
-  std::printf("argv_fuzz: seed %llu, %zu cases, clang %s / %s, wrapper %s\n",
-              static_cast<unsigned long long>(o.seed), cases.size(),
-              o.clang.c_str(), o.clangxx.c_str(), o.wrapper.c_str());
+  std::printf(
+      "argv_fuzz: seed %llu, %zu cases from case %d, clang %s / %s, wrapper "
+      "%s\n",
+      static_cast<unsigned long long>(o.seed), cases.size(),
+      o.only >= 0 ? o.only : o.first, o.clang.c_str(), o.clangxx.c_str(),
+      o.wrapper.c_str());
   std::fflush(stdout);
 
   Fuzzer fuzzer(o, root, env);
@@ -442,6 +451,13 @@ int Main(int argc, char** argv) {
   // Reports in case order as results arrive.
   auto report = [&]() {
     while (printed < cases.size() && done[printed]) {
+      // A long run says how far it is (once per count: the loop's body runs
+      // once per case).
+      if (printed > 0 && printed % 1000 == 0) {
+        std::printf("... %zu of %zu cases, %d disagreements so far\n", printed,
+                    cases.size(), disagreements);
+        std::fflush(stdout);
+      }
       const Case& c = cases[printed];
       const Outcome& r = outcomes[printed];
       ++printed;

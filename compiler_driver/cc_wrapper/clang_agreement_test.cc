@@ -1,0 +1,153 @@
+// phaseloop-cc agrees with plain clang-16 on what the differential argv
+// fuzzer (tests/argv_fuzz) found them to disagree on: each case runs the
+// same command line with clang and with the wrapper, each in a scratch
+// directory of its own holding copies of the inputs, and compares the exit
+// status, the output (text and order) and every file left behind, byte for
+// byte.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/testing/test_util.h"
+#include "compiler_driver/cc_wrapper/wrapper_scratch.h"
+
+namespace phaseloop::cc_wrapper {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::AbsolutePath;
+using testing::WrapperScratch;
+
+struct Side {
+  int exit_code = -1;
+  std::string output;                        // stdout + stderr
+  std::map<std::string, std::string> files;  // relative path -> bytes
+};
+
+// Every file and directory under `dir` but the scratch's own (spool,
+// config): relative path -> contents ("<dir>" for a directory).
+std::map<std::string, std::string> Tree(const std::string& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    const std::string name = fs::relative(entry.path(), dir).string();
+    if (name == "empty.conf" || name.rfind("spool", 0) == 0) continue;
+    files[name] = entry.is_directory()
+                      ? "<dir>"
+                      : phaseloop::testing::ReadFileOrEmpty(entry.path());
+  }
+  return files;
+}
+
+class ClangAgreementTest : public ::testing::Test {
+ protected:
+  // Runs `args` with `driver` in `scratch`, after copying `inputs` (fixture
+  // names) and writing `extra` files (relative path -> contents) there.
+  Side RunIn(const WrapperScratch& scratch, const std::string& driver,
+             const std::vector<std::string>& args,
+             const std::vector<std::string>& inputs,
+             const std::map<std::string, std::string>& extra) {
+    for (const std::string& input : inputs) {
+      fs::copy_file(AbsolutePath("compiler_driver/fixtures/" + input),
+                    scratch.dir() + "/" + input,
+                    fs::copy_options::overwrite_existing);
+    }
+    for (const auto& [name, contents] : extra) {
+      const fs::path path = scratch.dir() + "/" + name;
+      fs::create_directories(path.parent_path());
+      if (contents == "<dir>") {
+        fs::create_directories(path);
+      } else {
+        std::ofstream(path, std::ios::binary) << contents;
+      }
+    }
+    std::vector<std::string> argv = {driver};
+    argv.insert(argv.end(), args.begin(), args.end());
+    Side side;
+    side.exit_code = scratch.Run(argv, {}, &side.output);
+    side.files = Tree(scratch.dir());
+    return side;
+  }
+
+  // clang-16 and the wrapper (baseline policy) on the same command line
+  // agree in every respect; the wrapper's decisions are in wrapper_.
+  void ExpectAgreement(const std::vector<std::string>& args,
+                       const std::vector<std::string>& inputs,
+                       const std::map<std::string, std::string>& extra = {}) {
+    std::string line;
+    for (const std::string& arg : args) line += " " + arg;
+    SCOPED_TRACE("clang-16" + line);
+    const Side theirs = RunIn(clang_, "clang-16", args, inputs, extra);
+    std::vector<std::string> ours_args = {"--phaseloop-policy=baseline"};
+    ours_args.insert(ours_args.end(), args.begin(), args.end());
+    const Side ours =
+        RunIn(wrapper_, AbsolutePath(kWrapper), ours_args, inputs, extra);
+    EXPECT_EQ(ours.exit_code, theirs.exit_code);
+    EXPECT_EQ(ours.output, theirs.output);
+    std::vector<std::string> our_names, their_names;
+    for (const auto& [name, bytes] : ours.files) our_names.push_back(name);
+    for (const auto& [name, bytes] : theirs.files) their_names.push_back(name);
+    EXPECT_EQ(our_names, their_names);
+    EXPECT_TRUE(ours.files == theirs.files) << "some file's bytes differ";
+  }
+
+  // The reasons of the wrapper's decisions so far, in order.
+  std::vector<std::string> Reasons() const {
+    std::vector<std::string> reasons;
+    for (const v1::Decision& d : wrapper_.Decisions()) {
+      reasons.push_back(d.reason());
+    }
+    return reasons;
+  }
+
+  static constexpr char kWrapper[] = "compiler_driver/cc_wrapper/phaseloop-cc";
+  WrapperScratch clang_, wrapper_;
+};
+
+// clang checks every input before it runs a job: with one missing it
+// compiles nothing, not even the sources that exist, writes no object or
+// dependency file and leaves an old object as it was.
+TEST_F(ClangAgreementTest, MissingInputCompilesNothing) {
+  ExpectAgreement({"-c", "-O2", "-MD", "strings.c", "missing.c"}, {"strings.c"},
+                  {{"strings.o", "an old object"}});
+  EXPECT_EQ(Reasons(), std::vector<std::string>{"missing_input"});
+}
+
+TEST_F(ClangAgreementTest, MissingInputFirstOrLastAndWithDependencyFlags) {
+  ExpectAgreement({"-Werror", "-MD", "-c", "-MP", "-MF", "deps.d", "-Os",
+                   "missing.c", "strings.c", "-MT", "target.o"},
+                  {"strings.c"});
+  ExpectAgreement({"-c", "-O3", "bits.c", "globals.c", "missing.c"},
+                  {"bits.c", "globals.c"});
+}
+
+// The object cannot be created (-o into a directory that does not exist, or
+// onto a directory): clang fails before it writes the dependency file.
+TEST_F(ClangAgreementTest, NoDependencyFileWhenTheObjectCannotBeWritten) {
+  ExpectAgreement(
+      {"-c", "-O2", "-MD", "-MF", "deps.d", "-o", "nodir/out.o", "callbacks.c"},
+      {"callbacks.c"});
+  ExpectAgreement({"-c", "-O2", "-MMD", "-o", "adir", "callbacks.c"},
+                  {"callbacks.c"}, {{"adir", "<dir>"}});
+  // And when it can, the dependency file is clang's, byte for byte.
+  ExpectAgreement({"-c", "-O2", "-MD", "-MF", "deps.d", "-o", "sub/out.o",
+                   "callbacks.c", "-MP"},
+                  {"callbacks.c"}, {{"sub", "<dir>"}});
+}
+
+// clang 16 prints -Wunsafe-buffer-usage's notes in an order that depends
+// on its heap: the wrapper leaves them to plain clang.
+TEST_F(ClangAgreementTest, UnsafeBufferUsageNotesComeInClangsOrder) {
+  ExpectAgreement({"-c", "-O2", "-Wunsafe-buffer-usage", "structs.c"},
+                  {"structs.c"});
+  ExpectAgreement({"-c", "-Os", "-Weverything", "strings.c", "-o", "s.o"},
+                  {"strings.c"});
+  EXPECT_EQ(Reasons(), (std::vector<std::string>{"unstable_diagnostics",
+                                                 "unstable_diagnostics"}));
+}
+
+}  // namespace
+}  // namespace phaseloop::cc_wrapper
