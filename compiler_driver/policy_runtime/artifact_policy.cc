@@ -216,10 +216,13 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
   const int64_t unit = std::max<int64_t>(1, inst_count[0]);
   const bool stepwise = artifact_.formulation() == kFormulationStepwise;
   const int64_t candidate_cost = stepwise ? 2 * unit : unit;
-  if (unit > options_.budget) {
-    best.note =
-        absl::StrCat("topk: kept -Oz unmeasured: ", inst_count[0],
-                     " instructions, over the budget of ", options_.budget);
+  // Measuring -Oz alone would only confirm -Oz: unless a candidate fits
+  // beside it, nothing is measured.
+  if (unit + candidate_cost > options_.budget || top_k() == 0) {
+    best.note = absl::StrCat("topk: kept -Oz unmeasured: ", inst_count[0],
+                             " instructions, -Oz and a candidate over the "
+                             "budget of ",
+                             options_.budget);
     return best;
   }
   std::vector<std::string> skipped;
