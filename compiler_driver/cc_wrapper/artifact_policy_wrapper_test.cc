@@ -10,6 +10,7 @@
 
 #include "common/testing/test_util.h"
 #include "compiler_driver/cc_wrapper/spool_reader.h"
+#include "compiler_driver/cc_wrapper/spool_space.h"
 #include "compiler_driver/cc_wrapper/wrapper_scratch.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "compiler_driver/policy_runtime/test_artifacts.h"
@@ -98,6 +99,27 @@ TEST_F(ArtifactPolicyWrapperTest, SingleAndTopKDecisionsAreRecorded) {
   EXPECT_LE(d[1].text_size(), d[4].text_size());
   // The -Oz size topk recorded is that of the object plain -Oz gives.
   EXPECT_EQ(d[1].oz_alloc_size(), d[4].alloc_size());
+}
+
+// A spool full of unshipped records: the compile goes on (optimised or
+// plain clang), the records that do not fit are dropped and counted, and
+// nothing already spooled is lost.
+TEST_F(ArtifactPolicyWrapperTest, AFullSpoolDropsRecordsNeverTheCompile) {
+  const std::map<std::string, std::string> tiny = {
+      {"PHASELOOP_SPOOL_MAX_SIZE", "8Ki"}};  // two 4 KiB files
+  for (const char* object : {"a.o", "b.o", "c.o"}) {
+    ASSERT_EQ(scratch_.Run({cc_, "-Oz", "-c", source_, "-o", object,
+                            "--phaseloop-policy=baseline"},
+                           tiny),
+              0);
+    EXPECT_FALSE(testing::ReadFileOrEmpty(dir_ + "/" + object).empty());
+  }
+  // A pass-through, recorded by the launcher.
+  ASSERT_EQ(scratch_.Run({cc_, "-E", source_, "-o", "s.i"}, tiny), 0);
+  EXPECT_EQ(Decisions().size(), 2u);
+  cc_wrapper::SpoolCounters counters;
+  ASSERT_TRUE(cc_wrapper::ReadSpoolCounters(spool_, &counters));
+  EXPECT_EQ(counters.dropped_records, 2);
 }
 
 TEST_F(ArtifactPolicyWrapperTest, CorruptArtifactFallsBackToClang) {
