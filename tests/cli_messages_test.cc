@@ -35,6 +35,7 @@ const std::vector<std::string>& AllCommands() {
       "corpus fetch-debian",
       "corpus generate",
       "decisions ship",
+      "decisions show",
       "stats",
       "toolchain bazel",
       "kafka serve",

@@ -10,6 +10,7 @@
 
 #include "common/testing/test_util.h"
 #include "compiler_driver/cc_wrapper/spool_reader.h"
+#include "compiler_driver/cc_wrapper/spool_space.h"
 #include "compiler_driver/cc_wrapper/wrapper_scratch.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "compiler_driver/policy_runtime/test_artifacts.h"
@@ -64,13 +65,24 @@ TEST_F(ArtifactPolicyWrapperTest, SingleAndTopKDecisionsAreRecorded) {
   std::vector<v1::Decision> d = Decisions();
   ASSERT_EQ(d.size(), 3u);
   for (const v1::Decision& decision : d) {
-    EXPECT_EQ(decision.outcome(), v1::OPTIMIZED) << decision.detail();
     EXPECT_EQ(decision.policy_version(), version);
     EXPECT_GT(decision.text_size(), 0);
+    ASSERT_TRUE(decision.has_alloc_size()) << decision.detail();
+    EXPECT_GE(decision.alloc_size(), decision.text_size());
   }
+  EXPECT_EQ(d[0].outcome(), v1::OPTIMIZED) << d[0].detail();
   EXPECT_NE(d[0].detail().find("single: candidate"), std::string::npos)
       << d[0].detail();
+  EXPECT_FALSE(d[0].has_oz_alloc_size());  // single mode measures nothing
+  EXPECT_EQ(d[1].outcome(), v1::OPTIMIZED) << d[1].detail();
   EXPECT_NE(d[1].detail().find("topk:"), std::string::npos) << d[1].detail();
+  // topk measured -Oz's whole object beside the one it kept.
+  ASSERT_TRUE(d[1].has_oz_alloc_size()) << d[1].detail();
+  EXPECT_LE(d[1].alloc_size(), d[1].oz_alloc_size());
+  // A size policy at -O2: the baseline ran, and the record says so rather
+  // than claiming the file was optimized.
+  EXPECT_EQ(d[2].outcome(), v1::POLICY_NOT_APPLIED) << d[2].detail();
+  EXPECT_EQ(d[2].reason(), "not_applicable_at_level");
   EXPECT_EQ(d[2].pipeline(), "default<O2>");
   EXPECT_NE(d[2].detail().find("does not apply at -O2"), std::string::npos);
   ASSERT_EQ(Run({cc_, "-Oz", "-c", source_, "-o", "fixed.o",
@@ -85,6 +97,29 @@ TEST_F(ArtifactPolicyWrapperTest, SingleAndTopKDecisionsAreRecorded) {
   d = Decisions();
   ASSERT_EQ(d.size(), 5u);
   EXPECT_LE(d[1].text_size(), d[4].text_size());
+  // The -Oz size topk recorded is that of the object plain -Oz gives.
+  EXPECT_EQ(d[1].oz_alloc_size(), d[4].alloc_size());
+}
+
+// A spool full of unshipped records: the compile goes on (optimised or
+// plain clang), the records that do not fit are dropped and counted, and
+// nothing already spooled is lost.
+TEST_F(ArtifactPolicyWrapperTest, AFullSpoolDropsRecordsNeverTheCompile) {
+  const std::map<std::string, std::string> tiny = {
+      {"PHASELOOP_SPOOL_MAX_SIZE", "8Ki"}};  // two 4 KiB files
+  for (const char* object : {"a.o", "b.o", "c.o"}) {
+    ASSERT_EQ(scratch_.Run({cc_, "-Oz", "-c", source_, "-o", object,
+                            "--phaseloop-policy=baseline"},
+                           tiny),
+              0);
+    EXPECT_FALSE(testing::ReadFileOrEmpty(dir_ + "/" + object).empty());
+  }
+  // A pass-through, recorded by the launcher.
+  ASSERT_EQ(scratch_.Run({cc_, "-E", source_, "-o", "s.i"}, tiny), 0);
+  EXPECT_EQ(Decisions().size(), 2u);
+  cc_wrapper::SpoolCounters counters;
+  ASSERT_TRUE(cc_wrapper::ReadSpoolCounters(spool_, &counters));
+  EXPECT_EQ(counters.dropped_records, 2);
 }
 
 // topk's budget counts instructions: `budget=` names it, the deprecated

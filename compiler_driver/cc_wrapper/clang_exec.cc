@@ -28,7 +28,8 @@ std::string SiblingBinary(const std::string& name) {
 
 void Record(const WrapperConfig& config, const LauncherRecord& record) {
   std::string error;
-  WriteSpoolFile(config.spool_dir, EncodeLauncherBatch(record), &error);
+  WriteSpoolFile(config.spool_dir, EncodeLauncherBatch(record), &error,
+                 {1, config.spool_max_size});
   if (std::getenv("PHASELOOP_VERBOSE") != nullptr) {
     std::fprintf(stderr, "phaseloop-cc: %s%s%s%s\n", record.reason.c_str(),
                  record.detail.empty() ? "" : ": ", record.detail.c_str(),

@@ -1,16 +1,22 @@
 #include "compiler_driver/cc_wrapper/decisions_command.h"
 
-#include <unistd.h>
+#include <time.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <iomanip>
-#include <map>
 #include <ostream>
 
+#include "absl/strings/str_cat.h"
 #include "common/command/exit_code.h"
 #include "common/command/subcommand.h"
+#include "common/files/atomic_file.h"
+#include "compiler_driver/cc_wrapper/decision_stats.h"
 #include "compiler_driver/cc_wrapper/spool_reader.h"
+#include "compiler_driver/cc_wrapper/spool_space.h"
+#include "compiler_driver/cc_wrapper/spool_writer.h"
 #include "compiler_driver/cc_wrapper/wrapper_config.h"
 #include "nlohmann/json.hpp"
 #include "replay_buffer/decision_store.h"
@@ -26,16 +32,46 @@ std::string SpoolDir(const std::string& flag) {
   return config.spool_dir;
 }
 
-// Nearest-rank percentile; 0 for no values.
-int64_t Percentile(std::vector<int64_t> values, double p) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  return values[static_cast<size_t>(p * (values.size() - 1))];
+// The cap the wrapper applies for this user (config file, environment).
+int64_t WrapperMaxSize() {
+  WrapperConfig config;
+  std::string ignored;
+  LoadWrapperConfig("", ProcessEnvironment(), &config, &ignored);
+  return config.spool_max_size;
 }
 
-std::string JsonString(const std::string& s) {
-  return nlohmann::json(s).dump(-1, ' ', false,
-                                nlohmann::json::error_handler_t::replace);
+constexpr char kStatsZeroMagic[] = "phaseloop-stats-zero-v1";
+
+struct StatsZero {
+  int64_t unix_ms = 0;  // 0: never zeroed
+  int64_t dropped_records = 0;
+  int64_t evicted_files = 0;
+};
+
+// A missing or unreadable marker is no zero point (everything counts).
+StatsZero ReadStatsZero(const std::string& spool) {
+  StatsZero zero;
+  std::ifstream in(spool + "/" + kStatsZeroFile);
+  std::string magic;
+  StatsZero read;
+  if (in >> magic >> read.unix_ms >> read.dropped_records >>
+          read.evicted_files &&
+      magic == kStatsZeroMagic) {
+    zero = read;
+  }
+  return zero;
+}
+
+std::string UtcTime(int64_t unix_ms) {
+  if (unix_ms <= 0) return "";
+  const time_t seconds = static_cast<time_t>(unix_ms / 1000);
+  struct tm utc;
+  if (gmtime_r(&seconds, &utc) == nullptr) return "";
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
+                utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday, utc.tm_hour,
+                utc.tm_min, utc.tm_sec, static_cast<int>(unix_ms % 1000));
+  return buffer;
 }
 
 }  // namespace
@@ -63,7 +99,9 @@ int RunShip(const ShipFlags& flags, std::ostream& out, std::ostream& err) {
         << stored.message() << "\n";
     return command::kExitInternal;
   }
-  for (const SpoolFile& file : contents->files) unlink(file.path.c_str());
+  std::vector<std::string> shipped;
+  for (const SpoolFile& file : contents->files) shipped.push_back(file.path);
+  MarkShipped(spool, shipped);
   out << "shipped " << decisions.size() << " decisions from "
       << contents->files.size() << " spool files in " << spool << " to "
       << flags.buffer << "\n";
@@ -74,118 +112,188 @@ int RunShip(const ShipFlags& flags, std::ostream& out, std::ostream& err) {
   return command::kExitOk;
 }
 
+namespace {
+
+// A record as a block of `name  value` lines; empty fields left out.
+void PrintBlock(const SpoolFile& file, const v1::Decision& d,
+                std::ostream& out) {
+  auto line = [&](const char* name, const std::string& value) {
+    if (!value.empty()) {
+      out << "  " << std::left << std::setw(15) << name << value << "\n";
+    }
+  };
+  out << "decision " << d.decision_id() << "  (" << file.path << ", "
+      << (file.shipped ? "shipped" : "not shipped yet") << ")\n";
+  line("outcome", OutcomeName(d.outcome()) +
+                      (d.reason().empty() ? "" : " (" + d.reason() + ")"));
+  line("detail", d.detail());
+  line("source",
+       d.source() + (d.object_path().empty() ? "" : " -> " + d.object_path()));
+  line("opt_level", d.opt_level().empty() ? "" : "-" + d.opt_level());
+  line("pipeline", d.pipeline());
+  line("policy_version", d.policy_version());
+  line("module_hash", d.module_hash());
+  line("build_id", d.build_id());
+  line("host", d.host());
+  line("time", UtcTime(d.unix_time_ms()));
+  if (d.has_alloc_size() || d.text_size() > 0) {
+    std::string sizes = absl::StrCat(".text ", d.text_size(), " B");
+    if (d.has_alloc_size()) {
+      absl::StrAppend(&sizes, ", allocated ", d.alloc_size(), " B");
+    }
+    if (d.has_oz_alloc_size()) {
+      absl::StrAppend(&sizes, "; -Oz allocated ", d.oz_alloc_size(),
+                      " B, saved ", d.oz_alloc_size() - d.alloc_size(), " B");
+    } else if (d.outcome() == v1::OPTIMIZED) {
+      absl::StrAppend(&sizes, "; -Oz not measured");
+    }
+    line("sizes", sizes);
+  }
+  if (d.ir_count_before() > 0 || d.ir_count_after() > 0) {
+    line("ir_count",
+         absl::StrCat(d.ir_count_before(), " -> ", d.ir_count_after()));
+  }
+  if (d.compile_time_us() > 0 || d.optimize_time_us() > 0) {
+    line("time_us",
+         absl::StrCat("wrapper ", d.compile_time_us(), ", optimiser ",
+                      d.optimize_time_us(), ", policy ", d.policy_time_us()));
+  }
+  if (d.autophase_size() > 0) {
+    line("autophase",
+         absl::StrCat(d.autophase_size(), " features (--json lists them)"));
+  }
+}
+
+// Every set field by its proto name; int64s as numbers, the outcome by
+// OutcomeName; then where the record is.
+nlohmann::ordered_json DecisionJson(const SpoolFile& file,
+                                    const v1::Decision& d) {
+  nlohmann::ordered_json j;
+  const google::protobuf::Reflection* reflection = d.GetReflection();
+  std::vector<const google::protobuf::FieldDescriptor*> fields;
+  reflection->ListFields(d, &fields);
+  for (const google::protobuf::FieldDescriptor* f : fields) {
+    using FD = google::protobuf::FieldDescriptor;
+    if (f->is_repeated()) {
+      nlohmann::ordered_json values = nlohmann::ordered_json::array();
+      for (int i = 0; i < reflection->FieldSize(d, f); ++i) {
+        if (f->cpp_type() == FD::CPPTYPE_INT64) {
+          values.push_back(reflection->GetRepeatedInt64(d, f, i));
+        }
+      }
+      j[f->name()] = values;
+    } else if (f->cpp_type() == FD::CPPTYPE_INT64) {
+      j[f->name()] = reflection->GetInt64(d, f);
+    } else if (f->cpp_type() == FD::CPPTYPE_ENUM) {
+      j[f->name()] = OutcomeName(d.outcome());
+    } else if (f->cpp_type() == FD::CPPTYPE_STRING) {
+      j[f->name()] = reflection->GetString(d, f);
+    }
+  }
+  j["spool_file"] = file.path;
+  j["shipped"] = file.shipped;
+  return j;
+}
+
+}  // namespace
+
+int RunShow(const ShowFlags& flags, std::ostream& out, std::ostream& err) {
+  std::vector<SpoolFile> files;
+  if (!flags.files.empty()) {
+    for (const std::string& path : flags.files) {
+      absl::StatusOr<SpoolFile> file = ReadSpoolFile(path);
+      if (!file.ok()) {
+        err << "phaseloop decisions show: " << file.status().message() << "\n";
+        return command::kExitBadInput;
+      }
+      files.push_back(*std::move(file));
+    }
+  } else {
+    const std::string spool = SpoolDir(flags.spool);
+    absl::StatusOr<SpoolContents> contents =
+        ReadSpool(spool, /*with_shipped=*/true);
+    if (!contents.ok()) {
+      err << "phaseloop decisions show: " << contents.status().message()
+          << "\n";
+      return command::kExitBadInput;
+    }
+    files = std::move(contents->files);
+    for (const std::string& path : contents->corrupt) {
+      err << "warning: skipped unreadable spool file " << path << "\n";
+    }
+    if (files.empty() && !flags.json) {
+      out << "no decision records in " << spool << "\n";
+    }
+  }
+  const char* sep = "";
+  for (const SpoolFile& file : files) {
+    for (const v1::Decision& d : file.batch.decisions()) {
+      if (flags.json) {
+        out << DecisionJson(file, d).dump(
+                   -1, ' ', false, nlohmann::json::error_handler_t::replace)
+            << "\n";
+      } else {
+        out << sep;
+        PrintBlock(file, d, out);
+        sep = "\n";
+      }
+    }
+  }
+  return command::kExitOk;
+}
+
 int RunStats(const StatsFlags& flags, std::ostream& out, std::ostream& err) {
   const std::string spool = SpoolDir(flags.spool);
-  absl::StatusOr<SpoolContents> contents = ReadSpool(spool);
+  SpoolCounters counters;
+  const bool have_counters = ReadSpoolCounters(spool, &counters);
+  const StatsZero zero = ReadStatsZero(spool);
+  if (flags.zero) {
+    std::error_code ignored;
+    std::filesystem::create_directories(spool, ignored);
+    const std::string line = absl::StrCat(kStatsZeroMagic, " ", UnixTimeMs(),
+                                          " ", counters.dropped_records, " ",
+                                          counters.evicted_files, "\n");
+    absl::Status written =
+        files::WriteFileAtomically(spool + "/" + kStatsZeroFile, line);
+    if (!written.ok()) {
+      err << "phaseloop stats --zero: " << written.message() << "\n";
+      return command::kExitBadInput;
+    }
+    out << "statistics zeroed (" << spool << "/" << kStatsZeroFile
+        << "); no decision record was deleted, unshipped ones stay for "
+           "phaseloop decisions ship\n";
+    return command::kExitOk;
+  }
+  absl::StatusOr<SpoolContents> contents =
+      ReadSpool(spool, /*with_shipped=*/flags.buffer.empty());
   if (!contents.ok()) {
     err << "phaseloop stats: " << contents.status().message() << "\n";
     return command::kExitBadInput;
   }
-  std::map<std::string, int64_t> by_outcome;
-  std::map<std::pair<std::string, std::string>, int64_t> by_reason;
-  // Optimised decisions (spool) by the policy that made them.
-  std::map<std::string, int64_t> optimized_by_policy;
-  std::vector<int64_t> compile_us, optimize_us, policy_us;
-  int64_t records = 0;
-  for (const SpoolFile& file : contents->files) {
-    for (const v1::Decision& d : file.batch.decisions()) {
-      ++records;
-      if (d.outcome() == v1::OPTIMIZED) {
-        compile_us.push_back(d.compile_time_us());
-        optimize_us.push_back(d.optimize_time_us());
-        policy_us.push_back(d.policy_time_us());
-        ++optimized_by_policy[d.policy_version()];
-      }
-      ++by_outcome[OutcomeName(d.outcome())];
-      if (!d.reason().empty()) {
-        ++by_reason[{OutcomeName(d.outcome()), d.reason()}];
-      }
-    }
+  DecisionStats stats;
+  AddSpool(*contents, zero.unix_ms, &stats);
+  if (have_counters) {
+    stats.space = counters;
+    stats.dropped_records =
+        std::max<int64_t>(0, counters.dropped_records - zero.dropped_records);
+    stats.evicted_files =
+        std::max<int64_t>(0, counters.evicted_files - zero.evicted_files);
   }
+  stats.zeroed_at_ms = zero.unix_ms;
+  stats.max_size = WrapperMaxSize();
   if (!flags.buffer.empty()) {
     auto store = replay_buffer::DecisionStore::Open(flags.buffer);
     if (!store.ok()) {
       err << "phaseloop stats: " << store.status().message() << "\n";
       return command::kExitBadInput;
     }
-    for (const auto& [key, count] : (*store)->CountByOutcomeAndReason()) {
-      records += count;
-      by_outcome[key.first] += count;
-      if (!key.second.empty()) by_reason[key] += count;
-    }
+    stats.buffer = flags.buffer;
+    AddBufferCounts((*store)->CountByOutcomeAndReason(), &stats);
   }
   if (flags.json) {
-    out << "{\"spool\": " << JsonString(spool) << ", \"records\": " << records
-        << ", \"corrupt_files\": " << contents->corrupt.size()
-        << ", \"by_outcome\": {";
-    const char* sep = "";
-    for (const auto& [outcome, count] : by_outcome) {
-      out << sep << JsonString(outcome) << ": " << count;
-      sep = ", ";
-    }
-    out << "}, \"by_reason\": {";
-    sep = "";
-    std::map<std::string, int64_t> reasons;
-    for (const auto& [key, count] : by_reason) reasons[key.second] += count;
-    for (const auto& [reason, count] : reasons) {
-      out << sep << JsonString(reason) << ": " << count;
-      sep = ", ";
-    }
-    out << "}, \"optimized_by_policy\": {";
-    sep = "";
-    for (const auto& [version, count] : optimized_by_policy) {
-      out << sep << JsonString(version) << ": " << count;
-      sep = ", ";
-    }
-    out << "}, \"optimized_time_us\": {";
-    sep = "";
-    for (const auto& [name, values] :
-         {std::pair<const char*, std::vector<int64_t>*>{"compile", &compile_us},
-          {"optimize", &optimize_us},
-          {"policy", &policy_us}}) {
-      out << sep << "\"" << name << "\": {\"p50\": " << Percentile(*values, 0.5)
-          << ", \"p90\": " << Percentile(*values, 0.9) << "}";
-      sep = ", ";
-    }
-    out << "}}\n";
-    return command::kExitOk;
-  }
-  out << "phaseloop-cc decisions in " << spool
-      << (flags.buffer.empty() ? "" : " and " + flags.buffer) << ": " << records
-      << " records\n\n";
-  out << std::left << std::setw(14) << "outcome" << std::setw(28) << "reason"
-      << std::right << std::setw(8) << "count"
-      << "\n";
-  for (const auto& [outcome, count] : by_outcome) {
-    out << std::left << std::setw(14) << outcome << std::setw(28) << "(all)"
-        << std::right << std::setw(8) << count << "\n";
-    for (const auto& [key, n] : by_reason) {
-      if (key.first != outcome) continue;
-      out << std::left << std::setw(14) << "" << std::setw(28) << key.second
-          << std::right << std::setw(8) << n << "\n";
-    }
-  }
-  if (!compile_us.empty()) {
-    out << "\noptimized translation units (spool), p50 / p90: whole wrapper "
-        << Percentile(compile_us, 0.5) / 1000.0 << " / "
-        << Percentile(compile_us, 0.9) / 1000.0 << " ms, passes + codegen "
-        << Percentile(optimize_us, 0.5) / 1000.0 << " / "
-        << Percentile(optimize_us, 0.9) / 1000.0 << " ms, policy decision "
-        << Percentile(policy_us, 0.5) << " / " << Percentile(policy_us, 0.9)
-        << " us\n";
-  }
-  if (!optimized_by_policy.empty()) {
-    out << "\noptimized translation units (spool) by policy_version:\n";
-    for (const auto& [version, count] : optimized_by_policy) {
-      out << "  " << std::left << std::setw(34)
-          << (version.empty() ? "(none)" : version) << std::right
-          << std::setw(8) << count << "\n";
-    }
-  }
-  if (!contents->corrupt.empty()) {
-    out << "\n"
-        << contents->corrupt.size()
-        << " unreadable spool files left in place\n";
+    PrintStatsJson(stats, spool, out);
+  } else {
+    PrintStatsTable(stats, spool, out);
   }
   return command::kExitOk;
 }
@@ -203,18 +311,32 @@ void AddDecisionsCommand(CLI::App& app, int& exit_code) {
   ship->add_option("--spool", flags->spool,
                    "spool directory (default: the wrapper's, "
                    "$PHASELOOP_SPOOL or ~/.cache/phaseloop/spool)");
+  auto [show, show_flags] = command::AddSubcommand<ShowFlags>(
+      *decisions, "show",
+      "Print decision records: spool files given, else the whole spool",
+      exit_code,
+      [](const ShowFlags& f) { return RunShow(f, std::cout, std::cerr); });
+  show->add_option("file", show_flags->files,
+                   "spool files (*.decisions, *.shipped)");
+  show->add_option("--spool", show_flags->spool,
+                   "spool directory (default: the wrapper's)");
+  show->add_flag("--json", show_flags->json, "one JSON object per record");
 }
 
 void AddStatsCommand(CLI::App& app, int& exit_code) {
   auto [stats, flags] = command::AddSubcommand<StatsFlags>(
-      app, "stats", "What phaseloop-cc did: counts by outcome and reason",
+      app, "stats",
+      "What phaseloop-cc did: counts by outcome and reason, bytes saved, time",
       exit_code,
       [](const StatsFlags& f) { return RunStats(f, std::cout, std::cerr); });
   stats->add_option("--spool", flags->spool,
                     "spool directory (default: the wrapper's)");
   stats->add_option("--buffer", flags->buffer,
-                    "also count decisions already shipped to this buffer");
+                    "count the unshipped spool and all of this buffer "
+                    "(not zeroed) instead of the whole spool");
   stats->add_flag("--json", flags->json, "print JSON");
+  stats->add_flag("--zero", flags->zero,
+                  "zero the statistics (no record is deleted)");
 }
 
 }  // namespace phaseloop::cc_wrapper

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <sstream>
+#include <thread>
 
 #include "common/testing/test_util.h"
 #include "compiler_driver/cc_wrapper/spool_reader.h"
@@ -73,6 +75,167 @@ TEST(DecisionsCommandTest, StatsCountOptimizedDecisionsByPolicyVersion) {
   ASSERT_EQ(RunStats({spool, "", false}, out, err), 0);
   EXPECT_NE(out.str().find("by policy_version"), std::string::npos)
       << out.str();
+}
+
+// What one phaseloop-cc-opt invocation with three sources records: one
+// optimized by topk (-Oz's object measured), one by single mode (not
+// measured), one where the size policy did not apply (-O2).
+v1::DecisionBatch ThreeSourceBatch() {
+  v1::DecisionBatch batch;
+  auto add = [&](v1::DecisionOutcome outcome, const char* reason) {
+    v1::Decision* d = batch.add_decisions();
+    d->set_decision_id(NewDecisionId());
+    d->set_outcome(outcome);
+    d->set_reason(reason);
+    d->set_policy_version("aaaa");
+    d->set_unix_time_ms(UnixTimeMs());
+    d->set_compile_time_us(50000);  // the invocation's, on each record
+    d->set_optimize_time_us(10000);
+    d->set_policy_time_us(2000);
+    return d;
+  };
+  v1::Decision* topk = add(v1::OPTIMIZED, "");
+  topk->set_source("crc32.c");
+  topk->set_alloc_size(10000);
+  topk->set_oz_alloc_size(10787);
+  add(v1::OPTIMIZED, "")->set_alloc_size(5000);
+  add(v1::POLICY_NOT_APPLIED, "not_applicable_at_level")->set_alloc_size(7000);
+  return batch;
+}
+
+TEST(DecisionsCommandTest, StatsSeparateNotAppliedAndShowBytesAndTime) {
+  const std::string spool = testing::MakeTempDir() + "/spool";
+  std::string error;
+  ASSERT_TRUE(WriteSpoolFile(spool, ThreeSourceBatch().SerializeAsString(),
+                             &error, {3, kDefaultSpoolMaxSize}))
+      << error;
+  Spool(spool, Outcome::kFailOpen, "policy_refused");
+  std::ostringstream out, err;
+  ASSERT_EQ(RunStats({spool, "", true}, out, err), 0) << err.str();
+  const std::string json = out.str();
+  EXPECT_NE(json.find("\"by_outcome\": {\"fail_open\": 1, \"optimized\": 2, "
+                      "\"policy_not_applied\": 1}"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"policy_not_applied\": {\"not_applicable_at_level\": "
+                      "1}"),
+            std::string::npos)
+      << json;
+  // Bytes: only the topk object has -Oz to compare with.
+  EXPECT_NE(json.find("\"bytes\": {\"measured_vs_oz\": 1, \"oz_alloc_size\": "
+                      "10787, \"alloc_size\": 10000, \"saved\": 787, "
+                      "\"larger_than_oz\": 0, \"not_measured\": 1"),
+            std::string::npos)
+      << json;
+  // Time: the invocation once (not once per source), the optimiser's and
+  // the policy's per record.
+  EXPECT_NE(json.find("\"time_us\": {\"invocations\": 1, \"wrapper\": 50000, "
+                      "\"optimize\": 30000, \"policy\": 6000}"),
+            std::string::npos)
+      << json;
+
+  out.str("");
+  ASSERT_EQ(RunStats({spool, "", false}, out, err), 0) << err.str();
+  const std::string table = out.str();
+  for (const char* expected : {"policy_not_applied", "not_applicable_at_level",
+                               "saved 787 (7.3 %)", "not measured", "1 objects",
+                               "optimiser (policy, passes, codegen) "
+                               "30.0 ms (60.0 %)",
+                               "dropped"}) {
+    EXPECT_NE(table.find(expected), std::string::npos) << expected << "\n"
+                                                       << table;
+  }
+}
+
+TEST(DecisionsCommandTest, ShowPrintsEveryRecordReadably) {
+  const std::string spool = testing::MakeTempDir() + "/spool";
+  std::string error;
+  ASSERT_TRUE(WriteSpoolFile(spool, ThreeSourceBatch().SerializeAsString(),
+                             &error, {3, kDefaultSpoolMaxSize}));
+  Spool(spool, Outcome::kPassThrough, "not_compile_only");
+  std::ostringstream out, err;
+  ASSERT_EQ(RunShow({{}, spool, false}, out, err), 0) << err.str();
+  const std::string text = out.str();
+  size_t blocks = 0;
+  for (size_t at = text.find("decision "); at != std::string::npos;
+       at = text.find("decision ", at + 1)) {
+    ++blocks;
+  }
+  EXPECT_EQ(blocks, 4u) << text;
+  for (const char* expected :
+       {"outcome        optimized", "source         crc32.c",
+        "-Oz allocated 10787 B, saved 787 B", "-Oz not measured",
+        "policy_not_applied (not_applicable_at_level)",
+        "pass_through (not_compile_only)", "not shipped yet", "time  "}) {
+    EXPECT_NE(text.find(expected), std::string::npos) << expected << "\n"
+                                                      << text;
+  }
+
+  // --json: one object per record, numbers as numbers; a file by name.
+  auto contents = ReadSpool(spool);
+  ASSERT_TRUE(contents.ok());
+  std::string batch_file;
+  for (const SpoolFile& f : contents->files) {
+    if (f.batch.decisions_size() == 3) batch_file = f.path;
+  }
+  out.str("");
+  ASSERT_EQ(RunShow({{batch_file}, "", true}, out, err), 0) << err.str();
+  std::istringstream lines(out.str());
+  std::string line;
+  int records = 0;
+  while (std::getline(lines, line)) {
+    ++records;
+    if (records == 1) {
+      EXPECT_NE(line.find("\"outcome\":\"optimized\""), std::string::npos)
+          << line;
+      EXPECT_NE(line.find("\"oz_alloc_size\":10787"), std::string::npos)
+          << line;
+      EXPECT_NE(line.find("\"shipped\":false"), std::string::npos) << line;
+    }
+  }
+  EXPECT_EQ(records, 3);
+
+  out.str("");
+  err.str("");
+  EXPECT_EQ(RunShow({{spool + "/nope.decisions"}, "", false}, out, err), 2);
+  EXPECT_NE(err.str().find("nope.decisions"), std::string::npos) << err.str();
+}
+
+// --zero moves the zero point; it deletes nothing: what was not shipped is
+// still shipped afterwards, and what is shipped stays until space is needed.
+TEST(DecisionsCommandTest, ZeroKeepsUnshippedRecords) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string spool = dir + "/spool", buffer = dir + "/buffer.db";
+  Spool(spool, Outcome::kPassThrough, "not_compile_only");
+  Spool(spool, Outcome::kFailOpen, "optimizer_crashed");
+  std::ostringstream out, err;
+  ASSERT_EQ(RunStats({spool, "", true, /*zero=*/true}, out, err), 0)
+      << err.str();
+  EXPECT_NE(out.str().find("no decision record was deleted"),
+            std::string::npos);
+  out.str("");
+  ASSERT_EQ(RunStats({spool, "", true}, out, err), 0);
+  EXPECT_NE(out.str().find("\"records\": 0"), std::string::npos) << out.str();
+  EXPECT_EQ(ReadSpool(spool)->files.size(), 2u);
+
+  // Counting starts again from the zero point.
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  Spool(spool, Outcome::kDisabled, "kill_switch");
+  out.str("");
+  ASSERT_EQ(RunStats({spool, "", true}, out, err), 0);
+  EXPECT_NE(out.str().find("\"records\": 1, \"unshipped_records\": 1"),
+            std::string::npos)
+      << out.str();
+
+  out.str("");
+  ASSERT_EQ(RunShip({spool, buffer}, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("shipped 3 decisions"), std::string::npos)
+      << out.str();
+  // Shipped files are kept (for stats, within the cap), not shipped again.
+  EXPECT_EQ(ReadSpool(spool, /*with_shipped=*/true)->files.size(), 3u);
+  out.str("");
+  ASSERT_EQ(RunShip({spool, buffer}, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("shipped 0 decisions"), std::string::npos);
 }
 
 TEST(DecisionsCommandTest, BadBufferIsBadInputAndTheSpoolIsKept) {

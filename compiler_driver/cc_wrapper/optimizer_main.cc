@@ -235,6 +235,11 @@ class Optimizer {
           d.set_ir_count_before(result->ir_count_before);
           d.set_ir_count_after(result->ir_count_after);
           d.set_text_size(result->text_size);
+          if (result->alloc_size >= 0) d.set_alloc_size(result->alloc_size);
+          if (result->oz_alloc_size >= 0) {
+            d.set_oz_alloc_size(result->oz_alloc_size);
+          }
+          d.set_reason(result->not_applied);
           d.set_policy_time_us(result->policy_time_us);
           return EncodeReport(
               {frontend.driver_diagnostics_before, frontend.driver_diagnostics,
@@ -254,7 +259,11 @@ class Optimizer {
     }
     trace_.Mark("optimize");
     *diagnostics = std::move(job_diagnostics);
-    Fill(d, Outcome::kOptimized, "", std::string(d->detail()), &job);
+    // The policy's own choice ran, or (reason set) the baseline did.
+    const std::string not_applied = d->reason();
+    Fill(d,
+         not_applied.empty() ? Outcome::kOptimized : Outcome::kPolicyNotApplied,
+         not_applied, std::string(d->detail()), &job);
     d->set_opt_level(opt_level);
     d->set_policy_version(policy.version());
     d->set_optimize_time_us(MicrosSince(job_start));
@@ -281,7 +290,8 @@ class Optimizer {
       d.set_compile_time_us(MicrosSince(start_));
     }
     std::string error;
-    WriteSpoolFile(config_.spool_dir, batch_.SerializeAsString(), &error);
+    WriteSpoolFile(config_.spool_dir, batch_.SerializeAsString(), &error,
+                   {batch_.decisions_size(), config_.spool_max_size});
   }
 
   // Records why, removes the staged files, runs plain clang.

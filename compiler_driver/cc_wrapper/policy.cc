@@ -41,13 +41,13 @@ class ArtifactPolicyRunner : public PolicyRunner {
     const bool size_level = input.opt_level == "Os" || input.opt_level == "Oz";
     const bool speed_level = input.opt_level == "O2" || input.opt_level == "O3";
     if (policy_->is_size_policy() ? !size_level : !speed_level) {
-      return {BaselinePipeline(input.opt_level),
-              absl::StrCat("baseline: a ", objective, " policy does not ",
-                           "apply at -", input.opt_level)};
+      return NotApplied(input, "not_applicable_at_level",
+                        absl::StrCat("a ", objective, " policy does not ",
+                                     "apply at -", input.opt_level));
     }
     if (input.autophase == nullptr || input.inst_count == nullptr) {
-      return {BaselinePipeline(input.opt_level),
-              "baseline: the policy needs Autophase and InstCount features"};
+      return NotApplied(input, "policy_needs_features",
+                        "the policy needs Autophase and InstCount features");
     }
     if (!policy_->NeedsModule()) {
       pr::PolicyChoice choice =
@@ -55,21 +55,36 @@ class ArtifactPolicyRunner : public PolicyRunner {
       return {choice.pipeline, choice.note};
     }
     if (input.module == nullptr) {
-      return {BaselinePipeline(input.opt_level),
-              "baseline: the policy needs the module"};
+      return NotApplied(input, "policy_needs_module",
+                        "the policy needs the module");
     }
     absl::StatusOr<pr::PolicyChoice> choice =
         policy_->Choose(*input.module, *input.autophase, *input.inst_count,
                         {input.runner, input.emitter});
     if (!choice.ok()) {
-      return {
-          BaselinePipeline(input.opt_level),
-          absl::StrCat("baseline: policy failed: ", choice.status().message())};
+      return NotApplied(
+          input, "policy_failed",
+          absl::StrCat("policy failed: ", choice.status().message()));
     }
-    return {choice->pipeline, choice->note};
+    PolicyDecision decision{choice->pipeline, choice->note};
+    // topk measured -Oz's whole object (a text_size policy compares
+    // allocated bytes; an ir_count policy measures instructions).
+    if (policy_->artifact().objective() == pr::kObjectiveTextSize) {
+      decision.oz_alloc_size = choice->oz_measured;
+    }
+    return decision;
   }
 
  private:
+  static PolicyDecision NotApplied(const PolicyInput& input, const char* reason,
+                                   const std::string& why) {
+    PolicyDecision decision;
+    decision.pipeline = BaselinePipeline(input.opt_level);
+    decision.note = absl::StrCat("baseline: ", why);
+    decision.not_applied = reason;
+    return decision;
+  }
+
   std::unique_ptr<pr::ArtifactPolicy> policy_;
 };
 
@@ -177,8 +192,16 @@ class TablePolicy : public PolicyRunner {
   const char* kind() const override { return "table"; }
   const std::string& version() const override { return version_; }
   std::string Decide(const PolicyInput& input) const override {
+    return DecideWithNote(input).pipeline;
+  }
+  PolicyDecision DecideWithNote(const PolicyInput& input) const override {
     auto it = rows_.find(input.module_hash);
-    return it != rows_.end() ? it->second : BaselinePipeline(input.opt_level);
+    if (it != rows_.end()) return {it->second, ""};
+    PolicyDecision decision;
+    decision.pipeline = BaselinePipeline(input.opt_level);
+    decision.note = "baseline: the module is not in the table";
+    decision.not_applied = "module_not_in_table";
+    return decision;
   }
 
  private:

@@ -60,6 +60,15 @@ struct PolicyInput {
 struct PolicyDecision {
   std::string pipeline;
   std::string note;
+  // Empty when `pipeline` is the policy's choice. Otherwise the baseline
+  // runs and this says why, as a decision record's reason
+  // (POLICY_NOT_APPLIED in decision.proto): not_applicable_at_level,
+  // policy_needs_features, policy_needs_module, policy_failed,
+  // module_not_in_table.
+  std::string not_applied;
+  // Allocated bytes of -Oz's object for this module when the policy
+  // measured it (topk of a text_size policy), else -1.
+  int64_t oz_alloc_size = -1;
 };
 
 class PolicyRunner {

@@ -65,6 +65,12 @@ TEST(PolicyTest, TableMapsModulesAndFallsBackToBaseline) {
               "function(instcombine),default<Oz>");
     EXPECT_EQ((*policy)->Decide(Input(std::string(32, 'f'), "O2")),
               "default<O2>");
+    // A module the table has no row for is not one the policy chose for.
+    EXPECT_EQ((*policy)->DecideWithNote(Input(kHash, "Oz")).not_applied, "");
+    EXPECT_EQ((*policy)
+                  ->DecideWithNote(Input(std::string(32, 'f'), "O2"))
+                  .not_applied,
+              "module_not_in_table");
   }
 }
 
@@ -130,10 +136,14 @@ TEST(PolicyTest, ArtifactFileIsALearnedPolicy) {
     }
     EXPECT_TRUE(is_candidate) << oz.pipeline;
     EXPECT_NE(oz.note.find("single: candidate"), std::string::npos) << oz.note;
+    EXPECT_EQ(oz.not_applied, "");
+    EXPECT_EQ(oz.oz_alloc_size, -1);  // single mode measures nothing
     input.opt_level = "O2";
     PolicyDecision o2 = (*policy)->DecideWithNote(input);
     EXPECT_EQ(o2.pipeline, "default<O2>");
     EXPECT_NE(o2.note.find("does not apply at -O2"), std::string::npos);
+    // The baseline ran: stats must not count this file as optimized.
+    EXPECT_EQ(o2.not_applied, "not_applicable_at_level");
   }
 }
 

@@ -16,10 +16,31 @@ namespace phaseloop::cc_wrapper {
 
 std::string OutcomeName(v1::DecisionOutcome outcome) {
   // The enum's own names, lower-cased: "optimized", "pass_through", ...
-  return absl::AsciiStrToLower(v1::DecisionOutcome_Name(outcome));
+  const std::string& name = v1::DecisionOutcome_Name(outcome);
+  if (name.empty()) return absl::StrCat("outcome_", static_cast<int>(outcome));
+  return absl::AsciiStrToLower(name);
 }
 
-absl::StatusOr<SpoolContents> ReadSpool(const std::string& dir) {
+absl::StatusOr<SpoolFile> ReadSpoolFile(const std::string& path) {
+  absl::StatusOr<std::string> bytes = ir::ReadFile(path);
+  if (!bytes.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot read the spool file '", path, "': ", bytes.status().message()));
+  }
+  SpoolFile file;
+  file.path = path;
+  file.shipped = absl::EndsWith(path, kShippedSuffix);
+  if (!file.batch.ParseFromString(*bytes)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'", path,
+        "' is not a spool file (not a phaseloop.v1.DecisionBatch); pass a "
+        "*.decisions or *.shipped file of a phaseloop-cc spool"));
+  }
+  return file;
+}
+
+absl::StatusOr<SpoolContents> ReadSpool(const std::string& dir,
+                                        bool with_shipped) {
   SpoolContents contents;
   DIR* handle = opendir(dir.c_str());
   if (handle == nullptr) {
@@ -30,20 +51,20 @@ absl::StatusOr<SpoolContents> ReadSpool(const std::string& dir) {
   std::vector<std::string> names;
   while (dirent* entry = readdir(handle)) {
     std::string name = entry->d_name;
-    if (absl::EndsWith(name, kSpoolSuffix)) names.push_back(name);
+    if (absl::EndsWith(name, kSpoolSuffix) ||
+        (with_shipped && absl::EndsWith(name, kShippedSuffix))) {
+      names.push_back(name);
+    }
   }
   closedir(handle);
   std::sort(names.begin(), names.end());
   for (const std::string& name : names) {
-    const std::string path = dir + "/" + name;
-    absl::StatusOr<std::string> bytes = ir::ReadFile(path);
-    SpoolFile file;
-    file.path = path;
-    if (!bytes.ok() || !file.batch.ParseFromString(*bytes)) {
-      contents.corrupt.push_back(path);
+    absl::StatusOr<SpoolFile> file = ReadSpoolFile(dir + "/" + name);
+    if (!file.ok()) {
+      contents.corrupt.push_back(dir + "/" + name);
       continue;
     }
-    contents.files.push_back(std::move(file));
+    contents.files.push_back(*std::move(file));
   }
   return contents;
 }

@@ -2,8 +2,10 @@
 #define PHASELOOP_COMPILER_DRIVER_CC_WRAPPER_SPOOL_READER_H_
 
 // Reading the decision spool that phaseloop-cc writes (spool_writer.h):
-// every complete `*.decisions` file, parsed. Files being written (`*.tmp`)
-// are not looked at; files that do not parse are listed, not deleted.
+// every complete `*.decisions` file (not shipped yet), and on request the
+// `*.shipped` ones kept for stats (spool_space.h), parsed. Files being
+// written (`*.tmp`) are not looked at; files that do not parse are listed,
+// not deleted.
 
 #include <string>
 #include <vector>
@@ -16,6 +18,7 @@ namespace phaseloop::cc_wrapper {
 struct SpoolFile {
   std::string path;
   v1::DecisionBatch batch;
+  bool shipped = false;  // a `*.shipped` file
 };
 
 struct SpoolContents {
@@ -24,9 +27,15 @@ struct SpoolContents {
 };
 
 // A missing directory is an empty spool.
-absl::StatusOr<SpoolContents> ReadSpool(const std::string& dir);
+absl::StatusOr<SpoolContents> ReadSpool(const std::string& dir,
+                                        bool with_shipped = false);
 
-// "optimized", "pass_through", "fail_open", "disabled".
+// Reads one spool file (either suffix); InvalidArgument naming it when it
+// cannot be read or is not a DecisionBatch.
+absl::StatusOr<SpoolFile> ReadSpoolFile(const std::string& path);
+
+// "optimized", "pass_through", "fail_open", "disabled",
+// "policy_not_applied"; "outcome_N" for a value this build does not know.
 std::string OutcomeName(v1::DecisionOutcome outcome);
 
 }  // namespace phaseloop::cc_wrapper

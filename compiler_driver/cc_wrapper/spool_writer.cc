@@ -59,6 +59,34 @@ std::string Hex(const unsigned char* bytes, size_t n) {
   return out;
 }
 
+bool WriteNewSpoolFile(const std::string& dir, const std::string& batch,
+                       std::string* error) {
+  std::string name = dir + "/" + std::to_string(UnixTimeMs()) + "-" +
+                     std::to_string(getpid()) + "-" +
+                     NewDecisionId().substr(0, 8);
+  std::string temp = name + ".tmp";
+  int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    *error = "cannot create '" + temp + "': " + std::strerror(errno);
+    return false;
+  }
+  size_t written = 0;
+  while (written < batch.size()) {
+    ssize_t n = write(fd, batch.data() + written, batch.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    written += static_cast<size_t>(n);
+  }
+  bool ok = written == batch.size() && close(fd) == 0;
+  if (!ok || rename(temp.c_str(), (name + kSpoolSuffix).c_str()) != 0) {
+    *error =
+        "cannot write '" + name + kSpoolSuffix + "': " + std::strerror(errno);
+    unlink(temp.c_str());
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 int64_t UnixTimeMs() {
@@ -98,36 +126,16 @@ std::string EncodeLauncherBatch(const LauncherRecord& record) {
 }
 
 bool WriteSpoolFile(const std::string& dir, const std::string& batch,
-                    std::string* error) {
+                    std::string* error, const SpoolWriteOptions& options) {
   if (!MakeDirs(dir)) {
     *error = "cannot create the spool directory '" + dir +
              "': " + std::strerror(errno);
     return false;
   }
-  std::string name = dir + "/" + std::to_string(UnixTimeMs()) + "-" +
-                     std::to_string(getpid()) + "-" +
-                     NewDecisionId().substr(0, 8);
-  std::string temp = name + ".tmp";
-  int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    *error = "cannot create '" + temp + "': " + std::strerror(errno);
-    return false;
-  }
-  size_t written = 0;
-  while (written < batch.size()) {
-    ssize_t n = write(fd, batch.data() + written, batch.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    written += static_cast<size_t>(n);
-  }
-  bool ok = written == batch.size() && close(fd) == 0;
-  if (!ok || rename(temp.c_str(), (name + kSpoolSuffix).c_str()) != 0) {
-    *error =
-        "cannot write '" + name + kSpoolSuffix + "': " + std::strerror(errno);
-    unlink(temp.c_str());
-    return false;
-  }
-  return true;
+  return WriteWithinCap(
+      dir, static_cast<int64_t>(batch.size()), options.records,
+      options.max_size, [&] { return WriteNewSpoolFile(dir, batch, error); },
+      error);
 }
 
 }  // namespace phaseloop::cc_wrapper

@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <string>
 
+#include "compiler_driver/cc_wrapper/spool_space.h"  // kSpoolSuffix, the cap
+
 namespace phaseloop::cc_wrapper {
 
 // Values of phaseloop.v1.DecisionOutcome.
@@ -21,7 +23,8 @@ enum class Outcome {
   kOptimized = 1,
   kPassThrough = 2,
   kFailOpen = 3,
-  kDisabled = 4
+  kDisabled = 4,
+  kPolicyNotApplied = 5
 };
 
 // 32 hex digits from /dev/urandom (time and pid if that fails).
@@ -41,14 +44,20 @@ struct LauncherRecord {
 // detail, build_id and unix_time_ms set.
 std::string EncodeLauncherBatch(const LauncherRecord& record);
 
-// Creates `dir` (and parents) if needed and writes `batch` as a new spool
-// file. False with `error` set when it cannot; callers in the compile path
-// ignore that (a lost record never fails a build).
-bool WriteSpoolFile(const std::string& dir, const std::string& batch,
-                    std::string* error);
+// How many records a batch holds and the spool's cap (spool_space.h;
+// 0 = no cap).
+struct SpoolWriteOptions {
+  int records = 1;
+  int64_t max_size = kDefaultSpoolMaxSize;
+};
 
-// Suffix of complete spool files.
-inline constexpr char kSpoolSuffix[] = ".decisions";
+// Creates `dir` (and parents) if needed and writes `batch` as a new spool
+// file, within the cap (spool_space.h: the oldest shipped files make room;
+// a spool full of unshipped records drops this batch and counts it). False
+// with `error` set when it cannot; callers in the compile path ignore that
+// (a lost record never fails a build; a dropped one is counted).
+bool WriteSpoolFile(const std::string& dir, const std::string& batch,
+                    std::string* error, const SpoolWriteOptions& options = {});
 
 }  // namespace phaseloop::cc_wrapper
 

@@ -126,6 +126,8 @@ absl::StatusOr<TuResult> OptimizeModule(
   PolicyDecision decision = policy.DecideWithNote(input);
   result.pipeline = std::move(decision.pipeline);
   result.policy_note = std::move(decision.note);
+  result.not_applied = std::move(decision.not_applied);
+  result.oz_alloc_size = decision.oz_alloc_size;
   result.policy_time_us = MicrosSince(policy_start);
   result.ir_count_before = inst_count[0];
   trace.Mark("policy");
@@ -172,8 +174,12 @@ absl::StatusOr<TuResult> OptimizeModule(
         absl::StrCat("codegen_failed: ", object.status().message()));
   }
   result.object = std::move(*object);
-  absl::StatusOr<int64_t> text = codegen::TextSectionBytes(result.object);
-  result.text_size = text.ok() ? *text : 0;
+  absl::StatusOr<codegen::ObjectSizes> sizes =
+      codegen::MeasureObjectSizes(result.object);
+  if (sizes.ok()) {
+    result.text_size = sizes->text_size;
+    result.alloc_size = sizes->alloc_size;
+  }
   return result;
 }
 

@@ -25,9 +25,12 @@ struct TuResult {
   std::array<int64_t, observation::kAutophaseDim> autophase{};
   std::string pipeline;
   std::string policy_note;  // how the policy chose (PolicyDecision::note)
+  std::string not_applied;  // PolicyDecision::not_applied
   int64_t ir_count_before = 0;
   int64_t ir_count_after = 0;
   int64_t text_size = 0;
+  int64_t alloc_size = -1;     // allocated bytes of `object`; -1 unmeasured
+  int64_t oz_alloc_size = -1;  // PolicyDecision::oz_alloc_size
   int64_t policy_time_us = 0;
 };
 

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "compiler_driver/cc_wrapper/spool_space.h"
+
 namespace phaseloop::cc_wrapper {
 namespace {
 
@@ -89,6 +91,14 @@ bool ApplyConfigFile(const std::string& path, bool must_exist,
       config->policy_given = true;
     } else if (key == "spool_dir") {
       config->spool_dir = value;
+    } else if (key == "max_size") {
+      if (!ParseSize(value, &config->spool_max_size)) {
+        *error = where +
+                 "max_size must be bytes or a size such as 64Mi, 500M or "
+                 "1G (0: no cap), got '" +
+                 value + "'";
+        return false;
+      }
     } else if (key == "timeout_ms") {
       if (!ParseTimeout(value, &config->timeout_ms)) {
         *error = where +
@@ -108,8 +118,8 @@ bool ApplyConfigFile(const std::string& path, bool must_exist,
       }
     } else {
       *error = where + "unknown key '" + key +
-               "' (known: policy, spool_dir, timeout_ms, clang, clangxx, "
-               "disable)";
+               "' (known: policy, spool_dir, max_size, timeout_ms, clang, "
+               "clangxx, disable)";
       return false;
     }
   }
@@ -144,6 +154,10 @@ bool LoadWrapperConfig(const std::string& policy_flag, const EnvLookup& env,
     config->policy_given = true;
   }
   if (auto v = env("PHASELOOP_SPOOL"); v && !v->empty()) config->spool_dir = *v;
+  if (auto v = env("PHASELOOP_SPOOL_MAX_SIZE")) {
+    int64_t size = 0;
+    if (ParseSize(*v, &size)) config->spool_max_size = size;
+  }
   if (auto v = env("PHASELOOP_BUILD_ID")) config->build_id = *v;
   if (auto v = env("PHASELOOP_TIMEOUT_MS")) {
     int timeout = 0;

@@ -6,17 +6,21 @@
 // launcher links this and must start in about a millisecond.
 //
 // Environment: PHASELOOP_DISABLE=1 (kill switch), PHASELOOP_POLICY,
-// PHASELOOP_SPOOL, PHASELOOP_BUILD_ID, PHASELOOP_TIMEOUT_MS, PHASELOOP_CONFIG
+// PHASELOOP_SPOOL, PHASELOOP_SPOOL_MAX_SIZE, PHASELOOP_BUILD_ID,
+// PHASELOOP_TIMEOUT_MS, PHASELOOP_CONFIG
 // (config file path; default $XDG_CONFIG_HOME/phaseloop/cc.conf, else
 // ~/.config/phaseloop/cc.conf).
 //
 // Config file: `key = value` lines, `#` comments. Keys: policy, spool_dir,
-// timeout_ms, clang, clangxx, disable (0/1).
+// max_size (the spool's cap, spool_space.h: "64Mi", "1G", 0 = none),
+// timeout_ms, clang, clangxx, disable (0/1). Numbers in the environment
+// that do not parse are ignored (the file's or the default apply).
 //
 // Build id: PHASELOOP_BUILD_ID, else the first line of <spool_dir>/BUILD_ID
 // (for build systems that strip the environment, like Bazel: putting the id
 // in the action environment would change every action key).
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -30,6 +34,7 @@ struct WrapperConfig {
   // false: the optimizer may use the shipped default policy instead.
   bool policy_given = false;
   std::string spool_dir;  // decision records, one file per process
+  int64_t spool_max_size = int64_t{64} << 20;  // bytes; 0 = no cap
   std::string build_id;
   int timeout_ms = 120000;  // per translation unit, passes + codegen
   std::string clang = "clang-16";

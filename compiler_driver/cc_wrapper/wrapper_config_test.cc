@@ -53,6 +53,29 @@ TEST(WrapperConfigTest, FlagBeatsEnvironmentBeatsFile) {
   EXPECT_EQ(config.policy, "fixed:default<O3>");
 }
 
+// The spool's cap: 64 MiB by default, `max_size` in the file, then
+// PHASELOOP_SPOOL_MAX_SIZE; a bad value in the file is an error naming it.
+TEST(WrapperConfigTest, SpoolMaxSizeFromFileAndEnvironment) {
+  const std::string dir = testing::MakeTempDir();
+  WrapperConfig config;
+  std::string error;
+  ASSERT_TRUE(LoadWrapperConfig("", FakeEnv({}), &config, &error));
+  EXPECT_EQ(config.spool_max_size, int64_t{64} << 20);
+  std::ofstream(dir + "/cc.conf") << "max_size = 1Gi\n";
+  auto env = FakeEnv({{"PHASELOOP_CONFIG", dir + "/cc.conf"}});
+  ASSERT_TRUE(LoadWrapperConfig("", env, &config, &error)) << error;
+  EXPECT_EQ(config.spool_max_size, int64_t{1} << 30);
+  env = FakeEnv({{"PHASELOOP_CONFIG", dir + "/cc.conf"},
+                 {"PHASELOOP_SPOOL_MAX_SIZE", "0"}});
+  ASSERT_TRUE(LoadWrapperConfig("", env, &config, &error)) << error;
+  EXPECT_EQ(config.spool_max_size, 0);  // no cap
+  std::ofstream(dir + "/bad.conf") << "max_size = lots\n";
+  env = FakeEnv({{"PHASELOOP_CONFIG", dir + "/bad.conf"}});
+  EXPECT_FALSE(LoadWrapperConfig("", env, &config, &error));
+  EXPECT_NE(error.find("max_size"), std::string::npos) << error;
+  EXPECT_NE(error.find("'lots'"), std::string::npos) << error;
+}
+
 TEST(WrapperConfigTest, BuildIdFromSpoolWhenTheEnvironmentIsStripped) {
   const std::string dir = testing::MakeTempDir();
   std::ofstream(dir + "/BUILD_ID") << "ci-1234\n";

@@ -251,6 +251,7 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
     return best;
   }
   best.measured = *oz;
+  best.oz_measured = *oz;
   std::string best_name = "oz";
   const int64_t oz_value = *oz;
 

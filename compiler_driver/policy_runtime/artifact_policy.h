@@ -95,6 +95,7 @@ struct PolicyChoice {
   // topk: the chosen pipeline's measured value: the object's alloc_size
   // (every allocated section) for a text_size policy, else ir_count.
   int64_t measured = -1;
+  int64_t oz_measured = -1;  // topk: the same measure of -Oz
 };
 
 class ArtifactPolicy {
