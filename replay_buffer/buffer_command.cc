@@ -291,6 +291,12 @@ void AddBufferCommand(CLI::App& app, int& exit_code) {
       "same transaction as the rows). Records deleted from Kafka before they "
       "were read are reported and counted, ingest goes on, and it exits 1",
       exit_code, [](const IngestFlags& f) {
+        if (f.idle_exit_ms < 0) {
+          std::cerr << "phaseloop buffer ingest: --exit-when-idle-ms must be "
+                       ">= 0 (0: run until SIGINT/SIGTERM), got "
+                    << f.idle_exit_ms << "\n";
+          return command::kExitBadInput;
+        }
         IngestOptions options = f.options;
         options.idle_exit = std::chrono::milliseconds(f.idle_exit_ms);
         return RunBufferIngest(f.buffer, options, std::cout, std::cerr);
@@ -304,9 +310,11 @@ void AddBufferCommand(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   ingest->add_option("--topic", ingest_flags->options.topic, "episodes topic")
       ->capture_default_str();
-  ingest->add_option("--idle-exit-ms", ingest_flags->idle_exit_ms,
-                     "stop after this long without a record (0: run until "
-                     "SIGINT/SIGTERM)");
+  command::AddRenamedOption(*ingest, "--exit-when-idle-ms", "--idle-exit-ms",
+                            ingest_flags->idle_exit_ms,
+                            "stop after this long without a record (0: run "
+                            "until SIGINT/SIGTERM)",
+                            std::cerr);
 }
 
 }  // namespace phaseloop::replay_buffer

@@ -22,7 +22,7 @@ for objective in text_size ir_count; do
   for budget in "${budgets[@]}"; do
     json="$out/${objective}-${budget}s.json"
     "$bin" search --corpus "$corpus" --split "$split" --strategy greedy \
-      --objective "$objective" --budget "$budget" --workers 2 \
+      --objective "$objective" --budget "$budget" --jobs 2 \
       --episodes-out "$out/${objective}-${budget}s.episodes" --json \
       > "$json" 2> "$out/${objective}-${budget}s.log"
     python3 - "$json" "$objective" "$budget" <<'PY'

@@ -62,7 +62,7 @@ if [ ! -f "$work/search.done" ]; then
   rm -f "$episodes"
   "$phaseloop" search --corpus "$corpus" --split train --max-ir-count 15000 \
     --strategy greedy --objective text_size --max-evaluations 366 --budget 600 \
-    --workers 2 --seed 1 --run-id default-train-greedy \
+    --jobs 2 --seed 1 --run-id default-train-greedy \
     --episodes-out "$episodes" --json > "$work/search.json"
   touch "$work/search.done"
 fi
@@ -78,7 +78,7 @@ if [ ! -f "$work/candidates.json" ]; then
   "$phaseloop" buffer add --buffer "$buffer" --corpus "$corpus" --episodes "$episodes"
   "$phaseloop" candidates mine --buffer "$buffer" --corpus "$corpus" --split train \
     --max-candidates 24 --oz-prefix-variants --codegen-variants machine-outliner \
-    --max-ir-count 15000 --exclude lz4/programs/lz4cli --threads 2 \
+    --max-ir-count 15000 --exclude lz4/programs/lz4cli --jobs 2 \
     --out "$work/candidates.json.tmp"
   mv "$work/candidates.json.tmp" "$work/candidates.json"
 fi
@@ -92,7 +92,7 @@ mv "$work/default.plpolicy.new" "$out"
 
 for mode in single topk; do
   "$phaseloop" eval --policy "$out" --corpus "$corpus" --split validation \
-    --mode "$mode" --budget 20000 --threads 2 --json > "$work/eval-$mode.json"
+    --mode "$mode" --budget 15000 --jobs 2 --json > "$work/eval-$mode.json"
 done
 echo "policy: $out; evaluation (JSON): $work/eval-single.json, $work/eval-topk.json"
 

@@ -8,6 +8,7 @@
 // exit_code.h). Single-threaded, at start-up.
 
 #include <functional>
+#include <iosfwd>
 #include <memory>
 #include <string>
 
@@ -46,6 +47,42 @@ inline constexpr char kKafkaEnv[] = "PHASELOOP_KAFKA";
 // `--kafka BOOTSTRAP` (host:port[,host:port...]; default $PHASELOOP_KAFKA),
 // the option of every command that talks to Kafka.
 CLI::Option* AddKafkaOption(CLI::App& command, std::string& bootstrap);
+
+// One name per idea across phaseloop's commands (README "Commands"): an
+// option renamed to the shared name keeps its old spelling for one release.
+// `NAME` is the option; `OLD_NAME` sets the same `value`, is listed in
+// --help under "Deprecated" (and NAME's description ends "(alias: OLD_NAME,
+// deprecated)"), and when used writes one line to `notes` (std::cerr in the
+// binaries):
+//   phaseloop rewards run: --group-id is deprecated; use --group
+// Giving both is a parse error naming both. Returns NAME's option for
+// further settings (capture_default_str, check). Those apply to NAME only:
+// the command checks the value it gets as well (a value given as OLD_NAME
+// skips NAME's check() validators), and instead of required() it checks
+// for a missing value (OLD_NAME alone would not satisfy it).
+template <typename T>
+CLI::Option* AddRenamedOption(CLI::App& command, const std::string& name,
+                              const std::string& old_name, T& value,
+                              const std::string& description,
+                              std::ostream& notes);
+
+// How the renamed options' old names are announced (used by the template).
+void MarkDeprecatedName(CLI::App& command, CLI::Option& option,
+                        const CLI::Option& renamed, const std::string& old_name,
+                        std::ostream& notes);
+
+template <typename T>
+CLI::Option* AddRenamedOption(CLI::App& command, const std::string& name,
+                              const std::string& old_name, T& value,
+                              const std::string& description,
+                              std::ostream& notes) {
+  CLI::Option* option = command.add_option(
+      name, value, description + " (alias: " + old_name + ", deprecated)");
+  CLI::Option* old =
+      command.add_option(old_name, value, "deprecated name of " + name);
+  MarkDeprecatedName(command, *old, *option, old_name, notes);
+  return option;
+}
 
 }  // namespace phaseloop::command
 

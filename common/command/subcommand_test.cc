@@ -1,6 +1,7 @@
 #include "common/command/subcommand.h"
 
 #include <cstdlib>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,72 @@ TEST(KafkaOptionTest, ParsesKafkaFlag) {
   app.parse("--kafka 127.0.0.1:9092,127.0.0.1:9093",
             /*program_name_included=*/false);
   EXPECT_EQ(bootstrap, "127.0.0.1:9092,127.0.0.1:9093");
+}
+
+// `tool wait [--exit-when-idle-ms N | --idle-exit-ms N]`, parsed from
+// `args`; what the old name printed goes to *notes.
+struct Renamed {
+  int64_t value = -1;
+  std::string notes;
+  std::string error;  // the parse error, if any
+};
+
+Renamed ParseRenamed(const std::string& args) {
+  CLI::App app{"test", "tool"};
+  CLI::App* wait = app.add_subcommand("wait", "waits");
+  Renamed result;
+  std::ostringstream notes;
+  AddRenamedOption(*wait, "--exit-when-idle-ms", "--idle-exit-ms", result.value,
+                   "stop when idle", notes);
+  try {
+    app.parse("wait " + args, /*program_name_included=*/false);
+  } catch (const CLI::ParseError& e) {
+    result.error = e.what();
+  }
+  result.notes = notes.str();
+  return result;
+}
+
+TEST(RenamedOptionTest, TheNewNameSetsTheValueQuietly) {
+  Renamed r = ParseRenamed("--exit-when-idle-ms 5000");
+  EXPECT_EQ(r.error, "");
+  EXPECT_EQ(r.value, 5000);
+  EXPECT_EQ(r.notes, "");
+}
+
+TEST(RenamedOptionTest, TheOldNameSetsTheSameValueAndSaysItIsDeprecated) {
+  Renamed r = ParseRenamed("--idle-exit-ms 5000");
+  EXPECT_EQ(r.error, "");
+  EXPECT_EQ(r.value, 5000);
+  EXPECT_EQ(
+      r.notes,
+      "tool wait: --idle-exit-ms is deprecated; use --exit-when-idle-ms\n");
+  r = ParseRenamed("--idle-exit-ms=7");
+  EXPECT_EQ(r.value, 7);
+}
+
+TEST(RenamedOptionTest, BothNamesAtOnceAreAnError) {
+  Renamed r = ParseRenamed("--idle-exit-ms 1 --exit-when-idle-ms 2");
+  EXPECT_NE(r.error.find("--idle-exit-ms"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("--exit-when-idle-ms"), std::string::npos) << r.error;
+}
+
+TEST(RenamedOptionTest, HelpShowsTheNewNameAndTheAlias) {
+  CLI::App app{"test", "tool"};
+  int64_t value = 0;
+  std::ostringstream notes;
+  AddRenamedOption(app, "--exit-when-idle-ms", "--idle-exit-ms", value,
+                   "stop when idle", notes);
+  const std::string help = app.help();
+  EXPECT_NE(help.find("--exit-when-idle-ms"), std::string::npos) << help;
+  EXPECT_NE(help.find("stop when idle (alias: --idle-exit-ms, deprecated)"),
+            std::string::npos)
+      << help;
+  // The old name is listed apart.
+  const size_t deprecated = help.find("Deprecated:");
+  ASSERT_NE(deprecated, std::string::npos) << help;
+  EXPECT_NE(help.find("--idle-exit-ms INT", deprecated), std::string::npos)
+      << help;
 }
 
 }  // namespace

@@ -156,7 +156,7 @@ TEST_F(BazelToolchainTest, CopiesAnArtifactThatThePolicyFileRunsInTopK) {
             Read(root_ / "learned.plpolicy"));
   EXPECT_THAT(
       Read(package / "policy"),
-      HasSubstr("\nartifact:policy.plpolicy?mode=topk&k=4&budget=20000\n"));
+      HasSubstr("\nartifact:policy.plpolicy?mode=topk&k=4&budget=15000\n"));
   EXPECT_THAT(Read(package / "BUILD"),
               HasSubstr("\"policy\",\n    ] + glob([\"*.plpolicy\"]),"));
 
@@ -176,8 +176,14 @@ TEST_F(BazelToolchainTest, CopiesAnArtifactThatThePolicyFileRunsInTopK) {
 
 TEST_F(BazelToolchainTest, RejectsBadInput) {
   BazelToolchainOptions outside = options_;
-  outside.out_dir = (root_ / "not_a_workspace" / "tc").string();
+  // Not under TEST_TMPDIR: with local execution that is inside Bazel's
+  // execroot, which holds a link to the WORKSPACE file as soon as a target
+  // of the root package (//:README.md) is in the build.
+  char outside_dir[] = "/tmp/phaseloop-not-a-workspace-XXXXXX";
+  ASSERT_NE(mkdtemp(outside_dir), nullptr);
+  outside.out_dir = (fs::path(outside_dir) / "tc").string();
   absl::Status status = WriteBazelToolchain(outside).status();
+  fs::remove_all(outside_dir);
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(status.message(), HasSubstr("not inside a Bazel workspace"));
 

@@ -17,7 +17,7 @@ int RunMine(const MineFlags& flags, std::ostream& out, std::ostream& err) {
   options.write_episodes = !flags.no_episodes;
   options.progress = &err;
   if (options.threads < 1 || options.max_candidates < 0) {
-    err << "phaseloop candidates mine: --threads must be >= 1 and "
+    err << "phaseloop candidates mine: --jobs must be >= 1 and "
            "--max-candidates >= 0\n";
     return command::kExitBadInput;
   }
@@ -99,7 +99,8 @@ void AddCandidatesCommand(CLI::App& app, int& exit_code) {
   mine->add_option("--codegen-variants", flags->codegen_variants,
                    "code generator options each candidate is also tried with, "
                    "as \"<name>+mo\" (known: machine-outliner)");
-  mine->add_option("--threads", o.threads, "modules measured in parallel")
+  command::AddRenamedOption(*mine, "--jobs", "--threads", o.threads,
+                            "modules measured in parallel", std::cerr)
       ->default_str("1");
   mine->add_option("--max-ir-count", o.max_ir_count,
                    "leave out modules with a larger unoptimised ir_count "

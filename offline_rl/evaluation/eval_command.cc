@@ -5,6 +5,7 @@
 
 #include "absl/status/status.h"
 #include "common/command/exit_code.h"
+#include "common/command/subcommand.h"
 #include "compiler_driver/policy_runtime/artifact_policy.h"
 
 namespace phaseloop::evaluation {
@@ -18,7 +19,7 @@ int RunEval(const EvalFlags& flags, std::ostream& out, std::ostream& err) {
   }
   if (flags.options.budget < 0 || flags.options.top_k < 0 ||
       flags.options.threads < 1) {
-    err << kName << "--budget and --k must be >= 0 and --threads >= 1\n";
+    err << kName << "--budget and --k must be >= 0 and --jobs >= 1\n";
     return command::kExitBadInput;
   }
   EvalOptions options = flags.options;
@@ -73,8 +74,9 @@ void AddEvalCommand(CLI::App& app, int& exit_code) {
   eval->add_option("--split", flags->options.split,
                    "only modules of this split (train, validation, test); "
                    "default all");
-  eval->add_option("--threads", flags->options.threads,
-                   "modules evaluated in parallel")
+  command::AddRenamedOption(*eval, "--jobs", "--threads",
+                            flags->options.threads,
+                            "modules evaluated in parallel", std::cerr)
       ->default_str("1");
   eval->add_option("--module-timeout", flags->options.module_timeout_s,
                    "seconds for one module (evaluated in a child process; a "

@@ -154,7 +154,42 @@ int64_t EventTimeWindows::Watermark(int64_t now_ms) {
 }
 
 std::vector<ClosedWindow> EventTimeWindows::CloseReady(int64_t now_ms) {
-  const int64_t watermark = Watermark(now_ms);
+  return CloseThrough(Watermark(now_ms));
+}
+
+bool EventTimeWindows::AllCaughtUp() const {
+  for (const auto& [partition, state] : partitions_) {
+    const int64_t position = state.position >= 0
+                                 ? state.position
+                                 : std::max<int64_t>(state.restored_next, 0);
+    if (state.end_offset < 0 || position < state.end_offset ||
+        position < state.replay_until) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::vector<ClosedWindow> EventTimeWindows::CloseDrained(
+    int64_t now_ms, int64_t wall_clock_ms) {
+  std::vector<ClosedWindow> closed = CloseReady(now_ms);
+  if (partitions_.empty() || !AllCaughtUp()) return closed;
+  int64_t newest_end = kNoTime;
+  // windows_ is ordered by start, so by end as well.
+  for (const auto& [key, window] : windows_) {
+    const int64_t end = key.first + options_.window_ms;
+    if (end > wall_clock_ms - options_.lateness_ms) break;
+    newest_end = end;
+  }
+  if (newest_end == kNoTime) return closed;
+  watermark_ = std::max(watermark_, newest_end);
+  for (ClosedWindow& window : CloseThrough(watermark_)) {
+    closed.push_back(std::move(window));
+  }
+  return closed;
+}
+
+std::vector<ClosedWindow> EventTimeWindows::CloseThrough(int64_t watermark) {
   std::vector<ClosedWindow> closed;
   if (watermark == kNoTime) return closed;
   applied_watermark_ = std::max(applied_watermark_, watermark);

@@ -172,6 +172,18 @@ class EventTimeWindows {
   // Closes and returns the windows whose end is <= the watermark, ordered
   // by (window_start_ms, service).
   std::vector<ClosedWindow> CloseReady(int64_t now_ms);
+  // The caller is about to stop because its input is drained (`rewards run
+  // --exit-when-idle-ms`): closes what CloseReady closes and, when every
+  // partition has read everything it is known to hold, every window that
+  // ended at least lateness_ms before `wall_clock_ms` (Unix ms, the clock
+  // SLI event times are on): a record for such a window that arrives after
+  // now is later than the lateness allows in processing time too. Without
+  // this, the newest windows of a finished stream would wait for an event
+  // that never comes. The watermark moves to the newest end closed, so the
+  // checkpoint's closed_through covers these windows (their records read
+  // after a restart are late, as after any close); windows ending later stay
+  // open and are rebuilt from the checkpoint on the next start.
+  std::vector<ClosedWindow> CloseDrained(int64_t now_ms, int64_t wall_clock_ms);
 
   // What to store now, per partition that read something or was restored
   // (see the restart contract). Valid right after CloseReady: the windows it
@@ -214,6 +226,11 @@ class EventTimeWindows {
   // Moves the partition past `offset`; returns whether it was replayed.
   bool Advance(PartitionState& state, int64_t offset, int64_t now_ms);
   bool Idle(const PartitionState& state, int64_t now_ms) const;
+  // Every partition has a known end offset and has read up to it.
+  bool AllCaughtUp() const;
+  // Closes the windows whose end is <= `watermark` (which the caller has
+  // made the watermark).
+  std::vector<ClosedWindow> CloseThrough(int64_t watermark);
 
   WindowOptions options_;
   std::map<int32_t, PartitionState> partitions_;

@@ -161,6 +161,53 @@ TEST(EventTimeWindowsTest, AllPartitionsIdleTakesTheLargestWatermark) {
   EXPECT_EQ(windows.open_windows(), 1u);  // [30000, 40000) waits for data
 }
 
+// `rewards run --exit-when-idle-ms`: at the end of a drained stream, windows
+// whose end is lateness behind the wall clock close; later ones wait.
+TEST(EventTimeWindowsTest, DrainedInputClosesTheWindowsTheWallClockHasPassed) {
+  EventTimeWindows windows(Options(10000, 5000, 30000));
+  windows.Assign(0, std::nullopt, 0);
+  windows.Assign(1, std::nullopt, 0);  // no records: holds the watermark
+  windows.Add(Record(0, 0, "canary", "a", 0, {0.01}), 0);
+  windows.Add(Record(0, 1, "baseline", "b", 10000, {0.02}), 0);
+  windows.Add(Record(0, 2, "canary", "a", 20000, {0.03}), 0);
+  windows.SetEndOffset(0, 3);
+  windows.SetEndOffset(1, 0);
+  // Not idle for idle_ms yet: no watermark, nothing closes on its own.
+  EXPECT_TRUE(windows.CloseReady(100).empty());
+  // Wall clock 31000: [0,10000) and [10000,20000) ended >= 5000 ms ago,
+  // [20000,30000) only 1000 ms ago.
+  std::vector<ClosedWindow> closed = windows.CloseDrained(100, 31000);
+  ASSERT_EQ(closed.size(), 2u);
+  EXPECT_EQ(closed[0].window_start_ms, 0);
+  EXPECT_EQ(closed[1].window_start_ms, 10000);
+  EXPECT_EQ(windows.open_windows(), 1u);
+  EXPECT_EQ(windows.Watermark(100), 20000);
+  // The checkpoint covers what closed: a restart resumes at the open
+  // window's record and knows everything ending by 20000 was emitted.
+  EXPECT_EQ(windows.Checkpoints().at(0), (PartitionCheckpoint{2, 3, 20000}));
+  // A record of a closed window read now is late, not merged.
+  EXPECT_EQ(
+      windows.Add(Record(1, 0, "canary", "c", 15000, {0.01}), 100).admission,
+      Admission::kLate);
+}
+
+TEST(EventTimeWindowsTest, DrainedCloseWaitsForPartitionsNotCaughtUp) {
+  EventTimeWindows windows(Options(10000, 0, 30000));
+  windows.Add(Record(0, 0, "canary", "a", 0, {0.01}), 0);
+  windows.Add(Record(1, 0, "baseline", "b", 0, {0.02}), 0);
+  windows.SetEndOffset(0, 1);
+  // Partition 1 holds records not read yet (end 4, position 1): its
+  // windows may still grow, so the wall clock closes nothing.
+  windows.SetEndOffset(1, 4);
+  EXPECT_TRUE(windows.CloseDrained(100, 1000000).empty());
+  // An end offset not known yet counts as not caught up as well.
+  EventTimeWindows unknown(Options(10000, 0, 30000));
+  unknown.Add(Record(0, 0, "canary", "a", 0, {0.01}), 0);
+  EXPECT_TRUE(unknown.CloseDrained(100, 1000000).empty());
+  windows.SetEndOffset(1, 1);
+  EXPECT_EQ(windows.CloseDrained(100, 1000000).size(), 1u);
+}
+
 TEST(EventTimeWindowsTest, DuplicatesAndConflictsAreNotMerged) {
   EventTimeWindows windows(Options(10000, 0));
   EXPECT_EQ(windows.Add(Record(0, 0, "canary", "a", 0, {0.01}), 0).admission,

@@ -28,6 +28,13 @@ int64_t NowMs() {
       .count();
 }
 
+// Unix ms: the clock SLI windows' event times are on.
+int64_t WallClockMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 // The engine's /metrics series (all optional: no registry, no metrics).
 class EngineMetrics {
  public:
@@ -462,6 +469,7 @@ absl::Status Engine::ConsumeUntilDone(kafka::Consumer& consumer) {
   Clock::time_point last_record = Clock::now();
   Clock::time_point last_checkpoint = Clock::now();
   int64_t last_refresh_ms = 0;
+  bool drained = false;  // stopped by exit_when_idle
   absl::Status failure;
   while (!Stopping()) {
     absl::StatusOr<std::optional<kafka::ConsumedMessage>> message =
@@ -516,13 +524,23 @@ absl::Status Engine::ConsumeUntilDone(kafka::Consumer& consumer) {
       // (Tracked by the rebalance callbacks: asking librdkafka for the
       // assignment is a round trip to its main thread, per record.)
       if (!assigned_) last_record = Clock::now();
-      if (Clock::now() - last_record >= options_.exit_when_idle) break;
+      if (Clock::now() - last_record >= options_.exit_when_idle) {
+        drained = true;
+        break;
+      }
     }
   }
-  if (failure.ok() && dirty_) {
-    // Stopping: store progress (no windows close without the watermark).
-    failure = Commit({}, NowMs());
+  if (!failure.ok()) return failure;
+  std::vector<ClosedWindow> closed;
+  if (drained && options_.close_drained_windows) {
+    for (const auto& [partition, end] : probe_->EndOffsets()) {
+      windows_.SetEndOffset(partition, end);
+    }
+    closed = windows_.CloseDrained(NowMs(), WallClockMs());
+    stats_.watermark_ms = windows_.Watermark(NowMs());
   }
+  // Stopping: store the progress (and what closed above).
+  if (!closed.empty() || dirty_) failure = Commit(std::move(closed), NowMs());
   return failure;
 }
 

@@ -76,6 +76,12 @@ struct EngineOptions {
   // Return after this long without a record once partitions are assigned
   // (0: run until *stop).
   std::chrono::milliseconds exit_when_idle{0};
+  // On that return, the input is drained: also close the windows that
+  // ended at least lateness before the wall clock
+  // (EventTimeWindows::CloseDrained), so a finished stream's last windows
+  // give their rewards. Stopping through *stop never does (a stopped engine
+  // may be restarted to go on with the same windows).
+  bool close_drained_windows = true;
   std::chrono::milliseconds checkpoint_interval{1000};
   // Seed the error budgets from rewards_topic at start-up (budget_history.h);
   // failing to read it within budget_history_timeout fails the start.
@@ -115,7 +121,8 @@ struct EngineStats {
   std::vector<double> emission_latency_ms;
 };
 
-// Runs until *stop (may be null), exit_when_idle, or an error the engine
+// Runs until *stop (may be null), exit_when_idle (closing the drained
+// windows, see close_drained_windows), or an error the engine
 // cannot continue after (fatal Kafka error, the buffer failing). Input never
 // makes it fail. On return the producer is flushed and the last checkpoint
 // stored (unless Kafka could not take the records: then they are replayed

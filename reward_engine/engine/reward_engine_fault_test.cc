@@ -126,9 +126,9 @@ std::string SloDir() {
 }
 
 void ExpectSame(const Outcome& got, const Outcome& expected) {
-  // Windows 0..kWindows-2 close; the last waits for later input. 2 services
-  // x 2 groups each.
-  const size_t rewards = 4 * (kWindows - 1);
+  // Every window closes: 0..kWindows-2 by the watermark, the last at the
+  // drained exit (--exit-when-idle-ms). 2 services x 2 groups each.
+  const size_t rewards = 4 * kWindows;
   EXPECT_EQ(expected.buffer.size(), rewards);
   EXPECT_EQ(expected.topic.size(), rewards);
   EXPECT_EQ(got.buffer.size(), expected.buffer.size());
@@ -254,7 +254,7 @@ class EngineProcess {
                                      "0",
                                      "--idle-ms",
                                      "500",
-                                     "--group-id",
+                                     "--group",
                                      kGroup,
                                      "--quick-group",
                                      "--exit-when-idle-ms",

@@ -40,6 +40,9 @@ class RewardEngineTest : public ::testing::Test {
     options_.windows = {10000, 0, 500};
     options_.slos = *slos;
     options_.exit_when_idle = std::chrono::milliseconds(2500);
+    // These tests stop with windows still open to exercise restarts; the
+    // close at a drained exit has its own test below.
+    options_.close_drained_windows = false;
     options_.consumer_config = kafka::testing::QuickGroupConfig();
     kafka::ProducerOptions producer_options;
     producer_options.bootstrap_servers = cluster_->bootstrap_servers();
@@ -269,6 +272,37 @@ TEST_F(RewardEngineTest, RestartPublishesTheBudgetsOfAnUninterruptedRun) {
   // Without the seeding the budgets forget windows 0 and 1 (the check
   // above can fail).
   EXPECT_NE(budgets("unseeded"), expected);
+}
+
+// `rewards run --exit-when-idle-ms` on a finished stream: the last window,
+// which no later event will ever close, gives its rewards at exit (its end
+// is long past on the wall clock), and the checkpoint says so: a record of
+// it read by the next run is late.
+TEST_F(RewardEngineTest, DrainedExitClosesTheWindowsTheWallClockHasPassed) {
+  for (int64_t w = 0; w < 3; ++w) Produce(Window(w));
+  options_.close_drained_windows = true;
+  auto stats = RunRewardEngine(*store_, options_, nullptr);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->windows_closed, 3);
+  EXPECT_EQ(stats->rewards, 6);
+  EXPECT_EQ(stats->watermark_ms, 30000);
+  EXPECT_EQ(testing::BufferRewards(*store_).size(), 6u);
+  auto checkpoints =
+      ReadCheckpoints(*store_, "engine-test", std::string(kafka::kSliTopic));
+  ASSERT_TRUE(checkpoints.ok());
+  EXPECT_EQ(checkpoints->at(0), (PartitionCheckpoint{24, 24, 30000}));
+
+  Produce({MakeSliWindow("checkout", "canary", "z", 25000, 5000, {0.01})});
+  auto again = RunRewardEngine(*store_, options_, nullptr);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->late, 1);
+  EXPECT_EQ(again->rewards, 0);
+  // Without the drained close the last window waits (the old behaviour).
+  options_.close_drained_windows = false;
+  options_.group_id = "engine-test-open";
+  auto open = RunRewardEngine(*store_, options_, nullptr);
+  ASSERT_TRUE(open.ok()) << open.status();
+  EXPECT_EQ(open->windows_closed, 2);
 }
 
 // SLI records deleted by the embedded cluster's retention before the engine

@@ -40,6 +40,11 @@ int RunRewards(const RewardsRunFlags& flags, std::ostream& out,
         << "--exit-when-idle-ms >= 0\n";
     return command::kExitBadInput;
   }
+  if (flags.group_id.empty()) {
+    err << kName << "--group must name a consumer group (default "
+        << RewardsRunFlags().group_id << ")\n";
+    return command::kExitBadInput;
+  }
   absl::StatusOr<std::vector<slo::Slo>> slos =
       slo::LoadSloDirectory(flags.slo_dir);
   if (!slos.ok()) {
@@ -161,7 +166,10 @@ void AddRewardsCommand(CLI::App& app, int& exit_code) {
                   "a caught-up partition without records this long no "
                   "longer holds the watermark")
       ->capture_default_str();
-  run->add_option("--group-id", flags->group_id, "consumer group")
+  command::AddRenamedOption(*run, "--group", "--group-id", flags->group_id,
+                            "consumer group (engines in one group share the "
+                            "SLI partitions)",
+                            std::cerr)
       ->capture_default_str();
   run->add_option("--metrics-port", flags->metrics_port,
                   "serve /metrics on this port (0: any free port)");

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -153,6 +154,40 @@ TEST(SliCommandTest, SendsWindowsToKafkaKeyedByServiceAndGroup) {
   }
   ASSERT_EQ(received.size(), 2u);
   EXPECT_EQ(received[0].count() + received[1].count(), 3);
+}
+
+// `phaseloop sli send --in FILE` with no --kafka sends to $PHASELOOP_KAFKA,
+// as every Kafka client command does (issue #15).
+TEST(SliCommandTest, SendsToPhaseloopKafkaWithoutTheFlag) {
+  auto cluster = kafka::EmbeddedCluster::Start(1);
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  ASSERT_TRUE((*cluster)->CreateTopic("phaseloop.sli", 1, 1).ok());
+  const std::string file = testing::MakeTempDir() + "/windows.jsonl";
+  std::ofstream(file) << Line(0, "[1, 2]") << Line(1, "[3]");
+  ASSERT_EQ(
+      setenv("PHASELOOP_KAFKA", (*cluster)->bootstrap_servers().c_str(), 1), 0);
+  CLI::App app{"test"};
+  int exit_code = -1;
+  AddSliCommand(app, exit_code);
+  std::vector<const char*> argv = {"phaseloop", "sli", "send", "--in",
+                                   file.c_str()};
+  app.parse(static_cast<int>(argv.size()), const_cast<char**>(argv.data()));
+  unsetenv("PHASELOOP_KAFKA");
+  ASSERT_EQ(exit_code, 0);
+
+  kafka::ConsumerOptions options;
+  options.bootstrap_servers = (*cluster)->bootstrap_servers();
+  options.group_id = "sli-command-env-test";
+  auto consumer = kafka::Consumer::Create(options);
+  ASSERT_TRUE(consumer.ok()) << consumer.status();
+  ASSERT_TRUE((*consumer)->AssignWithOffsets({{{"phaseloop.sli", 0}, 0}}).ok());
+  int received = 0;
+  for (int i = 0; i < 100 && received < 2; ++i) {
+    auto m = (*consumer)->Poll(std::chrono::milliseconds(100));
+    ASSERT_TRUE(m.ok()) << m.status();
+    if (m->has_value()) ++received;
+  }
+  EXPECT_EQ(received, 2);
 }
 
 TEST(SliCommandTest, HelpAndFlagErrorsThroughCli11) {

@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/command/exit_code.h"
+#include "common/command/subcommand.h"
 #include "nlohmann/json.hpp"
 #include "staging_harness/search/episode_file.h"
 #include "staging_harness/search/search_pool.h"
@@ -166,6 +167,11 @@ void PrintTable(const nlohmann::json& summary, std::ostream& out) {
 int RunSearchCommand(const SearchFlags& flags, std::ostream& out,
                      std::ostream& err) {
   SearchRunOptions options;
+  if (flags.workers < 0) {
+    err << "error: --jobs must be >= 0 (0: one per hardware thread), got "
+        << flags.workers << "\n";
+    return command::kExitBadInput;
+  }
   std::optional<Strategy> strategy = ParseStrategy(flags.strategy);
   std::optional<Objective> objective = ParseObjective(flags.objective);
   if (!strategy || !objective) {
@@ -349,8 +355,10 @@ void AddSearchCommand(CLI::App& app, int& exit_code) {
                    ? std::string()
                    : std::string("a run id has no spaces or slashes");
       });
-  cmd->add_option("--workers", flags->workers,
-                  "session workers (0: hardware threads)")
+  command::AddRenamedOption(*cmd, "--jobs", "--workers", flags->workers,
+                            "modules searched at once, each in a session "
+                            "worker process (0: hardware threads)",
+                            std::cerr)
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--episodes-out", flags->episodes_out,

@@ -85,6 +85,12 @@ int Submit(const JobsFlags& flags) {
 }
 
 int Work(const JobsFlags& flags) {
+  if (flags.idle_exit_ms < 0) {
+    std::cerr << "phaseloop search-jobs work: --exit-when-idle-ms must be >= 0 "
+                 "(0: until SIGTERM), got "
+              << flags.idle_exit_ms << "\n";
+    return command::kExitBadInput;
+  }
   WorkOptions options;
   options.bootstrap_servers = flags.bootstrap;
   options.group = flags.group;
@@ -155,8 +161,11 @@ void AddSearchJobsCommand(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   work->add_option("--worker-binary", work_flags->worker_binary,
                    "session worker (default: next to phaseloop)");
-  work->add_option("--idle-exit-ms", work_flags->idle_exit_ms,
-                   "stop after this long without a job (0: until SIGTERM)");
+  command::AddRenamedOption(*work, "--exit-when-idle-ms", "--idle-exit-ms",
+                            work_flags->idle_exit_ms,
+                            "stop after this long without a job (0: until "
+                            "SIGTERM)",
+                            std::cerr);
 }
 
 }  // namespace phaseloop::search

@@ -88,7 +88,7 @@ TEST(SearchJobsTest, TwoWorkersShareTheJobsAndEveryEpisodeReachesTheBuffer) {
     workers.push_back(
         Spawn({"tools/phaseloop", "search-jobs", "work", "--kafka", bootstrap,
                "--worker-binary", "staging_harness/workers/session_worker",
-               "--idle-exit-ms", "6000"},
+               "--exit-when-idle-ms", "6000"},
               dir + "/worker" + std::to_string(w) + ".log"));
   }
   for (pid_t pid : workers) {
