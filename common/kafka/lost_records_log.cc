@@ -1,6 +1,5 @@
 #include "common/kafka/lost_records_log.h"
 
-#include <cstdlib>
 #include <map>
 
 #include "absl/strings/numbers.h"
@@ -99,23 +98,6 @@ bool ParseFlatObject(absl::string_view line,
 }
 
 }  // namespace
-
-std::string DefaultStateDir() {
-  if (const char* dir = std::getenv("PHASELOOP_STATE_DIR"); dir && *dir) {
-    return dir;
-  }
-  if (const char* xdg = std::getenv("XDG_STATE_HOME"); xdg && *xdg) {
-    return absl::StrCat(xdg, "/phaseloop");
-  }
-  if (const char* home = std::getenv("HOME"); home && *home) {
-    return absl::StrCat(home, "/.local/state/phaseloop");
-  }
-  return "";
-}
-
-std::string LostRecordsLogPath(const std::string& state_dir) {
-  return state_dir + "/lost-records.jsonl";
-}
 
 LostRecordsEntry MakeLostRecordsEntry(const RecordsLost& lost,
                                       absl::string_view group,

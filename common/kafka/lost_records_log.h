@@ -13,13 +13,10 @@
 //    "consumer":"buffer ingest"}
 //
 // (one line per entry). The default log is
-// DefaultStateDir()/lost-records.jsonl, shared by every component on the
-// machine (appends from several processes never interleave; see
-// files::AppendDurably). Read it with `jq`, or ReadLostRecordsLog.
-//
-// DefaultStateDir(): $PHASELOOP_STATE_DIR, else $XDG_STATE_HOME/phaseloop,
-// else $HOME/.local/state/phaseloop. It also holds the delivery spools
-// (delivery_spool.h).
+// LostRecordsLogPath(DefaultStateDir()) (state_dir.h), shared by every
+// component on the machine (appends from several processes never
+// interleave; see files::AppendDurably). Read it with `jq`, or
+// ReadLostRecordsLog.
 
 #include <cstdint>
 #include <string>
@@ -29,13 +26,9 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "common/kafka/consumer.h"
+#include "common/kafka/state_dir.h"  // IWYU pragma: export
 
 namespace phaseloop::kafka {
-
-// "" when none of the variables above is set.
-std::string DefaultStateDir();
-// state_dir + "/lost-records.jsonl".
-std::string LostRecordsLogPath(const std::string& state_dir);
 
 struct LostRecordsEntry {
   RecordsLost lost;
