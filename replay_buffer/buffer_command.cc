@@ -9,6 +9,7 @@
 #include "common/command/exit_code.h"
 #include "common/command/stop_signals.h"
 #include "common/command/subcommand.h"
+#include "common/kafka/lost_records_log.h"
 #include "common/kafka/producer.h"
 #include "nlohmann/json.hpp"
 #include "replay_buffer/buffer_transfer.h"
@@ -205,8 +206,12 @@ int RunBufferIngest(const std::string& buffer, const IngestOptions& options,
   absl::StatusOr<std::unique_ptr<kafka::Producer>> dead_letters =
       kafka::Producer::Create(producer_options);
   if (!dead_letters.ok()) return Fail("ingest", dead_letters.status(), err);
+  IngestOptions run = options;  // losses go to the machine's log by default
+  if (run.lost_records_log.empty()) {
+    run.lost_records_log = kafka::LostRecordsLogPath(kafka::DefaultStateDir());
+  }
   absl::StatusOr<IngestStats> stats = RunEpisodeIngest(
-      **store, options, dead_letters->get(), command::StopFlagOnSignals());
+      **store, run, dead_letters->get(), command::StopFlagOnSignals());
   (void)(*dead_letters)->Flush(std::chrono::seconds(10));
   if (!stats.ok()) {
     err << "phaseloop buffer ingest: " << stats.status().message()
@@ -228,7 +233,11 @@ int RunBufferIngest(const std::string& buffer, const IngestOptions& options,
     err << "phaseloop buffer ingest: " << stats->records_lost << " records of "
         << options.topic
         << " were deleted from Kafka before they were read (the lines above "
-           "name the partitions and offsets); they are not in the buffer\n";
+           "name the partitions and offsets); they are not in the buffer";
+    if (!run.lost_records_log.empty()) {
+      err << "; each gap is recorded in " << run.lost_records_log;
+    }
+    err << "\n";
     return command::kExitInternal;
   }
   return command::kExitOk;

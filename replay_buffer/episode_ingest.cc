@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/kafka/consumer.h"
 #include "common/kafka/kafka_error.h"
+#include "common/kafka/lost_records_log.h"
 #include "common/kafka/topics.h"
 
 namespace phaseloop::replay_buffer {
@@ -78,6 +79,24 @@ absl::StatusOr<IngestStats> RunEpisodeIngest(ReplayStore& store,
         stats.records_lost += lost->count();
         ++stats.losses;
         std::cerr << "buffer ingest: " << message.status().message() << "\n";
+        const kafka::LostRecordsEntry entry =
+            kafka::MakeLostRecordsEntry(*lost, options.group, "buffer ingest");
+        if (!options.lost_records_log.empty()) {
+          absl::Status recorded =
+              kafka::AppendLostRecords(options.lost_records_log, entry);
+          std::cerr << "buffer ingest: "
+                    << (recorded.ok()
+                            ? "recorded in " + options.lost_records_log
+                            : std::string(recorded.message()))
+                    << "\n";
+        }
+        if (dead_letters != nullptr) {
+          (void)dead_letters->Produce(
+              std::string(kafka::kDeadLetterTopic),
+              absl::StrCat(lost->topic, "/", lost->partition, "/",
+                           lost->first_offset, "-", lost->last_offset),
+              kafka::LostRecordsLine(entry));
+        }
         continue;
       }
       if (kafka::ClassOf(message.status()) == kafka::ErrorClass::kRetriable) {

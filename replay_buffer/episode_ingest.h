@@ -11,8 +11,10 @@
 // upserts by episode_id, so a record delivered twice is stored once.
 // Records deleted from Kafka before they were read (retention; see
 // common/kafka/consumer.h) are reported on stderr naming the topic, partition
-// and offsets, counted in IngestStats::records_lost, and ingest goes on with
-// the records still there.
+// and offsets, counted in IngestStats::records_lost, recorded as a
+// dead-letter entry (a line in `lost_records_log`, common/kafka/
+// lost_records_log.h, and a record on the dead-letter topic when a producer
+// is given), and ingest goes on with the records still there.
 
 #include <atomic>
 #include <chrono>
@@ -34,6 +36,9 @@ struct IngestOptions {
   // Return after this long without a record once partitions are assigned
   // (0: run until *stop).
   std::chrono::milliseconds idle_exit{0};
+  // Where lost records are recorded (kafka::LostRecordsLogPath); "": nowhere
+  // but stderr (`phaseloop buffer ingest` uses the default state directory).
+  std::string lost_records_log;
   // librdkafka properties for the consumer (e.g. session.timeout.ms).
   std::map<std::string, std::string> consumer_config;
 };

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "common/kafka/embedded_cluster.h"
+#include "common/kafka/lost_records_log.h"
 #include "common/kafka/producer.h"
 #include "common/kafka/test_util.h"
 #include "common/testing/test_util.h"
@@ -98,6 +99,8 @@ TEST(EpisodeIngestTest, BufferIngestReportsRecordsDeletedBeforeItReadThem) {
   ASSERT_GT(low, 0);
 
   const std::string path = testing::MakeTempDir() + "/buffer.db";
+  const std::string state = testing::MakeTempDir() + "/state";
+  setenv("PHASELOOP_STATE_DIR", state.c_str(), 1);
   IngestOptions options;
   options.bootstrap_servers = bootstrap;
   options.topic = kTopic;
@@ -116,12 +119,31 @@ TEST(EpisodeIngestTest, BufferIngestReportsRecordsDeletedBeforeItReadThem) {
                            " were deleted"),
             std::string::npos)
       << err.str();
+  // The dead-letter entry: one line in the state directory's log naming the
+  // topic, partition, offsets and group.
+  const std::string log = kafka::LostRecordsLogPath(state);
+  EXPECT_NE(err.str().find("recorded in " + log), std::string::npos)
+      << err.str();
+  auto entries = kafka::ReadLostRecordsLog(log);
+  ASSERT_TRUE(entries.ok()) << entries.status();
+  ASSERT_EQ(entries->size(), 1u);
+  EXPECT_EQ((*entries)[0].lost.topic, kTopic);
+  EXPECT_EQ((*entries)[0].lost.partition, 0);
+  EXPECT_EQ((*entries)[0].lost.first_offset, 0);
+  EXPECT_EQ((*entries)[0].lost.last_offset, low - 1);
+  EXPECT_EQ((*entries)[0].group, options.group);
+  EXPECT_EQ((*entries)[0].consumer, "buffer ingest");
+  EXPECT_GT((*entries)[0].time_ms, 0);
   // The stored offset is past everything: running again reads nothing and
   // reports no loss.
   std::ostringstream out2, err2;
   EXPECT_EQ(RunBufferIngest(path, options, out2, err2), 0) << err2.str();
   EXPECT_NE(out2.str().find("ingested 0 episodes"), std::string::npos)
       << out2.str();
+  entries = kafka::ReadLostRecordsLog(log);
+  ASSERT_TRUE(entries.ok());
+  EXPECT_EQ(entries->size(), 1u);
+  unsetenv("PHASELOOP_STATE_DIR");
 }
 
 }  // namespace

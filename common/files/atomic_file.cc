@@ -95,6 +95,57 @@ absl::Status CommitFile(const std::string& temp, const std::string& path) {
   return absl::OkStatus();
 }
 
+absl::Status MakeDirectories(const std::string& directory) {
+  if (directory.empty() || directory == "/" || directory == ".") {
+    return absl::OkStatus();
+  }
+  struct stat st;
+  if (stat(directory.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return absl::OkStatus();
+    return absl::InvalidArgumentError(
+        absl::StrCat(directory, " exists and is not a directory"));
+  }
+  absl::Status parent = MakeDirectories(DirectoryOf(directory));
+  if (!parent.ok()) return parent;
+  if (mkdir(directory.c_str(), 0755) != 0 && errno != EEXIST) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot create directory ", directory, ": ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status AppendDurably(const std::string& path, absl::string_view line) {
+  absl::Status made = MakeDirectories(DirectoryOf(path));
+  if (!made.ok()) return made;
+  bool created = false;
+  int fd = open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT) {
+    fd = open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    created = fd >= 0;
+  }
+  if (fd < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot append to ", path, ": ", std::strerror(errno),
+                     " (is its directory writable?)"));
+  }
+  bool ok = WriteAll(fd, line) && fsync(fd) == 0;
+  const int error = errno;
+  close(fd);
+  if (!ok) {
+    return absl::InternalError(
+        absl::StrCat("cannot append to ", path, ": ", std::strerror(error)));
+  }
+  if (created) {
+    const int dir_fd =
+        open(DirectoryOf(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir_fd >= 0) {
+      fsync(dir_fd);
+      close(dir_fd);
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ReadWholeFile(const std::string& path, std::string* content) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {

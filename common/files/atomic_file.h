@@ -37,6 +37,17 @@ absl::Status WriteFileAtomically(const std::string& path,
 std::string TempPathFor(const std::string& path);
 absl::Status CommitFile(const std::string& temp, const std::string& path);
 
+// Appends `line` (one record, ending in '\n') to `path`, creating it (and
+// missing parent directories) if needed, in one O_APPEND write, then fsyncs
+// it (and the directory when the file is new). For append-only logs several
+// processes write: concurrent appends never interleave within a record, and
+// a crash mid-write leaves at most a torn last line, which readers skip.
+absl::Status AppendDurably(const std::string& path, absl::string_view line);
+
+// Creates `directory` and its missing parents (mode 0755). InvalidArgument
+// naming the directory and the OS error when it cannot.
+absl::Status MakeDirectories(const std::string& directory);
+
 // Reads the whole file at `path`. NotFound when it does not exist.
 absl::Status ReadWholeFile(const std::string& path, std::string* content);
 

@@ -134,5 +134,20 @@ TEST(AtomicFileTest, KilledWritersNeverLeaveAPartialFile) {
   }
 }
 
+// Appends create the file and its directories and add to the end; a file
+// in the way of a directory is an error naming it.
+TEST(AtomicFileTest, AppendDurablyAddsLinesAndCreatesDirectories) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string path = dir + "/state/phaseloop/log.jsonl";
+  ASSERT_TRUE(AppendDurably(path, "one\n").ok());
+  ASSERT_TRUE(AppendDurably(path, "two\n").ok());
+  EXPECT_EQ(Read(path), "one\ntwo\n");
+  ASSERT_TRUE(WriteFileAtomically(dir + "/file", "x").ok());
+  absl::Status blocked = AppendDurably(dir + "/file/log.jsonl", "one\n");
+  EXPECT_FALSE(blocked.ok());
+  EXPECT_NE(blocked.message().find(dir + "/file"), std::string::npos)
+      << blocked;
+}
+
 }  // namespace
 }  // namespace phaseloop::files

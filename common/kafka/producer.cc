@@ -3,6 +3,7 @@
 #include <librdkafka/rdkafkacpp.h>
 
 #include <atomic>
+#include <cstdint>
 #include <mutex>
 #include <utility>
 
@@ -52,6 +53,7 @@ void Producer::Impl::dr_cb(RdKafka::Message& message) {
   }
   failure.possibly_persisted =
       message.status() != RdKafka::Message::MSG_STATUS_NOT_PERSISTED;
+  failure.tag = reinterpret_cast<uintptr_t>(message.msg_opaque());
   switch (ClassOf(failure.status)) {
     case ErrorClass::kRetriable:
       ++failed_retriable;
@@ -145,7 +147,7 @@ Producer::~Producer() {
 }
 
 absl::Status Producer::Produce(absl::string_view topic, absl::string_view key,
-                               absl::string_view value) {
+                               absl::string_view value, uint64_t tag) {
   absl::Status fatal = impl_->events.fatal();
   if (!fatal.ok()) return fatal;
   const std::string topic_name(topic);
@@ -157,7 +159,7 @@ absl::Status Producer::Produce(absl::string_view topic, absl::string_view key,
         RdKafka::Producer::RK_MSG_COPY, const_cast<char*>(value.data()),
         value.size(), key.empty() ? nullptr : key.data(), key.size(),
         /*timestamp=*/0,
-        /*msg_opaque=*/nullptr);
+        /*msg_opaque=*/reinterpret_cast<void*>(static_cast<uintptr_t>(tag)));
     if (err == RdKafka::ERR_NO_ERROR) {
       ++impl_->produced;
       impl_->producer->poll(0);  // serve delivery reports
@@ -220,6 +222,21 @@ std::vector<DeliveryFailure> Producer::TakeFailures() {
   std::vector<DeliveryFailure> taken;
   taken.swap(impl_->failures);
   return taken;
+}
+
+std::vector<DeliveryFailure> Producer::Drain(
+    std::chrono::milliseconds timeout) {
+  impl_->producer->flush(static_cast<int>(timeout.count()));
+  if (impl_->producer->outq_len() > 0) {
+    impl_->producer->purge(RdKafka::Producer::PURGE_QUEUE |
+                           RdKafka::Producer::PURGE_INFLIGHT);
+    // The purged records' reports are served by the next polls.
+    for (int i = 0; i < 100 && impl_->producer->outq_len() > 0; ++i) {
+      impl_->producer->poll(50);
+    }
+    impl_->producer->poll(0);
+  }
+  return TakeFailures();
 }
 
 absl::Status Producer::fatal_error() const { return impl_->events.fatal(); }

@@ -62,6 +62,7 @@ struct DeliveryFailure {
   // The broker may have stored it before the failure (e.g. timed out
   // waiting for the acknowledgement): producing it again may duplicate it.
   bool possibly_persisted = false;
+  uint64_t tag = 0;  // as given to Produce
 };
 
 struct ProducerStats {
@@ -95,9 +96,10 @@ class Producer {
   // a null key (records spread over partitions). OK means queued, not
   // delivered: the outcome comes with Flush / TakeFailures. Errors:
   // retriable (queue still full after queue_full_timeout), permanent (record
-  // too large, unknown topic), fatal (the producer is unusable).
+  // too large, unknown topic), fatal (the producer is unusable). `tag` comes
+  // back in the record's DeliveryFailure, if it fails.
   absl::Status Produce(absl::string_view topic, absl::string_view key,
-                       absl::string_view value);
+                       absl::string_view value, uint64_t tag = 0);
 
   // Serves delivery reports for up to `timeout`.
   void Poll(std::chrono::milliseconds timeout);
@@ -120,6 +122,14 @@ class Producer {
 
   // Delivery failures since the last call (oldest first).
   std::vector<DeliveryFailure> TakeFailures();
+
+  // For shutting down without losing records: waits up to `timeout` for
+  // every delivery report, then purges what is still queued or in flight
+  // (ERR__PURGE_QUEUE / ERR__PURGE_INFLIGHT, retriable; in-flight ones are
+  // possibly_persisted) and returns every delivery failure not taken yet,
+  // purged ones included. Afterwards nothing is in flight. What the caller
+  // does not produce again or keep (delivery_spool.h) is lost.
+  std::vector<DeliveryFailure> Drain(std::chrono::milliseconds timeout);
 
   // The fatal error, or OK while the producer is usable.
   absl::Status fatal_error() const;

@@ -1,14 +1,17 @@
 #include "reward_engine/engine/reward_engine.h"
 
 #include <iostream>
+#include <optional>
 #include <ostream>
 #include <set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "common/kafka/consumer.h"
+#include "common/kafka/delivery_spool.h"
 #include "common/kafka/end_offset_probe.h"
 #include "common/kafka/kafka_error.h"
+#include "common/kafka/lost_records_log.h"
 #include "common/kafka/producer.h"
 #include "reward_engine/engine/budget_history.h"
 #include "reward_engine/engine/engine_checkpoint.h"
@@ -163,6 +166,14 @@ class Engine {
   // Flushes until every queued record is delivered (re-producing failures).
   absl::Status Deliver();
   void Progress(bool force);
+  // Lost SLI records: counted, logged, recorded (lost_records_log and a
+  // dead letter).
+  void RecordsLost(const kafka::RecordsLost& lost, const absl::Status& status);
+  // Keeps what Kafka has not acknowledged in the spool (if any).
+  absl::Status KeepUndelivered(std::chrono::milliseconds timeout);
+  std::ostream& Log() {
+    return options_.progress != nullptr ? *options_.progress : std::cerr;
+  }
 
   replay_buffer::ReplayStore& store_;
   const EngineOptions& options_;
@@ -172,6 +183,7 @@ class Engine {
   slo::ErrorBudgetTracker tracker_;
   EngineMetrics metrics_;
   std::unique_ptr<kafka::Producer> producer_;
+  std::optional<kafka::DeliverySpool> spool_;
   std::unique_ptr<slo::BudgetPublisher> budget_;
   std::unique_ptr<kafka::EndOffsetProbe> probe_;
   EngineStats stats_;
@@ -266,12 +278,55 @@ absl::Status Engine::Deliver() {
         return again;
       }
     }
+    if (Stopping() && spool_.has_value()) return KeepUndelivered({});
     if (Stopping() && failures.empty()) {
       return absl::UnavailableError(absl::StrCat(
           "stopped while records were still in flight (", flushed.message(),
           "); they are produced again on the next start"));
     }
   }
+}
+
+absl::Status Engine::KeepUndelivered(std::chrono::milliseconds timeout) {
+  if (!spool_.has_value()) return absl::OkStatus();
+  absl::StatusOr<int64_t> kept = spool_->KeepUndelivered(*producer_, timeout);
+  if (!kept.ok()) return kept.status();
+  if (*kept > 0) {
+    stats_.kept_for_retry += *kept;
+    Log() << "phaseloop rewards: "
+          << kafka::KeptForRetryMessage(*kept, spool_->dir()) << "\n";
+  }
+  return absl::OkStatus();
+}
+
+void Engine::RecordsLost(const kafka::RecordsLost& lost,
+                         const absl::Status& status) {
+  // Gone for good: count it, say so, record it, and go on with what is left.
+  stats_.records_lost += lost.count();
+  metrics_.RecordsLost(lost.partition, lost.count());
+  Log() << "phaseloop rewards: " << status.message() << "\n";
+  const kafka::LostRecordsEntry entry =
+      kafka::MakeLostRecordsEntry(lost, options_.group_id, "reward engine");
+  if (!options_.lost_records_log.empty()) {
+    absl::Status recorded =
+        kafka::AppendLostRecords(options_.lost_records_log, entry);
+    Log() << "phaseloop rewards: "
+          << (recorded.ok() ? "recorded in " + options_.lost_records_log
+                            : std::string(recorded.message()))
+          << "\n";
+  }
+  v1::DeadLetter letter;
+  letter.set_source_topic(lost.topic);
+  letter.set_source_partition(lost.partition);
+  letter.set_source_offset(lost.first_offset);
+  letter.set_reason(absl::StrCat("lost: offsets ", lost.first_offset, "..",
+                                 lost.last_offset,
+                                 " deleted from Kafka before they were read"));
+  letter.set_value(kafka::LostRecordsLine(entry));
+  letter.set_consumer("reward-engine");
+  (void)Produce(options_.dead_letter_topic,
+                absl::StrCat(lost.topic, "/", lost.partition),
+                letter.SerializeAsString());
 }
 
 absl::Status Engine::Commit(std::vector<ClosedWindow> closed, int64_t now_ms) {
@@ -399,6 +454,26 @@ absl::Status Engine::StartOutputs() {
       kafka::Producer::Create(producer_options);
   if (!producer.ok()) return producer.status();
   producer_ = *std::move(producer);
+  if (!options_.spool_dir.empty()) {
+    // What an earlier run could not deliver goes first.
+    absl::StatusOr<kafka::DeliverySpool> spool =
+        kafka::DeliverySpool::Open(options_.spool_dir);
+    if (!spool.ok()) return spool.status();
+    spool_ = *std::move(spool);
+    absl::StatusOr<kafka::SpoolRetry> retry =
+        spool_->Retry(*producer_, std::chrono::seconds(30));
+    if (!retry.ok()) return retry.status();
+    stats_.spool_delivered = retry->delivered;
+    if (retry->delivered > 0 || retry->kept > 0 || !retry->unreadable.empty()) {
+      Log() << "phaseloop rewards: spool " << spool_->dir() << ": "
+            << retry->delivered << " records of an earlier run delivered, "
+            << retry->kept << " still kept for retry";
+      for (const std::string& file : retry->unreadable) {
+        Log() << "; unreadable, set aside: " << file;
+      }
+      Log() << "\n";
+    }
+  }
   // Pay the first-connection and topic-lookup costs now, not on the first
   // close. Only an optimisation: if the cluster is not there yet, the
   // records wait for it as they would anyway.
@@ -476,12 +551,7 @@ absl::Status Engine::ConsumeUntilDone(kafka::Consumer& consumer) {
         consumer.Poll(std::chrono::milliseconds(100));
     if (!message.ok()) {
       if (auto lost = kafka::RecordsLostOf(message.status())) {
-        // Gone for good: count it, say so, and go on with what is left.
-        stats_.records_lost += lost->count();
-        metrics_.RecordsLost(lost->partition, lost->count());
-        std::ostream& log =
-            options_.progress != nullptr ? *options_.progress : std::cerr;
-        log << "phaseloop rewards: " << message.status().message() << "\n";
+        RecordsLost(*lost, message.status());
         continue;
       }
       if (kafka::ClassOf(message.status()) == kafka::ErrorClass::kRetriable) {
@@ -555,6 +625,10 @@ absl::StatusOr<EngineStats> Engine::Run() {
   absl::Status failure = ConsumeUntilDone(**consumer);
   Progress(true);
   (void)(*consumer)->Close();
+  // Whatever Kafka has not acknowledged by now (a failure, or records left
+  // in flight) stays on disk instead of leaving with the producer.
+  absl::Status kept = KeepUndelivered(std::chrono::seconds(10));
+  if (failure.ok()) failure = kept;
   if (!failure.ok()) return failure;
   return stats_;
 }

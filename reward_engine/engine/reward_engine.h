@@ -22,6 +22,15 @@
 // which are re-emitted byte-identical. Progress without closed windows
 // (dead letters, late records) is checkpointed every checkpoint_interval.
 //
+// Nothing produced is dropped: with a spool_dir, records Kafka has not
+// acknowledged when the engine stops (or fails) are kept there
+// (common/kafka/delivery_spool.h) and produced again, first, at the next
+// start; the checkpoint is then stored, since the outputs are durable on
+// disk. Without one, the windows are replayed from the SLI topic instead.
+// SLI records deleted before the engine read them are counted, logged and
+// recorded as a dead-letter entry (a line in lost_records_log and a
+// DeadLetter with reason "lost: ..." on the dead-letter topic).
+//
 // Side topics (late, dead letters, budget) are at-least-once: a crash after
 // producing one and before its checkpoint produces it again.
 //
@@ -90,6 +99,11 @@ struct EngineOptions {
   std::chrono::milliseconds end_offset_interval{500};
   std::map<std::string, std::string> consumer_config;
   std::map<std::string, std::string> producer_config;
+  // Records not acknowledged at stop are kept here and retried at the next
+  // start (kafka::SpoolDirPath(state, "rewards")); "": no spool.
+  std::string spool_dir;
+  // Lost SLI records are recorded here (kafka::LostRecordsLogPath); "": not.
+  std::string lost_records_log;
   // Optional: counters and gauges are added to it (must outlive the run).
   metrics::MetricsRegistry* metrics = nullptr;
   // Optional: a progress line every progress_interval.
@@ -116,6 +130,10 @@ struct EngineStats {
   // common/kafka/consumer.h): counted here and in
   // phaseloop_rewards_records_lost_total, each gap logged; the engine goes on.
   int64_t records_lost = 0;
+  // Spooled records of an earlier run delivered at start-up, and records
+  // this run left in the spool (Kafka had not acknowledged them).
+  int64_t spool_delivered = 0;
+  int64_t kept_for_retry = 0;
   // Per closed window: ms from the watermark passing its end (CloseReady)
   // to its rewards acknowledged by Kafka and stored (first 100000).
   std::vector<double> emission_latency_ms;

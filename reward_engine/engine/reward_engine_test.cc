@@ -7,7 +7,9 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "common/kafka/delivery_spool.h"
 #include "common/kafka/embedded_cluster.h"
+#include "common/kafka/lost_records_log.h"
 #include "common/kafka/test_util.h"
 #include "common/metrics/metrics_registry.h"
 #include "reward_engine/engine/engine_checkpoint.h"
@@ -321,9 +323,20 @@ TEST_F(RewardEngineTest, CountsRecordsDeletedBeforeItReadThem) {
   options_.metrics = &registry;
   std::ostringstream progress;
   options_.progress = &progress;
+  options_.lost_records_log = kafka::LostRecordsLogPath(dir_ + "/state");
   auto stats = RunRewardEngine(*store_, options_, nullptr);
   ASSERT_TRUE(stats.ok()) << stats.status();
   EXPECT_EQ(stats->records_lost, low);
+  // The dead-letter entry an operator finds later, naming the gap.
+  auto entries = kafka::ReadLostRecordsLog(options_.lost_records_log);
+  ASSERT_TRUE(entries.ok()) << entries.status() << progress.str();
+  ASSERT_EQ(entries->size(), 1u);
+  EXPECT_EQ((*entries)[0].lost.topic, topic);
+  EXPECT_EQ((*entries)[0].lost.partition, 0);
+  EXPECT_EQ((*entries)[0].lost.first_offset, 0);
+  EXPECT_EQ((*entries)[0].lost.last_offset, low - 1);
+  EXPECT_EQ((*entries)[0].group, options_.group_id);
+  EXPECT_EQ((*entries)[0].consumer, "reward engine");
   EXPECT_EQ(stats->records, high - low);
   EXPECT_NE(progress.str().find("records lost: " + topic + "/0 offsets 0.." +
                                 std::to_string(low - 1)),
@@ -334,6 +347,37 @@ TEST_F(RewardEngineTest, CountsRecordsDeletedBeforeItReadThem) {
                 std::to_string(low)),
             std::string::npos)
       << registry.RenderPrometheusText();
+}
+
+// Records an earlier run could not deliver (kept in the spool) are
+// produced first at start-up, once, and leave the spool.
+TEST_F(RewardEngineTest, DeliversWhatAnEarlierRunSpooledFirst) {
+  ASSERT_TRUE(cluster_->CreateTopic("spooled-output", 1, 1).ok());
+  options_.spool_dir = kafka::SpoolDirPath(dir_ + "/state", "rewards");
+  {
+    auto spool = kafka::DeliverySpool::Open(options_.spool_dir);
+    ASSERT_TRUE(spool.ok()) << spool.status();
+    ASSERT_TRUE(spool->Keep({{"spooled-output", "k", "kept"}}).ok());
+  }
+  Produce(Window(0));
+  std::ostringstream progress;
+  options_.progress = &progress;
+  auto stats = RunRewardEngine(*store_, options_, nullptr);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->spool_delivered, 1) << progress.str();
+  EXPECT_EQ(stats->kept_for_retry, 0);
+  auto spool = kafka::DeliverySpool::Open(options_.spool_dir);
+  ASSERT_TRUE(spool.ok());
+  auto left = spool->Records();
+  ASSERT_TRUE(left.ok());
+  EXPECT_TRUE(left->empty());
+  EXPECT_EQ(kafka::testing::Watermarks(cluster_->bootstrap_servers(),
+                                       "spooled-output", 0),
+            std::make_pair(int64_t{0}, int64_t{1}));
+  // A second run finds nothing left to deliver.
+  auto again = RunRewardEngine(*store_, options_, nullptr);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->spool_delivered, 0);
 }
 
 }  // namespace

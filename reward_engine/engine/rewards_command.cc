@@ -7,6 +7,7 @@
 #include "common/command/exit_code.h"
 #include "common/command/stop_signals.h"
 #include "common/command/subcommand.h"
+#include "common/kafka/state_dir.h"
 #include "common/metrics/metrics_http_server.h"
 #include "common/metrics/metrics_registry.h"
 #include "nlohmann/json.hpp"
@@ -84,6 +85,9 @@ int RunRewards(const RewardsRunFlags& flags, std::ostream& out,
   options.exit_when_idle = std::chrono::milliseconds(flags.exit_when_idle_ms);
   options.metrics = &registry;
   options.progress = &err;
+  const std::string state = kafka::DefaultStateDir();  // kafka/state_dir.h
+  options.spool_dir = kafka::SpoolDirPath(state, "rewards");
+  options.lost_records_log = kafka::LostRecordsLogPath(state);
   if (flags.quick_group) {
     options.consumer_config = {{"session.timeout.ms", "4000"},
                                {"heartbeat.interval.ms", "300"},

@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "absl/strings/str_cat.h"
+
 namespace phaseloop::search {
 
 absl::Status BufferEpisodeSink::Write(const v1::Episode& episode) {
@@ -22,15 +24,28 @@ absl::Status BufferEpisodeSink::Flush() {
 }
 
 absl::StatusOr<std::unique_ptr<KafkaEpisodeSink>> KafkaEpisodeSink::Create(
-    const std::string& bootstrap, const std::string& topic) {
+    const std::string& bootstrap, const std::string& topic,
+    const std::string& spool_dir) {
   kafka::ProducerOptions options;
   options.bootstrap_servers = bootstrap;
   options.client_id = "phaseloop-search";
   absl::StatusOr<std::unique_ptr<kafka::Producer>> producer =
       kafka::Producer::Create(options);
   if (!producer.ok()) return producer.status();
-  return std::unique_ptr<KafkaEpisodeSink>(
+  std::unique_ptr<KafkaEpisodeSink> sink(
       new KafkaEpisodeSink(std::move(*producer), topic));
+  if (!spool_dir.empty()) {
+    absl::StatusOr<kafka::DeliverySpool> spool =
+        kafka::DeliverySpool::Open(spool_dir);
+    if (!spool.ok()) return spool.status();
+    sink->spool_ = *std::move(spool);
+    // What an earlier run could not deliver goes first.
+    absl::StatusOr<kafka::SpoolRetry> retry =
+        sink->spool_->Retry(*sink->producer_, std::chrono::seconds(60));
+    if (!retry.ok()) return retry.status();
+    sink->spool_retry_ = *std::move(retry);
+  }
+  return sink;
 }
 
 absl::Status KafkaEpisodeSink::Write(const v1::Episode& episode) {
@@ -39,7 +54,18 @@ absl::Status KafkaEpisodeSink::Write(const v1::Episode& episode) {
 }
 
 absl::Status KafkaEpisodeSink::Flush() {
-  return producer_->Flush(std::chrono::seconds(60));
+  absl::Status flushed = producer_->Flush(std::chrono::seconds(60));
+  if (flushed.ok() || !spool_.has_value()) return flushed;
+  // Not acknowledged: kept on disk for the next run, never dropped.
+  absl::StatusOr<int64_t> kept =
+      spool_->KeepUndelivered(*producer_, std::chrono::seconds(0));
+  if (!kept.ok()) {
+    return absl::Status(
+        kept.status().code(),
+        absl::StrCat(flushed.message(), "; and ", kept.status().message()));
+  }
+  kept_for_retry_ += *kept;
+  return absl::OkStatus();
 }
 
 }  // namespace phaseloop::search

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/kafka/consumer.h"
 #include "common/kafka/kafka_error.h"
+#include "common/kafka/lost_records_log.h"
 #include "common/kafka/producer.h"
 #include "compiler_driver/ir/module_hash.h"
 #include "compiler_driver/ir/module_loader.h"
@@ -97,8 +98,20 @@ absl::StatusOr<WorkStats> RunSearchJobWorker(const WorkOptions& options,
                                              std::ostream& log) {
   absl::StatusOr<std::unique_ptr<KafkaEpisodeSink>> sink =
       KafkaEpisodeSink::Create(options.bootstrap_servers,
-                               options.episodes_topic);
+                               options.episodes_topic, options.spool_dir);
   if (!sink.ok()) return sink.status();
+  WorkStats stats;
+  const kafka::SpoolRetry& retry = (*sink)->spool_retry();
+  stats.spool_delivered = retry.delivered;
+  if (retry.delivered > 0 || retry.kept > 0 || !retry.unreadable.empty()) {
+    log << "search jobs: spool " << options.spool_dir << ": " << retry.delivered
+        << " episodes of an earlier run delivered, " << retry.kept
+        << " still kept for retry";
+    for (const std::string& file : retry.unreadable) {
+      log << "; unreadable, set aside: " << file;
+    }
+    log << "\n";
+  }
   kafka::ConsumerOptions consumer_options;
   consumer_options.bootstrap_servers = options.bootstrap_servers;
   consumer_options.group_id = options.group;
@@ -109,7 +122,6 @@ absl::StatusOr<WorkStats> RunSearchJobWorker(const WorkOptions& options,
       kafka::Consumer::Create(consumer_options);
   if (!consumer.ok()) return consumer.status();
 
-  WorkStats stats;
   Clock::time_point last_job = Clock::now();
   while (stop == nullptr || !stop->load()) {
     absl::StatusOr<std::optional<kafka::ConsumedMessage>> message =
@@ -120,6 +132,16 @@ absl::StatusOr<WorkStats> RunSearchJobWorker(const WorkOptions& options,
         // work them; say which, and go on with the rest.
         stats.jobs_lost += lost->count();
         log << "search jobs: " << message.status().message() << "\n";
+        if (!options.lost_records_log.empty()) {
+          absl::Status recorded = kafka::AppendLostRecords(
+              options.lost_records_log,
+              kafka::MakeLostRecordsEntry(*lost, options.group,
+                                          "search-jobs worker"));
+          log << "search jobs: "
+              << (recorded.ok() ? "recorded in " + options.lost_records_log
+                                : std::string(recorded.message()))
+              << "\n";
+        }
         continue;
       }
       if (kafka::ClassOf(message.status()) == kafka::ErrorClass::kRetriable) {
@@ -181,9 +203,16 @@ absl::StatusOr<WorkStats> RunSearchJobWorker(const WorkOptions& options,
         RunSearch({input}, run, {}, counting);
     if (!temp.empty()) unlink(temp.c_str());
     if (!results.ok()) return results.status();
+    const int64_t kept_before = (*sink)->kept_for_retry();
     absl::Status flushed = (*sink)->Flush();
     if (!flushed.ok())
       return flushed;  // not committed: another member redoes it
+    if (const int64_t kept = (*sink)->kept_for_retry() - kept_before;
+        kept > 0) {
+      stats.episodes_kept_for_retry += kept;
+      log << "job " << job.job_id() << ": "
+          << kafka::KeptForRetryMessage(kept, (*sink)->spool_dir()) << "\n";
+    }
     absl::Status committed = (*consumer)->CommitMessage(m);
     if (!committed.ok()) {
       // A rebalance (another worker joining or leaving) refuses commits for

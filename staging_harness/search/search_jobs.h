@@ -50,6 +50,13 @@ struct WorkOptions {
   std::string jobs_topic = "phaseloop.search.jobs";
   std::string episodes_topic = "phaseloop.search.episodes";
   std::string worker_binary;  // the session worker
+  // Episodes Kafka did not acknowledge are kept here and produced again
+  // first by the next worker started with it (kafka::SpoolDirPath(state,
+  // "episodes")); "": a job whose episodes are not acknowledged fails the
+  // worker (the job is left uncommitted for another member).
+  std::string spool_dir;
+  // Lost jobs are recorded here (kafka::LostRecordsLogPath); "": not.
+  std::string lost_records_log;
   // Return after this long without a job once partitions are assigned
   // (0: run until *stop).
   std::chrono::milliseconds idle_exit{0};
@@ -64,10 +71,15 @@ struct WorkStats {
   // Jobs deleted from Kafka (retention) before this worker's group read
   // them; each gap is logged with its partition and offsets.
   int64_t jobs_lost = 0;
+  // Episodes kept in the spool for a later run (Kafka did not acknowledge
+  // them), and spooled episodes of an earlier run delivered at start.
+  int64_t episodes_kept_for_retry = 0;
+  int64_t spool_delivered = 0;
 };
 
-// One line per job on `log`, and one per gap of lost jobs. Errors: Kafka fatal
-// errors, a worker that cannot start.
+// One line per job on `log`, one per gap of lost jobs (also recorded in
+// lost_records_log), one per job whose episodes went to the spool. Errors:
+// Kafka fatal errors, a worker that cannot start.
 absl::StatusOr<WorkStats> RunSearchJobWorker(const WorkOptions& options,
                                              const std::atomic<bool>* stop,
                                              std::ostream& log);

@@ -5,6 +5,8 @@
 #include "common/command/exit_code.h"
 #include "common/command/stop_signals.h"
 #include "common/command/subcommand.h"
+#include "common/kafka/delivery_spool.h"
+#include "common/kafka/state_dir.h"
 #include "staging_harness/search/search_command.h"
 #include "staging_harness/search/search_jobs.h"
 
@@ -102,6 +104,9 @@ int Work(const JobsFlags& flags) {
     return command::kExitBadInput;
   }
   options.idle_exit = std::chrono::milliseconds(flags.idle_exit_ms);
+  const std::string state = kafka::DefaultStateDir();
+  options.spool_dir = kafka::SpoolDirPath(state, "episodes");
+  options.lost_records_log = kafka::LostRecordsLogPath(state);
   auto stats =
       RunSearchJobWorker(options, command::StopFlagOnSignals(), std::cout);
   if (!stats.ok()) {
@@ -112,7 +117,19 @@ int Work(const JobsFlags& flags) {
   std::cerr << "worked " << stats->jobs_done.size() << " jobs, "
             << stats->episodes << " episodes produced, " << stats->failed_jobs
             << " modules could not be searched, " << stats->malformed_jobs
-            << " malformed jobs skipped\n";
+            << " malformed jobs skipped";
+  if (stats->episodes_kept_for_retry > 0) {
+    std::cerr << "; "
+              << kafka::KeptForRetryMessage(stats->episodes_kept_for_retry,
+                                            options.spool_dir);
+  }
+  if (stats->jobs_lost > 0) {
+    std::cerr << "; " << stats->jobs_lost
+              << " jobs LOST (deleted from Kafka before any worker read them; "
+                 "recorded in "
+              << options.lost_records_log << ")";
+  }
+  std::cerr << "\n";
   return command::kExitOk;
 }
 

@@ -1,0 +1,254 @@
+#include "common/kafka/delivery_spool.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "common/files/atomic_file.h"
+
+namespace phaseloop::kafka {
+namespace {
+
+constexpr absl::string_view kHeader = "phaseloop-delivery-spool 1\n";
+constexpr absl::string_view kSuffix = ".spool";
+
+// Header, then per record "TOPIC_LEN KEY_LEN VALUE_LEN\n" and the bytes.
+std::string Encode(const std::vector<SpooledRecord>& records) {
+  std::string out(kHeader);
+  for (const SpooledRecord& r : records) {
+    absl::StrAppend(&out, r.topic.size(), " ", r.key.size(), " ",
+                    r.value.size(), "\n", r.topic, r.key, r.value);
+  }
+  return out;
+}
+
+bool Decode(absl::string_view in, std::vector<SpooledRecord>* records) {
+  if (!absl::ConsumePrefix(&in, kHeader)) return false;
+  while (!in.empty()) {
+    const size_t newline = in.find('\n');
+    if (newline == absl::string_view::npos) return false;
+    std::vector<absl::string_view> sizes =
+        absl::StrSplit(in.substr(0, newline), ' ');
+    in.remove_prefix(newline + 1);
+    size_t t = 0, k = 0, v = 0;
+    if (sizes.size() != 3 || !absl::SimpleAtoi(sizes[0], &t) ||
+        !absl::SimpleAtoi(sizes[1], &k) || !absl::SimpleAtoi(sizes[2], &v) ||
+        t + k + v > in.size()) {
+      return false;
+    }
+    SpooledRecord r;
+    r.topic = std::string(in.substr(0, t));
+    r.key = std::string(in.substr(t, k));
+    r.value = std::string(in.substr(t + k, v));
+    in.remove_prefix(t + k + v);
+    records->push_back(std::move(r));
+  }
+  return true;
+}
+
+// The *.spool files of `dir`, in name (= age) order.
+absl::StatusOr<std::vector<std::string>> SpoolFiles(const std::string& dir) {
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) {
+    return absl::InternalError(
+        absl::StrCat("cannot list ", dir, ": ", std::strerror(errno)));
+  }
+  std::vector<std::string> names;
+  while (dirent* e = readdir(d)) {
+    const std::string name = e->d_name;
+    if (absl::EndsWith(name, kSuffix) &&
+        !absl::StartsWith(name, files::kTempFilePrefix)) {
+      names.push_back(name);
+    }
+  }
+  closedir(d);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// An exclusive lock on DIR/.lock while alive, if it could be had at once.
+class RetryLock {
+ public:
+  explicit RetryLock(const std::string& dir) {
+    fd_ = open((dir + "/.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    held_ = fd_ >= 0 && flock(fd_, LOCK_EX | LOCK_NB) == 0;
+  }
+  ~RetryLock() {
+    if (fd_ >= 0) close(fd_);  // releases the lock
+  }
+  bool held() const { return held_; }
+
+ private:
+  int fd_ = -1;
+  bool held_ = false;
+};
+
+std::vector<SpooledRecord> RecordsOf(
+    const std::vector<DeliveryFailure>& failures) {
+  std::vector<SpooledRecord> records;
+  records.reserve(failures.size());
+  for (const DeliveryFailure& f : failures) {
+    records.push_back({f.topic, f.key, f.value});
+  }
+  return records;
+}
+
+}  // namespace
+
+absl::StatusOr<DeliverySpool> DeliverySpool::Open(const std::string& dir) {
+  if (dir.empty()) {
+    return absl::InvalidArgumentError(
+        "delivery spool: no directory (set PHASELOOP_STATE_DIR or HOME)");
+  }
+  absl::Status made = files::MakeDirectories(dir);
+  if (!made.ok()) {
+    return absl::Status(made.code(),
+                        absl::StrCat("delivery spool: ", made.message()));
+  }
+  return DeliverySpool(dir);
+}
+
+absl::Status DeliverySpool::Keep(const std::vector<SpooledRecord>& records) {
+  if (records.empty()) return absl::OkStatus();
+  static std::atomic<int> counter{0};
+  const std::string name =
+      absl::StrFormat("%013d-%d-%d%s", absl::ToUnixMillis(absl::Now()),
+                      getpid(), counter.fetch_add(1), kSuffix);
+  absl::Status written = files::WriteFileAtomically(
+      absl::StrCat(dir_, "/", name), Encode(records));
+  if (!written.ok()) {
+    return absl::Status(
+        written.code(),
+        absl::StrCat("keeping ", records.size(),
+                     " undelivered records in the spool: ", written.message()));
+  }
+  return written;
+}
+
+absl::StatusOr<int64_t> DeliverySpool::KeepUndelivered(
+    Producer& producer, std::chrono::milliseconds timeout) {
+  std::vector<DeliveryFailure> failures = producer.Drain(timeout);
+  absl::Status kept = Keep(RecordsOf(failures));
+  if (!kept.ok()) return kept;
+  return static_cast<int64_t>(failures.size());
+}
+
+absl::StatusOr<SpoolRetry> DeliverySpool::Retry(
+    Producer& producer, std::chrono::milliseconds timeout) {
+  SpoolRetry result;
+  if (producer.stats().in_flight() != 0) {
+    return absl::FailedPreconditionError(
+        "delivery spool: Retry needs a producer with nothing in flight");
+  }
+  RetryLock lock(dir_);
+  if (!lock.held()) {
+    result.busy = true;
+    return result;
+  }
+  absl::StatusOr<std::vector<std::string>> names = SpoolFiles(dir_);
+  if (!names.ok()) return names.status();
+  struct Batch {
+    std::string path;
+    std::vector<SpooledRecord> records;
+    uint64_t first_tag = 0;
+  };
+  std::vector<Batch> batches;
+  std::set<uint64_t> failed;  // tags
+  uint64_t next_tag = 1;
+  for (const std::string& name : *names) {
+    Batch batch;
+    batch.path = absl::StrCat(dir_, "/", name);
+    std::string content;
+    absl::Status read = files::ReadWholeFile(batch.path, &content);
+    if (absl::IsNotFound(read)) continue;  // retried meanwhile
+    if (!read.ok()) return read;
+    if (!Decode(content, &batch.records)) {
+      const std::string aside = batch.path + ".unreadable";
+      rename(batch.path.c_str(), aside.c_str());
+      result.unreadable.push_back(aside);
+      continue;
+    }
+    batch.first_tag = next_tag;
+    for (const SpooledRecord& r : batch.records) {
+      const uint64_t tag = next_tag++;
+      // Refused at once (full queue for too long, fatal producer): kept.
+      if (!producer.Produce(r.topic, r.key, r.value, tag).ok()) {
+        failed.insert(tag);
+      }
+    }
+    batches.push_back(std::move(batch));
+  }
+  std::vector<SpooledRecord> others;  // failures of someone else's records
+  for (const DeliveryFailure& f : producer.Drain(timeout)) {
+    if (f.tag >= 1 && f.tag < next_tag) {
+      failed.insert(f.tag);
+    } else {
+      others.push_back({f.topic, f.key, f.value});
+    }
+  }
+  for (const Batch& batch : batches) {
+    std::vector<SpooledRecord> left;
+    for (size_t i = 0; i < batch.records.size(); ++i) {
+      if (failed.count(batch.first_tag + i) > 0) {
+        left.push_back(batch.records[i]);
+      }
+    }
+    result.delivered +=
+        static_cast<int64_t>(batch.records.size() - left.size());
+    result.kept += static_cast<int64_t>(left.size());
+    if (left.size() == batch.records.size()) continue;
+    if (!left.empty()) {
+      absl::Status rewritten =
+          files::WriteFileAtomically(batch.path, Encode(left));
+      if (!rewritten.ok()) return rewritten;
+    } else if (unlink(batch.path.c_str()) != 0 && errno != ENOENT) {
+      return absl::InternalError(absl::StrCat("cannot remove ", batch.path,
+                                              ": ", std::strerror(errno)));
+    }
+  }
+  absl::Status kept = Keep(others);
+  if (!kept.ok()) return kept;
+  result.kept += static_cast<int64_t>(others.size());
+  return result;
+}
+
+absl::StatusOr<std::vector<SpooledRecord>> DeliverySpool::Records() const {
+  absl::StatusOr<std::vector<std::string>> names = SpoolFiles(dir_);
+  if (!names.ok()) return names.status();
+  std::vector<SpooledRecord> records;
+  for (const std::string& name : *names) {
+    std::string content;
+    absl::Status read =
+        files::ReadWholeFile(absl::StrCat(dir_, "/", name), &content);
+    if (absl::IsNotFound(read)) continue;
+    if (!read.ok()) return read;
+    std::vector<SpooledRecord> batch;
+    if (!Decode(content, &batch)) continue;
+    for (SpooledRecord& r : batch) records.push_back(std::move(r));
+  }
+  return records;
+}
+
+std::string KeptForRetryMessage(int64_t kept, const std::string& dir) {
+  return absl::StrCat(kept, " records kept for retry in ", dir,
+                      " (Kafka did not acknowledge them; the next run "
+                      "produces them again first)");
+}
+
+}  // namespace phaseloop::kafka

@@ -1,0 +1,169 @@
+#include "common/kafka/delivery_spool.h"
+
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "common/files/atomic_file.h"
+#include "common/kafka/embedded_cluster.h"
+#include "common/kafka/test_util.h"
+#include "gtest/gtest.h"
+
+namespace phaseloop::kafka {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+std::unique_ptr<EmbeddedCluster> StartCluster() {
+  auto cluster = EmbeddedCluster::Start(1);
+  EXPECT_TRUE(cluster.ok()) << cluster.status();
+  return cluster.ok() ? std::move(*cluster) : nullptr;
+}
+
+std::unique_ptr<Producer> MakeProducer(const std::string& bootstrap,
+                                       milliseconds delivery_timeout) {
+  ProducerOptions options;
+  options.bootstrap_servers = bootstrap;
+  options.delivery_timeout = delivery_timeout;
+  options.close_timeout = seconds(2);
+  auto producer = Producer::Create(options);
+  EXPECT_TRUE(producer.ok()) << producer.status();
+  return producer.ok() ? std::move(*producer) : nullptr;
+}
+
+DeliverySpool OpenSpool(const std::string& dir) {
+  auto spool = DeliverySpool::Open(dir);
+  EXPECT_TRUE(spool.ok()) << spool.status();
+  return *std::move(spool);
+}
+
+std::multiset<std::string> ValuesIn(const DeliverySpool& spool) {
+  auto records = spool.Records();
+  EXPECT_TRUE(records.ok()) << records.status();
+  std::multiset<std::string> values;
+  if (records.ok()) {
+    for (const SpooledRecord& r : *records) values.insert(r.value);
+  }
+  return values;
+}
+
+// The broker is down: delivery fails, the records go to the spool (not
+// dropped); a retry while it is still down keeps them; once it is back the
+// retry delivers each exactly once and empties the spool.
+TEST(DeliverySpoolTest, FailedDeliveriesAreKeptThenDeliveredExactlyOnce) {
+  auto cluster = StartCluster();
+  ASSERT_NE(cluster, nullptr);
+  const std::string topic = "spooled";
+  ASSERT_TRUE(cluster->CreateTopic(topic, 1, 1).ok());
+  ASSERT_TRUE(cluster->SetBrokerDown(kAllBrokers).ok());
+  const std::string dir = testing::MakeTempDir() + "/state/spool/episodes";
+  DeliverySpool spool = OpenSpool(dir);
+  const std::multiset<std::string> sent = {"value-0", "value-1", "value-2",
+                                           "value-3", "value-4"};
+  {
+    auto producer = MakeProducer(cluster->bootstrap_servers(), seconds(1));
+    ASSERT_NE(producer, nullptr);
+    int i = 0;
+    for (const std::string& value : sent) {
+      ASSERT_TRUE(
+          producer->Produce(topic, absl::StrCat("key-", i++), value).ok());
+    }
+    EXPECT_FALSE(producer->Flush(seconds(10)).ok());  // the failure is seen
+    auto kept = spool.KeepUndelivered(*producer, seconds(1));
+    ASSERT_TRUE(kept.ok()) << kept.status();
+    EXPECT_EQ(*kept, 5);
+  }
+  EXPECT_EQ(ValuesIn(spool), sent);
+  EXPECT_NE(
+      KeptForRetryMessage(5, dir).find("5 records kept for retry in " + dir),
+      std::string::npos);
+
+  {  // Next run, broker still down: nothing is lost, nothing delivered.
+    auto producer = MakeProducer(cluster->bootstrap_servers(), seconds(1));
+    ASSERT_NE(producer, nullptr);
+    auto retry = spool.Retry(*producer, seconds(10));
+    ASSERT_TRUE(retry.ok()) << retry.status();
+    EXPECT_EQ(retry->delivered, 0);
+    EXPECT_EQ(retry->kept, 5);
+  }
+  EXPECT_EQ(ValuesIn(spool), sent);
+
+  ASSERT_TRUE(cluster->SetBrokerUp(kAllBrokers).ok());
+  {
+    auto producer = MakeProducer(cluster->bootstrap_servers(), seconds(30));
+    ASSERT_NE(producer, nullptr);
+    auto retry = spool.Retry(*producer, seconds(30));
+    ASSERT_TRUE(retry.ok()) << retry.status();
+    EXPECT_EQ(retry->delivered, 5);
+    EXPECT_EQ(retry->kept, 0);
+  }
+  EXPECT_TRUE(ValuesIn(spool).empty());
+  // Exactly once: the partition holds the 5 records and no more.
+  EXPECT_EQ(testing::Watermarks(cluster->bootstrap_servers(), topic, 0),
+            std::make_pair(int64_t{0}, int64_t{5}));
+  auto consumer = Consumer::Create(testing::GroupOptions(
+      cluster->bootstrap_servers(), "check-spooled", {topic}));
+  ASSERT_TRUE(consumer.ok()) << consumer.status();
+  auto received = testing::ConsumeFrom({consumer->get()}, 5, seconds(20));
+  std::multiset<std::string> values;
+  for (const ConsumedMessage& m : received[0]) values.insert(m.value);
+  EXPECT_EQ(values, sent);
+}
+
+// Shutting down while records are still waiting for the broker (their
+// delivery timeout far away): they are purged into the spool, not lost with
+// the producer.
+TEST(DeliverySpoolTest, RecordsStillInFlightAtShutdownAreKept) {
+  auto cluster = StartCluster();
+  ASSERT_NE(cluster, nullptr);
+  ASSERT_TRUE(cluster->CreateTopic("in-flight", 1, 1).ok());
+  ASSERT_TRUE(cluster->SetBrokerDown(kAllBrokers).ok());
+  DeliverySpool spool = OpenSpool(testing::MakeTempDir());
+  auto producer = MakeProducer(cluster->bootstrap_servers(), seconds(120));
+  ASSERT_NE(producer, nullptr);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(producer->Produce("in-flight", "k", absl::StrCat("v", i)).ok());
+  }
+  auto kept = spool.KeepUndelivered(*producer, milliseconds(200));
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  EXPECT_EQ(*kept, 3);
+  EXPECT_EQ(producer->stats().in_flight(), 0);
+  EXPECT_EQ(ValuesIn(spool), (std::multiset<std::string>{"v0", "v1", "v2"}));
+}
+
+// A spool file that cannot be parsed is set aside, named, never deleted.
+TEST(DeliverySpoolTest, UnreadableFileIsSetAsideAndNamed) {
+  auto cluster = StartCluster();
+  ASSERT_NE(cluster, nullptr);
+  const std::string dir = testing::MakeTempDir();
+  DeliverySpool spool = OpenSpool(dir);
+  ASSERT_TRUE(files::WriteFileAtomically(dir + "/0-1-0.spool", "garbage").ok());
+  auto producer = MakeProducer(cluster->bootstrap_servers(), seconds(10));
+  ASSERT_NE(producer, nullptr);
+  auto retry = spool.Retry(*producer, seconds(10));
+  ASSERT_TRUE(retry.ok()) << retry.status();
+  ASSERT_EQ(retry->unreadable.size(), 1u);
+  EXPECT_EQ(retry->unreadable[0], dir + "/0-1-0.spool.unreadable");
+  EXPECT_TRUE(std::filesystem::exists(retry->unreadable[0]));
+}
+
+TEST(DeliverySpoolTest, RetryRefusesAProducerWithRecordsInFlight) {
+  auto cluster = StartCluster();
+  ASSERT_NE(cluster, nullptr);
+  ASSERT_TRUE(cluster->SetBrokerDown(kAllBrokers).ok());
+  DeliverySpool spool = OpenSpool(testing::MakeTempDir());
+  auto producer = MakeProducer(cluster->bootstrap_servers(), seconds(120));
+  ASSERT_NE(producer, nullptr);
+  ASSERT_TRUE(producer->Produce("t", "k", "v").ok());
+  EXPECT_TRUE(absl::IsFailedPrecondition(
+      spool.Retry(*producer, milliseconds(100)).status()));
+  auto kept = spool.KeepUndelivered(*producer, milliseconds(100));
+  ASSERT_TRUE(kept.ok());
+  EXPECT_EQ(*kept, 1);
+}
+
+}  // namespace
+}  // namespace phaseloop::kafka

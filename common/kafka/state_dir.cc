@@ -1,0 +1,33 @@
+#include "common/kafka/state_dir.h"
+
+#include <cstdlib>
+
+#include "absl/strings/str_cat.h"
+
+namespace phaseloop::kafka {
+
+std::string DefaultStateDir() {
+  if (const char* dir = std::getenv("PHASELOOP_STATE_DIR"); dir && *dir) {
+    return dir;
+  }
+  if (const char* xdg = std::getenv("XDG_STATE_HOME"); xdg && *xdg) {
+    return absl::StrCat(xdg, "/phaseloop");
+  }
+  if (const char* home = std::getenv("HOME"); home && *home) {
+    return absl::StrCat(home, "/.local/state/phaseloop");
+  }
+  return "";
+}
+
+std::string LostRecordsLogPath(const std::string& state_dir) {
+  if (state_dir.empty()) return "";
+  return state_dir + "/lost-records.jsonl";
+}
+
+std::string SpoolDirPath(const std::string& state_dir,
+                         const std::string& name) {
+  if (state_dir.empty()) return "";
+  return absl::StrCat(state_dir, "/spool/", name);
+}
+
+}  // namespace phaseloop::kafka
