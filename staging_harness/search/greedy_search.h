@@ -27,11 +27,14 @@ struct SearchResult {
 
 // CompilerGym's greedy search: from the current state, try every action on a
 // fork, keep the one that lowers the objective most, repeat until no action
-// lowers it or the budget runs out. Actions that fail (verifier) are skipped.
+// lowers it or the budget runs out: `budget_seconds` of the clock, or
+// `max_evaluations` actions tried (0: no limit) — the work budget, which stops
+// every machine at the same point. Actions that fail (verifier) are skipped.
 // `start` is not modified.
 absl::StatusOr<SearchResult> GreedySearch(session::CompilationSession& start,
                                           Objective objective,
-                                          double budget_seconds);
+                                          double budget_seconds,
+                                          int64_t max_evaluations = 0);
 
 }  // namespace phaseloop::search
 

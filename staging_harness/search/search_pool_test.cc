@@ -25,7 +25,15 @@ struct SearchRun {
   std::vector<v1::Episode> episodes;
 };
 
-SearchRun Search(Strategy strategy, Objective objective, double budget,
+// Far more than any search here needs: the clock is only a safety net
+// against a hung test, never what ends a search (CheckRun checks that).
+constexpr double kSafetySeconds = 3600;
+
+// Searches `modules`, each until it has applied `max_evaluations` actions (or
+// reached a local optimum): counted work, so the same search runs on an idle
+// or a loaded machine and every assertion below sees the same result.
+SearchRun Search(Strategy strategy, Objective objective,
+                 int64_t max_evaluations,
                  const std::vector<ModuleInput>& modules = kTwoFixtures,
                  std::vector<std::string> worker_args = {},
                  const std::vector<KnownBest>& known = {},
@@ -39,7 +47,8 @@ SearchRun Search(Strategy strategy, Objective objective, double budget,
   options.strategy.episode_length = 12;
   options.strategy.beam_width = 3;
   options.objective = objective;
-  options.budget_seconds = budget;
+  options.budget_seconds = kSafetySeconds;
+  options.max_evaluations = max_evaluations;
   options.seed = 7;
   const std::string path = testing::MakeTempDir() + "/episodes.bin";
   SearchRun run;
@@ -81,6 +90,8 @@ void CheckRun(const SearchRun& run, const char* behaviour,
         << r.input.name;  // no worse than the empty sequence
     EXPECT_GT(r.text_size, 0);
     EXPECT_GT(r.episodes, 0) << r.input.name;
+    // Work ended the search, not the clock.
+    EXPECT_FALSE(r.time_limited) << r.input.name;
   }
   ASSERT_FALSE(run.episodes.empty());
   std::set<std::string> ids;
@@ -142,10 +153,14 @@ void CheckRun(const SearchRun& run, const char* behaviour,
 class EveryStrategy : public ::testing::TestWithParam<Strategy> {};
 
 TEST_P(EveryStrategy, NoWorseThanTheEmptySequenceWithWellFormedEpisodes) {
-  const SearchRun run = Search(GetParam(), Objective::kIrCount, /*budget=*/1.0);
+  const SearchRun run =
+      Search(GetParam(), Objective::kIrCount, /*max_evaluations=*/150);
   CheckRun(run, StrategyName(GetParam()), Objective::kIrCount);
   for (const ModuleResult& r : run.results) {
     EXPECT_LT(r.ir_count, r.reference.ir_count_start) << r.input.name;
+    // Random search never stops early; the others do only at an optimum,
+    // which 150 actions do not reach on these modules.
+    EXPECT_EQ(r.evaluations, 150) << r.input.name;
   }
   if (GetParam() == Strategy::kRandom) {
     for (const v1::Episode& e : run.episodes) {
@@ -169,17 +184,19 @@ INSTANTIATE_TEST_SUITE_P(Search, EveryStrategy,
 
 TEST(SearchPool, TextSizeObjectiveRewardsFollowTextSize) {
   const SearchRun run =
-      Search(Strategy::kGreedy, Objective::kTextSize, /*budget=*/1.5);
+      Search(Strategy::kGreedy, Objective::kTextSize,
+             /*max_evaluations=*/130);  // one level of 122 and a few more
   CheckRun(run, "greedy", Objective::kTextSize);
 }
 
 TEST(SearchPool, CrashingActionIsAFailedStepAndTheSearchCompletes) {
   const SearchRun run =
-      Search(Strategy::kGreedy, Objective::kIrCount, /*budget=*/3.0,
+      Search(Strategy::kGreedy, Objective::kIrCount,
+             /*max_evaluations=*/250,  // two levels: instcombine crashes twice
              {kTwoFixtures[0]}, {"--inject-crash-action=instcombine"});
   CheckRun(run, "greedy", Objective::kIrCount);
   ASSERT_EQ(run.results.size(), 1u);
-  EXPECT_GE(run.results[0].failed_steps, 1);
+  EXPECT_EQ(run.results[0].failed_steps, 2);
   EXPECT_LT(run.results[0].ir_count, run.results[0].reference.ir_count_start);
   int crashed = 0;
   for (const v1::Episode& e : run.episodes) {
@@ -190,15 +207,18 @@ TEST(SearchPool, CrashingActionIsAFailedStepAndTheSearchCompletes) {
       }
     }
   }
-  EXPECT_GE(crashed, 1);
+  EXPECT_EQ(crashed, 2);
   for (int a : run.results[0].best_actions) EXPECT_NE(a, A("instcombine"));
 }
 
 TEST(SearchPool, HangingActionIsAFailedStep) {
   const SearchRun run =
-      Search(Strategy::kGreedy, Objective::kIrCount, /*budget=*/1.0,
+      Search(Strategy::kGreedy, Objective::kIrCount,
+             /*max_evaluations=*/122,  // the first level: adce tried once
              {kTwoFixtures[0]}, {"--inject-hang-action=adce"}, {},
-             /*call_timeout_ms=*/2000);
+             // Long enough that no real step or worker restart reaches it
+             // under load; the hanging action always does.
+             /*call_timeout_ms=*/5000);
   CheckRun(run, "greedy", Objective::kIrCount);
   ASSERT_EQ(run.results.size(), 1u);
   EXPECT_EQ(run.results[0].failed_steps, 1);
@@ -213,8 +233,8 @@ TEST(SearchPool, GuidedReplaysTheNearestBestSequence) {
   // A best sequence known for another module with the same features.
   const std::vector<int> sequence = {
       A("sroa"), A("instcombine"), A("simplifycfg"), A("gvn"), A("globalopt")};
-  const SearchRun probe =
-      Search(Strategy::kRandom, Objective::kIrCount, 0.2, {kTwoFixtures[1]});
+  const SearchRun probe = Search(Strategy::kRandom, Objective::kIrCount,
+                                 /*max_evaluations=*/1, {kTwoFixtures[1]});
   ASSERT_EQ(probe.results.size(), 1u);
   KnownBest known;
   known.best.set_module_hash("another-module");
@@ -228,8 +248,10 @@ TEST(SearchPool, GuidedReplaysTheNearestBestSequence) {
   far.best.add_actions(A("loop-unroll"));
   far.autophase.assign(56, 1);
 
-  const SearchRun run = Search(Strategy::kGuided, Objective::kIrCount, 1.5,
-                               {kTwoFixtures[1]}, {}, {far, known});
+  // The two replays (6 actions), a greedy level, then random episodes.
+  const SearchRun run =
+      Search(Strategy::kGuided, Objective::kIrCount, /*max_evaluations=*/140,
+             {kTwoFixtures[1]}, {}, {far, known});
   CheckRun(run, "guided", Objective::kIrCount);
   ASSERT_GE(run.episodes.size(), 2u);
   // Nearest first, one step at a time, propensity 1.
