@@ -63,6 +63,9 @@ absl::StatusOr<SearchResult> GreedySearch(session::CompilationSession& start,
   absl::StatusOr<int64_t> text = current->TextSize();
   if (!text.ok()) return text.status();
   result.text_size = *text;
+  absl::StatusOr<int64_t> alloc = current->AllocSize();  // the same object
+  if (!alloc.ok()) return alloc.status();
+  result.alloc_size = *alloc;
   result.seconds = elapsed();
   return result;
 }

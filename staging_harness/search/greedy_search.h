@@ -21,6 +21,7 @@ struct SearchResult {
   std::vector<int> actions;  // the best sequence found
   int64_t ir_count = 0;      // of the final state
   int64_t text_size = 0;     // of the final state
+  int64_t alloc_size = 0;    // of the final state: the whole object's bytes
   int64_t evaluations = 0;   // actions tried
   double seconds = 0;
 };

@@ -26,6 +26,8 @@ TEST(GreedySearch, NeverWorseThanStartAndReplayable) {
   ASSERT_TRUE(replay->Step(result->actions).ok());
   EXPECT_EQ(replay->IrCount(), result->ir_count);
   EXPECT_EQ(*replay->TextSize(), result->text_size);
+  EXPECT_EQ(*replay->AllocSize(), result->alloc_size);
+  EXPECT_GT(result->alloc_size, result->text_size);  // .eh_frame, .rodata...
 }
 
 TEST(GreedySearch, ParsesObjectives) {

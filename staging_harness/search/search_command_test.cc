@@ -36,6 +36,9 @@ TEST(SearchCommand, TableNamesTheMetricsAndFilesAreWritten) {
   EXPECT_NE(out.str().find("bits.c"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("text_oz_ratio"), std::string::npos);
   EXPECT_NE(out.str().find("geomean_oz_ratio"), std::string::npos);
+  // The whole object beside .text: its columns and its ratio to -Oz.
+  EXPECT_NE(out.str().find("found alloc"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("alloc_oz_ratio "), std::string::npos) << out.str();
   EXPECT_NE(err.str().find("[1/1] bits.c"), std::string::npos) << err.str();
 
   auto episodes = ReadEpisodeFile(dir + "/episodes.bin");
@@ -65,6 +68,19 @@ TEST(SearchCommand, JsonReportsBothObjectivesAndGuidedUsesBestIn) {
   EXPECT_LE(module["found"]["ir_count"].get<int64_t>(),
             module["O0"]["ir_count"].get<int64_t>());
   EXPECT_GT(module["found"]["text_size"].get<int64_t>(), 0);
+  // alloc_size is the whole object: more than .text at every state.
+  for (const char* state : {"O0", "Oz", "found"}) {
+    EXPECT_GT(module[state]["alloc_size"].get<int64_t>(),
+              module[state]["text_size"].get<int64_t>())
+        << state;
+  }
+  const double alloc_oz_ratio =
+      double(module["Oz"]["alloc_size"].get<int64_t>()) /
+      module["found"]["alloc_size"].get<int64_t>();
+  EXPECT_DOUBLE_EQ(module["alloc_oz_ratio"].get<double>(), alloc_oz_ratio);
+  // One module: the geomean over modules is its own ratio.
+  EXPECT_DOUBLE_EQ(summary["metrics"]["alloc_oz_ratio"].get<double>(),
+                   alloc_oz_ratio);
   EXPECT_TRUE(summary["metrics"].contains("text_oz_ratio"));
   EXPECT_TRUE(summary["metrics"].contains("geomean_oz_ratio"));
   auto merged = ReadBestSequences(dir + "/merged.json");

@@ -7,7 +7,12 @@
 #include <set>
 
 #include "common/testing/test_util.h"
+#include "compiler_driver/codegen/object_emitter.h"
+#include "compiler_driver/ir/opt_level.h"
 #include "compiler_driver/passes/action_space.h"
+#include "compiler_driver/session/baselines.h"
+#include "compiler_driver/session/compilation_session.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 #include "staging_harness/search/episode_file.h"
 
 namespace phaseloop::search {
@@ -89,6 +94,10 @@ void CheckRun(const SearchRun& run, const char* behaviour,
     EXPECT_LE(found, start)
         << r.input.name;  // no worse than the empty sequence
     EXPECT_GT(r.text_size, 0);
+    // The whole object holds more than .text (.eh_frame at least).
+    EXPECT_GT(r.alloc_size, r.text_size) << r.input.name;
+    EXPECT_GT(r.reference.alloc_size_start, r.reference.text_size_start);
+    EXPECT_GT(r.reference.alloc_size_oz, r.reference.text_size_oz);
     EXPECT_GT(r.episodes, 0) << r.input.name;
     // Work ended the search, not the clock.
     EXPECT_FALSE(r.time_limited) << r.input.name;
@@ -135,6 +144,7 @@ void CheckRun(const SearchRun& run, const char* behaviour,
     }
     EXPECT_EQ(e.final_ir_count(), previous_ir);
     EXPECT_GT(e.final_text_size(), 0);
+    EXPECT_GT(e.final_alloc_size(), e.final_text_size());
     if (!ir) {
       EXPECT_EQ(e.final_text_size(), previous);
     }
@@ -182,11 +192,58 @@ INSTANTIATE_TEST_SUITE_P(Search, EveryStrategy,
                            return StrategyName(info.param);
                          });
 
+// Both sizes of the object clang's codegen makes of `path` after `actions`,
+// measured in this process: a session of its own, an emitter of its own.
+codegen::ObjectSizes SizesAfter(const std::string& path,
+                                const std::vector<int>& actions) {
+  auto session = session::CompilationSession::StartFromFile(
+      path, ir::FrontendOptions{}, session::SessionOptions{});
+  EXPECT_TRUE(session.ok()) << session.status();
+  if (!session.ok()) return {};
+  EXPECT_TRUE((*session)->Step(actions).ok());
+  const llvm::Module& module = (*session)->module();
+  auto emitter = codegen::ObjectEmitter::ForModule(
+      module, ir::CodegenLevel(ir::OptLevel::kOz));
+  EXPECT_TRUE(emitter.ok()) << emitter.status();
+  if (!emitter.ok()) return {};
+  auto object = (*emitter)->EmitObject(llvm::CloneModule(module));
+  EXPECT_TRUE(object.ok()) << object.status();
+  if (!object.ok()) return {};
+  auto sizes = codegen::MeasureObjectSizes(*object);
+  EXPECT_TRUE(sizes.ok()) << sizes.status();
+  return sizes.ok() ? *sizes : codegen::ObjectSizes{};
+}
+
+// Rewards follow text_size, and the start, -Oz and found states' sizes (the
+// whole object and .text) are those of the objects themselves.
 TEST(SearchPool, TextSizeObjectiveRewardsFollowTextSize) {
   const SearchRun run =
       Search(Strategy::kGreedy, Objective::kTextSize,
              /*max_evaluations=*/130);  // one level of 122 and a few more
   CheckRun(run, "greedy", Objective::kTextSize);
+  for (const ModuleResult& r : run.results) {
+    ASSERT_FALSE(r.best_actions.empty()) << r.input.name;
+    const codegen::ObjectSizes start = SizesAfter(r.input.path, {});
+    EXPECT_EQ(r.reference.alloc_size_start, start.alloc_size) << r.input.name;
+    EXPECT_EQ(r.reference.text_size_start, start.text_size) << r.input.name;
+    const codegen::ObjectSizes found = SizesAfter(r.input.path, r.best_actions);
+    EXPECT_EQ(r.alloc_size, found.alloc_size) << r.input.name;
+    EXPECT_EQ(r.text_size, found.text_size) << r.input.name;
+    auto oz = session::FileBaselines(r.input.path, ir::FrontendOptions{},
+                                     {ir::OptLevel::kOz});
+    ASSERT_TRUE(oz.ok()) << oz.status();
+    EXPECT_EQ(r.reference.alloc_size_oz, oz->at(0).alloc_size);
+    EXPECT_EQ(r.reference.text_size_oz, oz->at(0).text_size);
+  }
+  // The episode the best sequence came from ends in a state at least as
+  // small, and says how large its whole object is.
+  for (const v1::Episode& e : run.episodes) {
+    for (const ModuleResult& r : run.results) {
+      if (e.episode_id() != r.best_episode_id) continue;
+      EXPECT_EQ(e.final_alloc_size(),
+                SizesAfter(r.input.path, AppliedActions(e)).alloc_size);
+    }
+  }
 }
 
 TEST(SearchPool, CrashingActionIsAFailedStepAndTheSearchCompletes) {
