@@ -50,7 +50,7 @@ void CompilationSession::Invalidate() {
   ir_count_.reset();
   autophase_.reset();
   inst_count_.reset();
-  text_size_.reset();
+  object_sizes_.reset();
   state_hash_.reset();
 }
 
@@ -115,13 +115,29 @@ CompilationSession::InstCount() {
   return *inst_count_;
 }
 
-absl::StatusOr<int64_t> CompilationSession::TextSize() {
-  if (!text_size_) {
-    absl::StatusOr<int64_t> size = codegen::TextSize(*emitter_, *module_);
-    if (!size.ok()) return size.status();
-    text_size_ = *size;
+absl::StatusOr<codegen::ObjectSizes> CompilationSession::ObjectSizesOfState() {
+  if (!object_sizes_) {
+    absl::StatusOr<std::string> object =
+        emitter_->EmitObject(llvm::CloneModule(*module_));
+    if (!object.ok()) return object.status();
+    absl::StatusOr<codegen::ObjectSizes> sizes =
+        codegen::MeasureObjectSizes(*object);
+    if (!sizes.ok()) return sizes.status();
+    object_sizes_ = *sizes;
   }
-  return *text_size_;
+  return *object_sizes_;
+}
+
+absl::StatusOr<int64_t> CompilationSession::TextSize() {
+  absl::StatusOr<codegen::ObjectSizes> sizes = ObjectSizesOfState();
+  if (!sizes.ok()) return sizes.status();
+  return sizes->text_size;
+}
+
+absl::StatusOr<int64_t> CompilationSession::AllocSize() {
+  absl::StatusOr<codegen::ObjectSizes> sizes = ObjectSizesOfState();
+  if (!sizes.ok()) return sizes.status();
+  return sizes->alloc_size;
 }
 
 std::string CompilationSession::IrText() const {
@@ -149,7 +165,7 @@ std::unique_ptr<CompilationSession> CompilationSession::Fork() {
   copy->ir_count_ = ir_count_;
   copy->autophase_ = autophase_;
   copy->inst_count_ = inst_count_;
-  copy->text_size_ = text_size_;
+  copy->object_sizes_ = object_sizes_;
   copy->state_hash_ = state_hash_;
   return copy;
 }

@@ -62,7 +62,11 @@ class CompilationSession {
   int64_t IrCount();
   const std::array<int64_t, observation::kAutophaseDim>& Autophase();
   const std::array<int64_t, observation::kInstCountDim>& InstCount();
+  // The object's `.text` bytes (text_size) and allocated bytes (alloc_size:
+  // every SHF_ALLOC section, .rodata, .data and .eh_frame too). Both come
+  // from one object emission per state, whichever is asked for first.
   absl::StatusOr<int64_t> TextSize();
+  absl::StatusOr<int64_t> AllocSize();
   std::string IrText() const;
   // module_hash of the current state (BLAKE3 of its bitcode).
   const std::string& StateHash();
@@ -80,6 +84,7 @@ class CompilationSession {
  private:
   CompilationSession() = default;
   void Invalidate();
+  absl::StatusOr<codegen::ObjectSizes> ObjectSizesOfState();
   // Rebuilds the module from the start bitcode and replays `history_`.
   absl::Status Restore();
 
@@ -97,7 +102,7 @@ class CompilationSession {
   std::optional<int64_t> ir_count_;
   std::optional<std::array<int64_t, observation::kAutophaseDim>> autophase_;
   std::optional<std::array<int64_t, observation::kInstCountDim>> inst_count_;
-  std::optional<int64_t> text_size_;
+  std::optional<codegen::ObjectSizes> object_sizes_;
   std::optional<std::string> state_hash_;
 };
 

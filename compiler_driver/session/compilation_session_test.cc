@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "compiler_driver/codegen/object_emitter.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+
 namespace phaseloop::session {
 namespace {
 
@@ -68,6 +71,44 @@ TEST(CompilationSession, ForkIsADeepCopy) {
   auto replay = StartOrDie(kFixture);
   ASSERT_TRUE(replay->Step(ActionOrDie("sroa")).ok());
   EXPECT_EQ(replay->StateHash(), parent_hash);
+}
+
+// Both sizes of the object an independent emitter makes of the session's
+// current module.
+codegen::ObjectSizes FreshSizes(const CompilationSession& session) {
+  auto emitter = codegen::ObjectEmitter::ForModule(
+      session.module(), ir::CodegenLevel(session.options().opt_level));
+  EXPECT_TRUE(emitter.ok()) << emitter.status();
+  if (!emitter.ok()) return {};
+  auto object = (*emitter)->EmitObject(llvm::CloneModule(session.module()));
+  EXPECT_TRUE(object.ok()) << object.status();
+  if (!object.ok()) return {};
+  auto sizes = codegen::MeasureObjectSizes(*object);
+  EXPECT_TRUE(sizes.ok()) << sizes.status();
+  return sizes.ok() ? *sizes : codegen::ObjectSizes{};
+}
+
+TEST(CompilationSession, AllocSizeIsTheWholeObjectOfTheCurrentState) {
+  auto session = StartOrDie(kFixture);
+  ASSERT_NE(session, nullptr);
+  for (const std::vector<const char*>& actions :
+       std::vector<std::vector<const char*>>{
+           {}, {"sroa", "instcombine"}, {"simplifycfg", "gvn"}}) {
+    for (const char* name : actions) {
+      ASSERT_TRUE(session->Step(ActionOrDie(name)).ok()) << name;
+    }
+    const codegen::ObjectSizes fresh = FreshSizes(*session);
+    auto text = session->TextSize();
+    auto alloc = session->AllocSize();
+    ASSERT_TRUE(text.ok()) << text.status();
+    ASSERT_TRUE(alloc.ok()) << alloc.status();
+    EXPECT_EQ(*text, fresh.text_size);
+    EXPECT_EQ(*alloc, fresh.alloc_size);
+    // .rodata, .data and .eh_frame are allocated too.
+    EXPECT_GT(*alloc, *text);
+    // A fork carries the measurement of the same state.
+    EXPECT_EQ(*session->Fork()->AllocSize(), fresh.alloc_size);
+  }
 }
 
 TEST(CompilationSession, RejectsActionsOutsideTheSpace) {

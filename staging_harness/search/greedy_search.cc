@@ -24,7 +24,8 @@ std::optional<Objective> ParseObjective(const std::string& text) {
 
 absl::StatusOr<SearchResult> GreedySearch(session::CompilationSession& start,
                                           Objective objective,
-                                          double budget_seconds) {
+                                          double budget_seconds,
+                                          int64_t max_evaluations) {
   using Clock = std::chrono::steady_clock;
   const Clock::time_point begin = Clock::now();
   auto elapsed = [&] {
@@ -39,7 +40,8 @@ absl::StatusOr<SearchResult> GreedySearch(session::CompilationSession& start,
     std::unique_ptr<session::CompilationSession> best;
     int64_t best_cost = *current_cost;
     for (int a = 0; a < current->action_space().size(); ++a) {
-      if (elapsed() > budget_seconds) {
+      if (elapsed() > budget_seconds ||
+          (max_evaluations > 0 && result.evaluations >= max_evaluations)) {
         out_of_time = true;
         break;
       }
@@ -61,6 +63,9 @@ absl::StatusOr<SearchResult> GreedySearch(session::CompilationSession& start,
   absl::StatusOr<int64_t> text = current->TextSize();
   if (!text.ok()) return text.status();
   result.text_size = *text;
+  absl::StatusOr<int64_t> alloc = current->AllocSize();  // the same object
+  if (!alloc.ok()) return alloc.status();
+  result.alloc_size = *alloc;
   result.seconds = elapsed();
   return result;
 }

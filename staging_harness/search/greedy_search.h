@@ -21,17 +21,21 @@ struct SearchResult {
   std::vector<int> actions;  // the best sequence found
   int64_t ir_count = 0;      // of the final state
   int64_t text_size = 0;     // of the final state
+  int64_t alloc_size = 0;    // of the final state: the whole object's bytes
   int64_t evaluations = 0;   // actions tried
   double seconds = 0;
 };
 
 // CompilerGym's greedy search: from the current state, try every action on a
 // fork, keep the one that lowers the objective most, repeat until no action
-// lowers it or the budget runs out. Actions that fail (verifier) are skipped.
+// lowers it or the budget runs out: `budget_seconds` of the clock, or
+// `max_evaluations` actions tried (0: no limit) — the work budget, which stops
+// every machine at the same point. Actions that fail (verifier) are skipped.
 // `start` is not modified.
 absl::StatusOr<SearchResult> GreedySearch(session::CompilationSession& start,
                                           Objective objective,
-                                          double budget_seconds);
+                                          double budget_seconds,
+                                          int64_t max_evaluations = 0);
 
 }  // namespace phaseloop::search
 

@@ -72,6 +72,9 @@ StateObservation ModuleSearch::Parse(
       case v1::TEXT_SIZE:
         s.text_size = o.scalar();
         break;
+      case v1::ALLOC_SIZE:
+        s.alloc_size = o.scalar();
+        break;
       case v1::AUTOPHASE:
         s.autophase.assign(o.vector().begin(), o.vector().end());
         break;
@@ -233,9 +236,16 @@ void ModuleSearch::OfferBest(const Trajectory& t) {
 absl::Status ModuleSearch::Emit(Trajectory& t, const std::string& behaviour,
                                 uint64_t seed) {
   static const std::string host = HostName();
-  if (t.state.text_size == 0) {
-    absl::StatusOr<v1::ObserveReply> text = t.session->Observe({v1::TEXT_SIZE});
-    if (text.ok()) t.state.text_size = Parse(text->observations()).text_size;
+  if (t.state.text_size == 0 || t.state.alloc_size == 0) {
+    absl::StatusOr<v1::ObserveReply> sizes =
+        t.session->Observe({v1::TEXT_SIZE, v1::ALLOC_SIZE});
+    // A worker built before ALLOC_SIZE existed refuses it: text alone then.
+    if (!sizes.ok()) sizes = t.session->Observe({v1::TEXT_SIZE});
+    if (sizes.ok()) {
+      const StateObservation measured = Parse(sizes->observations());
+      t.state.text_size = measured.text_size;
+      t.state.alloc_size = measured.alloc_size;
+    }
   }
   v1::Episode episode;
   episode.set_episode_id(t.episode_id);
@@ -247,6 +257,7 @@ absl::Status ModuleSearch::Emit(Trajectory& t, const std::string& behaviour,
   for (const v1::Step& s : t.steps) *episode.add_steps() = s;
   episode.set_final_ir_count(t.state.ir_count);
   episode.set_final_text_size(t.state.text_size);
+  episode.set_final_alloc_size(t.state.alloc_size);
   episode.set_unix_time_ms(
       std::chrono::duration_cast<std::chrono::milliseconds>(
           std::chrono::system_clock::now().time_since_epoch())

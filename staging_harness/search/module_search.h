@@ -19,6 +19,7 @@ namespace phaseloop::search {
 struct StateObservation {
   int64_t ir_count = 0;
   int64_t text_size = 0;            // 0 when not measured
+  int64_t alloc_size = 0;           // 0 when not measured
   std::vector<int64_t> autophase;   // 56
   std::vector<int64_t> inst_count;  // 70
   std::string hash;                 // when asked for (beam search)
@@ -41,6 +42,8 @@ struct ModuleReference {
   int64_t text_size_start = 0;
   int64_t ir_count_oz = 0;  // clang-16's -Oz pipeline on the same module
   int64_t text_size_oz = 0;
+  int64_t alloc_size_start = 0;  // the whole object (every SHF_ALLOC section)
+  int64_t alloc_size_oz = 0;
 };
 
 struct ModuleSearchOptions {
@@ -111,8 +114,8 @@ class ModuleSearch {
   static void AppendStep(v1::Step step, Trajectory& t);
   // Remembers the end of `t` if it beats the best state so far.
   void OfferBest(const Trajectory& t);
-  // Logs `t` as an episode; measures its final text_size when the steps did
-  // not.
+  // Logs `t` as an episode; measures its final text_size and alloc_size
+  // when the steps did not (one object emission gives both).
   absl::Status Emit(Trajectory& t, const std::string& behaviour, uint64_t seed);
 
   // "<run_id>-<module hash prefix>-<n>", unique within the run.

@@ -42,12 +42,16 @@ namespace {
 
 // DESIGN.md's metrics over the modules searched (both objectives, always).
 nlohmann::json Metrics(const std::vector<ModuleResult>& results) {
-  double log_text = 0, log_ir = 0, over_oz = 0, log_gym = 0;
-  int n = 0;
+  double log_alloc = 0, log_text = 0, log_ir = 0, over_oz = 0, log_gym = 0;
+  int n = 0, n_alloc = 0;
   bool gym_defined = true;
   for (const ModuleResult& r : results) {
     if (!r.status.ok() || r.text_size <= 0 || r.ir_count <= 0) continue;
     const ModuleReference& ref = r.reference;
+    if (r.alloc_size > 0 && ref.alloc_size_oz > 0) {
+      log_alloc += std::log(double(ref.alloc_size_oz) / r.alloc_size);
+      ++n_alloc;
+    }
     log_text += std::log(double(ref.text_size_oz) / r.text_size);
     log_ir += std::log(double(ref.ir_count_oz) / r.ir_count);
     over_oz += double(ref.ir_count_oz - r.ir_count) / ref.ir_count_oz;
@@ -65,6 +69,10 @@ nlohmann::json Metrics(const std::vector<ModuleResult>& results) {
   nlohmann::json m = {{"modules_measured", n},
                       {"modules_time_limited", time_limited}};
   if (n == 0) return m;
+  // null only when every worker predates ALLOC_SIZE.
+  m["alloc_oz_ratio"] = n_alloc > 0
+                            ? nlohmann::json(std::exp(log_alloc / n_alloc))
+                            : nlohmann::json(nullptr);
   m["text_oz_ratio"] = std::exp(log_text / n);
   m["geomean_oz_ratio"] = std::exp(log_ir / n);
   m["over_oz"] = over_oz / n;
@@ -83,12 +91,18 @@ nlohmann::json ResultJson(const ModuleResult& r) {
   const ModuleReference& ref = r.reference;
   j["module_hash"] = r.module_hash;
   j["O0"] = {{"ir_count", ref.ir_count_start},
+             {"alloc_size", ref.alloc_size_start},
              {"text_size", ref.text_size_start}};
-  j["Oz"] = {{"ir_count", ref.ir_count_oz}, {"text_size", ref.text_size_oz}};
+  j["Oz"] = {{"ir_count", ref.ir_count_oz},
+             {"alloc_size", ref.alloc_size_oz},
+             {"text_size", ref.text_size_oz}};
   j["found"] = {{"ir_count", r.ir_count},
+                {"alloc_size", r.alloc_size},
                 {"text_size", r.text_size},
                 {"actions", r.best_actions},
                 {"episode_id", r.best_episode_id}};
+  j["alloc_oz_ratio"] =
+      r.alloc_size > 0 ? double(ref.alloc_size_oz) / r.alloc_size : 0.0;
   j["text_oz_ratio"] =
       r.text_size > 0 ? double(ref.text_size_oz) / r.text_size : 0.0;
   j["episodes"] = r.episodes;
@@ -111,7 +125,8 @@ void PrintTable(const nlohmann::json& summary, std::ostream& out) {
       << " workers (real-build modules; O0 = the "
       << "unoptimised module the search starts from)\n\n";
   out << std::left << std::setw(20) << "module" << std::right;
-  const char* headers[] = {"O0 ir",    "Oz ir",       "found ir", "O0 .text",
+  const char* headers[] = {"O0 ir",    "Oz ir",       "found ir", "O0 alloc",
+                           "Oz alloc", "found alloc", "alloc_oz", "O0 .text",
                            "Oz .text", "found .text", "text_oz",  "steps",
                            "episodes", "evals",       "failed"};
   for (const char* h : headers) out << std::setw(h[0] == 'f' ? 12 : 9) << h;
@@ -126,7 +141,11 @@ void PrintTable(const nlohmann::json& summary, std::ostream& out) {
     out << std::setw(9) << r["O0"]["ir_count"].get<int64_t>() << std::setw(9)
         << r["Oz"]["ir_count"].get<int64_t>() << std::setw(12)
         << r["found"]["ir_count"].get<int64_t>() << std::setw(9)
-        << r["O0"]["text_size"].get<int64_t>() << std::setw(9)
+        << r["O0"]["alloc_size"].get<int64_t>() << std::setw(9)
+        << r["Oz"]["alloc_size"].get<int64_t>() << std::setw(12)
+        << r["found"]["alloc_size"].get<int64_t>() << std::setw(9) << std::fixed
+        << std::setprecision(3) << r["alloc_oz_ratio"].get<double>()
+        << std::setw(9) << r["O0"]["text_size"].get<int64_t>() << std::setw(9)
         << r["Oz"]["text_size"].get<int64_t>() << std::setw(12)
         << r["found"]["text_size"].get<int64_t>() << std::setw(9) << std::fixed
         << std::setprecision(3) << r["text_oz_ratio"].get<double>()
@@ -150,10 +169,15 @@ void PrintTable(const nlohmann::json& summary, std::ostream& out) {
         << m["modules_time_limited"].get<int>()
         << " modules: their results depend on this machine's speed\n";
   }
-  out << std::fixed << std::setprecision(3) << "text_oz_ratio "
-      << m["text_oz_ratio"].get<double>() << ", geomean_oz_ratio "
-      << m["geomean_oz_ratio"].get<double>() << ", over_oz "
-      << m["over_oz"].get<double>() << ", gym_score ";
+  out << std::fixed << std::setprecision(3) << "alloc_oz_ratio ";
+  if (m["alloc_oz_ratio"].is_null()) {
+    out << "n/a";
+  } else {
+    out << m["alloc_oz_ratio"].get<double>();
+  }
+  out << ", text_oz_ratio " << m["text_oz_ratio"].get<double>()
+      << ", geomean_oz_ratio " << m["geomean_oz_ratio"].get<double>()
+      << ", over_oz " << m["over_oz"].get<double>() << ", gym_score ";
   if (m["gym_score"].is_null()) {
     out << "n/a";
   } else {

@@ -19,7 +19,10 @@ SearchFlags Flags(const std::string& dir) {
   flags.inputs = {"compiler_driver/fixtures/bits.c"};
   flags.strategy = "random";
   flags.objective = "ir_count";
-  flags.budget_seconds = 0.5;
+  // Searches end on work, so every machine, loaded or idle, finds the same;
+  // the clock is only a safety net.
+  flags.budget_seconds = 3600;
+  flags.max_evaluations = 40;
   flags.workers = 1;
   flags.episodes_out = dir + "/episodes.bin";
   flags.worker_binary = "staging_harness/workers/session_worker";
@@ -33,6 +36,9 @@ TEST(SearchCommand, TableNamesTheMetricsAndFilesAreWritten) {
   EXPECT_NE(out.str().find("bits.c"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("text_oz_ratio"), std::string::npos);
   EXPECT_NE(out.str().find("geomean_oz_ratio"), std::string::npos);
+  // The whole object beside .text: its columns and its ratio to -Oz.
+  EXPECT_NE(out.str().find("found alloc"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("alloc_oz_ratio "), std::string::npos) << out.str();
   EXPECT_NE(err.str().find("[1/1] bits.c"), std::string::npos) << err.str();
 
   auto episodes = ReadEpisodeFile(dir + "/episodes.bin");
@@ -62,6 +68,19 @@ TEST(SearchCommand, JsonReportsBothObjectivesAndGuidedUsesBestIn) {
   EXPECT_LE(module["found"]["ir_count"].get<int64_t>(),
             module["O0"]["ir_count"].get<int64_t>());
   EXPECT_GT(module["found"]["text_size"].get<int64_t>(), 0);
+  // alloc_size is the whole object: more than .text at every state.
+  for (const char* state : {"O0", "Oz", "found"}) {
+    EXPECT_GT(module[state]["alloc_size"].get<int64_t>(),
+              module[state]["text_size"].get<int64_t>())
+        << state;
+  }
+  const double alloc_oz_ratio =
+      double(module["Oz"]["alloc_size"].get<int64_t>()) /
+      module["found"]["alloc_size"].get<int64_t>();
+  EXPECT_DOUBLE_EQ(module["alloc_oz_ratio"].get<double>(), alloc_oz_ratio);
+  // One module: the geomean over modules is its own ratio.
+  EXPECT_DOUBLE_EQ(summary["metrics"]["alloc_oz_ratio"].get<double>(),
+                   alloc_oz_ratio);
   EXPECT_TRUE(summary["metrics"].contains("text_oz_ratio"));
   EXPECT_TRUE(summary["metrics"].contains("geomean_oz_ratio"));
   auto merged = ReadBestSequences(dir + "/merged.json");
@@ -85,7 +104,6 @@ TEST(SearchCommand, AnEvaluationBudgetMakesASeededSearchReproducible) {
     SearchFlags flags = Flags(dir);
     flags.strategy = "greedy";
     flags.objective = "text_size";
-    flags.budget_seconds = 600;  // never the limit here
     flags.max_evaluations = 30;
     flags.run_id = "repro";
     flags.json = true;
@@ -121,7 +139,6 @@ TEST(SearchCommand, MaxIrCountLeavesOutLargerCorpusModules) {
   flags.inputs.clear();
   flags.corpus = dir;
   flags.max_ir_count = 1000;
-  flags.budget_seconds = 0.2;
   flags.json = true;
   std::ostringstream out, err;
   ASSERT_EQ(RunSearchCommand(flags, out, err), 0) << err.str();

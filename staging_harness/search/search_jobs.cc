@@ -81,6 +81,7 @@ absl::StatusOr<std::vector<std::string>> SubmitSearchJobs(
     job.set_strategy(StrategyName(options.strategy));
     job.set_objective(ObjectiveName(options.objective));
     job.set_budget_seconds(options.budget_seconds);
+    job.set_max_evaluations(options.max_evaluations);
     job.set_seed(options.seed);
     job.set_job_id(ir::ContentHash(job.SerializeAsString()).substr(0, 20));
     absl::Status produced = (*producer)->Produce(options.topic, job.job_id(),
@@ -184,6 +185,7 @@ absl::StatusOr<WorkStats> RunSearchJobWorker(const WorkOptions& options,
     run.strategy.strategy = *strategy;
     run.objective = *objective;
     run.budget_seconds = job.budget_seconds();
+    run.max_evaluations = job.max_evaluations();
     run.seed = job.seed();
     run.run_id = job.job_id();
     ModuleInput input{job.job_id(), path, ""};

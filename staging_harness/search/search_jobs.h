@@ -34,6 +34,7 @@ struct SubmitOptions {
   Strategy strategy = Strategy::kRandom;
   Objective objective = Objective::kTextSize;
   double budget_seconds = 10;
+  int64_t max_evaluations = 0;  // per module; 0 = only the clock limits
   uint64_t seed = 1;
   std::string opt_level = "Oz";  // frontend level for C/C++ sources
 };

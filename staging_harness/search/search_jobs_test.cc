@@ -59,12 +59,15 @@ std::unique_ptr<kafka::EmbeddedCluster> ClusterWithTopics(int partitions) {
   return *std::move(cluster);
 }
 
-// ir_count jobs of `budget_seconds` each.
-SubmitOptions IrCountJobs(const std::string& bootstrap, double budget_seconds) {
+// ir_count jobs of `max_evaluations` actions each: counted work, so a loaded
+// machine does the same jobs; the clock is only a safety net.
+SubmitOptions IrCountJobs(const std::string& bootstrap,
+                          int64_t max_evaluations) {
   SubmitOptions submit;
   submit.bootstrap_servers = bootstrap;
   submit.objective = Objective::kIrCount;
-  submit.budget_seconds = budget_seconds;
+  submit.budget_seconds = 3600;
+  submit.max_evaluations = max_evaluations;
   return submit;
 }
 
@@ -73,7 +76,7 @@ TEST(SearchJobsTest, TwoWorkersShareTheJobsAndEveryEpisodeReachesTheBuffer) {
   ASSERT_NE(cluster, nullptr);
   const std::string bootstrap = cluster->bootstrap_servers();
   const std::vector<ModuleInput> modules = FixtureSources(4);
-  const SubmitOptions submit = IrCountJobs(bootstrap, 0.5);
+  const SubmitOptions submit = IrCountJobs(bootstrap, /*max_evaluations=*/40);
   auto ids = SubmitSearchJobs(modules, submit);
   ASSERT_TRUE(ids.ok()) << ids.status();
   ASSERT_EQ(ids->size(), 4u);
@@ -127,8 +130,9 @@ TEST(SearchJobsTest, TwoWorkersShareTheJobsAndEveryEpisodeReachesTheBuffer) {
   ASSERT_TRUE(buffer.ok());
   int64_t stored = 0;
   for (const auto& group : buffer->episodes) stored += group.episodes;
-  // A job worked twice overwrites its own episodes (ids derive from the job).
-  EXPECT_GT(stored, 0);
+  // A job worked twice overwrites its own episodes (ids derive from the job):
+  // one random episode per module (40 actions, episodes of 40).
+  EXPECT_EQ(stored, 4);
   EXPECT_LE(stored, stats->episodes);
 }
 
@@ -139,7 +143,8 @@ TEST(SearchJobsTest, ACommitRefusedDuringARebalanceDoesNotStopTheWorker) {
   auto cluster = ClusterWithTopics(1);
   ASSERT_NE(cluster, nullptr);
   const std::string bootstrap = cluster->bootstrap_servers();
-  auto ids = SubmitSearchJobs(FixtureSources(2), IrCountJobs(bootstrap, 0.2));
+  auto ids = SubmitSearchJobs(FixtureSources(2),
+                              IrCountJobs(bootstrap, /*max_evaluations=*/20));
   ASSERT_TRUE(ids.ok()) << ids.status();
   ASSERT_TRUE(cluster
                   ->PushRequestErrors(kafka::ApiKey::kOffsetCommit,

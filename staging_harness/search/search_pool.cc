@@ -47,10 +47,11 @@ void SearchModule(service::WorkerProcess& worker, Shared& shared,
   source.set_path(result.input.path);
   v1::StartSessionReply reply;
   absl::StatusOr<std::unique_ptr<service::RemoteSession>> root =
-      service::RemoteSession::Start(worker, source,
-                                    {v1::IR_COUNT, v1::TEXT_SIZE, v1::AUTOPHASE,
-                                     v1::INST_COUNT, v1::MODULE_HASH},
-                                    &reply);
+      service::RemoteSession::Start(
+          worker, source,
+          {v1::IR_COUNT, v1::TEXT_SIZE, v1::ALLOC_SIZE, v1::AUTOPHASE,
+           v1::INST_COUNT, v1::MODULE_HASH},
+          &reply);
   if (!root.ok()) {
     result.status = root.status();
     return;
@@ -64,8 +65,12 @@ void SearchModule(service::WorkerProcess& worker, Shared& shared,
     result.status = oz.status();
     return;
   }
-  result.reference = {start.ir_count, start.text_size, oz->ir_count,
-                      oz->text_size};
+  result.reference.ir_count_start = start.ir_count;
+  result.reference.text_size_start = start.text_size;
+  result.reference.alloc_size_start = start.alloc_size;
+  result.reference.ir_count_oz = oz->ir_count;
+  result.reference.text_size_oz = oz->text_size;
+  result.reference.alloc_size_oz = oz->alloc_size;
 
   ModuleSearchOptions search_options;
   search_options.objective = options.objective;
@@ -101,6 +106,7 @@ void SearchModule(service::WorkerProcess& worker, Shared& shared,
   result.best_episode_id = search.best_episode_id();
   result.ir_count = start.ir_count;
   result.text_size = start.text_size;
+  result.alloc_size = start.alloc_size;
   if (result.best_actions.empty()) return;
   absl::StatusOr<std::unique_ptr<service::RemoteSession>> replay =
       (*root)->Fork();
@@ -108,8 +114,8 @@ void SearchModule(service::WorkerProcess& worker, Shared& shared,
     result.status = replay.status();
     return;
   }
-  absl::StatusOr<v1::StepReply> replayed =
-      (*replay)->Step(result.best_actions, {v1::IR_COUNT, v1::TEXT_SIZE});
+  absl::StatusOr<v1::StepReply> replayed = (*replay)->Step(
+      result.best_actions, {v1::IR_COUNT, v1::TEXT_SIZE, v1::ALLOC_SIZE});
   if (!replayed.ok()) {
     result.status = absl::InternalError(
         absl::StrCat("the best sequence found did not replay: ",
@@ -119,6 +125,7 @@ void SearchModule(service::WorkerProcess& worker, Shared& shared,
   StateObservation end = ModuleSearch::Parse(replayed->observations());
   result.ir_count = end.ir_count;
   result.text_size = end.text_size;
+  result.alloc_size = end.alloc_size;
   if (search.Value(end) != search.best_value()) {
     result.status = absl::InternalError(absl::StrCat(
         "the best sequence gave ", ObjectiveName(options.objective), " ",

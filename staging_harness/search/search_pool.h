@@ -40,6 +40,7 @@ struct ModuleResult {
   std::string best_episode_id;    // the episode it is a prefix of
   int64_t ir_count = 0;           // after best_actions, measured by replay
   int64_t text_size = 0;          // after best_actions, measured by replay
+  int64_t alloc_size = 0;         // likewise: the whole object's bytes
   int64_t episodes = 0;
   int64_t evaluations = 0;   // actions applied (steps, incl. failed)
   int64_t failed_steps = 0;  // crashed, hung or broke the verifier

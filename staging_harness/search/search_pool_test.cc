@@ -7,7 +7,12 @@
 #include <set>
 
 #include "common/testing/test_util.h"
+#include "compiler_driver/codegen/object_emitter.h"
+#include "compiler_driver/ir/opt_level.h"
 #include "compiler_driver/passes/action_space.h"
+#include "compiler_driver/session/baselines.h"
+#include "compiler_driver/session/compilation_session.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 #include "staging_harness/search/episode_file.h"
 
 namespace phaseloop::search {
@@ -25,7 +30,15 @@ struct SearchRun {
   std::vector<v1::Episode> episodes;
 };
 
-SearchRun Search(Strategy strategy, Objective objective, double budget,
+// Far more than any search here needs: the clock is only a safety net
+// against a hung test, never what ends a search (CheckRun checks that).
+constexpr double kSafetySeconds = 3600;
+
+// Searches `modules`, each until it has applied `max_evaluations` actions (or
+// reached a local optimum): counted work, so the same search runs on an idle
+// or a loaded machine and every assertion below sees the same result.
+SearchRun Search(Strategy strategy, Objective objective,
+                 int64_t max_evaluations,
                  const std::vector<ModuleInput>& modules = kTwoFixtures,
                  std::vector<std::string> worker_args = {},
                  const std::vector<KnownBest>& known = {},
@@ -39,7 +52,8 @@ SearchRun Search(Strategy strategy, Objective objective, double budget,
   options.strategy.episode_length = 12;
   options.strategy.beam_width = 3;
   options.objective = objective;
-  options.budget_seconds = budget;
+  options.budget_seconds = kSafetySeconds;
+  options.max_evaluations = max_evaluations;
   options.seed = 7;
   const std::string path = testing::MakeTempDir() + "/episodes.bin";
   SearchRun run;
@@ -80,7 +94,13 @@ void CheckRun(const SearchRun& run, const char* behaviour,
     EXPECT_LE(found, start)
         << r.input.name;  // no worse than the empty sequence
     EXPECT_GT(r.text_size, 0);
+    // The whole object holds more than .text (.eh_frame at least).
+    EXPECT_GT(r.alloc_size, r.text_size) << r.input.name;
+    EXPECT_GT(r.reference.alloc_size_start, r.reference.text_size_start);
+    EXPECT_GT(r.reference.alloc_size_oz, r.reference.text_size_oz);
     EXPECT_GT(r.episodes, 0) << r.input.name;
+    // Work ended the search, not the clock.
+    EXPECT_FALSE(r.time_limited) << r.input.name;
   }
   ASSERT_FALSE(run.episodes.empty());
   std::set<std::string> ids;
@@ -124,6 +144,7 @@ void CheckRun(const SearchRun& run, const char* behaviour,
     }
     EXPECT_EQ(e.final_ir_count(), previous_ir);
     EXPECT_GT(e.final_text_size(), 0);
+    EXPECT_GT(e.final_alloc_size(), e.final_text_size());
     if (!ir) {
       EXPECT_EQ(e.final_text_size(), previous);
     }
@@ -142,10 +163,14 @@ void CheckRun(const SearchRun& run, const char* behaviour,
 class EveryStrategy : public ::testing::TestWithParam<Strategy> {};
 
 TEST_P(EveryStrategy, NoWorseThanTheEmptySequenceWithWellFormedEpisodes) {
-  const SearchRun run = Search(GetParam(), Objective::kIrCount, /*budget=*/1.0);
+  const SearchRun run =
+      Search(GetParam(), Objective::kIrCount, /*max_evaluations=*/150);
   CheckRun(run, StrategyName(GetParam()), Objective::kIrCount);
   for (const ModuleResult& r : run.results) {
     EXPECT_LT(r.ir_count, r.reference.ir_count_start) << r.input.name;
+    // Random search never stops early; the others do only at an optimum,
+    // which 150 actions do not reach on these modules.
+    EXPECT_EQ(r.evaluations, 150) << r.input.name;
   }
   if (GetParam() == Strategy::kRandom) {
     for (const v1::Episode& e : run.episodes) {
@@ -167,19 +192,68 @@ INSTANTIATE_TEST_SUITE_P(Search, EveryStrategy,
                            return StrategyName(info.param);
                          });
 
+// Both sizes of the object clang's codegen makes of `path` after `actions`,
+// measured in this process: a session of its own, an emitter of its own.
+codegen::ObjectSizes SizesAfter(const std::string& path,
+                                const std::vector<int>& actions) {
+  auto session = session::CompilationSession::StartFromFile(
+      path, ir::FrontendOptions{}, session::SessionOptions{});
+  EXPECT_TRUE(session.ok()) << session.status();
+  if (!session.ok()) return {};
+  EXPECT_TRUE((*session)->Step(actions).ok());
+  const llvm::Module& module = (*session)->module();
+  auto emitter = codegen::ObjectEmitter::ForModule(
+      module, ir::CodegenLevel(ir::OptLevel::kOz));
+  EXPECT_TRUE(emitter.ok()) << emitter.status();
+  if (!emitter.ok()) return {};
+  auto object = (*emitter)->EmitObject(llvm::CloneModule(module));
+  EXPECT_TRUE(object.ok()) << object.status();
+  if (!object.ok()) return {};
+  auto sizes = codegen::MeasureObjectSizes(*object);
+  EXPECT_TRUE(sizes.ok()) << sizes.status();
+  return sizes.ok() ? *sizes : codegen::ObjectSizes{};
+}
+
+// Rewards follow text_size, and the start, -Oz and found states' sizes (the
+// whole object and .text) are those of the objects themselves.
 TEST(SearchPool, TextSizeObjectiveRewardsFollowTextSize) {
   const SearchRun run =
-      Search(Strategy::kGreedy, Objective::kTextSize, /*budget=*/1.5);
+      Search(Strategy::kGreedy, Objective::kTextSize,
+             /*max_evaluations=*/130);  // one level of 122 and a few more
   CheckRun(run, "greedy", Objective::kTextSize);
+  for (const ModuleResult& r : run.results) {
+    ASSERT_FALSE(r.best_actions.empty()) << r.input.name;
+    const codegen::ObjectSizes start = SizesAfter(r.input.path, {});
+    EXPECT_EQ(r.reference.alloc_size_start, start.alloc_size) << r.input.name;
+    EXPECT_EQ(r.reference.text_size_start, start.text_size) << r.input.name;
+    const codegen::ObjectSizes found = SizesAfter(r.input.path, r.best_actions);
+    EXPECT_EQ(r.alloc_size, found.alloc_size) << r.input.name;
+    EXPECT_EQ(r.text_size, found.text_size) << r.input.name;
+    auto oz = session::FileBaselines(r.input.path, ir::FrontendOptions{},
+                                     {ir::OptLevel::kOz});
+    ASSERT_TRUE(oz.ok()) << oz.status();
+    EXPECT_EQ(r.reference.alloc_size_oz, oz->at(0).alloc_size);
+    EXPECT_EQ(r.reference.text_size_oz, oz->at(0).text_size);
+  }
+  // The episode the best sequence came from ends in a state at least as
+  // small, and says how large its whole object is.
+  for (const v1::Episode& e : run.episodes) {
+    for (const ModuleResult& r : run.results) {
+      if (e.episode_id() != r.best_episode_id) continue;
+      EXPECT_EQ(e.final_alloc_size(),
+                SizesAfter(r.input.path, AppliedActions(e)).alloc_size);
+    }
+  }
 }
 
 TEST(SearchPool, CrashingActionIsAFailedStepAndTheSearchCompletes) {
   const SearchRun run =
-      Search(Strategy::kGreedy, Objective::kIrCount, /*budget=*/3.0,
+      Search(Strategy::kGreedy, Objective::kIrCount,
+             /*max_evaluations=*/250,  // two levels: instcombine crashes twice
              {kTwoFixtures[0]}, {"--inject-crash-action=instcombine"});
   CheckRun(run, "greedy", Objective::kIrCount);
   ASSERT_EQ(run.results.size(), 1u);
-  EXPECT_GE(run.results[0].failed_steps, 1);
+  EXPECT_EQ(run.results[0].failed_steps, 2);
   EXPECT_LT(run.results[0].ir_count, run.results[0].reference.ir_count_start);
   int crashed = 0;
   for (const v1::Episode& e : run.episodes) {
@@ -190,15 +264,18 @@ TEST(SearchPool, CrashingActionIsAFailedStepAndTheSearchCompletes) {
       }
     }
   }
-  EXPECT_GE(crashed, 1);
+  EXPECT_EQ(crashed, 2);
   for (int a : run.results[0].best_actions) EXPECT_NE(a, A("instcombine"));
 }
 
 TEST(SearchPool, HangingActionIsAFailedStep) {
   const SearchRun run =
-      Search(Strategy::kGreedy, Objective::kIrCount, /*budget=*/1.0,
+      Search(Strategy::kGreedy, Objective::kIrCount,
+             /*max_evaluations=*/122,  // the first level: adce tried once
              {kTwoFixtures[0]}, {"--inject-hang-action=adce"}, {},
-             /*call_timeout_ms=*/2000);
+             // Long enough that no real step or worker restart reaches it
+             // under load; the hanging action always does.
+             /*call_timeout_ms=*/5000);
   CheckRun(run, "greedy", Objective::kIrCount);
   ASSERT_EQ(run.results.size(), 1u);
   EXPECT_EQ(run.results[0].failed_steps, 1);
@@ -213,8 +290,8 @@ TEST(SearchPool, GuidedReplaysTheNearestBestSequence) {
   // A best sequence known for another module with the same features.
   const std::vector<int> sequence = {
       A("sroa"), A("instcombine"), A("simplifycfg"), A("gvn"), A("globalopt")};
-  const SearchRun probe =
-      Search(Strategy::kRandom, Objective::kIrCount, 0.2, {kTwoFixtures[1]});
+  const SearchRun probe = Search(Strategy::kRandom, Objective::kIrCount,
+                                 /*max_evaluations=*/1, {kTwoFixtures[1]});
   ASSERT_EQ(probe.results.size(), 1u);
   KnownBest known;
   known.best.set_module_hash("another-module");
@@ -228,8 +305,10 @@ TEST(SearchPool, GuidedReplaysTheNearestBestSequence) {
   far.best.add_actions(A("loop-unroll"));
   far.autophase.assign(56, 1);
 
-  const SearchRun run = Search(Strategy::kGuided, Objective::kIrCount, 1.5,
-                               {kTwoFixtures[1]}, {}, {far, known});
+  // The two replays (6 actions), a greedy level, then random episodes.
+  const SearchRun run =
+      Search(Strategy::kGuided, Objective::kIrCount, /*max_evaluations=*/140,
+             {kTwoFixtures[1]}, {}, {far, known});
   CheckRun(run, "guided", Objective::kIrCount);
   ASSERT_GE(run.episodes.size(), 2u);
   // Nearest first, one step at a time, propensity 1.

@@ -43,7 +43,7 @@ int RunSurvey(const SurveyFlags& flags, std::ostream& out, std::ostream& err) {
   const std::vector<ir::OptLevel> levels = {
       ir::OptLevel::kO0, ir::OptLevel::kO3, ir::OptLevel::kOz};
   nlohmann::json rows = nlohmann::json::array();
-  double log_text_ratio = 0, log_ir_ratio = 0;
+  double log_alloc_ratio = 0, log_text_ratio = 0, log_ir_ratio = 0;
   int measured = 0;
   for (size_t i = 0; i < sources.size(); ++i) {
     const std::string& source = sources[i];
@@ -73,15 +73,19 @@ int RunSurvey(const SurveyFlags& flags, std::ostream& out, std::ostream& err) {
         {"module_hash", (*session)->StartHash()},
         {"greedy",
          {{"ir_count", greedy->ir_count},
+          {"alloc_size", greedy->alloc_size},
           {"text_size", greedy->text_size},
           {"actions", greedy->actions.size()},
           {"evaluations", greedy->evaluations},
           {"seconds", greedy->seconds}}}};
     for (const session::Baseline& b : *baselines) {
       row[ir::OptLevelName(b.level)] = {{"ir_count", b.ir_count},
+                                        {"alloc_size", b.alloc_size},
                                         {"text_size", b.text_size}};
     }
-    if (greedy->text_size > 0 && greedy->ir_count > 0) {
+    if (greedy->alloc_size > 0 && greedy->text_size > 0 &&
+        greedy->ir_count > 0) {
+      log_alloc_ratio += std::log(double(oz.alloc_size) / greedy->alloc_size);
       log_text_ratio += std::log(double(oz.text_size) / greedy->text_size);
       log_ir_ratio += std::log(double(oz.ir_count) / greedy->ir_count);
       ++measured;
@@ -92,6 +96,7 @@ int RunSurvey(const SurveyFlags& flags, std::ostream& out, std::ostream& err) {
     err << "error: no program in '" << flags.corpus << "' could be measured\n";
     return command::kExitInternal;
   }
+  const double alloc_oz_ratio = std::exp(log_alloc_ratio / measured);
   const double text_oz_ratio = std::exp(log_text_ratio / measured);
   const double geomean_oz_ratio = std::exp(log_ir_ratio / measured);
   nlohmann::json summary = {{"corpus", flags.corpus},
@@ -99,6 +104,7 @@ int RunSurvey(const SurveyFlags& flags, std::ostream& out, std::ostream& err) {
                             {"objective", ObjectiveName(*objective)},
                             {"budget_seconds", flags.budget_seconds},
                             {"programs", rows},
+                            {"alloc_oz_ratio", alloc_oz_ratio},
                             {"text_oz_ratio", text_oz_ratio},
                             {"geomean_oz_ratio", geomean_oz_ratio}};
   if (flags.json) {
@@ -109,7 +115,8 @@ int RunSurvey(const SurveyFlags& flags, std::ostream& out, std::ostream& err) {
       << ObjectiveName(*objective) << ", " << flags.budget_seconds
       << " s per program\n\n";
   out << std::left << std::setw(18) << "program" << std::right;
-  for (const char* h : {"O0 ir", "O3 ir", "Oz ir", "greedy ir", "O0 .text",
+  for (const char* h : {"O0 ir", "O3 ir", "Oz ir", "greedy ir", "O0 alloc",
+                        "O3 alloc", "Oz alloc", "greedy alloc", "O0 .text",
                         "O3 .text", "Oz .text", "greedy .text", "steps"}) {
     out << std::setw(h[0] == 'g' ? 13 : 10) << h;
   }
@@ -117,7 +124,7 @@ int RunSurvey(const SurveyFlags& flags, std::ostream& out, std::ostream& err) {
   for (const auto& r : rows) {
     out << std::left << std::setw(18) << r["program"].get<std::string>()
         << std::right;
-    for (const char* key : {"ir_count", "text_size"}) {
+    for (const char* key : {"ir_count", "alloc_size", "text_size"}) {
       for (const char* col : {"O0", "O3", "Oz", "greedy"}) {
         out << std::setw(col[0] == 'g' ? 13 : 10) << r[col][key].get<int64_t>();
       }
@@ -125,9 +132,9 @@ int RunSurvey(const SurveyFlags& flags, std::ostream& out, std::ostream& err) {
     out << std::setw(10) << r["greedy"]["actions"].get<int64_t>() << "\n";
   }
   out << std::fixed << std::setprecision(3) << "\ngreedy vs clang-16 -Oz over "
-      << measured << " programs: text_oz_ratio " << text_oz_ratio
-      << ", geomean_oz_ratio " << geomean_oz_ratio
-      << "  (> 1 is smaller than -Oz)\n";
+      << measured << " programs: alloc_oz_ratio " << alloc_oz_ratio
+      << ", text_oz_ratio " << text_oz_ratio << ", geomean_oz_ratio "
+      << geomean_oz_ratio << "  (> 1 is smaller than -Oz)\n";
   return command::kExitOk;
 }
 

@@ -53,6 +53,12 @@ grpc::Status SessionService::Fill(
         o->set_scalar(*text);
         break;
       }
+      case v1::ALLOC_SIZE: {
+        absl::StatusOr<int64_t> alloc = s.AllocSize();
+        if (!alloc.ok()) return ToGrpc(alloc.status());
+        o->set_scalar(*alloc);
+        break;
+      }
       case v1::IR:
         o->set_text(s.IrText());
         break;

@@ -45,15 +45,19 @@ TEST(WorkerClient, StartStepObserveFork) {
   EXPECT_EQ(start.action_space(), "llvm-16/v1");
   EXPECT_GE(start.action_count(), 120);
   const int64_t before = start.observations(0).scalar();
-  auto step = (*session)->Step({A("sroa"), A("instcombine")},
-                               {v1::IR_COUNT, v1::AUTOPHASE, v1::INST_COUNT,
-                                v1::TEXT_SIZE, v1::MODULE_HASH});
+  auto step =
+      (*session)->Step({A("sroa"), A("instcombine")},
+                       {v1::IR_COUNT, v1::AUTOPHASE, v1::INST_COUNT,
+                        v1::TEXT_SIZE, v1::MODULE_HASH, v1::ALLOC_SIZE});
   ASSERT_TRUE(step.ok()) << step.status();
   EXPECT_EQ(step->actions_applied(), 2);
   EXPECT_LT(step->observations(0).scalar(), before);
   EXPECT_EQ(step->observations(1).vector_size(), 56);
   EXPECT_EQ(step->observations(2).vector_size(), 70);
   EXPECT_GT(step->observations(3).scalar(), 0);
+  // The whole object: .text and the other allocated sections.
+  EXPECT_EQ(step->observations(5).kind(), v1::ALLOC_SIZE);
+  EXPECT_GT(step->observations(5).scalar(), step->observations(3).scalar());
 
   auto fork = (*session)->Fork();
   ASSERT_TRUE(fork.ok()) << fork.status();
