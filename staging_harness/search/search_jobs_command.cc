@@ -21,6 +21,7 @@ struct JobsFlags {
   std::string strategy = "random";
   std::string objective = "text_size";
   double budget_seconds = 10;
+  int64_t max_evaluations = 0;
   uint64_t seed = 1;
   std::string group = "phaseloop-search-workers";
   std::string worker_binary;
@@ -70,6 +71,7 @@ int Submit(const JobsFlags& flags) {
   options.strategy = *strategy;
   options.objective = *objective;
   options.budget_seconds = flags.budget_seconds;
+  options.max_evaluations = flags.max_evaluations;
   options.seed = flags.seed;
   auto ids = SubmitSearchJobs(modules, options);
   if (!ids.ok()) {
@@ -164,6 +166,13 @@ void AddSearchJobsCommand(CLI::App& app, int& exit_code) {
       ->add_option("--budget", submit_flags->budget_seconds,
                    "search seconds per module")
       ->capture_default_str();
+  submit
+      ->add_option("--max-evaluations", submit_flags->max_evaluations,
+                   "stop a module's search after this many actions tried (0: "
+                   "only --budget); a seeded job ended by this budget gives "
+                   "the same episodes on any worker")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   submit->add_option("--seed", submit_flags->seed, "seed")
       ->capture_default_str();
 

@@ -10,11 +10,13 @@
 #include <set>
 #include <sstream>
 
+#include "absl/strings/str_split.h"
 #include "common/kafka/embedded_cluster.h"
 #include "common/kafka/test_util.h"
 #include "common/testing/test_util.h"
 #include "compiler_driver/testing/fixture_paths.h"
 #include "replay_buffer/episode_ingest.h"
+#include "staging_harness/search/search_inputs.h"
 
 namespace phaseloop::search {
 namespace {
@@ -134,6 +136,48 @@ TEST(SearchJobsTest, TwoWorkersShareTheJobsAndEveryEpisodeReachesTheBuffer) {
   // one random episode per module (40 actions, episodes of 40).
   EXPECT_EQ(stored, 4);
   EXPECT_LE(stored, stats->episodes);
+}
+
+// `phaseloop search-jobs submit` names the jobs the library does for the
+// same work budget: --max-evaluations reaches the job (its id covers its
+// options; without the flag it is another job).
+TEST(SearchJobsTest, SubmitCommandCarriesTheWorkBudget) {
+  auto cluster = ClusterWithTopics(1);
+  ASSERT_NE(cluster, nullptr);
+  const std::string bootstrap = cluster->bootstrap_servers();
+  std::vector<ModuleInput> modules;  // named as the command names them
+  for (const ModuleInput& fixture : FixtureSources(2)) {
+    auto input = InputFile(fixture.path);
+    ASSERT_TRUE(input.ok()) << input.status();
+    modules.push_back(*input);
+  }
+  auto ids =
+      SubmitSearchJobs(modules, IrCountJobs(bootstrap, /*max_evaluations=*/40));
+  ASSERT_TRUE(ids.ok()) << ids.status();
+  const std::string cli_dir = testing::MakeTempDir();
+  auto submit_cli = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> argv = {
+        "tools/phaseloop", "search-jobs", "submit",   "--kafka", bootstrap,
+        "--objective",     "ir_count",    "--budget", "3600"};
+    for (const ModuleInput& m : modules) {
+      argv.push_back("--input");
+      argv.push_back(m.path);
+    }
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    const std::string log = cli_dir + "/submit.log";
+    const pid_t pid = Spawn(argv, log);
+    int status = 0;
+    EXPECT_EQ(waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    std::vector<std::string> printed;
+    for (absl::string_view line : absl::StrSplit(testing::ReadFileOrEmpty(log),
+                                                 '\n', absl::SkipEmpty())) {
+      printed.emplace_back(line.substr(0, line.find('\t')));
+    }
+    return printed;
+  };
+  EXPECT_EQ(submit_cli({"--max-evaluations", "40"}), *ids);
+  EXPECT_NE(submit_cli({}), *ids);
 }
 
 // Commits refused while the group rebalances (seen in CI when the second
