@@ -9,6 +9,7 @@
 #include "common/command/exit_code.h"
 #include "common/command/stop_signals.h"
 #include "common/command/subcommand.h"
+#include "common/kafka/delivery_spool.h"
 #include "common/kafka/lost_records_log.h"
 #include "common/kafka/producer.h"
 #include "nlohmann/json.hpp"
@@ -206,13 +207,45 @@ int RunBufferIngest(const std::string& buffer, const IngestOptions& options,
   absl::StatusOr<std::unique_ptr<kafka::Producer>> dead_letters =
       kafka::Producer::Create(producer_options);
   if (!dead_letters.ok()) return Fail("ingest", dead_letters.status(), err);
+  // Dead letters an earlier run could not deliver go first.
+  absl::StatusOr<kafka::DeliverySpool> dead_letter_spool =
+      kafka::DeliverySpool::Open(
+          kafka::SpoolDirPath(kafka::DefaultStateDir(), "dead-letters"));
+  if (dead_letter_spool.ok()) {
+    absl::StatusOr<kafka::SpoolRetry> retried =
+        dead_letter_spool->Retry(**dead_letters, std::chrono::seconds(10));
+    if (retried.ok() && retried->delivered > 0) {
+      err << "phaseloop buffer ingest: " << retried->delivered
+          << " dead letters of an earlier run delivered from "
+          << dead_letter_spool->dir() << "\n";
+    } else if (!retried.ok()) {
+      err << "phaseloop buffer ingest: dead-letter spool: "
+          << retried.status().message() << "\n";
+    }
+  }
   IngestOptions run = options;  // losses go to the machine's log by default
   if (run.lost_records_log.empty()) {
     run.lost_records_log = kafka::LostRecordsLogPath(kafka::DefaultStateDir());
   }
   absl::StatusOr<IngestStats> stats = RunEpisodeIngest(
       **store, run, dead_letters->get(), command::StopFlagOnSignals());
-  (void)(*dead_letters)->Flush(std::chrono::seconds(10));
+  // Dead letters Kafka did not acknowledge are kept for the next run (the
+  // lost-records log and stderr already name every loss).
+  if (dead_letter_spool.ok()) {
+    absl::StatusOr<int64_t> kept = dead_letter_spool->KeepUndelivered(
+        **dead_letters, std::chrono::seconds(10));
+    if (!kept.ok()) {
+      err << "phaseloop buffer ingest: dead letters not kept: "
+          << kept.status().message() << "\n";
+    } else if (*kept > 0) {
+      err << "phaseloop buffer ingest: dead letters: "
+          << kafka::KeptForRetryMessage(*kept, dead_letter_spool->dir())
+          << "\n";
+    }
+  } else {
+    err << "phaseloop buffer ingest: " << dead_letter_spool.status().message()
+        << "\n";
+  }
   if (!stats.ok()) {
     err << "phaseloop buffer ingest: " << stats.status().message()
         << "\n(what was stored stays; running again resumes after it)\n";
