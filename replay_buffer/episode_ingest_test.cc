@@ -7,10 +7,13 @@
 
 #include <sstream>
 
+#include "common/kafka/delivery_spool.h"
 #include "common/kafka/embedded_cluster.h"
 #include "common/kafka/lost_records_log.h"
 #include "common/kafka/producer.h"
+#include "common/kafka/state_dir.h"
 #include "common/kafka/test_util.h"
+#include "common/kafka/topics.h"
 #include "common/testing/test_util.h"
 #include "replay_buffer/buffer_command.h"
 #include "replay_buffer/test_records.h"
@@ -143,6 +146,73 @@ TEST(EpisodeIngestTest, BufferIngestReportsRecordsDeletedBeforeItReadThem) {
   entries = kafka::ReadLostRecordsLog(log);
   ASSERT_TRUE(entries.ok());
   EXPECT_EQ(entries->size(), 1u);
+  unsetenv("PHASELOOP_STATE_DIR");
+}
+
+// A malformed record's dead letter that Kafka refuses is kept in the state
+// directory's spool (never dropped) and delivered first by the next run.
+TEST(EpisodeIngestTest, DeadLettersKafkaRefusesAreKeptForTheNextRun) {
+  auto cluster = kafka::EmbeddedCluster::Start(1);
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  ASSERT_TRUE((*cluster)->CreateTopic(kTopic, 1, 1).ok());
+  ASSERT_TRUE(
+      (*cluster)->CreateTopic(std::string(kafka::kDeadLetterTopic), 1, 1).ok());
+  const std::string bootstrap = (*cluster)->bootstrap_servers();
+  kafka::ProducerOptions producer_options;
+  producer_options.bootstrap_servers = bootstrap;
+  auto producer = kafka::Producer::Create(producer_options);
+  ASSERT_TRUE(producer.ok()) << producer.status();
+  ProduceEpisodes(**producer, 0, 3);
+  ASSERT_TRUE((*producer)->Produce(kTopic, "junk", "not an episode").ok());
+  ASSERT_TRUE((*producer)->Flush(std::chrono::seconds(30)).ok());
+  // The next produce request (the dead letter's) is refused for good.
+  ASSERT_TRUE(
+      (*cluster)
+          ->PushRequestErrors(kafka::ApiKey::kProduce,
+                              {RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED})
+          .ok());
+
+  const std::string path = testing::MakeTempDir() + "/buffer.db";
+  const std::string state = testing::MakeTempDir() + "/state";
+  setenv("PHASELOOP_STATE_DIR", state.c_str(), 1);
+  IngestOptions options;
+  options.bootstrap_servers = bootstrap;
+  options.topic = kTopic;
+  options.idle_exit = std::chrono::milliseconds(2500);
+  options.consumer_config = kafka::testing::QuickGroupConfig();
+  std::ostringstream out, err;
+  EXPECT_EQ(RunBufferIngest(path, options, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("1 malformed records dead-lettered"),
+            std::string::npos)
+      << out.str();
+  const std::string spool_dir = kafka::SpoolDirPath(state, "dead-letters");
+  EXPECT_NE(err.str().find("kept for retry in " + spool_dir), std::string::npos)
+      << err.str();
+  auto spool = kafka::DeliverySpool::Open(spool_dir);
+  ASSERT_TRUE(spool.ok()) << spool.status();
+  auto kept = spool->Records();
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  ASSERT_EQ(kept->size(), 1u);
+  EXPECT_EQ((*kept)[0].topic, kafka::kDeadLetterTopic);
+  EXPECT_EQ((*kept)[0].value, "not an episode");
+  EXPECT_EQ(kafka::testing::Watermarks(bootstrap,
+                                       std::string(kafka::kDeadLetterTopic), 0)
+                .second,
+            0);
+
+  // The next run delivers it first, once; the spool is empty after.
+  std::ostringstream out2, err2;
+  EXPECT_EQ(RunBufferIngest(path, options, out2, err2), 0) << err2.str();
+  EXPECT_NE(err2.str().find("1 dead letters of an earlier run delivered"),
+            std::string::npos)
+      << err2.str();
+  kept = spool->Records();
+  ASSERT_TRUE(kept.ok());
+  EXPECT_TRUE(kept->empty());
+  EXPECT_EQ(kafka::testing::Watermarks(bootstrap,
+                                       std::string(kafka::kDeadLetterTopic), 0)
+                .second,
+            1);
   unsetenv("PHASELOOP_STATE_DIR");
 }
 
