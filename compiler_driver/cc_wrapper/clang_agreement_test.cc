@@ -149,5 +149,19 @@ TEST_F(ClangAgreementTest, UnsafeBufferUsageNotesComeInClangsOrder) {
                                                  "unstable_diagnostics"}));
 }
 
+// -fcolor-diagnostics colours clang's diagnostics whatever stderr is (here
+// a pipe): the driver's ("-lm: 'linker' input unused", "-O4 is equivalent
+// to -O3") and the frontend's warnings come out coloured from the wrapper
+// too (seed 1 of the fuzzer, cases 6572, 6725, 6887).
+TEST_F(ClangAgreementTest, ColorDiagnosticsAreColouredOnAPipe) {
+  ExpectAgreement({"-c", "-lm", "structs.c", "-fcolor-diagnostics",
+                   "-Wpedantic", "-O4", "-fpie"},
+                  {"structs.c"});
+  ExpectAgreement(
+      {"-fdiagnostics-color=always", "-Wconversion", "-O2", "-c", "w.c"}, {},
+      {{"w.c", "int f(long x) { int y = x; return y; }\n"}});
+  EXPECT_EQ(Reasons(), (std::vector<std::string>{"", ""}));
+}
+
 }  // namespace
 }  // namespace phaseloop::cc_wrapper

@@ -27,13 +27,16 @@ namespace phaseloop::cc_wrapper {
 namespace {
 
 // Diagnostics go to a string; colours when clang would use them on our
-// stderr (the driver then passes -fcolor-diagnostics to cc1).
+// stderr (the driver then passes -fcolor-diagnostics to cc1), and when the
+// diagnostic options ask for them whatever stderr is (-fcolor-diagnostics,
+// -fdiagnostics-color=always): UseColors once they are known.
 class CapturedDiagnostics {
  public:
   explicit CapturedDiagnostics(std::string* text) : out_(*text) {
     out_.enable_colors(isatty(STDERR_FILENO) != 0);
   }
   llvm::raw_string_ostream& stream() { return out_; }
+  void UseColors(bool show_colors) { out_.enable_colors(show_colors); }
 
  private:
   llvm::raw_string_ostream out_;
@@ -187,6 +190,9 @@ InProcessFrontendRun RunFrontendInProcess(
   // silences it), and the executable's name as the prefix ("clang: ").
   llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> driver_options(
       clang::CreateAndPopulateDiagOpts(argv).release());
+  for (CapturedDiagnostics* d : {&driver_before, &driver_job, &driver_after}) {
+    d->UseColors(driver_options->ShowColors);
+  }
   const std::string prefix(llvm::sys::path::stem(clang));
   clang::TextDiagnosticPrinter before_printer(driver_before.stream(),
                                               driver_options.get());
@@ -241,6 +247,7 @@ InProcessFrontendRun RunFrontendInProcess(
   }
   clang::CompilerInstance instance;
   instance.setInvocation(invocation);
+  captured.UseColors(invocation->getDiagnosticOpts().ShowColors);
   auto* cc1_diagnostics =
       new Cc1Diagnostics(captured.stream(), &invocation->getDiagnosticOpts());
   instance.createDiagnostics(cc1_diagnostics, /*ShouldOwnClient=*/true);
