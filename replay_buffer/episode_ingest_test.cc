@@ -34,6 +34,17 @@ void ProduceEpisodes(kafka::Producer& producer, int first, int count) {
   ASSERT_TRUE(producer.Flush(std::chrono::seconds(30)).ok());
 }
 
+// Ingest of kTopic that stops 2.5 s after the last record, in a quickly
+// settling consumer group.
+IngestOptions QuickIngestOptions(const std::string& bootstrap) {
+  IngestOptions options;
+  options.bootstrap_servers = bootstrap;
+  options.topic = kTopic;
+  options.idle_exit = std::chrono::milliseconds(2500);
+  options.consumer_config = kafka::testing::QuickGroupConfig();
+  return options;
+}
+
 TEST(EpisodeIngestTest, StoresEveryEpisodeOnceAndResumesFromStoredOffsets) {
   auto cluster = kafka::EmbeddedCluster::Start(1);
   ASSERT_TRUE(cluster.ok()) << cluster.status();
@@ -48,11 +59,8 @@ TEST(EpisodeIngestTest, StoresEveryEpisodeOnceAndResumesFromStoredOffsets) {
   ASSERT_TRUE((*producer)->Flush(std::chrono::seconds(30)).ok());
 
   const std::string path = testing::MakeTempDir() + "/buffer.db";
-  IngestOptions options;
-  options.bootstrap_servers = (*cluster)->bootstrap_servers();
-  options.topic = kTopic;
-  options.idle_exit = std::chrono::milliseconds(2500);
-  options.consumer_config = kafka::testing::QuickGroupConfig();
+  const IngestOptions options =
+      QuickIngestOptions((*cluster)->bootstrap_servers());
   {
     auto store = OpenReplayStore(path);
     ASSERT_TRUE(store.ok());
@@ -104,11 +112,7 @@ TEST(EpisodeIngestTest, BufferIngestReportsRecordsDeletedBeforeItReadThem) {
   const std::string path = testing::MakeTempDir() + "/buffer.db";
   const std::string state = testing::MakeTempDir() + "/state";
   setenv("PHASELOOP_STATE_DIR", state.c_str(), 1);
-  IngestOptions options;
-  options.bootstrap_servers = bootstrap;
-  options.topic = kTopic;
-  options.idle_exit = std::chrono::milliseconds(2500);
-  options.consumer_config = kafka::testing::QuickGroupConfig();
+  const IngestOptions options = QuickIngestOptions(bootstrap);
   std::ostringstream out, err;
   EXPECT_EQ(RunBufferIngest(path, options, out, err), 1) << err.str();
   EXPECT_NE(out.str().find("ingested 20 episodes from " +
@@ -175,11 +179,7 @@ TEST(EpisodeIngestTest, DeadLettersKafkaRefusesAreKeptForTheNextRun) {
   const std::string path = testing::MakeTempDir() + "/buffer.db";
   const std::string state = testing::MakeTempDir() + "/state";
   setenv("PHASELOOP_STATE_DIR", state.c_str(), 1);
-  IngestOptions options;
-  options.bootstrap_servers = bootstrap;
-  options.topic = kTopic;
-  options.idle_exit = std::chrono::milliseconds(2500);
-  options.consumer_config = kafka::testing::QuickGroupConfig();
+  const IngestOptions options = QuickIngestOptions(bootstrap);
   std::ostringstream out, err;
   EXPECT_EQ(RunBufferIngest(path, options, out, err), 0) << err.str();
   EXPECT_NE(out.str().find("1 malformed records dead-lettered"),

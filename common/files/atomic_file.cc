@@ -33,6 +33,16 @@ bool WriteAll(int fd, absl::string_view content) {
   return true;
 }
 
+// Makes a new or renamed directory entry of `path` durable (best effort).
+void SyncDirectoryOf(const std::string& path) {
+  const int dir_fd =
+      open(DirectoryOf(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0) {
+    fsync(dir_fd);
+    close(dir_fd);
+  }
+}
+
 }  // namespace
 
 std::string TempPathFor(const std::string& path) {
@@ -85,13 +95,7 @@ absl::Status CommitFile(const std::string& temp, const std::string& path) {
     return absl::InternalError(
         absl::StrCat("cannot write ", path, ": ", std::strerror(error)));
   }
-  // Make the rename itself durable.
-  const int dir_fd =
-      open(DirectoryOf(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd >= 0) {
-    fsync(dir_fd);
-    close(dir_fd);
-  }
+  SyncDirectoryOf(path);  // make the rename itself durable
   return absl::OkStatus();
 }
 
@@ -135,14 +139,7 @@ absl::Status AppendDurably(const std::string& path, absl::string_view line) {
     return absl::InternalError(
         absl::StrCat("cannot append to ", path, ": ", std::strerror(error)));
   }
-  if (created) {
-    const int dir_fd =
-        open(DirectoryOf(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir_fd >= 0) {
-      fsync(dir_fd);
-      close(dir_fd);
-    }
-  }
+  if (created) SyncDirectoryOf(path);
   return absl::OkStatus();
 }
 
