@@ -1,0 +1,112 @@
+#include "staging_harness/staging/interleaved_timing.h"
+
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+#include "staging_harness/stats/mann_whitney.h"
+
+namespace phaseloop::staging {
+namespace {
+
+// The figures of the pairs so far.
+absl::Status Summarize(const TimingOptions& options, TimingResult& result) {
+  std::vector<stats::TimedPair> wall, cpu;
+  std::vector<double> wall_a, wall_b, instruction_ratios;
+  bool counted = true;
+  for (size_t i = 0; i < result.baseline.size(); ++i) {
+    const PassSample& a = result.baseline[i];
+    const PassSample& b = result.candidate[i];
+    wall.push_back({a.wall_s, b.wall_s});
+    cpu.push_back({a.cpu_s, b.cpu_s});
+    wall_a.push_back(a.wall_s);
+    wall_b.push_back(b.wall_s);
+    counted = counted && a.hardware_counted && b.hardware_counted &&
+              b.instructions > 0;
+    if (counted) {
+      instruction_ratios.push_back(double(a.instructions) / b.instructions);
+    }
+  }
+  stats::BootstrapOptions bootstrap;
+  bootstrap.seed = options.seed;
+  absl::StatusOr<stats::SpeedupInterval> wall_interval =
+      stats::BootstrapSpeedup(wall, bootstrap);
+  if (!wall_interval.ok()) return wall_interval.status();
+  result.wall = *wall_interval;
+  // CPU time of a very short run can read 0 (the kernel's tick): then the
+  // CPU figure is not reported.
+  absl::StatusOr<stats::SpeedupInterval> cpu_interval =
+      stats::BootstrapSpeedup(cpu, bootstrap);
+  result.cpu = cpu_interval.ok() ? *cpu_interval : stats::SpeedupInterval{};
+  absl::StatusOr<stats::MannWhitneyResult> test =
+      stats::MannWhitneyU(wall_a, wall_b);
+  result.p_value = test.ok() ? test->p_value : 1;
+  result.instructions_ratio = 0;
+  if (counted && !instruction_ratios.empty()) {
+    result.instructions_ratio = *stats::Median(instruction_ratios);
+  }
+  result.narrow = stats::NarrowEnough(result.wall, options.half_width);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<TimingResult> TimeInterleaved(const RunSide& run,
+                                             const TimingOptions& options,
+                                             const TimingProgress& progress) {
+  if (options.min_pairs < 3 || options.max_pairs < options.min_pairs ||
+      !(options.budget_s > 0) || !(options.half_width > 0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "timing options: need min_pairs >= 3 (got ", options.min_pairs,
+        "), max_pairs >= min_pairs (got ", options.max_pairs,
+        "), a positive budget (got ", options.budget_s,
+        " s) and a positive half width (got ", options.half_width, ")"));
+  }
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         start)
+        .count();
+  };
+  for (int i = 0; i < options.warmup_passes; ++i) {
+    for (Side side : {Side::kBaseline, Side::kCandidate}) {
+      absl::StatusOr<PassSample> warm = run(side);
+      if (!warm.ok()) return warm.status();
+    }
+  }
+  TimingResult result;
+  double longest_pair_s = 0;
+  while (true) {
+    const size_t pair = result.baseline.size();
+    const double pair_start = elapsed();
+    PassSample a, b;
+    for (int k = 0; k < 2; ++k) {
+      // Even pairs run the baseline first, odd ones the candidate.
+      const Side side =
+          (k == 0) == (pair % 2 == 0) ? Side::kBaseline : Side::kCandidate;
+      absl::StatusOr<PassSample> sample = run(side);
+      if (!sample.ok()) return sample.status();
+      (side == Side::kBaseline ? a : b) = *sample;
+    }
+    longest_pair_s = std::max(longest_pair_s, elapsed() - pair_start);
+    result.baseline.push_back(a);
+    result.candidate.push_back(b);
+    const int pairs = static_cast<int>(result.baseline.size());
+    if (pairs < options.min_pairs) continue;
+    if (absl::Status summed = Summarize(options, result); !summed.ok()) {
+      return summed;
+    }
+    if (result.narrow) {
+      result.stop_reason = "narrow";
+    } else if (pairs >= options.max_pairs) {
+      result.stop_reason = "max_pairs";
+    } else if (elapsed() + longest_pair_s > options.budget_s) {
+      result.stop_reason = "budget";
+    }
+    result.elapsed_s = elapsed();
+    if (progress) progress(result);
+    if (!result.stop_reason.empty()) break;
+  }
+  return result;
+}
+
+}  // namespace phaseloop::staging

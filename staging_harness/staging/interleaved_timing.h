@@ -1,0 +1,72 @@
+#ifndef PHASELOOP_STAGING_HARNESS_STAGING_INTERLEAVED_TIMING_H_
+#define PHASELOOP_STAGING_HARNESS_STAGING_INTERLEAVED_TIMING_H_
+
+// Timing a candidate against a baseline on a shared machine: warm-up passes
+// of each (not counted), then interleaved pairs in alternating order (A B,
+// B A, A B, ...: a drift or a cache left warm by the previous run hits both
+// sides equally), adding pairs until the bootstrap 95 % interval of the
+// median wall-time speedup is within ±half_width of the median, the pair
+// limit, or the time budget. Reports the wall and CPU (user+sys) speedups
+// with their intervals, the Mann-Whitney p-value of the wall times, and the
+// instructions ratio where the hardware counted them (a deterministic
+// secondary metric: the same binary retires nearly the same instructions on
+// the same input whatever the machine's load).
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "staging_harness/stats/speedup.h"
+
+namespace phaseloop::staging {
+
+struct TimingOptions {
+  int warmup_passes = 1;  // per side, before the first pair
+  int min_pairs = 5;      // before the stopping rule is consulted
+  int max_pairs = 40;
+  double budget_s = 120;     // the timing phase's wall time
+  double half_width = 0.01;  // stats::NarrowEnough
+  uint64_t seed = 1;         // the bootstrap's
+};
+
+// One pass of a side: the workload's run commands once.
+struct PassSample {
+  double wall_s = 0;
+  double cpu_s = 0;
+  bool hardware_counted = false;
+  int64_t instructions = 0;
+  int64_t cycles = 0;
+};
+
+enum class Side { kBaseline, kCandidate };
+using RunSide = std::function<absl::StatusOr<PassSample>(Side side)>;
+
+struct TimingResult {
+  std::vector<PassSample> baseline;  // one per pair, in order
+  std::vector<PassSample> candidate;
+  stats::SpeedupInterval wall;  // t_baseline / t_candidate: > 1 faster
+  stats::SpeedupInterval cpu;
+  double p_value = 1;  // Mann-Whitney U, wall times
+  bool narrow = false;
+  std::string stop_reason;  // "narrow", "max_pairs", "budget"
+  // Median of the per-pair instructions_baseline / instructions_candidate;
+  // 0 when the hardware did not count every pass.
+  double instructions_ratio = 0;
+  double elapsed_s = 0;  // warm-up included
+};
+
+// Called after every pair from min_pairs on (and once at the end) with the
+// figures so far, for live progress.
+using TimingProgress = std::function<void(const TimingResult&)>;
+
+// InvalidArgument for options that cannot work (min_pairs < 3, max_pairs <
+// min_pairs, a non-positive budget); a failed pass is returned as is.
+absl::StatusOr<TimingResult> TimeInterleaved(const RunSide& run,
+                                             const TimingOptions& options,
+                                             const TimingProgress& progress);
+
+}  // namespace phaseloop::staging
+
+#endif  // PHASELOOP_STAGING_HARNESS_STAGING_INTERLEAVED_TIMING_H_

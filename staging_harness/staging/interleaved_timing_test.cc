@@ -1,0 +1,133 @@
+#include "staging_harness/staging/interleaved_timing.h"
+
+#include <random>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace phaseloop::staging {
+namespace {
+
+// Seconds drawn around `mean` with a multiplicative noise of ±`noise`.
+class NoisyTimes {
+ public:
+  NoisyTimes(double baseline_s, double candidate_s, double noise)
+      : baseline_s_(baseline_s), candidate_s_(candidate_s), noise_(noise) {}
+  absl::StatusOr<PassSample> operator()(Side side) {
+    sides.push_back(side);
+    std::uniform_real_distribution<double> jitter(1 - noise_, 1 + noise_);
+    PassSample sample;
+    sample.wall_s =
+        (side == Side::kBaseline ? baseline_s_ : candidate_s_) * jitter(rng_);
+    sample.cpu_s = sample.wall_s * 0.99;
+    sample.hardware_counted = true;
+    sample.instructions = side == Side::kBaseline ? 1100 : 1000;
+    return sample;
+  }
+  std::vector<Side> sides;
+
+ private:
+  double baseline_s_, candidate_s_, noise_;
+  std::mt19937_64 rng_{7};
+};
+
+TEST(InterleavedTimingTest, StopsOnceTheIntervalIsNarrowAroundTheTrueSpeedup) {
+  NoisyTimes times(1.05, 1.0, 0.005);
+  TimingOptions options;
+  int reports = 0;
+  absl::StatusOr<TimingResult> result = TimeInterleaved(
+      std::ref(times), options, [&](const TimingResult&) { ++reports; });
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->stop_reason, "narrow");
+  EXPECT_TRUE(result->narrow);
+  EXPECT_EQ(result->baseline.size(), 5u);  // narrow at the first look
+  EXPECT_NEAR(result->wall.median, 1.05, 0.01);
+  EXPECT_LT(result->wall.low, 1.05);
+  EXPECT_GT(result->wall.high, 1.05);
+  EXPECT_GT(result->wall.low, 1.0);
+  EXPECT_NEAR(result->cpu.median, 1.05, 0.01);
+  EXPECT_NEAR(result->instructions_ratio, 1.1, 1e-9);
+  EXPECT_LT(result->p_value, 0.05);
+  EXPECT_EQ(reports, 1);
+}
+
+TEST(InterleavedTimingTest, AlternatesTheOrderOfEachPairAfterTheWarmUp) {
+  NoisyTimes times(1.0, 1.0, 0.2);
+  TimingOptions options;
+  options.warmup_passes = 1;
+  options.min_pairs = 4;
+  options.max_pairs = 4;
+  ASSERT_TRUE(TimeInterleaved(std::ref(times), options, nullptr).ok());
+  using S = Side;
+  const std::vector<Side> expected = {
+      S::kBaseline, S::kCandidate,                               // warm-up
+      S::kBaseline, S::kCandidate, S::kCandidate, S::kBaseline,  // pairs 0, 1
+      S::kBaseline, S::kCandidate, S::kCandidate, S::kBaseline};
+  EXPECT_EQ(times.sides, expected);
+}
+
+TEST(InterleavedTimingTest, NoisyRunsStopAtThePairLimitWithAWideInterval) {
+  NoisyTimes times(1.0, 1.0, 0.3);
+  TimingOptions options;
+  options.max_pairs = 8;
+  absl::StatusOr<TimingResult> result =
+      TimeInterleaved(std::ref(times), options, nullptr);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->stop_reason, "max_pairs");
+  EXPECT_FALSE(result->narrow);
+  EXPECT_EQ(result->baseline.size(), 8u);
+  EXPECT_LE(result->wall.low, 1.0);
+  EXPECT_GE(result->wall.high, 1.0);
+}
+
+TEST(InterleavedTimingTest, ABudgetSpentStopsAfterTheMinimumPairs) {
+  NoisyTimes times(1.0, 1.0, 0.3);
+  TimingOptions options;
+  options.budget_s = 1e-9;
+  absl::StatusOr<TimingResult> result =
+      TimeInterleaved(std::ref(times), options, nullptr);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->stop_reason, "budget");
+  EXPECT_EQ(result->baseline.size(), 5u);
+}
+
+TEST(InterleavedTimingTest, UncountedInstructionsGiveNoRatio) {
+  NoisyTimes times(1.0, 1.0, 0.001);
+  auto uncounted = [&](Side side) -> absl::StatusOr<PassSample> {
+    absl::StatusOr<PassSample> sample = times(side);
+    sample->hardware_counted = side == Side::kBaseline;
+    return sample;
+  };
+  absl::StatusOr<TimingResult> result =
+      TimeInterleaved(uncounted, TimingOptions{}, nullptr);
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ(result->instructions_ratio, 0);
+}
+
+TEST(InterleavedTimingTest, AFailedPassEndsTheTiming) {
+  int calls = 0;
+  auto failing = [&](Side) -> absl::StatusOr<PassSample> {
+    if (++calls == 4) return absl::FailedPreconditionError("run[0] crashed");
+    return PassSample{1, 1, false, 0, 0};
+  };
+  absl::StatusOr<TimingResult> result =
+      TimeInterleaved(failing, TimingOptions{}, nullptr);
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+TEST(InterleavedTimingTest, RejectsOptionsThatCannotWork) {
+  auto never = [](Side) -> absl::StatusOr<PassSample> {
+    return PassSample{1, 1, false, 0, 0};
+  };
+  TimingOptions few;
+  few.min_pairs = 2;
+  EXPECT_EQ(TimeInterleaved(never, few, nullptr).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  TimingOptions inverted;
+  inverted.max_pairs = 3;
+  EXPECT_EQ(TimeInterleaved(never, inverted, nullptr).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace phaseloop::staging
