@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "compiler_driver/passes/pass_extensions.h"
 #include "llvm/Analysis/AliasAnalysis.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
@@ -62,6 +63,7 @@ absl::Status CheckParses(llvm::TargetMachine* target_machine,
                          const llvm::PipelineTuningOptions& tuning,
                          const std::string& pipeline) {
   llvm::PassBuilder builder(target_machine, tuning);
+  AddPassExtensions(builder);
   llvm::ModulePassManager mpm;
   if (llvm::Error error = builder.parsePassPipeline(mpm, pipeline)) {
     return ParseError(pipeline, std::move(error));
@@ -109,6 +111,7 @@ PassRunner::PassRunner(llvm::TargetMachine* target_machine,
     : target_machine_(target_machine),
       tuning_(tuning),
       builder_(std::make_unique<llvm::PassBuilder>(target_machine, tuning)) {
+  AddPassExtensions(*builder_);  // test-only passes, when a test links them
   // Registered once; Run clears every cached result afterwards, so nothing
   // computed on one module (or one state of it) is seen by the next run.
   fam_.registerPass([&] { return builder_->buildDefaultAAPipeline(); });

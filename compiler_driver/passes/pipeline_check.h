@@ -9,16 +9,16 @@
 //     any parameters LLVM accepts for them ("sroa", "sroa<modify-cfg>"),
 //   - under the adaptors module(...), cgscc(...), function(...), loop(...)
 //     and loop-mssa(...),
-//   - and the standard pipelines default<O0|O1|O2|O3|Os|Oz>.
+//   - and the standard pipelines default<O0|O1|O2|O3|Os|Oz>;
+//   - in test binaries only, the passes they link in (pass_extensions.h).
 // Anything else — internalize (changes every symbol's linkage), strip,
 // instrumentation, a pass the action tests excluded, an unknown name — is
 // refused with the offending element named (and why, for the passes
 // llvm-16/excluded*.tsv lists). The codegen<...> element is checked by
 // codegen::SplitPipeline, not here. Pure functions; thread-safe.
 
-#include "absl/strings/string_view.h"
-
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 
 namespace phaseloop::passes {
 

@@ -68,6 +68,20 @@ TEST(PipelineCheckTest, StripInstrumentationAndUnknownNamesAreRefused) {
   }
 }
 
+// The test-only miscompile injection (compiler_driver/testing/miscompile)
+// is a pass only its test binaries link; this test, like every production
+// binary, links none, so a policy naming it is refused.
+TEST(PipelineCheckTest, TestOnlyPassesAreRefusedWhereNotLinked) {
+  for (const char* pipeline :
+       {"phaseloop-test-miscompile", "default<O3>,phaseloop-test-miscompile",
+        "phaseloop-test-miscompile<function=main>"}) {
+    absl::Status status = CheckPolicyPipeline(pipeline);
+    ASSERT_FALSE(status.ok()) << pipeline;
+    EXPECT_TRUE(IsRefusedPipeline(status));
+    EXPECT_THAT(status.message(), HasSubstr("'phaseloop-test-miscompile'"));
+  }
+}
+
 TEST(PipelineCheckTest, MalformedPipelinesAreRefused) {
   for (const char* pipeline : {"function(sroa", "sroa)", "sroa<x", ",sroa",
                                "sroa,,gvn", "function()"}) {
