@@ -27,6 +27,7 @@
 #include "staging_harness/search/search_command.h"
 #include "staging_harness/search/search_jobs_command.h"
 #include "staging_harness/search/survey_command.h"
+#include "staging_harness/staging/stage_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -45,6 +46,7 @@ int main(int argc, char** argv) {
   phaseloop::search::AddSearchCommand(app, exit_code);
   phaseloop::search::AddSearchJobsCommand(app, exit_code);
   phaseloop::corpus::AddCorpusCommand(app, exit_code);
+  phaseloop::staging::AddStageCommand(app, exit_code);
   phaseloop::cc_wrapper::AddDecisionsCommand(app, exit_code);
   phaseloop::cc_wrapper::AddStatsCommand(app, exit_code);
   phaseloop::cc_wrapper::AddToolchainCommand(app, exit_code);

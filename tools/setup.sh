@@ -19,6 +19,8 @@ packages=(
   # misc tools used by tests and benchmarks
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libffi-dev libncurses-dev
   make cmake hyperfine
+  # sanitizer runtimes (phaseloop stage --ubsan tells undefined behaviour from a miscompile)
+  libclang-rt-16-dev
   # tools/fetch_sources.sh (dpkg-source unpacks Debian source packages)
   dpkg-dev
   # phaseloop corpus generate (random C programs and their headers)

@@ -1,0 +1,165 @@
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "common/testing/test_util.h"
+#include "gtest/gtest.h"
+#include "staging_harness/runner/workload_build.h"
+#include "staging_harness/runner/workload_inputs.h"
+#include "staging_harness/runner/workload_runs.h"
+#include "staging_harness/workloads/workload.h"
+
+namespace phaseloop::runner {
+namespace {
+namespace fs = std::filesystem;
+
+// The decision of the build's one compile (the link is a pass-through).
+const v1::Decision* Compiled(const BuiltVariant& built) {
+  for (const v1::Decision& d : built.decisions) {
+    if (d.outcome() == v1::OPTIMIZED) return &d;
+  }
+  return nullptr;
+}
+
+class RunnerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<workloads::Workload> loaded =
+        workloads::LoadWorkload("configs/workloads/example.yaml");
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    workload_ = *loaded;
+    absl::StatusOr<Compilers> compilers = FindCompilers(
+        fs::absolute("compiler_driver/cc_wrapper/phaseloop-cc"), "");
+    ASSERT_TRUE(compilers.ok()) << compilers.status();
+    compilers_ = *compilers;
+    dir_ = testing::MakeTempDir();
+  }
+
+  absl::StatusOr<BuiltVariant> Build(const std::string& name,
+                                     const std::string& policy) {
+    Variant variant;
+    variant.name = name;
+    variant.policy = policy;
+    return BuildVariant(workload_, workload_.source_dir, compilers_, variant,
+                        dir_ + "/build-" + name, log_);
+  }
+
+  workloads::Workload workload_;
+  Compilers compilers_;
+  std::string dir_;
+  std::ostringstream log_;
+};
+
+TEST_F(RunnerTest, FindsTheWrapperAndItsCxxBesideIt) {
+  EXPECT_TRUE(fs::path(compilers_.cc).is_absolute());
+  EXPECT_EQ(fs::path(compilers_.cxx).filename(), "phaseloop-c++");
+  absl::StatusOr<Compilers> missing = FindCompilers(dir_ + "/no-such-cc", "");
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(missing.status().message().find("--cc"), std::string::npos);
+}
+
+TEST_F(RunnerTest, GeneratedInputsAreTheSameBytesForTheSameSeed) {
+  absl::StatusOr<PreparedInputs> first =
+      PrepareInputs(workload_, workload_.source_dir, dir_ + "/in1", log_);
+  ASSERT_TRUE(first.ok()) << first.status();
+  absl::StatusOr<PreparedInputs> second =
+      PrepareInputs(workload_, workload_.source_dir, dir_ + "/in2", log_);
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ(first->files.size(), 2u);
+  EXPECT_EQ(first->hash, second->hash);
+  EXPECT_GT(fs::file_size(dir_ + "/in1/generated.txt"), 100000u);
+
+  workloads::Workload reseeded = workload_;
+  reseeded.inputs[1].seed = 2;
+  absl::StatusOr<PreparedInputs> other =
+      PrepareInputs(reseeded, workload_.source_dir, dir_ + "/in3", log_);
+  ASSERT_TRUE(other.ok()) << other.status();
+  EXPECT_NE(other->hash, first->hash);
+
+  // A run that writes into its inputs is caught.
+  EXPECT_TRUE(InputsUnchanged(*first, dir_ + "/in1", "run").ok());
+  std::ofstream(dir_ + "/in1/generated.txt", std::ios::app) << "more";
+  EXPECT_EQ(InputsUnchanged(*first, dir_ + "/in1", "the run").code(),
+            absl::StatusCode::kDataLoss);
+}
+
+TEST_F(RunnerTest, BuildsThroughTheWrapperWithThePolicyAndReadsItsDecisions) {
+  absl::StatusOr<BuiltVariant> a = Build("a", "baseline");
+  ASSERT_TRUE(a.ok()) << a.status();
+  absl::StatusOr<BuiltVariant> b = Build("b", "baseline");
+  ASSERT_TRUE(b.ok()) << b.status();
+  // Same policy, same program; each build has its own id.
+  EXPECT_EQ(a->artifacts_hash, b->artifacts_hash);
+  EXPECT_NE(a->build_id, b->build_id);
+  const v1::Decision* compiled = Compiled(*a);
+  ASSERT_NE(compiled, nullptr);
+  EXPECT_EQ(a->decisions.size(), 2u);  // wordfreq.c, then the link
+  EXPECT_EQ(compiled->build_id(), a->build_id);
+  EXPECT_EQ(compiled->pipeline(), "default<O3>");
+  EXPECT_EQ(compiled->opt_level(), "O3");
+  EXPECT_TRUE(fs::is_regular_file(a->artifacts_dir + "/wordfreq"));
+
+  absl::StatusOr<BuiltVariant> other = Build("o1", "fixed:default<O1>");
+  ASSERT_TRUE(other.ok()) << other.status();
+  EXPECT_NE(other->artifacts_hash, a->artifacts_hash);
+  ASSERT_NE(Compiled(*other), nullptr);
+  EXPECT_EQ(Compiled(*other)->pipeline(), "default<O1>");
+  EXPECT_EQ(Compiled(*other)->module_hash(), compiled->module_hash());
+}
+
+TEST_F(RunnerTest, AFailedBuildNamesTheWorkloadTheVariantAndTheLog) {
+  workload_.build.command = "echo 'wordfreq.c:1: error: no' >&2; exit 3";
+  absl::StatusOr<BuiltVariant> failed = Build("broken", "baseline");
+  ASSERT_EQ(failed.status().code(), absl::StatusCode::kFailedPrecondition);
+  const std::string message(failed.status().message());
+  EXPECT_NE(message.find("example.yaml"), std::string::npos) << message;
+  EXPECT_NE(message.find("'broken'"), std::string::npos) << message;
+  EXPECT_NE(message.find("exited 3"), std::string::npos) << message;
+  EXPECT_NE(message.find("error: no"), std::string::npos) << message;
+  EXPECT_NE(message.find("build.log"), std::string::npos) << message;
+
+  workload_.build.command = "true";
+  failed = Build("no-artifact", "baseline");
+  ASSERT_EQ(failed.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(failed.status().message().find("no artifact 'wordfreq'"),
+            std::string::npos)
+      << failed.status();
+}
+
+TEST_F(RunnerTest, RunsEveryCommandMeasuredAndKeepsItsOutputs) {
+  absl::StatusOr<BuiltVariant> built = Build("a", "baseline");
+  ASSERT_TRUE(built.ok()) << built.status();
+  absl::StatusOr<PreparedInputs> inputs =
+      PrepareInputs(workload_, workload_.source_dir, dir_ + "/inputs", log_);
+  ASSERT_TRUE(inputs.ok()) << inputs.status();
+  const std::string run_dir = dir_ + "/run";
+  ASSERT_TRUE(PrepareRunDirectory(workload_, *built, *inputs, run_dir).ok());
+  PassOptions options;
+  options.keep_outputs_dir = dir_ + "/kept";
+  absl::StatusOr<std::vector<CommandRun>> pass =
+      RunPass(workload_, run_dir, options);
+  ASSERT_TRUE(pass.ok()) << pass.status();
+  ASSERT_EQ(pass->size(), 2u);
+  EXPECT_EQ((*pass)[0].name, "small");
+  for (const CommandRun& run : *pass) {
+    EXPECT_EQ(run.outputs.exit_status, 0);
+    EXPECT_FALSE(run.outputs.timed_out);
+    EXPECT_GT(run.measurement.wall_s, 0);
+    EXPECT_FALSE(testing::ReadFileOrEmpty(run.outputs.stdout_path).empty());
+    EXPECT_EQ(run.outputs.stdout_path.rfind(dir_ + "/kept/", 0), 0u);
+  }
+  EXPECT_NE((*pass)[0].outputs.stdout_path, (*pass)[1].outputs.stdout_path);
+  EXPECT_TRUE(InputsUnchanged(*inputs, run_dir, "the pass").ok());
+
+  // A command over its time limit is a result, not an error.
+  workload_.runs[0].command = "sleep 5";
+  workload_.runs[0].timeout_s = 0.2;
+  pass = RunPass(workload_, run_dir, PassOptions{});
+  ASSERT_TRUE(pass.ok()) << pass.status();
+  EXPECT_TRUE((*pass)[0].outputs.timed_out);
+  PassTotals totals = Totals(*pass);
+  EXPECT_GT(totals.wall_s, 0.2);
+}
+
+}  // namespace
+}  // namespace phaseloop::runner

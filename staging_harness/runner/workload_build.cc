@@ -1,0 +1,245 @@
+#include "staging_harness/runner/workload_build.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <sstream>
+#include <system_error>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "common/process/subprocess.h"
+#include "compiler_driver/cc_wrapper/spool_reader.h"
+#include "compiler_driver/ir/module_hash.h"
+
+namespace phaseloop::runner {
+namespace fs = std::filesystem;
+namespace {
+
+bool IsExecutable(const std::string& path) {
+  return !path.empty() && ::access(path.c_str(), X_OK) == 0 &&
+         fs::is_regular_file(path);
+}
+
+std::string OnPath(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  if (path == nullptr) return "";
+  for (absl::string_view dir : absl::StrSplit(path, ':')) {
+    if (dir.empty()) continue;
+    std::string candidate = absl::StrCat(dir, "/", name);
+    if (IsExecutable(candidate)) return candidate;
+  }
+  return "";
+}
+
+absl::StatusOr<std::string> ReadWhole(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+std::string NewBuildId(const workloads::Workload& workload,
+                       const Variant& variant) {
+  const auto now = std::chrono::system_clock::now().time_since_epoch();
+  return absl::StrCat(
+      "stage-", workload.name, "-", variant.name, "-",
+      ir::ContentHash(
+          absl::StrCat(workload.path, "\n", variant.policy, "\n",
+                       variant.opt_level, "\n", variant.extra_cflags, "\n",
+                       std::chrono::nanoseconds(now).count(), "\n", ::getpid()))
+          .substr(0, 12));
+}
+
+// Copies the tree, keeping symbolic links as links (autotools trees have
+// some) and skipping version-control directories.
+absl::Status CopyTree(const std::string& from, const std::string& to) {
+  std::error_code error;
+  fs::create_directories(to, error);
+  for (const fs::directory_entry& entry : fs::directory_iterator(from, error)) {
+    const std::string name = entry.path().filename();
+    if (name == ".git") continue;
+    fs::copy(entry.path(), fs::path(to) / name,
+             fs::copy_options::recursive | fs::copy_options::copy_symlinks,
+             error);
+    if (error) break;
+  }
+  if (error) {
+    return absl::InternalError(
+        absl::StrCat("cannot copy ", from, " to ", to, ": ", error.message()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Compilers> FindCompilers(const std::string& cc_flag,
+                                        const std::string& exe_dir) {
+  std::vector<std::string> tried;
+  std::string cc;
+  auto consider = [&](const std::string& path) {
+    if (!cc.empty() || path.empty()) return;
+    tried.push_back(path);
+    if (IsExecutable(path)) cc = fs::absolute(path).lexically_normal();
+  };
+  if (!cc_flag.empty()) {
+    consider(cc_flag);
+    if (cc.empty()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "--cc ", cc_flag,
+          ": not an executable file; give the path of "
+          "phaseloop-cc (bazel-bin/compiler_driver/cc_wrapper/phaseloop-cc "
+          "in a checkout)"));
+    }
+  }
+  if (const char* env = std::getenv("PHASELOOP_CC")) consider(env);
+  if (!exe_dir.empty()) {
+    consider(exe_dir + "/phaseloop-cc");
+    consider(exe_dir + "/../compiler_driver/cc_wrapper/phaseloop-cc");
+  }
+  if (cc.empty()) {
+    tried.push_back("phaseloop-cc on PATH");
+    cc = OnPath("phaseloop-cc");
+  }
+  if (cc.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot find the phaseloop wrapper (tried ", absl::StrJoin(tried, ", "),
+        "); build it (tools/bazel.sh build //compiler_driver/cc_wrapper:all), "
+        "then pass --cc PATH or set PHASELOOP_CC"));
+  }
+  Compilers compilers;
+  compilers.cc = cc;
+  compilers.cxx = (fs::path(cc).parent_path() / "phaseloop-c++").string();
+  if (!IsExecutable(compilers.cxx)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("found ", cc, " but no phaseloop-c++ beside it (",
+                     compilers.cxx, "); install both wrappers together"));
+  }
+  return compilers;
+}
+
+absl::StatusOr<std::string> HashFiles(const std::string& root,
+                                      const std::vector<std::string>& files) {
+  std::string all;
+  for (const std::string& file : files) {
+    absl::StatusOr<std::string> bytes = ReadWhole(root + "/" + file);
+    if (!bytes.ok()) return bytes.status();
+    absl::StrAppend(&all, file, "\n", bytes->size(), "\n",
+                    ir::ContentHash(*bytes), "\n");
+  }
+  return ir::ContentHash(all);
+}
+
+absl::StatusOr<BuiltVariant> BuildVariant(const workloads::Workload& workload,
+                                          const std::string& source_tree,
+                                          const Compilers& compilers,
+                                          const Variant& variant,
+                                          const std::string& work_dir,
+                                          std::ostream& progress) {
+  BuiltVariant built;
+  built.variant = variant;
+  built.build_id = NewBuildId(workload, variant);
+  std::error_code error;
+  fs::remove_all(work_dir, error);
+  built.build_dir = work_dir + "/src";
+  built.artifacts_dir = work_dir + "/artifacts";
+  built.log_path = work_dir + "/build.log";
+  const std::string spool = work_dir + "/spool";
+  if (absl::Status copied = CopyTree(source_tree, built.build_dir);
+      !copied.ok()) {
+    return copied;
+  }
+  fs::create_directories(spool, error);
+
+  const std::string flags = absl::StrCat(
+      "-", variant.opt_level, variant.extra_cflags.empty() ? "" : " ",
+      variant.extra_cflags);
+  process::ProcessSpec spec;
+  spec.argv = {"sh", "-c", workload.build.command};
+  spec.cwd = built.build_dir;
+  spec.timeout_seconds = workload.build.timeout_s;
+  spec.env = {
+      "CC=" + compilers.cc,
+      "CXX=" + compilers.cxx,
+      "CFLAGS=" + flags,
+      "CXXFLAGS=" + flags,
+      "PHASELOOP_POLICY=" + variant.policy,
+      "PHASELOOP_SPOOL=" + spool,
+      "PHASELOOP_SPOOL_MAX_SIZE=0",
+      "PHASELOOP_BUILD_ID=" + built.build_id,
+      absl::StrCat("JOBS=", std::max(1u, std::thread::hardware_concurrency())),
+      "PHASELOOP_STAGE_VARIANT=" + variant.name,
+  };
+  progress << "  build " << workload.name << " [" << variant.name << "] -"
+           << variant.opt_level << " policy " << variant.policy << " ..."
+           << std::flush;
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<process::ProcessResult> result = process::RunProcess(spec);
+  built.build_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  if (!result.ok()) {
+    progress << " cannot run\n";
+    return result.status();
+  }
+  {
+    std::ofstream log(built.log_path, std::ios::binary);
+    log << result->output;
+  }
+  const std::string where =
+      absl::StrCat(workload.path, ": build of variant '", variant.name, "'");
+  if (result->timed_out || result->exit_code != 0) {
+    progress << " failed\n";
+    return absl::FailedPreconditionError(absl::StrCat(
+        where,
+        result->timed_out ? absl::StrCat(" ran over build.timeout_s (",
+                                         workload.build.timeout_s, " s)")
+                          : absl::StrCat(" exited ", result->exit_code),
+        "; log ", built.log_path, ": ", process::ShortReason(result->output)));
+  }
+  for (const std::string& artifact : workload.build.artifacts) {
+    const fs::path from = fs::path(built.build_dir) / artifact;
+    const fs::path to = fs::path(built.artifacts_dir) / artifact;
+    if (!fs::is_regular_file(from)) {
+      progress << " failed\n";
+      return absl::FailedPreconditionError(absl::StrCat(
+          where, " left no artifact '", artifact,
+          "' (build.artifacts); is the path relative to the source tree?"
+          " log ",
+          built.log_path));
+    }
+    fs::create_directories(to.parent_path(), error);
+    fs::copy_file(from, to, fs::copy_options::overwrite_existing, error);
+    if (error) {
+      return absl::InternalError(
+          absl::StrCat("cannot copy ", from.string(), ": ", error.message()));
+    }
+  }
+  absl::StatusOr<std::string> hash =
+      HashFiles(built.artifacts_dir, workload.build.artifacts);
+  if (!hash.ok()) return hash.status();
+  built.artifacts_hash = *hash;
+
+  absl::StatusOr<cc_wrapper::SpoolContents> spooled =
+      cc_wrapper::ReadSpool(spool);
+  if (!spooled.ok()) return spooled.status();
+  for (const cc_wrapper::SpoolFile& file : spooled->files) {
+    for (const v1::Decision& decision : file.batch.decisions()) {
+      built.decisions.push_back(decision);
+    }
+  }
+  progress << " " << absl::StrFormat("%.1f", built.build_s) << " s, "
+           << built.decisions.size() << " translation units, artifacts "
+           << built.artifacts_hash.substr(0, 8) << "\n";
+  return built;
+}
+
+}  // namespace phaseloop::runner

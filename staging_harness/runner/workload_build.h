@@ -1,0 +1,79 @@
+#ifndef PHASELOOP_STAGING_HARNESS_RUNNER_WORKLOAD_BUILD_H_
+#define PHASELOOP_STAGING_HARNESS_RUNNER_WORKLOAD_BUILD_H_
+
+// Building one variant of a workload: a fresh scratch copy of its source
+// tree, its own build command run with CC/CXX set to the phaseloop wrapper
+// and CFLAGS/CXXFLAGS to the level, the wrapper's policy chosen by
+// PHASELOOP_POLICY and its decisions spooled to a directory of the variant's
+// own (PHASELOOP_SPOOL, PHASELOOP_BUILD_ID), then the artifacts copied out
+// and hashed. Two variants whose artifacts hash equal built the same
+// program: the harness times it once.
+//
+// The build command also sees JOBS (the machine's cores, for `make -j$JOBS`)
+// and PHASELOOP_STAGE_VARIANT (the variant's name).
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "proto/phaseloop/v1/decision.pb.h"
+#include "staging_harness/workloads/workload.h"
+
+namespace phaseloop::runner {
+
+// The wrapper a workload is built with.
+struct Compilers {
+  std::string cc;   // phaseloop-cc, absolute
+  std::string cxx;  // phaseloop-c++, absolute
+};
+
+// `cc_flag` (the command's --cc) when given; else $PHASELOOP_CC; else beside
+// `exe_dir` (the running binary's directory: installed layout
+// <exe_dir>/phaseloop-cc, bazel-bin layout
+// <exe_dir>/../compiler_driver/cc_wrapper/phaseloop-cc); else PATH.
+// phaseloop-c++ is looked up beside phaseloop-cc. FailedPrecondition lists
+// what was tried and how to point at the wrapper.
+absl::StatusOr<Compilers> FindCompilers(const std::string& cc_flag,
+                                        const std::string& exe_dir);
+
+// One way to build a workload.
+struct Variant {
+  std::string name;              // "baseline", "candidate", "O0", ...
+  std::string policy;            // a PHASELOOP_POLICY spec (policy.h)
+  std::string opt_level = "O3";  // CFLAGS=-<opt_level>
+  std::string extra_cflags;      // appended to CFLAGS and CXXFLAGS
+};
+
+struct BuiltVariant {
+  Variant variant;
+  std::string build_dir;      // the scratch copy the build ran in
+  std::string artifacts_dir;  // artifacts at their relative paths
+  // Content hash of every artifact's relative path and bytes.
+  std::string artifacts_hash;
+  std::string build_id;
+  // The wrapper's decision per translation unit (from the variant's spool).
+  std::vector<v1::Decision> decisions;
+  double build_s = 0;
+  std::string log_path;  // the build's stdout and stderr
+};
+
+// Builds `variant` of `workload` from `source_tree` under `work_dir`
+// (created; an existing one is replaced). A failed build (non-zero exit,
+// timeout, a missing artifact) is FailedPrecondition naming the workload,
+// the variant, the log and its last lines.
+absl::StatusOr<BuiltVariant> BuildVariant(const workloads::Workload& workload,
+                                          const std::string& source_tree,
+                                          const Compilers& compilers,
+                                          const Variant& variant,
+                                          const std::string& work_dir,
+                                          std::ostream& progress);
+
+// Content hash over (relative path, bytes) of the files, in the given
+// order. NotFound names a file that cannot be read.
+absl::StatusOr<std::string> HashFiles(const std::string& root,
+                                      const std::vector<std::string>& files);
+
+}  // namespace phaseloop::runner
+
+#endif  // PHASELOOP_STAGING_HARNESS_RUNNER_WORKLOAD_BUILD_H_

@@ -1,0 +1,243 @@
+#include "staging_harness/staging/stage_command.h"
+
+#include <filesystem>
+#include <iostream>
+#include <set>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/command/exit_code.h"
+#include "common/command/subcommand.h"
+#include "replay_buffer/replay_store.h"
+#include "staging_harness/staging/stage_report.h"
+#include "staging_harness/staging/stage_workload.h"
+
+namespace phaseloop::staging {
+namespace fs = std::filesystem;
+namespace {
+
+struct StageFlags {
+  std::vector<std::string> workloads;
+  bool all = false;
+  std::string split;
+  std::string workloads_dir = "configs/workloads";
+  std::string policy;
+  std::string baseline = "baseline";
+  std::string opt_level = "O3";
+  double budget_s = 120;
+  int min_pairs = 5;
+  int max_pairs = 40;
+  double half_width = 0.01;
+  uint64_t seed = 1;
+  int cpu = -1;
+  bool ubsan = false;
+  std::string buffer;
+  std::string cc;
+  std::string work_dir;
+  bool json = false;
+};
+
+std::string ExeDir() {
+  std::error_code error;
+  return fs::read_symlink("/proc/self/exe", error).parent_path().string();
+}
+
+// The workload files the flags name: --workload NAME is
+// <workloads_dir>/NAME.yaml, a path ending in .yaml is taken as it is.
+absl::StatusOr<std::vector<std::string>> WorkloadFiles(const StageFlags& f) {
+  std::vector<std::string> available;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(f.workloads_dir, error)) {
+    if (entry.path().extension() == ".yaml") {
+      available.push_back(entry.path().string());
+    }
+  }
+  std::sort(available.begin(), available.end());
+  if (f.all) {
+    if (available.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--all: no *.yaml under --workloads-dir ", f.workloads_dir,
+          "; run from the checkout's root or "
+          "give --workloads-dir"));
+    }
+    return available;
+  }
+  std::vector<std::string> files;
+  for (const std::string& name : f.workloads) {
+    if (absl::EndsWith(name, ".yaml") || absl::StrContains(name, "/")) {
+      files.push_back(name);
+      continue;
+    }
+    const std::string path = f.workloads_dir + "/" + name + ".yaml";
+    if (!fs::exists(path)) {
+      std::vector<std::string> names;
+      for (const std::string& file : available) {
+        names.push_back(fs::path(file).stem().string());
+      }
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--workload ", name, ": no ", path, "; workloads there: ",
+          names.empty() ? "none" : absl::StrJoin(names, ", ")));
+    }
+    files.push_back(path);
+  }
+  return files;
+}
+
+absl::Status WriteRecords(const std::string& buffer,
+                          const std::vector<StageRecords>& all) {
+  absl::StatusOr<std::unique_ptr<replay_buffer::ReplayStore>> store =
+      replay_buffer::OpenReplayStore(buffer);
+  if (!store.ok()) return store.status();
+  replay_buffer::WriteBatch batch;
+  for (const StageRecords& records : all) {
+    batch.decisions.insert(batch.decisions.end(), records.decisions.begin(),
+                           records.decisions.end());
+    batch.rewards.insert(batch.rewards.end(), records.rewards.begin(),
+                         records.rewards.end());
+    if (records.miscompile) batch.miscompiles.push_back(*records.miscompile);
+  }
+  return (*store)->Write(batch);
+}
+
+int RunStage(const StageFlags& f) {
+  auto fail = [](const absl::Status& status) {
+    std::cerr << "phaseloop stage: " << status.message() << "\n";
+    return command::ExitCodeOf(status);
+  };
+  if (f.workloads.empty() == !f.all) {
+    return fail(absl::InvalidArgumentError(
+        "give --workload NAME (repeatable) or --all"));
+  }
+  absl::StatusOr<std::vector<std::string>> files = WorkloadFiles(f);
+  if (!files.ok()) return fail(files.status());
+  std::vector<workloads::Workload> chosen;
+  for (const std::string& file : *files) {
+    absl::StatusOr<workloads::Workload> workload =
+        workloads::LoadWorkload(file);
+    if (!workload.ok()) return fail(workload.status());
+    if (!f.split.empty() && workloads::SplitName(workload->split) != f.split) {
+      continue;
+    }
+    chosen.push_back(*std::move(workload));
+  }
+  if (chosen.empty()) {
+    return fail(absl::InvalidArgumentError(
+        absl::StrCat("no workload of split '", f.split, "' among ",
+                     files->size(), " files")));
+  }
+  absl::StatusOr<runner::Compilers> compilers =
+      runner::FindCompilers(f.cc, ExeDir());
+  if (!compilers.ok()) return fail(compilers.status());
+
+  StageOptions options;
+  options.candidate_policy = f.policy;
+  options.baseline_policy = f.baseline;
+  options.opt_level = f.opt_level;
+  options.compilers = *compilers;
+  options.timing.budget_s = f.budget_s;
+  options.timing.min_pairs = f.min_pairs;
+  options.timing.max_pairs = f.max_pairs;
+  options.timing.half_width = f.half_width;
+  options.timing.seed = f.seed;
+  options.cpu = f.cpu;
+  options.ubsan = f.ubsan;
+  const std::string work_root =
+      f.work_dir.empty()
+          ? (fs::temp_directory_path() / "phaseloop-stage").string()
+          : f.work_dir;
+
+  std::vector<StageResult> results;
+  std::vector<StageRecords> records;
+  bool miscompiled = false, unusable = false;
+  for (const workloads::Workload& workload : chosen) {
+    options.work_dir = work_root + "/" + workload.name;
+    absl::StatusOr<StageResult> result =
+        StageWorkload(workload, options, std::cerr);
+    if (!result.ok()) return fail(result.status());
+    miscompiled = miscompiled || result->verdict == Verdict::kMiscompile;
+    unusable = unusable || result->verdict == Verdict::kUnusable;
+    records.push_back(RecordsOf(*result, options));
+    results.push_back(*std::move(result));
+  }
+  if (!f.buffer.empty()) {
+    if (absl::Status written = WriteRecords(f.buffer, records); !written.ok()) {
+      std::cout << (f.json ? FormatStageJson(results)
+                           : FormatStageTable(results));
+      return fail(written);
+    }
+    std::cerr << "stage: wrote " << results.size()
+              << " results to the replay buffer " << f.buffer << "\n";
+  }
+  std::cout << (f.json ? FormatStageJson(results) : FormatStageTable(results));
+  if (miscompiled) return kExitMiscompile;
+  return unusable ? command::kExitBadInput : command::kExitOk;
+}
+
+}  // namespace
+
+void AddStageCommand(CLI::App& app, int& exit_code) {
+  auto [cmd, flags] = command::AddSubcommand<StageFlags>(
+      app, "stage",
+      "Build a workload with a candidate policy and the baseline, check the "
+      "candidate's outputs (against the baseline run twice and an -O0 "
+      "reference) before any timing, then time them in interleaved pairs "
+      "until the 95 % interval of the speedup is within ±1 %. Exit 0 "
+      "measured, 1 internal error, 2 bad input (or an unusable workload), "
+      "3 miscompile found",
+      exit_code, RunStage);
+  cmd->add_option("--workload", flags->workloads,
+                  "workload name (configs/workloads/NAME.yaml) or a YAML "
+                  "path; repeatable");
+  cmd->add_flag("--all", flags->all, "every workload under --workloads-dir");
+  cmd->add_option("--split", flags->split, "only workloads of this split")
+      ->check(CLI::IsMember({"train", "test"}));
+  cmd->add_option("--workloads-dir", flags->workloads_dir,
+                  "where workload names are looked up")
+      ->capture_default_str();
+  cmd->add_option("--policy", flags->policy,
+                  "the candidate: a policy spec as PHASELOOP_POLICY takes it "
+                  "(fixed:PIPELINE, table:FILE, artifact:FILE[?...], a policy "
+                  "file)")
+      ->required();
+  cmd->add_option("--baseline", flags->baseline, "the policy to compare with")
+      ->capture_default_str();
+  cmd->add_option("--opt-level", flags->opt_level, "the level both build at")
+      ->check(CLI::IsMember({"O1", "O2", "O3", "Os", "Oz"}))
+      ->capture_default_str();
+  cmd->add_option("--budget-s", flags->budget_s,
+                  "seconds of timing per workload (builds and checks not "
+                  "counted)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--min-pairs", flags->min_pairs,
+                  "interleaved pairs before the interval is looked at")
+      ->check(CLI::Range(3, 10000))
+      ->capture_default_str();
+  cmd->add_option("--max-pairs", flags->max_pairs, "at most this many pairs")
+      ->check(CLI::Range(3, 10000))
+      ->capture_default_str();
+  cmd->add_option("--half-width", flags->half_width,
+                  "stop once the 95 % interval is within ±this of the median")
+      ->check(CLI::Range(1e-6, 1.0))
+      ->capture_default_str();
+  cmd->add_option("--seed", flags->seed, "the bootstrap's seed")
+      ->capture_default_str();
+  cmd->add_option("--cpu", flags->cpu,
+                  "pin every run to this CPU (default: not pinned)");
+  cmd->add_flag("--ubsan", flags->ubsan,
+                "on a mismatch, build the baseline with UBSan to tell "
+                "undefined behaviour from a miscompile");
+  cmd->add_option("--buffer", flags->buffer,
+                  "replay buffer to record results in (staging rewards with "
+                  "the build's decisions; miscompiles and their block list)");
+  cmd->add_option("--cc", flags->cc,
+                  "the phaseloop-cc to build with (default: $PHASELOOP_CC, "
+                  "beside this binary, PATH)");
+  cmd->add_option("--work-dir", flags->work_dir,
+                  "scratch directory (sources, builds, runs), kept for "
+                  "inspection (default: $TMPDIR/phaseloop-stage)");
+  cmd->add_flag("--json", flags->json, "print JSON instead of a table");
+}
+
+}  // namespace phaseloop::staging

@@ -1,0 +1,137 @@
+#include "staging_harness/staging/stage_report.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "nlohmann/json.hpp"
+#include "staging_harness/stats/speedup.h"
+
+namespace phaseloop::staging {
+namespace {
+
+double MedianOf(const std::vector<PassSample>& samples, bool wall) {
+  std::vector<double> values;
+  for (const PassSample& s : samples)
+    values.push_back(wall ? s.wall_s : s.cpu_s);
+  absl::StatusOr<double> median = stats::Median(values);
+  return median.ok() ? *median : 0;
+}
+
+nlohmann::json Interval(const stats::SpeedupInterval& interval) {
+  return {{"median", interval.median},
+          {"low", interval.low},
+          {"high", interval.high}};
+}
+
+nlohmann::json Build(const runner::BuiltVariant& built) {
+  return {{"build_id", built.build_id},
+          {"policy", built.variant.policy},
+          {"artifacts_hash", built.artifacts_hash},
+          {"build_s", built.build_s},
+          {"translation_units", built.decisions.size()}};
+}
+
+}  // namespace
+
+std::string FormatStageTable(const std::vector<StageResult>& results) {
+  std::string out =
+      absl::StrFormat("%-14s %-5s %-10s %8s %-19s %8s %5s %9s %9s %8s %8s\n",
+                      "workload", "split", "verdict", "speedup", "95% interval",
+                      "p", "pairs", "base (s)", "cand (s)", "cpu", "instr");
+  std::string notes;
+  for (const StageResult& r : results) {
+    if (r.timing) {
+      const TimingResult& t = *r.timing;
+      absl::StrAppend(
+          &out,
+          absl::StrFormat(
+              "%-14s %-5s %-10s %8.4f [%.4f, %.4f] %8.2g %5d %9.3f %9.3f %8.4f "
+              "%8s\n",
+              r.workload, r.split, VerdictName(r.verdict), t.wall.median,
+              t.wall.low, t.wall.high, t.p_value, t.baseline.size(),
+              MedianOf(t.baseline, true), MedianOf(t.candidate, true),
+              t.cpu.median,
+              t.instructions_ratio > 0
+                  ? absl::StrFormat("%.4f", t.instructions_ratio)
+                  : "n/a"));
+    } else {
+      absl::StrAppend(
+          &out, absl::StrFormat("%-14s %-5s %-10s %8s\n", r.workload, r.split,
+                                VerdictName(r.verdict),
+                                r.verdict == Verdict::kIdentical ? "1" : "-"));
+    }
+    if (r.optimized_units == 0) {
+      absl::StrAppend(&notes, "  ", r.workload,
+                      ": the candidate policy ran on none of the ", r.units,
+                      " translation units (phaseloop-cc optimises compile-only "
+                      "commands at the levels the policy acts at)\n");
+    }
+    if (r.verdict != Verdict::kMeasured) {
+      absl::StrAppend(&notes, "  ", r.workload, ": ", r.detail, "\n");
+    }
+    if (r.verdict == Verdict::kMiscompile) {
+      absl::StrAppend(&notes, "    cause: ", r.cause, "; blamed ",
+                      r.blamed.size(), " (module, pipeline) pairs:\n");
+      for (const auto& [module_hash, pipeline] : r.blamed) {
+        absl::StrAppend(&notes, "      ", module_hash, "  ", pipeline, "\n");
+      }
+    }
+  }
+  absl::StrAppend(&out,
+                  "speedup = median of t_baseline / t_candidate over "
+                  "interleaved pairs (wall time; > 1 is faster); cpu = the "
+                  "same of user+sys; instr = instructions ratio\n");
+  if (!notes.empty()) absl::StrAppend(&out, notes);
+  return out;
+}
+
+std::string FormatStageJson(const std::vector<StageResult>& results) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const StageResult& r : results) {
+    nlohmann::json row = {{"workload", r.workload},
+                          {"split", r.split},
+                          {"verdict", VerdictName(r.verdict)},
+                          {"detail", r.detail},
+                          {"elapsed_s", r.elapsed_s},
+                          {"units", r.units},
+                          {"optimized_units", r.optimized_units},
+                          {"baseline", Build(r.baseline)},
+                          {"candidate", Build(r.candidate)}};
+    if (r.verdict == Verdict::kMeasured || r.verdict == Verdict::kIdentical) {
+      row["reward"] = {
+          {"value", r.reward}, {"low", r.reward_low}, {"high", r.reward_high}};
+    }
+    if (r.timing) {
+      const TimingResult& t = *r.timing;
+      row["speedup"] = Interval(t.wall);
+      row["cpu_speedup"] = Interval(t.cpu);
+      row["p_value"] = t.p_value;
+      row["pairs"] = t.baseline.size();
+      row["stop_reason"] = t.stop_reason;
+      row["instructions_ratio"] = t.instructions_ratio;
+      row["baseline_median_s"] = MedianOf(t.baseline, true);
+      row["candidate_median_s"] = MedianOf(t.candidate, true);
+      row["baseline_cpu_median_s"] = MedianOf(t.baseline, false);
+      row["candidate_cpu_median_s"] = MedianOf(t.candidate, false);
+    } else if (r.verdict == Verdict::kIdentical) {
+      row["speedup"] = {{"median", 1.0}, {"low", 1.0}, {"high", 1.0}};
+      row["pairs"] = 0;
+    }
+    if (r.mismatch) {
+      row["mismatch"] = {{"run", r.mismatch_run},
+                         {"what", r.mismatch->what},
+                         {"detail", r.mismatch->detail},
+                         {"cause", r.cause}};
+      nlohmann::json blamed = nlohmann::json::array();
+      for (const auto& [module_hash, pipeline] : r.blamed) {
+        blamed.push_back(
+            {{"module_hash", module_hash}, {"pipeline", pipeline}});
+      }
+      row["blamed"] = std::move(blamed);
+    }
+    rows.push_back(std::move(row));
+  }
+  nlohmann::json j = {{"workloads", std::move(rows)}};
+  return j.dump(2) + "\n";
+}
+
+}  // namespace phaseloop::staging

@@ -1,0 +1,27 @@
+#ifndef PHASELOOP_STAGING_HARNESS_STAGING_STAGE_REPORT_H_
+#define PHASELOOP_STAGING_HARNESS_STAGING_STAGE_REPORT_H_
+
+// `phaseloop stage`'s output: a table for people, JSON for machines.
+
+#include <string>
+#include <vector>
+
+#include "staging_harness/staging/stage_workload.h"
+
+namespace phaseloop::staging {
+
+// One row per workload: verdict, wall speedup with its interval, p-value,
+// pairs, median times, CPU speedup, instructions ratio; then the details
+// (why unusable, what miscompiled, what was blamed).
+std::string FormatStageTable(const std::vector<StageResult>& results);
+
+// {"workloads": [{"workload", "split", "verdict", "detail",
+//   "baseline": {"build_id", "artifacts_hash", "build_s"}, "candidate": ...,
+//   "speedup": {"median", "low", "high"}, "cpu_speedup": {...},
+//   "p_value", "pairs", "stop_reason", "instructions_ratio",
+//   "reward": {"value", "low", "high"}, "mismatch": {...}, "blamed": [...]}]}
+std::string FormatStageJson(const std::vector<StageResult>& results);
+
+}  // namespace phaseloop::staging
+
+#endif  // PHASELOOP_STAGING_HARNESS_STAGING_STAGE_REPORT_H_

@@ -1,0 +1,354 @@
+#include "staging_harness/staging/stage_workload.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <iostream>
+#include <map>
+#include <ostream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "compiler_driver/ir/module_hash.h"
+#include "staging_harness/runner/workload_inputs.h"
+#include "staging_harness/runner/workload_runs.h"
+#include "staging_harness/workloads/workload_source.h"
+
+namespace phaseloop::staging {
+namespace {
+
+using runner::BuiltVariant;
+using runner::CommandRun;
+
+constexpr char kUbsanFlags[] =
+    "-fsanitize=undefined -fno-sanitize-recover=undefined";
+
+struct Staging {
+  const workloads::Workload& workload;
+  const StageOptions& options;
+  std::ostream& progress;
+  std::string source;
+  runner::PreparedInputs inputs;
+
+  std::string Dir(const std::string& name) const {
+    return options.work_dir + "/" + name;
+  }
+
+  absl::StatusOr<BuiltVariant> Build(const std::string& name,
+                                     const std::string& policy,
+                                     const std::string& opt_level,
+                                     const std::string& extra_cflags = "") {
+    runner::Variant variant;
+    variant.name = name;
+    variant.policy = policy;
+    variant.opt_level = opt_level;
+    variant.extra_cflags = extra_cflags;
+    return runner::BuildVariant(workload, source, options.compilers, variant,
+                                Dir("build-" + name), progress);
+  }
+
+  // One checked pass of `built`, outputs kept under check/<label>.
+  absl::StatusOr<std::vector<CommandRun>> CheckedPass(
+      const BuiltVariant& built, const std::string& label) {
+    const std::string run_dir = Dir("run-" + built.variant.name);
+    if (absl::Status ready =
+            runner::PrepareRunDirectory(workload, built, inputs, run_dir);
+        !ready.ok()) {
+      return ready;
+    }
+    runner::PassOptions pass;
+    pass.keep_outputs_dir = Dir("check/" + label);
+    absl::StatusOr<std::vector<CommandRun>> runs =
+        runner::RunPass(workload, run_dir, pass);
+    if (!runs.ok()) return runs;
+    if (absl::Status same = runner::InputsUnchanged(
+            inputs, run_dir,
+            absl::StrCat(workload.path, ": the ", label, " run"));
+        !same.ok()) {
+      return same;
+    }
+    return runs;
+  }
+
+  // The first command whose outputs differ, with what differed.
+  absl::StatusOr<std::optional<std::pair<std::string, correctness::Mismatch>>>
+  FirstMismatch(const std::vector<CommandRun>& reference,
+                const std::vector<CommandRun>& other) {
+    for (size_t i = 0; i < workload.runs.size(); ++i) {
+      absl::StatusOr<std::optional<correctness::Mismatch>> mismatch =
+          correctness::CompareOutputs(reference[i].outputs, other[i].outputs,
+                                      workload.runs[i].check);
+      if (!mismatch.ok()) return mismatch.status();
+      if (mismatch->has_value()) {
+        return std::make_optional(
+            std::make_pair(workload.runs[i].name, **mismatch));
+      }
+    }
+    return std::nullopt;
+  }
+};
+
+std::string Describe(const std::pair<std::string, correctness::Mismatch>& m) {
+  return absl::StrCat(m.first, ": ", m.second.what, ": ", m.second.detail);
+}
+
+// Pairs the candidate changed: modules whose pipeline differs from the
+// baseline build's for the same module.
+std::vector<std::pair<std::string, std::string>> Blame(
+    const BuiltVariant& baseline, const BuiltVariant& candidate) {
+  std::map<std::string, std::string> baseline_pipeline;
+  for (const v1::Decision& d : baseline.decisions) {
+    if (!d.module_hash().empty())
+      baseline_pipeline[d.module_hash()] = d.pipeline();
+  }
+  std::vector<std::pair<std::string, std::string>> blamed;
+  for (const v1::Decision& d : candidate.decisions) {
+    if (d.module_hash().empty() || d.pipeline().empty()) continue;
+    auto it = baseline_pipeline.find(d.module_hash());
+    if (it != baseline_pipeline.end() && it->second == d.pipeline()) continue;
+    blamed.emplace_back(d.module_hash(), d.pipeline());
+  }
+  return blamed;
+}
+
+double Seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since)
+      .count();
+}
+
+}  // namespace
+
+const char* VerdictName(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kMeasured:
+      return "measured";
+    case Verdict::kIdentical:
+      return "identical";
+    case Verdict::kMiscompile:
+      return "miscompile";
+    case Verdict::kUnusable:
+      return "unusable";
+  }
+  return "unknown";
+}
+
+absl::StatusOr<StageResult> StageWorkload(const workloads::Workload& workload,
+                                          const StageOptions& options,
+                                          std::ostream& progress) {
+  const auto start = std::chrono::steady_clock::now();
+  StageResult result;
+  result.workload = workload.name;
+  result.split = workloads::SplitName(workload.split);
+  progress << workload.name << ": staging policy " << options.candidate_policy
+           << " against " << options.baseline_policy << " at -"
+           << options.opt_level << "\n";
+  Staging s{workload, options, progress, "", {}};
+  absl::StatusOr<std::string> source =
+      workloads::ResolveWorkloadSource(workload, progress);
+  if (!source.ok()) return source.status();
+  s.source = *source;
+  absl::StatusOr<runner::PreparedInputs> inputs =
+      runner::PrepareInputs(workload, s.source, s.Dir("inputs"), progress);
+  if (!inputs.ok()) return inputs.status();
+  s.inputs = *std::move(inputs);
+
+  absl::StatusOr<BuiltVariant> baseline =
+      s.Build("baseline", options.baseline_policy, options.opt_level);
+  if (!baseline.ok()) return baseline.status();
+  result.baseline = *baseline;
+  absl::StatusOr<BuiltVariant> candidate =
+      s.Build("candidate", options.candidate_policy, options.opt_level);
+  if (!candidate.ok()) return candidate.status();
+  result.candidate = *candidate;
+  for (const v1::Decision& d : candidate->decisions) {
+    ++result.units;
+    if (d.outcome() == v1::OPTIMIZED) ++result.optimized_units;
+  }
+  if (result.optimized_units == 0) {
+    progress << "  note: the candidate policy ran on none of the "
+             << result.units
+             << " translation units (see `phaseloop decisions show --spool "
+             << options.work_dir << "/build-candidate/spool`)\n";
+  }
+  auto finish = [&](Verdict verdict, std::string detail) {
+    result.verdict = verdict;
+    result.detail = std::move(detail);
+    result.elapsed_s = Seconds(start);
+    return result;
+  };
+  if (baseline->artifacts_hash == candidate->artifacts_hash) {
+    progress << "  identical artifacts: speedup exactly 1, nothing to run\n";
+    return finish(Verdict::kIdentical,
+                  "the candidate built byte-identical artifacts");
+  }
+
+  // Correctness, before any timing.
+  progress << "  check: baseline twice, -O0 reference, candidate\n";
+  absl::StatusOr<std::vector<CommandRun>> first =
+      s.CheckedPass(*baseline, "baseline-1");
+  if (!first.ok()) return first.status();
+  absl::StatusOr<std::vector<CommandRun>> second =
+      s.CheckedPass(*baseline, "baseline-2");
+  if (!second.ok()) return second.status();
+  auto differs = s.FirstMismatch(*first, *second);
+  if (!differs.ok()) return differs.status();
+  if (differs->has_value()) {
+    return finish(Verdict::kUnusable,
+                  absl::StrCat("the baseline's outputs differ from run to run "
+                               "or fail the check (",
+                               Describe(**differs), ")"));
+  }
+  absl::StatusOr<BuiltVariant> reference = s.Build("O0", "baseline", "O0");
+  if (!reference.ok()) return reference.status();
+  absl::StatusOr<std::vector<CommandRun>> at_o0 =
+      s.CheckedPass(*reference, "O0");
+  if (!at_o0.ok()) return at_o0.status();
+  differs = s.FirstMismatch(*first, *at_o0);
+  if (!differs.ok()) return differs.status();
+  if (differs->has_value()) {
+    return finish(Verdict::kUnusable,
+                  absl::StrCat("the -O0 reference's outputs differ from the "
+                               "baseline's (",
+                               Describe(**differs),
+                               "): undefined behaviour in the program?"));
+  }
+  absl::StatusOr<std::vector<CommandRun>> checked =
+      s.CheckedPass(*candidate, "candidate");
+  if (!checked.ok()) return checked.status();
+  differs = s.FirstMismatch(*first, *checked);
+  if (!differs.ok()) return differs.status();
+  if (differs->has_value()) {
+    result.mismatch_run = (*differs)->first;
+    result.mismatch = (*differs)->second;
+    result.blamed = Blame(*baseline, *candidate);
+    result.cause = "unknown";
+    if (options.ubsan) {
+      absl::StatusOr<BuiltVariant> ubsan =
+          s.Build("ubsan", "baseline", options.opt_level, kUbsanFlags);
+      absl::StatusOr<std::vector<CommandRun>> sanitized =
+          ubsan.ok() ? s.CheckedPass(*ubsan, "ubsan")
+                     : absl::StatusOr<std::vector<CommandRun>>(ubsan.status());
+      if (sanitized.ok()) {
+        auto ub = s.FirstMismatch(*first, *sanitized);
+        result.cause =
+            ub.ok() && !ub->has_value() ? "miscompile" : "undefined_behaviour";
+      } else {
+        progress << "  the UBSan build could not run: "
+                 << sanitized.status().message() << "\n";
+      }
+    }
+    progress << "  MISCOMPILE: " << Describe(**differs) << " ("
+             << result.blamed.size() << " module pipelines blamed, cause "
+             << result.cause << ")\n";
+    return finish(Verdict::kMiscompile,
+                  absl::StrCat("the candidate's outputs differ from the "
+                               "baseline's: ",
+                               Describe(**differs)));
+  }
+
+  // Timing.
+  const std::string baseline_dir = s.Dir("run-baseline");
+  const std::string candidate_dir = s.Dir("run-candidate");
+  runner::PassOptions pass;
+  pass.cpu = options.cpu;
+  pass.count_hardware = options.count_hardware;
+  RunSide run = [&](Side side) -> absl::StatusOr<PassSample> {
+    const bool is_baseline = side == Side::kBaseline;
+    absl::StatusOr<std::vector<CommandRun>> runs = runner::RunPass(
+        workload, is_baseline ? baseline_dir : candidate_dir, pass);
+    if (!runs.ok()) return runs.status();
+    for (size_t i = 0; i < runs->size(); ++i) {
+      const process::Measurement& m = (*runs)[i].measurement;
+      if (m.timed_out || m.exit_status != workload.runs[i].check.exit_status) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            workload.path, ": ", workload.runs[i].name, " of the ",
+            is_baseline ? "baseline" : "candidate",
+            m.timed_out ? " ran over its timeout_s"
+                        : absl::StrCat(" exited ", m.exit_status),
+            " during timing (it passed the check before): a flaky program"));
+      }
+    }
+    runner::PassTotals totals = runner::Totals(*runs);
+    return PassSample{totals.wall_s, totals.cpu_s, totals.hardware_counted,
+                      totals.instructions, totals.cycles};
+  };
+  const bool tty = &progress == &std::cerr && ::isatty(2);
+  TimingProgress report = [&](const TimingResult& so_far) {
+    progress << (tty ? "\r" : "")
+             << absl::StrFormat(
+                    "  timing: %2d pairs  speedup %.4f [%.4f, %.4f]  p %.3g",
+                    so_far.baseline.size(), so_far.wall.median, so_far.wall.low,
+                    so_far.wall.high, so_far.p_value)
+             << (tty && so_far.stop_reason.empty() ? "" : "\n") << std::flush;
+  };
+  absl::StatusOr<TimingResult> timing =
+      TimeInterleaved(run, options.timing, report);
+  if (!timing.ok()) return timing.status();
+  result.timing = *timing;
+  result.reward = std::log(timing->wall.median);
+  result.reward_low = std::log(timing->wall.low);
+  result.reward_high = std::log(timing->wall.high);
+  return finish(Verdict::kMeasured,
+                absl::StrCat("stopped: ", timing->stop_reason));
+}
+
+StageRecords RecordsOf(const StageResult& result, const StageOptions& options) {
+  StageRecords records;
+  const runner::BuiltVariant& candidate = result.candidate;
+  std::string policy_version;
+  for (const v1::Decision& d : candidate.decisions) {
+    if (!d.policy_version().empty()) {
+      policy_version = d.policy_version();
+      break;
+    }
+  }
+  const int64_t now_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(
+          std::chrono::system_clock::now().time_since_epoch())
+          .count();
+  if (result.verdict == Verdict::kMiscompile) {
+    v1::Miscompile miscompile;
+    miscompile.set_miscompile_id(ir::ContentHash(absl::StrCat(
+        "miscompile\n", result.workload, "\n", candidate.build_id)));
+    miscompile.set_workload(result.workload);
+    miscompile.set_build_id(candidate.build_id);
+    miscompile.set_policy_version(policy_version);
+    miscompile.set_candidate(options.candidate_policy);
+    miscompile.set_run(result.mismatch_run);
+    if (result.mismatch) {
+      miscompile.set_what(result.mismatch->what);
+      miscompile.set_detail(result.mismatch->detail);
+    }
+    miscompile.set_verdict(result.cause);
+    for (const auto& [module_hash, pipeline] : result.blamed) {
+      v1::BlamedPipeline* blamed = miscompile.add_blamed();
+      blamed->set_module_hash(module_hash);
+      blamed->set_pipeline(pipeline);
+    }
+    miscompile.set_unix_time_ms(now_ms);
+    records.miscompile = miscompile;
+    return records;
+  }
+  if (result.verdict != Verdict::kMeasured &&
+      result.verdict != Verdict::kIdentical) {
+    return records;
+  }
+  records.decisions = candidate.decisions;
+  v1::FinalReward reward;
+  reward.set_reward_id(ir::ContentHash(
+      absl::StrCat("staging\n", result.workload, "\n", candidate.build_id)));
+  reward.set_source("staging");
+  reward.set_policy_version(policy_version);
+  reward.set_build_id(candidate.build_id);
+  reward.set_value(result.reward);
+  reward.set_value_low(result.reward_low);
+  reward.set_value_high(result.reward_high);
+  reward.set_workload(result.workload);
+  reward.set_pairs(result.timing ? int(result.timing->baseline.size()) : 0);
+  reward.set_unix_time_ms(now_ms);
+  records.rewards.push_back(reward);
+  return records;
+}
+
+}  // namespace phaseloop::staging

@@ -1,0 +1,102 @@
+#ifndef PHASELOOP_STAGING_HARNESS_STAGING_STAGE_WORKLOAD_H_
+#define PHASELOOP_STAGING_HARNESS_STAGING_STAGE_WORKLOAD_H_
+
+// Staging one workload: correctness first, then timing.
+//  1. Inputs made once; the baseline, the candidate and (unless the two
+//     built byte-identical artifacts) an -O0 reference built through the
+//     wrapper, each in a scratch copy of the sources.
+//  2. Identical artifacts: the speedup is exactly 1; nothing is run.
+//  3. The baseline runs twice: outputs that differ from run to run (or a
+//     run that fails its check) make the workload unusable; the -O0
+//     reference must give the baseline's outputs too (otherwise the program
+//     depends on undefined behaviour or the optimiser: unusable). Then the
+//     candidate: a mismatch is a miscompile (or, with `ubsan`, undefined
+//     behaviour when an UBSan build of the baseline trips on the same
+//     inputs). No timing is taken then; the (module_hash, pipeline) pairs
+//     where the candidate's pipeline differs from the baseline's are blamed.
+//  4. Interleaved timing (interleaved_timing.h); the reward is
+//     log(t_baseline / t_candidate) of the median wall-time speedup, with
+//     its interval.
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "proto/phaseloop/v1/episode.pb.h"
+#include "proto/phaseloop/v1/miscompile.pb.h"
+#include "staging_harness/correctness/output_compare.h"
+#include "staging_harness/runner/workload_build.h"
+#include "staging_harness/staging/interleaved_timing.h"
+#include "staging_harness/workloads/workload.h"
+
+namespace phaseloop::staging {
+
+struct StageOptions {
+  std::string candidate_policy;              // PHASELOOP_POLICY spec
+  std::string baseline_policy = "baseline";  // clang's pipeline for the level
+  std::string opt_level = "O3";
+  std::string work_dir;  // scratch: sources, builds, runs (replaced)
+  runner::Compilers compilers;
+  TimingOptions timing;
+  int cpu = -1;  // pin every run to this CPU
+  bool count_hardware = true;
+  bool ubsan = false;  // tell undefined behaviour from a miscompile
+};
+
+enum class Verdict {
+  kMeasured,    // timed: speedup with its interval
+  kIdentical,   // byte-identical artifacts: speedup exactly 1
+  kMiscompile,  // the candidate's outputs differ (no speed figure)
+  kUnusable,    // the baseline cannot be checked (nondeterministic, UB)
+};
+const char* VerdictName(Verdict verdict);
+
+struct StageResult {
+  std::string workload;
+  std::string split;
+  Verdict verdict = Verdict::kMeasured;
+  std::string detail;  // why, for miscompile/unusable; how it stopped
+  runner::BuiltVariant baseline;
+  runner::BuiltVariant candidate;
+  std::optional<TimingResult> timing;  // kMeasured only
+  // log(t_baseline / t_candidate) of the median and of the interval's ends
+  // (0, 0, 0 for kIdentical).
+  double reward = 0, reward_low = 0, reward_high = 0;
+  // kMiscompile: what differed, on which run, and the verdict the UBSan
+  // build gave ("miscompile", "undefined_behaviour" or "unknown" without
+  // one); the pairs the candidate changed.
+  std::optional<correctness::Mismatch> mismatch;
+  std::string mismatch_run;
+  std::string cause;
+  std::vector<std::pair<std::string, std::string>> blamed;
+  // Translation units the candidate build compiled, and how many ran the
+  // candidate policy's pipeline (outcome OPTIMIZED); the others ran clang's
+  // own (a one-step compile-and-link command, a level the policy does not
+  // act at, a module not in its table, ...).
+  int units = 0;
+  int optimized_units = 0;
+  double elapsed_s = 0;
+};
+
+// FailedPrecondition (naming the workload file) for a workload that cannot
+// be built or run at all; the verdicts above are results.
+absl::StatusOr<StageResult> StageWorkload(const workloads::Workload& workload,
+                                          const StageOptions& options,
+                                          std::ostream& progress);
+
+// The replay-buffer records of a result: the candidate build's decisions and
+// its staging FinalReward (kMeasured, kIdentical), or its Miscompile record
+// (kMiscompile). reward_id/miscompile_id are deterministic from the build.
+struct StageRecords {
+  std::vector<v1::Decision> decisions;
+  std::vector<v1::FinalReward> rewards;
+  std::optional<v1::Miscompile> miscompile;
+};
+StageRecords RecordsOf(const StageResult& result, const StageOptions& options);
+
+}  // namespace phaseloop::staging
+
+#endif  // PHASELOOP_STAGING_HARNESS_STAGING_STAGE_WORKLOAD_H_

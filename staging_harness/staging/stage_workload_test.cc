@@ -1,0 +1,161 @@
+// Staging the example workload (a real Makefile C project) end to end
+// through the real wrapper: identical, measured, unusable and miscompiled
+// candidates. Timing budgets are tiny: these check verdicts and records,
+// never speed.
+#include "staging_harness/staging/stage_workload.h"
+
+#include <cmath>
+#include <filesystem>
+#include <sstream>
+
+#include "common/testing/test_util.h"
+#include "gtest/gtest.h"
+
+namespace phaseloop::staging {
+namespace {
+namespace fs = std::filesystem;
+
+class StageWorkloadTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<workloads::Workload> loaded =
+        workloads::LoadWorkload("configs/workloads/example.yaml");
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    workload_ = *loaded;
+    absl::StatusOr<runner::Compilers> compilers = runner::FindCompilers(
+        fs::absolute("compiler_driver/cc_wrapper/phaseloop-cc"), "");
+    ASSERT_TRUE(compilers.ok()) << compilers.status();
+    options_.compilers = *compilers;
+    options_.work_dir = testing::MakeTempDir();
+    options_.timing.min_pairs = 3;
+    options_.timing.max_pairs = 4;
+    options_.timing.warmup_passes = 0;
+  }
+
+  absl::StatusOr<StageResult> Stage(const std::string& candidate) {
+    options_.candidate_policy = candidate;
+    return StageWorkload(workload_, options_, log_);
+  }
+
+  workloads::Workload workload_;
+  StageOptions options_;
+  std::ostringstream log_;
+};
+
+TEST_F(StageWorkloadTest, ByteIdenticalArtifactsAreNotTimed) {
+  absl::StatusOr<StageResult> result = Stage("baseline");
+  ASSERT_TRUE(result.ok()) << result.status() << log_.str();
+  EXPECT_EQ(result->verdict, Verdict::kIdentical);
+  EXPECT_FALSE(result->timing.has_value());
+  EXPECT_EQ(result->reward, 0);
+  StageRecords records = RecordsOf(*result, options_);
+  ASSERT_EQ(records.rewards.size(), 1u);
+  EXPECT_EQ(records.rewards[0].pairs(), 0);
+  EXPECT_EQ(records.rewards[0].value(), 0);
+  EXPECT_FALSE(records.miscompile.has_value());
+}
+
+TEST_F(StageWorkloadTest, ADifferentProgramIsCheckedThenTimedInPairs) {
+  absl::StatusOr<StageResult> result = Stage("fixed:default<O1>");
+  ASSERT_TRUE(result.ok()) << result.status() << log_.str();
+  ASSERT_EQ(result->verdict, Verdict::kMeasured) << result->detail;
+  ASSERT_TRUE(result->timing.has_value());
+  const TimingResult& timing = *result->timing;
+  EXPECT_GE(timing.baseline.size(), 3u);
+  EXPECT_LE(timing.baseline.size(), 4u);
+  EXPECT_LE(timing.wall.low, timing.wall.median);
+  EXPECT_LE(timing.wall.median, timing.wall.high);
+  EXPECT_DOUBLE_EQ(result->reward, std::log(timing.wall.median));
+  EXPECT_NE(log_.str().find("check: baseline twice"), std::string::npos);
+  EXPECT_NE(log_.str().find("timing:"), std::string::npos);
+
+  // The reward joins the candidate build's decisions by build_id.
+  StageRecords records = RecordsOf(*result, options_);
+  ASSERT_EQ(records.rewards.size(), 1u);
+  const v1::FinalReward& reward = records.rewards[0];
+  EXPECT_EQ(reward.source(), "staging");
+  EXPECT_EQ(reward.workload(), "example");
+  EXPECT_EQ(reward.build_id(), result->candidate.build_id);
+  EXPECT_EQ(reward.pairs(), static_cast<int>(timing.baseline.size()));
+  EXPECT_DOUBLE_EQ(reward.value_low(), std::log(timing.wall.low));
+  ASSERT_EQ(records.decisions.size(), 2u);  // compile, then link
+  const bool compile_first = records.decisions[0].outcome() == v1::OPTIMIZED;
+  const v1::Decision& compiled = records.decisions[compile_first ? 0 : 1];
+  const v1::Decision& linked = records.decisions[compile_first ? 1 : 0];
+  EXPECT_EQ(compiled.outcome(), v1::OPTIMIZED);
+  EXPECT_EQ(compiled.build_id(), reward.build_id());
+  EXPECT_EQ(compiled.pipeline(), "default<O1>");
+  EXPECT_EQ(reward.policy_version(), compiled.policy_version());
+  EXPECT_EQ(linked.reason(), "not_compile_only");
+  EXPECT_EQ(result->units, 2);
+  EXPECT_EQ(result->optimized_units, 1);
+}
+
+TEST_F(StageWorkloadTest,
+       OutputsThatDifferFromRunToRunMakeTheWorkloadUnusable) {
+  workload_.runs[0].command =
+      "./wordfreq data/words.txt; od -An -N8 -tu8 /dev/urandom";
+  absl::StatusOr<StageResult> result = Stage("fixed:default<O1>");
+  ASSERT_TRUE(result.ok()) << result.status() << log_.str();
+  EXPECT_EQ(result->verdict, Verdict::kUnusable);
+  EXPECT_NE(result->detail.find("differ from run to run"), std::string::npos)
+      << result->detail;
+  EXPECT_FALSE(result->timing.has_value());
+  StageRecords records = RecordsOf(*result, options_);
+  EXPECT_TRUE(records.rewards.empty());
+  EXPECT_FALSE(records.miscompile.has_value());
+}
+
+TEST_F(StageWorkloadTest, AnO0ReferenceThatDisagreesMakesTheWorkloadUnusable) {
+  // The program's output depends on how it was compiled, as a program with
+  // undefined behaviour's may: the build records its flags for the run.
+  workload_.build.command = "make wordfreq && echo \"$CFLAGS\" > flags.txt";
+  workload_.build.artifacts = {"wordfreq", "flags.txt"};
+  workload_.runs[0].command = "./wordfreq data/words.txt; cat flags.txt";
+  absl::StatusOr<StageResult> result = Stage("fixed:default<O1>");
+  ASSERT_TRUE(result.ok()) << result.status() << log_.str();
+  EXPECT_EQ(result->verdict, Verdict::kUnusable);
+  EXPECT_NE(result->detail.find("-O0 reference"), std::string::npos)
+      << result->detail;
+}
+
+TEST_F(StageWorkloadTest, AWrongExitStatusOfTheBaselineIsNotACandidateFault) {
+  workload_.runs[1].check.exit_status = 1;  // wordfreq exits 0
+  absl::StatusOr<StageResult> result = Stage("fixed:default<O1>");
+  ASSERT_TRUE(result.ok()) << result.status() << log_.str();
+  EXPECT_EQ(result->verdict, Verdict::kUnusable) << result->detail;
+}
+
+TEST_F(StageWorkloadTest, AnInjectedMiscompileIsCaughtBeforeTimingAndBlamed) {
+  // The test-only wrapper links phaseloop-test-miscompile, which turns one
+  // add in a loop into a sub; the product's wrapper refuses that pass.
+  absl::StatusOr<runner::Compilers> test_wrapper = runner::FindCompilers(
+      fs::absolute("compiler_driver/testing/miscompile/phaseloop-cc"), "");
+  ASSERT_TRUE(test_wrapper.ok()) << test_wrapper.status();
+  options_.compilers = *test_wrapper;
+  options_.ubsan = true;
+  absl::StatusOr<StageResult> result =
+      Stage("fixed:default<O3>,phaseloop-test-miscompile");
+  ASSERT_TRUE(result.ok()) << result.status() << log_.str();
+  ASSERT_EQ(result->verdict, Verdict::kMiscompile) << result->detail;
+  EXPECT_FALSE(result->timing.has_value());
+  ASSERT_TRUE(result->mismatch.has_value());
+  EXPECT_EQ(result->mismatch->what, "stdout");
+  EXPECT_EQ(result->cause, "miscompile");  // the UBSan build agrees
+  ASSERT_EQ(result->blamed.size(), 1u);
+  EXPECT_EQ(result->blamed[0].second, "default<O3>,phaseloop-test-miscompile");
+  EXPECT_EQ(log_.str().find("timing:"), std::string::npos);
+
+  StageRecords records = RecordsOf(*result, options_);
+  EXPECT_TRUE(records.rewards.empty());
+  ASSERT_TRUE(records.miscompile.has_value());
+  EXPECT_EQ(records.miscompile->workload(), "example");
+  EXPECT_EQ(records.miscompile->build_id(), result->candidate.build_id);
+  EXPECT_EQ(records.miscompile->verdict(), "miscompile");
+  ASSERT_EQ(records.miscompile->blamed_size(), 1);
+  EXPECT_EQ(records.miscompile->blamed(0).module_hash(),
+            result->blamed[0].first);
+}
+
+}  // namespace
+}  // namespace phaseloop::staging
