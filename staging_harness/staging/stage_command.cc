@@ -157,7 +157,7 @@ int RunStage(const StageFlags& f) {
     if (!result.ok()) return fail(result.status());
     miscompiled = miscompiled || result->verdict == Verdict::kMiscompile;
     unusable = unusable || result->verdict == Verdict::kUnusable;
-    records.push_back(RecordsOf(*result, options));
+    records.push_back(RecordsOf(*result));
     results.push_back(*std::move(result));
   }
   if (!f.buffer.empty()) {

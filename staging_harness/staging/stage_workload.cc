@@ -24,17 +24,54 @@ using runner::CommandRun;
 constexpr char kUbsanFlags[] =
     "-fsanitize=undefined -fno-sanitize-recover=undefined";
 
-struct Staging {
-  const workloads::Workload& workload;
-  const StageOptions& options;
+std::string Describe(const std::pair<std::string, correctness::Mismatch>& m) {
+  return absl::StrCat(m.first, ": ", m.second.what, ": ", m.second.detail);
+}
+
+// Pairs the candidate changed: modules whose pipeline differs from the
+// baseline build's for the same module.
+std::vector<std::pair<std::string, std::string>> Blame(
+    const BuiltVariant& baseline, const BuiltVariant& candidate) {
+  std::map<std::string, std::string> baseline_pipeline;
+  for (const v1::Decision& d : baseline.decisions) {
+    if (!d.module_hash().empty())
+      baseline_pipeline[d.module_hash()] = d.pipeline();
+  }
+  std::vector<std::pair<std::string, std::string>> blamed;
+  for (const v1::Decision& d : candidate.decisions) {
+    if (d.module_hash().empty() || d.pipeline().empty()) continue;
+    auto it = baseline_pipeline.find(d.module_hash());
+    if (it != baseline_pipeline.end() && it->second == d.pipeline()) continue;
+    blamed.emplace_back(d.module_hash(), d.pipeline());
+  }
+  return blamed;
+}
+
+double Seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since)
+      .count();
+}
+
+}  // namespace
+
+struct WorkloadStager::Impl {
+  Impl(const workloads::Workload& w, const StageOptions& o, std::ostream& p)
+      : workload(w), options(o), progress(p) {}
+  const workloads::Workload workload;
+  const StageOptions options;
   std::ostream& progress;
   std::string source;
   runner::PreparedInputs inputs;
+  // The baseline's checks, made once before the first differing candidate:
+  // its first pass's outputs (the reference every candidate is compared
+  // with), and why the workload is unusable ("" when it is usable).
+  bool checked = false;
+  std::vector<CommandRun> reference;
+  std::string unusable;
 
   std::string Dir(const std::string& name) const {
     return options.work_dir + "/" + name;
   }
-
   absl::StatusOr<BuiltVariant> Build(const std::string& name,
                                      const std::string& policy,
                                      const std::string& opt_level,
@@ -87,37 +124,9 @@ struct Staging {
     }
     return std::nullopt;
   }
+
+  absl::Status CheckBaseline(const BuiltVariant& baseline);
 };
-
-std::string Describe(const std::pair<std::string, correctness::Mismatch>& m) {
-  return absl::StrCat(m.first, ": ", m.second.what, ": ", m.second.detail);
-}
-
-// Pairs the candidate changed: modules whose pipeline differs from the
-// baseline build's for the same module.
-std::vector<std::pair<std::string, std::string>> Blame(
-    const BuiltVariant& baseline, const BuiltVariant& candidate) {
-  std::map<std::string, std::string> baseline_pipeline;
-  for (const v1::Decision& d : baseline.decisions) {
-    if (!d.module_hash().empty())
-      baseline_pipeline[d.module_hash()] = d.pipeline();
-  }
-  std::vector<std::pair<std::string, std::string>> blamed;
-  for (const v1::Decision& d : candidate.decisions) {
-    if (d.module_hash().empty() || d.pipeline().empty()) continue;
-    auto it = baseline_pipeline.find(d.module_hash());
-    if (it != baseline_pipeline.end() && it->second == d.pipeline()) continue;
-    blamed.emplace_back(d.module_hash(), d.pipeline());
-  }
-  return blamed;
-}
-
-double Seconds(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since)
-      .count();
-}
-
-}  // namespace
 
 const char* VerdictName(Verdict verdict) {
   switch (verdict) {
@@ -133,17 +142,17 @@ const char* VerdictName(Verdict verdict) {
   return "unknown";
 }
 
-absl::StatusOr<StageResult> StageWorkload(const workloads::Workload& workload,
-                                          const StageOptions& options,
-                                          std::ostream& progress) {
-  const auto start = std::chrono::steady_clock::now();
-  StageResult result;
-  result.workload = workload.name;
-  result.split = workloads::SplitName(workload.split);
-  progress << workload.name << ": staging policy " << options.candidate_policy
-           << " against " << options.baseline_policy << " at -"
-           << options.opt_level << "\n";
-  Staging s{workload, options, progress, "", {}};
+WorkloadStager::WorkloadStager(const workloads::Workload& workload,
+                               const StageOptions& options,
+                               std::ostream& progress)
+    : impl_(std::make_shared<Impl>(workload, options, progress)) {}
+
+absl::StatusOr<std::unique_ptr<WorkloadStager>> WorkloadStager::Prepare(
+    const workloads::Workload& workload, const StageOptions& options,
+    std::ostream& progress) {
+  std::unique_ptr<WorkloadStager> stager(
+      new WorkloadStager(workload, options, progress));
+  Impl& s = *stager->impl_;
   absl::StatusOr<std::string> source =
       workloads::ResolveWorkloadSource(workload, progress);
   if (!source.ok()) return source.status();
@@ -152,13 +161,64 @@ absl::StatusOr<StageResult> StageWorkload(const workloads::Workload& workload,
       runner::PrepareInputs(workload, s.source, s.Dir("inputs"), progress);
   if (!inputs.ok()) return inputs.status();
   s.inputs = *std::move(inputs);
-
   absl::StatusOr<BuiltVariant> baseline =
       s.Build("baseline", options.baseline_policy, options.opt_level);
   if (!baseline.ok()) return baseline.status();
-  result.baseline = *baseline;
+  stager->baseline_ = *std::move(baseline);
+  return stager;
+}
+
+// The baseline twice (same outputs, passing the check), then the -O0
+// reference (the baseline's outputs too).
+absl::Status WorkloadStager::Impl::CheckBaseline(const BuiltVariant& baseline) {
+  checked = true;
+  progress << "  check: baseline twice, -O0 reference\n";
+  absl::StatusOr<std::vector<CommandRun>> first =
+      CheckedPass(baseline, "baseline-1");
+  if (!first.ok()) return first.status();
+  absl::StatusOr<std::vector<CommandRun>> second =
+      CheckedPass(baseline, "baseline-2");
+  if (!second.ok()) return second.status();
+  auto differs = FirstMismatch(*first, *second);
+  if (!differs.ok()) return differs.status();
+  if (differs->has_value()) {
+    unusable = absl::StrCat(
+        "the baseline's outputs differ from run to run or fail the check (",
+        Describe(**differs), ")");
+    return absl::OkStatus();
+  }
+  absl::StatusOr<BuiltVariant> reference = Build("O0", "baseline", "O0");
+  if (!reference.ok()) return reference.status();
+  absl::StatusOr<std::vector<CommandRun>> at_o0 = CheckedPass(*reference, "O0");
+  if (!at_o0.ok()) return at_o0.status();
+  differs = FirstMismatch(*first, *at_o0);
+  if (!differs.ok()) return differs.status();
+  if (differs->has_value()) {
+    unusable = absl::StrCat(
+        "the -O0 reference's outputs differ from the baseline's (",
+        Describe(**differs), "): undefined behaviour in the program?");
+    return absl::OkStatus();
+  }
+  this->reference = *std::move(first);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<StageResult> WorkloadStager::Evaluate(
+    const std::string& candidate_policy, const std::string& label,
+    const TimingOptions& timing_options) {
+  Impl& s = *impl_;
+  const workloads::Workload& workload = s.workload;
+  std::ostream& progress = s.progress;
+  const auto start = std::chrono::steady_clock::now();
+  StageResult result;
+  result.workload = workload.name;
+  result.split = workloads::SplitName(workload.split);
+  result.baseline = baseline_;
+  progress << workload.name << ": staging policy " << candidate_policy
+           << " against " << s.options.baseline_policy << " at -"
+           << s.options.opt_level << "\n";
   absl::StatusOr<BuiltVariant> candidate =
-      s.Build("candidate", options.candidate_policy, options.opt_level);
+      s.Build(label, candidate_policy, s.options.opt_level);
   if (!candidate.ok()) return candidate.status();
   result.candidate = *candidate;
   for (const v1::Decision& d : candidate->decisions) {
@@ -169,7 +229,7 @@ absl::StatusOr<StageResult> StageWorkload(const workloads::Workload& workload,
     progress << "  note: the candidate policy ran on none of the "
              << result.units
              << " translation units (see `phaseloop decisions show --spool "
-             << options.work_dir << "/build-candidate/spool`)\n";
+             << s.Dir("build-" + label) << "/spool`)\n";
   }
   auto finish = [&](Verdict verdict, std::string detail) {
     result.verdict = verdict;
@@ -177,60 +237,38 @@ absl::StatusOr<StageResult> StageWorkload(const workloads::Workload& workload,
     result.elapsed_s = Seconds(start);
     return result;
   };
-  if (baseline->artifacts_hash == candidate->artifacts_hash) {
+  if (baseline_.artifacts_hash == candidate->artifacts_hash) {
     progress << "  identical artifacts: speedup exactly 1, nothing to run\n";
     return finish(Verdict::kIdentical,
                   "the candidate built byte-identical artifacts");
   }
 
   // Correctness, before any timing.
-  progress << "  check: baseline twice, -O0 reference, candidate\n";
-  absl::StatusOr<std::vector<CommandRun>> first =
-      s.CheckedPass(*baseline, "baseline-1");
-  if (!first.ok()) return first.status();
-  absl::StatusOr<std::vector<CommandRun>> second =
-      s.CheckedPass(*baseline, "baseline-2");
-  if (!second.ok()) return second.status();
-  auto differs = s.FirstMismatch(*first, *second);
-  if (!differs.ok()) return differs.status();
-  if (differs->has_value()) {
-    return finish(Verdict::kUnusable,
-                  absl::StrCat("the baseline's outputs differ from run to run "
-                               "or fail the check (",
-                               Describe(**differs), ")"));
+  if (!s.checked) {
+    if (absl::Status checked = s.CheckBaseline(baseline_); !checked.ok()) {
+      return checked;
+    }
   }
-  absl::StatusOr<BuiltVariant> reference = s.Build("O0", "baseline", "O0");
-  if (!reference.ok()) return reference.status();
-  absl::StatusOr<std::vector<CommandRun>> at_o0 =
-      s.CheckedPass(*reference, "O0");
-  if (!at_o0.ok()) return at_o0.status();
-  differs = s.FirstMismatch(*first, *at_o0);
-  if (!differs.ok()) return differs.status();
-  if (differs->has_value()) {
-    return finish(Verdict::kUnusable,
-                  absl::StrCat("the -O0 reference's outputs differ from the "
-                               "baseline's (",
-                               Describe(**differs),
-                               "): undefined behaviour in the program?"));
-  }
+  if (!s.unusable.empty()) return finish(Verdict::kUnusable, s.unusable);
+  progress << "  check: the candidate against the baseline\n";
   absl::StatusOr<std::vector<CommandRun>> checked =
-      s.CheckedPass(*candidate, "candidate");
+      s.CheckedPass(*candidate, label);
   if (!checked.ok()) return checked.status();
-  differs = s.FirstMismatch(*first, *checked);
+  auto differs = s.FirstMismatch(s.reference, *checked);
   if (!differs.ok()) return differs.status();
   if (differs->has_value()) {
     result.mismatch_run = (*differs)->first;
     result.mismatch = (*differs)->second;
-    result.blamed = Blame(*baseline, *candidate);
+    result.blamed = Blame(baseline_, *candidate);
     result.cause = "unknown";
-    if (options.ubsan) {
+    if (s.options.ubsan) {
       absl::StatusOr<BuiltVariant> ubsan =
-          s.Build("ubsan", "baseline", options.opt_level, kUbsanFlags);
+          s.Build("ubsan", "baseline", s.options.opt_level, kUbsanFlags);
       absl::StatusOr<std::vector<CommandRun>> sanitized =
           ubsan.ok() ? s.CheckedPass(*ubsan, "ubsan")
                      : absl::StatusOr<std::vector<CommandRun>>(ubsan.status());
       if (sanitized.ok()) {
-        auto ub = s.FirstMismatch(*first, *sanitized);
+        auto ub = s.FirstMismatch(s.reference, *sanitized);
         result.cause =
             ub.ok() && !ub->has_value() ? "miscompile" : "undefined_behaviour";
       } else {
@@ -249,10 +287,10 @@ absl::StatusOr<StageResult> StageWorkload(const workloads::Workload& workload,
 
   // Timing.
   const std::string baseline_dir = s.Dir("run-baseline");
-  const std::string candidate_dir = s.Dir("run-candidate");
+  const std::string candidate_dir = s.Dir("run-" + label);
   runner::PassOptions pass;
-  pass.cpu = options.cpu;
-  pass.count_hardware = options.count_hardware;
+  pass.cpu = s.options.cpu;
+  pass.count_hardware = s.options.count_hardware;
   RunSide run = [&](Side side) -> absl::StatusOr<PassSample> {
     const bool is_baseline = side == Side::kBaseline;
     absl::StatusOr<std::vector<CommandRun>> runs = runner::RunPass(
@@ -263,7 +301,7 @@ absl::StatusOr<StageResult> StageWorkload(const workloads::Workload& workload,
       if (m.timed_out || m.exit_status != workload.runs[i].check.exit_status) {
         return absl::FailedPreconditionError(absl::StrCat(
             workload.path, ": ", workload.runs[i].name, " of the ",
-            is_baseline ? "baseline" : "candidate",
+            is_baseline ? "baseline" : label,
             m.timed_out ? " ran over its timeout_s"
                         : absl::StrCat(" exited ", m.exit_status),
             " during timing (it passed the check before): a flaky program"));
@@ -283,7 +321,7 @@ absl::StatusOr<StageResult> StageWorkload(const workloads::Workload& workload,
              << (tty && so_far.stop_reason.empty() ? "" : "\n") << std::flush;
   };
   absl::StatusOr<TimingResult> timing =
-      TimeInterleaved(run, options.timing, report);
+      TimeInterleaved(run, timing_options, report);
   if (!timing.ok()) return timing.status();
   result.timing = *timing;
   result.reward = std::log(timing->wall.median);
@@ -293,7 +331,17 @@ absl::StatusOr<StageResult> StageWorkload(const workloads::Workload& workload,
                 absl::StrCat("stopped: ", timing->stop_reason));
 }
 
-StageRecords RecordsOf(const StageResult& result, const StageOptions& options) {
+absl::StatusOr<StageResult> StageWorkload(const workloads::Workload& workload,
+                                          const StageOptions& options,
+                                          std::ostream& progress) {
+  absl::StatusOr<std::unique_ptr<WorkloadStager>> stager =
+      WorkloadStager::Prepare(workload, options, progress);
+  if (!stager.ok()) return stager.status();
+  return (*stager)->Evaluate(options.candidate_policy, "candidate",
+                             options.timing);
+}
+
+StageRecords RecordsOf(const StageResult& result) {
   StageRecords records;
   const runner::BuiltVariant& candidate = result.candidate;
   std::string policy_version;
@@ -314,7 +362,7 @@ StageRecords RecordsOf(const StageResult& result, const StageOptions& options) {
     miscompile.set_workload(result.workload);
     miscompile.set_build_id(candidate.build_id);
     miscompile.set_policy_version(policy_version);
-    miscompile.set_candidate(options.candidate_policy);
+    miscompile.set_candidate(candidate.variant.policy);
     miscompile.set_run(result.mismatch_run);
     if (result.mismatch) {
       miscompile.set_what(result.mismatch->what);

@@ -19,6 +19,7 @@
 //     its interval.
 
 #include <iosfwd>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -81,8 +82,38 @@ struct StageResult {
   double elapsed_s = 0;
 };
 
-// FailedPrecondition (naming the workload file) for a workload that cannot
-// be built or run at all; the verdicts above are results.
+// A workload prepared for staging many candidates against one baseline
+// (runtime search evaluates dozens): the source resolved, the inputs made
+// and the baseline built once; the baseline's checks (twice, and the -O0
+// reference) run once, before the first candidate that differs from it.
+class WorkloadStager {
+ public:
+  // Resolves the source, makes the inputs, builds the baseline
+  // (options.candidate_policy is not used). FailedPrecondition (naming the
+  // workload file) for a workload that cannot be built or run at all.
+  static absl::StatusOr<std::unique_ptr<WorkloadStager>> Prepare(
+      const workloads::Workload& workload, const StageOptions& options,
+      std::ostream& progress);
+
+  const runner::BuiltVariant& baseline() const { return baseline_; }
+
+  // Builds `candidate_policy` as variant `label` ("candidate" for
+  // `phaseloop stage`; search uses one label per evaluation, each its own
+  // scratch directory) and stages it: identical, unusable, miscompile or
+  // measured with `timing`.
+  absl::StatusOr<StageResult> Evaluate(const std::string& candidate_policy,
+                                       const std::string& label,
+                                       const TimingOptions& timing);
+
+ private:
+  WorkloadStager(const workloads::Workload& workload,
+                 const StageOptions& options, std::ostream& progress);
+  struct Impl;
+  std::shared_ptr<Impl> impl_;
+  runner::BuiltVariant baseline_;
+};
+
+// Prepare + Evaluate(options.candidate_policy, "candidate", options.timing).
 absl::StatusOr<StageResult> StageWorkload(const workloads::Workload& workload,
                                           const StageOptions& options,
                                           std::ostream& progress);
@@ -95,7 +126,7 @@ struct StageRecords {
   std::vector<v1::FinalReward> rewards;
   std::optional<v1::Miscompile> miscompile;
 };
-StageRecords RecordsOf(const StageResult& result, const StageOptions& options);
+StageRecords RecordsOf(const StageResult& result);
 
 }  // namespace phaseloop::staging
 

@@ -48,7 +48,7 @@ TEST_F(StageWorkloadTest, ByteIdenticalArtifactsAreNotTimed) {
   EXPECT_EQ(result->verdict, Verdict::kIdentical);
   EXPECT_FALSE(result->timing.has_value());
   EXPECT_EQ(result->reward, 0);
-  StageRecords records = RecordsOf(*result, options_);
+  StageRecords records = RecordsOf(*result);
   ASSERT_EQ(records.rewards.size(), 1u);
   EXPECT_EQ(records.rewards[0].pairs(), 0);
   EXPECT_EQ(records.rewards[0].value(), 0);
@@ -70,7 +70,7 @@ TEST_F(StageWorkloadTest, ADifferentProgramIsCheckedThenTimedInPairs) {
   EXPECT_NE(log_.str().find("timing:"), std::string::npos);
 
   // The reward joins the candidate build's decisions by build_id.
-  StageRecords records = RecordsOf(*result, options_);
+  StageRecords records = RecordsOf(*result);
   ASSERT_EQ(records.rewards.size(), 1u);
   const v1::FinalReward& reward = records.rewards[0];
   EXPECT_EQ(reward.source(), "staging");
@@ -101,7 +101,7 @@ TEST_F(StageWorkloadTest,
   EXPECT_NE(result->detail.find("differ from run to run"), std::string::npos)
       << result->detail;
   EXPECT_FALSE(result->timing.has_value());
-  StageRecords records = RecordsOf(*result, options_);
+  StageRecords records = RecordsOf(*result);
   EXPECT_TRUE(records.rewards.empty());
   EXPECT_FALSE(records.miscompile.has_value());
 }
@@ -146,7 +146,7 @@ TEST_F(StageWorkloadTest, AnInjectedMiscompileIsCaughtBeforeTimingAndBlamed) {
   EXPECT_EQ(result->blamed[0].second, "default<O3>,phaseloop-test-miscompile");
   EXPECT_EQ(log_.str().find("timing:"), std::string::npos);
 
-  StageRecords records = RecordsOf(*result, options_);
+  StageRecords records = RecordsOf(*result);
   EXPECT_TRUE(records.rewards.empty());
   ASSERT_TRUE(records.miscompile.has_value());
   EXPECT_EQ(records.miscompile->workload(), "example");
