@@ -1,0 +1,212 @@
+#include "staging_harness/correctness/output_compare.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "common/testing/test_util.h"
+
+namespace phaseloop::correctness {
+namespace {
+
+class OutputCompareTest : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = testing::MakeTempDir(); }
+
+  std::string Write(const std::string& name, const std::string& bytes) {
+    const std::string path = dir_ + "/" + name;
+    std::ofstream(path, std::ios::binary) << bytes;
+    return path;
+  }
+  // Runs whose stdout holds `expected` and `got`.
+  void SetStdout(const std::string& expected, const std::string& got) {
+    reference_.stdout_path = Write("ref.out", expected);
+    candidate_.stdout_path = Write("cand.out", got);
+  }
+  std::optional<Mismatch> Compare() {
+    auto result = CompareOutputs(reference_, candidate_, check_);
+    EXPECT_TRUE(result.ok()) << result.status();
+    return result.ok() ? *result : std::nullopt;
+  }
+
+  std::string dir_;
+  RunOutputs reference_, candidate_;
+  workloads::Check check_;
+};
+
+TEST_F(OutputCompareTest, IdenticalOutputsMatch) {
+  SetStdout("hello\nworld\n", "hello\nworld\n");
+  EXPECT_EQ(Compare(), std::nullopt);
+  SetStdout("", "");
+  EXPECT_EQ(Compare(), std::nullopt);
+}
+
+TEST_F(OutputCompareTest, ExactNamesTheLineAndBothTexts) {
+  SetStdout("pi\n3.14159\nend\n", "pi\n3.14160\nend\n");
+  std::optional<Mismatch> m = Compare();
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->what, "stdout");
+  EXPECT_EQ(m->detail, "line 2: expected '3.14159', got '3.14160'");
+}
+
+TEST_F(OutputCompareTest, ExactFindsADifferenceFarIntoALargeOutput) {
+  // Several read chunks of identical lines, then one differing byte.
+  std::string same;
+  for (int i = 0; i < 20000; ++i) same += "line of output\n";
+  SetStdout(same + "tail A\n", same + "tail B\n");
+  std::optional<Mismatch> m = Compare();
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->detail, "line 20001: expected 'tail A', got 'tail B'");
+}
+
+TEST_F(OutputCompareTest, ExactReportsAShorterOutput) {
+  SetStdout("a\nb\n", "a\n");
+  std::optional<Mismatch> m = Compare();
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->detail, "line 2: expected 'b', got the end of the output");
+  SetStdout("abc", "abcd");
+  m = Compare();
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->detail, "line 1: expected 'abc' (end of output), got 'abcd'");
+}
+
+TEST_F(OutputCompareTest, ExactShowsOnlyTheNeighbourhoodOfALongLine) {
+  const std::string head(100, 'x');
+  SetStdout(head + "1yyy\n", head + "2yyy\n");
+  std::optional<Mismatch> m = Compare();
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->detail, "line 1: expected '..." + std::string(20, 'x') +
+                           "1yyy', got '..." + std::string(20, 'x') + "2yyy'");
+}
+
+TEST_F(OutputCompareTest, BinaryOutputIsReportedByByteOffset) {
+  std::string a(
+      "\x7f"
+      "ELF\0\0\1\2",
+      8);
+  std::string b = a;
+  b[6] = '\3';
+  SetStdout(a, b);
+  std::optional<Mismatch> m = Compare();
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->detail, "byte 6: expected 0x01, got 0x03");
+}
+
+TEST_F(OutputCompareTest, NumericWithinTolerancesMatches) {
+  check_.compare = workloads::Compare::kNumeric;
+  check_.relative_tolerance = 1e-3;
+  check_.absolute_tolerance = 1e-9;
+  // Whitespace may differ; numbers within 0.1 % of the reference match.
+  SetStdout("x = 1000.0  y = 2\nok\n", "x =\t1000.9 y = 2.0\n\nok");
+  EXPECT_EQ(Compare(), std::nullopt);
+}
+
+TEST_F(OutputCompareTest, NumericBeyondToleranceNamesTheToken) {
+  check_.compare = workloads::Compare::kNumeric;
+  check_.relative_tolerance = 1e-6;
+  SetStdout("pi\n3.14159\n", "pi\n3.14160\n");
+  std::optional<Mismatch> m = Compare();
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->what, "stdout");
+  EXPECT_EQ(m->detail,
+            "line 2, token 2: expected '3.14159', got '3.14160' (difference "
+            "1e-05 > tolerance 3.14159e-06)");
+}
+
+TEST_F(OutputCompareTest, NumericAbsoluteToleranceCoversValuesNearZero) {
+  check_.compare = workloads::Compare::kNumeric;
+  check_.relative_tolerance = 1e-6;
+  check_.absolute_tolerance = 1e-3;
+  SetStdout("0.0\n", "0.0004\n");
+  EXPECT_EQ(Compare(), std::nullopt);
+  SetStdout("0.0\n", "0.002\n");
+  EXPECT_TRUE(Compare().has_value());
+}
+
+TEST_F(OutputCompareTest, NumericComparesWordsExactlyAndCountsTokens) {
+  check_.compare = workloads::Compare::kNumeric;
+  check_.relative_tolerance = 1;  // any number matches any number
+  SetStdout("sum 1\n", "total 1\n");
+  std::optional<Mismatch> m = Compare();
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->detail, "line 1, token 1: expected 'sum', got 'total'");
+  SetStdout("1 2 3\n", "1 2\n");
+  m = Compare();
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->detail,
+            "line 1, token 3: expected '3', got the end of the output");
+  // "nan" is a word: equal to itself, never to a number.
+  SetStdout("nan inf\n", "nan inf\n");
+  EXPECT_EQ(Compare(), std::nullopt);
+  SetStdout("nan\n", "1\n");
+  EXPECT_TRUE(Compare().has_value());
+}
+
+TEST_F(OutputCompareTest, ExitStatusMustEqualTheChecksForBothRuns) {
+  SetStdout("same\n", "same\n");
+  candidate_.exit_status = 139;
+  std::optional<Mismatch> m = Compare();
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->what, "exit_status");
+  EXPECT_EQ(m->detail,
+            "the candidate run exited with 139 (128 + signal 11), expected 0");
+  check_.exit_status = 139;  // now the reference is the one off
+  m = Compare();
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->detail,
+            "the reference run exited with 0, expected 139 (128 + signal 11)");
+}
+
+TEST_F(OutputCompareTest, ATimedOutRunNeverMatches) {
+  SetStdout("same\n", "same\n");
+  candidate_.timed_out = true;
+  std::optional<Mismatch> m = Compare();
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->what, "timed_out");
+  EXPECT_EQ(m->detail, "the candidate run timed out");
+}
+
+TEST_F(OutputCompareTest, DeclaredFilesAreComparedAndMustBeWritten) {
+  check_.compare_stdout = false;
+  check_.files = {"out.txt", "out.bin"};
+  reference_.files["out.txt"] = Write("ref.txt", "a\n");
+  candidate_.files["out.txt"] = Write("cand.txt", "a\n");
+  reference_.files["out.bin"] = Write("ref.bin", "0123");
+  candidate_.files["out.bin"] = Write("cand.bin", "0124");
+  std::optional<Mismatch> m = Compare();
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->what, "file:out.bin");
+  EXPECT_EQ(m->detail, "line 1: expected '0123', got '0124'");
+
+  candidate_.files["out.bin"] = "";
+  m = Compare();
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->detail, "the candidate run did not write it");
+  candidate_.files.erase("out.bin");
+  reference_.files.erase("out.bin");
+  m = Compare();
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->detail, "neither run wrote it");
+}
+
+TEST_F(OutputCompareTest, AnUnreadableFileIsAnErrorNamingIt) {
+  reference_.stdout_path = Write("ref.out", "x\n");
+  candidate_.stdout_path = dir_ + "/missing.out";
+  auto result = CompareOutputs(reference_, candidate_, check_);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(result.status().message().find("the candidate run's stdout"),
+            std::string::npos)
+      << result.status();
+  EXPECT_NE(result.status().message().find(candidate_.stdout_path),
+            std::string::npos);
+
+  candidate_.stdout_path = "";
+  result = CompareOutputs(reference_, candidate_, check_);
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.status().message().find("no stdout_path"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace phaseloop::correctness
