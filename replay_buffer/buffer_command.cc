@@ -74,7 +74,14 @@ void PrintJson(const std::string& buffer, const BufferStats& s,
         << "}";
     sep = ", ";
   }
-  out << "]}\n";
+  out << "], \"miscompiles\": [";
+  sep = "";
+  for (const auto& [verdict, count] : s.miscompiles) {
+    out << sep << "{\"verdict\": " << Json(verdict) << ", \"count\": " << count
+        << "}";
+    sep = ", ";
+  }
+  out << "], \"blocked_pipelines\": " << s.blocked_pipelines << "}\n";
 }
 
 void PrintTable(const std::string& buffer, const BufferStats& s,
@@ -137,6 +144,32 @@ void PrintTable(const std::string& buffer, const BufferStats& s,
     left(28) << (key.second.empty() ? "-" : key.second);
     right(8) << count << "\n";
   }
+  out << "\nmiscompiles by verdict (`phaseloop buffer miscompiles` lists "
+         "them)\n";
+  for (const auto& [verdict, count] : s.miscompiles) {
+    left(22) << verdict;
+    right(8) << count << "\n";
+  }
+  out << "blocked (module, pipeline) pairs: " << s.blocked_pipelines << "\n";
+}
+
+nlohmann::json MiscompileJson(const v1::Miscompile& m) {
+  nlohmann::json blamed = nlohmann::json::array();
+  for (const v1::BlamedPipeline& b : m.blamed()) {
+    blamed.push_back(
+        {{"module_hash", b.module_hash()}, {"pipeline", b.pipeline()}});
+  }
+  return {{"miscompile_id", m.miscompile_id()},
+          {"workload", m.workload()},
+          {"build_id", m.build_id()},
+          {"policy_version", m.policy_version()},
+          {"candidate", m.candidate()},
+          {"run", m.run()},
+          {"what", m.what()},
+          {"detail", m.detail()},
+          {"verdict", m.verdict()},
+          {"blamed", blamed},
+          {"unix_time_ms", m.unix_time_ms()}};
 }
 
 }  // namespace
@@ -154,6 +187,58 @@ int RunBufferStats(const std::string& buffer, bool json, std::ostream& out,
     PrintJson(buffer, *stats, out);
   } else {
     PrintTable(buffer, *stats, out);
+  }
+  return command::kExitOk;
+}
+
+int RunBufferMiscompiles(const std::string& buffer, bool json,
+                         std::ostream& out, std::ostream& err) {
+  OpenOptions options;
+  options.create = false;
+  absl::StatusOr<std::unique_ptr<ReplayStore>> store =
+      OpenReplayStore(buffer, options);
+  if (!store.ok()) return Fail("miscompiles", store.status(), err);
+  absl::StatusOr<std::vector<v1::Miscompile>> miscompiles =
+      (*store)->ReadMiscompiles();
+  if (!miscompiles.ok()) return Fail("miscompiles", miscompiles.status(), err);
+  absl::StatusOr<std::vector<BlockedPipeline>> blocked =
+      (*store)->BlockedPipelines("");
+  if (!blocked.ok()) return Fail("miscompiles", blocked.status(), err);
+  if (json) {
+    nlohmann::json j = {{"buffer", buffer},
+                        {"miscompiles", nlohmann::json::array()},
+                        {"blocked", nlohmann::json::array()}};
+    for (const v1::Miscompile& m : *miscompiles) {
+      j["miscompiles"].push_back(MiscompileJson(m));
+    }
+    for (const BlockedPipeline& b : *blocked) {
+      j["blocked"].push_back({{"module_hash", b.module_hash},
+                              {"pipeline", b.pipeline},
+                              {"miscompile_id", b.miscompile_id},
+                              {"unix_time_ms", b.unix_time_ms}});
+    }
+    out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+        << "\n";
+    return command::kExitOk;
+  }
+  out << "replay buffer " << buffer << ": " << miscompiles->size()
+      << " miscompiles, " << blocked->size()
+      << " blocked (module, pipeline) pairs\n";
+  for (const v1::Miscompile& m : *miscompiles) {
+    out << "\n"
+        << m.miscompile_id() << " [" << m.verdict() << "]\n  " << m.workload()
+        << " " << m.run() << ", " << m.what() << ": " << m.detail()
+        << "\n  candidate " << m.candidate() << ", build " << m.build_id()
+        << ", policy " << m.policy_version() << "\n";
+    for (const v1::BlamedPipeline& b : m.blamed()) {
+      out << "  blames module " << b.module_hash() << ": " << b.pipeline()
+          << "\n";
+    }
+  }
+  if (!blocked->empty())
+    out << "\nblocked (search and the learner skip them)\n";
+  for (const BlockedPipeline& b : *blocked) {
+    out << "  " << b.module_hash << "  " << b.pipeline << "\n";
   }
   return command::kExitOk;
 }
@@ -278,7 +363,8 @@ int RunBufferIngest(const std::string& buffer, const IngestOptions& options,
 
 void AddBufferCommand(CLI::App& app, int& exit_code) {
   CLI::App* buffer = command::AddCommandGroup(
-      app, "buffer", "The replay buffer: statistics, export and import");
+      app, "buffer",
+      "The replay buffer: statistics, miscompiles, export and import");
   struct Flags {
     std::string buffer, file;
     bool json = false;
@@ -294,6 +380,18 @@ void AddBufferCommand(CLI::App& app, int& exit_code) {
   stats->add_option("--buffer", stats_flags->buffer, "replay buffer file")
       ->required();
   stats->add_flag("--json", stats_flags->json, "print JSON");
+
+  auto [miscompiles, miscompiles_flags] = command::AddSubcommand<Flags>(
+      *buffer, "miscompiles",
+      "Miscompiles staging found (outputs unlike the reference's) and the "
+      "(module, pipeline) pairs they block",
+      exit_code, [](const Flags& f) {
+        return RunBufferMiscompiles(f.buffer, f.json, std::cout, std::cerr);
+      });
+  miscompiles
+      ->add_option("--buffer", miscompiles_flags->buffer, "replay buffer file")
+      ->required();
+  miscompiles->add_flag("--json", miscompiles_flags->json, "print JSON");
 
   auto [export_command, export_flags] = command::AddSubcommand<Flags>(
       *buffer, "export",

@@ -1,12 +1,17 @@
 #ifndef PHASELOOP_REPLAY_BUFFER_BUFFER_COMMAND_H_
 #define PHASELOOP_REPLAY_BUFFER_BUFFER_COMMAND_H_
 
-// `phaseloop buffer stats|export|import`: look into a replay buffer and move
-// it between machines (format: buffer_transfer.h).
+// `phaseloop buffer stats|miscompiles|export|import|ingest`: look into a
+// replay buffer and move it between machines (format: buffer_transfer.h).
 //   stats  --buffer DB [--json]   rows per table; episodes per split,
 //                                 objective and behaviour policy; rewards per
 //                                 source; best-known sequences vs -Oz;
-//                                 decisions per outcome and reason
+//                                 decisions per outcome and reason;
+//                                 miscompiles per verdict, blocked pairs
+//   miscompiles --buffer DB [--json]
+//                                 every miscompile (workload, run, first
+//                                 difference, verdict, blamed pairs) and
+//                                 the blocked (module, pipeline) pairs
 //   export --buffer DB --out FILE a consistent snapshot, itself a buffer
 //   import --buffer DB --in FILE  upsert FILE's records into DB (created if
 //                                 missing); importing twice changes nothing
@@ -31,6 +36,8 @@ void AddBufferCommand(CLI::App& app, int& exit_code);
 
 int RunBufferStats(const std::string& buffer, bool json, std::ostream& out,
                    std::ostream& err);
+int RunBufferMiscompiles(const std::string& buffer, bool json,
+                         std::ostream& out, std::ostream& err);
 int RunBufferExport(const std::string& buffer, const std::string& out_path,
                     std::ostream& out, std::ostream& err);
 int RunBufferImport(const std::string& buffer, const std::string& in_path,

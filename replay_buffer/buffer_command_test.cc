@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "common/testing/test_util.h"
+#include "nlohmann/json.hpp"
 #include "replay_buffer/replay_store.h"
 #include "replay_buffer/test_records.h"
 
@@ -30,6 +31,15 @@ void Fill(const std::string& path) {
   b.rewards = {MakeReward("r1", "staging", "e1", 0.5),
                MakeReward("r2", "canary", "e2", -0.25)};
   b.decisions = {MakeDecision("d1", "m1", "b1")};
+  v1::Miscompile& m = b.miscompiles.emplace_back();
+  m.set_workload("bzip2");
+  m.set_run("run[0]");
+  m.set_what("stdout");
+  m.set_detail("line 3: expected '42', got '43'");
+  m.set_verdict("miscompile");
+  v1::BlamedPipeline* blamed = m.add_blamed();
+  blamed->set_module_hash("m1");
+  blamed->set_pipeline("function(gvn)");
   b.offsets = {{"ingest", "phaseloop.search.episodes", 0, 600}};
   ASSERT_TRUE((*store)->Write(b).ok());
   // Two equally good sequences for m3: the first written is the best known,
@@ -60,6 +70,9 @@ std::string Dump(const std::string& path) {
                            for (const auto& r : b.decisions) {
                              all += r.DebugString();
                            }
+                           for (const auto& r : b.miscompiles) {
+                             all += r.DebugString();
+                           }
                            return absl::OkStatus();
                          })
                   .ok());
@@ -73,13 +86,15 @@ TEST(BufferCommandTest, StatsCountsEverything) {
   ASSERT_EQ(RunBufferStats(buffer, /*json=*/true, out, err), 0) << err.str();
   const std::string json = out.str();
   for (const char* expected :
-       {"\"schema_version\": 1", "\"episodes\": 602", "\"steps\": 2405",
+       {"\"schema_version\": 2", "\"episodes\": 602", "\"steps\": 2405",
         "\"consumer_offsets\": 1",
         "{\"split\": \"train\", \"objective\": "
         "\"ir_count\", \"behaviour_policy\": \"random\", \"episodes\": 300",
         "{\"source\": \"canary\", \"rewards\": 1, \"mean\": -0.25}",
         "{\"objective\": \"ir_count\", \"modules\": 2, \"better_than_oz\": 2",
-        "{\"outcome\": \"optimized\", \"reason\": \"\", \"count\": 1}"}) {
+        "{\"outcome\": \"optimized\", \"reason\": \"\", \"count\": 1}",
+        "\"miscompiles\": [{\"verdict\": \"miscompile\", \"count\": 1}], "
+        "\"blocked_pipelines\": 1"}) {
     EXPECT_NE(json.find(expected), std::string::npos) << expected << "\n"
                                                       << json;
   }
@@ -102,7 +117,7 @@ TEST(BufferCommandTest, ExportImportRoundTripsAndImportIsIdempotent) {
   EXPECT_NE(err.str().find("exists"), std::string::npos) << err.str();
 
   ASSERT_EQ(RunBufferImport(target, copy, out, err), 0) << err.str();
-  EXPECT_NE(out.str().find("imported 610 records"), std::string::npos)
+  EXPECT_NE(out.str().find("imported 611 records"), std::string::npos)
       << out.str();
   const std::string once = Dump(target);
   EXPECT_EQ(once, Dump(source));
@@ -117,6 +132,31 @@ TEST(BufferCommandTest, ExportImportRoundTripsAndImportIsIdempotent) {
   // Offsets belong to the source's Kafka cluster: not imported.
   EXPECT_TRUE(
       (*store)->ReadOffsets("ingest", "phaseloop.search.episodes")->empty());
+}
+
+TEST(BufferCommandTest, MiscompilesListsRecordsAndTheBlockList) {
+  const std::string buffer = testing::MakeTempDir() + "/buffer.db";
+  Fill(buffer);
+  std::ostringstream out, err;
+  ASSERT_EQ(RunBufferMiscompiles(buffer, /*json=*/false, out, err), 0)
+      << err.str();
+  for (const char* expected :
+       {"1 miscompiles, 1 blocked (module, pipeline) pairs",
+        "miscompile/bzip2///run[0] [miscompile]",
+        "bzip2 run[0], stdout: line 3: expected '42', got '43'",
+        "blames module m1: function(gvn)", "  m1  function(gvn)"}) {
+    EXPECT_NE(out.str().find(expected), std::string::npos) << expected << "\n"
+                                                           << out.str();
+  }
+  out.str("");
+  ASSERT_EQ(RunBufferMiscompiles(buffer, /*json=*/true, out, err), 0);
+  const nlohmann::json j = nlohmann::json::parse(out.str());
+  ASSERT_EQ(j["miscompiles"].size(), 1u);
+  EXPECT_EQ(j["miscompiles"][0]["verdict"], "miscompile");
+  EXPECT_EQ(j["miscompiles"][0]["blamed"][0]["pipeline"], "function(gvn)");
+  ASSERT_EQ(j["blocked"].size(), 1u);
+  EXPECT_EQ(j["blocked"][0]["module_hash"], "m1");
+  EXPECT_EQ(RunBufferMiscompiles(buffer + ".missing", false, out, err), 2);
 }
 
 TEST(BufferCommandTest, BadFilesAreBadInputAndUntouched) {

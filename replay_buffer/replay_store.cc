@@ -10,7 +10,8 @@ namespace phaseloop::replay_buffer {
 
 size_t WriteBatch::size() const {
   return modules.size() + episodes.size() + rewards.size() + decisions.size() +
-         best_sequences.size() + deployments.size() + policy_versions.size();
+         best_sequences.size() + deployments.size() + policy_versions.size() +
+         miscompiles.size();
 }
 
 absl::Status ValidateWriteBatch(const WriteBatch& batch) {
@@ -66,6 +67,30 @@ absl::Status ValidateWriteBatch(const WriteBatch& batch) {
       return bad("a policy version record has no policy_version");
     }
   }
+  for (const v1::Miscompile& m : batch.miscompiles) {
+    const std::string id =
+        m.miscompile_id().empty() ? MiscompileIdOf(m) : m.miscompile_id();
+    if (m.workload().empty() || m.run().empty()) {
+      return bad(absl::StrCat("miscompile '", id,
+                              "' has no workload or run; set both (the "
+                              "workload's name and the run's)"));
+    }
+    if (m.verdict() != kVerdictMiscompile &&
+        m.verdict() != kVerdictUndefinedBehaviour &&
+        m.verdict() != kVerdictUnknown) {
+      return bad(absl::StrCat("miscompile '", id, "' has verdict '",
+                              m.verdict(), "'; expected \"", kVerdictMiscompile,
+                              "\", \"", kVerdictUndefinedBehaviour, "\" or \"",
+                              kVerdictUnknown, "\""));
+    }
+    for (const v1::BlamedPipeline& b : m.blamed()) {
+      if (b.module_hash().empty() || b.pipeline().empty()) {
+        return bad(absl::StrCat("miscompile '", id,
+                                "' blames a pair with an empty module_hash "
+                                "or pipeline"));
+      }
+    }
+  }
   for (const ConsumerOffset& o : batch.offsets) {
     if (o.group.empty() || o.topic.empty() || o.partition < 0 ||
         o.next_offset < 0) {
@@ -75,6 +100,11 @@ absl::Status ValidateWriteBatch(const WriteBatch& batch) {
     }
   }
   return absl::OkStatus();
+}
+
+std::string MiscompileIdOf(const v1::Miscompile& m) {
+  return absl::StrCat("miscompile/", m.workload(), "/", m.build_id(), "/",
+                      m.candidate(), "/", m.run());
 }
 
 bool BestSequenceOf(const v1::Episode& episode, v1::BestSequence* best) {

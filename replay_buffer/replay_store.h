@@ -4,8 +4,9 @@
 // ReplayStore: the durable replay buffer's role interface. It keeps every
 // record of the training data plane — modules, episodes with their steps,
 // best-known sequences, final (staging/canary) rewards, deployments, policy
-// versions, compile decisions — and Kafka consumer offsets, joinable by
-// module_hash, episode_id, policy_version, build_id and deployment_id.
+// versions, compile decisions, miscompiles and the block list they set — and
+// Kafka consumer offsets, joinable by module_hash, episode_id,
+// policy_version, build_id and deployment_id.
 //
 // Contracts of every implementation:
 // - Writes are idempotent upserts keyed by ids: writing a record again
@@ -16,6 +17,9 @@
 //   Once Write() returns OK the batch survives a process crash or power loss.
 // - A best-known sequence per (module_hash, objective, action_space_version)
 //   only ever improves (lower value; on a tie, fewer actions).
+// - The block list is a function of the stored miscompiles: a
+//   (module_hash, pipeline) pair is blocked while a stored miscompile whose
+//   verdict is not "undefined_behaviour" blames it.
 // - A store is used by one thread at a time; several processes may open the
 //   same buffer (writers queue, readers read consistent snapshots).
 //
@@ -32,6 +36,7 @@
 #include "absl/status/statusor.h"
 #include "proto/phaseloop/v1/decision.pb.h"
 #include "proto/phaseloop/v1/episode.pb.h"
+#include "proto/phaseloop/v1/miscompile.pb.h"
 
 namespace phaseloop::replay_buffer {
 
@@ -54,6 +59,9 @@ struct WriteBatch {
   std::vector<v1::BestSequence> best_sequences;  // kept only when better
   std::vector<v1::DeploymentRecord> deployments;
   std::vector<v1::PolicyVersionRecord> policy_versions;
+  // Upserted by miscompile_id ("" = MiscompileIdOf); each blocks the pairs
+  // it blames unless its verdict is "undefined_behaviour".
+  std::vector<v1::Miscompile> miscompiles;
   std::vector<ConsumerOffset> offsets;
 
   size_t size() const;  // records, offsets not counted
@@ -109,6 +117,22 @@ struct BufferStats {
   // (outcome, reason) -> count, ordered by outcome then reason.
   std::vector<std::pair<std::pair<std::string, std::string>, int64_t>>
       decisions;
+  // verdict -> miscompiles, ordered by verdict; and the pairs blocked.
+  std::vector<std::pair<std::string, int64_t>> miscompiles;
+  int64_t blocked_pipelines = 0;
+};
+
+// Miscompile.verdict values.
+inline constexpr char kVerdictMiscompile[] = "miscompile";
+inline constexpr char kVerdictUndefinedBehaviour[] = "undefined_behaviour";
+inline constexpr char kVerdictUnknown[] = "unknown";
+
+// One blocked (module, pipeline) pair and the miscompile that blocked it.
+struct BlockedPipeline {
+  std::string module_hash;
+  std::string pipeline;  // as Decision.pipeline / Miscompile.blamed spell it
+  std::string miscompile_id;
+  int64_t unix_time_ms = 0;  // the miscompile's
 };
 
 struct EpisodeStep {
@@ -156,11 +180,33 @@ class ReplayStore {
 
   virtual absl::StatusOr<BufferStats> Stats() = 0;
 
+  // Stores a miscompile (one Write of a batch holding only it): idempotent
+  // by miscompile_id; blocks every pair it blames unless its verdict is
+  // "undefined_behaviour" (a record re-stored with that verdict lifts the
+  // blocks only it set). InvalidArgument names a malformed record.
+  absl::Status AddMiscompile(const v1::Miscompile& miscompile) {
+    WriteBatch batch;
+    batch.miscompiles.push_back(miscompile);
+    return Write(batch);
+  }
+
+  // Every stored miscompile, oldest first (unix_time_ms, then id).
+  virtual absl::StatusOr<std::vector<v1::Miscompile>> ReadMiscompiles() = 0;
+
+  // Whether `pipeline` (exact text) is blocked for `module_hash`.
+  virtual absl::StatusOr<bool> IsBlocked(const std::string& module_hash,
+                                         const std::string& pipeline) = 0;
+
+  // The blocked pairs of `module_hash` ("" = of every module), ordered by
+  // module_hash then pipeline.
+  virtual absl::StatusOr<std::vector<BlockedPipeline>> BlockedPipelines(
+      const std::string& module_hash) = 0;
+
   // Calls `visit` with every stored record except consumer offsets, in
   // batches of at most `batch_size` records, from one consistent snapshot,
   // in dependency order (policy versions, deployments, modules, best
-  // sequences, episodes, rewards, decisions). Stops at the first error
-  // `visit` returns and returns it.
+  // sequences, episodes, rewards, decisions, miscompiles). Stops at the first
+  // error `visit` returns and returns it.
   virtual absl::Status Scan(
       int batch_size,
       const std::function<absl::Status(const WriteBatch&)>& visit) = 0;
@@ -184,6 +230,10 @@ struct OpenOptions {
 // modified.
 absl::StatusOr<std::unique_ptr<ReplayStore>> OpenReplayStore(
     const std::string& path, const OpenOptions& options = {});
+
+// The id a miscompile gets from its key when its miscompile_id is empty:
+// "miscompile/<workload>/<build_id>/<candidate>/<run>".
+std::string MiscompileIdOf(const v1::Miscompile& miscompile);
 
 // Checks a batch without storing it (what Write() rejects).
 absl::Status ValidateWriteBatch(const WriteBatch& batch);

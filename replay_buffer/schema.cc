@@ -159,6 +159,34 @@ SELECT e.episode_id, r.reward_id, r.source, r.value
    AND e.behaviour_policy = 'policy:' || d.policy_version
  WHERE r.episode_id = '' AND r.module_hash = '';
 )sql",
+    // 2: miscompiles found by staging's output check and the block list they
+    // set: a (module_hash, pipeline) pair a miscompile blames is never
+    // proposed again (by search or the learner). blocked_pipelines is derived
+    // from miscompiles (verdict other than undefined_behaviour) on write.
+    R"sql(
+CREATE TABLE miscompiles (
+  miscompile_id TEXT PRIMARY KEY,
+  workload TEXT NOT NULL,
+  build_id TEXT NOT NULL,
+  policy_version TEXT NOT NULL,
+  candidate TEXT NOT NULL,
+  run TEXT NOT NULL,
+  what TEXT NOT NULL,
+  verdict TEXT NOT NULL
+    CHECK (verdict IN ('miscompile', 'undefined_behaviour', 'unknown')),
+  unix_time_ms INTEGER NOT NULL,
+  record BLOB NOT NULL);
+
+CREATE TABLE blocked_pipelines (
+  module_hash TEXT NOT NULL,
+  pipeline TEXT NOT NULL,
+  miscompile_id TEXT NOT NULL
+    REFERENCES miscompiles(miscompile_id) ON DELETE CASCADE,
+  unix_time_ms INTEGER NOT NULL,
+  PRIMARY KEY (module_hash, pipeline)) WITHOUT ROWID;
+CREATE INDEX blocked_pipelines_by_miscompile
+  ON blocked_pipelines(miscompile_id);
+)sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion,
               "one migration per schema version");

@@ -17,14 +17,15 @@ struct sqlite3;
 
 namespace phaseloop::replay_buffer::internal {
 
-inline constexpr int32_t kSchemaVersion = 1;
+inline constexpr int32_t kSchemaVersion = 2;
 inline constexpr int32_t kApplicationId = 0x50484c50;  // "PHLP"
 
 // Table names in schema order (what BufferStats::table_rows lists).
 inline constexpr const char* kTables[] = {
-    "modules",         "episodes",      "steps",
-    "best_sequences",  "final_rewards", "deployments",
-    "policy_versions", "decisions",     "consumer_offsets"};
+    "modules",         "episodes",         "steps",
+    "best_sequences",  "final_rewards",    "deployments",
+    "policy_versions", "decisions",        "consumer_offsets",
+    "miscompiles",     "blocked_pipelines"};
 
 // Opens the SQLite connection for `path`: checks the file is a phaseloop
 // buffer at a version this build knows BEFORE writing anything, then (unless

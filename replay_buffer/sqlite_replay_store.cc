@@ -57,6 +57,22 @@ constexpr char kUpsertReward[] =
 constexpr char kUpsertDecision[] =
     "INSERT OR REPLACE INTO decisions VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
     "?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)";
+constexpr char kUpsertMiscompile[] = R"sql(
+INSERT INTO miscompiles VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+ON CONFLICT(miscompile_id) DO UPDATE SET
+  workload = excluded.workload, build_id = excluded.build_id,
+  policy_version = excluded.policy_version, candidate = excluded.candidate,
+  run = excluded.run, what = excluded.what, verdict = excluded.verdict,
+  unix_time_ms = excluded.unix_time_ms, record = excluded.record
+)sql";
+constexpr char kUnblock[] =
+    "DELETE FROM blocked_pipelines WHERE miscompile_id = ?1";
+// A pair already blocked keeps the miscompile that blocked it first.
+constexpr char kBlock[] =
+    "INSERT OR IGNORE INTO blocked_pipelines VALUES (?1, ?2, ?3, ?4)";
+constexpr char kBlockingMiscompiles[] =
+    "SELECT record FROM miscompiles WHERE verdict <> 'undefined_behaviour' "
+    "ORDER BY unix_time_ms, miscompile_id";
 constexpr char kUpsertOffset[] = R"sql(
 INSERT INTO consumer_offsets VALUES (?1, ?2, ?3, ?4)
 ON CONFLICT(consumer_group, topic, partition) DO UPDATE SET
@@ -135,6 +151,69 @@ absl::Status WriteEpisodes(sqlite3* db,
     }
   }
   return absl::OkStatus();
+}
+
+// Blocks the pairs `m` blames (as miscompile `id`) unless it is undefined
+// behaviour.
+absl::Status BlockPairs(Statement& block, const v1::Miscompile& m,
+                        const std::string& id) {
+  if (m.verdict() == kVerdictUndefinedBehaviour) return absl::OkStatus();
+  for (const v1::BlamedPipeline& b : m.blamed()) {
+    block.Bind(1, b.module_hash()).Bind(2, b.pipeline()).Bind(3, id);
+    absl::Status status = block.Bind(4, m.unix_time_ms()).Run();
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+// Upserts the miscompiles and keeps the block list their function: a
+// re-stored miscompile first drops the blocks it set, then blocks what it
+// blames now; pairs it no longer blocks go back to any other stored
+// miscompile that blames them.
+absl::Status WriteMiscompiles(sqlite3* db,
+                              const std::vector<v1::Miscompile>& miscompiles) {
+  if (miscompiles.empty()) return absl::OkStatus();
+  absl::StatusOr<Statement> upsert = Statement::Prepare(db, kUpsertMiscompile);
+  absl::StatusOr<Statement> unblock = Statement::Prepare(db, kUnblock);
+  absl::StatusOr<Statement> block = Statement::Prepare(db, kBlock);
+  for (const auto* s : {&upsert, &unblock, &block}) {
+    if (!s->ok()) return s->status();
+  }
+  bool lifted = false;
+  for (const v1::Miscompile& given : miscompiles) {
+    v1::Miscompile m = given;
+    if (m.miscompile_id().empty()) m.set_miscompile_id(MiscompileIdOf(m));
+    const std::string& id = m.miscompile_id();
+    upsert->Bind(1, id).Bind(2, m.workload()).Bind(3, m.build_id());
+    upsert->Bind(4, m.policy_version()).Bind(5, m.candidate());
+    upsert->Bind(6, m.run()).Bind(7, m.what()).Bind(8, m.verdict());
+    upsert->Bind(9, m.unix_time_ms()).BindBlob(10, m.SerializeAsString());
+    absl::Status status = upsert->Run();
+    if (status.ok()) status = unblock->Bind(1, id).Run();
+    lifted = lifted || sqlite3_changes(db) > 0;
+    if (status.ok()) status = BlockPairs(*block, m, id);
+    if (!status.ok()) {
+      return absl::Status(
+          status.code(),
+          absl::StrCat("writing miscompile '", id, "': ", status.message()));
+    }
+  }
+  if (!lifted) return absl::OkStatus();
+  absl::StatusOr<Statement> blocking =
+      Statement::Prepare(db, kBlockingMiscompiles);
+  if (!blocking.ok()) return blocking.status();
+  for (;;) {
+    absl::StatusOr<bool> row = blocking->Step();
+    if (!row.ok() || !*row) return row.status();
+    v1::Miscompile m;
+    if (!m.ParseFromString(blocking->Text(0))) {
+      return absl::DataLossError(
+          "the stored record of a miscompile does not "
+          "parse");
+    }
+    absl::Status status = BlockPairs(*block, m, m.miscompile_id());
+    if (!status.ok()) return status;
+  }
 }
 
 }  // namespace
@@ -228,6 +307,8 @@ absl::Status SqliteReplayStore::WriteLocked(const WriteBatch& b) {
         s.Bind(16, d.unix_time_ms());
         s.BindBlob(17, d.SerializeAsString());
       });
+  if (!status.ok()) return status;
+  status = WriteMiscompiles(db_, b.miscompiles);
   if (!status.ok()) return status;
   return ForEach(db_, kUpsertOffset, b.offsets.size(),
                  [&](size_t i, Statement& s) {

@@ -41,6 +41,11 @@ class SqliteReplayStore : public ReplayStore {
   absl::Status SetPriorities(
       const std::vector<std::pair<std::string, double>>& priorities) override;
   absl::StatusOr<BufferStats> Stats() override;  // sqlite_stats.cc
+  absl::StatusOr<std::vector<v1::Miscompile>> ReadMiscompiles() override;
+  absl::StatusOr<bool> IsBlocked(const std::string& module_hash,
+                                 const std::string& pipeline) override;
+  absl::StatusOr<std::vector<BlockedPipeline>> BlockedPipelines(
+      const std::string& module_hash) override;
   absl::Status Scan(
       int batch_size,
       const std::function<absl::Status(const WriteBatch&)>& visit) override;

@@ -1,5 +1,6 @@
 // Reads of the SQLite replay store: the episode index, episodes, best
-// sequences, offsets and the full scan export/import use.
+// sequences, offsets, miscompiles and the block list, and the full scan
+// export/import use.
 #include <sqlite3.h>
 
 #include <unordered_map>
@@ -228,6 +229,51 @@ SqliteReplayStore::ReadBestSequences(const std::string& module_hash) {
   }
 }
 
+absl::StatusOr<std::vector<v1::Miscompile>>
+SqliteReplayStore::ReadMiscompiles() {
+  absl::StatusOr<Transaction> txn = Transaction::Begin(db_, /*write=*/false);
+  if (!txn.ok()) return Named(txn.status());
+  std::vector<v1::Miscompile> miscompiles;
+  absl::Status status = ScanTable(
+      db_,
+      "SELECT record FROM miscompiles ORDER BY unix_time_ms, miscompile_id",
+      "a miscompile", &miscompiles, [] { return absl::OkStatus(); });
+  if (!status.ok()) return Named(status);
+  return miscompiles;
+}
+
+absl::StatusOr<bool> SqliteReplayStore::IsBlocked(
+    const std::string& module_hash, const std::string& pipeline) {
+  absl::StatusOr<Statement> stmt = Statement::Prepare(
+      db_,
+      "SELECT 1 FROM blocked_pipelines WHERE module_hash = ?1 AND "
+      "pipeline = ?2");
+  if (!stmt.ok()) return Named(stmt.status());
+  stmt->Bind(1, module_hash).Bind(2, pipeline);
+  absl::StatusOr<bool> row = stmt->Step();
+  if (!row.ok()) return Named(row.status());
+  return *row;
+}
+
+absl::StatusOr<std::vector<BlockedPipeline>>
+SqliteReplayStore::BlockedPipelines(const std::string& module_hash) {
+  absl::StatusOr<Statement> stmt = Statement::Prepare(
+      db_,
+      "SELECT module_hash, pipeline, miscompile_id, unix_time_ms "
+      "FROM blocked_pipelines WHERE ?1 = '' OR module_hash = ?1 "
+      "ORDER BY module_hash, pipeline");
+  if (!stmt.ok()) return Named(stmt.status());
+  stmt->Bind(1, module_hash);
+  std::vector<BlockedPipeline> blocked;
+  for (;;) {
+    absl::StatusOr<bool> row = stmt->Step();
+    if (!row.ok()) return Named(row.status());
+    if (!*row) return blocked;
+    blocked.push_back(
+        {stmt->Text(0), stmt->Text(1), stmt->Text(2), stmt->Int(3)});
+  }
+}
+
 absl::Status SqliteReplayStore::Scan(
     int batch_size,
     const std::function<absl::Status(const WriteBatch&)>& visit) {
@@ -296,6 +342,11 @@ absl::Status SqliteReplayStore::Scan(
   if (status.ok()) {
     status = ScanTable(db_, "SELECT record FROM decisions ORDER BY decision_id",
                        "a decision", &batch.decisions, maybe_flush);
+  }
+  if (status.ok()) {
+    status =
+        ScanTable(db_, "SELECT record FROM miscompiles ORDER BY miscompile_id",
+                  "a miscompile", &batch.miscompiles, maybe_flush);
   }
   if (status.ok()) status = flush(true);
   return visit_error.ok() ? Named(status) : visit_error;

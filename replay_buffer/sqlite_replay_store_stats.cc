@@ -97,6 +97,18 @@ absl::StatusOr<BufferStats> SqliteReplayStore::Stats() {
                 stats.decisions.push_back({{s.Text(0), s.Text(1)}, s.Int(2)});
               });
   }
+  if (status.ok()) {
+    status = Query(db_,
+                   "SELECT verdict, COUNT(*) FROM miscompiles GROUP BY verdict "
+                   "ORDER BY verdict",
+                   [&](Statement& s) {
+                     stats.miscompiles.emplace_back(s.Text(0), s.Int(1));
+                   });
+  }
+  if (status.ok()) {
+    status = Query(db_, "SELECT COUNT(*) FROM blocked_pipelines",
+                   [&](Statement& s) { stats.blocked_pipelines = s.Int(0); });
+  }
   if (!status.ok()) return Named(status);
   return stats;
 }

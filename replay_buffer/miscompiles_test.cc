@@ -1,0 +1,186 @@
+// Miscompiles and the block list they set (ReplayStore::AddMiscompile,
+// IsBlocked, BlockedPipelines), and the schema migration that adds them.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include "common/testing/test_util.h"
+#include "replay_buffer/replay_store.h"
+
+namespace phaseloop::replay_buffer {
+namespace {
+
+std::unique_ptr<ReplayStore> Open(const std::string& path) {
+  auto store = OpenReplayStore(path);
+  EXPECT_TRUE(store.ok()) << store.status();
+  return store.ok() ? *std::move(store) : nullptr;
+}
+
+v1::Miscompile MakeMiscompile(
+    const std::string& run, const std::string& verdict,
+    const std::vector<std::pair<std::string, std::string>>& blamed) {
+  v1::Miscompile m;
+  m.set_workload("bzip2");
+  m.set_build_id("build-7");
+  m.set_policy_version("p1");
+  m.set_candidate("policy:p1");
+  m.set_run(run);
+  m.set_what("stdout");
+  m.set_detail("line 3: expected '42', got '43'");
+  m.set_verdict(verdict);
+  for (const auto& [module_hash, pipeline] : blamed) {
+    v1::BlamedPipeline* b = m.add_blamed();
+    b->set_module_hash(module_hash);
+    b->set_pipeline(pipeline);
+  }
+  m.set_unix_time_ms(1000);
+  return m;
+}
+
+// "module|pipeline|miscompile_id" of every blocked pair.
+std::vector<std::string> Blocked(ReplayStore& store,
+                                 const std::string& module_hash = "") {
+  auto blocked = store.BlockedPipelines(module_hash);
+  EXPECT_TRUE(blocked.ok()) << blocked.status();
+  std::vector<std::string> out;
+  if (!blocked.ok()) return out;
+  for (const BlockedPipeline& b : *blocked) {
+    out.push_back(b.module_hash + "|" + b.pipeline + "|" + b.miscompile_id);
+  }
+  return out;
+}
+
+TEST(MiscompilesTest, AMiscompileBlocksThePairsItBlamesIdempotently) {
+  auto store = Open(testing::MakeTempDir() + "/buffer.db");
+  ASSERT_NE(store, nullptr);
+  const v1::Miscompile m =
+      MakeMiscompile("run[0]", kVerdictMiscompile,
+                     {{"m1", "function(instcombine),function(gvn)"},
+                      {"m2", "function(licm)"}});
+  ASSERT_TRUE(store->AddMiscompile(m).ok());
+  ASSERT_TRUE(store->AddMiscompile(m).ok());  // again: nothing changes
+  const std::string id = "miscompile/bzip2/build-7/policy:p1/run[0]";
+  EXPECT_EQ(MiscompileIdOf(m), id);
+  EXPECT_EQ(Blocked(*store), (std::vector<std::string>{
+                                 "m1|function(instcombine),function(gvn)|" + id,
+                                 "m2|function(licm)|" + id}));
+  EXPECT_EQ(Blocked(*store, "m2"),
+            (std::vector<std::string>{"m2|function(licm)|" + id}));
+  EXPECT_TRUE(*store->IsBlocked("m1", "function(instcombine),function(gvn)"));
+  // Exact text, exact module: a prefix or another module is not blocked.
+  EXPECT_FALSE(*store->IsBlocked("m1", "function(instcombine)"));
+  EXPECT_FALSE(*store->IsBlocked("m2", "function(instcombine),function(gvn)"));
+
+  auto stored = store->ReadMiscompiles();
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  ASSERT_EQ(stored->size(), 1u);
+  EXPECT_EQ((*stored)[0].miscompile_id(), id);  // filled from the key
+  EXPECT_EQ((*stored)[0].detail(), m.detail());
+  auto stats = store->Stats();
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->miscompiles,
+            (std::vector<std::pair<std::string, int64_t>>{{"miscompile", 1}}));
+  EXPECT_EQ(stats->blocked_pipelines, 2);
+}
+
+TEST(MiscompilesTest, UndefinedBehaviourIsRecordedButBlocksNothing) {
+  auto store = Open(testing::MakeTempDir() + "/buffer.db");
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store
+                  ->AddMiscompile(MakeMiscompile(
+                      "run[0]", kVerdictUndefinedBehaviour, {{"m1", "p"}}))
+                  .ok());
+  EXPECT_FALSE(*store->IsBlocked("m1", "p"));
+  EXPECT_EQ(store->ReadMiscompiles()->size(), 1u);
+  // "unknown" (no UBSan build to tell) blocks, to be safe.
+  ASSERT_TRUE(store
+                  ->AddMiscompile(
+                      MakeMiscompile("run[1]", kVerdictUnknown, {{"m1", "p"}}))
+                  .ok());
+  EXPECT_TRUE(*store->IsBlocked("m1", "p"));
+}
+
+TEST(MiscompilesTest, AVerdictRevisedToUndefinedBehaviourLiftsOnlyItsBlocks) {
+  auto store = Open(testing::MakeTempDir() + "/buffer.db");
+  ASSERT_NE(store, nullptr);
+  v1::Miscompile first =
+      MakeMiscompile("run[0]", kVerdictUnknown, {{"m1", "p"}, {"m1", "q"}});
+  v1::Miscompile second =
+      MakeMiscompile("run[1]", kVerdictMiscompile, {{"m1", "q"}});
+  second.set_unix_time_ms(2000);
+  ASSERT_TRUE(store->AddMiscompile(first).ok());
+  ASSERT_TRUE(store->AddMiscompile(second).ok());
+  // Both pairs carry the first miscompile (it blocked them first).
+  EXPECT_EQ(Blocked(*store).size(), 2u);
+  // A UBSan build shows the first was the program's own undefined behaviour.
+  first.set_verdict(kVerdictUndefinedBehaviour);
+  ASSERT_TRUE(store->AddMiscompile(first).ok());
+  EXPECT_FALSE(*store->IsBlocked("m1", "p"));
+  // q stays blocked: the second miscompile blames it too.
+  EXPECT_EQ(Blocked(*store),
+            (std::vector<std::string>{"m1|q|" + MiscompileIdOf(second)}));
+}
+
+TEST(MiscompilesTest, MalformedMiscompilesAreRefusedNamingTheRecord) {
+  auto store = Open(testing::MakeTempDir() + "/buffer.db");
+  ASSERT_NE(store, nullptr);
+  v1::Miscompile bad_verdict = MakeMiscompile("run[0]", "bad", {{"m1", "p"}});
+  absl::Status status = store->AddMiscompile(bad_verdict);
+  EXPECT_TRUE(absl::IsInvalidArgument(status)) << status;
+  EXPECT_NE(status.message().find("verdict 'bad'"), std::string::npos)
+      << status;
+  v1::Miscompile empty_pair =
+      MakeMiscompile("run[0]", kVerdictMiscompile, {{"m1", ""}});
+  EXPECT_TRUE(absl::IsInvalidArgument(store->AddMiscompile(empty_pair)));
+  v1::Miscompile no_workload =
+      MakeMiscompile("run[0]", kVerdictMiscompile, {{"m1", "p"}});
+  no_workload.clear_workload();
+  EXPECT_TRUE(absl::IsInvalidArgument(store->AddMiscompile(no_workload)));
+  EXPECT_TRUE(Blocked(*store).empty());
+  EXPECT_TRUE(store->ReadMiscompiles()->empty());
+}
+
+TEST(MiscompilesTest, ScanCarriesMiscompilesSoAnImportRebuildsTheBlockList) {
+  const std::string dir = testing::MakeTempDir();
+  auto source = Open(dir + "/a.db");
+  auto target = Open(dir + "/b.db");
+  ASSERT_NE(source, nullptr);
+  ASSERT_NE(target, nullptr);
+  ASSERT_TRUE(source
+                  ->AddMiscompile(MakeMiscompile("run[0]", kVerdictMiscompile,
+                                                 {{"m1", "p"}}))
+                  .ok());
+  ASSERT_TRUE(
+      source
+          ->Scan(10,
+                 [&](const WriteBatch& batch) { return target->Write(batch); })
+          .ok());
+  EXPECT_EQ(Blocked(*target), Blocked(*source));
+  EXPECT_EQ(target->ReadMiscompiles()->size(), 1u);
+}
+
+TEST(MiscompilesTest, AVersionOneBufferIsMigrated) {
+  const std::string path = testing::MakeTempDir() + "/v1.db";
+  ASSERT_NE(Open(path), nullptr);
+  // Take the buffer back to what schema version 1 had.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "DROP TABLE blocked_pipelines; DROP TABLE "
+                         "miscompiles; PRAGMA user_version = 1",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  auto store = Open(path);
+  ASSERT_NE(store, nullptr);
+  auto stats = store->Stats();
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->schema_version, 2);
+  ASSERT_TRUE(store
+                  ->AddMiscompile(MakeMiscompile("run[0]", kVerdictMiscompile,
+                                                 {{"m1", "p"}}))
+                  .ok());
+  EXPECT_TRUE(*store->IsBlocked("m1", "p"));
+}
+
+}  // namespace
+}  // namespace phaseloop::replay_buffer
