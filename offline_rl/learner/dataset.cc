@@ -56,6 +56,20 @@ std::string PipelineOf(const DatasetOptions& options,
   return text;
 }
 
+// Whether the whole sequence `actions` is blocked for `module_hash` (an
+// index out of the action space never is).
+bool SequenceBlocked(const BlockList& blocked, const DatasetOptions& options,
+                     const std::string& module_hash,
+                     const std::vector<int32_t>& actions) {
+  if (blocked.find(module_hash) == blocked.end()) return false;
+  for (int32_t a : actions) {
+    if (a < 0 || a >= static_cast<int32_t>(options.pass_pipelines.size())) {
+      return false;
+    }
+  }
+  return IsBlocked(blocked, module_hash, PipelineOf(options, actions));
+}
+
 // How many of `e`'s first `steps` steps to keep: up to the step whose
 // action sequence so far (failed steps dropped) is blocked for its module.
 int UnblockedSteps(const v1::Episode& e, int steps,
@@ -222,12 +236,8 @@ absl::Status ReadStepwiseSplit(replay_buffer::ReplayStore& store,
           b.episode_id().empty() || b.actions_size() == 0) {
         continue;
       }
-      bool in_range = true;
-      for (int32_t a : b.actions()) in_range = in_range && a >= 0 && a < n;
-      const std::vector<int32_t> actions(b.actions().begin(),
-                                         b.actions().end());
-      if (in_range &&
-          IsBlocked(blocked, module_hash, PipelineOf(options, actions))) {
+      if (SequenceBlocked(blocked, options, module_hash,
+                          {b.actions().begin(), b.actions().end()})) {
         ++out->blocked;
         continue;
       }
