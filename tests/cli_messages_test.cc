@@ -40,6 +40,7 @@ const std::vector<std::string>& AllCommands() {
       "toolchain bazel",
       "kafka serve",
       "buffer stats",
+      "buffer miscompiles",
       "buffer export",
       "buffer import",
       "buffer ingest",

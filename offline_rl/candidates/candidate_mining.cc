@@ -78,6 +78,9 @@ absl::StatusOr<std::vector<Candidate>> CollectCandidates(
   }
   const passes::ActionSpace& space = passes::ActionSpace::Llvm16();
   std::vector<v1::BestSequence> sequences;
+  // (module_hash, pipeline) pairs a miscompile blamed (the buffer's block
+  // list): a sequence is not counted best for a module it miscompiled.
+  std::set<std::pair<std::string, std::string>> blocked;
   for (const std::string& path : options.best_files) {
     absl::StatusOr<std::vector<search::KnownBest>> known =
         search::ReadBestSequences(path);
@@ -99,6 +102,12 @@ absl::StatusOr<std::vector<Candidate>> CollectCandidates(
           return absl::OkStatus();
         });
     if (!scanned.ok()) return scanned;
+    absl::StatusOr<std::vector<replay_buffer::BlockedPipeline>> listed =
+        (*store)->BlockedPipelines("");
+    if (!listed.ok()) return listed.status();
+    for (const replay_buffer::BlockedPipeline& b : *listed) {
+      blocked.emplace(b.module_hash, b.pipeline);
+    }
   }
   // actions -> modules it is best for (one count per module).
   std::map<std::vector<int32_t>, std::set<std::string>> modules_of;
@@ -110,7 +119,16 @@ absl::StatusOr<std::vector<Candidate>> CollectCandidates(
     std::vector<int32_t> actions(b.actions().begin(), b.actions().end());
     bool in_range = true;
     for (int32_t a : actions) in_range &= a >= 0 && a < space.size();
-    if (in_range) modules_of[actions].insert(b.module_hash());
+    if (!in_range) continue;
+    if (!blocked.empty()) {
+      std::vector<const passes::Action*> chosen;
+      for (int32_t a : actions) chosen.push_back(&space.at(a));
+      if (blocked.count({b.module_hash(),
+                         passes::ActionSpace::JoinPipelines(chosen)}) > 0) {
+        continue;
+      }
+    }
+    modules_of[actions].insert(b.module_hash());
   }
   std::vector<std::pair<std::vector<int32_t>, int>> ranked;
   for (const auto& [actions, modules] : modules_of) {

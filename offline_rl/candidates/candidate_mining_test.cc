@@ -91,6 +91,38 @@ TEST_F(CandidateMiningTest, CollectsDedupedRankedCandidatesWithOzFirst) {
   EXPECT_EQ(CollectCandidates(one)->size(), 2u);
 }
 
+TEST_F(CandidateMiningTest, BlockedPairsDoNotCountAsBest) {
+  // A miscompile blamed a_'s pipeline on the first module: a_ is best for
+  // one module now, like b_, and the shorter b_ ranks first. (A buffer of
+  // its own: the fixture's is shared by the tests.)
+  const std::string buffer = (base_ / "blocked.db").string();
+  fs::remove(buffer);
+  {
+    auto store = replay_buffer::OpenReplayStore(buffer);
+    ASSERT_TRUE(store.ok()) << store.status();
+    v1::Miscompile m;
+    m.set_workload("w");
+    m.set_run("run[0]");
+    m.set_verdict(replay_buffer::kVerdictMiscompile);
+    v1::BlamedPipeline* blamed = m.add_blamed();
+    blamed->set_module_hash(hashes_[0]);
+    blamed->set_pipeline(
+        "function(mem2reg),function(instcombine),function(simplifycfg)");
+    ASSERT_TRUE((*store)->AddMiscompile(m).ok());
+  }
+  MineOptions options = Options();
+  options.buffer = buffer;
+  options.oz_prefix_variants = false;
+  auto candidates = CollectCandidates(options);
+  ASSERT_TRUE(candidates.ok()) << candidates.status();
+  ASSERT_EQ(candidates->size(), 3u);  // oz, c000, c001
+  EXPECT_EQ((*candidates)[1].actions,
+            std::vector<int32_t>(b_.begin(), b_.end()));
+  EXPECT_EQ((*candidates)[2].actions,
+            std::vector<int32_t>(a_.begin(), a_.end()));
+  EXPECT_EQ((*candidates)[2].best_for_modules, 1);
+}
+
 TEST_F(CandidateMiningTest, CodegenVariantsTryEveryCandidateWithTheOutliner) {
   MineOptions options = Options();
   options.codegen_variants.machine_outliner = true;

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <set>
 #include <sstream>
 #include <tuple>
 #include <unordered_map>
@@ -34,6 +35,56 @@ std::string EpisodeDigest(v1::Episode e) {
   return ir::ContentHash(e.SerializeAsString());
 }
 constexpr int kReadChunk = 256;  // episodes per ReadEpisodes call
+
+// The buffer's block list: module_hash -> blocked pipelines.
+using BlockList = std::map<std::string, std::set<std::string>>;
+
+bool IsBlocked(const BlockList& blocked, const std::string& module_hash,
+               const std::string& pipeline) {
+  const auto it = blocked.find(module_hash);
+  return it != blocked.end() && it->second.count(pipeline) > 0;
+}
+
+// The pipeline text of `actions` (indices into options.pass_pipelines).
+std::string PipelineOf(const DatasetOptions& options,
+                       const std::vector<int32_t>& actions) {
+  std::string text;
+  for (int32_t a : actions) {
+    if (!text.empty()) text += ',';
+    text += options.pass_pipelines[a];
+  }
+  return text;
+}
+
+// Whether the whole sequence `actions` is blocked for `module_hash` (an
+// index out of the action space never is).
+bool SequenceBlocked(const BlockList& blocked, const DatasetOptions& options,
+                     const std::string& module_hash,
+                     const std::vector<int32_t>& actions) {
+  if (blocked.find(module_hash) == blocked.end()) return false;
+  for (int32_t a : actions) {
+    if (a < 0 || a >= static_cast<int32_t>(options.pass_pipelines.size())) {
+      return false;
+    }
+  }
+  return IsBlocked(blocked, module_hash, PipelineOf(options, actions));
+}
+
+// How many of `e`'s first `steps` steps to keep: up to the step whose
+// action sequence so far (failed steps dropped) is blocked for its module.
+int UnblockedSteps(const v1::Episode& e, int steps,
+                   const DatasetOptions& options, const BlockList& blocked) {
+  if (blocked.find(e.module_hash()) == blocked.end()) return steps;
+  std::vector<int32_t> taken;
+  for (int i = 0; i < steps; ++i) {
+    if (e.steps(i).failed()) continue;
+    taken.push_back(e.steps(i).action());
+    if (IsBlocked(blocked, e.module_hash(), PipelineOf(options, taken))) {
+      return i;
+    }
+  }
+  return steps;
+}
 
 bool HasFeatures(const v1::Step& step) {
   return step.autophase_size() == policy_runtime::kAutophaseCount &&
@@ -121,6 +172,7 @@ float StepReward(const LearnerConfig& config, const v1::Step& step, bool last,
 absl::Status ReadStepwiseSplit(replay_buffer::ReplayStore& store,
                                const LearnerConfig& config,
                                const DatasetOptions& options,
+                               const BlockList& blocked,
                                const std::string& split, SplitData* out) {
   const int n = static_cast<int>(options.pass_names.size());
   InitSet(n, &out->transitions);
@@ -143,12 +195,17 @@ absl::Status ReadStepwiseSplit(replay_buffer::ReplayStore& store,
       ++out->skipped_episodes;
       return;
     }
+    const int uncut = std::min(e.steps_size(), config.max_steps);
+    const int steps = UnblockedSteps(e, uncut, options, blocked);
+    if (steps < uncut) ++out->blocked;
+    if (steps == 0) return;
     ++out->episodes;
     modules[e.module_hash()] = true;
     absl::StrAppend(&digest_input, EpisodeDigest(e));
+    // Final rewards judge the whole episode, not a prefix cut by a block.
     const auto found = bonus->find(e.episode_id());
-    const double final_bonus = found == bonus->end() ? 0 : found->second;
-    const int steps = std::min(e.steps_size(), config.max_steps);
+    const double final_bonus =
+        found == bonus->end() || steps < uncut ? 0 : found->second;
     std::vector<int32_t> history;
     for (int i = 0; i < steps; ++i) {
       const v1::Step& s = e.steps(i);
@@ -179,6 +236,11 @@ absl::Status ReadStepwiseSplit(replay_buffer::ReplayStore& store,
           b.episode_id().empty() || b.actions_size() == 0) {
         continue;
       }
+      if (SequenceBlocked(blocked, options, module_hash,
+                          {b.actions().begin(), b.actions().end()})) {
+        ++out->blocked;
+        continue;
+      }
       auto episode = store.ReadEpisodes({b.episode_id()});
       if (!episode.ok()) continue;  // the best episode was not kept
       std::vector<int32_t> history;
@@ -205,6 +267,7 @@ absl::Status ReadStepwiseSplit(replay_buffer::ReplayStore& store,
 absl::Status ReadCandidateSplit(replay_buffer::ReplayStore& store,
                                 const LearnerConfig& config,
                                 const DatasetOptions& options,
+                                const BlockList& blocked,
                                 const std::string& split, SplitData* out) {
   const int k = static_cast<int>(options.candidates.size());
   const int n = static_cast<int>(options.pass_names.size());
@@ -227,6 +290,11 @@ absl::Status ReadCandidateSplit(replay_buffer::ReplayStore& store,
         index.find(e.behaviour_policy().substr(sizeof(kCandidatePrefix) - 1));
     if (c == index.end() || e.steps_size() != 1 || !HasFeatures(e.steps(0))) {
       ++out->skipped_episodes;
+      return;
+    }
+    if (IsBlocked(blocked, e.module_hash(),
+                  options.candidates[c->second].pipeline)) {
+      ++out->blocked;
       return;
     }
     ++out->episodes;
@@ -324,14 +392,37 @@ absl::StatusOr<Dataset> BuildDataset(replay_buffer::ReplayStore& store,
   } else {
     data.action_names = options.pass_names;
   }
+  auto listed = store.BlockedPipelines("");
+  if (!listed.ok()) return listed.status();
+  BlockList blocked;
+  std::string block_digest;
+  for (const replay_buffer::BlockedPipeline& b : *listed) {
+    blocked[b.module_hash].insert(b.pipeline);
+    absl::StrAppend(&block_digest, b.module_hash, "|", b.pipeline, "\n");
+  }
+  if (!candidate && !blocked.empty() &&
+      options.pass_pipelines.size() != options.pass_names.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the replay buffer blocks ", listed->size(),
+        " (module, pipeline) pairs, but the dataset options give ",
+        options.pass_pipelines.size(), " action pipelines for ",
+        options.pass_names.size(),
+        " actions; set DatasetOptions.pass_pipelines from the action space"));
+  }
   auto read = candidate ? ReadCandidateSplit : ReadStepwiseSplit;
   absl::Status status =
-      read(store, config, options, config.train_split, &data.train);
+      read(store, config, options, blocked, config.train_split, &data.train);
   if (!status.ok()) return status;
   if (!config.validation_split.empty()) {
-    status =
-        read(store, config, options, config.validation_split, &data.validation);
+    status = read(store, config, options, blocked, config.validation_split,
+                  &data.validation);
     if (!status.ok()) return status;
+  }
+  // A new block changes what the learner reads: the data snapshot too.
+  if (!block_digest.empty()) {
+    for (SplitData* split : {&data.train, &data.validation}) {
+      split->digest = ir::ContentHash(split->digest + block_digest);
+    }
   }
   const TransitionSet& used = config.algorithm == "bc"
                                   ? data.train.demonstrations
@@ -356,6 +447,11 @@ absl::StatusOr<Dataset> BuildDataset(replay_buffer::ReplayStore& store,
       data.train.demonstrations.size(),
       " demonstrations; validation: ", data.validation.episodes, " episodes, ",
       data.validation.transitions.size(), " transitions");
+  if (data.train.blocked + data.validation.blocked > 0) {
+    absl::StrAppend(&data.snapshot, "; ",
+                    data.train.blocked + data.validation.blocked,
+                    " blocked (module, pipeline) targets left out");
+  }
   return data;
 }
 

@@ -19,6 +19,12 @@
 // Rewards: step_weight * stored step reward, plus, at an episode's last step,
 // weight * (mean final reward of that source) for each source in
 // final_reward_weights ("staging", "canary") that judges the episode.
+// Blocked pairs (the buffer's block list: a miscompile blamed the module's
+// pipeline) are never a target: a step-wise episode is cut before the step
+// whose action sequence so far is blocked for its module (the step before
+// it is then its last, done and without final rewards), a blocked best
+// sequence is no demonstration, and a candidate blocked for a module has no
+// measurement there.
 //
 // Building reads the store in one pass per split; the result is immutable
 // and may be shared between threads.
@@ -87,6 +93,9 @@ struct SplitData {
   CandidateTable table;          // candidate formulation only
   int64_t episodes = 0;
   int64_t skipped_episodes = 0;  // wrong action space, no features, ...
+  // Episodes cut, demonstrations and candidate measurements left out because
+  // their (module, pipeline) pair is blocked.
+  int64_t blocked = 0;
   std::string digest;  // content hash of the episodes and rewards read
 };
 
@@ -105,6 +114,10 @@ struct DatasetOptions {
   // The pass action space (names by index) and its version; episodes of
   // another version are skipped.
   std::vector<std::string> pass_names;
+  // Each action's pipeline text (passes::Action::pipeline), by index: the
+  // block list is matched on the actions' pipelines joined by ",". Required
+  // for the step-wise formulation when the buffer blocks any pair.
+  std::vector<std::string> pass_pipelines;
   std::string action_space_version;
   std::vector<Candidate> candidates;  // candidate formulation
 };

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
 
 #include "common/testing/test_util.h"
 #include "compiler_driver/passes/action_space.h"
@@ -21,8 +22,32 @@ class DatasetTest : public ::testing::Test {
     store_ = *std::move(store);
     const auto& space = passes::ActionSpace::Llvm16();
     options_.action_space_version = space.version();
-    for (const auto& a : space.actions()) options_.pass_names.push_back(a.name);
+    for (const auto& a : space.actions()) {
+      options_.pass_names.push_back(a.name);
+      options_.pass_pipelines.push_back(a.pipeline);
+    }
   }
+  // Blocks `pipeline` for `module_hash` as staging does on a miscompile.
+  void Block(const std::string& module_hash, const std::string& pipeline) {
+    v1::Miscompile m;
+    m.set_workload("w");
+    m.set_run("run[" + std::to_string(blocks_++) + "]");
+    m.set_verdict(replay_buffer::kVerdictMiscompile);
+    v1::BlamedPipeline* b = m.add_blamed();
+    b->set_module_hash(module_hash);
+    b->set_pipeline(pipeline);
+    ASSERT_TRUE(store_->AddMiscompile(m).ok());
+  }
+  // The pipeline text of the first `count` actions of `actions`.
+  std::string Pipeline(const std::vector<int32_t>& actions, size_t count) {
+    std::string text;
+    for (size_t i = 0; i < count && i < actions.size(); ++i) {
+      if (!text.empty()) text += ",";
+      text += options_.pass_pipelines[actions[i]];
+    }
+    return text;
+  }
+  int blocks_ = 0;
   std::string dir_;
   std::unique_ptr<replay_buffer::ReplayStore> store_;
   DatasetOptions options_;
@@ -130,6 +155,102 @@ TEST_F(DatasetTest, StepwiseHistoryRewardsAndCut) {
   // Demonstrations: the best sequence of each module, up to max_steps.
   EXPECT_EQ(data->train.demonstrations.size(), 3 * 4);
   EXPECT_EQ(data->validation.transitions.size(), 2 * 2 * 4);
+}
+
+TEST_F(DatasetTest, StepwiseBlockedPairsAreCutAndNeverDemonstrated) {
+  ASSERT_TRUE(testing::WriteStepwiseBuffer(*store_, 3, 0, 2, 6, 5).ok());
+  LearnerConfig config;
+  config.formulation = "stepwise";
+  config.max_steps = 4;
+  auto before = BuildDataset(*store_, config, options_);
+  ASSERT_TRUE(before.ok()) << before.status();
+  ASSERT_EQ(before->train.transitions.size(), 3 * 2 * 4);
+  ASSERT_EQ(before->train.demonstrations.size(), 3 * 4);
+
+  // m0-e0's first two actions, and m1's best sequence, miscompiled.
+  auto episodes = store_->ReadEpisodes({"m0-e0"});
+  ASSERT_TRUE(episodes.ok());
+  std::vector<int32_t> e0;
+  for (const v1::Step& step : (*episodes)[0].steps()) {
+    e0.push_back(step.action());
+  }
+  Block("m0", Pipeline(e0, 2));
+  auto best = store_->ReadBestSequences("m1");
+  ASSERT_TRUE(best.ok());
+  ASSERT_EQ(best->size(), 1u);
+  const std::vector<int32_t> m1_best((*best)[0].actions().begin(),
+                                     (*best)[0].actions().end());
+  Block("m1", Pipeline(m1_best, m1_best.size()));
+  // A pipeline blocked for another module blocks nothing here.
+  Block("elsewhere", Pipeline(e0, 3));
+
+  auto data = BuildDataset(*store_, config, options_);
+  ASSERT_TRUE(data.ok()) << data.status();
+  const TransitionSet& t = data->train.transitions;
+  // m0-e0 (first in id order) keeps its first step, now its last.
+  EXPECT_EQ(t.actions[0], e0[0]);
+  EXPECT_EQ(t.done[0], 1);
+  // Any episode that reached a blocked pipeline within max_steps is cut.
+  const std::map<std::string, std::string> blocked = {
+      {"m0", Pipeline(e0, 2)}, {"m1", Pipeline(m1_best, m1_best.size())}};
+  int64_t cut = 0;
+  for (const char* id : {"m0-e0", "m0-e1", "m1-e0", "m1-e1"}) {
+    auto e = store_->ReadEpisodes({id});
+    ASSERT_TRUE(e.ok());
+    std::vector<int32_t> actions;
+    for (const v1::Step& step : (*e)[0].steps()) {
+      actions.push_back(step.action());
+    }
+    for (size_t k = 1; k <= 4; ++k) {
+      if (Pipeline(actions, k) == blocked.at((*e)[0].module_hash())) {
+        ++cut;
+        break;
+      }
+    }
+  }
+  EXPECT_GE(cut, 1);
+  EXPECT_EQ(data->train.blocked, cut + 1);  // + m1's demonstration
+  EXPECT_LT(t.size(), 3 * 2 * 4 - 2);
+  // m1 has no demonstration any more; m0's best is not blocked.
+  EXPECT_EQ(data->train.demonstrations.size(),
+            3 * 4 - std::min<int64_t>(4, m1_best.size()));
+  EXPECT_NE(data->snapshot, before->snapshot);
+  EXPECT_NE(data->snapshot.find("blocked (module, pipeline) targets left out"),
+            std::string::npos)
+      << data->snapshot;
+
+  // Without the actions' pipelines the block list cannot be matched.
+  DatasetOptions no_pipelines = options_;
+  no_pipelines.pass_pipelines.clear();
+  EXPECT_EQ(BuildDataset(*store_, config, no_pipelines).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(DatasetTest, CandidatesBlockedForAModuleAreNotMeasuredThere) {
+  ASSERT_TRUE(testing::WriteCandidateBuffer(*store_, 10, 0, 7).ok());
+  ASSERT_TRUE(testing::WriteCandidatesFile(dir_ + "/c.json").ok());
+  auto candidates = ReadCandidatesFile(dir_ + "/c.json", options_.pass_names);
+  ASSERT_TRUE(candidates.ok()) << candidates.status();
+  options_.candidates = *candidates;
+  LearnerConfig config;
+  auto before = BuildDataset(*store_, config, options_);
+  ASSERT_TRUE(before.ok()) << before.status();
+  const CandidateTable& table = before->train.table;
+  // Block, on the first module, the candidate that is best there.
+  int best = 0;
+  for (int c = 1; c < 4; ++c) {
+    if (table.values[c] > table.values[best]) best = c;
+  }
+  ASSERT_NE(best, 0);
+  Block(table.module_hashes[0], (*candidates)[best].pipeline);
+  auto data = BuildDataset(*store_, config, options_);
+  ASSERT_TRUE(data.ok()) << data.status();
+  EXPECT_EQ(data->train.blocked, 1);
+  EXPECT_EQ(data->train.transitions.size(), 40 - 1);
+  EXPECT_TRUE(std::isnan(data->train.table.values[best]));
+  // Its demonstration is the best candidate that is not blocked.
+  EXPECT_NE(data->train.demonstrations.actions[0], best);
+  EXPECT_EQ(data->train.demonstrations.size(), 10);
 }
 
 TEST_F(DatasetTest, FinalRewardsAddedAtTheLastStepWithTheirWeight) {

@@ -50,6 +50,7 @@ absl::StatusOr<DatasetOptions> DatasetOptionsFor(const LearnerConfig& config,
   options.action_space_version = space.version();
   for (const passes::Action& a : space.actions()) {
     options.pass_names.push_back(a.name);
+    options.pass_pipelines.push_back(a.pipeline);
   }
   const std::string candidates_file =
       flags.candidates.empty() ? config.candidates_file : flags.candidates;

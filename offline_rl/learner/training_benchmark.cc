@@ -54,7 +54,10 @@ int Main(int argc, char** argv) {
   DatasetOptions options;
   const auto& space = passes::ActionSpace::Llvm16();
   options.action_space_version = space.version();
-  for (const auto& a : space.actions()) options.pass_names.push_back(a.name);
+  for (const auto& a : space.actions()) {
+    options.pass_names.push_back(a.name);
+    options.pass_pipelines.push_back(a.pipeline);
+  }
 
   LearnerConfig config;
   config.formulation = "stepwise";

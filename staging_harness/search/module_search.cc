@@ -37,6 +37,18 @@ bool ActionFailed(const absl::Status& status) {
 
 }  // namespace
 
+std::string PipelineText(const std::string& action_space_version,
+                         const std::vector<int>& actions) {
+  const passes::ActionSpace& space = passes::ActionSpace::Llvm16();
+  if (action_space_version != space.version()) return "";
+  std::vector<const passes::Action*> chosen;
+  for (int a : actions) {
+    if (a < 0 || a >= space.size()) return "";
+    chosen.push_back(&space.at(a));
+  }
+  return passes::ActionSpace::JoinPipelines(chosen);
+}
+
 ModuleSearch::ModuleSearch(service::RemoteSession& root, StateObservation start,
                            v1::StartSessionReply start_reply,
                            ModuleReference reference,
@@ -227,6 +239,12 @@ void ModuleSearch::OfferBest(const Trajectory& t) {
   const std::vector<int>& actions = t.session->history();
   if (value < best_value_ ||
       (value == best_value_ && actions.size() < best_actions_.size())) {
+    if (options_.blocked && !actions.empty() &&
+        options_.blocked(module_hash(),
+                         PipelineText(action_space_version(), actions))) {
+      ++blocked_offers_;
+      return;
+    }
     best_value_ = value;
     best_actions_ = actions;
     best_episode_id_ = t.episode_id;

@@ -46,6 +46,21 @@ struct ModuleReference {
   int64_t alloc_size_oz = 0;
 };
 
+// Whether `pipeline` (pipeline text, see PipelineText) is blocked for the
+// module `module_hash`: a miscompile blamed the pair (the replay buffer's
+// block list, ReplayStore::BlockedPipelines). Must be thread-safe when
+// several searches share it.
+using PipelineBlocked = std::function<bool(const std::string& module_hash,
+                                           const std::string& pipeline)>;
+
+// The pipeline text of `actions` of the action space `action_space_version`:
+// the actions' pipelines joined by "," (passes::ActionSpace::JoinPipelines),
+// the text phaseloop-cc records as Decision.pipeline and a miscompile blames.
+// "" when the version is not this binary's action space or an index is out
+// of range.
+std::string PipelineText(const std::string& action_space_version,
+                         const std::vector<int>& actions);
+
 struct ModuleSearchOptions {
   Objective objective = Objective::kTextSize;
   double budget_seconds = 10;
@@ -56,6 +71,10 @@ struct ModuleSearchOptions {
   uint64_t seed = 1;
   std::string run_id;         // prefix of every episode id
   bool observe_hash = false;  // also observe MODULE_HASH after each step
+  // Sequences whose pipeline is blocked for the module are never the best:
+  // OfferBest skips them, so the search reports the best one not blocked.
+  // nullptr: nothing is blocked.
+  PipelineBlocked blocked;
 };
 
 // One module's search: a root session on the start state, the clock, the
@@ -112,7 +131,8 @@ class ModuleSearch {
   absl::StatusOr<bool> Advance(Trajectory& t, int action, double propensity);
 
   static void AppendStep(v1::Step step, Trajectory& t);
-  // Remembers the end of `t` if it beats the best state so far.
+  // Remembers the end of `t` if it beats the best state so far and its
+  // sequence is not blocked (options().blocked).
   void OfferBest(const Trajectory& t);
   // Logs `t` as an episode; measures its final text_size and alloc_size
   // when the steps did not (one object emission gives both).
@@ -134,6 +154,8 @@ class ModuleSearch {
   int64_t episodes() const { return episodes_; }
   int64_t evaluations() const { return evaluations_; }
   int64_t failed_steps() const { return failed_steps_; }
+  // Offers OfferBest refused because their sequence was blocked.
+  int64_t blocked_offers() const { return blocked_offers_; }
 
  private:
   absl::StatusOr<Candidate> StepSession(service::RemoteSession& session,
@@ -157,6 +179,7 @@ class ModuleSearch {
   int64_t evaluations_ = 0;
   mutable bool time_limited_ = false;
   int64_t failed_steps_ = 0;
+  int64_t blocked_offers_ = 0;
 };
 
 }  // namespace phaseloop::search

@@ -9,11 +9,13 @@
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "common/command/exit_code.h"
 #include "common/command/subcommand.h"
 #include "nlohmann/json.hpp"
+#include "replay_buffer/replay_store.h"
 #include "staging_harness/search/episode_file.h"
 #include "staging_harness/search/search_pool.h"
 
@@ -21,6 +23,36 @@ namespace phaseloop::search {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The block list of the replay buffer at `path`, read once: a predicate
+// over an immutable set, safe to call from every worker thread.
+absl::StatusOr<PipelineBlocked> LoadBlockList(const std::string& path,
+                                              size_t* pairs) {
+  replay_buffer::OpenOptions options;
+  options.create = false;
+  absl::StatusOr<std::unique_ptr<replay_buffer::ReplayStore>> store =
+      replay_buffer::OpenReplayStore(path, options);
+  if (!store.ok()) return store.status();
+  absl::StatusOr<std::vector<replay_buffer::BlockedPipeline>> blocked =
+      (*store)->BlockedPipelines("");
+  if (!blocked.ok()) return blocked.status();
+  auto set = std::make_shared<std::set<std::pair<std::string, std::string>>>();
+  for (const replay_buffer::BlockedPipeline& b : *blocked) {
+    set->emplace(b.module_hash, b.pipeline);
+  }
+  *pairs = set->size();
+  return PipelineBlocked(
+      [set](const std::string& module_hash, const std::string& pipeline) {
+        return set->count({module_hash, pipeline}) > 0;
+      });
+}
+
+bool IsBlocked(const PipelineBlocked& blocked, const v1::BestSequence& best) {
+  if (!blocked) return false;
+  const std::vector<int> actions(best.actions().begin(), best.actions().end());
+  return blocked(best.module_hash(),
+                 PipelineText(best.action_space_version(), actions));
+}
 
 }  // namespace
 
@@ -108,6 +140,7 @@ nlohmann::json ResultJson(const ModuleResult& r) {
   j["episodes"] = r.episodes;
   j["evaluations"] = r.evaluations;
   j["failed_steps"] = r.failed_steps;
+  j["blocked_skipped"] = r.blocked_skipped;
   j["seconds"] = r.seconds;
   j["time_limited"] = r.time_limited;
   return j;
@@ -280,6 +313,18 @@ int RunSearchCommand(const SearchFlags& flags, std::ostream& out,
   options.max_evaluations = flags.max_evaluations;
   options.seed = flags.seed;
   options.run_id = flags.run_id;
+  if (!flags.buffer.empty()) {
+    size_t pairs = 0;
+    absl::StatusOr<PipelineBlocked> blocked =
+        LoadBlockList(flags.buffer, &pairs);
+    if (!blocked.ok()) {
+      err << "error: --buffer: " << blocked.status().message() << "\n";
+      return command::ExitCodeOf(blocked.status());
+    }
+    options.blocked = *std::move(blocked);
+    err << "block list of " << flags.buffer << ": " << pairs
+        << " (module, pipeline) pairs never reported as best\n";
+  }
 
   absl::StatusOr<std::unique_ptr<FileEpisodeSink>> sink =
       FileEpisodeSink::Open(flags.episodes_out);
@@ -308,8 +353,20 @@ int RunSearchCommand(const SearchFlags& flags, std::ostream& out,
   const std::string best_out = flags.best_out.empty()
                                    ? flags.episodes_out + ".best.json"
                                    : flags.best_out;
-  MergeBestSequences(BestSequencesOf(*results, *objective), known);
-  if (absl::Status s = WriteBestSequences(best_out, known); !s.ok()) {
+  // Best sequences of --best-in found before a miscompile blocked them are
+  // not written again.
+  std::vector<KnownBest> kept;
+  for (KnownBest& k : known) {
+    if (IsBlocked(options.blocked, k.best)) {
+      err << "dropped the best sequence of " << k.module_name << " ("
+          << k.best.module_hash() << ") from --best-in: its pipeline is "
+          << "blocked in " << flags.buffer << "\n";
+      continue;
+    }
+    kept.push_back(std::move(k));
+  }
+  MergeBestSequences(BestSequencesOf(*results, *objective), kept);
+  if (absl::Status s = WriteBestSequences(best_out, kept); !s.ok()) {
     err << "error: " << s.message() << "\n";
     return command::kExitInternal;
   }
@@ -393,6 +450,10 @@ void AddSearchCommand(CLI::App& app, int& exit_code) {
       "--best-out", flags->best_out,
       "best-sequences file to write (--best-in merged with this run's); "
       "default EPISODES_OUT.best.json");
+  cmd->add_option("--buffer", flags->buffer,
+                  "replay buffer whose block list to respect: pipelines a "
+                  "miscompile blamed for a module are never reported as its "
+                  "best nor written to --best-out");
   cmd->add_flag("--json", flags->json, "print JSON instead of a table");
   cmd->add_option("--seed", flags->seed, "seed of the random choices")
       ->capture_default_str();

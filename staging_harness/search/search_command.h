@@ -28,6 +28,10 @@ struct SearchFlags {
   std::string episodes_out;
   std::string best_in;
   std::string best_out;  // "" = <episodes_out>.best.json
+  // Replay buffer whose block list the search respects: a (module,
+  // pipeline) pair a miscompile blamed is never reported as best nor
+  // written to the best-sequences file (the next best is). "" = none.
+  std::string buffer;
   bool json = false;
   uint64_t seed = 1;
   int episode_length = 40;

@@ -8,8 +8,10 @@
 
 #include "common/testing/test_util.h"
 #include "nlohmann/json.hpp"
+#include "replay_buffer/replay_store.h"
 #include "staging_harness/search/best_sequences.h"
 #include "staging_harness/search/episode_file.h"
+#include "staging_harness/search/module_search.h"
 
 namespace phaseloop::search {
 namespace {
@@ -148,6 +150,75 @@ TEST(SearchCommand, MaxIrCountLeavesOutLargerCorpusModules) {
   EXPECT_NE(err.str().find("1 modules over --max-ir-count 1000"),
             std::string::npos)
       << err.str();
+}
+
+// A miscompile blamed the pipeline greedy search finds on bits.c: with the
+// buffer, search reports (and writes) the best sequence that is not blocked.
+TEST(SearchCommand, ABlockedPipelineIsNeverReportedAsBest) {
+  const std::string dir = testing::MakeTempDir();
+  SearchFlags flags = Flags(dir);
+  flags.strategy = "greedy";
+  flags.max_evaluations = 300;
+  flags.run_id = "blocked";
+  flags.json = true;
+  std::ostringstream out, err;
+  ASSERT_EQ(RunSearchCommand(flags, out, err), 0) << err.str();
+  auto first = ReadBestSequences(dir + "/episodes.bin.best.json");
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_EQ(first->size(), 1u);
+  const v1::BestSequence found = (*first)[0].best;
+  ASSERT_GT(found.actions_size(), 1);
+  auto text = [&found](const google::protobuf::RepeatedField<int32_t>& a) {
+    return PipelineText(found.action_space_version(),
+                        std::vector<int>(a.begin(), a.end()));
+  };
+  const std::string pipeline = text(found.actions());
+  ASSERT_FALSE(pipeline.empty());
+
+  const std::string buffer = dir + "/buffer.db";
+  {
+    auto store = replay_buffer::OpenReplayStore(buffer);
+    ASSERT_TRUE(store.ok()) << store.status();
+    v1::Miscompile m;
+    m.set_workload("bits");
+    m.set_run("run[0]");
+    m.set_what("stdout");
+    m.set_verdict(replay_buffer::kVerdictMiscompile);
+    v1::BlamedPipeline* blamed = m.add_blamed();
+    blamed->set_module_hash(found.module_hash());
+    blamed->set_pipeline(pipeline);
+    ASSERT_TRUE((*store)->AddMiscompile(m).ok());
+  }
+  flags.buffer = buffer;
+  flags.episodes_out = dir + "/again.bin";
+  flags.best_in = dir + "/episodes.bin.best.json";  // holds the blocked one
+  flags.best_out = dir + "/again.best.json";
+  out.str("");
+  err.str("");
+  ASSERT_EQ(RunSearchCommand(flags, out, err), 0) << err.str();
+  const nlohmann::json module = nlohmann::json::parse(out.str())["modules"][0];
+  EXPECT_GT(module["blocked_skipped"].get<int64_t>(), 0);
+  const std::vector<int32_t> again =
+      module["found"]["actions"].get<std::vector<int32_t>>();
+  EXPECT_FALSE(again.empty());
+  EXPECT_NE(again, std::vector<int32_t>(found.actions().begin(),
+                                        found.actions().end()));
+  auto written = ReadBestSequences(flags.best_out);
+  ASSERT_TRUE(written.ok()) << written.status();
+  ASSERT_EQ(written->size(), 1u);
+  EXPECT_NE(text((*written)[0].best.actions()), pipeline);
+  EXPECT_EQ(std::vector<int32_t>((*written)[0].best.actions().begin(),
+                                 (*written)[0].best.actions().end()),
+            again);
+  EXPECT_NE(err.str().find("1 (module, pipeline) pairs"), std::string::npos)
+      << err.str();
+  EXPECT_NE(err.str().find("dropped the best sequence"), std::string::npos)
+      << err.str();
+
+  // A buffer that is not there is bad input, named.
+  flags.buffer = dir + "/missing.db";
+  EXPECT_EQ(RunSearchCommand(flags, out, err), 2);
+  EXPECT_NE(err.str().find("missing.db"), std::string::npos) << err.str();
 }
 
 TEST(SearchCommand, BadInputIsExitCode2WithAMessage) {

@@ -79,6 +79,7 @@ void SearchModule(service::WorkerProcess& worker, Shared& shared,
   search_options.seed = options.seed;
   search_options.run_id = options.run_id;
   search_options.observe_hash = options.strategy.strategy == Strategy::kBeam;
+  search_options.blocked = options.blocked;
   auto log = [&shared](const v1::Episode& episode) {
     std::lock_guard<std::mutex> lock(shared.sink_mutex);
     return shared.sink.Write(episode);
@@ -90,6 +91,7 @@ void SearchModule(service::WorkerProcess& worker, Shared& shared,
   result.episodes = search.episodes();
   result.evaluations = search.evaluations();
   result.failed_steps = search.failed_steps();
+  result.blocked_skipped = search.blocked_offers();
   result.time_limited = search.time_limited();
   {
     std::lock_guard<std::mutex> lock(shared.sink_mutex);

@@ -25,6 +25,9 @@ struct SearchRunOptions {
   int64_t max_evaluations = 0;  // per module; 0 = only the clock limits
   uint64_t seed = 1;
   std::string run_id;  // prefix of episode ids; "" = random
+  // Pairs never reported as a module's best (ModuleSearchOptions::blocked);
+  // called from every worker thread. nullptr: nothing is blocked.
+  PipelineBlocked blocked;
 };
 
 // What the search found on one module. `status` not OK: the module could not
@@ -42,9 +45,10 @@ struct ModuleResult {
   int64_t text_size = 0;          // after best_actions, measured by replay
   int64_t alloc_size = 0;         // likewise: the whole object's bytes
   int64_t episodes = 0;
-  int64_t evaluations = 0;   // actions applied (steps, incl. failed)
-  int64_t failed_steps = 0;  // crashed, hung or broke the verifier
-  double seconds = 0;        // search time
+  int64_t evaluations = 0;      // actions applied (steps, incl. failed)
+  int64_t failed_steps = 0;     // crashed, hung or broke the verifier
+  int64_t blocked_skipped = 0;  // better sequences refused: blocked pipeline
+  double seconds = 0;           // search time
   // The clock ended the search before max_evaluations did (or there was no
   // max_evaluations): its result depends on the machine's speed.
   bool time_limited = false;
