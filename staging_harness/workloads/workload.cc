@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -170,6 +171,37 @@ bool IsValidName(const std::string& name) {
   return name.front() != '-' && name.front() != '.';
 }
 
+constexpr char kDebianPrefix[] = "debian:";
+
+// `source`: a directory relative to the workload file, or
+// debian:<package> (not fetched here: loading never touches the network).
+void ParseSource(const std::string& source, const std::string& path,
+                 Workload& workload, Problems& problems) {
+  if (absl::StartsWith(source, kDebianPrefix)) {
+    const std::string package = source.substr(sizeof(kDebianPrefix) - 1);
+    if (IsDebianPackageName(package)) {
+      workload.debian_package = package;
+    } else {
+      problems.Add("source",
+                   absl::StrCat("'", package,
+                                "' is not a Debian source package name (2 or "
+                                "more of a-z 0-9 + - ., starting with a letter "
+                                "or digit); write e.g. source: debian:bzip2"));
+    }
+    return;
+  }
+  const fs::path dir = fs::path(path).parent_path() / source;
+  std::error_code error;
+  if (fs::is_directory(dir, error)) {
+    workload.source_dir = dir.lexically_normal().string();
+  } else {
+    problems.Add("source",
+                 absl::StrCat("'", dir.string(),
+                              "' is not a directory; source is relative to "
+                              "the workload file (or debian:<package>)"));
+  }
+}
+
 void ParseBuild(const YAML::Node& node, BuildSpec& build, Problems& problems) {
   if (!node.IsMap()) {
     problems.Add("build",
@@ -269,7 +301,9 @@ void ParseInputs(const YAML::Node& node, const std::string& source_dir,
             absl::StrCat("must be an integer >= 0, got ", Describe(seed)));
       }
     }
-    if (!has_generate && !input.file.empty()) {
+    // A Debian package's shipped inputs are checked once it is fetched
+    // (ResolveWorkloadSource); an unresolved source was reported already.
+    if (!has_generate && !input.file.empty() && !source_dir.empty()) {
       const fs::path shipped = fs::path(source_dir) / input.file;
       std::error_code error;
       if (!fs::is_regular_file(shipped, error)) {
@@ -401,6 +435,18 @@ void ParseRuns(const YAML::Node& node, const Check& default_check,
 
 }  // namespace
 
+bool IsDebianPackageName(absl::string_view name) {
+  if (name.size() < 2) return false;
+  for (size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    const bool alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+    if (!alnum && (i == 0 || (c != '+' && c != '-' && c != '.'))) {
+      return false;
+    }
+  }
+  return true;
+}
+
 const char* SplitName(Split split) {
   return split == Split::kTrain ? "train" : "test";
 }
@@ -469,16 +515,7 @@ absl::StatusOr<Workload> ParseWorkload(const std::string& text,
   }
   if (auto source =
           GetString(root, "source", "source", "source: example", problems)) {
-    const fs::path dir = fs::path(path).parent_path() / *source;
-    std::error_code error;
-    if (fs::is_directory(dir, error)) {
-      workload.source_dir = dir.lexically_normal().string();
-    } else {
-      problems.Add("source",
-                   absl::StrCat("'", dir.string(),
-                                "' is not a directory; source is relative to "
-                                "the workload file"));
-    }
+    ParseSource(*source, path, workload, problems);
   }
   if (const YAML::Node build = root["build"]; build) {
     ParseBuild(build, workload.build, problems);

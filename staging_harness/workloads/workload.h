@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace phaseloop::workloads {
 
@@ -79,7 +80,13 @@ struct Workload {
   std::string name;
   Split split = Split::kTrain;
   std::string description;  // may be empty
-  std::string source_dir;   // absolute or relative to the working directory
+  // `source: <dir>`: the program's directory, absolute or relative to the
+  // working directory. Empty for a Debian source package.
+  std::string source_dir;
+  // `source: debian:<package>`: a Debian 12 source package, fetched and
+  // unpacked on first use (ResolveWorkloadSource, workload_source.h). Empty
+  // for a local directory.
+  std::string debian_package;
   BuildSpec build;
   std::vector<Input> inputs;
   std::vector<RunCommand> runs;
@@ -94,6 +101,10 @@ absl::StatusOr<Workload> LoadWorkload(const std::string& path);
 // Parses YAML text; `path` names it in messages and anchors `source`.
 absl::StatusOr<Workload> ParseWorkload(const std::string& text,
                                        const std::string& path);
+
+// Debian policy's source package names: at least two of a-z 0-9 + - .,
+// starting with a letter or digit.
+bool IsDebianPackageName(absl::string_view name);
 
 const char* SplitName(Split split);
 const char* BuildKindName(BuildKind kind);

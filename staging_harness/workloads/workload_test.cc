@@ -209,6 +209,46 @@ TEST_F(WorkloadTest, SourceMustBeADirectoryBesideTheFile) {
                         "directory"));
 }
 
+TEST_F(WorkloadTest, SourceMayBeADebianPackage) {
+  auto workload = Load(Edit("source: src", "source: debian:lua5.4"));
+  ASSERT_TRUE(workload.ok()) << workload.status();
+  EXPECT_EQ(workload->debian_package, "lua5.4");
+  EXPECT_EQ(workload->source_dir, "");
+  auto local = Load(kValid);
+  ASSERT_TRUE(local.ok()) << local.status();
+  EXPECT_EQ(local->debian_package, "");
+}
+
+TEST_F(WorkloadTest, ADebianPackagesShippedInputsAreCheckedWhenFetched) {
+  // Loading never fetches: the package's files are not there to check yet.
+  // (The same file with `source: src` is refused: ShippedInputsMustExist.)
+  std::string yaml = Edit("data/in.txt\n", "sample1.ref\n");
+  yaml.replace(yaml.find("source: src"), 11, "source: debian:bzip2");
+  auto workload = Load(yaml);
+  ASSERT_TRUE(workload.ok()) << workload.status();
+  EXPECT_EQ(workload->inputs[0].file, "sample1.ref");
+}
+
+TEST_F(WorkloadTest, ADebianPackageNameIsValidated) {
+  for (const char* bad : {"Bzip2", "b", "-bzip2", "bz_ip2", "bz/ip2", ""}) {
+    const std::string source = std::string("source: 'debian:") + bad + "'";
+    EXPECT_THAT(Error(Edit("source: src", source)),
+                HasSubstr(path_ + ": source: '" + bad +
+                          "' is not a Debian source package name"))
+        << source;
+  }
+}
+
+TEST(DebianPackageName, FollowsDebianPolicy) {
+  for (const char* good :
+       {"bzip2", "lua5.4", "libpng1.6", "g++-12", "xz-utils", "0ad"}) {
+    EXPECT_TRUE(IsDebianPackageName(good)) << good;
+  }
+  for (const char* bad : {"", "a", ".x", "+x", "Xz", "x y", "x_y", "x:y"}) {
+    EXPECT_FALSE(IsDebianPackageName(bad)) << bad;
+  }
+}
+
 TEST_F(WorkloadTest, PathsMustStayInsideTheirDirectory) {
   EXPECT_THAT(Error(Edit("[b/tiny]", "[../tiny]")),
               HasSubstr(": build.artifacts[0]: '../tiny' must be a relative "
