@@ -111,6 +111,16 @@ def run_once(command, check, rundir, timeout):
 
 def try_compiler(workload, tree, cc, reps, keep):
     work = tempfile.mkdtemp(prefix="try_workload.")
+    try:
+        return build_and_run(workload, tree, cc, reps, work)
+    finally:
+        if keep:
+            print(f"  kept {work}")
+        else:
+            shutil.rmtree(work)
+
+
+def build_and_run(workload, tree, cc, reps, work):
     built, build_s = build(workload, tree, cc, work)
     rundir = run_dir(workload, tree, built, work)
     default_check = workload.get("check", {})
@@ -132,10 +142,6 @@ def try_compiler(workload, tree, cc, reps, keep):
         if len(distinct) != 1:
             sys.exit(f"{name}: runs disagree: {distinct}")
         outcomes[name] = results[0][0]
-    if keep:
-        print(f"  kept {work}")
-    else:
-        shutil.rmtree(work)
     return outcomes
 
 
