@@ -34,6 +34,7 @@ const std::vector<std::string>& AllCommands() {
       "corpus build",
       "corpus fetch-debian",
       "corpus generate",
+      "stage",
       "decisions ship",
       "decisions show",
       "stats",
