@@ -256,57 +256,68 @@ absl::StatusOr<Profile> ProfileBaseline(const workloads::Workload& workload,
       !ready.ok()) {
     return ready;
   }
+  const std::string program_dir = fs::weakly_canonical(run_dir).string();
   progress << "  profile: " << method << " over " << workload.runs.size()
            << " run commands of the baseline\n";
+  // Short workloads give few samples per pass: passes are repeated until
+  // the program has min_samples or max_passes ran.
   std::string script;
-  for (size_t i = 0; i < workload.runs.size(); ++i) {
-    const workloads::RunCommand& run = workload.runs[i];
-    const std::string data = absl::StrCat(data_dir, "/", i, ".data");
-    process::ProcessSpec record;
-    record.argv = {options.perf, "record", "-e", kEvent, "-F", frequency,  "-q",
-                   "-o",         data,     "--", "sh",   "-c", run.command};
-    record.cwd = run_dir;
-    record.timeout_seconds = 3 * run.timeout_s + 30;
-    absl::StatusOr<process::ProcessResult> recorded =
-        process::RunProcess(record);
-    if (!recorded.ok()) return recorded.status();
-    if (recorded->timed_out || recorded->exit_code != run.check.exit_status) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          workload.path, ": ", run.name, " of the baseline ",
-          recorded->timed_out
-              ? "ran over 3 x its timeout_s under perf"
-              : absl::StrCat("exited ", recorded->exit_code, " under perf"),
-          ": ", process::ShortReason(recorded->output)));
+  int passes = 0;
+  for (; passes < options.max_passes &&
+         ParsePerfScript(script, program_dir).program < options.min_samples;
+       ++passes) {
+    for (size_t i = 0; i < workload.runs.size(); ++i) {
+      const workloads::RunCommand& run = workload.runs[i];
+      const std::string data =
+          absl::StrCat(data_dir, "/", passes, "-", i, ".data");
+      process::ProcessSpec record;
+      record.argv = {options.perf, "record", "-e",       kEvent, "-F",
+                     frequency,    "-q",     "-o",       data,   "--",
+                     "sh",         "-c",     run.command};
+      record.cwd = run_dir;
+      record.timeout_seconds = 3 * run.timeout_s + 30;
+      absl::StatusOr<process::ProcessResult> recorded =
+          process::RunProcess(record);
+      if (!recorded.ok()) return recorded.status();
+      if (recorded->timed_out || recorded->exit_code != run.check.exit_status) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            workload.path, ": ", run.name, " of the baseline ",
+            recorded->timed_out
+                ? "ran over 3 x its timeout_s under perf"
+                : absl::StrCat("exited ", recorded->exit_code, " under perf"),
+            ": ", process::ShortReason(recorded->output)));
+      }
+      const std::string text_file = data + ".txt";
+      process::ProcessSpec read;
+      read.argv = {"sh",
+                   "-c",
+                   "exec \"$0\" script -i \"$1\" -F ip,sym,dso --no-demangle "
+                   "> \"$2\"",
+                   options.perf,
+                   data,
+                   text_file};
+      read.timeout_seconds = 300;
+      absl::StatusOr<process::ProcessResult> scripted =
+          process::RunProcess(read);
+      if (!scripted.ok()) return scripted.status();
+      if (scripted->exit_code != 0) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("perf script on ", data,
+                         " failed: ", process::ShortReason(scripted->output)));
+      }
+      std::ifstream in(text_file);
+      std::stringstream text;
+      text << in.rdbuf();
+      script += text.str();
     }
-    const std::string text_file = data + ".txt";
-    process::ProcessSpec read;
-    read.argv = {"sh",
-                 "-c",
-                 "exec \"$0\" script -i \"$1\" -F ip,sym,dso --no-demangle "
-                 "> \"$2\"",
-                 options.perf,
-                 data,
-                 text_file};
-    read.timeout_seconds = 300;
-    absl::StatusOr<process::ProcessResult> scripted = process::RunProcess(read);
-    if (!scripted.ok()) return scripted.status();
-    if (scripted->exit_code != 0) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("perf script on ", data,
-                       " failed: ", process::ShortReason(scripted->output)));
-    }
-    std::ifstream in(text_file);
-    std::stringstream text;
-    text << in.rdbuf();
-    script += text.str();
   }
   std::vector<std::string> notes;
   absl::StatusOr<std::vector<UnitSymbols>> units =
       UnitsOf(baseline, options.nm, &notes);
   if (!units.ok()) return units.status();
-  Profile profile = Attribute(
-      ParsePerfScript(script, fs::weakly_canonical(run_dir).string()), *units);
-  profile.method = method;
+  Profile profile = Attribute(ParsePerfScript(script, program_dir), *units);
+  profile.method =
+      absl::StrCat(method, ", ", passes, passes == 1 ? " pass" : " passes");
   profile.notes.insert(profile.notes.end(), notes.begin(), notes.end());
   if (profile.program > 0 && profile.unknown * 2 > profile.program) {
     profile.notes.push_back(

@@ -86,8 +86,12 @@ Profile Attribute(const SymbolSamples& samples,
                   const std::vector<UnitSymbols>& units);
 
 struct ProfileOptions {
-  std::string work_dir;       // run directory and perf data (replaced)
-  int frequency_hz = 2000;    // perf record -F
+  std::string work_dir;     // run directory and perf data (replaced)
+  int frequency_hz = 2000;  // perf record -F
+  // Passes over the run commands repeat until the program's samples reach
+  // min_samples (short workloads), at most max_passes.
+  int64_t min_samples = 1000;
+  int max_passes = 5;
   std::string perf = "perf";  // the perf binary
   std::string nm = "llvm-nm-16";
 };

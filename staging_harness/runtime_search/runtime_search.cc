@@ -314,7 +314,8 @@ absl::StatusOr<RuntimeSearchResult> RunRuntimeSearch(
       if (absl::Status w = write(batch); !w.ok()) return w;
       e.episode_ids.push_back(episode_id);
     }
-    if (result->verdict == Verdict::kMeasured && e.speedup > 1) {
+    // Only a gain the full run's interval shows (its low end above 1).
+    if (result->verdict == Verdict::kMeasured && e.low > 1) {
       out.policy_table = text;
     }
     out.confirmation = e;

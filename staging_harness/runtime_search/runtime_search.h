@@ -89,8 +89,8 @@ struct RuntimeSearchResult {
   // The per-module winners (module_hash, pipeline), hottest first.
   std::vector<std::pair<std::string, std::string>> winners;
   std::optional<Evaluation> confirmation;
-  // The winning table policy's text: set when the confirmation measured a
-  // median speedup above 1 with correct outputs.
+  // The winning table policy's text: set only when the confirmation's
+  // interval lies above 1 (correct outputs, a gain the full run shows).
   std::string policy_table;
   bool miscompile_found = false;
   double search_s = 0;

@@ -133,7 +133,9 @@ int RunRuntimeSearchCommand(const RuntimeSearchFlags& f, std::ostream& out,
   if (!result.ok()) return fail(result.status());
   if (!f.policy_out.empty()) {
     if (result->policy_table.empty()) {
-      err << "no confirmed gain: " << f.policy_out << " not written\n";
+      err << "no confirmed gain (the confirmation's interval does not lie "
+             "above 1): "
+          << f.policy_out << " not written\n";
     } else if (absl::Status w = files::WriteFileAtomically(
                    f.policy_out, result->policy_table);
                !w.ok()) {

@@ -62,14 +62,14 @@ std::string FormatRuntimeSearchTable(const RuntimeSearchResult& r) {
                         hot[m.module_hash] ? "  (searched)" : ""));
   }
   absl::StrAppend(&out, "\n",
-                  absl::StrFormat("%3s %-12s %-60s %-10s %-26s %5s %6s\n", "#",
-                                  "module", "pipeline", "verdict",
-                                  "speedup [95% interval]", "pairs", "s"));
+                  absl::StrFormat("%3s %-12s %-10s %-26s %5s %6s  %s\n", "#",
+                                  "module", "verdict", "speedup [95% interval]",
+                                  "pairs", "s", "pipeline"));
   for (const Evaluation& e : r.evaluations) {
-    absl::StrAppend(&out,
-                    absl::StrFormat("%3d %-12s %-60s %-10s %-26s %5d %6.1f\n",
-                                    e.index, Short(e.module_hash), e.pipeline,
-                                    e.verdict, Figure(e), e.pairs, e.seconds));
+    absl::StrAppend(
+        &out, absl::StrFormat("%3d %-12s %-10s %-26s %5d %6.1f  %s\n", e.index,
+                              Short(e.module_hash), e.verdict, Figure(e),
+                              e.pairs, e.seconds, e.pipeline));
   }
   const std::map<std::string, int> counts = Counts(r);
   absl::StrAppend(
@@ -93,11 +93,12 @@ std::string FormatRuntimeSearchTable(const RuntimeSearchResult& r) {
   if (r.confirmation) {
     const Evaluation& c = *r.confirmation;
     absl::StrAppend(
-        &out,
-        absl::StrFormat(
-            "confirmed speedup vs -O3: %s (%s, %d pairs, %.0f s)%s\n",
-            Figure(c), c.verdict, c.pairs, c.seconds,
-            r.policy_table.empty() ? "; not a gain: no winning policy" : ""));
+        &out, absl::StrFormat(
+                  "confirmed speedup vs -O3: %s (%s, %d pairs, %.0f s)%s\n",
+                  Figure(c), c.verdict, c.pairs, c.seconds,
+                  r.policy_table.empty()
+                      ? "; its interval does not lie above 1: no winning policy"
+                      : ""));
     if (c.verdict != "confirmed") absl::StrAppend(&out, "  ", c.detail, "\n");
   }
   for (const std::string& note : r.profile.notes) {
