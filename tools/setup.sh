@@ -18,7 +18,7 @@ packages=(
   libtorch-dev libopenblas0-pthread libeigen3-dev
   # misc tools used by tests and benchmarks
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libffi-dev libncurses-dev
-  make cmake hyperfine
+  make cmake hyperfine jq sqlite3
   # sanitizer runtimes (phaseloop stage --ubsan tells undefined behaviour from a miscompile)
   libclang-rt-16-dev
   # tools/fetch_sources.sh (dpkg-source unpacks Debian source packages)

@@ -1,3 +1,4 @@
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -159,6 +160,55 @@ TEST_F(RunnerTest, RunsEveryCommandMeasuredAndKeepsItsOutputs) {
   EXPECT_TRUE((*pass)[0].outputs.timed_out);
   PassTotals totals = Totals(*pass);
   EXPECT_GT(totals.wall_s, 0.2);
+}
+
+TEST_F(RunnerTest, TheScratchCopyKeepsModificationTimesSoMakeRebuildsNothing) {
+  // A generated file newer than its source, as a release tarball ships a
+  // yacc parser: make must not try to regenerate it in the copy.
+  const std::string tree = dir_ + "/tree";
+  fs::create_directories(tree + "/sub");
+  std::ofstream(tree + "/sub/parse.y") << "grammar\n";
+  std::ofstream(tree + "/sub/parse.c") << "int main(void) { return 0; }\n";
+  fs::last_write_time(
+      tree + "/sub/parse.y",
+      fs::last_write_time(tree + "/sub/parse.c") - std::chrono::hours(24));
+  std::ofstream(tree + "/Makefile")
+      << "prog: sub/parse.c\n\t$(CC) $(CFLAGS) -c sub/parse.c -o parse.o"
+         " && $(CC) -o prog parse.o\n"
+         "sub/parse.c: sub/parse.y\n\tfalse regenerating sub/parse.c\n";
+  workloads::Workload workload = workload_;
+  workload.build.command = "make prog";
+  workload.build.artifacts = {"prog"};
+  Variant variant;
+  variant.name = "times";
+  variant.policy = "baseline";
+  absl::StatusOr<BuiltVariant> built = BuildVariant(
+      workload, tree, compilers_, variant, dir_ + "/build-times", log_);
+  ASSERT_TRUE(built.ok()) << built.status();
+  EXPECT_EQ(fs::last_write_time(built->build_dir + "/sub/parse.y"),
+            fs::last_write_time(tree + "/sub/parse.y"));
+}
+
+TEST_F(RunnerTest, LinksOutOfTheTreeAreCopiedAsFilesLinksWithinItAsLinks) {
+  const std::string tree = dir_ + "/linked";
+  fs::create_directories(tree);
+  std::ofstream(dir_ + "/outside.c") << "int x;\n";
+  std::ofstream(tree + "/inside.c") << "int y;\n";
+  fs::create_symlink(dir_ + "/outside.c", tree + "/out.c");
+  fs::create_symlink("inside.c", tree + "/in.c");
+  workloads::Workload workload = workload_;
+  workload.build.command = "echo changed > out.c && touch prog";
+  workload.build.artifacts = {"prog"};
+  Variant variant;
+  variant.name = "links";
+  variant.policy = "baseline";
+  absl::StatusOr<BuiltVariant> built = BuildVariant(
+      workload, tree, compilers_, variant, dir_ + "/build-links", log_);
+  ASSERT_TRUE(built.ok()) << built.status();
+  EXPECT_FALSE(fs::is_symlink(built->build_dir + "/out.c"));
+  EXPECT_TRUE(fs::is_symlink(built->build_dir + "/in.c"));
+  // The build wrote into its copy, not through a link to the original.
+  EXPECT_EQ(testing::ReadFileOrEmpty(dir_ + "/outside.c"), "int x;\n");
 }
 
 }  // namespace

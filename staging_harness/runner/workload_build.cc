@@ -60,17 +60,51 @@ std::string NewBuildId(const workloads::Workload& workload,
 }
 
 // Copies the tree, keeping symbolic links as links (autotools trees have
-// some) and skipping version-control directories.
+// some) and every file's modification time (with fresh times, make would
+// think generated files such as yacc output or configure stale and try to
+// regenerate them with tools the machine may not have), skipping
+// version-control directories.
+// Whether the symbolic link `link` points within `tree` (a relative target
+// that does not climb out): such links are copied as links; others (an
+// absolute target, Bazel's runfiles) are copied as the file they point to,
+// so a build writing through one cannot change the original.
+bool InsideTree(const fs::path& link, const std::string& tree) {
+  std::error_code error;
+  const fs::path target = fs::read_symlink(link, error);
+  if (error || target.is_absolute()) return false;
+  const fs::path resolved =
+      (link.parent_path() / target)
+          .lexically_normal()
+          .lexically_relative(fs::path(tree).lexically_normal());
+  return !resolved.empty() && *resolved.begin() != "..";
+}
+
 absl::Status CopyTree(const std::string& from, const std::string& to) {
   std::error_code error;
   fs::create_directories(to, error);
-  for (const fs::directory_entry& entry : fs::directory_iterator(from, error)) {
-    const std::string name = entry.path().filename();
-    if (name == ".git") continue;
-    fs::copy(entry.path(), fs::path(to) / name,
-             fs::copy_options::recursive | fs::copy_options::copy_symlinks,
-             error);
-    if (error) break;
+  fs::recursive_directory_iterator it(from, error), end;
+  for (; !error && it != end; it.increment(error)) {
+    const fs::path source = it->path();
+    if (source.filename() == ".git") {
+      it.disable_recursion_pending();
+      continue;
+    }
+    const fs::path target = fs::path(to) / source.lexically_relative(from);
+    if (it->is_symlink() && InsideTree(source, from)) {
+      fs::copy_symlink(source, target, error);
+    } else if (it->is_directory()) {
+      fs::create_directories(target, error);
+    } else if (it->is_regular_file()) {
+      fs::copy_file(source, target, error);
+      if (!error) {
+        fs::last_write_time(target, fs::last_write_time(source), error);
+      }
+    }
+    if (error) {
+      return absl::InternalError(absl::StrCat("cannot copy ", source.string(),
+                                              " to ", target.string(), ": ",
+                                              error.message()));
+    }
   }
   if (error) {
     return absl::InternalError(

@@ -32,6 +32,7 @@ struct StageFlags {
   uint64_t seed = 1;
   int cpu = -1;
   bool ubsan = false;
+  bool time_identical = false;
   std::string buffer;
   std::string cc;
   std::string work_dir;
@@ -142,6 +143,7 @@ int RunStage(const StageFlags& f) {
   options.timing.seed = f.seed;
   options.cpu = f.cpu;
   options.ubsan = f.ubsan;
+  options.time_identical = f.time_identical;
   const std::string work_root =
       f.work_dir.empty()
           ? (fs::temp_directory_path() / "phaseloop-stage").string()
@@ -228,6 +230,9 @@ void AddStageCommand(CLI::App& app, int& exit_code) {
   cmd->add_flag("--ubsan", flags->ubsan,
                 "on a mismatch, build the baseline with UBSan to tell "
                 "undefined behaviour from a miscompile");
+  cmd->add_flag("--time-identical", flags->time_identical,
+                "time byte-identical builds too: with --policy baseline, an "
+                "A/A run that shows the machine's noise");
   cmd->add_option("--buffer", flags->buffer,
                   "replay buffer to record results in (staging rewards with "
                   "the build's decisions; miscompiles and their block list)");

@@ -241,7 +241,8 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
     result.elapsed_s = Seconds(start);
     return result;
   };
-  if (baseline_.artifacts_hash == candidate->artifacts_hash) {
+  if (baseline_.artifacts_hash == candidate->artifacts_hash &&
+      !s.options.time_identical) {
     progress << "  identical artifacts: speedup exactly 1, nothing to run\n";
     return finish(Verdict::kIdentical,
                   "the candidate built byte-identical artifacts");

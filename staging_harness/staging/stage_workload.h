@@ -46,6 +46,10 @@ struct StageOptions {
   int cpu = -1;  // pin every run to this CPU
   bool count_hardware = true;
   bool ubsan = false;  // tell undefined behaviour from a miscompile
+  // Time byte-identical builds too (an A/A calibration: the baseline
+  // against itself shows the machine's noise) instead of reporting them as
+  // exactly 1.
+  bool time_identical = false;
 };
 
 enum class Verdict {

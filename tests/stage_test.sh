@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# End-to-end: `phaseloop stage` on the example workload (a real Makefile C
+# project, configs/workloads/example) through the real phaseloop-cc, as a
+# user runs it. Timing budgets are tiny: this checks verdicts, exit codes,
+# outputs and records, never speed.
+#   1. a candidate that builds a different program: checked, then timed;
+#      exit 0; the table and --json agree; the staging reward is in the
+#      replay buffer, joined to the candidate build's decisions;
+#   2. the baseline as the candidate: byte-identical, nothing timed;
+#   3. an injected miscompile (the test-only wrapper's
+#      phaseloop-test-miscompile pass): exit 3, no speed figure, recorded and
+#      its (module, pipeline) pair blocked in the buffer;
+#   4. bad input: an unknown workload (exit 2, the available ones listed),
+#      a workload file with a bad field (exit 2, file and field named);
+#   5. the product's wrapper refuses the test-only pass: staged with it, the
+#      same policy builds the baseline's program (identical).
+#
+# Usage: stage_test.sh --phaseloop CLI --cc PHASELOOP_CC --test-cc TEST_CC
+set -euo pipefail
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+step() { echo "== $*"; }
+
+phaseloop="" cc="" test_cc=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --phaseloop) phaseloop="$(realpath "$2")"; shift 2 ;;
+    --cc) cc="$(realpath "$2")"; shift 2 ;;
+    --test-cc) test_cc="$(realpath "$2")"; shift 2 ;;
+    *) fail "unknown argument $1" ;;
+  esac
+done
+work="${TEST_TMPDIR:-$(mktemp -d)}/stage"
+mkdir -p "$work"
+buffer="$work/buffer.db"
+quick=(--min-pairs 3 --max-pairs 4 --workloads-dir configs/workloads)
+
+step "1. a different program: checked, then timed"
+set +e
+"$phaseloop" stage --workload example --policy 'fixed:default<O1>' \
+  --cc "$cc" --buffer "$buffer" --work-dir "$work/w1" --json "${quick[@]}" \
+  >"$work/1.json" 2>"$work/1.err"
+rc=$?
+set -e
+[ $rc -eq 0 ] || { cat "$work/1.err"; fail "step 1 exited $rc"; }
+jq -e '.workloads[0].verdict == "measured" and .workloads[0].pairs >= 3
+       and .workloads[0].speedup.low <= .workloads[0].speedup.median
+       and .workloads[0].optimized_units == 1' "$work/1.json" >/dev/null \
+  || { cat "$work/1.json"; fail "step 1: JSON"; }
+grep -q "check: baseline twice" "$work/1.err" || fail "step 1: no check progress"
+grep -q "timing:" "$work/1.err" || fail "step 1: no timing progress"
+build_id=$(jq -r '.workloads[0].candidate.build_id' "$work/1.json")
+"$phaseloop" buffer stats --buffer "$buffer" --json >"$work/stats.json"
+jq -e '[.rewards[] | select(.source == "staging")][0].rewards == 1' \
+  "$work/stats.json" >/dev/null || { cat "$work/stats.json"; fail "step 1: no staging reward"; }
+sqlite3 "$buffer" "SELECT count(*) FROM decisions WHERE build_id = '$build_id'" \
+  >"$work/decisions" && [ "$(cat "$work/decisions")" = 2 ] \
+  || fail "step 1: the candidate build's 2 decisions are not in the buffer ($(cat "$work/decisions"))"
+sqlite3 "$buffer" "SELECT count(*) FROM final_rewards WHERE build_id = '$build_id' AND source = 'staging'" \
+  | grep -qx 1 || fail "step 1: the reward does not carry the build id"
+
+step "2. the baseline as the candidate: identical, not timed"
+"$phaseloop" stage --workload example --policy baseline --cc "$cc" \
+  --work-dir "$work/w2" "${quick[@]}" >"$work/2.txt" 2>"$work/2.err" \
+  || { cat "$work/2.err"; fail "step 2 failed"; }
+grep -Eq "^example +train +identical +1" "$work/2.txt" || { cat "$work/2.txt"; fail "step 2: table"; }
+! grep -q "timing:" "$work/2.err" || fail "step 2: timed an identical build"
+
+step "3. an injected miscompile: exit 3, recorded and blocked"
+set +e
+"$phaseloop" stage --workload example \
+  --policy 'fixed:default<O3>,phaseloop-test-miscompile' --cc "$test_cc" \
+  --buffer "$buffer" --work-dir "$work/w3" "${quick[@]}" \
+  >"$work/3.txt" 2>"$work/3.err"
+rc=$?
+set -e
+[ $rc -eq 3 ] || { cat "$work/3.err" "$work/3.txt"; fail "step 3 exited $rc, not 3"; }
+grep -Eq "^example +train +miscompile" "$work/3.txt" || { cat "$work/3.txt"; fail "step 3: table"; }
+grep -q "default<O3>,phaseloop-test-miscompile" "$work/3.txt" || fail "step 3: blamed pair not shown"
+! grep -q "timing:" "$work/3.err" || fail "step 3: timed a miscompile"
+"$phaseloop" buffer miscompiles --buffer "$buffer" --json >"$work/misc.json"
+jq -e '.miscompiles | length == 1' "$work/misc.json" >/dev/null \
+  || { cat "$work/misc.json"; fail "step 3: miscompile not recorded"; }
+sqlite3 "$buffer" "SELECT pipeline FROM blocked_pipelines" \
+  | grep -qx 'default<O3>,phaseloop-test-miscompile' || fail "step 3: pair not blocked"
+
+step "4. bad input"
+set +e
+"$phaseloop" stage --workload no-such --policy baseline --cc "$cc" \
+  "${quick[@]}" >/dev/null 2>"$work/4.err"
+rc=$?
+set -e
+[ $rc -eq 2 ] || fail "step 4: unknown workload exited $rc"
+grep -q "no-such" "$work/4.err" && grep -q "example" "$work/4.err" \
+  || { cat "$work/4.err"; fail "step 4: message"; }
+sed 's/timeout_s: 5$/timeout_s: soon/' configs/workloads/example.yaml >"$work/bad.yaml"
+sed -i "s|^source: example|source: $PWD/configs/workloads/example|" "$work/bad.yaml"
+set +e
+"$phaseloop" stage --workload "$work/bad.yaml" --policy baseline --cc "$cc" \
+  "${quick[@]}" >/dev/null 2>"$work/4b.err"
+rc=$?
+set -e
+[ $rc -eq 2 ] || { cat "$work/4b.err"; fail "step 4: bad field exited $rc"; }
+grep -q "bad.yaml: run\[0\].timeout_s" "$work/4b.err" || { cat "$work/4b.err"; fail "step 4: field not named"; }
+
+step "5. the product's wrapper refuses the test-only pass"
+"$phaseloop" stage --workload example \
+  --policy 'fixed:default<O3>,phaseloop-test-miscompile' --cc "$cc" \
+  --work-dir "$work/w5" "${quick[@]}" >"$work/5.txt" 2>"$work/5.err" \
+  || { cat "$work/5.err"; fail "step 5 failed"; }
+grep -Eq "^example +train +identical" "$work/5.txt" || { cat "$work/5.txt"; fail "step 5: not identical"; }
+echo "PASS"
