@@ -410,10 +410,12 @@ void AddSearchCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--strategy", flags->strategy,
                   "random, greedy, beam or guided")
       ->capture_default_str();
-  cmd->add_option("--objective", flags->objective, "text_size or ir_count")
+  cmd->add_option("--objective", flags->objective,
+                  "text_size or ir_count, or runtime (a workload's hot "
+                  "modules, each evaluation a rebuild and a staged run)")
       ->capture_default_str();
   cmd->add_option("--budget", flags->budget_seconds,
-                  "search seconds per module")
+                  "search seconds per module (runtime: of the whole search)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   cmd->add_option(
@@ -474,7 +476,19 @@ void AddSearchCommand(CLI::App& app, int& exit_code) {
                   "seconds before a step (or module load) counts as hung")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  runtime_search::AddRuntimeSearchOptions(*cmd, flags->runtime);
   cmd->callback([flags, &exit_code] {
+    if (flags->objective == "runtime") {
+      runtime_search::RuntimeSearchFlags runtime = flags->runtime;
+      runtime.buffer = flags->buffer;
+      runtime.budget_s = flags->budget_seconds;
+      runtime.max_evaluations = flags->max_evaluations;
+      runtime.seed = flags->seed;
+      runtime.json = flags->json;
+      exit_code = runtime_search::RunRuntimeSearchCommand(runtime, std::cout,
+                                                          std::cerr);
+      return;
+    }
     exit_code = RunSearchCommand(*flags, std::cout, std::cerr);
   });
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "staging_harness/runtime_search/runtime_search_command.h"
 
 namespace phaseloop::search {
 
@@ -39,6 +40,10 @@ struct SearchFlags {
   int neighbours = 3;
   std::string worker_binary;  // "" = next to this binary
   double step_timeout_seconds = 60;
+  // --objective runtime: a workload's per-module pipelines, each evaluation
+  // a rebuild and a staged run (runtime_search_command.h); --budget is then
+  // the whole search's seconds.
+  runtime_search::RuntimeSearchFlags runtime;
 };
 
 void AddSearchCommand(CLI::App& app, int& exit_code);

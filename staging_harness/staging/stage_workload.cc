@@ -147,6 +147,10 @@ WorkloadStager::WorkloadStager(const workloads::Workload& workload,
                                std::ostream& progress)
     : impl_(std::make_shared<Impl>(workload, options, progress)) {}
 
+const runner::PreparedInputs& WorkloadStager::inputs() const {
+  return impl_->inputs;
+}
+
 absl::StatusOr<std::unique_ptr<WorkloadStager>> WorkloadStager::Prepare(
     const workloads::Workload& workload, const StageOptions& options,
     std::ostream& progress) {

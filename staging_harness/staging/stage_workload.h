@@ -30,6 +30,7 @@
 #include "proto/phaseloop/v1/miscompile.pb.h"
 #include "staging_harness/correctness/output_compare.h"
 #include "staging_harness/runner/workload_build.h"
+#include "staging_harness/runner/workload_inputs.h"
 #include "staging_harness/staging/interleaved_timing.h"
 #include "staging_harness/workloads/workload.h"
 
@@ -100,6 +101,9 @@ class WorkloadStager {
       std::ostream& progress);
 
   const runner::BuiltVariant& baseline() const { return baseline_; }
+  // The inputs every run sees (made once by Prepare), e.g. for profiling
+  // the baseline in a run directory of the caller's own.
+  const runner::PreparedInputs& inputs() const;
 
   // Builds `candidate_policy` as variant `label` ("candidate" for
   // `phaseloop stage`; search uses one label per evaluation, each its own

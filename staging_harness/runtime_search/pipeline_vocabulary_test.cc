@@ -1,0 +1,67 @@
+// Every pipeline runtime search proposes is one a policy may carry: checked
+// by pipeline_check and loaded as a table policy row, as the wrapper will.
+#include "staging_harness/runtime_search/pipeline_vocabulary.h"
+
+#include <fstream>
+#include <set>
+
+#include "common/testing/test_util.h"
+#include "compiler_driver/cc_wrapper/policy.h"
+#include "compiler_driver/passes/pipeline_check.h"
+#include "gtest/gtest.h"
+
+namespace phaseloop::runtime_search {
+namespace {
+
+TEST(PipelineVocabularyTest, EveryPipelineIsAcceptedByPipelineCheck) {
+  ASSERT_GE(RuntimeVocabulary().size(), 6u);
+  for (const Candidate& c : RuntimeVocabulary()) {
+    EXPECT_TRUE(passes::CheckPolicyPipeline(c.pipeline).ok())
+        << c.pipeline << ": " << passes::CheckPolicyPipeline(c.pipeline);
+  }
+  std::vector<std::string> refused;
+  EXPECT_EQ(CheckedVocabulary(&refused).size(), RuntimeVocabulary().size());
+  EXPECT_TRUE(refused.empty()) << refused[0];
+}
+
+TEST(PipelineVocabularyTest, EveryPipelineLoadsAsATablePolicyRow) {
+  const std::string path = testing::MakeTempDir() + "/t.table";
+  std::ofstream out(path);
+  out << cc_wrapper::kTableHeader << "\n";
+  int row = 0;
+  for (const Candidate& c : RuntimeVocabulary()) {
+    char hash[33];
+    std::snprintf(hash, sizeof(hash), "%032x", ++row);
+    out << hash << "\t" << c.pipeline << "\n";
+  }
+  out.close();
+  absl::StatusOr<std::unique_ptr<cc_wrapper::PolicyRunner>> policy =
+      cc_wrapper::LoadPolicy("table:" + path);
+  ASSERT_TRUE(policy.ok()) << policy.status();
+  EXPECT_STREQ((*policy)->kind(), "table");
+}
+
+TEST(PipelineVocabularyTest, TheCheckRefusesWhatAPolicyMayNotRun) {
+  // So that CheckedVocabulary's filter is a real one.
+  EXPECT_FALSE(passes::CheckPolicyPipeline("internalize,default<O3>").ok());
+}
+
+TEST(PipelineVocabularyTest, SeededOrderIsAPermutationFixedBySeedAndModule) {
+  const std::vector<Candidate>& all = RuntimeVocabulary();
+  auto names = [](const std::vector<Candidate>& v) {
+    std::vector<std::string> n;
+    for (const Candidate& c : v) n.push_back(c.pipeline);
+    return n;
+  };
+  const auto a = names(SeededOrder(all, 1, "m1"));
+  EXPECT_EQ(a, names(SeededOrder(all, 1, "m1")));
+  EXPECT_EQ(std::set<std::string>(a.begin(), a.end()).size(), all.size());
+  bool differs = false;
+  for (uint64_t seed = 2; seed < 6; ++seed) {
+    differs = differs || names(SeededOrder(all, seed, "m1")) != a;
+  }
+  EXPECT_TRUE(differs);
+}
+
+}  // namespace
+}  // namespace phaseloop::runtime_search

@@ -1,0 +1,327 @@
+#include "staging_harness/runtime_search/runtime_search.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <ostream>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/files/atomic_file.h"
+#include "compiler_driver/cc_wrapper/policy.h"
+#include "compiler_driver/ir/module_hash.h"
+#include "compiler_driver/passes/action_space.h"
+#include "staging_harness/runtime_search/pipeline_vocabulary.h"
+
+namespace phaseloop::runtime_search {
+namespace {
+
+namespace fs = std::filesystem;
+using staging::StageResult;
+using staging::Verdict;
+
+double Since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string Host() {
+  char name[256] = {};
+  return gethostname(name, sizeof(name) - 1) == 0 ? name : "";
+}
+
+// Whether the candidate build ran `pipeline` for `module_hash`; otherwise
+// why not (the decision's outcome and reason).
+bool RanPipeline(const runner::BuiltVariant& candidate,
+                 const std::string& module_hash, const std::string& pipeline,
+                 std::string* why) {
+  bool seen = false;
+  for (const v1::Decision& d : candidate.decisions) {
+    if (d.module_hash() != module_hash) continue;
+    seen = true;
+    if (d.outcome() != v1::OPTIMIZED || d.pipeline() != pipeline) {
+      *why = absl::StrCat(
+          "the wrapper ran ", d.pipeline().empty() ? "clang" : d.pipeline(),
+          " for ", d.source(), " (outcome ",
+          v1::DecisionOutcome_Name(d.outcome()),
+          d.reason().empty() ? "" : absl::StrCat(", ", d.reason()), ")");
+      return false;
+    }
+  }
+  if (!seen) *why = "no translation unit of the build had this module_hash";
+  return seen;
+}
+
+// The episode of one evaluated (module, pipeline) and its records.
+replay_buffer::WriteBatch RecordsOf(const StageResult& result,
+                                    const std::string& module_hash,
+                                    const std::string& pipeline,
+                                    const char* behaviour, uint64_t seed,
+                                    std::string* episode_id) {
+  staging::StageRecords staged = staging::RecordsOf(result);
+  replay_buffer::WriteBatch batch;
+  v1::Episode episode;
+  episode.set_episode_id(ir::ContentHash(
+      absl::StrCat("runtime_search\n", result.workload, "\n", module_hash, "\n",
+                   pipeline, "\n", result.candidate.build_id)));
+  episode.set_module_hash(module_hash);
+  episode.set_action_space_version(passes::ActionSpace::Llvm16().version());
+  episode.set_objective("runtime");
+  episode.set_behaviour_policy(behaviour);
+  episode.set_seed(seed);
+  episode.set_pipeline(pipeline);
+  episode.set_unix_time_ms(NowMs());
+  episode.set_host(Host());
+  episode.set_seconds(result.elapsed_s);
+  *episode_id = episode.episode_id();
+  batch.episodes.push_back(episode);
+  batch.decisions = std::move(staged.decisions);
+  for (v1::FinalReward reward : staged.rewards) {
+    reward.set_reward_id(ir::ContentHash(
+        absl::StrCat(reward.reward_id(), "\n", episode.episode_id())));
+    reward.set_episode_id(episode.episode_id());
+    reward.set_module_hash(module_hash);
+    batch.rewards.push_back(std::move(reward));
+  }
+  if (staged.miscompile) batch.miscompiles.push_back(*staged.miscompile);
+  return batch;
+}
+
+void Fill(const StageResult& result, Evaluation* e) {
+  e->verdict = staging::VerdictName(result.verdict);
+  e->detail = result.detail;
+  e->seconds = result.elapsed_s;
+  e->build_id = result.candidate.build_id;
+  if (result.timing) {
+    e->speedup = result.timing->wall.median;
+    e->low = result.timing->wall.low;
+    e->high = result.timing->wall.high;
+    e->pairs = int(result.timing->baseline.size());
+  }
+}
+
+}  // namespace
+
+staging::TimingOptions DefaultSearchTiming() {
+  staging::TimingOptions timing;
+  timing.warmup_passes = 1;
+  timing.min_pairs = 3;
+  timing.max_pairs = 6;
+  timing.budget_s = 20;
+  timing.half_width = 0.02;
+  return timing;
+}
+
+std::string TablePolicyText(
+    const std::vector<std::pair<std::string, std::string>>& rows) {
+  std::string text = absl::StrCat(cc_wrapper::kTableHeader, "\n");
+  for (const auto& [module_hash, pipeline] : rows) {
+    absl::StrAppend(&text, module_hash, "\t", pipeline, "\n");
+  }
+  return text;
+}
+
+absl::StatusOr<RuntimeSearchResult> RunRuntimeSearch(
+    const workloads::Workload& workload, const staging::StageOptions& stage,
+    const RuntimeSearchOptions& options, replay_buffer::ReplayStore* store,
+    std::ostream& progress) {
+  const auto start = std::chrono::steady_clock::now();
+  RuntimeSearchResult out;
+  out.workload = workload.name;
+  const std::string policies_dir = stage.work_dir + "/policies";
+  if (absl::Status made = files::MakeDirectories(policies_dir); !made.ok()) {
+    return made;
+  }
+  absl::StatusOr<std::unique_ptr<staging::WorkloadStager>> stager =
+      staging::WorkloadStager::Prepare(workload, stage, progress);
+  if (!stager.ok()) return stager.status();
+
+  ProfileOptions profile_options = options.profile;
+  profile_options.work_dir = stage.work_dir + "/profile";
+  absl::StatusOr<Profile> profile =
+      ProfileBaseline(workload, (*stager)->baseline(), (*stager)->inputs(),
+                      profile_options, progress);
+  if (!profile.ok()) return profile.status();
+  out.profile = *std::move(profile);
+  out.hot = HotSet(out.profile, options.coverage, options.max_modules);
+  for (const HotModule& m : out.hot) {
+    progress << absl::StrFormat("  hot: %s %s %.1f %% of the samples\n",
+                                m.module_hash.substr(0, 12), m.source,
+                                100 * m.share);
+  }
+  if (out.hot.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(workload.path,
+                     ": no sample of the baseline's runs landed in a unit "
+                     "the wrapper optimised (",
+                     out.profile.total, " samples, ", out.profile.program,
+                     " in the program): nothing to search; is the "
+                     "workload's time spent in libraries or in a one-step "
+                     "compile-and-link the wrapper passes through?"));
+  }
+
+  const std::vector<Candidate> vocabulary =
+      CheckedVocabulary(&out.refused_vocabulary);
+  for (const std::string& r : out.refused_vocabulary) {
+    progress << "  vocabulary: dropped " << r << "\n";
+  }
+  std::vector<std::vector<Candidate>> orders;
+  for (const HotModule& m : out.hot) {
+    orders.push_back(SeededOrder(vocabulary, options.seed, m.module_hash));
+  }
+  std::set<std::pair<std::string, std::string>> blocked;  // this search's
+  std::set<std::string> refused;                          // pipelines
+  auto write = [&](const replay_buffer::WriteBatch& batch) -> absl::Status {
+    return store == nullptr ? absl::OkStatus() : store->Write(batch);
+  };
+  auto cleanup = [&](const StageResult& result, const std::string& label) {
+    if (options.keep_builds) return;
+    std::error_code ignored;
+    fs::remove_all(result.candidate.build_dir, ignored);
+    fs::remove_all(stage.work_dir + "/run-" + label, ignored);
+    fs::remove_all(stage.work_dir + "/check/" + label, ignored);
+  };
+
+  out.stop_reason = "vocabulary";
+  int made = 0;
+  for (size_t round = 0; round < vocabulary.size(); ++round) {
+    for (size_t m = 0; m < out.hot.size(); ++m) {
+      const HotModule& module = out.hot[m];
+      const std::string& pipeline = orders[m][round].pipeline;
+      if (options.max_evaluations > 0 && made >= options.max_evaluations) {
+        out.stop_reason = "max_evaluations";
+        break;
+      }
+      if (Since(start) >= options.budget_s) {
+        out.stop_reason = "budget";
+        break;
+      }
+      if (refused.count(pipeline)) continue;
+      bool is_blocked = blocked.count({module.module_hash, pipeline}) > 0;
+      if (!is_blocked && store != nullptr) {
+        absl::StatusOr<bool> in_buffer =
+            store->IsBlocked(module.module_hash, pipeline);
+        if (!in_buffer.ok()) return in_buffer.status();
+        is_blocked = *in_buffer;
+      }
+      if (is_blocked) {
+        ++out.blocked_skipped;
+        progress << "  skip " << pipeline << " for "
+                 << module.module_hash.substr(0, 12)
+                 << ": blocked by a recorded miscompile\n";
+        continue;
+      }
+      ++made;
+      Evaluation e;
+      e.index = made;
+      e.module_hash = module.module_hash;
+      e.source = module.source;
+      e.pipeline = pipeline;
+      const std::string label = absl::StrCat("eval-", made);
+      const std::string table =
+          absl::StrCat(policies_dir, "/", label, ".table");
+      if (absl::Status written = files::WriteFileAtomically(
+              table, TablePolicyText({{module.module_hash, pipeline}}));
+          !written.ok()) {
+        return written;
+      }
+      progress << "[" << made << "] " << module.source << " ("
+               << module.module_hash.substr(0, 12) << "): " << pipeline << "\n";
+      absl::StatusOr<StageResult> result = (*stager)->Evaluate(
+          absl::StrCat("table:", table), label, options.search_timing);
+      if (!result.ok()) return result.status();
+      if (result->verdict == Verdict::kUnusable) {
+        return absl::FailedPreconditionError(
+            absl::StrCat(workload.path,
+                         ": the workload cannot be staged: ", result->detail));
+      }
+      Fill(*result, &e);
+      std::string why;
+      if (!RanPipeline(result->candidate, module.module_hash, pipeline, &why)) {
+        // Not this pipeline's result: no episode, and never again.
+        e.verdict = "refused";
+        e.detail = why;
+        refused.insert(pipeline);
+        progress << "  refused: " << why << "; dropped\n";
+      } else {
+        if (result->verdict == Verdict::kMiscompile) {
+          out.miscompile_found = true;
+          blocked.insert({module.module_hash, pipeline});
+        }
+        std::string episode_id;
+        if (absl::Status w =
+                write(RecordsOf(*result, module.module_hash, pipeline,
+                                kSearchBehaviour, options.seed, &episode_id));
+            !w.ok()) {
+          return w;
+        }
+        e.episode_ids.push_back(episode_id);
+      }
+      progress << absl::StrFormat(
+          "  -> %s %.4f [%.4f, %.4f] %d pairs, %.1f s\n", e.verdict, e.speedup,
+          e.low, e.high, e.pairs, e.seconds);
+      out.evaluations.push_back(e);
+      cleanup(*result, label);
+    }
+    if (out.stop_reason != "vocabulary") break;
+  }
+  out.search_s = Since(start);
+
+  // Each module's best measured pipeline above 1, hottest module first.
+  for (const HotModule& module : out.hot) {
+    const Evaluation* best = nullptr;
+    for (const Evaluation& e : out.evaluations) {
+      if (e.module_hash != module.module_hash || e.verdict != "measured" ||
+          e.speedup <= 1) {
+        continue;
+      }
+      if (best == nullptr || e.speedup > best->speedup) best = &e;
+    }
+    if (best != nullptr)
+      out.winners.emplace_back(best->module_hash, best->pipeline);
+  }
+  if (!out.winners.empty()) {
+    const std::string table = policies_dir + "/winner.table";
+    const std::string text = TablePolicyText(out.winners);
+    if (absl::Status w = files::WriteFileAtomically(table, text); !w.ok()) {
+      return w;
+    }
+    progress << "confirmation: " << out.winners.size()
+             << " module pipelines combined, timed in full\n";
+    absl::StatusOr<StageResult> result = (*stager)->Evaluate(
+        absl::StrCat("table:", table), "confirm", options.confirm_timing);
+    if (!result.ok()) return result.status();
+    Evaluation e;
+    e.index = int(out.evaluations.size()) + 1;
+    e.pipeline = "(winners combined)";
+    Fill(*result, &e);
+    if (result->verdict == Verdict::kMeasured) e.verdict = "confirmed";
+    if (result->verdict == Verdict::kMiscompile) out.miscompile_found = true;
+    for (const auto& [module_hash, pipeline] : out.winners) {
+      std::string episode_id;
+      replay_buffer::WriteBatch batch =
+          RecordsOf(*result, module_hash, pipeline, kConfirmBehaviour,
+                    options.seed, &episode_id);
+      if (absl::Status w = write(batch); !w.ok()) return w;
+      e.episode_ids.push_back(episode_id);
+    }
+    // Only a gain the full run's interval shows (its low end above 1).
+    if (result->verdict == Verdict::kMeasured && e.low > 1) {
+      out.policy_table = text;
+    }
+    out.confirmation = e;
+  }
+  out.elapsed_s = Since(start);
+  return out;
+}
+
+}  // namespace phaseloop::runtime_search

@@ -1,0 +1,161 @@
+#include "staging_harness/runtime_search/runtime_search_command.h"
+
+#include <filesystem>
+#include <iostream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "common/command/exit_code.h"
+#include "common/files/atomic_file.h"
+#include "replay_buffer/replay_store.h"
+#include "staging_harness/runtime_search/runtime_search.h"
+#include "staging_harness/runtime_search/runtime_search_report.h"
+#include "staging_harness/staging/stage_command.h"
+
+namespace phaseloop::runtime_search {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string ExeDir() {
+  std::error_code error;
+  return fs::read_symlink("/proc/self/exe", error).parent_path().string();
+}
+
+// --workload NAME is <workloads_dir>/NAME.yaml; a path is taken as it is.
+absl::StatusOr<std::string> WorkloadFile(const RuntimeSearchFlags& f) {
+  if (f.workload.empty()) {
+    return absl::InvalidArgumentError(
+        "--objective runtime needs --workload NAME (a file under "
+        "--workloads-dir, e.g. example) or a workload YAML path");
+  }
+  if (absl::EndsWith(f.workload, ".yaml") ||
+      absl::StrContains(f.workload, "/")) {
+    return f.workload;
+  }
+  const std::string path = f.workloads_dir + "/" + f.workload + ".yaml";
+  if (!fs::exists(path)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--workload ", f.workload, ": no ", path,
+                     "; run from the checkout's root or give "
+                     "--workloads-dir (`phaseloop stage --all` lists them)"));
+  }
+  return path;
+}
+
+}  // namespace
+
+void AddRuntimeSearchOptions(CLI::App& search, RuntimeSearchFlags& flags) {
+  search.add_option("--workload", flags.workload,
+                    "runtime: the workload searched (NAME under "
+                    "--workloads-dir, or a YAML path)");
+  search
+      .add_option("--workloads-dir", flags.workloads_dir,
+                  "runtime: where workload names are looked up")
+      ->capture_default_str();
+  search.add_option("--cc", flags.cc,
+                    "runtime: the phaseloop-cc to build with (default: "
+                    "$PHASELOOP_CC, beside this binary, PATH)");
+  search.add_option("--policy-out", flags.policy_out,
+                    "runtime: write the confirmed winning table policy here "
+                    "(`phaseloop stage --policy table:FILE` reproduces it)");
+  search
+      .add_option("--confirm-budget", flags.confirm_budget_s,
+                  "runtime: seconds of timing for the confirmation run of "
+                  "the combined winners")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  search
+      .add_option("--max-modules", flags.max_modules,
+                  "runtime: at most this many hot modules searched")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 64));
+  search
+      .add_option("--coverage", flags.coverage,
+                  "runtime: search the hottest modules until their share of "
+                  "the samples reaches this")
+      ->capture_default_str()
+      ->check(CLI::Range(0.01, 1.0));
+  search.add_option("--cpu", flags.cpu,
+                    "runtime: pin every timed run to this CPU");
+  search.add_option("--work-dir", flags.work_dir,
+                    "runtime: scratch directory (default: "
+                    "$TMPDIR/phaseloop-runtime-search)");
+  search.add_flag("--keep-builds", flags.keep_builds,
+                  "runtime: keep every evaluation's build and run directories");
+}
+
+int RunRuntimeSearchCommand(const RuntimeSearchFlags& f, std::ostream& out,
+                            std::ostream& err) {
+  auto fail = [&err](const absl::Status& status) {
+    err << "phaseloop search: " << status.message() << "\n";
+    return command::ExitCodeOf(status);
+  };
+  absl::StatusOr<std::string> file = WorkloadFile(f);
+  if (!file.ok()) return fail(file.status());
+  absl::StatusOr<workloads::Workload> workload = workloads::LoadWorkload(*file);
+  if (!workload.ok()) return fail(workload.status());
+  absl::StatusOr<runner::Compilers> compilers =
+      runner::FindCompilers(f.cc, ExeDir());
+  if (!compilers.ok()) return fail(compilers.status());
+  std::unique_ptr<replay_buffer::ReplayStore> store;
+  if (!f.buffer.empty()) {
+    absl::StatusOr<std::unique_ptr<replay_buffer::ReplayStore>> opened =
+        replay_buffer::OpenReplayStore(f.buffer);
+    if (!opened.ok()) return fail(opened.status());
+    store = *std::move(opened);
+  }
+
+  staging::StageOptions stage;
+  stage.opt_level = "O3";
+  stage.compilers = *compilers;
+  stage.cpu = f.cpu;
+  stage.work_dir =
+      (f.work_dir.empty()
+           ? (fs::temp_directory_path() / "phaseloop-runtime-search").string()
+           : f.work_dir) +
+      "/" + workload->name;
+  RuntimeSearchOptions options;
+  options.budget_s = f.budget_s;
+  options.max_evaluations = int(f.max_evaluations);
+  options.seed = f.seed;
+  options.coverage = f.coverage;
+  options.max_modules = f.max_modules;
+  options.keep_builds = f.keep_builds;
+  options.search_timing = DefaultSearchTiming();
+  options.search_timing.seed = f.seed;
+  options.confirm_timing.budget_s = f.confirm_budget_s;
+  options.confirm_timing.seed = f.seed;
+  err << "runtime search: " << workload->name << ", " << f.budget_s
+      << " s budget, seed " << f.seed << ", scratch " << stage.work_dir << "\n";
+  absl::StatusOr<RuntimeSearchResult> result =
+      RunRuntimeSearch(*workload, stage, options, store.get(), err);
+  if (!result.ok()) return fail(result.status());
+  if (!f.policy_out.empty()) {
+    if (result->policy_table.empty()) {
+      err << "no confirmed gain (the confirmation's interval does not lie "
+             "above 1): "
+          << f.policy_out << " not written\n";
+    } else if (absl::Status w = files::WriteFileAtomically(
+                   f.policy_out, result->policy_table);
+               !w.ok()) {
+      return fail(w);
+    } else {
+      err << "winning policy written to " << f.policy_out << " (phaseloop "
+          << "stage --workload " << *file << " --policy table:" << f.policy_out
+          << ")\n";
+    }
+  }
+  if (store) {
+    err << "episodes, staging rewards and decisions recorded in " << f.buffer
+        << "\n";
+  }
+  if (f.json) {
+    out << RuntimeSearchJson(*result).dump(2) << "\n";
+  } else {
+    out << FormatRuntimeSearchTable(*result);
+  }
+  return result->miscompile_found ? staging::kExitMiscompile : command::kExitOk;
+}
+
+}  // namespace phaseloop::runtime_search

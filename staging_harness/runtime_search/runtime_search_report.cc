@@ -1,0 +1,168 @@
+#include "staging_harness/runtime_search/runtime_search_report.h"
+
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace phaseloop::runtime_search {
+namespace {
+
+std::string Short(const std::string& hash) { return hash.substr(0, 12); }
+
+std::string Figure(const Evaluation& e) {
+  if (e.pairs > 0) {
+    return absl::StrFormat("%.4f [%.4f, %.4f]", e.speedup, e.low, e.high);
+  }
+  return e.verdict == "identical" ? "1 (byte-identical)" : "-";
+}
+
+nlohmann::json EvaluationJson(const Evaluation& e) {
+  nlohmann::json j = {{"index", e.index},       {"module_hash", e.module_hash},
+                      {"source", e.source},     {"pipeline", e.pipeline},
+                      {"verdict", e.verdict},   {"detail", e.detail},
+                      {"pairs", e.pairs},       {"seconds", e.seconds},
+                      {"build_id", e.build_id}, {"episode_ids", e.episode_ids}};
+  j["speedup"] = e.pairs > 0 || e.verdict == "identical"
+                     ? nlohmann::json{{"median", e.speedup},
+                                      {"low", e.low},
+                                      {"high", e.high}}
+                     : nlohmann::json(nullptr);
+  return j;
+}
+
+std::map<std::string, int> Counts(const RuntimeSearchResult& r) {
+  std::map<std::string, int> counts = {
+      {"measured", 0}, {"identical", 0}, {"miscompile", 0}, {"refused", 0}};
+  for (const Evaluation& e : r.evaluations) ++counts[e.verdict];
+  return counts;
+}
+
+}  // namespace
+
+std::string FormatRuntimeSearchTable(const RuntimeSearchResult& r) {
+  std::string out = absl::StrFormat(
+      "runtime search on %s: %s; %d of %d samples in the program, %d "
+      "attributed to optimised units\n",
+      r.workload, r.profile.method, r.profile.program, r.profile.total,
+      r.profile.attributed);
+  absl::StrAppend(&out, absl::StrFormat("%-12s %-28s %7s  %s\n", "module",
+                                        "source", "share", "hottest symbols"));
+  std::map<std::string, bool> hot;
+  for (const HotModule& m : r.hot) hot[m.module_hash] = true;
+  for (const HotModule& m : r.profile.modules) {
+    std::string symbols;
+    for (const auto& [name, samples] : m.top_symbols) {
+      absl::StrAppend(&symbols, symbols.empty() ? "" : ", ", name);
+    }
+    absl::StrAppend(
+        &out,
+        absl::StrFormat("%-12s %-28s %6.1f%%  %s%s\n", Short(m.module_hash),
+                        m.source, 100 * m.share, symbols,
+                        hot[m.module_hash] ? "  (searched)" : ""));
+  }
+  absl::StrAppend(&out, "\n",
+                  absl::StrFormat("%3s %-12s %-10s %-26s %5s %6s  %s\n", "#",
+                                  "module", "verdict", "speedup [95% interval]",
+                                  "pairs", "s", "pipeline"));
+  for (const Evaluation& e : r.evaluations) {
+    absl::StrAppend(
+        &out, absl::StrFormat("%3d %-12s %-10s %-26s %5d %6.1f  %s\n", e.index,
+                              Short(e.module_hash), e.verdict, Figure(e),
+                              e.pairs, e.seconds, e.pipeline));
+  }
+  const std::map<std::string, int> counts = Counts(r);
+  absl::StrAppend(
+      &out,
+      absl::StrFormat(
+          "\n%d evaluations (%d measured, %d byte-identical, %d miscompiled, "
+          "%d refused), %d blocked pairs skipped; stopped by %s after %.0f s\n",
+          r.evaluations.size(), counts.at("measured"), counts.at("identical"),
+          counts.at("miscompile"), counts.at("refused"), r.blocked_skipped,
+          r.stop_reason, r.search_s));
+  if (r.winners.empty()) {
+    absl::StrAppend(&out,
+                    "no pipeline beat -O3 on any hot module in the search's "
+                    "short runs: nothing to confirm\n");
+  } else {
+    absl::StrAppend(&out, "winners:\n");
+    for (const auto& [hash, pipeline] : r.winners) {
+      absl::StrAppend(&out, "  ", Short(hash), "  ", pipeline, "\n");
+    }
+  }
+  if (r.confirmation) {
+    const Evaluation& c = *r.confirmation;
+    absl::StrAppend(
+        &out, absl::StrFormat(
+                  "confirmed speedup vs -O3: %s (%s, %d pairs, %.0f s)%s\n",
+                  Figure(c), c.verdict, c.pairs, c.seconds,
+                  r.policy_table.empty()
+                      ? "; its interval does not lie above 1: no winning policy"
+                      : ""));
+    if (c.verdict != "confirmed") absl::StrAppend(&out, "  ", c.detail, "\n");
+  }
+  for (const std::string& note : r.profile.notes) {
+    absl::StrAppend(&out, "note: ", note, "\n");
+  }
+  absl::StrAppend(&out,
+                  "speedup = median of t_O3 / t_candidate over interleaved "
+                  "pairs (> 1 is faster); the search's short runs rank, the "
+                  "confirmation's full run is the result\n");
+  return out;
+}
+
+nlohmann::json RuntimeSearchJson(const RuntimeSearchResult& r) {
+  nlohmann::json modules = nlohmann::json::array();
+  std::map<std::string, bool> hot;
+  for (const HotModule& m : r.hot) hot[m.module_hash] = true;
+  for (const HotModule& m : r.profile.modules) {
+    nlohmann::json symbols = nlohmann::json::array();
+    for (const auto& [name, samples] : m.top_symbols) {
+      symbols.push_back({{"symbol", name}, {"samples", samples}});
+    }
+    modules.push_back({{"module_hash", m.module_hash},
+                       {"source", m.source},
+                       {"samples", m.samples},
+                       {"share", m.share},
+                       {"hot", hot[m.module_hash]},
+                       {"top_symbols", symbols}});
+  }
+  nlohmann::json j = {{"workload", r.workload},
+                      {"objective", "runtime"},
+                      {"profile",
+                       {{"method", r.profile.method},
+                        {"samples", r.profile.total},
+                        {"program_samples", r.profile.program},
+                        {"attributed_samples", r.profile.attributed},
+                        {"modules", modules},
+                        {"notes", r.profile.notes}}},
+                      {"refused_vocabulary", r.refused_vocabulary},
+                      {"stop_reason", r.stop_reason},
+                      {"search_s", r.search_s},
+                      {"elapsed_s", r.elapsed_s},
+                      {"miscompile_found", r.miscompile_found}};
+  j["evaluations"] = nlohmann::json::array();
+  for (const Evaluation& e : r.evaluations) {
+    j["evaluations"].push_back(EvaluationJson(e));
+  }
+  nlohmann::json counts = {{"evaluations", r.evaluations.size()},
+                           {"blocked_skipped", r.blocked_skipped}};
+  for (const auto& [verdict, n] : Counts(r)) counts[verdict] = n;
+  j["counts"] = counts;
+  j["winners"] = nlohmann::json::array();
+  for (const auto& [hash, pipeline] : r.winners) {
+    j["winners"].push_back({{"module_hash", hash}, {"pipeline", pipeline}});
+  }
+  j["confirmation"] = r.confirmation ? EvaluationJson(*r.confirmation)
+                                     : nlohmann::json(nullptr);
+  j["confirmed_speedup"] =
+      r.confirmation && r.confirmation->pairs > 0
+          ? nlohmann::json{{"median", r.confirmation->speedup},
+                           {"low", r.confirmation->low},
+                           {"high", r.confirmation->high}}
+          : nlohmann::json(nullptr);
+  j["policy_written"] = !r.policy_table.empty();
+  return j;
+}
+
+}  // namespace phaseloop::runtime_search

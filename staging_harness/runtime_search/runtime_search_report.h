@@ -1,0 +1,31 @@
+#ifndef PHASELOOP_STAGING_HARNESS_RUNTIME_SEARCH_RUNTIME_SEARCH_REPORT_H_
+#define PHASELOOP_STAGING_HARNESS_RUNTIME_SEARCH_RUNTIME_SEARCH_REPORT_H_
+
+// `phaseloop search --objective runtime`'s output: a table for people (the
+// hot modules, every evaluation with its verdict and speedup interval, the
+// winners and the confirmed speedup), JSON for machines.
+
+#include <string>
+
+#include "nlohmann/json.hpp"
+#include "staging_harness/runtime_search/runtime_search.h"
+
+namespace phaseloop::runtime_search {
+
+std::string FormatRuntimeSearchTable(const RuntimeSearchResult& result);
+
+// {"workload", "profile": {"method", "samples", "program_samples",
+//   "attributed_samples", "modules": [{"module_hash", "source", "share",
+//   "hot", "top_symbols"}], "notes"}, "evaluations": [{"index",
+//   "module_hash", "source", "pipeline", "verdict", "detail", "speedup":
+//   {"median", "low", "high"}, "pairs", "seconds", "build_id",
+//   "episode_ids"}], "counts": {"evaluations", "measured", "identical",
+//   "miscompile", "refused", "blocked_skipped"}, "stop_reason",
+//   "winners": [{"module_hash", "pipeline"}], "confirmation": {...} | null,
+//   "confirmed_speedup": {"median", "low", "high"} | null, "search_s",
+//   "elapsed_s"}
+nlohmann::json RuntimeSearchJson(const RuntimeSearchResult& result);
+
+}  // namespace phaseloop::runtime_search
+
+#endif  // PHASELOOP_STAGING_HARNESS_RUNTIME_SEARCH_RUNTIME_SEARCH_REPORT_H_

@@ -1,0 +1,127 @@
+// The runtime search loop on the example workload (a real Makefile C
+// project) through the real wrapper, with a tiny budget counted in
+// evaluations and few timed pairs: it checks the hot set, the verdicts, the
+// records in a temporary replay buffer and the block list, never speed.
+#include "staging_harness/runtime_search/runtime_search.h"
+
+#include <filesystem>
+#include <sstream>
+
+#include "common/testing/test_util.h"
+#include "gtest/gtest.h"
+#include "replay_buffer/replay_store.h"
+#include "staging_harness/runtime_search/pipeline_vocabulary.h"
+
+namespace phaseloop::runtime_search {
+namespace {
+namespace fs = std::filesystem;
+
+class RuntimeSearchTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<workloads::Workload> loaded =
+        workloads::LoadWorkload("configs/workloads/example.yaml");
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    workload_ = *loaded;
+    absl::StatusOr<runner::Compilers> compilers = runner::FindCompilers(
+        fs::absolute("compiler_driver/cc_wrapper/phaseloop-cc"), "");
+    ASSERT_TRUE(compilers.ok()) << compilers.status();
+    stage_.compilers = *compilers;
+    dir_ = testing::MakeTempDir();
+    stage_.work_dir = dir_ + "/work";
+    options_.max_evaluations = 3;
+    options_.budget_s = 600;  // the evaluation count ends it
+    options_.search_timing.warmup_passes = 0;
+    options_.search_timing.min_pairs = 3;
+    options_.search_timing.max_pairs = 3;
+    options_.confirm_timing = options_.search_timing;
+    options_.confirm_timing.max_pairs = 4;
+    absl::StatusOr<std::unique_ptr<replay_buffer::ReplayStore>> store =
+        replay_buffer::OpenReplayStore(dir_ + "/buffer.db");
+    ASSERT_TRUE(store.ok()) << store.status();
+    store_ = *std::move(store);
+  }
+
+  absl::StatusOr<RuntimeSearchResult> Search() {
+    return RunRuntimeSearch(workload_, stage_, options_, store_.get(), log_);
+  }
+
+  workloads::Workload workload_;
+  staging::StageOptions stage_;
+  RuntimeSearchOptions options_;
+  std::string dir_;
+  std::unique_ptr<replay_buffer::ReplayStore> store_;
+  std::ostringstream log_;
+};
+
+TEST_F(RuntimeSearchTest, EvaluatesTheHotModuleAndRecordsEveryEvaluation) {
+  absl::StatusOr<RuntimeSearchResult> result = Search();
+  ASSERT_TRUE(result.ok()) << result.status() << log_.str();
+  ASSERT_EQ(result->hot.size(), 1u);
+  EXPECT_EQ(result->hot[0].source, "wordfreq.c");
+  EXPECT_GT(result->hot[0].share, 0.5);
+  EXPECT_EQ(result->stop_reason, "max_evaluations");
+  ASSERT_EQ(result->evaluations.size(), 3u);
+
+  // The seeded order of the vocabulary for that module.
+  const std::vector<Candidate> order = SeededOrder(
+      RuntimeVocabulary(), options_.seed, result->hot[0].module_hash);
+  int judged = 0;
+  for (size_t i = 0; i < result->evaluations.size(); ++i) {
+    const Evaluation& e = result->evaluations[i];
+    EXPECT_EQ(e.pipeline, order[i].pipeline);
+    EXPECT_EQ(e.module_hash, result->hot[0].module_hash);
+    EXPECT_TRUE(e.verdict == "measured" || e.verdict == "identical" ||
+                e.verdict == "miscompile")
+        << e.verdict << ": " << e.detail;
+    EXPECT_EQ(e.pairs, e.verdict == "measured" ? 3 : 0);
+    ASSERT_EQ(e.episode_ids.size(), 1u);
+    absl::StatusOr<std::vector<v1::Episode>> episodes =
+        store_->ReadEpisodes(e.episode_ids);
+    ASSERT_TRUE(episodes.ok()) << episodes.status();
+    const v1::Episode& episode = (*episodes)[0];
+    EXPECT_EQ(episode.objective(), "runtime");
+    EXPECT_EQ(episode.behaviour_policy(), kSearchBehaviour);
+    EXPECT_EQ(episode.module_hash(), e.module_hash);
+    EXPECT_EQ(episode.pipeline(), e.pipeline);
+    if (e.verdict != "miscompile") ++judged;
+  }
+  // Each measured or identical evaluation has its staging reward, joined by
+  // episode_id (the confirmation's episodes too, when there was one).
+  replay_buffer::EpisodeFilter filter;
+  filter.objective = "runtime";
+  filter.reward_source = "staging";
+  absl::StatusOr<std::vector<replay_buffer::EpisodeKey>> rewarded =
+      store_->ListEpisodes(filter);
+  ASSERT_TRUE(rewarded.ok()) << rewarded.status();
+  const int confirmed =
+      result->confirmation ? int(result->confirmation->episode_ids.size()) : 0;
+  EXPECT_EQ(int(rewarded->size()), judged + confirmed);
+  EXPECT_EQ(result->confirmation.has_value(), !result->winners.empty());
+}
+
+TEST_F(RuntimeSearchTest, NeverProposesAPairTheBufferBlocks) {
+  options_.max_evaluations = 1;
+  absl::StatusOr<RuntimeSearchResult> first = Search();
+  ASSERT_TRUE(first.ok()) << first.status() << log_.str();
+  ASSERT_EQ(first->evaluations.size(), 1u);
+  const Evaluation& tried = first->evaluations[0];
+
+  v1::Miscompile miscompile;
+  miscompile.set_workload("example");
+  miscompile.set_run("generated");
+  miscompile.set_verdict(replay_buffer::kVerdictMiscompile);
+  v1::BlamedPipeline* blamed = miscompile.add_blamed();
+  blamed->set_module_hash(tried.module_hash);
+  blamed->set_pipeline(tried.pipeline);
+  ASSERT_TRUE(store_->AddMiscompile(miscompile).ok());
+
+  absl::StatusOr<RuntimeSearchResult> second = Search();
+  ASSERT_TRUE(second.ok()) << second.status() << log_.str();
+  EXPECT_EQ(second->blocked_skipped, 1);
+  ASSERT_EQ(second->evaluations.size(), 1u);
+  EXPECT_NE(second->evaluations[0].pipeline, tried.pipeline);
+}
+
+}  // namespace
+}  // namespace phaseloop::runtime_search
