@@ -5,10 +5,10 @@
 //   - A/A: the baseline against itself (--time-identical), --aa-runs times:
 //     how often the interval contains 1.0 and |median - 1| < 1 % (target
 //     95 %);
-//   - sensitivity: a candidate slowed by --slowdown (3 %: a constructor
-//     that busy-waits that share of the baseline's median time in every
-//     process of the program), --sensitivity-runs times: how often the
-//     interval excludes 1.0 (target 95 %).
+//   - sensitivity: a candidate slowed by --slowdown (3 %: every process of
+//     the program busy-waits that share of its own run time before it
+//     exits), --sensitivity-runs times: how often the interval excludes 1.0
+//     (target 95 %).
 // Usage: stage_benchmark --workload NAME... [--workloads-dir DIR]
 //          [--aa-runs 20] [--sensitivity-runs 20] [--slowdown 0.03]
 //          [--max-pairs 40] [--budget-s 60] [--cc PHASELOOP_CC]
@@ -46,20 +46,42 @@ double Since(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-// A header whose constructor busy-waits `spin_us` once per process (the
-// weak flag is one symbol however many translation units include it).
-std::string SlowHeader(double spin_us) {
-  return absl::StrFormat(R"(#include <time.h>
-__attribute__((weak)) int phaseloop_bench_spun;
-__attribute__((constructor)) static void phaseloop_bench_spin(void) {
-  if (phaseloop_bench_spun++) return;
-  struct timespec a, b;
-  clock_gettime(CLOCK_MONOTONIC, &a);
-  do clock_gettime(CLOCK_MONOTONIC, &b);
-  while ((b.tv_sec - a.tv_sec) * 1e6 + (b.tv_nsec - a.tv_nsec) / 1e3 < %.1f);
+// A header that slows every process of the program by `slowdown` of its
+// own run time: a constructor notes the start, an exit handler busy-waits
+// slowdown x the time since (so a command that runs the program twice is
+// slowed by the same share). The weak flag is one symbol however many
+// translation units include the header.
+std::string SlowHeader(double slowdown) {
+  return absl::StrFormat(R"(#include <stdlib.h>
+#include <time.h>
+__attribute__((weak)) int phaseloop_bench_armed;
+__attribute__((weak)) struct timespec phaseloop_bench_start;
+static double phaseloop_bench_us(const struct timespec* a,
+                                 const struct timespec* b) {
+  return (b->tv_sec - a->tv_sec) * 1e6 + (b->tv_nsec - a->tv_nsec) / 1e3;
+}
+static void phaseloop_bench_spin(void) {
+  struct timespec end, now;
+  clock_gettime(CLOCK_MONOTONIC, &end);
+  const double spin_us =
+      %.6f * phaseloop_bench_us(&phaseloop_bench_start, &end);
+  do clock_gettime(CLOCK_MONOTONIC, &now);
+  while (phaseloop_bench_us(&end, &now) < spin_us);
+}
+__attribute__((constructor)) static void phaseloop_bench_arm(void) {
+  if (phaseloop_bench_armed++) return;
+  clock_gettime(CLOCK_MONOTONIC, &phaseloop_bench_start);
+  atexit(phaseloop_bench_spin);
 }
 )",
-                         spin_us);
+                         slowdown);
+}
+
+double MedianWall(const std::vector<PassSample>& samples) {
+  std::vector<double> times;
+  for (const PassSample& s : samples) times.push_back(s.wall_s);
+  absl::StatusOr<double> median = stats::Median(times);
+  return median.ok() ? *median : 0;
 }
 
 struct Tally {
@@ -124,7 +146,6 @@ int Run(const Flags& f) {
       return 1;
     }
     Tally aa;
-    std::vector<double> baseline_times;
     start = std::chrono::steady_clock::now();
     for (int i = 0; i < f.aa_runs; ++i) {
       TimingOptions timing = options.timing;
@@ -142,17 +163,15 @@ int Run(const Flags& f) {
       aa.hits += w.low <= 1 && w.high >= 1 && std::abs(w.median - 1) < 0.01;
       aa.medians.push_back(w.median);
       aa.pairs.push_back(static_cast<int>(r->timing->baseline.size()));
-      for (const PassSample& s : r->timing->baseline) {
-        baseline_times.push_back(s.wall_s);
-      }
     }
     aa.seconds = Since(start);
 
-    // Sensitivity: the candidate busy-waits slowdown x the baseline's time.
-    const double base_s = *stats::Median(baseline_times);
-    const double spin_us = f.slowdown * base_s * 1e6 / workload->runs.size();
+    // Sensitivity: the candidate's processes busy-wait `slowdown` of their
+    // run time before they exit.
+    const double base_s =
+        ab->timing ? MedianWall(ab->timing->baseline) : MedianWall({});
     const std::string header = options.work_dir + "-slow.h";
-    std::ofstream(header) << SlowHeader(spin_us);
+    std::ofstream(header) << SlowHeader(f.slowdown);
     workloads::Workload slowed = *workload;
     slowed.build.command = absl::StrCat(
         "case \"$PHASELOOP_STAGE_VARIANT\" in slow*) "
