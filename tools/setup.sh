@@ -19,6 +19,8 @@ packages=(
   # misc tools used by tests and benchmarks
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libffi-dev libncurses-dev
   make cmake hyperfine jq sqlite3
+  # phaseloop search --objective runtime samples the baseline with perf record
+  linux-perf
   # sanitizer runtimes (phaseloop stage --ubsan tells undefined behaviour from a miscompile)
   libclang-rt-16-dev
   # tools/fetch_sources.sh (dpkg-source unpacks Debian source packages)
