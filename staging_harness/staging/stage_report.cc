@@ -42,17 +42,16 @@ std::string FormatStageTable(const std::vector<StageResult>& results) {
     if (r.timing) {
       const TimingResult& t = *r.timing;
       absl::StrAppend(
-          &out,
-          absl::StrFormat(
-              "%-14s %-5s %-10s %8.4f [%.4f, %.4f] %8.2g %5d %9.3f %9.3f %8.4f "
-              "%8s\n",
-              r.workload, r.split, VerdictName(r.verdict), t.wall.median,
-              t.wall.low, t.wall.high, t.p_value, t.baseline.size(),
-              MedianOf(t.baseline, true), MedianOf(t.candidate, true),
-              t.cpu.median,
-              t.instructions_ratio > 0
-                  ? absl::StrFormat("%.4f", t.instructions_ratio)
-                  : "n/a"));
+          &out, absl::StrFormat(
+                    "%-14s %-5s %-10s %8.4f %-19s %8.2g %5d %9.3f %9.3f %8.4f "
+                    "%8s\n",
+                    r.workload, r.split, VerdictName(r.verdict), t.wall.median,
+                    absl::StrFormat("[%.4f, %.4f]", t.wall.low, t.wall.high),
+                    t.p_value, t.baseline.size(), MedianOf(t.baseline, true),
+                    MedianOf(t.candidate, true), t.cpu.median,
+                    t.instructions_ratio > 0
+                        ? absl::StrFormat("%.4f", t.instructions_ratio)
+                        : "n/a"));
     } else {
       absl::StrAppend(
           &out, absl::StrFormat("%-14s %-5s %-10s %8s\n", r.workload, r.split,
