@@ -5,6 +5,7 @@
 
 #include "common/testing/test_util.h"
 #include "gtest/gtest.h"
+#include "staging_harness/runner/runner_test_util.h"
 #include "staging_harness/runner/workload_build.h"
 #include "staging_harness/runner/workload_inputs.h"
 #include "staging_harness/runner/workload_runs.h"
@@ -25,12 +26,10 @@ const v1::Decision* Compiled(const BuiltVariant& built) {
 class RunnerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    absl::StatusOr<workloads::Workload> loaded =
-        workloads::LoadWorkload("configs/workloads/example.yaml");
+    absl::StatusOr<workloads::Workload> loaded = ExampleWorkload();
     ASSERT_TRUE(loaded.ok()) << loaded.status();
     workload_ = *loaded;
-    absl::StatusOr<Compilers> compilers = FindCompilers(
-        fs::absolute("compiler_driver/cc_wrapper/phaseloop-cc"), "");
+    absl::StatusOr<Compilers> compilers = RunfilesCompilers();
     ASSERT_TRUE(compilers.ok()) << compilers.status();
     compilers_ = *compilers;
     dir_ = testing::MakeTempDir();

@@ -7,17 +7,17 @@
 #include <filesystem>
 #include <fstream>
 #include <ostream>
-#include <sstream>
 #include <system_error>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "common/process/subprocess.h"
 #include "compiler_driver/cc_wrapper/spool_reader.h"
 #include "compiler_driver/ir/module_hash.h"
+#include "compiler_driver/ir/module_loader.h"
+#include "llvm/Support/Program.h"
 
 namespace phaseloop::runner {
 namespace fs = std::filesystem;
@@ -26,25 +26,6 @@ namespace {
 bool IsExecutable(const std::string& path) {
   return !path.empty() && ::access(path.c_str(), X_OK) == 0 &&
          fs::is_regular_file(path);
-}
-
-std::string OnPath(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  if (path == nullptr) return "";
-  for (absl::string_view dir : absl::StrSplit(path, ':')) {
-    if (dir.empty()) continue;
-    std::string candidate = absl::StrCat(dir, "/", name);
-    if (IsExecutable(candidate)) return candidate;
-  }
-  return "";
-}
-
-absl::StatusOr<std::string> ReadWhole(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
 }
 
 std::string NewBuildId(const workloads::Workload& workload,
@@ -135,13 +116,21 @@ absl::StatusOr<Compilers> FindCompilers(const std::string& cc_flag,
     }
   }
   if (const char* env = std::getenv("PHASELOOP_CC")) consider(env);
-  if (!exe_dir.empty()) {
-    consider(exe_dir + "/phaseloop-cc");
-    consider(exe_dir + "/../compiler_driver/cc_wrapper/phaseloop-cc");
+  std::error_code error;
+  const std::string dir =
+      !exe_dir.empty()
+          ? exe_dir
+          : fs::read_symlink("/proc/self/exe", error).parent_path().string();
+  if (!dir.empty()) {
+    consider(dir + "/phaseloop-cc");
+    consider(dir + "/../compiler_driver/cc_wrapper/phaseloop-cc");
   }
   if (cc.empty()) {
     tried.push_back("phaseloop-cc on PATH");
-    cc = OnPath("phaseloop-cc");
+    if (llvm::ErrorOr<std::string> found =
+            llvm::sys::findProgramByName("phaseloop-cc")) {
+      cc = *found;
+    }
   }
   if (cc.empty()) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -164,7 +153,7 @@ absl::StatusOr<std::string> HashFiles(const std::string& root,
                                       const std::vector<std::string>& files) {
   std::string all;
   for (const std::string& file : files) {
-    absl::StatusOr<std::string> bytes = ReadWhole(root + "/" + file);
+    absl::StatusOr<std::string> bytes = ir::ReadFile(root + "/" + file);
     if (!bytes.ok()) return bytes.status();
     absl::StrAppend(&all, file, "\n", bytes->size(), "\n",
                     ir::ContentHash(*bytes), "\n");

@@ -29,13 +29,13 @@ struct Compilers {
 };
 
 // `cc_flag` (the command's --cc) when given; else $PHASELOOP_CC; else beside
-// `exe_dir` (the running binary's directory: installed layout
+// `exe_dir` (default: the running binary's directory; installed layout
 // <exe_dir>/phaseloop-cc, bazel-bin layout
 // <exe_dir>/../compiler_driver/cc_wrapper/phaseloop-cc); else PATH.
 // phaseloop-c++ is looked up beside phaseloop-cc. FailedPrecondition lists
 // what was tried and how to point at the wrapper.
 absl::StatusOr<Compilers> FindCompilers(const std::string& cc_flag,
-                                        const std::string& exe_dir);
+                                        const std::string& exe_dir = "");
 
 // One way to build a workload.
 struct Variant {

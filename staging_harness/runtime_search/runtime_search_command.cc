@@ -3,7 +3,6 @@
 #include <filesystem>
 #include <iostream>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/command/exit_code.h"
 #include "common/files/atomic_file.h"
@@ -11,16 +10,12 @@
 #include "staging_harness/runtime_search/runtime_search.h"
 #include "staging_harness/runtime_search/runtime_search_report.h"
 #include "staging_harness/staging/stage_command.h"
+#include "staging_harness/workloads/workload_files.h"
 
 namespace phaseloop::runtime_search {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string ExeDir() {
-  std::error_code error;
-  return fs::read_symlink("/proc/self/exe", error).parent_path().string();
-}
 
 // --workload NAME is <workloads_dir>/NAME.yaml; a path is taken as it is.
 absl::StatusOr<std::string> WorkloadFile(const RuntimeSearchFlags& f) {
@@ -29,18 +24,7 @@ absl::StatusOr<std::string> WorkloadFile(const RuntimeSearchFlags& f) {
         "--objective runtime needs --workload NAME (a file under "
         "--workloads-dir, e.g. example) or a workload YAML path");
   }
-  if (absl::EndsWith(f.workload, ".yaml") ||
-      absl::StrContains(f.workload, "/")) {
-    return f.workload;
-  }
-  const std::string path = f.workloads_dir + "/" + f.workload + ".yaml";
-  if (!fs::exists(path)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--workload ", f.workload, ": no ", path,
-                     "; run from the checkout's root or give "
-                     "--workloads-dir (`phaseloop stage --all` lists them)"));
-  }
-  return path;
+  return workloads::WorkloadFileFor(f.workload, f.workloads_dir);
 }
 
 }  // namespace
@@ -95,8 +79,7 @@ int RunRuntimeSearchCommand(const RuntimeSearchFlags& f, std::ostream& out,
   if (!file.ok()) return fail(file.status());
   absl::StatusOr<workloads::Workload> workload = workloads::LoadWorkload(*file);
   if (!workload.ok()) return fail(workload.status());
-  absl::StatusOr<runner::Compilers> compilers =
-      runner::FindCompilers(f.cc, ExeDir());
+  absl::StatusOr<runner::Compilers> compilers = runner::FindCompilers(f.cc);
   if (!compilers.ok()) return fail(compilers.status());
   std::unique_ptr<replay_buffer::ReplayStore> store;
   if (!f.buffer.empty()) {

@@ -10,6 +10,7 @@
 #include "common/testing/test_util.h"
 #include "gtest/gtest.h"
 #include "replay_buffer/replay_store.h"
+#include "staging_harness/runner/runner_test_util.h"
 #include "staging_harness/runtime_search/pipeline_vocabulary.h"
 
 namespace phaseloop::runtime_search {
@@ -19,12 +20,10 @@ namespace fs = std::filesystem;
 class RuntimeSearchTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    absl::StatusOr<workloads::Workload> loaded =
-        workloads::LoadWorkload("configs/workloads/example.yaml");
+    absl::StatusOr<workloads::Workload> loaded = runner::ExampleWorkload();
     ASSERT_TRUE(loaded.ok()) << loaded.status();
     workload_ = *loaded;
-    absl::StatusOr<runner::Compilers> compilers = runner::FindCompilers(
-        fs::absolute("compiler_driver/cc_wrapper/phaseloop-cc"), "");
+    absl::StatusOr<runner::Compilers> compilers = runner::RunfilesCompilers();
     ASSERT_TRUE(compilers.ok()) << compilers.status();
     stage_.compilers = *compilers;
     dir_ = testing::MakeTempDir();

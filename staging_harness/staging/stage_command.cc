@@ -2,16 +2,14 @@
 
 #include <filesystem>
 #include <iostream>
-#include <set>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "common/command/exit_code.h"
 #include "common/command/subcommand.h"
 #include "replay_buffer/replay_store.h"
 #include "staging_harness/staging/stage_report.h"
 #include "staging_harness/staging/stage_workload.h"
+#include "staging_harness/workloads/workload_files.h"
 
 namespace phaseloop::staging {
 namespace fs = std::filesystem;
@@ -39,23 +37,11 @@ struct StageFlags {
   bool json = false;
 };
 
-std::string ExeDir() {
-  std::error_code error;
-  return fs::read_symlink("/proc/self/exe", error).parent_path().string();
-}
-
-// The workload files the flags name: --workload NAME is
-// <workloads_dir>/NAME.yaml, a path ending in .yaml is taken as it is.
+// The workload files the flags name (workload_files.h).
 absl::StatusOr<std::vector<std::string>> WorkloadFiles(const StageFlags& f) {
-  std::vector<std::string> available;
-  std::error_code error;
-  for (const auto& entry : fs::directory_iterator(f.workloads_dir, error)) {
-    if (entry.path().extension() == ".yaml") {
-      available.push_back(entry.path().string());
-    }
-  }
-  std::sort(available.begin(), available.end());
   if (f.all) {
+    std::vector<std::string> available =
+        workloads::ListWorkloadFiles(f.workloads_dir);
     if (available.empty()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "--all: no *.yaml under --workloads-dir ", f.workloads_dir,
@@ -66,21 +52,10 @@ absl::StatusOr<std::vector<std::string>> WorkloadFiles(const StageFlags& f) {
   }
   std::vector<std::string> files;
   for (const std::string& name : f.workloads) {
-    if (absl::EndsWith(name, ".yaml") || absl::StrContains(name, "/")) {
-      files.push_back(name);
-      continue;
-    }
-    const std::string path = f.workloads_dir + "/" + name + ".yaml";
-    if (!fs::exists(path)) {
-      std::vector<std::string> names;
-      for (const std::string& file : available) {
-        names.push_back(fs::path(file).stem().string());
-      }
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--workload ", name, ": no ", path, "; workloads there: ",
-          names.empty() ? "none" : absl::StrJoin(names, ", ")));
-    }
-    files.push_back(path);
+    absl::StatusOr<std::string> file =
+        workloads::WorkloadFileFor(name, f.workloads_dir);
+    if (!file.ok()) return file.status();
+    files.push_back(*file);
   }
   return files;
 }
@@ -127,8 +102,7 @@ int RunStage(const StageFlags& f) {
         absl::StrCat("no workload of split '", f.split, "' among ",
                      files->size(), " files")));
   }
-  absl::StatusOr<runner::Compilers> compilers =
-      runner::FindCompilers(f.cc, ExeDir());
+  absl::StatusOr<runner::Compilers> compilers = runner::FindCompilers(f.cc);
   if (!compilers.ok()) return fail(compilers.status());
 
   StageOptions options;

@@ -10,6 +10,7 @@
 
 #include "common/testing/test_util.h"
 #include "gtest/gtest.h"
+#include "staging_harness/runner/runner_test_util.h"
 
 namespace phaseloop::staging {
 namespace {
@@ -18,12 +19,10 @@ namespace fs = std::filesystem;
 class StageWorkloadTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    absl::StatusOr<workloads::Workload> loaded =
-        workloads::LoadWorkload("configs/workloads/example.yaml");
+    absl::StatusOr<workloads::Workload> loaded = runner::ExampleWorkload();
     ASSERT_TRUE(loaded.ok()) << loaded.status();
     workload_ = *loaded;
-    absl::StatusOr<runner::Compilers> compilers = runner::FindCompilers(
-        fs::absolute("compiler_driver/cc_wrapper/phaseloop-cc"), "");
+    absl::StatusOr<runner::Compilers> compilers = runner::RunfilesCompilers();
     ASSERT_TRUE(compilers.ok()) << compilers.status();
     options_.compilers = *compilers;
     options_.work_dir = testing::MakeTempDir();
@@ -129,8 +128,8 @@ TEST_F(StageWorkloadTest, AWrongExitStatusOfTheBaselineIsNotACandidateFault) {
 TEST_F(StageWorkloadTest, AnInjectedMiscompileIsCaughtBeforeTimingAndBlamed) {
   // The test-only wrapper links phaseloop-test-miscompile, which turns one
   // add in a loop into a sub; the product's wrapper refuses that pass.
-  absl::StatusOr<runner::Compilers> test_wrapper = runner::FindCompilers(
-      fs::absolute("compiler_driver/testing/miscompile/phaseloop-cc"), "");
+  absl::StatusOr<runner::Compilers> test_wrapper = runner::RunfilesCompilers(
+      "compiler_driver/testing/miscompile/phaseloop-cc");
   ASSERT_TRUE(test_wrapper.ok()) << test_wrapper.status();
   options_.compilers = *test_wrapper;
   options_.ubsan = true;
