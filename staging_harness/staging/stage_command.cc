@@ -60,20 +60,15 @@ absl::StatusOr<std::vector<std::string>> WorkloadFiles(const StageFlags& f) {
   return files;
 }
 
-absl::Status WriteRecords(const std::string& buffer,
-                          const std::vector<StageRecords>& all) {
-  absl::StatusOr<std::unique_ptr<replay_buffer::ReplayStore>> store =
-      replay_buffer::OpenReplayStore(buffer);
-  if (!store.ok()) return store.status();
+// One workload's records, in one transaction, as soon as it is staged: a
+// later workload that fails does not cost the earlier ones their results.
+absl::Status WriteRecords(replay_buffer::ReplayStore& store,
+                          const StageRecords& records) {
   replay_buffer::WriteBatch batch;
-  for (const StageRecords& records : all) {
-    batch.decisions.insert(batch.decisions.end(), records.decisions.begin(),
-                           records.decisions.end());
-    batch.rewards.insert(batch.rewards.end(), records.rewards.begin(),
-                         records.rewards.end());
-    if (records.miscompile) batch.miscompiles.push_back(*records.miscompile);
-  }
-  return (*store)->Write(batch);
+  batch.decisions = records.decisions;
+  batch.rewards = records.rewards;
+  if (records.miscompile) batch.miscompiles.push_back(*records.miscompile);
+  return store.Write(batch);
 }
 
 int RunStage(const StageFlags& f) {
@@ -123,8 +118,15 @@ int RunStage(const StageFlags& f) {
           ? (fs::temp_directory_path() / "phaseloop-stage").string()
           : f.work_dir;
 
+  // Opened before any build, so a buffer that cannot be used fails fast.
+  std::unique_ptr<replay_buffer::ReplayStore> store;
+  if (!f.buffer.empty()) {
+    absl::StatusOr<std::unique_ptr<replay_buffer::ReplayStore>> opened =
+        replay_buffer::OpenReplayStore(f.buffer);
+    if (!opened.ok()) return fail(opened.status());
+    store = *std::move(opened);
+  }
   std::vector<StageResult> results;
-  std::vector<StageRecords> records;
   bool miscompiled = false, unusable = false;
   for (const workloads::Workload& workload : chosen) {
     options.work_dir = work_root + "/" + workload.name;
@@ -133,17 +135,15 @@ int RunStage(const StageFlags& f) {
     if (!result.ok()) return fail(result.status());
     miscompiled = miscompiled || result->verdict == Verdict::kMiscompile;
     unusable = unusable || result->verdict == Verdict::kUnusable;
-    records.push_back(RecordsOf(*result));
-    results.push_back(*std::move(result));
-  }
-  if (!f.buffer.empty()) {
-    if (absl::Status written = WriteRecords(f.buffer, records); !written.ok()) {
-      std::cout << (f.json ? FormatStageJson(results)
-                           : FormatStageTable(results));
-      return fail(written);
+    if (store) {
+      if (absl::Status written = WriteRecords(*store, RecordsOf(*result));
+          !written.ok()) {
+        return fail(written);
+      }
+      std::cerr << "stage: " << workload.name
+                << ": recorded in the replay buffer " << f.buffer << "\n";
     }
-    std::cerr << "stage: wrote " << results.size()
-              << " results to the replay buffer " << f.buffer << "\n";
+    results.push_back(*std::move(result));
   }
   std::cout << (f.json ? FormatStageJson(results) : FormatStageTable(results));
   if (miscompiled) return kExitMiscompile;
