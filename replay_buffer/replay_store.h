@@ -122,6 +122,12 @@ struct BufferStats {
   int64_t blocked_pipelines = 0;
 };
 
+// Episode.behaviour_policy of a runtime search's single-module evaluations:
+// each changes one module's pipeline (Episode.pipeline) and nothing else,
+// so its staging reward judges that (module, pipeline) pair alone; the
+// speed learner's candidate formulation reads these.
+inline constexpr char kBehaviourRuntimeSearch[] = "runtime_search:vocabulary";
+
 // Miscompile.verdict values.
 inline constexpr char kVerdictMiscompile[] = "miscompile";
 inline constexpr char kVerdictUndefinedBehaviour[] = "undefined_behaviour";

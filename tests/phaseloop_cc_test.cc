@@ -86,6 +86,7 @@ TEST_F(PhaseloopCcTest, ObjectsEqualPlainClangsForEveryFixture) {
     EXPECT_EQ(d.outcome(), v1::OPTIMIZED) << d.reason() << ": " << d.detail();
     EXPECT_EQ(d.module_hash().size(), 32u);
     EXPECT_EQ(d.autophase_size(), 56);
+    EXPECT_EQ(d.inst_count_size(), 70);
     EXPECT_EQ(d.pipeline(), "default<" + d.opt_level() + ">");
     EXPECT_EQ(d.policy_version(), "baseline");
     EXPECT_GT(d.text_size(), 0);

@@ -162,6 +162,10 @@ void PrintBlock(const SpoolFile& file, const v1::Decision& d,
     line("autophase",
          absl::StrCat(d.autophase_size(), " features (--json lists them)"));
   }
+  if (d.inst_count_size() > 0) {
+    line("inst_count",
+         absl::StrCat(d.inst_count_size(), " features (--json lists them)"));
+  }
 }
 
 // Every set field by its proto name; int64s as numbers, the outcome by

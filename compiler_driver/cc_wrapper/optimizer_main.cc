@@ -230,6 +230,7 @@ class Optimizer {
           v1::Decision d;
           d.set_module_hash(result->module_hash);
           for (int64_t v : result->autophase) d.add_autophase(v);
+          for (int64_t v : result->inst_count) d.add_inst_count(v);
           d.set_pipeline(result->pipeline);
           d.set_detail(result->policy_note);
           d.set_ir_count_before(result->ir_count_before);

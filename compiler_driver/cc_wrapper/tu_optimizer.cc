@@ -113,8 +113,9 @@ absl::StatusOr<TuResult> OptimizeModule(
   auto policy_start = std::chrono::steady_clock::now();
   result.module_hash = module_hash;
   result.autophase = observation::ComputeAutophase(**module);
-  const std::array<int64_t, observation::kInstCountDim> inst_count =
-      observation::ComputeInstCount(**module);
+  result.inst_count = observation::ComputeInstCount(**module);
+  const std::array<int64_t, observation::kInstCountDim>& inst_count =
+      result.inst_count;
   passes::PassRunner runner(
       &(*emitter)->target_machine(),
       passes::TuningFor(*level, passes::PipelineFlavor::kClang));

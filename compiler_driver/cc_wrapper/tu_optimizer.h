@@ -23,6 +23,7 @@ struct TuResult {
   std::string object;  // ELF object bytes
   std::string module_hash;
   std::array<int64_t, observation::kAutophaseDim> autophase{};
+  std::array<int64_t, observation::kInstCountDim> inst_count{};
   std::string pipeline;
   std::string policy_note;  // how the policy chose (PolicyDecision::note)
   std::string not_applied;  // PolicyDecision::not_applied

@@ -284,11 +284,28 @@ absl::Status ReadCandidateSplit(replay_buffer::ReplayStore& store,
   std::map<std::string, std::tuple<std::vector<float>, std::vector<float>,
                                    std::vector<double>>>
       modules;
+  // Runtime: a runtime search's single-module evaluations name their
+  // candidate by pipeline; the baseline (-O3) is worth 0 on every module by
+  // definition (the staging reward is log(t_baseline / t_candidate)).
+  const bool runtime = config.objective == kObjectiveRuntime;
+  std::map<std::string, int> by_pipeline;
+  for (int c = 0; c < k; ++c) by_pipeline[options.candidates[c].pipeline] = c;
+  const auto o3 = by_pipeline.find(kRuntimeBaselinePipeline);
   absl::Status status = ForEachEpisode(store, *ids, [&](const v1::Episode& e) {
-    if (!absl::StartsWith(e.behaviour_policy(), kCandidatePrefix)) return;
-    const auto c =
-        index.find(e.behaviour_policy().substr(sizeof(kCandidatePrefix) - 1));
-    if (c == index.end() || e.steps_size() != 1 || !HasFeatures(e.steps(0))) {
+    std::map<std::string, int>::const_iterator c;
+    if (runtime) {
+      if (e.behaviour_policy() != replay_buffer::kBehaviourRuntimeSearch) {
+        return;
+      }
+      c = by_pipeline.find(e.pipeline());
+    } else {
+      if (!absl::StartsWith(e.behaviour_policy(), kCandidatePrefix)) return;
+      c = index.find(e.behaviour_policy().substr(sizeof(kCandidatePrefix) - 1));
+    }
+    const auto found = bonus->find(e.episode_id());
+    if (c == (runtime ? by_pipeline.end() : index.end()) ||
+        e.steps_size() != 1 || !HasFeatures(e.steps(0)) ||
+        (runtime && found == bonus->end())) {
       ++out->skipped_episodes;
       return;
     }
@@ -304,8 +321,8 @@ absl::Status ReadCandidateSplit(replay_buffer::ReplayStore& store,
       AppendState(e.steps(0), {}, n, &state);
       values.assign(k, std::numeric_limits<float>::quiet_NaN());
       text_sizes.assign(k, std::numeric_limits<double>::quiet_NaN());
+      if (runtime && o3 != by_pipeline.end()) values[o3->second] = 0;
     }
-    const auto found = bonus->find(e.episode_id());
     values[c->second] = StepReward(config, e.steps(0), true,
                                    found == bonus->end() ? 0 : found->second);
     if (e.final_text_size() > 0) {

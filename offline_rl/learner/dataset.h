@@ -16,6 +16,14 @@
 //   is "candidate:<name>", `phaseloop candidates mine`); demonstrations: the
 //   best measured candidate per module. `table` keeps every module's
 //   measured values for scoring a policy's choices.
+//   Objective "runtime" (a speed policy): the candidates are pipelines a
+//   runtime search evaluates one module at a time (episodes with
+//   behaviour_policy replay_buffer::kBehaviourRuntimeSearch, matched by
+//   Episode.pipeline, features in their one step); a candidate's value is
+//   the weighted staging reward of its evaluation (an evaluation without
+//   one is skipped), and the candidate whose pipeline is
+//   kRuntimeBaselinePipeline is worth exactly 0 on every module (the
+//   reward is log(t_baseline / t_candidate) against that baseline).
 // Rewards: step_weight * stored step reward, plus, at an episode's last step,
 // weight * (mean final reward of that source) for each source in
 // final_reward_weights ("staging", "canary") that judges the episode.
@@ -38,6 +46,10 @@
 #include "replay_buffer/replay_store.h"
 
 namespace phaseloop::offline_rl {
+
+inline constexpr char kObjectiveRuntime[] = "runtime";
+// The speed baseline the runtime search's staging rewards are relative to.
+inline constexpr char kRuntimeBaselinePipeline[] = "default<O3>";
 
 // Transitions in structure-of-arrays form. States are raw BuildState vectors
 // (row-major [size][state_dim]); the network normalises them.

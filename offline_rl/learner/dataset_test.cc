@@ -277,6 +277,52 @@ TEST_F(DatasetTest, FinalRewardsAddedAtTheLastStepWithTheirWeight) {
   EXPECT_FLOAT_EQ(t.rewards[5], 0);    // m1-e0 is not judged
 }
 
+// A speed policy's data: runtime-search evaluations matched to candidates
+// by pipeline, valued by their staging reward; -O3 worth 0 everywhere; an
+// evaluation without a reward is no value; the test split stays out.
+TEST_F(DatasetTest, RuntimeCandidatesFromRuntimeSearchEpisodes) {
+  const std::vector<std::string> pipelines = {"default<O3>", "default<O2>",
+                                              "default<O1>,default<O3>",
+                                              "default<O3>,default<O3>"};
+  ASSERT_TRUE(
+      testing::WriteRuntimeSearchBuffer(*store_, pipelines, 6, 3, 5).ok());
+  for (size_t c = 0; c < pipelines.size(); ++c) {
+    options_.candidates.push_back({"p" + std::to_string(c), {}, pipelines[c]});
+  }
+  LearnerConfig config;
+  config.objective = "runtime";
+  config.policy_objective = "runtime";
+  config.validation_split = "test";
+  config.step_reward_weight = 0;
+  config.final_reward_weights = {{"staging", 1.0}};
+  auto data = BuildDataset(*store_, config, options_);
+  ASSERT_TRUE(data.ok()) << data.status();
+  const CandidateTable& t = data->train.table;
+  ASSERT_EQ(t.module_hashes.size(), 6u);
+  EXPECT_EQ(data->train.episodes, 6 * 3);
+  EXPECT_EQ(data->train.skipped_episodes, 6);  // the unrewarded ones
+  EXPECT_EQ(data->train.transitions.size(), 6 * 4);
+  EXPECT_EQ(data->validation.table.module_hashes.size(), 3u);
+  for (size_t m = 0; m < t.module_hashes.size(); ++m) {
+    EXPECT_EQ(t.module_hashes[m].substr(0, 1), "r");
+    EXPECT_FLOAT_EQ(t.values[m * 4 + 0], 0.0f);  // -O3 by definition
+    int best = 0;
+    for (int c = 1; c < 4; ++c) {
+      const float v = t.values[m * 4 + c];
+      ASSERT_FALSE(std::isnan(v)) << m << " " << c;
+      EXPECT_TRUE(std::abs(v - 0.04f) < 0.006f || std::abs(v + 0.02f) < 0.006f)
+          << v;
+      if (v > t.values[m * 4 + best]) best = c;
+    }
+    EXPECT_NE(best, 0);  // one pipeline beats -O3 on every module
+  }
+  // Without -O3 among the candidates nothing is assumed for it.
+  options_.candidates.erase(options_.candidates.begin());
+  auto without = BuildDataset(*store_, config, options_);
+  ASSERT_TRUE(without.ok()) << without.status();
+  EXPECT_EQ(without->train.transitions.size(), 6 * 3);
+}
+
 TEST_F(DatasetTest, ClearErrors) {
   LearnerConfig config;
   config.formulation = "stepwise";

@@ -188,8 +188,21 @@ absl::StatusOr<LearnerConfig> ParseLearnerConfig(absl::string_view yaml,
   if (c.algorithm != "cql" && c.algorithm != "bc") {
     r.Fail("algorithm", "expected cql or bc");
   }
-  if (c.objective != "text_size" && c.objective != "ir_count") {
-    r.Fail("objective", "expected text_size or ir_count (the episodes read)");
+  if (c.objective != "text_size" && c.objective != "ir_count" &&
+      c.objective != "runtime") {
+    r.Fail("objective",
+           "expected text_size, ir_count or runtime (the episodes read)");
+  }
+  if (c.objective == "runtime" && c.formulation != "candidate") {
+    r.Fail("objective",
+           "runtime episodes (runtime search evaluations) train the candidate "
+           "formulation only: set formulation: candidate");
+  }
+  if (c.objective == "runtime" && !c.policy_objective.empty() &&
+      c.policy_objective != "runtime") {
+    r.Fail("policy_objective",
+           "a policy learnt from runtime episodes is a "
+           "runtime policy: set runtime or leave it out");
   }
   if (c.policy_objective.empty()) c.policy_objective = c.objective;
   if (c.policy_objective != "text_size" && c.policy_objective != "ir_count" &&

@@ -10,7 +10,7 @@ namespace {
 TEST(LearnerConfigTest, ShippedConfigsParse) {
   for (const char* name :
        {"size_candidate_cql", "size_candidate_bc", "size_stepwise_cql",
-        "size_stepwise_bc", "speed_stepwise_cql"}) {
+        "size_stepwise_bc", "speed_stepwise_cql", "speed_candidate_cql"}) {
     auto c =
         LoadLearnerConfig(std::string("configs/learner/") + name + ".yaml");
     ASSERT_TRUE(c.ok()) << name << ": " << c.status();
@@ -26,6 +26,29 @@ TEST(LearnerConfigTest, ShippedConfigsParse) {
   ASSERT_TRUE(speed.ok());
   EXPECT_EQ(speed->policy_objective, "runtime");
   EXPECT_DOUBLE_EQ(speed->final_reward_weights.at("canary"), 1.0);
+  auto runtime = LoadLearnerConfig("configs/learner/speed_candidate_cql.yaml");
+  ASSERT_TRUE(runtime.ok());
+  EXPECT_EQ(runtime->objective, "runtime");
+  EXPECT_EQ(runtime->formulation, "candidate");
+}
+
+TEST(LearnerConfigTest, RuntimeEpisodesTrainOnlyCandidateRuntimePolicies) {
+  auto stepwise = ParseLearnerConfig(
+      "formulation: stepwise\nobjective: runtime\n", "r.yaml");
+  ASSERT_FALSE(stepwise.ok());
+  EXPECT_NE(stepwise.status().message().find("formulation: candidate"),
+            std::string::npos);
+  auto size = ParseLearnerConfig(
+      "formulation: candidate\nobjective: runtime\npolicy_objective: "
+      "text_size\n",
+      "r.yaml");
+  ASSERT_FALSE(size.ok());
+  EXPECT_NE(size.status().message().find("policy_objective"),
+            std::string::npos);
+  auto ok = ParseLearnerConfig("formulation: candidate\nobjective: runtime\n",
+                               "r.yaml");
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ(ok->policy_objective, "runtime");
 }
 
 TEST(LearnerConfigTest, ReadsEveryField) {

@@ -29,6 +29,9 @@ struct GateResult {
   double current_score = 0;
   int modules = 0;
   int candidate_failed = 0;
+  // The speed gate's report (per workload, verdict, refusals); "" for the
+  // corpus gate.
+  std::string report;
 };
 
 // Evaluates the artifact at `candidate_path` (objective `objective`) and

@@ -88,6 +88,54 @@ absl::Status WriteCandidateBuffer(replay_buffer::ReplayStore& store,
   return store.Write(batch);
 }
 
+absl::Status WriteRuntimeSearchBuffer(replay_buffer::ReplayStore& store,
+                                      const std::vector<std::string>& pipelines,
+                                      int train_modules, int test_modules,
+                                      uint64_t seed) {
+  replay_buffer::WriteBatch batch;
+  uint64_t state = seed;
+  for (int i = 0; i < train_modules + test_modules; ++i) {
+    const std::string hash = absl::StrCat("r", i);
+    v1::ModuleRecord m;
+    m.set_module_hash(hash);
+    m.set_name(absl::StrCat("workload/r", i, ".c"));
+    m.set_origin("workload:test");
+    m.set_convention("real-build");
+    m.set_opt_level("O3");
+    m.set_split(i < train_modules ? "train" : "test");
+    batch.modules.push_back(m);
+    const int kind = static_cast<int>(Next(&state) % 3);
+    v1::Step features;
+    FillFeatures(&state, kind, 0, &features);
+    features.set_action(-1);
+    for (size_t p = 0; p <= pipelines.size(); ++p) {
+      // The last round repeats the last pipeline without a reward.
+      const bool unjudged = p == pipelines.size();
+      if (unjudged) --p;
+      if (pipelines[p] == "default<O3>") continue;
+      v1::Episode e;
+      e.set_episode_id(absl::StrCat(hash, "-", p, unjudged ? "-x" : ""));
+      e.set_module_hash(hash);
+      e.set_action_space_version("llvm-16/v1");
+      e.set_objective("runtime");
+      e.set_behaviour_policy(replay_buffer::kBehaviourRuntimeSearch);
+      e.set_pipeline(pipelines[p]);
+      *e.add_steps() = features;
+      batch.episodes.push_back(e);
+      if (unjudged) break;
+      v1::FinalReward r;
+      r.set_reward_id(absl::StrCat("staging/", e.episode_id()));
+      r.set_source("staging");
+      r.set_module_hash(hash);
+      r.set_episode_id(e.episode_id());
+      r.set_value((static_cast<int>(p) == 1 + kind ? 0.04 : -0.02) +
+                  Noise(&state));
+      batch.rewards.push_back(r);
+    }
+  }
+  return store.Write(batch);
+}
+
 absl::Status WriteCandidatesFile(const std::string& path) {
   std::ofstream out(path);
   out << R"json({"candidates": [

@@ -29,6 +29,19 @@ absl::Status WriteCandidateBuffer(replay_buffer::ReplayStore& store,
 absl::Status WriteCandidatesFile(const std::string& path);
 std::vector<std::string> CandidateNames();  // oz, c1, c2, c3
 
+// Speed policy (candidate formulation, objective runtime): modules "r<i>"
+// (split "train" for the first `train_modules`, then "test"), each of one
+// of 3 kinds visible in its features; per module one runtime-search
+// episode (behaviour replay_buffer::kBehaviourRuntimeSearch, one step of
+// features, Episode.pipeline) per pipeline of `pipelines` that is not
+// -O3, judged by a staging FinalReward: +0.04 (+ noise) for pipelines[1 +
+// kind], -0.02 (+ noise) for the others; and one more episode of the last
+// pipeline without a reward (a miscompile, say), which is never a value.
+absl::Status WriteRuntimeSearchBuffer(replay_buffer::ReplayStore& store,
+                                      const std::vector<std::string>& pipelines,
+                                      int train_modules, int test_modules,
+                                      uint64_t seed);
+
 // Step-wise formulation: per module (same splits) `episodes_per_module`
 // text_size search episodes of `steps` steps over action indices < 122,
 // features drifting step by step, and the module's best sequence (the

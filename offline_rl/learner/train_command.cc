@@ -29,6 +29,15 @@ absl::Status CheckFlagCombinations(const TrainFlags& flags) {
     return absl::InvalidArgumentError(
         "--gate-corpus and --gate-against go together");
   }
+  if (!flags.gate_workloads.empty() && !flags.gate_corpus.empty()) {
+    return absl::InvalidArgumentError(
+        "--gate-workloads judges a speed policy, --gate-corpus a size "
+        "policy: give the one for the config's policy_objective");
+  }
+  if (flags.ungated && !flags.gate_workloads.empty()) {
+    return absl::InvalidArgumentError(
+        "--ungated and --gate-workloads contradict each other");
+  }
   if (flags.resume && flags.checkpoint_dir.empty()) {
     return absl::InvalidArgumentError(
         "--resume needs --checkpoint-dir (where the checkpoint is)");
@@ -49,6 +58,12 @@ nlohmann::json GateJson(const GateResult& gate) {
 // Why the gate refused the new policy, on stderr.
 void PrintRefusal(const GateResult& gate, const std::string& out_path,
                   std::ostream& err) {
+  if (!gate.report.empty()) {
+    err << gate.report << "phaseloop train: not published: the speed gate "
+        << "refused the new policy on " << gate.modules
+        << " held-out workloads; " << out_path << " left untouched\n";
+    return;
+  }
   err << "phaseloop train: not published: the new policy's " << gate.metric
       << " " << gate.candidate_score << " does not beat the current policy's "
       << gate.current_score << " on " << gate.modules << " validation modules ("
@@ -86,7 +101,9 @@ void PrintSummary(const TrainFlags& flags, const TrainingData& training,
   for (const auto& [name, value] : measures.metrics) {
     out << "  " << std::left << std::setw(30) << name << " " << value << "\n";
   }
-  if (gate) {
+  if (gate && !gate->report.empty()) {
+    out << gate->report;
+  } else if (gate) {
     out << "  gate passed: " << gate->metric << " " << gate->candidate_score
         << " > " << gate->current_score << "\n";
   }
@@ -125,6 +142,24 @@ void AddTrainFlags(CLI::App& app, TrainFlags& flags) {
   app.add_option("--gate-split", flags.gate_split,
                  "the corpus split the gate evaluates (\"\" = all)")
       ->capture_default_str();
+  app.add_option("--gate-workloads", flags.gate_workloads,
+                 "a speed policy's gate: stage it on this workload split "
+                 "(e.g. test) and publish only if no workload is slower");
+  app.add_option("--gate-workloads-dir", flags.gate_workloads_dir,
+                 "where --gate-workloads' workload files are")
+      ->capture_default_str();
+  app.add_option("--gate-cc", flags.gate_cc,
+                 "the phaseloop-cc the speed gate builds with (default: "
+                 "$PHASELOOP_CC, beside this binary, PATH)");
+  app.add_option("--gate-work-dir", flags.gate_work_dir,
+                 "the speed gate's scratch directory");
+  app.add_option("--gate-budget-s", flags.gate_budget_s,
+                 "the speed gate's timing seconds per workload")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_flag("--ungated", flags.ungated,
+               "write a speed policy without its gate (for inspection, "
+               "not for publishing)");
   app.add_flag("--json", flags.json, "machine-readable summary");
   app.add_option("--crossfit-out", flags.crossfit_out,
                  "with single_abstain: write the cross-fitted scores and "

@@ -220,5 +220,71 @@ TEST_F(TrainCommandTest, BadInputIsExitCodeTwoWithAClearMessage) {
   EXPECT_FALSE(std::filesystem::exists(out));
 }
 
+// A speed policy from runtime-search episodes: it learns which pipeline
+// wins for which kind of module, is a runtime artifact, and is written only
+// through its gate (or --ungated, for inspection).
+TEST_F(TrainCommandTest, SpeedPolicyFromRuntimeSearchEpisodes) {
+  const std::string buffer = dir_ + "/runtime.db";
+  const std::vector<std::string> pipelines = {"default<O3>", "default<O2>",
+                                              "default<O1>,default<O3>",
+                                              "default<O3>,default<O3>"};
+  {
+    auto store = replay_buffer::OpenReplayStore(buffer);
+    ASSERT_TRUE(store.ok());
+    ASSERT_TRUE(
+        testing::WriteRuntimeSearchBuffer(**store, pipelines, 90, 30, 2).ok());
+  }
+  nlohmann::json candidates;
+  for (size_t c = 0; c < pipelines.size(); ++c) {
+    candidates["candidates"].push_back(
+        {{"name", "p" + std::to_string(c)}, {"pipeline", pipelines[c]}});
+  }
+  std::ofstream(dir_ + "/speed.json") << candidates.dump();
+  const std::string config = dir_ + "/speed.yaml";
+  std::ofstream(config)
+      << "formulation: candidate\nalgorithm: cql\nobjective: runtime\n"
+      << "validation_split: test\ncandidates_file: " << dir_
+      << "/speed.json\nreward: {step_weight: 0, scale: 100, "
+      << "final_weights: {staging: 1}}\nnetwork: {hidden: [32, 32]}\n"
+      << "optimizer: {steps: 300, batch_size: 64, learning_rate: 0.003}\n"
+      << "gamma: 0\ncql_alpha: 0.5\nlog_every: 100\nseed: 3\n";
+  const std::string out = dir_ + "/speed.plpolicy";
+
+  Result r =
+      RunTrainArgs({"--buffer", buffer, "--config", config, "--out", out});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--gate-workloads test"), std::string::npos) << r.err;
+  // The gate needs workloads of the split: an empty directory has none,
+  // and that is said before any training.
+  std::filesystem::create_directories(dir_ + "/no-workloads");
+  r = RunTrainArgs({"--buffer", buffer, "--config", config, "--out", out,
+                    "--gate-workloads", "test", "--gate-workloads-dir",
+                    dir_ + "/no-workloads"});
+  EXPECT_EQ(r.err.find("step "), std::string::npos) << r.err;
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("no workload of split 'test'"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  // Size gates and speed gates do not mix.
+  r = RunTrainArgs({"--buffer", buffer_, "--config", WriteConfig("s.yaml", 10),
+                    "--out", out, "--ungated"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--gate-corpus"), std::string::npos) << r.err;
+
+  r = RunTrainArgs(
+      {"--buffer", buffer, "--config", config, "--out", out, "--ungated"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto artifact = policy_runtime::ReadPolicyArtifactFile(out);
+  ASSERT_TRUE(artifact.ok()) << artifact.status();
+  EXPECT_EQ(artifact->objective(), "runtime");
+  EXPECT_EQ(artifact->candidates_size(), 4);
+  const auto& m = artifact->metadata();
+  EXPECT_NE(m.data_snapshot().find("train: 270 episodes"), std::string::npos)
+      << m.data_snapshot();
+  // Held-out modules: it picks the pipeline that wins for their kind.
+  EXPECT_GE(m.metrics().at("validation_best_choice_rate"), 0.9);
+  EXPECT_GT(m.metrics().at("validation_mean_value"), 0.03);
+}
+
 }  // namespace
 }  // namespace phaseloop::offline_rl

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <iostream>
 #include <ostream>
 #include <system_error>
 #include <utility>
@@ -18,6 +19,7 @@
 #include "offline_rl/learner/policy_export.h"
 #include "offline_rl/learner/policy_scores.h"
 #include "replay_buffer/replay_store.h"
+#include "staging_harness/staging/speed_gate.h"
 
 namespace phaseloop::offline_rl {
 namespace {
@@ -212,6 +214,16 @@ absl::StatusOr<float> LearnAbstainMargin(const LearnerConfig& config,
   return static_cast<float>(chosen.margin);
 }
 
+staging::SpeedGateOptions SpeedGateOptionsOf(const TrainFlags& flags) {
+  staging::SpeedGateOptions options;
+  options.split = flags.gate_workloads;
+  options.workloads_dir = flags.gate_workloads_dir;
+  options.cc = flags.gate_cc;
+  options.work_dir = flags.gate_work_dir;
+  options.budget_s = flags.gate_budget_s;
+  return options;
+}
+
 }  // namespace
 
 absl::StatusOr<TrainingData> LoadTrainingData(const TrainFlags& flags,
@@ -219,6 +231,28 @@ absl::StatusOr<TrainingData> LoadTrainingData(const TrainFlags& flags,
   auto config = LoadLearnerConfig(flags.config);
   if (!config.ok()) return config.status();
   if (flags.seed >= 0) config->seed = static_cast<uint64_t>(flags.seed);
+  const bool runtime = config->policy_objective == kObjectiveRuntime;
+  if (runtime && flags.gate_workloads.empty() && !flags.ungated) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        flags.config,
+        ": a speed policy is published only through its gate: give "
+        "--gate-workloads test (staging on the held-out workloads, none "
+        "slower) or --ungated to write it for inspection"));
+  }
+  if (runtime && !flags.ungated) {
+    // Before training: a gate that cannot run would waste it.
+    if (absl::Status gate = staging::CheckSpeedGate(SpeedGateOptionsOf(flags));
+        !gate.ok()) {
+      return gate;
+    }
+  }
+  if (!runtime && (!flags.gate_workloads.empty() || flags.ungated)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        flags.config,
+        ": --gate-workloads and --ungated are for speed "
+        "policies; a ",
+        config->policy_objective, " policy's gate is --gate-corpus"));
+  }
   auto options = DatasetOptionsFor(*config, flags);
   if (!options.ok()) return options.status();
 
@@ -333,20 +367,49 @@ absl::StatusOr<ExportedPolicy> ExportPolicy(const TrainingData& training,
   return exported;
 }
 
+namespace {
+
+// A speed policy's gate: staging on the held-out workloads, none slower
+// (staging_harness/staging/speed_gate.h), as the corpus gate's figures:
+// geomean speedup against -O3 (1).
+absl::StatusOr<GateResult> RunSpeedPublishGate(const std::string& path,
+                                               const TrainFlags& flags) {
+  absl::StatusOr<staging::SpeedGateResult> speed = staging::RunSpeedGate(
+      absl::StrCat("artifact:", path), SpeedGateOptionsOf(flags), std::cerr);
+  if (!speed.ok()) return speed.status();
+  GateResult gate;
+  gate.passed = speed->passed;
+  gate.metric = "speed_gate_geomean_speedup";
+  gate.candidate_score = speed->geomean_speedup;
+  gate.current_score = 1;
+  gate.modules = speed->workloads;
+  gate.candidate_failed = speed->slower + speed->miscompiled + speed->unusable;
+  gate.report = staging::FormatSpeedGate(*speed);
+  return gate;
+}
+
+}  // namespace
+
 absl::StatusOr<PublishOutcome> GateAndPublish(const ExportedPolicy& exported,
                                               const LearnerConfig& config,
                                               const TrainFlags& flags) {
   PublishOutcome outcome;
-  if (flags.gate_corpus.empty()) {
+  const bool runtime = config.policy_objective == kObjectiveRuntime;
+  if (runtime ? flags.ungated : flags.gate_corpus.empty()) {
     outcome.published = true;
     return outcome;
   }
-  GateOptions gate;
-  gate.corpus_dir = flags.gate_corpus;
-  gate.current_policy = flags.gate_against;
-  gate.threads = flags.threads;
-  gate.split = flags.gate_split;
-  auto result = RunPublishGate(exported.path, config.policy_objective, gate);
+  absl::StatusOr<GateResult> result;
+  if (runtime) {
+    result = RunSpeedPublishGate(exported.path, flags);
+  } else {
+    GateOptions gate;
+    gate.corpus_dir = flags.gate_corpus;
+    gate.current_policy = flags.gate_against;
+    gate.threads = flags.threads;
+    gate.split = flags.gate_split;
+    result = RunPublishGate(exported.path, config.policy_objective, gate);
+  }
   std::error_code ignored;
   if (!result.ok()) {
     std::filesystem::remove(exported.path, ignored);

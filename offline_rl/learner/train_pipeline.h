@@ -42,6 +42,15 @@ struct TrainFlags {
   std::string gate_corpus;
   std::string gate_against;
   std::string gate_split = "validation";  // "" = every module of the corpus
+  // A runtime (speed) policy's gate: staging on this workload split
+  // (staging_harness/staging/speed_gate.h) under gate_workloads_dir, built
+  // with gate_cc; `ungated` writes it without one (for inspection).
+  std::string gate_workloads;
+  std::string gate_workloads_dir = "configs/workloads";
+  std::string gate_cc;
+  std::string gate_work_dir;
+  double gate_budget_s = 120;
+  bool ungated = false;
   bool json = false;
   // With single_abstain: the cross-fitted (out-of-fold) scores and measured
   // .text sizes of every training module, as JSON, for analysis.

@@ -9,6 +9,7 @@
 #include "compiler_driver/cc_wrapper/policy.h"
 #include "compiler_driver/passes/pipeline_check.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 
 namespace phaseloop::runtime_search {
 namespace {
@@ -61,6 +62,26 @@ TEST(PipelineVocabularyTest, SeededOrderIsAPermutationFixedBySeedAndModule) {
     differs = differs || names(SeededOrder(all, seed, "m1")) != a;
   }
   EXPECT_TRUE(differs);
+}
+
+// The speed learner's candidates (configs/learner/speed_candidates.json) are
+// the vocabulary the runtime search evaluates plus -O3, the baseline its
+// rewards are relative to: a pipeline in one and not the other would be a
+// candidate without data or data without a candidate.
+TEST(PipelineVocabularyTest, SpeedCandidatesFileIsTheVocabularyAndO3) {
+  std::ifstream in("configs/learner/speed_candidates.json");
+  ASSERT_TRUE(in.good());
+  const nlohmann::json file = nlohmann::json::parse(in);
+  std::multiset<std::string> in_file;
+  std::set<std::string> names;
+  for (const nlohmann::json& c : file.at("candidates")) {
+    in_file.insert(c.at("pipeline").get<std::string>());
+    names.insert(c.at("name").get<std::string>());
+  }
+  std::multiset<std::string> expected = {"default<O3>"};
+  for (const Candidate& c : RuntimeVocabulary()) expected.insert(c.pipeline);
+  EXPECT_EQ(in_file, expected);
+  EXPECT_EQ(names.size(), in_file.size());
 }
 
 }  // namespace

@@ -61,15 +61,58 @@ bool RanPipeline(const runner::BuiltVariant& candidate,
   return seen;
 }
 
-// The episode of one evaluated (module, pipeline) and its records.
+// The baseline build's decision for `module_hash`: its features are the
+// unoptimised module's. Null when the baseline has none with features.
+const v1::Decision* BaselineDecision(const runner::BuiltVariant& baseline,
+                                     const std::string& module_hash) {
+  for (const v1::Decision& d : baseline.decisions) {
+    if (d.module_hash() == module_hash && d.autophase_size() > 0 &&
+        d.inst_count_size() > 0) {
+      return &d;
+    }
+  }
+  return nullptr;
+}
+
+// The module's record: the workload's split is the module's, so the
+// learner's split filter keeps held-out workloads' modules out of training.
+v1::ModuleRecord ModuleRecordOf(const workloads::Workload& workload,
+                                const v1::Decision& decision) {
+  v1::ModuleRecord record;
+  record.set_module_hash(decision.module_hash());
+  record.set_name(absl::StrCat(workload.name, "/", decision.source()));
+  record.set_origin(absl::StrCat("workload:", workload.path));
+  record.set_convention("real-build");
+  record.set_opt_level(decision.opt_level());
+  record.set_split(workloads::SplitName(workload.split));
+  record.set_ir_count_o3(decision.ir_count_before());
+  return record;
+}
+
+// The episode of one evaluated (module, pipeline) and its records. With the
+// baseline's decision for the module, the episode has one step holding the
+// unoptimised module's features (action -1: the pipeline is no sequence of
+// the action space's actions), and the module's record.
 replay_buffer::WriteBatch RecordsOf(const StageResult& result,
                                     const std::string& module_hash,
                                     const std::string& pipeline,
                                     const char* behaviour, uint64_t seed,
+                                    const workloads::Workload& workload,
+                                    const v1::Decision* features,
                                     std::string* episode_id) {
   staging::StageRecords staged = staging::RecordsOf(result);
   replay_buffer::WriteBatch batch;
   v1::Episode episode;
+  if (features != nullptr) {
+    batch.modules.push_back(ModuleRecordOf(workload, *features));
+    v1::Step* step = episode.add_steps();
+    step->set_index(0);
+    step->set_action(-1);
+    step->set_action_name(pipeline);
+    step->set_action_probability(1);
+    *step->mutable_autophase() = features->autophase();
+    *step->mutable_inst_count() = features->inst_count();
+  }
   episode.set_episode_id(ir::ContentHash(
       absl::StrCat("runtime_search\n", result.workload, "\n", module_hash, "\n",
                    pipeline, "\n", result.candidate.build_id)));
@@ -258,9 +301,11 @@ absl::StatusOr<RuntimeSearchResult> RunRuntimeSearch(
           blocked.insert({module.module_hash, pipeline});
         }
         std::string episode_id;
-        if (absl::Status w =
-                write(RecordsOf(*result, module.module_hash, pipeline,
-                                kSearchBehaviour, options.seed, &episode_id));
+        if (absl::Status w = write(RecordsOf(
+                *result, module.module_hash, pipeline, kSearchBehaviour,
+                options.seed, workload,
+                BaselineDecision((*stager)->baseline(), module.module_hash),
+                &episode_id));
             !w.ok()) {
           return w;
         }
@@ -308,9 +353,10 @@ absl::StatusOr<RuntimeSearchResult> RunRuntimeSearch(
     if (result->verdict == Verdict::kMiscompile) out.miscompile_found = true;
     for (const auto& [module_hash, pipeline] : out.winners) {
       std::string episode_id;
-      replay_buffer::WriteBatch batch =
-          RecordsOf(*result, module_hash, pipeline, kConfirmBehaviour,
-                    options.seed, &episode_id);
+      replay_buffer::WriteBatch batch = RecordsOf(
+          *result, module_hash, pipeline, kConfirmBehaviour, options.seed,
+          workload, BaselineDecision((*stager)->baseline(), module_hash),
+          &episode_id);
       if (absl::Status w = write(batch); !w.ok()) return w;
       e.episode_ids.push_back(episode_id);
     }

@@ -41,7 +41,8 @@
 
 namespace phaseloop::runtime_search {
 
-inline constexpr char kSearchBehaviour[] = "runtime_search:vocabulary";
+inline constexpr const char* kSearchBehaviour =
+    replay_buffer::kBehaviourRuntimeSearch;
 inline constexpr char kConfirmBehaviour[] = "runtime_search:confirm";
 
 struct RuntimeSearchOptions {

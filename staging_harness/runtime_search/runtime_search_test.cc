@@ -83,6 +83,13 @@ TEST_F(RuntimeSearchTest, EvaluatesTheHotModuleAndRecordsEveryEvaluation) {
     EXPECT_EQ(episode.behaviour_policy(), kSearchBehaviour);
     EXPECT_EQ(episode.module_hash(), e.module_hash);
     EXPECT_EQ(episode.pipeline(), e.pipeline);
+    // The unoptimised module's features, from the baseline's decision, in
+    // the one step the speed learner reads.
+    ASSERT_EQ(episode.steps_size(), 1);
+    EXPECT_EQ(episode.steps(0).action(), -1);
+    EXPECT_EQ(episode.steps(0).autophase_size(), 56);
+    EXPECT_EQ(episode.steps(0).inst_count_size(), 70);
+    EXPECT_GT(episode.steps(0).inst_count(0), 0);
     if (e.verdict != "miscompile") ++judged;
   }
   // Each measured or identical evaluation has its staging reward, joined by
@@ -96,6 +103,18 @@ TEST_F(RuntimeSearchTest, EvaluatesTheHotModuleAndRecordsEveryEvaluation) {
   const int confirmed =
       result->confirmation ? int(result->confirmation->episode_ids.size()) : 0;
   EXPECT_EQ(int(rewarded->size()), judged + confirmed);
+  // The module is in the workload's split (example: train), so the
+  // learner's split filter finds its episodes there and nowhere else.
+  filter.split = "train";
+  absl::StatusOr<std::vector<replay_buffer::EpisodeKey>> in_train =
+      store_->ListEpisodes(filter);
+  ASSERT_TRUE(in_train.ok()) << in_train.status();
+  EXPECT_EQ(in_train->size(), rewarded->size());
+  filter.split = "test";
+  absl::StatusOr<std::vector<replay_buffer::EpisodeKey>> in_test =
+      store_->ListEpisodes(filter);
+  ASSERT_TRUE(in_test.ok()) << in_test.status();
+  EXPECT_TRUE(in_test->empty());
   EXPECT_EQ(result->confirmation.has_value(), !result->winners.empty());
 }
 
