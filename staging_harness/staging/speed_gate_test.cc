@@ -1,8 +1,12 @@
 #include "staging_harness/staging/speed_gate.h"
 
 #include <cmath>
+#include <filesystem>
+#include <sstream>
 
+#include "common/testing/test_util.h"
 #include "gtest/gtest.h"
+#include "staging_harness/runner/runner_test_util.h"
 
 namespace phaseloop::staging {
 namespace {
@@ -71,6 +75,69 @@ TEST(SpeedGateTest, FormatNamesEveryWorkloadAndTheVerdict) {
   EXPECT_NE(text.find("same         identical"), std::string::npos);
   EXPECT_NE(text.find("speed gate: refused on 2 workloads"), std::string::npos);
   EXPECT_NE(text.find("refused: slow: slower"), std::string::npos);
+}
+
+// The gate on a real workload (the example) through the real wrapper:
+// verdicts that do not depend on timing — a policy that changes nothing
+// passes without a timed run, a miscompiling one is refused.
+class SpeedGateStagingTest : public ::testing::Test {
+ protected:
+  absl::StatusOr<SpeedGateResult> Gate(const std::string& policy,
+                                       const std::string& wrapper) {
+    absl::StatusOr<workloads::Workload> example = runner::ExampleWorkload();
+    if (!example.ok()) return example.status();
+    absl::StatusOr<runner::Compilers> compilers =
+        runner::RunfilesCompilers(wrapper);
+    if (!compilers.ok()) return compilers.status();
+    StageOptions options;
+    options.compilers = *compilers;
+    options.work_dir = testing::MakeTempDir();
+    options.timing.min_pairs = 3;
+    options.timing.max_pairs = 3;
+    options.timing.warmup_passes = 0;
+    return RunSpeedGate(policy, {*example}, options, log_);
+  }
+  std::ostringstream log_;
+};
+
+TEST_F(SpeedGateStagingTest, APolicyThatChangesNothingPasses) {
+  absl::StatusOr<SpeedGateResult> gate =
+      Gate("baseline", "compiler_driver/cc_wrapper/phaseloop-cc");
+  ASSERT_TRUE(gate.ok()) << gate.status() << log_.str();
+  EXPECT_TRUE(gate->passed) << FormatSpeedGate(*gate);
+  ASSERT_EQ(gate->results.size(), 1u);
+  EXPECT_EQ(gate->results[0].verdict, Verdict::kIdentical);
+  EXPECT_EQ(gate->geomean_speedup, 1.0);
+  EXPECT_NE(log_.str().find("gate: staging example (train)"), std::string::npos)
+      << log_.str();
+}
+
+TEST_F(SpeedGateStagingTest, AMiscompilingPolicyIsRefused) {
+  absl::StatusOr<SpeedGateResult> gate =
+      Gate("fixed:default<O3>,phaseloop-test-miscompile",
+           "compiler_driver/testing/miscompile/phaseloop-cc");
+  ASSERT_TRUE(gate.ok()) << gate.status() << log_.str();
+  EXPECT_FALSE(gate->passed);
+  EXPECT_EQ(gate->miscompiled, 1);
+  ASSERT_EQ(gate->refusals.size(), 1u);
+  EXPECT_EQ(gate->refusals[0].rfind("example: miscompile: ", 0), 0u)
+      << gate->refusals[0];
+}
+
+TEST(SpeedGateOptionsTest, ASplitWithoutWorkloadsIsBadInput) {
+  SpeedGateOptions options;
+  options.workloads_dir = testing::MakeTempDir();
+  const absl::Status checked = CheckSpeedGate(options);
+  EXPECT_EQ(checked.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(checked.message().find("no workload of split 'test'"),
+            std::string::npos)
+      << checked;
+  // The bundled workloads have a test split.
+  options.workloads_dir = "configs/workloads";
+  options.cc =
+      std::filesystem::absolute("compiler_driver/cc_wrapper/phaseloop-cc")
+          .string();
+  EXPECT_TRUE(CheckSpeedGate(options).ok()) << CheckSpeedGate(options);
 }
 
 }  // namespace
