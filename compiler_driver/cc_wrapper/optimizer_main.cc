@@ -221,7 +221,7 @@ class Optimizer {
           trace.Mark("hash");
           absl::StatusOr<TuResult> result =
               OptimizeModule(std::move(frontend.module), module_hash, opt_level,
-                             codegen, policy);
+                             codegen, policy, config_.count_executed);
           if (!result.ok()) return result.status();
           std::string error;
           if (!WriteNewFile(temp, result->object, &error)) {

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "compiler_driver/cc_wrapper/stage_trace.h"
 #include "compiler_driver/codegen/codegen_options.h"
+#include "compiler_driver/instrumentation/executed_count.h"
 #include "compiler_driver/ir/module_hash.h"
 #include "compiler_driver/ir/module_loader.h"
 #include "compiler_driver/ir/opt_level.h"
@@ -65,7 +66,8 @@ void BreakIr(llvm::Module& module) {
 
 absl::StatusOr<TuResult> OptimizeTranslationUnit(
     const std::string& bitcode, const std::string& opt_level,
-    const codegen::CodegenSettings& codegen, const PolicyRunner& policy) {
+    const codegen::CodegenSettings& codegen, const PolicyRunner& policy,
+    bool count_executed) {
   // Outlives the module OptimizeModule consumes (it is destroyed there).
   llvm::LLVMContext context;
   absl::StatusOr<std::unique_ptr<llvm::Module>> module =
@@ -77,7 +79,7 @@ absl::StatusOr<TuResult> OptimizeTranslationUnit(
         absl::StrCat("invalid_bitcode: ", module.status().message()));
   }
   return OptimizeModule(std::move(*module), ir::ContentHash(bitcode), opt_level,
-                        codegen, policy);
+                        codegen, policy, count_executed);
 }
 
 std::string FrontendModuleHash(const llvm::Module& module) {
@@ -92,7 +94,7 @@ std::string FrontendModuleHash(const llvm::Module& module) {
 absl::StatusOr<TuResult> OptimizeModule(
     std::unique_ptr<llvm::Module> module_ptr, const std::string& module_hash,
     const std::string& opt_level, const codegen::CodegenSettings& codegen,
-    const PolicyRunner& policy) {
+    const PolicyRunner& policy, bool count_executed) {
   std::optional<ir::OptLevel> level = ir::ParseOptLevel(opt_level);
   if (!level) {
     return absl::InvalidArgumentError(
@@ -167,6 +169,10 @@ absl::StatusOr<TuResult> OptimizeModule(
   }
   result.ir_count_after = observation::IrInstructionCount(**module);
   trace.Mark("verify");
+  if (count_executed) {
+    instrumentation::CountExecutedInstructions(**module);
+    trace.Mark("count");
+  }
   absl::StatusOr<std::string> object =
       (*emitter)->EmitObject(std::move(*module), split->codegen);
   trace.Mark("codegen");

@@ -37,10 +37,15 @@ struct TuResult {
 
 // Failures carry a reason the decision log counts, as the status message's
 // first word: "invalid_bitcode: ...", "invalid_pipeline: ...",
-// "verifier_failed: ...", "codegen_failed: ...".
+// "verifier_failed: ...", "codegen_failed: ...". `count_executed`
+// (WrapperConfig::count_executed): the verified module is instrumented to
+// count executed IR instructions before codegen
+// (instrumentation/executed_count.h); ir_count_after is the policy's, before
+// the instrumentation.
 absl::StatusOr<TuResult> OptimizeTranslationUnit(
     const std::string& bitcode, const std::string& opt_level,
-    const codegen::CodegenSettings& codegen, const PolicyRunner& policy);
+    const codegen::CodegenSettings& codegen, const PolicyRunner& policy,
+    bool count_executed = false);
 
 // The same for a module already in memory (the in-process frontend's), whose
 // module_hash is `module_hash`; the module is consumed.
@@ -48,7 +53,8 @@ absl::StatusOr<TuResult> OptimizeModule(std::unique_ptr<llvm::Module> module,
                                         const std::string& module_hash,
                                         const std::string& opt_level,
                                         const codegen::CodegenSettings& codegen,
-                                        const PolicyRunner& policy);
+                                        const PolicyRunner& policy,
+                                        bool count_executed = false);
 
 // module_hash of a module the in-process frontend made: the content hash of
 // the bitcode the clang binary would have written for it (use-list order

@@ -62,5 +62,22 @@ TEST(TuOptimizerTest, FailuresNameTheirReason) {
   EXPECT_EQ(broken.status().message().substr(0, 16), "verifier_failed:");
 }
 
+TEST(TuOptimizerTest, CountingExecutedInstructionsChangesOnlyTheObject) {
+  auto policy = LoadPolicy("fixed:default<O2>");
+  ASSERT_TRUE(policy.ok());
+  const std::string bitcode = Bitcode("sorting.c", ir::OptLevel::kO2);
+  auto plain = OptimizeTranslationUnit(bitcode, "O2", {}, **policy);
+  auto counting = OptimizeTranslationUnit(bitcode, "O2", {}, **policy,
+                                          /*count_executed=*/true);
+  ASSERT_TRUE(plain.ok() && counting.ok());
+  // The policy's result is what the decision reports either way.
+  EXPECT_EQ(counting->ir_count_after, plain->ir_count_after);
+  EXPECT_EQ(counting->pipeline, plain->pipeline);
+  EXPECT_EQ(plain->object.find("__phaseloop_executed_count"),
+            std::string::npos);
+  EXPECT_NE(counting->object.find("__phaseloop_executed_count"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace phaseloop::cc_wrapper

@@ -163,6 +163,10 @@ bool LoadWrapperConfig(const std::string& policy_flag, const EnvLookup& env,
     int timeout = 0;
     if (ParseTimeout(*v, &timeout)) config->timeout_ms = timeout;
   }
+  if (auto v = env("PHASELOOP_COUNT_EXECUTED")) {
+    bool count = false;
+    if (ParseBool(*v, &count)) config->count_executed = count;
+  }
   if (!policy_flag.empty()) {
     config->policy = policy_flag;
     config->policy_given = true;

@@ -9,7 +9,7 @@
 // PHASELOOP_SPOOL, PHASELOOP_SPOOL_MAX_SIZE, PHASELOOP_BUILD_ID,
 // PHASELOOP_TIMEOUT_MS, PHASELOOP_CONFIG
 // (config file path; default $XDG_CONFIG_HOME/phaseloop/cc.conf, else
-// ~/.config/phaseloop/cc.conf).
+// ~/.config/phaseloop/cc.conf), PHASELOOP_COUNT_EXECUTED.
 //
 // Config file: `key = value` lines, `#` comments. Keys: policy, spool_dir,
 // max_size (the spool's cap, spool_space.h: "64Mi", "1G", 0 = none),
@@ -40,6 +40,12 @@ struct WrapperConfig {
   std::string clang = "clang-16";
   std::string clangxx = "clang++-16";
   std::string config_path;  // the file read, empty when none
+  // PHASELOOP_COUNT_EXECUTED=1: instrument every object to count executed IR
+  // instructions (compiler_driver/instrumentation/executed_count.h). A lab
+  // setting, from the environment only (no config file key, nothing a
+  // policy carries); it changes the object, so any cache of objects must
+  // key on it.
+  bool count_executed = false;
 };
 
 // Reads an environment variable; nullopt when unset.

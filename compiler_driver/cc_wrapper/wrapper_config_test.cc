@@ -90,6 +90,23 @@ TEST(WrapperConfigTest, BuildIdFromSpoolWhenTheEnvironmentIsStripped) {
   EXPECT_EQ(config.build_id, "b");
 }
 
+TEST(WrapperConfigTest, CountingExecutedInstructionsFromTheEnvironmentOnly) {
+  const std::string dir = testing::MakeTempDir();
+  WrapperConfig config;
+  std::string error;
+  ASSERT_TRUE(LoadWrapperConfig("", FakeEnv({{"HOME", dir}}), &config, &error));
+  EXPECT_FALSE(config.count_executed);
+  ASSERT_TRUE(LoadWrapperConfig(
+      "", FakeEnv({{"PHASELOOP_COUNT_EXECUTED", "1"}}), &config, &error));
+  EXPECT_TRUE(config.count_executed);
+  // Not a config file key: a team's cc.conf cannot instrument builds.
+  std::ofstream(dir + "/cc.conf") << "count_executed = 1\n";
+  EXPECT_FALSE(LoadWrapperConfig(
+      "", FakeEnv({{"PHASELOOP_CONFIG", dir + "/cc.conf"}}), &config, &error));
+  EXPECT_NE(error.find("unknown key 'count_executed'"), std::string::npos)
+      << error;
+}
+
 TEST(WrapperConfigTest, BadConfigFilesNameTheLine) {
   const std::string dir = testing::MakeTempDir();
   struct Case {

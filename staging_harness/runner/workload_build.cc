@@ -36,6 +36,7 @@ std::string NewBuildId(const workloads::Workload& workload,
       ir::ContentHash(
           absl::StrCat(workload.path, "\n", variant.policy, "\n",
                        variant.opt_level, "\n", variant.extra_cflags, "\n",
+                       variant.count_executed, "\n",
                        std::chrono::nanoseconds(now).count(), "\n", ::getpid()))
           .substr(0, 12));
 }
@@ -200,6 +201,7 @@ absl::StatusOr<BuiltVariant> BuildVariant(const workloads::Workload& workload,
       "PHASELOOP_BUILD_ID=" + built.build_id,
       absl::StrCat("JOBS=", std::max(1u, std::thread::hardware_concurrency())),
       "PHASELOOP_STAGE_VARIANT=" + variant.name,
+      absl::StrCat("PHASELOOP_COUNT_EXECUTED=", variant.count_executed ? 1 : 0),
   };
   progress << "  build " << workload.name << " [" << variant.name << "] -"
            << variant.opt_level << " policy " << variant.policy << " ..."

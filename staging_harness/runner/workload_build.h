@@ -43,6 +43,10 @@ struct Variant {
   std::string policy;            // a PHASELOOP_POLICY spec (policy.h)
   std::string opt_level = "O3";  // CFLAGS=-<opt_level>
   std::string extra_cflags;      // appended to CFLAGS and CXXFLAGS
+  // PHASELOOP_COUNT_EXECUTED=1 for the wrapper: every object it compiles in
+  // process counts executed IR instructions
+  // (compiler_driver/instrumentation/executed_count.h).
+  bool count_executed = false;
 };
 
 struct BuiltVariant {

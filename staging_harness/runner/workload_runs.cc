@@ -63,6 +63,14 @@ absl::StatusOr<std::vector<CommandRun>> RunPass(
     measured.timeout_s = command.timeout_s;
     measured.cpu = options.cpu;
     measured.count_hardware = options.count_hardware;
+    if (!options.executed_out_dir.empty()) {
+      fs::create_directories(options.executed_out_dir, error);
+      if (error)
+        return Failed("cannot create " + options.executed_out_dir, error);
+      const std::string counts = ExecutedOutPath(options.executed_out_dir, i);
+      fs::remove(counts, error);
+      measured.env = {"PHASELOOP_EXECUTED_OUT=" + counts};
+    }
     absl::StatusOr<process::Measurement> measurement =
         process::RunMeasured(measured);
     if (!measurement.ok()) {
@@ -103,6 +111,10 @@ absl::StatusOr<std::vector<CommandRun>> RunPass(
     pass.push_back(std::move(run));
   }
   return pass;
+}
+
+std::string ExecutedOutPath(const std::string& executed_out_dir, size_t index) {
+  return (fs::path(executed_out_dir) / std::to_string(index)).string();
 }
 
 PassTotals Totals(const std::vector<CommandRun>& pass) {

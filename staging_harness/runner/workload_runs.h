@@ -39,7 +39,15 @@ struct PassOptions {
   std::string keep_outputs_dir;
   int cpu = -1;  // pin to this CPU (measured_process.h)
   bool count_hardware = false;
+  // When set, command i runs with PHASELOOP_EXECUTED_OUT=<dir>/<i> (the
+  // directory created, the file removed first): where a counting build's
+  // processes append their executed IR instruction counts
+  // (compiler_driver/instrumentation/executed_count.h).
+  std::string executed_out_dir;
 };
+
+// The file command `index` of a pass with `executed_out_dir` counts into.
+std::string ExecutedOutPath(const std::string& executed_out_dir, size_t index);
 
 // One run of every command of the workload, in order (all of them, even
 // after one failed: the check decides what a failure means).

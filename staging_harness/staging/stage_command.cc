@@ -31,6 +31,7 @@ struct StageFlags {
   int cpu = -1;
   bool ubsan = false;
   bool time_identical = false;
+  bool no_count = false;
   std::string buffer;
   std::string cc;
   std::string work_dir;
@@ -113,6 +114,7 @@ int RunStage(const StageFlags& f) {
   options.cpu = f.cpu;
   options.ubsan = f.ubsan;
   options.time_identical = f.time_identical;
+  options.count_executed = !f.no_count;
   const std::string work_root =
       f.work_dir.empty()
           ? (fs::temp_directory_path() / "phaseloop-stage").string()
@@ -207,6 +209,10 @@ void AddStageCommand(CLI::App& app, int& exit_code) {
   cmd->add_flag("--time-identical", flags->time_identical,
                 "time byte-identical builds too: with --policy baseline, an "
                 "A/A run that shows the machine's noise");
+  cmd->add_flag("--no-count", flags->no_count,
+                "skip the executed IR instruction count (two more builds and "
+                "one run of each side, after timing): the deterministic "
+                "figure beside the time");
   cmd->add_option("--buffer", flags->buffer,
                   "replay buffer to record results in (staging rewards with "
                   "the build's decisions; miscompiles and their block list)");

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
 #include "nlohmann/json.hpp"
 #include "staging_harness/stats/speedup.h"
 
@@ -30,13 +31,28 @@ nlohmann::json Build(const runner::BuiltVariant& built) {
           {"translation_units", built.decisions.size()}};
 }
 
+std::string ExecutedRatio(const StageResult& r) {
+  return r.executed_ir_ratio > 0 ? absl::StrFormat("%.4f", r.executed_ir_ratio)
+                                 : "n/a";
+}
+
+std::string ExecutedNote(const char* side, const ExecutedIr& e) {
+  return e.available ? absl::StrCat(side, " ", e.count)
+                     : absl::StrCat(side, " unavailable (", e.unavailable, ")");
+}
+
+nlohmann::json ExecutedJson(const ExecutedIr& e) {
+  if (!e.available) return {{"unavailable", e.unavailable}};
+  return {{"count", e.count}, {"processes", e.processes}};
+}
+
 }  // namespace
 
 std::string FormatStageTable(const std::vector<StageResult>& results) {
-  std::string out =
-      absl::StrFormat("%-14s %-5s %-10s %8s %-19s %8s %5s %9s %9s %8s %8s\n",
-                      "workload", "split", "verdict", "speedup", "95% interval",
-                      "p", "pairs", "base (s)", "cand (s)", "cpu", "instr");
+  std::string out = absl::StrFormat(
+      "%-14s %-5s %-10s %8s %-19s %8s %5s %9s %9s %8s %8s %8s\n", "workload",
+      "split", "verdict", "speedup", "95% interval", "p", "pairs", "base (s)",
+      "cand (s)", "cpu", "instr", "exec-ir");
   std::string notes;
   for (const StageResult& r : results) {
     if (r.timing) {
@@ -44,19 +60,24 @@ std::string FormatStageTable(const std::vector<StageResult>& results) {
       absl::StrAppend(
           &out, absl::StrFormat(
                     "%-14s %-5s %-10s %8.4f %-19s %8.2g %5d %9.3f %9.3f %8.4f "
-                    "%8s\n",
+                    "%8s %8s\n",
                     r.workload, r.split, VerdictName(r.verdict), t.wall.median,
                     absl::StrFormat("[%.4f, %.4f]", t.wall.low, t.wall.high),
                     t.p_value, t.baseline.size(), MedianOf(t.baseline, true),
                     MedianOf(t.candidate, true), t.cpu.median,
                     t.instructions_ratio > 0
                         ? absl::StrFormat("%.4f", t.instructions_ratio)
-                        : "n/a"));
+                        : "n/a",
+                    ExecutedRatio(r)));
     } else {
-      absl::StrAppend(
-          &out, absl::StrFormat("%-14s %-5s %-10s %8s\n", r.workload, r.split,
-                                VerdictName(r.verdict),
-                                r.verdict == Verdict::kIdentical ? "1" : "-"));
+      // Blank columns, and the executed IR ratio under its header when known.
+      std::string row = absl::StrFormat(
+          "%-14s %-5s %-10s %8s %-19s %8s %5s %9s %9s %8s %8s %8s", r.workload,
+          r.split, VerdictName(r.verdict),
+          r.verdict == Verdict::kIdentical ? "1" : "-", "", "", "", "", "", "",
+          "", r.executed_ir_ratio > 0 ? ExecutedRatio(r) : "");
+      absl::StripTrailingAsciiWhitespace(&row);
+      absl::StrAppend(&out, row, "\n");
     }
     if (r.optimized_units == 0) {
       absl::StrAppend(&notes, "  ", r.workload,
@@ -66,6 +87,11 @@ std::string FormatStageTable(const std::vector<StageResult>& results) {
     }
     if (r.verdict != Verdict::kMeasured) {
       absl::StrAppend(&notes, "  ", r.workload, ": ", r.detail, "\n");
+    }
+    if (r.baseline_executed && r.candidate_executed) {
+      absl::StrAppend(&notes, "  ", r.workload, ": executed IR instructions: ",
+                      ExecutedNote("baseline", *r.baseline_executed), ", ",
+                      ExecutedNote("candidate", *r.candidate_executed), "\n");
     }
     if (r.verdict == Verdict::kMiscompile) {
       absl::StrAppend(&notes, "    cause: ", r.cause, "; blamed ",
@@ -78,7 +104,9 @@ std::string FormatStageTable(const std::vector<StageResult>& results) {
   absl::StrAppend(&out,
                   "speedup = median of t_baseline / t_candidate over "
                   "interleaved pairs (wall time; > 1 is faster); cpu = the "
-                  "same of user+sys; instr = instructions ratio\n");
+                  "same of user+sys; instr = instructions ratio; exec-ir = "
+                  "executed IR instructions, baseline / candidate "
+                  "(deterministic)\n");
   if (!notes.empty()) absl::StrAppend(&out, notes);
   return out;
 }
@@ -115,6 +143,11 @@ std::string FormatStageJson(const std::vector<StageResult>& results) {
       row["speedup"] = {{"median", 1.0}, {"low", 1.0}, {"high", 1.0}};
       row["pairs"] = 0;
     }
+    if (r.baseline_executed && r.candidate_executed) {
+      row["executed_ir"] = {{"baseline", ExecutedJson(*r.baseline_executed)},
+                            {"candidate", ExecutedJson(*r.candidate_executed)}};
+    }
+    if (r.executed_ir_ratio > 0) row["executed_ir_ratio"] = r.executed_ir_ratio;
     if (r.mismatch) {
       row["mismatch"] = {{"run", r.mismatch_run},
                          {"what", r.mismatch->what},

@@ -11,15 +11,20 @@
 namespace phaseloop::staging {
 
 // One row per workload: verdict, wall speedup with its interval, p-value,
-// pairs, median times, CPU speedup, instructions ratio; then the details
-// (why unusable, what miscompiled, what was blamed).
+// pairs, median times, CPU speedup, instructions ratio, executed IR ratio;
+// then the details (why unusable, what miscompiled, what was blamed, the
+// executed IR counts or why unavailable).
 std::string FormatStageTable(const std::vector<StageResult>& results);
 
 // {"workloads": [{"workload", "split", "verdict", "detail",
 //   "baseline": {"build_id", "artifacts_hash", "build_s"}, "candidate": ...,
 //   "speedup": {"median", "low", "high"}, "cpu_speedup": {...},
 //   "p_value", "pairs", "stop_reason", "instructions_ratio",
-//   "reward": {"value", "low", "high"}, "mismatch": {...}, "blamed": [...]}]}
+//   "reward": {"value", "low", "high"}, "mismatch": {...}, "blamed": [...],
+//   "executed_ir": {"baseline": {"count", "processes"} | {"unavailable"},
+//                   "candidate": ...}, "executed_ir_ratio"}]}
+// (executed_ir when counted; executed_ir_ratio when both were available,
+// or 1 for identical builds).
 std::string FormatStageJson(const std::vector<StageResult>& results);
 
 }  // namespace phaseloop::staging

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "compiler_driver/ir/module_hash.h"
+#include "compiler_driver/ir/module_loader.h"
 #include "staging_harness/runner/workload_inputs.h"
 #include "staging_harness/runner/workload_runs.h"
 #include "staging_harness/workloads/workload_source.h"
@@ -68,6 +69,8 @@ struct WorkloadStager::Impl {
   bool checked = false;
   std::vector<CommandRun> reference;
   std::string unusable;
+  // The baseline's executed IR instructions, counted once (step 5).
+  std::optional<ExecutedIr> baseline_executed;
 
   std::string Dir(const std::string& name) const {
     return options.work_dir + "/" + name;
@@ -75,12 +78,14 @@ struct WorkloadStager::Impl {
   absl::StatusOr<BuiltVariant> Build(const std::string& name,
                                      const std::string& policy,
                                      const std::string& opt_level,
-                                     const std::string& extra_cflags = "") {
+                                     const std::string& extra_cflags = "",
+                                     bool count_executed = false) {
     runner::Variant variant;
     variant.name = name;
     variant.policy = policy;
     variant.opt_level = opt_level;
     variant.extra_cflags = extra_cflags;
+    variant.count_executed = count_executed;
     return runner::BuildVariant(workload, source, options.compilers, variant,
                                 Dir("build-" + name), progress);
   }
@@ -126,7 +131,63 @@ struct WorkloadStager::Impl {
   }
 
   absl::Status CheckBaseline(const BuiltVariant& baseline);
+  absl::StatusOr<ExecutedIr> CountExecuted(const std::string& name,
+                                           const std::string& policy);
 };
+
+// A counting build of `policy` as variant `name`, each run command once
+// (outputs checked against the reference), its executed IR instructions.
+// What keeps the figure from being right makes it unavailable, with why;
+// only what stops the harness itself (a run that cannot start, a directory
+// that cannot be made) is an error.
+absl::StatusOr<ExecutedIr> WorkloadStager::Impl::CountExecuted(
+    const std::string& name, const std::string& policy) {
+  ExecutedIr counted;
+  auto unavailable = [&](std::string why) {
+    progress << "  count: " << name << ": unavailable: " << why << "\n";
+    counted.available = false;
+    counted.unavailable = std::move(why);
+    return counted;
+  };
+  absl::StatusOr<BuiltVariant> built =
+      Build(name, policy, options.opt_level, "", /*count_executed=*/true);
+  if (!built.ok()) {
+    return unavailable(
+        absl::StrCat("the counting build failed: ", built.status().message()));
+  }
+  if (std::string why = UncountedUnits(built->decisions); !why.empty()) {
+    return unavailable(why);
+  }
+  const std::string run_dir = Dir("run-" + name);
+  if (absl::Status ready =
+          runner::PrepareRunDirectory(workload, *built, inputs, run_dir);
+      !ready.ok()) {
+    return ready;
+  }
+  runner::PassOptions pass;
+  pass.keep_outputs_dir = Dir("check/" + name);
+  pass.executed_out_dir = Dir("executed/" + name);
+  absl::StatusOr<std::vector<CommandRun>> runs =
+      runner::RunPass(workload, run_dir, pass);
+  if (!runs.ok()) return runs.status();
+  auto differs = FirstMismatch(reference, *runs);
+  if (!differs.ok()) return differs.status();
+  if (differs->has_value()) {
+    return unavailable(absl::StrCat(
+        "the counting build's outputs differ from the baseline's (",
+        Describe(**differs), ")"));
+  }
+  for (size_t i = 0; i < workload.runs.size(); ++i) {
+    absl::StatusOr<std::string> text =
+        ir::ReadFile(runner::ExecutedOutPath(pass.executed_out_dir, i));
+    AddExecutedCounts(workload.runs[i].name, text.ok() ? *text : "", &counted);
+  }
+  if (!counted.available) return unavailable(counted.unavailable);
+  progress << "  count: " << name << ": " << counted.count
+           << " executed IR instructions (" << counted.processes
+           << " processes)\n";
+  return counted;
+}
 
 const char* VerdictName(Verdict verdict) {
   switch (verdict) {
@@ -244,6 +305,7 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
   if (baseline_.artifacts_hash == candidate->artifacts_hash &&
       !s.options.time_identical) {
     progress << "  identical artifacts: speedup exactly 1, nothing to run\n";
+    if (s.options.count_executed) result.executed_ir_ratio = 1;
     return finish(Verdict::kIdentical,
                   "the candidate built byte-identical artifacts");
   }
@@ -332,6 +394,25 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
   result.reward = std::log(timing->wall.median);
   result.reward_low = std::log(timing->wall.low);
   result.reward_high = std::log(timing->wall.high);
+
+  if (s.options.count_executed) {
+    if (!s.baseline_executed) {
+      absl::StatusOr<ExecutedIr> counted =
+          s.CountExecuted("baseline-count", s.options.baseline_policy);
+      if (!counted.ok()) return counted.status();
+      s.baseline_executed = *counted;
+    }
+    absl::StatusOr<ExecutedIr> counted =
+        s.CountExecuted(label + "-count", candidate_policy);
+    if (!counted.ok()) return counted.status();
+    result.baseline_executed = s.baseline_executed;
+    result.candidate_executed = *counted;
+    result.executed_ir_ratio = ExecutedIrRatio(*s.baseline_executed, *counted);
+    if (result.executed_ir_ratio > 0) {
+      progress << absl::StrFormat("  count: executed IR ratio %.4f\n",
+                                  result.executed_ir_ratio);
+    }
+  }
   return finish(Verdict::kMeasured,
                 absl::StrCat("stopped: ", timing->stop_reason));
 }
@@ -399,6 +480,9 @@ StageRecords RecordsOf(const StageResult& result) {
   reward.set_value_high(result.reward_high);
   reward.set_workload(result.workload);
   reward.set_pairs(result.timing ? int(result.timing->baseline.size()) : 0);
+  if (result.executed_ir_ratio > 0) {
+    reward.set_executed_ir_ratio(result.executed_ir_ratio);
+  }
   reward.set_unix_time_ms(now_ms);
   records.rewards.push_back(reward);
   return records;

@@ -17,6 +17,10 @@
 //  4. Interleaved timing (interleaved_timing.h); the reward is
 //     log(t_baseline / t_candidate) of the median wall-time speedup, with
 //     its interval.
+//  5. With count_executed: counting builds of the baseline (once per
+//     stager) and of the candidate, each run command once, their outputs
+//     checked against the baseline's; executed IR instructions
+//     (executed_ir.h) and their ratio beside the time.
 
 #include <iosfwd>
 #include <memory>
@@ -31,6 +35,7 @@
 #include "staging_harness/correctness/output_compare.h"
 #include "staging_harness/runner/workload_build.h"
 #include "staging_harness/runner/workload_inputs.h"
+#include "staging_harness/staging/executed_ir.h"
 #include "staging_harness/staging/interleaved_timing.h"
 #include "staging_harness/workloads/workload.h"
 
@@ -50,6 +55,8 @@ struct StageOptions {
   // against itself shows the machine's noise) instead of reporting them as
   // exactly 1.
   bool time_identical = false;
+  // Step 5 (measured candidates only): two more builds and one pass each.
+  bool count_executed = false;
 };
 
 enum class Verdict {
@@ -78,6 +85,12 @@ struct StageResult {
   std::string mismatch_run;
   std::string cause;
   std::vector<std::pair<std::string, std::string>> blamed;
+  // Executed IR instructions (step 5; unset when not counted) and
+  // baseline / candidate (0 when either is unavailable; 1 for kIdentical
+  // when counting was asked for: the same binary executes the same).
+  std::optional<ExecutedIr> baseline_executed;
+  std::optional<ExecutedIr> candidate_executed;
+  double executed_ir_ratio = 0;
   // Translation units the candidate build compiled, and how many ran the
   // candidate policy's pipeline (outcome OPTIMIZED); the others ran clang's
   // own (a one-step compile-and-link command, a level the policy does not

@@ -51,7 +51,75 @@ TEST_F(StageWorkloadTest, ByteIdenticalArtifactsAreNotTimed) {
   ASSERT_EQ(records.rewards.size(), 1u);
   EXPECT_EQ(records.rewards[0].pairs(), 0);
   EXPECT_EQ(records.rewards[0].value(), 0);
+  EXPECT_FALSE(records.rewards[0].has_executed_ir_ratio());  // not counted
   EXPECT_FALSE(records.miscompile.has_value());
+
+  // Counting asked for: the same binary executes the same, nothing is built.
+  options_.count_executed = true;
+  result = Stage("baseline");
+  ASSERT_TRUE(result.ok()) << result.status() << log_.str();
+  EXPECT_EQ(result->executed_ir_ratio, 1);
+  EXPECT_FALSE(result->baseline_executed.has_value());
+  EXPECT_EQ(RecordsOf(*result).rewards[0].executed_ir_ratio(), 1);
+}
+
+TEST_F(StageWorkloadTest, ExecutedIrIsCountedBesideTheTimeTheSameEachTime) {
+  options_.count_executed = true;
+  absl::StatusOr<std::unique_ptr<WorkloadStager>> stager =
+      WorkloadStager::Prepare(workload_, options_, log_);
+  ASSERT_TRUE(stager.ok()) << stager.status() << log_.str();
+  std::vector<StageResult> results;
+  for (const char* label : {"first", "second"}) {
+    absl::StatusOr<StageResult> result =
+        (*stager)->Evaluate("fixed:default<O1>", label, options_.timing);
+    ASSERT_TRUE(result.ok()) << result.status() << log_.str();
+    ASSERT_EQ(result->verdict, Verdict::kMeasured) << result->detail;
+    ASSERT_TRUE(result->baseline_executed && result->candidate_executed);
+    results.push_back(*result);
+  }
+  const ExecutedIr& baseline = *results[0].baseline_executed;
+  const ExecutedIr& candidate = *results[0].candidate_executed;
+  ASSERT_TRUE(baseline.available) << baseline.unavailable << log_.str();
+  ASSERT_TRUE(candidate.available) << candidate.unavailable << log_.str();
+  EXPECT_GT(baseline.count, 1000000);  // 1.4 MB of words, each looked at
+  EXPECT_EQ(baseline.processes, 2);    // one per run command
+  // Deterministic: the second candidate build executes exactly as many.
+  EXPECT_EQ(results[1].candidate_executed->count, candidate.count);
+  // -O1 against -O3 changes what executes.
+  EXPECT_NE(baseline.count, candidate.count);
+  EXPECT_DOUBLE_EQ(results[0].executed_ir_ratio,
+                   double(baseline.count) / double(candidate.count));
+  EXPECT_NE(results[0].executed_ir_ratio, 1);
+  // The counting builds are builds of their own, not the timed ones.
+  EXPECT_NE(log_.str().find("[baseline-count]"), std::string::npos);
+  EXPECT_NE(log_.str().find("[first-count]"), std::string::npos);
+
+  StageRecords records = RecordsOf(results[0]);
+  ASSERT_EQ(records.rewards.size(), 1u);
+  ASSERT_TRUE(records.rewards[0].has_executed_ir_ratio());
+  EXPECT_DOUBLE_EQ(records.rewards[0].executed_ir_ratio(),
+                   results[0].executed_ir_ratio);
+}
+
+TEST_F(StageWorkloadTest, AProgramEndingByUnderscoreExitHasNoExecutedCount) {
+  workload_.build.command =
+      "make wordfreq && printf '#include <unistd.h>\\nint main(void) { "
+      "_exit(0); }\\n' > quick.c && $CC $CFLAGS -c quick.c && "
+      "$CC quick.o -o quick";
+  workload_.build.artifacts = {"wordfreq", "quick"};
+  workload_.runs[1].command = "./quick";
+  options_.count_executed = true;
+  absl::StatusOr<StageResult> result = Stage("fixed:default<O1>");
+  ASSERT_TRUE(result.ok()) << result.status() << log_.str();
+  ASSERT_EQ(result->verdict, Verdict::kMeasured) << result->detail;
+  ASSERT_TRUE(result->baseline_executed.has_value());
+  EXPECT_FALSE(result->baseline_executed->available);
+  EXPECT_NE(result->baseline_executed->unavailable.find(
+                "run 'generated' wrote no count"),
+            std::string::npos)
+      << result->baseline_executed->unavailable;
+  EXPECT_EQ(result->executed_ir_ratio, 0);
+  EXPECT_FALSE(RecordsOf(*result).rewards[0].has_executed_ir_ratio());
 }
 
 TEST_F(StageWorkloadTest, ADifferentProgramIsCheckedThenTimedInPairs) {
