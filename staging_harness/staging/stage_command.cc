@@ -34,6 +34,7 @@ struct StageFlags {
   std::string buffer;
   std::string cc;
   std::string work_dir;
+  std::string object_cache;
   bool json = false;
 };
 
@@ -113,6 +114,7 @@ int RunStage(const StageFlags& f) {
   options.cpu = f.cpu;
   options.ubsan = f.ubsan;
   options.time_identical = f.time_identical;
+  options.object_cache_dir = f.object_cache;
   const std::string work_root =
       f.work_dir.empty()
           ? (fs::temp_directory_path() / "phaseloop-stage").string()
@@ -216,6 +218,10 @@ void AddStageCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--work-dir", flags->work_dir,
                   "scratch directory (sources, builds, runs), kept for "
                   "inspection (default: $TMPDIR/phaseloop-stage)");
+  cmd->add_option("--object-cache", flags->object_cache,
+                  "lab setting: the wrapper's object cache directory for "
+                  "every build (PHASELOOP_OBJECT_CACHE; units unchanged "
+                  "between builds compile once; default: none)");
   cmd->add_flag("--json", flags->json, "print JSON instead of a table");
 }
 

@@ -50,6 +50,9 @@ struct StageOptions {
   // against itself shows the machine's noise) instead of reporting them as
   // exactly 1.
   bool time_identical = false;
+  // The wrapper's object cache for every build (PHASELOOP_OBJECT_CACHE;
+  // "" for none): units unchanged between the builds are compiled once.
+  std::string object_cache_dir;
 };
 
 enum class Verdict {
