@@ -131,6 +131,7 @@ void PrintBlock(const SpoolFile& file, const v1::Decision& d,
        d.source() + (d.object_path().empty() ? "" : " -> " + d.object_path()));
   line("opt_level", d.opt_level().empty() ? "" : "-" + d.opt_level());
   line("pipeline", d.pipeline());
+  line("object_cache", d.object_cache());
   line("policy_version", d.policy_version());
   line("module_hash", d.module_hash());
   line("build_id", d.build_id());

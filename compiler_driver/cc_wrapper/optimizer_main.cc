@@ -21,6 +21,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,7 @@
 #include "compiler_driver/cc_wrapper/clang_exec.h"
 #include "compiler_driver/cc_wrapper/in_process_frontend.h"
 #include "compiler_driver/cc_wrapper/new_file.h"
+#include "compiler_driver/cc_wrapper/object_cache.h"
 #include "compiler_driver/cc_wrapper/policy.h"
 #include "compiler_driver/cc_wrapper/response_file.h"
 #include "compiler_driver/cc_wrapper/spool_writer.h"
@@ -144,6 +146,10 @@ class Optimizer {
     codegen.data_sections = compilation->codegen.data_sections;
     codegen.unique_section_names = compilation->codegen.unique_section_names;
     codegen.addrsig = compilation->codegen.addrsig;
+    // The lab's object cache (object_cache.h), when asked for.
+    if (const char* dir = std::getenv(kObjectCacheEnv); dir && *dir) {
+      object_cache_.emplace(ObjectCache::ForRunningBinary(dir));
+    }
 
     // Shown once all succeeded, in clang's order for the whole command
     // line: the driver's once-per-command-line warnings before its jobs
@@ -221,7 +227,8 @@ class Optimizer {
           trace.Mark("hash");
           absl::StatusOr<TuResult> result =
               OptimizeModule(std::move(frontend.module), module_hash, opt_level,
-                             codegen, policy, config_.count_executed);
+                             codegen, policy, config_.count_executed,
+                             object_cache_ ? &*object_cache_ : nullptr);
           if (!result.ok()) return result.status();
           std::string error;
           if (!WriteNewFile(temp, result->object, &error)) {
@@ -232,7 +239,13 @@ class Optimizer {
           for (int64_t v : result->autophase) d.add_autophase(v);
           for (int64_t v : result->inst_count) d.add_inst_count(v);
           d.set_pipeline(result->pipeline);
-          d.set_detail(result->policy_note);
+          d.set_detail(
+              result->object_cache_note.empty()
+                  ? result->policy_note
+                  : absl::StrCat(result->policy_note,
+                                 result->policy_note.empty() ? "" : "; ",
+                                 result->object_cache_note));
+          d.set_object_cache(result->object_cache);
           d.set_ir_count_before(result->ir_count_before);
           d.set_ir_count_after(result->ir_count_after);
           d.set_text_size(result->text_size);
@@ -327,6 +340,7 @@ class Optimizer {
   WrapperConfig config_;
   v1::DecisionBatch batch_;
   std::vector<Staged> objects_, dependencies_;
+  std::optional<ObjectCache> object_cache_;
 };
 
 }  // namespace

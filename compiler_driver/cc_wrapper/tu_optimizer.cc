@@ -16,6 +16,7 @@
 #include "compiler_driver/ir/module_hash.h"
 #include "compiler_driver/ir/module_loader.h"
 #include "compiler_driver/ir/opt_level.h"
+#include "compiler_driver/passes/pass_extensions.h"
 #include "compiler_driver/passes/pass_runner.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/LLVMContext.h"
@@ -62,12 +63,25 @@ void BreakIr(llvm::Module& module) {
   }
 }
 
+// The object cache's lookup for this unit; test-only passes and fault
+// injection are kept out of it (their objects are not the product's).
+ObjectCacheLookup LookUpObject(const ObjectCache& cache,
+                               const ObjectCacheKeyInput& input) {
+  ObjectCacheLookup lookup;
+  if (passes::HasPassExtensions() || std::getenv(kInjectFaultEnv) != nullptr) {
+    lookup.outcome = "bypassed";
+    lookup.note = "object cache bypassed: test-only passes or fault injection";
+    return lookup;
+  }
+  return cache.Lookup(input);
+}
+
 }  // namespace
 
 absl::StatusOr<TuResult> OptimizeTranslationUnit(
     const std::string& bitcode, const std::string& opt_level,
     const codegen::CodegenSettings& codegen, const PolicyRunner& policy,
-    bool count_executed) {
+    bool count_executed, const ObjectCache* cache) {
   // Outlives the module OptimizeModule consumes (it is destroyed there).
   llvm::LLVMContext context;
   absl::StatusOr<std::unique_ptr<llvm::Module>> module =
@@ -79,7 +93,7 @@ absl::StatusOr<TuResult> OptimizeTranslationUnit(
         absl::StrCat("invalid_bitcode: ", module.status().message()));
   }
   return OptimizeModule(std::move(*module), ir::ContentHash(bitcode), opt_level,
-                        codegen, policy, count_executed);
+                        codegen, policy, count_executed, cache);
 }
 
 std::string FrontendModuleHash(const llvm::Module& module) {
@@ -94,7 +108,7 @@ std::string FrontendModuleHash(const llvm::Module& module) {
 absl::StatusOr<TuResult> OptimizeModule(
     std::unique_ptr<llvm::Module> module_ptr, const std::string& module_hash,
     const std::string& opt_level, const codegen::CodegenSettings& codegen,
-    const PolicyRunner& policy, bool count_executed) {
+    const PolicyRunner& policy, bool count_executed, const ObjectCache* cache) {
   std::optional<ir::OptLevel> level = ir::ParseOptLevel(opt_level);
   if (!level) {
     return absl::InvalidArgumentError(
@@ -135,6 +149,20 @@ absl::StatusOr<TuResult> OptimizeModule(
   result.ir_count_before = inst_count[0];
   trace.Mark("policy");
   MaybeCrashOrHang();
+  ObjectCacheLookup cached;
+  if (cache != nullptr) {
+    cached = LookUpObject(*cache, {"", module_hash, opt_level, result.pipeline,
+                                   codegen, count_executed});
+    result.object_cache = cached.outcome;
+    result.object_cache_note = cached.note;
+    if (cached.hit) {
+      result.object = std::move(cached.hit->object);
+      result.ir_count_after = cached.hit->ir_count_after;
+      result.text_size = cached.hit->text_size;
+      result.alloc_size = cached.hit->alloc_size;
+      return result;
+    }
+  }
 
   // The policy's pipeline may end in codegen<...>: code generator options
   // the emitter applies (codegen_options.h); the rest is IR passes.
@@ -186,6 +214,16 @@ absl::StatusOr<TuResult> OptimizeModule(
   if (sizes.ok()) {
     result.text_size = sizes->text_size;
     result.alloc_size = sizes->alloc_size;
+  }
+  if (cache != nullptr) {
+    std::string note =
+        cache->Store(cached, {result.object, result.ir_count_after,
+                              result.text_size, result.alloc_size});
+    if (!note.empty()) {
+      result.object_cache_note =
+          absl::StrCat(result.object_cache_note,
+                       result.object_cache_note.empty() ? "" : "; ", note);
+    }
   }
   return result;
 }

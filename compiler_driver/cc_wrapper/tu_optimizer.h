@@ -12,6 +12,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "compiler_driver/cc_wrapper/object_cache.h"
 #include "compiler_driver/cc_wrapper/policy.h"
 #include "compiler_driver/codegen/object_emitter.h"
 #include "compiler_driver/observation/features.h"
@@ -33,6 +34,11 @@ struct TuResult {
   int64_t alloc_size = -1;     // allocated bytes of `object`; -1 unmeasured
   int64_t oz_alloc_size = -1;  // PolicyDecision::oz_alloc_size
   int64_t policy_time_us = 0;
+  // With an object cache: "hit" (object and figures from the cache), "miss"
+  // (computed, then stored) or "bypassed" (test-only passes or fault
+  // injection); "" without one. The note says what went wrong, if anything.
+  std::string object_cache;
+  std::string object_cache_note;
 };
 
 // Failures carry a reason the decision log counts, as the status message's
@@ -45,16 +51,19 @@ struct TuResult {
 absl::StatusOr<TuResult> OptimizeTranslationUnit(
     const std::string& bitcode, const std::string& opt_level,
     const codegen::CodegenSettings& codegen, const PolicyRunner& policy,
-    bool count_executed = false);
+    bool count_executed = false, const ObjectCache* cache = nullptr);
 
 // The same for a module already in memory (the in-process frontend's), whose
-// module_hash is `module_hash`; the module is consumed.
+// module_hash is `module_hash`; the module is consumed. With `cache` (not
+// owned; object_cache.h) the object is looked up once the policy chose the
+// pipeline, and stored after a miss.
 absl::StatusOr<TuResult> OptimizeModule(std::unique_ptr<llvm::Module> module,
                                         const std::string& module_hash,
                                         const std::string& opt_level,
                                         const codegen::CodegenSettings& codegen,
                                         const PolicyRunner& policy,
-                                        bool count_executed = false);
+                                        bool count_executed = false,
+                                        const ObjectCache* cache = nullptr);
 
 // module_hash of a module the in-process frontend made: the content hash of
 // the bitcode the clang binary would have written for it (use-list order
@@ -66,6 +75,7 @@ std::string FrontendModuleHash(const llvm::Module& module);
 // PHASELOOP_TEST_INJECT_FAULT is "crash" (SIGSEGV) or "hang" (sleeps
 // forever) the optimizer does that after the policy decided; "break-ir"
 // makes the module invalid after the passes, as a miscompiling pass would.
+// Set to anything, it keeps the object cache out (never read nor written).
 inline constexpr char kInjectFaultEnv[] = "PHASELOOP_TEST_INJECT_FAULT";
 
 }  // namespace phaseloop::cc_wrapper

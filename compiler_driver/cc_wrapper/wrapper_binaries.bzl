@@ -86,6 +86,7 @@ def optimizer_binary(name, extra_deps = [], **kwargs):
             _PKG + ":clang_exec",
             _PKG + ":in_process_frontend",
             _PKG + ":new_file",
+            _PKG + ":object_cache",
             _PKG + ":policy",
             _PKG + ":response_file",
             _PKG + ":spool_writer",

@@ -35,6 +35,12 @@ bool IsPassExtension(absl::string_view name) {
   return false;
 }
 
+bool HasPassExtensions() {
+  Registry& registry = TheRegistry();
+  std::lock_guard<std::mutex> lock(registry.mutex);
+  return !registry.extensions.empty();
+}
+
 void AddPassExtensions(llvm::PassBuilder& builder) {
   std::vector<PassExtension> extensions;
   {

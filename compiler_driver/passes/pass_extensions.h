@@ -33,6 +33,9 @@ bool RegisterPassExtension(const PassExtension& extension);
 // Whether a linked-in extension is called `name`.
 bool IsPassExtension(absl::string_view name);
 
+// Whether any extension is linked in (a test binary).
+bool HasPassExtensions();
+
 // Registers every linked-in extension with `builder` (none in production).
 void AddPassExtensions(llvm::PassBuilder& builder);
 

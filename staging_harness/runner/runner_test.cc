@@ -107,6 +107,60 @@ TEST_F(RunnerTest, BuildsThroughTheWrapperWithThePolicyAndReadsItsDecisions) {
   EXPECT_EQ(Compiled(*other)->module_hash(), compiled->module_hash());
 }
 
+// Builds sharing the wrapper's object cache: a variant that changes one
+// unit's pipeline compiles that unit only, and its program is the one an
+// uncached build gives.
+TEST_F(RunnerTest, BuildsSharingTheObjectCacheRecompileOnlyWhatChanged) {
+  absl::StatusOr<workloads::Workload> two = TwoUnitExampleWorkload(dir_);
+  ASSERT_TRUE(two.ok()) << two.status();
+  auto build = [&](const std::string& name, const std::string& policy,
+                   const std::string& cache) {
+    Variant variant;
+    variant.name = name;
+    variant.policy = policy;
+    variant.object_cache_dir = cache;
+    return BuildVariant(*two, two->source_dir, compilers_, variant,
+                        dir_ + "/build-" + name, log_);
+  };
+  const std::string cache = dir_ + "/object-cache";
+  absl::StatusOr<BuiltVariant> base = build("base", "baseline", cache);
+  ASSERT_TRUE(base.ok()) << base.status() << log_.str();
+  EXPECT_EQ(base->objects_compiled, 2);
+  EXPECT_EQ(base->objects_reused, 0);
+  std::string wordfreq_hash;
+  for (const v1::Decision& d : base->decisions) {
+    if (d.source() == "wordfreq.c") wordfreq_hash = d.module_hash();
+  }
+  ASSERT_EQ(wordfreq_hash.size(), 32u);
+  const std::string table = dir_ + "/one.table";
+  std::ofstream(table) << "# phaseloop policy table v1\n"
+                       << wordfreq_hash << "\tdefault<O1>\n";
+  const std::string policy = "table:" + table;
+
+  absl::StatusOr<BuiltVariant> cached = build("cached", policy, cache);
+  ASSERT_TRUE(cached.ok()) << cached.status() << log_.str();
+  EXPECT_EQ(cached->objects_reused, 1);  // extra.c
+  EXPECT_EQ(cached->objects_compiled, 1);
+  for (const v1::Decision& d : cached->decisions) {
+    if (d.source() == "extra.c") EXPECT_EQ(d.object_cache(), "hit");
+    if (d.source() == "wordfreq.c") {
+      EXPECT_EQ(d.object_cache(), "miss");
+      EXPECT_EQ(d.pipeline(), "default<O1>");
+    }
+  }
+  absl::StatusOr<BuiltVariant> uncached = build("uncached", policy, "");
+  ASSERT_TRUE(uncached.ok()) << uncached.status() << log_.str();
+  EXPECT_EQ(uncached->objects_reused, 0);
+  EXPECT_EQ(uncached->objects_compiled, 2);
+  EXPECT_EQ(cached->artifacts_hash, uncached->artifacts_hash);
+  EXPECT_NE(cached->artifacts_hash, base->artifacts_hash);
+  // Again: everything from the cache, the same program.
+  absl::StatusOr<BuiltVariant> again = build("again", policy, cache);
+  ASSERT_TRUE(again.ok()) << again.status() << log_.str();
+  EXPECT_EQ(again->objects_reused, 2);
+  EXPECT_EQ(again->artifacts_hash, uncached->artifacts_hash);
+}
+
 TEST_F(RunnerTest, AFailedBuildNamesTheWorkloadTheVariantAndTheLog) {
   workload_.build.command = "echo 'wordfreq.c:1: error: no' >&2; exit 3";
   absl::StatusOr<BuiltVariant> failed = Build("broken", "baseline");

@@ -203,6 +203,9 @@ absl::StatusOr<BuiltVariant> BuildVariant(const workloads::Workload& workload,
       "PHASELOOP_STAGE_VARIANT=" + variant.name,
       absl::StrCat("PHASELOOP_COUNT_EXECUTED=", variant.count_executed ? 1 : 0),
   };
+  if (!variant.object_cache_dir.empty()) {
+    spec.env.push_back("PHASELOOP_OBJECT_CACHE=" + variant.object_cache_dir);
+  }
   progress << "  build " << workload.name << " [" << variant.name << "] -"
            << variant.opt_level << " policy " << variant.policy << " ..."
            << std::flush;
@@ -259,11 +262,21 @@ absl::StatusOr<BuiltVariant> BuildVariant(const workloads::Workload& workload,
   for (const cc_wrapper::SpoolFile& file : spooled->files) {
     for (const v1::Decision& decision : file.batch.decisions()) {
       built.decisions.push_back(decision);
+      if (decision.object_cache() == "hit") {
+        ++built.objects_reused;
+      } else if (decision.outcome() == v1::OPTIMIZED ||
+                 decision.outcome() == v1::POLICY_NOT_APPLIED) {
+        ++built.objects_compiled;
+      }
     }
   }
   progress << " " << absl::StrFormat("%.1f", built.build_s) << " s, "
-           << built.decisions.size() << " translation units, artifacts "
-           << built.artifacts_hash.substr(0, 8) << "\n";
+           << built.decisions.size() << " translation units"
+           << (variant.object_cache_dir.empty()
+                   ? ""
+                   : absl::StrCat(" (", built.objects_reused,
+                                  " objects reused)"))
+           << ", artifacts " << built.artifacts_hash.substr(0, 8) << "\n";
   return built;
 }
 

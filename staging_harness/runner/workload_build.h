@@ -10,7 +10,10 @@
 // program: the harness times it once.
 //
 // The build command also sees JOBS (the machine's cores, for `make -j$JOBS`)
-// and PHASELOOP_STAGE_VARIANT (the variant's name).
+// and PHASELOOP_STAGE_VARIANT (the variant's name), and, when the variant
+// names one, PHASELOOP_OBJECT_CACHE (the wrapper's object cache,
+// compiler_driver/cc_wrapper/object_cache.h: variants that share it reuse
+// every object whose module, pipeline and settings are unchanged).
 
 #include <iosfwd>
 #include <string>
@@ -47,6 +50,7 @@ struct Variant {
   // process counts executed IR instructions
   // (compiler_driver/instrumentation/executed_count.h).
   bool count_executed = false;
+  std::string object_cache_dir;  // PHASELOOP_OBJECT_CACHE; "" for none
 };
 
 struct BuiltVariant {
@@ -60,6 +64,10 @@ struct BuiltVariant {
   std::vector<v1::Decision> decisions;
   double build_s = 0;
   std::string log_path;  // the build's stdout and stderr
+  // Translation units the wrapper compiled in process: objects taken from
+  // the object cache (decision object_cache "hit"), and the others.
+  int objects_reused = 0;
+  int objects_compiled = 0;
 };
 
 // Builds `variant` of `workload` from `source_tree` under `work_dir`

@@ -144,6 +144,9 @@ void Fill(const StageResult& result, Evaluation* e) {
   e->detail = result.detail;
   e->seconds = result.elapsed_s;
   e->build_id = result.candidate.build_id;
+  e->build_s = result.candidate.build_s;
+  e->objects_reused = result.candidate.objects_reused;
+  e->objects_compiled = result.candidate.objects_compiled;
   if (result.timing) {
     e->speedup = result.timing->wall.median;
     e->low = result.timing->wall.low;
@@ -174,12 +177,20 @@ std::string TablePolicyText(
 }
 
 absl::StatusOr<RuntimeSearchResult> RunRuntimeSearch(
-    const workloads::Workload& workload, const staging::StageOptions& stage,
+    const workloads::Workload& workload,
+    const staging::StageOptions& stage_options,
     const RuntimeSearchOptions& options, replay_buffer::ReplayStore* store,
     std::ostream& progress) {
   const auto start = std::chrono::steady_clock::now();
   RuntimeSearchResult out;
   out.workload = workload.name;
+  staging::StageOptions stage = stage_options;
+  if (!options.object_cache) {
+    stage.object_cache_dir.clear();
+  } else if (stage.object_cache_dir.empty()) {
+    stage.object_cache_dir = stage.work_dir + "/object-cache";
+  }
+  out.object_cache_dir = stage.object_cache_dir;
   const std::string policies_dir = stage.work_dir + "/policies";
   if (absl::Status made = files::MakeDirectories(policies_dir); !made.ok()) {
     return made;
@@ -187,6 +198,7 @@ absl::StatusOr<RuntimeSearchResult> RunRuntimeSearch(
   absl::StatusOr<std::unique_ptr<staging::WorkloadStager>> stager =
       staging::WorkloadStager::Prepare(workload, stage, progress);
   if (!stager.ok()) return stager.status();
+  out.baseline_build_s = (*stager)->baseline().build_s;
 
   ProfileOptions profile_options = options.profile;
   profile_options.work_dir = stage.work_dir + "/profile";

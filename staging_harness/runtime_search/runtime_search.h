@@ -19,6 +19,9 @@
 //     confirmed with the full timing (the short runs of a search
 //     over-estimate its best: the winner's curse), and the confirmed
 //     speedup is the result.
+// Every build (baseline, -O0 reference, evaluations, confirmation) shares
+// the wrapper's object cache under the work dir unless `object_cache` is
+// off: an evaluation recompiles only the module whose pipeline it changes.
 // Every evaluation is an Episode (objective "runtime", behaviour_policy
 // "runtime_search:vocabulary", the module searched, the pipeline in
 // Episode.pipeline) with its staging FinalReward (episode_id set) and the
@@ -57,6 +60,9 @@ struct RuntimeSearchOptions {
   staging::TimingOptions confirm_timing;  // full
   ProfileOptions profile;                 // work_dir set by the search
   bool keep_builds = false;  // keep each evaluation's scratch build and runs
+  // Builds share the wrapper's object cache: `stage.object_cache_dir`, or
+  // <work_dir>/object-cache when that is empty.
+  bool object_cache = true;
 };
 
 // Few pairs: enough to drop the clearly slower, not to rank the close.
@@ -75,6 +81,11 @@ struct Evaluation {
   double speedup = 1, low = 1, high = 1;  // wall; 1 unless measured
   int pairs = 0;
   double seconds = 0;
+  // The candidate's build: wall seconds, and its units' objects taken from
+  // the object cache or compiled (runner::BuiltVariant).
+  double build_s = 0;
+  int objects_reused = 0;
+  int objects_compiled = 0;
   std::string build_id;
   std::vector<std::string> episode_ids;
 };
@@ -84,6 +95,8 @@ struct RuntimeSearchResult {
   Profile profile;
   std::vector<HotModule> hot;
   std::vector<std::string> refused_vocabulary;  // by pipeline_check
+  std::string object_cache_dir;                 // "" when off
+  double baseline_build_s = 0;
   std::vector<Evaluation> evaluations;
   int blocked_skipped = 0;  // pairs the buffer (or this search) blocked
   std::string stop_reason;  // "vocabulary", "budget", "max_evaluations"

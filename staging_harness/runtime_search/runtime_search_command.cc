@@ -67,6 +67,10 @@ void AddRuntimeSearchOptions(CLI::App& search, RuntimeSearchFlags& flags) {
                     "$TMPDIR/phaseloop-runtime-search)");
   search.add_flag("--keep-builds", flags.keep_builds,
                   "runtime: keep every evaluation's build and run directories");
+  search.add_flag("--no-object-cache", flags.no_object_cache,
+                  "runtime: compile every unit of every build (by default "
+                  "builds share the wrapper's object cache under the work "
+                  "dir, so an evaluation recompiles only its module)");
 }
 
 int RunRuntimeSearchCommand(const RuntimeSearchFlags& f, std::ostream& out,
@@ -105,6 +109,7 @@ int RunRuntimeSearchCommand(const RuntimeSearchFlags& f, std::ostream& out,
   options.coverage = f.coverage;
   options.max_modules = f.max_modules;
   options.keep_builds = f.keep_builds;
+  options.object_cache = !f.no_object_cache;
   options.search_timing = DefaultSearchTiming();
   options.search_timing.seed = f.seed;
   options.confirm_timing.budget_s = f.confirm_budget_s;

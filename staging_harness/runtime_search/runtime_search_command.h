@@ -2,7 +2,8 @@
 #define PHASELOOP_STAGING_HARNESS_RUNTIME_SEARCH_RUNTIME_SEARCH_COMMAND_H_
 
 // `phaseloop search --objective runtime --workload W --budget S [--buffer DB]
-// [--policy-out FILE] [--json] [--seed N] [--workloads-dir DIR] [--cc PATH]`
+// [--policy-out FILE] [--json] [--seed N] [--workloads-dir DIR] [--cc PATH]
+// [--no-object-cache]`
 // (search_command.cc routes here). Live progress on stderr; the table or
 // JSON on stdout. Exit 0 searched (with or without a gain), 1 internal
 // error, 2 bad input or an unusable workload, 3 a miscompile was found
@@ -28,6 +29,7 @@ struct RuntimeSearchFlags {
   double coverage = 0.9;
   int cpu = -1;
   bool keep_builds = false;
+  bool no_object_cache = false;
   // Shared with the other objectives' flags (search_command.h).
   std::string buffer;
   double budget_s = 300;

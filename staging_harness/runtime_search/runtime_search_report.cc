@@ -18,11 +18,19 @@ std::string Figure(const Evaluation& e) {
 }
 
 nlohmann::json EvaluationJson(const Evaluation& e) {
-  nlohmann::json j = {{"index", e.index},       {"module_hash", e.module_hash},
-                      {"source", e.source},     {"pipeline", e.pipeline},
-                      {"verdict", e.verdict},   {"detail", e.detail},
-                      {"pairs", e.pairs},       {"seconds", e.seconds},
-                      {"build_id", e.build_id}, {"episode_ids", e.episode_ids}};
+  nlohmann::json j = {{"index", e.index},
+                      {"module_hash", e.module_hash},
+                      {"source", e.source},
+                      {"pipeline", e.pipeline},
+                      {"verdict", e.verdict},
+                      {"detail", e.detail},
+                      {"pairs", e.pairs},
+                      {"seconds", e.seconds},
+                      {"build_id", e.build_id},
+                      {"episode_ids", e.episode_ids},
+                      {"build_s", e.build_s},
+                      {"objects_reused", e.objects_reused},
+                      {"objects_compiled", e.objects_compiled}};
   j["speedup"] = e.pairs > 0 || e.verdict == "identical"
                      ? nlohmann::json{{"median", e.speedup},
                                       {"low", e.low},
@@ -36,6 +44,28 @@ std::map<std::string, int> Counts(const RuntimeSearchResult& r) {
       {"measured", 0}, {"identical", 0}, {"miscompile", 0}, {"refused", 0}};
   for (const Evaluation& e : r.evaluations) ++counts[e.verdict];
   return counts;
+}
+
+// "reused/units" of a build's objects; "-" without the cache.
+std::string Objects(const RuntimeSearchResult& r, const Evaluation& e) {
+  if (r.object_cache_dir.empty()) return "-";
+  return absl::StrCat(e.objects_reused, "/",
+                      e.objects_reused + e.objects_compiled);
+}
+
+struct BuildTotals {
+  int builds = 0, reused = 0, compiled = 0;
+  double seconds = 0;
+};
+BuildTotals TotalsOf(const RuntimeSearchResult& r) {
+  BuildTotals t;
+  for (const Evaluation& e : r.evaluations) {
+    ++t.builds;
+    t.reused += e.objects_reused;
+    t.compiled += e.objects_compiled;
+    t.seconds += e.build_s;
+  }
+  return t;
 }
 
 }  // namespace
@@ -61,15 +91,17 @@ std::string FormatRuntimeSearchTable(const RuntimeSearchResult& r) {
                         m.source, 100 * m.share, symbols,
                         hot[m.module_hash] ? "  (searched)" : ""));
   }
-  absl::StrAppend(&out, "\n",
-                  absl::StrFormat("%3s %-12s %-10s %-26s %5s %6s  %s\n", "#",
-                                  "module", "verdict", "speedup [95% interval]",
-                                  "pairs", "s", "pipeline"));
+  absl::StrAppend(
+      &out, "\n",
+      absl::StrFormat("%3s %-12s %-10s %-26s %5s %6s %6s %7s  %s\n", "#",
+                      "module", "verdict", "speedup [95% interval]", "pairs",
+                      "s", "build", "reused", "pipeline"));
   for (const Evaluation& e : r.evaluations) {
     absl::StrAppend(
-        &out, absl::StrFormat("%3d %-12s %-10s %-26s %5d %6.1f  %s\n", e.index,
-                              Short(e.module_hash), e.verdict, Figure(e),
-                              e.pairs, e.seconds, e.pipeline));
+        &out, absl::StrFormat("%3d %-12s %-10s %-26s %5d %6.1f %6.1f %7s  %s\n",
+                              e.index, Short(e.module_hash), e.verdict,
+                              Figure(e), e.pairs, e.seconds, e.build_s,
+                              Objects(r, e), e.pipeline));
   }
   const std::map<std::string, int> counts = Counts(r);
   absl::StrAppend(
@@ -80,6 +112,19 @@ std::string FormatRuntimeSearchTable(const RuntimeSearchResult& r) {
           r.evaluations.size(), counts.at("measured"), counts.at("identical"),
           counts.at("miscompile"), counts.at("refused"), r.blocked_skipped,
           r.stop_reason, r.search_s));
+  const BuildTotals builds = TotalsOf(r);
+  absl::StrAppend(
+      &out,
+      absl::StrFormat(
+          "builds: baseline %.1f s, evaluations %.1f s each on average; %s\n",
+          r.baseline_build_s,
+          builds.builds > 0 ? builds.seconds / builds.builds : 0.0,
+          r.object_cache_dir.empty()
+              ? "no object cache (every unit compiled)"
+              : absl::StrFormat("%d objects reused, %d compiled (object "
+                                "cache %s)",
+                                builds.reused, builds.compiled,
+                                r.object_cache_dir)));
   if (r.winners.empty()) {
     absl::StrAppend(&out,
                     "no pipeline beat -O3 on any hot module in the search's "
@@ -139,14 +184,20 @@ nlohmann::json RuntimeSearchJson(const RuntimeSearchResult& r) {
                       {"refused_vocabulary", r.refused_vocabulary},
                       {"stop_reason", r.stop_reason},
                       {"search_s", r.search_s},
+                      {"object_cache_dir", r.object_cache_dir},
+                      {"baseline_build_s", r.baseline_build_s},
                       {"elapsed_s", r.elapsed_s},
                       {"miscompile_found", r.miscompile_found}};
   j["evaluations"] = nlohmann::json::array();
   for (const Evaluation& e : r.evaluations) {
     j["evaluations"].push_back(EvaluationJson(e));
   }
+  const BuildTotals builds = TotalsOf(r);
   nlohmann::json counts = {{"evaluations", r.evaluations.size()},
-                           {"blocked_skipped", r.blocked_skipped}};
+                           {"blocked_skipped", r.blocked_skipped},
+                           {"objects_reused", builds.reused},
+                           {"objects_compiled", builds.compiled},
+                           {"build_s", builds.seconds}};
   for (const auto& [verdict, n] : Counts(r)) counts[verdict] = n;
   j["counts"] = counts;
   j["winners"] = nlohmann::json::array();

@@ -141,5 +141,38 @@ TEST_F(RuntimeSearchTest, NeverProposesAPairTheBufferBlocks) {
   EXPECT_NE(second->evaluations[0].pipeline, tried.pipeline);
 }
 
+// Every build of a search shares the object cache: an evaluation changes
+// the hot module's pipeline only, so the other unit's object is reused;
+// with the cache off every unit of every build is compiled.
+TEST_F(RuntimeSearchTest, EvaluationBuildsReuseTheUnchangedObjects) {
+  absl::StatusOr<workloads::Workload> two =
+      runner::TwoUnitExampleWorkload(dir_);
+  ASSERT_TRUE(two.ok()) << two.status();
+  workload_ = *two;
+  options_.max_evaluations = 2;
+  absl::StatusOr<RuntimeSearchResult> cached = Search();
+  ASSERT_TRUE(cached.ok()) << cached.status() << log_.str();
+  EXPECT_EQ(cached->object_cache_dir, stage_.work_dir + "/object-cache");
+  ASSERT_EQ(cached->hot.size(), 1u);
+  EXPECT_EQ(cached->hot[0].source, "wordfreq.c");
+  ASSERT_EQ(cached->evaluations.size(), 2u);
+  for (const Evaluation& e : cached->evaluations) {
+    EXPECT_EQ(e.objects_reused, 1) << e.pipeline;  // extra.c
+    EXPECT_EQ(e.objects_compiled, 1) << e.pipeline;
+    EXPECT_GT(e.build_s, 0);
+  }
+
+  options_.object_cache = false;
+  options_.max_evaluations = 1;
+  stage_.work_dir = dir_ + "/uncached";
+  absl::StatusOr<RuntimeSearchResult> uncached = Search();
+  ASSERT_TRUE(uncached.ok()) << uncached.status() << log_.str();
+  EXPECT_EQ(uncached->object_cache_dir, "");
+  ASSERT_EQ(uncached->evaluations.size(), 1u);
+  EXPECT_EQ(uncached->evaluations[0].objects_reused, 0);
+  EXPECT_EQ(uncached->evaluations[0].objects_compiled, 2);
+  EXPECT_FALSE(fs::exists(stage_.work_dir + "/object-cache"));
+}
+
 }  // namespace
 }  // namespace phaseloop::runtime_search

@@ -35,6 +35,7 @@ struct StageFlags {
   std::string buffer;
   std::string cc;
   std::string work_dir;
+  std::string object_cache;
   bool json = false;
 };
 
@@ -115,6 +116,7 @@ int RunStage(const StageFlags& f) {
   options.ubsan = f.ubsan;
   options.time_identical = f.time_identical;
   options.count_executed = !f.no_count;
+  options.object_cache_dir = f.object_cache;
   const std::string work_root =
       f.work_dir.empty()
           ? (fs::temp_directory_path() / "phaseloop-stage").string()
@@ -222,6 +224,10 @@ void AddStageCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--work-dir", flags->work_dir,
                   "scratch directory (sources, builds, runs), kept for "
                   "inspection (default: $TMPDIR/phaseloop-stage)");
+  cmd->add_option("--object-cache", flags->object_cache,
+                  "lab setting: the wrapper's object cache directory for "
+                  "every build (PHASELOOP_OBJECT_CACHE; units unchanged "
+                  "between builds compile once; default: none)");
   cmd->add_flag("--json", flags->json, "print JSON instead of a table");
 }
 

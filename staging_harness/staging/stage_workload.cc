@@ -86,6 +86,7 @@ struct WorkloadStager::Impl {
     variant.opt_level = opt_level;
     variant.extra_cflags = extra_cflags;
     variant.count_executed = count_executed;
+    variant.object_cache_dir = options.object_cache_dir;
     return runner::BuildVariant(workload, source, options.compilers, variant,
                                 Dir("build-" + name), progress);
   }

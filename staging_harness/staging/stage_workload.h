@@ -57,6 +57,9 @@ struct StageOptions {
   bool time_identical = false;
   // Step 5 (measured candidates only): two more builds and one pass each.
   bool count_executed = false;
+  // The wrapper's object cache for every build (PHASELOOP_OBJECT_CACHE;
+  // "" for none): units unchanged between the builds are compiled once.
+  std::string object_cache_dir;
 };
 
 enum class Verdict {

@@ -1,0 +1,90 @@
+// The object cache through the real phaseloop-cc binaries: a second compile
+// of a translation unit is a hit whose object is byte-identical to an
+// uncached compile's, the decisions say where each object came from and are
+// otherwise the same, and a cache the wrapper cannot write never fails the
+// compile.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "common/testing/test_util.h"
+#include "compiler_driver/cc_wrapper/wrapper_scratch.h"
+
+namespace phaseloop {
+namespace {
+namespace fs = std::filesystem;
+
+using cc_wrapper::testing::AbsolutePath;
+
+class ObjectCacheWrapperTest : public ::testing::Test {
+ protected:
+  int Compile(const std::string& object, const std::string& cache,
+              std::string* output = nullptr) {
+    std::map<std::string, std::string> env = {{"PHASELOOP_POLICY", policy_}};
+    if (!cache.empty()) env["PHASELOOP_OBJECT_CACHE"] = cache;
+    return scratch_.Run({cc_, "-O2", "-c", source_, "-o", object}, env, output);
+  }
+  std::string Object(const std::string& name) {
+    return testing::ReadFileOrEmpty(scratch_.dir() + "/" + name);
+  }
+
+  cc_wrapper::testing::WrapperScratch scratch_;
+  const std::string cc_ =
+      AbsolutePath("compiler_driver/cc_wrapper/phaseloop-cc");
+  const std::string source_ =
+      AbsolutePath("compiler_driver/fixtures/sorting.c");
+  const std::string policy_ = "fixed:function(sroa,instcombine),default<O2>";
+  const std::string cache_ = scratch_.dir() + "/object-cache";
+};
+
+TEST_F(ObjectCacheWrapperTest, SecondCompileIsAHitWithTheSameObject) {
+  std::string output;
+  ASSERT_EQ(Compile("plain.o", "", &output), 0) << output;
+  ASSERT_EQ(Compile("first.o", cache_, &output), 0) << output;
+  ASSERT_EQ(Compile("second.o", cache_, &output), 0) << output;
+  const std::string plain = Object("plain.o");
+  ASSERT_EQ(plain.substr(0, 4),
+            "\x7f"
+            "ELF");
+  EXPECT_TRUE(Object("first.o") == plain) << "miss differs from uncached";
+  EXPECT_TRUE(Object("second.o") == plain) << "hit differs from uncached";
+
+  const std::vector<v1::Decision> d = scratch_.Decisions();
+  ASSERT_EQ(d.size(), 3u);
+  EXPECT_EQ(d[0].object_cache(), "");
+  EXPECT_EQ(d[1].object_cache(), "miss") << d[1].detail();
+  EXPECT_EQ(d[2].object_cache(), "hit") << d[2].detail();
+  for (const v1::Decision& decision : d) {
+    EXPECT_EQ(decision.outcome(), v1::OPTIMIZED) << decision.detail();
+    EXPECT_EQ(decision.pipeline(), d[0].pipeline());
+    EXPECT_EQ(decision.module_hash(), d[0].module_hash());
+    EXPECT_EQ(decision.ir_count_before(), d[0].ir_count_before());
+    EXPECT_EQ(decision.ir_count_after(), d[0].ir_count_after());
+    EXPECT_EQ(decision.text_size(), d[0].text_size());
+    EXPECT_EQ(decision.alloc_size(), d[0].alloc_size());
+    EXPECT_EQ(decision.detail(), d[0].detail());  // nothing went wrong
+  }
+  // One entry, and the optimizer binary's identity remembered.
+  EXPECT_TRUE(fs::is_directory(cache_ + "/objects"));
+  EXPECT_EQ(std::distance(fs::directory_iterator(cache_ + "/identity"), {}), 1);
+}
+
+TEST_F(ObjectCacheWrapperTest, AnUnwritableCacheStillCompiles) {
+  std::string output;
+  ASSERT_EQ(Compile("plain.o", "", &output), 0) << output;
+  const std::string file = scratch_.dir() + "/not-a-directory";
+  std::ofstream(file) << "x";
+  ASSERT_EQ(Compile("cached.o", file + "/cache", &output), 0) << output;
+  EXPECT_TRUE(Object("cached.o") == Object("plain.o"));
+  const std::vector<v1::Decision> d = scratch_.Decisions();
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[1].outcome(), v1::OPTIMIZED) << d[1].detail();
+  EXPECT_EQ(d[1].object_cache(), "miss");
+  EXPECT_NE(d[1].detail().find("object cache: not stored"), std::string::npos)
+      << d[1].detail();
+}
+
+}  // namespace
+}  // namespace phaseloop
