@@ -1,7 +1,7 @@
 // `phaseloop canary judge` as a user runs it: the real binary on an
 // ephemeral loopback port, real HTTP requests, SIGTERM; and its flag errors.
-#include "canary/judge/judge_command.h"
-
+// (Here rather than in canary/judge: the whole binary reaches the policy
+// store, which canary/ may use only through its client.)
 #include <httplib.h>
 #include <signal.h>
 #include <sys/wait.h>
