@@ -60,6 +60,7 @@ const std::vector<std::string>& AllCommands() {
       "rewards run",
       "slo status",
       "slo check",
+      "canary judge",
   };
   return *commands;
 }

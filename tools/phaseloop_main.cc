@@ -7,6 +7,7 @@
 #include <string>
 
 #include "CLI/CLI.hpp"
+#include "canary/judge/judge_command.h"
 #include "common/command/command_line.h"
 #include "common/command/version.h"
 #include "common/kafka/kafka_command.h"
@@ -60,6 +61,7 @@ int main(int argc, char** argv) {
   phaseloop::offline_rl::AddTrainCommand(app, exit_code);
   phaseloop::reward_engine::AddRewardsCommand(app, exit_code);
   phaseloop::slo::AddSloCommand(app, exit_code);
+  phaseloop::canary::AddCanaryCommand(app, exit_code);
   if (const auto rc = phaseloop::command::ParseCommandLine(
           app, argc, argv, std::cout, std::cerr)) {
     return *rc;

@@ -1,0 +1,241 @@
+#include "canary/judge/judge.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "staging_harness/stats/mann_whitney.h"
+
+namespace phaseloop::canary {
+namespace {
+
+SampleSummary Summarize(const std::vector<double>& values, double percentile) {
+  SampleSummary summary;
+  summary.count = static_cast<int>(values.size());
+  if (values.empty()) return summary;
+  summary.median = Percentile(values, 50);
+  summary.p95 = Percentile(values, 95);
+  summary.percentile = Percentile(values, percentile);
+  return summary;
+}
+
+bool AllFinite(const std::vector<double>& values) {
+  return std::all_of(values.begin(), values.end(),
+                     [](double v) { return std::isfinite(v); });
+}
+
+std::string PercentileName(double p) {
+  return p == 50 ? "median" : absl::StrFormat("p%g", p);
+}
+
+// Judges one metric whose samples are present (steps 2-5 of judge.h).
+void JudgeSamples(const Samples& samples, const MetricRule& rule,
+                  const JudgeConfig& config, MetricJudgement& out) {
+  const int fewest = std::min(out.baseline.count, out.canary.count);
+  if (fewest < config.min_samples) {
+    out.outcome = Outcome::kInconclusive;
+    out.reason =
+        absl::StrCat("not enough data: baseline has ", out.baseline.count,
+                     " samples, canary ", out.canary.count, "; need ",
+                     config.min_samples, " on each side (min_samples)");
+    return;
+  }
+  const double base = out.baseline.percentile;
+  const double cand = out.canary.percentile;
+  if (base > 0) {
+    out.ratio = cand / base;
+  } else {
+    out.ratio = cand == base ? 1.0 : std::numeric_limits<double>::infinity();
+  }
+  auto test = stats::MannWhitneyU(samples.baseline, samples.canary);
+  // Both samples are non-empty and finite here, so the test cannot fail.
+  out.p_value = test.ok() ? test->p_value : 1.0;
+
+  if (rule.slo_p95 && out.canary.p95 > *rule.slo_p95) {
+    out.outcome = Outcome::kFail;
+    out.reason = absl::StrFormat("canary p95 %g is above the SLO threshold %g",
+                                 out.canary.p95, *rule.slo_p95);
+    return;
+  }
+  const bool significant = *out.p_value < 1 - config.confidence;
+  const std::string what = PercentileName(rule.percentile);
+  const bool up_is_bad = rule.direction != Direction::kDecrease;
+  const bool down_is_bad = rule.direction != Direction::kIncrease;
+  const bool too_high =
+      base > 0 ? cand > base * rule.allowed_increase : cand > base;
+  const bool too_low =
+      base > 0 ? cand < base * rule.allowed_decrease : cand < base;
+  if (significant && up_is_bad && too_high) {
+    out.outcome = Outcome::kFail;
+    out.reason = absl::StrFormat(
+        "canary %s %g is %.4gx baseline %g (allowed up to %gx), a "
+        "significant increase (p=%.3g < %.3g)",
+        what, cand, *out.ratio, base, rule.allowed_increase, *out.p_value,
+        1 - config.confidence);
+    return;
+  }
+  if (significant && down_is_bad && too_low) {
+    out.outcome = Outcome::kFail;
+    out.reason = absl::StrFormat(
+        "canary %s %g is %.4gx baseline %g (allowed down to %gx), a "
+        "significant decrease (p=%.3g < %.3g)",
+        what, cand, *out.ratio, base, rule.allowed_decrease, *out.p_value,
+        1 - config.confidence);
+    return;
+  }
+  out.outcome = Outcome::kPass;
+  if (!significant) {
+    out.reason = absl::StrFormat(
+        "no significant difference (p=%.3g >= %.3g); %s ratio %.4gx",
+        *out.p_value, 1 - config.confidence, what, *out.ratio);
+  } else {
+    out.reason = absl::StrFormat(
+        "significant difference (p=%.3g) within the allowed effect or in the "
+        "harmless direction; %s ratio %.4gx",
+        *out.p_value, what, *out.ratio);
+  }
+}
+
+MetricJudgement JudgeMetric(const std::string& name, const Samples* samples,
+                            const JudgeConfig& config) {
+  const MetricRule& rule = config.RuleFor(name);
+  MetricJudgement out;
+  out.name = name;
+  out.critical = rule.critical;
+  out.weight = rule.weight;
+  if (samples == nullptr) {
+    out.outcome = Outcome::kError;
+    out.reason = absl::StrCat(
+        "no data: the judge config",
+        config.source.empty() ? "" : absl::StrCat(" (", config.source, ")"),
+        " names this metric but the request has no samples for it; check "
+        "its metric pipeline");
+    return out;
+  }
+  if (!AllFinite(samples->baseline) || !AllFinite(samples->canary)) {
+    out.outcome = Outcome::kError;
+    out.reason =
+        "bad data: a sample is not a finite number (NaN or "
+        "infinity); check the metric pipeline";
+    return out;
+  }
+  out.baseline = Summarize(samples->baseline, rule.percentile);
+  out.canary = Summarize(samples->canary, rule.percentile);
+  if (samples->baseline.empty() || samples->canary.empty()) {
+    out.outcome = Outcome::kError;
+    out.reason = absl::StrCat(
+        "no data: ",
+        samples->baseline.empty() && samples->canary.empty()
+            ? "neither baseline nor canary has"
+            : (samples->baseline.empty() ? "baseline has" : "canary has"),
+        " any samples; a broken metric pipeline is an error, not a verdict");
+    return out;
+  }
+  JudgeSamples(*samples, rule, config, out);
+  return out;
+}
+
+}  // namespace
+
+std::string OutcomeName(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::kPass:
+      return "Pass";
+    case Outcome::kFail:
+      return "Fail";
+    case Outcome::kInconclusive:
+      return "Inconclusive";
+    case Outcome::kError:
+      return "Error";
+  }
+  return "Error";
+}
+
+double Percentile(std::vector<double> values, double p) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const double rank = p / 100 * static_cast<double>(values.size() - 1);
+  const size_t lo = static_cast<size_t>(std::floor(rank));
+  const size_t hi = std::min(lo + 1, values.size() - 1);
+  const double frac = rank - static_cast<double>(lo);
+  return values[lo] + (values[hi] - values[lo]) * frac;
+}
+
+Judgement Judge(const std::map<std::string, Samples>& metrics,
+                const JudgeConfig& config) {
+  Judgement judgement;
+  std::map<std::string, const Samples*> names;
+  for (const auto& [name, samples] : metrics) names[name] = &samples;
+  for (const auto& [name, rule] : config.metrics) {
+    names.emplace(name, nullptr);  // required: Error when absent
+  }
+  double judged_weight = 0, pass_weight = 0;
+  bool any_error = false, critical_fail = false, any_inconclusive = false;
+  for (const auto& [name, samples] : names) {
+    MetricJudgement metric = JudgeMetric(name, samples, config);
+    const std::string line = absl::StrCat(
+        name, ": ", OutcomeName(metric.outcome), ": ", metric.reason);
+    switch (metric.outcome) {
+      case Outcome::kError:
+        any_error = true;
+        judgement.reasons.push_back(line);
+        break;
+      case Outcome::kInconclusive:
+        any_inconclusive = true;
+        judgement.reasons.push_back(line);
+        break;
+      case Outcome::kFail:
+        judged_weight += metric.weight;
+        if (metric.critical) {
+          critical_fail = true;
+          judgement.reasons.push_back(
+              absl::StrCat(name, " (critical): Fail: ", metric.reason));
+        } else {
+          judgement.reasons.push_back(line);
+        }
+        break;
+      case Outcome::kPass:
+        judged_weight += metric.weight;
+        pass_weight += metric.weight;
+        break;
+    }
+    judgement.metrics.push_back(std::move(metric));
+  }
+  if (names.empty()) {
+    judgement.outcome = Outcome::kError;
+    judgement.reasons.push_back(
+        "no data: the request names no metrics and the config requires none");
+    return judgement;
+  }
+  judgement.score = judged_weight > 0 ? 100 * pass_weight / judged_weight : 0;
+  const std::string score_text =
+      absl::StrFormat("score %.4g (pass >= %g, marginal %g)", judgement.score,
+                      config.pass_score, config.marginal_score);
+  if (any_error) {
+    judgement.outcome = Outcome::kError;
+  } else if (critical_fail) {
+    judgement.outcome = Outcome::kFail;
+    judgement.reasons.push_back("a critical metric failed");
+  } else if (judged_weight == 0) {
+    judgement.outcome = Outcome::kInconclusive;
+    judgement.reasons.push_back("no metric could be judged");
+  } else if (judgement.score < config.marginal_score) {
+    judgement.outcome = Outcome::kFail;
+    judgement.reasons.push_back(score_text + ": below marginal");
+  } else if (judgement.score < config.pass_score) {
+    judgement.outcome = Outcome::kInconclusive;
+    judgement.reasons.push_back(score_text + ": between marginal and pass");
+  } else if (any_inconclusive) {
+    judgement.outcome = Outcome::kInconclusive;
+    judgement.reasons.push_back(score_text +
+                                " on the judged metrics, but some lack data");
+  } else {
+    judgement.outcome = Outcome::kPass;
+    judgement.reasons.push_back(score_text);
+  }
+  return judgement;
+}
+
+}  // namespace phaseloop::canary

@@ -1,0 +1,85 @@
+#ifndef PHASELOOP_CANARY_JUDGE_JUDGE_H_
+#define PHASELOOP_CANARY_JUDGE_JUDGE_H_
+
+// The canary judge: baseline and canary samples per metric (latencies of
+// requests, or one p95 per SLI window) in, Pass / Fail / Inconclusive /
+// Error out, with a reason for every metric and for the whole. A pure
+// function: no I/O, no clock, the same samples give the same judgement.
+//
+// Per metric, in this order (the first that applies decides):
+//   1. no data: either side has no samples, or a sample is not a finite
+//      number → Error (a broken metric pipeline is never Pass or Fail);
+//      a metric the config names but the request lacks is Error too;
+//   2. fewer than min_samples on either side → Inconclusive ("not enough
+//      data");
+//   3. a SLO threshold (slo_p95) below the canary's p95 → Fail;
+//   4. the Mann-Whitney U test (staging_harness/stats) finds a change
+//      (p < 1 - confidence) and the effect size — canary/baseline ratio of
+//      the rule's percentile — is beyond allowed_increase (direction
+//      increase or either) or allowed_decrease (decrease or either) → Fail;
+//   5. otherwise Pass.
+// The whole (the shape of Kayenta's NetflixACAJudge):
+//   - any metric Error → Error;
+//   - a critical metric Fail → Fail;
+//   - score = 100 × weight of passing metrics / weight of judged (Pass or
+//     Fail) metrics; no judged metric → Inconclusive;
+//   - score < marginal → Fail; score >= pass → Pass; between → Inconclusive;
+//   - a Pass while some metric is Inconclusive becomes Inconclusive (it may
+//     not ship on part of the evidence); a Fail stands.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "canary/judge/judge_config.h"
+
+namespace phaseloop::canary {
+
+enum class Outcome { kPass, kFail, kInconclusive, kError };
+
+std::string OutcomeName(Outcome outcome);  // "Pass", "Fail", ...
+
+struct Samples {
+  std::vector<double> baseline;
+  std::vector<double> canary;
+};
+
+// Summary of one side's samples (zeros when it has none).
+struct SampleSummary {
+  int count = 0;
+  double median = 0;
+  double p95 = 0;
+  double percentile = 0;  // the rule's percentile (the effect size's)
+};
+
+struct MetricJudgement {
+  std::string name;
+  Outcome outcome = Outcome::kError;
+  std::string reason;
+  bool critical = false;
+  double weight = 1;
+  SampleSummary baseline;
+  SampleSummary canary;
+  // Set once both sides have enough data:
+  std::optional<double> ratio;    // canary / baseline at the percentile
+  std::optional<double> p_value;  // Mann-Whitney, two-sided
+};
+
+struct Judgement {
+  Outcome outcome = Outcome::kError;
+  double score = 0;  // 0..100; 0 when nothing was judged
+  std::vector<std::string> reasons;
+  std::vector<MetricJudgement> metrics;  // in name order
+};
+
+Judgement Judge(const std::map<std::string, Samples>& metrics,
+                const JudgeConfig& config);
+
+// The p-th percentile (0 < p < 100) of `values` by linear interpolation
+// between closest ranks; 0 for no values.
+double Percentile(std::vector<double> values, double p);
+
+}  // namespace phaseloop::canary
+
+#endif  // PHASELOOP_CANARY_JUDGE_JUDGE_H_

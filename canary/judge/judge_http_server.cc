@@ -1,0 +1,123 @@
+#include "canary/judge/judge_http_server.h"
+
+#include <httplib.h>
+#include <sys/socket.h>
+
+#include <chrono>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "canary/judge/judge.h"
+#include "canary/judge/judge_json.h"
+
+namespace phaseloop::canary {
+namespace {
+
+constexpr char kJson[] = "application/json";
+
+// Judges the request body into `response`; `gate`: non-Pass is 412.
+void Serve(const JudgeConfig& config, bool gate,
+           const httplib::Request& request, httplib::Response& response) {
+  auto metrics = ParseJudgeRequest(request.body);
+  if (!metrics.ok()) {
+    response.status = 400;
+    response.set_content(ErrorToJson(std::string(metrics.status().message())),
+                         kJson);
+    return;
+  }
+  const Judgement judgement = Judge(*metrics, config);
+  response.status = gate && judgement.outcome != Outcome::kPass ? 412 : 200;
+  response.set_content(JudgementToJson(judgement), kJson);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<JudgeHttpServer>> JudgeHttpServer::Start(
+    JudgeConfig config, const std::string& host, int port) {
+  if (port < 0 || port > 65535) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "judge port ", port, " is outside 0..65535 (0: any free port)"));
+  }
+  std::unique_ptr<JudgeHttpServer> server(new JudgeHttpServer());
+  server->config_ = std::move(config);
+  server->server_ = std::make_unique<httplib::Server>();
+  httplib::Server& http = *server->server_;
+  const JudgeConfig& judge_config = server->config_;
+  http.set_payload_max_length(kMaxRequestBytes);
+  http.set_read_timeout(kIoTimeoutSeconds, 0);
+  http.set_write_timeout(kIoTimeoutSeconds, 0);
+  http.set_keep_alive_timeout(kIoTimeoutSeconds);
+
+  http.Post("/v1/judge", [&judge_config](const httplib::Request& request,
+                                         httplib::Response& response) {
+    Serve(judge_config, /*gate=*/false, request, response);
+  });
+  http.Post("/v1/gate", [&judge_config](const httplib::Request& request,
+                                        httplib::Response& response) {
+    Serve(judge_config, /*gate=*/true, request, response);
+  });
+  http.Get("/healthz", [](const httplib::Request&, httplib::Response& r) {
+    r.set_content("ok\n", "text/plain");
+  });
+  auto not_allowed = [](const httplib::Request& request,
+                        httplib::Response& response) {
+    if (request.path == "/v1/judge" || request.path == "/v1/gate") {
+      response.status = 405;
+      response.set_header("Allow", "POST");
+    } else if (request.path == "/healthz") {
+      response.status = 405;
+      response.set_header("Allow", "GET");
+    } else {
+      response.status = 404;
+    }
+  };
+  http.Get("/v1/judge", not_allowed);
+  http.Get("/v1/gate", not_allowed);
+  http.Put("/v1/judge", not_allowed);
+  http.Put("/v1/gate", not_allowed);
+  http.Post("/healthz", not_allowed);
+  http.set_error_handler([](const httplib::Request&,
+                            httplib::Response& response) {
+    if (response.body.empty()) {
+      const std::string message =
+          response.status == 413
+              ? absl::StrCat("request body over ", kMaxRequestBytes,
+                             " bytes; send fewer samples (e.g. per-window "
+                             "p95s) per request")
+          : response.status == 404 ? "no such path; POST /v1/judge or /v1/gate"
+                                   : absl::StrCat("HTTP ", response.status);
+      response.set_content(ErrorToJson(message), kJson);
+    }
+  });
+
+  // SO_REUSEADDR (restart right after a previous run) but not httplib's
+  // default SO_REUSEPORT, which would let two servers share a port silently.
+  http.set_socket_options([](int sock) {
+    int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
+  if (port == 0) {
+    server->port_ = http.bind_to_any_port(host);
+  } else {
+    server->port_ = http.bind_to_port(host, port) ? port : -1;
+  }
+  if (server->port_ <= 0) {
+    return absl::UnavailableError(absl::StrCat(
+        "cannot listen on ", host, ":", port,
+        " (address in use or not local); choose another --listen"));
+  }
+  server->thread_ = std::thread([&http] { http.listen_after_bind(); });
+  // stop() is a no-op until the accept loop runs: wait for it, so the
+  // destructor always ends it.
+  while (!http.is_running()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return server;
+}
+
+JudgeHttpServer::~JudgeHttpServer() {
+  if (server_) server_->stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+}  // namespace phaseloop::canary
