@@ -64,9 +64,11 @@ AddResult EventTimeWindows::Add(SliInput input, int64_t now_ms) {
   PartitionState& state = StateOf(input.partition, now_ms);
   AddResult result;
   result.replayed = Advance(state, input.offset, now_ms);
-  const int64_t event_ms = input.sli_window_start_ms;
+  const int64_t event_ms = input.sli_window_start_ms +
+                           std::max<int64_t>(input.sli_window_length_ms, 1) - 1;
   state.max_event_ms = std::max(state.max_event_ms, event_ms);
-  const int64_t start = WindowStart(event_ms, options_.window_ms);
+  const int64_t start =
+      WindowStart(input.sli_window_start_ms, options_.window_ms);
   const int64_t end = start + options_.window_ms;
   if (state.closed_floor_ms != kNoTime && end <= state.closed_floor_ms) {
     result.admission =

@@ -10,7 +10,11 @@
 // of window_ms. An SLI window [a, a + L) belongs to the window holding a; the
 // caller has checked that L divides window_ms (SLI windows are aligned to
 // their length, so they never straddle two windows). A record's event time
-// is its SLI window's start a.
+// is its SLI window's last millisecond a + L - 1: every request it counts
+// happened by then, so the window [s, s + W) closes once the watermark says
+// no SLI window ending at or before s + W is still to come — with lateness
+// l, once an SLI window covering time past s + W + l has been read (not the
+// first one *starting* past it, a whole SLI window later).
 //
 // Watermark. Per partition: the largest event time read minus lateness_ms.
 // Overall: the minimum over the assigned partitions that are not idle; a
@@ -106,6 +110,7 @@ struct SliInput {
   std::string deployment_id;
   std::string policy_version;
   int64_t sli_window_start_ms = 0;
+  int64_t sli_window_length_ms = 1;  // > 0; event time = start + length - 1
   int64_t count = 0;
   int64_t error_count = 0;
   sli::LatencySketch sketch;  // with its exact statistics
@@ -172,17 +177,21 @@ class EventTimeWindows {
   // Closes and returns the windows whose end is <= the watermark, ordered
   // by (window_start_ms, service).
   std::vector<ClosedWindow> CloseReady(int64_t now_ms);
-  // The caller is about to stop because its input is drained (`rewards run
-  // --exit-when-idle-ms`): closes what CloseReady closes and, when every
+  // The caller's input is drained: it is about to stop (`rewards run
+  // --exit-when-idle-ms`) or no record came for its idle timeout (`rewards
+  // run --close-idle-ms`). Closes what CloseReady closes and, when every
   // partition has read everything it is known to hold, every window that
   // ended at least lateness_ms before `wall_clock_ms` (Unix ms, the clock
   // SLI event times are on): a record for such a window that arrives after
   // now is later than the lateness allows in processing time too. Without
-  // this, the newest windows of a finished stream would wait for an event
-  // that never comes. The watermark moves to the newest end closed, so the
+  // this, the newest window would wait for an event of a later window that
+  // may never come. The watermark moves to the newest end closed, so the
   // checkpoint's closed_through covers these windows (their records read
   // after a restart are late, as after any close); windows ending later stay
-  // open and are rebuilt from the checkpoint on the next start.
+  // open and are rebuilt from the checkpoint on the next start. Unlike
+  // CloseReady, what this closes depends on processing time and the wall
+  // clock: a producer whose clock runs behind the engine's by more than the
+  // lateness may see its records turned late.
   std::vector<ClosedWindow> CloseDrained(int64_t now_ms, int64_t wall_clock_ms);
 
   // What to store now, per partition that read something or was restored

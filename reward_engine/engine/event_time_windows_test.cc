@@ -13,6 +13,8 @@
 namespace phaseloop::reward_engine {
 namespace {
 
+// A 1 ms SLI window at start_ms (event time start_ms) unless the caller sets
+// sli_window_length_ms.
 SliInput Record(int32_t partition, int64_t offset, const std::string& group,
                 const std::string& instance, int64_t start_ms,
                 std::vector<double> latencies, int64_t errors = 0,
@@ -55,6 +57,33 @@ WindowOptions Options(int64_t window_ms, int64_t lateness_ms,
   options.lateness_ms = lateness_ms;
   options.idle_ms = idle_ms;
   return options;
+}
+
+// Event time is an SLI window's end: with 5 s SLI windows and 2 s of
+// lateness, window [0, 10 s) closes on the first SLI window of the next one
+// (it covers up to 15 s), not a whole SLI window later.
+TEST(EventTimeWindowsTest, EventTimeIsTheSliWindowsEnd) {
+  EventTimeWindows windows(Options(10000, 2000));
+  windows.Assign(0, std::nullopt, 0);
+  int64_t offset = 0;
+  auto add = [&](const std::string& instance, int64_t start) {
+    SliInput input = Record(0, offset++, "canary", instance, start, {0.01});
+    input.sli_window_length_ms = 5000;
+    return windows.Add(std::move(input), 0).admission;
+  };
+  EXPECT_EQ(add("a", 0), Admission::kAccepted);
+  EXPECT_EQ(add("a", 5000), Admission::kAccepted);
+  // Lateness covers the other instance's window ending at 10 s.
+  EXPECT_EQ(windows.Watermark(0), 9999 - 2000);
+  EXPECT_EQ(add("b", 5000), Admission::kAccepted);
+  EXPECT_TRUE(windows.CloseReady(0).empty());
+  EXPECT_EQ(add("a", 10000), Admission::kAccepted);
+  EXPECT_EQ(windows.Watermark(0), 14999 - 2000);
+  std::vector<ClosedWindow> closed = windows.CloseReady(0);
+  ASSERT_EQ(closed.size(), 1u);
+  EXPECT_EQ(closed[0].window_end_ms, 10000);
+  EXPECT_EQ(DescribeAll(closed),
+            (std::vector<std::string>{"checkout/0/canary/d-canary: 3 3 0 p1"}));
 }
 
 TEST(EventTimeWindowsTest,

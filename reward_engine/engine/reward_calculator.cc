@@ -14,6 +14,11 @@ double QuantileOr(const sli::LatencySketch& sketch, double q) {
   return value.ok() ? *value : 0;
 }
 
+double InterpolatedOr(const sli::LatencySketch& sketch, double q) {
+  absl::StatusOr<double> value = sketch.InterpolatedQuantile(q);
+  return value.ok() ? *value : 0;
+}
+
 }  // namespace
 
 std::string RewardId(const std::string& service, const std::string& group,
@@ -37,10 +42,13 @@ WindowRewards ComputeRewards(const ClosedWindow& window,
     }
   }
   if (baselines != 1) baseline = nullptr;
+  // The relative reward compares p95s interpolated inside their buckets
+  // (LatencySketch::InterpolatedQuantile): a canary 0.5 % faster reads about
+  // 0.005, not 0 (plain quantiles move in whole buckets, log gamma = 0.01).
   const double baseline_p95 =
       baseline == nullptr
           ? 0
-          : std::max(QuantileOr(baseline->sketch, 0.95), sli::kMinValue);
+          : std::max(InterpolatedOr(baseline->sketch, 0.95), sli::kMinValue);
 
   for (const GroupWindow& group : window.groups) {
     if (group.sketch.empty()) {
@@ -72,7 +80,9 @@ WindowRewards ComputeRewards(const ClosedWindow& window,
     reward.set_reward(std::log(slo_threshold_seconds / p95_floor));
     if (baseline != nullptr && &group != baseline) {
       reward.set_has_relative_reward(true);
-      reward.set_relative_reward(std::log(baseline_p95 / p95_floor));
+      reward.set_relative_reward(
+          std::log(baseline_p95 / std::max(InterpolatedOr(group.sketch, 0.95),
+                                           sli::kMinValue)));
       reward.set_baseline_deployment_id(baseline->deployment_id);
     }
 

@@ -71,6 +71,36 @@ TEST(RewardCalculatorTest, RewardsRelativeRewardsAndGoodCounts) {
             out.final_rewards[1].SerializeAsString());
 }
 
+// Synthetic latencies, a canary 0.5 % faster than its baseline at every
+// request: the relative reward reads about log(1.005) = 0.005, not 0 (plain
+// sketch quantiles move in whole buckets of log gamma = 0.01).
+TEST(RewardCalculatorTest, RelativeRewardResolvesHalfAPercent) {
+  for (double spread : {0.3, 0.6, 1.0}) {
+    ClosedWindow w;
+    w.service = "checkout";
+    w.window_start_ms = 0;
+    w.window_end_ms = 60000;
+    for (const char* name : {"baseline", "canary"}) {
+      GroupWindow g;
+      g.group = name;
+      g.deployment_id = name;
+      const double scale = std::string(name) == "canary" ? 1 / 1.005 : 1.0;
+      // 20000 evenly spaced quantiles of a lognormal around 50 ms.
+      for (int i = 0; i < 20000; ++i) {
+        const double z = std::sqrt(2.0) * std::erfc(2.0 * (i + 0.5) / 20000);
+        ASSERT_TRUE(
+            g.sketch.Add(scale * 0.05 * std::exp(spread * (z - 1.0))).ok());
+      }
+      w.groups.push_back(std::move(g));
+    }
+    WindowRewards out = ComputeRewards(w, 0.2);
+    ASSERT_EQ(out.rewards.size(), 2u);
+    const v1::Reward& canary = out.rewards[1];
+    ASSERT_TRUE(canary.has_relative_reward());
+    EXPECT_NEAR(canary.relative_reward(), std::log(1.005), 0.001) << spread;
+  }
+}
+
 TEST(RewardCalculatorTest, NoRelativeRewardWithoutExactlyOneBaseline) {
   ClosedWindow w = Window();
   // Groups come ordered by (group, deployment), as CloseReady gives them.

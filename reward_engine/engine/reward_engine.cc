@@ -487,7 +487,18 @@ absl::Status Engine::ConsumeUntilDone(kafka::Consumer& consumer) {
       last_record = Clock::now();
       Handle(**message, now_ms);
     }
-    std::vector<ClosedWindow> closed = windows_.CloseReady(now_ms);
+    std::vector<ClosedWindow> closed;
+    if (options_.close_idle_after.count() > 0 && windows_.open_windows() > 0 &&
+        Clock::now() - last_record >= options_.close_idle_after) {
+      // Quiet input: the newest window closes lateness after its end on the
+      // wall clock, not when a later window's data comes (it may not).
+      for (const auto& [partition, end] : probe_->EndOffsets()) {
+        windows_.SetEndOffset(partition, end);
+      }
+      closed = windows_.CloseDrained(now_ms, WallClockMs());
+    } else {
+      closed = windows_.CloseReady(now_ms);
+    }
     stats_.watermark_ms = windows_.Watermark(now_ms);
     if (refresh || !message->has_value()) {
       metrics_.State(stats_.watermark_ms, windows_.open_windows(),

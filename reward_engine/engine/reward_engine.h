@@ -91,6 +91,12 @@ struct EngineOptions {
   // give their rewards. Stopping through *stop never does (a stopped engine
   // may be restarted to go on with the same windows).
   bool close_drained_windows = true;
+  // After this long without a record, with every partition caught up, the
+  // windows that ended at least lateness before the wall clock close
+  // (EventTimeWindows::CloseDrained) without waiting for a later window's
+  // data: a service's newest window gives its rewards about lateness after
+  // its end. 0: never (only the watermark closes windows while running).
+  std::chrono::milliseconds close_idle_after{2000};
   std::chrono::milliseconds checkpoint_interval{1000};
   // Seed the error budgets from rewards_topic at start-up (budget_history.h);
   // failing to read it within budget_history_timeout fails the start.

@@ -2,9 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "common/kafka/delivery_spool.h"
@@ -45,6 +47,7 @@ class RewardEngineTest : public ::testing::Test {
     // These tests stop with windows still open to exercise restarts; the
     // close at a drained exit has its own test below.
     options_.close_drained_windows = false;
+    options_.close_idle_after = std::chrono::milliseconds(0);
     options_.consumer_config = kafka::testing::QuickGroupConfig();
     kafka::ProducerOptions producer_options;
     producer_options.bootstrap_servers = cluster_->bootstrap_servers();
@@ -107,10 +110,12 @@ TEST_F(RewardEngineTest, RewardsLateDeadLettersDuplicatesAndRestart) {
   EXPECT_EQ(stats->dead_letters, 2);
   EXPECT_EQ(stats->late, 1);
   // Windows 0..3 closed (all partitions idle: watermark = newest event,
-  // 45000, inside window 4, which stays open).
+  // the last millisecond of window 4's SLI windows, 49999, so window 4
+  // stays open: lateness 0 lets its other instances' windows ending there
+  // still come).
   EXPECT_EQ(stats->windows_closed, 4);
   EXPECT_EQ(stats->rewards, 8);
-  EXPECT_EQ(stats->watermark_ms, 45000);
+  EXPECT_EQ(stats->watermark_ms, 49999);
 
   // The buffer: one FinalReward per (group, window), value log(SLO / p95)
   // of the merged sketch of that group's 4 SLI windows.
@@ -188,7 +193,7 @@ TEST_F(RewardEngineTest, RewardsLateDeadLettersDuplicatesAndRestart) {
   auto checkpoints =
       ReadCheckpoints(*store_, "engine-test", std::string(kafka::kSliTopic));
   ASSERT_TRUE(checkpoints.ok());
-  EXPECT_EQ(checkpoints->at(0), (PartitionCheckpoint{36, 44, 45000}));
+  EXPECT_EQ(checkpoints->at(0), (PartitionCheckpoint{36, 44, 49999}));
 
   // Restart with one more window: window 4 is rebuilt from the re-read
   // records and closes; the late record and dead letters read before are
@@ -305,6 +310,51 @@ TEST_F(RewardEngineTest, DrainedExitClosesTheWindowsTheWallClockHasPassed) {
   auto open = RunRewardEngine(*store_, options_, nullptr);
   ASSERT_TRUE(open.ok()) << open.status();
   EXPECT_EQ(open->windows_closed, 2);
+}
+
+// A running engine whose input goes quiet: the newest window, which no
+// later window's data will close, gives its rewards once no record came for
+// close_idle_after and its end plus the lateness is past on the wall clock.
+TEST_F(RewardEngineTest, QuietInputClosesTheNewestWindowWhileRunning) {
+  options_.exit_when_idle = std::chrono::milliseconds(0);  // run until stop
+  options_.close_idle_after = std::chrono::milliseconds(500);
+  options_.windows.lateness_ms = 1000;
+  // A window that ended a little before now, on the wall clock.
+  const int64_t now_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(
+          std::chrono::system_clock::now().time_since_epoch())
+          .count();
+  const int64_t start = (now_ms / 10000 - 1) * 10000;
+  std::vector<v1::SliWindow> windows;
+  for (int64_t half : {0, 5000}) {
+    for (const char* group : {"baseline", "canary"}) {
+      windows.push_back(MakeSliWindow("checkout", group, "a", start + half,
+                                      5000, {0.05, 0.06, 0.07}));
+    }
+  }
+  Produce(windows);
+  std::atomic<bool> stop{false};
+  absl::StatusOr<EngineStats> stats;
+  std::thread engine(
+      [&] { stats = RunRewardEngine(*store_, options_, &stop); });
+  auto reader = replay_buffer::OpenReplayStore(dir_ + "/buffer.db");
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  std::map<std::string, std::string> rewards;
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (rewards.size() < 2 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    rewards = testing::BufferRewards(**reader);
+  }
+  stop = true;
+  engine.join();
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(rewards.size(), 2u);
+  EXPECT_EQ(rewards.count(
+                absl::StrCat("canary/checkout/dep-canary/", start, "/canary")),
+            1u);
+  EXPECT_EQ(stats->windows_closed, 1);
+  EXPECT_EQ(stats->watermark_ms, start + 10000);
 }
 
 // SLI records deleted by the embedded cluster's retention before the engine

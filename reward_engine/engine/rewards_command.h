@@ -31,7 +31,13 @@ struct RewardsRunFlags {
   std::string metrics_host = "127.0.0.1";
   int64_t exit_when_idle_ms = 0;
   bool json = false;
-  bool quick_group = false;  // short group timeouts (tests)
+  int64_t close_idle_ms = 2000;  // 0: windows close only on the watermark
+  // Consumer-group session timeout: how long a killed engine's partitions
+  // stay with it before a restarted or surviving engine gets them. 6000 is
+  // the smallest a Kafka broker accepts by default
+  // (group.min.session.timeout.ms); librdkafka's own default is 45000.
+  int64_t session_timeout_ms = 6000;
+  bool quick_group = false;  // 4000 ms sessions, for the embedded cluster
 };
 
 void AddRewardsCommand(CLI::App& app, int& exit_code);

@@ -60,6 +60,7 @@ absl::StatusOr<SliInput> DecodeSliRecord(const kafka::ConsumedMessage& message,
   input.deployment_id = window.deployment_id();
   input.policy_version = window.policy_version();
   input.sli_window_start_ms = window.window_start_ms();
+  input.sli_window_length_ms = window.window_length_ms();
   input.count = window.count();
   input.error_count = window.error_count();
   input.sketch = *std::move(sketch);

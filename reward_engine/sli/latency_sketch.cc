@@ -242,17 +242,51 @@ absl::StatusOr<double> LatencySketch::Quantile(double q) const {
   return stats_.max;
 }
 
+absl::StatusOr<double> LatencySketch::InterpolatedQuantile(double q) const {
+  absl::StatusOr<double> plain = Quantile(q);
+  if (!plain.ok()) return plain;
+  const double rank = q * static_cast<double>(stats_.count - 1);
+  if (rank < 1 || rank >= static_cast<double>(stats_.count - 1)) return plain;
+  int64_t cumulative = zero_count_;
+  if (static_cast<double>(cumulative) > rank) return plain;
+  for (size_t k = 0; k < counts_.size(); ++k) {
+    const int64_t in_bucket = counts_[k];
+    if (static_cast<double>(cumulative + in_bucket) > rank) {
+      const int index = offset_ + static_cast<int>(k);
+      // Value j (0-based) of the bucket's n sits at fraction (j + 0.5) / n
+      // of the bucket in log(value).
+      const double fraction = (rank - static_cast<double>(cumulative) + 0.5) /
+                              static_cast<double>(in_bucket);
+      const double lower = mapping_.LowerBound(index);
+      const double estimate =
+          lower * std::pow(mapping_.UpperBound(index) / lower, fraction);
+      return std::clamp(estimate, stats_.min, stats_.max);
+    }
+    cumulative += in_bucket;
+  }
+  return plain;
+}
+
 int64_t LatencySketch::CountAtOrBelow(double threshold) const {
   if (empty() || !(threshold >= stats_.min)) return 0;
   if (threshold >= stats_.max) return stats_.count;
   int64_t below = zero_count_;
   if (threshold < kMinValue || counts_.empty()) return below;
-  const int last = std::min(mapping_.Index(threshold),
-                            offset_ + static_cast<int>(counts_.size()) - 1);
-  for (int index = offset_; index <= last; ++index) {
+  const int held = mapping_.Index(threshold);
+  const int top = offset_ + static_cast<int>(counts_.size()) - 1;
+  for (int index = offset_; index <= std::min(held - 1, top); ++index) {
     below += counts_[index - offset_];
   }
-  return below;
+  if (held > top || held < offset_) return below;
+  // The threshold's own bucket, split.
+  const int64_t in_bucket = counts_[held - offset_];
+  if (in_bucket == 0) return below;
+  const double lower = mapping_.LowerBound(held);
+  const double fraction = std::clamp(
+      std::log(threshold / lower) / std::log(mapping_.UpperBound(held) / lower),
+      0.0, 1.0);
+  return below + static_cast<int64_t>(
+                     std::llround(fraction * static_cast<double>(in_bucket)));
 }
 
 int64_t LatencySketch::BucketCount(int index) const {

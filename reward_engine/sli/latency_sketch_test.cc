@@ -347,8 +347,8 @@ TEST(LatencySketchTest, CountAtOrBelowIsExactOutsideTheThresholdsBucket) {
   };
   for (double t = 0.001; t < 1; t *= 1.07) {
     const int64_t answer = sketch.CountAtOrBelow(t);
-    // Every value <= t counts; values in t's bucket (< t * gamma) may too.
-    EXPECT_GE(answer, exact_at_or_below(t)) << t;
+    // Exact outside t's bucket, which lies within (t / gamma, t * gamma).
+    EXPECT_GE(answer, exact_at_or_below(t / gamma)) << t;
     EXPECT_LE(answer, exact_at_or_below(t * gamma)) << t;
   }
   EXPECT_EQ(sketch.CountAtOrBelow(sketch.max()), sketch.count());
@@ -361,8 +361,53 @@ TEST(LatencySketchTest, CountAtOrBelowIsExactOutsideTheThresholdsBucket) {
   LatencySketch other = SketchOf({0.5, 0.5, 0.001});
   ASSERT_TRUE(sketch.Merge(other).ok());
   values.insert(values.end(), {0.5, 0.5, 0.001});
-  EXPECT_GE(sketch.CountAtOrBelow(0.2), exact_at_or_below(0.2));
+  EXPECT_GE(sketch.CountAtOrBelow(0.2), exact_at_or_below(0.2 / gamma));
   EXPECT_LE(sketch.CountAtOrBelow(0.2), exact_at_or_below(0.2 * gamma));
+}
+
+// Values spread evenly in log around an SLO threshold set in the middle of
+// its bucket: the threshold's bucket is split, not counted whole as within
+// the SLO (which over-counted good requests by half that bucket, 250 here).
+TEST(LatencySketchTest, CountAtOrBelowSplitsTheThresholdsBucket) {
+  LatencySketch sketch;
+  const LogMapping& mapping = sketch.mapping();
+  const int held = mapping.Index(0.1);
+  const double threshold =
+      std::sqrt(mapping.LowerBound(held) * mapping.UpperBound(held));
+  std::vector<double> values;
+  for (int i = 0; i < 10000; ++i) {
+    values.push_back(0.09 * std::pow(0.11 / 0.09, (i + 0.5) / 10000));
+  }
+  sketch = SketchOf(values);
+  const int64_t exact = std::count_if(values.begin(), values.end(),
+                                      [&](double v) { return v <= threshold; });
+  EXPECT_NEAR(sketch.CountAtOrBelow(threshold), exact, 5);
+}
+
+// A 0.5 % shift of every value moves the interpolated quantile by 0.5 %;
+// the plain quantile moves in whole buckets.
+TEST(LatencySketchTest, InterpolatedQuantileMovesWithTheData) {
+  std::mt19937_64 rng(11);
+  std::lognormal_distribution<double> draw(std::log(0.05), 0.5);
+  std::vector<double> values(50000), faster;
+  for (double& v : values) v = draw(rng);
+  for (double v : values) faster.push_back(v / 1.005);
+  const LatencySketch a = SketchOf(values), b = SketchOf(faster);
+  for (double q : {0.5, 0.9, 0.95, 0.99}) {
+    EXPECT_NEAR(
+        std::log(*a.InterpolatedQuantile(q) / *b.InterpolatedQuantile(q)),
+        std::log(1.005), 0.002)
+        << q;
+    std::vector<double> sorted = values;
+    std::sort(sorted.begin(), sorted.end());
+    const double exact =
+        sorted[static_cast<size_t>(q * static_cast<double>(sorted.size() - 1))];
+    EXPECT_NEAR(*a.InterpolatedQuantile(q) / exact, 1, a.mapping().gamma() - 1)
+        << q;
+  }
+  EXPECT_FALSE(LatencySketch().InterpolatedQuantile(0.5).ok());
+  EXPECT_FALSE(a.InterpolatedQuantile(2).ok());
+  EXPECT_EQ(*a.InterpolatedQuantile(1), a.max());
 }
 
 }  // namespace
