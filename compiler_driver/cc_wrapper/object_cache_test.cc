@@ -106,7 +106,7 @@ class ObjectCacheTest : public ::testing::Test {
   }
 
   absl::StatusOr<TuResult> Compile(const ObjectCache& cache) {
-    return OptimizeTranslationUnit(bitcode_, "O2", {}, *policy_, &cache);
+    return OptimizeTranslationUnit(bitcode_, "O2", {}, *policy_, false, &cache);
   }
 
   // The key the unit has in `cache`.
@@ -161,7 +161,7 @@ TEST_F(ObjectCacheTest, MissStoresAndHitReturnsTheSameObject) {
       LoadPolicy("fixed:default<O1>");
   ASSERT_TRUE(other.ok());
   absl::StatusOr<TuResult> elsewhere =
-      OptimizeTranslationUnit(bitcode_, "O2", {}, **other, &cache_);
+      OptimizeTranslationUnit(bitcode_, "O2", {}, **other, false, &cache_);
   ASSERT_TRUE(elsewhere.ok()) << elsewhere.status();
   EXPECT_EQ(elsewhere->object_cache, "miss");
 }

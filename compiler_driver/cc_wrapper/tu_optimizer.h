@@ -53,6 +53,13 @@ absl::StatusOr<TuResult> OptimizeTranslationUnit(
     const codegen::CodegenSettings& codegen, const PolicyRunner& policy,
     bool count_executed = false, const ObjectCache* cache = nullptr);
 
+// A cache passed where `count_executed` goes would silently become `true`
+// and no cache: refused at compile time.
+absl::StatusOr<TuResult> OptimizeTranslationUnit(
+    const std::string& bitcode, const std::string& opt_level,
+    const codegen::CodegenSettings& codegen, const PolicyRunner& policy,
+    const ObjectCache* cache) = delete;
+
 // The same for a module already in memory (the in-process frontend's), whose
 // module_hash is `module_hash`; the module is consumed. With `cache` (not
 // owned; object_cache.h) the object is looked up once the policy chose the
@@ -64,6 +71,13 @@ absl::StatusOr<TuResult> OptimizeModule(std::unique_ptr<llvm::Module> module,
                                         const PolicyRunner& policy,
                                         bool count_executed = false,
                                         const ObjectCache* cache = nullptr);
+
+absl::StatusOr<TuResult> OptimizeModule(std::unique_ptr<llvm::Module> module,
+                                        const std::string& module_hash,
+                                        const std::string& opt_level,
+                                        const codegen::CodegenSettings& codegen,
+                                        const PolicyRunner& policy,
+                                        const ObjectCache* cache) = delete;
 
 // module_hash of a module the in-process frontend made: the content hash of
 // the bitcode the clang binary would have written for it (use-list order
