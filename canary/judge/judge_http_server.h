@@ -19,10 +19,10 @@
 
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "absl/status/statusor.h"
 #include "canary/judge/judge_config.h"
+#include "common/http/http_listener.h"
 
 namespace httplib {
 class Server;
@@ -44,15 +44,14 @@ class JudgeHttpServer {
   JudgeHttpServer(const JudgeHttpServer&) = delete;
   JudgeHttpServer& operator=(const JudgeHttpServer&) = delete;
 
-  int port() const { return port_; }
+  int port() const { return listener_->port(); }
 
  private:
   JudgeHttpServer() = default;
 
   JudgeConfig config_;
-  std::unique_ptr<httplib::Server> server_;
-  std::thread thread_;
-  int port_ = 0;
+  std::unique_ptr<httplib::Server> server_;       // until the listener has it
+  std::unique_ptr<http::HttpListener> listener_;  // last: stops first
 };
 
 }  // namespace phaseloop::canary

@@ -1,9 +1,6 @@
 #include "common/metrics/metrics_http_server.h"
 
 #include <httplib.h>
-#include <sys/socket.h>
-
-#include <chrono>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -37,34 +34,14 @@ absl::StatusOr<std::unique_ptr<MetricsHttpServer>> MetricsHttpServer::Start(
   http.Put("/metrics", not_allowed);
   http.Delete("/metrics", not_allowed);
 
-  // SO_REUSEADDR (restart right after a previous run) but not httplib's
-  // default SO_REUSEPORT, which would let two servers share a port silently.
-  http.set_socket_options([](int sock) {
-    int yes = 1;
-    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-  });
-  if (port == 0) {
-    server->port_ = http.bind_to_any_port(host);
-  } else {
-    server->port_ = http.bind_to_port(host, port) ? port : -1;
-  }
-  if (server->port_ <= 0) {
-    return absl::UnavailableError(absl::StrCat(
-        "cannot listen for /metrics on ", host, ":", port,
-        " (address in use or not local); choose another --metrics-port"));
-  }
-  server->thread_ = std::thread([&http] { http.listen_after_bind(); });
-  // stop() is a no-op until the accept loop runs: wait for it, so the
-  // destructor always ends it.
-  while (!http.is_running()) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+  absl::StatusOr<std::unique_ptr<http::HttpListener>> listener =
+      http::HttpListener::Start(std::move(server->server_), host, port,
+                                "for /metrics ", "--metrics-port");
+  if (!listener.ok()) return listener.status();
+  server->listener_ = *std::move(listener);
   return server;
 }
 
-MetricsHttpServer::~MetricsHttpServer() {
-  if (server_) server_->stop();
-  if (thread_.joinable()) thread_.join();
-}
+MetricsHttpServer::~MetricsHttpServer() = default;
 
 }  // namespace phaseloop::metrics

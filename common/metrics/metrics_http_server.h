@@ -11,9 +11,9 @@
 
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "absl/status/statusor.h"
+#include "common/http/http_listener.h"
 #include "common/metrics/metrics_registry.h"
 
 namespace httplib {
@@ -34,14 +34,13 @@ class MetricsHttpServer {
   MetricsHttpServer& operator=(const MetricsHttpServer&) = delete;
 
   // The port it listens on.
-  int port() const { return port_; }
+  int port() const { return listener_->port(); }
 
  private:
   MetricsHttpServer() = default;
 
-  std::unique_ptr<httplib::Server> server_;
-  std::thread thread_;
-  int port_ = 0;
+  std::unique_ptr<httplib::Server> server_;  // until the listener has it
+  std::unique_ptr<http::HttpListener> listener_;
 };
 
 }  // namespace phaseloop::metrics
