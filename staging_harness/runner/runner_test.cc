@@ -142,7 +142,9 @@ TEST_F(RunnerTest, BuildsSharingTheObjectCacheRecompileOnlyWhatChanged) {
   EXPECT_EQ(cached->objects_reused, 1);  // extra.c
   EXPECT_EQ(cached->objects_compiled, 1);
   for (const v1::Decision& d : cached->decisions) {
-    if (d.source() == "extra.c") EXPECT_EQ(d.object_cache(), "hit");
+    if (d.source() == "extra.c") {
+      EXPECT_EQ(d.object_cache(), "hit");
+    }
     if (d.source() == "wordfreq.c") {
       EXPECT_EQ(d.object_cache(), "miss");
       EXPECT_EQ(d.pipeline(), "default<O1>");
