@@ -1,0 +1,326 @@
+// The rollout state machine against a scripted environment: a clock that
+// advances only when the controller sleeps, and reward windows drawn from a
+// latency model (baseline ~10 ms, canary = baseline x factor, with
+// deterministic jitter). The real environment (services, load, Kafka, the
+// reward engine) is exercised by tests/canary_run_test.
+#include "canary/controller/canary_controller.h"
+
+#include <cmath>
+#include <functional>
+
+#include "absl/strings/str_cat.h"
+#include "common/testing/test_util.h"
+#include "gtest/gtest.h"
+
+namespace phaseloop::canary {
+namespace {
+
+class ScriptedEnvironment : public RolloutEnvironment {
+ public:
+  int64_t now = 1'000'000'000;
+  double canary_factor = 1.0;  // canary latency / baseline latency
+  int64_t window_ms = 1000;
+  bool outputs_differ = false;
+  RolloutAllowance allowance;
+  bool rewards_unreachable = false;
+  bool evidence_only_three_windows = false;
+  // Requests a stop once this many steps have been collected.
+  int stop_after_collections = -1;
+
+  int collections = 0;
+  int starts = 0;
+  std::vector<std::vector<int>> stopped_pids;
+  std::vector<double> weights;
+  std::vector<std::string> actions;
+
+  int64_t NowMs() override { return now; }
+  void SleepUntilMs(int64_t ms) override { now = std::max(now, ms); }
+  bool StopRequested() override {
+    return stop_after_collections >= 0 && collections >= stop_after_collections;
+  }
+  absl::StatusOr<VariantBuilds> BuildAndCheck(const v1::CanaryRun&) override {
+    actions.push_back("build");
+    if (outputs_differ) {
+      return absl::FailedPreconditionError("deflate 4096 B: byte 17 differs");
+    }
+    return VariantBuilds{"build-stable", "build-candidate"};
+  }
+  absl::StatusOr<RolloutAllowance> Allowance(const v1::CanaryRun&) override {
+    return allowance;
+  }
+  absl::Status StartInstances(v1::CanaryRun* run) override {
+    ++starts;
+    for (const char* group : {"primary", "baseline", "canary"}) {
+      auto* instance = run->add_instances();
+      instance->set_group(group);
+      instance->set_pid(100 * starts + static_cast<int>(run->instances_size()));
+    }
+    actions.push_back("start");
+    return absl::OkStatus();
+  }
+  absl::Status StopInstances(const v1::CanaryRun& run) override {
+    std::vector<int> pids;
+    for (const auto& instance : run.instances()) pids.push_back(instance.pid());
+    stopped_pids.push_back(pids);
+    return absl::OkStatus();
+  }
+  absl::Status SetCanaryWeight(double weight) override {
+    weights.push_back(weight);
+    return absl::OkStatus();
+  }
+  absl::StatusOr<StepEvidence> CollectStep(const v1::CanaryRun&,
+                                           int64_t from_ms,
+                                           int64_t to_ms) override {
+    ++collections;
+    if (rewards_unreachable) {
+      return absl::UnavailableError("cannot reach the Kafka cluster");
+    }
+    StepEvidence evidence;
+    Samples& latency = evidence.metrics["p95_latency_ms"];
+    Samples& errors = evidence.metrics["error_rate"];
+    int k = 0;
+    for (int64_t start = from_ms; start + window_ms <= to_ms;
+         start += window_ms, ++k) {
+      if (evidence_only_three_windows && k >= 3) break;
+      const double jitter = 1 + 0.02 * std::sin(0.7 * k + start % 7);
+      latency.baseline.push_back(10 * jitter);
+      latency.canary.push_back(10 * canary_factor *
+                               (1 + 0.02 * std::cos(1.3 * k)));
+      errors.baseline.push_back(0);
+      errors.canary.push_back(0);
+      ++evidence.baseline_windows;
+      ++evidence.canary_windows;
+    }
+    evidence.baseline_newest_end_ms = to_ms;
+    evidence.canary_newest_end_ms = to_ms;
+    evidence.relative_reward = -std::log(canary_factor);
+    return evidence;
+  }
+  int64_t WindowSettleMs() override { return 3000; }
+  int64_t RewardWindowMs() override { return window_ms; }
+  absl::Status Promote(const v1::CanaryRun&) override {
+    actions.push_back("promote");
+    return absl::OkStatus();
+  }
+  absl::Status MarkFailed(const v1::CanaryRun&,
+                          const std::string& reason) override {
+    actions.push_back("mark_failed");
+    failed_reason = reason;
+    return absl::OkStatus();
+  }
+  absl::Status RecordOutcome(const v1::CanaryRun& run) override {
+    actions.push_back(absl::StrCat("record:", run.has_final_reward()));
+    return absl::OkStatus();
+  }
+  void Progress(const std::string&) override {}
+
+  std::string failed_reason;
+};
+
+RolloutConfig ThreeSteps() {
+  RolloutConfig config;
+  config.judge = DefaultRolloutJudge();
+  config.warmup_s = 2;
+  config.extension_s = 5;
+  config.max_extension_s = 10;
+  const double weights[] = {0.05, 0.25, 0.5};
+  for (int i = 0; i < 3; ++i) {
+    v1::CanaryStepPlan step;
+    step.set_index(i);
+    step.set_canary_weight(weights[i]);
+    step.set_duration_ms(20000);
+    step.set_warmup_ms(2000);
+    step.set_max_duration_ms(30000);
+    config.steps.push_back(step);
+  }
+  return config;
+}
+
+CanaryRequest Request(const std::string& id = "c1") {
+  return CanaryRequest{id, "demo", "cand", "stab"};
+}
+
+struct Fixture {
+  std::string dir = testing::MakeTempDir();
+  ScriptedEnvironment env;
+  absl::StatusOr<v1::CanaryRun> Run(const CanaryRequest& request = Request(),
+                                    RolloutConfig config = ThreeSteps()) {
+    CanaryController controller(CanaryStateStore(dir), std::move(config), &env);
+    return controller.Run(request);
+  }
+};
+
+int Count(const std::vector<std::string>& actions, const std::string& what) {
+  return static_cast<int>(std::count(actions.begin(), actions.end(), what));
+}
+
+TEST(CanaryControllerTest, AnEqualCanaryIsPromotedAfterEveryStep) {
+  Fixture f;
+  auto run = f.Run();
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->phase(), "promoted");
+  ASSERT_EQ(run->steps_size(), 3);
+  for (const auto& step : run->steps()) EXPECT_EQ(step.outcome(), "Pass");
+  EXPECT_EQ(Count(f.env.actions, "promote"), 1);
+  EXPECT_EQ(Count(f.env.actions, "mark_failed"), 0);
+  EXPECT_EQ(Count(f.env.actions, "record:1"), 1);
+  EXPECT_TRUE(run->has_final_reward());
+  EXPECT_GT(run->final_reward(), 0);
+  EXPECT_TRUE(run->instances().empty());
+  EXPECT_EQ(f.env.weights, (std::vector<double>{0.05, 0.25, 0.5, 0}));
+  // The saved state is the returned one.
+  auto saved = CanaryStateStore(f.dir).Load("c1");
+  ASSERT_TRUE(saved.ok());
+  EXPECT_EQ(saved->phase(), "promoted");
+  EXPECT_EQ(saved->steps_size(), 3);
+}
+
+TEST(CanaryControllerTest, ASlowCanaryIsRolledBackAtTheFirstStep) {
+  Fixture f;
+  f.env.canary_factor = 1.3;
+  auto run = f.Run();
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->phase(), "rolled_back");
+  ASSERT_EQ(run->steps_size(), 1);
+  EXPECT_EQ(run->steps(0).outcome(), "Fail");
+  EXPECT_EQ(Count(f.env.actions, "promote"), 0);
+  EXPECT_EQ(Count(f.env.actions, "mark_failed"), 1);
+  EXPECT_NE(f.env.failed_reason.find("step 1"), std::string::npos);
+  EXPECT_TRUE(run->has_final_reward());
+  EXPECT_LT(run->final_reward(), -0.1);  // -log(1.3) - penalty
+  EXPECT_EQ(f.env.weights.back(), 0);
+}
+
+TEST(CanaryControllerTest, DifferentOutputsNeverReachTraffic) {
+  Fixture f;
+  f.env.outputs_differ = true;
+  auto run = f.Run();
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->phase(), "rolled_back");
+  EXPECT_EQ(f.env.starts, 0);
+  EXPECT_EQ(Count(f.env.actions, "mark_failed"), 1);
+  EXPECT_FALSE(run->has_final_reward());
+  EXPECT_NE(run->final_reasons(0).find("byte 17"), std::string::npos);
+}
+
+TEST(CanaryControllerTest, NoBudgetMeansNoExploration) {
+  Fixture f;
+  f.env.allowance.allowed = false;
+  f.env.allowance.tier = "exhausted";
+  auto run = f.Run();
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->phase(), "refused");
+  EXPECT_EQ(f.env.starts, 0);
+  EXPECT_EQ(run->budget_tier(), "exhausted");
+  EXPECT_EQ(Count(f.env.actions, "mark_failed"), 0);
+}
+
+TEST(CanaryControllerTest, TheAllowanceCutsThePlan) {
+  Fixture f;
+  f.env.allowance.max_canary_weight = 0.1;
+  auto run = f.Run();
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->phase(), "promoted");
+  ASSERT_EQ(run->plan_size(), 2);
+  EXPECT_DOUBLE_EQ(run->plan(1).canary_weight(), 0.1);
+  EXPECT_EQ(run->steps_size(), 2);
+}
+
+TEST(CanaryControllerTest, UnreadableRewardsAbortWithoutPromotionOrBlame) {
+  Fixture f;
+  f.env.rewards_unreachable = true;
+  auto run = f.Run();
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->phase(), "aborted");
+  ASSERT_EQ(run->steps_size(), 1);
+  EXPECT_EQ(run->steps(0).outcome(), "Error");
+  EXPECT_EQ(Count(f.env.actions, "promote"), 0);
+  EXPECT_EQ(Count(f.env.actions, "mark_failed"), 0);
+  EXPECT_FALSE(run->has_final_reward());
+  EXPECT_TRUE(run->instances().empty());
+}
+
+TEST(CanaryControllerTest, InconclusiveStepsAreExtendedThenRolledBack) {
+  Fixture f;
+  f.env.evidence_only_three_windows = true;  // below min_samples 8
+  auto run = f.Run();
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->phase(), "rolled_back");
+  ASSERT_EQ(run->steps_size(), 1);
+  EXPECT_EQ(run->steps(0).outcome(), "Inconclusive");
+  EXPECT_EQ(run->steps(0).extensions(), 2);  // 20 s + 2 x 5 s = 30 s max
+  EXPECT_NE(f.env.failed_reason.find("not proven safe"), std::string::npos);
+}
+
+TEST(CanaryControllerTest, AStoppedRunResumesWithoutJudgingAStepTwice) {
+  Fixture f;
+  // Step 1 is collected and judged, then a stop arrives during step 2.
+  f.env.stop_after_collections = 2;
+  auto first = f.Run();
+  ASSERT_TRUE(absl::IsCancelled(first.status())) << first.status();
+  auto saved = CanaryStateStore(f.dir).Load("c1");
+  ASSERT_TRUE(saved.ok());
+  EXPECT_EQ(saved->phase(), "starting");
+  EXPECT_EQ(saved->steps_size(), 1);
+  EXPECT_TRUE(saved->instances().empty());
+
+  ScriptedEnvironment fresh;
+  fresh.now = f.env.now + 60000;
+  f.env = fresh;
+  auto second = f.Run();
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ(second->phase(), "promoted");
+  EXPECT_EQ(second->resumes(), 1);
+  ASSERT_EQ(second->steps_size(), 3);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(second->steps(i).index(), i);
+  // Resumed at step 2: weights 0.25 then 0.5, never 0.05 again.
+  EXPECT_EQ(f.env.weights, (std::vector<double>{0.25, 0.5, 0}));
+}
+
+TEST(CanaryControllerTest, AKilledControllersInstancesAreStoppedFirst) {
+  Fixture f;
+  // A state as a controller SIGKILLed mid-step leaves it.
+  v1::CanaryRun run;
+  run.set_canary_id("c1");
+  run.set_service("demo");
+  run.set_candidate_version("cand");
+  run.set_stable_version("stab");
+  run.set_phase("stepping");
+  run.set_current_step(1);
+  for (const auto& step : ThreeSteps().steps) *run.add_plan() = step;
+  auto* done = run.add_steps();
+  done->set_index(0);
+  done->set_outcome("Pass");
+  run.add_instances()->set_pid(4242);
+  ASSERT_TRUE(CanaryStateStore(f.dir).Save(run).ok());
+  auto resumed = f.Run();
+  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  ASSERT_FALSE(f.env.stopped_pids.empty());
+  EXPECT_EQ(f.env.stopped_pids[0], (std::vector<int>{4242}));
+  EXPECT_EQ(resumed->phase(), "promoted");
+  EXPECT_EQ(resumed->steps_size(), 3);
+  EXPECT_EQ(f.env.starts, 1);
+}
+
+TEST(CanaryControllerTest, AFinalRunIsReturnedAsItIs) {
+  Fixture f;
+  ASSERT_TRUE(f.Run().ok());
+  const auto actions = f.env.actions;
+  auto again = f.Run();
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->phase(), "promoted");
+  EXPECT_EQ(f.env.actions, actions);  // nothing done twice
+}
+
+TEST(CanaryControllerTest, AnIdOfAnotherRolloutIsRefused) {
+  Fixture f;
+  ASSERT_TRUE(f.Run().ok());
+  CanaryRequest other = Request();
+  other.candidate_version = "something-else";
+  auto run = f.Run(other);
+  ASSERT_TRUE(absl::IsInvalidArgument(run.status())) << run.status();
+  EXPECT_NE(run.status().message().find("--canary-id"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace phaseloop::canary

@@ -1,0 +1,71 @@
+#include "canary/controller/rollout_config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+
+#include "common/testing/test_util.h"
+#include "gtest/gtest.h"
+
+namespace phaseloop::canary {
+namespace {
+
+absl::StatusOr<RolloutConfig> Parse(const std::string& text,
+                                    const std::string& source = "svc.yaml") {
+  return ParseRolloutConfig(YAML::Load(text), source);
+}
+
+TEST(RolloutConfigTest, ParsesStepsAndDefaults) {
+  auto config = Parse(
+      "steps: [{weight: 0.05, duration_s: 20}, {weight: 0.25, duration_s: "
+      "30}]\nwarmup_s: 4\nmax_extension_s: 12\n");
+  ASSERT_TRUE(config.ok()) << config.status();
+  ASSERT_EQ(config->steps.size(), 2u);
+  EXPECT_EQ(config->steps[1].index(), 1);
+  EXPECT_DOUBLE_EQ(config->steps[1].canary_weight(), 0.25);
+  EXPECT_EQ(config->steps[1].duration_ms(), 30000);
+  EXPECT_EQ(config->steps[1].warmup_ms(), 4000);
+  EXPECT_EQ(config->steps[1].max_duration_ms(), 42000);
+  EXPECT_EQ(config->judge.min_samples, 8);
+  EXPECT_TRUE(config->judge.metrics.count("p95_latency_ms"));
+  EXPECT_TRUE(config->judge.metrics.at("p95_latency_ms").critical);
+}
+
+TEST(RolloutConfigTest, ErrorsNameTheFileAndField) {
+  const struct {
+    const char* yaml;
+    const char* field;
+  } cases[] = {
+      {"steps: []", "rollout.steps"},
+      {"steps: [{weight: 0.7, duration_s: 20}]", "rollout.steps[0].weight"},
+      {"steps: [{weight: 0.2, duration_s: 20}, {weight: 0.1, duration_s: 20}]",
+       "rollout.steps[1].weight"},
+      {"steps: [{weight: 0.1, duration_s: 3}]", "rollout.steps[0].duration_s"},
+      {"steps: [{weight: 0.1, duration_s: 20, extra: 1}]",
+       "rollout.steps[0].extra"},
+      {"steps: [{weight: 0.1, duration_s: 20}]\nwarmup: 3", "rollout.warmup"},
+      {"steps: [{weight: x, duration_s: 20}]", "rollout.steps[0].weight"},
+      {"steps: [{weight: 0.1, duration_s: 20}]\njudge: missing.yaml",
+       "rollout.judge"},
+  };
+  for (const auto& c : cases) {
+    auto config = Parse(c.yaml, "/etc/svc.yaml");
+    ASSERT_FALSE(config.ok()) << c.yaml;
+    const std::string message(config.status().message());
+    EXPECT_NE(message.find("/etc/svc.yaml"), std::string::npos) << message;
+    EXPECT_NE(message.find(c.field), std::string::npos) << message;
+  }
+}
+
+TEST(RolloutConfigTest, JudgePathIsRelativeToTheServiceFile) {
+  const std::string dir = testing::MakeTempDir();
+  std::ofstream(dir + "/judge.yaml") << "min_samples: 5\n";
+  auto config =
+      Parse("steps: [{weight: 0.1, duration_s: 20}]\njudge: judge.yaml\n",
+            dir + "/svc.yaml");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->judge.min_samples, 5);
+}
+
+}  // namespace
+}  // namespace phaseloop::canary

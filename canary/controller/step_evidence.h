@@ -1,0 +1,59 @@
+#ifndef PHASELOOP_CANARY_CONTROLLER_STEP_EVIDENCE_H_
+#define PHASELOOP_CANARY_CONTROLLER_STEP_EVIDENCE_H_
+
+// What a canary step is judged on: the reward engine's per-window Reward
+// records (topic phaseloop.rewards) of the baseline and the canary
+// deployment whose windows lie inside the step's judged range, turned into
+// the judge's samples — one per window and side:
+//   p95_latency_ms  the window's p95 latency, milliseconds;
+//   error_rate      failed / all requests of the window.
+// A window without requests gives no sample. A pure function, so a step
+// replayed from the same records gives the same evidence.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "canary/judge/judge.h"
+#include "phaseloop/v1/reward.pb.h"
+
+namespace phaseloop::canary {
+
+struct StepEvidence {
+  std::map<std::string, Samples> metrics;
+  int baseline_windows = 0;
+  int canary_windows = 0;
+  // The newest window end seen on each side (0 when none): the reward
+  // engine has closed every window up to it.
+  int64_t baseline_newest_end_ms = 0;
+  int64_t canary_newest_end_ms = 0;
+  // log(median baseline p95 / median canary p95) over the windows; 0 when a
+  // side has none. > 0: the canary is faster.
+  double relative_reward = 0;
+};
+
+struct StepWindowFilter {
+  std::string service;
+  std::string baseline_deployment_id;
+  std::string canary_deployment_id;
+  int64_t from_ms = 0;  // window_start_ms >= from_ms
+  int64_t to_ms = 0;    // window_end_ms <= to_ms
+};
+
+// Records of other services, deployments or times are ignored; of several
+// records with one reward_id (a replay), the last counts.
+StepEvidence EvidenceFromRewards(const std::vector<v1::Reward>& rewards,
+                                 const StepWindowFilter& filter);
+
+// Every Reward on `topic` for `service` (read to its end without joining a
+// group). Errors: Unavailable when the cluster cannot be reached,
+// DeadlineExceeded when the topic could not be read within `timeout_ms`.
+absl::StatusOr<std::vector<v1::Reward>> ReadServiceRewards(
+    const std::string& bootstrap, const std::string& topic,
+    const std::string& service, int64_t timeout_ms);
+
+}  // namespace phaseloop::canary
+
+#endif  // PHASELOOP_CANARY_CONTROLLER_STEP_EVIDENCE_H_
