@@ -150,6 +150,9 @@ absl::Status CanaryController::Build(v1::CanaryRun& run) {
     return Enter(run, "aborting");
   }
   run.set_budget_tier(allowance->tier);
+  if (allowance->budget_remaining) {
+    run.set_budget_remaining_at_start(*allowance->budget_remaining);
+  }
   run.clear_budget_reasons();
   for (const auto& reason : allowance->reasons) run.add_budget_reasons(reason);
   if (!allowance->allowed) {
@@ -218,6 +221,11 @@ v1::CanaryStepResult CanaryController::JudgeStep(const v1::CanaryRun& run,
   result.set_baseline_windows(evidence.baseline_windows);
   result.set_canary_windows(evidence.canary_windows);
   result.set_relative_reward(evidence.relative_reward);
+  if (auto it = evidence.metrics.find("p95_latency_ms");
+      it != evidence.metrics.end()) {
+    for (double v : it->second.baseline) result.add_baseline_p95_ms(v);
+    for (double v : it->second.canary) result.add_canary_p95_ms(v);
+  }
   result.set_decided_ms(env_->NowMs());
   result.set_extensions(extensions);
   return result;
@@ -327,6 +335,10 @@ double CanaryController::FinalReward(const v1::CanaryRun& run,
 
 absl::Status CanaryController::Finish(v1::CanaryRun& run) {
   const std::string phase = run.phase();
+  if (auto allowance = env_->Allowance(run);
+      allowance.ok() && allowance->budget_remaining) {
+    run.set_budget_remaining_at_end(*allowance->budget_remaining);
+  }
   if (phase == "promoting") {
     if (auto s = env_->Promote(run); !s.ok()) {
       run.add_final_reasons(absl::StrCat("promotion failed: ", s.message()));

@@ -28,6 +28,7 @@
 // machine itself is deterministic given the environment's answers.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,9 @@ struct RolloutAllowance {
   double max_canary_weight = 0.5;
   std::string tier;
   std::vector<std::string> reasons;
+  // The error budget remaining the allowance was computed from (worst
+  // group); unset without budget data.
+  std::optional<double> budget_remaining;
 };
 
 class RolloutEnvironment {

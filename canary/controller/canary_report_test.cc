@@ -1,0 +1,85 @@
+#include "canary/controller/canary_report.h"
+
+#include "common/testing/test_util.h"
+#include "gtest/gtest.h"
+
+namespace phaseloop::canary {
+namespace {
+
+v1::CanaryRun RolledBack() {
+  v1::CanaryRun run;
+  run.set_canary_id("demo-1");
+  run.set_service("demo");
+  run.set_candidate_version("cand<1>");
+  run.set_stable_version("stab");
+  run.set_phase("rolled_back");
+  run.set_created_ms(1764000000000);
+  for (double w : {0.05, 0.25}) {
+    auto* plan = run.add_plan();
+    plan->set_index(run.plan_size() - 1);
+    plan->set_canary_weight(w);
+  }
+  auto* step = run.add_steps();
+  step->set_index(0);
+  step->set_canary_weight(0.05);
+  step->set_outcome("Fail");
+  step->set_baseline_windows(3);
+  step->set_canary_windows(3);
+  for (double v : {1.0, 1.1, 0.9}) step->add_baseline_p95_ms(v);
+  for (double v : {1.5, 1.6, 1.4}) step->add_canary_p95_ms(v);
+  auto* metric = step->add_metrics();
+  metric->set_name("p95_latency_ms");
+  metric->set_outcome("Fail");
+  metric->set_reason("50th percentile 1.5x baseline");
+  run.add_final_reasons("step 1: p95_latency_ms failed");
+  run.set_has_final_reward(true);
+  run.set_final_reward(-0.5);
+  run.set_budget_remaining_at_start(0.8);
+  return run;
+}
+
+TEST(CanaryReportTest, HtmlDrawsEverySideOfEveryJudgedStep) {
+  const std::string html = CanaryReportHtml(RolledBack());
+  // One polyline per side, one point per window.
+  EXPECT_NE(html.find("<polyline class=\"baseline\""), std::string::npos);
+  EXPECT_NE(html.find("<polyline class=\"canary\""), std::string::npos);
+  size_t points = 0;
+  for (size_t at = 0;
+       (at = html.find("<circle class=\"canary\"", at)) != std::string::npos;
+       ++at) {
+    ++points;
+  }
+  EXPECT_EQ(points, 3u);
+  // A bar per planned step; the unrun one says so.
+  EXPECT_NE(html.find("not run"), std::string::npos);
+  EXPECT_NE(html.find("step 1: p95_latency_ms failed"), std::string::npos);
+  EXPECT_NE(html.find("80.0 %"), std::string::npos);
+  EXPECT_NE(html.find("-0.5000"), std::string::npos);
+  // Names are escaped, and nothing is fetched from elsewhere.
+  EXPECT_NE(html.find("cand&lt;1&gt;"), std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("http"), std::string::npos);
+}
+
+TEST(CanaryReportTest, TableListsRunsWithTheirOutcome) {
+  const std::string table = CanaryRunsTable({RolledBack()});
+  EXPECT_NE(table.find("demo-1"), std::string::npos);
+  EXPECT_NE(table.find("rolled_back"), std::string::npos);
+  EXPECT_NE(table.find("1/2"), std::string::npos);
+  EXPECT_NE(table.find("-0.5000"), std::string::npos);
+  EXPECT_NE(CanaryRunsTable({}).find("no canary runs"), std::string::npos);
+}
+
+TEST(CanaryReportTest, WritesHtmlAndJsonBesideTheState) {
+  CanaryStateStore store(testing::MakeTempDir());
+  auto path = WriteCanaryReport(store, RolledBack());
+  ASSERT_TRUE(path.ok()) << path.status();
+  EXPECT_NE(testing::ReadFileOrEmpty(*path).find("<svg"), std::string::npos);
+  auto parsed = CanaryRunFromJson(
+      testing::ReadFileOrEmpty(store.RunDir("demo-1") + "/report.json"), "x");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->steps(0).canary_p95_ms_size(), 3);
+}
+
+}  // namespace
+}  // namespace phaseloop::canary
