@@ -1,0 +1,55 @@
+#ifndef PHASELOOP_COMMON_PROCESS_BACKGROUND_PROCESS_H_
+#define PHASELOOP_COMMON_PROCESS_BACKGROUND_PROCESS_H_
+
+// Long-running child processes a controller starts and must be able to stop
+// again, even after it was itself killed and restarted: a service instance,
+// a reward engine, a policy store. Each child
+//   - runs argv (looked up on PATH) with stdout and stderr appended to a log
+//     file and stdin from /dev/null, in its own process group;
+//   - gets SIGTERM when the thread that started it dies (PR_SET_PDEATHSIG),
+//     so a SIGKILLed controller leaves nothing serving for long;
+//   - is identified by (pid, start time in clock ticks since boot, from
+//     /proc/<pid>/stat), so a pid the kernel recycled is never mistaken for
+//     it and never signalled.
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace phaseloop::process {
+
+struct BackgroundSpec {
+  std::vector<std::string> argv;
+  std::vector<std::string> env;  // extra NAME=VALUE entries
+  std::string log_path;          // appended to; required
+};
+
+struct BackgroundProcess {
+  pid_t pid = 0;
+  int64_t start_ticks = 0;
+};
+
+// Starts the process; FailedPrecondition when argv[0] is not found or the
+// log cannot be opened (naming it).
+absl::StatusOr<BackgroundProcess> StartBackground(const BackgroundSpec& spec);
+
+// /proc/<pid>/stat's start time, or NotFound when no such process exists.
+absl::StatusOr<int64_t> ProcessStartTicks(pid_t pid);
+
+// True while the process exists with the same start time (a zombie of ours
+// counts as gone: it is reaped here).
+bool IsRunning(const BackgroundProcess& process);
+
+// SIGTERM to its process group, then SIGKILL after `grace_ms` if it is still
+// there; reaps it when it is our child. OK when it is already gone (or the
+// pid now belongs to another process, which is left alone).
+absl::Status StopBackground(const BackgroundProcess& process,
+                            int64_t grace_ms = 5000);
+
+}  // namespace phaseloop::process
+
+#endif  // PHASELOOP_COMMON_PROCESS_BACKGROUND_PROCESS_H_
