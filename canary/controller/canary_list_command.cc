@@ -1,0 +1,118 @@
+#include "canary/controller/canary_list_command.h"
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "canary/controller/canary_report.h"
+#include "canary/controller/canary_state_store.h"
+#include "common/command/exit_code.h"
+#include "common/command/subcommand.h"
+#include "common/files/atomic_file.h"
+#include "common/kafka/state_dir.h"
+
+namespace phaseloop::canary {
+namespace {
+
+constexpr char kNoStateDir[] =
+    "no state directory: pass --state-dir DIR or set PHASELOOP_STATE_DIR "
+    "(canary runs keep their state under DIR/canaries/)";
+
+}  // namespace
+
+std::string CanaryStateDir(const std::string& flag) {
+  return flag.empty() ? kafka::DefaultStateDir() : flag;
+}
+
+int RunCanaryList(const CanaryListFlags& flags, std::ostream& out,
+                  std::ostream& err) {
+  const std::string dir = CanaryStateDir(flags.state_dir);
+  if (dir.empty()) {
+    err << "error: " << kNoStateDir << "\n";
+    return command::kExitBadInput;
+  }
+  auto runs = CanaryStateStore(dir).List();
+  if (!runs.ok()) {
+    err << "error: " << runs.status().message() << "\n";
+    return command::ExitCodeOf(runs.status());
+  }
+  if (flags.json) {
+    std::vector<std::string> items;
+    for (const auto& run : *runs) items.push_back(CanaryRunToJson(run));
+    out << "[" << absl::StrJoin(items, ",\n") << "]\n";
+  } else {
+    out << CanaryRunsTable(*runs);
+  }
+  return command::kExitOk;
+}
+
+int RunCanaryReport(const CanaryReportFlags& flags, std::ostream& out,
+                    std::ostream& err) {
+  const std::string dir = CanaryStateDir(flags.state_dir);
+  if (dir.empty()) {
+    err << "error: " << kNoStateDir << "\n";
+    return command::kExitBadInput;
+  }
+  CanaryStateStore store(dir);
+  auto run = store.Load(flags.canary_id);
+  if (!run.ok()) {
+    err << "error: " << run.status().message()
+        << (absl::IsNotFound(run.status())
+                ? "; `phaseloop canary list` shows the runs there"
+                : "")
+        << "\n";
+    return absl::IsNotFound(run.status()) ? command::kExitBadInput
+                                          : command::ExitCodeOf(run.status());
+  }
+  if (!flags.out.empty()) {
+    if (auto s = files::WriteFileAtomically(flags.out, CanaryReportHtml(*run));
+        !s.ok()) {
+      err << "error: cannot write --out " << flags.out << ": " << s.message()
+          << "\n";
+      return command::kExitBadInput;
+    }
+    out << flags.out << "\n";
+    return command::kExitOk;
+  }
+  auto path = WriteCanaryReport(store, *run);
+  if (!path.ok()) {
+    err << "error: " << path.status().message() << "\n";
+    return command::ExitCodeOf(path.status());
+  }
+  out << *path << "\n";
+  return command::kExitOk;
+}
+
+void AddCanaryListCommands(CLI::App& canary, int& exit_code) {
+  auto list = command::AddSubcommand<CanaryListFlags>(
+      canary, "list",
+      "List canary runs (newest first): service, candidate, phase, steps "
+      "judged, final reward",
+      exit_code, [](const CanaryListFlags& flags) {
+        return RunCanaryList(flags, std::cout, std::cerr);
+      });
+  list.app->add_option("--state-dir", list.flags->state_dir,
+                       "state directory (default $PHASELOOP_STATE_DIR, else "
+                       "$XDG_STATE_HOME/phaseloop, else "
+                       "~/.local/state/phaseloop)");
+  list.app->add_flag("--json", list.flags->json,
+                     "print every run's full state as JSON");
+  auto report = command::AddSubcommand<CanaryReportFlags>(
+      canary, "report",
+      "Write a canary run's report (self-contained HTML, and JSON beside the "
+      "state) and print its path",
+      exit_code, [](const CanaryReportFlags& flags) {
+        return RunCanaryReport(flags, std::cout, std::cerr);
+      });
+  report.app
+      ->add_option("--canary-id", report.flags->canary_id,
+                   "the run (`phaseloop canary list` shows them)")
+      ->required();
+  report.app->add_option("--state-dir", report.flags->state_dir,
+                         "state directory (as for canary list)");
+  report.app->add_option("--out", report.flags->out,
+                         "write the HTML here instead of beside the state");
+}
+
+}  // namespace phaseloop::canary
