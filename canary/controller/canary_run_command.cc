@@ -1,0 +1,374 @@
+#include "canary/controller/canary_run_command.h"
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "canary/controller/canary_list_command.h"
+#include "canary/controller/canary_report.h"
+#include "canary/controller/live_environment.h"
+#include "common/command/exit_code.h"
+#include "common/command/stop_signals.h"
+#include "common/command/subcommand.h"
+#include "common/files/atomic_file.h"
+#include "common/process/background_process.h"
+#include "staging_harness/corpus/debian_sources.h"
+
+namespace phaseloop::canary {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kName[] = "phaseloop canary run: ";
+
+std::string SelfPath() {
+  std::error_code error;
+  const fs::path self = fs::read_symlink("/proc/self/exe", error);
+  return error ? std::string() : self.string();
+}
+
+// phaseloop-cc: --cc, else beside this binary, else as Bazel lays out
+// bazel-bin, else on PATH.
+std::string FindWrapper(const std::string& flag, const std::string& self) {
+  if (!flag.empty()) return flag;
+  const fs::path dir = fs::path(self).parent_path();
+  for (const fs::path candidate :
+       {dir / "phaseloop-cc",
+        dir.parent_path() / "compiler_driver/cc_wrapper/phaseloop-cc"}) {
+    if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
+  }
+  return "phaseloop-cc";
+}
+
+// A background helper (Kafka, the policy store) that prints its address to
+// a file; waits for it.
+absl::StatusOr<std::string> StartHelper(std::vector<std::string> argv,
+                                        const std::string& address_file,
+                                        const std::string& log,
+                                        process::BackgroundProcess* started) {
+  std::remove(address_file.c_str());
+  auto process = process::StartBackground({std::move(argv), {}, log});
+  if (!process.ok()) return process.status();
+  *started = *process;
+  for (int i = 0; i < 600; ++i) {
+    std::string address;
+    if (files::ReadWholeFile(address_file, &address).ok() &&
+        !address.empty()) {
+      while (!address.empty() && isspace(address.back())) address.pop_back();
+      return address;
+    }
+    if (!process::IsRunning(*process)) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return absl::InternalError(absl::StrCat(
+      "the helper process wrote no address to ", address_file, "; see ", log));
+}
+
+int ExitFor(const v1::CanaryRun& run) {
+  if (run.phase() == "promoted") return command::kExitOk;
+  if (run.phase() == "rolled_back") return kExitRolledBack;
+  if (run.phase() == "refused") return kExitRefused;
+  return kExitAborted;
+}
+
+void PrintSummary(const v1::CanaryRun& run, const std::string& report,
+                  std::ostream& out) {
+  out << absl::StrFormat("canary %s: %s (%s against %s)\n", run.canary_id(),
+                         run.phase(), run.candidate_version(),
+                         run.stable_version().empty() ? "plain -O3"
+                                                      : run.stable_version());
+  out << absl::StrFormat("%-5s %-8s %-13s %6s %9s %12s %12s %10s\n", "step",
+                         "canary", "outcome", "score", "windows",
+                         "p95 base ms", "p95 cand ms", "rel.reward");
+  for (const auto& step : run.steps()) {
+    double base = 0, cand = 0;
+    for (const auto& metric : step.metrics()) {
+      if (metric.name() == "p95_latency_ms") {
+        base = metric.baseline_median();
+        cand = metric.canary_median();
+      }
+    }
+    out << absl::StrFormat("%-5d %6.1f %%  %-13s %6.0f %4d/%-4d %12.3f %12.3f "
+                           "%+10.4f\n",
+                           step.index() + 1, 100 * step.canary_weight(),
+                           step.outcome(), step.score(),
+                           step.baseline_windows(), step.canary_windows(),
+                           base, cand, step.relative_reward());
+  }
+  for (const auto& reason : run.final_reasons()) {
+    out << "  " << reason << "\n";
+  }
+  if (run.has_final_reward()) {
+    out << absl::StrFormat("final reward %+.4f (replay buffer, source "
+                           "canary)\n",
+                           run.final_reward());
+  }
+  if (!report.empty()) out << "report: " << report << "\n";
+}
+
+}  // namespace
+
+int RunCanaryRun(const CanaryRunFlags& flags, std::ostream& out,
+                 std::ostream& err) {
+  const std::atomic<bool>* stop = command::StopFlagOnSignals();
+  auto service = LoadServiceConfig(flags.service);
+  if (!service.ok()) {
+    err << kName << service.status().message() << "\n";
+    return command::kExitBadInput;
+  }
+  const std::string state_dir = CanaryStateDir(flags.state_dir);
+  if (state_dir.empty()) {
+    err << kName
+        << "no state directory: pass --state-dir DIR or set "
+           "PHASELOOP_STATE_DIR\n";
+    return command::kExitBadInput;
+  }
+  if (auto s = files::MakeDirectories(state_dir + "/canaries"); !s.ok()) {
+    err << kName << "cannot create the state directory " << state_dir << ": "
+        << s.message() << "\n";
+    return command::kExitBadInput;
+  }
+  const std::string self = SelfPath();
+  // Helpers this command starts live as long as it does.
+  std::vector<process::BackgroundProcess> helpers;
+  struct StopHelpers {
+    std::vector<process::BackgroundProcess>* helpers;
+    ~StopHelpers() {
+      for (auto it = helpers->rbegin(); it != helpers->rend(); ++it) {
+        (void)process::StopBackground(*it);
+      }
+    }
+  } stop_helpers{&helpers};
+  const std::string helper_dir =
+      absl::StrCat(state_dir, "/canaries/.helpers-", getpid());
+  (void)files::MakeDirectories(helper_dir);
+
+  std::string kafka = flags.kafka;
+  if (kafka.empty()) {
+    if (const char* env = std::getenv(command::kKafkaEnv)) kafka = env;
+  }
+  if (kafka.empty()) {
+    process::BackgroundProcess cluster;
+    auto address = StartHelper({self, "kafka", "serve", "--bootstrap-file",
+                                helper_dir + "/kafka.address"},
+                               helper_dir + "/kafka.address",
+                               helper_dir + "/kafka.log", &cluster);
+    if (!address.ok()) {
+      err << kName << "cannot start the embedded Kafka cluster: "
+          << address.status().message() << "\n";
+      return command::kExitInternal;
+    }
+    helpers.push_back(cluster);
+    kafka = *address;
+    err << kName << "embedded Kafka cluster at " << kafka << "\n";
+  }
+
+  std::string store_address = flags.policy_store;
+  if (store_address.empty() && flags.policy_dir.empty()) {
+    if (const char* env = std::getenv(policy_store::kPolicyStoreEnv)) {
+      store_address = env;
+    }
+  }
+  if (store_address.empty()) {
+    const std::string dir = flags.policy_dir.empty()
+                                ? state_dir + "/policies"
+                                : flags.policy_dir;
+    process::BackgroundProcess server;
+    auto address = StartHelper(
+        {self, "policy", "serve", "--dir", dir, "--listen", "127.0.0.1:0",
+         "--address-file", helper_dir + "/policy.address"},
+        helper_dir + "/policy.address", helper_dir + "/policy.log", &server);
+    if (!address.ok()) {
+      err << kName << "cannot serve the policy store " << dir << ": "
+          << address.status().message() << "\n";
+      return command::kExitInternal;
+    }
+    helpers.push_back(server);
+    store_address = *address;
+  }
+  auto store = policy_store::ConnectPolicyStore(store_address);
+  if (!store.ok()) {
+    err << kName << store.status().message() << "\n";
+    return command::kExitBadInput;
+  }
+
+  // The candidate: a file is pushed (to the candidate channel), anything
+  // else is a version in the store.
+  std::string candidate_version;
+  std::error_code error;
+  if (fs::is_regular_file(flags.candidate, error)) {
+    std::string bytes;
+    if (auto s = files::ReadWholeFile(flags.candidate, &bytes); !s.ok()) {
+      err << kName << "cannot read --candidate " << flags.candidate << "\n";
+      return command::kExitBadInput;
+    }
+    auto pushed = (*store)->Push(bytes, policy_store::kCandidateChannel,
+                                 "canary run --candidate");
+    if (!pushed.ok()) {
+      err << kName << "--candidate " << flags.candidate << ": "
+          << pushed.status().message() << "\n";
+      return command::ExitCodeOf(pushed.status());
+    }
+    candidate_version = pushed->policy_version;
+  } else {
+    auto fetched = (*store)->GetVersion(flags.candidate);
+    if (!fetched.ok()) {
+      err << kName << "--candidate " << flags.candidate
+          << " is neither a policy file nor a version in the store at "
+          << store_address << ": " << fetched.status().message() << "\n";
+      return command::kExitBadInput;
+    }
+    candidate_version = fetched->policy_version;
+  }
+  std::string stable_version = flags.stable;
+  if (stable_version.empty()) {
+    auto stable = (*store)->GetChannel(policy_store::kStableChannel);
+    if (stable.ok()) stable_version = stable->policy_version;
+  } else {
+    auto stable = (*store)->GetVersion(stable_version);
+    if (!stable.ok()) {
+      err << kName << "--stable " << flags.stable << ": "
+          << stable.status().message() << "\n";
+      return command::kExitBadInput;
+    }
+    stable_version = stable->policy_version;
+  }
+  if (stable_version == candidate_version) {
+    err << kName << "the candidate " << candidate_version
+        << " is stable already: nothing to roll out\n";
+    return command::kExitBadInput;
+  }
+  const std::string canary_id =
+      flags.canary_id.empty()
+          ? absl::StrCat(service->service, "-",
+                         candidate_version.substr(0, 12))
+          : flags.canary_id;
+  if (auto s = CheckCanaryId(canary_id); !s.ok()) {
+    err << kName << "--canary-id: " << s.message() << "\n";
+    return command::kExitBadInput;
+  }
+
+  LiveEnvironmentOptions options;
+  options.phaseloop_binary = self;
+  options.phaseloop_cc = FindWrapper(flags.cc, self);
+  options.bazel_shims_dir = flags.bazel_shims;
+  if (options.bazel_shims_dir.empty()) {
+    // A checkout's third_party/bazel_shims, two levels above the workspace.
+    options.bazel_shims_dir =
+        (fs::path(service->handler_workspace).parent_path().parent_path() /
+         "../third_party/bazel_shims")
+            .lexically_normal()
+            .string();
+  }
+  if (absl::StartsWith(service->handler_zlib, "debian:")) {
+    const std::string package = service->handler_zlib.substr(7);
+    corpus::DebianFetcher fetcher(corpus::DefaultDebianCache());
+    auto source = fetcher.Fetch(package, err);
+    if (!source.ok()) {
+      err << kName << flags.service << ": handler.zlib: "
+          << source.status().message() << "\n";
+      return command::kExitBadInput;
+    }
+    options.zlib_source_dir = source->tree;
+  } else {
+    options.zlib_source_dir = service->handler_zlib;
+  }
+  options.kafka = kafka;
+  options.buffer_path =
+      flags.buffer.empty() ? state_dir + "/buffer.db" : flags.buffer;
+  options.build_dir =
+      absl::StrCat(state_dir, "/canary-builds/", service->service);
+  CanaryStateStore state(state_dir);
+  options.run_dir = state.RunDir(canary_id);
+  options.state_dir = state_dir;
+  options.staging_lower_bound = flags.staging_lower_bound;
+  options.progress = &err;
+  const RolloutConfig rollout = service->rollout;
+  const std::string service_name = service->service;
+  options.service = *std::move(service);
+  LiveEnvironment environment(std::move(options), *std::move(store), stop);
+  CanaryController controller(state, rollout, &environment);
+  auto run = controller.Run(
+      {canary_id, service_name, candidate_version, stable_version});
+  if (!run.ok()) {
+    if (absl::IsCancelled(run.status())) {
+      err << kName << run.status().message() << "\n";
+      return kExitResumable;
+    }
+    err << kName << run.status().message() << "\n";
+    return command::ExitCodeOf(run.status());
+  }
+  auto report = WriteCanaryReport(state, *run);
+  if (!report.ok()) {
+    err << kName << "warning: no report: " << report.status().message()
+        << "\n";
+  }
+  if (flags.json) {
+    out << CanaryRunToJson(*run) << "\n";
+  } else {
+    PrintSummary(*run, report.ok() ? *report : std::string(), out);
+  }
+  return ExitFor(*run);
+}
+
+void AddCanaryRunCommand(CLI::App& canary, int& exit_code) {
+  auto run = command::AddSubcommand<CanaryRunFlags>(
+      canary, "run",
+      "Roll a candidate policy out to a service: build and check stable and "
+      "candidate, start primary/baseline/canary instances with traffic, "
+      "judge each step from the reward engine's windows, roll back or "
+      "promote. Resumes when run again after a stop. Exit 0 promoted, 3 "
+      "rolled back, 4 refused by the error budget, 5 aborted, 75 stopped "
+      "(resumable)",
+      exit_code, [](const CanaryRunFlags& flags) {
+        return RunCanaryRun(flags, std::cout, std::cerr);
+      });
+  CLI::App& app = *run.app;
+  CanaryRunFlags& flags = *run.flags;
+  app.add_option("--service", flags.service,
+                 "service file (configs/services/demo.yaml)")
+      ->required();
+  app.add_option("--candidate", flags.candidate,
+                 "the policy to roll out: a .plpolicy file (pushed to the "
+                 "store's candidate channel) or a version in the store")
+      ->required();
+  app.add_option("--canary-id", flags.canary_id,
+                 "name of this rollout (default SERVICE-VERSION12); the same "
+                 "id resumes it");
+  app.add_option("--stable", flags.stable,
+                 "version to compare against (default: the store's stable "
+                 "channel; plain -O3 when it has none)");
+  app.add_option("--policy-store", flags.policy_store,
+                 "policy store address HOST:PORT (default "
+                 "$PHASELOOP_POLICY_STORE, else a store served from "
+                 "--policy-dir)");
+  app.add_option("--policy-dir", flags.policy_dir,
+                 "policy store directory served for this run (default "
+                 "STATE/policies)");
+  command::AddKafkaOption(app, flags.kafka);
+  app.add_option("--buffer", flags.buffer,
+                 "replay buffer for rewards and decisions (default "
+                 "STATE/buffer.db)");
+  app.add_option("--state-dir", flags.state_dir,
+                 "state directory (default $PHASELOOP_STATE_DIR, else "
+                 "$XDG_STATE_HOME/phaseloop, else ~/.local/state/phaseloop)");
+  app.add_option("--cc", flags.cc,
+                 "phaseloop-cc (default: beside this binary, else on PATH)");
+  app.add_option("--bazel-shims", flags.bazel_shims,
+                 "offline Bazel shims (default: the checkout's "
+                 "third_party/bazel_shims)");
+  app.add_option("--staging-lower-bound", flags.staging_lower_bound,
+                 "lower end of the candidate's staging speedup interval vs "
+                 "stable (the error budget policy may ask for one)");
+  app.add_flag("--json", flags.json, "print the run's state as JSON");
+}
+
+}  // namespace phaseloop::canary

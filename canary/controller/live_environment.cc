@@ -1,0 +1,298 @@
+#include "canary/controller/live_environment.h"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "canary/budget_policy/exploration_allowance.h"
+#include "canary/controller/canary_state_store.h"
+#include "canary/service/handler_build.h"
+#include "canary/service/handler_check.h"
+#include "common/files/atomic_file.h"
+#include "common/kafka/topics.h"
+#include "compiler_driver/cc_wrapper/spool_reader.h"
+#include "replay_buffer/replay_store.h"
+#include "reward_engine/slo/budget_reader.h"
+
+namespace phaseloop::canary {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int64_t kKafkaReadTimeoutMs = 10000;
+
+}  // namespace
+
+LiveEnvironment::LiveEnvironment(
+    LiveEnvironmentOptions options,
+    std::unique_ptr<policy_store::PolicyStore> store,
+    const std::atomic<bool>* stop_flag)
+    : options_(std::move(options)),
+      store_(std::move(store)),
+      stop_flag_(stop_flag) {}
+
+LiveEnvironment::~LiveEnvironment() {
+  if (load_ != nullptr) load_->Stop();
+}
+
+int64_t LiveEnvironment::NowMs() { return absl::ToUnixMillis(absl::Now()); }
+
+void LiveEnvironment::SleepUntilMs(int64_t ms) {
+  while (!StopRequested()) {
+    const int64_t left = ms - NowMs();
+    if (left <= 0) return;
+    std::this_thread::sleep_for(
+        std::chrono::milliseconds(std::min<int64_t>(left, 100)));
+  }
+}
+
+bool LiveEnvironment::StopRequested() {
+  return stop_flag_ != nullptr && stop_flag_->load();
+}
+
+void LiveEnvironment::Progress(const std::string& line) {
+  if (options_.progress == nullptr) return;
+  *options_.progress << absl::FormatTime("%H:%M:%S ", absl::Now(),
+                                         absl::LocalTimeZone())
+                     << line << std::endl;
+}
+
+std::string LiveEnvironment::StableHandlerPath() const {
+  return options_.run_dir + "/stable.so";
+}
+
+std::string LiveEnvironment::CandidateHandlerPath() const {
+  return options_.run_dir + "/candidate.so";
+}
+
+absl::StatusOr<std::string> LiveEnvironment::FetchArtifact(
+    const std::string& version, const std::string& name) {
+  auto fetched = store_->GetVersion(version);
+  if (!fetched.ok()) {
+    return absl::Status(fetched.status().code(),
+                        absl::StrCat("policy store: ", version, ": ",
+                                     fetched.status().message()));
+  }
+  const std::string path = absl::StrCat(options_.run_dir, "/", name,
+                                        ".plpolicy");
+  if (auto s = files::WriteFileAtomically(path, fetched->artifact_file);
+      !s.ok()) {
+    return s;
+  }
+  return path;
+}
+
+absl::Status LiveEnvironment::IngestDecisions(const std::string& build_id) {
+  auto spool = cc_wrapper::ReadSpool(options_.build_dir + "/spool",
+                                     /*with_shipped=*/true);
+  if (!spool.ok()) return spool.status();
+  replay_buffer::WriteBatch batch;
+  for (const auto& file : spool->files) {
+    for (const auto& decision : file.batch.decisions()) {
+      if (decision.build_id() == build_id) batch.decisions.push_back(decision);
+    }
+  }
+  if (batch.decisions.empty()) return absl::OkStatus();
+  auto buffer = replay_buffer::OpenReplayStore(options_.buffer_path);
+  if (!buffer.ok()) return buffer.status();
+  return (*buffer)->Write(batch);
+}
+
+absl::StatusOr<VariantBuilds> LiveEnvironment::BuildAndCheck(
+    const v1::CanaryRun& run) {
+  if (auto s = files::MakeDirectories(options_.run_dir); !s.ok()) return s;
+  HandlerBuildOptions base;
+  base.workspace_template = options_.service.handler_workspace;
+  base.zlib_source_dir = options_.zlib_source_dir;
+  base.opt_level = options_.service.handler_opt_level;
+  base.work_dir = options_.build_dir;
+  base.phaseloop_cc = options_.phaseloop_cc;
+  base.phaseloop_cli = options_.phaseloop_binary;
+  base.bazel_shims_dir = options_.bazel_shims_dir;
+
+  // Stable: the store's version, or plain -O3 when the store has none.
+  HandlerBuildOptions stable = base;
+  stable.name = "stable";
+  if (run.stable_version().empty()) {
+    stable.policy_file = options_.run_dir + "/baseline.policy";
+    if (auto s = files::WriteFileAtomically(stable.policy_file, "baseline\n");
+        !s.ok()) {
+      return s;
+    }
+  } else {
+    auto artifact = FetchArtifact(run.stable_version(), "stable");
+    if (!artifact.ok()) return artifact.status();
+    stable.artifact_file = *artifact;
+  }
+  HandlerBuildOptions candidate = base;
+  candidate.name = "candidate";
+  auto artifact = FetchArtifact(run.candidate_version(), "candidate");
+  if (!artifact.ok()) return artifact.status();
+  candidate.artifact_file = *artifact;
+  HandlerBuildOptions reference = base;
+  reference.name = "O0";
+  reference.opt_level = "O0";
+  reference.policy_file = options_.run_dir + "/reference.policy";
+  if (auto s = files::WriteFileAtomically(reference.policy_file, "baseline\n");
+      !s.ok()) {
+    return s;
+  }
+
+  VariantBuilds builds;
+  std::vector<HandlerUnderCheck> handlers;
+  for (const auto* options : {&stable, &candidate, &reference}) {
+    Progress(absl::StrCat("building the ", options->name, " handler"));
+    auto built = BuildHandler(*options);
+    if (!built.ok()) return built.status();
+    Progress(absl::StrFormat("built %s in %.1f s (%d compiles)",
+                             options->name, built->build_seconds,
+                             built->decisions));
+    const std::string copy = options->name == "stable" ? StableHandlerPath()
+                             : options->name == "candidate"
+                                 ? CandidateHandlerPath()
+                                 : options_.run_dir + "/O0.so";
+    std::error_code error;
+    fs::copy_file(built->so_path, copy, fs::copy_options::overwrite_existing,
+                  error);
+    if (error) {
+      return absl::InternalError(absl::StrCat("cannot copy ", built->so_path,
+                                              " to ", copy, ": ",
+                                              error.message()));
+    }
+    handlers.push_back({options->name, copy});
+    if (options->name == "stable") builds.baseline_build_id = built->build_id;
+    if (options->name == "candidate") {
+      builds.candidate_build_id = built->build_id;
+    }
+    if (auto s = IngestDecisions(built->build_id); !s.ok()) {
+      Progress(absl::StrCat("warning: the ", options->name,
+                            " build's decisions did not reach the buffer: ",
+                            s.message()));
+    }
+  }
+  auto report = CheckHandlersAgree(handlers);
+  if (!report.ok()) return report.status();
+  Progress(report->Summary());
+  if (!report->ok()) {
+    return absl::FailedPreconditionError(report->Summary());
+  }
+  return builds;
+}
+
+absl::StatusOr<RolloutAllowance> LiveEnvironment::Allowance(
+    const v1::CanaryRun& run) {
+  auto budgets = slo::ReadLatestBudgets(
+      options_.kafka, std::string(kafka::kBudgetTopic),
+      std::chrono::milliseconds(kKafkaReadTimeoutMs));
+  if (!budgets.ok()) return budgets.status();
+  ExplorationRequest request;
+  request.service = run.service();
+  request.budgets = budgets->latest;
+  request.candidate_lower_bound = options_.staging_lower_bound;
+  auto runs = CanaryStateStore(options_.state_dir).List();
+  if (runs.ok()) {
+    for (const auto& other : *runs) {
+      if (other.service() == run.service() &&
+          other.canary_id() != run.canary_id() &&
+          !IsFinalPhase(other.phase()) && other.phase() != "created") {
+        ++request.running_experiments;
+      }
+    }
+  }
+  const ExplorationAllowance allowance =
+      ComputeExplorationAllowance(options_.service.budget_policy, request);
+  RolloutAllowance out;
+  out.allowed = allowance.allowed;
+  out.max_canary_weight = allowance.max_canary_weight;
+  out.tier = allowance.tier;
+  out.reasons = allowance.reasons;
+  out.budget_remaining = allowance.budget_remaining;
+  return out;
+}
+
+absl::StatusOr<StepEvidence> LiveEnvironment::CollectStep(
+    const v1::CanaryRun& run, int64_t from_ms, int64_t to_ms) {
+  auto rewards = ReadServiceRewards(options_.kafka,
+                                    std::string(kafka::kRewardsTopic),
+                                    run.service(), kKafkaReadTimeoutMs);
+  if (!rewards.ok()) return rewards.status();
+  StepWindowFilter filter;
+  filter.service = run.service();
+  filter.baseline_deployment_id = run.baseline_deployment_id();
+  filter.canary_deployment_id = run.canary_deployment_id();
+  filter.from_ms = from_ms;
+  filter.to_ms = to_ms;
+  return EvidenceFromRewards(*rewards, filter);
+}
+
+int64_t LiveEnvironment::WindowSettleMs() {
+  // An SLI window is published a grace second after its end; the engine
+  // closes a window at end + lateness, or after close_idle of quiet.
+  return options_.service.reward_lateness_ms +
+         options_.service.reward_close_idle_ms + 2 * options_.service.sli_window_ms +
+         5000;
+}
+
+int64_t LiveEnvironment::RewardWindowMs() {
+  return options_.service.reward_window_ms;
+}
+
+absl::Status LiveEnvironment::Promote(const v1::CanaryRun& run) {
+  auto change = store_->Promote(run.candidate_version(),
+                                policy_store::kStableChannel);
+  return change.status();
+}
+
+absl::Status LiveEnvironment::MarkFailed(const v1::CanaryRun& run,
+                                         const std::string& reason) {
+  std::string text = absl::StrCat("canary ", run.canary_id(), ": ", reason);
+  if (text.size() > policy_store::kMaxVerdictReasonBytes) {
+    text.resize(policy_store::kMaxVerdictReasonBytes);
+  }
+  return store_
+      ->MarkVersion(run.candidate_version(), policy_store::kVerdictFailed, text)
+      .status();
+}
+
+absl::Status LiveEnvironment::RecordOutcome(const v1::CanaryRun& run) {
+  replay_buffer::WriteBatch batch;
+  const int64_t now = NowMs();
+  for (const bool candidate : {false, true}) {
+    v1::DeploymentRecord deployment;
+    deployment.set_deployment_id(candidate ? run.canary_deployment_id()
+                                           : run.baseline_deployment_id());
+    deployment.set_build_id(candidate ? run.candidate_build_id()
+                                      : run.baseline_build_id());
+    deployment.set_policy_version(candidate ? run.candidate_version()
+                                            : run.stable_version());
+    deployment.set_service(run.service());
+    deployment.set_environment("canary");
+    deployment.set_role(candidate ? "candidate" : "baseline");
+    deployment.set_start_unix_ms(run.created_ms());
+    deployment.set_end_unix_ms(now);
+    deployment.set_status(run.phase() == "promoting" ? "promoted"
+                                                     : "rolled_back");
+    batch.deployments.push_back(deployment);
+  }
+  if (run.has_final_reward()) {
+    v1::FinalReward reward;
+    reward.set_reward_id(absl::StrCat("canary-run/", run.canary_id()));
+    reward.set_source("canary");
+    reward.set_policy_version(run.candidate_version());
+    reward.set_build_id(run.candidate_build_id());
+    reward.set_deployment_id(run.canary_deployment_id());
+    reward.set_value(run.final_reward());
+    reward.set_unix_time_ms(run.created_ms());
+    batch.rewards.push_back(reward);
+  }
+  auto buffer = replay_buffer::OpenReplayStore(options_.buffer_path);
+  if (!buffer.ok()) return buffer.status();
+  return (*buffer)->Write(batch);
+}
+
+}  // namespace phaseloop::canary
