@@ -84,7 +84,7 @@ absl::StatusOr<v1::CanaryRun> CanaryController::Run(
     run.set_stable_version(request.stable_version);
     run.set_phase("created");
     for (const auto& step : config_.steps) *run.add_plan() = step;
-    run.set_primary_deployment_id(absl::StrCat(request.canary_id, "-primary"));
+    run.set_stable_deployment_id(absl::StrCat(request.canary_id, "-stable"));
     run.set_baseline_deployment_id(
         absl::StrCat(request.canary_id, "-baseline"));
     run.set_canary_deployment_id(absl::StrCat(request.canary_id, "-canary"));
@@ -186,7 +186,7 @@ absl::Status CanaryController::Build(v1::CanaryRun& run) {
 }
 
 absl::Status CanaryController::Start(v1::CanaryRun& run) {
-  env_->Progress("starting primary, baseline and canary instances");
+  env_->Progress("starting stable, baseline and canary instances");
   if (auto s = env_->StartInstances(&run); !s.ok()) {
     // Whatever started is recorded; stop it before deciding.
     (void)env_->StopInstances(run);

@@ -10,7 +10,7 @@
 //   created → building (stable and candidate built, outputs checked equal:
 //   a miscompile never reaches traffic) → the error budget's allowance
 //   (none → refused; the plan's weights are clipped to it) → starting
-//   (primary, baseline and canary instances) → stepping (per step: weights
+//   (stable, baseline and canary instances) → stepping (per step: weights
 //   set, the step's windows judged; Inconclusive extends the step up to its
 //   maximum) → promoting (Pass at the last step: candidate → stable,
 //   positive final reward) or rolling_back (Fail, or still Inconclusive at
@@ -72,13 +72,13 @@ class RolloutEnvironment {
       const v1::CanaryRun& run) = 0;
   virtual absl::StatusOr<RolloutAllowance> Allowance(
       const v1::CanaryRun& run) = 0;
-  // Starts primary (stable), baseline (stable) and canary (candidate)
+  // Starts stable (stable), baseline (stable) and canary (candidate)
   // instances and the traffic; records them in run->instances.
   virtual absl::Status StartInstances(v1::CanaryRun* run) = 0;
   // Stops every instance `run` records (also those a previous controller
   // started); idempotent.
   virtual absl::Status StopInstances(const v1::CanaryRun& run) = 0;
-  // The canary and the baseline each take `weight`, the primary the rest.
+  // The canary and the baseline each take `weight`, the stable the rest.
   virtual absl::Status SetCanaryWeight(double weight) = 0;
   virtual absl::StatusOr<StepEvidence> CollectStep(const v1::CanaryRun& run,
                                                    int64_t from_ms,

@@ -50,7 +50,7 @@ class ScriptedEnvironment : public RolloutEnvironment {
   }
   absl::Status StartInstances(v1::CanaryRun* run) override {
     ++starts;
-    for (const char* group : {"primary", "baseline", "canary"}) {
+    for (const char* group : {"stable", "baseline", "canary"}) {
       auto* instance = run->add_instances();
       instance->set_group(group);
       instance->set_pid(100 * starts + static_cast<int>(run->instances_size()));

@@ -323,7 +323,7 @@ void AddCanaryRunCommand(CLI::App& canary, int& exit_code) {
   auto run = command::AddSubcommand<CanaryRunFlags>(
       canary, "run",
       "Roll a candidate policy out to a service: build and check stable and "
-      "candidate, start primary/baseline/canary instances with traffic, "
+      "candidate, start stable/baseline/canary instances with traffic, "
       "judge each step from the reward engine's windows, roll back or "
       "promote. Resumes when run again after a stop. Exit 0 promoted, 3 "
       "rolled back, 4 refused by the error budget, 5 aborted, 75 stopped "

@@ -1,6 +1,7 @@
 #include "canary/controller/live_environment.h"
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -25,6 +26,34 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr int64_t kKafkaReadTimeoutMs = 10000;
+
+// The most pessimistic lower end of the candidate's staging speedup
+// intervals in the buffer (one per workload staged; exp(value_low)); unset
+// when it was never staged. Scans the buffer once.
+absl::StatusOr<std::optional<double>> StagingLowerBound(
+    const std::string& buffer_path, const std::string& policy_version) {
+  std::error_code error;
+  if (!fs::exists(buffer_path, error)) return std::optional<double>();
+  replay_buffer::OpenOptions open;
+  open.create = false;
+  auto buffer = replay_buffer::OpenReplayStore(buffer_path, open);
+  if (!buffer.ok()) return buffer.status();
+  std::optional<double> lowest;
+  auto status = (*buffer)->Scan(
+      1000, [&](const replay_buffer::WriteBatch& batch) {
+        for (const auto& reward : batch.rewards) {
+          if (reward.source() != "staging" ||
+              reward.policy_version() != policy_version) {
+            continue;
+          }
+          const double bound = std::exp(reward.value_low());
+          if (!lowest || bound < *lowest) lowest = bound;
+        }
+        return absl::OkStatus();
+      });
+  if (!status.ok()) return status;
+  return lowest;
+}
 
 }  // namespace
 
@@ -194,6 +223,12 @@ absl::StatusOr<RolloutAllowance> LiveEnvironment::Allowance(
   request.service = run.service();
   request.budgets = budgets->latest;
   request.candidate_lower_bound = options_.staging_lower_bound;
+  if (!request.candidate_lower_bound) {
+    auto staged = StagingLowerBound(options_.buffer_path,
+                                    run.candidate_version());
+    if (!staged.ok()) return staged.status();
+    request.candidate_lower_bound = *staged;
+  }
   auto runs = CanaryStateStore(options_.state_dir).List();
   if (runs.ok()) {
     for (const auto& other : *runs) {

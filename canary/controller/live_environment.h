@@ -12,12 +12,12 @@
 //   - the error budget: the latest statuses on phaseloop.budget through the
 //     service's error budget policy (canary/budget_policy);
 //   - instances: a reward engine (`phaseloop rewards run`, its own consumer
-//     group) and three `phaseloop canary serve` processes — primary and
+//     group) and three `phaseloop canary serve` processes — stable and
 //     baseline on stable's handler, canary on the candidate's — each a
 //     background process recorded in the run (pid and start time), so a
 //     restarted controller stops what a killed one left;
 //   - traffic: the open-loop load generator (canary/load) in this process,
-//     split primary / baseline / canary = 1 - 2w / w / w;
+//     split stable / baseline / canary = 1 - 2w / w / w;
 //   - evidence: the reward engine's Reward records on phaseloop.rewards;
 //   - outcome: promotion (stable channel) or a `failed` verdict in the
 //     policy store, through its client; the final reward (source "canary")

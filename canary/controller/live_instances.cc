@@ -106,8 +106,8 @@ absl::Status LiveEnvironment::StartInstances(v1::CanaryRun* run) {
   rewards->set_pid(engine->pid);
   rewards->set_start_ticks(engine->start_ticks);
 
-  if (auto s = StartServe(run, "primary", StableHandlerPath(),
-                          run->primary_deployment_id(), run->stable_version());
+  if (auto s = StartServe(run, "stable", StableHandlerPath(),
+                          run->stable_deployment_id(), run->stable_version());
       !s.ok()) {
     return s;
   }
@@ -137,7 +137,7 @@ absl::Status LiveEnvironment::StartInstances(v1::CanaryRun* run) {
           "the ", instance.group(), " instance's address '",
           instance.address(), "' is not HOST:PORT"));
     }
-    target.weight = instance.group() == "primary" ? 1 : 0;
+    target.weight = instance.group() == "stable" ? 1 : 0;
     targets.push_back(target);
   }
   auto target_set = load::TargetSet::Create(targets);
@@ -178,7 +178,7 @@ absl::Status LiveEnvironment::SetCanaryWeight(double weight) {
                              "no traffic is running (instances not started)");
   }
   return load_->SetWeights(
-      {{"primary", 1 - 2 * weight}, {"baseline", weight}, {"canary", weight}});
+      {{"stable", 1 - 2 * weight}, {"baseline", weight}, {"canary", weight}});
 }
 
 }  // namespace phaseloop::canary

@@ -7,7 +7,7 @@
 //   rollout:
 //     steps:                  # the canary's share of traffic per step; the
 //       - {weight: 0.05, duration_s: 30}   # fresh baseline gets the same
-//       - {weight: 0.25, duration_s: 30}   # share, the primary the rest
+//       - {weight: 0.25, duration_s: 30}   # share, the stable the rest
 //       - {weight: 0.50, duration_s: 30}
 //     warmup_s: 5             # the start of every step is not judged
 //     max_extension_s: 30     # an Inconclusive step is extended up to this
