@@ -69,3 +69,36 @@ TEST(RolloutConfigTest, JudgePathIsRelativeToTheServiceFile) {
 
 }  // namespace
 }  // namespace phaseloop::canary
+
+namespace phaseloop::canary {
+namespace {
+
+void ExpectSameRule(const MetricRule& a, const MetricRule& b,
+                    const std::string& what) {
+  EXPECT_EQ(a.direction, b.direction) << what;
+  EXPECT_EQ(a.percentile, b.percentile) << what;
+  EXPECT_EQ(a.allowed_increase, b.allowed_increase) << what;
+  EXPECT_EQ(a.allowed_decrease, b.allowed_decrease) << what;
+  EXPECT_EQ(a.critical, b.critical) << what;
+  EXPECT_EQ(a.weight, b.weight) << what;
+  EXPECT_EQ(a.slo_p95.has_value(), b.slo_p95.has_value()) << what;
+}
+
+TEST(RolloutConfigTest, ShippedRolloutJudgeIsTheBuiltInOne) {
+  auto file = LoadJudgeConfig("configs/canary/rollout_judge.yaml");
+  ASSERT_TRUE(file.ok()) << file.status();
+  const JudgeConfig built_in = DefaultRolloutJudge();
+  EXPECT_EQ(file->confidence, built_in.confidence);
+  EXPECT_EQ(file->min_samples, built_in.min_samples);
+  EXPECT_EQ(file->pass_score, built_in.pass_score);
+  EXPECT_EQ(file->marginal_score, built_in.marginal_score);
+  ExpectSameRule(file->defaults, built_in.defaults, "defaults");
+  ASSERT_EQ(file->metrics.size(), built_in.metrics.size());
+  for (const auto& [name, rule] : built_in.metrics) {
+    ASSERT_TRUE(file->metrics.count(name)) << name;
+    ExpectSameRule(file->metrics.at(name), rule, name);
+  }
+}
+
+}  // namespace
+}  // namespace phaseloop::canary
