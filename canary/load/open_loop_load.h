@@ -46,6 +46,7 @@ class OpenLoopLoad {
   // Validates `spec` and the targets (InvalidArgument naming the field or
   // target), resolves the targets' addresses, builds the payloads and
   // starts sending. Targets need not be up: refused connections are counted.
+  // `targets` is copied: shift the split with SetWeights below.
   static absl::StatusOr<std::unique_ptr<OpenLoopLoad>> Start(
       LoadSpec spec, const TargetSet& targets);
 
