@@ -185,15 +185,22 @@ absl::StatusOr<ServiceConfig> LoadServiceConfig(const std::string& path) {
                             " (a reward window merges whole SLI windows)"));
   }
 
-  if (!root["load"]) return Bad(path, "load", "the service needs a load");
-  auto load = load::LoadSpecFromYaml(root["load"], path);
-  if (!load.ok()) return load.status();
-  config.load = *std::move(load);
-  if (config.load.duration_s > 0 || config.load.max_requests > 0) {
+  if (!root["load"] || !root["load"].IsMap()) {
+    return Bad(path, "load", "the service needs a load mapping");
+  }
+  YAML::Node load_node = YAML::Clone(root["load"]);
+  if (load_node["duration_s"] || load_node["max_requests"]) {
     return Bad(path, "load",
                "leave duration_s and max_requests out: a canary's load runs "
                "as long as its steps");
   }
+  // The load parser asks every run for a bound; a canary's is its steps,
+  // set when the load starts.
+  load_node["duration_s"] = 1;
+  auto load = load::LoadSpecFromYaml(load_node, path);
+  if (!load.ok()) return load.status();
+  config.load = *std::move(load);
+  config.load.duration_s = 0;
 
   auto rollout = ParseRolloutConfig(root["rollout"], path);
   if (!rollout.ok()) return rollout.status();

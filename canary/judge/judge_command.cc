@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "canary/judge/judge_config.h"
 #include "canary/judge/judge_http_server.h"
+#include "canary/load/load_command.h"
 #include "common/command/exit_code.h"
 #include "common/command/stop_signals.h"
 #include "common/command/subcommand.h"
@@ -100,6 +101,7 @@ void AddCanaryCommand(CLI::App& app, int& exit_code) {
   judge.app->add_option("--address-file", judge.flags->address_file,
                         "also write the bound address to FILE (atomically; "
                         "removed on a clean stop)");
+  load::AddLoadCommand(canary, exit_code);
 }
 
 }  // namespace phaseloop::canary
