@@ -61,6 +61,7 @@ const std::vector<std::string>& AllCommands() {
       "slo status",
       "slo check",
       "canary judge",
+      "canary serve",
   };
   return *commands;
 }
