@@ -18,8 +18,8 @@ TEST(HandlerCheckTest, TheSameHandlerAgreesWithItself) {
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_TRUE(report->ok()) << report->Summary();
   EXPECT_EQ(report->requests, 48);
-  EXPECT_TRUE(absl::StrContains(report->Summary(),
-                                "3 handlers agree on 48 requests"))
+  EXPECT_TRUE(
+      absl::StrContains(report->Summary(), "3 handlers agree on 48 requests"))
       << report->Summary();
 }
 
@@ -38,8 +38,9 @@ TEST(HandlerCheckTest, CatchesACorruptedOutputNamingKindSizeAndByte) {
   }
   const CheckFinding& first = report->findings[0];
   EXPECT_TRUE(absl::StrContains(
-      first.message, "candidate differs from baseline on deflate text seed 1, "
-                     "65536 bytes: first differing output byte at offset "))
+      first.message,
+      "candidate differs from baseline on deflate text seed 1, "
+      "65536 bytes: first differing output byte at offset "))
       << first.message;
   EXPECT_TRUE(absl::StrContains(report->Summary(), "findings"));
 }

@@ -1,5 +1,6 @@
 #include "canary/service/sli_delivery.h"
 
+#include <algorithm>
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
@@ -39,8 +40,9 @@ absl::StatusOr<std::unique_ptr<SliDelivery>> SliDelivery::Create(
   delivery->spool_kept_ = retried->kept;
   // The topic's metadata now, so the first window is not held back a
   // second; a cluster that does not answer shows in the first Publish.
-  (void)delivery->producer_->LoadTopicMetadata({options.topic},
-                                               std::chrono::seconds(5));
+  (void)delivery->producer_->LoadTopicMetadata(
+      {options.topic}, std::min<std::chrono::milliseconds>(
+                           options.delivery_timeout, std::chrono::seconds(5)));
   return delivery;
 }
 
