@@ -96,6 +96,9 @@ absl::StatusOr<std::unique_ptr<ServiceServer>> ServiceServer::Start(
   // Load generators reuse connections: do not close one every 5 requests
   // (cpp-httplib's default).
   http->set_keep_alive_max_count(1 << 20);
+  // A response goes out as two writes (headers, body): with Nagle's
+  // algorithm the body waits for the client's delayed ACK (~40 ms).
+  http->set_tcp_nodelay(true);
 
   http->Post(R"(/v1/handle/([^/]+))", [&routes](const httplib::Request& request,
                                                 httplib::Response& response) {
@@ -131,6 +134,26 @@ absl::StatusOr<std::unique_ptr<ServiceServer>> ServiceServer::Start(
         break;
     }
     in_flight = {true, start, &metrics, response.status};
+  });
+  http->set_error_handler([](const httplib::Request& request,
+                             httplib::Response& response) {
+    if (!response.body.empty()) return;
+    std::string message = absl::StrCat("HTTP ", response.status, "\n");
+    if (response.status == 404) {
+      message =
+          "no such path; POST /v1/handle/KIND, GET /healthz, GET "
+          "/metrics\n";
+    } else if (response.status == 413) {
+      // cpp-httplib caps form bodies at 8 KiB, whatever the payload limit.
+      message = absl::StrCat(
+          "request body too large (",
+          request.get_header_value("Content-Length"), " bytes, Content-Type '",
+          request.get_header_value("Content-Type"),
+          "'); send payloads as Content-Type: application/octet-stream (form "
+          "bodies are limited to 8 KiB), at most ",
+          kMaxPayloadBytes, " bytes\n");
+    }
+    response.set_content(message, "text/plain");
   });
   http->Get("/healthz", [](const httplib::Request&, httplib::Response& r) {
     r.set_content("ok\n", "text/plain");

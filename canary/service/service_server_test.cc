@@ -80,6 +80,14 @@ TEST_F(ServiceServerTest, ServesRecordsAndCounts) {
   EXPECT_EQ(unknown->status, 404);
   EXPECT_TRUE(absl::StrContains(unknown->body, "deflate, roundtrip, crc32"))
       << unknown->body;
+  // curl -d sends form bodies, which cpp-httplib caps at 8 KiB: the
+  // answer says what to send instead.
+  auto form = client.Post("/v1/handle/crc32", std::string(9000, 'a'),
+                          "application/x-www-form-urlencoded");
+  ASSERT_TRUE(form);
+  EXPECT_EQ(form->status, 413);
+  EXPECT_TRUE(absl::StrContains(form->body, "application/octet-stream"))
+      << form->body;
   auto health = client.Get("/healthz");
   ASSERT_TRUE(health);
   EXPECT_EQ(health->body, "ok\n");
