@@ -62,6 +62,7 @@ const std::vector<std::string>& AllCommands() {
       "slo check",
       "canary judge",
       "canary load",
+      "canary serve",
   };
   return *commands;
 }

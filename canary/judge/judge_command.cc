@@ -10,6 +10,7 @@
 #include "canary/judge/judge_config.h"
 #include "canary/judge/judge_http_server.h"
 #include "canary/load/load_command.h"
+#include "canary/service/serve_command.h"
 #include "common/command/exit_code.h"
 #include "common/command/stop_signals.h"
 #include "common/command/subcommand.h"
@@ -81,7 +82,9 @@ int RunJudgeServe(const JudgeServeFlags& flags, std::ostream& out,
 
 void AddCanaryCommand(CLI::App& app, int& exit_code) {
   CLI::App* canary = command::AddCommandGroup(
-      app, "canary", "Canary rollouts: judge a canary against its baseline");
+      app, "canary",
+      "Canary rollouts: serve the demo service, judge a canary against its "
+      "baseline");
   auto judge = command::AddSubcommand<JudgeServeFlags>(
       *canary, "judge",
       "Serve the canary judge over HTTP/JSON (Argo Rollouts web provider: "
@@ -102,6 +105,7 @@ void AddCanaryCommand(CLI::App& app, int& exit_code) {
                         "also write the bound address to FILE (atomically; "
                         "removed on a clean stop)");
   load::AddLoadCommand(canary, exit_code);
+  AddServeCommand(canary, exit_code);  // canary/service
 }
 
 }  // namespace phaseloop::canary
