@@ -51,6 +51,7 @@ const std::vector<std::string>& AllCommands() {
       "policy list",
       "policy promote",
       "policy rollback",
+      "policy mark",
       "policy pull",
       "policy show",
       "sli send",
@@ -61,6 +62,7 @@ const std::vector<std::string>& AllCommands() {
       "slo status",
       "slo check",
       "canary judge",
+      "canary budget",
   };
   return *commands;
 }

@@ -7,6 +7,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "canary/budget_policy/budget_command.h"
 #include "canary/judge/judge_config.h"
 #include "canary/judge/judge_http_server.h"
 #include "common/command/exit_code.h"
@@ -100,6 +101,7 @@ void AddCanaryCommand(CLI::App& app, int& exit_code) {
   judge.app->add_option("--address-file", judge.flags->address_file,
                         "also write the bound address to FILE (atomically; "
                         "removed on a clean stop)");
+  AddBudgetCommand(canary, exit_code);
 }
 
 }  // namespace phaseloop::canary
