@@ -1,13 +1,14 @@
-// `phaseloop canary budget` as a user runs it: the real binary against
-// budgets the reward engine's publisher (from the shipped demo SLO) put on
-// the embedded cluster.
-#include <fcntl.h>
+// `phaseloop canary budget` as a user runs it (its flags parsed in
+// process) against budgets the reward engine's publisher (from the shipped
+// demo SLO) put on the embedded cluster.
+#include "canary/budget_policy/budget_command.h"
+
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <fstream>
+#include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,6 @@
 namespace phaseloop::canary {
 namespace {
 
-constexpr char kPhaseloop[] = "tools/phaseloop";
 constexpr int64_t kMinute = 60 * 1000;
 constexpr int64_t kNow = int64_t{1700000000000};
 
@@ -32,30 +32,28 @@ struct CommandRun {
   std::string err;
 };
 
-// Runs argv with stdout and stderr kept apart (JSON must be alone on stdout).
+// Runs `phaseloop ARGS` in process through the command's own flag parsing
+// (the phaseloop binary reaches the policy store's server, which canary/
+// may not), stdout and stderr kept apart (JSON must be alone on stdout).
 CommandRun RunPhaseloop(const std::vector<std::string>& args) {
-  const std::string dir = kafka::testing::MakeTempDir();
-  const std::string out_path = dir + "/out", err_path = dir + "/err";
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    dup2(out, 1);
-    dup2(err, 2);
-    std::vector<char*> argv = {const_cast<char*>(kPhaseloop)};
-    for (const std::string& a : args)
-      argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
+  CLI::App app("phaseloop");
+  int exit_code = -1;
+  AddBudgetCommand(app.add_subcommand("canary"), exit_code);
+  std::ostringstream out, err;
+  std::streambuf* old_out = std::cout.rdbuf(out.rdbuf());
+  std::streambuf* old_err = std::cerr.rdbuf(err.rdbuf());
   CommandRun run;
-  run.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream out(out_path), err(err_path);
-  run.out.assign(std::istreambuf_iterator<char>(out), {});
-  run.err.assign(std::istreambuf_iterator<char>(err), {});
+  try {
+    app.parse(std::vector<std::string>(args.rbegin(), args.rend()));
+    run.code = exit_code;
+  } catch (const CLI::ParseError& e) {
+    err << e.what() << "\n";
+    run.code = 2;
+  }
+  std::cout.rdbuf(old_out);
+  std::cerr.rdbuf(old_err);
+  run.out = out.str();
+  run.err = err.str();
   return run;
 }
 
@@ -169,6 +167,9 @@ TEST_F(CanaryBudgetTest, BadInputIsNamedAndExitsTwo) {
                       bootstrap_, "--running", "-2"});
   EXPECT_EQ(run.code, 2);
   EXPECT_TRUE(absl::StrContains(run.err, "--running")) << run.err;
+  run = RunPhaseloop({"canary", "budget", "--service", "s", "--kafka", ""});
+  EXPECT_EQ(run.code, 2);
+  EXPECT_TRUE(absl::StrContains(run.err, "--kafka")) << run.err;
 }
 
 }  // namespace
