@@ -51,6 +51,7 @@ const std::vector<std::string>& AllCommands() {
       "policy list",
       "policy promote",
       "policy rollback",
+      "policy mark",
       "policy pull",
       "policy show",
       "sli send",
@@ -63,6 +64,7 @@ const std::vector<std::string>& AllCommands() {
       "canary judge",
       "canary load",
       "canary serve",
+      "canary budget",
   };
   return *commands;
 }

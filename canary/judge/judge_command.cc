@@ -7,6 +7,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "canary/budget_policy/budget_command.h"
 #include "canary/judge/judge_config.h"
 #include "canary/judge/judge_http_server.h"
 #include "canary/load/load_command.h"
@@ -106,6 +107,7 @@ void AddCanaryCommand(CLI::App& app, int& exit_code) {
                         "removed on a clean stop)");
   load::AddLoadCommand(canary, exit_code);
   AddServeCommand(canary, exit_code);  // canary/service
+  AddBudgetCommand(canary, exit_code);
 }
 
 }  // namespace phaseloop::canary

@@ -92,9 +92,14 @@ class DirectoryPolicyStore final : public PolicyStore {
   absl::StatusOr<FetchedPolicy> GetVersion(
       absl::string_view policy_version) override;
   absl::StatusOr<FetchedPolicy> GetChannel(absl::string_view channel) override;
+  using PolicyStore::Promote;
   absl::StatusOr<ChannelChange> Promote(absl::string_view policy_version,
-                                        absl::string_view channel) override;
+                                        absl::string_view channel,
+                                        bool force) override;
   absl::StatusOr<ChannelChange> Rollback(absl::string_view channel) override;
+  absl::StatusOr<VersionMark> MarkVersion(absl::string_view policy_version,
+                                          absl::string_view verdict,
+                                          absl::string_view reason) override;
 
  private:
   std::string ArtifactPath(const std::string& version) const {
@@ -102,6 +107,10 @@ class DirectoryPolicyStore final : public PolicyStore {
                         policy_runtime::kPolicyFileExtension);
   }
   const StoredPolicy* FindLocked(const std::string& version) const;
+  // FailedPrecondition when `version` is marked failed and `channel` is
+  // stable (without force).
+  absl::Status CheckVerdictLocked(const std::string& version,
+                                  absl::string_view channel, bool force) const;
   absl::StatusOr<std::string> ResolveLocked(absl::string_view text) const;
   absl::StatusOr<FetchedPolicy> ReadVerified(const std::string& version) const;
   // Writes `next` as the index and makes it current.
@@ -119,6 +128,24 @@ const StoredPolicy* DirectoryPolicyStore::FindLocked(
     if (policy.policy_version == version) return &policy;
   }
   return nullptr;
+}
+
+absl::Status DirectoryPolicyStore::CheckVerdictLocked(
+    const std::string& version, absl::string_view channel, bool force) const {
+  const StoredPolicy* policy = FindLocked(version);
+  if (force || channel != kStableChannel || policy == nullptr ||
+      policy->verdict.verdict != kVerdictFailed) {
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      "policy version ", version, " was marked failed (",
+      policy->verdict.reason,
+      ") and is not promoted to stable; promote it anyway with `phaseloop "
+      "policy promote ",
+      version,
+      " --channel stable --force`, or withdraw the mark with "
+      "`phaseloop policy mark ",
+      version, " --verdict cleared --reason TEXT`"));
 }
 
 absl::StatusOr<std::string> DirectoryPolicyStore::ResolveLocked(
@@ -213,6 +240,10 @@ absl::StatusOr<PushResult> DirectoryPolicyStore::Push(
 
   std::lock_guard<std::mutex> lock(mu_);
   PushResult result{version, FindLocked(version) != nullptr};
+  if (!channel.empty()) {
+    absl::Status allowed = CheckVerdictLocked(version, channel, false);
+    if (!allowed.ok()) return allowed;
+  }
   if (!result.already_stored || !ReadVerified(version).ok()) {
     absl::Status written =
         files::WriteFileAtomically(ArtifactPath(version), canonical);
@@ -280,12 +311,14 @@ absl::StatusOr<FetchedPolicy> DirectoryPolicyStore::GetChannel(
 }
 
 absl::StatusOr<ChannelChange> DirectoryPolicyStore::Promote(
-    absl::string_view policy_version, absl::string_view channel) {
+    absl::string_view policy_version, absl::string_view channel, bool force) {
   absl::Status known = CheckChannelName(channel);
   if (!known.ok()) return known;
   std::lock_guard<std::mutex> lock(mu_);
   absl::StatusOr<std::string> version = ResolveLocked(policy_version);
   if (!version.ok()) return version.status();
+  absl::Status allowed = CheckVerdictLocked(*version, channel, force);
+  if (!allowed.ok()) return allowed;
   StoreIndex next = index_;
   ChannelChange change =
       PointChannel(next, channel, *version, absl::ToUnixMillis(absl::Now()));
@@ -319,6 +352,42 @@ absl::StatusOr<ChannelChange> DirectoryPolicyStore::Rollback(
   absl::Status committed = CommitLocked(std::move(next));
   if (!committed.ok()) return committed;
   return change;
+}
+
+absl::StatusOr<VersionMark> DirectoryPolicyStore::MarkVersion(
+    absl::string_view policy_version, absl::string_view verdict,
+    absl::string_view reason) {
+  absl::Status known = CheckVerdictName(verdict);
+  if (!known.ok()) return known;
+  if (reason.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("marking a version ", verdict,
+                     " needs a reason (--reason TEXT): say why, e.g. the "
+                     "canary's judgement"));
+  }
+  if (reason.size() > kMaxVerdictReasonBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the reason is ", reason.size(),
+        " bytes; the store keeps "
+        "at most ",
+        kMaxVerdictReasonBytes, ": shorten it (link a report instead)"));
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  absl::StatusOr<std::string> version = ResolveLocked(policy_version);
+  if (!version.ok()) return version.status();
+  StoreIndex next = index_;
+  VersionMark mark;
+  mark.policy_version = *version;
+  for (StoredPolicy& policy : next.policies) {
+    if (policy.policy_version != *version) continue;
+    mark.previous = policy.verdict;
+    policy.verdict = VersionVerdict{std::string(verdict), std::string(reason),
+                                    absl::ToUnixMillis(absl::Now())};
+    mark.verdict = policy.verdict;
+  }
+  absl::Status committed = CommitLocked(std::move(next));
+  if (!committed.ok()) return committed;
+  return mark;
 }
 
 // Removes temp files a killed writer left in `dir` (we hold the lock).

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/command/exit_code.h"
 #include "common/command/stop_signals.h"
 #include "common/files/atomic_file.h"
@@ -75,10 +76,58 @@ int RunPolicyShow(const PolicyFlags& flags, std::ostream& out,
     return command::kExitBadInput;
   }
   const std::string version = policy_runtime::PolicyVersionOf(*artifact);
+  // With --store: what the store records about this version (the artifact
+  // itself cannot say whether a canary failed it).
+  const StoredPolicy* stored = nullptr;
+  PolicyListing listing;
+  if (!flags.store.empty()) {
+    absl::StatusOr<std::unique_ptr<PolicyStore>> store =
+        ConnectPolicyStore(flags.store);
+    absl::StatusOr<PolicyListing> listed =
+        store.ok() ? (*store)->List() : store.status();
+    if (!listed.ok()) {
+      err << "phaseloop policy show: --store " << flags.store << ": "
+          << listed.status().message() << "\n";
+      return command::kExitInternal;
+    }
+    listing = std::move(*listed);
+    for (const StoredPolicy& p : listing.policies) {
+      if (p.policy_version == version) stored = &p;
+    }
+  }
   if (flags.json) {
-    out << DescribePolicyJson(*artifact, version, bytes.size()).dump(2) << "\n";
+    nlohmann::json doc = DescribePolicyJson(*artifact, version, bytes.size());
+    if (!flags.store.empty()) {
+      nlohmann::json in_store = {{"address", flags.store},
+                                 {"stored", stored != nullptr}};
+      if (stored != nullptr) {
+        in_store["channels"] = stored->channels;
+        in_store["verdict"] = nullptr;
+        if (!stored->verdict.verdict.empty()) {
+          in_store["verdict"] = {
+              {"verdict", stored->verdict.verdict},
+              {"reason", stored->verdict.reason},
+              {"marked_unix_ms", stored->verdict.marked_unix_ms}};
+        }
+      }
+      doc["store"] = in_store;
+    }
+    out << doc.dump(2) << "\n";
   } else {
     out << DescribePolicyText(*artifact, version, bytes.size());
+    if (!flags.store.empty() && stored == nullptr) {
+      out << "store " << flags.store << ": not stored\n";
+    } else if (stored != nullptr) {
+      out << "store " << flags.store << ": channels "
+          << (stored->channels.empty() ? "-"
+                                       : absl::StrJoin(stored->channels, ","))
+          << "; verdict "
+          << (stored->verdict.verdict.empty()
+                  ? std::string("none")
+                  : absl::StrCat(stored->verdict.verdict, " (",
+                                 stored->verdict.reason, ")"))
+          << "\n";
+    }
   }
   return command::kExitOk;
 }
@@ -157,6 +206,22 @@ void AddPolicyCommand(CLI::App& app, int& exit_code) {
       ->required();
   promote->add_option("--channel", promote_flags->channel, "stable, candidate")
       ->required();
+  promote->add_flag("--force", promote_flags->force,
+                    "promote to stable even a version marked failed");
+
+  auto [mark, mark_flags] = AddSubcommand(
+      *policy, "mark",
+      "Record a verdict on a stored version: failed (a canary failed it; "
+      "stable refuses it without --force) or cleared (withdraw the mark)",
+      RunPolicyMark, true, exit_code);
+  mark->add_option("version", mark_flags->version,
+                   "policy version (or a unique prefix of >= 6 digits)")
+      ->required();
+  mark->add_option("--verdict", mark_flags->verdict, "failed, cleared")
+      ->required();
+  mark->add_option("--reason", mark_flags->reason,
+                   "why (kept with the verdict; e.g. the canary's judgement)")
+      ->required();
 
   auto [rollback, rollback_flags] = AddSubcommand(
       *policy, "rollback", "Point a channel back at its previous version",
@@ -181,6 +246,9 @@ void AddPolicyCommand(CLI::App& app, int& exit_code) {
       "metadata, candidates",
       RunPolicyShow, false, exit_code);
   show->add_option("file", show_flags->file, "artifact file")->required();
+  show->add_option("--store", show_flags->store,
+                   "also show what the policy store at HOST:PORT records "
+                   "about this version (channels, verdict)");
 }
 
 }  // namespace phaseloop::policy_store

@@ -7,18 +7,23 @@
 //       bound address (port 0 = pick one, the default) on stdout
 //   push FILE [--channel C] [--note TEXT]          store an artifact
 //   list [--json]                                  versions and channels
-//   promote VERSION --channel C                    point C at VERSION
+//   promote VERSION --channel C [--force]          point C at VERSION (a
+//       version marked failed goes to stable only with --force)
 //   rollback --channel C                           C back to its previous
+//   mark VERSION --verdict failed|cleared --reason TEXT
+//       record a verdict on a version (list shows it)
 //   pull (--channel C | --version V) --out FILE
 //       download, verify (checksum, structure, content hash = version) and
 //       write FILE atomically. This is what a CI job runs BEFORE a build:
 //       the compiler wrapper reads the file and never talks to the network.
-//   show FILE [--json]      offline: what an artifact file holds
-// The remote commands take --store HOST:PORT (or $PHASELOOP_POLICY_STORE).
-// Channels: stable, candidate. VERSION may be a unique prefix (>= 6 hex).
-// Exit codes: 0 success, 1 internal failure (store unreachable, damaged
-// store), 2 bad input (a bad or missing file, unknown version or channel,
-// nothing to roll back to).
+//   show FILE [--json] [--store HOST:PORT]
+//       what an artifact file holds (offline); with --store also its
+//       channels and verdict in that store
+// The other remote commands take --store HOST:PORT (or
+// $PHASELOOP_POLICY_STORE). Channels: stable, candidate. VERSION may be a
+// unique prefix (>= 6 hex). Exit codes: 0 success, 1 internal failure (store
+// unreachable, damaged store), 2 bad input (a bad or missing file, unknown
+// version or channel, nothing to roll back to).
 
 #include <iosfwd>
 #include <string>
@@ -42,7 +47,10 @@ struct PolicyFlags {
   std::string version;  // promote/pull
   std::string channel;
   std::string note;
-  std::string out;  // pull output
+  std::string out;      // pull output
+  std::string verdict;  // mark
+  std::string reason;   // mark
+  bool force = false;   // promote
   bool json = false;
 };
 
@@ -55,6 +63,8 @@ int RunPolicyList(const PolicyFlags& flags, std::ostream& out,
                   std::ostream& err);
 int RunPolicyPromote(const PolicyFlags& flags, std::ostream& out,
                      std::ostream& err);
+int RunPolicyMark(const PolicyFlags& flags, std::ostream& out,
+                  std::ostream& err);
 int RunPolicyRollback(const PolicyFlags& flags, std::ostream& out,
                       std::ostream& err);
 int RunPolicyPull(const PolicyFlags& flags, std::ostream& out,

@@ -176,6 +176,68 @@ TEST(PolicyCommandTest, ServePushPromotePullRollbackRoundTrip) {
   EXPECT_EQ(serve->Stop(), 0);
 }
 
+// A canary's Fail as the controller records it, and what an operator sees
+// and may do afterwards.
+TEST(PolicyCommandTest, MarkFailedGuardsStableAndShowsInListAndShow) {
+  const std::string dir = phaseloop::testing::MakeTempDir();
+  const std::string p1 = WriteArtifact(dir, 1);
+  const std::string p2 = WriteArtifact(dir, 2);
+  std::string output;
+  ServeProcess serve(dir + "/store", dir + "/address");
+  ASSERT_FALSE(serve.address().empty());
+  const std::string store = serve.address();
+  ASSERT_EQ(
+      Policy({"push", p1, "--store", store, "--channel", "stable"}, &output), 0)
+      << output;
+  ASSERT_EQ(Policy({"push", p2, "--store", store}, &output), 0) << output;
+
+  ASSERT_EQ(
+      Policy({"mark", VersionOf(2).substr(0, 8), "--verdict", "failed",
+              "--reason", "canary Fail at 5 %: p95 +10.4 %", "--store", store},
+             &output),
+      0)
+      << output;
+  EXPECT_TRUE(absl::StrContains(output, "(no verdict) -> failed")) << output;
+  EXPECT_EQ(Policy({"mark", VersionOf(2), "--verdict", "bad", "--reason", "x",
+                    "--store", store},
+                   &output),
+            2);
+  EXPECT_TRUE(absl::StrContains(output, "failed")) << output;
+
+  ASSERT_EQ(Policy({"list", "--store", store}, &output), 0) << output;
+  EXPECT_TRUE(absl::StrContains(output, "VERDICT")) << output;
+  EXPECT_TRUE(absl::StrContains(output, "canary Fail at 5 %: p95 +10.4 %"))
+      << output;
+  ASSERT_EQ(Policy({"list", "--store", store, "--json"}, &output), 0);
+  nlohmann::json listing = nlohmann::json::parse(output);
+  EXPECT_TRUE(listing["policies"][0]["verdict"].is_null());
+  EXPECT_EQ(listing["policies"][1]["verdict"]["verdict"], "failed");
+
+  EXPECT_EQ(
+      Policy({"promote", VersionOf(2), "--channel", "stable", "--store", store},
+             &output),
+      2);
+  EXPECT_TRUE(absl::StrContains(output, VersionOf(2) + " was marked failed"))
+      << output;
+  EXPECT_TRUE(absl::StrContains(output, "--force")) << output;
+  ASSERT_EQ(Policy({"promote", VersionOf(2), "--channel", "stable", "--store",
+                    store, "--force"},
+                   &output),
+            0)
+      << output;
+
+  ASSERT_EQ(Policy({"show", p2, "--store", store}, &output), 0) << output;
+  EXPECT_TRUE(absl::StrContains(
+      output, "channels stable; verdict failed (canary Fail at 5 %"))
+      << output;
+  ASSERT_EQ(Policy({"show", p2, "--store", store, "--json"}, &output), 0);
+  EXPECT_EQ(nlohmann::json::parse(output)["store"]["verdict"]["verdict"],
+            "failed");
+  ASSERT_EQ(Policy({"show", p1, "--store", store}, &output), 0) << output;
+  EXPECT_TRUE(absl::StrContains(output, "verdict none")) << output;
+  EXPECT_EQ(serve.Stop(), 0);
+}
+
 TEST(PolicyCommandTest, ShowDescribesAFileOffline) {
   const std::string dir = phaseloop::testing::MakeTempDir();
   const std::string path = WriteArtifact(dir, 4);

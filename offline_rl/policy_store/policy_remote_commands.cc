@@ -1,4 +1,4 @@
-// `phaseloop policy push|list|promote|rollback|pull`: the store's clients
+// `phaseloop policy push|list|promote|rollback|mark|pull`: the store's clients
 // (declared in policy_command.h).
 #include <iomanip>
 #include <iostream>
@@ -37,6 +37,13 @@ std::string FormatTime(int64_t unix_ms) {
   if (unix_ms == 0) return "-";
   return absl::FormatTime("%Y-%m-%d %H:%M:%S", absl::FromUnixMillis(unix_ms),
                           absl::UTCTimeZone());
+}
+
+json VerdictJson(const VersionVerdict& verdict) {
+  if (verdict.verdict.empty()) return nullptr;
+  return {{"verdict", verdict.verdict},
+          {"reason", verdict.reason},
+          {"marked_unix_ms", verdict.marked_unix_ms}};
 }
 
 json ChangeJson(const ChannelChange& change) {
@@ -100,7 +107,8 @@ int RunPolicyList(const PolicyFlags& flags, std::ostream& out,
                           {"note", p.note},
                           {"pushed_unix_ms", p.pushed_unix_ms},
                           {"size_bytes", p.size_bytes},
-                          {"channels", p.channels}});
+                          {"channels", p.channels},
+                          {"verdict", VerdictJson(p.verdict)}});
     }
     json channels = json::array();
     for (const ChannelState& c : listing->channels) {
@@ -114,8 +122,9 @@ int RunPolicyList(const PolicyFlags& flags, std::ostream& out,
   }
   out << std::left << std::setw(34) << "VERSION" << std::setw(18) << "CHANNELS"
       << std::setw(11) << "OBJECTIVE" << std::setw(11) << "FORM" << std::setw(6)
-      << "ALGO" << std::setw(21) << "PUSHED (UTC)"
+      << "ALGO" << std::setw(21) << "PUSHED (UTC)" << std::setw(9) << "VERDICT"
       << "METRICS\n";
+  std::vector<const StoredPolicy*> marked;
   for (const StoredPolicy& p : listing->policies) {
     std::vector<std::string> metrics;
     for (const auto& [name, value] : p.metrics) {
@@ -125,9 +134,17 @@ int RunPolicyList(const PolicyFlags& flags, std::ostream& out,
         << (p.channels.empty() ? "-" : absl::StrJoin(p.channels, ","))
         << std::setw(11) << p.objective << std::setw(11) << p.formulation
         << std::setw(6) << p.algorithm << std::setw(21)
-        << FormatTime(p.pushed_unix_ms) << absl::StrJoin(metrics, " ") << "\n";
+        << FormatTime(p.pushed_unix_ms) << std::setw(9)
+        << (p.verdict.verdict.empty() ? "-" : p.verdict.verdict)
+        << absl::StrJoin(metrics, " ") << "\n";
+    if (!p.verdict.verdict.empty()) marked.push_back(&p);
   }
   if (listing->policies.empty()) out << "(no versions stored)\n";
+  for (const StoredPolicy* p : marked) {
+    out << p->policy_version << " " << p->verdict.verdict << " at "
+        << FormatTime(p->verdict.marked_unix_ms) << ": " << p->verdict.reason
+        << "\n";
+  }
   out << "\n";
   for (const ChannelState& c : listing->channels) {
     out << std::setw(10) << c.name
@@ -144,7 +161,7 @@ int RunPolicyPromote(const PolicyFlags& flags, std::ostream& out,
       ConnectPolicyStore(flags.store);
   if (!store.ok()) return Fail("promote", store.status(), err);
   absl::StatusOr<ChannelChange> change =
-      (*store)->Promote(flags.version, flags.channel);
+      (*store)->Promote(flags.version, flags.channel, flags.force);
   if (!change.ok()) return Fail("promote", change.status(), err);
   if (flags.json) {
     out << ChangeJson(*change).dump() << "\n";
@@ -153,6 +170,30 @@ int RunPolicyPromote(const PolicyFlags& flags, std::ostream& out,
         << (change->previous_version.empty() ? "(nothing)"
                                              : change->previous_version)
         << " -> " << change->policy_version << "\n";
+  }
+  return command::kExitOk;
+}
+
+int RunPolicyMark(const PolicyFlags& flags, std::ostream& out,
+                  std::ostream& err) {
+  absl::StatusOr<std::unique_ptr<PolicyStore>> store =
+      ConnectPolicyStore(flags.store);
+  if (!store.ok()) return Fail("mark", store.status(), err);
+  absl::StatusOr<VersionMark> mark =
+      (*store)->MarkVersion(flags.version, flags.verdict, flags.reason);
+  if (!mark.ok()) return Fail("mark", mark.status(), err);
+  if (flags.json) {
+    out << json{{"policy_version", mark->policy_version},
+                {"verdict", VerdictJson(mark->verdict)},
+                {"previous", VerdictJson(mark->previous)}}
+               .dump()
+        << "\n";
+  } else {
+    out << mark->policy_version << ": "
+        << (mark->previous.verdict.empty() ? "(no verdict)"
+                                           : mark->previous.verdict)
+        << " -> " << mark->verdict.verdict << " (" << mark->verdict.reason
+        << ")\n";
   }
   return command::kExitOk;
 }

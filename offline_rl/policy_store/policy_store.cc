@@ -20,4 +20,14 @@ absl::Status CheckChannelName(absl::string_view channel) {
                                           known));
 }
 
+absl::Status CheckVerdictName(absl::string_view verdict) {
+  if (verdict == kVerdictFailed || verdict == kVerdictCleared) {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("'", verdict, "' is not a verdict: use ", kVerdictFailed,
+                   " (the version must not become stable) or ", kVerdictCleared,
+                   " (withdraw a failed mark)"));
+}
+
 }  // namespace phaseloop::policy_store

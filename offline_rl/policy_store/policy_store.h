@@ -11,11 +11,17 @@
 // is a no-op. Changes are all-or-nothing and durable: a process killed at
 // any point leaves the store as it was before or after the change.
 //
+// Every version may carry a verdict: a canary that failed marks its
+// candidate "failed" (with the reason), and such a version is refused for
+// the stable channel unless the promotion is forced; "cleared" withdraws a
+// failed mark and keeps the reason it was cleared. The latest mark wins.
+//
 // Errors (absl codes; policy_store_service maps them to gRPC at the edge):
 // InvalidArgument for a bad artifact or a malformed name, NotFound for an
 // unknown version or channel or a channel that points at nothing,
-// FailedPrecondition for a rollback with no earlier version or a directory
-// in use by another store, DataLoss when a stored file no longer verifies.
+// FailedPrecondition for a rollback with no earlier version, a version
+// marked failed promoted to stable without force, or a directory in use by
+// another store, DataLoss when a stored file no longer verifies.
 // Implementations are thread-safe.
 
 #include <cstdint>
@@ -35,10 +41,22 @@ inline constexpr char kCandidateChannel[] = "candidate";
 // Every channel of a store, in display order.
 inline constexpr const char* kPolicyChannels[] = {kStableChannel,
                                                   kCandidateChannel};
+// Verdicts of MarkVersion.
+inline constexpr char kVerdictFailed[] = "failed";
+inline constexpr char kVerdictCleared[] = "cleared";
+// Longest verdict reason the store keeps, in bytes.
+inline constexpr int kMaxVerdictReasonBytes = 4096;
 // Largest artifact file the store accepts (also the gRPC message limit).
 inline constexpr int64_t kMaxArtifactBytes = 64 << 20;
 // A channel remembers at most this many earlier versions.
 inline constexpr int kMaxChannelHistory = 100;
+
+// The latest verdict recorded on a version; verdict "" = none yet.
+struct VersionVerdict {
+  std::string verdict;  // "", kVerdictFailed or kVerdictCleared
+  std::string reason;
+  int64_t marked_unix_ms = 0;
+};
 
 // One stored version, summarised from its artifact.
 struct StoredPolicy {
@@ -52,6 +70,7 @@ struct StoredPolicy {
   int64_t pushed_unix_ms = 0;
   int64_t size_bytes = 0;
   std::vector<std::string> channels;  // channels pointing at it now
+  VersionVerdict verdict;
 };
 
 struct ChannelState {
@@ -76,6 +95,12 @@ struct FetchedPolicy {
   std::string policy_version;
 };
 
+struct VersionMark {
+  std::string policy_version;  // the full version marked
+  VersionVerdict verdict;      // as now recorded
+  VersionVerdict previous;     // the verdict it replaced (may be none)
+};
+
 struct ChannelChange {
   std::string channel;
   std::string previous_version;  // "" when it pointed at nothing
@@ -87,7 +112,8 @@ class PolicyStore {
   virtual ~PolicyStore() = default;
 
   // Verifies and stores `artifact_file`; when `channel` is not empty, then
-  // points it at the new version (as Promote) in the same change.
+  // points it at the new version (as Promote without force) in the same
+  // change.
   virtual absl::StatusOr<PushResult> Push(absl::string_view artifact_file,
                                           absl::string_view channel,
                                           absl::string_view note) = 0;
@@ -99,24 +125,46 @@ class PolicyStore {
       absl::string_view channel) = 0;
   // Points `channel` at `policy_version` (a unique prefix is accepted); its
   // old version goes onto its history. Promoting the current version again
-  // changes nothing.
+  // changes nothing. A version whose verdict is "failed" is refused for the
+  // stable channel (FailedPrecondition naming the version, the reason and
+  // the fix) unless `force`; its verdict stays recorded either way.
   virtual absl::StatusOr<ChannelChange> Promote(
-      absl::string_view policy_version, absl::string_view channel) = 0;
+      absl::string_view policy_version, absl::string_view channel,
+      bool force) = 0;
+  // Promote without force.
+  absl::StatusOr<ChannelChange> Promote(absl::string_view policy_version,
+                                        absl::string_view channel) {
+    return Promote(policy_version, channel, /*force=*/false);
+  }
   // Points `channel` back at the version it had before the last Promote
   // and forgets the current one; repeated rollbacks walk further back.
   virtual absl::StatusOr<ChannelChange> Rollback(absl::string_view channel) = 0;
+  // Records `verdict` (kVerdictFailed or kVerdictCleared) with `reason`
+  // (required, at most kMaxVerdictReasonBytes) on `policy_version` (a
+  // unique prefix is accepted), replacing its earlier verdict. Channels are
+  // not moved: rolling a failed version off a channel is Rollback's job.
+  virtual absl::StatusOr<VersionMark> MarkVersion(
+      absl::string_view policy_version, absl::string_view verdict,
+      absl::string_view reason) = 0;
 };
 
 // OK for a channel of kPolicyChannels; NotFound naming the known channels
 // otherwise (InvalidArgument when empty).
 absl::Status CheckChannelName(absl::string_view channel);
 
+// OK for kVerdictFailed or kVerdictCleared; InvalidArgument naming them
+// otherwise.
+absl::Status CheckVerdictName(absl::string_view verdict);
+
 // The directory-backed store: artifacts in DIR/artifacts/<version>.plpolicy,
 // channels and the version list in DIR/index.json (replaced atomically).
 // Creates DIR when missing. One store object owns a directory at a time
 // (an exclusive lock on DIR/.lock, released when the object is destroyed
 // or its process dies): a second open is FailedPrecondition. An index from
-// a newer phaseloop or a damaged one is refused untouched.
+// a newer phaseloop or a damaged one is refused untouched. Indexes written
+// before verdicts existed open as stores with no verdicts; an index that
+// holds a verdict is written in a newer format, so a phaseloop that does
+// not know verdicts refuses it instead of dropping them.
 absl::StatusOr<std::unique_ptr<PolicyStore>> OpenPolicyStore(
     const std::string& dir);
 

@@ -49,11 +49,14 @@ class RemotePolicyStore final : public PolicyStore {
     return Get(request, absl::StrCat("channel ", channel));
   }
 
+  using PolicyStore::Promote;
   absl::StatusOr<ChannelChange> Promote(absl::string_view policy_version,
-                                        absl::string_view channel) override {
+                                        absl::string_view channel,
+                                        bool force) override {
     v1::PromotePolicyRequest request;
     request.set_policy_version(std::string(policy_version));
     request.set_channel(std::string(channel));
+    request.set_force(force);
     v1::ChannelChangeReply reply;
     grpc::ClientContext context;
     absl::Status status =
@@ -75,7 +78,26 @@ class RemotePolicyStore final : public PolicyStore {
                          reply.policy_version()};
   }
 
+  absl::StatusOr<VersionMark> MarkVersion(absl::string_view policy_version,
+                                          absl::string_view verdict,
+                                          absl::string_view reason) override {
+    v1::MarkPolicyRequest request;
+    request.set_policy_version(std::string(policy_version));
+    request.set_verdict(std::string(verdict));
+    request.set_reason(std::string(reason));
+    v1::MarkPolicyReply reply;
+    grpc::ClientContext context;
+    absl::Status status = Call(stub_->Mark(Prepare(context), request, &reply));
+    if (!status.ok()) return status;
+    return VersionMark{reply.policy_version(), VerdictOf(reply.verdict()),
+                       VerdictOf(reply.previous())};
+  }
+
  private:
+  static VersionVerdict VerdictOf(const v1::VersionVerdictInfo& info) {
+    return VersionVerdict{info.verdict(), info.reason(), info.marked_unix_ms()};
+  }
+
   grpc::ClientContext* Prepare(grpc::ClientContext& context) const {
     context.set_deadline(std::chrono::system_clock::now() +
                          absl::ToChronoMilliseconds(call_timeout_));
@@ -94,6 +116,14 @@ class RemotePolicyStore final : public PolicyStore {
                              " (is `phaseloop policy serve` running there? "
                              "check --store or $",
                              kPolicyStoreEnv, ")"));
+    }
+    if (code == absl::StatusCode::kUnimplemented) {
+      return absl::Status(
+          code,
+          absl::StrCat("the policy store at ", address_,
+                       " does not serve this call (", status.error_message(),
+                       "): it runs an older phaseloop; restart it with "
+                       "this one's `phaseloop policy serve`"));
     }
     return absl::Status(code, status.error_message());
   }
@@ -125,6 +155,7 @@ absl::StatusOr<PolicyListing> RemotePolicyStore::List() {
     policy.pushed_unix_ms = info.pushed_unix_ms();
     policy.size_bytes = info.size_bytes();
     policy.channels.assign(info.channels().begin(), info.channels().end());
+    policy.verdict = VerdictOf(info.verdict());
     listing.policies.push_back(std::move(policy));
   }
   for (const v1::ChannelInfo& info : reply.channels()) {

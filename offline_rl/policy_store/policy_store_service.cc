@@ -22,6 +22,12 @@ void FillChange(const ChannelChange& change, v1::ChannelChangeReply* reply) {
   reply->set_policy_version(change.policy_version);
 }
 
+void FillVerdict(const VersionVerdict& verdict, v1::VersionVerdictInfo* info) {
+  info->set_verdict(verdict.verdict);
+  info->set_reason(verdict.reason);
+  info->set_marked_unix_ms(verdict.marked_unix_ms);
+}
+
 }  // namespace
 
 grpc::Status PolicyStoreService::Push(grpc::ServerContext*,
@@ -55,6 +61,9 @@ grpc::Status PolicyStoreService::List(grpc::ServerContext*,
     info->set_parent_version(policy.parent_version);
     for (const std::string& channel : policy.channels) {
       info->add_channels(channel);
+    }
+    if (!policy.verdict.verdict.empty()) {
+      FillVerdict(policy.verdict, info->mutable_verdict());
     }
   }
   for (const ChannelState& channel : listing->channels) {
@@ -93,8 +102,8 @@ grpc::Status PolicyStoreService::Get(grpc::ServerContext*,
 grpc::Status PolicyStoreService::Promote(
     grpc::ServerContext*, const v1::PromotePolicyRequest* request,
     v1::ChannelChangeReply* reply) {
-  absl::StatusOr<ChannelChange> change =
-      store_->Promote(request->policy_version(), request->channel());
+  absl::StatusOr<ChannelChange> change = store_->Promote(
+      request->policy_version(), request->channel(), request->force());
   if (!change.ok()) return ToGrpcStatus(change.status());
   FillChange(*change, reply);
   return grpc::Status::OK;
@@ -106,6 +115,20 @@ grpc::Status PolicyStoreService::Rollback(
   absl::StatusOr<ChannelChange> change = store_->Rollback(request->channel());
   if (!change.ok()) return ToGrpcStatus(change.status());
   FillChange(*change, reply);
+  return grpc::Status::OK;
+}
+
+grpc::Status PolicyStoreService::Mark(grpc::ServerContext*,
+                                      const v1::MarkPolicyRequest* request,
+                                      v1::MarkPolicyReply* reply) {
+  absl::StatusOr<VersionMark> mark = store_->MarkVersion(
+      request->policy_version(), request->verdict(), request->reason());
+  if (!mark.ok()) return ToGrpcStatus(mark.status());
+  reply->set_policy_version(mark->policy_version);
+  FillVerdict(mark->verdict, reply->mutable_verdict());
+  if (!mark->previous.verdict.empty()) {
+    FillVerdict(mark->previous, reply->mutable_previous());
+  }
   return grpc::Status::OK;
 }
 

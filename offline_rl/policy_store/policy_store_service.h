@@ -36,6 +36,8 @@ class PolicyStoreService final : public v1::PolicyStore::Service {
   grpc::Status Rollback(grpc::ServerContext*,
                         const v1::RollbackPolicyRequest* request,
                         v1::ChannelChangeReply* reply) override;
+  grpc::Status Mark(grpc::ServerContext*, const v1::MarkPolicyRequest* request,
+                    v1::MarkPolicyReply* reply) override;
 
  private:
   PolicyStore* store_;

@@ -135,6 +135,42 @@ TEST_F(PolicyStoreServiceTest, ErrorsArriveWithTheirCodesAndProblems) {
   EXPECT_EQ(raw.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
 }
 
+// Mark, the verdict in List and Promote's force travel over gRPC both ways.
+TEST_F(PolicyStoreServiceTest, VerdictsTravelOverGrpc) {
+  ASSERT_TRUE(client_->Push(TinyPolicyFile(1), "stable", "").ok());
+  ASSERT_TRUE(client_->Push(TinyPolicyFile(2), "candidate", "").ok());
+  absl::StatusOr<VersionMark> mark = client_->MarkVersion(
+      VersionOf(2).substr(0, 6), kVerdictFailed, "canary Fail: p95 +11 %");
+  ASSERT_TRUE(mark.ok()) << mark.status();
+  EXPECT_EQ(mark->policy_version, VersionOf(2));
+  EXPECT_EQ(mark->verdict.verdict, "failed");
+  EXPECT_EQ(mark->verdict.reason, "canary Fail: p95 +11 %");
+  EXPECT_GT(mark->verdict.marked_unix_ms, 0);
+  EXPECT_TRUE(mark->previous.verdict.empty());
+
+  absl::StatusOr<PolicyListing> listing = client_->List();
+  ASSERT_TRUE(listing.ok());
+  EXPECT_TRUE(listing->policies[0].verdict.verdict.empty());
+  EXPECT_EQ(listing->policies[1].verdict.verdict, "failed");
+  EXPECT_EQ(listing->policies[1].verdict.reason, "canary Fail: p95 +11 %");
+  EXPECT_EQ(listing->policies[1].verdict.marked_unix_ms,
+            mark->verdict.marked_unix_ms);
+
+  absl::StatusOr<ChannelChange> refused =
+      client_->Promote(VersionOf(2), "stable");
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(absl::StrContains(refused.status().message(), "p95 +11 %"));
+  ASSERT_TRUE(client_->Promote(VersionOf(2), "stable", /*force=*/true).ok());
+  EXPECT_EQ(store_->GetChannel("stable")->policy_version, VersionOf(2));
+
+  EXPECT_EQ(client_->MarkVersion(VersionOf(2), "maybe", "x").status().code(),
+            absl::StatusCode::kInvalidArgument);
+  absl::StatusOr<VersionMark> cleared =
+      client_->MarkVersion(VersionOf(2), kVerdictCleared, "re-judged");
+  ASSERT_TRUE(cleared.ok());
+  EXPECT_EQ(cleared->previous.reason, "canary Fail: p95 +11 %");
+}
+
 TEST_F(PolicyStoreServiceTest, AStoppedServerIsUnavailableWithAHint) {
   const std::string address = server_->address();
   server_->Shutdown(absl::Seconds(1));

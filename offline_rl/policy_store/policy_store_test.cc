@@ -201,6 +201,120 @@ TEST(PolicyStoreTest, DamagedFilesAreReportedNotServed) {
             "{\"format\": ");
 }
 
+TEST(PolicyStoreTest, AVersionMarkedFailedIsRefusedForStableUnlessForced) {
+  auto store = Open(phaseloop::testing::MakeTempDir());
+  ASSERT_TRUE(store->Push(TinyPolicyFile(1), "stable", "").ok());
+  ASSERT_TRUE(store->Push(TinyPolicyFile(2), "candidate", "").ok());
+  absl::StatusOr<VersionMark> mark = store->MarkVersion(
+      VersionOf(2).substr(0, 8), kVerdictFailed, "p95 +12 % at step 5 %");
+  ASSERT_TRUE(mark.ok()) << mark.status();
+  EXPECT_EQ(mark->policy_version, VersionOf(2));
+  EXPECT_EQ(mark->verdict.verdict, "failed");
+  EXPECT_GT(mark->verdict.marked_unix_ms, 0);
+  EXPECT_TRUE(mark->previous.verdict.empty());
+
+  absl::StatusOr<ChannelChange> refused =
+      store->Promote(VersionOf(2), "stable");
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  for (const std::string& part :
+       {VersionOf(2), std::string("p95 +12 % at step 5 %"),
+        std::string("--force"), std::string("--verdict cleared")}) {
+    EXPECT_TRUE(absl::StrContains(refused.status().message(), part))
+        << refused.status().message() << " lacks " << part;
+  }
+  EXPECT_EQ(store->Push(TinyPolicyFile(2), "stable", "").status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(store->GetChannel("stable")->policy_version, VersionOf(1));
+  // Only stable is guarded; the channels did not move.
+  EXPECT_TRUE(store->Promote(VersionOf(2), "candidate").ok());
+
+  absl::StatusOr<ChannelChange> forced =
+      store->Promote(VersionOf(2), "stable", /*force=*/true);
+  ASSERT_TRUE(forced.ok()) << forced.status();
+  EXPECT_EQ(store->GetChannel("stable")->policy_version, VersionOf(2));
+  EXPECT_EQ(store->List()->policies[1].verdict.verdict, "failed");
+  ASSERT_TRUE(store->Rollback("stable").ok());
+
+  absl::StatusOr<VersionMark> cleared =
+      store->MarkVersion(VersionOf(2), kVerdictCleared, "judge bug #12");
+  ASSERT_TRUE(cleared.ok()) << cleared.status();
+  EXPECT_EQ(cleared->previous.verdict, "failed");
+  EXPECT_EQ(cleared->previous.reason, "p95 +12 % at step 5 %");
+  EXPECT_TRUE(store->Promote(VersionOf(2), "stable").ok());
+}
+
+TEST(PolicyStoreTest, MarkChecksItsInput) {
+  auto store = Open(phaseloop::testing::MakeTempDir());
+  ASSERT_TRUE(store->Push(TinyPolicyFile(1), "", "").ok());
+  EXPECT_EQ(store->MarkVersion(VersionOf(1), "promoted", "x").status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      store->MarkVersion(VersionOf(1), kVerdictFailed, "").status().code(),
+      absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(store
+                ->MarkVersion(VersionOf(1), kVerdictFailed,
+                              std::string(kMaxVerdictReasonBytes + 1, 'x'))
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      store->MarkVersion(VersionOf(2), kVerdictFailed, "x").status().code(),
+      absl::StatusCode::kNotFound);
+  EXPECT_TRUE(store->List()->policies[0].verdict.verdict.empty());
+}
+
+// Verdicts survive a reopen; the index names format v2 only once it holds
+// one, so a phaseloop that knows no verdicts refuses it rather than drop
+// them.
+TEST(PolicyStoreTest, VerdictsPersistInANewerIndexFormat) {
+  const std::string dir = phaseloop::testing::MakeTempDir();
+  {
+    auto store = Open(dir);
+    ASSERT_TRUE(store->Push(TinyPolicyFile(1), "stable", "").ok());
+    EXPECT_TRUE(absl::StrContains(
+        phaseloop::testing::ReadFileOrEmpty(dir + "/index.json"),
+        "\"phaseloop-policy-store/v1\""));
+    ASSERT_TRUE(store->MarkVersion(VersionOf(1), kVerdictFailed, "slow").ok());
+  }
+  const std::string index =
+      phaseloop::testing::ReadFileOrEmpty(dir + "/index.json");
+  EXPECT_TRUE(absl::StrContains(index, "\"phaseloop-policy-store/v2\""));
+  auto store = Open(dir);
+  const StoredPolicy policy = store->List()->policies.at(0);
+  EXPECT_EQ(policy.verdict.verdict, "failed");
+  EXPECT_EQ(policy.verdict.reason, "slow");
+}
+
+// An index.json as the phaseloop before verdicts wrote it opens, shows no
+// verdicts and takes one.
+TEST(PolicyStoreTest, OpensAnIndexWrittenBeforeVerdicts) {
+  const std::string dir = phaseloop::testing::MakeTempDir();
+  {
+    auto store = Open(dir);
+    ASSERT_TRUE(store->Push(TinyPolicyFile(1), "", "").ok());
+  }
+  std::ofstream(dir + "/index.json", std::ios::trunc)
+      << R"({"format": "phaseloop-policy-store/v1",
+  "policies": [{"policy_version": ")"
+      << VersionOf(1) << R"(", "objective": "size", "formulation": "candidate",
+    "algorithm": "bc", "metrics": {"alloc_size_oz_ratio": 1.01},
+    "parent_version": "", "note": "old", "pushed_unix_ms": 1700000000000,
+    "size_bytes": 1234}],
+  "channels": {"stable": {"policy_version": ")"
+      << VersionOf(1) << R"(", "updated_unix_ms": 1700000000000,
+    "previous_versions": []}}})";
+  auto store = Open(dir);
+  ASSERT_NE(store, nullptr);
+  absl::StatusOr<PolicyListing> listing = store->List();
+  ASSERT_TRUE(listing.ok());
+  ASSERT_EQ(listing->policies.size(), 1u);
+  EXPECT_EQ(listing->policies[0].note, "old");
+  EXPECT_TRUE(listing->policies[0].verdict.verdict.empty());
+  EXPECT_EQ(store->GetChannel("stable")->policy_version, VersionOf(1));
+  ASSERT_TRUE(store->MarkVersion(VersionOf(1), kVerdictFailed, "slow").ok());
+  EXPECT_EQ(store->List()->policies[0].verdict.verdict, "failed");
+}
+
 // Children push new versions (and promote them) until SIGKILLed at a
 // varying moment; every store they leave must open, verify and take pushes.
 TEST(PolicyStoreTest, SurvivesAWriterKilledMidPush) {

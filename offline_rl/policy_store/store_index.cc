@@ -14,15 +14,21 @@ using nlohmann::json;
 json PolicyToJson(const StoredPolicy& policy) {
   json metrics = json::object();
   for (const auto& [name, value] : policy.metrics) metrics[name] = value;
-  return json{{"policy_version", policy.policy_version},
-              {"objective", policy.objective},
-              {"formulation", policy.formulation},
-              {"algorithm", policy.algorithm},
-              {"metrics", metrics},
-              {"parent_version", policy.parent_version},
-              {"note", policy.note},
-              {"pushed_unix_ms", policy.pushed_unix_ms},
-              {"size_bytes", policy.size_bytes}};
+  json j{{"policy_version", policy.policy_version},
+         {"objective", policy.objective},
+         {"formulation", policy.formulation},
+         {"algorithm", policy.algorithm},
+         {"metrics", metrics},
+         {"parent_version", policy.parent_version},
+         {"note", policy.note},
+         {"pushed_unix_ms", policy.pushed_unix_ms},
+         {"size_bytes", policy.size_bytes}};
+  if (!policy.verdict.verdict.empty()) {
+    j["verdict"] = {{"verdict", policy.verdict.verdict},
+                    {"reason", policy.verdict.reason},
+                    {"marked_unix_ms", policy.verdict.marked_unix_ms}};
+  }
+  return j;
 }
 
 json ChannelToJson(const ChannelState& channel) {
@@ -45,6 +51,12 @@ StoredPolicy PolicyFromJson(const json& j) {
   policy.note = j.at("note").get<std::string>();
   policy.pushed_unix_ms = j.at("pushed_unix_ms").get<int64_t>();
   policy.size_bytes = j.at("size_bytes").get<int64_t>();
+  if (j.contains("verdict")) {  // absent in v1 and for unmarked versions
+    const json& v = j.at("verdict");
+    policy.verdict.verdict = v.at("verdict").get<std::string>();
+    policy.verdict.reason = v.at("reason").get<std::string>();
+    policy.verdict.marked_unix_ms = v.at("marked_unix_ms").get<int64_t>();
+  }
   return policy;
 }
 
@@ -69,6 +81,12 @@ absl::Status CheckReferences(const StoreIndex& index,
                        "' is not 32 hex digits; the index is damaged"));
     }
     stored[policy.policy_version] = true;
+    if (!policy.verdict.verdict.empty() &&
+        !CheckVerdictName(policy.verdict.verdict).ok()) {
+      return absl::DataLossError(absl::StrCat(
+          source, ": version ", policy.policy_version, " has verdict '",
+          policy.verdict.verdict, "', which is not failed or cleared"));
+    }
   }
   for (const auto& [name, channel] : index.channels) {
     if (!CheckChannelName(name).ok()) {
@@ -108,7 +126,11 @@ std::string StoreIndexToJson(const StoreIndex& index) {
   for (const auto& [name, channel] : index.channels) {
     channels[name] = ChannelToJson(channel);
   }
-  json root{{"format", kStoreIndexFormat},
+  bool any_verdict = false;
+  for (const StoredPolicy& policy : index.policies) {
+    any_verdict |= !policy.verdict.verdict.empty();
+  }
+  json root{{"format", any_verdict ? kStoreIndexFormat : kStoreIndexFormatV1},
             {"policies", policies},
             {"channels", channels}};
   return root.dump(2) + "\n";
@@ -131,10 +153,12 @@ absl::StatusOr<StoreIndex> StoreIndexFromJson(absl::string_view json_text,
         source, " is not a phaseloop policy store index (no \"format\": \"",
         kStoreIndexFormat, "\")"));
   }
-  if (format.get<std::string>() != kStoreIndexFormat) {
+  if (format.get<std::string>() != kStoreIndexFormat &&
+      format.get<std::string>() != kStoreIndexFormatV1) {
     return absl::FailedPreconditionError(
         absl::StrCat(source, " has format ", format.get<std::string>(),
-                     "; this phaseloop reads ", kStoreIndexFormat,
+                     "; this phaseloop reads ", kStoreIndexFormatV1, " and ",
+                     kStoreIndexFormat,
                      ". Use the phaseloop that wrote it (or a newer one)."));
   }
   StoreIndex index;

@@ -15,7 +15,12 @@
 
 namespace phaseloop::policy_store::internal {
 
-inline constexpr char kStoreIndexFormat[] = "phaseloop-policy-store/v1";
+// v1: versions and channels. v2 adds a version's "verdict" object; an index
+// is written as v1 while no version has a verdict (so older phaseloops still
+// open it) and as v2 once one has (so they refuse it rather than drop the
+// verdicts when they rewrite it). Both are read.
+inline constexpr char kStoreIndexFormatV1[] = "phaseloop-policy-store/v1";
+inline constexpr char kStoreIndexFormat[] = "phaseloop-policy-store/v2";
 
 struct StoreIndex {
   // StoredPolicy::channels is not stored (derived from `channels`).
