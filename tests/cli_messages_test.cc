@@ -65,6 +65,9 @@ const std::vector<std::string>& AllCommands() {
       "canary load",
       "canary serve",
       "canary budget",
+      "canary run",
+      "canary list",
+      "canary report",
   };
   return *commands;
 }

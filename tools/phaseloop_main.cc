@@ -7,7 +7,7 @@
 #include <string>
 
 #include "CLI/CLI.hpp"
-#include "canary/judge/judge_command.h"
+#include "canary/canary_command.h"
 #include "common/command/command_line.h"
 #include "common/command/version.h"
 #include "common/kafka/kafka_command.h"

@@ -60,8 +60,7 @@ absl::StatusOr<std::string> StartHelper(std::vector<std::string> argv,
   *started = *process;
   for (int i = 0; i < 600; ++i) {
     std::string address;
-    if (files::ReadWholeFile(address_file, &address).ok() &&
-        !address.empty()) {
+    if (files::ReadWholeFile(address_file, &address).ok() && !address.empty()) {
       while (!address.empty() && isspace(address.back())) address.pop_back();
       return address;
     }
@@ -81,13 +80,13 @@ int ExitFor(const v1::CanaryRun& run) {
 
 void PrintSummary(const v1::CanaryRun& run, const std::string& report,
                   std::ostream& out) {
-  out << absl::StrFormat("canary %s: %s (%s against %s)\n", run.canary_id(),
-                         run.phase(), run.candidate_version(),
-                         run.stable_version().empty() ? "plain -O3"
-                                                      : run.stable_version());
+  out << absl::StrFormat(
+      "canary %s: %s (%s against %s)\n", run.canary_id(), run.phase(),
+      run.candidate_version(),
+      run.stable_version().empty() ? "plain -O3" : run.stable_version());
   out << absl::StrFormat("%-5s %-8s %-13s %6s %9s %12s %12s %10s\n", "step",
-                         "canary", "outcome", "score", "windows",
-                         "p95 base ms", "p95 cand ms", "rel.reward");
+                         "canary", "outcome", "score", "windows", "p95 base ms",
+                         "p95 cand ms", "rel.reward");
   for (const auto& step : run.steps()) {
     double base = 0, cand = 0;
     for (const auto& metric : step.metrics()) {
@@ -96,20 +95,21 @@ void PrintSummary(const v1::CanaryRun& run, const std::string& report,
         cand = metric.canary_median();
       }
     }
-    out << absl::StrFormat("%-5d %6.1f %%  %-13s %6.0f %4d/%-4d %12.3f %12.3f "
-                           "%+10.4f\n",
-                           step.index() + 1, 100 * step.canary_weight(),
-                           step.outcome(), step.score(),
-                           step.baseline_windows(), step.canary_windows(),
-                           base, cand, step.relative_reward());
+    out << absl::StrFormat(
+        "%-5d %6.1f %%  %-13s %6.0f %4d/%-4d %12.3f %12.3f "
+        "%+10.4f\n",
+        step.index() + 1, 100 * step.canary_weight(), step.outcome(),
+        step.score(), step.baseline_windows(), step.canary_windows(), base,
+        cand, step.relative_reward());
   }
   for (const auto& reason : run.final_reasons()) {
     out << "  " << reason << "\n";
   }
   if (run.has_final_reward()) {
-    out << absl::StrFormat("final reward %+.4f (replay buffer, source "
-                           "canary)\n",
-                           run.final_reward());
+    out << absl::StrFormat(
+        "final reward %+.4f (replay buffer, source "
+        "canary)\n",
+        run.final_reward());
   }
   if (!report.empty()) out << "report: " << report << "\n";
 }
@@ -178,9 +178,8 @@ int RunCanaryRun(const CanaryRunFlags& flags, std::ostream& out,
     }
   }
   if (store_address.empty()) {
-    const std::string dir = flags.policy_dir.empty()
-                                ? state_dir + "/policies"
-                                : flags.policy_dir;
+    const std::string dir =
+        flags.policy_dir.empty() ? state_dir + "/policies" : flags.policy_dir;
     process::BackgroundProcess server;
     auto address = StartHelper(
         {self, "policy", "serve", "--dir", dir, "--listen", "127.0.0.1:0",
@@ -248,8 +247,7 @@ int RunCanaryRun(const CanaryRunFlags& flags, std::ostream& out,
   }
   const std::string canary_id =
       flags.canary_id.empty()
-          ? absl::StrCat(service->service, "-",
-                         candidate_version.substr(0, 12))
+          ? absl::StrCat(service->service, "-", candidate_version.substr(0, 12))
           : flags.canary_id;
   if (auto s = CheckCanaryId(canary_id); !s.ok()) {
     err << kName << "--canary-id: " << s.message() << "\n";
@@ -273,8 +271,8 @@ int RunCanaryRun(const CanaryRunFlags& flags, std::ostream& out,
     corpus::DebianFetcher fetcher(corpus::DefaultDebianCache());
     auto source = fetcher.Fetch(package, err);
     if (!source.ok()) {
-      err << kName << flags.service << ": handler.zlib: "
-          << source.status().message() << "\n";
+      err << kName << flags.service
+          << ": handler.zlib: " << source.status().message() << "\n";
       return command::kExitBadInput;
     }
     options.zlib_source_dir = source->tree;
@@ -308,8 +306,7 @@ int RunCanaryRun(const CanaryRunFlags& flags, std::ostream& out,
   }
   auto report = WriteCanaryReport(state, *run);
   if (!report.ok()) {
-    err << kName << "warning: no report: " << report.status().message()
-        << "\n";
+    err << kName << "warning: no report: " << report.status().message() << "\n";
   }
   if (flags.json) {
     out << CanaryRunToJson(*run) << "\n";

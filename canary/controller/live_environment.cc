@@ -39,8 +39,8 @@ absl::StatusOr<std::optional<double>> StagingLowerBound(
   auto buffer = replay_buffer::OpenReplayStore(buffer_path, open);
   if (!buffer.ok()) return buffer.status();
   std::optional<double> lowest;
-  auto status = (*buffer)->Scan(
-      1000, [&](const replay_buffer::WriteBatch& batch) {
+  auto status =
+      (*buffer)->Scan(1000, [&](const replay_buffer::WriteBatch& batch) {
         for (const auto& reward : batch.rewards) {
           if (reward.source() != "staging" ||
               reward.policy_version() != policy_version) {
@@ -107,8 +107,8 @@ absl::StatusOr<std::string> LiveEnvironment::FetchArtifact(
                         absl::StrCat("policy store: ", version, ": ",
                                      fetched.status().message()));
   }
-  const std::string path = absl::StrCat(options_.run_dir, "/", name,
-                                        ".plpolicy");
+  const std::string path =
+      absl::StrCat(options_.run_dir, "/", name, ".plpolicy");
   if (auto s = files::WriteFileAtomically(path, fetched->artifact_file);
       !s.ok()) {
     return s;
@@ -178,9 +178,8 @@ absl::StatusOr<VariantBuilds> LiveEnvironment::BuildAndCheck(
     Progress(absl::StrCat("building the ", options->name, " handler"));
     auto built = BuildHandler(*options);
     if (!built.ok()) return built.status();
-    Progress(absl::StrFormat("built %s in %.1f s (%d compiles)",
-                             options->name, built->build_seconds,
-                             built->decisions));
+    Progress(absl::StrFormat("built %s in %.1f s (%d compiles)", options->name,
+                             built->build_seconds, built->decisions));
     const std::string copy = options->name == "stable" ? StableHandlerPath()
                              : options->name == "candidate"
                                  ? CandidateHandlerPath()
@@ -189,9 +188,8 @@ absl::StatusOr<VariantBuilds> LiveEnvironment::BuildAndCheck(
     fs::copy_file(built->so_path, copy, fs::copy_options::overwrite_existing,
                   error);
     if (error) {
-      return absl::InternalError(absl::StrCat("cannot copy ", built->so_path,
-                                              " to ", copy, ": ",
-                                              error.message()));
+      return absl::InternalError(absl::StrCat(
+          "cannot copy ", built->so_path, " to ", copy, ": ", error.message()));
     }
     handlers.push_back({options->name, copy});
     if (options->name == "stable") builds.baseline_build_id = built->build_id;
@@ -199,9 +197,9 @@ absl::StatusOr<VariantBuilds> LiveEnvironment::BuildAndCheck(
       builds.candidate_build_id = built->build_id;
     }
     if (auto s = IngestDecisions(built->build_id); !s.ok()) {
-      Progress(absl::StrCat("warning: the ", options->name,
-                            " build's decisions did not reach the buffer: ",
-                            s.message()));
+      Progress(absl::StrCat(
+          "warning: the ", options->name,
+          " build's decisions did not reach the buffer: ", s.message()));
     }
   }
   auto report = CheckHandlersAgree(handlers);
@@ -215,17 +213,17 @@ absl::StatusOr<VariantBuilds> LiveEnvironment::BuildAndCheck(
 
 absl::StatusOr<RolloutAllowance> LiveEnvironment::Allowance(
     const v1::CanaryRun& run) {
-  auto budgets = slo::ReadLatestBudgets(
-      options_.kafka, std::string(kafka::kBudgetTopic),
-      std::chrono::milliseconds(kKafkaReadTimeoutMs));
+  auto budgets =
+      slo::ReadLatestBudgets(options_.kafka, std::string(kafka::kBudgetTopic),
+                             std::chrono::milliseconds(kKafkaReadTimeoutMs));
   if (!budgets.ok()) return budgets.status();
   ExplorationRequest request;
   request.service = run.service();
   request.budgets = budgets->latest;
   request.candidate_lower_bound = options_.staging_lower_bound;
   if (!request.candidate_lower_bound) {
-    auto staged = StagingLowerBound(options_.buffer_path,
-                                    run.candidate_version());
+    auto staged =
+        StagingLowerBound(options_.buffer_path, run.candidate_version());
     if (!staged.ok()) return staged.status();
     request.candidate_lower_bound = *staged;
   }
@@ -252,9 +250,9 @@ absl::StatusOr<RolloutAllowance> LiveEnvironment::Allowance(
 
 absl::StatusOr<StepEvidence> LiveEnvironment::CollectStep(
     const v1::CanaryRun& run, int64_t from_ms, int64_t to_ms) {
-  auto rewards = ReadServiceRewards(options_.kafka,
-                                    std::string(kafka::kRewardsTopic),
-                                    run.service(), kKafkaReadTimeoutMs);
+  auto rewards =
+      ReadServiceRewards(options_.kafka, std::string(kafka::kRewardsTopic),
+                         run.service(), kKafkaReadTimeoutMs);
   if (!rewards.ok()) return rewards.status();
   StepWindowFilter filter;
   filter.service = run.service();
@@ -269,8 +267,8 @@ int64_t LiveEnvironment::WindowSettleMs() {
   // An SLI window is published a grace second after its end; the engine
   // closes a window at end + lateness, or after close_idle of quiet.
   return options_.service.reward_lateness_ms +
-         options_.service.reward_close_idle_ms + 2 * options_.service.sli_window_ms +
-         5000;
+         options_.service.reward_close_idle_ms +
+         2 * options_.service.sli_window_ms + 5000;
 }
 
 int64_t LiveEnvironment::RewardWindowMs() {
@@ -278,8 +276,8 @@ int64_t LiveEnvironment::RewardWindowMs() {
 }
 
 absl::Status LiveEnvironment::Promote(const v1::CanaryRun& run) {
-  auto change = store_->Promote(run.candidate_version(),
-                                policy_store::kStableChannel);
+  auto change =
+      store_->Promote(run.candidate_version(), policy_store::kStableChannel);
   return change.status();
 }
 

@@ -40,13 +40,30 @@ absl::Status LiveEnvironment::StartServe(v1::CanaryRun* run,
   std::remove(address_file.c_str());
   const ServiceConfig& service = options_.service;
   auto started = process::StartBackground(
-      {{options_.phaseloop_binary, "canary", "serve", "--handler", handler,
-        "--listen", "127.0.0.1:0", "--address-file", address_file,
-        "--service", service.service, "--group", group, "--deployment-id",
-        deployment_id, "--policy-version",
-        policy_version.empty() ? "baseline" : policy_version, "--window-ms",
-        absl::StrCat(service.sli_window_ms), "--kafka", options_.kafka,
-        "--threads", absl::StrCat(service.instance_threads), "--instance",
+      {{options_.phaseloop_binary,
+        "canary",
+        "serve",
+        "--handler",
+        handler,
+        "--listen",
+        "127.0.0.1:0",
+        "--address-file",
+        address_file,
+        "--service",
+        service.service,
+        "--group",
+        group,
+        "--deployment-id",
+        deployment_id,
+        "--policy-version",
+        policy_version.empty() ? "baseline" : policy_version,
+        "--window-ms",
+        absl::StrCat(service.sli_window_ms),
+        "--kafka",
+        options_.kafka,
+        "--threads",
+        absl::StrCat(service.instance_threads),
+        "--instance",
         absl::StrCat(run->canary_id(), "-", group)},
        {},
        log});
@@ -61,8 +78,7 @@ absl::Status LiveEnvironment::StartServe(v1::CanaryRun* run,
                         std::chrono::milliseconds(kAddressWaitMs);
   std::string address;
   while (std::chrono::steady_clock::now() < deadline && !StopRequested()) {
-    if (files::ReadWholeFile(address_file, &address).ok() &&
-        !address.empty()) {
+    if (files::ReadWholeFile(address_file, &address).ok() && !address.empty()) {
       break;
     }
     if (!process::IsRunning(*started)) {
@@ -73,7 +89,8 @@ absl::Status LiveEnvironment::StartServe(v1::CanaryRun* run,
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  while (!address.empty() && (address.back() == '\n' || address.back() == ' ')) {
+  while (!address.empty() &&
+         (address.back() == '\n' || address.back() == ' ')) {
     address.pop_back();
   }
   if (address.empty()) {
@@ -94,10 +111,10 @@ absl::Status LiveEnvironment::StartInstances(v1::CanaryRun* run) {
   auto engine = process::StartBackground(
       {{options_.phaseloop_binary, "rewards", "run", "--kafka", options_.kafka,
         "--buffer", options_.buffer_path, "--slo-dir", service.slo_dir,
-        "--window-ms", absl::StrCat(service.reward_window_ms),
-        "--lateness-ms", absl::StrCat(service.reward_lateness_ms),
-        "--close-idle-ms", absl::StrCat(service.reward_close_idle_ms),
-        "--group", absl::StrCat("phaseloop-canary-", run->canary_id())},
+        "--window-ms", absl::StrCat(service.reward_window_ms), "--lateness-ms",
+        absl::StrCat(service.reward_lateness_ms), "--close-idle-ms",
+        absl::StrCat(service.reward_close_idle_ms), "--group",
+        absl::StrCat("phaseloop-canary-", run->canary_id())},
        {},
        engine_log});
   if (!engine.ok()) return engine.status();
@@ -112,14 +129,13 @@ absl::Status LiveEnvironment::StartInstances(v1::CanaryRun* run) {
     return s;
   }
   if (auto s = StartServe(run, "baseline", StableHandlerPath(),
-                          run->baseline_deployment_id(),
-                          run->stable_version());
+                          run->baseline_deployment_id(), run->stable_version());
       !s.ok()) {
     return s;
   }
-  if (auto s = StartServe(run, "canary", CandidateHandlerPath(),
-                          run->canary_deployment_id(),
-                          run->candidate_version());
+  if (auto s =
+          StartServe(run, "canary", CandidateHandlerPath(),
+                     run->canary_deployment_id(), run->candidate_version());
       !s.ok()) {
     return s;
   }
@@ -131,11 +147,10 @@ absl::Status LiveEnvironment::StartInstances(v1::CanaryRun* run) {
     target.name = instance.group();
     target.host = instance.address().substr(0, colon);
     if (colon == std::string::npos ||
-        !absl::SimpleAtoi(instance.address().substr(colon + 1),
-                          &target.port)) {
-      return absl::InternalError(absl::StrCat(
-          "the ", instance.group(), " instance's address '",
-          instance.address(), "' is not HOST:PORT"));
+        !absl::SimpleAtoi(instance.address().substr(colon + 1), &target.port)) {
+      return absl::InternalError(
+          absl::StrCat("the ", instance.group(), " instance's address '",
+                       instance.address(), "' is not HOST:PORT"));
     }
     target.weight = instance.group() == "stable" ? 1 : 0;
     targets.push_back(target);

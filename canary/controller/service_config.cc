@@ -47,8 +47,8 @@ absl::StatusOr<std::string> Text(const std::string& source,
 // node[key] as a whole number in [lo, hi] when present.
 template <typename Int>
 absl::Status ReadInt(const std::string& source, const std::string& prefix,
-                     const YAML::Node& node, const std::string& key,
-                     int64_t lo, int64_t hi, Int& out) {
+                     const YAML::Node& node, const std::string& key, int64_t lo,
+                     int64_t hi, Int& out) {
   const YAML::Node value = node[key];
   if (!value) return absl::OkStatus();
   const std::string field = prefix + "." + key;
@@ -78,9 +78,9 @@ std::string Resolve(const std::string& source, const std::string& path) {
 absl::StatusOr<ServiceConfig> LoadServiceConfig(const std::string& path) {
   std::ifstream in(path);
   if (!in) {
-    return absl::NotFoundError(absl::StrCat(
-        "cannot read the service file ", path,
-        " (configs/services/demo.yaml is the demo service's)"));
+    return absl::NotFoundError(
+        absl::StrCat("cannot read the service file ", path,
+                     " (configs/services/demo.yaml is the demo service's)"));
   }
   std::stringstream text;
   text << in.rdbuf();
@@ -121,9 +121,8 @@ absl::StatusOr<ServiceConfig> LoadServiceConfig(const std::string& path) {
   config.handler_workspace = Resolve(path, *workspace);
   auto zlib = Text(path, "handler.zlib", handler["zlib"]);
   if (!zlib.ok()) return zlib.status();
-  config.handler_zlib = absl::StartsWith(*zlib, "debian:")
-                            ? *zlib
-                            : Resolve(path, *zlib);
+  config.handler_zlib =
+      absl::StartsWith(*zlib, "debian:") ? *zlib : Resolve(path, *zlib);
   if (handler["opt_level"]) {
     auto level = Text(path, "handler.opt_level", handler["opt_level"]);
     if (!level.ok()) return level.status();
@@ -171,8 +170,8 @@ absl::StatusOr<ServiceConfig> LoadServiceConfig(const std::string& path) {
         !s.ok()) {
       return s;
     }
-    if (auto s = ReadInt(path, "rewards", rewards, "close_idle_ms", 0,
-                         3600000, config.reward_close_idle_ms);
+    if (auto s = ReadInt(path, "rewards", rewards, "close_idle_ms", 0, 3600000,
+                         config.reward_close_idle_ms);
         !s.ok()) {
       return s;
     }

@@ -7,11 +7,8 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "canary/budget_policy/budget_command.h"
 #include "canary/judge/judge_config.h"
 #include "canary/judge/judge_http_server.h"
-#include "canary/load/load_command.h"
-#include "canary/service/serve_command.h"
 #include "common/command/exit_code.h"
 #include "common/command/stop_signals.h"
 #include "common/command/subcommand.h"
@@ -81,13 +78,9 @@ int RunJudgeServe(const JudgeServeFlags& flags, std::ostream& out,
   return command::kExitOk;
 }
 
-void AddCanaryCommand(CLI::App& app, int& exit_code) {
-  CLI::App* canary = command::AddCommandGroup(
-      app, "canary",
-      "Canary rollouts: serve the demo service, judge a canary against its "
-      "baseline");
+void AddJudgeCommand(CLI::App& canary, int& exit_code) {
   auto judge = command::AddSubcommand<JudgeServeFlags>(
-      *canary, "judge",
+      canary, "judge",
       "Serve the canary judge over HTTP/JSON (Argo Rollouts web provider: "
       "POST /v1/judge; Flagger webhook: POST /v1/gate) until SIGINT/SIGTERM; "
       "prints the bound address",
@@ -105,9 +98,6 @@ void AddCanaryCommand(CLI::App& app, int& exit_code) {
   judge.app->add_option("--address-file", judge.flags->address_file,
                         "also write the bound address to FILE (atomically; "
                         "removed on a clean stop)");
-  load::AddLoadCommand(canary, exit_code);
-  AddServeCommand(canary, exit_code);  // canary/service
-  AddBudgetCommand(canary, exit_code);
 }
 
 }  // namespace phaseloop::canary

@@ -17,8 +17,8 @@
 
 namespace phaseloop::canary {
 
-// Adds the `canary` group and its `judge` command.
-void AddCanaryCommand(CLI::App& app, int& exit_code);
+// Adds `judge` to the `canary` group (canary/canary_command.h).
+void AddJudgeCommand(CLI::App& canary, int& exit_code);
 
 struct JudgeServeFlags {
   std::string listen = "127.0.0.1:9471";

@@ -51,9 +51,11 @@ int RunServe(const ServeFlags& flags, std::ostream& out, std::ostream& err) {
         << ": expected HOST:PORT (e.g. 127.0.0.1:0; port 0 picks a free one)\n";
     return command::kExitBadInput;
   }
-  if (flags.group != "baseline" && flags.group != "canary") {
+  if (flags.group != "stable" && flags.group != "baseline" &&
+      flags.group != "canary") {
     err << kName << "--group " << flags.group
-        << ": expected baseline or canary\n";
+        << ": expected stable, baseline or canary (a rollout's stable "
+           "instance, its fresh baseline, its canary)\n";
     return command::kExitBadInput;
   }
   if (flags.kafka.empty()) {
@@ -217,7 +219,8 @@ void AddServeCommand(CLI::App* canary, int& exit_code) {
       ->required();
   app->add_option("--service", flags->service, "service name in the SLIs")
       ->required();
-  app->add_option("--group", flags->group, "baseline or canary")->required();
+  app->add_option("--group", flags->group, "stable, baseline or canary")
+      ->required();
   app->add_option("--deployment-id", flags->deployment_id,
                   "deployment id in the SLIs (joins rewards to the rollout)")
       ->required();

@@ -4,6 +4,8 @@
 // before the index that names it, and the index is replaced whole. A kill
 // between the two leaves an unindexed artifact file, which the next push of
 // that artifact simply rewrites; stale temp files are removed on open.
+#include "offline_rl/policy_store/directory_policy_store.h"
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>

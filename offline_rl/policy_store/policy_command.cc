@@ -11,6 +11,7 @@
 #include "common/command/stop_signals.h"
 #include "common/files/atomic_file.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
+#include "offline_rl/policy_store/directory_policy_store.h"
 #include "offline_rl/policy_store/policy_show.h"
 #include "offline_rl/policy_store/policy_store.h"
 #include "offline_rl/policy_store/policy_store_client.h"

@@ -156,17 +156,8 @@ absl::Status CheckChannelName(absl::string_view channel);
 // otherwise.
 absl::Status CheckVerdictName(absl::string_view verdict);
 
-// The directory-backed store: artifacts in DIR/artifacts/<version>.plpolicy,
-// channels and the version list in DIR/index.json (replaced atomically).
-// Creates DIR when missing. One store object owns a directory at a time
-// (an exclusive lock on DIR/.lock, released when the object is destroyed
-// or its process dies): a second open is FailedPrecondition. An index from
-// a newer phaseloop or a damaged one is refused untouched. Indexes written
-// before verdicts existed open as stores with no verdicts; an index that
-// holds a verdict is written in a newer format, so a phaseloop that does
-// not know verdicts refuses it instead of dropping them.
-absl::StatusOr<std::unique_ptr<PolicyStore>> OpenPolicyStore(
-    const std::string& dir);
+// The directory-backed store is directory_policy_store.h's OpenPolicyStore;
+// the gRPC client, policy_store_client.h's ConnectPolicyStore.
 
 }  // namespace phaseloop::policy_store
 

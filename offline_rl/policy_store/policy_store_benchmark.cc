@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/testing/test_util.h"
+#include "offline_rl/policy_store/directory_policy_store.h"
 #include "offline_rl/policy_store/policy_store.h"
 #include "offline_rl/policy_store/policy_store_client.h"
 #include "offline_rl/policy_store/policy_store_service.h"

@@ -16,6 +16,7 @@
 #include "common/testing/test_util.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "gtest/gtest.h"
+#include "offline_rl/policy_store/directory_policy_store.h"
 #include "offline_rl/policy_store/test_policies.h"
 
 namespace phaseloop::policy_store {
