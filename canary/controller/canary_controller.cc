@@ -124,9 +124,11 @@ absl::StatusOr<v1::CanaryRun> CanaryController::Run(
 
 absl::Status CanaryController::Build(v1::CanaryRun& run) {
   if (auto s = Enter(run, "building"); !s.ok()) return s;
-  env_->Progress(absl::StrCat("building ", run.stable_version(), " and ",
-                              run.candidate_version(),
-                              ", checking their outputs"));
+  env_->Progress(absl::StrCat(
+      "building ",
+      run.stable_version().empty() ? std::string("plain -O3")
+                                   : run.stable_version(),
+      " and ", run.candidate_version(), ", checking their outputs"));
   auto builds = env_->BuildAndCheck(run);
   if (!builds.ok()) {
     if (absl::IsFailedPrecondition(builds.status())) {

@@ -113,7 +113,8 @@ absl::Status LiveEnvironment::StartInstances(v1::CanaryRun* run) {
         "--buffer", options_.buffer_path, "--slo-dir", service.slo_dir,
         "--window-ms", absl::StrCat(service.reward_window_ms), "--lateness-ms",
         absl::StrCat(service.reward_lateness_ms), "--close-idle-ms",
-        absl::StrCat(service.reward_close_idle_ms), "--group",
+        absl::StrCat(service.reward_close_idle_ms), "--idle-ms",
+        absl::StrCat(service.reward_idle_ms), "--group",
         absl::StrCat("phaseloop-canary-", run->canary_id())},
        {},
        engine_log});

@@ -155,8 +155,9 @@ absl::StatusOr<ServiceConfig> LoadServiceConfig(const std::string& path) {
   }
   if (const YAML::Node rewards = root["rewards"]) {
     if (!rewards.IsMap()) return Bad(path, "rewards", "expected a mapping");
-    if (auto s = CheckKeys(path, "rewards", rewards,
-                           {"window_ms", "lateness_ms", "close_idle_ms"});
+    if (auto s =
+            CheckKeys(path, "rewards", rewards,
+                      {"window_ms", "lateness_ms", "close_idle_ms", "idle_ms"});
         !s.ok()) {
       return s;
     }

@@ -11,7 +11,8 @@
 //     zlib: debian:zlib             # or a directory holding zlib's sources
 //     opt_level: O3
 //   instances: {threads: 2, sli_window_ms: 1000}
-//   rewards: {window_ms: 2000, lateness_ms: 1000, close_idle_ms: 1500}
+//   rewards: {window_ms: 2000, lateness_ms: 1000, close_idle_ms: 1500,
+//             idle_ms: 3000}
 //   load: {...}                     # canary/load/load_spec_yaml.h
 //   rollout: {...}                  # rollout_config.h
 //   budget_policy: ../error_budget_policy.yaml
@@ -41,6 +42,7 @@ struct ServiceConfig {
   int64_t reward_window_ms = 2000;
   int64_t reward_lateness_ms = 1000;
   int64_t reward_close_idle_ms = 1500;
+  int64_t reward_idle_ms = 3000;
   load::LoadSpec load;
   RolloutConfig rollout;
   BudgetPolicy budget_policy;
