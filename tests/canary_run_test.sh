@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# End-to-end: `phaseloop canary run` rolls real policies out to the demo
+# service (canary/service) on embedded Kafka and a policy store it serves
+# itself, as a user runs it (README "Roll a policy out"). Policies come from
+# canary/controller/testing/fixed_speed_policy: "fast" picks -O3's own
+# pipeline, "slow" runs only instcombine on every module (zlib compiled with
+# almost no optimisation: slower for real, no injected delay).
+#
+#   a. stable = slow, candidate = fast: promoted (exit 0) even though the
+#      controller is SIGKILLed mid-rollout once — its instances die with it
+#      (no process of the run is left serving), and the same command resumes:
+#      every planned step judged exactly once, resumes = 1;
+#      `policy list` shows the candidate on stable; a positive final reward.
+#   b. stable = fast, candidate = slow: rolled back (exit 3), the candidate
+#      marked failed in the store, a negative final reward, and the step that
+#      failed names p95_latency_ms.
+#   c. `canary list` lists both runs; `canary report` writes an HTML page
+#      with both sides' charts.
+#   d. Kafka stopped mid-step (an external cluster given by --kafka):
+#      aborted (exit 5) — an Error, never a promotion or a blame.
+#
+# Usage: canary_run_test.sh --phaseloop BIN --policy-tool BIN
+set -euo pipefail
+
+fail() {
+  echo "FAIL: $*" >&2
+  if [ -n "${TEST_UNDECLARED_OUTPUTS_DIR:-}" ] && [ -d "${state:-}" ]; then
+    cp -r "$state/canaries" "$TEST_UNDECLARED_OUTPUTS_DIR/" 2>/dev/null || true
+  fi
+  exit 1
+}
+step() { echo "== $*"; }
+
+phaseloop="" policy_tool=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --phaseloop) phaseloop="$(readlink -f "$2")"; shift 2 ;;
+    --policy-tool) policy_tool="$(readlink -f "$2")"; shift 2 ;;
+    *) fail "unknown argument '$1'" ;;
+  esac
+done
+[ -x "$phaseloop" ] && [ -x "$policy_tool" ] || fail "--phaseloop and --policy-tool are required"
+repo="$(dirname "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")")"
+# Bazel gives tests a HOME of their own: the Debian source cache is the
+# real user's (tools/fetch_sources.sh zlib fills it).
+export PHASELOOP_CACHE="${PHASELOOP_CACHE:-$(getent passwd "$(id -u)" | cut -d: -f6)/.cache/phaseloop}"
+[ -f "$PHASELOOP_CACHE/debian-src/zlib/.phaseloop-unpacked" ] ||
+  fail "zlib's Debian sources are not in $PHASELOOP_CACHE/debian-src (run tools/fetch_sources.sh zlib)"
+
+work="${TEST_TMPDIR:-$(mktemp -d)}/canary_run"
+rm -rf "$work"
+mkdir -p "$work"
+state="$work/state"
+export PHASELOOP_STATE_DIR="$state"
+unset PHASELOOP_KAFKA PHASELOOP_POLICY_STORE
+
+# The demo service with short steps (the budget's no-data tier allows
+# 5 % and 10 %), a load that keeps the handler busy, absolute paths.
+sed -e "s#^slo_dir: .*#slo_dir: $repo/configs/slo#" \
+    -e "s#  workspace: .*#  workspace: $repo/canary/service/demo_workspace#" \
+    -e "s#  judge: .*#  judge: $repo/configs/canary/rollout_judge.yaml#" \
+    -e "s#^budget_policy: .*#budget_policy: $repo/configs/error_budget_policy.yaml#" \
+    -e "s#duration_s: 30#duration_s: 22#" -e "s#warmup_s: 4#warmup_s: 2#" \
+    "$repo/configs/services/demo.yaml" >"$work/demo.yaml"
+"$policy_tool" --pick o3 --out "$work/fast.plpolicy" >"$work/fast.version"
+"$policy_tool" --pick pipeline --pipeline instcombine --out "$work/slow.plpolicy" >"$work/slow.version"
+"$policy_tool" --pick pipeline --pipeline instcombine --seed 2 --out "$work/slow2.plpolicy" >"$work/slow2.version"
+fast="$(cat "$work/fast.version")" slow="$(cat "$work/slow.version")" slow2="$(cat "$work/slow2.version")"
+
+# A policy store under the state directory, with `slow` on stable.
+store_log="$work/store.log"
+"$phaseloop" policy serve --dir "$state/policies" --listen 127.0.0.1:0 \
+  --address-file "$work/store.addr" >"$store_log" 2>&1 &
+store_pid=$!
+trap 'kill $store_pid 2>/dev/null || true; kill ${kafka_pid:-} 2>/dev/null || true' EXIT
+for _ in $(seq 100); do [ -s "$work/store.addr" ] && break; sleep 0.1; done
+store="$(cat "$work/store.addr")"
+"$phaseloop" policy push --store "$store" --channel stable "$work/slow.plpolicy" >/dev/null ||
+  fail "cannot push the slow policy"
+
+run() {  # run ID CANDIDATE [more flags]: prints the exit code
+  local id="$1" candidate="$2"; shift 2
+  set +e
+  "$phaseloop" canary run --service "$work/demo.yaml" --candidate "$candidate" \
+    --canary-id "$id" --policy-store "$store" --staging-lower-bound 1.0 \
+    --json "$@" >"$work/$id.json" 2>"$work/$id.err"
+  local rc=$?
+  set -e
+  echo "$rc"
+}
+field() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
+
+step "a. fast over slow, with a SIGKILL mid-rollout"
+"$phaseloop" canary run --service "$work/demo.yaml" --candidate "$work/fast.plpolicy" \
+  --canary-id up --policy-store "$store" --staging-lower-bound 1.0 \
+  >"$work/up-killed.out" 2>"$work/up-killed.err" &
+controller=$!
+state_file="$state/canaries/up/state.json"
+# Kill once the first step is judged and the second has started.
+for _ in $(seq 600); do
+  if [ -f "$state_file" ] && [ "$(field "$state_file" "len(r.get('steps', []))")" = 1 ] &&
+     [ "$(field "$state_file" "r['phase']")" = stepping ]; then
+    break
+  fi
+  kill -0 $controller 2>/dev/null || fail "the controller ended before the kill: $(tail -5 "$work/up-killed.err")"
+  sleep 0.5
+done
+[ "$(field "$state_file" "len(r.get('steps', []))")" = 1 ] || fail "step 1 was never judged"
+pids="$(field "$state_file" "' '.join(str(i['pid']) for i in r.get('instances', []))")"
+[ -n "$pids" ] || fail "the state records no instances mid-step"
+kill -9 $controller
+wait $controller 2>/dev/null || true
+for _ in $(seq 100); do
+  alive=""
+  for pid in $pids; do kill -0 "$pid" 2>/dev/null && alive="$alive $pid"; done
+  [ -z "$alive" ] && break
+  sleep 0.1
+done
+[ -z "$alive" ] || fail "instances$alive still run 10 s after their controller was killed"
+rc="$(run up "$work/fast.plpolicy")"
+[ "$rc" = 0 ] || fail "the resumed rollout exited $rc, not 0 (promoted): $(tail -5 "$work/up.err")"
+[ "$(field "$work/up.json" "r['phase']")" = promoted ] || fail "phase is not promoted"
+[ "$(field "$work/up.json" "r['resumes']")" = 1 ] || fail "resumes != 1"
+planned="$(field "$work/up.json" "len(r['plan'])")"
+[ "$(field "$work/up.json" "[s['index'] for s in r['steps']] == list(range(len(r['plan'])))")" = True ] ||
+  fail "steps are not each planned step once: $(field "$work/up.json" "[s['index'] for s in r['steps']]")"
+[ "$(field "$work/up.json" "r['final_reward'] > 0")" = True ] || fail "no positive final reward"
+"$phaseloop" policy list --store "$store" --json >"$work/list-a.json"
+[ "$(field "$work/list-a.json" "[c['policy_version'] for c in r['channels'] if c['name']=='stable'][0]")" = "$fast" ] ||
+  fail "stable is not the promoted candidate: $(cat "$work/list-a.json")"
+
+step "b. slow over fast: rolled back"
+rc="$(run down "$work/slow2.plpolicy")"
+[ "$rc" = 3 ] || fail "the slow candidate exited $rc, not 3 (rolled back): $(tail -5 "$work/down.err")"
+[ "$(field "$work/down.json" "r['phase']")" = rolled_back ] || fail "phase is not rolled_back"
+[ "$(field "$work/down.json" "r['final_reward'] < 0")" = True ] || fail "no negative final reward"
+[ "$(field "$work/down.json" "any(m['name']=='p95_latency_ms' and m['outcome']=='Fail' for m in r['steps'][-1]['metrics'])")" = True ] ||
+  fail "the last step did not fail on p95_latency_ms: $(field "$work/down.json" "r['final_reasons']")"
+"$phaseloop" policy list --store "$store" --json >"$work/list-b.json"
+grep -q '"failed"' "$work/list-b.json" || fail "the candidate is not marked failed: $(cat "$work/list-b.json")"
+[ "$(field "$work/list-b.json" "[c['policy_version'] for c in r['channels'] if c['name']=='stable'][0]")" = "$fast" ] ||
+  fail "stable moved after a rollback"
+
+step "c. list and report"
+"$phaseloop" canary list >"$work/list.txt"
+grep -q "^up .*promoted" "$work/list.txt" && grep -q "^down .*rolled_back" "$work/list.txt" ||
+  fail "canary list: $(cat "$work/list.txt")"
+report="$("$phaseloop" canary report --canary-id down)"
+grep -q '<polyline class="canary"' "$report" || fail "the report draws no canary series"
+
+step "d. Kafka gone mid-step: aborted, nothing promoted or blamed"
+"$phaseloop" kafka serve --bootstrap-file "$work/kafka.addr" >"$work/kafka.log" 2>&1 &
+kafka_pid=$!
+for _ in $(seq 100); do [ -s "$work/kafka.addr" ] && break; sleep 0.1; done
+"$policy_tool" --pick o3 --seed 3 --out "$work/fast3.plpolicy" >/dev/null
+set +e
+"$phaseloop" canary run --service "$work/demo.yaml" --candidate "$work/fast3.plpolicy" \
+  --canary-id nokafka --policy-store "$store" --staging-lower-bound 1.0 \
+  --kafka "$(cat "$work/kafka.addr")" --json >"$work/nokafka.json" 2>"$work/nokafka.err" &
+controller=$!
+set -e
+for _ in $(seq 600); do
+  [ -f "$state/canaries/nokafka/state.json" ] &&
+    [ "$(field "$state/canaries/nokafka/state.json" "r['phase']")" = stepping ] && break
+  sleep 0.5
+done
+sleep 3
+kill $kafka_pid
+wait $kafka_pid 2>/dev/null || true
+set +e
+wait $controller
+rc=$?
+set -e
+[ "$rc" = 5 ] || fail "with Kafka gone the rollout exited $rc, not 5 (aborted): $(tail -5 "$work/nokafka.err")"
+"$phaseloop" policy list --store "$store" --json >"$work/list-d.json"
+[ "$(field "$work/list-d.json" "[c['policy_version'] for c in r['channels'] if c['name']=='stable'][0]")" = "$fast" ] ||
+  fail "stable moved after an aborted rollout"
+echo "PASS"
