@@ -7,8 +7,8 @@
 # almost no optimisation: slower for real, no injected delay).
 #
 #   a. stable = slow, candidate = fast: promoted (exit 0) even though the
-#      controller is SIGKILLed mid-rollout once — its instances die with it
-#      (no process of the run is left serving), and the same command resumes:
+#      controller is SIGKILLed mid-rollout once — its instances stop serving
+#      at once and end (SIGTERM on its death), and the same command resumes:
 #      every planned step judged exactly once, resumes = 1;
 #      `policy list` shows the candidate on stable; a positive final reward.
 #   b. stable = fast, candidate = slow: rolled back (exit 3), the candidate
@@ -107,16 +107,29 @@ for _ in $(seq 600); do
 done
 [ "$(field "$state_file" "len(r.get('steps', []))")" = 1 ] || fail "step 1 was never judged"
 pids="$(field "$state_file" "' '.join(str(i['pid']) for i in r.get('instances', []))")"
-[ -n "$pids" ] || fail "the state records no instances mid-step"
+addresses="$(field "$state_file" "' '.join(i['address'] for i in r.get('instances', []) if i['address'])")"
+[ -n "$pids" ] && [ -n "$addresses" ] || fail "the state records no instances mid-step"
 kill -9 $controller
 wait $controller 2>/dev/null || true
-for _ in $(seq 100); do
+# Within seconds nothing of the run serves (SIGTERM on the controller's
+# death: they stop accepting at once), and the processes end once they
+# have published or spooled their last SLI windows (Kafka died too).
+serving() {
+  local address
+  for address in $addresses; do
+    (exec 3<>"/dev/tcp/${address%:*}/${address##*:}") 2>/dev/null && echo "$address"
+  done
+  return 0
+}
+for _ in $(seq 100); do [ -z "$(serving)" ] && break; sleep 0.1; done
+[ -z "$(serving)" ] || fail "$(serving) still accept connections 10 s after their controller was killed"
+for _ in $(seq 600); do
   alive=""
   for pid in $pids; do kill -0 "$pid" 2>/dev/null && alive="$alive $pid"; done
   [ -z "$alive" ] && break
   sleep 0.1
 done
-[ -z "$alive" ] || fail "instances$alive still run 10 s after their controller was killed"
+[ -z "$alive" ] || fail "instances$alive still run 60 s after their controller was killed"
 rc="$(run up "$work/fast.plpolicy")"
 [ "$rc" = 0 ] || fail "the resumed rollout exited $rc, not 0 (promoted): $(tail -5 "$work/up.err")"
 [ "$(field "$work/up.json" "r['phase']")" = promoted ] || fail "phase is not promoted"

@@ -288,6 +288,7 @@ int RunCanaryRun(const CanaryRunFlags& flags, std::ostream& out,
   options.run_dir = state.RunDir(canary_id);
   options.state_dir = state_dir;
   options.staging_lower_bound = flags.staging_lower_bound;
+  options.canary_slowdown = flags.inject_canary_slowdown;
   options.progress = &err;
   const RolloutConfig rollout = service->rollout;
   const std::string service_name = service->service;
@@ -365,6 +366,10 @@ void AddCanaryRunCommand(CLI::App& canary, int& exit_code) {
   app.add_option("--staging-lower-bound", flags.staging_lower_bound,
                  "lower end of the candidate's staging speedup interval vs "
                  "stable (the error budget policy may ask for one)");
+  app.add_option("--inject-canary-slowdown", flags.inject_canary_slowdown,
+                 "benchmarks: make the canary instance this fraction slower "
+                 "in CPU (canary serve --slowdown), to measure the judge")
+      ->check(CLI::Range(0.0, 10.0));
   app.add_flag("--json", flags.json, "print the run's state as JSON");
 }
 

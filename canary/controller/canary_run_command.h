@@ -41,6 +41,7 @@ struct CanaryRunFlags {
   std::string cc;
   std::string bazel_shims;
   std::optional<double> staging_lower_bound;
+  double inject_canary_slowdown = 0;  // benchmarks only
   bool json = false;
 };
 

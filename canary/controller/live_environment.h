@@ -50,6 +50,9 @@ struct LiveEnvironmentOptions {
   std::string run_dir;
   std::string state_dir;  // to count the service's other running canaries
   std::optional<double> staging_lower_bound;
+  // Benchmarks: the canary instance busy-waits this fraction of every
+  // handler call (`canary serve --slowdown`). 0: off.
+  double canary_slowdown = 0;
   std::ostream* progress = nullptr;  // lines of progress; null: none
 };
 

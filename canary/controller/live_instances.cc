@@ -39,34 +39,37 @@ absl::Status LiveEnvironment::StartServe(v1::CanaryRun* run,
   const std::string log = absl::StrCat(options_.run_dir, "/", group, ".log");
   std::remove(address_file.c_str());
   const ServiceConfig& service = options_.service;
-  auto started = process::StartBackground(
-      {{options_.phaseloop_binary,
-        "canary",
-        "serve",
-        "--handler",
-        handler,
-        "--listen",
-        "127.0.0.1:0",
-        "--address-file",
-        address_file,
-        "--service",
-        service.service,
-        "--group",
-        group,
-        "--deployment-id",
-        deployment_id,
-        "--policy-version",
-        policy_version.empty() ? "baseline" : policy_version,
-        "--window-ms",
-        absl::StrCat(service.sli_window_ms),
-        "--kafka",
-        options_.kafka,
-        "--threads",
-        absl::StrCat(service.instance_threads),
-        "--instance",
-        absl::StrCat(run->canary_id(), "-", group)},
-       {},
-       log});
+  std::vector<std::string> argv = {
+      options_.phaseloop_binary,
+      "canary",
+      "serve",
+      "--handler",
+      handler,
+      "--listen",
+      "127.0.0.1:0",
+      "--address-file",
+      address_file,
+      "--service",
+      service.service,
+      "--group",
+      group,
+      "--deployment-id",
+      deployment_id,
+      "--policy-version",
+      policy_version.empty() ? "baseline" : policy_version,
+      "--window-ms",
+      absl::StrCat(service.sli_window_ms),
+      "--kafka",
+      options_.kafka,
+      "--threads",
+      absl::StrCat(service.instance_threads),
+      "--instance",
+      absl::StrCat(run->canary_id(), "-", group)};
+  if (group == "canary" && options_.canary_slowdown > 0) {
+    argv.insert(argv.end(),
+                {"--slowdown", absl::StrCat(options_.canary_slowdown)});
+  }
+  auto started = process::StartBackground({argv, {}, log});
   if (!started.ok()) return started.status();
   v1::CanaryInstance* instance = run->add_instances();
   instance->set_group(group);

@@ -37,6 +37,7 @@ struct ServeFlags {
   std::string kafka;
   std::string spool;  // "" = STATE/spool/sli-SERVICE-GROUP
   int threads = 8;
+  double slowdown = 0;  // fault injection for benchmarks; 0: off
 };
 
 int RunServe(const ServeFlags& flags, std::ostream& out, std::ostream& err);

@@ -42,6 +42,7 @@ struct ServiceServer::Routes {
   sli::SliRecorder* recorder = nullptr;
   metrics::MetricsRegistry* registry = nullptr;
   std::function<void()> refresh_metrics;
+  double slowdown = 0;
   std::map<std::string, KindMetrics, std::less<>> kinds;  // + kOther
 
   KindMetrics& For(const std::string& kind) {
@@ -64,6 +65,7 @@ absl::StatusOr<std::unique_ptr<ServiceServer>> ServiceServer::Start(
   routes.recorder = recorder;
   routes.registry = registry;
   routes.refresh_metrics = std::move(options.refresh_metrics);
+  routes.slowdown = options.slowdown;
   std::vector<std::string> kinds = handler->kinds();
   kinds.push_back(kOther);
   for (const std::string& kind : kinds) {
@@ -105,6 +107,12 @@ absl::StatusOr<std::unique_ptr<ServiceServer>> ServiceServer::Start(
     const auto start = std::chrono::steady_clock::now();
     const std::string kind = request.matches[1];
     HandlerResult result = routes.handler->Handle(kind, request.body);
+    if (routes.slowdown > 0) {
+      const auto handled = std::chrono::steady_clock::now();
+      const auto until = handled + (handled - start) * routes.slowdown;
+      while (std::chrono::steady_clock::now() < until) {
+      }
+    }
     KindMetrics& metrics =
         routes.For(result.code == HandlerCode::kUnknownKind ? kOther : kind);
     switch (result.code) {

@@ -48,6 +48,10 @@ struct ServiceServerOptions {
   // Called before each /metrics render (e.g. to copy delivery counts into
   // gauges); may be empty.
   std::function<void()> refresh_metrics;
+  // Fault injection for benchmarks (`canary serve --slowdown`): after each
+  // handler call, busy-wait this fraction of the call's own time, so the
+  // instance is that much slower in CPU as a slower build would be. 0: off.
+  double slowdown = 0;
 };
 
 class ServiceServer {
