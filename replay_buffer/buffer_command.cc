@@ -54,7 +54,9 @@ void PrintJson(const std::string& buffer, const BufferStats& s,
   sep = "";
   for (const auto& r : s.rewards) {
     out << sep << "{\"source\": " << Json(r.source)
-        << ", \"rewards\": " << r.rewards << ", \"mean\": " << r.mean << "}";
+        << ", \"rewards\": " << r.rewards << ", \"mean\": " << r.mean
+        << ", \"relative\": " << r.relative
+        << ", \"relative_mean\": " << r.relative_mean << "}";
     sep = ", ";
   }
   out << "], \"best_vs_oz\": [";
@@ -118,12 +120,16 @@ void PrintTable(const std::string& buffer, const BufferStats& s,
   out << "\nfinal rewards by source\n";
   left(12) << "source";
   right(10) << "rewards";
-  right(12) << "mean"
+  right(12) << "mean";
+  right(10) << "relative";
+  right(14) << "relative mean"
             << "\n";
   for (const auto& r : s.rewards) {
     left(12) << r.source;
     right(10) << r.rewards;
-    right(12) << std::fixed << std::setprecision(4) << r.mean << "\n";
+    right(12) << std::fixed << std::setprecision(4) << r.mean;
+    right(10) << r.relative;
+    right(14) << r.relative_mean << "\n";
   }
   out << "\nbest-known sequences vs clang-16 -Oz (ratio > 1: smaller)\n";
   left(12) << "objective";

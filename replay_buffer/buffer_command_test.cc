@@ -86,11 +86,12 @@ TEST(BufferCommandTest, StatsCountsEverything) {
   ASSERT_EQ(RunBufferStats(buffer, /*json=*/true, out, err), 0) << err.str();
   const std::string json = out.str();
   for (const char* expected :
-       {"\"schema_version\": 2", "\"episodes\": 602", "\"steps\": 2405",
+       {"\"schema_version\": 3", "\"episodes\": 602", "\"steps\": 2405",
         "\"consumer_offsets\": 1",
         "{\"split\": \"train\", \"objective\": "
         "\"ir_count\", \"behaviour_policy\": \"random\", \"episodes\": 300",
-        "{\"source\": \"canary\", \"rewards\": 1, \"mean\": -0.25}",
+        "{\"source\": \"canary\", \"rewards\": 1, \"mean\": -0.25, "
+        "\"relative\": 0, \"relative_mean\": 0}",
         "{\"objective\": \"ir_count\", \"modules\": 2, \"better_than_oz\": 2",
         "{\"outcome\": \"optimized\", \"reason\": \"\", \"count\": 1}",
         "\"miscompiles\": [{\"verdict\": \"miscompile\", \"count\": 1}], "

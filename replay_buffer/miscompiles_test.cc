@@ -161,10 +161,17 @@ TEST(MiscompilesTest, ScanCarriesMiscompilesSoAnImportRebuildsTheBlockList) {
 TEST(MiscompilesTest, AVersionOneBufferIsMigrated) {
   const std::string path = testing::MakeTempDir() + "/v1.db";
   ASSERT_NE(Open(path), nullptr);
-  // Take the buffer back to what schema version 1 had.
+  // Take the buffer back to what schema version 1 had: migration 3's
+  // columns and index gone (its view is replaced by a stand-in, which
+  // migration 3 replaces again), migration 2's tables gone.
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(db,
+                         "DROP VIEW episode_rewards; DROP INDEX "
+                         "final_rewards_by_window; ALTER TABLE final_rewards "
+                         "DROP COLUMN relative_value; ALTER TABLE "
+                         "final_rewards DROP COLUMN baseline_deployment_id; "
+                         "CREATE VIEW episode_rewards AS SELECT 1; "
                          "DROP TABLE blocked_pipelines; DROP TABLE "
                          "miscompiles; PRAGMA user_version = 1",
                          nullptr, nullptr, nullptr),
@@ -174,7 +181,7 @@ TEST(MiscompilesTest, AVersionOneBufferIsMigrated) {
   ASSERT_NE(store, nullptr);
   auto stats = store->Stats();
   ASSERT_TRUE(stats.ok()) << stats.status();
-  EXPECT_EQ(stats->schema_version, 2);
+  EXPECT_EQ(stats->schema_version, 3);
   ASSERT_TRUE(store
                   ->AddMiscompile(MakeMiscompile("run[0]", kVerdictMiscompile,
                                                  {{"m1", "p"}}))

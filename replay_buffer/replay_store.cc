@@ -48,6 +48,10 @@ absl::Status ValidateWriteBatch(const WriteBatch& batch) {
       return bad(absl::StrCat("final reward '", r.reward_id(),
                               "' has a non-finite value"));
     }
+    if (r.has_relative_value() && !std::isfinite(r.relative_value())) {
+      return bad(absl::StrCat("final reward '", r.reward_id(),
+                              "' has a non-finite relative_value"));
+    }
   }
   for (const v1::Decision& d : batch.decisions) {
     if (d.decision_id().empty()) return bad("a decision has no decision_id");

@@ -27,6 +27,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
@@ -78,13 +79,30 @@ struct EpisodeFilter {
   std::string reward_source;
 };
 
+// Which final rewards a reader wants; empty fields match everything.
+struct RewardFilter {
+  std::string source;         // "staging" or "canary"
+  std::string deployment_id;  // the deployment a reward judges
+  // Only rewards with window_start_ms in [window_start_from_ms,
+  // window_start_to_ms).
+  int64_t window_start_from_ms = std::numeric_limits<int64_t>::min();
+  int64_t window_start_to_ms = std::numeric_limits<int64_t>::max();
+  // Only rewards that carry a relative value (FinalReward.relative_value).
+  bool relative_only = false;
+};
+
 // An episode's index entry: what a sampler weighs it by.
 struct EpisodeKey {
   std::string episode_id;
   int32_t num_steps = 0;
   double step_return = 0;   // sum of its steps' rewards
   double final_reward = 0;  // mean of the filter's reward_source rewards
-  double priority = 1;      // learner-set (SetPriorities); new episodes 1
+  // Of those rewards, how many carry a relative value (canary rewards of a
+  // deployment against its window's baseline, log(p95_baseline / p95)), and
+  // their mean (0 when none do).
+  int32_t relative_rewards = 0;
+  double final_relative_reward = 0;
+  double priority = 1;  // learner-set (SetPriorities); new episodes 1
 };
 
 struct BufferStats {
@@ -102,6 +120,8 @@ struct BufferStats {
     std::string source;
     int64_t rewards = 0;
     double mean = 0;
+    int64_t relative = 0;      // rewards carrying a relative value
+    double relative_mean = 0;  // their mean (0 when none)
   };
   std::vector<RewardGroup> rewards;
   // Best-known sequences against clang-16 -Oz on the same module, for
@@ -174,6 +194,15 @@ class ReplayStore {
   // without its steps). NotFound names a missing episode or position.
   virtual absl::StatusOr<std::vector<EpisodeStep>> ReadSteps(
       const std::vector<std::pair<std::string, int32_t>>& steps) = 0;
+
+  // The final rewards matching `filter`, ordered by window_start_ms then
+  // reward_id, read in one snapshot. A canary controller reads a
+  // deployment's rewards against its baseline with {source "canary",
+  // deployment_id, a window range, relative_only}: relative_value() is
+  // log(p95_baseline / p95_canary) per window, > 0 when the canary is
+  // faster.
+  virtual absl::StatusOr<std::vector<v1::FinalReward>> ReadFinalRewards(
+      const RewardFilter& filter) = 0;
 
   // Best-known sequences of a module (all objectives and action spaces).
   virtual absl::StatusOr<std::vector<v1::BestSequence>> ReadBestSequences(

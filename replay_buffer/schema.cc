@@ -187,6 +187,40 @@ CREATE TABLE blocked_pipelines (
 CREATE INDEX blocked_pipelines_by_miscompile
   ON blocked_pipelines(miscompile_id);
 )sql",
+    // 3: canary rewards relative to the baseline, log(p95_baseline /
+    // p95_this) (FinalReward.relative_value, NULL where there is none: the
+    // baseline itself, staging rewards, and every row stored before this
+    // version, whose records do not carry it), and the baseline they were
+    // measured against; episode_rewards carries the relative value too.
+    R"sql(
+ALTER TABLE final_rewards ADD COLUMN relative_value REAL;
+ALTER TABLE final_rewards ADD COLUMN baseline_deployment_id TEXT NOT NULL
+  DEFAULT '';
+CREATE INDEX final_rewards_by_window
+  ON final_rewards(source, window_start_ms);
+
+DROP VIEW episode_rewards;
+CREATE VIEW episode_rewards AS
+SELECT r.episode_id AS episode_id, r.reward_id, r.source, r.value,
+       r.relative_value
+  FROM final_rewards r WHERE r.episode_id <> ''
+UNION
+SELECT e.episode_id, r.reward_id, r.source, r.value, r.relative_value
+  FROM final_rewards r JOIN episodes e
+    ON e.module_hash = r.module_hash
+   AND e.behaviour_policy = 'policy:' || r.policy_version
+ WHERE r.episode_id = '' AND r.module_hash <> '' AND r.policy_version <> ''
+UNION
+SELECT e.episode_id, r.reward_id, r.source, r.value, r.relative_value
+  FROM final_rewards r
+  LEFT JOIN deployments dep
+    ON r.build_id = '' AND dep.deployment_id = r.deployment_id
+  JOIN decisions d ON d.build_id = COALESCE(NULLIF(r.build_id, ''),
+                                            dep.build_id)
+  JOIN episodes e ON e.module_hash = d.module_hash
+   AND e.behaviour_policy = 'policy:' || d.policy_version
+ WHERE r.episode_id = '' AND r.module_hash = '';
+)sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion,
               "one migration per schema version");

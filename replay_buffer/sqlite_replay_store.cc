@@ -52,8 +52,11 @@ WHERE excluded.value < best_sequences.value
        AND excluded.num_actions < best_sequences.num_actions)
 )sql";
 constexpr char kUpsertReward[] =
-    "INSERT OR REPLACE INTO final_rewards "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
+    "INSERT OR REPLACE INTO final_rewards (reward_id, source, module_hash, "
+    "policy_version, build_id, deployment_id, episode_id, value, "
+    "window_start_ms, unix_time_ms, record, relative_value, "
+    "baseline_deployment_id) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)";
 constexpr char kUpsertDecision[] =
     "INSERT OR REPLACE INTO decisions VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
     "?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)";
@@ -290,6 +293,12 @@ absl::Status SqliteReplayStore::WriteLocked(const WriteBatch& b) {
                      s.Bind(7, r.episode_id()).Bind(8, r.value());
                      s.Bind(9, r.window_start_ms()).Bind(10, r.unix_time_ms());
                      s.BindBlob(11, r.SerializeAsString());
+                     if (r.has_relative_value()) {
+                       s.Bind(12, r.relative_value());
+                     } else {
+                       s.BindNull(12);
+                     }
+                     s.Bind(13, r.baseline_deployment_id());
                    });
   if (!status.ok()) return status;
   status = ForEach(

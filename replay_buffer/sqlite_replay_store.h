@@ -36,6 +36,8 @@ class SqliteReplayStore : public ReplayStore {
       const std::vector<std::string>& ids) override;
   absl::StatusOr<std::vector<EpisodeStep>> ReadSteps(
       const std::vector<std::pair<std::string, int32_t>>& steps) override;
+  absl::StatusOr<std::vector<v1::FinalReward>> ReadFinalRewards(
+      const RewardFilter& filter) override;
   absl::StatusOr<std::vector<v1::BestSequence>> ReadBestSequences(
       const std::string& module_hash) override;
   absl::Status SetPriorities(

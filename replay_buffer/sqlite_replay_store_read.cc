@@ -20,8 +20,16 @@ SELECT e.episode_id, e.num_steps, e.step_return, e.priority
  ORDER BY e.episode_id
 )sql";
 constexpr char kRewardsBySource[] =
-    "SELECT episode_id, AVG(value) FROM episode_rewards WHERE source = ?1 "
+    "SELECT episode_id, AVG(value), COUNT(relative_value), "
+    "COALESCE(AVG(relative_value), 0) FROM episode_rewards WHERE source = ?1 "
     "GROUP BY episode_id";
+constexpr char kFinalRewards[] = R"sql(
+SELECT record FROM final_rewards
+ WHERE (?1 = '' OR source = ?1) AND (?2 = '' OR deployment_id = ?2)
+   AND window_start_ms >= ?3 AND window_start_ms < ?4
+   AND (?5 = 0 OR relative_value IS NOT NULL)
+ ORDER BY window_start_ms, reward_id
+)sql";
 constexpr char kEpisodeHeader[] =
     "SELECT header FROM episodes WHERE episode_id = ?1";
 constexpr char kEpisodeSteps[] =
@@ -108,7 +116,12 @@ absl::StatusOr<std::vector<EpisodeKey>> SqliteReplayStore::ListEpisodes(
     const EpisodeFilter& filter) {
   absl::StatusOr<Transaction> txn = Transaction::Begin(db_, /*write=*/false);
   if (!txn.ok()) return Named(txn.status());
-  std::unordered_map<std::string, double> rewards;
+  struct Rewards {
+    double mean = 0;
+    int32_t relative = 0;
+    double relative_mean = 0;
+  };
+  std::unordered_map<std::string, Rewards> rewards;
   if (!filter.reward_source.empty()) {
     absl::StatusOr<Statement> stmt = Statement::Prepare(db_, kRewardsBySource);
     if (!stmt.ok()) return Named(stmt.status());
@@ -117,7 +130,8 @@ absl::StatusOr<std::vector<EpisodeKey>> SqliteReplayStore::ListEpisodes(
       absl::StatusOr<bool> row = stmt->Step();
       if (!row.ok()) return Named(row.status());
       if (!*row) break;
-      rewards[stmt->Text(0)] = stmt->Double(1);
+      rewards[stmt->Text(0)] = {
+          stmt->Double(1), static_cast<int32_t>(stmt->Int(2)), stmt->Double(3)};
     }
   }
   absl::StatusOr<Statement> stmt = Statement::Prepare(db_, kListEpisodes);
@@ -133,7 +147,9 @@ absl::StatusOr<std::vector<EpisodeKey>> SqliteReplayStore::ListEpisodes(
     if (!filter.reward_source.empty()) {
       auto it = rewards.find(key.episode_id);
       if (it == rewards.end()) continue;
-      key.final_reward = it->second;
+      key.final_reward = it->second.mean;
+      key.relative_rewards = it->second.relative;
+      key.final_relative_reward = it->second.relative_mean;
     }
     key.num_steps = static_cast<int32_t>(stmt->Int(1));
     key.step_return = stmt->Double(2);
@@ -141,6 +157,24 @@ absl::StatusOr<std::vector<EpisodeKey>> SqliteReplayStore::ListEpisodes(
     keys.push_back(std::move(key));
   }
   return keys;
+}
+
+absl::StatusOr<std::vector<v1::FinalReward>>
+SqliteReplayStore::ReadFinalRewards(const RewardFilter& filter) {
+  absl::StatusOr<Statement> stmt = Statement::Prepare(db_, kFinalRewards);
+  if (!stmt.ok()) return Named(stmt.status());
+  stmt->Bind(1, filter.source).Bind(2, filter.deployment_id);
+  stmt->Bind(3, filter.window_start_from_ms).Bind(4, filter.window_start_to_ms);
+  stmt->Bind(5, int64_t{filter.relative_only ? 1 : 0});
+  std::vector<v1::FinalReward> out;
+  for (;;) {
+    absl::StatusOr<bool> row = stmt->Step();
+    if (!row.ok()) return Named(row.status());
+    if (!*row) return out;
+    absl::Status parsed =
+        Parse(stmt->Text(0), "a final reward", &out.emplace_back());
+    if (!parsed.ok()) return Named(parsed);
+  }
 }
 
 absl::StatusOr<std::vector<v1::Episode>> SqliteReplayStore::ReadEpisodes(

@@ -54,10 +54,12 @@ absl::StatusOr<BufferStats> SqliteReplayStore::Stats() {
   if (status.ok()) {
     status =
         Query(db_,
-              "SELECT source, COUNT(*), AVG(value) FROM final_rewards "
+              "SELECT source, COUNT(*), AVG(value), COUNT(relative_value), "
+              "COALESCE(AVG(relative_value), 0) FROM final_rewards "
               "GROUP BY source ORDER BY source",
               [&](Statement& s) {
-                stats.rewards.push_back({s.Text(0), s.Int(1), s.Double(2)});
+                stats.rewards.push_back(
+                    {s.Text(0), s.Int(1), s.Double(2), s.Int(3), s.Double(4)});
               });
   }
   // The best value per (module, objective) over action spaces, against Oz.

@@ -37,6 +37,7 @@ class Statement {
   Statement& BindBlob(int index, absl::string_view bytes);
   Statement& Bind(int index, int64_t value);
   Statement& Bind(int index, double value);
+  Statement& BindNull(int index);
 
   // Steps once: true when a row is available, false when done.
   absl::StatusOr<bool> Step();

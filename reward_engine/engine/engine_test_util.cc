@@ -1,7 +1,12 @@
 #include "reward_engine/engine/engine_test_util.h"
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <fstream>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "common/kafka/kafka_error.h"
@@ -122,6 +127,43 @@ std::map<std::string, std::string> BufferRewards(
       });
   EXPECT_TRUE(scanned.ok()) << scanned;
   return rewards;
+}
+
+EngineProcess::EngineProcess(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {"tools/phaseloop", "rewards", "run"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  pid_ = fork();
+  if (pid_ == 0) {
+    std::vector<char*> pointers;
+    for (std::string& a : argv) pointers.push_back(a.data());
+    pointers.push_back(nullptr);
+    execv(pointers[0], pointers.data());
+    _exit(127);
+  }
+}
+
+EngineProcess::~EngineProcess() {
+  if (pid_ > 0) Stop(SIGKILL);
+}
+
+void EngineProcess::Stop(int signal) {
+  if (pid_ <= 0) return;
+  kill(pid_, signal);
+  waitpid(pid_, nullptr, 0);
+  pid_ = -1;
+}
+
+int EngineProcess::Wait(std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (pid_ > 0 && std::chrono::steady_clock::now() < deadline) {
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return -1;
 }
 
 }  // namespace phaseloop::reward_engine::testing

@@ -49,6 +49,26 @@ std::vector<kafka::ConsumedMessage> ReadAll(const std::string& bootstrap,
 std::map<std::string, std::string> BufferRewards(
     replay_buffer::ReplayStore& store);
 
+// A `phaseloop rewards run` child process (the real binary, path
+// "tools/phaseloop" in the runfiles), started with `args` after "rewards run".
+// The destructor SIGKILLs it if it still runs.
+class EngineProcess {
+ public:
+  explicit EngineProcess(const std::vector<std::string>& args);
+  ~EngineProcess();
+  EngineProcess(const EngineProcess&) = delete;
+  EngineProcess& operator=(const EngineProcess&) = delete;
+
+  // Sends `signal` (SIGKILL, SIGTERM) and waits for the process to end.
+  void Stop(int signal);
+  // Exit code (128 after a signal), or -1 if it did not exit within
+  // `timeout`.
+  int Wait(std::chrono::milliseconds timeout);
+
+ private:
+  int pid_ = -1;
+};
+
 }  // namespace phaseloop::reward_engine::testing
 
 #endif  // PHASELOOP_REWARD_ENGINE_ENGINE_ENGINE_TEST_UTIL_H_

@@ -92,6 +92,10 @@ WindowRewards ComputeRewards(const ClosedWindow& window,
     final_reward.set_policy_version(group.policy_version);
     final_reward.set_deployment_id(group.deployment_id);
     final_reward.set_value(reward.reward());
+    if (reward.has_relative_reward()) {
+      final_reward.set_relative_value(reward.relative_reward());
+      final_reward.set_baseline_deployment_id(reward.baseline_deployment_id());
+    }
     final_reward.set_window_start_ms(window.window_start_ms);
     // Event time, not wall time: a replay writes the identical row.
     final_reward.set_unix_time_ms(window.window_end_ms);

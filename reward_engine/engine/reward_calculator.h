@@ -4,9 +4,11 @@
 // From a closed window (every group of one service, sketches merged) to what
 // the engine publishes and stores: one v1::Reward per (group, deployment)
 // for phaseloop.rewards, the same as a "canary" v1::FinalReward for the
-// replay buffer, and the good/total counts the error budget needs. Pure and
-// deterministic: the same window gives byte-identical records (no wall-clock
-// time inside), which is what lets a replay overwrite instead of count twice.
+// replay buffer (value = reward; relative_value and baseline_deployment_id
+// when the Reward has a relative reward), and the good/total counts the error
+// budget needs. Pure and deterministic: the same window gives byte-identical
+// records (no wall-clock time inside), which is what lets a replay overwrite
+// instead of count twice.
 //
 //   reward          = log(slo_threshold / p95)
 //   relative_reward = log(p95 of the baseline / p95 of this group), set for

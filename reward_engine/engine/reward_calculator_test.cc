@@ -61,6 +61,13 @@ TEST(RewardCalculatorTest, RewardsRelativeRewardsAndGoodCounts) {
   EXPECT_EQ(out.final_rewards[1].policy_version(), "pol-canary");
   EXPECT_EQ(out.final_rewards[1].window_start_ms(), 60000);
   EXPECT_DOUBLE_EQ(out.final_rewards[1].value(), canary.reward());
+  // The buffer's record carries the relative reward; the baseline's has none.
+  ASSERT_TRUE(out.final_rewards[1].has_relative_value());
+  EXPECT_DOUBLE_EQ(out.final_rewards[1].relative_value(),
+                   canary.relative_reward());
+  EXPECT_EQ(out.final_rewards[1].baseline_deployment_id(), "d1");
+  EXPECT_FALSE(out.final_rewards[0].has_relative_value());
+  EXPECT_EQ(out.final_rewards[0].baseline_deployment_id(), "");
   ASSERT_EQ(out.observations.size(), 2u);
   EXPECT_EQ(out.observations[1].total, 100);
   EXPECT_EQ(out.observations[1].good, canary.good_count());

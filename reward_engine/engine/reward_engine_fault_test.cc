@@ -235,65 +235,17 @@ TEST(RewardEngineFaultTest, BrokerFaultsGiveTheFaultFreeRewards) {
 
 // --- SIGKILL of the real binary ---
 
-class EngineProcess {
- public:
-  EngineProcess(const std::string& bootstrap, const std::string& buffer,
-                const std::string& slo_dir, int64_t exit_when_idle_ms) {
-    std::vector<std::string> args = {"tools/phaseloop",
-                                     "rewards",
-                                     "run",
-                                     "--kafka",
-                                     bootstrap,
-                                     "--buffer",
-                                     buffer,
-                                     "--slo-dir",
-                                     slo_dir,
-                                     "--window-ms",
-                                     std::to_string(kWindowMs),
-                                     "--lateness-ms",
-                                     "0",
-                                     "--idle-ms",
-                                     "500",
-                                     "--group",
-                                     kGroup,
-                                     "--quick-group",
-                                     "--exit-when-idle-ms",
-                                     std::to_string(exit_when_idle_ms),
-                                     "--json"};
-    pid_ = fork();
-    if (pid_ == 0) {
-      std::vector<char*> argv;
-      for (std::string& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      execv(argv[0], argv.data());
-      _exit(127);
-    }
-  }
-  ~EngineProcess() {
-    if (pid_ > 0) Kill();
-  }
-  void Kill() {
-    kill(pid_, SIGKILL);
-    waitpid(pid_, nullptr, 0);
-    pid_ = -1;
-  }
-  // Exit code, or -1 if it did not exit within `timeout`.
-  int Wait(std::chrono::seconds timeout) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (std::chrono::steady_clock::now() < deadline) {
-      int status = 0;
-      if (waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return -1;
-  }
-
- private:
-  pid_t pid_ = -1;
-};
+// The engine as a user runs it, killed and restarted.
+testing::EngineProcess StartEngine(const std::string& bootstrap,
+                                   const std::string& buffer,
+                                   const std::string& slo_dir,
+                                   int64_t exit_when_idle_ms) {
+  return testing::EngineProcess(
+      {"--kafka", bootstrap, "--buffer", buffer, "--slo-dir", slo_dir,
+       "--window-ms", std::to_string(kWindowMs), "--lateness-ms", "0",
+       "--idle-ms", "500", "--group", kGroup, "--quick-group",
+       "--exit-when-idle-ms", std::to_string(exit_when_idle_ms), "--json"});
+}
 
 TEST(RewardEngineFaultTest, SigkillMidStreamAndRestartGiveTheFaultFreeRewards) {
   const std::string dir = SloDir();
@@ -315,7 +267,7 @@ TEST(RewardEngineFaultTest, SigkillMidStreamAndRestartGiveTheFaultFreeRewards) {
   const int64_t chunks[][2] = {{0, 4}, {4, 7}, {7, 10}};
   int kills = 0;
   for (const auto& chunk : chunks) {
-    EngineProcess engine(bootstrap, buffer, dir, 0);
+    testing::EngineProcess engine = StartEngine(bootstrap, buffer, dir, 0);
     const size_t before = rewards_stored();
     testing::ProduceWindows(*producer, std::string(kafka::kSliTopic),
                             Input(chunk[0], chunk[1]));
@@ -326,13 +278,13 @@ TEST(RewardEngineFaultTest, SigkillMidStreamAndRestartGiveTheFaultFreeRewards) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 150));
-    engine.Kill();
+    engine.Stop(SIGKILL);
     ++kills;
   }
   EXPECT_EQ(kills, 3);
   EXPECT_LT(rewards_stored(), expected.buffer.size());
   {
-    EngineProcess engine(bootstrap, buffer, dir, 4000);
+    testing::EngineProcess engine = StartEngine(bootstrap, buffer, dir, 4000);
     testing::ProduceWindows(*producer, std::string(kafka::kSliTopic),
                             Input(10, kWindows));
     ASSERT_EQ(engine.Wait(std::chrono::seconds(40)), 0);

@@ -136,6 +136,21 @@ TEST_F(RewardEngineTest, RewardsLateDeadLettersDuplicatesAndRestart) {
     EXPECT_DOUBLE_EQ(reward.value(), std::log(0.1 / *merged.Quantile(0.95)));
     EXPECT_EQ(reward.policy_version(), "pol-canary");
   }
+  // The canary's relative rewards, as a controller reads them back.
+  replay_buffer::RewardFilter relative;
+  relative.source = "canary";
+  relative.deployment_id = "dep-canary";
+  relative.relative_only = true;
+  auto canary_rewards = store_->ReadFinalRewards(relative);
+  ASSERT_TRUE(canary_rewards.ok()) << canary_rewards.status();
+  ASSERT_EQ(canary_rewards->size(), 4u);
+  for (size_t w = 0; w < 4; ++w) {
+    const v1::FinalReward& r = (*canary_rewards)[w];
+    EXPECT_EQ(r.window_start_ms(), static_cast<int64_t>(w) * 10000);
+    ASSERT_TRUE(r.has_relative_value());
+    EXPECT_LT(r.relative_value(), 0);  // the canary is slower
+    EXPECT_EQ(r.baseline_deployment_id(), "dep-baseline");
+  }
   // The rewards topic holds the same rewards, keyed.
   auto latest = testing::LatestPerKey(cluster_->bootstrap_servers(),
                                       std::string(kafka::kRewardsTopic),
@@ -148,6 +163,8 @@ TEST_F(RewardEngineTest, RewardsLateDeadLettersDuplicatesAndRestart) {
   EXPECT_EQ(canary.sli_windows(), 4);
   EXPECT_TRUE(canary.has_relative_reward());
   EXPECT_LT(canary.relative_reward(), 0);  // the canary is slower
+  EXPECT_DOUBLE_EQ((*canary_rewards)[2].relative_value(),
+                   canary.relative_reward());  // the same figure in both
   EXPECT_EQ(canary.error_count(), 0);
   // Side topics.
   auto dead = testing::ReadAll(cluster_->bootstrap_servers(),
