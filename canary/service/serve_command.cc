@@ -244,19 +244,15 @@ void AddServeCommand(CLI::App* canary, int& exit_code) {
                   "PHASELOOP_STATE_DIR)");
   app->add_option("--instance", flags->instance,
                   "instance id in the SLIs (default HOSTNAME:PID)");
-  app->add_option(
-         "--threads", flags->threads,
-         "request worker threads;
-         app->add_option(
-                "--slowdown", flags->slowdown,
-                "fault injection for benchmarks: busy-wait this fraction "
-                "of every handler call's time after it (0.10: 10 % "
-                "slower in CPU, as a slower build would be)")
-             ->check(CLI::Range(0.0, 10.0));
-         each open keep - alive connection
-         "
-         "holds one")
+  app->add_option("--threads", flags->threads,
+                  "request worker threads; each open keep-alive connection "
+                  "holds one")
       ->capture_default_str();
+  app->add_option("--slowdown", flags->slowdown,
+                  "fault injection for benchmarks: busy-wait this fraction "
+                  "of every handler call's time after it (0.10: 10 % "
+                  "slower in CPU, as a slower build would be)")
+      ->check(CLI::Range(0.0, 10.0));
 }
 
 }  // namespace phaseloop::canary
