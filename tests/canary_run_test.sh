@@ -14,6 +14,8 @@
 #   b. stable = fast, candidate = slow: rolled back (exit 3), the candidate
 #      marked failed in the store, a negative final reward, and the step that
 #      failed names p95_latency_ms.
+#      Mid-rollout, the controller's /metrics shows the phase, the judged
+#      step and the traffic split.
 #   c. `canary list` lists both runs; `canary report` writes an HTML page
 #      with both sides' charts.
 #   d. Kafka stopped mid-step (an external cluster given by --kafka):
@@ -106,6 +108,14 @@ for _ in $(seq 600); do
   sleep 0.5
 done
 [ "$(field "$state_file" "len(r.get('steps', []))")" = 1 ] || fail "step 1 was never judged"
+# The controller's /metrics (loopback, printed at start) shows the rollout.
+metrics_url="$(grep -o 'metrics at http://[^ ]*' "$work/up-killed.err" | head -1 | cut -d' ' -f3)"
+[ -n "$metrics_url" ] || fail "the controller printed no metrics address: $(head -5 "$work/up-killed.err")"
+curl -sf "$metrics_url" >"$work/metrics.txt" || fail "cannot scrape $metrics_url"
+grep -q '^phaseloop_canary_phase{phase="stepping"} 1$' "$work/metrics.txt" &&
+  grep -q '^phaseloop_canary_steps_judged{outcome="Pass"} 1$' "$work/metrics.txt" &&
+  grep -q '^phaseloop_canary_traffic_weight{instance="canary"}' "$work/metrics.txt" ||
+  fail "the controller's metrics do not show step 2 running: $(grep phaseloop_canary "$work/metrics.txt")"
 pids="$(field "$state_file" "' '.join(str(i['pid']) for i in r.get('instances', []))")"
 addresses="$(field "$state_file" "' '.join(i['address'] for i in r.get('instances', []) if i['address'])")"
 [ -n "$pids" ] && [ -n "$addresses" ] || fail "the state records no instances mid-step"

@@ -38,7 +38,9 @@ CanaryController::CanaryController(CanaryStateStore store, RolloutConfig config,
 
 absl::Status CanaryController::Save(v1::CanaryRun& run) {
   run.set_updated_ms(env_->NowMs());
-  return store_.Save(run);
+  if (auto s = store_.Save(run); !s.ok()) return s;
+  env_->StateSaved(run);
+  return absl::OkStatus();
 }
 
 absl::Status CanaryController::Enter(v1::CanaryRun& run,

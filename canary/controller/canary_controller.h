@@ -96,6 +96,8 @@ class RolloutEnvironment {
   virtual absl::Status RecordOutcome(const v1::CanaryRun& run) = 0;
   // A line for the terminal (progress).
   virtual void Progress(const std::string& line) = 0;
+  // The run as just saved (for metrics); by default nothing.
+  virtual void StateSaved(const v1::CanaryRun& run) {}
 };
 
 struct CanaryRequest {

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "canary/controller/canary_list_command.h"
@@ -294,6 +295,26 @@ int RunCanaryRun(const CanaryRunFlags& flags, std::ostream& out,
   const std::string service_name = service->service;
   options.service = *std::move(service);
   LiveEnvironment environment(std::move(options), *std::move(store), stop);
+  if (!flags.metrics_listen.empty()) {
+    const size_t colon = flags.metrics_listen.rfind(':');
+    int port = -1;
+    if (colon == std::string::npos ||
+        !absl::SimpleAtoi(flags.metrics_listen.substr(colon + 1), &port)) {
+      err << kName << "--metrics-listen " << flags.metrics_listen
+          << ": expected HOST:PORT (e.g. 127.0.0.1:9472; port 0 picks a "
+             "free one; \"\" serves none)\n";
+      return command::kExitBadInput;
+    }
+    const std::string host = flags.metrics_listen.substr(0, colon);
+    auto bound = environment.ServeMetrics(host, port);
+    if (!bound.ok()) {
+      err << kName << "--metrics-listen " << flags.metrics_listen << ": "
+          << bound.status().message() << "\n";
+      return command::kExitBadInput;
+    }
+    err << kName << "metrics at http://" << host << ":" << *bound
+        << "/metrics\n";
+  }
   CanaryController controller(state, rollout, &environment);
   auto run = controller.Run(
       {canary_id, service_name, candidate_version, stable_version});
@@ -370,6 +391,10 @@ void AddCanaryRunCommand(CLI::App& canary, int& exit_code) {
                  "benchmarks: make the canary instance this fraction slower "
                  "in CPU (canary serve --slowdown), to measure the judge")
       ->check(CLI::Range(0.0, 10.0));
+  app.add_option("--metrics-listen", flags.metrics_listen,
+                 "serve Prometheus /metrics on HOST:PORT (loopback by "
+                 "default; port 0 picks a free one; \"\" serves none)")
+      ->capture_default_str();
   app.add_flag("--json", flags.json, "print the run's state as JSON");
 }
 

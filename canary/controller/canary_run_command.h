@@ -41,7 +41,8 @@ struct CanaryRunFlags {
   std::string cc;
   std::string bazel_shims;
   std::optional<double> staging_lower_bound;
-  double inject_canary_slowdown = 0;  // benchmarks only
+  double inject_canary_slowdown = 0;           // benchmarks only
+  std::string metrics_listen = "127.0.0.1:0";  // "" = no /metrics
   bool json = false;
 };
 

@@ -73,6 +73,7 @@ int64_t LiveEnvironment::NowMs() { return absl::ToUnixMillis(absl::Now()); }
 
 void LiveEnvironment::SleepUntilMs(int64_t ms) {
   while (!StopRequested()) {
+    if (NowMs() - load_metrics_updated_ms_ >= 1000) UpdateLoadMetrics();
     const int64_t left = ms - NowMs();
     if (left <= 0) return;
     std::this_thread::sleep_for(
@@ -89,6 +90,79 @@ void LiveEnvironment::Progress(const std::string& line) {
   *options_.progress << absl::FormatTime("%H:%M:%S ", absl::Now(),
                                          absl::LocalTimeZone())
                      << line << std::endl;
+}
+
+absl::StatusOr<int> LiveEnvironment::ServeMetrics(const std::string& host,
+                                                  int port) {
+  auto server = metrics::MetricsHttpServer::Start(registry_, host, port);
+  if (!server.ok()) return server.status();
+  metrics_server_ = *std::move(server);
+  return metrics_server_->port();
+}
+
+void LiveEnvironment::StateSaved(const v1::CanaryRun& run) {
+  static const char* kPhases[] = {"created",  "building",  "starting",
+                                  "stepping", "promoting", "rolling_back",
+                                  "aborting", "promoted",  "rolled_back",
+                                  "refused",  "aborted"};
+  for (const char* phase : kPhases) {
+    registry_
+        .AddGauge("phaseloop_canary_phase",
+                  "1 for the rollout's current phase, 0 for the others",
+                  {{"phase", phase}})
+        .Set(run.phase() == phase ? 1 : 0);
+  }
+  registry_
+      .AddGauge("phaseloop_canary_step",
+                "steps judged so far (the current step is this + 1)")
+      .Set(run.steps_size());
+  registry_.AddGauge("phaseloop_canary_steps_planned", "steps in the plan")
+      .Set(run.plan_size());
+  std::map<std::string, int> outcomes = {
+      {"Pass", 0}, {"Fail", 0}, {"Inconclusive", 0}, {"Error", 0}};
+  for (const auto& step : run.steps()) ++outcomes[step.outcome()];
+  for (const auto& [outcome, count] : outcomes) {
+    registry_
+        .AddGauge("phaseloop_canary_steps_judged",
+                  "judged steps of this rollout by outcome",
+                  {{"outcome", outcome}})
+        .Set(count);
+  }
+  if (run.has_final_reward()) {
+    registry_
+        .AddGauge("phaseloop_canary_final_reward",
+                  "the final reward written to the replay buffer")
+        .Set(run.final_reward());
+  }
+  registry_
+      .AddGauge("phaseloop_canary_resumes",
+                "times this rollout was resumed after a stop")
+      .Set(run.resumes());
+}
+
+void LiveEnvironment::UpdateLoadMetrics() {
+  load_metrics_updated_ms_ = NowMs();
+  if (load_ == nullptr) return;
+  const load::LoadResults results = load_->Snapshot();
+  for (const auto& target : results.targets) {
+    registry_
+        .AddGauge("phaseloop_canary_load_requests",
+                  "requests the load generator finished, per instance",
+                  {{"instance", target.name}})
+        .Set(static_cast<double>(target.done()));
+    registry_
+        .AddGauge("phaseloop_canary_load_errors",
+                  "requests without a 2xx answer, per instance",
+                  {{"instance", target.name}})
+        .Set(static_cast<double>(target.error_count()));
+  }
+  for (const auto& target : load_->targets()) {
+    registry_
+        .AddGauge("phaseloop_canary_traffic_weight",
+                  "share of the traffic each instance is routed now",
+                  {{"instance", target.name}})
+        .Set(target.weight);
+  }
 }
 
 std::string LiveEnvironment::StableHandlerPath() const {

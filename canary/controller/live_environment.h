@@ -31,6 +31,8 @@
 #include "canary/controller/canary_controller.h"
 #include "canary/controller/service_config.h"
 #include "canary/load/open_loop_load.h"
+#include "common/metrics/metrics_http_server.h"
+#include "common/metrics/metrics_registry.h"
 #include "offline_rl/policy_store/policy_store_client.h"
 
 namespace phaseloop::canary {
@@ -82,6 +84,13 @@ class LiveEnvironment : public RolloutEnvironment {
                           const std::string& reason) override;
   absl::Status RecordOutcome(const v1::CanaryRun& run) override;
   void Progress(const std::string& line) override;
+  void StateSaved(const v1::CanaryRun& run) override;
+
+  // Serves /metrics on host:port (port 0: any free one) until destroyed:
+  // the run's phase, step, canary share, steps judged by outcome, final
+  // reward, and the load's requests and errors per instance. Returns the
+  // port.
+  absl::StatusOr<int> ServeMetrics(const std::string& host, int port);
 
   // The handler libraries a run serves (copies in its run directory).
   std::string StableHandlerPath() const;
@@ -100,6 +109,10 @@ class LiveEnvironment : public RolloutEnvironment {
   std::unique_ptr<policy_store::PolicyStore> store_;
   const std::atomic<bool>* stop_flag_;
   std::unique_ptr<load::OpenLoopLoad> load_;
+  void UpdateLoadMetrics();
+  metrics::MetricsRegistry registry_;
+  std::unique_ptr<metrics::MetricsHttpServer> metrics_server_;
+  int64_t load_metrics_updated_ms_ = 0;
 };
 
 }  // namespace phaseloop::canary
