@@ -116,7 +116,8 @@ grep -q '^phaseloop_canary_phase{phase="stepping"} 1$' "$work/metrics.txt" &&
   grep -q '^phaseloop_canary_steps_judged{outcome="Pass"} 1$' "$work/metrics.txt" &&
   grep -q '^phaseloop_canary_traffic_weight{instance="canary"}' "$work/metrics.txt" ||
   fail "the controller's metrics do not show step 2 running: $(grep phaseloop_canary "$work/metrics.txt")"
-pids="$(field "$state_file" "' '.join(str(i['pid']) for i in r.get('instances', []))")"
+pids="$(field "$state_file" "' '.join(str(i['pid']) for i in r.get('instances', []) if i['group'] != 'rewards')")"
+engine="$(field "$state_file" "[f\"{i['pid']} {i['start_ticks']}\" for i in r.get('instances', []) if i['group'] == 'rewards'][0]")"
 addresses="$(field "$state_file" "' '.join(i['address'] for i in r.get('instances', []) if i['address'])")"
 [ -n "$pids" ] && [ -n "$addresses" ] || fail "the state records no instances mid-step"
 kill -9 $controller
@@ -140,10 +141,16 @@ for _ in $(seq 600); do
   sleep 0.1
 done
 [ -z "$alive" ] || fail "instances$alive still run 60 s after their controller was killed"
+# The run's reward engine may still be closing its consumer against the
+# dead cluster: the resumed controller stops it (checked below).
 rc="$(run up "$work/fast.plpolicy")"
 [ "$rc" = 0 ] || fail "the resumed rollout exited $rc, not 0 (promoted): $(tail -5 "$work/up.err")"
 [ "$(field "$work/up.json" "r['phase']")" = promoted ] || fail "phase is not promoted"
 [ "$(field "$work/up.json" "r['resumes']")" = 1 ] || fail "resumes != 1"
+# (the same process: pid and start time in clock ticks, /proc/PID/stat)
+started_at() { cut -d')' -f2- "/proc/$1/stat" 2>/dev/null | awk '{print $20}'; }
+[ "$(started_at "${engine% *}")" != "${engine#* }" ] ||
+  fail "the killed run's reward engine (pid ${engine% *}) survived the resume"
 planned="$(field "$work/up.json" "len(r['plan'])")"
 [ "$(field "$work/up.json" "[s['index'] for s in r['steps']] == list(range(len(r['plan'])))")" = True ] ||
   fail "steps are not each planned step once: $(field "$work/up.json" "[s['index'] for s in r['steps']]")"
