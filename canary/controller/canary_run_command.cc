@@ -59,17 +59,13 @@ absl::StatusOr<std::string> StartHelper(std::vector<std::string> argv,
   auto process = process::StartBackground({std::move(argv), {}, log});
   if (!process.ok()) return process.status();
   *started = *process;
-  for (int i = 0; i < 600; ++i) {
-    std::string address;
-    if (files::ReadWholeFile(address_file, &address).ok() && !address.empty()) {
-      while (!address.empty() && isspace(address.back())) address.pop_back();
-      return address;
-    }
-    if (!process::IsRunning(*process)) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  auto address = process::WaitForAddressFile(*process, address_file, 30000);
+  if (!address.ok()) {
+    return absl::InternalError(
+        absl::StrCat("the helper process wrote no address to ", address_file,
+                     "; see ", log));
   }
-  return absl::InternalError(absl::StrCat(
-      "the helper process wrote no address to ", address_file, "; see ", log));
+  return address;
 }
 
 int ExitFor(const v1::CanaryRun& run) {

@@ -77,32 +77,21 @@ absl::Status LiveEnvironment::StartServe(v1::CanaryRun* run,
   instance->set_start_ticks(started->start_ticks);
   instance->set_policy_version(policy_version);
   instance->set_deployment_id(deployment_id);
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::milliseconds(kAddressWaitMs);
-  std::string address;
-  while (std::chrono::steady_clock::now() < deadline && !StopRequested()) {
-    if (files::ReadWholeFile(address_file, &address).ok() && !address.empty()) {
-      break;
-    }
-    if (!process::IsRunning(*started)) {
-      return absl::InternalError(absl::StrCat("the ", group,
-                                              " instance exited at start; "
-                                              "its log ",
-                                              log, " ends:\n", Tail(log)));
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  auto address = process::WaitForAddressFile(*started, address_file,
+                                             kAddressWaitMs, stop_flag_);
+  if (absl::IsFailedPrecondition(address.status())) {
+    return absl::InternalError(absl::StrCat("the ", group,
+                                            " instance exited at start; "
+                                            "its log ",
+                                            log, " ends:\n", Tail(log)));
   }
-  while (!address.empty() &&
-         (address.back() == '\n' || address.back() == ' ')) {
-    address.pop_back();
-  }
-  if (address.empty()) {
+  if (!address.ok()) {
     return absl::DeadlineExceededError(
         absl::StrCat("the ", group, " instance wrote no address to ",
                      address_file, " within ", kAddressWaitMs / 1000,
                      " s; its log ", log, " ends:\n", Tail(log)));
   }
-  instance->set_address(address);
+  instance->set_address(*address);
   return absl::OkStatus();
 }
 

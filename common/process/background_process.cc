@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <fstream>
 #include <sstream>
@@ -146,6 +147,35 @@ absl::Status StopBackground(const BackgroundProcess& process,
         absl::StrCat("process ", process.pid, " survived SIGKILL"));
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> WaitForAddressFile(const BackgroundProcess& process,
+                                               const std::string& path,
+                                               int64_t timeout_ms,
+                                               const std::atomic<bool>* stop) {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (stop != nullptr && stop->load()) {
+      return absl::CancelledError("stopped while waiting for " + path);
+    }
+    std::string address;
+    if (std::ifstream in(path); in && std::getline(in, address, '\0')) {
+      while (!address.empty() &&
+             isspace(static_cast<unsigned char>(address.back()))) {
+        address.pop_back();
+      }
+      if (!address.empty()) return address;
+    }
+    if (!IsRunning(process)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "process ", process.pid, " exited before writing ", path));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return absl::DeadlineExceededError(
+      absl::StrCat("process ", process.pid, " wrote no address to ", path,
+                   " within ", timeout_ms / 1000, " s"));
 }
 
 }  // namespace phaseloop::process

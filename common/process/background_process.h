@@ -14,6 +14,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -49,6 +50,15 @@ bool IsRunning(const BackgroundProcess& process);
 // pid now belongs to another process, which is left alone).
 absl::Status StopBackground(const BackgroundProcess& process,
                             int64_t grace_ms = 5000);
+
+// Waits for a server started in the background to write its address to
+// `path` (what `--address-file`/`--bootstrap-file` do: one line, written
+// atomically) and returns it without trailing whitespace.
+// FailedPrecondition when the process exits first, DeadlineExceeded when
+// nothing came within `timeout_ms`, Cancelled when `*stop` becomes true.
+absl::StatusOr<std::string> WaitForAddressFile(
+    const BackgroundProcess& process, const std::string& path,
+    int64_t timeout_ms, const std::atomic<bool>* stop = nullptr);
 
 }  // namespace phaseloop::process
 

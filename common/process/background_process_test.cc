@@ -104,5 +104,34 @@ TEST(BackgroundProcessTest, AChildIsTerminatedWhenItsStarterDies) {
   EXPECT_FALSE(IsRunning(sleeper));
 }
 
+TEST(BackgroundProcessTest, WaitsForTheAddressAServerWrites) {
+  const std::string dir = testing::MakeTempDir();
+  auto server = StartBackground(
+      {{"sh", "-c",
+        "sleep 0.2; echo 127.0.0.1:4242 >" + dir + "/addr.tmp; mv " + dir +
+            "/addr.tmp " + dir + "/addr; exec sleep 600"},
+       {},
+       dir + "/log"});
+  ASSERT_TRUE(server.ok()) << server.status();
+  auto address = WaitForAddressFile(*server, dir + "/addr", 30000);
+  ASSERT_TRUE(address.ok()) << address.status();
+  EXPECT_EQ(*address, "127.0.0.1:4242");
+  ASSERT_TRUE(StopBackground(*server, 2000).ok());
+}
+
+TEST(BackgroundProcessTest, AServerThatExitsWithoutAnAddressIsNamed) {
+  const std::string dir = testing::MakeTempDir();
+  auto server = StartBackground({{"sh", "-c", "exit 3"}, {}, dir + "/log"});
+  ASSERT_TRUE(server.ok()) << server.status();
+  auto address = WaitForAddressFile(*server, dir + "/addr", 30000);
+  EXPECT_TRUE(absl::IsFailedPrecondition(address.status())) << address.status();
+  std::atomic<bool> stop{true};
+  auto sleeper = StartBackground({{"sleep", "600"}, {}, dir + "/log2"});
+  ASSERT_TRUE(sleeper.ok());
+  EXPECT_TRUE(absl::IsCancelled(
+      WaitForAddressFile(*sleeper, dir + "/never", 30000, &stop).status()));
+  ASSERT_TRUE(StopBackground(*sleeper, 2000).ok());
+}
+
 }  // namespace
 }  // namespace phaseloop::process
