@@ -93,30 +93,24 @@ absl::StatusOr<RolloutConfig> ParseRolloutConfig(const YAML::Node& node,
       !s.ok()) {
     return s;
   }
-  if (auto s =
-          ReadNumber(source, "", node, "warmup_s", 0, 3600, config.warmup_s);
-      !s.ok()) {
-    return s;
-  }
-  if (auto s = ReadNumber(source, "", node, "max_extension_s", 0, 3600,
-                          config.max_extension_s);
-      !s.ok()) {
-    return s;
-  }
-  if (auto s = ReadNumber(source, "", node, "extension_s", 1, 3600,
-                          config.extension_s);
-      !s.ok()) {
-    return s;
-  }
-  if (auto s =
-          ReadNumber(source, "", node, "pass_bonus", 0, 1, config.pass_bonus);
-      !s.ok()) {
-    return s;
-  }
-  if (auto s = ReadNumber(source, "", node, "fail_penalty", 0, 10,
-                          config.fail_penalty);
-      !s.ok()) {
-    return s;
+  // The scalar fields and their ranges.
+  const struct {
+    const char* key;
+    double lo, hi;
+    double* out;
+  } numbers[] = {
+      {"warmup_s", 0, 3600, &config.warmup_s},
+      {"max_extension_s", 0, 3600, &config.max_extension_s},
+      {"extension_s", 1, 3600, &config.extension_s},
+      {"pass_bonus", 0, 1, &config.pass_bonus},
+      {"fail_penalty", 0, 10, &config.fail_penalty},
+  };
+  for (const auto& number : numbers) {
+    if (auto s = ReadNumber(source, "", node, number.key, number.lo, number.hi,
+                            *number.out);
+        !s.ok()) {
+      return s;
+    }
   }
   const YAML::Node steps = node["steps"];
   if (!steps || !steps.IsSequence() || steps.size() == 0) {
