@@ -13,7 +13,8 @@
 #      `policy list` shows the candidate on stable; a positive final reward.
 #   b. stable = fast, candidate = slow: rolled back (exit 3), the candidate
 #      marked failed in the store, a negative final reward, and the step that
-#      failed names p95_latency_ms.
+#      stopped it names p95_latency_ms (Fail, or Inconclusive to the step's
+#      maximum when a busy machine's windows are too noisy to prove it).
 #      Mid-rollout, the controller's /metrics shows the phase, the judged
 #      step and the traffic split.
 #   c. `canary list` lists both runs; `canary report` writes an HTML page
@@ -164,8 +165,10 @@ rc="$(run down "$work/slow2.plpolicy")"
 [ "$rc" = 3 ] || fail "the slow candidate exited $rc, not 3 (rolled back): $(tail -5 "$work/down.err")"
 [ "$(field "$work/down.json" "r['phase']")" = rolled_back ] || fail "phase is not rolled_back"
 [ "$(field "$work/down.json" "r['final_reward'] < 0")" = True ] || fail "no negative final reward"
-[ "$(field "$work/down.json" "any(m['name']=='p95_latency_ms' and m['outcome']=='Fail' for m in r['steps'][-1]['metrics'])")" = True ] ||
-  fail "the last step did not fail on p95_latency_ms: $(field "$work/down.json" "r['final_reasons']")"
+# Fail (a significant slowdown) or, on a busy machine whose windows are too
+# noisy to prove it, Inconclusive to the step's maximum: never a Pass.
+[ "$(field "$work/down.json" "any(m['name']=='p95_latency_ms' and m['outcome'] in ('Fail','Inconclusive') for m in r['steps'][-1]['metrics'])")" = True ] ||
+  fail "the last step did not stop on p95_latency_ms: $(field "$work/down.json" "r['final_reasons']")"
 "$phaseloop" policy list --store "$store" --json >"$work/list-b.json"
 grep -q '"failed"' "$work/list-b.json" || fail "the candidate is not marked failed: $(cat "$work/list-b.json")"
 [ "$(field "$work/list-b.json" "[c['policy_version'] for c in r['channels'] if c['name']=='stable'][0]")" = "$fast" ] ||

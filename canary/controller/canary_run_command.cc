@@ -41,7 +41,7 @@ std::string SelfPath() {
 std::string FindWrapper(const std::string& flag, const std::string& self) {
   if (!flag.empty()) return flag;
   const fs::path dir = fs::path(self).parent_path();
-  for (const fs::path candidate :
+  for (const fs::path& candidate :
        {dir / "phaseloop-cc",
         dir.parent_path() / "compiler_driver/cc_wrapper/phaseloop-cc"}) {
     if (access(candidate.c_str(), X_OK) == 0) return candidate.string();

@@ -85,6 +85,19 @@ void JudgeSamples(const Samples& samples, const MetricRule& rule,
         1 - config.confidence);
     return;
   }
+  // A change the samples cannot tell from noise, but whose size would fail:
+  // not proven either way, so more data, never a Pass on too little power.
+  const bool looks_too_high = up_is_bad && too_high;
+  if (!significant && (looks_too_high || (down_is_bad && too_low))) {
+    out.outcome = Outcome::kInconclusive;
+    out.reason = absl::StrFormat(
+        "canary %s %g is %.4gx baseline %g (allowed %s %gx), but the "
+        "difference is not significant (p=%.3g >= %.3g): more data needed",
+        what, cand, *out.ratio, base, looks_too_high ? "up to" : "down to",
+        looks_too_high ? rule.allowed_increase : rule.allowed_decrease,
+        *out.p_value, 1 - config.confidence);
+    return;
+  }
   out.outcome = Outcome::kPass;
   if (!significant) {
     out.reason = absl::StrFormat(

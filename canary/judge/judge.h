@@ -17,7 +17,10 @@
 //      (p < 1 - confidence) and the effect size — canary/baseline ratio of
 //      the rule's percentile — is beyond allowed_increase (direction
 //      increase or either) or allowed_decrease (decrease or either) → Fail;
-//   5. otherwise Pass.
+//   5. no change found, but the effect size is beyond what the rule allows
+//      in a bad direction → Inconclusive ("more data needed": a small
+//      sample never passes a canary that looks too slow);
+//   6. otherwise Pass.
 // The whole (the shape of Kayenta's NetflixACAJudge):
 //   - any metric Error → Error;
 //   - a critical metric Fail → Fail;

@@ -92,6 +92,28 @@ TEST(Judge, SignificantButSmallEffectPasses) {
   EXPECT_LT(*j.metrics[0].p_value, 0.05);
 }
 
+TEST(Judge, LooksTooSlowButNotSignificantIsInconclusive) {
+  // Nine windows a side, as a rollout step has: the canary's median is 21 %
+  // higher, but the spread hides it from the test. That is not a Pass.
+  const std::vector<double> base = {2.87, 2.35, 2.12, 1.81, 2.32,
+                                    1.54, 2.47, 1.67, 2.54};
+  const std::vector<double> canary = {2.81, 2.30, 1.12, 3.72, 3.26,
+                                      1.96, 2.47, 3.75, 3.10};
+  JudgeConfig config = Config();
+  config.min_samples = 8;  // configs/canary/rollout_judge.yaml's
+  const Judgement j = Judge({{"p95_ms", {base, canary}}}, config);
+  ASSERT_EQ(j.metrics.size(), 1u);
+  EXPECT_GT(*j.metrics[0].p_value, 0.05);
+  EXPECT_GT(*j.metrics[0].ratio, 1.05);
+  EXPECT_EQ(j.metrics[0].outcome, Outcome::kInconclusive);
+  EXPECT_EQ(j.outcome, Outcome::kInconclusive);
+  EXPECT_NE(j.metrics[0].reason.find("more data needed"), std::string::npos)
+      << j.metrics[0].reason;
+  // The same spread with the canary a little faster passes.
+  const Judgement faster = Judge({{"p95_ms", {canary, base}}}, config);
+  EXPECT_EQ(faster.outcome, Outcome::kPass) << faster.metrics[0].reason;
+}
+
 TEST(Judge, TooFewSamplesIsInconclusive) {
   const Judgement j =
       Judge({{"latency_ms",
