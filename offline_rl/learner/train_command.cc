@@ -145,6 +145,9 @@ void AddTrainFlags(CLI::App& app, TrainFlags& flags) {
   app.add_option("--gate-workloads", flags.gate_workloads,
                  "a speed policy's gate: stage it on this workload split "
                  "(e.g. test) and publish only if no workload is slower");
+  app.add_option("--gate-workload", flags.gate_workload_names,
+                 "with --gate-workloads: only this workload of the split "
+                 "(a name; repeatable), for a shorter gate");
   app.add_option("--gate-workloads-dir", flags.gate_workloads_dir,
                  "where --gate-workloads' workload files are")
       ->capture_default_str();

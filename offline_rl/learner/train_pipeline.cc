@@ -217,6 +217,7 @@ absl::StatusOr<float> LearnAbstainMargin(const LearnerConfig& config,
 staging::SpeedGateOptions SpeedGateOptionsOf(const TrainFlags& flags) {
   staging::SpeedGateOptions options;
   options.split = flags.gate_workloads;
+  options.names = flags.gate_workload_names;
   options.workloads_dir = flags.gate_workloads_dir;
   options.cc = flags.gate_cc;
   options.work_dir = flags.gate_work_dir;

@@ -46,6 +46,9 @@ struct TrainFlags {
   // (staging_harness/staging/speed_gate.h) under gate_workloads_dir, built
   // with gate_cc; `ungated` writes it without one (for inspection).
   std::string gate_workloads;
+  // Only these workloads of the split (names; empty = all of it): a short
+  // gate, e.g. the closed loop's per-iteration one.
+  std::vector<std::string> gate_workload_names;
   std::string gate_workloads_dir = "configs/workloads";
   std::string gate_cc;
   std::string gate_work_dir;

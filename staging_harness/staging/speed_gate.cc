@@ -1,5 +1,6 @@
 #include "staging_harness/staging/speed_gate.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <ostream>
@@ -84,8 +85,23 @@ absl::StatusOr<std::vector<workloads::Workload>> GateWorkloads(
     absl::StatusOr<workloads::Workload> workload =
         workloads::LoadWorkload(file);
     if (!workload.ok()) return workload.status();
-    if (workloads::SplitName(workload->split) == options.split) {
-      chosen.push_back(*std::move(workload));
+    if (workloads::SplitName(workload->split) != options.split) continue;
+    if (!options.names.empty() &&
+        std::find(options.names.begin(), options.names.end(), workload->name) ==
+            options.names.end()) {
+      continue;
+    }
+    chosen.push_back(*std::move(workload));
+  }
+  for (const std::string& name : options.names) {
+    if (std::none_of(
+            chosen.begin(), chosen.end(),
+            [&](const workloads::Workload& w) { return w.name == name; })) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "speed gate: no workload named '", name, "' of split '",
+          options.split, "' under ", options.workloads_dir,
+          "; name one of that split's workloads (phaseloop stage --split ",
+          options.split, " lists them)"));
     }
   }
   if (chosen.empty()) {

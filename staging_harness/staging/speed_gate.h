@@ -50,6 +50,7 @@ absl::StatusOr<SpeedGateResult> RunSpeedGate(
 // What the learner's publish gate needs to say, without the lab's types.
 struct SpeedGateOptions {
   std::string split = "test";  // the workloads of this split ...
+  std::vector<std::string> names;  // ... only these, when given
   std::string workloads_dir = "configs/workloads";  // ... found here
   std::string cc;         // phaseloop-cc (runner::FindCompilers's --cc)
   std::string work_dir;   // "" = $TMPDIR/phaseloop-speed-gate

@@ -140,5 +140,21 @@ TEST(SpeedGateOptionsTest, ASplitWithoutWorkloadsIsBadInput) {
   EXPECT_TRUE(CheckSpeedGate(options).ok()) << CheckSpeedGate(options);
 }
 
+TEST(SpeedGateOptionsTest, NamesNarrowTheSplitAndMustExistInIt) {
+  SpeedGateOptions options;
+  options.workloads_dir = "configs/workloads";
+  options.cc =
+      std::filesystem::absolute("compiler_driver/cc_wrapper/phaseloop-cc")
+          .string();
+  options.names = {"bc"};  // a test-split workload
+  EXPECT_TRUE(CheckSpeedGate(options).ok()) << CheckSpeedGate(options);
+  options.names = {"lz4"};  // a train-split one: not the gate's to stage
+  const absl::Status train = CheckSpeedGate(options);
+  EXPECT_EQ(train.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(train.message().find("no workload named 'lz4' of split 'test'"),
+            std::string::npos)
+      << train;
+}
+
 }  // namespace
 }  // namespace phaseloop::staging
