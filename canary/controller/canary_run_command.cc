@@ -49,25 +49,6 @@ std::string FindWrapper(const std::string& flag, const std::string& self) {
   return "phaseloop-cc";
 }
 
-// A background helper (Kafka, the policy store) that prints its address to
-// a file; waits for it.
-absl::StatusOr<std::string> StartHelper(std::vector<std::string> argv,
-                                        const std::string& address_file,
-                                        const std::string& log,
-                                        process::BackgroundProcess* started) {
-  std::remove(address_file.c_str());
-  auto process = process::StartBackground({std::move(argv), {}, log});
-  if (!process.ok()) return process.status();
-  *started = *process;
-  auto address = process::WaitForAddressFile(*process, address_file, 30000);
-  if (!address.ok()) {
-    return absl::InternalError(
-        absl::StrCat("the helper process wrote no address to ", address_file,
-                     "; see ", log));
-  }
-  return address;
-}
-
 int ExitFor(const v1::CanaryRun& run) {
   if (run.phase() == "promoted") return command::kExitOk;
   if (run.phase() == "rolled_back") return kExitRolledBack;
@@ -154,10 +135,12 @@ int RunCanaryRun(const CanaryRunFlags& flags, std::ostream& out,
   }
   if (kafka.empty()) {
     process::BackgroundProcess cluster;
-    auto address = StartHelper({self, "kafka", "serve", "--bootstrap-file",
-                                helper_dir + "/kafka.address"},
-                               helper_dir + "/kafka.address",
-                               helper_dir + "/kafka.log", &cluster);
+    auto address =
+        process::StartServer({{self, "kafka", "serve", "--bootstrap-file",
+                               helper_dir + "/kafka.address"},
+                              {},
+                              helper_dir + "/kafka.log"},
+                             helper_dir + "/kafka.address", &cluster);
     if (!address.ok()) {
       err << kName << "cannot start the embedded Kafka cluster: "
           << address.status().message() << "\n";
@@ -178,10 +161,12 @@ int RunCanaryRun(const CanaryRunFlags& flags, std::ostream& out,
     const std::string dir =
         flags.policy_dir.empty() ? state_dir + "/policies" : flags.policy_dir;
     process::BackgroundProcess server;
-    auto address = StartHelper(
-        {self, "policy", "serve", "--dir", dir, "--listen", "127.0.0.1:0",
-         "--address-file", helper_dir + "/policy.address"},
-        helper_dir + "/policy.address", helper_dir + "/policy.log", &server);
+    auto address = process::StartServer(
+        {{self, "policy", "serve", "--dir", dir, "--listen", "127.0.0.1:0",
+          "--address-file", helper_dir + "/policy.address"},
+         {},
+         helper_dir + "/policy.log"},
+        helper_dir + "/policy.address", &server);
     if (!address.ok()) {
       err << kName << "cannot serve the policy store " << dir << ": "
           << address.status().message() << "\n";

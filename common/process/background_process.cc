@@ -9,6 +9,7 @@
 
 #include <cctype>
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -123,6 +124,20 @@ bool IsRunning(const BackgroundProcess& process) {
   return ticks.ok() && *ticks == process.start_ticks;
 }
 
+std::optional<int> ExitStatusIfEnded(const BackgroundProcess& process) {
+  if (process.pid <= 0) return -1;
+  int status = 0;
+  const pid_t reaped = waitpid(process.pid, &status, WNOHANG);
+  if (reaped == process.pid) {
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+    return -1;
+  }
+  if (reaped == 0) return std::nullopt;  // our child, still running
+  if (IsRunning(process)) return std::nullopt;
+  return -1;
+}
+
 absl::Status StopBackground(const BackgroundProcess& process,
                             int64_t grace_ms) {
   if (!IsRunning(process)) return absl::OkStatus();
@@ -176,6 +191,25 @@ absl::StatusOr<std::string> WaitForAddressFile(const BackgroundProcess& process,
   return absl::DeadlineExceededError(
       absl::StrCat("process ", process.pid, " wrote no address to ", path,
                    " within ", timeout_ms / 1000, " s"));
+}
+
+absl::StatusOr<std::string> StartServer(const BackgroundSpec& spec,
+                                        const std::string& address_file,
+                                        BackgroundProcess* started,
+                                        int64_t timeout_ms) {
+  std::remove(address_file.c_str());
+  auto process = StartBackground(spec);
+  if (!process.ok()) return process.status();
+  auto address = WaitForAddressFile(*process, address_file, timeout_ms);
+  if (!address.ok()) {
+    (void)StopBackground(*process);
+    return absl::InternalError(
+        absl::StrCat(spec.argv.empty() ? "the server" : spec.argv[0],
+                     " wrote no address to ", address_file, " (",
+                     address.status().message(), "); see ", spec.log_path));
+  }
+  *started = *process;
+  return address;
 }
 
 }  // namespace phaseloop::process

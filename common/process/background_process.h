@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,13 @@ absl::StatusOr<int64_t> ProcessStartTicks(pid_t pid);
 // counts as gone: it is reaped here).
 bool IsRunning(const BackgroundProcess& process);
 
+// For a process started here: its exit code once it has ended (reaping it),
+// 128 + the signal that killed it, or nullopt while it runs. A process that
+// is not our child (started before a restart) has no status to read: -1
+// once it is gone. Call this, not IsRunning, when the status matters
+// (IsRunning reaps and drops it).
+std::optional<int> ExitStatusIfEnded(const BackgroundProcess& process);
+
 // SIGTERM to its process group, then SIGKILL after `grace_ms` if it is still
 // there; reaps it when it is our child. OK when it is already gone (or the
 // pid now belongs to another process, which is left alone).
@@ -59,6 +67,14 @@ absl::Status StopBackground(const BackgroundProcess& process,
 absl::StatusOr<std::string> WaitForAddressFile(
     const BackgroundProcess& process, const std::string& path,
     int64_t timeout_ms, const std::atomic<bool>* stop = nullptr);
+
+// Starts a server that writes its address to `address_file` (removed
+// first) and waits for it (WaitForAddressFile). On failure the process is
+// stopped and the error names the file and the log to read.
+absl::StatusOr<std::string> StartServer(const BackgroundSpec& spec,
+                                        const std::string& address_file,
+                                        BackgroundProcess* started,
+                                        int64_t timeout_ms = 30000);
 
 }  // namespace phaseloop::process
 

@@ -39,6 +39,29 @@ TEST(BackgroundProcessTest, StartsLogsAndStops) {
   EXPECT_TRUE(StopBackground(*child).ok());
 }
 
+TEST(BackgroundProcessTest, ExitStatusOnceItEnds) {
+  const std::string log = testing::MakeTempDir() + "/child.log";
+  auto child =
+      StartBackground({{"sh", "-c", "read x < /dev/null; exit 3"}, {}, log});
+  ASSERT_TRUE(child.ok()) << child.status();
+  std::optional<int> status;
+  for (int i = 0; i < 1000 && !status; ++i) {
+    status = ExitStatusIfEnded(*child);
+    if (!status) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(status, 3);
+  auto killed = StartBackground({{"sleep", "600"}, {}, log});
+  ASSERT_TRUE(killed.ok()) << killed.status();
+  EXPECT_EQ(ExitStatusIfEnded(*killed), std::nullopt);  // running
+  kill(killed->pid, SIGKILL);
+  status.reset();
+  for (int i = 0; i < 1000 && !status; ++i) {
+    status = ExitStatusIfEnded(*killed);
+    if (!status) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(status, 128 + SIGKILL);
+}
+
 TEST(BackgroundProcessTest, AProcessIgnoringTermIsKilled) {
   const std::string log = testing::MakeTempDir() + "/child.log";
   auto child = StartBackground(
