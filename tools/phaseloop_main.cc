@@ -29,6 +29,7 @@
 #include "staging_harness/search/search_jobs_command.h"
 #include "staging_harness/search/survey_command.h"
 #include "staging_harness/staging/stage_command.h"
+#include "tools/loop/loop_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -62,6 +63,7 @@ int main(int argc, char** argv) {
   phaseloop::reward_engine::AddRewardsCommand(app, exit_code);
   phaseloop::slo::AddSloCommand(app, exit_code);
   phaseloop::canary::AddCanaryCommand(app, exit_code);
+  phaseloop::loop::AddLoopCommand(app, exit_code);
   if (const auto rc = phaseloop::command::ParseCommandLine(
           app, argc, argv, std::cout, std::cerr)) {
     return *rc;

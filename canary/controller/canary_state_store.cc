@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/files/atomic_file.h"
-#include "google/protobuf/util/json_util.h"
+#include "common/files/proto_json.h"
 
 namespace phaseloop::canary {
 
@@ -41,25 +41,15 @@ std::string CanaryStateStore::StatePath(const std::string& canary_id) const {
 }
 
 std::string CanaryRunToJson(const v1::CanaryRun& run) {
-  google::protobuf::util::JsonPrintOptions options;
-  options.preserve_proto_field_names = true;
-  options.always_print_primitive_fields = true;
-  options.add_whitespace = true;
-  std::string text;
-  // Printing a message we built cannot fail (no Any fields).
-  (void)google::protobuf::util::MessageToJsonString(run, &text, options);
-  return text;
+  return files::ProtoToJson(run);
 }
 
 absl::StatusOr<v1::CanaryRun> CanaryRunFromJson(const std::string& text,
                                                 const std::string& source) {
   v1::CanaryRun run;
-  google::protobuf::util::JsonParseOptions options;
-  const auto status =
-      google::protobuf::util::JsonStringToMessage(text, &run, options);
-  if (!status.ok()) {
+  if (absl::Status parsed = files::ProtoFromJson(text, &run); !parsed.ok()) {
     return absl::DataLossError(absl::StrCat(
-        source, ": not a canary state (", status.ToString(),
+        source, ": not a canary state (", parsed.message(),
         "); it was written by another tool or damaged: move it aside and "
         "run the canary again under a new --canary-id"));
   }

@@ -64,10 +64,21 @@ absl::StatusOr<BackgroundProcess> StartBackground(const BackgroundSpec& spec) {
     return absl::FailedPreconditionError(absl::StrCat(
         "cannot open the log ", spec.log_path, ": ", strerror(errno)));
   }
+  // stdout alone to its own file (truncated) when asked: a command's JSON.
+  const int out = spec.stdout_path.empty()
+                      ? -1
+                      : open(spec.stdout_path.c_str(),
+                             O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (!spec.stdout_path.empty() && out < 0) {
+    close(log);
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot open ", spec.stdout_path, ": ", strerror(errno)));
+  }
   // A pipe closed on exec tells the parent whether exec worked.
   int exec_pipe[2];
   if (pipe2(exec_pipe, O_CLOEXEC) != 0) {
     close(log);
+    if (out >= 0) close(out);
     return absl::InternalError(absl::StrCat("pipe: ", strerror(errno)));
   }
   std::vector<std::string> env_strings;
@@ -83,6 +94,7 @@ absl::StatusOr<BackgroundProcess> StartBackground(const BackgroundSpec& spec) {
   const pid_t pid = fork();
   if (pid < 0) {
     close(log);
+    if (out >= 0) close(out);
     close(exec_pipe[0]);
     close(exec_pipe[1]);
     return absl::InternalError(absl::StrCat("fork: ", strerror(errno)));
@@ -93,7 +105,7 @@ absl::StatusOr<BackgroundProcess> StartBackground(const BackgroundSpec& spec) {
     if (getppid() != parent) _exit(127);  // the parent died already
     const int null_in = open("/dev/null", O_RDONLY);
     if (null_in >= 0) dup2(null_in, 0);
-    dup2(log, 1);
+    dup2(out >= 0 ? out : log, 1);
     dup2(log, 2);
     execvpe(argv[0], argv.data(), envp.data());
     const int error = errno;
@@ -101,6 +113,7 @@ absl::StatusOr<BackgroundProcess> StartBackground(const BackgroundSpec& spec) {
     _exit(127);
   }
   close(log);
+  if (out >= 0) close(out);
   close(exec_pipe[1]);
   int exec_error = 0;
   const ssize_t got = read(exec_pipe[0], &exec_error, sizeof exec_error);

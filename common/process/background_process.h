@@ -28,6 +28,7 @@ struct BackgroundSpec {
   std::vector<std::string> argv;
   std::vector<std::string> env;  // extra NAME=VALUE entries
   std::string log_path;          // appended to; required
+  std::string stdout_path;       // stdout alone here (truncated), if given
 };
 
 struct BackgroundProcess {

@@ -62,6 +62,21 @@ TEST(BackgroundProcessTest, ExitStatusOnceItEnds) {
   EXPECT_EQ(status, 128 + SIGKILL);
 }
 
+TEST(BackgroundProcessTest, StdoutToItsOwnFile) {
+  const std::string dir = testing::MakeTempDir();
+  auto child = StartBackground(
+      {{"sh", "-c", "echo out; echo err >&2"}, {}, dir + "/log", dir + "/out"});
+  ASSERT_TRUE(child.ok()) << child.status();
+  std::optional<int> status;
+  for (int i = 0; i < 1000 && !status; ++i) {
+    status = ExitStatusIfEnded(*child);
+    if (!status) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(status, 0);
+  EXPECT_EQ(ReadAll(dir + "/out"), "out\n");
+  EXPECT_EQ(ReadAll(dir + "/log"), "err\n");
+}
+
 TEST(BackgroundProcessTest, AProcessIgnoringTermIsKilled) {
   const std::string log = testing::MakeTempDir() + "/child.log";
   auto child = StartBackground(

@@ -1,0 +1,222 @@
+#include "tools/loop/loop_command.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "absl/strings/str_cat.h"
+#include "common/command/exit_code.h"
+#include "common/command/stop_signals.h"
+#include "common/command/subcommand.h"
+#include "common/files/atomic_file.h"
+#include "common/kafka/state_dir.h"
+#include "common/process/background_process.h"
+#include "tools/loop/child_stage_executor.h"
+#include "tools/loop/loop_config.h"
+#include "tools/loop/loop_runner.h"
+#include "tools/loop/loop_state.h"
+
+namespace phaseloop::loop {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kName[] = "phaseloop loop: ";
+constexpr char kPolicyStoreEnv[] = "PHASELOOP_POLICY_STORE";
+
+std::string SelfPath() {
+  std::error_code error;
+  const fs::path self = fs::read_symlink("/proc/self/exe", error);
+  return error ? std::string() : self.string();
+}
+
+// phaseloop-cc: --cc, else beside this binary, else where Bazel puts it
+// beside bazel-bin/tools, else on PATH.
+std::string FindWrapper(const std::string& flag, const std::string& self) {
+  if (!flag.empty()) return fs::absolute(flag).string();
+  const fs::path dir = fs::path(self).parent_path();
+  for (const fs::path& candidate :
+       {dir / "phaseloop-cc",
+        dir.parent_path() / "compiler_driver/cc_wrapper/phaseloop-cc"}) {
+    if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
+  }
+  return "phaseloop-cc";
+}
+
+// Background helpers live as long as the loop.
+struct Helpers {
+  std::vector<process::BackgroundProcess> started;
+  ~Helpers() {
+    for (auto it = started.rbegin(); it != started.rend(); ++it) {
+      (void)process::StopBackground(*it);
+    }
+  }
+};
+
+}  // namespace
+
+int RunLoop(const LoopFlags& flags, std::ostream& out, std::ostream& err) {
+  const std::atomic<bool>* stop = command::StopFlagOnSignals();
+  auto config = LoadLoopConfig(flags.config);
+  if (!config.ok()) {
+    err << kName << config.status().message() << "\n";
+    return command::kExitBadInput;
+  }
+  LoopSetup setup;
+  setup.iterations =
+      flags.iterations > 0 ? flags.iterations : config->iterations;
+  setup.loop_id = flags.loop_id.empty() ? fs::path(flags.config).stem().string()
+                                        : flags.loop_id;
+  if (auto s = CheckLoopId(setup.loop_id); !s.ok()) {
+    err << kName << "--loop-id: " << s.message() << "\n";
+    return command::kExitBadInput;
+  }
+  setup.state_dir =
+      flags.state_dir.empty() ? kafka::DefaultStateDir() : flags.state_dir;
+  if (setup.state_dir.empty()) {
+    err << kName
+        << "no state directory: pass --state-dir DIR or set "
+           "PHASELOOP_STATE_DIR\n";
+    return command::kExitBadInput;
+  }
+  setup.state_dir = fs::absolute(setup.state_dir).string();
+  const LoopStateStore store(setup.state_dir);
+  const std::string helper_dir = store.LoopDir(setup.loop_id) + "/helpers";
+  if (auto s = files::MakeDirectories(helper_dir); !s.ok()) {
+    err << kName << "cannot create the state directory " << setup.state_dir
+        << ": " << s.message() << "\n";
+    return command::kExitBadInput;
+  }
+  setup.phaseloop = SelfPath();
+  setup.cc = FindWrapper(flags.cc, setup.phaseloop);
+  setup.buffer =
+      fs::absolute(flags.buffer.empty() ? setup.state_dir + "/buffer.db"
+                                        : flags.buffer)
+          .string();
+
+  Helpers helpers;
+  setup.kafka = flags.kafka;
+  if (setup.kafka.empty()) {
+    if (const char* env = std::getenv(command::kKafkaEnv)) setup.kafka = env;
+  }
+  if (setup.kafka.empty()) {
+    process::BackgroundProcess cluster;
+    auto address = process::StartServer(
+        {{setup.phaseloop, "kafka", "serve", "--bootstrap-file",
+          helper_dir + "/kafka.address"},
+         {},
+         helper_dir + "/kafka.log"},
+        helper_dir + "/kafka.address", &cluster);
+    if (!address.ok()) {
+      err << kName << "cannot start the embedded Kafka cluster: "
+          << address.status().message() << "\n";
+      return command::kExitInternal;
+    }
+    helpers.started.push_back(cluster);
+    setup.kafka = *address;
+    err << kName << "embedded Kafka cluster at " << setup.kafka << "\n";
+  }
+  setup.policy_store = flags.policy_store;
+  if (setup.policy_store.empty() && flags.policy_dir.empty()) {
+    if (const char* env = std::getenv(kPolicyStoreEnv)) {
+      setup.policy_store = env;
+    }
+  }
+  if (setup.policy_store.empty()) {
+    setup.policy_dir =
+        fs::absolute(flags.policy_dir.empty() ? setup.state_dir + "/policies"
+                                              : flags.policy_dir)
+            .string();
+    process::BackgroundProcess server;
+    auto address = process::StartServer(
+        {{setup.phaseloop, "policy", "serve", "--dir", setup.policy_dir,
+          "--listen", "127.0.0.1:0", "--address-file",
+          helper_dir + "/policy.address"},
+         {},
+         helper_dir + "/policy.log"},
+        helper_dir + "/policy.address", &server);
+    if (!address.ok()) {
+      err << kName << "cannot serve the policy store " << setup.policy_dir
+          << ": " << address.status().message() << "\n";
+      return command::kExitInternal;
+    }
+    helpers.started.push_back(server);
+    setup.policy_store = *address;
+    err << kName << "policy store " << setup.policy_dir << " at "
+        << setup.policy_store << "\n";
+  }
+
+  ChildStageExecutor executor(stop, err, isatty(STDERR_FILENO) != 0);
+  LoopRunner runner(*config, setup, &executor);
+  auto run = runner.Run();
+  if (!run.ok()) {
+    err << kName << run.status().message() << "\n";
+    return command::ExitCodeOf(run.status());
+  }
+  if (flags.json) {
+    out << LoopRunToJson(*run);
+  } else {
+    out << "loop " << run->loop_id() << ": " << run->phase() << " ("
+        << run->iterations_size() << " of " << run->iterations_planned()
+        << " iterations)\n"
+        << FormatIterations(*run);
+  }
+  if (run->phase() == "failed") {
+    err << kName << run->failure() << "\n"
+        << "fix it and run the same command again: it resumes at that "
+           "stage\n";
+    return command::kExitInternal;
+  }
+  if (run->phase() != "done") {
+    err << kName << "stopped; run the same command again to resume\n";
+    return kExitStopped;
+  }
+  err << "report: phaseloop report --loop-id " << run->loop_id()
+      << " --out loop-report.html\n";
+  return command::kExitOk;
+}
+
+void AddLoopCommand(CLI::App& app, int& exit_code) {
+  auto loop = command::AddSubcommand<LoopFlags>(
+      app, "loop",
+      "The closed loop: explore (runtime search), retrain the speed policy "
+      "from the replay buffer with its publish gate, publish it, stage it on "
+      "the service's workload, roll it out by canary; iteration after "
+      "iteration, resuming where it stopped. Exit 0 done, 1 a stage failed, "
+      "2 bad input, 75 stopped (resumable)",
+      exit_code, [](const LoopFlags& flags) {
+        return RunLoop(flags, std::cout, std::cerr);
+      });
+  CLI::App& cmd = *loop.app;
+  LoopFlags& flags = *loop.flags;
+  cmd.add_option("--config", flags.config,
+                 "loop settings (configs/loop/demo.yaml documents them)")
+      ->capture_default_str();
+  cmd.add_option("--iterations", flags.iterations,
+                 "iterations in all (default: the config's); more than a "
+                 "finished loop had continues it")
+      ->check(CLI::Range(1, 1000));
+  cmd.add_option("--loop-id", flags.loop_id,
+                 "name of this loop (default: the config file's name); the "
+                 "same id resumes it");
+  cmd.add_option("--state-dir", flags.state_dir,
+                 "state directory (default $PHASELOOP_STATE_DIR, else "
+                 "$XDG_STATE_HOME/phaseloop, else ~/.local/state/phaseloop)");
+  cmd.add_option("--buffer", flags.buffer,
+                 "replay buffer (default STATE/buffer.db)");
+  command::AddKafkaOption(cmd, flags.kafka);
+  cmd.add_option("--policy-store", flags.policy_store,
+                 "policy store address HOST:PORT (default "
+                 "$PHASELOOP_POLICY_STORE, else a store served from "
+                 "--policy-dir)");
+  cmd.add_option("--policy-dir", flags.policy_dir,
+                 "policy store directory served for the loop (default "
+                 "STATE/policies)");
+  cmd.add_option("--cc", flags.cc,
+                 "phaseloop-cc (default: beside this binary, else on PATH)");
+  cmd.add_flag("--json", flags.json, "print the loop's state as JSON");
+}
+
+}  // namespace phaseloop::loop

@@ -1,0 +1,37 @@
+#ifndef PHASELOOP_TOOLS_LOOP_LOOP_CONFIG_H_
+#define PHASELOOP_TOOLS_LOOP_LOOP_CONFIG_H_
+
+// The closed loop's settings: configs/loop/demo.yaml documents every field.
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace phaseloop::loop {
+
+struct LoopConfig {
+  std::string source;         // the file read
+  std::string service;        // configs/services/*.yaml (resolved)
+  std::string learner;        // configs/learner/*.yaml (resolved)
+  std::string workloads_dir;  // (resolved)
+  int iterations = 3;
+
+  std::string explore_workload;
+  double explore_budget_s = 100;
+  double explore_confirm_budget_s = 20;
+
+  std::string gate_split = "test";
+  std::vector<std::string> gate_workloads;  // empty: the whole split
+  double gate_budget_s = 15;
+
+  std::string stage_workload;
+  double stage_budget_s = 30;
+};
+
+// InvalidArgument naming the file and the field; NotFound when unreadable.
+absl::StatusOr<LoopConfig> LoadLoopConfig(const std::string& path);
+
+}  // namespace phaseloop::loop
+
+#endif  // PHASELOOP_TOOLS_LOOP_LOOP_CONFIG_H_

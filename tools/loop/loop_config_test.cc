@@ -1,0 +1,63 @@
+#include "tools/loop/loop_config.h"
+
+#include <fstream>
+
+#include "common/testing/test_util.h"
+#include "gtest/gtest.h"
+
+namespace phaseloop::loop {
+namespace {
+
+std::string Write(const std::string& text) {
+  const std::string dir = testing::MakeTempDir();
+  std::ofstream(dir + "/loop.yaml") << text;
+  return dir + "/loop.yaml";
+}
+
+TEST(LoopConfigTest, TheShippedConfigLoads) {
+  auto config = LoadLoopConfig("configs/loop/demo.yaml");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->service, "configs/loop/../services/demo.yaml");
+  EXPECT_EQ(config->learner,
+            "configs/loop/../learner/speed_candidate_cql.yaml");
+  EXPECT_EQ(config->iterations, 3);
+  EXPECT_EQ(config->explore_workload, "zlib");
+  EXPECT_EQ(config->stage_workload, "zlib");
+  EXPECT_EQ(config->gate_split, "test");
+  EXPECT_EQ(config->gate_workloads, std::vector<std::string>{"bc"});
+  EXPECT_GT(config->explore_budget_s, 0);
+}
+
+TEST(LoopConfigTest, BadFieldsAreNamed) {
+  const std::string base =
+      "service: s.yaml\nlearner: l.yaml\nexplore: {workload: w}\n"
+      "stage: {workload: w}\n";
+  EXPECT_TRUE(LoadLoopConfig(Write(base)).ok());
+  struct Case {
+    std::string text, expected;
+  } cases[] = {
+      {base + "iterations: 0\n", "iterations: 0 is outside [1, 1000]"},
+      {base + "typo: 1\n", "typo: unknown field"},
+      {"learner: l.yaml\nexplore: {workload: w}\nstage: {workload: w}\n",
+       "service: required"},
+      {"service: s.yaml\nlearner: l.yaml\nstage: {workload: w}\n",
+       "explore: required"},
+      {base + "gate: {workloads: bc}\n", "gate.workloads: expected a list"},
+      {"service: s.yaml\nlearner: l.yaml\nexplore: {workload: w, budget_s: "
+       "-1}\nstage: {workload: w}\n",
+       "explore.budget_s: -1 is outside"},
+  };
+  for (const Case& c : cases) {
+    const std::string path = Write(c.text);
+    auto config = LoadLoopConfig(path);
+    ASSERT_FALSE(config.ok()) << c.text;
+    EXPECT_NE(config.status().message().find(c.expected), std::string::npos)
+        << config.status();
+    EXPECT_NE(config.status().message().find(path), std::string::npos);
+  }
+  EXPECT_EQ(LoadLoopConfig("/nonexistent.yaml").status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace phaseloop::loop

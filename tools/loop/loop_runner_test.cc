@@ -1,0 +1,273 @@
+// The loop's state machine with its commands scripted: what each stage
+// runs, what it reads back, and how a stop, a failure and a restart resume
+// it. (tests/loop_test.sh runs the real commands end to end.)
+#include "tools/loop/loop_runner.h"
+
+#include <fstream>
+#include <functional>
+#include <map>
+
+#include "absl/strings/str_join.h"
+#include "canary/controller/canary_state_store.h"
+#include "common/testing/test_util.h"
+#include "gtest/gtest.h"
+#include "tools/loop/loop_state.h"
+
+namespace phaseloop::loop {
+namespace {
+
+// Plays each command by its subcommand ("search", "train", "policy list",
+// ...): writes what the real one prints to stdout, returns its exit code.
+class ScriptedExecutor : public StageExecutor {
+ public:
+  using Script = std::function<int(const std::vector<std::string>& argv,
+                                   const std::string& stdout_path)>;
+  std::map<std::string, Script> scripts;
+  std::vector<std::string> ran;  // "search", "train", ...
+  std::string stop_at;           // a command that gets stopped
+  bool stop = false;
+  int64_t now = 1000;
+
+  absl::StatusOr<Result> Run(const std::vector<std::string>& argv,
+                             const std::string& log_path,
+                             const std::string& stdout_path,
+                             const std::string& label) override {
+    std::string name = argv[1];
+    if (argv[1] == "policy" || argv[1] == "buffer" || argv[1] == "canary") {
+      name += " " + argv[2];
+    }
+    ran.push_back(name);
+    now += 1000;
+    std::ofstream(log_path, std::ios::app) << label << "\n";
+    if (name == stop_at) {
+      stop = true;
+      return Result{0, true};
+    }
+    auto script = scripts.find(name);
+    if (script == scripts.end()) {
+      std::ofstream(stdout_path) << "{}";
+      return Result{0, false};
+    }
+    return Result{script->second(argv, stdout_path), false};
+  }
+  bool StopRequested() const override { return stop; }
+  void Progress(const std::string& line) override { progress += line + "\n"; }
+  int64_t NowMs() const override { return now; }
+  std::string progress;
+};
+
+std::string ArgAfter(const std::vector<std::string>& argv,
+                     const std::string& flag) {
+  for (size_t i = 0; i + 1 < argv.size(); ++i) {
+    if (argv[i] == flag) return argv[i + 1];
+  }
+  return "";
+}
+
+class LoopRunnerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    state_dir_ = testing::MakeTempDir();
+    config_.source = "loop.yaml";
+    config_.service = "service.yaml";
+    config_.learner = "learner.yaml";
+    config_.workloads_dir = "workloads";
+    config_.explore_workload = "zlib";
+    config_.stage_workload = "zlib";
+    config_.gate_workloads = {"bc"};
+    setup_.loop_id = "demo";
+    setup_.state_dir = state_dir_;
+    setup_.buffer = state_dir_ + "/buffer.db";
+    setup_.phaseloop = "phaseloop";
+    setup_.cc = "phaseloop-cc";
+    setup_.kafka = "127.0.0.1:1";
+    setup_.policy_store = "127.0.0.1:2";
+    setup_.iterations = 1;
+    auto& s = executor_.scripts;
+    s["search"] = [](auto&, const std::string& out) {
+      std::ofstream(out) << R"({"counts": {"evaluations": 7},
+                              "confirmed_speedup": {"median": 1.02}})";
+      return 0;
+    };
+    s["train"] = [this](auto& argv, const std::string& out) {
+      ++trainings_;
+      std::ofstream(ArgAfter(argv, "--out")) << "policy";
+      std::ofstream(out) << R"({"policy_version": "v)" << trainings_
+                         << R"(aaaaaaaaaaaaaaaa", "metrics":
+                              {"train_transitions": 42},
+                              "gate": {"new": 1.01}})";
+      return 0;
+    };
+    s["policy list"] = [this](auto&, const std::string& out) {
+      std::ofstream(out) << R"({"policies": [], "channels": [{"name":
+          "stable", "policy_version": ")"
+                         << stable_ << R"("}]})";
+      return 0;
+    };
+    s["stage"] = [](auto&, const std::string& out) {
+      std::ofstream(out) << R"({"workloads": [{"verdict": "measured",
+          "speedup": {"median": 1.03, "low": 1.01, "high": 1.05}}]})";
+      return 0;
+    };
+    s["canary run"] = [this](auto& argv, const std::string&) {
+      v1::CanaryRun run;
+      run.set_canary_id(ArgAfter(argv, "--canary-id"));
+      run.set_phase(canary_phase_);
+      run.set_has_final_reward(true);
+      run.set_final_reward(canary_phase_ == "promoted" ? 0.02 : -0.15);
+      run.set_candidate_build_id("build-c");
+      lower_bound_ = ArgAfter(argv, "--staging-lower-bound");
+      EXPECT_TRUE(canary::CanaryStateStore(state_dir_).Save(run).ok());
+      return canary_phase_ == "promoted" ? 0 : 3;
+    };
+  }
+
+  absl::StatusOr<v1::LoopRun> RunLoop() {
+    LoopRunner runner(config_, setup_, &executor_);
+    return runner.Run();
+  }
+
+  std::string state_dir_;
+  LoopConfig config_;
+  LoopSetup setup_;
+  ScriptedExecutor executor_;
+  int trainings_ = 0;
+  std::string stable_;
+  std::string canary_phase_ = "promoted";
+  std::string lower_bound_;  // what the canary was given
+};
+
+TEST_F(LoopRunnerTest, AnIterationRunsEveryStageAndRecordsItsFigures) {
+  auto run = RunLoop();
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->phase(), "done");
+  EXPECT_EQ(absl::StrJoin(executor_.ran, ","),
+            "search,buffer import,train,policy list,policy push,stage,"
+            "buffer import,canary run");
+  ASSERT_EQ(run->iterations_size(), 1);
+  const v1::LoopIteration& it = run->iterations(0);
+  EXPECT_EQ(it.explore_evaluations(), 7);
+  EXPECT_EQ(it.train_transitions(), 42);
+  EXPECT_EQ(it.candidate_version(), "v1aaaaaaaaaaaaaaaa");
+  EXPECT_NEAR(it.staging_low(), 1.01, 1e-9);
+  EXPECT_EQ(lower_bound_, "1.01");  // staging's interval reaches the budget
+  EXPECT_EQ(it.canary_id(), "demo-1");
+  EXPECT_EQ(it.canary_phase(), "promoted");
+  EXPECT_EQ(it.stable_after(), it.candidate_version());
+  EXPECT_NEAR(it.final_reward(), 0.02, 1e-9);
+  for (const auto& stage : it.stages()) {
+    EXPECT_EQ(stage.status(), "done") << stage.name();
+    EXPECT_EQ(stage.attempts(), 1) << stage.name();
+  }
+  // Saved: a second start finds it done and runs nothing.
+  executor_.ran.clear();
+  auto again = RunLoop();
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(executor_.ran.empty());
+  EXPECT_EQ(again->starts(), 2);
+  // More iterations continue it.
+  setup_.iterations = 2;
+  stable_ = "v1aaaaaaaaaaaaaaaa";
+  auto more = RunLoop();
+  ASSERT_TRUE(more.ok());
+  EXPECT_EQ(more->iterations_size(), 2);
+  EXPECT_EQ(more->iterations(1).stable_before(), "v1aaaaaaaaaaaaaaaa");
+  EXPECT_NE(FormatIterations(*more).find("promoted"), std::string::npos);
+}
+
+TEST_F(LoopRunnerTest, ARefusedGateEndsTheIterationWithNothingRolledOut) {
+  executor_.scripts["train"] = [](auto&, const std::string& out) {
+    std::ofstream(out) << R"({"gate": {"passed": false, "new": 0.97,
+                             "modules": 1, "new_failed_modules": 1}})";
+    return 3;
+  };
+  auto run = RunLoop();
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->phase(), "done");
+  EXPECT_EQ(absl::StrJoin(executor_.ran, ","), "search,buffer import,train");
+  const v1::LoopIteration& it = run->iterations(0);
+  EXPECT_FALSE(it.gate_passed());
+  for (const auto& stage : it.stages()) {
+    if (stage.name() == "publish" || stage.name() == "stage" ||
+        stage.name() == "canary") {
+      EXPECT_EQ(stage.status(), "skipped") << stage.name();
+    }
+  }
+}
+
+TEST_F(LoopRunnerTest, AStableCandidateAndAMiscompileAreNeverRolledOut) {
+  stable_ = "v1aaaaaaaaaaaaaaaa";  // training gives the stable policy again
+  auto run = RunLoop();
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ(absl::StrJoin(executor_.ran, ","),
+            "search,buffer import,train,policy list");
+
+  setup_.loop_id = "miscompiling";
+  stable_.clear();
+  executor_.ran.clear();
+  executor_.scripts["stage"] = [](auto&, const std::string& out) {
+    std::ofstream(out) << R"({"workloads": [{"verdict": "miscompile",
+                             "detail": "run 1 stdout differs"}]})";
+    return 3;
+  };
+  run = RunLoop();
+  ASSERT_TRUE(run.ok());
+  // The miscompile's record is merged; no canary.
+  EXPECT_EQ(absl::StrJoin(executor_.ran, ","),
+            "search,buffer import,train,policy list,policy push,stage,"
+            "buffer import");
+  EXPECT_EQ(run->iterations(0).staging_verdict(), "miscompile");
+}
+
+TEST_F(LoopRunnerTest, AStoppedStageResumesAloneAndIsCountedOnce) {
+  executor_.stop_at = "canary run";
+  auto run = RunLoop();
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->phase(), "running");
+  EXPECT_EQ(run->iterations(0).finished_ms(), 0);
+  // A new process: nothing stops it now.
+  executor_.stop = false;
+  executor_.stop_at.clear();
+  executor_.ran.clear();
+  run = RunLoop();
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ(run->phase(), "done");
+  EXPECT_EQ(absl::StrJoin(executor_.ran, ","), "canary run");
+  EXPECT_EQ(trainings_, 1);
+  for (const auto& stage : run->iterations(0).stages()) {
+    EXPECT_EQ(stage.attempts(), stage.name() == "canary" ? 2 : 1)
+        << stage.name();
+  }
+}
+
+TEST_F(LoopRunnerTest, AFailedStageStopsTheLoopAndRerunsAfterTheFix) {
+  executor_.scripts["stage"] = [](auto&, const std::string&) { return 2; };
+  auto run = RunLoop();
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ(run->phase(), "failed");
+  EXPECT_NE(run->failure().find("iteration 1 stage: phaseloop stage exited 2"),
+            std::string::npos)
+      << run->failure();
+  EXPECT_NE(run->failure().find("/iteration-1/stage.log"), std::string::npos);
+  executor_.scripts.erase("stage");  // "fixed": prints {} and exits 0
+  executor_.ran.clear();
+  run = RunLoop();
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ(run->phase(), "done");
+  EXPECT_EQ(absl::StrJoin(executor_.ran, ","),
+            "stage,buffer import,canary run");
+}
+
+TEST_F(LoopRunnerTest, ARolledBackCandidateKeepsStable) {
+  stable_ = "stableversion000";
+  canary_phase_ = "rolled_back";
+  auto run = RunLoop();
+  ASSERT_TRUE(run.ok());
+  const v1::LoopIteration& it = run->iterations(0);
+  EXPECT_EQ(it.canary_phase(), "rolled_back");
+  EXPECT_EQ(it.stable_after(), "stableversion000");
+  EXPECT_LT(it.final_reward(), 0);
+}
+
+}  // namespace
+}  // namespace phaseloop::loop

@@ -1,0 +1,381 @@
+#include "tools/loop/loop_stages.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "canary/controller/canary_state_store.h"
+#include "nlohmann/json.hpp"
+
+namespace phaseloop::loop {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+// Exit codes of the commands the stages run (their --help says so).
+constexpr int kExitOk = 0;
+constexpr int kExitStopped = 75;
+constexpr int kTrainGateRefused = 3;
+constexpr int kStageMiscompile = 3;
+constexpr int kCanaryRolledBack = 3;
+constexpr int kCanaryRefused = 4;
+constexpr int kCanaryAborted = 5;
+
+std::string Number(double value) { return absl::StrFormat("%g", value); }
+
+std::string LogPath(const StageContext& ctx, const std::string& stage) {
+  return absl::StrCat(ctx.iteration_dir, "/", stage, ".log");
+}
+
+std::string OutPath(const StageContext& ctx, const std::string& what) {
+  return absl::StrCat(ctx.iteration_dir, "/", what, ".json");
+}
+
+// Runs one command of a stage; its stderr appended to the stage's log.
+absl::StatusOr<StageExecutor::Result> RunCommand(
+    const StageContext& ctx, StageExecutor& executor, const std::string& stage,
+    const std::string& what, const std::vector<std::string>& argv) {
+  return executor.Run(argv, LogPath(ctx, stage), OutPath(ctx, what),
+                      absl::StrCat("iteration ", ctx.index + 1, " ", stage));
+}
+
+absl::StatusOr<json> ReadJson(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    return json::parse(text.str());
+  } catch (const json::exception& e) {
+    return absl::DataLossError(absl::StrCat(
+        path, " is not the JSON the stage's command prints: ", e.what()));
+  }
+}
+
+StageOutcome Failed(const StageContext& ctx, const std::string& stage,
+                    const std::string& what, int exit_code) {
+  return {StageOutcome::kFailed, absl::StrCat(what, " exited ", exit_code,
+                                              "; see ", LogPath(ctx, stage))};
+}
+
+// Merges an iteration's own buffer file into the replay buffer (idempotent:
+// a merge interrupted and redone adds nothing twice).
+absl::StatusOr<StageOutcome> MergeBuffer(const StageContext& ctx,
+                                         StageExecutor& executor,
+                                         const std::string& stage,
+                                         const std::string& file) {
+  auto merged = RunCommand(ctx, executor, stage, stage + "-import",
+                           {ctx.setup->phaseloop, "buffer", "import",
+                            "--buffer", ctx.setup->buffer, "--in", file});
+  if (!merged.ok()) return merged.status();
+  if (merged->stopped) return StageOutcome{StageOutcome::kStopped, ""};
+  if (merged->exit_code != kExitOk) {
+    return Failed(ctx, stage, "phaseloop buffer import", merged->exit_code);
+  }
+  return StageOutcome{StageOutcome::kDone, ""};
+}
+
+// A fresh start for a stage's own buffer file (an interrupted attempt's
+// rows are never merged).
+void RemoveFile(const std::string& path) {
+  std::error_code ignored;
+  fs::remove(path, ignored);
+  fs::remove(path + "-wal", ignored);
+  fs::remove(path + "-shm", ignored);
+}
+
+absl::StatusOr<StageOutcome> Explore(const StageContext& ctx,
+                                     v1::LoopIteration& it,
+                                     StageExecutor& executor) {
+  const LoopConfig& c = *ctx.config;
+  const std::string db = ctx.iteration_dir + "/explore.db";
+  RemoveFile(db);
+  auto ran = RunCommand(ctx, executor, "explore", "explore",
+                        {ctx.setup->phaseloop,
+                         "search",
+                         "--objective",
+                         "runtime",
+                         "--workload",
+                         c.explore_workload,
+                         "--workloads-dir",
+                         c.workloads_dir,
+                         "--budget",
+                         Number(c.explore_budget_s),
+                         "--confirm-budget",
+                         Number(c.explore_confirm_budget_s),
+                         "--seed",
+                         absl::StrCat(ctx.index + 1),
+                         "--buffer",
+                         db,
+                         "--cc",
+                         ctx.setup->cc,
+                         "--work-dir",
+                         ctx.lab_dir,
+                         "--json"});
+  if (!ran.ok()) return ran.status();
+  if (ran->stopped) return StageOutcome{StageOutcome::kStopped, ""};
+  if (ran->exit_code != kExitOk) {
+    return Failed(ctx, "explore", "phaseloop search", ran->exit_code);
+  }
+  auto report = ReadJson(OutPath(ctx, "explore"));
+  if (!report.ok()) return report.status();
+  it.set_explore_evaluations(
+      report->value("/counts/evaluations"_json_pointer, 0));
+  auto merged = MergeBuffer(ctx, executor, "explore", db);
+  if (!merged.ok() || merged->kind != StageOutcome::kDone) return merged;
+  std::string summary = absl::StrCat(it.explore_evaluations(),
+                                     " evaluations of ", c.explore_workload);
+  const json& confirmed = (*report)["confirmed_speedup"];
+  if (confirmed.is_object()) {
+    absl::StrAppend(&summary,
+                    absl::StrFormat("; winners confirmed at %.3fx vs -O3",
+                                    confirmed.value("median", 1.0)));
+  }
+  return StageOutcome{StageOutcome::kDone, summary};
+}
+
+absl::StatusOr<StageOutcome> Train(const StageContext& ctx,
+                                   v1::LoopIteration& it,
+                                   StageExecutor& executor) {
+  const LoopConfig& c = *ctx.config;
+  const std::string out = ctx.iteration_dir + "/policy.plpolicy";
+  RemoveFile(out);
+  std::vector<std::string> argv = {ctx.setup->phaseloop,
+                                   "train",
+                                   "--buffer",
+                                   ctx.setup->buffer,
+                                   "--config",
+                                   c.learner,
+                                   "--out",
+                                   out,
+                                   "--threads",
+                                   "1",
+                                   "--gate-workloads",
+                                   c.gate_split,
+                                   "--gate-workloads-dir",
+                                   c.workloads_dir,
+                                   "--gate-cc",
+                                   ctx.setup->cc,
+                                   "--gate-work-dir",
+                                   ctx.iteration_dir + "/gate",
+                                   "--gate-budget-s",
+                                   Number(c.gate_budget_s),
+                                   "--json"};
+  for (const std::string& name : c.gate_workloads) {
+    argv.insert(argv.end(), {"--gate-workload", name});
+  }
+  auto ran = RunCommand(ctx, executor, "train", "train", argv);
+  if (!ran.ok()) return ran.status();
+  if (ran->stopped) return StageOutcome{StageOutcome::kStopped, ""};
+  auto report = ReadJson(OutPath(ctx, "train"));
+  if (ran->exit_code == kTrainGateRefused && report.ok()) {
+    it.set_gate_passed(false);
+    const json& gate = (*report)["gate"];
+    return StageOutcome{
+        StageOutcome::kEndsIteration,
+        absl::StrFormat("the gate refused the new policy (geomean %.4f on %d "
+                        "held-out workloads, %d failed): nothing to roll out",
+                        gate.value("new", 0.0), gate.value("modules", 0),
+                        gate.value("new_failed_modules", 0))};
+  }
+  if (ran->exit_code != kExitOk) {
+    return Failed(ctx, "train", "phaseloop train", ran->exit_code);
+  }
+  if (!report.ok()) return report.status();
+  it.set_gate_passed(true);
+  it.set_candidate_path(out);
+  it.set_candidate_version(report->value("policy_version", ""));
+  it.set_train_transitions(static_cast<int>(
+      report->value("/metrics/train_transitions"_json_pointer, 0.0)));
+  it.set_train_canary_rewards(static_cast<int>(
+      report->value("/metrics/train_canary_rewards"_json_pointer, 0.0)));
+  const json& gate = (*report)["gate"];
+  return StageOutcome{
+      StageOutcome::kDone,
+      absl::StrFormat("policy %s from %d transitions; gate passed (geomean "
+                      "%.4f vs -O3)",
+                      it.candidate_version().substr(0, 12),
+                      it.train_transitions(), gate.value("new", 1.0))};
+}
+
+absl::StatusOr<StageOutcome> Publish(const StageContext& ctx,
+                                     v1::LoopIteration& it,
+                                     StageExecutor& executor) {
+  auto listed = RunCommand(ctx, executor, "publish", "store-before",
+                           {ctx.setup->phaseloop, "policy", "list", "--store",
+                            ctx.setup->policy_store, "--json"});
+  if (!listed.ok()) return listed.status();
+  if (listed->stopped) return StageOutcome{StageOutcome::kStopped, ""};
+  if (listed->exit_code != kExitOk) {
+    return Failed(ctx, "publish", "phaseloop policy list", listed->exit_code);
+  }
+  auto listing = ReadJson(OutPath(ctx, "store-before"));
+  if (!listing.ok()) return listing.status();
+  for (const json& channel : (*listing)["channels"]) {
+    if (channel.value("name", "") == "stable") {
+      it.set_stable_before(channel.value("policy_version", ""));
+    }
+  }
+  if (it.candidate_version() == it.stable_before()) {
+    return StageOutcome{
+        StageOutcome::kEndsIteration,
+        absl::StrCat("the policy ", it.candidate_version().substr(0, 12),
+                     " is stable already: nothing to roll out")};
+  }
+  for (const json& policy : (*listing)["policies"]) {
+    const json& verdict = policy["verdict"];
+    if (policy.value("policy_version", "") == it.candidate_version() &&
+        verdict.is_object() && verdict.value("verdict", "") == "failed") {
+      return StageOutcome{
+          StageOutcome::kEndsIteration,
+          absl::StrCat("the policy ", it.candidate_version().substr(0, 12),
+                       " failed a canary before (", verdict.value("reason", ""),
+                       "): not rolled out again")};
+    }
+  }
+  auto pushed = RunCommand(
+      ctx, executor, "publish", "publish",
+      {ctx.setup->phaseloop, "policy", "push", "--store",
+       ctx.setup->policy_store, "--channel", "candidate", "--note",
+       absl::StrCat("loop ", ctx.setup->loop_id, " iteration ", ctx.index + 1),
+       "--json", it.candidate_path()});
+  if (!pushed.ok()) return pushed.status();
+  if (pushed->stopped) return StageOutcome{StageOutcome::kStopped, ""};
+  if (pushed->exit_code != kExitOk) {
+    return Failed(ctx, "publish", "phaseloop policy push", pushed->exit_code);
+  }
+  return StageOutcome{StageOutcome::kDone,
+                      absl::StrCat(it.candidate_version().substr(0, 12),
+                                   " on the candidate channel (stable: ",
+                                   it.stable_before().empty()
+                                       ? std::string("plain -O3")
+                                       : it.stable_before().substr(0, 12),
+                                   ")")};
+}
+
+absl::StatusOr<StageOutcome> Stage(const StageContext& ctx,
+                                   v1::LoopIteration& it,
+                                   StageExecutor& executor) {
+  const LoopConfig& c = *ctx.config;
+  const std::string db = ctx.iteration_dir + "/stage.db";
+  RemoveFile(db);
+  auto ran = RunCommand(
+      ctx, executor, "stage", "stage",
+      {ctx.setup->phaseloop, "stage", "--workload", c.stage_workload,
+       "--workloads-dir", c.workloads_dir, "--policy",
+       absl::StrCat("artifact:", it.candidate_path()), "--budget-s",
+       Number(c.stage_budget_s), "--buffer", db, "--cc", ctx.setup->cc,
+       "--work-dir", ctx.iteration_dir + "/stage", "--json"});
+  if (!ran.ok()) return ran.status();
+  if (ran->stopped) return StageOutcome{StageOutcome::kStopped, ""};
+  if (ran->exit_code != kExitOk && ran->exit_code != kStageMiscompile) {
+    return Failed(ctx, "stage", "phaseloop stage", ran->exit_code);
+  }
+  auto report = ReadJson(OutPath(ctx, "stage"));
+  if (!report.ok()) return report.status();
+  const json row = (*report)["workloads"].empty() ? json::object()
+                                                  : (*report)["workloads"][0];
+  it.set_staged(true);
+  it.set_staging_verdict(row.value("verdict", ""));
+  it.set_staging_speedup(row.value("/speedup/median"_json_pointer, 1.0));
+  it.set_staging_low(row.value("/speedup/low"_json_pointer, 1.0));
+  it.set_staging_high(row.value("/speedup/high"_json_pointer, 1.0));
+  // A miscompile's record and block list must reach the buffer too.
+  auto merged = MergeBuffer(ctx, executor, "stage", db);
+  if (!merged.ok() || merged->kind != StageOutcome::kDone) return merged;
+  if (ran->exit_code == kStageMiscompile) {
+    return StageOutcome{
+        StageOutcome::kEndsIteration,
+        absl::StrCat("miscompile on ", c.stage_workload,
+                     ": recorded and blocked, never rolled out (",
+                     row.value("detail", ""), ")")};
+  }
+  return StageOutcome{
+      StageOutcome::kDone,
+      absl::StrFormat("%s: %s, %.4fx vs -O3 [%.4f, %.4f]", c.stage_workload,
+                      it.staging_verdict(), it.staging_speedup(),
+                      it.staging_low(), it.staging_high())};
+}
+
+absl::StatusOr<StageOutcome> Canary(const StageContext& ctx,
+                                    v1::LoopIteration& it,
+                                    StageExecutor& executor) {
+  it.set_canary_id(CanaryIdOf(ctx.setup->loop_id, ctx.index));
+  std::vector<std::string> argv = {ctx.setup->phaseloop,
+                                   "canary",
+                                   "run",
+                                   "--service",
+                                   ctx.config->service,
+                                   "--candidate",
+                                   it.candidate_version(),
+                                   "--canary-id",
+                                   it.canary_id(),
+                                   "--kafka",
+                                   ctx.setup->kafka,
+                                   "--policy-store",
+                                   ctx.setup->policy_store,
+                                   "--buffer",
+                                   ctx.setup->buffer,
+                                   "--state-dir",
+                                   ctx.setup->state_dir,
+                                   "--cc",
+                                   ctx.setup->cc,
+                                   "--json"};
+  if (it.staged()) {
+    argv.insert(argv.end(),
+                {"--staging-lower-bound", Number(it.staging_low())});
+  }
+  auto ran = RunCommand(ctx, executor, "canary", "canary", argv);
+  if (!ran.ok()) return ran.status();
+  if (ran->stopped || ran->exit_code == kExitStopped) {
+    return StageOutcome{StageOutcome::kStopped, ""};
+  }
+  const int rc = ran->exit_code;
+  if (rc != kExitOk && rc != kCanaryRolledBack && rc != kCanaryRefused &&
+      rc != kCanaryAborted) {
+    return Failed(ctx, "canary", "phaseloop canary run", rc);
+  }
+  auto state =
+      canary::CanaryStateStore(ctx.setup->state_dir).Load(it.canary_id());
+  if (!state.ok()) return state.status();
+  it.set_canary_phase(state->phase());
+  it.clear_canary_reasons();
+  for (const auto& reason : state->final_reasons()) {
+    it.add_canary_reasons(reason);
+  }
+  it.set_has_final_reward(state->has_final_reward());
+  it.set_final_reward(state->final_reward());
+  it.set_has_budget_remaining(state->has_budget_remaining_at_end());
+  it.set_budget_remaining(state->budget_remaining_at_end());
+  it.set_stable_after(state->phase() == "promoted" ? it.candidate_version()
+                                                   : it.stable_before());
+  it.mutable_candidate_build()->set_build_id(state->candidate_build_id());
+  it.mutable_stable_build()->set_build_id(state->baseline_build_id());
+  std::string summary = state->phase();
+  if (state->has_final_reward()) {
+    absl::StrAppend(&summary, absl::StrFormat(", final reward %+.4f",
+                                              state->final_reward()));
+  }
+  absl::StrAppend(&summary, ", ", state->steps_size(), " step(s) judged");
+  return StageOutcome{StageOutcome::kDone, summary};
+}
+
+}  // namespace
+
+const std::vector<StageDefinition>& LoopStages() {
+  static const std::vector<StageDefinition> kStages = {{"explore", &Explore},
+                                                       {"train", &Train},
+                                                       {"publish", &Publish},
+                                                       {"stage", &Stage},
+                                                       {"canary", &Canary}};
+  return kStages;
+}
+
+std::string CanaryIdOf(const std::string& loop_id, int index) {
+  return absl::StrCat(loop_id, "-", index + 1);
+}
+
+}  // namespace phaseloop::loop

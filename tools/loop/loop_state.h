@@ -1,0 +1,46 @@
+#ifndef PHASELOOP_TOOLS_LOOP_LOOP_STATE_H_
+#define PHASELOOP_TOOLS_LOOP_LOOP_STATE_H_
+
+// Where a loop's durable state lives: STATE_DIR/loops/<loop_id>/state.json,
+// a v1::LoopRun in protobuf JSON (proto/phaseloop/v1/loop.proto), replaced
+// atomically (common/files/atomic_file) before and after every stage; each
+// iteration's files (stage logs, the policy it trained, its buffers before
+// they are merged) in STATE_DIR/loops/<loop_id>/iteration-<n>/.
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "phaseloop/v1/loop.pb.h"
+
+namespace phaseloop::loop {
+
+// A loop id is [A-Za-z0-9._-]{1,100} (it names a directory).
+absl::Status CheckLoopId(const std::string& id);
+
+class LoopStateStore {
+ public:
+  explicit LoopStateStore(std::string state_dir);
+
+  std::string LoopDir(const std::string& loop_id) const;
+  std::string IterationDir(const std::string& loop_id, int index) const;
+  std::string StatePath(const std::string& loop_id) const;
+
+  // NotFound when the loop has no state yet; DataLoss naming the file when
+  // it cannot be parsed.
+  absl::StatusOr<v1::LoopRun> Load(const std::string& loop_id) const;
+  absl::Status Save(const v1::LoopRun& run) const;
+  // Every loop, newest first (created_ms, then id).
+  absl::StatusOr<std::vector<v1::LoopRun>> List() const;
+
+ private:
+  std::string state_dir_;
+};
+
+std::string LoopRunToJson(const v1::LoopRun& run);
+absl::StatusOr<v1::LoopRun> LoopRunFromJson(const std::string& text,
+                                            const std::string& source);
+
+}  // namespace phaseloop::loop
+
+#endif  // PHASELOOP_TOOLS_LOOP_LOOP_STATE_H_
