@@ -20,6 +20,7 @@
 #include "common/command/stop_signals.h"
 #include "common/command/subcommand.h"
 #include "common/files/atomic_file.h"
+#include "common/files/file_lock.h"
 #include "common/process/background_process.h"
 #include "staging_harness/corpus/debian_sources.h"
 
@@ -29,6 +30,9 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr char kName[] = "phaseloop canary run: ";
+// How long a controller waits for a previous one of the same rollout to
+// finish stopping (its instances get a few seconds each).
+constexpr int64_t kControllerLockWaitMs = 60000;
 
 std::string SelfPath() {
   std::error_code error;
@@ -233,6 +237,21 @@ int RunCanaryRun(const CanaryRunFlags& flags, std::ostream& out,
           : flags.canary_id;
   if (auto s = CheckCanaryId(canary_id); !s.ok()) {
     err << kName << "--canary-id: " << s.message() << "\n";
+    return command::kExitBadInput;
+  }
+  // One controller per rollout: a controller killed a moment ago may still
+  // be stopping its instances; wait for it rather than drive beside it.
+  const std::string run_dir = CanaryStateStore(state_dir).RunDir(canary_id);
+  if (auto s = files::MakeDirectories(run_dir); !s.ok()) {
+    err << kName << "cannot create " << run_dir << ": " << s.message() << "\n";
+    return command::kExitBadInput;
+  }
+  auto lock = files::FileLock::Acquire(run_dir + "/controller.lock",
+                                       kControllerLockWaitMs, stop);
+  if (!lock.ok()) {
+    if (absl::IsCancelled(lock.status())) return kExitResumable;
+    err << kName << "canary " << canary_id << ": " << lock.status().message()
+        << "; wait for it to end (or stop it) and run again\n";
     return command::kExitBadInput;
   }
 

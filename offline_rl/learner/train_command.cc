@@ -160,6 +160,10 @@ void AddTrainFlags(CLI::App& app, TrainFlags& flags) {
                  "the speed gate's timing seconds per workload")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  app.add_option("--gate-object-cache", flags.gate_object_cache,
+                 "the speed gate's builds share this object cache directory "
+                 "(PHASELOOP_OBJECT_CACHE: units unchanged between builds "
+                 "compile once; default: none)");
   app.add_flag("--ungated", flags.ungated,
                "write a speed policy without its gate (for inspection, "
                "not for publishing)");

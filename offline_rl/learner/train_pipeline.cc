@@ -222,6 +222,7 @@ staging::SpeedGateOptions SpeedGateOptionsOf(const TrainFlags& flags) {
   options.cc = flags.gate_cc;
   options.work_dir = flags.gate_work_dir;
   options.budget_s = flags.gate_budget_s;
+  options.object_cache_dir = flags.gate_object_cache;
   return options;
 }
 

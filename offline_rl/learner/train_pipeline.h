@@ -53,6 +53,7 @@ struct TrainFlags {
   std::string gate_cc;
   std::string gate_work_dir;
   double gate_budget_s = 120;
+  std::string gate_object_cache;  // the speed gate builds' object cache
   bool ungated = false;
   bool json = false;
   // With single_abstain: the cross-fitted (out-of-fold) scores and measured

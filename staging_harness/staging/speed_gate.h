@@ -55,6 +55,9 @@ struct SpeedGateOptions {
   std::string cc;         // phaseloop-cc (runner::FindCompilers's --cc)
   std::string work_dir;   // "" = $TMPDIR/phaseloop-speed-gate
   double budget_s = 120;  // timing per workload
+  // The wrapper's object cache for every build (a lab setting: objects are
+  // reused only under an identical content key); "" = none.
+  std::string object_cache_dir;
   int max_pairs = 40;
 };
 

@@ -7,33 +7,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/process/background_process.h"
+#include "tools/loop/loop_stages.h"
 
 namespace phaseloop::loop {
 namespace {
 
 constexpr int kLineWidth = 100;
-
-// The last non-empty line of a log (its last 4 KiB), without control
-// characters.
-std::string LastLine(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return "";
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  const std::streamoff from = size > 4096 ? size - 4096 : 0;
-  in.seekg(from);
-  std::string tail(static_cast<size_t>(size - from), '\0');
-  in.read(tail.data(), static_cast<std::streamsize>(tail.size()));
-  size_t end = tail.find_last_not_of("\r\n ");
-  if (end == std::string::npos) return "";
-  size_t begin = tail.find_last_of("\r\n", end);
-  begin = begin == std::string::npos ? 0 : begin + 1;
-  std::string line = tail.substr(begin, end + 1 - begin);
-  for (char& c : line) {
-    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
-  }
-  return line;
-}
 
 }  // namespace
 
@@ -98,7 +77,7 @@ absl::StatusOr<StageExecutor::Result> ChildStageExecutor::Run(
       const int64_t s =
           std::chrono::duration_cast<std::chrono::seconds>(now - start).count();
       std::string line = absl::StrFormat("%s %dm%02ds  %s", label, s / 60,
-                                         s % 60, LastLine(log_path));
+                                         s % 60, LastLogLine(log_path));
       if (line.size() > kLineWidth - 1) line.resize(kLineWidth - 1);
       progress_ << "\r" << line
                 << std::string(kLineWidth - 1 - line.size(), ' ') << std::flush;

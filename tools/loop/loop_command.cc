@@ -11,6 +11,7 @@
 #include "common/command/stop_signals.h"
 #include "common/command/subcommand.h"
 #include "common/files/atomic_file.h"
+#include "common/files/file_lock.h"
 #include "common/kafka/state_dir.h"
 #include "common/process/background_process.h"
 #include "tools/loop/child_stage_executor.h"
@@ -87,6 +88,15 @@ int RunLoop(const LoopFlags& flags, std::ostream& out, std::ostream& err) {
   if (auto s = files::MakeDirectories(helper_dir); !s.ok()) {
     err << kName << "cannot create the state directory " << setup.state_dir
         << ": " << s.message() << "\n";
+    return command::kExitBadInput;
+  }
+  auto lock = files::FileLock::Acquire(
+      store.LoopDir(setup.loop_id) + "/loop.lock", 0, stop);
+  if (!lock.ok()) {
+    err << kName << "loop " << setup.loop_id
+        << " is being run by another phaseloop loop ("
+        << lock.status().message()
+        << "); let it finish or stop it (Ctrl-C), or pick another --loop-id\n";
     return command::kExitBadInput;
   }
   setup.phaseloop = SelfPath();

@@ -160,9 +160,11 @@ absl::StatusOr<StageOutcome> Train(const StageContext& ctx,
                                    "--gate-cc",
                                    ctx.setup->cc,
                                    "--gate-work-dir",
-                                   ctx.iteration_dir + "/gate",
+                                   ctx.lab_dir + "/gate",
                                    "--gate-budget-s",
                                    Number(c.gate_budget_s),
+                                   "--gate-object-cache",
+                                   ctx.lab_dir + "/object-cache",
                                    "--json"};
   for (const std::string& name : c.gate_workloads) {
     argv.insert(argv.end(), {"--gate-workload", name});
@@ -262,13 +264,14 @@ absl::StatusOr<StageOutcome> Stage(const StageContext& ctx,
   const LoopConfig& c = *ctx.config;
   const std::string db = ctx.iteration_dir + "/stage.db";
   RemoveFile(db);
-  auto ran = RunCommand(
-      ctx, executor, "stage", "stage",
-      {ctx.setup->phaseloop, "stage", "--workload", c.stage_workload,
-       "--workloads-dir", c.workloads_dir, "--policy",
-       absl::StrCat("artifact:", it.candidate_path()), "--budget-s",
-       Number(c.stage_budget_s), "--buffer", db, "--cc", ctx.setup->cc,
-       "--work-dir", ctx.iteration_dir + "/stage", "--json"});
+  auto ran =
+      RunCommand(ctx, executor, "stage", "stage",
+                 {ctx.setup->phaseloop, "stage", "--workload", c.stage_workload,
+                  "--workloads-dir", c.workloads_dir, "--policy",
+                  absl::StrCat("artifact:", it.candidate_path()), "--budget-s",
+                  Number(c.stage_budget_s), "--buffer", db, "--cc",
+                  ctx.setup->cc, "--work-dir", ctx.iteration_dir + "/stage",
+                  "--object-cache", ctx.lab_dir + "/object-cache", "--json"});
   if (!ran.ok()) return ran.status();
   if (ran->stopped) return StageOutcome{StageOutcome::kStopped, ""};
   if (ran->exit_code != kExitOk && ran->exit_code != kStageMiscompile) {
@@ -364,6 +367,26 @@ absl::StatusOr<StageOutcome> Canary(const StageContext& ctx,
 }
 
 }  // namespace
+
+std::string LastLogLine(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "";
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  const std::streamoff from = size > 4096 ? size - 4096 : 0;
+  in.seekg(from);
+  std::string tail(static_cast<size_t>(size - from), '\0');
+  in.read(tail.data(), static_cast<std::streamsize>(tail.size()));
+  size_t end = tail.find_last_not_of("\r\n ");
+  if (end == std::string::npos) return "";
+  size_t begin = tail.find_last_of("\r\n", end);
+  begin = begin == std::string::npos ? 0 : begin + 1;
+  std::string line = tail.substr(begin, end + 1 - begin);
+  for (char& c : line) {
+    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+  }
+  return line;
+}
 
 const std::vector<StageDefinition>& LoopStages() {
   static const std::vector<StageDefinition> kStages = {{"explore", &Explore},

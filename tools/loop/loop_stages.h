@@ -45,6 +45,10 @@ struct StageDefinition {
 // explore, train, publish, stage, canary: in the order they run.
 const std::vector<StageDefinition>& LoopStages();
 
+// The last non-empty line of a log (from its last 4 KiB), control
+// characters blanked: what a failed command said last.
+std::string LastLogLine(const std::string& path);
+
 // The canary id of an iteration: <loop_id>-<n> (n from 1).
 std::string CanaryIdOf(const std::string& loop_id, int index);
 
