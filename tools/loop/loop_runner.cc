@@ -181,7 +181,7 @@ absl::Status LoopRunner::RunIteration(v1::LoopRun& run, int index) {
 std::string FormatIterations(const v1::LoopRun& run) {
   std::string out = absl::StrFormat(
       "%-4s %-12s %-6s %-22s %-11s %9s %8s %-12s %-12s %7s\n", "iter",
-      "candidate", "gate", "staging vs -O3", "canary", "reward", "budget",
+      "candidate", "gate", "staging vs stable", "canary", "reward", "budget",
       "stable before", "stable after", "time");
   for (const v1::LoopIteration& it : run.iterations()) {
     const std::string staging =

@@ -264,14 +264,44 @@ absl::StatusOr<StageOutcome> Stage(const StageContext& ctx,
   const LoopConfig& c = *ctx.config;
   const std::string db = ctx.iteration_dir + "/stage.db";
   RemoveFile(db);
-  auto ran =
-      RunCommand(ctx, executor, "stage", "stage",
-                 {ctx.setup->phaseloop, "stage", "--workload", c.stage_workload,
-                  "--workloads-dir", c.workloads_dir, "--policy",
-                  absl::StrCat("artifact:", it.candidate_path()), "--budget-s",
-                  Number(c.stage_budget_s), "--buffer", db, "--cc",
-                  ctx.setup->cc, "--work-dir", ctx.iteration_dir + "/stage",
-                  "--object-cache", ctx.lab_dir + "/object-cache", "--json"});
+  // Staged against stable (what the error budget's lower bound is about):
+  // its artifact pulled from the store; plain -O3 while nothing is stable.
+  std::string baseline = "baseline";
+  if (!it.stable_before().empty()) {
+    const std::string stable = ctx.iteration_dir + "/stable.plpolicy";
+    auto pulled = RunCommand(ctx, executor, "stage", "stable-pull",
+                             {ctx.setup->phaseloop, "policy", "pull", "--store",
+                              ctx.setup->policy_store, "--version",
+                              it.stable_before(), "--out", stable, "--json"});
+    if (!pulled.ok()) return pulled.status();
+    if (pulled->stopped) return StageOutcome{StageOutcome::kStopped, ""};
+    if (pulled->exit_code != kExitOk) {
+      return Failed(ctx, "stage", "phaseloop policy pull", pulled->exit_code);
+    }
+    baseline = absl::StrCat("artifact:", stable);
+  }
+  auto ran = RunCommand(ctx, executor, "stage", "stage",
+                        {ctx.setup->phaseloop,
+                         "stage",
+                         "--workload",
+                         c.stage_workload,
+                         "--workloads-dir",
+                         c.workloads_dir,
+                         "--policy",
+                         absl::StrCat("artifact:", it.candidate_path()),
+                         "--baseline",
+                         baseline,
+                         "--budget-s",
+                         Number(c.stage_budget_s),
+                         "--buffer",
+                         db,
+                         "--cc",
+                         ctx.setup->cc,
+                         "--work-dir",
+                         ctx.iteration_dir + "/stage",
+                         "--object-cache",
+                         ctx.lab_dir + "/object-cache",
+                         "--json"});
   if (!ran.ok()) return ran.status();
   if (ran->stopped) return StageOutcome{StageOutcome::kStopped, ""};
   if (ran->exit_code != kExitOk && ran->exit_code != kStageMiscompile) {
@@ -298,8 +328,9 @@ absl::StatusOr<StageOutcome> Stage(const StageContext& ctx,
   }
   return StageOutcome{
       StageOutcome::kDone,
-      absl::StrFormat("%s: %s, %.4fx vs -O3 [%.4f, %.4f]", c.stage_workload,
+      absl::StrFormat("%s: %s, %.4fx vs %s [%.4f, %.4f]", c.stage_workload,
                       it.staging_verdict(), it.staging_speedup(),
+                      it.stable_before().empty() ? "-O3" : "stable",
                       it.staging_low(), it.staging_high())};
 }
 
