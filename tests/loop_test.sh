@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# End-to-end: `phaseloop loop` runs one shortened iteration of the closed
+# loop as a user runs it (README "The closed loop"), on embedded Kafka and a
+# policy store it serves itself: a runtime search of the zlib workload, the
+# speed learner and its gate (bc), publish, staging against stable, a canary
+# rollout of the demo service built with Bazel through phaseloop-cc.
+#
+#   a. The loop is SIGKILLed while its canary steps. The same command
+#      resumes it: only the canary stage runs again (attempts 2; every
+#      other stage 1), the canary resumes under its id, and the buffer holds
+#      each iteration's rows once: one canary final reward, the search's
+#      episodes once, one staging result.
+#   b. `phaseloop report` writes HTML and JSON; the HTML is looked at in
+#      headless Chromium (tools/check_report.sh): every chart drew.
+#   c. A second start of the finished loop runs nothing; a loop config with
+#      a typo is bad input (exit 2) naming the file and the field.
+#
+# Usage: loop_test.sh --phaseloop BIN --check-report SCRIPT
+set -euo pipefail
+
+fail() {
+  echo "FAIL: $*" >&2
+  if [ -n "${TEST_UNDECLARED_OUTPUTS_DIR:-}" ] && [ -d "${state:-}" ]; then
+    cp -r "$state/loops" "$state/canaries" "$TEST_UNDECLARED_OUTPUTS_DIR/" 2>/dev/null || true
+  fi
+  exit 1
+}
+step() { echo "== $*"; }
+
+phaseloop="" check_report=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --phaseloop) phaseloop="$(readlink -f "$2")"; shift 2 ;;
+    --check-report) check_report="$(readlink -f "$2")"; shift 2 ;;
+    *) fail "unknown argument '$1'" ;;
+  esac
+done
+[ -x "$phaseloop" ] && [ -f "$check_report" ] || fail "--phaseloop and --check-report are required"
+repo="$(dirname "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")")"
+# Bazel gives tests a HOME of their own: the Debian source cache is the
+# real user's (tools/fetch_sources.sh fills it).
+export PHASELOOP_CACHE="${PHASELOOP_CACHE:-$(getent passwd "$(id -u)" | cut -d: -f6)/.cache/phaseloop}"
+
+work="${TEST_TMPDIR:-$(mktemp -d)}/loop"
+rm -rf "$work"
+mkdir -p "$work"
+state="$work/state"
+unset PHASELOOP_KAFKA PHASELOOP_POLICY_STORE PHASELOOP_STATE_DIR
+
+# The demo service with short steps, and a budget policy that lets a new
+# service's first canary run without staging evidence (the shipped one
+# asks the cautious tier for a staging lower bound of 1.00, which a few
+# seconds of timing cannot show).
+sed -e 's/min_candidate_lower_bound: 1.00/min_candidate_lower_bound: null/' \
+    "$repo/configs/error_budget_policy.yaml" >"$work/budget.yaml"
+sed -e "s#^slo_dir: .*#slo_dir: $repo/configs/slo#" \
+    -e "s#  workspace: .*#  workspace: $repo/canary/service/demo_workspace#" \
+    -e "s#  judge: .*#  judge: $repo/configs/canary/rollout_judge.yaml#" \
+    -e "s#^budget_policy: .*#budget_policy: $work/budget.yaml#" \
+    -e "s#duration_s: 30#duration_s: 22#" -e "s#warmup_s: 4#warmup_s: 2#" \
+    "$repo/configs/services/demo.yaml" >"$work/demo.yaml"
+cat >"$work/loop.yaml" <<YAML
+service: $work/demo.yaml
+learner: $repo/configs/learner/speed_candidate_cql.yaml
+workloads_dir: $repo/configs/workloads
+iterations: 1
+explore: {workload: zlib, budget_s: 20, confirm_budget_s: 5}
+gate: {split: test, workloads: [bc], budget_s: 5}
+stage: {workload: zlib, budget_s: 8}
+YAML
+
+loop() {  # runs the loop in the foreground; prints its exit code
+  set +e
+  "$phaseloop" loop --config "$work/loop.yaml" --state-dir "$state" "$@" \
+    >"$work/loop.out" 2>"$work/loop.err"
+  local rc=$?
+  set -e
+  echo "$rc"
+}
+field() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
+loop_state="$state/loops/loop/state.json"
+stage_status() {  # STAGE: its status in iteration 1 ("" before it exists)
+  python3 - "$loop_state" "$1" <<'PY' 2>/dev/null || true
+import json, sys
+r = json.load(open(sys.argv[1]))
+its = r.get("iterations", [])
+print(next((s["status"] for s in (its[0]["stages"] if its else []) if s["name"] == sys.argv[2]), ""))
+PY
+}
+
+step "a. SIGKILL while the canary steps; the same command resumes"
+"$phaseloop" loop --config "$work/loop.yaml" --state-dir "$state" \
+  >"$work/killed.out" 2>"$work/killed.err" &
+pid=$!
+canary_state="$state/canaries/loop-1/state.json"
+stepping=""
+for _ in $(seq 1800); do  # up to 15 minutes to reach the canary's first step
+  kill -0 "$pid" 2>/dev/null || fail "the loop ended before its canary stepped: $(tail -5 "$work/killed.err")"
+  if [ "$(stage_status canary)" = running ] && [ -f "$canary_state" ] &&
+     [ "$(field "$canary_state" "r['phase']")" = stepping ]; then
+    stepping=1
+    break
+  fi
+  sleep 0.5
+done
+[ -n "$stepping" ] || fail "the canary never stepped: $(tail -5 "$work/killed.err")"
+sleep 3
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null || true
+[ "$(field "$loop_state" "r['phase']")" = running ] || fail "a killed loop is not resumable"
+
+rc="$(loop)"
+[ "$rc" = 0 ] || fail "the resumed loop exited $rc: $(tail -5 "$work/loop.err")"
+"$phaseloop" loop --config "$work/loop.yaml" --state-dir "$state" --json \
+  >"$work/loop.json" 2>/dev/null || fail "the finished loop's second start failed"
+[ "$(field "$work/loop.json" "r['phase']")" = done ] || fail "the loop is not done"
+attempts="$(field "$work/loop.json" "{s['name']: s['attempts'] for s in r['iterations'][0]['stages']}")"
+[ "$attempts" = "{'explore': 1, 'train': 1, 'publish': 1, 'stage': 1, 'canary': 2}" ] ||
+  fail "stages ran more than once besides the interrupted canary: $attempts"
+[ "$(field "$work/loop.json" "r['starts']")" = 3 ] || fail "starts: $(field "$work/loop.json" "r['starts']")"
+phase="$(field "$work/loop.json" "r['iterations'][0]['canary_phase']")"
+case "$phase" in promoted | rolled_back) ;; *) fail "the canary ended $phase" ;; esac
+[ "$(field "$canary_state" "r['resumes']")" -ge 1 ] || fail "the canary did not resume"
+"$phaseloop" buffer stats --buffer "$state/buffer.db" --json >"$work/stats.json"
+rewards="$(field "$work/stats.json" "sum(g['rewards'] for g in r['rewards'] if g['source'] == 'canary')")"
+[ "$rewards" = 1 ] || fail "the buffer holds $rewards canary rewards, not 1: $(cat "$work/stats.json")"
+# The search's episodes, merged once however often the stage was entered:
+# as many in the buffer as in the iteration's own file.
+"$phaseloop" buffer stats --buffer "$state/loops/loop/iteration-1/explore.db" --json >"$work/explore-stats.json"
+searched() { field "$1" "sum(g['episodes'] for g in r['episodes'] if g['behaviour_policy'].startswith('runtime_search'))"; }
+[ "$(searched "$work/explore-stats.json")" -gt 0 ] || fail "the search recorded no episode"
+[ "$(searched "$work/stats.json")" = "$(searched "$work/explore-stats.json")" ] ||
+  fail "the buffer holds $(searched "$work/stats.json") search episodes, the search made $(searched "$work/explore-stats.json")"
+"$phaseloop" buffer stats --buffer "$state/loops/loop/iteration-1/stage.db" --json >"$work/stage-stats.json"
+staged() { field "$1" "sum(g['rewards'] for g in r['rewards'] if g['source'] == 'staging')"; }
+[ "$(staged "$work/stats.json")" = "$(staged "$work/stage-stats.json")" ] ||
+  fail "the buffer holds $(staged "$work/stats.json") staging rewards, staging made $(staged "$work/stage-stats.json")"
+
+step "b. the report, looked at in headless Chromium"
+"$phaseloop" report --state-dir "$state" --loop-id loop --out "$work/report.html" \
+  --json-out "$work/report.json" >"$work/report.out" 2>&1 ||
+  fail "phaseloop report failed: $(cat "$work/report.out")"
+[ "$(field "$work/report.json" "len(r['iterations'])")" = 1 ] || fail "the report's JSON has no iteration"
+bash "$check_report" "$work/report.html" >"$work/check.out" 2>&1 ||
+  fail "the report did not draw: $(cat "$work/check.out")"
+
+step "c. bad input"
+sed 's/^iterations: 1/iterashuns: 1/' "$work/loop.yaml" >"$work/typo.yaml"
+set +e
+"$phaseloop" loop --config "$work/typo.yaml" --state-dir "$state" >/dev/null 2>"$work/typo.err"
+rc=$?
+set -e
+[ "$rc" = 2 ] || fail "a typo in the loop config exited $rc, not 2"
+grep -q "typo.yaml: iterashuns: unknown field" "$work/typo.err" || fail "the error does not name the field: $(cat "$work/typo.err")"
+echo PASS
