@@ -179,7 +179,7 @@ step "c. list and report"
 grep -q "^up .*promoted" "$work/list.txt" && grep -q "^down .*rolled_back" "$work/list.txt" ||
   fail "canary list: $(cat "$work/list.txt")"
 report="$("$phaseloop" canary report --canary-id down)"
-grep -q '<polyline class="canary"' "$report" || fail "the report draws no canary series"
+grep -q '<polyline class="pl-line" data-series="canary"' "$report" || fail "the report draws no canary series"
 
 step "d. Kafka gone mid-step: aborted, nothing promoted or blamed"
 "$phaseloop" kafka serve --bootstrap-file "$work/kafka.addr" >"$work/kafka.log" 2>&1 &

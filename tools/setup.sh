@@ -27,6 +27,8 @@ packages=(
   dpkg-dev
   # phaseloop corpus generate (random C programs and their headers)
   csmith libcsmith-dev
+  # tools/check_report.sh: HTML reports rendered in a real browser (headless)
+  chromium
 )
 
 missing=()

@@ -1,14 +1,14 @@
 #include "canary/controller/canary_report.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_replace.h"
 #include "absl/time/time.h"
 #include "common/files/atomic_file.h"
+#include "common/report/html_page.h"
+#include "common/report/svg_chart.h"
 
 namespace phaseloop::canary {
 namespace {
@@ -16,10 +16,7 @@ namespace {
 constexpr char kBaselineColour[] = "#1f77b4";
 constexpr char kCanaryColour[] = "#ff7f0e";
 
-std::string Escape(const std::string& text) {
-  return absl::StrReplaceAll(
-      text, {{"&", "&amp;"}, {"<", "&lt;"}, {">", "&gt;"}, {"\"", "&quot;"}});
-}
+using report::EscapeHtml;
 
 std::string Utc(int64_t ms) {
   if (ms <= 0) return "-";
@@ -34,69 +31,34 @@ double Median(std::vector<double> values) {
   return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
-// Per-window p95 of both sides as two polylines with points.
+// Per-window p95 of both sides, a line each.
 std::string StepChart(const v1::CanaryStepResult& step) {
-  constexpr int kWidth = 560, kHeight = 180, kLeft = 50, kBottom = 24;
-  const int n =
-      std::max(step.baseline_p95_ms_size(), step.canary_p95_ms_size());
-  if (n == 0) {
-    return "<p class=\"none\">no reward windows were read for this step</p>";
+  if (step.baseline_p95_ms().empty() && step.canary_p95_ms().empty()) {
+    return "<p class=\"pl-none\">no reward windows were read for this "
+           "step</p>";
   }
-  double top = 0;
-  for (double v : step.baseline_p95_ms()) top = std::max(top, v);
-  for (double v : step.canary_p95_ms()) top = std::max(top, v);
-  top = top > 0 ? top * 1.1 : 1;
-  const double plot_w = kWidth - kLeft - 10, plot_h = kHeight - kBottom - 10;
-  auto x = [&](int i) {
-    return kLeft + (n == 1 ? plot_w / 2 : plot_w * i / (n - 1));
-  };
-  auto y = [&](double v) { return 10 + plot_h * (1 - v / top); };
-  std::string svg = absl::StrFormat(
-      "<svg class=\"chart\" width=\"%d\" height=\"%d\" "
-      "viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"p95 per window, step "
-      "%d\">",
-      kWidth, kHeight, kWidth, kHeight, step.index() + 1);
-  absl::StrAppendFormat(
-      &svg,
-      "<line x1=\"%d\" y1=\"10\" x2=\"%d\" y2=\"%.1f\" stroke=\"#999\"/>"
-      "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#999\"/>"
-      "<text x=\"4\" y=\"16\" font-size=\"11\">%.2f ms</text>"
-      "<text x=\"4\" y=\"%.1f\" font-size=\"11\">0</text>"
-      "<text x=\"%d\" y=\"%d\" font-size=\"11\">reward window</text>",
-      kLeft, kLeft, 10 + plot_h, kLeft, 10 + plot_h, kWidth - 10, 10 + plot_h,
-      top, 10 + plot_h, kWidth / 2 - 30, kHeight - 6);
-  auto series = [&](const auto& values, const char* colour, const char* name) {
-    std::string points;
-    std::string dots;
-    for (int i = 0; i < values.size(); ++i) {
-      absl::StrAppendFormat(&points, "%.1f,%.1f ", x(i), y(values[i]));
-      absl::StrAppendFormat(&dots,
-                            "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" "
-                            "r=\"2.5\" fill=\"%s\"/>",
-                            name, x(i), y(values[i]), colour);
-    }
-    return absl::StrFormat(
-        "<polyline class=\"%s\" fill=\"none\" stroke=\"%s\" "
-        "stroke-width=\"1.5\" points=\"%s\"/>%s",
-        name, colour, points, dots);
-  };
-  svg += series(step.baseline_p95_ms(), kBaselineColour, "baseline");
-  svg += series(step.canary_p95_ms(), kCanaryColour, "canary");
-  svg += "</svg>";
-  return svg;
+  report::LineChart chart;
+  chart.title = absl::StrCat("p95 per window, step ", step.index() + 1);
+  chart.x_label = "reward window";
+  chart.y_unit = "ms";
+  chart.series = {
+      {"baseline",
+       {step.baseline_p95_ms().begin(), step.baseline_p95_ms().end()},
+       kBaselineColour},
+      {"canary",
+       {step.canary_p95_ms().begin(), step.canary_p95_ms().end()},
+       kCanaryColour}};
+  return report::LineChartSvg(chart);
 }
 
 // The traffic plan: one bar per step, its height the canary's share,
 // coloured by the step's outcome.
 std::string TrafficChart(const v1::CanaryRun& run) {
-  constexpr int kBar = 70, kHeight = 110;
-  const int width = std::max(1, run.plan_size()) * (kBar + 10) + 10;
-  std::string svg = absl::StrFormat(
-      "<svg class=\"chart\" width=\"%d\" height=\"%d\" role=\"img\" "
-      "aria-label=\"canary traffic per step\">",
-      width, kHeight + 30);
+  report::BarChart chart;
+  chart.title = "canary traffic per step";
+  chart.y_unit = "%";
   for (int i = 0; i < run.plan_size(); ++i) {
-    const double weight = run.plan(i).canary_weight();
+    const double percent = 100 * run.plan(i).canary_weight();
     std::string outcome = "not run";
     for (const auto& step : run.steps()) {
       if (step.index() == i) outcome = step.outcome();
@@ -105,18 +67,11 @@ std::string TrafficChart(const v1::CanaryRun& run) {
                          : outcome == "Fail"    ? "#d62728"
                          : outcome == "not run" ? "#cccccc"
                                                 : "#bcbd22";
-    const double h = kHeight * weight / 0.5;
-    absl::StrAppendFormat(
-        &svg,
-        "<rect class=\"step\" x=\"%d\" y=\"%.1f\" width=\"%d\" "
-        "height=\"%.1f\" fill=\"%s\"><title>step %d: %s</title></rect>"
-        "<text x=\"%d\" y=\"%d\" font-size=\"11\">%.0f %% %s</text>",
-        10 + i * (kBar + 10), kHeight - h + 4, kBar, h, colour, i + 1,
-        Escape(outcome), 10 + i * (kBar + 10), kHeight + 20, 100 * weight,
-        Escape(outcome));
+    chart.bars.push_back({absl::StrFormat("%.0f %% %s", percent, outcome),
+                          percent, colour,
+                          absl::StrFormat("step %d: %s", i + 1, outcome)});
   }
-  svg += "</svg>";
-  return svg;
+  return report::BarChartSvg(chart);
 }
 
 }  // namespace
@@ -141,31 +96,22 @@ std::string CanaryRunsTable(const std::vector<v1::CanaryRun>& runs) {
 }
 
 std::string CanaryReportHtml(const v1::CanaryRun& run) {
-  std::string html = absl::StrCat(
-      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-      "<title>canary ",
-      Escape(run.canary_id()),
-      "</title><style>body{font-family:sans-serif;margin:2em;max-width:"
-      "60em}table{border-collapse:collapse}td,th{border:1px solid #ccc;"
-      "padding:3px 8px;text-align:right}th{background:#f4f4f4}"
-      ".Pass{color:#2ca02c}.Fail{color:#d62728}.none{color:#888}"
-      ".legend span{display:inline-block;width:1em;height:.6em;margin:0 "
-      ".3em 0 1em}</style></head><body>\n");
+  std::string html;
   absl::StrAppendFormat(
       &html,
       "<h1>Canary %s: <span class=\"%s\">%s</span></h1>\n"
       "<p>service <b>%s</b>, candidate <b>%s</b> against stable <b>%s</b>; "
       "started %s UTC, ended %s UTC; resumed %d time(s).</p>\n",
-      Escape(run.canary_id()),
-      Escape(run.phase() == "promoted"      ? "Pass"
-             : run.phase() == "rolled_back" ? "Fail"
-                                            : ""),
-      Escape(run.phase()), Escape(run.service()),
-      Escape(run.candidate_version()), Escape(run.stable_version()),
+      EscapeHtml(run.canary_id()),
+      EscapeHtml(run.phase() == "promoted"      ? "Pass"
+                 : run.phase() == "rolled_back" ? "Fail"
+                                                : ""),
+      EscapeHtml(run.phase()), EscapeHtml(run.service()),
+      EscapeHtml(run.candidate_version()), EscapeHtml(run.stable_version()),
       Utc(run.created_ms()), Utc(run.ended_ms()), run.resumes());
   html += "<h2>Why</h2><ul>";
   for (const auto& reason : run.final_reasons()) {
-    absl::StrAppend(&html, "<li>", Escape(reason), "</li>");
+    absl::StrAppend(&html, "<li>", EscapeHtml(reason), "</li>");
   }
   if (run.final_reasons().empty()) html += "<li>still running</li>";
   html += "</ul>\n";
@@ -176,7 +122,7 @@ std::string CanaryReportHtml(const v1::CanaryRun& run) {
       "remaining %s at the start, %s at the end.</p><ul>",
       run.has_final_reward() ? absl::StrFormat("%+.4f", run.final_reward())
                              : std::string("none"),
-      Escape(run.budget_tier().empty() ? "-" : run.budget_tier()),
+      EscapeHtml(run.budget_tier().empty() ? "-" : run.budget_tier()),
       run.has_budget_remaining_at_start()
           ? absl::StrFormat("%.1f %%", 100 * run.budget_remaining_at_start())
           : std::string("unknown"),
@@ -184,7 +130,7 @@ std::string CanaryReportHtml(const v1::CanaryRun& run) {
           ? absl::StrFormat("%.1f %%", 100 * run.budget_remaining_at_end())
           : std::string("unknown"));
   for (const auto& reason : run.budget_reasons()) {
-    absl::StrAppend(&html, "<li>", Escape(reason), "</li>");
+    absl::StrAppend(&html, "<li>", EscapeHtml(reason), "</li>");
   }
   html += "</ul>\n<h2>Traffic</h2>\n" + TrafficChart(run);
   html +=
@@ -198,9 +144,9 @@ std::string CanaryReportHtml(const v1::CanaryRun& run) {
         "<tr><td>%d</td><td>%.0f %%</td><td class=\"%s\">%s</td>"
         "<td>%.0f</td><td>%d/%d</td><td>%.3f</td><td>%.3f</td>"
         "<td>%+.4f</td><td>%d</td></tr>\n",
-        step.index() + 1, 100 * step.canary_weight(), Escape(step.outcome()),
-        Escape(step.outcome()), step.score(), step.baseline_windows(),
-        step.canary_windows(),
+        step.index() + 1, 100 * step.canary_weight(),
+        EscapeHtml(step.outcome()), EscapeHtml(step.outcome()), step.score(),
+        step.baseline_windows(), step.canary_windows(),
         Median({step.baseline_p95_ms().begin(), step.baseline_p95_ms().end()}),
         Median({step.canary_p95_ms().begin(), step.canary_p95_ms().end()}),
         step.relative_reward(), step.extensions());
@@ -209,11 +155,10 @@ std::string CanaryReportHtml(const v1::CanaryRun& run) {
   for (const auto& step : run.steps()) {
     absl::StrAppendFormat(
         &html,
-        "<h3>Step %d: %s</h3><p class=\"legend\"><span style=\"background:"
-        "%s\"></span>baseline<span style=\"background:%s\"></span>canary "
-        "(p95 per reward window, judged from %s to %s UTC)</p>\n",
-        step.index() + 1, Escape(step.outcome()), kBaselineColour,
-        kCanaryColour, Utc(step.judged_from_ms()), Utc(step.judged_to_ms()));
+        "<h3>Step %d: %s</h3><p>p95 per reward window, judged from %s to "
+        "%s UTC</p>\n",
+        step.index() + 1, EscapeHtml(step.outcome()),
+        Utc(step.judged_from_ms()), Utc(step.judged_to_ms()));
     html += StepChart(step);
     html +=
         "<table><tr><th>metric</th><th>outcome</th><th>n baseline</th><th>n "
@@ -225,20 +170,20 @@ std::string CanaryReportHtml(const v1::CanaryRun& run) {
           "<tr><td>%s</td><td class=\"%s\">%s</td><td>%d</td><td>%d</td>"
           "<td>%.4g</td><td>%.4g</td><td>%.4f</td><td>%.4g</td>"
           "<td style=\"text-align:left\">%s</td></tr>",
-          Escape(metric.name()), Escape(metric.outcome()),
-          Escape(metric.outcome()), metric.baseline_count(),
+          EscapeHtml(metric.name()), EscapeHtml(metric.outcome()),
+          EscapeHtml(metric.outcome()), metric.baseline_count(),
           metric.canary_count(), metric.baseline_median(),
           metric.canary_median(), metric.ratio(), metric.p_value(),
-          Escape(metric.reason()));
+          EscapeHtml(metric.reason()));
     }
     html += "</table>\n<ul>";
     for (const auto& reason : step.reasons()) {
-      absl::StrAppend(&html, "<li>", Escape(reason), "</li>");
+      absl::StrAppend(&html, "<li>", EscapeHtml(reason), "</li>");
     }
     html += "</ul>\n";
   }
-  html += "</body></html>\n";
-  return html;
+  return report::HtmlPage(absl::StrCat("canary ", run.canary_id()), html,
+                          ".Pass{color:#2ca02c}.Fail{color:#d62728}");
 }
 
 absl::StatusOr<std::string> WriteCanaryReport(const CanaryStateStore& store,

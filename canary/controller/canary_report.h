@@ -2,8 +2,9 @@
 #define PHASELOOP_CANARY_CONTROLLER_CANARY_REPORT_H_
 
 // What people and machines read about canary runs: a table of runs
-// (`phaseloop canary list`), and per run a self-contained HTML page (no
-// script, no network: the charts are inline SVG) with the judgement of
+// (`phaseloop canary list`), and per run a self-contained HTML page
+// (common/report: inline SVG charts, no network at view time, the in-browser
+// chart check tools/check_report.sh reads) with the judgement of
 // every step, its statistics, the per-window p95 latencies of baseline and
 // canary, the traffic steps and the error budget spent; beside it the run's
 // state as JSON (canary_state_store.h's format).

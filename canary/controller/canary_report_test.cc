@@ -6,6 +6,15 @@
 namespace phaseloop::canary {
 namespace {
 
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos;
+       at = text.find(what, at + 1)) {
+    ++n;
+  }
+  return n;
+}
+
 v1::CanaryRun RolledBack() {
   v1::CanaryRun run;
   run.set_canary_id("demo-1");
@@ -40,25 +49,26 @@ v1::CanaryRun RolledBack() {
 
 TEST(CanaryReportTest, HtmlDrawsEverySideOfEveryJudgedStep) {
   const std::string html = CanaryReportHtml(RolledBack());
-  // One polyline per side, one point per window.
-  EXPECT_NE(html.find("<polyline class=\"baseline\""), std::string::npos);
-  EXPECT_NE(html.find("<polyline class=\"canary\""), std::string::npos);
-  size_t points = 0;
-  for (size_t at = 0;
-       (at = html.find("<circle class=\"canary\"", at)) != std::string::npos;
-       ++at) {
-    ++points;
-  }
-  EXPECT_EQ(points, 3u);
+  // Two charts the page's check measures: the traffic plan and the step.
+  EXPECT_EQ(Count(html, "<svg class=\"pl-chart\""), 2u);
+  // One line per side, one point per window.
+  EXPECT_EQ(Count(html, "<polyline class=\"pl-line\" data-series=\"baseline\""),
+            1u);
+  EXPECT_EQ(Count(html, "<polyline class=\"pl-line\" data-series=\"canary\""),
+            1u);
+  EXPECT_EQ(Count(html, "<circle class=\"pl-mark\" data-series=\"canary\""),
+            3u);
   // A bar per planned step; the unrun one says so.
-  EXPECT_NE(html.find("not run"), std::string::npos);
+  EXPECT_EQ(Count(html, "<rect class=\"pl-mark\""), 2u);
+  EXPECT_NE(html.find("<title>step 2: not run</title>"), std::string::npos);
   EXPECT_NE(html.find("step 1: p95_latency_ms failed"), std::string::npos);
   EXPECT_NE(html.find("80.0 %"), std::string::npos);
   EXPECT_NE(html.find("-0.5000"), std::string::npos);
   // Names are escaped, and nothing is fetched from elsewhere.
   EXPECT_NE(html.find("cand&lt;1&gt;"), std::string::npos);
-  EXPECT_EQ(html.find("<script"), std::string::npos);
-  EXPECT_EQ(html.find("http"), std::string::npos);
+  EXPECT_EQ(html.find(" src="), std::string::npos);
+  EXPECT_EQ(html.find("http://"), std::string::npos);
+  EXPECT_EQ(html.find("https://"), std::string::npos);
 }
 
 TEST(CanaryReportTest, TableListsRunsWithTheirOutcome) {
