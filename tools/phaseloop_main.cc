@@ -30,6 +30,7 @@
 #include "staging_harness/search/survey_command.h"
 #include "staging_harness/staging/stage_command.h"
 #include "tools/loop/loop_command.h"
+#include "tools/loop/report_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -64,6 +65,7 @@ int main(int argc, char** argv) {
   phaseloop::slo::AddSloCommand(app, exit_code);
   phaseloop::canary::AddCanaryCommand(app, exit_code);
   phaseloop::loop::AddLoopCommand(app, exit_code);
+  phaseloop::loop::AddReportCommand(app, exit_code);
   if (const auto rc = phaseloop::command::ParseCommandLine(
           app, argc, argv, std::cout, std::cerr)) {
     return *rc;

@@ -93,11 +93,10 @@ std::string Table(const v1::LoopRun& run) {
       "<th>why</th></tr>\n";
   for (const v1::LoopIteration& it : run.iterations()) {
     const std::string staging =
-        it.staged()
-            ? absl::StrFormat("%.4f [%.4f, %.4f] %s", it.staging_speedup(),
-                              it.staging_low(), it.staging_high(),
-                              it.staging_verdict())
-            : "-";
+        it.staged() ? absl::StrFormat("%.4f [%.4f, %.4f] %s",
+                                      it.staging_speedup(), it.staging_low(),
+                                      it.staging_high(), it.staging_verdict())
+                    : "-";
     absl::StrAppend(
         &html, "<tr><td>", it.index() + 1, "</td><td><code>",
         EscapeHtml(it.candidate_version().empty()
@@ -108,11 +107,12 @@ std::string Table(const v1::LoopRun& run) {
             ? absl::StrCat(it.train_transitions(), " transitions")
             : "-",
         "</td><td>",
-        it.candidate_version().empty() ? "-" : (it.gate_passed() ? "passed"
-                                                                 : "refused"),
-        "</td><td>", EscapeHtml(staging), "</td><td style=\"color:",
-        Colour(it.canary_phase()), "\">", EscapeHtml(Outcome(it)),
-        "</td><td>",
+        it.candidate_version().empty()
+            ? "-"
+            : (it.gate_passed() ? "passed" : "refused"),
+        "</td><td>", EscapeHtml(staging),
+        "</td><td style=\"color:", Colour(it.canary_phase()), "\">",
+        EscapeHtml(Outcome(it)), "</td><td>",
         it.has_final_reward() ? absl::StrFormat("%+.4f", it.final_reward())
                               : "-",
         "</td><td>",
@@ -188,8 +188,9 @@ std::string LoopReportHtml(
     if (it.has_final_reward()) {
       rewards.bars.push_back(
           {label, it.final_reward(), Colour(it.canary_phase()),
-           absl::StrFormat("%s %s: %+.4f (%s)", label, Short(it.candidate_version()),
-                           it.final_reward(), it.canary_phase())});
+           absl::StrFormat("%s %s: %+.4f (%s)", label,
+                           Short(it.candidate_version()), it.final_reward(),
+                           it.canary_phase())});
     }
     staging.x_ticks.push_back(label);
     budget.x_ticks.push_back(label);
@@ -199,21 +200,22 @@ std::string LoopReportHtml(
     high.values.push_back(it.staged() ? it.staging_high() : kNone);
     remaining.values.push_back(
         it.has_budget_remaining() ? 100 * it.budget_remaining() : kNone);
-    trained.values.push_back(
-        it.train_transitions() > 0 ? it.train_transitions() : kNone);
+    trained.values.push_back(it.train_transitions() > 0 ? it.train_transitions()
+                                                        : kNone);
   }
   staging.series = {median, low, high};
   budget.series = {remaining};
   transitions.series = {trained};
   absl::StrAppend(&body, "<h2>Rewards and budget</h2>\n<div class=\"row\">",
-                  report::BarChartSvg(rewards),
-                  report::LineChartSvg(budget), "</div>\n",
+                  report::BarChartSvg(rewards), report::LineChartSvg(budget),
+                  "</div>\n",
                   "<h2>Staging and training</h2>\n<div class=\"row\">",
                   report::LineChartSvg(staging),
                   report::LineChartSvg(transitions), "</div>\n");
 
-  absl::StrAppend(&body, "<h2>Canary steps: p95 latency, baseline vs "
-                         "candidate</h2>\n<div class=\"row\">");
+  absl::StrAppend(&body,
+                  "<h2>Canary steps: p95 latency, baseline vs "
+                  "candidate</h2>\n<div class=\"row\">");
   for (const v1::LoopIteration& it : run.iterations()) {
     if (it.canary_id().empty()) continue;
     const v1::CanaryRun* canary = CanaryOf(it, canaries);
@@ -223,9 +225,9 @@ std::string LoopReportHtml(
       continue;
     }
     report::LineChart steps;
-    steps.title = absl::StrFormat("%s %s: %s", IterationLabel(it),
-                                  Short(canary->candidate_version()),
-                                  canary->phase());
+    steps.title =
+        absl::StrFormat("%s %s: %s", IterationLabel(it),
+                        Short(canary->candidate_version()), canary->phase());
     steps.x_label = "step (canary share)";
     steps.y_unit = "ms";
     report::Series base{"baseline (stable)", {}, kNeutral},
@@ -241,6 +243,7 @@ std::string LoopReportHtml(
   absl::StrAppend(&body, "</div>\n<h2>Stages</h2>\n", StageTable(run));
   return report::HtmlPage(absl::StrCat("phaseloop loop ", run.loop_id()), body,
                           ".row{display:flex;flex-wrap:wrap;gap:24px}"
+                          "td:last-child{text-align:left}"
                           ".fail{color:#c62828}");
 }
 
@@ -259,12 +262,11 @@ std::string LoopReportJson(
                 {"stable_before", it.stable_before()},
                 {"stable_after", it.stable_after()},
                 {"canary_id", it.canary_id()}};
-    row["staging"] =
-        it.staged() ? json{{"verdict", it.staging_verdict()},
-                           {"speedup", it.staging_speedup()},
-                           {"low", it.staging_low()},
-                           {"high", it.staging_high()}}
-                    : json(nullptr);
+    row["staging"] = it.staged() ? json{{"verdict", it.staging_verdict()},
+                                        {"speedup", it.staging_speedup()},
+                                        {"low", it.staging_low()},
+                                        {"high", it.staging_high()}}
+                                 : json(nullptr);
     row["final_reward"] =
         it.has_final_reward() ? json(it.final_reward()) : json(nullptr);
     row["budget_remaining"] =

@@ -16,10 +16,12 @@ namespace phaseloop::loop {
 
 // canaries: each iteration's rollout by canary id (missing ones are
 // reported as such).
-std::string LoopReportHtml(const v1::LoopRun& run,
-                           const std::map<std::string, v1::CanaryRun>& canaries);
-std::string LoopReportJson(const v1::LoopRun& run,
-                           const std::map<std::string, v1::CanaryRun>& canaries);
+std::string LoopReportHtml(
+    const v1::LoopRun& run,
+    const std::map<std::string, v1::CanaryRun>& canaries);
+std::string LoopReportJson(
+    const v1::LoopRun& run,
+    const std::map<std::string, v1::CanaryRun>& canaries);
 
 }  // namespace phaseloop::loop
 
