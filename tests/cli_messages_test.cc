@@ -68,6 +68,8 @@ const std::vector<std::string>& AllCommands() {
       "canary run",
       "canary list",
       "canary report",
+      "loop",
+      "report",
   };
   return *commands;
 }

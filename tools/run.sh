@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# The README's main command: install what is missing, build, run the main job.
-# Until the closed loop exists, the main job is `phaseloop survey` on the
-# bundled programs: O0/O3/Oz ir_count and text_size, and a short greedy search.
+# The README's main command: install what is missing, build, run the main
+# job — the closed loop (`phaseloop loop`, configs/loop/demo.yaml) on
+# embedded defaults: an embedded Kafka cluster, a policy store and a replay
+# buffer under the state directory ($PHASELOOP_STATE_DIR, else
+# ~/.local/state/phaseloop). Arguments go to `phaseloop loop` (e.g.
+# --iterations 5); run it again to resume or continue. Then the report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh
-tools/bazel.sh build -c opt //tools:phaseloop //staging_harness/workers:session_worker
-exec bazel-bin/tools/phaseloop survey --corpus compiler_driver/fixtures "$@"
+tools/bazel.sh build -c opt //tools:phaseloop //offline_rl/learner:phaseloop-train \
+  //compiler_driver/cc_wrapper:all
+bazel-bin/tools/phaseloop loop "$@"
+exec bazel-bin/tools/phaseloop report
