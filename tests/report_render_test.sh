@@ -9,7 +9,8 @@
 #      screenshot;
 #   b. broken pages: marks gone, a chart not laid out, a mark outside its
 #      chart, a bar of no area, the check script gone, an image from the
-#      network or from beside the page, the wrong number of charts;
+#      network or from beside the page, a stylesheet from disk, the wrong
+#      number of charts;
 #   c. bad input and a machine without Chromium: exit 2, naming the fix.
 # Needs Debian's chromium (tools/setup.sh installs it).
 set -uo pipefail
@@ -73,6 +74,8 @@ expect_failure from_network 's#<h2>Why</h2>#<img src="https://example.com/logo.p
   'points at the network: src="https://example.com/logo.png"'
 expect_failure from_disk 's#<h2>Why</h2>#<img src="logo.png"><h2>Why</h2>#' \
   'loads a file from beside the page (not self-contained): src="logo.png"'
+expect_failure from_stylesheet 's#<h2>Why</h2>#<link rel="stylesheet" href="style.css"><h2>Why</h2>#' \
+  'loads a file from beside the page (not self-contained): <link rel="stylesheet"'
 "$check" "$work/report.html" --expect-charts 4 >"$work/count.txt" 2>&1 &&
   fail "--expect-charts 4 passed a page of 3 charts"
 grep -qF 'it has 3 charts, --expect-charts says 4' "$work/count.txt" ||

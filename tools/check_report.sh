@@ -83,7 +83,7 @@ failures=()
 # Every attribute or CSS reference that names something to load or open.
 refs="$(grep -oiE "(^|[^a-z:-])(src|href|srcset|poster|action|xlink:href)[[:space:]]*=[[:space:]]*(\"[^\"]*\"|'[^']*'|[^[:space:]>]+)|url\\([^)]*\\)|@import[^;]*|<link[^>]*>" "$page" || true)"
 while IFS= read -r ref; do
-  ref="${ref#"${ref%%[![:space:]]*}"}"
+  ref="${ref#[!a-zA-Z<@]}"  # the character before an attribute's name
   [ -n "$ref" ] || continue
   lower="$(printf '%s' "$ref" | tr 'A-Z' 'a-z')"
   if [[ "$lower" == "<link"* ]]; then
@@ -97,7 +97,7 @@ while IFS= read -r ref; do
     '' | data:* | '#'*) ;;
     *)
       # A link the reader may follow (<a href>) loads nothing; the rest do.
-      [[ "$lower" != "<link"* && "$lower" =~ href ]] ||
+      [[ "$lower" =~ ^(xlink:)?href ]] ||
         failures+=("loads a file from beside the page (not self-contained): $ref") ;;
   esac
 done <<<"$refs"
