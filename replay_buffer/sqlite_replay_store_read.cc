@@ -1,9 +1,10 @@
 // Reads of the SQLite replay store: the episode index, episodes, best
-// sequences, offsets, miscompiles and the block list, and the full scan
-// export/import use.
+// sequences, decisions, offsets, miscompiles and the block list, and the
+// full scan export/import use.
 #include <sqlite3.h>
 
 #include <unordered_map>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/message_lite.h"
@@ -173,6 +174,46 @@ SqliteReplayStore::ReadFinalRewards(const RewardFilter& filter) {
     if (!*row) return out;
     absl::Status parsed =
         Parse(stmt->Text(0), "a final reward", &out.emplace_back());
+    if (!parsed.ok()) return Named(parsed);
+  }
+}
+
+absl::StatusOr<std::vector<v1::Decision>> SqliteReplayStore::ReadDecisions(
+    const DecisionFilter& filter) {
+  // Only the conditions asked for, so SQLite uses decisions_by_build or
+  // decisions_by_module instead of scanning every compile ever recorded.
+  std::string sql = "SELECT record FROM decisions WHERE 1";
+  std::vector<std::string> values;
+  for (const auto& [column, value] :
+       {std::pair<const char*, const std::string*>{"build_id",
+                                                   &filter.build_id},
+        {"policy_version", &filter.policy_version},
+        {"module_hash", &filter.module_hash}}) {
+    if (value->empty()) continue;
+    values.push_back(*value);
+    absl::StrAppend(&sql, " AND ", column, " = ?", values.size());
+  }
+  if (!filter.opt_levels.empty()) {
+    absl::StrAppend(&sql, " AND opt_level IN (");
+    for (size_t i = 0; i < filter.opt_levels.size(); ++i) {
+      values.push_back(filter.opt_levels[i]);
+      absl::StrAppend(&sql, i == 0 ? "?" : ", ?", values.size());
+    }
+    absl::StrAppend(&sql, ")");
+  }
+  absl::StrAppend(&sql, " ORDER BY module_hash, decision_id");
+  absl::StatusOr<Statement> stmt = Statement::Prepare(db_, sql.c_str());
+  if (!stmt.ok()) return Named(stmt.status());
+  for (size_t i = 0; i < values.size(); ++i) {
+    stmt->Bind(static_cast<int>(i + 1), values[i]);
+  }
+  std::vector<v1::Decision> out;
+  for (;;) {
+    absl::StatusOr<bool> row = stmt->Step();
+    if (!row.ok()) return Named(row.status());
+    if (!*row) return out;
+    absl::Status parsed =
+        Parse(stmt->Text(0), "a decision", &out.emplace_back());
     if (!parsed.ok()) return Named(parsed);
   }
 }
