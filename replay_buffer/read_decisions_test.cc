@@ -1,7 +1,8 @@
 // ReadDecisions: the compile decisions of a build (or policy, module, -O
 // level), whole records in a stable order, so a learner can join a
 // build-level reward (a canary run's, by build_id) to what that build
-// compiled.
+// compiled; ReadModules: what the buffer knows of those modules (their
+// split).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -15,6 +16,7 @@ namespace phaseloop::replay_buffer {
 namespace {
 
 using test_records::MakeDecision;
+using test_records::MakeModule;
 
 v1::Decision Decision(const std::string& id, const std::string& module,
                       const std::string& build, const std::string& level,
@@ -111,6 +113,22 @@ TEST_F(ReadDecisionsTest, AnUpsertedDecisionIsReadOnceAsRewritten) {
   ASSERT_TRUE(read.ok()) << read.status();
   ASSERT_EQ(Ids(*read), (std::vector<std::string>{"d1", "d2"}));
   EXPECT_EQ((*read)[0].pipeline(), "default<O3>,default<O3>");
+}
+
+TEST_F(ReadDecisionsTest, ReadModulesKnownOnesInHashOrderOnce) {
+  WriteBatch batch;
+  batch.modules = {MakeModule("mB", "test"), MakeModule("mA", "train")};
+  ASSERT_TRUE(store_->Write(batch).ok());
+  auto modules = store_->ReadModules({"mC", "mB", "mA", "mB", "unknown"});
+  ASSERT_TRUE(modules.ok()) << modules.status();
+  ASSERT_EQ(modules->size(), 2u);
+  EXPECT_EQ((*modules)[0].module_hash(), "mA");
+  EXPECT_EQ((*modules)[0].split(), "train");
+  EXPECT_EQ((*modules)[1].module_hash(), "mB");
+  EXPECT_EQ((*modules)[1].split(), "test");
+  auto none = store_->ReadModules({});
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
 }
 
 }  // namespace

@@ -212,6 +212,12 @@ class ReplayStore {
   virtual absl::StatusOr<std::vector<v1::FinalReward>> ReadFinalRewards(
       const RewardFilter& filter) = 0;
 
+  // The stored records of the modules `module_hashes` names (their split,
+  // origin, -O level, ...), ordered by module_hash, each once; modules the
+  // buffer does not know are left out.
+  virtual absl::StatusOr<std::vector<v1::ModuleRecord>> ReadModules(
+      const std::vector<std::string>& module_hashes) = 0;
+
   // The compile decisions matching `filter`, ordered by module_hash then
   // decision_id, read in one snapshot (records as the wrapper wrote them:
   // features, pipeline, outcome). A learner joins a build-level reward (a

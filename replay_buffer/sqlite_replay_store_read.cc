@@ -1,8 +1,9 @@
 // Reads of the SQLite replay store: the episode index, episodes, best
-// sequences, decisions, offsets, miscompiles and the block list, and the
-// full scan export/import use.
+// sequences, modules, decisions, offsets, miscompiles and the block list,
+// and the full scan export/import use.
 #include <sqlite3.h>
 
+#include <set>
 #include <unordered_map>
 #include <utility>
 
@@ -176,6 +177,30 @@ SqliteReplayStore::ReadFinalRewards(const RewardFilter& filter) {
         Parse(stmt->Text(0), "a final reward", &out.emplace_back());
     if (!parsed.ok()) return Named(parsed);
   }
+}
+
+absl::StatusOr<std::vector<v1::ModuleRecord>> SqliteReplayStore::ReadModules(
+    const std::vector<std::string>& module_hashes) {
+  absl::StatusOr<Transaction> txn = Transaction::Begin(db_, /*write=*/false);
+  if (!txn.ok()) return Named(txn.status());
+  absl::StatusOr<Statement> stmt = Statement::Prepare(
+      db_, "SELECT record FROM modules WHERE module_hash = ?1");
+  if (!stmt.ok()) return Named(stmt.status());
+  const std::set<std::string> wanted(module_hashes.begin(),
+                                     module_hashes.end());
+  std::vector<v1::ModuleRecord> out;
+  for (const std::string& hash : wanted) {
+    stmt->Bind(1, hash);
+    absl::StatusOr<bool> row = stmt->Step();
+    absl::Status status = row.status();
+    if (status.ok() && *row) {
+      status = Parse(stmt->Text(0), absl::StrCat("module '", hash, "'"),
+                     &out.emplace_back());
+    }
+    stmt->Reset();
+    if (!status.ok()) return Named(status);
+  }
+  return out;
 }
 
 absl::StatusOr<std::vector<v1::Decision>> SqliteReplayStore::ReadDecisions(
