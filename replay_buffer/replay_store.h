@@ -91,6 +91,14 @@ struct RewardFilter {
   bool relative_only = false;
 };
 
+// Which compile decisions a reader wants; empty fields match everything.
+struct DecisionFilter {
+  std::string build_id;        // PHASELOOP_BUILD_ID of the build
+  std::string policy_version;  // the policy the wrapper ran
+  std::string module_hash;
+  std::vector<std::string> opt_levels;  // "O2", "O3", ...; empty: any level
+};
+
 // An episode's index entry: what a sampler weighs it by.
 struct EpisodeKey {
   std::string episode_id;
@@ -203,6 +211,19 @@ class ReplayStore {
   // faster.
   virtual absl::StatusOr<std::vector<v1::FinalReward>> ReadFinalRewards(
       const RewardFilter& filter) = 0;
+
+  // The stored records of the modules `module_hashes` names (their split,
+  // origin, -O level, ...), ordered by module_hash, each once; modules the
+  // buffer does not know are left out.
+  virtual absl::StatusOr<std::vector<v1::ModuleRecord>> ReadModules(
+      const std::vector<std::string>& module_hashes) = 0;
+
+  // The compile decisions matching `filter`, ordered by module_hash then
+  // decision_id, read in one snapshot (records as the wrapper wrote them:
+  // features, pipeline, outcome). A learner joins a build-level reward (a
+  // canary run's, by build_id) to the modules that build compiled.
+  virtual absl::StatusOr<std::vector<v1::Decision>> ReadDecisions(
+      const DecisionFilter& filter) = 0;
 
   // Best-known sequences of a module (all objectives and action spaces).
   virtual absl::StatusOr<std::vector<v1::BestSequence>> ReadBestSequences(

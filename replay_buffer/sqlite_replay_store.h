@@ -38,6 +38,10 @@ class SqliteReplayStore : public ReplayStore {
       const std::vector<std::pair<std::string, int32_t>>& steps) override;
   absl::StatusOr<std::vector<v1::FinalReward>> ReadFinalRewards(
       const RewardFilter& filter) override;
+  absl::StatusOr<std::vector<v1::ModuleRecord>> ReadModules(
+      const std::vector<std::string>& module_hashes) override;
+  absl::StatusOr<std::vector<v1::Decision>> ReadDecisions(
+      const DecisionFilter& filter) override;
   absl::StatusOr<std::vector<v1::BestSequence>> ReadBestSequences(
       const std::string& module_hash) override;
   absl::Status SetPriorities(

@@ -1,9 +1,11 @@
 // Reads of the SQLite replay store: the episode index, episodes, best
-// sequences, offsets, miscompiles and the block list, and the full scan
-// export/import use.
+// sequences, modules, decisions, offsets, miscompiles and the block list,
+// and the full scan export/import use.
 #include <sqlite3.h>
 
+#include <set>
 #include <unordered_map>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/message_lite.h"
@@ -173,6 +175,70 @@ SqliteReplayStore::ReadFinalRewards(const RewardFilter& filter) {
     if (!*row) return out;
     absl::Status parsed =
         Parse(stmt->Text(0), "a final reward", &out.emplace_back());
+    if (!parsed.ok()) return Named(parsed);
+  }
+}
+
+absl::StatusOr<std::vector<v1::ModuleRecord>> SqliteReplayStore::ReadModules(
+    const std::vector<std::string>& module_hashes) {
+  absl::StatusOr<Transaction> txn = Transaction::Begin(db_, /*write=*/false);
+  if (!txn.ok()) return Named(txn.status());
+  absl::StatusOr<Statement> stmt = Statement::Prepare(
+      db_, "SELECT record FROM modules WHERE module_hash = ?1");
+  if (!stmt.ok()) return Named(stmt.status());
+  const std::set<std::string> wanted(module_hashes.begin(),
+                                     module_hashes.end());
+  std::vector<v1::ModuleRecord> out;
+  for (const std::string& hash : wanted) {
+    stmt->Bind(1, hash);
+    absl::StatusOr<bool> row = stmt->Step();
+    absl::Status status = row.status();
+    if (status.ok() && *row) {
+      status = Parse(stmt->Text(0), absl::StrCat("module '", hash, "'"),
+                     &out.emplace_back());
+    }
+    stmt->Reset();
+    if (!status.ok()) return Named(status);
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<v1::Decision>> SqliteReplayStore::ReadDecisions(
+    const DecisionFilter& filter) {
+  // Only the conditions asked for, so SQLite uses decisions_by_build or
+  // decisions_by_module instead of scanning every compile ever recorded.
+  std::string sql = "SELECT record FROM decisions WHERE 1";
+  std::vector<std::string> values;
+  for (const auto& [column, value] :
+       {std::pair<const char*, const std::string*>{"build_id",
+                                                   &filter.build_id},
+        {"policy_version", &filter.policy_version},
+        {"module_hash", &filter.module_hash}}) {
+    if (value->empty()) continue;
+    values.push_back(*value);
+    absl::StrAppend(&sql, " AND ", column, " = ?", values.size());
+  }
+  if (!filter.opt_levels.empty()) {
+    absl::StrAppend(&sql, " AND opt_level IN (");
+    for (size_t i = 0; i < filter.opt_levels.size(); ++i) {
+      values.push_back(filter.opt_levels[i]);
+      absl::StrAppend(&sql, i == 0 ? "?" : ", ?", values.size());
+    }
+    absl::StrAppend(&sql, ")");
+  }
+  absl::StrAppend(&sql, " ORDER BY module_hash, decision_id");
+  absl::StatusOr<Statement> stmt = Statement::Prepare(db_, sql.c_str());
+  if (!stmt.ok()) return Named(stmt.status());
+  for (size_t i = 0; i < values.size(); ++i) {
+    stmt->Bind(static_cast<int>(i + 1), values[i]);
+  }
+  std::vector<v1::Decision> out;
+  for (;;) {
+    absl::StatusOr<bool> row = stmt->Step();
+    if (!row.ok()) return Named(row.status());
+    if (!*row) return out;
+    absl::Status parsed =
+        Parse(stmt->Text(0), "a decision", &out.emplace_back());
     if (!parsed.ok()) return Named(parsed);
   }
 }

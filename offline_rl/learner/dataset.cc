@@ -16,6 +16,7 @@
 #include "compiler_driver/ir/module_hash.h"
 #include "compiler_driver/policy_runtime/state_features.h"
 #include "nlohmann/json.hpp"
+#include "offline_rl/learner/canary_values.h"
 
 namespace phaseloop::offline_rl {
 namespace {
@@ -264,6 +265,60 @@ absl::Status ReadStepwiseSplit(replay_buffer::ReplayStore& store,
   return absl::OkStatus();
 }
 
+// module_hash -> (start state, values, text sizes): a candidate table
+// being built, in module order.
+using CandidateRows =
+    std::map<std::string, std::tuple<std::vector<float>, std::vector<float>,
+                                     std::vector<double>>>;
+
+// Adds the canary runs' cells (canary_values.h) to `modules` for a runtime
+// policy, weighted by final_reward_weights["canary"] (absent or 0: none).
+// A cell the runtime search also measured gets the mean of the two
+// sources' values (each source's own mean over its runs counts once):
+// the lab's single-module A/B and production's whole-service verdict are
+// two estimates of the same gain over -O3, neither overrides the other. A
+// module only canary runs judged gets the decision's state and -O3 = 0.
+absl::Status AddCanaryCells(replay_buffer::ReplayStore& store,
+                            const LearnerConfig& config,
+                            const DatasetOptions& options,
+                            const BlockList& blocked, const std::string& split,
+                            int baseline, CandidateRows* modules,
+                            SplitData* out, std::string* digest_input) {
+  const auto weight = config.final_reward_weights.find("canary");
+  if (weight == config.final_reward_weights.end() || weight->second == 0) {
+    return absl::OkStatus();
+  }
+  const int k = static_cast<int>(options.candidates.size());
+  const int n = static_cast<int>(options.pass_names.size());
+  auto cells = internal::ReadCanaryCells(
+      store, weight->second, options.candidates, baseline,
+      [&](const std::string& module_hash, const std::string& pipeline) {
+        return IsBlocked(blocked, module_hash, pipeline);
+      },
+      split, config.train_split);
+  if (!cells.ok()) return cells.status();
+  for (const internal::CanaryCell& cell : cells->cells) {
+    auto& [state, values, text_sizes] = (*modules)[cell.module_hash];
+    if (state.empty()) {
+      state.resize(StateDim(n));
+      BuildState(cell.autophase, cell.inst_count, {}, n, absl::MakeSpan(state));
+      values.assign(k, std::numeric_limits<float>::quiet_NaN());
+      text_sizes.assign(k, std::numeric_limits<double>::quiet_NaN());
+      if (baseline >= 0) values[baseline] = 0;
+    }
+    if (cell.candidate == baseline) continue;  // 0 by definition
+    float& value = values[cell.candidate];
+    const float canary = static_cast<float>(cell.value);
+    value = std::isnan(value) ? canary : (value + canary) / 2;
+  }
+  out->canary_runs += cells->runs;
+  out->canary_decisions += cells->decisions;
+  out->skipped_decisions += cells->skipped;
+  out->blocked += cells->blocked;
+  absl::StrAppend(digest_input, cells->digest_input);
+  return absl::OkStatus();
+}
+
 absl::Status ReadCandidateSplit(replay_buffer::ReplayStore& store,
                                 const LearnerConfig& config,
                                 const DatasetOptions& options,
@@ -279,11 +334,8 @@ absl::Status ReadCandidateSplit(replay_buffer::ReplayStore& store,
   if (!bonus.ok()) return bonus.status();
   auto ids = ListIds(store, split, config.objective);
   if (!ids.ok()) return ids.status();
-  // module -> (start state, values, text sizes); values keep the latest
-  // episode id order.
-  std::map<std::string, std::tuple<std::vector<float>, std::vector<float>,
-                                   std::vector<double>>>
-      modules;
+  // Values keep the latest episode in id order.
+  CandidateRows modules;
   // Runtime: a runtime search's single-module evaluations name their
   // candidate by pipeline; the baseline (-O3) is worth 0 on every module by
   // definition (the staging reward is log(t_baseline / t_candidate)).
@@ -330,6 +382,12 @@ absl::Status ReadCandidateSplit(replay_buffer::ReplayStore& store,
     }
   });
   if (!status.ok()) return status;
+  if (runtime) {
+    status = AddCanaryCells(store, config, options, blocked, split,
+                            o3 == by_pipeline.end() ? -1 : o3->second, &modules,
+                            out, &digest_input);
+    if (!status.ok()) return status;
+  }
 
   CandidateTable& table = out->table;
   for (const auto& [module_hash, entry] : modules) {
@@ -464,6 +522,14 @@ absl::StatusOr<Dataset> BuildDataset(replay_buffer::ReplayStore& store,
       data.train.demonstrations.size(),
       " demonstrations; validation: ", data.validation.episodes, " episodes, ",
       data.validation.transitions.size(), " transitions");
+  if (data.train.canary_runs + data.validation.canary_runs > 0) {
+    absl::StrAppend(
+        &data.snapshot,
+        "; canary: ", data.train.canary_runs + data.validation.canary_runs,
+        " run rewards over ",
+        data.train.canary_decisions + data.validation.canary_decisions,
+        " decisions");
+  }
   if (data.train.blocked + data.validation.blocked > 0) {
     absl::StrAppend(&data.snapshot, "; ",
                     data.train.blocked + data.validation.blocked,

@@ -24,6 +24,12 @@
 //   one is skipped), and the candidate whose pipeline is
 //   kRuntimeBaselinePipeline is worth exactly 0 on every module (the
 //   reward is log(t_baseline / t_candidate) against that baseline).
+//   With a "canary" weight in final_reward_weights, canary run rewards are
+//   values too: joined by build_id to the decisions the candidate policy
+//   made in that build (canary_values.h: states from the decisions' own
+//   features, every module it changed credited with the build's reward,
+//   -O3 choices worth 0, rows in their module's split); a (module,
+//   candidate) both sources measured gets the mean of the two.
 // Rewards: step_weight * stored step reward, plus, at an episode's last step,
 // weight * (mean final reward of that source) for each source in
 // final_reward_weights ("staging", "canary") that judges the episode.
@@ -108,6 +114,13 @@ struct SplitData {
   // Episodes cut, demonstrations and candidate measurements left out because
   // their (module, pipeline) pair is blocked.
   int64_t blocked = 0;
+  // Runtime candidate formulation: canary run rewards that judged a cell of
+  // this split, the decisions they were joined to, and decisions of judged
+  // builds left out (not the policy's choice, no features, not a
+  // candidate).
+  int64_t canary_runs = 0;
+  int64_t canary_decisions = 0;
+  int64_t skipped_decisions = 0;
   std::string digest;  // content hash of the episodes and rewards read
 };
 

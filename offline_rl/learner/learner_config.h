@@ -58,6 +58,14 @@ struct LearnerConfig {
   // Reward of a transition = step_weight * stored step reward, plus at an
   // episode's last step sum over sources of weight * mean final reward of
   // that source ("staging", "canary") judging the episode.
+  // Objective "runtime" (candidate formulation): a runtime-search
+  // evaluation's value is weight["staging"] * its staging reward; with a
+  // "canary" weight, every canary run reward that names a build is a value
+  // too, weight["canary"] * reward, for each (module, candidate) the
+  // policy chose in that build (its decisions, joined by build_id; -O3
+  // stays 0), the mean over runs; a pair both sources measured gets the
+  // mean of the two (offline_rl/learner/canary_values.h). Absent or 0:
+  // canary runs are not read.
   double step_reward_weight = 1.0;
   std::map<std::string, double> final_reward_weights;
   // The learner trains on reward * reward_scale (normalised reductions are a

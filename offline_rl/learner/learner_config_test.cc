@@ -30,6 +30,9 @@ TEST(LearnerConfigTest, ShippedConfigsParse) {
   ASSERT_TRUE(runtime.ok());
   EXPECT_EQ(runtime->objective, "runtime");
   EXPECT_EQ(runtime->formulation, "candidate");
+  // The loop's speed policy learns from canary runs as well as the lab.
+  EXPECT_DOUBLE_EQ(runtime->final_reward_weights.at("staging"), 1.0);
+  EXPECT_DOUBLE_EQ(runtime->final_reward_weights.at("canary"), 1.0);
 }
 
 TEST(LearnerConfigTest, RuntimeEpisodesTrainOnlyCandidateRuntimePolicies) {

@@ -1,7 +1,10 @@
 #include "offline_rl/learner/learner.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
+#include <set>
 
 #include "common/testing/test_util.h"
 #include "compiler_driver/passes/action_space.h"
@@ -239,6 +242,64 @@ TEST_F(LearnerTest, StepwiseBcAndCqlTrain) {
                 0.5);
     }
   }
+}
+
+// The loop answers production: a speed policy's canary run that rolled back
+// (a negative final reward) turns the retrained policy away from the
+// candidate it ran on those modules, which the runtime search had found
+// best; a promoted run (a positive reward) keeps it.
+TEST_F(LearnerTest, ARolledBackCanaryRunTurnsThePolicyAwayFromItsChoice) {
+  const std::vector<std::string> pipelines = {"default<O3>", "default<O2>",
+                                              "default<O1>,default<O3>",
+                                              "default<O3>,default<O3>"};
+  for (size_t c = 0; c < pipelines.size(); ++c) {
+    options_.candidates.push_back({"p" + std::to_string(c), {}, pipelines[c]});
+  }
+  LearnerConfig config = SmallConfig("cql");
+  config.objective = "runtime";
+  config.policy_objective = "runtime";
+  config.validation_split = "";
+  config.step_reward_weight = 0;
+  config.final_reward_weights = {{"staging", 1.0}, {"canary", 1.0}};
+  // Final rewards as canary/controller makes them: promoted max(r, 0) +
+  // 0.01, rolled back min(r, 0) - 0.1.
+  std::map<double, double> chose_p1;  // reward -> share of kind-0 modules
+  for (const double reward : {0.02, -0.12}) {
+    auto store = replay_buffer::OpenReplayStore(
+        dir_ + "/buffer" + std::to_string(chose_p1.size()) + ".db");
+    ASSERT_TRUE(store.ok()) << store.status();
+    // Kind 0's best pipeline is p1 (+0.04 against -0.02 for the others).
+    ASSERT_TRUE(
+        testing::WriteRuntimeSearchBuffer(**store, pipelines, 90, 0, 3).ok());
+    // The policy under canary ran p1 on kind 0 and kept -O3 elsewhere.
+    std::set<std::string> kind0;
+    ASSERT_TRUE(
+        testing::WriteCanaryRun(**store, "train", "1", "build-1", reward,
+                                [&](const std::string& module_hash, int kind) {
+                                  if (kind != 0) return pipelines[0];
+                                  kind0.insert(module_hash);
+                                  return pipelines[1];
+                                })
+            .ok());
+    ASSERT_GT(kind0.size(), 10u);
+    auto data = BuildDataset(**store, config, options_);
+    ASSERT_TRUE(data.ok()) << data.status();
+    ASSERT_EQ(data->train.canary_runs, 1);
+    auto learner = Learner::Create(config, *data, 1);
+    ASSERT_TRUE(learner.ok()) << learner.status();
+    ASSERT_TRUE((*learner)->Train(config.optimizer.steps, "", nullptr).ok());
+    const CandidateTable& t = data->train.table;
+    const std::vector<float> q = (*learner)->Forward(t.start_states);
+    int p1 = 0;
+    for (size_t m = 0; m < t.module_hashes.size(); ++m) {
+      if (kind0.count(t.module_hashes[m]) == 0) continue;
+      const float* row = q.data() + m * 4;
+      p1 += std::max_element(row, row + 4) - row == 1;
+    }
+    chose_p1[reward] = static_cast<double>(p1) / kind0.size();
+  }
+  EXPECT_GE(chose_p1[0.02], 0.9) << "promoted";
+  EXPECT_LE(chose_p1[-0.12], 0.1) << "rolled back";
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "offline_rl/learner/test_buffers.h"
 
 #include <fstream>
+#include <map>
 
 #include "absl/strings/str_cat.h"
 
@@ -133,6 +134,53 @@ absl::Status WriteRuntimeSearchBuffer(replay_buffer::ReplayStore& store,
       batch.rewards.push_back(r);
     }
   }
+  return store.Write(batch);
+}
+
+absl::Status WriteCanaryRun(
+    replay_buffer::ReplayStore& store, const std::string& split,
+    const std::string& run_id, const std::string& build_id, double reward,
+    const std::function<std::string(const std::string& module_hash, int kind)>&
+        pipeline_of) {
+  replay_buffer::EpisodeFilter filter;
+  filter.split = split;
+  filter.objective = "runtime";
+  auto keys = store.ListEpisodes(filter);
+  if (!keys.ok()) return keys.status();
+  std::vector<std::string> ids;
+  for (const auto& k : *keys) ids.push_back(k.episode_id);
+  auto episodes = store.ReadEpisodes(ids);
+  if (!episodes.ok()) return episodes.status();
+  replay_buffer::WriteBatch batch;
+  std::map<std::string, bool> seen;
+  for (const v1::Episode& e : *episodes) {
+    if (e.steps_size() != 1 || seen[e.module_hash()]) continue;
+    seen[e.module_hash()] = true;
+    const v1::Step& s = e.steps(0);
+    int kind = 0;  // FillFeatures: inst_count[2 + kind] is the large one
+    for (int k = 1; k < 3; ++k) {
+      if (s.inst_count(2 + k) > s.inst_count(2 + kind)) kind = k;
+    }
+    const std::string pipeline = pipeline_of(e.module_hash(), kind);
+    if (pipeline.empty()) continue;
+    v1::Decision& d = batch.decisions.emplace_back();
+    d.set_decision_id(absl::StrCat(build_id, "/", e.module_hash()));
+    d.set_outcome(v1::OPTIMIZED);
+    d.set_opt_level("O3");
+    d.set_module_hash(e.module_hash());
+    d.set_pipeline(pipeline);
+    d.set_build_id(build_id);
+    d.set_policy_version("speed-policy");
+    *d.mutable_autophase() = s.autophase();
+    *d.mutable_inst_count() = s.inst_count();
+  }
+  v1::FinalReward& r = batch.rewards.emplace_back();
+  r.set_reward_id(absl::StrCat("canary-run/", run_id));
+  r.set_source("canary");
+  r.set_policy_version("speed-policy");
+  r.set_build_id(build_id);
+  r.set_deployment_id(absl::StrCat("canary-", run_id));
+  r.set_value(reward);
   return store.Write(batch);
 }
 

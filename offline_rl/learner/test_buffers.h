@@ -6,6 +6,7 @@
 // a deterministic function of the arguments.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,19 @@ absl::Status WriteRuntimeSearchBuffer(replay_buffer::ReplayStore& store,
                                       const std::vector<std::string>& pipelines,
                                       int train_modules, int test_modules,
                                       uint64_t seed);
+
+// A canary run of a speed policy over the runtime-search modules already in
+// `store` (WriteRuntimeSearchBuffer's, split `split`): the candidate build
+// `build_id`'s decisions, one per module for which `pipeline_of(module_hash,
+// kind)` is not empty, made by the policy (OPTIMIZED) at -O3 with that
+// pipeline and the module's features as its runtime-search episodes carry
+// them; and the run's final reward as the canary controller records it
+// (reward_id "canary-run/<run_id>", source "canary", build_id, `reward`).
+absl::Status WriteCanaryRun(
+    replay_buffer::ReplayStore& store, const std::string& split,
+    const std::string& run_id, const std::string& build_id, double reward,
+    const std::function<std::string(const std::string& module_hash, int kind)>&
+        pipeline_of);
 
 // Step-wise formulation: per module (same splits) `episodes_per_module`
 // text_size search episodes of `steps` steps over action indices < 122,

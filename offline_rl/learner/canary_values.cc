@@ -1,0 +1,110 @@
+#include "offline_rl/learner/canary_values.h"
+
+#include <map>
+#include <set>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "compiler_driver/ir/module_hash.h"
+#include "compiler_driver/policy_runtime/state_features.h"
+
+namespace phaseloop::offline_rl::internal {
+namespace {
+
+// Whether `d` is a choice the candidate policy made and ran, with the
+// features a state needs.
+bool UsableDecision(const v1::Decision& d) {
+  return d.outcome() == v1::OPTIMIZED && !d.module_hash().empty() &&
+         d.autophase_size() == policy_runtime::kAutophaseCount &&
+         d.inst_count_size() == policy_runtime::kInstCountCount;
+}
+
+}  // namespace
+
+absl::StatusOr<CanaryCells> ReadCanaryCells(
+    replay_buffer::ReplayStore& store, double weight,
+    const std::vector<Candidate>& candidates, int baseline,
+    const std::function<bool(const std::string&, const std::string&)>& blocked,
+    const std::string& split, const std::string& train_split) {
+  std::map<std::string, int> by_pipeline;
+  for (size_t c = 0; c < candidates.size(); ++c) {
+    by_pipeline[candidates[c].pipeline] = static_cast<int>(c);
+  }
+  replay_buffer::RewardFilter filter;
+  filter.source = "canary";
+  auto rewards = store.ReadFinalRewards(filter);  // window, then id order
+  if (!rewards.ok()) return rewards.status();
+
+  CanaryCells out;
+  // (module, candidate) -> (sum of weighted rewards, runs).
+  std::map<std::pair<std::string, int>, std::pair<double, int>> sums;
+  std::map<std::string, const v1::Decision*> features;  // first per module
+  std::vector<std::vector<v1::Decision>> builds;  // keeps `features` alive
+  builds.reserve(rewards->size());
+  for (const v1::FinalReward& reward : *rewards) {
+    if (reward.build_id().empty()) continue;  // a window's, not a run's
+    replay_buffer::DecisionFilter decisions;
+    decisions.build_id = reward.build_id();
+    decisions.opt_levels = {"O2", "O3"};  // where a speed policy acts
+    auto read = store.ReadDecisions(decisions);
+    if (!read.ok()) return read.status();
+    builds.push_back(*std::move(read));
+    std::vector<std::string> hashes;
+    for (const v1::Decision& d : builds.back()) {
+      hashes.push_back(d.module_hash());
+    }
+    auto known = store.ReadModules(hashes);
+    if (!known.ok()) return known.status();
+    std::map<std::string, std::string> split_of;
+    for (const v1::ModuleRecord& m : *known) {
+      split_of[m.module_hash()] = m.split();
+    }
+    std::set<std::pair<std::string, int>> judged;  // once per run
+    for (const v1::Decision& d : builds.back()) {
+      const auto known_split = split_of.find(d.module_hash());
+      if (known_split == split_of.end() ? split != train_split
+                                        : known_split->second != split) {
+        continue;  // another split's row
+      }
+      const auto c = by_pipeline.find(d.pipeline());
+      if (!UsableDecision(d) || c == by_pipeline.end()) {
+        ++out.skipped;
+        continue;
+      }
+      if (blocked(d.module_hash(), d.pipeline())) {
+        ++out.blocked;
+        continue;
+      }
+      ++out.decisions;
+      features.emplace(d.module_hash(), &d);
+      const std::pair<std::string, int> cell{d.module_hash(), c->second};
+      if (!judged.insert(cell).second) continue;
+      auto& [sum, runs] = sums[cell];
+      if (c->second != baseline) sum += weight * reward.value();
+      ++runs;
+    }
+    if (!judged.empty()) ++out.runs;
+  }
+  for (const auto& [cell, sum_runs] : sums) {
+    const auto& [module_hash, candidate] = cell;
+    const v1::Decision& d = *features.at(module_hash);
+    CanaryCell& out_cell = out.cells.emplace_back();
+    out_cell.module_hash = module_hash;
+    out_cell.candidate = candidate;
+    out_cell.runs = sum_runs.second;
+    out_cell.value = sum_runs.first / sum_runs.second;
+    out_cell.autophase.assign(d.autophase().begin(), d.autophase().end());
+    out_cell.inst_count.assign(d.inst_count().begin(), d.inst_count().end());
+    absl::StrAppend(&out.digest_input, "canary:", module_hash, "|",
+                    candidates[candidate].pipeline, "|", out_cell.runs, "|",
+                    out_cell.value, "|",
+                    ir::ContentHash(absl::StrCat(
+                        absl::StrJoin(out_cell.autophase, ","), "/",
+                        absl::StrJoin(out_cell.inst_count, ","))),
+                    ";");
+  }
+  return out;
+}
+
+}  // namespace phaseloop::offline_rl::internal
