@@ -289,12 +289,20 @@ absl::Status CanaryController::Step(v1::CanaryRun& run) {
     result = JudgeStep(run, plan, started, end, *evidence, extensions);
     const int64_t next_end =
         end + static_cast<int64_t>(config_.extension_s * 1000);
-    if (result.outcome() == OutcomeName(Outcome::kInconclusive) &&
+    // No window yet on a side (a reward engine just restarted on a busy
+    // machine is slow to its first one) is waited for like too little data;
+    // still none at the step's maximum is the Error that aborts.
+    const bool no_windows =
+        result.outcome() == OutcomeName(Outcome::kError) &&
+        (result.baseline_windows() == 0 || result.canary_windows() == 0);
+    if ((result.outcome() == OutcomeName(Outcome::kInconclusive) ||
+         no_windows) &&
         next_end <= started + plan.max_duration_ms()) {
       ++extensions;
-      env_->Progress(absl::StrCat("step ", index + 1, " inconclusive (",
-                                  absl::StrJoin(result.reasons(), "; "),
-                                  "): extended"));
+      env_->Progress(
+          absl::StrCat("step ", index + 1,
+                       no_windows ? " has no windows yet (" : " inconclusive (",
+                       absl::StrJoin(result.reasons(), "; "), "): extended"));
       end = next_end;
       continue;
     }

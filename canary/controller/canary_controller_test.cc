@@ -24,6 +24,8 @@ class ScriptedEnvironment : public RolloutEnvironment {
   RolloutAllowance allowance;
   bool rewards_unreachable = false;
   bool evidence_only_three_windows = false;
+  // Collections that find no window yet (-1: every one).
+  int collections_without_windows = 0;
   // Requests a stop once this many steps have been collected.
   int stop_after_collections = -1;
 
@@ -76,6 +78,12 @@ class ScriptedEnvironment : public RolloutEnvironment {
       return absl::UnavailableError("cannot reach the Kafka cluster");
     }
     StepEvidence evidence;
+    if (collections_without_windows < 0 ||
+        collections <= collections_without_windows) {
+      evidence.metrics["p95_latency_ms"];
+      evidence.metrics["error_rate"];
+      return evidence;  // a reward engine that has closed nothing yet
+    }
     Samples& latency = evidence.metrics["p95_latency_ms"];
     Samples& errors = evidence.metrics["error_rate"];
     int k = 0;
@@ -238,6 +246,30 @@ TEST(CanaryControllerTest, UnreadableRewardsAbortWithoutPromotionOrBlame) {
   EXPECT_EQ(Count(f.env.actions, "mark_failed"), 0);
   EXPECT_FALSE(run->has_final_reward());
   EXPECT_TRUE(run->instances().empty());
+}
+
+TEST(CanaryControllerTest, AStepWithoutWindowsYetIsExtendedNotAborted) {
+  Fixture f;
+  // The first step's first look (its settle retries included) finds no
+  // window: a reward engine slow to start.
+  f.env.collections_without_windows = 5;
+  auto run = f.Run();
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->phase(), "promoted");
+  EXPECT_GE(run->steps(0).extensions(), 1);
+  EXPECT_EQ(run->steps(0).outcome(), "Pass");
+}
+
+TEST(CanaryControllerTest, NoWindowsToTheStepsMaximumAborts) {
+  Fixture f;
+  f.env.collections_without_windows = -1;
+  auto run = f.Run();
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->phase(), "aborted");
+  ASSERT_EQ(run->steps_size(), 1);
+  EXPECT_EQ(run->steps(0).outcome(), "Error");
+  EXPECT_EQ(run->steps(0).extensions(), 2);
+  EXPECT_EQ(Count(f.env.actions, "mark_failed"), 0);
 }
 
 TEST(CanaryControllerTest, InconclusiveStepsAreExtendedThenRolledBack) {

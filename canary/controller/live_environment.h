@@ -97,6 +97,7 @@ class LiveEnvironment : public RolloutEnvironment {
   std::string CandidateHandlerPath() const;
 
  private:
+  std::vector<std::string> ChildEnvironment() const;
   absl::StatusOr<std::string> FetchArtifact(const std::string& version,
                                             const std::string& name);
   absl::Status IngestDecisions(const std::string& build_id);

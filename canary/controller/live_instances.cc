@@ -12,6 +12,14 @@
 #include "common/process/background_process.h"
 
 namespace phaseloop::canary {
+
+// The run's state directory for every child: the instances' delivery
+// spools and the reward engine's lost-records log live there, also when it
+// came from --state-dir rather than the environment.
+std::vector<std::string> LiveEnvironment::ChildEnvironment() const {
+  if (options_.state_dir.empty()) return {};
+  return {absl::StrCat("PHASELOOP_STATE_DIR=", options_.state_dir)};
+}
 namespace {
 
 constexpr int64_t kAddressWaitMs = 60000;
@@ -69,7 +77,7 @@ absl::Status LiveEnvironment::StartServe(v1::CanaryRun* run,
     argv.insert(argv.end(),
                 {"--slowdown", absl::StrCat(options_.canary_slowdown)});
   }
-  auto started = process::StartBackground({argv, {}, log});
+  auto started = process::StartBackground({argv, ChildEnvironment(), log});
   if (!started.ok()) return started.status();
   v1::CanaryInstance* instance = run->add_instances();
   instance->set_group(group);
@@ -108,7 +116,7 @@ absl::Status LiveEnvironment::StartInstances(v1::CanaryRun* run) {
         absl::StrCat(service.reward_close_idle_ms), "--idle-ms",
         absl::StrCat(service.reward_idle_ms), "--group",
         absl::StrCat("phaseloop-canary-", run->canary_id())},
-       {},
+       ChildEnvironment(),
        engine_log});
   if (!engine.ok()) return engine.status();
   v1::CanaryInstance* rewards = run->add_instances();

@@ -319,6 +319,11 @@ absl::StatusOr<PolicyMeasures> MeasurePolicy(const TrainingData& training,
   metrics["train_final_loss"] = trained.last_loss;
   metrics["train_transitions"] = data.train.transitions.size();
   metrics["train_demonstrations"] = data.train.demonstrations.size();
+  if (data.train.canary_runs > 0) {
+    // Production's word in this policy: canary runs it learned from.
+    metrics["train_canary_runs"] = data.train.canary_runs;
+    metrics["train_canary_decisions"] = data.train.canary_decisions;
+  }
   AddValidationMetrics(data, learner, &metrics);
   if (config.fqe.steps > 0 && data.validation.transitions.size() > 0) {
     auto fqe = learner.FittedQEvaluation(data.validation.transitions);

@@ -83,6 +83,9 @@ int RunLoop(const LoopFlags& flags, std::ostream& out, std::ostream& err) {
     return command::kExitBadInput;
   }
   setup.state_dir = fs::absolute(setup.state_dir).string();
+  // Every stage's command, and whatever it starts, keeps its state here
+  // (delivery spools, lost-records logs), not in the caller's environment's.
+  setenv("PHASELOOP_STATE_DIR", setup.state_dir.c_str(), 1);
   const LoopStateStore store(setup.state_dir);
   const std::string helper_dir = store.LoopDir(setup.loop_id) + "/helpers";
   if (auto s = files::MakeDirectories(helper_dir); !s.ok()) {

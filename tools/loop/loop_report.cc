@@ -104,7 +104,8 @@ std::string Table(const v1::LoopRun& run) {
                        : it.candidate_version().substr(0, 12)),
         "</code></td><td>",
         it.train_transitions() > 0
-            ? absl::StrCat(it.train_transitions(), " transitions")
+            ? absl::StrCat(it.train_transitions(), " transitions, ",
+                           it.train_canary_runs(), " canary runs")
             : "-",
         "</td><td>",
         it.candidate_version().empty()
@@ -256,6 +257,7 @@ std::string LoopReportJson(
                 {"candidate_version", it.candidate_version()},
                 {"gate_passed", it.gate_passed()},
                 {"train_transitions", it.train_transitions()},
+                {"train_canary_runs", it.train_canary_runs()},
                 {"explore_evaluations", it.explore_evaluations()},
                 {"outcome", Outcome(it)},
                 {"why", WhyEnded(it)},

@@ -192,15 +192,16 @@ absl::StatusOr<StageOutcome> Train(const StageContext& ctx,
   it.set_candidate_version(report->value("policy_version", ""));
   it.set_train_transitions(static_cast<int>(
       report->value("/metrics/train_transitions"_json_pointer, 0.0)));
-  it.set_train_canary_rewards(static_cast<int>(
-      report->value("/metrics/train_canary_rewards"_json_pointer, 0.0)));
+  it.set_train_canary_runs(static_cast<int>(
+      report->value("/metrics/train_canary_runs"_json_pointer, 0.0)));
   const json& gate = (*report)["gate"];
   return StageOutcome{
       StageOutcome::kDone,
-      absl::StrFormat("policy %s from %d transitions; gate passed (geomean "
-                      "%.4f vs -O3)",
+      absl::StrFormat("policy %s from %d transitions (%d canary runs); gate "
+                      "passed (geomean %.4f vs -O3)",
                       it.candidate_version().substr(0, 12),
-                      it.train_transitions(), gate.value("new", 1.0))};
+                      it.train_transitions(), it.train_canary_runs(),
+                      gate.value("new", 1.0))};
 }
 
 absl::StatusOr<StageOutcome> Publish(const StageContext& ctx,
