@@ -122,8 +122,10 @@ phase="$(field "$work/loop.json" "r['iterations'][0]['canary_phase']")"
 case "$phase" in promoted | rolled_back) ;; *) fail "the canary ended $phase" ;; esac
 [ "$(field "$canary_state" "r['resumes']")" -ge 1 ] || fail "the canary did not resume"
 "$phaseloop" buffer stats --buffer "$state/buffer.db" --json >"$work/stats.json"
-rewards="$(field "$work/stats.json" "sum(g['rewards'] for g in r['rewards'] if g['source'] == 'canary')")"
-[ "$rewards" = 1 ] || fail "the buffer holds $rewards canary rewards, not 1: $(cat "$work/stats.json")"
+# The rollout's final reward (the reward engine's per-window canary rewards
+# are rows of their own).
+runs="$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(\"SELECT COUNT(*) FROM final_rewards WHERE reward_id LIKE 'canary-run/%'\").fetchone()[0])" "$state/buffer.db")"
+[ "$runs" = 1 ] || fail "the buffer holds $runs canary run rewards, not 1"
 # The search's episodes, merged once however often the stage was entered:
 # as many in the buffer as in the iteration's own file.
 "$phaseloop" buffer stats --buffer "$state/loops/loop/iteration-1/explore.db" --json >"$work/explore-stats.json"

@@ -21,7 +21,9 @@
 #include "common/command/subcommand.h"
 #include "common/files/atomic_file.h"
 #include "common/files/file_lock.h"
+#include "common/kafka/kafka_serve_process.h"
 #include "common/process/background_process.h"
+#include "offline_rl/policy_store/policy_server_process.h"
 #include "staging_harness/corpus/debian_sources.h"
 
 namespace phaseloop::canary {
@@ -140,11 +142,7 @@ int RunCanaryRun(const CanaryRunFlags& flags, std::ostream& out,
   if (kafka.empty()) {
     process::BackgroundProcess cluster;
     auto address =
-        process::StartServer({{self, "kafka", "serve", "--bootstrap-file",
-                               helper_dir + "/kafka.address"},
-                              {},
-                              helper_dir + "/kafka.log"},
-                             helper_dir + "/kafka.address", &cluster);
+        kafka::StartKafkaServe(self, helper_dir + "/kafka", &cluster);
     if (!address.ok()) {
       err << kName << "cannot start the embedded Kafka cluster: "
           << address.status().message() << "\n";
@@ -165,12 +163,8 @@ int RunCanaryRun(const CanaryRunFlags& flags, std::ostream& out,
     const std::string dir =
         flags.policy_dir.empty() ? state_dir + "/policies" : flags.policy_dir;
     process::BackgroundProcess server;
-    auto address = process::StartServer(
-        {{self, "policy", "serve", "--dir", dir, "--listen", "127.0.0.1:0",
-          "--address-file", helper_dir + "/policy.address"},
-         {},
-         helper_dir + "/policy.log"},
-        helper_dir + "/policy.address", &server);
+    auto address = policy_store::ServePolicyDirectory(
+        self, dir, helper_dir + "/policy", stop, &server);
     if (!address.ok()) {
       err << kName << "cannot serve the policy store " << dir << ": "
           << address.status().message() << "\n";

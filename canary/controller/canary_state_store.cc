@@ -1,27 +1,16 @@
 #include "canary/controller/canary_state_store.h"
 
-#include <dirent.h>
-
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
 #include "common/files/atomic_file.h"
 #include "common/files/proto_json.h"
+#include "common/files/state_ids.h"
 
 namespace phaseloop::canary {
 
 absl::Status CheckCanaryId(const std::string& id) {
-  const bool valid_chars = std::all_of(id.begin(), id.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-           (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
-  });
-  if (id.empty() || id.size() > 100 || !valid_chars || id[0] == '.') {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "canary id '", id,
-        "' is not usable: use 1-100 characters of A-Z a-z 0-9 . _ - not "
-        "starting with '.' (it names the run's state directory)"));
-  }
-  return absl::OkStatus();
+  return files::CheckStateId(id, "canary id", "the run's state directory");
 }
 
 bool IsFinalPhase(const std::string& phase) {
@@ -81,15 +70,8 @@ absl::Status CanaryStateStore::Save(const v1::CanaryRun& run) const {
 
 absl::StatusOr<std::vector<v1::CanaryRun>> CanaryStateStore::List() const {
   std::vector<v1::CanaryRun> runs;
-  const std::string root = absl::StrCat(state_dir_, "/canaries");
-  DIR* dir = opendir(root.c_str());
-  if (dir == nullptr) return runs;  // no canary has run here yet
-  std::vector<std::string> ids;
-  while (dirent* entry = readdir(dir)) {
-    const std::string name = entry->d_name;
-    if (CheckCanaryId(name).ok()) ids.push_back(name);
-  }
-  closedir(dir);
+  const std::vector<std::string> ids =
+      files::ListStateIds(absl::StrCat(state_dir_, "/canaries"));
   for (const std::string& id : ids) {
     auto run = Load(id);
     if (absl::IsNotFound(run.status())) continue;  // a directory being made

@@ -2,21 +2,20 @@
 
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
-#include <thread>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/command/exit_code.h"
 #include "common/command/stop_signals.h"
 #include "common/command/subcommand.h"
 #include "common/files/atomic_file.h"
 #include "common/files/file_lock.h"
+#include "common/kafka/kafka_serve_process.h"
 #include "common/kafka/state_dir.h"
 #include "common/process/background_process.h"
+#include "offline_rl/policy_store/policy_server_process.h"
 #include "tools/loop/child_stage_executor.h"
 #include "tools/loop/loop_config.h"
 #include "tools/loop/loop_runner.h"
@@ -29,7 +28,6 @@ namespace fs = std::filesystem;
 
 constexpr char kName[] = "phaseloop loop: ";
 constexpr char kPolicyStoreEnv[] = "PHASELOOP_POLICY_STORE";
-constexpr int kStoreRetries = 60;  // x 0.5 s
 
 std::string SelfPath() {
   std::error_code error;
@@ -48,12 +46,6 @@ std::string FindWrapper(const std::string& flag, const std::string& self) {
     if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
   }
   return "phaseloop-cc";
-}
-
-std::string LogText(const std::string& path) {
-  std::string text;
-  (void)files::ReadWholeFile(path, &text);
-  return text;
 }
 
 // Background helpers live as long as the loop.
@@ -126,12 +118,8 @@ int RunLoop(const LoopFlags& flags, std::ostream& out, std::ostream& err) {
   }
   if (setup.kafka.empty()) {
     process::BackgroundProcess cluster;
-    auto address = process::StartServer(
-        {{setup.phaseloop, "kafka", "serve", "--bootstrap-file",
-          helper_dir + "/kafka.address"},
-         {},
-         helper_dir + "/kafka.log"},
-        helper_dir + "/kafka.address", &cluster);
+    auto address = kafka::StartKafkaServe(setup.phaseloop,
+                                          helper_dir + "/kafka", &cluster);
     if (!address.ok()) {
       err << kName << "cannot start the embedded Kafka cluster: "
           << address.status().message() << "\n";
@@ -153,28 +141,9 @@ int RunLoop(const LoopFlags& flags, std::ostream& out, std::ostream& err) {
                                               : flags.policy_dir)
             .string();
     process::BackgroundProcess server;
-    const process::BackgroundSpec spec = {
-        {setup.phaseloop, "policy", "serve", "--dir", setup.policy_dir,
-         "--listen", "127.0.0.1:0", "--address-file",
-         helper_dir + "/policy.address"},
-        {},
-        helper_dir + "/policy.log"};
-    // A loop killed a moment ago leaves its store's server stopping (it got
-    // SIGTERM with its parent): the directory is in use for a moment more.
-    absl::StatusOr<std::string> address;
-    for (int attempt = 0;; ++attempt) {
-      const std::string before = LogText(spec.log_path);
-      address =
-          process::StartServer(spec, helper_dir + "/policy.address", &server);
-      const std::string said =
-          LogText(spec.log_path)
-              .substr(std::min(before.size(), LogText(spec.log_path).size()));
-      if (address.ok() || attempt >= kStoreRetries || stop->load() ||
-          !absl::StrContains(said, "in use by another process")) {
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    }
+    auto address = policy_store::ServePolicyDirectory(
+        setup.phaseloop, setup.policy_dir, helper_dir + "/policy", stop,
+        &server);
     if (!address.ok()) {
       err << kName << "cannot serve the policy store " << setup.policy_dir
           << ": " << address.status().message() << "\n";

@@ -1,27 +1,16 @@
 #include "tools/loop/loop_state.h"
 
-#include <dirent.h>
-
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
 #include "common/files/atomic_file.h"
 #include "common/files/proto_json.h"
+#include "common/files/state_ids.h"
 
 namespace phaseloop::loop {
 
 absl::Status CheckLoopId(const std::string& id) {
-  const bool valid_chars = std::all_of(id.begin(), id.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-           (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
-  });
-  if (id.empty() || id.size() > 100 || !valid_chars || id[0] == '.') {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "loop id '", id,
-        "' is not usable: use 1-100 characters of A-Z a-z 0-9 . _ - not "
-        "starting with '.' (it names the loop's state directory)"));
-  }
-  return absl::OkStatus();
+  return files::CheckStateId(id, "loop id", "the loop's state directory");
 }
 
 LoopStateStore::LoopStateStore(std::string state_dir)
@@ -79,15 +68,8 @@ absl::Status LoopStateStore::Save(const v1::LoopRun& run) const {
 
 absl::StatusOr<std::vector<v1::LoopRun>> LoopStateStore::List() const {
   std::vector<v1::LoopRun> runs;
-  const std::string root = absl::StrCat(state_dir_, "/loops");
-  DIR* dir = opendir(root.c_str());
-  if (dir == nullptr) return runs;  // no loop has run here yet
-  std::vector<std::string> ids;
-  while (dirent* entry = readdir(dir)) {
-    const std::string name = entry->d_name;
-    if (CheckLoopId(name).ok()) ids.push_back(name);
-  }
-  closedir(dir);
+  const std::vector<std::string> ids =
+      files::ListStateIds(absl::StrCat(state_dir_, "/loops"));
   for (const std::string& id : ids) {
     auto run = Load(id);
     if (absl::IsNotFound(run.status())) continue;  // a directory being made

@@ -1,0 +1,50 @@
+#include "offline_rl/policy_store/policy_server_process.h"
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "common/files/atomic_file.h"
+
+namespace phaseloop::policy_store {
+namespace {
+
+constexpr int kRetries = 60;  // x 0.5 s
+constexpr char kInUse[] = "in use by another process";
+
+std::string LogText(const std::string& path) {
+  std::string text;
+  (void)files::ReadWholeFile(path, &text);
+  return text;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ServePolicyDirectory(
+    const std::string& phaseloop, const std::string& dir,
+    const std::string& files_prefix, const std::atomic<bool>* stop,
+    process::BackgroundProcess* started) {
+  const std::string address_file = files_prefix + ".address";
+  const process::BackgroundSpec spec = {
+      {phaseloop, "policy", "serve", "--dir", dir, "--listen", "127.0.0.1:0",
+       "--address-file", address_file},
+      {},
+      files_prefix + ".log"};
+  absl::StatusOr<std::string> address;
+  for (int attempt = 0;; ++attempt) {
+    const size_t before = LogText(spec.log_path).size();
+    address = process::StartServer(spec, address_file, started);
+    const std::string log = LogText(spec.log_path);
+    const bool in_use =
+        absl::StrContains(log.substr(std::min(before, log.size())), kInUse);
+    if (address.ok() || !in_use || attempt >= kRetries ||
+        (stop != nullptr && stop->load())) {
+      return address;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+}
+
+}  // namespace phaseloop::policy_store
