@@ -204,15 +204,46 @@ std::string LoopReportHtml(
     trained.values.push_back(it.train_transitions() > 0 ? it.train_transitions()
                                                         : kNone);
   }
+  // The service's build with each iteration's candidate and with stable.
+  report::LineChart size;
+  size.title = "Service build: allocated bytes of the optimised units";
+  size.x_label = "iteration";
+  size.y_unit = "B";
+  report::Series size_candidate{"candidate", {}, kGood},
+      size_stable{"stable", {}, kNeutral};
+  report::LineChart cost;
+  cost.title = "Compile time of the candidate's build (all units)";
+  cost.x_label = "iteration";
+  cost.y_unit = "s";
+  report::Series cost_compile{"compile", {}, ""},
+      cost_policy{"policy decisions", {}, kNeutral};
+  for (const v1::LoopIteration& it : run.iterations()) {
+    const bool built = it.candidate_build().modules() > 0;
+    size.x_ticks.push_back(IterationLabel(it));
+    cost.x_ticks.push_back(IterationLabel(it));
+    size_candidate.values.push_back(
+        built ? static_cast<double>(it.candidate_build().alloc_size()) : kNone);
+    size_stable.values.push_back(
+        it.stable_build().modules() > 0
+            ? static_cast<double>(it.stable_build().alloc_size())
+            : kNone);
+    cost_compile.values.push_back(
+        built ? it.candidate_build().compile_time_us() / 1e6 : kNone);
+    cost_policy.values.push_back(
+        built ? it.candidate_build().policy_time_us() / 1e6 : kNone);
+  }
+  size.series = {size_candidate, size_stable};
+  cost.series = {cost_compile, cost_policy};
   staging.series = {median, low, high};
   budget.series = {remaining};
   transitions.series = {trained};
-  absl::StrAppend(&body, "<h2>Rewards and budget</h2>\n<div class=\"row\">",
-                  report::BarChartSvg(rewards), report::LineChartSvg(budget),
-                  "</div>\n",
-                  "<h2>Staging and training</h2>\n<div class=\"row\">",
-                  report::LineChartSvg(staging),
-                  report::LineChartSvg(transitions), "</div>\n");
+  absl::StrAppend(
+      &body, "<h2>Rewards and budget</h2>\n<div class=\"row\">",
+      report::BarChartSvg(rewards), report::LineChartSvg(budget), "</div>\n",
+      "<h2>Staging and training</h2>\n<div class=\"row\">",
+      report::LineChartSvg(staging), report::LineChartSvg(transitions),
+      "</div>\n", "<h2>The service's build</h2>\n<div class=\"row\">",
+      report::LineChartSvg(size), report::LineChartSvg(cost), "</div>\n");
 
   absl::StrAppend(&body,
                   "<h2>Canary steps: p95 latency, baseline vs "
@@ -290,6 +321,19 @@ std::string LoopReportJson(
       }
     }
     row["canary_steps"] = steps;
+    for (const auto& [name, figures] :
+         {std::pair{"candidate_build", &it.candidate_build()},
+          std::pair{"stable_build", &it.stable_build()}}) {
+      row[name] =
+          figures->modules() > 0
+              ? json{{"build_id", figures->build_id()},
+                     {"optimised_units", figures->modules()},
+                     {"units_off_o3", figures->modules_changed()},
+                     {"alloc_size", figures->alloc_size()},
+                     {"compile_time_s", figures->compile_time_us() / 1e6},
+                     {"policy_time_s", figures->policy_time_us() / 1e6}}
+              : json(nullptr);
+    }
     json stages = json::array();
     for (const v1::LoopStage& stage : it.stages()) {
       stages.push_back({{"name", stage.name()},

@@ -30,6 +30,12 @@ v1::LoopRun TwoIterations(std::map<std::string, v1::CanaryRun>* canaries) {
   first->set_has_budget_remaining(true);
   first->set_budget_remaining(0.97);
   first->set_stable_after("aaaaaaaaaaaaaaaaaaaa");
+  first->mutable_candidate_build()->set_modules(13);
+  first->mutable_candidate_build()->set_alloc_size(90000);
+  first->mutable_candidate_build()->set_compile_time_us(4'000'000);
+  first->mutable_candidate_build()->set_policy_time_us(20'000);
+  first->mutable_stable_build()->set_modules(13);
+  first->mutable_stable_build()->set_alloc_size(91000);
   v1::LoopStage* stage = first->add_stages();
   stage->set_name("canary");
   stage->set_status("done");
@@ -68,13 +74,14 @@ TEST(LoopReportTest, HtmlHasEveryChartAndEscapesText) {
   std::map<std::string, v1::CanaryRun> canaries;
   const v1::LoopRun run = TwoIterations(&canaries);
   const std::string html = LoopReportHtml(run, canaries);
-  // rewards, budget, staging, training, one canary's steps
+  // rewards, budget, staging, training, build size and cost, one canary's
+  // steps
   size_t charts = 0;
   for (size_t at = html.find("class=\"pl-chart\""); at != std::string::npos;
        at = html.find("class=\"pl-chart\"", at + 1)) {
     ++charts;
   }
-  EXPECT_EQ(charts, 5u);
+  EXPECT_EQ(charts, 7u);
   EXPECT_NE(html.find("promoted &lt;fast&gt;"), std::string::npos);
   EXPECT_EQ(html.find("<fast>"), std::string::npos);
   EXPECT_NE(html.find("the gate refused the new policy"), std::string::npos);
@@ -97,6 +104,11 @@ TEST(LoopReportTest, JsonCarriesTheFigures) {
   EXPECT_EQ(j["iterations"][1]["outcome"], "not rolled out");
   EXPECT_TRUE(j["iterations"][1]["final_reward"].is_null());
   EXPECT_EQ(j["iterations"][0]["stages"][0]["attempts"], 2);
+  EXPECT_EQ(j["iterations"][0]["candidate_build"]["alloc_size"], 90000);
+  EXPECT_DOUBLE_EQ(
+      j["iterations"][0]["candidate_build"]["policy_time_s"].get<double>(),
+      0.02);
+  EXPECT_TRUE(j["iterations"][1]["candidate_build"].is_null());
 }
 
 TEST(LoopReportTest, AMissingCanaryStateIsSaid) {

@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "canary/controller/canary_state_store.h"
 #include "nlohmann/json.hpp"
+#include "tools/loop/build_figures.h"
 
 namespace phaseloop::loop {
 namespace {
@@ -387,14 +388,30 @@ absl::StatusOr<StageOutcome> Canary(const StageContext& ctx,
   it.set_budget_remaining(state->budget_remaining_at_end());
   it.set_stable_after(state->phase() == "promoted" ? it.candidate_version()
                                                    : it.stable_before());
-  it.mutable_candidate_build()->set_build_id(state->candidate_build_id());
-  it.mutable_stable_build()->set_build_id(state->baseline_build_id());
+  // What the two builds weigh and cost, from their decisions in the buffer
+  // (a rollout refused before it built has none). Figures for the report:
+  // what cannot be read is said, never a failed stage.
+  std::string figures_note;
+  for (auto [build_id, figures] :
+       {std::pair{state->candidate_build_id(), it.mutable_candidate_build()},
+        std::pair{state->baseline_build_id(), it.mutable_stable_build()}}) {
+    figures->set_build_id(build_id);
+    if (build_id.empty()) continue;
+    auto read = ReadBuildFigures(ctx.setup->buffer, build_id);
+    if (read.ok()) {
+      *figures = *read;
+    } else if (!absl::IsNotFound(read.status())) {
+      figures_note =
+          absl::StrCat(" (build figures: ", read.status().message(), ")");
+    }
+  }
   std::string summary = state->phase();
   if (state->has_final_reward()) {
     absl::StrAppend(&summary, absl::StrFormat(", final reward %+.4f",
                                               state->final_reward()));
   }
-  absl::StrAppend(&summary, ", ", state->steps_size(), " step(s) judged");
+  absl::StrAppend(&summary, ", ", state->steps_size(), " step(s) judged",
+                  figures_note);
   return StageOutcome{StageOutcome::kDone, summary};
 }
 
