@@ -92,10 +92,7 @@ void AddCanaryListCommands(CLI::App& canary, int& exit_code) {
       exit_code, [](const CanaryListFlags& flags) {
         return RunCanaryList(flags, std::cout, std::cerr);
       });
-  list.app->add_option("--state-dir", list.flags->state_dir,
-                       "state directory (default $PHASELOOP_STATE_DIR, else "
-                       "$XDG_STATE_HOME/phaseloop, else "
-                       "~/.local/state/phaseloop)");
+  command::AddStateDirOption(*list.app, list.flags->state_dir);
   list.app->add_flag("--json", list.flags->json,
                      "print every run's full state as JSON");
   auto report = command::AddSubcommand<CanaryReportFlags>(
@@ -109,8 +106,7 @@ void AddCanaryListCommands(CLI::App& canary, int& exit_code) {
       ->add_option("--canary-id", report.flags->canary_id,
                    "the run (`phaseloop canary list` shows them)")
       ->required();
-  report.app->add_option("--state-dir", report.flags->state_dir,
-                         "state directory (as for canary list)");
+  command::AddStateDirOption(*report.app, report.flags->state_dir);
   report.app->add_option("--out", report.flags->out,
                          "write the HTML here instead of beside the state");
 }

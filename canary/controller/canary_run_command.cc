@@ -370,9 +370,7 @@ void AddCanaryRunCommand(CLI::App& canary, int& exit_code) {
   app.add_option("--buffer", flags.buffer,
                  "replay buffer for rewards and decisions (default "
                  "STATE/buffer.db)");
-  app.add_option("--state-dir", flags.state_dir,
-                 "state directory (default $PHASELOOP_STATE_DIR, else "
-                 "$XDG_STATE_HOME/phaseloop, else ~/.local/state/phaseloop)");
+  command::AddStateDirOption(app, flags.state_dir);
   app.add_option("--cc", flags.cc,
                  "phaseloop-cc (default: beside this binary, else on PATH)");
   app.add_option("--bazel-shims", flags.bazel_shims,

@@ -19,6 +19,13 @@ CLI::Option* AddKafkaOption(CLI::App& command, std::string& bootstrap) {
       ->envname(kKafkaEnv);
 }
 
+CLI::Option* AddStateDirOption(CLI::App& command, std::string& state_dir) {
+  return command.add_option(
+      "--state-dir", state_dir,
+      "state directory (default $PHASELOOP_STATE_DIR, else "
+      "$XDG_STATE_HOME/phaseloop, else ~/.local/state/phaseloop)");
+}
+
 void MarkDeprecatedName(CLI::App& command, CLI::Option& option,
                         const CLI::Option& renamed, const std::string& old_name,
                         std::ostream& notes) {

@@ -48,6 +48,11 @@ inline constexpr char kKafkaEnv[] = "PHASELOOP_KAFKA";
 // the option of every command that talks to Kafka.
 CLI::Option* AddKafkaOption(CLI::App& command, std::string& bootstrap);
 
+// `--state-dir DIR`: where durable state lives (canaries, loops, spools);
+// "" means kafka::DefaultStateDir(): $PHASELOOP_STATE_DIR, else
+// $XDG_STATE_HOME/phaseloop, else ~/.local/state/phaseloop.
+CLI::Option* AddStateDirOption(CLI::App& command, std::string& state_dir);
+
 // One name per idea across phaseloop's commands (README "Commands"): an
 // option renamed to the shared name keeps its old spelling for one release.
 // `NAME` is the option; `OLD_NAME` sets the same `value`, is listed in

@@ -208,9 +208,7 @@ void AddLoopCommand(CLI::App& app, int& exit_code) {
   cmd.add_option("--loop-id", flags.loop_id,
                  "name of this loop (default: the config file's name); the "
                  "same id resumes it");
-  cmd.add_option("--state-dir", flags.state_dir,
-                 "state directory (default $PHASELOOP_STATE_DIR, else "
-                 "$XDG_STATE_HOME/phaseloop, else ~/.local/state/phaseloop)");
+  command::AddStateDirOption(cmd, flags.state_dir);
   cmd.add_option("--buffer", flags.buffer,
                  "replay buffer (default STATE/buffer.db)");
   command::AddKafkaOption(cmd, flags.kafka);

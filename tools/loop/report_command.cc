@@ -107,9 +107,7 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
   ReportFlags& flags = *report.flags;
   cmd.add_option("--loop-id", flags.loop_id,
                  "the loop (default: the newest under the state directory)");
-  cmd.add_option("--state-dir", flags.state_dir,
-                 "state directory (default $PHASELOOP_STATE_DIR, else "
-                 "$XDG_STATE_HOME/phaseloop, else ~/.local/state/phaseloop)");
+  command::AddStateDirOption(cmd, flags.state_dir);
   cmd.add_option("--out", flags.out,
                  "HTML file to write (default STATE/loops/ID/report.html)");
   cmd.add_option("--json-out", flags.json_out,
