@@ -111,9 +111,7 @@ int RunRuntimeSearchCommand(const RuntimeSearchFlags& f, std::ostream& out,
   options.keep_builds = f.keep_builds;
   options.object_cache = !f.no_object_cache;
   options.search_timing = DefaultSearchTiming();
-  options.search_timing.seed = f.seed;
   options.confirm_timing.budget_s = f.confirm_budget_s;
-  options.confirm_timing.seed = f.seed;
   err << "runtime search: " << workload->name << ", " << f.budget_s
       << " s budget, seed " << f.seed << ", scratch " << stage.work_dir << "\n";
   absl::StatusOr<RuntimeSearchResult> result =

@@ -26,16 +26,14 @@ absl::Status Summarize(const TimingOptions& options, TimingResult& result) {
       instruction_ratios.push_back(double(a.instructions) / b.instructions);
     }
   }
-  stats::BootstrapOptions bootstrap;
-  bootstrap.seed = options.seed;
   absl::StatusOr<stats::SpeedupInterval> wall_interval =
-      stats::BootstrapSpeedup(wall, bootstrap);
+      stats::MedianSpeedupInterval(wall, options.confidence);
   if (!wall_interval.ok()) return wall_interval.status();
   result.wall = *wall_interval;
   // CPU time of a very short run can read 0 (the kernel's tick): then the
   // CPU figure is not reported.
   absl::StatusOr<stats::SpeedupInterval> cpu_interval =
-      stats::BootstrapSpeedup(cpu, bootstrap);
+      stats::MedianSpeedupInterval(cpu, options.confidence);
   result.cpu = cpu_interval.ok() ? *cpu_interval : stats::SpeedupInterval{};
   absl::StatusOr<stats::MannWhitneyResult> test =
       stats::MannWhitneyU(wall_a, wall_b);
@@ -54,12 +52,14 @@ absl::StatusOr<TimingResult> TimeInterleaved(const RunSide& run,
                                              const TimingOptions& options,
                                              const TimingProgress& progress) {
   if (options.min_pairs < 3 || options.max_pairs < options.min_pairs ||
-      !(options.budget_s > 0) || !(options.half_width > 0)) {
+      !(options.budget_s > 0) || !(options.half_width > 0) ||
+      !(options.confidence > 0 && options.confidence < 1)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "timing options: need min_pairs >= 3 (got ", options.min_pairs,
         "), max_pairs >= min_pairs (got ", options.max_pairs,
         "), a positive budget (got ", options.budget_s,
-        " s) and a positive half width (got ", options.half_width, ")"));
+        " s), a positive half width (got ", options.half_width,
+        ") and a confidence in (0, 1) (got ", options.confidence, ")"));
   }
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] {

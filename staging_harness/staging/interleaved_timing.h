@@ -4,9 +4,12 @@
 // Timing a candidate against a baseline on a shared machine: warm-up passes
 // of each (not counted), then interleaved pairs in alternating order (A B,
 // B A, A B, ...: a drift or a cache left warm by the previous run hits both
-// sides equally), adding pairs until the bootstrap 95 % interval of the
-// median wall-time speedup is within ±half_width of the median, the pair
-// limit, or the time budget. Reports the wall and CPU (user+sys) speedups
+// sides equally), adding pairs until the distribution-free `confidence`
+// interval of the median wall-time speedup (stats::MedianSpeedupInterval,
+// 99 % by default: stopping once an interval looks narrow favours samples
+// whose spread happened to be small, and 95 % held an A/A comparison's 1
+// too rarely) is within ±half_width of the median, the pair limit, or the
+// time budget. Reports the wall and CPU (user+sys) speedups
 // with their intervals, the Mann-Whitney p-value of the wall times, and the
 // instructions ratio where the hardware counted them (a deterministic
 // secondary metric: the same binary retires nearly the same instructions on
@@ -24,11 +27,11 @@ namespace phaseloop::staging {
 
 struct TimingOptions {
   int warmup_passes = 1;  // per side, before the first pair
-  int min_pairs = 5;      // before the stopping rule is consulted
-  int max_pairs = 40;
-  double budget_s = 120;     // the timing phase's wall time
-  double half_width = 0.01;  // stats::NarrowEnough
-  uint64_t seed = 1;         // the bootstrap's
+  int min_pairs = 10;     // before the stopping rule is consulted
+  int max_pairs = 60;
+  double budget_s = 120;      // the timing phase's wall time
+  double half_width = 0.01;   // stats::NarrowEnough
+  double confidence = 0.99;   // of the intervals, in (0, 1)
 };
 
 // One pass of a side: the workload's run commands once.
@@ -62,7 +65,8 @@ struct TimingResult {
 using TimingProgress = std::function<void(const TimingResult&)>;
 
 // InvalidArgument for options that cannot work (min_pairs < 3, max_pairs <
-// min_pairs, a non-positive budget); a failed pass is returned as is.
+// min_pairs, a non-positive budget, a confidence outside (0, 1)); a failed
+// pass is returned as is.
 absl::StatusOr<TimingResult> TimeInterleaved(const RunSide& run,
                                              const TimingOptions& options,
                                              const TimingProgress& progress);

@@ -40,7 +40,7 @@ TEST(InterleavedTimingTest, StopsOnceTheIntervalIsNarrowAroundTheTrueSpeedup) {
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->stop_reason, "narrow");
   EXPECT_TRUE(result->narrow);
-  EXPECT_EQ(result->baseline.size(), 5u);  // narrow at the first look
+  EXPECT_EQ(result->baseline.size(), 10u);  // narrow at the first look
   EXPECT_NEAR(result->wall.median, 1.05, 0.01);
   EXPECT_LT(result->wall.low, 1.05);
   EXPECT_GT(result->wall.high, 1.05);
@@ -69,6 +69,7 @@ TEST(InterleavedTimingTest, AlternatesTheOrderOfEachPairAfterTheWarmUp) {
 TEST(InterleavedTimingTest, NoisyRunsStopAtThePairLimitWithAWideInterval) {
   NoisyTimes times(1.0, 1.0, 0.3);
   TimingOptions options;
+  options.min_pairs = 8;
   options.max_pairs = 8;
   absl::StatusOr<TimingResult> result =
       TimeInterleaved(std::ref(times), options, nullptr);
@@ -88,7 +89,7 @@ TEST(InterleavedTimingTest, ABudgetSpentStopsAfterTheMinimumPairs) {
       TimeInterleaved(std::ref(times), options, nullptr);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->stop_reason, "budget");
-  EXPECT_EQ(result->baseline.size(), 5u);
+  EXPECT_EQ(result->baseline.size(), 10u);
 }
 
 TEST(InterleavedTimingTest, UncountedInstructionsGiveNoRatio) {
@@ -127,6 +128,25 @@ TEST(InterleavedTimingTest, RejectsOptionsThatCannotWork) {
   inverted.max_pairs = 3;
   EXPECT_EQ(TimeInterleaved(never, inverted, nullptr).status().code(),
             absl::StatusCode::kInvalidArgument);
+  TimingOptions certain;
+  certain.confidence = 1;
+  EXPECT_EQ(TimeInterleaved(never, certain, nullptr).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(InterleavedTimingTest, NeverStopsNarrowOnTooFewPairsForTheConfidence) {
+  // Identical times: every interval is a point, but 3 to 7 pairs cannot
+  // bound a median at 99 %, so the first narrow stop is at the 8th pair.
+  auto same = [](Side) -> absl::StatusOr<PassSample> {
+    return PassSample{1, 1, false, 0, 0};
+  };
+  TimingOptions options;
+  options.min_pairs = 3;
+  absl::StatusOr<TimingResult> result = TimeInterleaved(same, options, nullptr);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->stop_reason, "narrow");
+  EXPECT_EQ(result->baseline.size(), 8u);
+  EXPECT_GE(result->wall.coverage, 0.99);
 }
 
 }  // namespace

@@ -137,6 +137,7 @@ absl::StatusOr<SpeedGateResult> RunSpeedGate(const std::string& policy_spec,
   stage.opt_level = "O3";
   stage.timing.budget_s = options.budget_s;
   stage.timing.max_pairs = options.max_pairs;
+  stage.timing.min_pairs = std::min(stage.timing.min_pairs, options.max_pairs);
   stage.object_cache_dir = options.object_cache_dir;
   stage.work_dir =
       options.work_dir.empty()

@@ -11,7 +11,7 @@
 //     (target 95 %).
 // Usage: stage_benchmark --workload NAME... [--workloads-dir DIR]
 //          [--aa-runs 20] [--sensitivity-runs 20] [--slowdown 0.03]
-//          [--max-pairs 40] [--budget-s 60] [--cc PHASELOOP_CC]
+//          [--max-pairs 60] [--confidence 0.99] [--budget-s 90] [--cc PHASELOOP_CC]
 //          [--work-dir DIR]
 #include <chrono>
 #include <cmath>
@@ -35,8 +35,9 @@ struct Flags {
   int aa_runs = 20;
   int sensitivity_runs = 20;
   double slowdown = 0.03;
-  int max_pairs = 40;
-  double budget_s = 60;
+  int max_pairs = 60;
+  double confidence = 0.99;
+  double budget_s = 90;
   std::string cc;
   std::string work_dir = (fs::temp_directory_path() / "phaseloop-stage-bench");
 };
@@ -124,6 +125,7 @@ int Run(const Flags& f) {
     StageOptions options;
     options.compilers = *compilers;
     options.timing.max_pairs = f.max_pairs;
+    options.timing.confidence = f.confidence;
     options.timing.budget_s = f.budget_s;
     options.work_dir = f.work_dir + "/" + name;
 
@@ -148,10 +150,8 @@ int Run(const Flags& f) {
     Tally aa;
     start = std::chrono::steady_clock::now();
     for (int i = 0; i < f.aa_runs; ++i) {
-      TimingOptions timing = options.timing;
-      timing.seed = i + 1;
       absl::StatusOr<StageResult> r =
-          (*stager)->Evaluate("baseline", absl::StrCat("aa", i), timing);
+          (*stager)->Evaluate("baseline", absl::StrCat("aa", i), options.timing);
       if (!r.ok() || !r->timing) {
         std::cerr << name << " A/A: "
                   << (r.ok() ? r->detail : std::string(r.status().message()))
@@ -187,10 +187,8 @@ int Run(const Flags& f) {
     Tally sensitivity;
     start = std::chrono::steady_clock::now();
     for (int i = 0; i < f.sensitivity_runs; ++i) {
-      TimingOptions timing = options.timing;
-      timing.seed = i + 1;
       absl::StatusOr<StageResult> r =
-          (*stager)->Evaluate("baseline", absl::StrCat("slow", i), timing);
+          (*stager)->Evaluate("baseline", absl::StrCat("slow", i), options.timing);
       if (!r.ok() || !r->timing) {
         std::cerr << name << " sensitivity: "
                   << (r.ok() ? r->detail : std::string(r.status().message()))
@@ -231,6 +229,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--slowdown", flags.slowdown)->capture_default_str();
   app.add_option("--max-pairs", flags.max_pairs)->capture_default_str();
+  app.add_option("--confidence", flags.confidence)->capture_default_str();
   app.add_option("--budget-s", flags.budget_s)->capture_default_str();
   app.add_option("--cc", flags.cc,
                  "phaseloop-cc (default: found as stage does)");

@@ -1,5 +1,6 @@
 #include "staging_harness/staging/stage_command.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -24,10 +25,10 @@ struct StageFlags {
   std::string baseline = "baseline";
   std::string opt_level = "O3";
   double budget_s = 120;
-  int min_pairs = 5;
-  int max_pairs = 40;
+  int min_pairs = 0;  // 0: 10, or --max-pairs when that is lower
+  int max_pairs = 60;
   double half_width = 0.01;
-  uint64_t seed = 1;
+  double confidence = 0.99;
   int cpu = -1;
   bool ubsan = false;
   bool time_identical = false;
@@ -108,10 +109,11 @@ int RunStage(const StageFlags& f) {
   options.opt_level = f.opt_level;
   options.compilers = *compilers;
   options.timing.budget_s = f.budget_s;
-  options.timing.min_pairs = f.min_pairs;
+  options.timing.min_pairs =
+      f.min_pairs > 0 ? f.min_pairs : std::min(10, f.max_pairs);
   options.timing.max_pairs = f.max_pairs;
   options.timing.half_width = f.half_width;
-  options.timing.seed = f.seed;
+  options.timing.confidence = f.confidence;
   options.cpu = f.cpu;
   options.ubsan = f.ubsan;
   options.time_identical = f.time_identical;
@@ -191,17 +193,20 @@ void AddStageCommand(CLI::App& app, int& exit_code) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd->add_option("--min-pairs", flags->min_pairs,
-                  "interleaved pairs before the interval is looked at")
-      ->check(CLI::Range(3, 10000))
-      ->capture_default_str();
+                  "interleaved pairs before the interval is looked at "
+                  "(default 10, or --max-pairs when lower)")
+      ->check(CLI::Range(3, 10000));
   cmd->add_option("--max-pairs", flags->max_pairs, "at most this many pairs")
       ->check(CLI::Range(3, 10000))
       ->capture_default_str();
   cmd->add_option("--half-width", flags->half_width,
-                  "stop once the 95 % interval is within ±this of the median")
+                  "stop once the interval is within ±this of the median")
       ->check(CLI::Range(1e-6, 1.0))
       ->capture_default_str();
-  cmd->add_option("--seed", flags->seed, "the bootstrap's seed")
+  cmd->add_option("--confidence", flags->confidence,
+                  "of the speedup intervals (distribution-free, of the "
+                  "median per-pair ratio)")
+      ->check(CLI::Range(0.5, 0.9999))
       ->capture_default_str();
   cmd->add_option("--cpu", flags->cpu,
                   "pin every run to this CPU (default: not pinned)");

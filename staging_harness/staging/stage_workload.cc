@@ -353,9 +353,21 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
                                Describe(**differs)));
   }
 
-  // Timing.
-  const std::string baseline_dir = s.Dir("run-baseline");
-  const std::string candidate_dir = s.Dir("run-" + label);
+  // Timing, from two run directories whose paths have the same length: the
+  // shell exports PWD, so a longer path shifts the program's stack by as
+  // many bytes, a layout change that alone moves run times by a percent or
+  // more (Mytkowicz et al., "Producing wrong data without doing anything
+  // obviously wrong!", ASPLOS 2009) and would bias an A/A comparison.
+  const std::string baseline_dir = s.Dir("time-a");
+  const std::string candidate_dir = s.Dir("time-b");
+  for (const auto& [built, dir] :
+       {std::pair{&baseline_, baseline_dir}, {&*candidate, candidate_dir}}) {
+    if (absl::Status ready =
+            runner::PrepareRunDirectory(workload, *built, s.inputs, dir);
+        !ready.ok()) {
+      return ready;
+    }
+  }
   runner::PassOptions pass;
   pass.cpu = s.options.cpu;
   pass.count_hardware = s.options.count_hardware;

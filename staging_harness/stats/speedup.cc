@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <random>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -11,17 +10,6 @@ namespace phaseloop::stats {
 namespace {
 
 bool IsPositiveTime(double t) { return std::isfinite(t) && t > 0; }
-
-// A uniform index in [0, n) from the generator, by rejection (unbiased, and
-// unlike std::uniform_int_distribution the same on every standard library).
-size_t DrawIndex(std::mt19937_64& rng, size_t n) {
-  const uint64_t range = static_cast<uint64_t>(n);
-  const uint64_t limit =
-      std::mt19937_64::max() - (std::mt19937_64::max() % range + 1) % range;
-  uint64_t draw = rng();
-  while (draw > limit) draw = rng();
-  return static_cast<size_t>(draw % range);
-}
 
 // Median of `values`, reordering them.
 double MedianInPlace(std::vector<double>& values) {
@@ -41,14 +29,6 @@ absl::StatusOr<double> Median(std::vector<double> values) {
     return absl::InvalidArgumentError("the median of no values is undefined");
   }
   return MedianInPlace(values);
-}
-
-double Quantile(const std::vector<double>& sorted, double q) {
-  const double position = q * static_cast<double>(sorted.size() - 1);
-  const size_t below = static_cast<size_t>(std::floor(position));
-  if (below + 1 >= sorted.size()) return sorted.back();
-  const double fraction = position - static_cast<double>(below);
-  return sorted[below] + fraction * (sorted[below + 1] - sorted[below]);
 }
 
 absl::StatusOr<std::vector<double>> SpeedupRatios(
@@ -74,15 +54,36 @@ absl::StatusOr<double> MedianSpeedup(absl::Span<const TimedPair> pairs) {
   return Median(*std::move(ratios));
 }
 
-absl::StatusOr<SpeedupInterval> BootstrapSpeedup(
-    absl::Span<const TimedPair> pairs, const BootstrapOptions& options) {
-  if (options.resamples < 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "bootstrap resamples must be >= 1, got ", options.resamples));
+size_t MedianOrderStatistic(size_t n, double confidence, double* coverage) {
+  // P(Binomial(n, 1/2) <= j), summed in log space (n may be in the
+  // thousands; 2^-n underflows a double past 1074).
+  const double alpha = (1 - confidence) / 2;
+  double cdf = 0;
+  size_t k = 0;
+  double tail_below_k = 0;  // P(B <= k - 1) for the k found so far
+  for (size_t j = 0; 2 * j < n; ++j) {
+    const double log_pmf = std::lgamma(double(n) + 1) -
+                           std::lgamma(double(j) + 1) -
+                           std::lgamma(double(n - j) + 1) -
+                           double(n) * std::log(2.0);
+    cdf += std::exp(log_pmf);
+    if (cdf > alpha) break;
+    k = j + 1;  // P(B <= k - 1) = cdf <= alpha
+    tail_below_k = cdf;
   }
-  if (!(options.confidence > 0 && options.confidence < 1)) {
+  if (coverage != nullptr) {
+    // k = 0: the range, whose miss probability is 2 P(B = 0).
+    *coverage = k == 0 ? 1 - 2 * std::exp(-double(n) * std::log(2.0))
+                       : 1 - 2 * tail_below_k;
+  }
+  return k;
+}
+
+absl::StatusOr<SpeedupInterval> MedianSpeedupInterval(
+    absl::Span<const TimedPair> pairs, double confidence) {
+  if (!(confidence > 0 && confidence < 1)) {
     return absl::InvalidArgumentError(
-        absl::StrCat("confidence must be in (0, 1), got ", options.confidence));
+        absl::StrCat("confidence must be in (0, 1), got ", confidence));
   }
   auto ratios = SpeedupRatios(pairs);
   if (!ratios.ok()) return ratios.status();
@@ -93,25 +94,23 @@ absl::StatusOr<SpeedupInterval> BootstrapSpeedup(
   }
   SpeedupInterval interval;
   interval.pairs = ratios->size();
+  interval.confidence = confidence;
   interval.median = *Median(*ratios);
-
-  std::mt19937_64 rng(options.seed);
-  std::vector<double> medians;
-  medians.reserve(options.resamples);
-  std::vector<double> resample(ratios->size());
-  for (int r = 0; r < options.resamples; ++r) {
-    for (double& value : resample)
-      value = (*ratios)[DrawIndex(rng, ratios->size())];
-    medians.push_back(MedianInPlace(resample));
-  }
-  std::sort(medians.begin(), medians.end());
-  interval.low = Quantile(medians, (1 - options.confidence) / 2);
-  interval.high = Quantile(medians, (1 + options.confidence) / 2);
+  std::vector<double> sorted = *std::move(ratios);
+  std::sort(sorted.begin(), sorted.end());
+  const size_t n = sorted.size();
+  const size_t k =
+      std::max<size_t>(1, MedianOrderStatistic(n, confidence,
+                                               &interval.coverage));
+  interval.low = sorted[k - 1];
+  interval.high = sorted[n - k];
   return interval;
 }
 
 bool NarrowEnough(const SpeedupInterval& interval, double relative_half_width) {
-  if (!(interval.median > 0)) return false;
+  if (!(interval.median > 0) || interval.coverage < interval.confidence) {
+    return false;
+  }
   return interval.high / interval.median - 1 < relative_half_width &&
          1 - interval.low / interval.median < relative_half_width;
 }

@@ -19,17 +19,6 @@ TEST(Median, OddAndEvenCounts) {
   EXPECT_FALSE(Median({}).ok());
 }
 
-TEST(Quantile, InterpolatesLikeNumpysDefault) {
-  // numpy.percentile([1, 2, 3, 4], q): position (n - 1) q = 3 q.
-  const std::vector<double> sorted = {1, 2, 3, 4};
-  EXPECT_DOUBLE_EQ(Quantile(sorted, 0), 1);
-  EXPECT_DOUBLE_EQ(Quantile(sorted, 0.25), 1.75);  // 1 + 0.75 (2 - 1)
-  EXPECT_DOUBLE_EQ(Quantile(sorted, 0.5), 2.5);
-  EXPECT_DOUBLE_EQ(Quantile(sorted, 0.975), 3.925);  // 3 + 0.925 (4 - 3)
-  EXPECT_DOUBLE_EQ(Quantile(sorted, 1), 4);
-  EXPECT_DOUBLE_EQ(Quantile({5}, 0.3), 5);
-}
-
 TEST(MedianSpeedup, IsTheMedianOfPerPairRatios) {
   // Ratios 1.0 / 0.5 = 2, 1.0 / 1.0 = 1, 2.5 / 2.0 = 1.25: median 1.25.
   // (The ratio of medians would be 1.0 / 1.0 = 1: pairing matters.)
@@ -47,28 +36,73 @@ TEST(MedianSpeedup, RefusesTimesThatAreNotPositive) {
     EXPECT_THAT(speedup.status().message(), HasSubstr("pair 1: times must be"));
   }
   EXPECT_FALSE(MedianSpeedup({}).ok());
-  EXPECT_FALSE(BootstrapSpeedup({}).ok());
+  EXPECT_FALSE(MedianSpeedupInterval({}).ok());
 }
 
-TEST(BootstrapSpeedup, TwoPairsByHand) {
-  // Ratios {1.0, 1.2}. A resample of two draws {1.0, 1.0} (probability
-  // 1/4, median 1.0), one of each (1/2, median 1.1) or {1.2, 1.2} (1/4,
-  // median 1.2). With 10000 resamples about 2500 medians are 1.0 and 2500
-  // are 1.2, so the 2.5 % and 97.5 % quantiles (positions 249.975 and
-  // 9749.025 of the sorted medians) are 1.0 and 1.2 exactly.
-  const std::vector<TimedPair> pairs = {{1.0, 1.0}, {1.2, 1.0}};
-  auto interval = BootstrapSpeedup(pairs);
+TEST(MedianOrderStatistic, BinomialTailsByHand) {
+  double coverage = 0;
+  // n = 10 at 95 %: P(B <= 1) = 11/1024 <= 0.025 < P(B <= 2) = 56/1024,
+  // so x(2) and x(9), covering 1 - 22/1024.
+  EXPECT_EQ(MedianOrderStatistic(10, 0.95, &coverage), 2u);
+  EXPECT_DOUBLE_EQ(coverage, 1 - 22.0 / 1024);
+  // n = 20 at 99 %: P(B <= 3) = 1351/2^20 <= 0.005 < P(B <= 4) = 6196/2^20.
+  EXPECT_EQ(MedianOrderStatistic(20, 0.99, &coverage), 4u);
+  EXPECT_NEAR(coverage, 1 - 2 * 1351.0 / 1048576, 1e-12);
+  // n = 8 at 99 %: only the range, missing with 2 / 2^8 <= 0.01; n = 7
+  // cannot reach 99 % (2 / 2^7 = 0.0156): 0, and the range's coverage.
+  EXPECT_EQ(MedianOrderStatistic(8, 0.99, &coverage), 1u);
+  EXPECT_DOUBLE_EQ(coverage, 1 - 2.0 / 256);
+  EXPECT_EQ(MedianOrderStatistic(7, 0.99, &coverage), 0u);
+  EXPECT_DOUBLE_EQ(coverage, 1 - 2.0 / 128);
+  EXPECT_EQ(MedianOrderStatistic(1, 0.5, &coverage), 0u);
+  EXPECT_DOUBLE_EQ(coverage, 0);
+  // Thousands of values (2^-n underflows): still near the normal
+  // approximation n/2 - 2.576 sqrt(n)/2 = 942.4 for n = 2000.
+  EXPECT_NEAR(double(MedianOrderStatistic(2000, 0.99, &coverage)), 942, 1);
+  EXPECT_GE(coverage, 0.99);
+  EXPECT_LT(coverage, 0.992);
+}
+
+TEST(MedianSpeedupInterval, IsAPairOfOrderStatistics) {
+  // Ratios 1.00, 1.01, ..., 1.09 (given shuffled): at 95 % x(2) and x(9).
+  std::vector<TimedPair> pairs;
+  for (int i : {3, 7, 0, 9, 5, 1, 8, 2, 6, 4}) pairs.push_back({1 + 0.01 * i, 1});
+  auto interval = MedianSpeedupInterval(pairs, 0.95);
   ASSERT_TRUE(interval.ok()) << interval.status();
-  EXPECT_DOUBLE_EQ(interval->median, 1.1);
-  EXPECT_DOUBLE_EQ(interval->low, 1.0);
-  EXPECT_DOUBLE_EQ(interval->high, 1.2);
-  EXPECT_EQ(interval->pairs, 2u);
-  // A 40 % interval (quantiles 0.3 and 0.7) sits inside the middle half,
-  // where every median is 1.1.
-  auto narrow = BootstrapSpeedup(pairs, {.confidence = 0.4});
-  ASSERT_TRUE(narrow.ok());
-  EXPECT_DOUBLE_EQ(narrow->low, 1.1);
-  EXPECT_DOUBLE_EQ(narrow->high, 1.1);
+  EXPECT_DOUBLE_EQ(interval->median, 1.045);
+  EXPECT_DOUBLE_EQ(interval->low, 1.01);
+  EXPECT_DOUBLE_EQ(interval->high, 1.08);
+  EXPECT_EQ(interval->pairs, 10u);
+  EXPECT_DOUBLE_EQ(interval->confidence, 0.95);
+  EXPECT_DOUBLE_EQ(interval->coverage, 1 - 22.0 / 1024);
+  // At 99 % (the default) ten pairs give x(1) and x(10): the range.
+  auto strict = MedianSpeedupInterval(pairs);
+  ASSERT_TRUE(strict.ok());
+  EXPECT_DOUBLE_EQ(strict->low, 1.00);
+  EXPECT_DOUBLE_EQ(strict->high, 1.09);
+  EXPECT_GE(strict->coverage, 0.99);
+}
+
+TEST(MedianSpeedupInterval, TooFewPairsGiveTheRangeAndAreNeverNarrow) {
+  // Five identical pairs: a point, but five values cannot bound a median
+  // at 99 % (the range misses with 2 / 32), so the harness keeps going.
+  const std::vector<TimedPair> pairs(5, TimedPair{1.5, 1.0});
+  auto interval = MedianSpeedupInterval(pairs);
+  ASSERT_TRUE(interval.ok());
+  EXPECT_DOUBLE_EQ(interval->low, 1.5);
+  EXPECT_DOUBLE_EQ(interval->high, 1.5);
+  EXPECT_DOUBLE_EQ(interval->coverage, 1 - 2.0 / 32);
+  EXPECT_FALSE(NarrowEnough(*interval));
+  // Eight are enough.
+  auto eight = MedianSpeedupInterval(std::vector<TimedPair>(8, {1.5, 1.0}));
+  ASSERT_TRUE(eight.ok());
+  EXPECT_TRUE(NarrowEnough(*eight));
+}
+
+TEST(MedianSpeedupInterval, RefusesBadConfidence) {
+  const std::vector<TimedPair> pairs = {{1, 1}};
+  EXPECT_FALSE(MedianSpeedupInterval(pairs, 1.0).ok());
+  EXPECT_FALSE(MedianSpeedupInterval(pairs, 0).ok());
 }
 
 // 20 pairs of an A/A-like comparison: ratios 0.99 .. 1.01 spread evenly,
@@ -82,47 +116,6 @@ std::vector<TimedPair> TwentyPairs() {
   return pairs;
 }
 
-TEST(BootstrapSpeedup, IsDeterministicForASeed) {
-  const auto pairs = TwentyPairs();
-  auto first = BootstrapSpeedup(pairs, {.seed = 42});
-  auto again = BootstrapSpeedup(pairs, {.seed = 42});
-  ASSERT_TRUE(first.ok() && again.ok());
-  EXPECT_EQ(first->low, again->low);  // bit for bit
-  EXPECT_EQ(first->high, again->high);
-  // The seed drives the draws: with few resamples the ends move with it
-  // (with 10000 the quantiles barely depend on it).
-  auto few = BootstrapSpeedup(pairs, {.resamples = 20, .seed = 42});
-  auto few_again = BootstrapSpeedup(pairs, {.resamples = 20, .seed = 42});
-  auto few_other = BootstrapSpeedup(pairs, {.resamples = 20, .seed = 43});
-  ASSERT_TRUE(few.ok() && few_again.ok() && few_other.ok());
-  EXPECT_EQ(few->low, few_again->low);
-  EXPECT_EQ(few->high, few_again->high);
-  EXPECT_TRUE(few->low != few_other->low || few->high != few_other->high);
-  // The sample median of ratios 0.9905, 0.9915, ..., 1.0095 is 1.0 and the
-  // interval holds it, within the sample's range.
-  EXPECT_DOUBLE_EQ(first->median, 1.0);
-  EXPECT_LT(first->low, 1.0);
-  EXPECT_GT(first->high, 1.0);
-  EXPECT_GE(first->low, 0.9905);
-  EXPECT_LE(first->high, 1.0095);
-}
-
-TEST(BootstrapSpeedup, IdenticalPairsGiveAPointInterval) {
-  const std::vector<TimedPair> pairs(5, TimedPair{1.5, 1.0});
-  auto interval = BootstrapSpeedup(pairs);
-  ASSERT_TRUE(interval.ok());
-  EXPECT_DOUBLE_EQ(interval->low, 1.5);
-  EXPECT_DOUBLE_EQ(interval->high, 1.5);
-  EXPECT_TRUE(NarrowEnough(*interval));
-}
-
-TEST(BootstrapSpeedup, RefusesBadOptions) {
-  const std::vector<TimedPair> pairs = {{1, 1}};
-  EXPECT_FALSE(BootstrapSpeedup(pairs, {.resamples = 0}).ok());
-  EXPECT_FALSE(BootstrapSpeedup(pairs, {.confidence = 1.0}).ok());
-  EXPECT_FALSE(BootstrapSpeedup(pairs, {.confidence = 0}).ok());
-}
-
 TEST(NarrowEnough, BothEndsWithinOnePercentOfTheMedian) {
   EXPECT_TRUE(NarrowEnough({.median = 1.0, .low = 0.995, .high = 1.009}));
   EXPECT_FALSE(NarrowEnough({.median = 1.0, .low = 0.995, .high = 1.011}));
@@ -133,10 +126,13 @@ TEST(NarrowEnough, BothEndsWithinOnePercentOfTheMedian) {
   EXPECT_FALSE(NarrowEnough({.median = 1.0, .low = 0.985, .high = 1.001}));
   EXPECT_TRUE(NarrowEnough({.median = 1.0, .low = 0.985, .high = 1.001}, 0.02));
   EXPECT_FALSE(NarrowEnough({}));  // no estimate
+  // Narrow, but too few pairs for the confidence asked.
+  EXPECT_FALSE(NarrowEnough({.median = 1.0, .low = 0.995, .high = 1.005,
+                             .confidence = 0.99, .coverage = 0.98}));
 }
 
-TEST(BootstrapSpeedup, TwentyPairsWithinHalfAPercentAreNarrowEnough) {
-  auto interval = BootstrapSpeedup(TwentyPairs());
+TEST(MedianSpeedupInterval, TwentyPairsWithinHalfAPercentAreNarrowEnough) {
+  auto interval = MedianSpeedupInterval(TwentyPairs());
   ASSERT_TRUE(interval.ok());
   EXPECT_TRUE(NarrowEnough(*interval));
   // The same spread ten times wider (ratios 0.905 .. 1.095) is not.
@@ -144,7 +140,7 @@ TEST(BootstrapSpeedup, TwentyPairsWithinHalfAPercentAreNarrowEnough) {
   for (const TimedPair& p : TwentyPairs()) {
     wide.push_back({(p.baseline_s / p.candidate_s - 1) * 10 + 1, 1.0});
   }
-  auto wide_interval = BootstrapSpeedup(wide);
+  auto wide_interval = MedianSpeedupInterval(wide);
   ASSERT_TRUE(wide_interval.ok());
   EXPECT_FALSE(NarrowEnough(*wide_interval));
 }
