@@ -327,6 +327,10 @@ std::string LoopReportJson(
       row[name] =
           figures->modules() > 0
               ? json{{"build_id", figures->build_id()},
+                     {"figures_from_build_id",
+                      figures->figures_from_build_id().empty()
+                          ? json(nullptr)
+                          : json(figures->figures_from_build_id())},
                      {"optimised_units", figures->modules()},
                      {"units_off_o3", figures->modules_changed()},
                      {"alloc_size", figures->alloc_size()},

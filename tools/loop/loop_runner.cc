@@ -91,6 +91,7 @@ absl::Status LoopRunner::RunIteration(v1::LoopRun& run, int index) {
   ctx.iteration_dir = store_.IterationDir(run.loop_id(), index);
   ctx.lab_dir = store_.LoopDir(run.loop_id()) + "/lab";
   ctx.index = index;
+  ctx.run = &run;
   if (auto s = files::MakeDirectories(ctx.iteration_dir); !s.ok()) return s;
   if (it.started_ms() == 0) it.set_started_ms(executor_->NowMs());
 

@@ -11,6 +11,7 @@
 #include "canary/controller/canary_state_store.h"
 #include "common/testing/test_util.h"
 #include "gtest/gtest.h"
+#include "tools/loop/loop_stages.h"
 #include "tools/loop/loop_state.h"
 
 namespace phaseloop::loop {
@@ -267,6 +268,43 @@ TEST_F(LoopRunnerTest, ARolledBackCandidateKeepsStable) {
   EXPECT_EQ(it.canary_phase(), "rolled_back");
   EXPECT_EQ(it.stable_after(), "stableversion000");
   EXPECT_LT(it.final_reward(), 0);
+}
+
+// A stable build Bazel took wholly from its cache records no decisions: its
+// figures are the same policy's earlier build's, newest first, and say so.
+TEST(EarlierBuildFiguresTest, TheSamePolicysNewestEarlierBuild) {
+  v1::LoopRun run;
+  v1::LoopIteration* first = run.add_iterations();
+  first->set_candidate_version("v2");
+  first->set_stable_before("v1");
+  first->mutable_candidate_build()->set_build_id("build-v2-first");
+  first->mutable_candidate_build()->set_modules(12);
+  first->mutable_stable_build()->set_build_id("build-v1");
+  first->mutable_stable_build()->set_modules(12);
+  v1::LoopIteration* second = run.add_iterations();
+  second->set_candidate_version("v3");
+  second->set_stable_before("v2");
+  second->mutable_stable_build()->set_build_id("build-v2-cached");
+  second->mutable_stable_build()->set_figures_from_build_id("build-v2-first");
+  second->mutable_stable_build()->set_modules(12);
+  run.add_iterations();  // the one being run
+
+  StageContext ctx;
+  ctx.run = &run;
+  ctx.index = 2;
+  const v1::LoopBuildFigures* v2 = EarlierBuildFigures(ctx, "v2");
+  ASSERT_NE(v2, nullptr);
+  EXPECT_EQ(v2->build_id(), "build-v2-cached");  // the newest
+  EXPECT_EQ(v2->figures_from_build_id(), "build-v2-first");
+  const v1::LoopBuildFigures* v1 = EarlierBuildFigures(ctx, "v1");
+  ASSERT_NE(v1, nullptr);
+  EXPECT_EQ(v1->build_id(), "build-v1");
+  EXPECT_EQ(EarlierBuildFigures(ctx, "v3"), nullptr);  // no figures yet
+  EXPECT_EQ(EarlierBuildFigures(ctx, ""), nullptr);
+  ctx.index = 1;  // only the first iteration is earlier
+  EXPECT_EQ(EarlierBuildFigures(ctx, "v2")->build_id(), "build-v2-first");
+  ctx.run = nullptr;
+  EXPECT_EQ(EarlierBuildFigures(ctx, "v2"), nullptr);
 }
 
 }  // namespace

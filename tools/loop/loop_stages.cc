@@ -1,8 +1,10 @@
 #include "tools/loop/loop_stages.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -392,9 +394,11 @@ absl::StatusOr<StageOutcome> Canary(const StageContext& ctx,
   // (a rollout refused before it built has none). Figures for the report:
   // what cannot be read is said, never a failed stage.
   std::string figures_note;
-  for (auto [build_id, figures] :
-       {std::pair{state->candidate_build_id(), it.mutable_candidate_build()},
-        std::pair{state->baseline_build_id(), it.mutable_stable_build()}}) {
+  for (auto [build_id, figures, version] :
+       {std::tuple{state->candidate_build_id(), it.mutable_candidate_build(),
+                   it.candidate_version()},
+        std::tuple{state->baseline_build_id(), it.mutable_stable_build(),
+                   it.stable_before()}}) {
     figures->set_build_id(build_id);
     if (build_id.empty()) continue;
     auto read = ReadBuildFigures(ctx.setup->buffer, build_id);
@@ -403,6 +407,15 @@ absl::StatusOr<StageOutcome> Canary(const StageContext& ctx,
     } else if (!absl::IsNotFound(read.status())) {
       figures_note =
           absl::StrCat(" (build figures: ", read.status().message(), ")");
+    } else if (const v1::LoopBuildFigures* earlier =
+                   EarlierBuildFigures(ctx, version)) {
+      // Bazel served this build from its cache: no compile, no decisions.
+      const std::string from = earlier->figures_from_build_id().empty()
+                                   ? earlier->build_id()
+                                   : earlier->figures_from_build_id();
+      *figures = *earlier;
+      figures->set_build_id(build_id);
+      figures->set_figures_from_build_id(from);
     }
   }
   std::string summary = state->phase();
@@ -416,6 +429,24 @@ absl::StatusOr<StageOutcome> Canary(const StageContext& ctx,
 }
 
 }  // namespace
+
+const v1::LoopBuildFigures* EarlierBuildFigures(const StageContext& ctx,
+                                                const std::string& version) {
+  if (ctx.run == nullptr || version.empty()) return nullptr;
+  for (int i = std::min(ctx.index, ctx.run->iterations_size()) - 1; i >= 0;
+       --i) {
+    const v1::LoopIteration& earlier = ctx.run->iterations(i);
+    if (earlier.candidate_version() == version &&
+        earlier.candidate_build().modules() > 0) {
+      return &earlier.candidate_build();
+    }
+    if (earlier.stable_before() == version &&
+        earlier.stable_build().modules() > 0) {
+      return &earlier.stable_build();
+    }
+  }
+  return nullptr;
+}
 
 std::string LastLogLine(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -20,6 +20,9 @@ struct StageContext {
   std::string iteration_dir;  // this iteration's files
   std::string lab_dir;        // the runtime searches' shared work dir
   int index = 0;              // the iteration, 0-based
+  // The whole run, for what earlier iterations found (read only; the
+  // iteration being run is the stage's own argument).
+  const v1::LoopRun* run = nullptr;
 };
 
 struct StageOutcome {
@@ -44,6 +47,14 @@ struct StageDefinition {
 
 // explore, train, publish, stage, canary: in the order they run.
 const std::vector<StageDefinition>& LoopStages();
+
+// The build figures an earlier iteration of ctx.run (before ctx.index)
+// found for a build with `version`: its candidate's or its stable's, the
+// newest first; nullptr when none has any. What stands for a build Bazel
+// served wholly from its disk cache (it compiled nothing, so it recorded
+// no decisions, and it gave the same objects as that earlier build).
+const v1::LoopBuildFigures* EarlierBuildFigures(const StageContext& ctx,
+                                                const std::string& version);
 
 // The last non-empty line of a log (from its last 4 KiB), control
 // characters blanked: what a failed command said last.
