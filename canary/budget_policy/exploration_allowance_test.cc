@@ -114,12 +114,16 @@ TEST(ExplorationAllowanceTest, CautiousTierAllowsTenPercentAndOneExperiment) {
   EXPECT_EQ(a.max_concurrent, 1);
   // The same candidate with a lower bound good enough for healthy only.
   auto weak = ComputeExplorationAllowance(
-      kPolicy, Request({Status("baseline", 0.35)}, 0.99));
+      kPolicy, Request({Status("baseline", 0.35)}, 0.985));
   EXPECT_FALSE(weak.allowed);
   EXPECT_EQ(weak.tier, "cautious");
   EXPECT_TRUE(weak.steps.empty());
-  EXPECT_TRUE(absl::StrContains(Reasons(weak), "0.990 is below tier cautious"))
+  EXPECT_TRUE(absl::StrContains(Reasons(weak), "0.985 is below tier cautious"))
       << Reasons(weak);
+  // At most 1 % slower (the bound itself) is enough.
+  EXPECT_TRUE(ComputeExplorationAllowance(
+                  kPolicy, Request({Status("baseline", 0.35)}, 0.99))
+                  .allowed);
 }
 
 TEST(ExplorationAllowanceTest, LowOrExhaustedBudgetFreezes) {
