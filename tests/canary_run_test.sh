@@ -11,10 +11,17 @@
 #      at once and end (SIGTERM on its death), and the same command resumes:
 #      every planned step judged exactly once, resumes = 1;
 #      `policy list` shows the candidate on stable; a positive final reward.
-#   b. stable = fast, candidate = slow: rolled back (exit 3), the candidate
-#      marked failed in the store, a negative final reward, and the step that
-#      stopped it names p95_latency_ms (Fail, or Inconclusive to the step's
-#      maximum when a busy machine's windows are too noisy to prove it).
+#   b. stable = fast, candidate = slow, its instance also busy-waiting as
+#      long again as every handler call took (--inject-canary-slowdown 1):
+#      rolled back (exit 3), the candidate marked failed in the store, a
+#      negative final reward, and the step that stopped it names
+#      p95_latency_ms (Fail, or Inconclusive to the step's maximum when a
+#      busy machine's windows are too noisy to prove it). The slow policy
+#      alone is not enough here: the handler's compute is a small part of a
+#      request's latency at this load, and on a CI machine running another
+#      test beside this one its p95 read 3-21 % above stable's, sometimes
+#      within the judge's 5 % allowance (this test is about the rollback,
+#      the judge's sensitivity is BENCHMARKS.md's "Canary controller").
 #      Mid-rollout, the controller's /metrics shows the phase, the judged
 #      step and the traffic split.
 #   c. `canary list` lists both runs; `canary report` writes an HTML page
@@ -161,7 +168,7 @@ planned="$(field "$work/up.json" "len(r['plan'])")"
   fail "stable is not the promoted candidate: $(cat "$work/list-a.json")"
 
 step "b. slow over fast: rolled back"
-rc="$(run down "$work/slow2.plpolicy")"
+rc="$(run down "$work/slow2.plpolicy" --inject-canary-slowdown 1.0)"
 [ "$rc" = 3 ] || fail "the slow candidate exited $rc, not 3 (rolled back): $(tail -5 "$work/down.err")"
 [ "$(field "$work/down.json" "r['phase']")" = rolled_back ] || fail "phase is not rolled_back"
 [ "$(field "$work/down.json" "r['final_reward'] < 0")" = True ] || fail "no negative final reward"
