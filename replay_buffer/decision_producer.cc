@@ -13,8 +13,8 @@ namespace {
 absl::Status Named(const absl::Status& status, const std::string& topic,
                    const std::string& bootstrap) {
   return absl::Status(status.code(),
-                      absl::StrCat("Kafka ", bootstrap, ", topic ", topic,
-                                   ": ", status.message()));
+                      absl::StrCat("Kafka ", bootstrap, ", topic ", topic, ": ",
+                                   status.message()));
 }
 
 }  // namespace
@@ -33,7 +33,8 @@ std::vector<absl::Status> ProduceDecisionBatches(
   absl::StatusOr<std::unique_ptr<kafka::Producer>> producer =
       kafka::Producer::Create(options);
   if (!producer.ok()) {
-    for (absl::Status& s : result) s = Named(producer.status(), topic, bootstrap);
+    for (absl::Status& s : result)
+      s = Named(producer.status(), topic, bootstrap);
     return result;
   }
   for (size_t i = 0; i < batches.size(); ++i) {
@@ -57,8 +58,8 @@ std::vector<absl::Status> ProduceDecisionBatches(
   }
   // Every report, or the records purged after the wait: afterwards nothing
   // is in flight, so a batch without a failure was wholly acknowledged.
-  for (const kafka::DeliveryFailure& failure : (*producer)->Drain(
-           delivery_timeout + std::chrono::seconds(5))) {
+  for (const kafka::DeliveryFailure& failure :
+       (*producer)->Drain(delivery_timeout + std::chrono::seconds(5))) {
     if (failure.tag < result.size() && result[failure.tag].ok()) {
       result[failure.tag] = Named(failure.status, topic, bootstrap);
     }
@@ -66,11 +67,10 @@ std::vector<absl::Status> ProduceDecisionBatches(
   // Reports that never came even after the purge: which batches they belong
   // to is unknown, so none counts as delivered (shipping again is harmless).
   if ((*producer)->stats().in_flight() > 0) {
-    const absl::Status unknown = Named(
-        absl::DeadlineExceededError(absl::StrCat(
-            (*producer)->stats().in_flight(),
-            " records have no delivery report")),
-        topic, bootstrap);
+    const absl::Status unknown = Named(absl::DeadlineExceededError(absl::StrCat(
+                                           (*producer)->stats().in_flight(),
+                                           " records have no delivery report")),
+                                       topic, bootstrap);
     for (absl::Status& s : result) {
       if (s.ok()) s = unknown;
     }

@@ -1,5 +1,6 @@
 #include "replay_buffer/kafka_ingest.h"
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <set>
@@ -57,8 +58,8 @@ class EndTracker {
   absl::Status Start(const std::string& bootstrap,
                      const std::vector<std::string>& topics) {
     for (const std::string& topic : topics) {
-      auto probe = kafka::EndOffsetProbe::Start(
-          bootstrap, topic, std::chrono::milliseconds(200));
+      auto probe = kafka::EndOffsetProbe::Start(bootstrap, topic,
+                                                std::chrono::milliseconds(200));
       if (!probe.ok()) return probe.status();
       probes_[topic] = *std::move(probe);
     }

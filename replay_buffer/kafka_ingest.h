@@ -70,8 +70,8 @@ struct IngestStats {
 };
 
 // Runs until *stop (checked between polls; may be null), `idle_exit`,
-// `exit_at_end`, `run_limit`, or a fatal error; what was read is stored. `dead_letters` may be null.
-// InvalidArgument when no topic is set.
+// `exit_at_end`, `run_limit`, or a fatal error; what was read is stored.
+// `dead_letters` may be null. InvalidArgument when no topic is set.
 absl::StatusOr<IngestStats> RunKafkaIngest(ReplayStore& store,
                                            const IngestOptions& options,
                                            kafka::Producer* dead_letters,

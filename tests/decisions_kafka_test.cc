@@ -81,8 +81,9 @@ TEST(DecisionsKafkaTest, ShippedDecisionsAreIngestedOnce) {
                                 &output),
             0)
       << output;
-  EXPECT_TRUE(absl::StrContains(output, "shipped 12 decisions from 2 spool "
-                                        "files"))
+  EXPECT_TRUE(absl::StrContains(output,
+                                "shipped 12 decisions from 2 spool "
+                                "files"))
       << output;
   EXPECT_EQ(Unshipped(spool), 0u);
 
@@ -92,10 +93,9 @@ TEST(DecisionsKafkaTest, ShippedDecisionsAreIngestedOnce) {
   std::string again = dir + "/again";
   SpoolDecisions(again, "ci-2", 3);
   setenv("PHASELOOP_KAFKA", bootstrap.c_str(), 1);
-  ASSERT_EQ(
-      testing::RunCommand({kPhaseloop, "decisions", "ship", "--spool", again},
-                          &output),
-      0)
+  ASSERT_EQ(testing::RunCommand(
+                {kPhaseloop, "decisions", "ship", "--spool", again}, &output),
+            0)
       << output;
   unsetenv("PHASELOOP_KAFKA");
   auto shipped = cc_wrapper::ReadSpool(spool, /*with_shipped=*/true);
@@ -113,14 +113,15 @@ TEST(DecisionsKafkaTest, ShippedDecisionsAreIngestedOnce) {
       << output;
   EXPECT_TRUE(absl::StrContains(output, "shipped 12 decisions")) << output;
 
-  ASSERT_EQ(testing::RunCommand({kPhaseloop, "buffer", "ingest", "--buffer",
-                                 buffer, "--kafka", bootstrap,
-                                 "--exit-when-idle-ms", "3000"},
-                                &output),
-            0)
+  ASSERT_EQ(
+      testing::RunCommand({kPhaseloop, "buffer", "ingest", "--buffer", buffer,
+                           "--kafka", bootstrap, "--exit-when-idle-ms", "3000"},
+                          &output),
+      0)
       << output;
-  EXPECT_TRUE(absl::StrContains(output, "ingested 0 episodes and 27 "
-                                        "decisions"))
+  EXPECT_TRUE(absl::StrContains(output,
+                                "ingested 0 episodes and 27 "
+                                "decisions"))
       << output;
   EXPECT_EQ(StoredDecisions(buffer, "ci-1"), 12u);
   EXPECT_EQ(StoredDecisions(buffer, "ci-2"), 3u);
@@ -136,11 +137,13 @@ TEST(DecisionsKafkaTest, UnreachableKafkaMarksNothingAndNamesTheFix) {
                                 &output),
             1)
       << output;
-  EXPECT_TRUE(absl::StrContains(output, "2 of 2 spool files were not "
-                                        "delivered"))
+  EXPECT_TRUE(absl::StrContains(output,
+                                "2 of 2 spool files were not "
+                                "delivered"))
       << output;
-  EXPECT_TRUE(absl::StrContains(output, "Check that Kafka answers at "
-                                        "127.0.0.1:1"))
+  EXPECT_TRUE(absl::StrContains(output,
+                                "Check that Kafka answers at "
+                                "127.0.0.1:1"))
       << output;
   EXPECT_TRUE(absl::StrContains(output, spool)) << output;
   EXPECT_EQ(Unshipped(spool), 2u);
@@ -150,10 +153,10 @@ TEST(DecisionsKafkaTest, BufferAndKafkaTogetherAreRefused) {
   const std::string dir = testing::MakeTempDir();
   SpoolDecisions(dir + "/spool", "ci-4", 1);
   std::string output;
-  EXPECT_EQ(testing::RunCommand({kPhaseloop, "decisions", "ship", "--spool",
-                                 dir + "/spool", "--kafka", "127.0.0.1:1",
-                                 "--buffer", dir + "/buffer.db"},
-                                &output),
+  EXPECT_EQ(testing::RunCommand(
+                {kPhaseloop, "decisions", "ship", "--spool", dir + "/spool",
+                 "--kafka", "127.0.0.1:1", "--buffer", dir + "/buffer.db"},
+                &output),
             2)
       << output;
   EXPECT_TRUE(absl::StrContains(output, "--buffer and --kafka both given"))

@@ -17,10 +17,9 @@ absl::StatusOr<SpoolShipment> ShipSpool(const std::string& dir,
   for (const SpoolFile& file : contents->files) batches.push_back(&file.batch);
   std::vector<absl::Status> sent = send(batches);
   if (sent.size() != batches.size()) {  // a sender's bug: trust none of it
-    sent.assign(batches.size(),
-                absl::InternalError(absl::StrCat(
-                    "the sender answered for ", sent.size(), " of ",
-                    batches.size(), " spool files")));
+    sent.assign(batches.size(), absl::InternalError(absl::StrCat(
+                                    "the sender answered for ", sent.size(),
+                                    " of ", batches.size(), " spool files")));
   }
   for (size_t i = 0; i < contents->files.size(); ++i) {
     const SpoolFile& file = contents->files[i];
