@@ -229,6 +229,11 @@ absl::Status LiveEnvironment::ShipAndIngestDecisions(
   ingest.exit_at_end = true;
   ingest.idle_exit = std::chrono::seconds(10);
   ingest.run_limit = std::chrono::seconds(120);
+  // One member, briefly: a short session and quick fetches, as `rewards
+  // run` sets them (6000 ms is the least a broker accepts by default).
+  ingest.consumer_config = {{"session.timeout.ms", "6000"},
+                            {"heartbeat.interval.ms", "600"},
+                            {"fetch.wait.max.ms", "100"}};
   if (!options_.state_dir.empty()) {
     ingest.lost_records_log = kafka::LostRecordsLogPath(options_.state_dir);
   }
