@@ -367,8 +367,12 @@ int RunBufferIngest(const std::string& buffer, const IngestOptions& options,
   }
   out << "\n";
   if (stats->records_lost > 0) {
+    std::string topics;
+    for (const auto& [topic, count] : stats->records_lost_by_topic) {
+      topics += (topics.empty() ? "" : " and ") + topic;
+    }
     err << "phaseloop buffer ingest: " << stats->records_lost << " records of "
-        << TopicsRead(options)
+        << topics
         << " were deleted from Kafka before they were read (the lines above "
            "name the partitions and offsets); they are not in the buffer";
     if (!run.lost_records_log.empty()) {

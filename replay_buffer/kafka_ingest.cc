@@ -186,6 +186,7 @@ absl::StatusOr<IngestStats> RunKafkaIngest(ReplayStore& store,
     if (!message.ok()) {
       if (auto lost = kafka::RecordsLostOf(message.status())) {
         stats.records_lost += lost->count();
+        stats.records_lost_by_topic[lost->topic] += lost->count();
         ++stats.losses;
         if (ends.enabled()) {
           ends.Reached({lost->topic, lost->partition}, lost->last_offset + 1);

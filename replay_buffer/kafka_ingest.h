@@ -67,6 +67,7 @@ struct IngestStats {
   int64_t transactions = 0;
   int64_t records_lost = 0;  // offsets deleted from Kafka before being read
   int64_t losses = 0;        // gaps those offsets came in
+  std::map<std::string, int64_t> records_lost_by_topic;  // topics with losses
 };
 
 // Runs until *stop (checked between polls; may be null), `idle_exit`,
