@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/kafka/producer.h"
 #include "common/kafka/topics.h"
@@ -12,6 +13,11 @@ namespace {
 
 absl::Status Named(const absl::Status& status, const std::string& topic,
                    const std::string& bootstrap) {
+  // Delivery failures name the topic already.
+  if (absl::StrContains(status.message(), topic)) {
+    return absl::Status(status.code(), absl::StrCat("Kafka ", bootstrap, ": ",
+                                                    status.message()));
+  }
   return absl::Status(status.code(),
                       absl::StrCat("Kafka ", bootstrap, ", topic ", topic, ": ",
                                    status.message()));

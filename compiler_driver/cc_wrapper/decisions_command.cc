@@ -155,8 +155,8 @@ int RunShip(const ShipFlags& flags, std::ostream& out, std::ostream& err) {
   for (const auto& [path, status] : shipment->kept) err << "  " << path << "\n";
   err << "Check that Kafka answers at " << flags.kafka
       << " (a real cluster, or what `phaseloop kafka serve` prints), then run "
-         "`phaseloop decisions ship --kafka "
-      << flags.kafka
+         "`phaseloop decisions ship --spool "
+      << spool << " --kafka " << flags.kafka
       << "` again: records that did arrive are stored once (keyed by "
          "decision_id).\n";
   return command::kExitInternal;

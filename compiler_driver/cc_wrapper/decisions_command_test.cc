@@ -292,8 +292,8 @@ TEST(DecisionsCommandTest, KafkaShipMarksOnlyAcknowledgedFiles) {
             std::string::npos)
       << err.str();
   EXPECT_NE(err.str().find("broker down"), std::string::npos) << err.str();
-  EXPECT_NE(err.str().find("phaseloop decisions ship --kafka "
-                           "kafka.example:9092"),
+  EXPECT_NE(err.str().find("phaseloop decisions ship --spool " + spool +
+                           " --kafka kafka.example:9092"),
             std::string::npos)
       << err.str();
   auto left = ReadSpool(spool);
