@@ -14,7 +14,7 @@
 #include "common/kafka/producer.h"
 #include "nlohmann/json.hpp"
 #include "replay_buffer/buffer_transfer.h"
-#include "replay_buffer/episode_ingest.h"
+#include "replay_buffer/kafka_ingest.h"
 #include "replay_buffer/replay_store.h"
 
 namespace phaseloop::replay_buffer {
@@ -23,6 +23,13 @@ namespace {
 int Fail(const char* command, const absl::Status& status, std::ostream& err) {
   err << "phaseloop buffer " << command << ": " << status.message() << "\n";
   return command::ExitCodeOf(status);
+}
+
+// "A", or "A and B": the topics an ingest reads.
+std::string TopicsRead(const IngestOptions& options) {
+  if (options.topic.empty()) return options.decisions_topic;
+  if (options.decisions_topic.empty()) return options.topic;
+  return options.topic + " and " + options.decisions_topic;
 }
 
 std::string Json(const std::string& s) {
@@ -285,6 +292,11 @@ int RunBufferImport(const std::string& buffer, const std::string& in_path,
 
 int RunBufferIngest(const std::string& buffer, const IngestOptions& options,
                     std::ostream& out, std::ostream& err) {
+  if (options.topic.empty() && options.decisions_topic.empty()) {
+    err << "phaseloop buffer ingest: --topic and --decisions-topic are both "
+           "empty; name at least one topic to read\n";
+    return command::kExitBadInput;
+  }
   if (options.bootstrap_servers.empty()) {  // before the buffer is created
     err << "phaseloop buffer ingest: no Kafka bootstrap servers; pass --kafka "
            "HOST:PORT[,...] (`phaseloop kafka serve` starts a local cluster)\n";
@@ -318,7 +330,7 @@ int RunBufferIngest(const std::string& buffer, const IngestOptions& options,
   if (run.lost_records_log.empty()) {
     run.lost_records_log = kafka::LostRecordsLogPath(kafka::DefaultStateDir());
   }
-  absl::StatusOr<IngestStats> stats = RunEpisodeIngest(
+  absl::StatusOr<IngestStats> stats = RunKafkaIngest(
       **store, run, dead_letters->get(), command::StopFlagOnSignals());
   // Dead letters Kafka did not acknowledge are kept for the next run (the
   // lost-records log and stderr already name every loss).
@@ -342,9 +354,10 @@ int RunBufferIngest(const std::string& buffer, const IngestOptions& options,
         << "\n(what was stored stays; running again resumes after it)\n";
     return command::kExitInternal;
   }
-  out << "ingested " << stats->episodes << " episodes from " << stats->records
-      << " records of " << options.topic << " into " << buffer << " in "
-      << stats->transactions << " transactions";
+  out << "ingested " << stats->episodes << " episodes and "
+      << stats->decisions << " decisions from " << stats->records
+      << " records of " << TopicsRead(options) << " into " << buffer
+      << " in " << stats->transactions << " transactions";
   if (stats->malformed > 0) {
     out << "; " << stats->malformed << " malformed records dead-lettered";
   }
@@ -354,8 +367,12 @@ int RunBufferIngest(const std::string& buffer, const IngestOptions& options,
   }
   out << "\n";
   if (stats->records_lost > 0) {
+    std::string topics;
+    for (const auto& [topic, count] : stats->records_lost_by_topic) {
+      topics += (topics.empty() ? "" : " and ") + topic;
+    }
     err << "phaseloop buffer ingest: " << stats->records_lost << " records of "
-        << options.topic
+        << topics
         << " were deleted from Kafka before they were read (the lines above "
            "name the partitions and offsets); they are not in the buffer";
     if (!run.lost_records_log.empty()) {
@@ -433,9 +450,10 @@ void AddBufferCommand(CLI::App& app, int& exit_code) {
   };
   auto [ingest, ingest_flags] = command::AddSubcommand<IngestFlags>(
       *buffer, "ingest",
-      "Store search episodes from Kafka (offsets kept in the buffer, in the "
-      "same transaction as the rows). Records deleted from Kafka before they "
-      "were read are reported and counted, ingest goes on, and it exits 1",
+      "Store search episodes and compile decisions from Kafka (offsets kept "
+      "in the buffer, in the same transaction as the rows). Records deleted "
+      "from Kafka before they were read are reported and counted, ingest "
+      "goes on, and it exits 1",
       exit_code, [](const IngestFlags& f) {
         if (f.idle_exit_ms < 0) {
           std::cerr << "phaseloop buffer ingest: --exit-when-idle-ms must be "
@@ -454,7 +472,13 @@ void AddBufferCommand(CLI::App& app, int& exit_code) {
   command::AddKafkaOption(*ingest, ingest_flags->options.bootstrap_servers);
   ingest->add_option("--group", ingest_flags->options.group, "consumer group")
       ->capture_default_str();
-  ingest->add_option("--topic", ingest_flags->options.topic, "episodes topic")
+  ingest->add_option("--topic", ingest_flags->options.topic,
+                     "episodes topic (\"\": read no episodes)")
+      ->capture_default_str();
+  ingest
+      ->add_option("--decisions-topic", ingest_flags->options.decisions_topic,
+                   "compile decisions topic, what `phaseloop decisions ship "
+                   "--kafka` produces (\"\": read no decisions)")
       ->capture_default_str();
   command::AddRenamedOption(*ingest, "--exit-when-idle-ms", "--idle-exit-ms",
                             ingest_flags->idle_exit_ms,

@@ -15,7 +15,8 @@
 //   export --buffer DB --out FILE a consistent snapshot, itself a buffer
 //   import --buffer DB --in FILE  upsert FILE's records into DB (created if
 //                                 missing); importing twice changes nothing
-//   ingest --buffer DB --kafka B  episodes from Kafka (episode_ingest.h);
+//   ingest --buffer DB --kafka B  episodes and compile decisions from Kafka
+//                                 (kafka_ingest.h);
 //                                 records deleted from Kafka before they
 //                                 were read are named on stderr (topic,
 //                                 partition, offsets), counted in the
@@ -28,7 +29,7 @@
 #include <string>
 
 #include "CLI/CLI.hpp"
-#include "replay_buffer/episode_ingest.h"
+#include "replay_buffer/kafka_ingest.h"
 
 namespace phaseloop::replay_buffer {
 

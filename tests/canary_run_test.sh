@@ -128,6 +128,13 @@ pids="$(field "$state_file" "' '.join(str(i['pid']) for i in r.get('instances', 
 engine="$(field "$state_file" "[f\"{i['pid']} {i['start_ticks']}\" for i in r.get('instances', []) if i['group'] == 'rewards'][0]")"
 addresses="$(field "$state_file" "' '.join(i['address'] for i in r.get('instances', []) if i['address'])")"
 [ -n "$pids" ] && [ -n "$addresses" ] || fail "the state records no instances mid-step"
+# The builds' decisions went as a CI job's do: shipped to
+# phaseloop.decisions, ingested from it into the buffer (a problem there
+# would be a warning, not a failed rollout: check there was none).
+grep -q "decisions: [0-9]* shipped to phaseloop.decisions from [0-9]* spool files; [0-9]* ingested into" "$work/up-killed.err" ||
+  fail "the controller did not ship and ingest its builds' decisions: $(grep -i decisions "$work/up-killed.err")"
+! grep -q "decisions did not reach the buffer" "$work/up-killed.err" ||
+  fail "$(grep "decisions did not reach the buffer" "$work/up-killed.err")"
 kill -9 $controller
 wait $controller 2>/dev/null || true
 # Within seconds nothing of the run serves (SIGTERM on the controller's

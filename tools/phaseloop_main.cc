@@ -5,6 +5,7 @@
 // `phaseloop --version` prints the version and the LLVM it links.
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "CLI/CLI.hpp"
 #include "canary/canary_command.h"
@@ -20,6 +21,7 @@
 #include "offline_rl/learner/train_launcher.h"
 #include "offline_rl/policy_store/policy_command.h"
 #include "replay_buffer/buffer_command.h"
+#include "replay_buffer/decision_producer.h"
 #include "reward_engine/engine/rewards_command.h"
 #include "reward_engine/sli/sli_command.h"
 #include "reward_engine/slo/slo_command.h"
@@ -50,7 +52,15 @@ int main(int argc, char** argv) {
   phaseloop::search::AddSearchJobsCommand(app, exit_code);
   phaseloop::corpus::AddCorpusCommand(app, exit_code);
   phaseloop::staging::AddStageCommand(app, exit_code);
-  phaseloop::cc_wrapper::AddDecisionsCommand(app, exit_code);
+  // `decisions ship --kafka`: the compile path links no Kafka, so the
+  // producer comes from the replay buffer's side of phaseloop.decisions.
+  phaseloop::cc_wrapper::AddDecisionsCommand(
+      app, exit_code,
+      [](const std::string& bootstrap,
+         const std::vector<const phaseloop::v1::DecisionBatch*>& batches) {
+        return phaseloop::replay_buffer::ProduceDecisionBatches(bootstrap,
+                                                                batches);
+      });
   phaseloop::cc_wrapper::AddStatsCommand(app, exit_code);
   phaseloop::cc_wrapper::AddToolchainCommand(app, exit_code);
   phaseloop::kafka::AddKafkaCommand(app, exit_code);

@@ -15,8 +15,11 @@
 #include "canary/service/handler_build.h"
 #include "canary/service/handler_check.h"
 #include "common/files/atomic_file.h"
+#include "common/kafka/state_dir.h"
 #include "common/kafka/topics.h"
-#include "compiler_driver/cc_wrapper/spool_reader.h"
+#include "compiler_driver/cc_wrapper/spool_shipping.h"
+#include "replay_buffer/decision_producer.h"
+#include "replay_buffer/kafka_ingest.h"
 #include "replay_buffer/replay_store.h"
 #include "reward_engine/slo/budget_reader.h"
 
@@ -190,20 +193,65 @@ absl::StatusOr<std::string> LiveEnvironment::FetchArtifact(
   return path;
 }
 
-absl::Status LiveEnvironment::IngestDecisions(const std::string& build_id) {
-  auto spool = cc_wrapper::ReadSpool(options_.build_dir + "/spool",
-                                     /*with_shipped=*/true);
-  if (!spool.ok()) return spool.status();
-  replay_buffer::WriteBatch batch;
-  for (const auto& file : spool->files) {
-    for (const auto& decision : file.batch.decisions()) {
-      if (decision.build_id() == build_id) batch.decisions.push_back(decision);
-    }
+absl::Status LiveEnvironment::ShipAndIngestDecisions(
+    const v1::CanaryRun& run) {
+  // As a CI job: every unshipped spool file to phaseloop.decisions, marked
+  // shipped once Kafka acknowledged all of it.
+  const std::string spool = options_.build_dir + "/spool";
+  const std::string& bootstrap = options_.kafka;
+  absl::StatusOr<cc_wrapper::SpoolShipment> shipment = cc_wrapper::ShipSpool(
+      spool, [&](const std::vector<const v1::DecisionBatch*>& batches) {
+        return replay_buffer::ProduceDecisionBatches(
+            bootstrap, batches, std::chrono::seconds(30));
+      });
+  if (!shipment.ok()) return shipment.status();
+  if (!shipment->kept.empty()) {
+    const absl::Status& first = shipment->kept.front().second;
+    return absl::Status(
+        first.code(),
+        absl::StrCat(shipment->kept.size(),
+                     " spool files were not shipped to Kafka (they stay in ",
+                     spool, " for the next build or `phaseloop decisions "
+                     "ship --spool ", spool, " --kafka ", bootstrap, "`): ",
+                     first.message()));
   }
-  if (batch.decisions.empty()) return absl::OkStatus();
+  // As `phaseloop buffer ingest`, bounded: what the topic holds now. A
+  // consumer group of this run's own (offsets stored in the buffer), so no
+  // other ingest shares its partitions; it reads the topic from its start
+  // once per run, and what the buffer has already is upserted unchanged.
   auto buffer = replay_buffer::OpenReplayStore(options_.buffer_path);
   if (!buffer.ok()) return buffer.status();
-  return (*buffer)->Write(batch);
+  replay_buffer::IngestOptions ingest;
+  ingest.bootstrap_servers = bootstrap;
+  ingest.group = "phaseloop-canary-decisions-" + run.canary_id();
+  ingest.topic = "";
+  ingest.decisions_topic = std::string(kafka::kDecisionsTopic);
+  ingest.exit_at_end = true;
+  ingest.idle_exit = std::chrono::seconds(10);
+  ingest.run_limit = std::chrono::seconds(120);
+  // One member, briefly: a short session and quick fetches, as `rewards
+  // run` sets them (6000 ms is the least a broker accepts by default).
+  ingest.consumer_config = {{"session.timeout.ms", "6000"},
+                            {"heartbeat.interval.ms", "600"},
+                            {"fetch.wait.max.ms", "100"}};
+  if (!options_.state_dir.empty()) {
+    ingest.lost_records_log = kafka::LostRecordsLogPath(options_.state_dir);
+  }
+  absl::StatusOr<replay_buffer::IngestStats> stats =
+      replay_buffer::RunKafkaIngest(**buffer, ingest, nullptr, stop_flag_);
+  if (!stats.ok()) return stats.status();
+  Progress(absl::StrCat("decisions: ", shipment->decisions, " shipped to ",
+                        kafka::kDecisionsTopic, " from ",
+                        shipment->shipped.size(), " spool files; ",
+                        stats->decisions, " ingested into ",
+                        options_.buffer_path));
+  if (stats->malformed > 0 || stats->records_lost > 0) {
+    return absl::DataLossError(absl::StrCat(
+        stats->malformed, " records of ", kafka::kDecisionsTopic,
+        " were not decisions and ", stats->records_lost,
+        " were deleted before they were read (stderr names them)"));
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<VariantBuilds> LiveEnvironment::BuildAndCheck(
@@ -270,11 +318,14 @@ absl::StatusOr<VariantBuilds> LiveEnvironment::BuildAndCheck(
     if (options->name == "candidate") {
       builds.candidate_build_id = built->build_id;
     }
-    if (auto s = IngestDecisions(built->build_id); !s.ok()) {
-      Progress(absl::StrCat(
-          "warning: the ", options->name,
-          " build's decisions did not reach the buffer: ", s.message()));
-    }
+  }
+  // The builds' decisions, through Kafka as a CI job ships them; a problem
+  // is a warning, never a failed rollout (the decisions stay in the spool
+  // or on the topic for the next try).
+  if (auto s = ShipAndIngestDecisions(run); !s.ok()) {
+    Progress(absl::StrCat(
+        "warning: the builds' decisions did not reach the buffer: ",
+        s.message()));
   }
   auto report = CheckHandlersAgree(handlers);
   if (!report.ok()) return report.status();

@@ -8,7 +8,9 @@
 //     and the candidate's artifact from the policy store, plus an -O0
 //     reference; the three must agree on every check request
 //     (canary/service/handler_check) before anything serves; the builds'
-//     decisions go to the replay buffer, so the final reward joins them;
+//     decisions travel as a CI job's do — shipped to phaseloop.decisions,
+//     ingested from it into the replay buffer — so the final reward joins
+//     them;
 //   - the error budget: the latest statuses on phaseloop.budget through the
 //     service's error budget policy (canary/budget_policy);
 //   - instances: a reward engine (`phaseloop rewards run`, its own consumer
@@ -100,7 +102,10 @@ class LiveEnvironment : public RolloutEnvironment {
   std::vector<std::string> ChildEnvironment() const;
   absl::StatusOr<std::string> FetchArtifact(const std::string& version,
                                             const std::string& name);
-  absl::Status IngestDecisions(const std::string& build_id);
+  // The handler builds' decisions: the build spool's unshipped files
+  // produced to phaseloop.decisions on options_.kafka (marked shipped once
+  // acknowledged), then a bounded ingest of that topic into the buffer.
+  absl::Status ShipAndIngestDecisions(const v1::CanaryRun& run);
   absl::Status StartServe(v1::CanaryRun* run, const std::string& group,
                           const std::string& handler,
                           const std::string& deployment_id,

@@ -31,8 +31,12 @@ inline constexpr absl::string_view kSearchJobsTopic = "phaseloop.search.jobs";
 inline constexpr absl::string_view kSearchEpisodesTopic =
     "phaseloop.search.episodes";
 
-// Compile decisions (phaseloop-cc records shipped from spools).
-// key: decision_id. value: phaseloop.v1.Decision.
+// Compile decisions: phaseloop-cc's spooled records, produced by
+// `phaseloop decisions ship --kafka` (a CI job, the canary's builds) and
+// consumed by `phaseloop buffer ingest` into the replay buffer.
+// key: decision_id (DecisionKey), the id the buffer upserts decisions by, so
+// a record shipped or delivered twice is stored once (and a compacted topic
+// keeps one copy). value: a serialized phaseloop.v1.Decision.
 inline constexpr absl::string_view kDecisionsTopic = "phaseloop.decisions";
 
 // Per-instance, per-window latency SLIs of services (issue 6).
@@ -79,6 +83,11 @@ inline std::string RewardKey(absl::string_view service, absl::string_view group,
                              int64_t window_start_ms) {
   return absl::StrCat(service, "/", group, "/", deployment_id, "/",
                       window_start_ms);
+}
+
+// Key of phaseloop.decisions records.
+inline std::string DecisionKey(absl::string_view decision_id) {
+  return std::string(decision_id);
 }
 
 // Key of phaseloop.budget records.

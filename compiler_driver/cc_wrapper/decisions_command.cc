@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <iostream>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -15,6 +17,7 @@
 #include "common/files/atomic_file.h"
 #include "compiler_driver/cc_wrapper/decision_stats.h"
 #include "compiler_driver/cc_wrapper/spool_reader.h"
+#include "compiler_driver/cc_wrapper/spool_shipping.h"
 #include "compiler_driver/cc_wrapper/spool_space.h"
 #include "compiler_driver/cc_wrapper/spool_writer.h"
 #include "compiler_driver/cc_wrapper/wrapper_config.h"
@@ -77,39 +80,86 @@ std::string UtcTime(int64_t unix_ms) {
 }  // namespace
 
 int RunShip(const ShipFlags& flags, std::ostream& out, std::ostream& err) {
+  if (!flags.buffer.empty() && !flags.kafka.empty()) {
+    err << "phaseloop decisions ship: --buffer and --kafka both given; ship "
+           "to one: --kafka HOST:PORT[,...] (what a CI job does: `phaseloop "
+           "buffer ingest` stores them) or --buffer FILE (a buffer on this "
+           "machine)\n";
+    return command::kExitBadInput;
+  }
+  if (flags.buffer.empty() && flags.kafka.empty()) {
+    err << "phaseloop decisions ship: nowhere to ship; pass --kafka "
+           "HOST:PORT[,...] (or set "
+        << command::kKafkaEnv
+        << "; `phaseloop buffer ingest` stores what arrives) or --buffer "
+           "FILE (a replay buffer on this machine)\n";
+    return command::kExitBadInput;
+  }
   const std::string spool = SpoolDir(flags.spool);
-  absl::StatusOr<SpoolContents> contents = ReadSpool(spool);
-  if (!contents.ok()) {
-    err << "phaseloop decisions ship: " << contents.status().message() << "\n";
+  DecisionBatchSender send;
+  std::string destination;
+  std::unique_ptr<replay_buffer::DecisionStore> store;
+  if (!flags.buffer.empty()) {
+    auto opened = replay_buffer::DecisionStore::Open(flags.buffer);
+    if (!opened.ok()) {
+      err << "phaseloop decisions ship: " << opened.status().message() << "\n";
+      return command::kExitBadInput;
+    }
+    store = *std::move(opened);
+    // All files in one transaction: all stored, or none.
+    send = [&store](const std::vector<const v1::DecisionBatch*>& batches) {
+      std::vector<v1::Decision> decisions;
+      for (const v1::DecisionBatch* batch : batches) {
+        for (const v1::Decision& d : batch->decisions()) decisions.push_back(d);
+      }
+      return std::vector<absl::Status>(batches.size(),
+                                       store->Upsert(decisions));
+    };
+    destination = flags.buffer;
+  } else {
+    if (!flags.kafka_sender) {
+      err << "phaseloop decisions ship: this program was built without a "
+             "Kafka sender; use the phaseloop binary, or --buffer FILE\n";
+      return command::kExitInternal;
+    }
+    send = [&flags](const std::vector<const v1::DecisionBatch*>& batches) {
+      return flags.kafka_sender(flags.kafka, batches);
+    };
+    destination = "phaseloop.decisions on Kafka " + flags.kafka;
+  }
+  absl::StatusOr<SpoolShipment> shipment = ShipSpool(spool, send);
+  if (!shipment.ok()) {
+    err << "phaseloop decisions ship: " << shipment.status().message()
+        << "\n";
     return command::kExitBadInput;
   }
-  auto store = replay_buffer::DecisionStore::Open(flags.buffer);
-  if (!store.ok()) {
-    err << "phaseloop decisions ship: " << store.status().message() << "\n";
-    return command::kExitBadInput;
-  }
-  std::vector<v1::Decision> decisions;
-  for (const SpoolFile& file : contents->files) {
-    for (const v1::Decision& d : file.batch.decisions()) decisions.push_back(d);
-  }
-  absl::Status stored = (*store)->Upsert(decisions);
-  if (!stored.ok()) {
-    err << "phaseloop decisions ship: nothing shipped, the spool is "
-           "untouched: "
-        << stored.message() << "\n";
-    return command::kExitInternal;
-  }
-  std::vector<std::string> shipped;
-  for (const SpoolFile& file : contents->files) shipped.push_back(file.path);
-  MarkShipped(spool, shipped);
-  out << "shipped " << decisions.size() << " decisions from "
-      << contents->files.size() << " spool files in " << spool << " to "
-      << flags.buffer << "\n";
-  for (const std::string& path : contents->corrupt) {
+  for (const std::string& path : shipment->corrupt) {
     err << "warning: left unreadable spool file " << path
         << " (not a DecisionBatch; inspect or delete it)\n";
   }
-  return command::kExitOk;
+  const size_t files = shipment->shipped.size() + shipment->kept.size();
+  if (!shipment->kept.empty() && !flags.buffer.empty()) {
+    err << "phaseloop decisions ship: nothing shipped, the spool is "
+           "untouched: "
+        << shipment->kept.front().second.message() << "\n";
+    return command::kExitInternal;
+  }
+  out << "shipped " << shipment->decisions << " decisions from "
+      << shipment->shipped.size() << " spool files in " << spool << " to "
+      << destination << "\n";
+  if (shipment->kept.empty()) return command::kExitOk;
+  err << "phaseloop decisions ship: " << shipment->kept.size() << " of "
+      << files << " spool files were not delivered to " << destination
+      << ": " << shipment->kept.front().second.message()
+      << "\nThey stay unshipped in " << spool << ":\n";
+  for (const auto& [path, status] : shipment->kept) err << "  " << path << "\n";
+  err << "Check that Kafka answers at " << flags.kafka
+      << " (a real cluster, or what `phaseloop kafka serve` prints), then run "
+         "`phaseloop decisions ship --spool "
+      << spool << " --kafka " << flags.kafka
+      << "` again: records that did arrive are stored once (keyed by "
+         "decision_id).\n";
+  return command::kExitInternal;
 }
 
 namespace {
@@ -303,16 +353,34 @@ int RunStats(const StatsFlags& flags, std::ostream& out, std::ostream& err) {
   return command::kExitOk;
 }
 
-void AddDecisionsCommand(CLI::App& app, int& exit_code) {
+void AddDecisionsCommand(CLI::App& app, int& exit_code,
+                         KafkaDecisionSender kafka_sender) {
   CLI::App* decisions = command::AddCommandGroup(
       app, "decisions", "Decision records written by phaseloop-cc");
   auto [ship, flags] = command::AddSubcommand<ShipFlags>(
-      *decisions, "ship", "Move spooled decision records into a replay buffer",
-      exit_code,
-      [](const ShipFlags& f) { return RunShip(f, std::cout, std::cerr); });
+      *decisions, "ship",
+      "Ship spooled decision records to Kafka (phaseloop.decisions, for "
+      "`phaseloop buffer ingest`) or into a replay buffer; files are marked "
+      "shipped only once every record of them arrived",
+      exit_code, [](const ShipFlags& f) {
+        ShipFlags resolved = f;
+        // $PHASELOOP_KAFKA is the default destination, not a second one:
+        // an explicit --buffer wins over it.
+        if (resolved.kafka.empty() && resolved.buffer.empty()) {
+          if (const char* env = std::getenv(command::kKafkaEnv)) {
+            resolved.kafka = env;
+          }
+        }
+        return RunShip(resolved, std::cout, std::cerr);
+      });
+  flags->kafka_sender = std::move(kafka_sender);
+  ship->add_option("--kafka", flags->kafka,
+                   "Kafka bootstrap servers, host:port[,host:port...] (a "
+                   "real cluster, or what `phaseloop kafka serve` prints); "
+                   "default $PHASELOOP_KAFKA unless --buffer is given");
   ship->add_option("--buffer", flags->buffer,
-                   "SQLite replay buffer file (created if missing)")
-      ->required();
+                   "SQLite replay buffer file (created if missing), instead "
+                   "of Kafka");
   ship->add_option("--spool", flags->spool,
                    "spool directory (default: the wrapper's, "
                    "$PHASELOOP_SPOOL or ~/.cache/phaseloop/spool)");

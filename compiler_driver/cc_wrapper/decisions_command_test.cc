@@ -249,5 +249,125 @@ TEST(DecisionsCommandTest, BadBufferIsBadInputAndTheSpoolIsKept) {
   EXPECT_EQ(left->files.size(), 1u);
 }
 
+// --kafka through a fake sender (the compile path links no Kafka; the real
+// producer is tested in replay_buffer/ and tests/decisions_kafka_test): a
+// file is marked shipped only when every record of it was acknowledged.
+ShipFlags KafkaFlags(const std::string& spool, KafkaDecisionSender sender) {
+  ShipFlags flags;
+  flags.spool = spool;
+  flags.kafka = "kafka.example:9092";
+  flags.kafka_sender = std::move(sender);
+  return flags;
+}
+
+TEST(DecisionsCommandTest, KafkaShipMarksOnlyAcknowledgedFiles) {
+  const std::string spool = testing::MakeTempDir() + "/spool";
+  for (int i = 0; i < 3; ++i) {
+    Spool(spool, Outcome::kPassThrough, "not_compile_only");
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  std::vector<std::string> bootstraps;
+  size_t records = 0;
+  // The second file's delivery fails.
+  auto sender = [&](const std::string& bootstrap,
+                    const std::vector<const v1::DecisionBatch*>& batches) {
+    bootstraps.push_back(bootstrap);
+    std::vector<absl::Status> result;
+    for (const v1::DecisionBatch* batch : batches) {
+      records += batch->decisions_size();
+      result.push_back(result.size() == 1
+                           ? absl::UnavailableError("broker down")
+                           : absl::OkStatus());
+    }
+    return result;
+  };
+  std::ostringstream out, err;
+  EXPECT_EQ(RunShip(KafkaFlags(spool, sender), out, err), 1);
+  EXPECT_EQ(bootstraps, std::vector<std::string>{"kafka.example:9092"});
+  EXPECT_EQ(records, 3u);
+  EXPECT_NE(out.str().find("shipped 2 decisions from 2 spool files"),
+            std::string::npos)
+      << out.str();
+  EXPECT_NE(err.str().find("1 of 3 spool files were not delivered"),
+            std::string::npos)
+      << err.str();
+  EXPECT_NE(err.str().find("broker down"), std::string::npos) << err.str();
+  EXPECT_NE(err.str().find("phaseloop decisions ship --spool " + spool +
+                           " --kafka kafka.example:9092"),
+            std::string::npos)
+      << err.str();
+  auto left = ReadSpool(spool);
+  ASSERT_TRUE(left.ok());
+  ASSERT_EQ(left->files.size(), 1u);
+  EXPECT_NE(err.str().find(left->files[0].path), std::string::npos)
+      << err.str();
+  EXPECT_EQ(ReadSpool(spool, /*with_shipped=*/true)->files.size(), 3u);
+
+  // Kafka back: the file left is shipped, and only that one.
+  records = 0;
+  auto all_ok = [&](const std::string&,
+                    const std::vector<const v1::DecisionBatch*>& batches) {
+    for (const v1::DecisionBatch* batch : batches) {
+      records += batch->decisions_size();
+    }
+    return std::vector<absl::Status>(batches.size(), absl::OkStatus());
+  };
+  out.str("");
+  err.str("");
+  EXPECT_EQ(RunShip(KafkaFlags(spool, all_ok), out, err), 0) << err.str();
+  EXPECT_EQ(records, 1u);
+  EXPECT_TRUE(ReadSpool(spool)->files.empty());
+}
+
+TEST(DecisionsCommandTest, KafkaDownMarksNothing) {
+  const std::string spool = testing::MakeTempDir() + "/spool";
+  Spool(spool, Outcome::kPassThrough, "not_compile_only");
+  Spool(spool, Outcome::kFailOpen, "optimizer_crashed");
+  auto down = [](const std::string&,
+                 const std::vector<const v1::DecisionBatch*>& batches) {
+    return std::vector<absl::Status>(
+        batches.size(), absl::DeadlineExceededError("Message timed out"));
+  };
+  std::ostringstream out, err;
+  EXPECT_EQ(RunShip(KafkaFlags(spool, down), out, err), 1);
+  EXPECT_NE(err.str().find("2 of 2 spool files were not delivered"),
+            std::string::npos)
+      << err.str();
+  EXPECT_NE(err.str().find("Check that Kafka answers at kafka.example:9092"),
+            std::string::npos)
+      << err.str();
+  EXPECT_EQ(ReadSpool(spool)->files.size(), 2u);
+  EXPECT_EQ(ReadSpool(spool, /*with_shipped=*/true)->files.size(), 2u);
+}
+
+TEST(DecisionsCommandTest, ShipNeedsExactlyOneDestination) {
+  const std::string spool = testing::MakeTempDir() + "/spool";
+  Spool(spool, Outcome::kPassThrough, "preprocess_only");
+  std::ostringstream out, err;
+  ShipFlags both;
+  both.spool = spool;
+  both.buffer = testing::MakeTempDir() + "/buffer.db";
+  both.kafka = "127.0.0.1:1";
+  EXPECT_EQ(RunShip(both, out, err), 2);
+  EXPECT_NE(err.str().find("--buffer and --kafka both given"),
+            std::string::npos)
+      << err.str();
+  err.str("");
+  ShipFlags neither;
+  neither.spool = spool;
+  EXPECT_EQ(RunShip(neither, out, err), 2);
+  EXPECT_NE(err.str().find("nowhere to ship; pass --kafka"), std::string::npos)
+      << err.str();
+  err.str("");
+  // No sender linked (a test binary): said, nothing marked.
+  ShipFlags no_sender;
+  no_sender.spool = spool;
+  no_sender.kafka = "127.0.0.1:1";
+  EXPECT_EQ(RunShip(no_sender, out, err), 1);
+  EXPECT_NE(err.str().find("without a Kafka sender"), std::string::npos)
+      << err.str();
+  EXPECT_EQ(ReadSpool(spool)->files.size(), 1u);
+}
+
 }  // namespace
 }  // namespace phaseloop::cc_wrapper

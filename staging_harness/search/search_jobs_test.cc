@@ -15,7 +15,7 @@
 #include "common/kafka/test_util.h"
 #include "common/testing/test_util.h"
 #include "compiler_driver/testing/fixture_paths.h"
-#include "replay_buffer/episode_ingest.h"
+#include "replay_buffer/kafka_ingest.h"
 #include "staging_harness/search/search_inputs.h"
 
 namespace phaseloop::search {
@@ -124,7 +124,7 @@ TEST(SearchJobsTest, TwoWorkersShareTheJobsAndEveryEpisodeReachesTheBuffer) {
   ingest.idle_exit = std::chrono::milliseconds(2500);
   ingest.consumer_config = kafka::testing::QuickGroupConfig();
   auto stats =
-      replay_buffer::RunEpisodeIngest(**store, ingest, nullptr, nullptr);
+      replay_buffer::RunKafkaIngest(**store, ingest, nullptr, nullptr);
   ASSERT_TRUE(stats.ok()) << stats.status();
   EXPECT_GT(stats->episodes, 0);
   EXPECT_EQ(stats->malformed, 0);

@@ -1,7 +1,8 @@
-// Episodes through a real Kafka protocol broker (the embedded cluster on
-// loopback) into the buffer: every episode once, malformed records skipped,
-// a restart resumes from the offsets stored with the rows.
-#include "replay_buffer/episode_ingest.h"
+// Episodes and decisions through a real Kafka protocol broker (the embedded
+// cluster on loopback) into the buffer: every record once, malformed records
+// skipped and dead-lettered, a restart resumes from the offsets stored with
+// the rows.
+#include "replay_buffer/kafka_ingest.h"
 
 #include <gtest/gtest.h>
 
@@ -16,6 +17,7 @@
 #include "common/kafka/topics.h"
 #include "common/testing/test_util.h"
 #include "replay_buffer/buffer_command.h"
+#include "replay_buffer/decision_producer.h"
 #include "replay_buffer/test_records.h"
 
 namespace phaseloop::replay_buffer {
@@ -45,7 +47,7 @@ IngestOptions QuickIngestOptions(const std::string& bootstrap) {
   return options;
 }
 
-TEST(EpisodeIngestTest, StoresEveryEpisodeOnceAndResumesFromStoredOffsets) {
+TEST(KafkaIngestTest, StoresEveryEpisodeOnceAndResumesFromStoredOffsets) {
   auto cluster = kafka::EmbeddedCluster::Start(1);
   ASSERT_TRUE(cluster.ok()) << cluster.status();
   ASSERT_TRUE((*cluster)->CreateTopic(kTopic, 4, 1).ok());
@@ -64,7 +66,7 @@ TEST(EpisodeIngestTest, StoresEveryEpisodeOnceAndResumesFromStoredOffsets) {
   {
     auto store = OpenReplayStore(path);
     ASSERT_TRUE(store.ok());
-    auto stats = RunEpisodeIngest(**store, options, nullptr, nullptr);
+    auto stats = RunKafkaIngest(**store, options, nullptr, nullptr);
     ASSERT_TRUE(stats.ok()) << stats.status();
     EXPECT_EQ(stats->episodes, 40);
     EXPECT_EQ(stats->malformed, 1);
@@ -75,7 +77,7 @@ TEST(EpisodeIngestTest, StoresEveryEpisodeOnceAndResumesFromStoredOffsets) {
   ProduceEpisodes(**producer, 0, 10);
   auto store = OpenReplayStore(path);
   ASSERT_TRUE(store.ok());
-  auto stats = RunEpisodeIngest(**store, options, nullptr, nullptr);
+  auto stats = RunKafkaIngest(**store, options, nullptr, nullptr);
   ASSERT_TRUE(stats.ok()) << stats.status();
   EXPECT_EQ(stats->records, 30);  // nothing of the first run again
   EXPECT_EQ(stats->malformed, 0);
@@ -94,7 +96,7 @@ TEST(EpisodeIngestTest, StoresEveryEpisodeOnceAndResumesFromStoredOffsets) {
 // More than the embedded cluster keeps of one partition (10 MB of
 // non-episode records, then 20 episodes): `buffer ingest` stores what is
 // left, names the deleted offsets on stderr and exits 1.
-TEST(EpisodeIngestTest, BufferIngestReportsRecordsDeletedBeforeItReadThem) {
+TEST(KafkaIngestTest, BufferIngestReportsRecordsDeletedBeforeItReadThem) {
   auto cluster = kafka::EmbeddedCluster::Start(1);
   ASSERT_TRUE(cluster.ok()) << cluster.status();
   const std::string bootstrap = (*cluster)->bootstrap_servers();
@@ -115,7 +117,7 @@ TEST(EpisodeIngestTest, BufferIngestReportsRecordsDeletedBeforeItReadThem) {
   const IngestOptions options = QuickIngestOptions(bootstrap);
   std::ostringstream out, err;
   EXPECT_EQ(RunBufferIngest(path, options, out, err), 1) << err.str();
-  EXPECT_NE(out.str().find("ingested 20 episodes from " +
+  EXPECT_NE(out.str().find("ingested 20 episodes and 0 decisions from " +
                            std::to_string(high - low) + " records"),
             std::string::npos)
       << out.str();
@@ -145,7 +147,8 @@ TEST(EpisodeIngestTest, BufferIngestReportsRecordsDeletedBeforeItReadThem) {
   // reports no loss.
   std::ostringstream out2, err2;
   EXPECT_EQ(RunBufferIngest(path, options, out2, err2), 0) << err2.str();
-  EXPECT_NE(out2.str().find("ingested 0 episodes"), std::string::npos)
+  EXPECT_NE(out2.str().find("ingested 0 episodes and 0 decisions"),
+            std::string::npos)
       << out2.str();
   entries = kafka::ReadLostRecordsLog(log);
   ASSERT_TRUE(entries.ok());
@@ -155,7 +158,7 @@ TEST(EpisodeIngestTest, BufferIngestReportsRecordsDeletedBeforeItReadThem) {
 
 // A malformed record's dead letter that Kafka refuses is kept in the state
 // directory's spool (never dropped) and delivered first by the next run.
-TEST(EpisodeIngestTest, DeadLettersKafkaRefusesAreKeptForTheNextRun) {
+TEST(KafkaIngestTest, DeadLettersKafkaRefusesAreKeptForTheNextRun) {
   auto cluster = kafka::EmbeddedCluster::Start(1);
   ASSERT_TRUE(cluster.ok()) << cluster.status();
   ASSERT_TRUE((*cluster)->CreateTopic(kTopic, 1, 1).ok());
@@ -214,6 +217,168 @@ TEST(EpisodeIngestTest, DeadLettersKafkaRefusesAreKeptForTheNextRun) {
                 .second,
             1);
   unsetenv("PHASELOOP_STATE_DIR");
+}
+
+constexpr char kDecisions[] = "phaseloop.decisions";
+
+// `files` spool-file-like batches of `per_file` decisions each, ids
+// "decision-<file>-<i>".
+std::vector<v1::DecisionBatch> DecisionBatches(int files, int per_file) {
+  std::vector<v1::DecisionBatch> batches(files);
+  for (int f = 0; f < files; ++f) {
+    for (int i = 0; i < per_file; ++i) {
+      v1::Decision* d = batches[f].add_decisions();
+      d->set_decision_id("decision-" + std::to_string(f) + "-" +
+                         std::to_string(i));
+      d->set_build_id("build-1");
+      d->set_module_hash(std::string(31, 'b') + static_cast<char>('0' + i));
+      d->set_outcome(v1::OPTIMIZED);
+      d->set_pipeline("instcombine");
+    }
+  }
+  return batches;
+}
+
+std::vector<const v1::DecisionBatch*> Pointers(
+    const std::vector<v1::DecisionBatch>& batches) {
+  std::vector<const v1::DecisionBatch*> pointers;
+  for (const v1::DecisionBatch& b : batches) pointers.push_back(&b);
+  return pointers;
+}
+
+// One consumer reads both topics; decisions shipped twice (a CI job that
+// ran `decisions ship` again after a crash between delivery and marking)
+// are stored once, and a second ingest reads nothing old again.
+TEST(KafkaIngestTest, DecisionsShippedTwiceAreStoredOnceBesideEpisodes) {
+  auto cluster = kafka::EmbeddedCluster::Start(1);
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  ASSERT_TRUE((*cluster)->CreateTopic(kTopic, 2, 1).ok());
+  ASSERT_TRUE((*cluster)->CreateTopic(kDecisions, 4, 1).ok());
+  const std::string bootstrap = (*cluster)->bootstrap_servers();
+  const std::vector<v1::DecisionBatch> batches = DecisionBatches(3, 5);
+  for (int round = 0; round < 2; ++round) {
+    const std::vector<absl::Status> sent =
+        ProduceDecisionBatches(bootstrap, Pointers(batches));
+    ASSERT_EQ(sent.size(), 3u);
+    for (const absl::Status& s : sent) EXPECT_TRUE(s.ok()) << s;
+  }
+  kafka::ProducerOptions producer_options;
+  producer_options.bootstrap_servers = bootstrap;
+  auto producer = kafka::Producer::Create(producer_options);
+  ASSERT_TRUE(producer.ok()) << producer.status();
+  ProduceEpisodes(**producer, 0, 4);
+
+  const std::string path = testing::MakeTempDir() + "/buffer.db";
+  IngestOptions options = QuickIngestOptions(bootstrap);
+  options.decisions_topic = kDecisions;
+  auto store = OpenReplayStore(path);
+  ASSERT_TRUE(store.ok());
+  auto stats = RunKafkaIngest(**store, options, nullptr, nullptr);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->records, 34);
+  EXPECT_EQ(stats->decisions, 30);
+  EXPECT_EQ(stats->episodes, 4);
+  EXPECT_EQ(stats->malformed, 0);
+  auto decisions = (*store)->ReadDecisions(DecisionFilter());
+  ASSERT_TRUE(decisions.ok()) << decisions.status();
+  EXPECT_EQ(decisions->size(), 15u);
+  DecisionFilter by_build;
+  by_build.build_id = "build-1";
+  EXPECT_EQ((*store)->ReadDecisions(by_build)->size(), 15u);
+  auto offsets = (*store)->ReadOffsets(options.group, kDecisions);
+  ASSERT_TRUE(offsets.ok());
+  int64_t total = 0;
+  for (const ConsumerOffset& o : *offsets) total += o.next_offset;
+  EXPECT_EQ(total, 30);  // every decision record, committed with the rows
+
+  // A third copy arrives later: read once more, still stored once.
+  ASSERT_TRUE(ProduceDecisionBatches(bootstrap, Pointers(batches))[0].ok());
+  stats = RunKafkaIngest(**store, options, nullptr, nullptr);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->records, 15);
+  EXPECT_EQ((*store)->ReadDecisions(DecisionFilter())->size(), 15u);
+}
+
+// A record on phaseloop.decisions that is not a Decision (or has no id) is
+// counted, produced to the dead-letter topic and skipped; the decisions
+// around it are stored.
+TEST(KafkaIngestTest, MalformedDecisionRecordsAreDeadLettered) {
+  auto cluster = kafka::EmbeddedCluster::Start(1);
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  ASSERT_TRUE((*cluster)->CreateTopic(kDecisions, 1, 1).ok());
+  ASSERT_TRUE(
+      (*cluster)->CreateTopic(std::string(kafka::kDeadLetterTopic), 1, 1).ok());
+  const std::string bootstrap = (*cluster)->bootstrap_servers();
+  const std::vector<v1::DecisionBatch> batches = DecisionBatches(1, 3);
+  ASSERT_TRUE(ProduceDecisionBatches(bootstrap, Pointers(batches))[0].ok());
+  kafka::ProducerOptions producer_options;
+  producer_options.bootstrap_servers = bootstrap;
+  auto producer = kafka::Producer::Create(producer_options);
+  ASSERT_TRUE(producer.ok()) << producer.status();
+  ASSERT_TRUE((*producer)->Produce(kDecisions, "junk", "not a decision").ok());
+  v1::Decision no_id;
+  no_id.set_build_id("build-1");
+  ASSERT_TRUE(
+      (*producer)->Produce(kDecisions, "", no_id.SerializeAsString()).ok());
+  ASSERT_TRUE((*producer)->Flush(std::chrono::seconds(30)).ok());
+
+  const std::string path = testing::MakeTempDir() + "/buffer.db";
+  IngestOptions options = QuickIngestOptions(bootstrap);
+  options.topic = "";  // decisions only
+  options.decisions_topic = kDecisions;
+  auto store = OpenReplayStore(path);
+  ASSERT_TRUE(store.ok());
+  auto stats = RunKafkaIngest(**store, options, producer->get(), nullptr);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->records, 5);
+  EXPECT_EQ(stats->decisions, 3);
+  EXPECT_EQ(stats->malformed, 2);
+  EXPECT_EQ((*store)->ReadDecisions(DecisionFilter())->size(), 3u);
+  ASSERT_TRUE((*producer)->Flush(std::chrono::seconds(30)).ok());
+  EXPECT_EQ(kafka::testing::Watermarks(bootstrap,
+                                       std::string(kafka::kDeadLetterTopic), 0)
+                .second,
+            2);
+}
+
+// A bounded ingest (the canary's): stops once it has read to the end of
+// the topic, well before its idle timeout.
+TEST(KafkaIngestTest, ExitAtEndStopsAtTheEndOfTheTopic) {
+  auto cluster = kafka::EmbeddedCluster::Start(1);
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  ASSERT_TRUE((*cluster)->CreateTopic(kDecisions, 4, 1).ok());
+  const std::string bootstrap = (*cluster)->bootstrap_servers();
+  const std::vector<v1::DecisionBatch> batches = DecisionBatches(2, 4);
+  for (const absl::Status& s :
+       ProduceDecisionBatches(bootstrap, Pointers(batches))) {
+    ASSERT_TRUE(s.ok()) << s;
+  }
+  IngestOptions options = QuickIngestOptions(bootstrap);
+  options.topic = "";
+  options.decisions_topic = kDecisions;
+  options.exit_at_end = true;
+  options.idle_exit = std::chrono::seconds(60);
+  options.run_limit = std::chrono::seconds(90);
+  auto store = OpenReplayStore(testing::MakeTempDir() + "/buffer.db");
+  ASSERT_TRUE(store.ok());
+  const auto start = std::chrono::steady_clock::now();
+  auto stats = RunKafkaIngest(**store, options, nullptr, nullptr);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->decisions, 8);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(50));
+}
+
+// Kafka unreachable: every batch fails (none counts as delivered).
+TEST(KafkaIngestTest, ProducingToAnUnreachableClusterFailsEveryBatch) {
+  const std::vector<v1::DecisionBatch> batches = DecisionBatches(2, 2);
+  const std::vector<absl::Status> sent = ProduceDecisionBatches(
+      "127.0.0.1:1", Pointers(batches), std::chrono::seconds(2));
+  ASSERT_EQ(sent.size(), 2u);
+  for (const absl::Status& s : sent) {
+    EXPECT_FALSE(s.ok());
+    EXPECT_NE(std::string(s.message()).find("127.0.0.1:1"), std::string::npos)
+        << s;
+  }
 }
 
 }  // namespace

@@ -1,0 +1,272 @@
+#include "replay_buffer/kafka_ingest.h"
+
+#include <algorithm>
+#include <iostream>
+#include <memory>
+#include <set>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "common/kafka/consumer.h"
+#include "common/kafka/end_offset_probe.h"
+#include "common/kafka/kafka_error.h"
+#include "common/kafka/lost_records_log.h"
+#include "common/kafka/topics.h"
+
+namespace phaseloop::replay_buffer {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct PendingBatch {
+  WriteBatch batch;
+  kafka::OffsetMap next_offsets;
+  Clock::time_point first = Clock::now();
+  size_t records = 0;
+};
+
+// Adds the rows of one record of `topic` to `pending`; false when the
+// record is not what that topic carries.
+bool AddRecord(const IngestOptions& options, const kafka::ConsumedMessage& m,
+               PendingBatch* pending, IngestStats* stats) {
+  if (m.topic == options.decisions_topic) {
+    v1::Decision decision;
+    if (!decision.ParseFromString(m.value) || decision.decision_id().empty()) {
+      return false;
+    }
+    pending->batch.decisions.push_back(std::move(decision));
+    ++stats->decisions;
+    return true;
+  }
+  v1::Episode episode;
+  if (!episode.ParseFromString(m.value) || episode.episode_id().empty()) {
+    return false;
+  }
+  v1::BestSequence best;
+  if (BestSequenceOf(episode, &best)) {
+    pending->batch.best_sequences.push_back(best);
+  }
+  pending->batch.episodes.push_back(std::move(episode));
+  ++stats->episodes;
+  return true;
+}
+
+// exit_at_end: where each assigned partition is (next offset to read) and
+// where its end was last seen, per topic.
+class EndTracker {
+ public:
+  absl::Status Start(const std::string& bootstrap,
+                     const std::vector<std::string>& topics) {
+    for (const std::string& topic : topics) {
+      auto probe = kafka::EndOffsetProbe::Start(bootstrap, topic,
+                                                std::chrono::milliseconds(200));
+      if (!probe.ok()) return probe.status();
+      probes_[topic] = *std::move(probe);
+    }
+    return absl::OkStatus();
+  }
+  bool enabled() const { return !probes_.empty(); }
+
+  // A new assignment, each partition starting at `next` (absent: 0).
+  void Assigned(const std::vector<kafka::TopicPartition>& assigned,
+                const kafka::OffsetMap& next) {
+    std::map<std::string, std::set<int32_t>> watched;
+    for (const kafka::TopicPartition& tp : assigned) {
+      auto it = next.find(tp);
+      positions_[tp] = it == next.end() ? 0 : it->second;
+      watched[tp.topic].insert(tp.partition);
+    }
+    for (auto& [topic, probe] : probes_) probe->Watch(watched[topic]);
+  }
+  void Reached(const kafka::TopicPartition& tp, int64_t next) {
+    int64_t& position = positions_[tp];
+    position = std::max(position, next);
+  }
+  // Every partition of `assignment` read up to its known end.
+  bool AtEnd(const std::vector<kafka::TopicPartition>& assignment) const {
+    if (assignment.empty()) return false;
+    for (const kafka::TopicPartition& tp : assignment) {
+      auto probe = probes_.find(tp.topic);
+      if (probe == probes_.end()) return false;
+      const std::map<int32_t, int64_t> ends = probe->second->EndOffsets();
+      auto end = ends.find(tp.partition);
+      auto position = positions_.find(tp);
+      if (end == ends.end() || position == positions_.end() ||
+          position->second < end->second) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+ private:
+  std::map<std::string, std::unique_ptr<kafka::EndOffsetProbe>> probes_;
+  kafka::OffsetMap positions_;
+};
+
+}  // namespace
+
+absl::StatusOr<IngestStats> RunKafkaIngest(ReplayStore& store,
+                                           const IngestOptions& options,
+                                           kafka::Producer* dead_letters,
+                                           const std::atomic<bool>* stop) {
+  std::vector<std::string> topics;
+  for (const std::string* topic : {&options.topic, &options.decisions_topic}) {
+    if (!topic->empty()) topics.push_back(*topic);
+  }
+  if (topics.empty()) {
+    return absl::InvalidArgumentError(
+        "buffer ingest: no topic to read; name the episodes topic, the "
+        "decisions topic or both");
+  }
+  IngestStats stats;
+  PendingBatch pending;
+  EndTracker ends;
+  if (options.exit_at_end) {
+    if (absl::Status started = ends.Start(options.bootstrap_servers, topics);
+        !started.ok()) {
+      return started;
+    }
+  }
+  kafka::ConsumerOptions consumer_options;
+  consumer_options.bootstrap_servers = options.bootstrap_servers;
+  consumer_options.group_id = options.group;
+  consumer_options.topics = topics;
+  consumer_options.config = options.consumer_config;
+  consumer_options.offset_lookup =
+      [&](const std::vector<kafka::TopicPartition>& assigned)
+      -> absl::StatusOr<kafka::OffsetMap> {
+    kafka::OffsetMap next;
+    for (const std::string& topic : topics) {
+      absl::StatusOr<std::vector<ConsumerOffset>> stored =
+          store.ReadOffsets(options.group, topic);
+      if (!stored.ok()) return stored.status();
+      for (const ConsumerOffset& offset : *stored) {
+        kafka::TopicPartition tp{offset.topic, offset.partition};
+        for (const kafka::TopicPartition& a : assigned) {
+          if (a == tp) next[tp] = offset.next_offset;
+        }
+      }
+    }
+    if (ends.enabled()) ends.Assigned(assigned, next);
+    return next;
+  };
+  // Records of revoked partitions may go to another member: what was read
+  // but not committed is dropped and read again from the stored offsets.
+  consumer_options.on_revoke = [&](const std::vector<kafka::TopicPartition>&) {
+    pending = PendingBatch();
+  };
+  absl::StatusOr<std::unique_ptr<kafka::Consumer>> consumer =
+      kafka::Consumer::Create(consumer_options);
+  if (!consumer.ok()) return consumer.status();
+
+  auto commit = [&]() -> absl::Status {
+    if (pending.records == 0) return absl::OkStatus();
+    for (const auto& [tp, next] : pending.next_offsets) {
+      pending.batch.offsets.push_back(
+          ConsumerOffset{options.group, tp.topic, tp.partition, next});
+    }
+    absl::Status written = store.Write(pending.batch);
+    if (!written.ok()) return written;
+    ++stats.transactions;
+    pending = PendingBatch();
+    return absl::OkStatus();
+  };
+
+  const Clock::time_point started = Clock::now();
+  Clock::time_point last_record = started;
+  while (stop == nullptr || !stop->load()) {
+    if (options.run_limit.count() > 0 &&
+        Clock::now() - started >= options.run_limit) {
+      break;
+    }
+    absl::StatusOr<std::optional<kafka::ConsumedMessage>> message =
+        (*consumer)->Poll(std::chrono::milliseconds(100));
+    bool got_record = false;
+    if (!message.ok()) {
+      if (auto lost = kafka::RecordsLostOf(message.status())) {
+        stats.records_lost += lost->count();
+        stats.records_lost_by_topic[lost->topic] += lost->count();
+        ++stats.losses;
+        if (ends.enabled()) {
+          ends.Reached({lost->topic, lost->partition}, lost->last_offset + 1);
+        }
+        std::cerr << "buffer ingest: " << message.status().message() << "\n";
+        const kafka::LostRecordsEntry entry =
+            kafka::MakeLostRecordsEntry(*lost, options.group, "buffer ingest");
+        if (!options.lost_records_log.empty()) {
+          absl::Status recorded =
+              kafka::AppendLostRecords(options.lost_records_log, entry);
+          std::cerr << "buffer ingest: "
+                    << (recorded.ok()
+                            ? "recorded in " + options.lost_records_log
+                            : std::string(recorded.message()))
+                    << "\n";
+        }
+        if (dead_letters != nullptr) {
+          (void)dead_letters->Produce(
+              std::string(kafka::kDeadLetterTopic),
+              absl::StrCat(lost->topic, "/", lost->partition, "/",
+                           lost->first_offset, "-", lost->last_offset),
+              kafka::LostRecordsLine(entry));
+        }
+        continue;
+      }
+      // A subscribed topic nobody has produced to yet (NotFound) is no
+      // reason to stop: its partitions are assigned once it exists.
+      const bool absent_topic =
+          message.status().code() == absl::StatusCode::kNotFound;
+      if (!absent_topic &&
+          kafka::ClassOf(message.status()) != kafka::ErrorClass::kRetriable) {
+        return message.status();
+      }
+      // Retriable (a topic not created yet, a broker down): the idle and
+      // end checks below still apply.
+    } else if (message->has_value()) {
+      got_record = true;
+      const kafka::ConsumedMessage& m = **message;
+      last_record = Clock::now();
+      if (pending.records == 0) pending.first = Clock::now();
+      ++pending.records;
+      ++stats.records;
+      pending.next_offsets[{m.topic, m.partition}] = m.offset + 1;
+      if (ends.enabled()) ends.Reached({m.topic, m.partition}, m.offset + 1);
+      if (!AddRecord(options, m, &pending, &stats)) {
+        ++stats.malformed;
+        std::cerr << "buffer ingest: " << m.topic << "/" << m.partition << "@"
+                  << m.offset << " is not a "
+                  << (m.topic == options.decisions_topic
+                          ? "phaseloop.v1.Decision with a decision_id"
+                          : "phaseloop.v1.Episode with an episode_id")
+                  << "; skipped\n";
+        if (dead_letters != nullptr) {
+          (void)dead_letters->Produce(
+              std::string(kafka::kDeadLetterTopic),
+              absl::StrCat(m.topic, "/", m.partition, "/", m.offset), m.value);
+        }
+      }
+    }
+    bool full = pending.records >= options.max_batch;
+    bool due = pending.records > 0 &&
+               Clock::now() - pending.first >= options.max_batch_delay;
+    if (full || due || !got_record) {
+      absl::Status committed = commit();
+      if (!committed.ok()) return committed;
+    }
+    const std::vector<kafka::TopicPartition> assignment =
+        (*consumer)->Assignment();
+    if (ends.enabled() && !got_record && ends.AtEnd(assignment)) break;
+    if (options.idle_exit.count() > 0) {
+      // Idle time counts only once partitions are assigned (a group join
+      // can take seconds).
+      if (assignment.empty()) last_record = Clock::now();
+      if (Clock::now() - last_record >= options.idle_exit) break;
+    }
+  }
+  absl::Status committed = commit();
+  if (!committed.ok()) return committed;
+  (void)(*consumer)->Close();
+  return stats;
+}
+
+}  // namespace phaseloop::replay_buffer

@@ -1,0 +1,83 @@
+#ifndef PHASELOOP_REPLAY_BUFFER_KAFKA_INGEST_H_
+#define PHASELOOP_REPLAY_BUFFER_KAFKA_INGEST_H_
+
+// Moves records from Kafka into the replay buffer, effectively once: search
+// episodes (phaseloop.search.episodes, from search workers) and compile
+// decisions (phaseloop.decisions, from `phaseloop decisions ship --kafka`),
+// read by one consumer subscribed to both. Each batch of rows — episodes,
+// the best sequences they show, decisions — and the consumer's next offsets
+// are one transaction, and after a restart or rebalance every partition
+// resumes from the offsets stored in the buffer, not from Kafka's. A record
+// that is not what its topic carries (an Episode with an episode_id, a
+// Decision with a decision_id) is counted, reported, produced to the
+// dead-letter topic when a producer is given, and skipped (its offset is
+// stored with the batch). Episodes are upserts by episode_id and decisions
+// by decision_id (the key they travel under), so a record delivered or
+// shipped twice is stored once.
+// Records deleted from Kafka before they were read (retention; see
+// common/kafka/consumer.h) are reported on stderr naming the topic, partition
+// and offsets, counted in IngestStats::records_lost, recorded as a
+// dead-letter entry (a line in `lost_records_log`, common/kafka/
+// lost_records_log.h, and a record on the dead-letter topic when a producer
+// is given), and ingest goes on with the records still there.
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "common/kafka/producer.h"
+#include "replay_buffer/replay_store.h"
+
+namespace phaseloop::replay_buffer {
+
+struct IngestOptions {
+  std::string bootstrap_servers;
+  std::string group = "phaseloop-buffer-ingest";
+  // The topics read, each "" to leave it out (at least one must be set).
+  std::string topic = "phaseloop.search.episodes";      // Episode records
+  std::string decisions_topic = "phaseloop.decisions";  // Decision records
+  size_t max_batch = 200;  // records per transaction
+  std::chrono::milliseconds max_batch_delay{500};
+  // Return after this long without a record once partitions are assigned
+  // (0: run until *stop).
+  std::chrono::milliseconds idle_exit{0};
+  // Return once every assigned partition has been read up to its end offset
+  // (high watermark) as last seen, for a bounded ingest of what is there now
+  // (the canary's builds). Gaps no record fills (compaction, transaction
+  // markers) are left to idle_exit, so set both.
+  bool exit_at_end = false;
+  // Return after this long in all, whatever is left to read (0: no limit);
+  // a bound for callers that must not wait on a topic that never appears.
+  std::chrono::milliseconds run_limit{0};
+  // Where lost records are recorded (kafka::LostRecordsLogPath); "": nowhere
+  // but stderr (`phaseloop buffer ingest` uses the default state directory).
+  std::string lost_records_log;
+  // librdkafka properties for the consumer (e.g. session.timeout.ms).
+  std::map<std::string, std::string> consumer_config;
+};
+
+struct IngestStats {
+  int64_t records = 0;
+  int64_t episodes = 0;
+  int64_t decisions = 0;
+  int64_t malformed = 0;
+  int64_t transactions = 0;
+  int64_t records_lost = 0;  // offsets deleted from Kafka before being read
+  int64_t losses = 0;        // gaps those offsets came in
+  std::map<std::string, int64_t> records_lost_by_topic;  // topics with losses
+};
+
+// Runs until *stop (checked between polls; may be null), `idle_exit`,
+// `exit_at_end`, `run_limit`, or a fatal error; what was read is stored.
+// `dead_letters` may be null. InvalidArgument when no topic is set.
+absl::StatusOr<IngestStats> RunKafkaIngest(ReplayStore& store,
+                                           const IngestOptions& options,
+                                           kafka::Producer* dead_letters,
+                                           const std::atomic<bool>* stop);
+
+}  // namespace phaseloop::replay_buffer
+
+#endif  // PHASELOOP_REPLAY_BUFFER_KAFKA_INGEST_H_
