@@ -94,7 +94,7 @@ std::string FormatRuntimeSearchTable(const RuntimeSearchResult& r) {
   absl::StrAppend(
       &out, "\n",
       absl::StrFormat("%3s %-12s %-10s %-26s %5s %6s %6s %7s  %s\n", "#",
-                      "module", "verdict", "speedup [95% interval]", "pairs",
+                      "module", "verdict", "speedup [interval]", "pairs",
                       "s", "build", "reused", "pipeline"));
   for (const Evaluation& e : r.evaluations) {
     absl::StrAppend(

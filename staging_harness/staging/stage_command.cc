@@ -164,7 +164,7 @@ void AddStageCommand(CLI::App& app, int& exit_code) {
       "Build a workload with a candidate policy and the baseline, check the "
       "candidate's outputs (against the baseline run twice and an -O0 "
       "reference) before any timing, then time them in interleaved pairs "
-      "until the 95 % interval of the speedup is within ±1 %. Exit 0 "
+      "until the 99 % interval of the speedup is within ±1 %. Exit 0 "
       "measured, 1 internal error, 2 bad input (or an unusable workload), "
       "3 miscompile found",
       exit_code, RunStage);

@@ -20,7 +20,9 @@ double MedianOf(const std::vector<PassSample>& samples, bool wall) {
 nlohmann::json Interval(const stats::SpeedupInterval& interval) {
   return {{"median", interval.median},
           {"low", interval.low},
-          {"high", interval.high}};
+          {"high", interval.high},
+          {"confidence", interval.confidence},
+          {"coverage", interval.coverage}};
 }
 
 nlohmann::json Build(const runner::BuiltVariant& built) {
@@ -49,10 +51,15 @@ nlohmann::json ExecutedJson(const ExecutedIr& e) {
 }  // namespace
 
 std::string FormatStageTable(const std::vector<StageResult>& results) {
+  double confidence = TimingOptions().confidence;
+  for (const StageResult& r : results) {
+    if (r.timing) confidence = r.timing->wall.confidence;
+  }
   std::string out = absl::StrFormat(
       "%-14s %-5s %-10s %8s %-19s %8s %5s %9s %9s %8s %8s %8s\n", "workload",
-      "split", "verdict", "speedup", "95% interval", "p", "pairs", "base (s)",
-      "cand (s)", "cpu", "instr", "exec-ir");
+      "split", "verdict", "speedup",
+      absl::StrFormat("%g%% interval", 100 * confidence), "p", "pairs",
+      "base (s)", "cand (s)", "cpu", "instr", "exec-ir");
   std::string notes;
   for (const StageResult& r : results) {
     if (r.timing) {

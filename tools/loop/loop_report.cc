@@ -170,7 +170,7 @@ std::string LoopReportHtml(
   report::BarChart rewards;
   rewards.title = "Final reward per iteration (canary)";
   report::LineChart staging;
-  staging.title = "Staging: candidate speedup vs stable (95 % interval)";
+  staging.title = "Staging: candidate speedup vs stable (99 % interval)";
   staging.x_label = "iteration";
   staging.y_unit = "x";
   report::Series median{"median", {}, kGood}, low{"low", {}, kNeutral},
