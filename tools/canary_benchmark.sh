@@ -10,18 +10,21 @@
 #   and each judged step's time from its start to its decision (target:
 #        <= 60 s).
 #
-# Usage: tools/canary_benchmark.sh [--runs 20] [--slowdown 0.10] [--out DIR]
+# Usage: tools/canary_benchmark.sh [--runs 20] [--aa-runs N] [--slow-runs N]
+#          [--slowdown 0.10] [--out DIR]   (--runs sets both counts)
 #        (after tools/bazel.sh build -c opt //tools:phaseloop
 #         //compiler_driver/cc_wrapper:all
 #         //canary/controller/testing:fixed_speed_policy)
 set -euo pipefail
-runs=20 slowdown=0.10 out=""
+aa_runs=20 slow_runs=20 slowdown=0.10 out=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    --runs) runs="$2"; shift 2 ;;
+    --runs) aa_runs="$2" slow_runs="$2"; shift 2 ;;
+    --aa-runs) aa_runs="$2"; shift 2 ;;
+    --slow-runs) slow_runs="$2"; shift 2 ;;
     --slowdown) slowdown="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
-    *) echo "unknown argument '$1' (usage: --runs N --slowdown F --out DIR)" >&2; exit 2 ;;
+    *) echo "unknown argument '$1' (usage: --runs N | --aa-runs N --slow-runs N, --slowdown F, --out DIR)" >&2; exit 2 ;;
   esac
 done
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -72,11 +75,11 @@ print(f"{sys.argv[2]:3} {sys.argv[3]:>3}  {r['phase']:12} first step {first:13} 
 PY
 }
 
-for i in $(seq "$runs"); do one aa "$i"; done
-for i in $(seq "$runs"); do one slow "$i"; done
-python3 - "$out" "$runs" "$slowdown" <<'PY'
+for i in $(seq "$aa_runs"); do one aa "$i"; done
+for i in $(seq "$slow_runs"); do one slow "$i"; done
+python3 - "$out" "$slowdown" <<'PY'
 import glob, json, os, sys
-out, runs, slowdown = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+out, slowdown = sys.argv[1], float(sys.argv[2])
 def load(kind):
     return [json.load(open(p)) for p in sorted(glob.glob(os.path.join(out, f"{kind}-*.json")))
             if os.path.getsize(p) > 0]
