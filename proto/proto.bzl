@@ -1,12 +1,13 @@
 """Offline protobuf/gRPC C++ code generation with the system protoc."""
 
-def cc_grpc_proto(name, src, deps = [], grpc = True, visibility = None):
+def cc_grpc_proto(name, src, deps = [], imports = [], grpc = True, visibility = None):
     """Generates <name> (cc_library) from one .proto under proto/.
 
     Args:
       name: library name.
       src: path of the .proto relative to this package (phaseloop/v1/x.proto).
       deps: other cc_grpc_proto libraries it imports.
+      imports: the .proto files of those libraries (protoc reads them).
       grpc: also generate the service stubs.
     """
     base = src[:-len(".proto")]
@@ -19,7 +20,7 @@ def cc_grpc_proto(name, src, deps = [], grpc = True, visibility = None):
                       "--plugin=protoc-gen-grpc=/usr/bin/grpc_cpp_plugin ")
     native.genrule(
         name = name + "_gen",
-        srcs = [src],
+        srcs = [src] + imports,
         outs = outs,
         cmd = ("protoc -Iproto --cpp_out=$(GENDIR)/proto " + grpc_flags +
                "$(location " + src + ")"),

@@ -15,7 +15,7 @@
 #      long again as every handler call took (--inject-canary-slowdown 1):
 #      rolled back (exit 3), the candidate marked failed in the store, a
 #      negative final reward, and the step that stopped it names
-#      p95_latency_ms (Fail, or Inconclusive to the step's maximum when a
+#      latency_ms (Fail, or Inconclusive to the step's maximum when a
 #      busy machine's windows are too noisy to prove it). The slow policy
 #      alone is not enough here: the handler's compute is a small part of a
 #      request's latency at this load, and on a CI machine running another
@@ -181,8 +181,8 @@ rc="$(run down "$work/slow2.plpolicy" --inject-canary-slowdown 1.0)"
 [ "$(field "$work/down.json" "r['final_reward'] < 0")" = True ] || fail "no negative final reward"
 # Fail (a significant slowdown) or, on a busy machine whose windows are too
 # noisy to prove it, Inconclusive to the step's maximum: never a Pass.
-[ "$(field "$work/down.json" "any(m['name']=='p95_latency_ms' and m['outcome'] in ('Fail','Inconclusive') for m in r['steps'][-1]['metrics'])")" = True ] ||
-  fail "the last step did not stop on p95_latency_ms: $(field "$work/down.json" "r['final_reasons']")"
+[ "$(field "$work/down.json" "any(m['name']=='latency_ms' and m['outcome'] in ('Fail','Inconclusive') for m in r['steps'][-1]['metrics'])")" = True ] ||
+  fail "the last step did not stop on latency_ms: $(field "$work/down.json" "r['final_reasons']")"
 "$phaseloop" policy list --store "$store" --json >"$work/list-b.json"
 grep -q '"failed"' "$work/list-b.json" || fail "the candidate is not marked failed: $(cat "$work/list-b.json")"
 [ "$(field "$work/list-b.json" "[c['policy_version'] for c in r['channels'] if c['name']=='stable'][0]")" = "$fast" ] ||

@@ -70,8 +70,14 @@ r = json.load(open(sys.argv[1]))
 steps = r.get("steps", [])
 first = steps[0]["outcome"] if steps else "-"
 lat = [ (int(s["decided_ms"]) - int(s["started_ms"])) / 1000 for s in steps ]
+def latency(step):  # the judged latency metric: p95 ratio and p-value
+    for m in step.get("metrics", []):
+        if m.get("name") == "latency_ms":
+            return f"{m.get('ratio', 0):.3f}/p{m.get('p_value', 0):.3f}"
+    return "-"
 print(f"{sys.argv[2]:3} {sys.argv[3]:>3}  {r['phase']:12} first step {first:13} "
-      f"decision after {', '.join(f'{x:.0f}' for x in lat)} s")
+      f"decision after {', '.join(f'{x:.0f}' for x in lat)} s  "
+      f"p95 ratio/p {' '.join(latency(s) for s in steps)}")
 PY
 }
 

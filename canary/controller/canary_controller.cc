@@ -27,6 +27,8 @@ v1::CanaryMetricResult MetricResult(const MetricJudgement& metric) {
   result.set_canary_median(metric.canary.median);
   result.set_ratio(metric.ratio.value_or(0));
   result.set_p_value(metric.p_value.value_or(0));
+  result.set_baseline_at_percentile(metric.baseline.percentile);
+  result.set_canary_at_percentile(metric.canary.percentile);
   return result;
 }
 
@@ -220,16 +222,25 @@ v1::CanaryStepResult CanaryController::JudgeStep(const v1::CanaryRun& run,
   result.set_score(judgement.score);
   for (const auto& reason : judgement.reasons) result.add_reasons(reason);
   for (const auto& metric : judgement.metrics) {
-    *result.add_metrics() = MetricResult(metric);
+    v1::CanaryMetricResult& added = *result.add_metrics();
+    added = MetricResult(metric);
+    added.set_percentile(config_.judge.RuleFor(metric.name).percentile);
+  }
+  if (evidence.windows_without_sketch > 0) {
+    result.set_windows_without_sketch(evidence.windows_without_sketch);
+    result.add_reasons(absl::StrFormat(
+        "%d reward window(s) carried no usable latency sketch: their requests "
+        "are not in latency_ms (is the reward engine older than the "
+        "controller?)",
+        evidence.windows_without_sketch));
   }
   result.set_baseline_windows(evidence.baseline_windows);
   result.set_canary_windows(evidence.canary_windows);
   result.set_relative_reward(evidence.relative_reward);
-  if (auto it = evidence.metrics.find("p95_latency_ms");
-      it != evidence.metrics.end()) {
-    for (double v : it->second.baseline) result.add_baseline_p95_ms(v);
-    for (double v : it->second.canary) result.add_canary_p95_ms(v);
+  for (double v : evidence.baseline_window_p95_ms) {
+    result.add_baseline_p95_ms(v);
   }
+  for (double v : evidence.canary_window_p95_ms) result.add_canary_p95_ms(v);
   result.set_decided_ms(env_->NowMs());
   result.set_extensions(extensions);
   return result;

@@ -19,6 +19,7 @@ class ScriptedEnvironment : public RolloutEnvironment {
  public:
   int64_t now = 1'000'000'000;
   double canary_factor = 1.0;  // canary latency / baseline latency
+  static constexpr int kRequestsPerWindow = 40;
   int64_t window_ms = 1000;
   bool outputs_differ = false;
   RolloutAllowance allowance;
@@ -80,20 +81,25 @@ class ScriptedEnvironment : public RolloutEnvironment {
     StepEvidence evidence;
     if (collections_without_windows < 0 ||
         collections <= collections_without_windows) {
-      evidence.metrics["p95_latency_ms"];
+      evidence.metrics["latency_ms"];
       evidence.metrics["error_rate"];
       return evidence;  // a reward engine that has closed nothing yet
     }
-    Samples& latency = evidence.metrics["p95_latency_ms"];
+    Samples& latency = evidence.metrics["latency_ms"];
     Samples& errors = evidence.metrics["error_rate"];
     int k = 0;
     for (int64_t start = from_ms; start + window_ms <= to_ms;
          start += window_ms, ++k) {
       if (evidence_only_three_windows && k >= 3) break;
-      const double jitter = 1 + 0.02 * std::sin(0.7 * k + start % 7);
-      latency.baseline.push_back(10 * jitter);
-      latency.canary.push_back(10 * canary_factor *
-                               (1 + 0.02 * std::cos(1.3 * k)));
+      // 40 requests per window and side; the canary's are the baseline's
+      // times canary_factor.
+      for (int i = 0; i < kRequestsPerWindow; ++i) {
+        const double ms = 10 * (1 + 0.2 * std::sin(0.7 * k + 1.3 * i));
+        latency.baseline.push_back(ms);
+        latency.canary.push_back(ms * canary_factor);
+      }
+      evidence.baseline_window_p95_ms.push_back(12);
+      evidence.canary_window_p95_ms.push_back(12 * canary_factor);
       errors.baseline.push_back(0);
       errors.canary.push_back(0);
       ++evidence.baseline_windows;

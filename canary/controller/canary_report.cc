@@ -6,6 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
+#include "canary/controller/step_figures.h"
 #include "common/files/atomic_file.h"
 #include "common/report/html_page.h"
 #include "common/report/svg_chart.h"
@@ -22,13 +23,6 @@ std::string Utc(int64_t ms) {
   if (ms <= 0) return "-";
   return absl::FormatTime("%Y-%m-%d %H:%M:%S", absl::FromUnixMillis(ms),
                           absl::UTCTimeZone());
-}
-
-double Median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 // Per-window p95 of both sides, a line each.
@@ -136,9 +130,10 @@ std::string CanaryReportHtml(const v1::CanaryRun& run) {
   html +=
       "\n<h2>Steps</h2><table><tr><th>step</th><th>canary share</th>"
       "<th>outcome</th><th>score</th><th>windows b/c</th><th>p95 baseline "
-      "(median, ms)</th><th>p95 canary (median, ms)</th><th>relative "
+      "(ms)</th><th>p95 canary (ms)</th><th>relative "
       "reward</th><th>extended</th></tr>\n";
   for (const auto& step : run.steps()) {
+    const StepP95 p95 = StepP95Ms(step);
     absl::StrAppendFormat(
         &html,
         "<tr><td>%d</td><td>%.0f %%</td><td class=\"%s\">%s</td>"
@@ -147,9 +142,8 @@ std::string CanaryReportHtml(const v1::CanaryRun& run) {
         step.index() + 1, 100 * step.canary_weight(),
         EscapeHtml(step.outcome()), EscapeHtml(step.outcome()), step.score(),
         step.baseline_windows(), step.canary_windows(),
-        Median({step.baseline_p95_ms().begin(), step.baseline_p95_ms().end()}),
-        Median({step.canary_p95_ms().begin(), step.canary_p95_ms().end()}),
-        step.relative_reward(), step.extensions());
+        p95.baseline_ms, p95.canary_ms, step.relative_reward(),
+        step.extensions());
   }
   html += "</table>\n";
   for (const auto& step : run.steps()) {
@@ -162,18 +156,22 @@ std::string CanaryReportHtml(const v1::CanaryRun& run) {
     html += StepChart(step);
     html +=
         "<table><tr><th>metric</th><th>outcome</th><th>n baseline</th><th>n "
-        "canary</th><th>median baseline</th><th>median canary</th><th>ratio"
-        "</th><th>p (Mann-Whitney)</th><th>reason</th></tr>";
+        "canary</th><th>median baseline</th><th>median canary</th>"
+        "<th>percentile</th><th>baseline at it</th><th>canary at it</th>"
+        "<th>ratio</th><th>p (Mann-Whitney)</th><th>reason</th></tr>";
     for (const auto& metric : step.metrics()) {
       absl::StrAppendFormat(
           &html,
           "<tr><td>%s</td><td class=\"%s\">%s</td><td>%d</td><td>%d</td>"
-          "<td>%.4g</td><td>%.4g</td><td>%.4f</td><td>%.4g</td>"
+          "<td>%.4g</td><td>%.4g</td><td>p%g</td><td>%.4g</td><td>%.4g</td>"
+          "<td>%.4f</td><td>%.4g</td>"
           "<td style=\"text-align:left\">%s</td></tr>",
           EscapeHtml(metric.name()), EscapeHtml(metric.outcome()),
           EscapeHtml(metric.outcome()), metric.baseline_count(),
           metric.canary_count(), metric.baseline_median(),
-          metric.canary_median(), metric.ratio(), metric.p_value(),
+          metric.canary_median(), metric.percentile(),
+          metric.baseline_at_percentile(), metric.canary_at_percentile(),
+          metric.ratio(), metric.p_value(),
           EscapeHtml(metric.reason()));
     }
     html += "</table>\n<ul>";

@@ -37,10 +37,15 @@ v1::CanaryRun RolledBack() {
   for (double v : {1.0, 1.1, 0.9}) step->add_baseline_p95_ms(v);
   for (double v : {1.5, 1.6, 1.4}) step->add_canary_p95_ms(v);
   auto* metric = step->add_metrics();
-  metric->set_name("p95_latency_ms");
+  metric->set_name("latency_ms");
   metric->set_outcome("Fail");
-  metric->set_reason("50th percentile 1.5x baseline");
-  run.add_final_reasons("step 1: p95_latency_ms failed");
+  metric->set_reason("p95 1.5x baseline");
+  metric->set_baseline_count(400);
+  metric->set_canary_count(400);
+  metric->set_percentile(95);
+  metric->set_baseline_at_percentile(1.25);
+  metric->set_canary_at_percentile(1.875);
+  run.add_final_reasons("step 1: latency_ms failed");
   run.set_has_final_reward(true);
   run.set_final_reward(-0.5);
   run.set_budget_remaining_at_start(0.8);
@@ -61,9 +66,11 @@ TEST(CanaryReportTest, HtmlDrawsEverySideOfEveryJudgedStep) {
   // A bar per planned step; the unrun one says so.
   EXPECT_EQ(Count(html, "<rect class=\"pl-mark\""), 2u);
   EXPECT_NE(html.find("<title>step 2: not run</title>"), std::string::npos);
-  EXPECT_NE(html.find("step 1: p95_latency_ms failed"), std::string::npos);
+  EXPECT_NE(html.find("step 1: latency_ms failed"), std::string::npos);
   EXPECT_NE(html.find("80.0 %"), std::string::npos);
   EXPECT_NE(html.find("-0.5000"), std::string::npos);
+  // The steps table shows the p95s the judge compared (every request).
+  EXPECT_NE(html.find("<td>1.250</td><td>1.875</td>"), std::string::npos);
   // Names are escaped, and nothing is fetched from elsewhere.
   EXPECT_NE(html.find("cand&lt;1&gt;"), std::string::npos);
   EXPECT_EQ(html.find(" src="), std::string::npos);

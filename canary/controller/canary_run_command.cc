@@ -15,6 +15,7 @@
 #include "absl/strings/str_format.h"
 #include "canary/controller/canary_list_command.h"
 #include "canary/controller/canary_report.h"
+#include "canary/controller/step_figures.h"
 #include "canary/controller/live_environment.h"
 #include "common/command/exit_code.h"
 #include "common/command/stop_signals.h"
@@ -72,13 +73,8 @@ void PrintSummary(const v1::CanaryRun& run, const std::string& report,
                          "canary", "outcome", "score", "windows", "p95 base ms",
                          "p95 cand ms", "rel.reward");
   for (const auto& step : run.steps()) {
-    double base = 0, cand = 0;
-    for (const auto& metric : step.metrics()) {
-      if (metric.name() == "p95_latency_ms") {
-        base = metric.baseline_median();
-        cand = metric.canary_median();
-      }
-    }
+    const StepP95 p95 = StepP95Ms(step);
+    const double base = p95.baseline_ms, cand = p95.canary_ms;
     out << absl::StrFormat(
         "%-5d %6.1f %%  %-13s %6.0f %4d/%-4d %12.3f %12.3f "
         "%+10.4f\n",

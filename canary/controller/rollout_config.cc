@@ -65,16 +65,19 @@ JudgeConfig DefaultRolloutJudge() {
   judge.min_samples = 8;
   judge.pass_score = 95;
   judge.marginal_score = 75;
-  MetricRule latency;
-  latency.direction = Direction::kIncrease;
-  latency.percentile = 50;
-  latency.allowed_increase = 1.05;
-  latency.critical = true;
-  judge.metrics["p95_latency_ms"] = latency;
-  MetricRule errors = latency;
+  MetricRule window_rule;
+  window_rule.direction = Direction::kIncrease;
+  window_rule.percentile = 50;
+  window_rule.allowed_increase = 1.05;
+  window_rule.critical = true;
+  judge.defaults = window_rule;
+  MetricRule latency = window_rule;
+  latency.percentile = 95;
+  latency.min_samples = 300;
+  judge.metrics["latency_ms"] = latency;
+  MetricRule errors = window_rule;
   errors.allowed_increase = 1.0;
   judge.metrics["error_rate"] = errors;
-  judge.defaults = latency;
   judge.source = "built-in rollout judge (configs/canary/rollout_judge.yaml)";
   return judge;
 }

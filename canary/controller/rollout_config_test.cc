@@ -27,8 +27,13 @@ TEST(RolloutConfigTest, ParsesStepsAndDefaults) {
   EXPECT_EQ(config->steps[1].warmup_ms(), 4000);
   EXPECT_EQ(config->steps[1].max_duration_ms(), 42000);
   EXPECT_EQ(config->judge.min_samples, 8);
-  EXPECT_TRUE(config->judge.metrics.count("p95_latency_ms"));
-  EXPECT_TRUE(config->judge.metrics.at("p95_latency_ms").critical);
+  ASSERT_TRUE(config->judge.metrics.count("latency_ms"));
+  const MetricRule& latency = config->judge.metrics.at("latency_ms");
+  EXPECT_TRUE(latency.critical);
+  EXPECT_EQ(latency.percentile, 95);  // the step's p95 over its requests
+  EXPECT_EQ(config->judge.MinSamples(latency), 300);
+  EXPECT_EQ(config->judge.MinSamples(config->judge.metrics.at("error_rate")),
+            8);
 }
 
 TEST(RolloutConfigTest, ErrorsNameTheFileAndField) {
@@ -82,6 +87,7 @@ void ExpectSameRule(const MetricRule& a, const MetricRule& b,
   EXPECT_EQ(a.critical, b.critical) << what;
   EXPECT_EQ(a.weight, b.weight) << what;
   EXPECT_EQ(a.slo_p95.has_value(), b.slo_p95.has_value()) << what;
+  EXPECT_EQ(a.min_samples, b.min_samples) << what;
 }
 
 TEST(RolloutConfigTest, ShippedRolloutJudgeIsTheBuiltInOne) {

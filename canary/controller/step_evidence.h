@@ -4,9 +4,14 @@
 // What a canary step is judged on: the reward engine's per-window Reward
 // records (topic phaseloop.rewards) of the baseline and the canary
 // deployment whose windows lie inside the step's judged range, turned into
-// the judge's samples — one per window and side:
-//   p95_latency_ms  the window's p95 latency, milliseconds;
-//   error_rate      failed / all requests of the window.
+// the judge's samples:
+//   latency_ms   every request of the step on that side, milliseconds: the
+//                windows' sketches (Reward.sketch) merged, each bucket's
+//                representative value once per request in it (within
+//                0.5 % of the true latency). One p95 of a 2 s window of
+//                40 canary requests is too noisy to judge 5 % on; the step's
+//                hundreds of requests are not.
+//   error_rate   failed / all requests, one sample per window.
 // A window without requests gives no sample. A pure function, so a step
 // replayed from the same records gives the same evidence.
 
@@ -21,16 +26,31 @@
 
 namespace phaseloop::canary {
 
+// Above this many requests on a side, latency_ms holds this many values at
+// evenly spaced ranks of the merged distribution (its quantiles), which
+// bounds the judge's memory and keeps the rank test conservative.
+inline constexpr int64_t kMaxLatencySamples = 100000;
+
 struct StepEvidence {
   std::map<std::string, Samples> metrics;
   int baseline_windows = 0;
   int canary_windows = 0;
+  // Windows with requests whose record carries no usable sketch (an engine
+  // older than Reward.sketch, a sketch of another accuracy, or one whose
+  // count is not the record's): their requests are missing from latency_ms,
+  // and the controller says so in the step's reasons.
+  int windows_without_sketch = 0;
+  // Each judged window's p95, milliseconds, in window order (what reports
+  // draw; not judged).
+  std::vector<double> baseline_window_p95_ms;
+  std::vector<double> canary_window_p95_ms;
   // The newest window end seen on each side (0 when none): the reward
   // engine has closed every window up to it.
   int64_t baseline_newest_end_ms = 0;
   int64_t canary_newest_end_ms = 0;
-  // log(median baseline p95 / median canary p95) over the windows; 0 when a
-  // side has none. > 0: the canary is faster.
+  // log(baseline p95 / canary p95) over the step's requests (the merged
+  // sketches' interpolated p95s); 0 when a side has none. > 0: the canary is
+  // faster.
   double relative_reward = 0;
 };
 

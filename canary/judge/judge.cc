@@ -34,12 +34,13 @@ std::string PercentileName(double p) {
 void JudgeSamples(const Samples& samples, const MetricRule& rule,
                   const JudgeConfig& config, MetricJudgement& out) {
   const int fewest = std::min(out.baseline.count, out.canary.count);
-  if (fewest < config.min_samples) {
+  const int min_samples = config.MinSamples(rule);
+  if (fewest < min_samples) {
     out.outcome = Outcome::kInconclusive;
     out.reason =
         absl::StrCat("not enough data: baseline has ", out.baseline.count,
                      " samples, canary ", out.canary.count, "; need ",
-                     config.min_samples, " on each side (min_samples)");
+                     min_samples, " on each side (min_samples)");
     return;
   }
   const double base = out.baseline.percentile;

@@ -77,7 +77,8 @@ absl::Status ReadRule(const std::string& source, const std::string& prefix,
   if (!node.IsMap()) return Bad(source, prefix, "must be a mapping");
   if (auto s = CheckKeys(source, prefix, node,
                          {"direction", "percentile", "allowed_increase",
-                          "allowed_decrease", "critical", "weight", "slo_p95"});
+                          "allowed_decrease", "critical", "weight", "slo_p95",
+                          "min_samples"});
       !s.ok()) {
     return s;
   }
@@ -136,6 +137,18 @@ absl::Status ReadRule(const std::string& source, const std::string& prefix,
         return s;
       }
       rule.slo_p95 = threshold;
+    }
+  }
+  if (const YAML::Node n = node["min_samples"]; n) {
+    int min_samples = 0;
+    if (n.IsNull()) {
+      rule.min_samples.reset();
+    } else if (!n.IsScalar() || !YAML::convert<int>::decode(n, min_samples) ||
+               min_samples < 2) {
+      return Bad(source, prefix + ".min_samples",
+                 "expected a whole number >= 2 (or null for the top level's)");
+    } else {
+      rule.min_samples = min_samples;
     }
   }
   return absl::OkStatus();

@@ -16,6 +16,9 @@
 //     critical: false       # a critical metric failing fails the judgement
 //     weight: 1             # its share of the score
 //     slo_p95: none         # a number: canary p95 above it → Fail
+//     min_samples: none     # a whole number >= 2 overrides the top level's
+//                           # for this metric (per-request metrics beside
+//                           # per-window ones)
 //   metrics:                # per-metric rules, by name; a metric listed
 //     latency_ms: {critical: true, slo_p95: 250}   # here must be in every
 //                                                  # request (else Error)
@@ -44,6 +47,8 @@ struct MetricRule {
   bool critical = false;
   double weight = 1;              // > 0
   std::optional<double> slo_p95;  // same unit as the samples; > 0
+  // Overrides JudgeConfig::min_samples for this metric; >= 2.
+  std::optional<int> min_samples;
 };
 
 struct JudgeConfig {
@@ -59,6 +64,10 @@ struct JudgeConfig {
 
   // The rule of `name`: its own, else `defaults`.
   const MetricRule& RuleFor(const std::string& name) const;
+  // The fewest samples per side `rule` judges on.
+  int MinSamples(const MetricRule& rule) const {
+    return rule.min_samples.value_or(min_samples);
+  }
 };
 
 // InvalidArgument naming `source` and the field for anything invalid.

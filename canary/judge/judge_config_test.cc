@@ -15,6 +15,7 @@ void ExpectSameRule(const MetricRule& a, const MetricRule& b) {
   EXPECT_EQ(a.critical, b.critical);
   EXPECT_EQ(a.weight, b.weight);
   EXPECT_EQ(a.slo_p95, b.slo_p95);
+  EXPECT_EQ(a.min_samples, b.min_samples);
 }
 
 // The shipped file documents the built-in defaults: they must agree.
@@ -38,7 +39,7 @@ min_samples: 20
 score: {pass: 90, marginal: 60}
 defaults: {allowed_increase: 1.02, percentile: 95}
 metrics:
-  latency_ms: {critical: true, slo_p95: 250}
+  latency_ms: {critical: true, slo_p95: 250, min_samples: 300}
   rps: {direction: decrease, weight: 2}
   errors:
 )",
@@ -53,6 +54,8 @@ metrics:
   EXPECT_EQ(latency.slo_p95, 250);
   EXPECT_EQ(latency.allowed_increase, 1.02);  // inherited
   EXPECT_EQ(latency.percentile, 95);
+  EXPECT_EQ(config->MinSamples(latency), 300);  // its own
+  EXPECT_EQ(config->MinSamples(config->RuleFor("rps")), 20);  // the top's
   EXPECT_EQ(config->RuleFor("rps").direction, Direction::kDecrease);
   EXPECT_EQ(config->RuleFor("rps").weight, 2);
   ExpectSameRule(config->RuleFor("errors"), config->defaults);
@@ -90,6 +93,8 @@ TEST(JudgeConfig, EveryBadFieldIsNamed) {
        "bad.yaml: defaults.critical: expected true or false"},
       {"defaults: {weight: 0}", "bad.yaml: defaults.weight: 0 is outside"},
       {"defaults: {slo_p95: -1}", "bad.yaml: defaults.slo_p95: -1 is outside"},
+      {"metrics: {lat: {min_samples: 1}}",
+       "bad.yaml: metrics.lat.min_samples: expected a whole number >= 2"},
       {"metrics: {lat: {slo: 3}}", "bad.yaml: metrics.lat.slo: unknown field"},
       {"metrics: [lat]", "bad.yaml: metrics: must be a mapping"},
       {"metrics: {lat: 3}", "bad.yaml: metrics.lat: must be a mapping"},

@@ -71,6 +71,7 @@ WindowRewards ComputeRewards(const ClosedWindow& window,
     reward.set_p50_seconds(QuantileOr(group.sketch, 0.5));
     reward.set_p95_seconds(p95);
     reward.set_p99_seconds(QuantileOr(group.sketch, 0.99));
+    *reward.mutable_sketch() = group.sketch.ToProto();
     reward.set_slo_threshold_seconds(slo_threshold_seconds);
     const int64_t good = std::clamp<int64_t>(
         group.sketch.CountAtOrBelow(slo_threshold_seconds) - group.error_count,

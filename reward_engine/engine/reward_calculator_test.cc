@@ -54,6 +54,12 @@ TEST(RewardCalculatorTest, RewardsRelativeRewardsAndGoodCounts) {
   // 3 errors. Baseline: all 100 within the SLO.
   EXPECT_NEAR(canary.good_count(), 47, 1);
   EXPECT_EQ(baseline.good_count(), 100);
+  // Each record carries the group's merged sketch, so a canary step can merge
+  // windows and judge every request.
+  auto canary_sketch = sli::LatencySketch::FromProto(canary.sketch());
+  ASSERT_TRUE(canary_sketch.ok()) << canary_sketch.status();
+  EXPECT_EQ(canary_sketch->count(), 100);
+  EXPECT_NEAR(*canary_sketch->Quantile(0.95), canary.p95_seconds(), 1e-12);
   ASSERT_EQ(out.final_rewards.size(), 2u);
   EXPECT_EQ(out.final_rewards[1].reward_id(), canary.reward_id());
   EXPECT_EQ(out.final_rewards[1].source(), "canary");

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "canary/controller/step_figures.h"
 #include "absl/strings/str_join.h"
 #include "common/report/html_page.h"
 #include "common/report/svg_chart.h"
@@ -37,19 +38,13 @@ const v1::CanaryRun* CanaryOf(
   return found == canaries.end() ? nullptr : &found->second;
 }
 
-// The p95 latency medians the judge compared, per step.
+// The p95 latencies the judge compared, per step.
 void StepLatencies(const v1::CanaryRun& canary, std::vector<double>* baseline,
                    std::vector<double>* candidate) {
   for (const auto& step : canary.steps()) {
-    double base = kNone, cand = kNone;
-    for (const auto& metric : step.metrics()) {
-      if (metric.name() == "p95_latency_ms" && metric.baseline_count() > 0) {
-        base = metric.baseline_median();
-        cand = metric.canary_median();
-      }
-    }
-    baseline->push_back(base);
-    candidate->push_back(cand);
+    const canary::StepP95 p95 = canary::StepP95Ms(step);
+    baseline->push_back(p95.known ? p95.baseline_ms : kNone);
+    candidate->push_back(p95.known ? p95.canary_ms : kNone);
   }
 }
 

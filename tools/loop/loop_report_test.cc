@@ -50,11 +50,12 @@ v1::LoopRun TwoIterations(std::map<std::string, v1::CanaryRun>* canaries) {
     step->set_canary_weight(weight);
     step->set_outcome("Pass");
     auto* metric = step->add_metrics();
-    metric->set_name("p95_latency_ms");
-    metric->set_baseline_count(9);
-    metric->set_canary_count(9);
-    metric->set_baseline_median(2.0);
-    metric->set_canary_median(1.9);
+    metric->set_name("latency_ms");
+    metric->set_baseline_count(400);
+    metric->set_canary_count(400);
+    metric->set_percentile(95);
+    metric->set_baseline_at_percentile(2.0);
+    metric->set_canary_at_percentile(1.9);
   }
   (*canaries)["demo-1"] = canary;
   v1::LoopIteration* second = run.add_iterations();
