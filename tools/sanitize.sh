@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Runs tests under a sanitizer (issue 19; README "Sanitizer builds").
+#
+#   tools/sanitize.sh asan        the fast subset under ASan + UBSan (what
+#                                 tools/test.sh, and so CI, runs)
+#   tools/sanitize.sh asan --all  every test under ASan + UBSan
+#   tools/sanitize.sh tsan        the threaded parts' tests (tag "tsan")
+#                                 under ThreadSanitizer
+# Extra arguments after the mode go to `bazel test`. The configs live in
+# .bazelrc (--config=asan / --config=tsan); their outputs sit beside the
+# plain build's (--platform_suffix), so switching costs no rebuild.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode="${1:-}"
+shift || true
+# The fast subset: the parsers of outside input and the helpers every stage
+# uses, the reward engine, the judge and the buffer — unit tests that need
+# no nested Bazel, clang run or network beyond loopback.
+fast=(
+  //common/...
+  //reward_engine/...
+  //replay_buffer/...
+  //canary/judge/...
+  //canary/budget_policy/...
+  //canary/controller:rollout_config_test
+  //canary/controller:step_evidence_test
+  //canary/controller:canary_controller_test
+  //canary/controller:canary_state_store_test
+  //canary/load/...
+  //compiler_driver/cc_wrapper:argument_processing_test
+  //compiler_driver/cc_wrapper:response_file_test
+  //compiler_driver/cc_wrapper:policy_test
+  //compiler_driver/cc_wrapper:spool_test
+  //compiler_driver/policy_runtime:policy_artifact_test
+  //staging_harness/workloads/...
+)
+case "$mode" in
+  asan)
+    if [ "${1:-}" = --all ]; then
+      shift
+      exec tools/bazel.sh test --config=asan --nocache_test_results //... "$@"
+    fi
+    exec tools/bazel.sh test --config=asan --nocache_test_results "$@" -- "${fast[@]}" ;;
+  tsan)
+    exec tools/bazel.sh test --config=tsan --nocache_test_results \
+      --test_tag_filters=tsan "$@" //... ;;
+  *)
+    echo "usage: tools/sanitize.sh asan [--all] | tsan  [bazel test flags]" >&2
+    exit 2 ;;
+esac
