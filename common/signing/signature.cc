@@ -157,6 +157,18 @@ absl::StatusOr<std::string> VerifyArtifact(absl::string_view artifact_file,
   return parsed->key_id;
 }
 
+absl::Status UntrustedError(std::string message) {
+  return Refusal(kReasonUntrusted, std::move(message));
+}
+
+std::string Sha256Hex(absl::string_view bytes) {
+  (void)InitSodium();
+  unsigned char digest[crypto_hash_sha256_BYTES];
+  crypto_hash_sha256(digest, reinterpret_cast<const unsigned char*>(bytes.data()),
+                     bytes.size());
+  return ToHex(digest, sizeof digest);
+}
+
 std::string SignatureRefusalReason(const absl::Status& status) {
   if (!absl::IsPermissionDenied(status)) return "";
   auto payload = status.GetPayload(kRefusalPayload);

@@ -60,6 +60,14 @@ absl::StatusOr<std::string> VerifyArtifact(absl::string_view artifact_file,
 absl::Status UnsignedError(absl::string_view artifact_name,
                            const TrustedKeys& trusted);
 
+// A PermissionDenied refusal (kReasonUntrusted) with `message`: for a trust
+// file that cannot be read, so nothing can be trusted.
+absl::Status UntrustedError(std::string message);
+
+// Lowercase hex SHA-256 of `bytes` (what `sha256sum` prints), for pinning
+// a file by content.
+std::string Sha256Hex(absl::string_view bytes);
+
 // kReasonUnsigned or kReasonUntrusted for a refusal of VerifyArtifact /
 // UnsignedError; "" for any other status.
 std::string SignatureRefusalReason(const absl::Status& status);

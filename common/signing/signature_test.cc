@@ -99,6 +99,11 @@ TEST(SignatureTest, MalformedSignatureIsRefused) {
   }
 }
 
+TEST(SignatureTest, Sha256HexIsWhatSha256sumPrints) {
+  EXPECT_EQ(Sha256Hex("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
 TEST(SignatureTest, OtherErrorsAreNoRefusal) {
   EXPECT_EQ(SignatureRefusalReason(absl::NotFoundError("x")), "");
   EXPECT_EQ(SignatureRefusalReason(absl::PermissionDeniedError("x")), "");
