@@ -14,10 +14,9 @@ TEST(ListenAddressTest, LoopbackAddresses) {
 }
 
 TEST(ListenAddressTest, EverythingElseIsNotLoopback) {
-  for (const char* listen :
-       {"0.0.0.0:7400", "[::]:7400", ":7400", "10.0.0.5:7400",
-        "example.com:7400", "128.0.0.1:1", "[::ffff:127.0.0.1]:1",
-        "localhost.evil.com:1"}) {
+  for (const char* listen : {"0.0.0.0:7400", "[::]:7400", ":7400",
+                             "10.0.0.5:7400", "example.com:7400", "128.0.0.1:1",
+                             "[::ffff:127.0.0.1]:1", "localhost.evil.com:1"}) {
     EXPECT_FALSE(IsLoopbackListenAddress(listen)) << listen;
   }
 }

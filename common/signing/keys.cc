@@ -103,10 +103,9 @@ std::string PublicKeyFileText(const SigningKey& key,
 absl::StatusOr<SigningKey> ParseSigningKey(absl::string_view text,
                                            absl::string_view source) {
   auto error = [&](int line, absl::string_view what) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("signing key file '", source, "'",
-                     line > 0 ? absl::StrCat(" line ", line) : "", ": ", what,
-                     kRegenerate));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "signing key file '", source, "'",
+        line > 0 ? absl::StrCat(" line ", line) : "", ": ", what, kRegenerate));
   };
   std::vector<std::pair<int, std::string>> lines;
   int number = 0;
@@ -133,8 +132,7 @@ absl::StatusOr<SigningKey> ParseSigningKey(absl::string_view text,
     const auto& [line, content] = lines[i];
     std::vector<std::string> fields =
         absl::StrSplit(content, ' ', absl::SkipEmpty());
-    if (fields.size() != 2 ||
-        (fields[0] != "key_id" && fields[0] != "seed")) {
+    if (fields.size() != 2 || (fields[0] != "key_id" && fields[0] != "seed")) {
       return error(line, "expected 'key_id <16 hex>' or 'seed <64 hex>'");
     }
     std::string& slot = fields[0] == "key_id" ? key_id : seed_hex;
@@ -148,15 +146,16 @@ absl::StatusOr<SigningKey> ParseSigningKey(absl::string_view text,
   if (!FromHex(seed_hex, seed.data(), seed.size())) {
     return error(seed_line,
                  absl::StrCat("seed must be 64 lowercase hex digits, got ",
-                              seed_hex.size(), " characters (truncated or "
+                              seed_hex.size(),
+                              " characters (truncated or "
                               "damaged)"));
   }
   SigningKey key = SigningKeyFromSeed(seed);
   sodium_memzero(seed.data(), seed.size());
   if (key.key_id != key_id) {
-    return error(0, absl::StrCat("the seed belongs to key ", key.key_id,
-                                 ", not to key_id ", key_id,
-                                 " (damaged file)"));
+    return error(0,
+                 absl::StrCat("the seed belongs to key ", key.key_id,
+                              ", not to key_id ", key_id, " (damaged file)"));
   }
   return key;
 }
@@ -194,8 +193,8 @@ absl::StatusOr<SigningKey> WriteNewKeyPair(const std::string& dir,
       files::WriteFileAtomically(secret_path, secret_text, 0600);
   sodium_memzero(secret_text.data(), secret_text.size());
   if (!written.ok()) return written;
-  written = files::WriteFileAtomically(public_path,
-                                       PublicKeyFileText(*key, comment));
+  written =
+      files::WriteFileAtomically(public_path, PublicKeyFileText(*key, comment));
   if (!written.ok()) {
     unlink(secret_path.c_str());
     return written;

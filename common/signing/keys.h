@@ -35,10 +35,10 @@ using PublicKey = std::array<uint8_t, 32>;
 
 // A secret signing key and what is derived from it.
 struct SigningKey {
-  std::string key_id;                  // KeyIdOf(public_key)
-  std::array<uint8_t, 32> seed{};      // the secret
+  std::string key_id;              // KeyIdOf(public_key)
+  std::array<uint8_t, 32> seed{};  // the secret
   PublicKey public_key{};
-  std::array<uint8_t, 64> secret{};    // libsodium's expanded secret key
+  std::array<uint8_t, 64> secret{};  // libsodium's expanded secret key
 };
 
 // Internal when libsodium cannot be initialised (no entropy source).

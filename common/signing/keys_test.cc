@@ -60,8 +60,8 @@ TEST(KeysTest, TruncatedKeyFileIsRefusedNamingTheFileAndLine) {
   seed.fill(7);
   const std::string text = SecretKeyFileText(SigningKeyFromSeed(seed));
   // Cut in the middle of the seed.
-  absl::StatusOr<SigningKey> cut =
-      ParseSigningKey(text.substr(0, text.size() - 20), "/k/policy-signing.key");
+  absl::StatusOr<SigningKey> cut = ParseSigningKey(
+      text.substr(0, text.size() - 20), "/k/policy-signing.key");
   ASSERT_FALSE(cut.ok());
   EXPECT_NE(cut.status().message().find("/k/policy-signing.key' line 4"),
             std::string::npos)

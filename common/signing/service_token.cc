@@ -13,8 +13,8 @@ absl::StatusOr<std::string> ReadTokenFile(const std::string& path) {
   absl::Status read = files::ReadWholeFile(path, &text);
   auto error = [&](absl::string_view what) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "token file '", path, "': ", what,
-        "; write one line of at least ", kMinTokenBytes,
+        "token file '", path, "': ", what, "; write one line of at least ",
+        kMinTokenBytes,
         " characters, e.g. `head -c 32 /dev/urandom | base64 > FILE`"));
   };
   if (!read.ok()) return error(read.message());
@@ -24,8 +24,9 @@ absl::StatusOr<std::string> ReadTokenFile(const std::string& path) {
   if (text.empty()) return error("the file is empty");
   for (char c : text) {
     if (c <= ' ' || c == 127) {
-      return error("the token holds spaces, control characters or more "
-                   "than one line");
+      return error(
+          "the token holds spaces, control characters or more "
+          "than one line");
     }
   }
   if (text.size() < kMinTokenBytes) {

@@ -43,8 +43,8 @@ absl::StatusOr<ParsedSignature> ParseSignature(absl::string_view text,
     if (!line.empty() && line[0] != '#') lines.emplace_back(line);
   }
   if (lines.empty() || lines[0] != kSignatureHeader) {
-    return error(absl::StrCat("the first line must be '", kSignatureHeader,
-                              "'"));
+    return error(
+        absl::StrCat("the first line must be '", kSignatureHeader, "'"));
   }
   ParsedSignature parsed;
   std::string signature_hex;
@@ -57,14 +57,15 @@ absl::StatusOr<ParsedSignature> ParseSignature(absl::string_view text,
                signature_hex.empty()) {
       signature_hex = fields[1];
     } else {
-      return error(absl::StrCat("unexpected line '", lines[i].substr(0, 40),
-                                "'"));
+      return error(
+          absl::StrCat("unexpected line '", lines[i].substr(0, 40), "'"));
     }
   }
   if (parsed.key_id.empty()) return error("no key_id line (truncated?)");
   if (!FromHex(signature_hex, parsed.bytes.data(), parsed.bytes.size())) {
-    return error("the ed25519ph line must hold 128 lowercase hex digits "
-                 "(truncated?)");
+    return error(
+        "the ed25519ph line must hold 128 lowercase hex digits "
+        "(truncated?)");
   }
   return parsed;
 }
@@ -88,9 +89,8 @@ std::string SignArtifact(absl::string_view artifact_file,
       artifact_file.size());
   unsigned char signature[crypto_sign_BYTES];
   crypto_sign_final_create(&state, signature, nullptr, key.secret.data());
-  return absl::StrCat(kSignatureHeader, "\nkey_id ", key.key_id,
-                      "\ned25519ph ", ToHex(signature, sizeof signature),
-                      "\n");
+  return absl::StrCat(kSignatureHeader, "\nkey_id ", key.key_id, "\ned25519ph ",
+                      ToHex(signature, sizeof signature), "\n");
 }
 
 absl::StatusOr<std::string> SignatureKeyId(absl::string_view signature,
@@ -164,7 +164,8 @@ absl::Status UntrustedError(std::string message) {
 std::string Sha256Hex(absl::string_view bytes) {
   (void)InitSodium();
   unsigned char digest[crypto_hash_sha256_BYTES];
-  crypto_hash_sha256(digest, reinterpret_cast<const unsigned char*>(bytes.data()),
+  crypto_hash_sha256(digest,
+                     reinterpret_cast<const unsigned char*>(bytes.data()),
                      bytes.size());
   return ToHex(digest, sizeof digest);
 }

@@ -30,9 +30,9 @@ TEST(SignatureTest, RotationAcceptsEveryTrustedKeyAndNotARemovedOne) {
       VerifyArtifact(kArtifact, SignArtifact(kArtifact, TestKey(2)), both, "a")
           .ok());
   // Key 1 removed from the trust file.
-  absl::StatusOr<std::string> removed = VerifyArtifact(
-      kArtifact, SignArtifact(kArtifact, TestKey(1)), TrustOf({TestKey(2)}),
-      "a");
+  absl::StatusOr<std::string> removed =
+      VerifyArtifact(kArtifact, SignArtifact(kArtifact, TestKey(1)),
+                     TrustOf({TestKey(2)}), "a");
   EXPECT_EQ(SignatureRefusalReason(removed.status()), kReasonUntrusted);
 }
 
@@ -49,9 +49,9 @@ TEST(SignatureTest, TamperedArtifactIsRefused) {
             std::string::npos)
       << result.status();
   // Truncated.
-  EXPECT_FALSE(VerifyArtifact(kArtifact.substr(0, 10), sig,
-                              TrustOf({TestKey(1)}), "a")
-                   .ok());
+  EXPECT_FALSE(
+      VerifyArtifact(kArtifact.substr(0, 10), sig, TrustOf({TestKey(1)}), "a")
+          .ok());
 }
 
 TEST(SignatureTest, WrongKeyIsRefusedNamingTheKeys) {
@@ -71,11 +71,11 @@ TEST(SignatureTest, ASignatureWhoseKeyIdWasSwappedDoesNotVerify) {
   std::string sig = SignArtifact(kArtifact, TestKey(2));
   const size_t at = sig.find(TestKey(2).key_id);
   sig.replace(at, 16, TestKey(1).key_id);
-  EXPECT_EQ(SignatureRefusalReason(
-                VerifyArtifact(kArtifact, sig, TrustOf({TestKey(1), TestKey(2)}),
-                               "a")
-                    .status()),
-            kReasonUntrusted);
+  EXPECT_EQ(
+      SignatureRefusalReason(
+          VerifyArtifact(kArtifact, sig, TrustOf({TestKey(1), TestKey(2)}), "a")
+              .status()),
+      kReasonUntrusted);
 }
 
 TEST(SignatureTest, MissingSignatureIsCountedApart) {
@@ -94,8 +94,7 @@ TEST(SignatureTest, MalformedSignatureIsRefused) {
         sig.substr(0, sig.find("ed25519ph"))}) {
     absl::StatusOr<std::string> result =
         VerifyArtifact(kArtifact, bad, TrustOf({TestKey(1)}), "a");
-    EXPECT_EQ(SignatureRefusalReason(result.status()), kReasonUntrusted)
-        << bad;
+    EXPECT_EQ(SignatureRefusalReason(result.status()), kReasonUntrusted) << bad;
   }
 }
 

@@ -35,9 +35,9 @@ absl::StatusOr<TrustedKeys> TrustedKeys::Parse(absl::string_view text,
                        "name the key's policy-signing.pub (and keep the "
                        "secret key out of reach)");
         }
-        return error(number, absl::StrCat("the first line must be '",
-                                          kTrustFileHeader, "', got '",
-                                          line.substr(0, 40), "'"));
+        return error(number,
+                     absl::StrCat("the first line must be '", kTrustFileHeader,
+                                  "', got '", line.substr(0, 40), "'"));
       }
       header_seen = true;
       continue;
@@ -54,18 +54,17 @@ absl::StatusOr<TrustedKeys> TrustedKeys::Parse(absl::string_view text,
     }
     PublicKey key;
     if (!FromHex(fields[2], key.data(), key.size())) {
-      return error(number,
-                   absl::StrCat("the public key must be 64 lowercase hex "
-                                "digits, got ",
-                                fields[2].size(),
-                                " characters (truncated or damaged)"));
+      return error(
+          number,
+          absl::StrCat("the public key must be 64 lowercase hex "
+                       "digits, got ",
+                       fields[2].size(), " characters (truncated or damaged)"));
     }
     const std::string id = KeyIdOf(key);
     if (fields[0] != id) {
-      return error(number,
-                   absl::StrCat("key id '", fields[0],
-                                "' is not the id of its public key (",
-                                id, ")"));
+      return error(
+          number, absl::StrCat("key id '", fields[0],
+                               "' is not the id of its public key (", id, ")"));
     }
     if (!trusted.keys_.emplace(id, key).second) {
       return error(number, absl::StrCat("key ", id, " is listed twice"));

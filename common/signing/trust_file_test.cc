@@ -16,8 +16,8 @@ std::string Error(const std::string& text) {
 }
 
 TEST(TrustFileTest, SeveralKeysAreTrustedAtOnce) {
-  absl::StatusOr<TrustedKeys> trust = TrustedKeys::Parse(
-      TrustFileText({TestKey(1), TestKey(2)}), "/etc/trust");
+  absl::StatusOr<TrustedKeys> trust =
+      TrustedKeys::Parse(TrustFileText({TestKey(1), TestKey(2)}), "/etc/trust");
   ASSERT_TRUE(trust.ok()) << trust.status();
   EXPECT_EQ(trust->size(), 2u);
   EXPECT_NE(trust->Find(TestKey(1).key_id), nullptr);

@@ -334,7 +334,8 @@ absl::StatusOr<BazelToolchain> WriteBazelToolchain(
   }
   std::optional<std::string> trust;
   if (!options.trust_file.empty()) {
-    absl::StatusOr<std::string> text = ReadFile(options.trust_file, "trust file");
+    absl::StatusOr<std::string> text =
+        ReadFile(options.trust_file, "trust file");
     if (!text.ok()) return text.status();
     // Checked here, so a typo fails the generator instead of every compile.
     absl::StatusOr<signing::TrustedKeys> parsed =
@@ -361,9 +362,8 @@ absl::StatusOr<BazelToolchain> WriteBazelToolchain(
   build.use_lld = !FindProgram("ld.lld-16").empty();
   CcWrapperSettings wrapper{*cc, *fingerprint, clang, *spool};
   if (has_trust) {
-    wrapper.trust_file =
-        absl::StrCat(build.package.empty() ? "" : build.package + "/",
-                     kTrustFileName);
+    wrapper.trust_file = absl::StrCat(
+        build.package.empty() ? "" : build.package + "/", kTrustFileName);
   }
 
   std::error_code error;
@@ -377,7 +377,8 @@ absl::StatusOr<BazelToolchain> WriteBazelToolchain(
   const fs::perms script = file | fs::perms::owner_exec |
                            fs::perms::group_exec | fs::perms::others_exec;
   if (trust) {  // before the script that names it
-    if (absl::Status s = WriteFileAtomically(out / kTrustFileName, *trust, file);
+    if (absl::Status s =
+            WriteFileAtomically(out / kTrustFileName, *trust, file);
         !s.ok()) {
       return s;
     }
@@ -386,8 +387,8 @@ absl::StatusOr<BazelToolchain> WriteBazelToolchain(
     // The signature first, and a stale one removed: the new artifact never
     // sits beside the old one's signature.
     if (artifact_signature) {
-      if (absl::Status s = WriteFileAtomically(
-              out / kArtifactSignatureFileName, *artifact_signature, file);
+      if (absl::Status s = WriteFileAtomically(out / kArtifactSignatureFileName,
+                                               *artifact_signature, file);
           !s.ok()) {
         return s;
       }

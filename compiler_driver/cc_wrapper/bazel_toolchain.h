@@ -62,11 +62,11 @@ struct BazelToolchainOptions {
 
 // What was written, for telling the user how to use it.
 struct BazelToolchain {
-  std::string package;        // workspace-relative, e.g. "tools/phaseloop"
-  std::string crosstool_top;  // "//tools/phaseloop:toolchain"
-  std::string policy_path;    // absolute path of <out_dir>/policy
-  std::string spool_dir;      // absolute
-  std::string trust_path;     // absolute path of <out_dir>/trust; "" = none
+  std::string package;           // workspace-relative, e.g. "tools/phaseloop"
+  std::string crosstool_top;     // "//tools/phaseloop:toolchain"
+  std::string policy_path;       // absolute path of <out_dir>/policy
+  std::string spool_dir;         // absolute
+  std::string trust_path;        // absolute path of <out_dir>/trust; "" = none
   bool artifact_signed = false;  // a policy.plpolicy.sig was copied
   std::vector<std::string> bazelrc_lines;  // for the workspace's .bazelrc
 };

@@ -145,8 +145,7 @@ class Optimizer {
                      ? "policy_refused"
                      : "policy_unavailable";
       }
-      return FailOpen(reason, std::string(policy.status().message()),
-                      nullptr);
+      return FailOpen(reason, std::string(policy.status().message()), nullptr);
     }
     codegen::CodegenSettings codegen;
     codegen.function_sections = compilation->codegen.function_sections;

@@ -146,7 +146,8 @@ absl::StatusOr<std::unique_ptr<PolicyRunner>> FromArtifactBytes(
     const std::string& bytes, const std::string& path,
     const pr::InferenceOptions& options, const LoadPolicyOptions& load) {
   // Who made it, before anything else is made of it.
-  if (absl::Status trusted = pr::CheckArtifactTrust(bytes, path, load.trust_file);
+  if (absl::Status trusted =
+          pr::CheckArtifactTrust(bytes, path, load.trust_file);
       !trusted.ok()) {
     return trusted;
   }

@@ -42,10 +42,10 @@ class SignedPolicyWrapperTest : public ::testing::Test {
   }
 
   void Sign(const signing::SigningKey& key) {
-    ASSERT_TRUE(files::WriteFileAtomically(
-                    signing::SignaturePathFor(artifact_path_),
-                    signing::SignArtifact(bytes_, key))
-                    .ok());
+    ASSERT_TRUE(
+        files::WriteFileAtomically(signing::SignaturePathFor(artifact_path_),
+                                   signing::SignArtifact(bytes_, key))
+            .ok());
   }
 
   // Compiles with the wrapper to `object` under the trust file.

@@ -72,16 +72,15 @@ int RunToolchainBazel(BazelToolchainOptions options) {
     // With a trust file (given, or the package's), an artifact it does not
     // accept would fail open on every compile: refuse it here instead.
     const std::string trust =
-        !options.trust_file.empty()
-            ? options.trust_file
-            : fs::exists(fs::path(options.out_dir) / kTrustFileName)
-                  ? (fs::path(options.out_dir) / kTrustFileName).string()
-                  : "";
+        !options.trust_file.empty() ? options.trust_file
+        : fs::exists(fs::path(options.out_dir) / kTrustFileName)
+            ? (fs::path(options.out_dir) / kTrustFileName).string()
+            : "";
     std::string bytes;
     absl::Status trusted = files::ReadWholeFile(options.artifact_file, &bytes);
     if (trusted.ok()) {
-      trusted = policy_runtime::CheckArtifactTrust(
-          bytes, options.artifact_file, trust);
+      trusted = policy_runtime::CheckArtifactTrust(bytes, options.artifact_file,
+                                                   trust);
     }
     if (!trusted.ok()) {
       std::cerr << "error: " << trusted.message()
@@ -104,8 +103,7 @@ int RunToolchainBazel(BazelToolchainOptions options) {
   std::cout << "wrote " << package << "/{BUILD,cc_wrapper.sh,policy"
             << (artifact_version.empty() ? "" : ",policy.plpolicy")
             << (toolchain->artifact_signed ? ",policy.plpolicy.sig" : "")
-            << (options.trust_file.empty() ? "" : ",trust")
-            << "} (compiler "
+            << (options.trust_file.empty() ? "" : ",trust") << "} (compiler "
             << fs::absolute(options.cc).lexically_normal().string() << ")\n"
             << "add to your workspace's .bazelrc:\n";
   for (const std::string& line : toolchain->bazelrc_lines)
@@ -120,12 +118,11 @@ int RunToolchainBazel(BazelToolchainOptions options) {
     std::cout << "trust:     " << toolchain->trust_path
               << " (only artifacts it accepts run; others compile with plain "
                  "clang, counted in phaseloop stats)"
-              << (artifact_version.empty()
-                      ? ""
-                      : toolchain->artifact_signed
-                            ? "; the artifact's signature: policy.plpolicy.sig"
-                            : "; the artifact is the shipped default, trusted "
-                              "by content")
+              << (artifact_version.empty() ? ""
+                  : toolchain->artifact_signed
+                      ? "; the artifact's signature: policy.plpolicy.sig"
+                      : "; the artifact is the shipped default, trusted "
+                        "by content")
               << "\n";
   }
   std::cout << "decisions: " << toolchain->spool_dir

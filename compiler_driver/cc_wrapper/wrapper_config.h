@@ -14,8 +14,9 @@
 // Config file: `key = value` lines, `#` comments. Keys: policy, spool_dir,
 // max_size (the spool's cap, spool_space.h: "64Mi", "1G", 0 = none),
 // timeout_ms, clang, clangxx, disable (0/1), trust_file (policy_runtime/
-// artifact_trust.h: artifacts must then be signed by a key it lists). Numbers in the environment
-// that do not parse are ignored (the file's or the default apply).
+// artifact_trust.h: artifacts must then be signed by a key it lists). Numbers
+// in the environment that do not parse are ignored (the file's or the default
+// apply).
 //
 // Build id: PHASELOOP_BUILD_ID, else the first line of <spool_dir>/BUILD_ID
 // (for build systems that strip the environment, like Bazel: putting the id

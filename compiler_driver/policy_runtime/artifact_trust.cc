@@ -19,21 +19,20 @@ absl::Status CheckArtifactTrust(absl::string_view artifact_file,
   absl::StatusOr<signing::TrustedKeys> trust =
       signing::TrustedKeys::Read(trust_file);
   if (!trust.ok()) {
-    return signing::UntrustedError(absl::StrCat(
-        "cannot check the policy artifact ", artifact_path, ": ",
-        trust.status().message()));
+    return signing::UntrustedError(
+        absl::StrCat("cannot check the policy artifact ", artifact_path, ": ",
+                     trust.status().message()));
   }
   std::string signature;
-  absl::Status read =
-      files::ReadWholeFile(signing::SignaturePathFor(artifact_path), &signature);
+  absl::Status read = files::ReadWholeFile(
+      signing::SignaturePathFor(artifact_path), &signature);
   if (!read.ok() && !absl::IsNotFound(read)) {
-    return signing::UntrustedError(
-        absl::StrCat("cannot read the signature of ", artifact_path, ": ",
-                     read.message()));
+    return signing::UntrustedError(absl::StrCat(
+        "cannot read the signature of ", artifact_path, ": ", read.message()));
   }
-  absl::StatusOr<std::string> key_id = signing::VerifyArtifact(
-      artifact_file, signature, *trust,
-      absl::StrCat("policy artifact ", artifact_path));
+  absl::StatusOr<std::string> key_id =
+      signing::VerifyArtifact(artifact_file, signature, *trust,
+                              absl::StrCat("policy artifact ", artifact_path));
   if (key_id.ok()) return absl::OkStatus();
   // The shipped default needs no signature (see the header).
   if (IsShippedDefaultPolicy(artifact_file)) return absl::OkStatus();

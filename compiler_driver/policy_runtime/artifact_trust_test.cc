@@ -53,14 +53,16 @@ TEST_F(ArtifactTrustTest, WrongKeyAndTamperingAreRefusedAsUntrusted) {
   EXPECT_EQ(SignatureRefusalReason(wrong), signing::kReasonUntrusted);
   EXPECT_TRUE(absl::StrContains(wrong.message(), TestKey(3).key_id));
   Sign(TestKey(1), "other bytes");
-  EXPECT_EQ(SignatureRefusalReason(CheckArtifactTrust(kBytes, artifact_, trust_)),
-            signing::kReasonUntrusted);
+  EXPECT_EQ(
+      SignatureRefusalReason(CheckArtifactTrust(kBytes, artifact_, trust_)),
+      signing::kReasonUntrusted);
 }
 
 TEST_F(ArtifactTrustTest, AMalformedOrMissingTrustFileTrustsNothing) {
   Sign(TestKey(1));
   ASSERT_TRUE(
-      files::WriteFileAtomically(trust_, "phaseloop-trust v1\nbad line\n").ok());
+      files::WriteFileAtomically(trust_, "phaseloop-trust v1\nbad line\n")
+          .ok());
   absl::Status status = CheckArtifactTrust(kBytes, artifact_, trust_);
   EXPECT_EQ(SignatureRefusalReason(status), signing::kReasonUntrusted);
   EXPECT_TRUE(absl::StrContains(status.message(), trust_ + "' line 2"))
@@ -71,8 +73,8 @@ TEST_F(ArtifactTrustTest, AMalformedOrMissingTrustFileTrustsNothing) {
 }
 
 TEST_F(ArtifactTrustTest, TheShippedDefaultPolicyIsTrustedByContent) {
-  const std::string shipped = phaseloop::testing::ReadFileOrEmpty(
-      "configs/policies/default.plpolicy");
+  const std::string shipped =
+      phaseloop::testing::ReadFileOrEmpty("configs/policies/default.plpolicy");
   ASSERT_FALSE(shipped.empty());
   EXPECT_TRUE(IsShippedDefaultPolicy(shipped));
   const std::string copy = dir_ + "/default.plpolicy";

@@ -7,9 +7,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/command/exit_code.h"
 #include "common/signing/keys.h"
 #include "common/signing/signature.h"
-#include "common/command/exit_code.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "nlohmann/json.hpp"
 #include "offline_rl/learner/publish_gate.h"
@@ -189,8 +189,8 @@ int RunTrain(const TrainFlags& flags, std::ostream& out, std::ostream& err) {
     absl::StatusOr<signing::SigningKey> key =
         signing::ReadSigningKeyFile(flags.signing_key);
     if (!key.ok()) {
-      return Fail(absl::InvalidArgumentError(absl::StrCat(
-                      "--signing-key: ", key.status().message())),
+      return Fail(absl::InvalidArgumentError(
+                      absl::StrCat("--signing-key: ", key.status().message())),
                   err);
     }
     signing_key = *std::move(key);

@@ -360,9 +360,9 @@ absl::Status PlaceSignature(const v1::PolicyArtifact& artifact,
     return absl::OkStatus();
   }
   return files::WriteFileAtomically(
-      path, signing::SignArtifact(
-                policy_runtime::SerializePolicyArtifactFile(artifact),
-                *signing_key));
+      path,
+      signing::SignArtifact(
+          policy_runtime::SerializePolicyArtifactFile(artifact), *signing_key));
 }
 
 }  // namespace

@@ -228,9 +228,9 @@ absl::StatusOr<FetchedPolicy> DirectoryPolicyStore::ReadVerified(
         absl::StrCat("the stored signature of version ", version,
                      " is unreadable: ", signature_read.message()));
   }
-  absl::Status trusted = CheckSignature(
-      fetched.artifact_file, fetched.signature,
-      absl::StrCat("stored policy version ", version));
+  absl::Status trusted =
+      CheckSignature(fetched.artifact_file, fetched.signature,
+                     absl::StrCat("stored policy version ", version));
   if (!trusted.ok()) return trusted;
   return fetched;
 }

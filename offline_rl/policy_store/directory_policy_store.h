@@ -24,8 +24,8 @@ struct StoreOptions {
 
 // The directory-backed store: artifacts in DIR/artifacts/<version>.plpolicy,
 // their signatures beside them (<version>.plpolicy.sig, written before the
-// index names the version),
-// channels and the version list in DIR/index.json (replaced atomically).
+// index names the version), channels and the version list in
+// DIR/index.json (replaced atomically).
 // Creates DIR when missing. One store object owns a directory at a time
 // (an exclusive lock on DIR/.lock, released when the object is destroyed
 // or its process dies): a second open is FailedPrecondition. An index from

@@ -78,8 +78,7 @@ int RunPolicyServe(const PolicyServeFlags& flags, std::ostream& out,
       << (listing.ok() ? listing->policies.size() : 0) << " versions) at "
       << address
       << (options.trust ? absl::StrCat("; signatures by ",
-                                       options.trust->KeyIdList(),
-                                       " required")
+                                       options.trust->KeyIdList(), " required")
                         : std::string("; signatures not checked"))
       << (server_options.token.empty() ? "" : "; token required to change it")
       << "; SIGINT or SIGTERM stops" << std::endl;
@@ -309,9 +308,9 @@ void AddPolicyCommand(CLI::App& app, int& exit_code) {
   keygen->add_option("--comment", keygen_flags->comment,
                      "text after the key in the .pub line (who, when)");
 
-  auto [sign, sign_flags] = AddSubcommand(
-      *policy, "sign", "Sign an artifact file: writes FILE.sig",
-      RunPolicySign, false, exit_code);
+  auto [sign, sign_flags] =
+      AddSubcommand(*policy, "sign", "Sign an artifact file: writes FILE.sig",
+                    RunPolicySign, false, exit_code);
   sign->add_option("file", sign_flags->file, "artifact file")->required();
   sign->add_option("--key", sign_flags->key_file,
                    "secret key file (policy-signing.key)")

@@ -34,9 +34,9 @@ class ServeProcess {
  public:
   ServeProcess(const std::string& dir, const std::string& address_file,
                const std::vector<std::string>& extra = {}) {
-    std::vector<std::string> args = {kPhaseloop, "policy", "serve", "--dir",
-                                     dir, "--listen", "127.0.0.1:0",
-                                     "--address-file", address_file};
+    std::vector<std::string> args = {
+        kPhaseloop, "policy",      "serve",          "--dir",     dir,
+        "--listen", "127.0.0.1:0", "--address-file", address_file};
     args.insert(args.end(), extra.begin(), extra.end());
     std::vector<char*> argv;
     for (std::string& arg : args) argv.push_back(arg.data());
@@ -278,9 +278,8 @@ TEST(PolicyCommandSigningTest, KeygenSignServePushPullWithTrustAndToken) {
   const std::string dir = phaseloop::testing::MakeTempDir();
   const std::string p1 = WriteArtifact(dir, 1);
   std::string output;
-  ASSERT_EQ(Policy({"keygen", "--out", dir + "/keys", "--comment", "ci"},
-                   &output),
-            0)
+  ASSERT_EQ(
+      Policy({"keygen", "--out", dir + "/keys", "--comment", "ci"}, &output), 0)
       << output;
   ASSERT_EQ(Policy({"keygen", "--out", dir + "/other"}, &output), 0);
   const std::string key = dir + "/keys/policy-signing.key";
@@ -300,10 +299,10 @@ TEST(PolicyCommandSigningTest, KeygenSignServePushPullWithTrustAndToken) {
   const std::string store = serve->address();
 
   // Unsigned: refused by the store, exit 2, nothing stored.
-  EXPECT_EQ(Policy({"push", p1, "--store", store, "--token-file",
-                    dir + "/token"},
-                   &output),
-            2);
+  EXPECT_EQ(
+      Policy({"push", p1, "--store", store, "--token-file", dir + "/token"},
+             &output),
+      2);
   EXPECT_TRUE(absl::StrContains(output, "is not signed")) << output;
   ASSERT_EQ(Policy({"sign", p1, "--key", key}, &output), 0) << output;
   EXPECT_TRUE(absl::StrContains(output, p1 + ".sig")) << output;

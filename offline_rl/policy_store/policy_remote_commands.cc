@@ -101,9 +101,9 @@ int RunPolicyPush(const PolicyFlags& flags, std::ostream& out,
   if (!signature_read.ok() &&
       (!flags.signature_file.empty() || !absl::IsNotFound(signature_read))) {
     return Fail("push",
-                absl::InvalidArgumentError(absl::StrCat(
-                    "cannot read the signature ", signature_path, ": ",
-                    signature_read.message())),
+                absl::InvalidArgumentError(
+                    absl::StrCat("cannot read the signature ", signature_path,
+                                 ": ", signature_read.message())),
                 err);
   }
   absl::StatusOr<std::unique_ptr<PolicyStore>> store = Connect(flags);
@@ -134,8 +134,7 @@ int RunPolicyPush(const PolicyFlags& flags, std::ostream& out,
 
 int RunPolicyList(const PolicyFlags& flags, std::ostream& out,
                   std::ostream& err) {
-  absl::StatusOr<std::unique_ptr<PolicyStore>> store =
-      Connect(flags);
+  absl::StatusOr<std::unique_ptr<PolicyStore>> store = Connect(flags);
   if (!store.ok()) return Fail("list", store.status(), err);
   absl::StatusOr<PolicyListing> listing = (*store)->List();
   if (!listing.ok()) return Fail("list", listing.status(), err);
@@ -201,8 +200,7 @@ int RunPolicyList(const PolicyFlags& flags, std::ostream& out,
 
 int RunPolicyPromote(const PolicyFlags& flags, std::ostream& out,
                      std::ostream& err) {
-  absl::StatusOr<std::unique_ptr<PolicyStore>> store =
-      Connect(flags);
+  absl::StatusOr<std::unique_ptr<PolicyStore>> store = Connect(flags);
   if (!store.ok()) return Fail("promote", store.status(), err);
   absl::StatusOr<ChannelChange> change =
       (*store)->Promote(flags.version, flags.channel, flags.force);
@@ -220,8 +218,7 @@ int RunPolicyPromote(const PolicyFlags& flags, std::ostream& out,
 
 int RunPolicyMark(const PolicyFlags& flags, std::ostream& out,
                   std::ostream& err) {
-  absl::StatusOr<std::unique_ptr<PolicyStore>> store =
-      Connect(flags);
+  absl::StatusOr<std::unique_ptr<PolicyStore>> store = Connect(flags);
   if (!store.ok()) return Fail("mark", store.status(), err);
   absl::StatusOr<VersionMark> mark =
       (*store)->MarkVersion(flags.version, flags.verdict, flags.reason);
@@ -244,8 +241,7 @@ int RunPolicyMark(const PolicyFlags& flags, std::ostream& out,
 
 int RunPolicyRollback(const PolicyFlags& flags, std::ostream& out,
                       std::ostream& err) {
-  absl::StatusOr<std::unique_ptr<PolicyStore>> store =
-      Connect(flags);
+  absl::StatusOr<std::unique_ptr<PolicyStore>> store = Connect(flags);
   if (!store.ok()) return Fail("rollback", store.status(), err);
   absl::StatusOr<ChannelChange> change = (*store)->Rollback(flags.channel);
   if (!change.ok()) return Fail("rollback", change.status(), err);
@@ -266,8 +262,7 @@ int RunPolicyPull(const PolicyFlags& flags, std::ostream& out,
                     "give exactly one of --channel NAME or --version V"),
                 err);
   }
-  absl::StatusOr<std::unique_ptr<PolicyStore>> store =
-      Connect(flags);
+  absl::StatusOr<std::unique_ptr<PolicyStore>> store = Connect(flags);
   if (!store.ok()) return Fail("pull", store.status(), err);
   // The client verifies the download (checksum, structure, content hash).
   absl::StatusOr<FetchedPolicy> fetched =

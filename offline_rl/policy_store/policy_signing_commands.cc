@@ -88,9 +88,9 @@ int RunPolicyVerify(const PolicyFlags& flags, std::ostream& out,
   std::string bytes;
   absl::Status read = files::ReadWholeFile(flags.file, &bytes);
   if (!read.ok()) return Fail("verify", read.message(), err);
-  const std::string signature_path =
-      flags.signature_file.empty() ? signing::SignaturePathFor(flags.file)
-                                   : flags.signature_file;
+  const std::string signature_path = flags.signature_file.empty()
+                                         ? signing::SignaturePathFor(flags.file)
+                                         : flags.signature_file;
   std::string signature;
   absl::Status signature_read =
       files::ReadWholeFile(signature_path, &signature);

@@ -27,8 +27,8 @@
 //
 // Errors (absl codes; policy_store_service maps them to gRPC at the edge):
 // InvalidArgument for a bad artifact or signature or a malformed name,
-// PermissionDenied for an artifact the trust file does not accept, NotFound for an
-// unknown version or channel or a channel that points at nothing,
+// PermissionDenied for an artifact the trust file does not accept, NotFound for
+// an unknown version or channel or a channel that points at nothing,
 // FailedPrecondition for a rollback with no earlier version, a version
 // marked failed promoted to stable without force, or a directory in use by
 // another store, DataLoss when a stored file no longer verifies.

@@ -257,10 +257,9 @@ TEST_F(TokenTest, MutatingCallsNeedTheToken) {
               absl::StatusCode::kUnauthenticated);
     EXPECT_EQ(client->Rollback("stable").status().code(),
               absl::StatusCode::kUnauthenticated);
-    EXPECT_EQ(client->MarkVersion(VersionOf(1), kVerdictFailed, "x")
-                  .status()
-                  .code(),
-              absl::StatusCode::kUnauthenticated);
+    EXPECT_EQ(
+        client->MarkVersion(VersionOf(1), kVerdictFailed, "x").status().code(),
+        absl::StatusCode::kUnauthenticated);
   }
   // Nothing reached the store.
   EXPECT_TRUE(store_->List()->policies.empty());
@@ -291,8 +290,8 @@ TEST(PolicyStoreServiceSigningTest, PushWithoutAValidSignatureIsRefused) {
   absl::StatusOr<PushResult> unsigned_push =
       (*client)->Push(TinyPolicyFile(1), "stable", "");
   EXPECT_EQ(unsigned_push.status().code(), absl::StatusCode::kPermissionDenied);
-  EXPECT_TRUE(absl::StrContains(unsigned_push.status().message(),
-                                "is not signed"))
+  EXPECT_TRUE(
+      absl::StrContains(unsigned_push.status().message(), "is not signed"))
       << unsigned_push.status();
   absl::StatusOr<PushResult> wrong_key = (*client)->Push(
       TinyPolicyFile(1),

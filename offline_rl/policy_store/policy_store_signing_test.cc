@@ -34,8 +34,7 @@ std::unique_ptr<PolicyStore> OpenTrusting(
 // Every file under `dir` but the lock.
 std::vector<std::string> FilesIn(const std::string& dir) {
   std::vector<std::string> names;
-  for (const auto& entry :
-       std::filesystem::recursive_directory_iterator(dir)) {
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
     if (entry.is_regular_file() && entry.path().filename() != ".lock") {
       names.push_back(entry.path().string());
     }
@@ -83,8 +82,8 @@ TEST(PolicyStoreSigningTest, RefusedPushesWriteNothing) {
     EXPECT_TRUE(absl::IsPermissionDenied(pushed.status())) << pushed.status();
     EXPECT_EQ(signing::SignatureRefusalReason(pushed.status()), c.reason)
         << c.name;
-    EXPECT_TRUE(absl::StrContains(pushed.status().message(),
-                                  "the pushed artifact"))
+    EXPECT_TRUE(
+        absl::StrContains(pushed.status().message(), "the pushed artifact"))
         << pushed.status();
   }
   // A tampered artifact is refused too (its checksum or its signature).
@@ -99,9 +98,9 @@ TEST(PolicyStoreSigningTest, AKeyRemovedFromTheTrustFileStopsPulls) {
   std::string version;
   {
     auto store = OpenTrusting(dir, {TestKey(1), TestKey(2)});
-    absl::StatusOr<PushResult> pushed = store->Push(
-        TinyPolicyFile(1), SignArtifact(TinyPolicyFile(1), TestKey(1)),
-        "stable", "");
+    absl::StatusOr<PushResult> pushed =
+        store->Push(TinyPolicyFile(1),
+                    SignArtifact(TinyPolicyFile(1), TestKey(1)), "stable", "");
     ASSERT_TRUE(pushed.ok()) << pushed.status();
     version = pushed->policy_version;
   }
@@ -111,8 +110,7 @@ TEST(PolicyStoreSigningTest, AKeyRemovedFromTheTrustFileStopsPulls) {
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(signing::SignatureRefusalReason(refused.status()),
             signing::kReasonUntrusted);
-  EXPECT_TRUE(absl::StrContains(refused.status().message(),
-                                TestKey(1).key_id));
+  EXPECT_TRUE(absl::StrContains(refused.status().message(), TestKey(1).key_id));
   // Re-signed with the new key, the stored version is served again.
   ASSERT_TRUE(store
                   ->Push(TinyPolicyFile(1),
@@ -150,9 +148,9 @@ TEST(PolicyStoreSigningTest, UnsignedVersionsOfAnOlderStoreAreRefusedOnPull) {
     ASSERT_TRUE((*plain)->Push(TinyPolicyFile(1), "stable", "").ok());
   }
   auto store = OpenTrusting(dir, {TestKey(1)});
-  EXPECT_EQ(signing::SignatureRefusalReason(
-                store->GetChannel("stable").status()),
-            signing::kReasonUnsigned);
+  EXPECT_EQ(
+      signing::SignatureRefusalReason(store->GetChannel("stable").status()),
+      signing::kReasonUnsigned);
 }
 
 }  // namespace
