@@ -388,6 +388,8 @@ done <<<"$keys_a"
 echo "two machines (one under $((2 * $(nproc))) busy loops): $compared objects of $(wc -l <<<"$keys_a") compile action keys, same keys, same bytes"
 
 step "h. a trust file: the shipped default runs, a trust file that trusts nothing fails open"
+# Back on machine a: b's convenience symlinks would read as source directories.
+rm -f "$ws"/bazel-*
 "$phaseloop_cli" policy keygen --out "$work/keys" >"$logs/keygen.log" 2>&1 ||
   { cat "$logs/keygen.log" >&2; fail "phaseloop policy keygen failed"; }
 "$phaseloop_cli" toolchain bazel --out tools/phaseloop --spool "$spool" --cc "$wrapper_cc" \
