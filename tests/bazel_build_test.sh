@@ -22,7 +22,13 @@
 #      byte-identical (topk's budget counts work, never the clock, so a
 #      shared cache may hold one object per key). //big holds a generated
 #      C file of ~6,000 IR instructions, large enough that a clock budget
-#      measured fewer candidates under load.
+#      measured fewer candidates under load;
+#   h. a trust file (`--trust-file`): copied into the package and named by
+#      cc_wrapper.sh; the shipped default still runs (trusted by content)
+#      inside Bazel's sandbox; a trust file listing no key trusts nothing,
+#      so every compile runs again (the trust file is a compile input) and
+#      falls back to plain clang, counted as policy_untrusted, and the tests
+#      and the binary still pass.
 #
 # Usage: bazel_build_test.sh --phaseloop PHASELOOP_CLI --cc PHASELOOP_CC
 # The nested Bazel never uses the network: its WORKSPACE points at this
@@ -380,6 +386,38 @@ done <<<"$keys_a"
   fail "same action key, different object on the two machines: ${differ[*]}"
 [ "$compared" -ge 7 ] || fail "only $compared objects to compare ($root_a)"
 echo "two machines (one under $((2 * $(nproc))) busy loops): $compared objects of $(wc -l <<<"$keys_a") compile action keys, same keys, same bytes"
+
+step "h. a trust file: the shipped default runs, a trust file that trusts nothing fails open"
+# Back on machine a: b's convenience symlinks would read as source directories.
+rm -f "$ws"/bazel-*
+"$phaseloop_cli" policy keygen --out "$work/keys" >"$logs/keygen.log" 2>&1 ||
+  { cat "$logs/keygen.log" >&2; fail "phaseloop policy keygen failed"; }
+"$phaseloop_cli" toolchain bazel --out tools/phaseloop --spool "$spool" --cc "$wrapper_cc" \
+  --artifact "$default_policy" --trust-file "$work/keys/policy-signing.pub" \
+  >"$logs/generate_trust.log" 2>&1 ||
+  { cat "$logs/generate_trust.log" >&2; fail "generator with --trust-file failed"; }
+cmp -s tools/phaseloop/trust "$work/keys/policy-signing.pub" ||
+  fail "tools/phaseloop/trust is not a copy of the trust file"
+grep -qxF "export PHASELOOP_TRUST_FILE='tools/phaseloop/trust'" tools/phaseloop/cc_wrapper.sh ||
+  fail "cc_wrapper.sh does not name the package's trust file"
+optimized_before="$(stat_of optimized "$(stats)")"
+bazel_logged build5 build -c opt --copt=-Oz //... --execution_log_json_file="$work/exec5.json"
+[ "$(compile_spawns "$work/exec5.json")" -eq "$compiles" ] ||
+  fail "with a trust file $(compile_spawns "$work/exec5.json") of $compiles compile actions ran"
+json="$(stats)"
+[ $(( $(stat_of optimized "$json") - optimized_before )) -eq "$compiles" ] ||
+  fail "the shipped default did not run under the trust file: $json"
+printf 'phaseloop-trust v1\n' >tools/phaseloop/trust
+bazel_logged build6 build -c opt --copt=-Oz //... --execution_log_json_file="$work/exec6.json"
+[ "$(compile_spawns "$work/exec6.json")" -eq "$compiles" ] ||
+  fail "after the trust file changed $(compile_spawns "$work/exec6.json") of $compiles compile actions ran"
+json="$(stats)"
+[ "$(stat_of policy_untrusted "$json")" -eq "$compiles" ] ||
+  fail "expected $compiles compiles counted policy_untrusted: $json"
+bazel_logged test6 test -c opt --copt=-Oz //... --test_output=errors
+output="$("$ws/bazel-bin/app/report")"
+[ "$output" = "$expected" ] || fail "failing open, report printed '$output'"
+echo "trust file: the default ran on $compiles files; trusting nothing, $compiles fell back to plain clang (policy_untrusted), tests pass"
 
 trap - EXIT
 cleanup

@@ -12,6 +12,8 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   # storage, config, kafka
   libsqlite3-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev librdkafka-dev kcat
+  # signed policy artifacts (ed25519, common/signing)
+  libsodium-dev
   # http endpoints (/metrics)
   libcpp-httplib-dev
   # learning

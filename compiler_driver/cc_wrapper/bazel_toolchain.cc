@@ -21,6 +21,8 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "common/files/atomic_file.h"
+#include "common/signing/signature.h"
+#include "common/signing/trust_file.h"
 #include "compiler_driver/cc_wrapper/bazel_toolchain_files.h"
 
 namespace phaseloop::cc_wrapper {
@@ -313,13 +315,35 @@ absl::StatusOr<BazelToolchain> WriteBazelToolchain(
   absl::StatusOr<std::string> policy = PolicyContent(options, out / "policy");
   if (!policy.ok()) return policy.status();
   std::optional<std::string> artifact;
+  std::optional<std::string> artifact_signature;
   if (options.policy_file.empty() && !options.artifact_file.empty()) {
     absl::StatusOr<std::string> bytes =
         ReadFile(options.artifact_file, "policy artifact");
     if (!bytes.ok()) return bytes.status();
     artifact = *std::move(bytes);
     policy = std::string(kArtifactPolicy);
+    // Its signature travels with it when there is one.
+    const std::string signature_path =
+        signing::SignaturePathFor(options.artifact_file);
+    if (fs::exists(signature_path)) {
+      absl::StatusOr<std::string> signature =
+          ReadFile(signature_path, "policy artifact signature");
+      if (!signature.ok()) return signature.status();
+      artifact_signature = *std::move(signature);
+    }
   }
+  std::optional<std::string> trust;
+  if (!options.trust_file.empty()) {
+    absl::StatusOr<std::string> text =
+        ReadFile(options.trust_file, "trust file");
+    if (!text.ok()) return text.status();
+    // Checked here, so a typo fails the generator instead of every compile.
+    absl::StatusOr<signing::TrustedKeys> parsed =
+        signing::TrustedKeys::Parse(*text, options.trust_file);
+    if (!parsed.ok()) return parsed.status();
+    trust = *std::move(text);
+  }
+  const bool has_trust = trust.has_value() || fs::exists(out / kTrustFileName);
   absl::StatusOr<std::string> spool = SpoolDir(options.spool_dir);
   if (!spool.ok()) return spool.status();
   const fs::path cc_dir = fs::weakly_canonical(*cc).parent_path();
@@ -337,6 +361,10 @@ absl::StatusOr<BazelToolchain> WriteBazelToolchain(
   build.tool_paths = ToolPaths();
   build.use_lld = !FindProgram("ld.lld-16").empty();
   CcWrapperSettings wrapper{*cc, *fingerprint, clang, *spool};
+  if (has_trust) {
+    wrapper.trust_file = absl::StrCat(
+        build.package.empty() ? "" : build.package + "/", kTrustFileName);
+  }
 
   std::error_code error;
   fs::create_directories(out, error);
@@ -348,7 +376,31 @@ absl::StatusOr<BazelToolchain> WriteBazelToolchain(
                          fs::perms::group_read | fs::perms::others_read;
   const fs::perms script = file | fs::perms::owner_exec |
                            fs::perms::group_exec | fs::perms::others_exec;
+  if (trust) {  // before the script that names it
+    if (absl::Status s =
+            WriteFileAtomically(out / kTrustFileName, *trust, file);
+        !s.ok()) {
+      return s;
+    }
+  }
   if (artifact) {  // before the policy file that names it
+    // The signature first, and a stale one removed: the new artifact never
+    // sits beside the old one's signature.
+    if (artifact_signature) {
+      if (absl::Status s = WriteFileAtomically(out / kArtifactSignatureFileName,
+                                               *artifact_signature, file);
+          !s.ok()) {
+        return s;
+      }
+    } else {
+      fs::remove(out / kArtifactSignatureFileName, error);
+      if (error) {
+        return absl::PermissionDeniedError(
+            absl::StrCat("cannot remove the stale signature ",
+                         (out / kArtifactSignatureFileName).string(), ": ",
+                         error.message()));
+      }
+    }
     if (absl::Status s =
             WriteFileAtomically(out / kArtifactPolicyFileName, *artifact, file);
         !s.ok()) {
@@ -372,6 +424,8 @@ absl::StatusOr<BazelToolchain> WriteBazelToolchain(
   result.crosstool_top = absl::StrCat("//", build.package, ":toolchain");
   result.policy_path = (out / "policy").string();
   result.spool_dir = *spool;
+  if (has_trust) result.trust_path = (out / kTrustFileName).string();
+  result.artifact_signed = artifact_signature.has_value();
   result.bazelrc_lines = {
       absl::StrCat("build --crosstool_top=", result.crosstool_top),
       "build --host_crosstool_top=@bazel_tools//tools/cpp:toolchain",

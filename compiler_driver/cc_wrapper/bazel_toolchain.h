@@ -17,7 +17,14 @@
 //   policy.plpolicy  with an artifact (by default the shipped policy): a
 //                  copy of it, which `policy` names
 //                  (artifact:policy.plpolicy?mode=topk&k=4&budget=15000);
-//                  every *.plpolicy of the package is a compile input too.
+//                  every *.plpolicy of the package is a compile input too;
+//   policy.plpolicy.sig  the artifact's detached signature, copied from
+//                  beside it (common/signing/signature.h);
+//   trust          with a trust file: a copy of it, which cc_wrapper.sh
+//                  names in PHASELOOP_TRUST_FILE, so compiles run only
+//                  artifacts it accepts (policy_runtime/artifact_trust.h;
+//                  anything else fails open to plain clang). The signature
+//                  and the trust file are compile inputs too.
 
 #include <string>
 #include <vector>
@@ -42,6 +49,9 @@ struct BazelToolchainOptions {
   // run in topk mode by the policy file written beside it. Ignored when
   // policy_file is set. The caller checks the artifact (policy_runtime).
   std::string artifact_file;
+  // A trust file, validated and copied to <out_dir>/trust. Empty: an
+  // existing <out_dir>/trust is kept (trust never lapses by omission).
+  std::string trust_file;
   // Where decision records go. Empty: $XDG_CACHE_HOME/phaseloop/spool, else
   // $HOME/.cache/phaseloop/spool (the wrapper's own default). Created; made
   // absolute.
@@ -52,10 +62,12 @@ struct BazelToolchainOptions {
 
 // What was written, for telling the user how to use it.
 struct BazelToolchain {
-  std::string package;        // workspace-relative, e.g. "tools/phaseloop"
-  std::string crosstool_top;  // "//tools/phaseloop:toolchain"
-  std::string policy_path;    // absolute path of <out_dir>/policy
-  std::string spool_dir;      // absolute
+  std::string package;           // workspace-relative, e.g. "tools/phaseloop"
+  std::string crosstool_top;     // "//tools/phaseloop:toolchain"
+  std::string policy_path;       // absolute path of <out_dir>/policy
+  std::string spool_dir;         // absolute
+  std::string trust_path;        // absolute path of <out_dir>/trust; "" = none
+  bool artifact_signed = false;  // a policy.plpolicy.sig was copied
   std::vector<std::string> bazelrc_lines;  // for the workspace's .bazelrc
 };
 

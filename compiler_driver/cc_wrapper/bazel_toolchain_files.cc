@@ -65,7 +65,7 @@ filegroup(
     srcs = [
         "cc_wrapper.sh",
         "policy",
-    ] + glob(["*.plpolicy"]),
+    ] + glob(["*.plpolicy", "*.plpolicy.sig", "trust"]),
 )
 
 filegroup(
@@ -156,7 +156,14 @@ std::string RenderCcWrapper(const CcWrapperSettings& s) {
       "\nclang=", ShellQuote(s.clang), "\nspool=", ShellQuote(s.spool_dir),
       "\nexport PATH=", ShellQuote(clang_dir), R"x(":$PATH"
 export PHASELOOP_SPOOL="${PHASELOOP_SPOOL:-$spool}"
-if [ -x "$phaseloop_cc" ]; then
+)x",
+      s.trust_file.empty()
+          ? ""
+          : absl::StrCat(
+                "# Only artifacts the package's trust file accepts run (the "
+                "rest: plain clang).\nexport PHASELOOP_TRUST_FILE=",
+                ShellQuote(s.trust_file), "\n"),
+      R"x(if [ -x "$phaseloop_cc" ]; then
   exec "$phaseloop_cc" "$@"
 fi
 # phaseloop-cc is gone (cleaned, moved): fail open to plain clang.

@@ -27,6 +27,8 @@ inline constexpr char kDefaultPolicy[] =
 
 // The policy file written with an artifact: the copy beside it, in topk.
 inline constexpr char kArtifactPolicyFileName[] = "policy.plpolicy";
+inline constexpr char kArtifactSignatureFileName[] = "policy.plpolicy.sig";
+inline constexpr char kTrustFileName[] = "trust";
 inline constexpr char kArtifactPolicy[] =
     "# The phaseloop policy of this Bazel toolchain: one spec line.\n"
     "# policy.plpolicy is a learned size policy (by default the one phaseloop\n"
@@ -66,6 +68,8 @@ struct CcWrapperSettings {
   std::string fingerprint;   // of phaseloop-cc and phaseloop-cc-opt
   std::string clang;         // absolute; its directory goes first on PATH
   std::string spool_dir;     // absolute
+  // Execroot-relative path of the package's trust file; "" = none.
+  std::string trust_file;
 };
 
 // cc_wrapper.sh: exports PHASELOOP_SPOOL (unless the action environment has

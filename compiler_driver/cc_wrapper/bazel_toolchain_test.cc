@@ -8,6 +8,8 @@
 #include <sstream>
 #include <string>
 
+#include "common/signing/signature.h"
+#include "common/signing/test_keys.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -158,7 +160,8 @@ TEST_F(BazelToolchainTest, CopiesAnArtifactThatThePolicyFileRunsInTopK) {
       Read(package / "policy"),
       HasSubstr("\nartifact:policy.plpolicy?mode=topk&k=4&budget=15000\n"));
   EXPECT_THAT(Read(package / "BUILD"),
-              HasSubstr("\"policy\",\n    ] + glob([\"*.plpolicy\"]),"));
+              HasSubstr("\"policy\",\n    ] + glob([\"*.plpolicy\", "
+                        "\"*.plpolicy.sig\", \"trust\"]),"));
 
   // A policy file given too wins; a missing artifact is named, and nothing
   // in the package changes.
@@ -172,6 +175,57 @@ TEST_F(BazelToolchainTest, CopiesAnArtifactThatThePolicyFileRunsInTopK) {
   EXPECT_EQ(status.code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(status.message(), HasSubstr("gone.plpolicy"));
   EXPECT_EQ(Read(package / "policy"), "baseline\n");
+}
+
+// A trust file: copied into the package, named by cc_wrapper.sh, and the
+// artifact's signature copied beside it; all compile inputs. A rerun
+// without --trust-file keeps it; a malformed one is refused by line.
+TEST_F(BazelToolchainTest, CopiesTheTrustFileAndTheArtifactsSignature) {
+  const signing::SigningKey key = signing::testing::TestKey(1);
+  Write(root_ / "learned.plpolicy", "phaseloop-policy\nbytes");
+  Write(root_ / "learned.plpolicy.sig",
+        signing::SignArtifact("phaseloop-policy\nbytes", key));
+  signing::testing::WriteTrustFile((root_ / "trust.txt").string(), {key});
+  options_.artifact_file = (root_ / "learned.plpolicy").string();
+  options_.trust_file = (root_ / "trust.txt").string();
+  absl::StatusOr<BazelToolchain> toolchain = WriteBazelToolchain(options_);
+  ASSERT_TRUE(toolchain.ok()) << toolchain.status();
+  const fs::path package = root_ / "ws" / "tools" / "phaseloop";
+  EXPECT_TRUE(toolchain->artifact_signed);
+  EXPECT_EQ(toolchain->trust_path, (package / "trust").string());
+  EXPECT_EQ(Read(package / "trust"), Read(root_ / "trust.txt"));
+  EXPECT_EQ(Read(package / "policy.plpolicy.sig"),
+            Read(root_ / "learned.plpolicy.sig"));
+  EXPECT_THAT(Read(package / "cc_wrapper.sh"),
+              HasSubstr("\nexport PHASELOOP_TRUST_FILE='tools/phaseloop/"
+                        "trust'\n"));
+
+  // Kept on a rerun; an unsigned artifact removes the stale signature.
+  Write(root_ / "other.plpolicy", "phaseloop-policy\nother");
+  options_.artifact_file = (root_ / "other.plpolicy").string();
+  options_.trust_file.clear();
+  toolchain = WriteBazelToolchain(options_);
+  ASSERT_TRUE(toolchain.ok()) << toolchain.status();
+  EXPECT_FALSE(toolchain->artifact_signed);
+  EXPECT_FALSE(fs::exists(package / "policy.plpolicy.sig"));
+  EXPECT_THAT(Read(package / "cc_wrapper.sh"),
+              HasSubstr("PHASELOOP_TRUST_FILE"));
+
+  // A malformed trust file is named with its line, and nothing changes.
+  Write(root_ / "bad_trust", "phaseloop-trust v1\nnot a key\n");
+  options_.trust_file = (root_ / "bad_trust").string();
+  absl::Status status = WriteBazelToolchain(options_).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("bad_trust' line 2"));
+  EXPECT_EQ(Read(package / "trust"), Read(root_ / "trust.txt"));
+}
+
+TEST_F(BazelToolchainTest, WithoutATrustFileTheScriptIsUnchanged) {
+  ASSERT_TRUE(WriteBazelToolchain(options_).ok());
+  EXPECT_THAT(Read(root_ / "ws" / "tools" / "phaseloop" / "cc_wrapper.sh"),
+              ::testing::Not(HasSubstr("PHASELOOP_TRUST_FILE")));
+  EXPECT_THAT(Read(root_ / "ws" / "tools" / "phaseloop" / "cc_wrapper.sh"),
+              HasSubstr("PHASELOOP_SPOOL:-$spool}\"\nif [ -x"));
 }
 
 TEST_F(BazelToolchainTest, RejectsBadInput) {

@@ -27,6 +27,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/process/child_process.h"
+#include "common/signing/signature.h"
 #include "compiler_driver/cc_wrapper/argument_processing.h"
 #include "compiler_driver/cc_wrapper/clang_exec.h"
 #include "compiler_driver/cc_wrapper/in_process_frontend.h"
@@ -132,14 +133,19 @@ class Optimizer {
       }
     }
     absl::StatusOr<std::unique_ptr<PolicyRunner>> policy =
-        LoadPolicy(config_.policy);
+        LoadPolicy(config_.policy, {config_.trust_file});
     if (!policy.ok()) {
-      // A pipeline a policy may not run (passes/pipeline_check.h) is
-      // counted apart from a policy that could not be read.
-      return FailOpen(passes::IsRefusedPipeline(policy.status())
-                          ? "policy_refused"
-                          : "policy_unavailable",
-                      std::string(policy.status().message()), nullptr);
+      // A pipeline a policy may not run (passes/pipeline_check.h) and an
+      // artifact the trust file does not accept (unsigned or untrusted,
+      // policy_runtime/artifact_trust.h) are counted apart from a policy
+      // that could not be read.
+      std::string reason = signing::SignatureRefusalReason(policy.status());
+      if (reason.empty()) {
+        reason = passes::IsRefusedPipeline(policy.status())
+                     ? "policy_refused"
+                     : "policy_unavailable";
+      }
+      return FailOpen(reason, std::string(policy.status().message()), nullptr);
     }
     codegen::CodegenSettings codegen;
     codegen.function_sections = compilation->codegen.function_sections;

@@ -17,6 +17,7 @@
 #include "compiler_driver/ir/module_loader.h"
 #include "compiler_driver/passes/pipeline_check.h"
 #include "compiler_driver/policy_runtime/artifact_policy.h"
+#include "compiler_driver/policy_runtime/artifact_trust.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 
 namespace phaseloop::cc_wrapper {
@@ -143,7 +144,13 @@ absl::Status WithContext(const absl::Status& status, absl::string_view prefix) {
 
 absl::StatusOr<std::unique_ptr<PolicyRunner>> FromArtifactBytes(
     const std::string& bytes, const std::string& path,
-    const pr::InferenceOptions& options) {
+    const pr::InferenceOptions& options, const LoadPolicyOptions& load) {
+  // Who made it, before anything else is made of it.
+  if (absl::Status trusted =
+          pr::CheckArtifactTrust(bytes, path, load.trust_file);
+      !trusted.ok()) {
+    return trusted;
+  }
   absl::StatusOr<v1::PolicyArtifact> artifact =
       pr::ParsePolicyArtifactFile(bytes, path);
   if (!artifact.ok()) return artifact.status();
@@ -293,10 +300,10 @@ absl::StatusOr<std::unique_ptr<PolicyRunner>> FromSpecLine(
 
 absl::StatusOr<std::unique_ptr<PolicyRunner>> LoadArtifactSpec(
     absl::string_view text, const std::string& spec,
-    const std::string& relative_to);
+    const std::string& relative_to, const LoadPolicyOptions& load);
 
 absl::StatusOr<std::unique_ptr<PolicyRunner>> FromFile(
-    const std::string& path) {
+    const std::string& path, const LoadPolicyOptions& load) {
   absl::StatusOr<std::string> bytes = ir::ReadFile(path);
   if (!bytes.ok()) {
     return absl::NotFoundError(absl::StrCat(
@@ -305,7 +312,7 @@ absl::StatusOr<std::unique_ptr<PolicyRunner>> FromFile(
         "fixed:<pipeline>)"));
   }
   if (pr::LooksLikePolicyArtifactFile(*bytes)) {
-    return FromArtifactBytes(*bytes, path, pr::InferenceOptions());
+    return FromArtifactBytes(*bytes, path, pr::InferenceOptions(), load);
   }
   if (absl::StartsWith(*bytes, "# phaseloop policy table")) {
     absl::string_view first(*bytes);
@@ -353,7 +360,7 @@ absl::StatusOr<std::unique_ptr<PolicyRunner>> FromFile(
     // package keeps both, and declares both as compile inputs).
     return LoadArtifactSpec(
         text, absl::StrCat(spec, " (in policy file '", path, "')"),
-        std::filesystem::path(path).parent_path().string());
+        std::filesystem::path(path).parent_path().string(), load);
   }
   return FromSpecLine(spec, absl::StrCat("policy file '", path, "'"));
 }
@@ -362,7 +369,7 @@ absl::StatusOr<std::unique_ptr<PolicyRunner>> FromFile(
 // taken relative to `relative_to` when that is not empty.
 absl::StatusOr<std::unique_ptr<PolicyRunner>> LoadArtifactSpec(
     absl::string_view text, const std::string& spec,
-    const std::string& relative_to) {
+    const std::string& relative_to, const LoadPolicyOptions& load) {
   const size_t question = text.find('?');
   std::string path(TrimView(text.substr(0, question)));
   if (!relative_to.empty() && !path.empty() && path.front() != '/') {
@@ -381,7 +388,7 @@ absl::StatusOr<std::unique_ptr<PolicyRunner>> LoadArtifactSpec(
                      ": ", bytes.status().message(),
                      "; pull it with phaseloop policy pull or fix the path"));
   }
-  return FromArtifactBytes(*bytes, path, options);
+  return FromArtifactBytes(*bytes, path, options, load);
 }
 
 }  // namespace
@@ -391,7 +398,7 @@ std::string BaselinePipeline(const std::string& opt_level) {
 }
 
 absl::StatusOr<std::unique_ptr<PolicyRunner>> LoadPolicy(
-    const std::string& spec) {
+    const std::string& spec, const LoadPolicyOptions& options) {
   absl::string_view text = TrimView(spec);
   if (text == "baseline" || absl::StartsWith(text, "fixed:")) {
     return FromSpecLine(text, "policy");
@@ -407,14 +414,14 @@ absl::StatusOr<std::unique_ptr<PolicyRunner>> LoadPolicy(
     return ParseTable(*bytes, path);
   }
   if (absl::ConsumePrefix(&text, "artifact:")) {
-    return LoadArtifactSpec(text, spec, "");
+    return LoadArtifactSpec(text, spec, "", options);
   }
   if (text.empty()) {
     return absl::InvalidArgumentError(
         "empty policy; use baseline, fixed:<pipeline>, table:<file>, "
         "artifact:<file> or a policy file");
   }
-  return FromFile(std::string(text));
+  return FromFile(std::string(text), options);
 }
 
 std::string FindDefaultPolicy(const std::string& exe_dir) {

@@ -91,12 +91,23 @@ class PolicyRunner {
   }
 };
 
+struct LoadPolicyOptions {
+  // When not empty, every learned policy artifact the spec reaches must be
+  // accepted by policy_runtime/artifact_trust.h under this trust file;
+  // otherwise LoadPolicy returns its refusal (PermissionDenied, with
+  // common/signing's SignatureRefusalReason: policy_unsigned or
+  // policy_untrusted). Specs that are not artifacts (baseline, fixed:,
+  // table:, a policy file holding one) come from the user's own command
+  // line or config, not from the policy store, and are not checked.
+  std::string trust_file;
+};
+
 // Errors name the spec or file and say what to fix: an unreadable file, a
 // table line that is not `<32 hex digits><TAB><pipeline>`, an unsupported
 // format version. Pipelines are not checked here (that needs the pass
 // builder); an unparseable one fails when the wrapper runs it.
 absl::StatusOr<std::unique_ptr<PolicyRunner>> LoadPolicy(
-    const std::string& spec);
+    const std::string& spec, const LoadPolicyOptions& options = {});
 
 // The pipeline clang runs at `opt_level`: "default<O2>".
 std::string BaselinePipeline(const std::string& opt_level);

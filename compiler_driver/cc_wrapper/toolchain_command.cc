@@ -11,8 +11,11 @@
 #include "absl/status/status.h"
 #include "common/command/exit_code.h"
 #include "common/command/subcommand.h"
+#include "common/files/atomic_file.h"
 #include "compiler_driver/cc_wrapper/bazel_toolchain.h"
+#include "compiler_driver/cc_wrapper/bazel_toolchain_files.h"
 #include "compiler_driver/cc_wrapper/policy.h"
+#include "compiler_driver/policy_runtime/artifact_trust.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 
 namespace phaseloop::cc_wrapper {
@@ -66,6 +69,25 @@ int RunToolchainBazel(BazelToolchainOptions options) {
       return command::kExitBadInput;
     }
     artifact_version = policy_runtime::PolicyVersionOf(*artifact);
+    // With a trust file (given, or the package's), an artifact it does not
+    // accept would fail open on every compile: refuse it here instead.
+    const std::string trust =
+        !options.trust_file.empty() ? options.trust_file
+        : fs::exists(fs::path(options.out_dir) / kTrustFileName)
+            ? (fs::path(options.out_dir) / kTrustFileName).string()
+            : "";
+    std::string bytes;
+    absl::Status trusted = files::ReadWholeFile(options.artifact_file, &bytes);
+    if (trusted.ok()) {
+      trusted = policy_runtime::CheckArtifactTrust(bytes, options.artifact_file,
+                                                   trust);
+    }
+    if (!trusted.ok()) {
+      std::cerr << "error: " << trusted.message()
+                << " (with this trust file the toolchain would compile every "
+                   "file with plain clang)\n";
+      return command::kExitBadInput;
+    }
   }
   absl::StatusOr<BazelToolchain> toolchain = WriteBazelToolchain(options);
   if (!toolchain.ok()) {
@@ -80,7 +102,8 @@ int RunToolchainBazel(BazelToolchainOptions options) {
       toolchain->package.empty() ? std::string(".") : toolchain->package;
   std::cout << "wrote " << package << "/{BUILD,cc_wrapper.sh,policy"
             << (artifact_version.empty() ? "" : ",policy.plpolicy")
-            << "} (compiler "
+            << (toolchain->artifact_signed ? ",policy.plpolicy.sig" : "")
+            << (options.trust_file.empty() ? "" : ",trust") << "} (compiler "
             << fs::absolute(options.cc).lexically_normal().string() << ")\n"
             << "add to your workspace's .bazelrc:\n";
   for (const std::string& line : toolchain->bazelrc_lines)
@@ -90,6 +113,17 @@ int RunToolchainBazel(BazelToolchainOptions options) {
   if (!artifact_version.empty()) {
     std::cout << "artifact:  " << options.artifact_file << " (policy_version "
               << artifact_version << ", topk k=4, 1 s per file)\n";
+  }
+  if (!toolchain->trust_path.empty()) {
+    std::cout << "trust:     " << toolchain->trust_path
+              << " (only artifacts it accepts run; others compile with plain "
+                 "clang, counted in phaseloop stats)"
+              << (artifact_version.empty() ? ""
+                  : toolchain->artifact_signed
+                      ? "; the artifact's signature: policy.plpolicy.sig"
+                      : "; the artifact is the shipped default, trusted "
+                        "by content")
+              << "\n";
   }
   std::cout << "decisions: " << toolchain->spool_dir
             << " (phaseloop stats --spool " << toolchain->spool_dir << ")\n";
@@ -121,6 +155,12 @@ void AddToolchainCommand(CLI::App& app, int& exit_code) {
                    "run in topk mode (default when the package has no policy "
                    "yet: the shipped default)")
       ->excludes(policy);
+  bazel
+      ->add_option("--trust-file", options->trust_file,
+                   "trust file to copy into the package: compiles then run "
+                   "only artifacts signed by its keys (default: keep the "
+                   "package's)")
+      ->envname("PHASELOOP_TRUST_FILE");
   bazel->add_option(
       "--spool", options->spool_dir,
       "decision record directory (default: ~/.cache/phaseloop/spool)");

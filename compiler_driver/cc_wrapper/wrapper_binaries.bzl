@@ -83,6 +83,7 @@ def optimizer_binary(name, extra_deps = [], **kwargs):
         deps = [
             _PKG + ":argument_processing",
             "//common/process:child_process",
+            "//common/signing:signature",
             _PKG + ":clang_exec",
             _PKG + ":in_process_frontend",
             _PKG + ":new_file",

@@ -111,6 +111,8 @@ bool ApplyConfigFile(const std::string& path, bool must_exist,
       config->clang = value;
     } else if (key == "clangxx") {
       config->clangxx = value;
+    } else if (key == "trust_file") {
+      config->trust_file = value;
     } else if (key == "disable") {
       if (!ParseBool(value, &config->disabled)) {
         *error = where + "disable must be 0 or 1, got '" + value + "'";
@@ -119,7 +121,7 @@ bool ApplyConfigFile(const std::string& path, bool must_exist,
     } else {
       *error = where + "unknown key '" + key +
                "' (known: policy, spool_dir, max_size, timeout_ms, clang, "
-               "clangxx, disable)";
+               "clangxx, disable, trust_file)";
       return false;
     }
   }
@@ -154,6 +156,9 @@ bool LoadWrapperConfig(const std::string& policy_flag, const EnvLookup& env,
     config->policy_given = true;
   }
   if (auto v = env("PHASELOOP_SPOOL"); v && !v->empty()) config->spool_dir = *v;
+  if (auto v = env("PHASELOOP_TRUST_FILE"); v && !v->empty()) {
+    config->trust_file = *v;
+  }
   if (auto v = env("PHASELOOP_SPOOL_MAX_SIZE")) {
     int64_t size = 0;
     if (ParseSize(*v, &size)) config->spool_max_size = size;

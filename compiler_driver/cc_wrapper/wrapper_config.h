@@ -7,14 +7,16 @@
 //
 // Environment: PHASELOOP_DISABLE=1 (kill switch), PHASELOOP_POLICY,
 // PHASELOOP_SPOOL, PHASELOOP_SPOOL_MAX_SIZE, PHASELOOP_BUILD_ID,
-// PHASELOOP_TIMEOUT_MS, PHASELOOP_CONFIG
+// PHASELOOP_TIMEOUT_MS, PHASELOOP_TRUST_FILE, PHASELOOP_CONFIG
 // (config file path; default $XDG_CONFIG_HOME/phaseloop/cc.conf, else
 // ~/.config/phaseloop/cc.conf), PHASELOOP_COUNT_EXECUTED.
 //
 // Config file: `key = value` lines, `#` comments. Keys: policy, spool_dir,
 // max_size (the spool's cap, spool_space.h: "64Mi", "1G", 0 = none),
-// timeout_ms, clang, clangxx, disable (0/1). Numbers in the environment
-// that do not parse are ignored (the file's or the default apply).
+// timeout_ms, clang, clangxx, disable (0/1), trust_file (policy_runtime/
+// artifact_trust.h: artifacts must then be signed by a key it lists). Numbers
+// in the environment that do not parse are ignored (the file's or the default
+// apply).
 //
 // Build id: PHASELOOP_BUILD_ID, else the first line of <spool_dir>/BUILD_ID
 // (for build systems that strip the environment, like Bazel: putting the id
@@ -40,6 +42,9 @@ struct WrapperConfig {
   std::string clang = "clang-16";
   std::string clangxx = "clang++-16";
   std::string config_path;  // the file read, empty when none
+  // The trust file policy artifacts are checked against; "" = none (every
+  // artifact runs). An artifact it does not accept fails open.
+  std::string trust_file;
   // PHASELOOP_COUNT_EXECUTED=1: instrument every object to count executed IR
   // instructions (compiler_driver/instrumentation/executed_count.h). A lab
   // setting, from the environment only (no config file key, nothing a

@@ -53,6 +53,24 @@ TEST(WrapperConfigTest, FlagBeatsEnvironmentBeatsFile) {
   EXPECT_EQ(config.policy, "fixed:default<O3>");
 }
 
+// The trust file artifacts are checked against: none by default, then
+// `trust_file` in the file, then PHASELOOP_TRUST_FILE.
+TEST(WrapperConfigTest, TrustFileFromFileAndEnvironment) {
+  const std::string dir = testing::MakeTempDir();
+  WrapperConfig config;
+  std::string error;
+  ASSERT_TRUE(LoadWrapperConfig("", FakeEnv({}), &config, &error));
+  EXPECT_EQ(config.trust_file, "");
+  std::ofstream(dir + "/cc.conf") << "trust_file = /etc/phaseloop/trust\n";
+  auto env = FakeEnv({{"PHASELOOP_CONFIG", dir + "/cc.conf"}});
+  ASSERT_TRUE(LoadWrapperConfig("", env, &config, &error)) << error;
+  EXPECT_EQ(config.trust_file, "/etc/phaseloop/trust");
+  env = FakeEnv({{"PHASELOOP_CONFIG", dir + "/cc.conf"},
+                 {"PHASELOOP_TRUST_FILE", "/ci/trust"}});
+  ASSERT_TRUE(LoadWrapperConfig("", env, &config, &error)) << error;
+  EXPECT_EQ(config.trust_file, "/ci/trust");
+}
+
 // The spool's cap: 64 MiB by default, `max_size` in the file, then
 // PHASELOOP_SPOOL_MAX_SIZE; a bad value in the file is an error naming it.
 TEST(WrapperConfigTest, SpoolMaxSizeFromFileAndEnvironment) {

@@ -6,7 +6,10 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "common/command/exit_code.h"
+#include "common/signing/keys.h"
+#include "common/signing/signature.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "nlohmann/json.hpp"
 #include "offline_rl/learner/publish_gate.h"
@@ -168,6 +171,9 @@ void AddTrainFlags(CLI::App& app, TrainFlags& flags) {
                "write a speed policy without its gate (for inspection, "
                "not for publishing)");
   app.add_flag("--json", flags.json, "machine-readable summary");
+  app.add_option("--signing-key", flags.signing_key,
+                 "sign the published artifact with this secret key "
+                 "(`phaseloop policy keygen`): writes OUT.sig beside --out");
   app.add_option("--crossfit-out", flags.crossfit_out,
                  "with single_abstain: write the cross-fitted scores and "
                  "measured .text sizes of the training modules (JSON)");
@@ -177,15 +183,28 @@ int RunTrain(const TrainFlags& flags, std::ostream& out, std::ostream& err) {
   if (absl::Status valid = CheckFlagCombinations(flags); !valid.ok()) {
     return Fail(valid, err);
   }
+  // The key is read before any work: a bad key file costs no training run.
+  std::optional<signing::SigningKey> signing_key;
+  if (!flags.signing_key.empty()) {
+    absl::StatusOr<signing::SigningKey> key =
+        signing::ReadSigningKeyFile(flags.signing_key);
+    if (!key.ok()) {
+      return Fail(absl::InvalidArgumentError(
+                      absl::StrCat("--signing-key: ", key.status().message())),
+                  err);
+    }
+    signing_key = *std::move(key);
+  }
+  const signing::SigningKey* key = signing_key ? &*signing_key : nullptr;
   auto training = LoadTrainingData(flags, err);
   if (!training.ok()) return Fail(training.status(), err);
   auto trained = TrainNetwork(*training, flags, err);
   if (!trained.ok()) return Fail(trained.status(), err);
   auto measures = MeasurePolicy(*training, *trained, flags, err);
   if (!measures.ok()) return Fail(measures.status(), err);
-  auto exported = ExportPolicy(*training, *trained, *measures, flags);
+  auto exported = ExportPolicy(*training, *trained, *measures, flags, key);
   if (!exported.ok()) return Fail(exported.status(), err);
-  auto published = GateAndPublish(*exported, training->config, flags);
+  auto published = GateAndPublish(*exported, training->config, flags, key);
   if (!published.ok()) return Fail(published.status(), err);
   if (!published->published) {
     PrintRefusal(*published->gate, flags.out, err);
@@ -194,6 +213,10 @@ int RunTrain(const TrainFlags& flags, std::ostream& out, std::ostream& err) {
           << "\n";
     }
     return kGateRefused;
+  }
+  if (key != nullptr) {
+    err << "phaseloop train: signed with key " << key->key_id << ": "
+        << signing::SignaturePathFor(flags.out) << "\n";
   }
   PrintSummary(flags, *training, *measures, exported->artifact, published->gate,
                out);

@@ -71,6 +71,23 @@ class TrainCommandTest : public ::testing::Test {
   std::string buffer_;
 };
 
+TEST_F(TrainCommandTest, ABadSigningKeyIsRefusedBeforeAnyTraining) {
+  const std::string config = WriteConfig("cql.yaml", 300);
+  const std::string out = dir_ + "/policy.plpolicy";
+  const std::string key = dir_ + "/policy-signing.key";
+  std::ofstream(key) << "phaseloop-signing-key v1\nkey_id 0123456789abcdef\n"
+                     << "seed 00112233\n";  // truncated
+  const Result r = RunTrainArgs({"--buffer", buffer_, "--config", config,
+                                 "--out", out, "--signing-key", key});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--signing-key: signing key file '" + key + "' line 3"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("transitions/s"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  EXPECT_FALSE(std::filesystem::exists(out + ".sig"));
+}
+
 TEST_F(TrainCommandTest, TrainsAndExportsWithMetadataAndProgress) {
   const std::string config = WriteConfig("cql.yaml", 300);
   const std::string out = dir_ + "/policy.plpolicy";

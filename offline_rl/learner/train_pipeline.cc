@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/files/atomic_file.h"
+#include "common/signing/signature.h"
 #include "compiler_driver/passes/action_space.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "nlohmann/json.hpp"
@@ -341,10 +342,35 @@ absl::StatusOr<PolicyMeasures> MeasurePolicy(const TrainingData& training,
   return measures;
 }
 
-absl::StatusOr<ExportedPolicy> ExportPolicy(const TrainingData& training,
-                                            const TrainedNetwork& trained,
-                                            const PolicyMeasures& measures,
-                                            const TrainFlags& flags) {
+namespace {
+
+// Writes (with a key) or removes (without) the detached signature beside
+// `out`, before `artifact` itself is put there.
+absl::Status PlaceSignature(const v1::PolicyArtifact& artifact,
+                            const std::string& out,
+                            const signing::SigningKey* signing_key) {
+  const std::string path = signing::SignaturePathFor(out);
+  if (signing_key == nullptr) {
+    std::error_code error;
+    std::filesystem::remove(path, error);
+    if (error) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cannot remove the stale signature ", path, ": ", error.message()));
+    }
+    return absl::OkStatus();
+  }
+  return files::WriteFileAtomically(
+      path,
+      signing::SignArtifact(
+          policy_runtime::SerializePolicyArtifactFile(artifact), *signing_key));
+}
+
+}  // namespace
+
+absl::StatusOr<ExportedPolicy> ExportPolicy(
+    const TrainingData& training, const TrainedNetwork& trained,
+    const PolicyMeasures& measures, const TrainFlags& flags,
+    const signing::SigningKey* signing_key) {
   ExportInputs inputs;
   inputs.single_abstain_margin = measures.single_abstain_margin;
   inputs.config = &training.config;
@@ -368,6 +394,11 @@ absl::StatusOr<ExportedPolicy> ExportPolicy(const TrainingData& training,
   exported.artifact = *std::move(artifact);
   exported.path =
       flags.gate_corpus.empty() ? flags.out : flags.out + ".gate.tmp";
+  if (exported.path == flags.out) {
+    absl::Status placed =
+        PlaceSignature(exported.artifact, flags.out, signing_key);
+    if (!placed.ok()) return placed;
+  }
   absl::Status written =
       policy_runtime::WritePolicyArtifactFile(exported.artifact, exported.path);
   if (!written.ok()) return written;
@@ -397,9 +428,9 @@ absl::StatusOr<GateResult> RunSpeedPublishGate(const std::string& path,
 
 }  // namespace
 
-absl::StatusOr<PublishOutcome> GateAndPublish(const ExportedPolicy& exported,
-                                              const LearnerConfig& config,
-                                              const TrainFlags& flags) {
+absl::StatusOr<PublishOutcome> GateAndPublish(
+    const ExportedPolicy& exported, const LearnerConfig& config,
+    const TrainFlags& flags, const signing::SigningKey* signing_key) {
   PublishOutcome outcome;
   const bool runtime = config.policy_objective == kObjectiveRuntime;
   if (runtime ? flags.ungated : flags.gate_corpus.empty()) {
@@ -418,14 +449,30 @@ absl::StatusOr<PublishOutcome> GateAndPublish(const ExportedPolicy& exported,
     result = RunPublishGate(exported.path, config.policy_objective, gate);
   }
   std::error_code ignored;
-  if (!result.ok()) {
+  // A refused artifact written straight to --out (the speed gate) takes
+  // its signature with it.
+  auto remove_refused = [&] {
     std::filesystem::remove(exported.path, ignored);
+    if (exported.path == flags.out) {
+      std::filesystem::remove(signing::SignaturePathFor(flags.out), ignored);
+    }
+  };
+  if (!result.ok()) {
+    remove_refused();
     return result.status();
   }
   outcome.gate = *result;
   if (!result->passed) {
-    std::filesystem::remove(exported.path, ignored);
+    remove_refused();
     return outcome;
+  }
+  if (exported.path != flags.out) {
+    absl::Status placed =
+        PlaceSignature(exported.artifact, flags.out, signing_key);
+    if (!placed.ok()) {
+      std::filesystem::remove(exported.path, ignored);
+      return placed;
+    }
   }
   absl::Status moved = files::CommitFile(exported.path, flags.out);
   if (!moved.ok()) return moved;

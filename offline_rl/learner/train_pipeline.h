@@ -20,6 +20,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/signing/keys.h"
 #include "offline_rl/learner/dataset.h"
 #include "offline_rl/learner/learner.h"
 #include "offline_rl/learner/learner_config.h"
@@ -59,6 +60,9 @@ struct TrainFlags {
   // With single_abstain: the cross-fitted (out-of-fold) scores and measured
   // .text sizes of every training module, as JSON, for analysis.
   std::string crossfit_out;
+  // --signing-key: the secret key file (common/signing/keys.h) the
+  // published artifact is signed with; "" = unsigned.
+  std::string signing_key;
   // The arguments after the program name, recorded in the artifact as the
   // exact training command ("phaseloop train <args>").
   std::vector<std::string> args;
@@ -127,10 +131,16 @@ absl::StatusOr<PolicyMeasures> MeasurePolicy(const TrainingData& training,
 // it atomically to flags.out, or with --gate-corpus to flags.out +
 // ".gate.tmp" for GateAndPublish. On failure returns the error and neither
 // path holds a new file.
-absl::StatusOr<ExportedPolicy> ExportPolicy(const TrainingData& training,
-                                            const TrainedNetwork& trained,
-                                            const PolicyMeasures& measures,
-                                            const TrainFlags& flags);
+//
+// Signing (--signing-key, loaded by the caller into `signing_key`): the
+// detached signature flags.out + ".sig" (common/signing/signature.h) is
+// written just before the artifact reaches flags.out, here or in
+// GateAndPublish; without a key a stale flags.out + ".sig" is removed, so
+// an artifact is never left beside another artifact's signature.
+absl::StatusOr<ExportedPolicy> ExportPolicy(
+    const TrainingData& training, const TrainedNetwork& trained,
+    const PolicyMeasures& measures, const TrainFlags& flags,
+    const signing::SigningKey* signing_key = nullptr);
 
 // Without --gate-corpus: nothing to do (ExportPolicy wrote flags.out), so
 // published. With it: runs the publish gate on exported.path against
@@ -139,9 +149,9 @@ absl::StatusOr<ExportedPolicy> ExportPolicy(const TrainingData& training,
 // flags.out untouched (not published; `gate` says why). On failure (the gate
 // could not run, or the rename failed) returns the error, exported.path is
 // removed and flags.out untouched.
-absl::StatusOr<PublishOutcome> GateAndPublish(const ExportedPolicy& exported,
-                                              const LearnerConfig& config,
-                                              const TrainFlags& flags);
+absl::StatusOr<PublishOutcome> GateAndPublish(
+    const ExportedPolicy& exported, const LearnerConfig& config,
+    const TrainFlags& flags, const signing::SigningKey* signing_key = nullptr);
 
 }  // namespace phaseloop::offline_rl
 

@@ -10,6 +10,8 @@
 
 #include "absl/status/status.h"
 #include "common/files/atomic_file.h"
+#include "common/signing/signature.h"
+#include "common/signing/test_keys.h"
 #include "common/testing/test_util.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "gmock/gmock.h"
@@ -190,6 +192,40 @@ TEST_F(TrainPipelineTest, ARefusedPolicyLeavesOutUntouched) {
   EXPECT_EQ(published->gate->modules, 2);
   EXPECT_FALSE(fs::exists(exported.path));
   EXPECT_EQ(ReadOut(), "the current policy");
+}
+
+}  // namespace
+}  // namespace phaseloop::offline_rl
+
+namespace phaseloop::offline_rl {
+namespace {
+
+using signing::testing::TestKey;
+
+TEST_F(TrainPipelineTest, ASigningKeySignsTheArtifactBeforeItLands) {
+  std::ostringstream err;
+  auto training = LoadTrainingData(flags_, err);
+  ASSERT_TRUE(training.ok()) << training.status();
+  auto trained = TrainNetwork(*training, flags_, err);
+  ASSERT_TRUE(trained.ok()) << trained.status();
+  auto measures = MeasurePolicy(*training, *trained, flags_, err);
+  ASSERT_TRUE(measures.ok()) << measures.status();
+  const signing::SigningKey key = TestKey(5);
+  auto exported = ExportPolicy(*training, *trained, *measures, flags_, &key);
+  ASSERT_TRUE(exported.ok()) << exported.status();
+  ASSERT_TRUE(GateAndPublish(*exported, training->config, flags_, &key).ok());
+  const std::string sig = phaseloop::testing::ReadFileOrEmpty(
+      signing::SignaturePathFor(flags_.out));
+  absl::StatusOr<std::string> signer = signing::VerifyArtifact(
+      ReadOut(), sig, signing::testing::TrustOf({key}), flags_.out);
+  ASSERT_TRUE(signer.ok()) << signer.status();
+  EXPECT_EQ(*signer, key.key_id);
+
+  // Exported again without a key: the stale signature goes, so the new
+  // artifact never sits beside the old one's signature.
+  auto unsigned_export = ExportPolicy(*training, *trained, *measures, flags_);
+  ASSERT_TRUE(unsigned_export.ok());
+  EXPECT_FALSE(fs::exists(signing::SignaturePathFor(flags_.out)));
 }
 
 }  // namespace

@@ -22,6 +22,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "common/files/atomic_file.h"
+#include "common/signing/signature.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "offline_rl/policy_store/policy_store.h"
 #include "offline_rl/policy_store/store_index.h"
@@ -83,11 +84,17 @@ ChannelChange PointChannel(StoreIndex& index, absl::string_view channel,
 
 class DirectoryPolicyStore final : public PolicyStore {
  public:
-  DirectoryPolicyStore(std::string dir, int lock_fd, StoreIndex index)
-      : dir_(std::move(dir)), lock_fd_(lock_fd), index_(std::move(index)) {}
+  DirectoryPolicyStore(std::string dir, int lock_fd, StoreIndex index,
+                       StoreOptions options)
+      : dir_(std::move(dir)),
+        lock_fd_(lock_fd),
+        options_(std::move(options)),
+        index_(std::move(index)) {}
   ~DirectoryPolicyStore() override { close(lock_fd_); }
 
+  using PolicyStore::Push;
   absl::StatusOr<PushResult> Push(absl::string_view artifact_file,
+                                  absl::string_view signature,
                                   absl::string_view channel,
                                   absl::string_view note) override;
   absl::StatusOr<PolicyListing> List() override;
@@ -108,6 +115,15 @@ class DirectoryPolicyStore final : public PolicyStore {
     return absl::StrCat(dir_, "/", kArtifactsDir, "/", version,
                         policy_runtime::kPolicyFileExtension);
   }
+  std::string SignaturePath(const std::string& version) const {
+    return signing::SignaturePathFor(ArtifactPath(version));
+  }
+  // OK when `signature` over `artifact_file` is acceptable here: by a
+  // trusted key when the store has a trust file, well-formed (or absent)
+  // otherwise.
+  absl::Status CheckSignature(absl::string_view artifact_file,
+                              absl::string_view signature,
+                              absl::string_view name) const;
   const StoredPolicy* FindLocked(const std::string& version) const;
   // FailedPrecondition when `version` is marked failed and `channel` is
   // stable (without force).
@@ -120,6 +136,7 @@ class DirectoryPolicyStore final : public PolicyStore {
 
   const std::string dir_;
   const int lock_fd_;
+  const StoreOptions options_;
   std::mutex mu_;
   StoreIndex index_;  // guarded by mu_
 };
@@ -204,7 +221,30 @@ absl::StatusOr<FetchedPolicy> DirectoryPolicyStore::ReadVerified(
         absl::StrCat(path, " holds version ", fetched.policy_version, ", not ",
                      version, "; push the artifact of ", version, " again"));
   }
+  absl::Status signature_read =
+      files::ReadWholeFile(SignaturePath(version), &fetched.signature);
+  if (!signature_read.ok() && !absl::IsNotFound(signature_read)) {
+    return absl::DataLossError(
+        absl::StrCat("the stored signature of version ", version,
+                     " is unreadable: ", signature_read.message()));
+  }
+  absl::Status trusted =
+      CheckSignature(fetched.artifact_file, fetched.signature,
+                     absl::StrCat("stored policy version ", version));
+  if (!trusted.ok()) return trusted;
   return fetched;
+}
+
+absl::Status DirectoryPolicyStore::CheckSignature(
+    absl::string_view artifact_file, absl::string_view signature,
+    absl::string_view name) const {
+  if (options_.trust != nullptr) {
+    return signing::VerifyArtifact(artifact_file, signature, *options_.trust,
+                                   name)
+        .status();
+  }
+  if (signature.empty()) return absl::OkStatus();
+  return signing::SignatureKeyId(signature, name).status();
 }
 
 absl::Status DirectoryPolicyStore::CommitLocked(StoreIndex next) {
@@ -216,8 +256,8 @@ absl::Status DirectoryPolicyStore::CommitLocked(StoreIndex next) {
 }
 
 absl::StatusOr<PushResult> DirectoryPolicyStore::Push(
-    absl::string_view artifact_file, absl::string_view channel,
-    absl::string_view note) {
+    absl::string_view artifact_file, absl::string_view signature,
+    absl::string_view channel, absl::string_view note) {
   if (static_cast<int64_t>(artifact_file.size()) > kMaxArtifactBytes) {
     return absl::InvalidArgumentError(absl::StrCat(
         "refused the pushed artifact: ", artifact_file.size(),
@@ -238,6 +278,19 @@ absl::StatusOr<PushResult> DirectoryPolicyStore::Push(
   // The canonical bytes: what every reader of this version gets.
   const std::string canonical =
       policy_runtime::SerializePolicyArtifactFile(*artifact);
+  // Checked before anything is written: a refused push leaves no trace.
+  absl::Status trusted =
+      CheckSignature(artifact_file, signature, "the pushed artifact");
+  if (!trusted.ok()) return trusted;
+  if (!signature.empty() && canonical != artifact_file) {
+    // A signature covers the bytes it signed; readers get the canonical
+    // ones, which it would not verify.
+    return absl::InvalidArgumentError(
+        "refused the pushed artifact: it is signed but not in its canonical "
+        "form (as phaseloop writes it), so its signature would not hold for "
+        "the stored copy; sign the file `phaseloop train` or `phaseloop "
+        "policy pull` wrote");
+  }
   const int64_t now_ms = absl::ToUnixMillis(absl::Now());
 
   std::lock_guard<std::mutex> lock(mu_);
@@ -249,6 +302,14 @@ absl::StatusOr<PushResult> DirectoryPolicyStore::Push(
   if (!result.already_stored || !ReadVerified(version).ok()) {
     absl::Status written =
         files::WriteFileAtomically(ArtifactPath(version), canonical);
+    if (!written.ok()) return written;
+  }
+  // The signature before the index: a version is never listed with a
+  // signature still missing. A new valid signature replaces the old one
+  // (re-signing with a rotated key); no signature keeps what is stored.
+  if (!signature.empty()) {
+    absl::Status written =
+        files::WriteFileAtomically(SignaturePath(version), signature);
     if (!written.ok()) return written;
   }
   StoreIndex next = index_;
@@ -406,7 +467,7 @@ void RemoveStaleTempFiles(const std::string& dir) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<PolicyStore>> OpenPolicyStore(
-    const std::string& dir) {
+    const std::string& dir, const StoreOptions& options) {
   std::error_code error;
   fs::create_directories(absl::StrCat(dir, "/", kArtifactsDir), error);
   if (error) {
@@ -447,7 +508,7 @@ absl::StatusOr<std::unique_ptr<PolicyStore>> OpenPolicyStore(
     return read;
   }
   return std::unique_ptr<PolicyStore>(
-      new DirectoryPolicyStore(dir, lock_fd, std::move(index)));
+      new DirectoryPolicyStore(dir, lock_fd, std::move(index), options));
 }
 
 }  // namespace phaseloop::policy_store

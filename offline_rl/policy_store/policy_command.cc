@@ -10,6 +10,8 @@
 #include "common/command/exit_code.h"
 #include "common/command/stop_signals.h"
 #include "common/files/atomic_file.h"
+#include "common/signing/service_token.h"
+#include "common/signing/trust_file.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "offline_rl/policy_store/directory_policy_store.h"
 #include "offline_rl/policy_store/policy_show.h"
@@ -26,8 +28,29 @@ int RunPolicyServe(const PolicyServeFlags& flags, std::ostream& out,
   // mask), so only sigwait below receives them.
   command::BlockedStopSignals stop_signals;
 
+  StoreOptions options;
+  if (!flags.trust_file.empty()) {
+    absl::StatusOr<signing::TrustedKeys> trust =
+        signing::TrustedKeys::Read(flags.trust_file);
+    if (!trust.ok()) {
+      err << kName << "--trust-file: " << trust.status().message() << "\n";
+      return command::kExitBadInput;
+    }
+    options.trust =
+        std::make_shared<const signing::TrustedKeys>(*std::move(trust));
+  }
+  ServerOptions server_options;
+  if (!flags.token_file.empty()) {
+    absl::StatusOr<std::string> token =
+        signing::ReadTokenFile(flags.token_file);
+    if (!token.ok()) {
+      err << kName << "--token-file: " << token.status().message() << "\n";
+      return command::kExitBadInput;
+    }
+    server_options.token = *std::move(token);
+  }
   absl::StatusOr<std::unique_ptr<PolicyStore>> store =
-      OpenPolicyStore(flags.dir);
+      OpenPolicyStore(flags.dir, options);
   if (!store.ok()) {
     err << kName << "--dir " << flags.dir << ": " << store.status().message()
         << "\n";
@@ -35,7 +58,7 @@ int RunPolicyServe(const PolicyServeFlags& flags, std::ostream& out,
                                             : command::kExitBadInput;
   }
   absl::StatusOr<std::unique_ptr<PolicyStoreServer>> server =
-      PolicyStoreServer::Start(store->get(), flags.listen);
+      PolicyStoreServer::Start(store->get(), flags.listen, server_options);
   if (!server.ok()) {
     err << kName << server.status().message() << "\n";
     return command::kExitBadInput;
@@ -53,7 +76,12 @@ int RunPolicyServe(const PolicyServeFlags& flags, std::ostream& out,
   absl::StatusOr<PolicyListing> listing = (*store)->List();
   err << kName << "serving " << flags.dir << " ("
       << (listing.ok() ? listing->policies.size() : 0) << " versions) at "
-      << address << "; SIGINT or SIGTERM stops" << std::endl;
+      << address
+      << (options.trust ? absl::StrCat("; signatures by ",
+                                       options.trust->KeyIdList(), " required")
+                        : std::string("; signatures not checked"))
+      << (server_options.token.empty() ? "" : "; token required to change it")
+      << "; SIGINT or SIGTERM stops" << std::endl;
 
   const int signal_number = stop_signals.Wait();
   (*server)->Shutdown(absl::Seconds(5));
@@ -150,6 +178,11 @@ std::pair<CLI::App*, std::shared_ptr<PolicyFlags>> AddSubcommand(
                      "serve` prints)")
         ->envname(kPolicyStoreEnv)
         ->required();
+    command
+        ->add_option("--token-file", flags->token_file,
+                     "file holding the store's token (needed by push, "
+                     "promote, rollback and mark when the store asks one)")
+        ->envname(kPolicyStoreTokenFileEnv);
   }
   command->add_flag("--json", flags->json, "print JSON");
   command->callback([flags, run, &exit_code] {
@@ -181,6 +214,12 @@ void AddPolicyCommand(CLI::App& app, int& exit_code) {
   serve->add_option("--address-file", serve_flags->address_file,
                     "also write the bound address to FILE (atomically; "
                     "removed on a clean stop)");
+  serve->add_option("--trust-file", serve_flags->trust_file,
+                    "accept only artifacts signed by a key of this trust "
+                    "file, on push and on pull");
+  serve->add_option("--token-file", serve_flags->token_file,
+                    "ask this token of push, promote, rollback and mark "
+                    "(required when --listen is not loopback)");
   serve->callback([serve_flags, &exit_code] {
     exit_code = RunPolicyServe(*serve_flags, std::cout, std::cerr);
   });
@@ -192,6 +231,9 @@ void AddPolicyCommand(CLI::App& app, int& exit_code) {
   push->add_option("--channel", push_flags->channel,
                    "then point this channel (stable, candidate) at it");
   push->add_option("--note", push_flags->note, "text kept with the version");
+  push->add_option("--signature", push_flags->signature_file,
+                   "its detached signature (default: FILE.sig when it "
+                   "exists)");
 
   AddSubcommand(*policy, "list",
                 "Stored versions (objective, algorithm, metrics, push time) "
@@ -240,6 +282,10 @@ void AddPolicyCommand(CLI::App& app, int& exit_code) {
   pull->add_option("--version", pull_flags->version, "policy version");
   pull->add_option("--out", pull_flags->out, "artifact file to write")
       ->required();
+  pull->add_option("--trust-file", pull_flags->trust_file,
+                   "write nothing unless the artifact is signed by a key of "
+                   "this trust file")
+      ->envname("PHASELOOP_TRUST_FILE");
 
   auto [show, show_flags] = AddSubcommand(
       *policy, "show",
@@ -250,6 +296,37 @@ void AddPolicyCommand(CLI::App& app, int& exit_code) {
   show->add_option("--store", show_flags->store,
                    "also show what the policy store at HOST:PORT records "
                    "about this version (channels, verdict)");
+
+  auto [keygen, keygen_flags] = AddSubcommand(
+      *policy, "keygen",
+      "Generate an ed25519 key that signs policies: DIR/policy-signing.key "
+      "(secret, mode 0600) and DIR/policy-signing.pub (a trust file naming "
+      "it)",
+      RunPolicyKeygen, false, exit_code);
+  keygen->add_option("--out", keygen_flags->out, "directory of the key files")
+      ->required();
+  keygen->add_option("--comment", keygen_flags->comment,
+                     "text after the key in the .pub line (who, when)");
+
+  auto [sign, sign_flags] =
+      AddSubcommand(*policy, "sign", "Sign an artifact file: writes FILE.sig",
+                    RunPolicySign, false, exit_code);
+  sign->add_option("file", sign_flags->file, "artifact file")->required();
+  sign->add_option("--key", sign_flags->key_file,
+                   "secret key file (policy-signing.key)")
+      ->required();
+
+  auto [verify, verify_flags] = AddSubcommand(
+      *policy, "verify",
+      "Check an artifact's FILE.sig against a trust file, as the wrapper "
+      "does",
+      RunPolicyVerify, false, exit_code);
+  verify->add_option("file", verify_flags->file, "artifact file")->required();
+  verify->add_option("--trust-file", verify_flags->trust_file, "trust file")
+      ->envname("PHASELOOP_TRUST_FILE")
+      ->required();
+  verify->add_option("--signature", verify_flags->signature_file,
+                     "the signature (default FILE.sig)");
 }
 
 }  // namespace phaseloop::policy_store

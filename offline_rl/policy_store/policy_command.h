@@ -19,6 +19,18 @@
 //   show FILE [--json] [--store HOST:PORT]
 //       what an artifact file holds (offline); with --store also its
 //       channels and verdict in that store
+//   keygen --out DIR [--comment TEXT]
+//       a new ed25519 signing key: DIR/policy-signing.key (secret, 0600)
+//       and DIR/policy-signing.pub (a trust file naming it)
+//   sign FILE --key KEY         write FILE.sig (a detached signature)
+//   verify FILE --trust-file T  check FILE.sig against the trust file
+// Signing (common/signing): serve --trust-file T makes the store refuse
+// artifacts not signed by a key of T (on push and pull); push sends
+// FILE.sig when it exists (or --signature S); pull --trust-file T checks the
+// download before writing anything and writes OUT and OUT.sig. serve
+// --token-file F asks the token in F of push, promote, rollback and mark;
+// serving beyond loopback needs it. Clients pass --token-file (or
+// $PHASELOOP_POLICY_STORE_TOKEN_FILE).
 // The other remote commands take --store HOST:PORT (or
 // $PHASELOOP_POLICY_STORE). Channels: stable, candidate. VERSION may be a
 // unique prefix (>= 6 hex). Exit codes: 0 success, 1 internal failure (store
@@ -38,6 +50,8 @@ struct PolicyServeFlags {
   std::string dir;
   std::string listen = "127.0.0.1:0";
   std::string address_file;
+  std::string trust_file;  // "" = signatures not required
+  std::string token_file;  // "" = no token (loopback only)
 };
 
 // Every other subcommand's flags (each uses the ones it declares).
@@ -52,6 +66,11 @@ struct PolicyFlags {
   std::string reason;   // mark
   bool force = false;   // promote
   bool json = false;
+  std::string token_file;      // remote commands
+  std::string trust_file;      // pull, verify
+  std::string signature_file;  // push (default FILE.sig when it exists)
+  std::string key_file;        // sign
+  std::string comment;         // keygen
 };
 
 // Blocks SIGINT and SIGTERM in the calling thread for its duration.
@@ -71,6 +90,13 @@ int RunPolicyPull(const PolicyFlags& flags, std::ostream& out,
                   std::ostream& err);
 int RunPolicyShow(const PolicyFlags& flags, std::ostream& out,
                   std::ostream& err);
+// keygen: --out is `flags.out`.
+int RunPolicyKeygen(const PolicyFlags& flags, std::ostream& out,
+                    std::ostream& err);
+int RunPolicySign(const PolicyFlags& flags, std::ostream& out,
+                  std::ostream& err);
+int RunPolicyVerify(const PolicyFlags& flags, std::ostream& out,
+                    std::ostream& err);
 
 }  // namespace phaseloop::policy_store
 

@@ -32,12 +32,18 @@ constexpr char kPhaseloop[] = "tools/phaseloop";
 // A running `phaseloop policy serve`; SIGKILLed if the test did not stop it.
 class ServeProcess {
  public:
-  ServeProcess(const std::string& dir, const std::string& address_file) {
+  ServeProcess(const std::string& dir, const std::string& address_file,
+               const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> args = {
+        kPhaseloop, "policy",      "serve",          "--dir",     dir,
+        "--listen", "127.0.0.1:0", "--address-file", address_file};
+    args.insert(args.end(), extra.begin(), extra.end());
+    std::vector<char*> argv;
+    for (std::string& arg : args) argv.push_back(arg.data());
+    argv.push_back(nullptr);
     pid_ = fork();
     if (pid_ == 0) {
-      execl(kPhaseloop, kPhaseloop, "policy", "serve", "--dir", dir.c_str(),
-            "--listen", "127.0.0.1:0", "--address-file", address_file.c_str(),
-            static_cast<char*>(nullptr));
+      execv(kPhaseloop, argv.data());
       _exit(127);
     }
     for (int i = 0; i < 300 && address_.empty(); ++i) {
@@ -258,6 +264,95 @@ TEST(PolicyCommandTest, ShowDescribesAFileOffline) {
   EXPECT_EQ(Policy({"show", dir + "/short.plpolicy"}, &output), 2);
   EXPECT_TRUE(absl::StrContains(output, "truncated")) << output;
   EXPECT_EQ(Policy({"push", path}, &output), 2) << "no --store: bad input";
+}
+
+}  // namespace
+}  // namespace phaseloop::policy_store
+
+namespace phaseloop::policy_store {
+namespace {
+
+// Keys, signatures, a store that asks both a signature and a token, and a
+// pull that checks the download: what README "Signing policies" promises.
+TEST(PolicyCommandSigningTest, KeygenSignServePushPullWithTrustAndToken) {
+  const std::string dir = phaseloop::testing::MakeTempDir();
+  const std::string p1 = WriteArtifact(dir, 1);
+  std::string output;
+  ASSERT_EQ(
+      Policy({"keygen", "--out", dir + "/keys", "--comment", "ci"}, &output), 0)
+      << output;
+  ASSERT_EQ(Policy({"keygen", "--out", dir + "/other"}, &output), 0);
+  const std::string key = dir + "/keys/policy-signing.key";
+  const std::string trust = dir + "/keys/policy-signing.pub";
+  // A second keygen into the same directory is refused; the key survives.
+  const std::string secret = ReadFileOrEmpty(key);
+  EXPECT_EQ(Policy({"keygen", "--out", dir + "/keys"}, &output), 2);
+  EXPECT_TRUE(absl::StrContains(output, "never overwritten")) << output;
+  EXPECT_EQ(ReadFileOrEmpty(key), secret);
+
+  std::ofstream(dir + "/token") << "0123456789abcdef0123\n";
+  auto serve = std::make_unique<ServeProcess>(
+      dir + "/store", dir + "/address",
+      std::vector<std::string>{"--trust-file", trust, "--token-file",
+                               dir + "/token"});
+  ASSERT_FALSE(serve->address().empty());
+  const std::string store = serve->address();
+
+  // Unsigned: refused by the store, exit 2, nothing stored.
+  EXPECT_EQ(
+      Policy({"push", p1, "--store", store, "--token-file", dir + "/token"},
+             &output),
+      2);
+  EXPECT_TRUE(absl::StrContains(output, "is not signed")) << output;
+  ASSERT_EQ(Policy({"sign", p1, "--key", key}, &output), 0) << output;
+  EXPECT_TRUE(absl::StrContains(output, p1 + ".sig")) << output;
+  // Signed, but no token.
+  EXPECT_EQ(Policy({"push", p1, "--store", store}, &output), 2);
+  EXPECT_TRUE(absl::StrContains(output, "asks a token")) << output;
+  ASSERT_EQ(Policy({"push", p1, "--store", store, "--channel", "stable",
+                    "--token-file", dir + "/token"},
+                   &output),
+            0)
+      << output;
+  EXPECT_TRUE(absl::StrContains(output, "signed by")) << output;
+
+  // A pull that trusts another key writes nothing.
+  const std::string out = dir + "/pulled.plpolicy";
+  EXPECT_EQ(Policy({"pull", "--store", store, "--channel", "stable", "--out",
+                    out, "--trust-file", dir + "/other/policy-signing.pub"},
+                   &output),
+            2);
+  EXPECT_TRUE(absl::StrContains(output, "does not list")) << output;
+  EXPECT_EQ(ReadFileOrEmpty(out), "");
+  EXPECT_EQ(ReadFileOrEmpty(out + ".sig"), "");
+  ASSERT_EQ(Policy({"pull", "--store", store, "--channel", "stable", "--out",
+                    out, "--trust-file", trust},
+                   &output),
+            0)
+      << output;
+  EXPECT_EQ(ReadFileOrEmpty(out), ReadFileOrEmpty(p1));
+  EXPECT_EQ(ReadFileOrEmpty(out + ".sig"), ReadFileOrEmpty(p1 + ".sig"));
+  ASSERT_EQ(Policy({"verify", out, "--trust-file", trust}, &output), 0)
+      << output;
+  EXPECT_EQ(serve->Stop(), 0);
+
+  // A malformed trust file stops serve before it listens.
+  std::ofstream(dir + "/bad_trust") << "phaseloop-trust v1\nnope\n";
+  EXPECT_EQ(Policy({"serve", "--dir", dir + "/store2", "--trust-file",
+                    dir + "/bad_trust"},
+                   &output),
+            2);
+  EXPECT_TRUE(absl::StrContains(output, "bad_trust' line 2")) << output;
+}
+
+TEST(PolicyCommandSigningTest, ServeRefusesANonLoopbackAddressWithoutAToken) {
+  const std::string dir = phaseloop::testing::MakeTempDir();
+  std::string output;
+  EXPECT_EQ(Policy({"serve", "--dir", dir + "/store", "--listen", "0.0.0.0:0"},
+                   &output),
+            2);
+  EXPECT_TRUE(absl::StrContains(output, "without a token")) << output;
+  EXPECT_TRUE(absl::StrContains(output, "--token-file")) << output;
 }
 
 }  // namespace

@@ -1,5 +1,8 @@
 // `phaseloop policy push|list|promote|rollback|mark|pull`: the store's clients
 // (declared in policy_command.h).
+#include <unistd.h>
+
+#include <cerrno>
 #include <iomanip>
 #include <iostream>
 
@@ -8,6 +11,9 @@
 #include "absl/time/time.h"
 #include "common/command/exit_code.h"
 #include "common/files/atomic_file.h"
+#include "common/signing/service_token.h"
+#include "common/signing/signature.h"
+#include "common/signing/trust_file.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "nlohmann/json.hpp"
 #include "offline_rl/policy_store/policy_command.h"
@@ -27,10 +33,28 @@ int Fail(absl::string_view command, const absl::Status& status,
     case absl::StatusCode::kNotFound:
     case absl::StatusCode::kFailedPrecondition:
     case absl::StatusCode::kOutOfRange:
+    case absl::StatusCode::kPermissionDenied:  // a refused signature
+    case absl::StatusCode::kUnauthenticated:   // a missing or wrong token
       return command::kExitBadInput;
     default:
       return command::kExitInternal;
   }
+}
+
+// The store at --store, with the token of --token-file (CLI11 fills it from
+// $PHASELOOP_POLICY_STORE_TOKEN_FILE too).
+absl::StatusOr<std::unique_ptr<PolicyStore>> Connect(const PolicyFlags& flags) {
+  ClientOptions options;
+  if (!flags.token_file.empty()) {
+    absl::StatusOr<std::string> token =
+        signing::ReadTokenFile(flags.token_file);
+    if (!token.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--token-file: ", token.status().message()));
+    }
+    options.token = *std::move(token);
+  }
+  return ConnectPolicyStore(flags.store, options);
 }
 
 std::string FormatTime(int64_t unix_ms) {
@@ -67,16 +91,31 @@ int RunPolicyPush(const PolicyFlags& flags, std::ostream& out,
     return Fail("push", absl::InvalidArgumentError(artifact.status().message()),
                 err);
   }
-  absl::StatusOr<std::unique_ptr<PolicyStore>> store =
-      ConnectPolicyStore(flags.store);
+  // The signature travels with it: --signature, else FILE.sig if present.
+  std::string signature;
+  const std::string signature_path = flags.signature_file.empty()
+                                         ? signing::SignaturePathFor(flags.file)
+                                         : flags.signature_file;
+  absl::Status signature_read =
+      files::ReadWholeFile(signature_path, &signature);
+  if (!signature_read.ok() &&
+      (!flags.signature_file.empty() || !absl::IsNotFound(signature_read))) {
+    return Fail("push",
+                absl::InvalidArgumentError(
+                    absl::StrCat("cannot read the signature ", signature_path,
+                                 ": ", signature_read.message())),
+                err);
+  }
+  absl::StatusOr<std::unique_ptr<PolicyStore>> store = Connect(flags);
   if (!store.ok()) return Fail("push", store.status(), err);
   absl::StatusOr<PushResult> pushed =
-      (*store)->Push(bytes, flags.channel, flags.note);
+      (*store)->Push(bytes, signature, flags.channel, flags.note);
   if (!pushed.ok()) return Fail("push", pushed.status(), err);
   if (flags.json) {
     out << json{{"policy_version", pushed->policy_version},
                 {"already_stored", pushed->already_stored},
-                {"channel", flags.channel}}
+                {"channel", flags.channel},
+                {"signed", !signature.empty()}}
                .dump()
         << "\n";
     return command::kExitOk;
@@ -84,14 +123,18 @@ int RunPolicyPush(const PolicyFlags& flags, std::ostream& out,
   out << (pushed->already_stored ? "already stored " : "pushed ")
       << pushed->policy_version;
   if (!flags.channel.empty()) out << "; " << flags.channel << " -> it";
+  if (!signature.empty()) {
+    absl::StatusOr<std::string> key_id =
+        signing::SignatureKeyId(signature, flags.file);
+    if (key_id.ok()) out << "; signed by " << *key_id;
+  }
   out << "\n";
   return command::kExitOk;
 }
 
 int RunPolicyList(const PolicyFlags& flags, std::ostream& out,
                   std::ostream& err) {
-  absl::StatusOr<std::unique_ptr<PolicyStore>> store =
-      ConnectPolicyStore(flags.store);
+  absl::StatusOr<std::unique_ptr<PolicyStore>> store = Connect(flags);
   if (!store.ok()) return Fail("list", store.status(), err);
   absl::StatusOr<PolicyListing> listing = (*store)->List();
   if (!listing.ok()) return Fail("list", listing.status(), err);
@@ -157,8 +200,7 @@ int RunPolicyList(const PolicyFlags& flags, std::ostream& out,
 
 int RunPolicyPromote(const PolicyFlags& flags, std::ostream& out,
                      std::ostream& err) {
-  absl::StatusOr<std::unique_ptr<PolicyStore>> store =
-      ConnectPolicyStore(flags.store);
+  absl::StatusOr<std::unique_ptr<PolicyStore>> store = Connect(flags);
   if (!store.ok()) return Fail("promote", store.status(), err);
   absl::StatusOr<ChannelChange> change =
       (*store)->Promote(flags.version, flags.channel, flags.force);
@@ -176,8 +218,7 @@ int RunPolicyPromote(const PolicyFlags& flags, std::ostream& out,
 
 int RunPolicyMark(const PolicyFlags& flags, std::ostream& out,
                   std::ostream& err) {
-  absl::StatusOr<std::unique_ptr<PolicyStore>> store =
-      ConnectPolicyStore(flags.store);
+  absl::StatusOr<std::unique_ptr<PolicyStore>> store = Connect(flags);
   if (!store.ok()) return Fail("mark", store.status(), err);
   absl::StatusOr<VersionMark> mark =
       (*store)->MarkVersion(flags.version, flags.verdict, flags.reason);
@@ -200,8 +241,7 @@ int RunPolicyMark(const PolicyFlags& flags, std::ostream& out,
 
 int RunPolicyRollback(const PolicyFlags& flags, std::ostream& out,
                       std::ostream& err) {
-  absl::StatusOr<std::unique_ptr<PolicyStore>> store =
-      ConnectPolicyStore(flags.store);
+  absl::StatusOr<std::unique_ptr<PolicyStore>> store = Connect(flags);
   if (!store.ok()) return Fail("rollback", store.status(), err);
   absl::StatusOr<ChannelChange> change = (*store)->Rollback(flags.channel);
   if (!change.ok()) return Fail("rollback", change.status(), err);
@@ -222,26 +262,59 @@ int RunPolicyPull(const PolicyFlags& flags, std::ostream& out,
                     "give exactly one of --channel NAME or --version V"),
                 err);
   }
-  absl::StatusOr<std::unique_ptr<PolicyStore>> store =
-      ConnectPolicyStore(flags.store);
+  absl::StatusOr<std::unique_ptr<PolicyStore>> store = Connect(flags);
   if (!store.ok()) return Fail("pull", store.status(), err);
   // The client verifies the download (checksum, structure, content hash).
   absl::StatusOr<FetchedPolicy> fetched =
       flags.channel.empty() ? (*store)->GetVersion(flags.version)
                             : (*store)->GetChannel(flags.channel);
   if (!fetched.ok()) return Fail("pull", fetched.status(), err);
+  std::string signed_by;
+  if (!flags.trust_file.empty()) {
+    // Checked before anything is written: a refused pull leaves the old
+    // files as they were.
+    absl::StatusOr<signing::TrustedKeys> trust =
+        signing::TrustedKeys::Read(flags.trust_file);
+    if (!trust.ok()) return Fail("pull", trust.status(), err);
+    absl::StatusOr<std::string> key_id = signing::VerifyArtifact(
+        fetched->artifact_file, fetched->signature, *trust,
+        absl::StrCat("policy version ", fetched->policy_version, " from ",
+                     flags.store));
+    if (!key_id.ok()) return Fail("pull", key_id.status(), err);
+    signed_by = *key_id;
+  }
+  // The signature first: a crash between the two leaves a .sig that does
+  // not match the old artifact (refused, fails open), never a new artifact
+  // beside an old signature that a reader might take for its own.
+  const std::string signature_path = signing::SignaturePathFor(flags.out);
+  if (!fetched->signature.empty()) {
+    absl::Status written =
+        files::WriteFileAtomically(signature_path, fetched->signature);
+    if (!written.ok()) return Fail("pull", written, err);
+  } else if (unlink(signature_path.c_str()) != 0 && errno != ENOENT) {
+    return Fail("pull",
+                absl::InternalError(absl::StrCat(
+                    "cannot remove the stale signature ", signature_path)),
+                err);
+  }
   absl::Status written =
       files::WriteFileAtomically(flags.out, fetched->artifact_file);
   if (!written.ok()) return Fail("pull", written, err);
   if (flags.json) {
     out << json{{"policy_version", fetched->policy_version},
                 {"out", flags.out},
-                {"bytes", fetched->artifact_file.size()}}
+                {"bytes", fetched->artifact_file.size()},
+                {"signed", !fetched->signature.empty()},
+                {"signed_by", signed_by}}
                .dump()
         << "\n";
   } else {
     out << "pulled " << fetched->policy_version << " ("
-        << fetched->artifact_file.size() << " bytes, verified) to " << flags.out
+        << fetched->artifact_file.size() << " bytes, verified"
+        << (signed_by.empty() ? "" : absl::StrCat(", signed by ", signed_by))
+        << ") to " << flags.out
+        << (fetched->signature.empty() ? " (unsigned)"
+                                       : absl::StrCat(" and ", signature_path))
         << "\n";
   }
   return command::kExitOk;

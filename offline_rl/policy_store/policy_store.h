@@ -11,14 +11,24 @@
 // is a no-op. Changes are all-or-nothing and durable: a process killed at
 // any point leaves the store as it was before or after the change.
 //
+// A version may carry a detached signature (common/signing/signature.h:
+// the .sig text that travels with the artifact file). A store opened with a
+// trust file refuses, with PermissionDenied naming the artifact, the key
+// and the fix, a push whose artifact is unsigned or not signed by a trusted
+// key, and the same on every read (pull): a key removed from its trust file
+// stops what it signed from leaving the store. Pushing an artifact stored
+// before with a new valid signature replaces its signature (re-signing
+// during key rotation).
+//
 // Every version may carry a verdict: a canary that failed marks its
 // candidate "failed" (with the reason), and such a version is refused for
 // the stable channel unless the promotion is forced; "cleared" withdraws a
 // failed mark and keeps the reason it was cleared. The latest mark wins.
 //
 // Errors (absl codes; policy_store_service maps them to gRPC at the edge):
-// InvalidArgument for a bad artifact or a malformed name, NotFound for an
-// unknown version or channel or a channel that points at nothing,
+// InvalidArgument for a bad artifact or signature or a malformed name,
+// PermissionDenied for an artifact the trust file does not accept, NotFound for
+// an unknown version or channel or a channel that points at nothing,
 // FailedPrecondition for a rollback with no earlier version, a version
 // marked failed promoted to stable without force, or a directory in use by
 // another store, DataLoss when a stored file no longer verifies.
@@ -93,6 +103,7 @@ struct PushResult {
 struct FetchedPolicy {
   std::string artifact_file;  // whole file bytes, verified
   std::string policy_version;
+  std::string signature;  // its .sig text; "" when stored unsigned
 };
 
 struct VersionMark {
@@ -111,12 +122,19 @@ class PolicyStore {
  public:
   virtual ~PolicyStore() = default;
 
-  // Verifies and stores `artifact_file`; when `channel` is not empty, then
-  // points it at the new version (as Promote without force) in the same
-  // change.
+  // Verifies and stores `artifact_file` with its `signature` (.sig text;
+  // "" = unsigned); when `channel` is not empty, then points it at the new
+  // version (as Promote without force) in the same change.
   virtual absl::StatusOr<PushResult> Push(absl::string_view artifact_file,
+                                          absl::string_view signature,
                                           absl::string_view channel,
                                           absl::string_view note) = 0;
+  // Push without a signature.
+  absl::StatusOr<PushResult> Push(absl::string_view artifact_file,
+                                  absl::string_view channel,
+                                  absl::string_view note) {
+    return Push(artifact_file, "", channel, note);
+  }
   virtual absl::StatusOr<PolicyListing> List() = 0;
   // `policy_version` may be a unique prefix of at least 6 hex digits.
   virtual absl::StatusOr<FetchedPolicy> GetVersion(

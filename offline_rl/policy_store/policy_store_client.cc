@@ -1,10 +1,12 @@
 #include "offline_rl/policy_store/policy_store_client.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/signing/service_token.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "grpcpp/grpcpp.h"
 #include "phaseloop/v1/policy_store.grpc.pb.h"
@@ -14,17 +16,20 @@ namespace {
 
 class RemotePolicyStore final : public PolicyStore {
  public:
-  RemotePolicyStore(std::string address, absl::Duration call_timeout,
+  RemotePolicyStore(std::string address, ClientOptions options,
                     std::unique_ptr<v1::PolicyStore::Stub> stub)
       : address_(std::move(address)),
-        call_timeout_(call_timeout),
+        options_(std::move(options)),
         stub_(std::move(stub)) {}
 
+  using PolicyStore::Push;
   absl::StatusOr<PushResult> Push(absl::string_view artifact_file,
+                                  absl::string_view signature,
                                   absl::string_view channel,
                                   absl::string_view note) override {
     v1::PushPolicyRequest request;
     request.set_artifact_file(std::string(artifact_file));
+    request.set_signature(std::string(signature));
     request.set_channel(std::string(channel));
     request.set_note(std::string(note));
     v1::PushPolicyReply reply;
@@ -100,7 +105,11 @@ class RemotePolicyStore final : public PolicyStore {
 
   grpc::ClientContext* Prepare(grpc::ClientContext& context) const {
     context.set_deadline(std::chrono::system_clock::now() +
-                         absl::ToChronoMilliseconds(call_timeout_));
+                         absl::ToChronoMilliseconds(options_.call_timeout));
+    if (!options_.token.empty()) {
+      context.AddMetadata(signing::kAuthorizationMetadata,
+                          absl::StrCat(signing::kBearerPrefix, options_.token));
+    }
     return &context;
   }
 
@@ -132,7 +141,7 @@ class RemotePolicyStore final : public PolicyStore {
                                     const std::string& what);
 
   const std::string address_;
-  const absl::Duration call_timeout_;
+  const ClientOptions options_;
   std::unique_ptr<v1::PolicyStore::Stub> stub_;
 };
 
@@ -198,13 +207,30 @@ absl::StatusOr<FetchedPolicy> RemotePolicyStore::Get(
             : std::string(),
         "; refusing it"));
   }
-  return FetchedPolicy{std::move(*reply.mutable_artifact_file()), version};
+  return FetchedPolicy{std::move(*reply.mutable_artifact_file()), version,
+                       reply.signature()};
 }
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<PolicyStore>> ConnectPolicyStore(
     const std::string& address, absl::Duration call_timeout) {
+  ClientOptions options;
+  options.call_timeout = call_timeout;
+  if (const char* path = std::getenv(kPolicyStoreTokenFileEnv);
+      path != nullptr && *path != '\0') {
+    absl::StatusOr<std::string> token = signing::ReadTokenFile(path);
+    if (!token.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "$", kPolicyStoreTokenFileEnv, ": ", token.status().message()));
+    }
+    options.token = *std::move(token);
+  }
+  return ConnectPolicyStore(address, options);
+}
+
+absl::StatusOr<std::unique_ptr<PolicyStore>> ConnectPolicyStore(
+    const std::string& address, const ClientOptions& options) {
   if (address.empty() || address.find(':') == std::string::npos) {
     return absl::InvalidArgumentError(
         absl::StrCat("policy store address '", address,
@@ -220,7 +246,7 @@ absl::StatusOr<std::unique_ptr<PolicyStore>> ConnectPolicyStore(
   std::shared_ptr<grpc::Channel> channel = grpc::CreateCustomChannel(
       address, grpc::InsecureChannelCredentials(), arguments);
   return std::unique_ptr<PolicyStore>(new RemotePolicyStore(
-      address, call_timeout, v1::PolicyStore::NewStub(channel)));
+      address, options, v1::PolicyStore::NewStub(channel)));
 }
 
 }  // namespace phaseloop::policy_store

@@ -5,6 +5,8 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/net/listen_address.h"
+#include "common/signing/service_token.h"
 
 namespace phaseloop::policy_store {
 namespace {
@@ -30,11 +32,40 @@ void FillVerdict(const VersionVerdict& verdict, v1::VersionVerdictInfo* info) {
 
 }  // namespace
 
-grpc::Status PolicyStoreService::Push(grpc::ServerContext*,
+grpc::Status PolicyStoreService::CheckToken(const grpc::ServerContext* context,
+                                            const char* call) const {
+  if (token_.empty()) return grpc::Status::OK;
+  const auto& metadata = context->client_metadata();
+  auto it = metadata.find(signing::kAuthorizationMetadata);
+  if (it == metadata.end()) {
+    return grpc::Status(
+        grpc::StatusCode::UNAUTHENTICATED,
+        absl::StrCat("this policy store asks a token for ", call,
+                     " (push, promote, rollback and mark): pass --token-file "
+                     "FILE or set $PHASELOOP_POLICY_STORE_TOKEN_FILE to the "
+                     "file the server was started with"));
+  }
+  const std::string sent(it->second.data(), it->second.size());
+  const std::string expected = absl::StrCat(signing::kBearerPrefix, token_);
+  if (!signing::TokensEqual(sent, expected)) {
+    return grpc::Status(
+        grpc::StatusCode::UNAUTHENTICATED,
+        absl::StrCat("the policy store refused the token sent with ", call,
+                     ": it is not the server's; check --token-file or "
+                     "$PHASELOOP_POLICY_STORE_TOKEN_FILE"));
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status PolicyStoreService::Push(grpc::ServerContext* context,
                                       const v1::PushPolicyRequest* request,
                                       v1::PushPolicyReply* reply) {
-  absl::StatusOr<PushResult> pushed = store_->Push(
-      request->artifact_file(), request->channel(), request->note());
+  if (grpc::Status allowed = CheckToken(context, "push"); !allowed.ok()) {
+    return allowed;
+  }
+  absl::StatusOr<PushResult> pushed =
+      store_->Push(request->artifact_file(), request->signature(),
+                   request->channel(), request->note());
   if (!pushed.ok()) return ToGrpcStatus(pushed.status());
   reply->set_policy_version(pushed->policy_version);
   reply->set_already_stored(pushed->already_stored);
@@ -96,12 +127,16 @@ grpc::Status PolicyStoreService::Get(grpc::ServerContext*,
   if (!fetched.ok()) return ToGrpcStatus(fetched.status());
   *reply->mutable_artifact_file() = std::move(fetched->artifact_file);
   reply->set_policy_version(fetched->policy_version);
+  reply->set_signature(fetched->signature);
   return grpc::Status::OK;
 }
 
 grpc::Status PolicyStoreService::Promote(
-    grpc::ServerContext*, const v1::PromotePolicyRequest* request,
+    grpc::ServerContext* context, const v1::PromotePolicyRequest* request,
     v1::ChannelChangeReply* reply) {
+  if (grpc::Status allowed = CheckToken(context, "promote"); !allowed.ok()) {
+    return allowed;
+  }
   absl::StatusOr<ChannelChange> change = store_->Promote(
       request->policy_version(), request->channel(), request->force());
   if (!change.ok()) return ToGrpcStatus(change.status());
@@ -110,17 +145,23 @@ grpc::Status PolicyStoreService::Promote(
 }
 
 grpc::Status PolicyStoreService::Rollback(
-    grpc::ServerContext*, const v1::RollbackPolicyRequest* request,
+    grpc::ServerContext* context, const v1::RollbackPolicyRequest* request,
     v1::ChannelChangeReply* reply) {
+  if (grpc::Status allowed = CheckToken(context, "rollback"); !allowed.ok()) {
+    return allowed;
+  }
   absl::StatusOr<ChannelChange> change = store_->Rollback(request->channel());
   if (!change.ok()) return ToGrpcStatus(change.status());
   FillChange(*change, reply);
   return grpc::Status::OK;
 }
 
-grpc::Status PolicyStoreService::Mark(grpc::ServerContext*,
+grpc::Status PolicyStoreService::Mark(grpc::ServerContext* context,
                                       const v1::MarkPolicyRequest* request,
                                       v1::MarkPolicyReply* reply) {
+  if (grpc::Status allowed = CheckToken(context, "mark"); !allowed.ok()) {
+    return allowed;
+  }
   absl::StatusOr<VersionMark> mark = store_->MarkVersion(
       request->policy_version(), request->verdict(), request->reason());
   if (!mark.ok()) return ToGrpcStatus(mark.status());
@@ -133,7 +174,8 @@ grpc::Status PolicyStoreService::Mark(grpc::ServerContext*,
 }
 
 absl::StatusOr<std::unique_ptr<PolicyStoreServer>> PolicyStoreServer::Start(
-    PolicyStore* store, const std::string& listen) {
+    PolicyStore* store, const std::string& listen,
+    const ServerOptions& options) {
   const size_t colon = listen.rfind(':');
   int port = -1;
   if (colon == std::string::npos || colon == 0 ||
@@ -144,7 +186,16 @@ absl::StatusOr<std::unique_ptr<PolicyStoreServer>> PolicyStoreServer::Start(
                      " is not HOST:PORT (e.g. 127.0.0.1:7400, or "
                      "port 0 to pick a free one)"));
   }
-  auto service = std::make_unique<PolicyStoreService>(store);
+  if (options.token.empty() && !net::IsLoopbackListenAddress(listen)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "refusing to serve the policy store on ", listen,
+        " without a token: beyond loopback anyone who reaches it could "
+        "push, promote, roll back or mark policies; pass --token-file FILE "
+        "(clients send it with --token-file or "
+        "$PHASELOOP_POLICY_STORE_TOKEN_FILE), or listen on loopback "
+        "(127.0.0.1:PORT)"));
+  }
+  auto service = std::make_unique<PolicyStoreService>(store, options.token);
   grpc::ServerBuilder builder;
   int bound_port = 0;
   builder.AddListeningPort(listen, grpc::InsecureServerCredentials(),

@@ -4,8 +4,14 @@
 // The gRPC edge of a PolicyStore (service phaseloop.v1.PolicyStore in
 // proto/phaseloop/v1/policy_store.proto). absl statuses become gRPC codes
 // here and nowhere else (same numbering: NOT_FOUND, INVALID_ARGUMENT,
-// FAILED_PRECONDITION, DATA_LOSS, ...). No authentication: serve on
-// loopback or a trusted network.
+// FAILED_PRECONDITION, DATA_LOSS, ...).
+//
+// Callers that change the store (Push, Promote, Rollback, Mark) must send
+// the server's token, when it has one, as metadata `authorization: Bearer
+// <token>` (UNAUTHENTICATED otherwise); reads (List, Get) need none. A
+// server listening beyond loopback must have a token: Start refuses
+// otherwise. The token travels in clear (no TLS here): beyond loopback,
+// serve on a network you trust or behind a TLS-terminating proxy.
 
 #include <memory>
 #include <string>
@@ -22,7 +28,9 @@ namespace phaseloop::policy_store {
 // and must outlive the service.
 class PolicyStoreService final : public v1::PolicyStore::Service {
  public:
-  explicit PolicyStoreService(PolicyStore* store) : store_(store) {}
+  // `token` "" = no token asked.
+  PolicyStoreService(PolicyStore* store, std::string token)
+      : store_(store), token_(std::move(token)) {}
 
   grpc::Status Push(grpc::ServerContext*, const v1::PushPolicyRequest* request,
                     v1::PushPolicyReply* reply) override;
@@ -40,7 +48,17 @@ class PolicyStoreService final : public v1::PolicyStore::Service {
                     v1::MarkPolicyReply* reply) override;
 
  private:
+  // OK when no token is asked or `context` carries it.
+  grpc::Status CheckToken(const grpc::ServerContext* context,
+                          const char* call) const;
+
   PolicyStore* store_;
+  const std::string token_;
+};
+
+struct ServerOptions {
+  // Asked of Push, Promote, Rollback and Mark; "" = none (loopback only).
+  std::string token;
 };
 
 // A running gRPC server for one store. Destroying it shuts it down.
@@ -48,9 +66,11 @@ class PolicyStoreServer {
  public:
   // Serves `store` (not owned; must outlive the server) on `listen`
   // ("host:port"; port 0 picks a free one). InvalidArgument when the
-  // address is malformed or cannot be bound.
+  // address is malformed or cannot be bound; FailedPrecondition when it is
+  // not a loopback address and `options` has no token.
   static absl::StatusOr<std::unique_ptr<PolicyStoreServer>> Start(
-      PolicyStore* store, const std::string& listen);
+      PolicyStore* store, const std::string& listen,
+      const ServerOptions& options = {});
   ~PolicyStoreServer();
 
   // "host:port" with the port actually bound.

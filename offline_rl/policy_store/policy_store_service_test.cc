@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "common/signing/signature.h"
+#include "common/signing/test_keys.h"
 #include "common/testing/test_util.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "gtest/gtest.h"
@@ -192,6 +194,120 @@ TEST(PolicyStoreServerTest, RefusesAMalformedListenAddress) {
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(ConnectPolicyStore("nowhere").status().code(),
             absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace phaseloop::policy_store
+
+namespace phaseloop::policy_store {
+namespace {
+
+constexpr char kToken[] = "0123456789abcdef-token";
+
+TEST(PolicyStoreServerTest, RefusesToServeBeyondLoopbackWithoutAToken) {
+  auto store = OpenPolicyStore(phaseloop::testing::MakeTempDir());
+  ASSERT_TRUE(store.ok());
+  for (const char* listen : {"0.0.0.0:0", "[::]:0"}) {
+    absl::StatusOr<std::unique_ptr<PolicyStoreServer>> server =
+        PolicyStoreServer::Start(store->get(), listen);
+    ASSERT_FALSE(server.ok()) << listen;
+    EXPECT_TRUE(absl::IsFailedPrecondition(server.status()));
+    EXPECT_TRUE(absl::StrContains(server.status().message(), "--token-file"))
+        << server.status();
+  }
+  // With a token it starts.
+  absl::StatusOr<std::unique_ptr<PolicyStoreServer>> server =
+      PolicyStoreServer::Start(store->get(), "0.0.0.0:0", {kToken});
+  EXPECT_TRUE(server.ok()) << server.status();
+}
+
+class TokenTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto store = OpenPolicyStore(phaseloop::testing::MakeTempDir());
+    ASSERT_TRUE(store.ok());
+    store_ = std::move(*store);
+    auto server =
+        PolicyStoreServer::Start(store_.get(), "127.0.0.1:0", {kToken});
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = std::move(*server);
+  }
+  std::unique_ptr<PolicyStore> Client(const std::string& token) {
+    ClientOptions options;
+    options.token = token;
+    auto client = ConnectPolicyStore(server_->address(), options);
+    EXPECT_TRUE(client.ok());
+    return std::move(*client);
+  }
+
+  std::unique_ptr<PolicyStore> store_;
+  std::unique_ptr<PolicyStoreServer> server_;
+};
+
+TEST_F(TokenTest, MutatingCallsNeedTheToken) {
+  for (const std::string& token :
+       {std::string(""), std::string("0123456789abcdef-wrong")}) {
+    auto client = Client(token);
+    absl::StatusOr<PushResult> pushed =
+        client->Push(TinyPolicyFile(1), "stable", "");
+    EXPECT_EQ(pushed.status().code(), absl::StatusCode::kUnauthenticated)
+        << pushed.status();
+    EXPECT_TRUE(absl::StrContains(pushed.status().message(), "token"));
+    EXPECT_EQ(client->Promote(VersionOf(1), "stable").status().code(),
+              absl::StatusCode::kUnauthenticated);
+    EXPECT_EQ(client->Rollback("stable").status().code(),
+              absl::StatusCode::kUnauthenticated);
+    EXPECT_EQ(
+        client->MarkVersion(VersionOf(1), kVerdictFailed, "x").status().code(),
+        absl::StatusCode::kUnauthenticated);
+  }
+  // Nothing reached the store.
+  EXPECT_TRUE(store_->List()->policies.empty());
+  // Reads need no token.
+  EXPECT_TRUE(Client("")->List().ok());
+
+  auto client = Client(kToken);
+  ASSERT_TRUE(client->Push(TinyPolicyFile(1), "stable", "").ok());
+  ASSERT_TRUE(client->Push(TinyPolicyFile(2), "stable", "").ok());
+  EXPECT_TRUE(client->MarkVersion(VersionOf(2), kVerdictFailed, "x").ok());
+  EXPECT_TRUE(client->Rollback("stable").ok());
+  EXPECT_TRUE(client->Promote(VersionOf(2), "candidate").ok());
+  EXPECT_EQ(Client("")->GetChannel("stable")->policy_version, VersionOf(1));
+}
+
+TEST(PolicyStoreServiceSigningTest, PushWithoutAValidSignatureIsRefused) {
+  auto store_dir = phaseloop::testing::MakeTempDir();
+  StoreOptions options;
+  options.trust = std::make_shared<const signing::TrustedKeys>(
+      signing::testing::TrustOf({signing::testing::TestKey(1)}));
+  auto store = OpenPolicyStore(store_dir, options);
+  ASSERT_TRUE(store.ok());
+  auto server = PolicyStoreServer::Start(store->get(), "127.0.0.1:0");
+  ASSERT_TRUE(server.ok());
+  auto client = ConnectPolicyStore((*server)->address());
+  ASSERT_TRUE(client.ok());
+
+  absl::StatusOr<PushResult> unsigned_push =
+      (*client)->Push(TinyPolicyFile(1), "stable", "");
+  EXPECT_EQ(unsigned_push.status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_TRUE(
+      absl::StrContains(unsigned_push.status().message(), "is not signed"))
+      << unsigned_push.status();
+  absl::StatusOr<PushResult> wrong_key = (*client)->Push(
+      TinyPolicyFile(1),
+      signing::SignArtifact(TinyPolicyFile(1), signing::testing::TestKey(2)),
+      "stable", "");
+  EXPECT_EQ(wrong_key.status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_TRUE(absl::StrContains(wrong_key.status().message(),
+                                signing::testing::TestKey(2).key_id));
+  EXPECT_TRUE((*client)->List()->policies.empty());
+
+  const std::string sig =
+      signing::SignArtifact(TinyPolicyFile(1), signing::testing::TestKey(1));
+  ASSERT_TRUE((*client)->Push(TinyPolicyFile(1), sig, "stable", "").ok());
+  absl::StatusOr<FetchedPolicy> pulled = (*client)->GetChannel("stable");
+  ASSERT_TRUE(pulled.ok()) << pulled.status();
+  EXPECT_EQ(pulled->signature, sig);
 }
 
 }  // namespace
