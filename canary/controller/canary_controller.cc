@@ -210,8 +210,15 @@ v1::CanaryStepResult CanaryController::JudgeStep(const v1::CanaryRun& run,
                                                  int64_t started_ms,
                                                  int64_t to_ms,
                                                  const StepEvidence& evidence,
-                                                 int extensions) const {
-  const Judgement judgement = Judge(evidence.metrics, config_.judge);
+                                                 int extensions,
+                                                 bool last_look) const {
+  // The last look of a step: no extension can add data, so an unproven rise
+  // passes when the rollout says so (RolloutConfig::pass_unproven_at_max).
+  JudgeConfig judge = config_.judge;
+  if (last_look && config_.pass_unproven_at_max) {
+    judge.unproven_change = UnprovenChange::kPass;
+  }
+  const Judgement judgement = Judge(evidence.metrics, judge);
   v1::CanaryStepResult result;
   result.set_index(plan.index());
   result.set_canary_weight(plan.canary_weight());
@@ -290,16 +297,19 @@ absl::Status CanaryController::Step(v1::CanaryRun& run) {
     }
     if (env_->StopRequested()) return absl::OkStatus();
     if (!evidence.ok()) {
-      result = JudgeStep(run, plan, started, end, StepEvidence{}, extensions);
+      result = JudgeStep(run, plan, started, end, StepEvidence{}, extensions,
+                         /*last_look=*/true);
       result.set_outcome(OutcomeName(Outcome::kError));
       result.clear_reasons();
       result.add_reasons(absl::StrCat("the reward windows could not be read: ",
                                       evidence.status().message()));
       break;
     }
-    result = JudgeStep(run, plan, started, end, *evidence, extensions);
     const int64_t next_end =
         end + static_cast<int64_t>(config_.extension_s * 1000);
+    const bool last_look = next_end > started + plan.max_duration_ms();
+    result =
+        JudgeStep(run, plan, started, end, *evidence, extensions, last_look);
     // No window yet on a side (a reward engine just restarted on a busy
     // machine is slow to its first one) is waited for like too little data;
     // still none at the step's maximum is the Error that aborts.
@@ -308,7 +318,7 @@ absl::Status CanaryController::Step(v1::CanaryRun& run) {
         (result.baseline_windows() == 0 || result.canary_windows() == 0);
     if ((result.outcome() == OutcomeName(Outcome::kInconclusive) ||
          no_windows) &&
-        next_end <= started + plan.max_duration_ms()) {
+        !last_look) {
       ++extensions;
       env_->Progress(
           absl::StrCat("step ", index + 1,

@@ -129,7 +129,7 @@ class CanaryController {
                                  const v1::CanaryStepPlan& plan,
                                  int64_t started_ms, int64_t to_ms,
                                  const StepEvidence& evidence,
-                                 int extensions) const;
+                                 int extensions, bool last_look) const;
   double FinalReward(const v1::CanaryRun& run, bool promoted) const;
 
   CanaryStateStore store_;

@@ -20,6 +20,9 @@ class ScriptedEnvironment : public RolloutEnvironment {
   int64_t now = 1'000'000'000;
   double canary_factor = 1.0;  // canary latency / baseline latency
   static constexpr int kRequestsPerWindow = 40;
+  // The canary's slowest tenth of requests are this many times slower (its
+  // p95 rises, its median does not: a rise the rank test cannot prove).
+  double canary_tail_factor = 1.0;
   int64_t window_ms = 1000;
   bool outputs_differ = false;
   RolloutAllowance allowance;
@@ -94,9 +97,11 @@ class ScriptedEnvironment : public RolloutEnvironment {
       // 40 requests per window and side; the canary's are the baseline's
       // times canary_factor.
       for (int i = 0; i < kRequestsPerWindow; ++i) {
-        const double ms = 10 * (1 + 0.2 * std::sin(0.7 * k + 1.3 * i));
+        const double wave = std::sin(0.7 * k + 1.3 * i);
+        const double ms = 10 * (1 + 0.2 * wave);
         latency.baseline.push_back(ms);
-        latency.canary.push_back(ms * canary_factor);
+        latency.canary.push_back(ms * canary_factor *
+                                 (wave > 0.95 ? canary_tail_factor : 1.0));
       }
       evidence.baseline_window_p95_ms.push_back(12);
       evidence.canary_window_p95_ms.push_back(12 * canary_factor);
@@ -187,6 +192,37 @@ TEST(CanaryControllerTest, AnEqualCanaryIsPromotedAfterEveryStep) {
   ASSERT_TRUE(saved.ok());
   EXPECT_EQ(saved->phase(), "promoted");
   EXPECT_EQ(saved->steps_size(), 3);
+}
+
+// A p95 rise the rank test cannot prove extends the step to its maximum;
+// there it passes (unproven_at_max: pass) or rolls back (rollback).
+TEST(CanaryControllerTest, AnUnprovenRiseAtTheStepsMaximum) {
+  Fixture f;
+  f.env.canary_tail_factor = 1.5;
+  auto passed = f.Run(Request("tail-pass"));
+  ASSERT_TRUE(passed.ok()) << passed.status();
+  EXPECT_EQ(passed->phase(), "promoted");
+  ASSERT_EQ(passed->steps_size(), 3);
+  const auto& first = passed->steps(0);
+  EXPECT_EQ(first.outcome(), "Pass");
+  EXPECT_EQ(first.extensions(), 2);  // 20 s + 2 x 5 s = its 30 s maximum
+  bool said_why = false;
+  for (const auto& metric : first.metrics()) {
+    if (metric.name() != "latency_ms") continue;
+    EXPECT_GT(metric.ratio(), 1.05);
+    EXPECT_GT(metric.p_value(), 0.05);
+    said_why = metric.reason().find("unproven_change: pass") !=
+               std::string::npos;
+  }
+  EXPECT_TRUE(said_why);
+
+  RolloutConfig strict = ThreeSteps();
+  strict.pass_unproven_at_max = false;
+  auto refused = f.Run(Request("tail-rollback"), strict);
+  ASSERT_TRUE(refused.ok()) << refused.status();
+  EXPECT_EQ(refused->phase(), "rolled_back");
+  ASSERT_EQ(refused->steps_size(), 1);
+  EXPECT_EQ(refused->steps(0).outcome(), "Inconclusive");
 }
 
 TEST(CanaryControllerTest, ASlowCanaryIsRolledBackAtTheFirstStep) {

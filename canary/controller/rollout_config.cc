@@ -92,7 +92,8 @@ absl::StatusOr<RolloutConfig> ParseRolloutConfig(const YAML::Node& node,
   if (!node.IsMap()) return Bad(source, "", "rollout must be a mapping");
   if (auto s = CheckKeys(source, "", node,
                          {"steps", "warmup_s", "max_extension_s", "extension_s",
-                          "judge", "pass_bonus", "fail_penalty"});
+                          "judge", "pass_bonus", "fail_penalty",
+                          "unproven_at_max"});
       !s.ok()) {
     return s;
   }
@@ -114,6 +115,16 @@ absl::StatusOr<RolloutConfig> ParseRolloutConfig(const YAML::Node& node,
         !s.ok()) {
       return s;
     }
+  }
+  if (const YAML::Node n = node["unproven_at_max"]; n) {
+    const std::string text = n.IsScalar() ? n.Scalar() : "";
+    if (text != "pass" && text != "rollback") {
+      return Bad(source, "unproven_at_max",
+                 absl::StrCat("\"", text,
+                              "\" is not a choice; use pass (an unproven rise "
+                              "passes at a step's maximum) or rollback"));
+    }
+    config.pass_unproven_at_max = text == "pass";
   }
   const YAML::Node steps = node["steps"];
   if (!steps || !steps.IsSequence() || steps.size() == 0) {

@@ -41,6 +41,12 @@ struct RolloutConfig {
   JudgeConfig judge;  // loaded from `judge:`, else DefaultRolloutJudge()
   double pass_bonus = 0.01;
   double fail_penalty = 0.1;
+  // At a step's last look (its maximum duration reached), a rise beyond the
+  // allowed effect that the rank test over the step's requests does not
+  // find significant passes (true, `unproven_at_max: pass`, the default:
+  // Kayenta's rule once the extensions have added what data they can) or
+  // rolls back (false, `rollback`). Too little data still rolls back.
+  bool pass_unproven_at_max = true;
 };
 
 // The judge a rollout uses unless its file names one: the metrics are one

@@ -27,6 +27,7 @@ TEST(RolloutConfigTest, ParsesStepsAndDefaults) {
   EXPECT_EQ(config->steps[1].warmup_ms(), 4000);
   EXPECT_EQ(config->steps[1].max_duration_ms(), 42000);
   EXPECT_EQ(config->judge.min_samples, 8);
+  EXPECT_TRUE(config->pass_unproven_at_max);  // the default
   ASSERT_TRUE(config->judge.metrics.count("latency_ms"));
   const MetricRule& latency = config->judge.metrics.at("latency_ms");
   EXPECT_TRUE(latency.critical);
@@ -52,6 +53,8 @@ TEST(RolloutConfigTest, ErrorsNameTheFileAndField) {
       {"steps: [{weight: x, duration_s: 20}]", "rollout.steps[0].weight"},
       {"steps: [{weight: 0.1, duration_s: 20}]\njudge: missing.yaml",
        "rollout.judge"},
+      {"steps: [{weight: 0.1, duration_s: 20}]\nunproven_at_max: maybe",
+       "rollout.unproven_at_max"},
   };
   for (const auto& c : cases) {
     auto config = Parse(c.yaml, "/etc/svc.yaml");

@@ -89,7 +89,8 @@ void JudgeSamples(const Samples& samples, const MetricRule& rule,
   // A change the samples cannot tell from noise, but whose size would fail:
   // not proven either way, so more data, never a Pass on too little power.
   const bool looks_too_high = up_is_bad && too_high;
-  if (!significant && (looks_too_high || (down_is_bad && too_low))) {
+  if (!significant && (looks_too_high || (down_is_bad && too_low)) &&
+      config.unproven_change == UnprovenChange::kInconclusive) {
     out.outcome = Outcome::kInconclusive;
     out.reason = absl::StrFormat(
         "canary %s %g is %.4gx baseline %g (allowed %s %gx), but the "
@@ -100,7 +101,12 @@ void JudgeSamples(const Samples& samples, const MetricRule& rule,
     return;
   }
   out.outcome = Outcome::kPass;
-  if (!significant) {
+  if (!significant && (looks_too_high || (down_is_bad && too_low))) {
+    out.reason = absl::StrFormat(
+        "canary %s %g is %.4gx baseline %g, but the difference is not "
+        "significant (p=%.3g >= %.3g): passes (unproven_change: pass)",
+        what, cand, *out.ratio, base, *out.p_value, 1 - config.confidence);
+  } else if (!significant) {
     out.reason = absl::StrFormat(
         "no significant difference (p=%.3g >= %.3g); %s ratio %.4gx",
         *out.p_value, 1 - config.confidence, what, *out.ratio);

@@ -20,6 +20,8 @@
 //   5. no change found, but the effect size is beyond what the rule allows
 //      in a bad direction → Inconclusive ("more data needed": a small
 //      sample never passes a canary that looks too slow);
+//      — unless unproven_change is pass (a last look: then Pass, and the
+//      reason says the change was not significant);
 //   6. otherwise Pass.
 // The whole (the shape of Kayenta's NetflixACAJudge):
 //   - any metric Error → Error;

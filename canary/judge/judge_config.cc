@@ -188,7 +188,8 @@ absl::StatusOr<JudgeConfig> ParseJudgeConfigYaml(const std::string& text,
   if (!root.IsMap()) return Bad(source, "(top level)", "must be a mapping");
   if (auto s = CheckKeys(
           source, "", root,
-          {"confidence", "min_samples", "score", "defaults", "metrics"});
+          {"confidence", "min_samples", "score", "unproven_change",
+           "defaults", "metrics"});
       !s.ok()) {
     return s;
   }
@@ -206,6 +207,20 @@ absl::StatusOr<JudgeConfig> ParseJudgeConfigYaml(const std::string& text,
                  "needs samples on both sides)");
     }
     config.min_samples = min_samples;
+  }
+  if (const YAML::Node n = root["unproven_change"]; n) {
+    const std::string text = n.IsScalar() ? n.Scalar() : "";
+    if (text == "inconclusive") {
+      config.unproven_change = UnprovenChange::kInconclusive;
+    } else if (text == "pass") {
+      config.unproven_change = UnprovenChange::kPass;
+    } else {
+      return Bad(source, "unproven_change",
+                 absl::StrCat("\"", text,
+                              "\" is not a choice; use inconclusive (more "
+                              "data needed) or pass (no significant change "
+                              "passes)"));
+    }
   }
   if (const YAML::Node score = root["score"]; score) {
     if (!score.IsMap()) return Bad(source, "score", "must be a mapping");

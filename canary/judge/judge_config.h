@@ -7,6 +7,8 @@
 //   confidence: 0.95        # a change counts when Mann-Whitney p < 1 - this
 //   min_samples: 50         # per side and metric; fewer → Inconclusive
 //   score: {pass: 95, marginal: 75}   # 0 <= marginal <= pass <= 100
+//   unproven_change: inconclusive  # or pass: a change beyond the allowed
+//                           # effect that the test does not find significant
 //   defaults:               # every metric's rule unless it says otherwise
 //     direction: increase   # which change is bad: increase|decrease|either
 //     percentile: 50        # effect size: canary/baseline ratio of this
@@ -51,8 +53,15 @@ struct MetricRule {
   std::optional<int> min_samples;
 };
 
+// What a change beyond the allowed effect that the test does not find
+// significant is: Inconclusive (more data needed; the default), or Pass
+// (Kayenta's rule: no significant difference passes) — for a last look,
+// when no more data will come and the samples had the power to see it.
+enum class UnprovenChange { kInconclusive, kPass };
+
 struct JudgeConfig {
   double confidence = 0.95;    // in (0, 1)
+  UnprovenChange unproven_change = UnprovenChange::kInconclusive;
   int min_samples = 50;        // >= 2
   double pass_score = 95;      // in [marginal_score, 100]
   double marginal_score = 75;  // in [0, pass_score]

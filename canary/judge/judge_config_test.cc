@@ -25,6 +25,7 @@ TEST(JudgeConfig, ShippedFileHoldsTheBuiltInDefaults) {
   const JudgeConfig defaults;
   EXPECT_EQ(config->confidence, defaults.confidence);
   EXPECT_EQ(config->min_samples, defaults.min_samples);
+  EXPECT_EQ(config->unproven_change, defaults.unproven_change);
   EXPECT_EQ(config->pass_score, defaults.pass_score);
   EXPECT_EQ(config->marginal_score, defaults.marginal_score);
   ExpectSameRule(config->defaults, defaults.defaults);
@@ -36,6 +37,7 @@ TEST(JudgeConfig, MetricsOverrideTheDefaults) {
   auto config = ParseJudgeConfigYaml(R"(
 confidence: 0.99
 min_samples: 20
+unproven_change: pass
 score: {pass: 90, marginal: 60}
 defaults: {allowed_increase: 1.02, percentile: 95}
 metrics:
@@ -47,6 +49,7 @@ metrics:
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->confidence, 0.99);
   EXPECT_EQ(config->min_samples, 20);
+  EXPECT_EQ(config->unproven_change, UnprovenChange::kPass);
   EXPECT_EQ(config->pass_score, 90);
   EXPECT_EQ(config->marginal_score, 60);
   const MetricRule& latency = config->RuleFor("latency_ms");
@@ -93,6 +96,8 @@ TEST(JudgeConfig, EveryBadFieldIsNamed) {
        "bad.yaml: defaults.critical: expected true or false"},
       {"defaults: {weight: 0}", "bad.yaml: defaults.weight: 0 is outside"},
       {"defaults: {slo_p95: -1}", "bad.yaml: defaults.slo_p95: -1 is outside"},
+      {"unproven_change: maybe",
+       "bad.yaml: unproven_change: \"maybe\" is not a choice"},
       {"metrics: {lat: {min_samples: 1}}",
        "bad.yaml: metrics.lat.min_samples: expected a whole number >= 2"},
       {"metrics: {lat: {slo: 3}}", "bad.yaml: metrics.lat.slo: unknown field"},

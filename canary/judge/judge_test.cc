@@ -112,6 +112,18 @@ TEST(Judge, LooksTooSlowButNotSignificantIsInconclusive) {
   // The same spread with the canary a little faster passes.
   const Judgement faster = Judge({{"p95_ms", {canary, base}}}, config);
   EXPECT_EQ(faster.outcome, Outcome::kPass) << faster.metrics[0].reason;
+  // A last look (unproven_change: pass) lets it through, and says why.
+  config.unproven_change = UnprovenChange::kPass;
+  const Judgement last = Judge({{"p95_ms", {base, canary}}}, config);
+  EXPECT_EQ(last.outcome, Outcome::kPass);
+  EXPECT_NE(last.metrics[0].reason.find("not significant"), std::string::npos)
+      << last.metrics[0].reason;
+  EXPECT_NE(last.metrics[0].reason.find("unproven_change: pass"),
+            std::string::npos);
+  // Too few samples is never passed that way.
+  config.min_samples = 20;
+  EXPECT_EQ(Judge({{"p95_ms", {base, canary}}}, config).outcome,
+            Outcome::kInconclusive);
 }
 
 TEST(Judge, TooFewSamplesIsInconclusive) {

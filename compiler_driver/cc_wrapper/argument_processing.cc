@@ -118,6 +118,14 @@ Scan ScanArguments(const std::vector<std::string>& args) {
         scan.stdin_or_stdout = true;
         continue;
       }
+      if (arg.empty()) {
+        // An empty argument is an input clang cannot open (it fails with
+        // "no such file or directory: ''"): let it say so (found by
+        // argv_fuzzer).
+        Note(&scan.non_source_input, PassThroughReason::kNonSourceInput,
+             "(an empty argument)");
+        continue;
+      }
       InputKind kind = KindFromExtension(arg);
       if (!x_language.empty()) {
         kind = x_language == "c" || x_language == "c++" ? InputKind::kSource
@@ -172,6 +180,11 @@ Scan ScanArguments(const std::vector<std::string>& args) {
     } else if (name == "-o") {
       scan.output = value;
       if (value == "-") scan.stdin_or_stdout = true;
+      // -o "" names no file (clang cannot open it): found by argv_fuzzer.
+      if (value.empty()) {
+        Note(&scan.missing_argument, PassThroughReason::kMissingArgument,
+             "-o ''");
+      }
       for (std::size_t j = option_index; j <= i; ++j) {
         scan.roles[j] = ArgRole::kOutput;
       }

@@ -117,6 +117,16 @@ TEST(ArgumentProcessingTest, LanguageOptionAppliesToFollowingInputs) {
   EXPECT_EQ(Compiled({"-c", "-O2", "-xc", "kernel.s"}).jobs.size(), 1u);
 }
 
+// Found by argv_fuzzer: "" is an input clang cannot open, not a source.
+TEST(ArgumentProcessingTest, AnEmptyArgumentIsNotASource) {
+  EXPECT_PASS_THROUGH((Args{"-c", "-O2", "-x", "c", ""}), R::kNonSourceInput,
+                      "(an empty argument)");
+  EXPECT_PASS_THROUGH((Args{"-c", "-O2", "a.c", ""}), R::kNonSourceInput,
+                      "(an empty argument)");
+  EXPECT_PASS_THROUGH((Args{"-c", "-O2", "a.c", "-o", ""}),
+                      R::kMissingArgument, "-o ''");
+}
+
 TEST(ArgumentProcessingTest, LanguageOptionPositionMatters) {
   // -x after the input does not apply to it.
   EXPECT_PASS_THROUGH((Args{"-c", "-O2", "a.s", "-x", "c"}), R::kNonSourceInput,

@@ -176,7 +176,7 @@ absl::StatusOr<v1::SliWindow> ParseSliWindowJson(absl::string_view line) {
   json object;
   try {
     object = json::parse(line.begin(), line.end());
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for 1e400
     std::string what = e.what();
     const size_t bracket = what.find("] ");
     if (bracket != std::string::npos) what = what.substr(bracket + 2);

@@ -31,6 +31,17 @@ bool StartsWith(const std::string& s, const std::string& prefix) {
   return s.compare(0, prefix.size(), prefix) == 0;
 }
 
+// Found by sli_json_fuzzer: a number beyond a double threw out of the
+// parser (nlohmann's out_of_range) and ended `phaseloop sli send`.
+TEST(SliJsonTest, ANumberTooLargeIsAnErrorNotACrash) {
+  const auto window =
+      ParseSliWindowJson(R"({"service": "s", "latencies_ms": [1e348]})");
+  ASSERT_FALSE(window.ok());
+  EXPECT_EQ(window.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(window.status().message().find("not JSON"), std::string::npos)
+      << window.status();
+}
+
 TEST(SliJsonTest, RawLatenciesBecomeAValidWindow) {
   absl::StatusOr<v1::SliWindow> w = ParseSliWindowJson(
       Raw(R"("latencies_ms": [12.5, 13, 250, 0], "errors": 1)"));

@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/config/yaml_documents.h"
 
 namespace phaseloop::slo {
 namespace {
@@ -488,7 +489,7 @@ absl::StatusOr<std::vector<Slo>> ParseSloYaml(const std::string& text,
                                               const std::string& source) {
   std::vector<YAML::Node> docs;
   try {
-    docs = YAML::LoadAll(text);
+    docs = config::LoadYamlDocuments(text);  // not LoadAll: it can hang
   } catch (const YAML::Exception& e) {
     return absl::InvalidArgumentError(
         absl::StrCat(source, ": line ", e.mark.line + 1, ", column ",

@@ -62,6 +62,17 @@ std::string TempDir() {
   return dir;
 }
 
+// Found by slo_yaml_fuzzer: yaml-cpp 0.7's LoadAll never returned on a
+// file holding ",", allocating until memory ran out.
+TEST(SloConfigTest, AMalformedStreamIsAnErrorNotAHang) {
+  for (const char* text : {",", "\n,\n", "---\n,\n---\n,"}) {
+    const auto slos = ParseSloYaml(text, "bad.yaml");
+    ASSERT_FALSE(slos.ok()) << text;
+    EXPECT_NE(slos.status().message().find("bad.yaml"), std::string::npos)
+        << slos.status();
+  }
+}
+
 TEST(SloConfigTest, ParsesTheSupportedSubset) {
   auto slos = ParseSloYaml(kValid, "test.yaml");
   ASSERT_TRUE(slos.ok()) << slos.status();

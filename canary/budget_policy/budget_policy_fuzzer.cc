@@ -1,0 +1,27 @@
+// Fuzzes error budget policies (ParseBudgetPolicyYaml) (issue 19).
+//
+// Invariants: no crash, hang or sanitizer report (yaml-cpp throws on some
+// inputs: the parser must turn that into an error, never let it escape);
+// a refusal is InvalidArgument naming the file, so a user knows which file
+// to fix.
+
+#include <string>
+
+#include "common/fuzzing/fuzz_target.h"
+#include "canary/budget_policy/budget_policy_config.h"
+
+namespace {
+constexpr char kSource[] = "fuzz-input.yaml";
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace phaseloop;
+  const std::string text(fuzzing::AsText(data, size));
+  const auto parsed = canary::ParseBudgetPolicyYaml(text, kSource);
+  if (!parsed.ok()) {
+    FUZZ_CHECK(parsed.status().code() == absl::StatusCode::kInvalidArgument);
+    FUZZ_CHECK(std::string(parsed.status().message()).find(kSource) !=
+               std::string::npos);
+  }
+  return 0;
+}
