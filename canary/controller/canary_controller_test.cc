@@ -85,6 +85,7 @@ class ScriptedEnvironment : public RolloutEnvironment {
     if (collections_without_windows < 0 ||
         collections <= collections_without_windows) {
       evidence.metrics["latency_ms"];
+      evidence.metrics["latency_median_ms"];
       evidence.metrics["error_rate"];
       return evidence;  // a reward engine that has closed nothing yet
     }
@@ -110,6 +111,7 @@ class ScriptedEnvironment : public RolloutEnvironment {
       ++evidence.baseline_windows;
       ++evidence.canary_windows;
     }
+    evidence.metrics["latency_median_ms"] = latency;
     evidence.baseline_newest_end_ms = to_ms;
     evidence.canary_newest_end_ms = to_ms;
     evidence.relative_reward = -std::log(canary_factor);

@@ -61,7 +61,7 @@ std::string DirectoryOf(const std::string& path) {
 
 JudgeConfig DefaultRolloutJudge() {
   JudgeConfig judge;
-  judge.confidence = 0.95;
+  judge.confidence = 0.99;
   judge.min_samples = 8;
   judge.pass_score = 95;
   judge.marginal_score = 75;
@@ -75,6 +75,9 @@ JudgeConfig DefaultRolloutJudge() {
   latency.percentile = 95;
   latency.min_samples = 300;
   judge.metrics["latency_ms"] = latency;
+  MetricRule median = latency;
+  median.percentile = 50;
+  judge.metrics["latency_median_ms"] = median;
   MetricRule errors = window_rule;
   errors.allowed_increase = 1.0;
   judge.metrics["error_rate"] = errors;

@@ -134,6 +134,8 @@ StepEvidence EvidenceFromRewards(const std::vector<v1::Reward>& rewards,
   if (canary_side.merged.has_value()) {
     latency.canary = RequestLatenciesMs(*canary_side.merged);
   }
+  // The same requests again, for a rule on their median (rollout_judge.yaml).
+  evidence.metrics["latency_median_ms"] = latency;
   evidence.baseline_window_p95_ms =
       InWindowOrder(std::move(baseline_side.window_p95_ms));
   evidence.canary_window_p95_ms =

@@ -11,6 +11,10 @@
 //                0.5 % of the true latency). One p95 of a 2 s window of
 //                40 canary requests is too noisy to judge 5 % on; the step's
 //                hundreds of requests are not.
+//   latency_median_ms  the same requests, so the rollout judge can hold
+//                their median to its own rule beside latency_ms's p95 (a
+//                p95 of 500 requests moves by 10 % between A/A steps; a
+//                median reads a uniform slowdown more steadily).
 //   error_rate   failed / all requests, one sample per window.
 // A window without requests gives no sample. A pure function, so a step
 // replayed from the same records gives the same evidence.

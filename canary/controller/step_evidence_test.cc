@@ -76,6 +76,7 @@ TEST(StepEvidenceTest, EveryRequestOfTheWindowsInsideTheRange) {
   const Samples& latency = evidence.metrics.at("latency_ms");
   EXPECT_EQ(latency.baseline, Concat(Repeated(10, 10), Repeated(12, 10)));
   EXPECT_EQ(latency.canary, Concat(Repeated(20, 4), Repeated(22, 5)));
+  EXPECT_EQ(evidence.metrics.at("latency_median_ms").canary, latency.canary);
   EXPECT_EQ(evidence.metrics.at("error_rate").baseline,
             (std::vector<double>{0, 0.1}));
   EXPECT_EQ(evidence.baseline_window_p95_ms, (std::vector<double>{10, 12}));

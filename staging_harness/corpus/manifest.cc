@@ -103,19 +103,30 @@ absl::StatusOr<Manifest> ReadManifest(const std::string& corpus_dir) {
   };
   json doc = json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object()) return bad("not a JSON object");
-  if (doc.value("format", "") != kFormat) return bad("unknown format");
   Manifest m;
-  m.convention = doc.value("convention", "");
-  m.opt_level = doc.value("opt_level", "");
-  for (const json& entry : doc.value("modules", json::array())) {
-    absl::StatusOr<v1::ModuleRecord> record = RecordFromJson(entry);
-    if (!record.ok()) return bad(std::string(record.status().message()));
-    m.modules.push_back(*std::move(record));
-  }
-  for (const json& entry : doc.value("skipped", json::array())) {
-    if (!entry.is_object()) return bad("skipped entry is not an object");
-    m.skipped.push_back({entry.value("name", ""), entry.value("origin", ""),
-                         entry.value("kind", ""), entry.value("reason", "")});
+  // json::value() throws when a field has another type (found by
+  // manifest_fuzzer): a field of the wrong type is a malformed manifest.
+  try {
+    if (doc.value("format", "") != kFormat) return bad("unknown format");
+    m.convention = doc.value("convention", "");
+    m.opt_level = doc.value("opt_level", "");
+    const json modules = doc.value("modules", json::array());
+    const json skipped = doc.value("skipped", json::array());
+    if (!modules.is_array()) return bad("modules is not a list");
+    if (!skipped.is_array()) return bad("skipped is not a list");
+    for (const json& entry : modules) {
+      absl::StatusOr<v1::ModuleRecord> record = RecordFromJson(entry);
+      if (!record.ok()) return bad(std::string(record.status().message()));
+      m.modules.push_back(*std::move(record));
+    }
+    for (const json& entry : skipped) {
+      if (!entry.is_object()) return bad("skipped entry is not an object");
+      m.skipped.push_back({entry.value("name", ""), entry.value("origin", ""),
+                           entry.value("kind", ""),
+                           entry.value("reason", "")});
+    }
+  } catch (const json::exception& e) {
+    return bad(e.what());
   }
   Sort(m);
   return m;

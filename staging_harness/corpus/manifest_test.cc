@@ -63,6 +63,18 @@ TEST(ManifestTest, MissingAndMalformed) {
   absl::Status bad = ReadManifest(dir.string()).status();
   EXPECT_TRUE(absl::IsInvalidArgument(bad));
   EXPECT_NE(bad.message().find("manifest.json"), std::string::npos);
+  // Found by manifest_fuzzer: a field of another type threw out of the
+  // reader instead of naming the file.
+  for (const char* text :
+       {R"({"format": "phaseloop-corpus-v1", "convention": 3})",
+        R"({"format": 1})",
+        R"({"format": "phaseloop-corpus-v1", "modules": 7})",
+        R"({"format": "phaseloop-corpus-v1", "skipped": [{"name": 1}]})"}) {
+    testing::WriteSource(dir, kManifestFile, text);
+    const absl::Status status = ReadManifest(dir.string()).status();
+    EXPECT_TRUE(absl::IsInvalidArgument(status)) << text << ": " << status;
+    EXPECT_NE(status.message().find("manifest.json"), std::string::npos);
+  }
 }
 
 TEST(ManifestTest, MergeReplacesRebuiltOriginsOnly) {
