@@ -107,6 +107,18 @@ absl::Status YamlFields::Int(const std::string& prefix, const YAML::Node& node,
   return absl::OkStatus();
 }
 
+absl::Status YamlFields::Bool(const std::string& prefix,
+                              const YAML::Node& node, const std::string& key,
+                              bool& out) const {
+  const YAML::Node value = node[key];
+  if (!value) return absl::OkStatus();
+  if (value.IsScalar() && (value.Scalar() == "true" || value.Scalar() == "false")) {
+    out = value.Scalar() == "true";
+    return absl::OkStatus();
+  }
+  return Bad(Field(prefix, key), "expected true or false");
+}
+
 absl::Status YamlFields::TextList(const std::string& prefix,
                                   const YAML::Node& node,
                                   const std::string& key,

@@ -44,6 +44,9 @@ class YamlFields {
   absl::Status Number(const std::string& prefix, const YAML::Node& node,
                       const std::string& key, double lo, double hi,
                       double& out) const;
+  // true/false (YAML 1.2's spellings only: yes/no/on/off are errors).
+  absl::Status Bool(const std::string& prefix, const YAML::Node& node,
+                    const std::string& key, bool& out) const;
   // A list of non-empty strings.
   absl::Status TextList(const std::string& prefix, const YAML::Node& node,
                         const std::string& key,

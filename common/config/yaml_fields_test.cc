@@ -72,6 +72,27 @@ TEST(YamlFieldsTest, ErrorsNameFileFieldAndDocs) {
   EXPECT_NE(s.message().find("absent: required"), std::string::npos) << s;
 }
 
+TEST(YamlFieldsTest, BoolsAreTrueOrFalseOnly) {
+  const std::string path = Write("on: true\noff: false\nyes: yes\nn: 1\n");
+  YamlFields fields(path, "docs.yaml");
+  auto root = fields.LoadMapping();
+  ASSERT_TRUE(root.ok());
+  bool on = false, off = true, kept = true;
+  ASSERT_TRUE(fields.Bool("", *root, "on", on).ok());
+  ASSERT_TRUE(fields.Bool("", *root, "off", off).ok());
+  ASSERT_TRUE(fields.Bool("", *root, "absent", kept).ok());
+  EXPECT_TRUE(on);
+  EXPECT_FALSE(off);
+  EXPECT_TRUE(kept);
+  for (const char* key : {"yes", "n"}) {
+    bool value = false;
+    absl::Status s = fields.Bool("", *root, key, value);
+    EXPECT_NE(s.message().find(std::string(key) + ": expected true or false"),
+              std::string::npos)
+        << s;
+  }
+}
+
 TEST(YamlFieldsTest, MissingFileAndBadYamlAreNamed) {
   YamlFields missing("/nonexistent/x.yaml", "docs.yaml");
   EXPECT_EQ(missing.LoadMapping().status().code(), absl::StatusCode::kNotFound);

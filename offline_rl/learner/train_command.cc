@@ -163,6 +163,10 @@ void AddTrainFlags(CLI::App& app, TrainFlags& flags) {
                  "the speed gate's timing seconds per workload")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  app.add_flag("--gate-untimed", flags.gate_untimed,
+               "the speed gate checks each workload's outputs and times "
+               "nothing: it refuses only a policy that miscompiles (smoke "
+               "runs; a real publish gate times)");
   app.add_option("--gate-object-cache", flags.gate_object_cache,
                  "the speed gate's builds share this object cache directory "
                  "(PHASELOOP_OBJECT_CACHE: units unchanged between builds "

@@ -54,6 +54,9 @@ struct TrainFlags {
   std::string gate_cc;
   std::string gate_work_dir;
   double gate_budget_s = 120;
+  // --gate-untimed: the speed gate checks outputs only (no timing); see
+  // staging::SpeedGateOptions::timed.
+  bool gate_untimed = false;
   std::string gate_object_cache;  // the speed gate builds' object cache
   bool ungated = false;
   bool json = false;

@@ -19,6 +19,9 @@ SpeedGateResult JudgeSpeedPolicy(std::vector<StageResult> results) {
     switch (r.verdict) {
       case Verdict::kIdentical:
         break;  // exactly 1
+      case Verdict::kChecked:
+        ++gate.untimed;  // correct, speed unknown: counted as 1
+        break;
       case Verdict::kMeasured: {
         const stats::SpeedupInterval& wall = r.timing->wall;
         log_sum += std::log(wall.median);
@@ -139,6 +142,7 @@ absl::StatusOr<SpeedGateResult> RunSpeedGate(const std::string& policy_spec,
   stage.timing.max_pairs = options.max_pairs;
   stage.timing.min_pairs = std::min(stage.timing.min_pairs, options.max_pairs);
   stage.object_cache_dir = options.object_cache_dir;
+  stage.time_candidate = options.timed;
   stage.work_dir =
       options.work_dir.empty()
           ? (std::filesystem::temp_directory_path() / "phaseloop-speed-gate")
@@ -165,9 +169,13 @@ std::string FormatSpeedGate(const SpeedGateResult& gate) {
   absl::StrAppendFormat(
       &out,
       "speed gate: %s on %d workloads: geomean speedup %.4f, %d faster, "
-      "%d slower, %d miscompiled, %d unusable\n",
+      "%d slower, %d miscompiled, %d unusable%s\n",
       gate.passed ? "passed" : "refused", gate.workloads, gate.geomean_speedup,
-      gate.faster, gate.slower, gate.miscompiled, gate.unusable);
+      gate.faster, gate.slower, gate.miscompiled, gate.unusable,
+      gate.untimed > 0
+          ? absl::StrFormat(", %d checked but not timed (counted as 1)",
+                            gate.untimed)
+          : "");
   for (const std::string& refusal : gate.refusals) {
     absl::StrAppend(&out, "  refused: ", refusal, "\n");
   }

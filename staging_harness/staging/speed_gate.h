@@ -27,6 +27,7 @@ struct SpeedGateResult {
   int faster = 0;              // measured, interval's lower end > 1
   int miscompiled = 0;         // verdict miscompile
   int unusable = 0;            // verdict unusable
+  int untimed = 0;             // verdict checked (SpeedGateOptions::timed off)
   double geomean_speedup = 1;  // of the medians (identical: 1)
   // One line per reason it failed, naming the workload ("bzip2: slower:
   // 0.981 [0.975, 0.987]"); empty when it passed.
@@ -59,6 +60,12 @@ struct SpeedGateOptions {
   // reused only under an identical content key); "" = none.
   std::string object_cache_dir;
   int max_pairs = 40;
+  // false: correctness only. Each workload's outputs are checked against
+  // the baseline's and nothing is timed, so the gate refuses only a policy
+  // that miscompiles (or a workload that cannot be judged). For smoke runs
+  // and tests whose subject is not the policy's speed; a publish gate
+  // worth the name times.
+  bool timed = true;
 };
 
 // Whether RunSpeedGate could run: the split has workloads (each loads) and

@@ -67,6 +67,16 @@ TEST(SpeedGateTest, MiscompileUnusableAndNothingRefuse) {
   EXPECT_FALSE(JudgeSpeedPolicy({}).passed);
 }
 
+TEST(SpeedGateTest, CheckedButUntimedPassesAndIsSaidSo) {
+  SpeedGateResult gate = JudgeSpeedPolicy({Other("c", Verdict::kChecked)});
+  EXPECT_TRUE(gate.passed);
+  EXPECT_EQ(gate.untimed, 1);
+  EXPECT_EQ(gate.geomean_speedup, 1.0);
+  EXPECT_NE(FormatSpeedGate(gate).find("1 checked but not timed"),
+            std::string::npos)
+      << FormatSpeedGate(gate);
+}
+
 TEST(SpeedGateTest, FormatNamesEveryWorkloadAndTheVerdict) {
   const std::string text =
       FormatSpeedGate(JudgeSpeedPolicy({Measured("slow", 0.99, 0.985, 0.999),
@@ -83,7 +93,8 @@ TEST(SpeedGateTest, FormatNamesEveryWorkloadAndTheVerdict) {
 class SpeedGateStagingTest : public ::testing::Test {
  protected:
   absl::StatusOr<SpeedGateResult> Gate(const std::string& policy,
-                                       const std::string& wrapper) {
+                                       const std::string& wrapper,
+                                       bool timed = true) {
     absl::StatusOr<workloads::Workload> example = runner::ExampleWorkload();
     if (!example.ok()) return example.status();
     absl::StatusOr<runner::Compilers> compilers =
@@ -95,6 +106,7 @@ class SpeedGateStagingTest : public ::testing::Test {
     options.timing.min_pairs = 3;
     options.timing.max_pairs = 3;
     options.timing.warmup_passes = 0;
+    options.time_candidate = timed;
     return RunSpeedGate(policy, {*example}, options, log_);
   }
   std::ostringstream log_;
@@ -122,6 +134,27 @@ TEST_F(SpeedGateStagingTest, AMiscompilingPolicyIsRefused) {
   ASSERT_EQ(gate->refusals.size(), 1u);
   EXPECT_EQ(gate->refusals[0].rfind("example: miscompile: ", 0), 0u)
       << gate->refusals[0];
+}
+
+// Untimed: a policy that changes the binary is checked, not timed; a
+// miscompiling one is still refused.
+TEST_F(SpeedGateStagingTest, AnUntimedGateChecksOutputsOnly) {
+  absl::StatusOr<SpeedGateResult> gate =
+      Gate("fixed:default<O1>", "compiler_driver/cc_wrapper/phaseloop-cc",
+           /*timed=*/false);
+  ASSERT_TRUE(gate.ok()) << gate.status() << log_.str();
+  ASSERT_EQ(gate->results.size(), 1u);
+  EXPECT_EQ(gate->results[0].verdict, Verdict::kChecked) << log_.str();
+  EXPECT_FALSE(gate->results[0].timing.has_value());
+  EXPECT_TRUE(gate->passed) << FormatSpeedGate(*gate);
+  EXPECT_TRUE(RecordsOf(gate->results[0]).rewards.empty());
+
+  gate = Gate("fixed:default<O3>,phaseloop-test-miscompile",
+              "compiler_driver/testing/miscompile/phaseloop-cc",
+              /*timed=*/false);
+  ASSERT_TRUE(gate.ok()) << gate.status() << log_.str();
+  EXPECT_FALSE(gate->passed);
+  EXPECT_EQ(gate->miscompiled, 1);
 }
 
 TEST(SpeedGateOptionsTest, ASplitWithoutWorkloadsIsBadInput) {

@@ -200,6 +200,8 @@ const char* VerdictName(Verdict verdict) {
       return "miscompile";
     case Verdict::kUnusable:
       return "unusable";
+    case Verdict::kChecked:
+      return "checked";
   }
   return "unknown";
 }
@@ -351,6 +353,12 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
                   absl::StrCat("the candidate's outputs differ from the "
                                "baseline's: ",
                                Describe(**differs)));
+  }
+
+  if (!s.options.time_candidate) {
+    progress << "  outputs match the baseline's; not timed\n";
+    return finish(Verdict::kChecked,
+                  "the candidate's outputs match the baseline's; not timed");
   }
 
   // Timing, from two run directories whose paths have the same length: the

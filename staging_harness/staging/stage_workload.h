@@ -55,6 +55,10 @@ struct StageOptions {
   // against itself shows the machine's noise) instead of reporting them as
   // exactly 1.
   bool time_identical = false;
+  // false: correctness only. A candidate that differs from the baseline and
+  // gives its outputs is verdict kChecked, with no speed figure and no
+  // reward (a smoke run's gate; see SpeedGateOptions::timed).
+  bool time_candidate = true;
   // Step 5 (measured candidates only): two more builds and one pass each.
   bool count_executed = false;
   // The wrapper's object cache for every build (PHASELOOP_OBJECT_CACHE;
@@ -67,6 +71,7 @@ enum class Verdict {
   kIdentical,   // byte-identical artifacts: speedup exactly 1
   kMiscompile,  // the candidate's outputs differ (no speed figure)
   kUnusable,    // the baseline cannot be checked (nondeterministic, UB)
+  kChecked,     // outputs match the baseline's; not timed (time_candidate off)
 };
 const char* VerdictName(Verdict verdict);
 

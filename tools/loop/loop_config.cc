@@ -68,7 +68,8 @@ absl::StatusOr<LoopConfig> LoadLoopConfig(const std::string& path) {
 
   if (const YAML::Node gate = (*root)["gate"]) {
     if (auto s =
-            fields.CheckKeys("gate", gate, {"split", "workloads", "budget_s"});
+            fields.CheckKeys("gate", gate,
+                             {"split", "workloads", "budget_s", "timed"});
         !s.ok()) {
       return s;
     }
@@ -83,6 +84,10 @@ absl::StatusOr<LoopConfig> LoadLoopConfig(const std::string& path) {
     }
     if (auto s = fields.Number("gate", gate, "budget_s", 1, kDay,
                                config.gate_budget_s);
+        !s.ok()) {
+      return s;
+    }
+    if (auto s = fields.Bool("gate", gate, "timed", config.gate_timed);
         !s.ok()) {
       return s;
     }

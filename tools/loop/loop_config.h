@@ -24,6 +24,7 @@ struct LoopConfig {
   std::string gate_split = "test";
   std::vector<std::string> gate_workloads;  // empty: the whole split
   double gate_budget_s = 15;
+  bool gate_timed = true;  // false: `train --gate-untimed` (outputs only)
 
   std::string stage_workload;
   double stage_budget_s = 30;

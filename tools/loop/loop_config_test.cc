@@ -26,6 +26,15 @@ TEST(LoopConfigTest, TheShippedConfigLoads) {
   EXPECT_EQ(config->gate_split, "test");
   EXPECT_EQ(config->gate_workloads, std::vector<std::string>{"bc"});
   EXPECT_GT(config->explore_budget_s, 0);
+  EXPECT_TRUE(config->gate_timed);
+}
+
+TEST(LoopConfigTest, AnUntimedGateIsSaidSo) {
+  auto config = LoadLoopConfig(
+      Write("service: s.yaml\nlearner: l.yaml\nexplore: {workload: w}\n"
+            "stage: {workload: w}\ngate: {timed: false}\n"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_FALSE(config->gate_timed);
 }
 
 TEST(LoopConfigTest, BadFieldsAreNamed) {
@@ -43,6 +52,7 @@ TEST(LoopConfigTest, BadFieldsAreNamed) {
       {"service: s.yaml\nlearner: l.yaml\nstage: {workload: w}\n",
        "explore: required"},
       {base + "gate: {workloads: bc}\n", "gate.workloads: expected a list"},
+      {base + "gate: {timed: no}\n", "gate.timed: expected true or false"},
       {"service: s.yaml\nlearner: l.yaml\nexplore: {workload: w, budget_s: "
        "-1}\nstage: {workload: w}\n",
        "explore.budget_s: -1 is outside"},
