@@ -30,6 +30,13 @@ std::vector<std::string> SplitAll(std::string_view text, char separator) {
   }
 }
 
+void CheckClearRefusal(const absl::Status& status, std::string_view named) {
+  if (status.ok()) return;
+  FUZZ_CHECK(status.code() == absl::StatusCode::kInvalidArgument);
+  // absl's string_view is not std's in Debian's build: compare as strings.
+  FUZZ_CHECK(std::string(status.message()).find(named) != std::string::npos);
+}
+
 ScratchDir::ScratchDir() {
   const char* tmp = std::getenv("TEST_TMPDIR");
   std::string pattern = std::string(tmp != nullptr ? tmp : "/tmp") +

@@ -17,6 +17,8 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
 namespace phaseloop::fuzzing {
@@ -37,6 +39,11 @@ inline std::string_view AsText(const uint8_t* data, size_t size) {
 
 // `text` split at `separator` (every part, empty ones too).
 std::vector<std::string> SplitAll(std::string_view text, char separator);
+
+// The invariant of a parser refusing bad input: `status` is OK, or
+// InvalidArgument with a message that names `named` (the file or source it
+// read), so the user learns which input to fix. Aborts otherwise.
+void CheckClearRefusal(const absl::Status& status, std::string_view named);
 
 // A fresh private directory for one input (removed with its contents by
 // the destructor): for parsers that read paths.

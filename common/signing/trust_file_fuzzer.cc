@@ -24,10 +24,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(std::string(key.status().message()).find(kSource) !=
                std::string::npos);
   }
-  if (!parsed.ok()) {
-    FUZZ_CHECK(parsed.status().code() == absl::StatusCode::kInvalidArgument);
-    FUZZ_CHECK(std::string(parsed.status().message()).find(kSource) !=
-               std::string::npos);
-  }
+  fuzzing::CheckClearRefusal(parsed.status(), kSource);
   return 0;
 }
