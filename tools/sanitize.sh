@@ -2,7 +2,9 @@
 # Runs tests under a sanitizer (issue 19; README "Sanitizer builds").
 #
 #   tools/sanitize.sh asan        the fast subset under ASan + UBSan (what
-#                                 tools/test.sh, and so CI, runs)
+#                                 tools/test.sh, and so CI, runs): the unit
+#                                 tests below that do not drive the whole
+#                                 phaseloop binary
 #   tools/sanitize.sh asan --all  every test under ASan + UBSan
 #   tools/sanitize.sh tsan        the threaded parts' tests (tag "tsan")
 #                                 under ThreadSanitizer
@@ -13,9 +15,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-}"
 shift || true
-# The fast subset: the parsers of outside input and the helpers every stage
-# uses, the reward engine, the judge and the buffer — unit tests that need
-# no nested Bazel, clang run or network beyond loopback.
+# The fast subset: the parsers of outside input (with their fuzz runs) and
+# the helpers every stage uses, the reward engine, the judge and the
+# buffer — unit tests that need no nested Bazel, clang run or network
+# beyond loopback. Tests that run //tools:phaseloop are left to --all: an
+# instrumented build of the whole binary would double CI's build.
 fast=(
   //common/...
   //reward_engine/...
@@ -40,7 +44,10 @@ case "$mode" in
       shift
       exec tools/bazel.sh test --config=asan --nocache_test_results //... "$@"
     fi
-    exec tools/bazel.sh test --config=asan --nocache_test_results "$@" -- "${fast[@]}" ;;
+    mapfile -t tests < <(tools/bazel.sh query --noshow_progress \
+      "(tests(set(${fast[*]})) + attr(tags, '\bfuzz\b', tests(//...))) except rdeps(//..., //tools:phaseloop)")
+    [ "${#tests[@]}" -gt 0 ] || { echo "sanitize.sh: no tests in the fast subset" >&2; exit 2; }
+    exec tools/bazel.sh test --config=asan --nocache_test_results "$@" -- "${tests[@]}" ;;
   tsan)
     exec tools/bazel.sh test --config=tsan --nocache_test_results \
       --test_tag_filters=tsan "$@" //... ;;
