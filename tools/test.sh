@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# The README's test command: install what is missing, build, run every test.
-# Tests always run (--nocache_test_results): a result kept in the disk cache
-# from an earlier run would hide a flaky test. The build stays cached.
+# The README's test command: install what is missing, build, run every test,
+# then the fast subset again under ASan + UBSan (tools/sanitize.sh asan;
+# issue 19). Tests always run (--nocache_test_results): a result kept in the
+# disk cache from an earlier run would hide a flaky test. The builds stay
+# cached (the ASan build sits beside the plain one: --platform_suffix).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh
 tools/bazel.sh test --nocache_test_results //... "$@"
+tools/sanitize.sh asan "$@"
