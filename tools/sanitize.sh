@@ -49,7 +49,7 @@ case "$mode" in
     [ "${#tests[@]}" -gt 0 ] || { echo "sanitize.sh: no tests in the fast subset" >&2; exit 2; }
     exec tools/bazel.sh test --config=asan --nocache_test_results "$@" -- "${tests[@]}" ;;
   tsan)
-    exec tools/bazel.sh test --config=tsan --nocache_test_results \
+    exec tools/bazel.sh test --config=tsan --nocache_test_results --build_tests_only \
       --test_tag_filters=tsan "$@" //... ;;
   *)
     echo "usage: tools/sanitize.sh asan [--all] | tsan  [bazel test flags]" >&2

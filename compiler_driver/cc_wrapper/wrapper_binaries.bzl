@@ -16,7 +16,7 @@ def launcher_binary(name, data, **kwargs):
         data = data,
         # Fully static: no dynamic loader work, ~0.5 ms to start
         # (pass-through target: within 3 % of plain clang).
-        linkopts = ["-static"],
+        linkopts = _static(["-static"]),
         deps = [
             _PKG + ":argument_processing",
             _PKG + ":clang_exec",
@@ -74,12 +74,23 @@ _OPTIMIZER_LINKOPTS = [
     "-Wl,--end-group",
 ]
 
+def _static(linkopts):
+    """`linkopts` without "-static" in sanitizer builds (gcc refuses
+    -static with -fsanitize=address/thread; .bazelrc's asan and tsan
+    configs set --define=sanitizer=...)."""
+    dynamic = [opt for opt in linkopts if opt != "-static"]
+    return select({
+        _PKG + ":asan": dynamic,
+        _PKG + ":tsan": dynamic,
+        "//conditions:default": linkopts,
+    })
+
 def optimizer_binary(name, extra_deps = [], **kwargs):
     """phaseloop-cc-opt; `extra_deps`: test-only passes (alwayslink)."""
     native.cc_binary(
         name = name,
         srcs = [_PKG + ":optimizer_main.cc"],
-        linkopts = _OPTIMIZER_LINKOPTS,
+        linkopts = _static(_OPTIMIZER_LINKOPTS),
         deps = [
             _PKG + ":argument_processing",
             "//common/process:child_process",
