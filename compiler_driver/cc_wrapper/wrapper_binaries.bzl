@@ -80,8 +80,8 @@ def _static(linkopts):
     configs set --define=sanitizer=...)."""
     dynamic = [opt for opt in linkopts if opt != "-static"]
     return select({
-        _PKG + ":asan": dynamic,
-        _PKG + ":tsan": dynamic,
+        "//common/sanitizers:asan": dynamic,
+        "//common/sanitizers:tsan": dynamic,
         "//conditions:default": linkopts,
     })
 
