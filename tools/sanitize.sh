@@ -49,7 +49,10 @@ case "$mode" in
     [ "${#tests[@]}" -gt 0 ] || { echo "sanitize.sh: no tests in the fast subset" >&2; exit 2; }
     exec tools/bazel.sh test --config=asan --nocache_test_results "$@" -- "${tests[@]}" ;;
   tsan)
+    # Debian's uninstrumented libraries' internal races (see the file).
+    tsan_options="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/common/sanitizers/tsan_suppressions.txt"
     exec tools/bazel.sh test --config=tsan --nocache_test_results --build_tests_only \
+      --test_env=TSAN_OPTIONS="$tsan_options" \
       --test_tag_filters=tsan "$@" //... ;;
   *)
     echo "usage: tools/sanitize.sh asan [--all] | tsan  [bazel test flags]" >&2
