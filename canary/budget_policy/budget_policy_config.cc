@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/config/yaml_keys.h"
 
 namespace phaseloop::canary {
 namespace {
@@ -32,7 +33,7 @@ absl::Status CheckKeys(const std::string& source, const std::string& field,
                        const YAML::Node& node,
                        const std::set<std::string>& allowed) {
   for (const auto& entry : node) {
-    const std::string key = entry.first.as<std::string>();
+    const std::string key = config::MappingKeyText(entry.first);
     if (allowed.count(key)) continue;
     return Bad(source, field.empty() ? key : absl::StrCat(field, ".", key),
                absl::StrCat("unknown field; expected one of: ",

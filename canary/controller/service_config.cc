@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "canary/load/load_spec_yaml.h"
+#include "common/config/yaml_keys.h"
 
 namespace phaseloop::canary {
 namespace {
@@ -26,7 +27,7 @@ absl::Status CheckKeys(const std::string& source, const std::string& prefix,
                        const YAML::Node& node,
                        const std::set<std::string>& allowed) {
   for (const auto& entry : node) {
-    const std::string key = entry.first.as<std::string>();
+    const std::string key = config::MappingKeyText(entry.first);
     if (allowed.count(key)) continue;
     return Bad(source, prefix.empty() ? key : prefix + "." + key,
                absl::StrCat("unknown field; expected one of: ",

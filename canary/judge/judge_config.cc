@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/config/yaml_keys.h"
 
 namespace phaseloop::canary {
 namespace {
@@ -27,7 +28,7 @@ absl::Status CheckKeys(const std::string& source, const std::string& field,
                        const YAML::Node& node,
                        const std::set<std::string>& allowed) {
   for (const auto& entry : node) {
-    const std::string key = entry.first.as<std::string>();
+    const std::string key = config::MappingKeyText(entry.first);
     if (allowed.count(key)) continue;
     return Bad(source, field.empty() ? key : absl::StrCat(field, ".", key),
                absl::StrCat("unknown field; expected one of: ",
@@ -257,8 +258,10 @@ absl::StatusOr<JudgeConfig> ParseJudgeConfigYaml(const std::string& text,
                  "must be a mapping of metric name to its rule");
     }
     for (const auto& entry : metrics) {
-      const std::string name = entry.first.as<std::string>();
-      if (name.empty()) return Bad(source, "metrics", "a metric has no name");
+      if (!entry.first.IsScalar() || entry.first.Scalar().empty()) {
+        return Bad(source, "metrics", "a metric has no name");
+      }
+      const std::string name = entry.first.Scalar();
       MetricRule rule = config.defaults;
       if (!entry.second.IsNull()) {
         if (auto s = ReadRule(source, "metrics." + name, entry.second, rule);

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/config/yaml_keys.h"
 
 namespace phaseloop::config {
 
@@ -50,7 +51,7 @@ absl::Status YamlFields::CheckKeys(const std::string& prefix,
     return Bad(prefix.empty() ? "(top)" : prefix, "expected a mapping");
   }
   for (const auto& entry : node) {
-    const std::string key = entry.first.as<std::string>();
+    const std::string key = config::MappingKeyText(entry.first);
     if (allowed.count(key)) continue;
     return Bad(Field(prefix, key),
                absl::StrCat("unknown field; expected one of: ",

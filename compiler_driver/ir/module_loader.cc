@@ -2,10 +2,12 @@
 
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "absl/strings/match.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/AsmParser/Parser.h"
@@ -57,6 +59,18 @@ bool IsSourcePath(const std::string& path) {
 }
 
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  // open() would stop at a NUL and read another file (policy_file_fuzzer:
+  // "artifact:\0\0/x" in a policy file read the policy's directory).
+  if (path.find('\0') != std::string::npos) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot read '", absl::CHexEscape(path),
+                     "': a file path cannot hold a NUL byte"));
+  }
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot read '", path, "': it is a directory, not a file"));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     return absl::NotFoundError(absl::StrCat("cannot read '", path,

@@ -79,5 +79,21 @@ TEST(ModuleLoader, ErrorsNameTheInput) {
   EXPECT_FALSE(broken.ok());
 }
 
+// A path with a NUL byte would open another file (the part before the
+// NUL); a directory would read as empty (policy_file_fuzzer).
+TEST(ModuleLoader, ReadFileRefusesNulBytesAndDirectories) {
+  const std::string dir = ::testing::TempDir();
+  auto nul = ReadFile(dir + std::string("\0x", 2));
+  ASSERT_FALSE(nul.ok());
+  EXPECT_EQ(nul.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(nul.status().message().find("NUL byte"), std::string::npos)
+      << nul.status();
+  auto directory = ReadFile(dir);
+  ASSERT_FALSE(directory.ok());
+  EXPECT_NE(directory.status().message().find("is a directory"),
+            std::string::npos)
+      << directory.status();
+}
+
 }  // namespace
 }  // namespace phaseloop::ir

@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/config/yaml_keys.h"
 
 namespace phaseloop::offline_rl {
 namespace {
@@ -38,7 +39,7 @@ class Reader {
       return;
     }
     for (const auto& entry : node) {
-      const std::string key = entry.first.as<std::string>();
+      const std::string key = config::MappingKeyText(entry.first);
       if (!allowed.count(key)) {
         Fail(Path(prefix, key), absl::StrCat("unknown field; expected one of: ",
                                              absl::StrJoin(allowed, ", ")));

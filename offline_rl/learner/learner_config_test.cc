@@ -111,6 +111,9 @@ TEST(LearnerConfigTest, RefusesBadInputNamingTheField) {
       {"single_abstain: {fold: 5}", "single_abstain.fold"},
       {"[1, 2]", "expected a map"},
       {"formulation: [", "not valid YAML"},
+      // A key that is a list (learner_config_fuzzer: it threw out of the
+      // parser).
+      {"? [a, b]\n: 1", "(a key that is not a name): unknown field"},
   };
   for (const Case& c : cases) {
     auto parsed = ParseLearnerConfig(c.yaml, "bad.yaml");

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/config/yaml_documents.h"
+#include "common/config/yaml_keys.h"
 
 namespace phaseloop::slo {
 namespace {
@@ -45,7 +46,7 @@ absl::Status CheckKeys(const Where& where, const std::string& field,
                        const std::set<std::string>& allowed,
                        const std::map<std::string, std::string>& hints = {}) {
   for (const auto& entry : node) {
-    const std::string key = entry.first.as<std::string>();
+    const std::string key = config::MappingKeyText(entry.first);
     if (allowed.count(key)) continue;
     const std::string path =
         field.empty() ? key : absl::StrCat(field, ".", key);
