@@ -113,7 +113,8 @@ absl::Status YamlFields::Bool(const std::string& prefix,
                               bool& out) const {
   const YAML::Node value = node[key];
   if (!value) return absl::OkStatus();
-  if (value.IsScalar() && (value.Scalar() == "true" || value.Scalar() == "false")) {
+  if (value.IsScalar() &&
+      (value.Scalar() == "true" || value.Scalar() == "false")) {
     out = value.Scalar() == "true";
     return absl::OkStatus();
   }

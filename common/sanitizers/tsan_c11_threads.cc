@@ -13,9 +13,10 @@
 // glibc's for librdkafka: the dynamic linker binds its references to the
 // executable's symbols first. They create and join threads through
 // pthread_create / pthread_join, which TSan sees. In glibc, thrd_t is
-// pthread_t. @system_libs//:rdkafka links this only in TSan builds; C11
-// mutexes and condition variables stay glibc's (librdkafka is not
-// instrumented, so TSan sees none of its memory accesses either way).
+// pthread_t. @system_libs//:rdkafka links this only in TSan builds. C11
+// mutexes and condition variables stay glibc's, so TSan cannot see
+// librdkafka's locking; what it then reports from librdkafka's intercepted
+// calls (malloc/free) is suppressed in tsan_suppressions.txt.
 
 #include <pthread.h>
 #include <threads.h>
