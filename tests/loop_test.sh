@@ -111,6 +111,8 @@ sleep 3
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null || true
 [ "$(field "$loop_state" "r['phase']")" = running ] || fail "a killed loop is not resumable"
+grep -q "sets gate.timed: false" "$work/killed.err" ||
+  fail "the loop did not warn that its gate is untimed"
 
 rc="$(loop)"
 [ "$rc" = 0 ] || fail "the resumed loop exited $rc: $(tail -5 "$work/loop.err")"

@@ -33,11 +33,11 @@ def phaseloop_fuzz_target(name, srcs, deps, corpus, seeds = [], runs = 3000, max
         srcs = srcs,
         testonly = True,
         deps = deps + ["//common/fuzzing:fuzz_target"] + select({
-            "//common/fuzzing:libfuzzer": [],
+            "//common/sanitizers:libfuzzer": [],
             "//conditions:default": ["//common/fuzzing:standalone_main"],
         }),
         linkopts = select({
-            "//common/fuzzing:libfuzzer": ["-fsanitize=fuzzer"],
+            "//common/sanitizers:libfuzzer": ["-fsanitize=fuzzer"],
             "//conditions:default": [],
         }),
     )
@@ -51,7 +51,7 @@ def phaseloop_fuzz_target(name, srcs, deps, corpus, seeds = [], runs = 3000, max
             str(runs),
             str(max_len),
         ] + select({
-            "//common/fuzzing:libfuzzer": ["libfuzzer"],
+            "//common/sanitizers:libfuzzer": ["libfuzzer"],
             "//conditions:default": ["standalone"],
         }) + ["$(rootpaths %s)" % seed for seed in seeds],
         data = [":" + name] + native.glob([corpus + "/**"]) + seeds,

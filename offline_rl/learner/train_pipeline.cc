@@ -16,6 +16,7 @@
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "nlohmann/json.hpp"
 #include "offline_rl/learner/abstain_margin.h"
+#include "offline_rl/learner/gate_metrics.h"
 #include "offline_rl/learner/cross_fit.h"
 #include "offline_rl/learner/policy_export.h"
 #include "offline_rl/learner/policy_scores.h"
@@ -420,8 +421,8 @@ absl::StatusOr<GateResult> RunSpeedPublishGate(const std::string& path,
   gate.passed = speed->passed;
   // An untimed gate says so in its metric: its geomean is 1 by
   // construction, not a measurement.
-  gate.metric = flags.gate_untimed ? "speed_gate_outputs_only"
-                                   : "speed_gate_geomean_speedup";
+  gate.metric = flags.gate_untimed ? kGateMetricSpeedOutputsOnly
+                                   : kGateMetricSpeedGeomean;
   gate.candidate_score = speed->geomean_speedup;
   gate.current_score = 1;
   gate.modules = speed->workloads;

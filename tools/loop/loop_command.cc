@@ -67,6 +67,12 @@ int RunLoop(const LoopFlags& flags, std::ostream& out, std::ostream& err) {
     err << kName << config.status().message() << "\n";
     return command::kExitBadInput;
   }
+  if (!config->gate_timed) {
+    err << kName << "warning: " << flags.config
+        << " sets gate.timed: false; the publish gate checks outputs only "
+           "and will publish a policy that is slower than -O3 (a smoke-run "
+           "setting: a loop that serves users times its gate)\n";
+  }
   LoopSetup setup;
   setup.iterations =
       flags.iterations > 0 ? flags.iterations : config->iterations;

@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "canary/controller/canary_state_store.h"
 #include "nlohmann/json.hpp"
+#include "offline_rl/learner/gate_metrics.h"
 #include "tools/loop/build_figures.h"
 
 namespace phaseloop::loop {
@@ -200,7 +201,7 @@ absl::StatusOr<StageOutcome> Train(const StageContext& ctx,
       report->value("/metrics/train_canary_runs"_json_pointer, 0.0)));
   const json& gate = (*report)["gate"];
   const std::string verdict =
-      gate.value("metric", "") == "speed_gate_outputs_only"
+      gate.value("metric", "") == offline_rl::kGateMetricSpeedOutputsOnly
           ? std::string("gate passed (outputs checked, not timed)")
           : absl::StrFormat("gate passed (geomean %.4f vs -O3)",
                             gate.value("new", 1.0));
