@@ -206,13 +206,20 @@ absl::StatusOr<Manifest> BuildModules(const std::vector<SourceTree>& trees,
   absl::Status valid = ValidateSettings(settings);
   if (!valid.ok()) return valid;
   std::vector<Group> groups;
+  std::vector<SkippedEntry> left_out;
   for (const SourceTree& tree : trees) {
-    absl::StatusOr<std::vector<SourceGroup>> found =
-        DiscoverSourceGroups(tree.dir, tree.root_name);
+    absl::StatusOr<Discovery> found = DiscoverSourceGroups(
+        tree.dir, tree.root_name, {settings.keep_test_sources});
     if (!found.ok()) return found.status();
     const std::string root =
         fs::weakly_canonical(fs::absolute(tree.dir)).string();
-    for (SourceGroup& g : *found) {
+    for (const LeftOutPath& path : found->left_out) {
+      left_out.push_back(
+          {absl::StrCat(tree.root_name, "/",
+                        fs::path(path.path).lexically_relative(root).string()),
+           tree.origin, path.kind, path.reason});
+    }
+    for (SourceGroup& g : found->groups) {
       g.frontend_args.push_back(
           absl::StrCat("-ffile-prefix-map=", root, "=", tree.root_name));
       groups.push_back({std::move(g), &tree});
@@ -249,6 +256,7 @@ absl::StatusOr<Manifest> BuildModules(const std::vector<SourceTree>& trees,
   Manifest out;
   out.convention = ir::ConventionName(settings.convention);
   out.opt_level = OptLevelLabel(settings);
+  out.skipped = std::move(left_out);
   std::set<std::string> claimed;
   auto claim = [&](const std::string& wanted) {
     std::lock_guard<std::mutex> lock(mu);

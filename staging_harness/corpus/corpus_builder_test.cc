@@ -110,8 +110,11 @@ TEST_F(CorpusBuilderTest, FindsProgramsLibrariesAndSkips) {
                                       "demo/one", "demo/two"}));
   std::map<std::string, SkippedEntry> skipped;
   for (const SkippedEntry& s : manifest_->skipped) skipped[s.name] = s;
-  ASSERT_EQ(skipped.size(), 2u);
+  ASSERT_EQ(skipped.size(), 3u);
   EXPECT_EQ(skipped["demo/broken"].kind, "source");
+  // Left out before compiling, and listed with the reason.
+  EXPECT_EQ(skipped["demo/tests"].kind, "directory");
+  EXPECT_NE(skipped["demo/tests"].reason.find("tests"), std::string::npos);
   EXPECT_NE(skipped["demo/broken"].reason.find("undeclared_thing"),
             std::string::npos);
   EXPECT_NE(skipped["demo/dup/x2"].reason.find("'f'"), std::string::npos);

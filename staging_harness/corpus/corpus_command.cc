@@ -39,6 +39,7 @@ absl::StatusOr<CorpusSettings> SettingsFrom(const CorpusFlags& flags) {
   }
   settings.jobs = flags.jobs > 0 ? flags.jobs : process::DefaultJobs();
   settings.cflags = flags.cflags;
+  settings.keep_test_sources = flags.keep_test_sources;
   std::string epoch = flags.source_date_epoch;
   if (epoch.empty()) {
     const char* env = std::getenv("SOURCE_DATE_EPOCH");
@@ -102,6 +103,10 @@ void AddCommonFlags(CLI::App* cmd, CorpusFlags& flags) {
   cmd->add_option("--cflag", flags.cflags,
                   "extra frontend flag, repeatable (e.g. --cflag=-DNDEBUG)")
       ->allow_extra_args(false);
+  cmd->add_flag("--keep-test-sources", flags.keep_test_sources,
+                "build C files named like tests (test*.c, *test.c, "
+                "*tests.c) too; by default the manifest lists them under "
+                "`skipped`, as it does everything else left out");
 }
 
 }  // namespace

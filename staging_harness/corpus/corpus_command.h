@@ -25,6 +25,8 @@ struct CorpusFlags {
   std::vector<std::string> cflags;
   // __DATE__/__TIME__ of every source; "" = $SOURCE_DATE_EPOCH, else 0.
   std::string source_date_epoch;
+  // Build C files named like tests too (default: listed under `skipped`).
+  bool keep_test_sources = false;
 };
 
 struct BuildFlags {

@@ -24,6 +24,9 @@ struct CorpusSettings {
   // and xz's version banners use them) expand to this instant, so a corpus
   // rebuilt later or elsewhere has the same modules and module hashes.
   std::string source_date_epoch = "0";
+  // Build C files named like tests too (program_discovery.h); by default
+  // they are listed under the manifest's `skipped` instead.
+  bool keep_test_sources = false;
 };
 
 // Validates the objective name; InvalidArgument says what is accepted.

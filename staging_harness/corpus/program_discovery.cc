@@ -101,6 +101,31 @@ std::set<std::string> IncludedCFiles(const std::vector<std::string>& sources) {
   return included;
 }
 
+// True when `dir` holds a `.c` file at any depth.
+bool HoldsCSources(const fs::path& dir) {
+  std::error_code ec;
+  auto it = fs::recursive_directory_iterator(
+      dir, fs::directory_options::skip_permission_denied, ec);
+  for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (EndsWith(it->path().filename().string(), ".c") &&
+        it->is_regular_file(ec)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Why discovery does not descend into directory `name`, or "" when it does.
+std::string ExcludedDirReason(const std::string& name, bool symlink) {
+  if (name[0] == '.') return "hidden directory (e.g. quilt's .pc copies)";
+  if (symlink) return "symbolic link to a directory (not followed)";
+  if (ExcludedDirs().count(Lower(name))) {
+    return "directory named for tests, examples, docs, benchmarks, fuzzers, "
+           "packaging or another platform";
+  }
+  return "";
+}
+
 }  // namespace
 
 bool IsTestFileStem(const std::string& stem) {
@@ -108,14 +133,16 @@ bool IsTestFileStem(const std::string& stem) {
   return s.rfind("test", 0) == 0 || EndsWith(s, "test") || EndsWith(s, "tests");
 }
 
-absl::StatusOr<std::vector<SourceGroup>> DiscoverSourceGroups(
-    const std::string& root, const std::string& root_name) {
+absl::StatusOr<Discovery> DiscoverSourceGroups(
+    const std::string& root, const std::string& root_name,
+    const DiscoveryOptions& options) {
   std::error_code ec;
   const fs::path base = fs::weakly_canonical(fs::absolute(root, ec), ec);
   if (!fs::is_directory(base, ec)) {
     return absl::NotFoundError(absl::StrCat(
         "source directory '", root, "' does not exist or is not a directory"));
   }
+  Discovery found;
   std::map<std::string, std::vector<std::string>> by_dir;
   std::vector<std::string> extra_includes;
   std::set<std::string> header_dirs;
@@ -125,9 +152,12 @@ absl::StatusOr<std::vector<SourceGroup>> DiscoverSourceGroups(
     const fs::path& path = it->path();
     const std::string name = path.filename().string();
     if (it->is_directory(ec)) {
-      if (name[0] == '.' || ExcludedDirs().count(Lower(name)) ||
-          it->is_symlink(ec)) {
+      const std::string reason = ExcludedDirReason(name, it->is_symlink(ec));
+      if (!reason.empty()) {
         it.disable_recursion_pending();
+        if (HoldsCSources(path)) {
+          found.left_out.push_back({path.string(), "directory", reason});
+        }
         continue;
       }
       const std::string lower = Lower(name);
@@ -139,12 +169,16 @@ absl::StatusOr<std::vector<SourceGroup>> DiscoverSourceGroups(
     }
     if (EndsWith(name, ".h")) header_dirs.insert(path.parent_path().string());
     if (!EndsWith(name, ".c") || !it->is_regular_file(ec)) continue;
-    if (IsTestFileStem(path.stem().string())) continue;
+    if (!options.keep_test_sources && IsTestFileStem(path.stem().string())) {
+      found.left_out.push_back(
+          {path.string(), "source",
+           "named like a test (--keep-test-sources keeps it)"});
+      continue;
+    }
     by_dir[path.parent_path().string()].push_back(path.string());
   }
   std::sort(extra_includes.begin(), extra_includes.end());
 
-  std::vector<SourceGroup> groups;
   for (auto& [dir, sources] : by_dir) {
     std::sort(sources.begin(), sources.end());
     const std::set<std::string> included = IncludedCFiles(sources);
@@ -153,6 +187,11 @@ absl::StatusOr<std::vector<SourceGroup>> DiscoverSourceGroups(
     for (const std::string& s : sources) {
       if (!included.count(fs::path(s).filename().string())) {
         group.sources.push_back(s);
+      } else {
+        found.left_out.push_back(
+            {s, "source",
+             "#included by another source of its directory (part of that "
+             "translation unit)"});
       }
     }
     if (group.sources.empty()) continue;
@@ -195,9 +234,13 @@ absl::StatusOr<std::vector<SourceGroup>> DiscoverSourceGroups(
       group.frontend_args.insert(group.frontend_args.end(),
                                  {"-DHAVE_CONFIG_H", "-include", config_h});
     }
-    groups.push_back(std::move(group));
+    found.groups.push_back(std::move(group));
   }
-  return groups;
+  std::sort(found.left_out.begin(), found.left_out.end(),
+            [](const LeftOutPath& a, const LeftOutPath& b) {
+              return a.path < b.path;
+            });
+  return found;
 }
 
 }  // namespace phaseloop::corpus

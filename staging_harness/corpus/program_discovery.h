@@ -18,8 +18,10 @@ namespace phaseloop::corpus {
 //    named for tests, examples, docs, benchmarks, fuzzers, packaging or other
 //    platforms (kExcludedDirs in the .cc; case-insensitive).
 //  - Files named like tests (stem starting with "test" or ending in "test" /
-//    "tests") are left out, and so is any `.c` that another `.c` of the same
-//    directory #includes (it is part of that file, not a translation unit).
+//    "tests") are left out unless DiscoveryOptions keeps them, and so is any
+//    `.c` that another `.c` of the same directory #includes (it is part of
+//    that file, not a translation unit). Everything left out is listed with
+//    its reason (Discovery::left_out).
 //  - Include path: the directory, its parents up to the root, and the
 //    tree's `include`, `headers` and `lib` directories (depth <= 2); then,
 //    for `#include "..."` only (-iquote), every other directory of the tree
@@ -33,11 +35,33 @@ struct SourceGroup {
   std::vector<std::string> frontend_args;  // -I, -D, -include
 };
 
-// Groups of `root` in a stable (sorted) order. `root_name` names the tree in
-// module names (e.g. the Debian package). NotFound when root is not a
-// directory; an empty vector when it holds no C sources.
-absl::StatusOr<std::vector<SourceGroup>> DiscoverSourceGroups(
-    const std::string& root, const std::string& root_name);
+// A path under the root that discovery left out of every group, and why:
+// the corpus manifest lists it under `skipped`, so nothing is dropped
+// without a word.
+struct LeftOutPath {
+  std::string path;    // absolute
+  std::string kind;    // "source" (one C file) or "directory"
+  std::string reason;  // e.g. "named like a test (--keep-test-sources keeps it)"
+};
+
+struct DiscoveryOptions {
+  // Keep C files named like tests (`corpus build --keep-test-sources`): a
+  // program's driver named `*_test.c` may hold its `main`.
+  bool keep_test_sources = false;
+};
+
+struct Discovery {
+  std::vector<SourceGroup> groups;    // stable (sorted) order
+  std::vector<LeftOutPath> left_out;  // sorted by path; directories only
+                                      // when they hold C sources
+};
+
+// The groups of `root`. `root_name` names the tree in module names (e.g.
+// the Debian package). NotFound when root is not a directory; no groups
+// when it holds no C sources.
+absl::StatusOr<Discovery> DiscoverSourceGroups(
+    const std::string& root, const std::string& root_name,
+    const DiscoveryOptions& options = {});
 
 // True for a file stem that names a test ("test", "pngtest", "test_util").
 bool IsTestFileStem(const std::string& stem);

@@ -1,6 +1,7 @@
 #include "staging_harness/corpus/program_discovery.h"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "gtest/gtest.h"
 #include "staging_harness/corpus/corpus_test_util.h"
@@ -28,10 +29,11 @@ TEST(ProgramDiscoveryTest, GroupsByDirectoryAndLeavesOutTestsAndIncludes) {
   WriteSource(root, ".pc/patch/a.c", "int a;\n");
   WriteSource(root, "include/api.h", "int api;\n");
   WriteSource(root, "src/config.h", "#define X 1\n");
+  WriteSource(root, "docs/README", "no C here\n");
 
-  absl::StatusOr<std::vector<SourceGroup>> groups =
-      DiscoverSourceGroups(root.string(), "pkg");
-  ASSERT_TRUE(groups.ok()) << groups.status();
+  absl::StatusOr<Discovery> found = DiscoverSourceGroups(root.string(), "pkg");
+  ASSERT_TRUE(found.ok()) << found.status();
+  const std::vector<SourceGroup>* groups = &found->groups;
   ASSERT_EQ(groups->size(), 3u);
   const SourceGroup& top = (*groups)[0];
   EXPECT_EQ(top.name, "pkg");
@@ -47,6 +49,44 @@ TEST(ProgramDiscoveryTest, GroupsByDirectoryAndLeavesOutTestsAndIncludes) {
   EXPECT_TRUE(Has(deep.frontend_args, "-DHAVE_CONFIG_H"));
   EXPECT_TRUE(Has(deep.frontend_args, (root / "src" / "config.h").string()));
   EXPECT_EQ((*groups)[1].name, "pkg/src");
+
+  // Everything left out is listed with its reason, sorted by path; a
+  // skipped directory only when it holds C sources (docs/ does not).
+  std::vector<std::string> left_out;
+  for (const LeftOutPath& p : found->left_out) {
+    left_out.push_back(p.kind + " " +
+                       std::filesystem::path(p.path)
+                           .lexically_relative(root)
+                           .string());
+    EXPECT_FALSE(p.reason.empty()) << p.path;
+  }
+  EXPECT_EQ(left_out,
+            (std::vector<std::string>{"directory .pc", "directory examples",
+                                      "source pngtest.c", "source table.c",
+                                      "directory tests"}));
+}
+
+TEST(ProgramDiscoveryTest, KeepsTestNamedSourcesWhenAsked) {
+  const auto root = FreshDir("discovery-keep");
+  WriteSource(root, "prog.c", "int f(void);\nint main(void){return f();}\n");
+  WriteSource(root, "prog_test.c", "int f(void){return 0;}\n");
+
+  absl::StatusOr<Discovery> dropped = DiscoverSourceGroups(root.string(), "p");
+  ASSERT_TRUE(dropped.ok()) << dropped.status();
+  ASSERT_EQ(dropped->groups.size(), 1u);
+  EXPECT_EQ(dropped->groups[0].sources.size(), 1u);
+  ASSERT_EQ(dropped->left_out.size(), 1u);
+  EXPECT_NE(dropped->left_out[0].reason.find("--keep-test-sources"),
+            std::string::npos);
+
+  DiscoveryOptions keep;
+  keep.keep_test_sources = true;
+  absl::StatusOr<Discovery> kept =
+      DiscoverSourceGroups(root.string(), "p", keep);
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  ASSERT_EQ(kept->groups.size(), 1u);
+  EXPECT_EQ(kept->groups[0].sources.size(), 2u);
+  EXPECT_TRUE(kept->left_out.empty());
 }
 
 TEST(ProgramDiscoveryTest, MissingDirectoryIsNotFound) {
