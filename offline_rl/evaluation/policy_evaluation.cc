@@ -104,6 +104,17 @@ absl::StatusOr<LoadedPolicy> Load(const EvalOptions& options) {
   return loaded;
 }
 
+// The level a module's policy output is tuned and code-generated at. A
+// real-build module's own (-Oz, -O3); a research-convention module (-O0
+// frontend) at -Oz, like the -Oz reference it is compared with: at the
+// stored level its code generation would be -O0's, so every module would
+// read larger than -Oz.
+ir::OptLevel MeasuredLevel(const staging::CorpusModule& input) {
+  const ir::OptLevel stored =
+      ir::ParseOptLevel(input.opt_level).value_or(ir::OptLevel::kOz);
+  return stored == ir::OptLevel::kO0 ? ir::OptLevel::kOz : stored;
+}
+
 // Fills `row` for one module; errors go into row.error.
 void EvaluateModule(const staging::CorpusModule& input,
                     const LoadedPolicy& policy, ModuleEval& row) {
@@ -112,8 +123,7 @@ void EvaluateModule(const staging::CorpusModule& input,
     row.error = absl::StrCat(stage, ": ", status.message().substr(0, 300));
     row.total_ms = MillisSince(start);
   };
-  const ir::OptLevel level =
-      ir::ParseOptLevel(input.opt_level).value_or(ir::OptLevel::kOz);
+  const ir::OptLevel level = MeasuredLevel(input);
   llvm::LLVMContext context;
   absl::StatusOr<std::unique_ptr<llvm::Module>> module =
       ir::LoadModule(input.path, ir::FrontendOptions(), context);
@@ -288,6 +298,27 @@ void ReadModuleOutcome(const staging::MeasureOutcome& outcome,
   row.error = j.value("error", "");
 }
 
+// What the figures compare, for the report: how the corpus's modules were
+// stored and how both sides were measured.
+std::string ConventionOf(const std::vector<staging::CorpusModule>& inputs) {
+  bool research = false, real_build = false;
+  for (const staging::CorpusModule& m : inputs) {
+    (m.opt_level == "O0" ? research : real_build) = true;
+  }
+  const std::string measured =
+      "opt-16 tuning and clang-16 codegen at the module's level, -Oz for the "
+      "-Oz reference";
+  if (research && real_build) {
+    return "mixed: real-build modules as stored, research (-O0 frontend) "
+           "modules measured at -Oz; " + measured;
+  }
+  if (research) {
+    return "research modules (-O0 frontend); the policy's output and the "
+           "-Oz reference both with -Oz tuning and codegen";
+  }
+  return "real-build modules as stored; " + measured;
+}
+
 }  // namespace
 
 absl::StatusOr<EvalReport> EvaluatePolicy(const EvalOptions& options) {
@@ -320,6 +351,7 @@ absl::StatusOr<EvalReport> EvaluatePolicy(const EvalOptions& options) {
   report.mode = policy->artifact != nullptr ? options.mode : "";
   report.corpus_dir = options.corpus_dir;
   report.split = options.split;
+  report.convention = ConventionOf(*inputs);
   report.modules.resize(inputs->size());
   int done = 0;
   staging::ChildMeasureOptions measure_options;
@@ -415,8 +447,7 @@ std::string FormatReportJson(const EvalReport& report) {
   j["mode"] = report.mode;
   j["corpus"] = report.corpus_dir;
   j["split"] = report.split;
-  j["convention"] =
-      "real-build modules as stored; opt-16 tuning; clang-16 codegen";
+  j["convention"] = report.convention;
   nlohmann::json modules = nlohmann::json::array();
   for (const ModuleEval& m : report.modules) {
     nlohmann::json row = {{"name", m.name},

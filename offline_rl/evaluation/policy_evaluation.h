@@ -101,6 +101,9 @@ struct EvalReport {
   std::string mode;
   std::string corpus_dir;
   std::string split;
+  // How the modules were stored and measured (a research corpus's -O0
+  // modules are measured at -Oz, like the reference).
+  std::string convention;
   std::vector<ModuleEval> modules;  // in corpus (name) order
   EvalAggregates aggregates;
 };

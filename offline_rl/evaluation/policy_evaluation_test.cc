@@ -66,6 +66,34 @@ TEST_F(PolicyEvaluationTest, BaselineIsExactlyOz) {
   EXPECT_EQ(a.text_larger_than_oz, 0);
 }
 
+// A research-convention corpus (-O0 frontend modules) compares like with
+// like: the baseline policy's output is measured with -Oz's tuning and code
+// generation, as the -Oz reference is, so it equals -Oz exactly (at the
+// stored -O0 level every module read larger than -Oz).
+TEST_F(PolicyEvaluationTest, ResearchCorpusIsMeasuredAtOz) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const fs::path base =
+      fs::path(tmp != nullptr ? tmp : "/tmp") / "eval-research";
+  auto built = corpus::BuildFixtureCorpus(base.string(), {"sorting", "bits"},
+                                          ir::ModuleConvention::kResearch);
+  ASSERT_TRUE(built.ok()) << built.status();
+  EvalOptions options = Options("baseline");
+  options.corpus_dir = (base / "corpus").string();
+  auto report = EvaluatePolicy(options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->modules.size(), 2u);
+  for (const ModuleEval& m : report->modules) {
+    EXPECT_TRUE(m.error.empty()) << m.error;
+    EXPECT_EQ(m.pipeline, "default<Oz>");
+    EXPECT_EQ(m.text_size, m.text_size_oz) << m.name;
+    EXPECT_EQ(m.alloc_size, m.alloc_size_oz) << m.name;
+  }
+  EXPECT_DOUBLE_EQ(report->aggregates.alloc_oz_ratio, 1.0);
+  EXPECT_NE(report->convention.find("research"), std::string::npos);
+  EXPECT_NE(FormatReportJson(*report).find("research modules"),
+            std::string::npos);
+}
+
 // The aggregates against the formulas of DESIGN.md computed here from the
 // rows, on a policy that differs from -Oz.
 TEST_F(PolicyEvaluationTest, AggregateFormulas) {

@@ -9,7 +9,8 @@
 namespace phaseloop::corpus {
 
 absl::StatusOr<Manifest> BuildFixtureCorpus(
-    const std::string& base, const std::vector<std::string>& names) {
+    const std::string& base, const std::vector<std::string>& names,
+    ir::ModuleConvention convention) {
   namespace fs = std::filesystem;
   std::error_code error;
   fs::remove_all(base, error);
@@ -27,6 +28,7 @@ absl::StatusOr<Manifest> BuildFixtureCorpus(
   const std::string origin = "dir:" + sources.string();
   CorpusSettings settings;
   settings.jobs = 2;
+  settings.convention = convention;
   std::ostringstream progress;
   absl::StatusOr<Manifest> built = BuildModules(
       {{sources.string(), "fx", origin}}, settings, corpus_dir, progress);
