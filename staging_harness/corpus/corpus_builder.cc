@@ -243,7 +243,8 @@ absl::StatusOr<Manifest> BuildModules(const std::vector<SourceTree>& trees,
     const auto [g, s] = work[i];
     absl::StatusOr<std::string> bc = ir::CompileToBitcode(
         groups[g].sources.sources[s],
-        FrontendFor(settings, groups[g].sources.frontend_args));
+        FrontendFor(settings, groups[g].sources.frontend_args,
+                    groups[g].sources.directory_cflags));
     std::lock_guard<std::mutex> lock(mu);
     failed += bc.ok() ? 0 : 1;
     bitcode[g][s] = std::move(bc);

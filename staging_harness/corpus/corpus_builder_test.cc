@@ -51,6 +51,11 @@ fs::path MakeTree(const std::string& name, bool extra_program = false) {
   WriteSource(root, "dup/x1.c", "int f(void) { return 1; }\n");
   WriteSource(root, "dup/x2.c", "int f(void) { return 2; }\n");
   WriteSource(root, "tests/check.c", "int main(void) { return 1; }\n");
+  // Compiles only with the define its directory's flags file gives.
+  WriteSource(root, "needs/main.c",
+              "#ifndef NEEDED\n#error NEEDED is not defined\n#endif\n"
+              "int main(void) { return NEEDED; }\n");
+  WriteSource(root, "needs/phaseloop-cflags", "-DNEEDED=0\n");
   if (extra_program) {
     WriteSource(root, "three.c", "int main(void) { return 3; }\n");
   }
@@ -107,7 +112,8 @@ TEST_F(CorpusBuilderTest, FindsProgramsLibrariesAndSkips) {
   for (const auto& [name, r] : modules) names.push_back(name);
   EXPECT_EQ(names,
             (std::vector<std::string>{"demo/dup", "demo/lib", "demo/multi/main",
-                                      "demo/one", "demo/two"}));
+                                      "demo/needs/main", "demo/one",
+                                      "demo/two"}));
   std::map<std::string, SkippedEntry> skipped;
   for (const SkippedEntry& s : manifest_->skipped) skipped[s.name] = s;
   ASSERT_EQ(skipped.size(), 3u);

@@ -60,8 +60,9 @@ std::string OptLevelLabel(const CorpusSettings& settings) {
   return settings.objective == "speed" ? "O3" : "Oz";
 }
 
-ir::FrontendOptions FrontendFor(const CorpusSettings& settings,
-                                const std::vector<std::string>& group_args) {
+ir::FrontendOptions FrontendFor(
+    const CorpusSettings& settings, const std::vector<std::string>& group_args,
+    const std::vector<std::string>& directory_cflags) {
   ir::FrontendOptions options;
   options.opt_level =
       settings.objective == "speed" ? ir::OptLevel::kO3 : ir::OptLevel::kOz;
@@ -76,6 +77,8 @@ ir::FrontendOptions FrontendFor(const CorpusSettings& settings,
                             group_args.end());
   options.extra_args.insert(options.extra_args.end(), settings.cflags.begin(),
                             settings.cflags.end());
+  options.extra_args.insert(options.extra_args.end(),
+                            directory_cflags.begin(), directory_cflags.end());
   options.source_date_epoch = settings.source_date_epoch;
   return options;
 }

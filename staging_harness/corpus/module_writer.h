@@ -37,9 +37,11 @@ absl::Status ValidateSettings(const CorpusSettings& settings);
 // (research), warnings off, LOCALEDIR defined (as autotools Makefiles do),
 // the implicit-declaration family of clang-16
 // errors downgraded (old C still compiles as it does with gcc), then
-// `group_args` and the user's cflags; SOURCE_DATE_EPOCH from the settings.
-ir::FrontendOptions FrontendFor(const CorpusSettings& settings,
-                                const std::vector<std::string>& group_args);
+// `group_args`, the user's cflags, then the directory's phaseloop-cflags
+// flags (program_discovery.h); SOURCE_DATE_EPOCH from the settings.
+ir::FrontendOptions FrontendFor(
+    const CorpusSettings& settings, const std::vector<std::string>& group_args,
+    const std::vector<std::string>& directory_cflags = {});
 
 // The manifest's opt_level for these settings ("Oz", "O3"; "O0" research).
 std::string OptLevelLabel(const CorpusSettings& settings);

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "compiler_driver/ir/module_loader.h"
 
 namespace phaseloop::corpus {
@@ -126,7 +127,71 @@ std::string ExcludedDirReason(const std::string& name, bool symlink) {
   return "";
 }
 
+// The directory flags of `dir`: every phaseloop-cflags from `base` down to
+// `dir`, root first. `cache` keeps each directory's parsed file.
+absl::StatusOr<std::vector<std::string>> DirectoryCflags(
+    const fs::path& base, const fs::path& dir,
+    std::map<std::string, std::vector<std::string>>& cache) {
+  std::vector<fs::path> chain;
+  for (fs::path p = dir;; p = p.parent_path()) {
+    chain.push_back(p);
+    if (p == base || p == p.parent_path()) break;
+  }
+  std::vector<std::string> flags;
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    auto cached = cache.find(it->string());
+    if (cached == cache.end()) {
+      std::vector<std::string> parsed;
+      const fs::path file = *it / kCflagsFileName;
+      std::error_code ec;
+      if (fs::exists(file, ec)) {
+        absl::StatusOr<std::string> text = ir::ReadFile(file.string());
+        if (!text.ok()) return text.status();
+        absl::StatusOr<std::vector<std::string>> got =
+            ParseCflagsFile(*text, file.string());
+        if (!got.ok()) return got.status();
+        parsed = *std::move(got);
+      }
+      cached = cache.emplace(it->string(), std::move(parsed)).first;
+    }
+    flags.insert(flags.end(), cached->second.begin(), cached->second.end());
+  }
+  return flags;
+}
+
 }  // namespace
+
+absl::StatusOr<std::vector<std::string>> ParseCflagsFile(
+    const std::string& text, const std::string& path) {
+  // Flags that would change what the frontend writes, or where.
+  static const std::set<std::string> kRefused = {
+      "-o", "-c", "-S", "-E", "-M", "-MM", "-MD", "-MMD", "-MF", "-MT", "-MQ",
+      "-emit-llvm", "-save-temps", "-###", "-v"};
+  std::vector<std::string> flags;
+  int line_number = 0;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    ++line_number;
+    const std::string content(line.substr(0, line.find('#')));
+    for (absl::string_view word :
+         absl::StrSplit(content, absl::ByAnyChar(" \t\r"), absl::SkipEmpty())) {
+      const std::string flag(word);
+      const bool refused = kRefused.count(flag) > 0 ||
+                           flag.rfind("-o", 0) == 0 ||
+                           flag.rfind("-save-temps", 0) == 0;
+      if (flag[0] != '-' || refused) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            path, ":", line_number, ": '", flag, "' ",
+            flag[0] != '-' ? "is not a flag (each starts with '-'; `#` starts "
+                             "a comment)"
+                           : "changes the frontend's output and is not "
+                             "allowed; give defines, include paths and "
+                             "language flags (-D, -U, -I, -std=, -f...)"));
+      }
+      flags.push_back(flag);
+    }
+  }
+  return flags;
+}
 
 bool IsTestFileStem(const std::string& stem) {
   const std::string s = Lower(stem);
@@ -179,6 +244,7 @@ absl::StatusOr<Discovery> DiscoverSourceGroups(
   }
   std::sort(extra_includes.begin(), extra_includes.end());
 
+  std::map<std::string, std::vector<std::string>> cflags_cache;
   for (auto& [dir, sources] : by_dir) {
     std::sort(sources.begin(), sources.end());
     const std::set<std::string> included = IncludedCFiles(sources);
@@ -195,6 +261,10 @@ absl::StatusOr<Discovery> DiscoverSourceGroups(
       }
     }
     if (group.sources.empty()) continue;
+    absl::StatusOr<std::vector<std::string>> cflags =
+        DirectoryCflags(base, dir, cflags_cache);
+    if (!cflags.ok()) return cflags.status();
+    group.directory_cflags = *std::move(cflags);
     const fs::path rel = fs::path(dir).lexically_relative(base);
     group.name =
         rel == "." ? root_name : absl::StrCat(root_name, "/", rel.string());

@@ -28,12 +28,28 @@ namespace phaseloop::corpus {
 //    holding `.h` files (as Makefiles add -I for sibling directories). When a
 //    `config.h` is found in the directory or a parent up to the root (e.g.
 //    written by ./configure), the group gets `-DHAVE_CONFIG_H -include` it.
+//  - Per-program flags: a file named `phaseloop-cflags` (kCflagsFileName)
+//    in a directory gives frontend flags to the sources of that directory
+//    and every directory below it, nearer files last (so they win), after
+//    the run's own --cflag flags: one run can build a suite whose programs
+//    need their own defines. Flags are separated by white space, `#` starts
+//    a comment; each must start with `-`, and output or mode flags (-o, -c,
+//    -S, -E, -M...) are refused, naming the file and line.
 struct SourceGroup {
   std::string name;  // "<root name>" or "<root name>/<relative dir>"
   std::string dir;   // absolute
   std::vector<std::string> sources;        // absolute paths, sorted
   std::vector<std::string> frontend_args;  // -I, -D, -include
+  // From phaseloop-cflags files, the root's first; go after --cflag.
+  std::vector<std::string> directory_cflags;
 };
+
+inline constexpr char kCflagsFileName[] = "phaseloop-cflags";
+
+// The flags of one phaseloop-cflags file's text; InvalidArgument names
+// `path` and the line of a flag that is not one or is refused.
+absl::StatusOr<std::vector<std::string>> ParseCflagsFile(
+    const std::string& text, const std::string& path);
 
 // A path under the root that discovery left out of every group, and why:
 // the corpus manifest lists it under `skipped`, so nothing is dropped

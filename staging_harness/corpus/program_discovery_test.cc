@@ -89,6 +89,50 @@ TEST(ProgramDiscoveryTest, KeepsTestNamedSourcesWhenAsked) {
   EXPECT_TRUE(kept->left_out.empty());
 }
 
+TEST(ProgramDiscoveryTest, DirectoryCflagsApplyBelowTheirFileNearestLast) {
+  const auto root = FreshDir("discovery-cflags");
+  WriteSource(root, "phaseloop-cflags", "-DROOT=1  # every program\n");
+  WriteSource(root, "a/main.c", "int main(void){return 0;}\n");
+  WriteSource(root, "a/phaseloop-cflags", "# a's own\n-DA=1 -std=c99\n\n");
+  WriteSource(root, "a/b/main.c", "int main(void){return 0;}\n");
+  WriteSource(root, "c/main.c", "int main(void){return 0;}\n");
+
+  absl::StatusOr<Discovery> found = DiscoverSourceGroups(root.string(), "p");
+  ASSERT_TRUE(found.ok()) << found.status();
+  ASSERT_EQ(found->groups.size(), 3u);
+  using Flags = std::vector<std::string>;
+  EXPECT_EQ(found->groups[0].name, "p/a");
+  EXPECT_EQ(found->groups[0].directory_cflags,
+            (Flags{"-DROOT=1", "-DA=1", "-std=c99"}));
+  EXPECT_EQ(found->groups[1].name, "p/a/b");
+  EXPECT_EQ(found->groups[1].directory_cflags,
+            (Flags{"-DROOT=1", "-DA=1", "-std=c99"}));
+  EXPECT_EQ(found->groups[2].name, "p/c");
+  EXPECT_EQ(found->groups[2].directory_cflags, (Flags{"-DROOT=1"}));
+}
+
+TEST(ProgramDiscoveryTest, BadCflagsFileNamesFileAndLine) {
+  for (const auto& [text, why] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"-DX=1\nDEFINE_Y\n", ":2: 'DEFINE_Y' is not a flag"},
+           {"-o out.o\n", ":1: '-o' changes the frontend's output"},
+           {"-DX -ofile\n", ":1: '-ofile' changes"},
+           {"# fine\n-MD\n", ":2: '-MD' changes"}}) {
+    absl::StatusOr<std::vector<std::string>> parsed =
+        ParseCflagsFile(text, "dir/phaseloop-cflags");
+    ASSERT_FALSE(parsed.ok()) << text;
+    EXPECT_TRUE(absl::IsInvalidArgument(parsed.status()));
+    EXPECT_NE(parsed.status().message().find("dir/phaseloop-cflags" + why),
+              std::string::npos)
+        << parsed.status();
+  }
+  const auto root = FreshDir("discovery-bad-cflags");
+  WriteSource(root, "x/main.c", "int main(void){return 0;}\n");
+  WriteSource(root, "x/phaseloop-cflags", "-c\n");
+  EXPECT_TRUE(absl::IsInvalidArgument(
+      DiscoverSourceGroups(root.string(), "p").status()));
+}
+
 TEST(ProgramDiscoveryTest, MissingDirectoryIsNotFound) {
   EXPECT_TRUE(absl::IsNotFound(
       DiscoverSourceGroups("/nonexistent/phaseloop", "x").status()));
