@@ -17,12 +17,19 @@ int RunEval(const EvalFlags& flags, std::ostream& out, std::ostream& err) {
         << "'\n";
     return command::kExitBadInput;
   }
+  if (flags.no_fixed && !flags.fixed.empty()) {
+    err << kName << "--no-fixed and --fixed contradict each other; give one\n";
+    return command::kExitBadInput;
+  }
   if (flags.options.budget < 0 || flags.options.top_k < 0 ||
       flags.options.threads < 1) {
     err << kName << "--budget and --k must be >= 0 and --jobs >= 1\n";
     return command::kExitBadInput;
   }
   EvalOptions options = flags.options;
+  options.fixed_references = flags.no_fixed ? std::vector<std::string>{}
+                             : flags.fixed.empty() ? DefaultFixedReferences()
+                                                   : flags.fixed;
   if (flags.budget_ms >= 0) {  // deprecated clock budget, read as work
     options.budget = flags.budget_ms * policy_runtime::kBudgetInstructionsPerMs;
   }
@@ -86,6 +93,13 @@ void AddEvalCommand(CLI::App& app, int& exit_code) {
   eval->add_option("--max-modules", flags->options.max_modules,
                    "evaluate only the first N modules (name order); 0 = all")
       ->default_str("0");
+  eval->add_option("--fixed", flags->fixed,
+                   "a fixed pipeline measured on every module beside the "
+                   "policy and -Oz, repeatable (default: "
+                   "default<Oz>,codegen<machine-outliner>); the report names "
+                   "the best and the policy's ratio to it");
+  eval->add_flag("--no-fixed", flags->no_fixed,
+                 "measure no fixed pipeline besides -Oz (faster)");
   eval->add_flag("--json", flags->json, "print the report as JSON");
   eval->callback([flags, &exit_code] {
     exit_code = RunEval(*flags, std::cout, std::cerr);

@@ -3,7 +3,7 @@
 
 // `phaseloop eval --policy P --corpus DIR [--mode single|topk]
 //  [--budget INSTRUCTIONS] [--k K] [--split S] [--threads N] [--max-modules N]
-//  [--json]`: see policy_evaluation.h.
+//  [--fixed PIPELINE]... [--no-fixed] [--json]`: see policy_evaluation.h.
 
 #include <cstdint>
 #include <iosfwd>
@@ -17,6 +17,8 @@ struct EvalFlags {
   EvalOptions options;
   bool json = false;
   int64_t budget_ms = -1;  // deprecated --budget-ms; -1: not given
+  std::vector<std::string> fixed;  // --fixed; empty: the default references
+  bool no_fixed = false;           // --no-fixed
 };
 
 // Exit codes: 0 ok, 1 internal error, 2 bad input (flags, policy, corpus).

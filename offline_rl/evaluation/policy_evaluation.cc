@@ -117,7 +117,9 @@ ir::OptLevel MeasuredLevel(const staging::CorpusModule& input) {
 
 // Fills `row` for one module; errors go into row.error.
 void EvaluateModule(const staging::CorpusModule& input,
-                    const LoadedPolicy& policy, ModuleEval& row) {
+                    const LoadedPolicy& policy,
+                    const std::vector<std::string>& fixed_references,
+                    ModuleEval& row) {
   const auto start = Clock::now();
   auto fail = [&](absl::string_view stage, const absl::Status& status) {
     row.error = absl::StrCat(stage, ": ", status.message().substr(0, 300));
@@ -165,6 +167,16 @@ void EvaluateModule(const staging::CorpusModule& input,
     row.pipeline = policy.wrapper_policy->Decide(policy_input);
   }
   row.policy_ms = MillisSince(policy_start);
+  // Each fixed reference on a clone, tuned and emitted like the policy's.
+  for (const std::string& pipeline : fixed_references) {
+    absl::StatusOr<pr::PipelineMeasurement> fixed = pr::MeasurePipeline(
+        llvm::CloneModule(**module), pipeline, runner, emitter->get());
+    if (absl::IsInvalidArgument(fixed.status())) {
+      return fail(absl::StrCat("fixed reference '", pipeline, "'"),
+                  fixed.status());
+    }
+    row.fixed_alloc_size.push_back(fixed.ok() ? fixed->alloc_size : -1);
+  }
   // Run and emitted as the wrapper does: the module itself, consumed.
   absl::StatusOr<pr::PipelineMeasurement> measured = pr::MeasurePipeline(
       *std::move(module), row.pipeline, runner, emitter->get());
@@ -245,14 +257,14 @@ namespace {
 // MeasureEachInChild), as the JSON the parent reads back.
 absl::StatusOr<std::string> EvaluateModuleReport(
     const staging::CorpusModule& input, const LoadedPolicy& policy,
-    const ModuleEval& row) {
+    const std::vector<std::string>& fixed_references, const ModuleEval& row) {
   // Test hook (policy_evaluation_test): a module that hangs.
   if (const char* fault = std::getenv("PHASELOOP_TEST_INJECT_FAULT");
       fault != nullptr && std::string(fault) == "hang") {
     for (;;) pause();
   }
   ModuleEval child_row = row;
-  EvaluateModule(input, policy, child_row);
+  EvaluateModule(input, policy, fixed_references, child_row);
   return nlohmann::json{{"ir_count_o0", child_row.ir_count_o0},
                         {"ir_count_oz", child_row.ir_count_oz},
                         {"ir_count", child_row.ir_count},
@@ -265,6 +277,7 @@ absl::StatusOr<std::string> EvaluateModuleReport(
                         {"total_ms", child_row.total_ms},
                         {"pipeline", child_row.pipeline},
                         {"note", child_row.note},
+                        {"fixed_alloc_size", child_row.fixed_alloc_size},
                         {"error", child_row.error}}
       .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
@@ -295,6 +308,8 @@ void ReadModuleOutcome(const staging::MeasureOutcome& outcome,
   row.total_ms = j.value("total_ms", 0.0);
   row.pipeline = j.value("pipeline", "");
   row.note = j.value("note", "");
+  row.fixed_alloc_size =
+      j.value("fixed_alloc_size", std::vector<int64_t>{});
   row.error = j.value("error", "");
 }
 
@@ -363,7 +378,9 @@ absl::StatusOr<EvalReport> EvaluatePolicy(const EvalOptions& options) {
   staging::MeasureEachInChild(
       inputs->size(), measure_options,
       [&](size_t i) {
-        return EvaluateModuleReport((*inputs)[i], *policy, report.modules[i]);
+        return EvaluateModuleReport((*inputs)[i], *policy,
+                                    options.fixed_references,
+                                    report.modules[i]);
       },
       [&](size_t i, const staging::MeasureOutcome& outcome, double elapsed_ms) {
         ModuleEval& row = report.modules[i];
@@ -384,108 +401,14 @@ absl::StatusOr<EvalReport> EvaluatePolicy(const EvalOptions& options) {
   // implicit): the requested split, or "" when all were evaluated.
   for (ModuleEval& row : report.modules) row.split = options.split;
   report.aggregates = Aggregate(report.modules);
+  report.fixed = AggregateFixed(options.fixed_references, report.modules);
+  const FixedReferenceEval* best = &report.fixed[0];
+  for (const FixedReferenceEval& f : report.fixed) {
+    if (f.modules > 0 && f.alloc_oz_ratio > best->alloc_oz_ratio) best = &f;
+  }
+  report.best_fixed = best->pipeline;
+  report.policy_vs_best_fixed = best->policy_vs_fixed;
   return report;
-}
-
-std::string FormatReportTable(const EvalReport& report) {
-  std::string out = absl::StrFormat(
-      "policy %s (%s %s%s%s)\ncorpus %s%s\n\n", report.policy,
-      report.policy_kind, report.policy_version.substr(0, 12),
-      report.objective.empty() ? "" : absl::StrCat(", ", report.objective),
-      report.mode.empty() ? "" : absl::StrCat(", mode ", report.mode),
-      report.corpus_dir,
-      report.split.empty() ? "" : absl::StrCat(" split ", report.split));
-  absl::StrAppendFormat(
-      &out, "%-36s %9s %9s %9s %7s %9s %9s %7s %8s %8s %8s %9s\n", "module",
-      "text_O0", "text_Oz", "text", "Oz/T", "alloc_Oz", "alloc", "Oz/A",
-      "ir_O0", "ir_Oz", "ir", "policy_ms");
-  for (const ModuleEval& m : report.modules) {
-    std::string name =
-        m.name.size() > 36
-            ? absl::StrCat("..", m.name.substr(m.name.size() - 34))
-            : m.name;
-    if (!m.error.empty()) {
-      absl::StrAppendFormat(&out, "%-36s FAILED %s\n", name, m.error);
-      continue;
-    }
-    absl::StrAppendFormat(
-        &out, "%-36s %9d %9d %9d %7.4f %9d %9d %7.4f %8d %8d %8d %9.2f\n", name,
-        m.text_size_o0, m.text_size_oz, m.text_size,
-        m.text_size > 0 ? static_cast<double>(m.text_size_oz) / m.text_size
-                        : 0.0,
-        m.alloc_size_oz, m.alloc_size,
-        m.alloc_size > 0 ? static_cast<double>(m.alloc_size_oz) / m.alloc_size
-                         : 0.0,
-        m.ir_count_o0, m.ir_count_oz, m.ir_count, m.policy_ms);
-  }
-  const EvalAggregates& a = report.aggregates;
-  absl::StrAppendFormat(
-      &out,
-      "\nmodules %d (failed %d)\n"
-      "alloc_oz_ratio   %.4f  (whole objects: geomean A_Oz/A; larger than "
-      "-Oz on %d, worst A/A_Oz %.4f)\n"
-      "text_oz_ratio    %.4f  (geomean T_Oz/T; >1 smaller than -Oz; larger "
-      "than -Oz on %d, smaller on %d, worst T/T_Oz %.4f)\n"
-      "over_oz          %.4f  (mean (IC_Oz-IC)/IC_Oz)\n"
-      "geomean_oz_ratio %.4f  (geomean IC_Oz/IC)\n"
-      "gym_score        %.4f  (geomean (IC_O0-IC)/(IC_O0-IC_Oz); %d modules "
-      "excluded)\n"
-      "policy time      %.2f ms mean, %.2f ms max per module\n",
-      a.modules, a.failed, a.alloc_oz_ratio, a.alloc_larger_than_oz,
-      a.worst_alloc_ratio, a.text_oz_ratio, a.text_larger_than_oz,
-      a.text_smaller_than_oz, a.worst_text_ratio, a.over_oz, a.geomean_oz_ratio,
-      a.gym_score, a.gym_excluded, a.mean_policy_ms, a.max_policy_ms);
-  return out;
-}
-
-std::string FormatReportJson(const EvalReport& report) {
-  nlohmann::json j;
-  j["policy"] = report.policy;
-  j["policy_kind"] = report.policy_kind;
-  j["policy_version"] = report.policy_version;
-  j["objective"] = report.objective;
-  j["mode"] = report.mode;
-  j["corpus"] = report.corpus_dir;
-  j["split"] = report.split;
-  j["convention"] = report.convention;
-  nlohmann::json modules = nlohmann::json::array();
-  for (const ModuleEval& m : report.modules) {
-    nlohmann::json row = {{"name", m.name},
-                          {"ir_count_o0", m.ir_count_o0},
-                          {"ir_count_oz", m.ir_count_oz},
-                          {"ir_count", m.ir_count},
-                          {"text_size_o0", m.text_size_o0},
-                          {"text_size_oz", m.text_size_oz},
-                          {"text_size", m.text_size},
-                          {"alloc_size_oz", m.alloc_size_oz},
-                          {"alloc_size", m.alloc_size},
-                          {"policy_ms", m.policy_ms},
-                          {"total_ms", m.total_ms},
-                          {"pipeline", m.pipeline},
-                          {"note", m.note}};
-    if (!m.error.empty()) row["error"] = m.error;
-    modules.push_back(std::move(row));
-  }
-  j["modules"] = std::move(modules);
-  const EvalAggregates& a = report.aggregates;
-  j["aggregates"] = {{"modules", a.modules},
-                     {"failed", a.failed},
-                     {"text_oz_ratio", a.text_oz_ratio},
-                     {"alloc_oz_ratio", a.alloc_oz_ratio},
-                     {"alloc_larger_than_oz", a.alloc_larger_than_oz},
-                     {"worst_alloc_ratio", a.worst_alloc_ratio},
-                     {"over_oz", a.over_oz},
-                     {"geomean_oz_ratio", a.geomean_oz_ratio},
-                     {"gym_score", a.gym_score},
-                     {"text_excluded", a.text_excluded},
-                     {"ir_excluded", a.ir_excluded},
-                     {"gym_excluded", a.gym_excluded},
-                     {"text_larger_than_oz", a.text_larger_than_oz},
-                     {"text_smaller_than_oz", a.text_smaller_than_oz},
-                     {"worst_text_ratio", a.worst_text_ratio},
-                     {"mean_policy_ms", a.mean_policy_ms},
-                     {"max_policy_ms", a.max_policy_ms}};
-  return j.dump(1);
 }
 
 }  // namespace phaseloop::evaluation

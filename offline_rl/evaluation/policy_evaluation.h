@@ -42,8 +42,20 @@ struct EvalOptions {
   // Each module is evaluated in a forked child; one that takes longer (a
   // pipeline hanging LLVM) is killed and reported failed.
   int module_timeout_s = 600;
+  // Fixed pipelines measured on every module beside the policy (default<Oz>
+  // is always the reference), so a policy that loses to one is visible at
+  // once. `phaseloop eval` measures kDefaultFixedReferences unless told.
+  std::vector<std::string> fixed_references;
   std::ostream* progress = nullptr;  // one line per module, may be null
 };
+
+// What `phaseloop eval` compares a size policy with besides -Oz: -Oz with
+// LLVM's machine outliner (issue 20: 1.3-5 % below -Oz with no learning).
+inline const std::vector<std::string>& DefaultFixedReferences() {
+  static const auto* pipelines =
+      new std::vector<std::string>{"default<Oz>,codegen<machine-outliner>"};
+  return *pipelines;
+}
 
 // One module's figures. Sizes are 0 and `error` says why when it failed.
 struct ModuleEval {
@@ -65,6 +77,20 @@ struct ModuleEval {
   std::string pipeline;
   std::string note;
   std::string error;
+  // The whole object with each of EvalOptions::fixed_references, in order;
+  // -1 where that pipeline failed on this module.
+  std::vector<int64_t> fixed_alloc_size;
+};
+
+// One fixed reference pipeline over the corpus.
+struct FixedReferenceEval {
+  std::string pipeline;
+  int modules = 0;                // measured (policy and pipeline both)
+  double alloc_oz_ratio = 0;      // geomean A_Oz / A_fixed
+  int alloc_larger_than_oz = 0;   // modules with A_fixed > A_Oz
+  // geomean A_fixed / A_policy over the same modules: > 1, the policy's
+  // objects are smaller than this pipeline's.
+  double policy_vs_fixed = 0;
 };
 
 // Over the modules without error. Ratios skip modules whose terms are
@@ -106,7 +132,18 @@ struct EvalReport {
   std::string convention;
   std::vector<ModuleEval> modules;  // in corpus (name) order
   EvalAggregates aggregates;
+  // default<Oz> (ratio 1 by definition) and each fixed reference; the best
+  // fixed pipeline is the one with the highest alloc_oz_ratio.
+  std::vector<FixedReferenceEval> fixed;
+  std::string best_fixed;              // its pipeline
+  double policy_vs_best_fixed = 0;     // its policy_vs_fixed
 };
+
+// The fixed references' figures over `modules` (rows without error), with
+// default<Oz> first (exposed for tests).
+std::vector<FixedReferenceEval> AggregateFixed(
+    const std::vector<std::string>& pipelines,
+    const std::vector<ModuleEval>& modules);
 
 // The aggregates of `modules` (exposed for tests and for the learner's
 // publish gate, which may combine reports).

@@ -181,6 +181,62 @@ TEST_F(PolicyEvaluationTest, ArtifactSingleAndTopK) {
   EXPECT_EQ(topk->aggregates.alloc_larger_than_oz, 0);
 }
 
+// Fixed references are measured on every module like the policy's output,
+// and the report compares the policy with each and names the best.
+TEST_F(PolicyEvaluationTest, FixedReferencesAreMeasuredAndCompared) {
+  EvalOptions options = Options("baseline");
+  options.fixed_references = {"default<Oz>,codegen<machine-outliner>",
+                              "default<O3>"};
+  auto report = EvaluatePolicy(options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->fixed.size(), 3u);
+  EXPECT_EQ(report->fixed[0].pipeline, "default<Oz>");
+  EXPECT_DOUBLE_EQ(report->fixed[0].alloc_oz_ratio, 1.0);
+  EXPECT_DOUBLE_EQ(report->fixed[0].policy_vs_fixed, 1.0);  // baseline = Oz
+  std::vector<double> log_oz(2, 0.0);
+  for (const ModuleEval& m : report->modules) {
+    ASSERT_TRUE(m.error.empty()) << m.error;
+    ASSERT_EQ(m.fixed_alloc_size.size(), 2u) << m.name;
+    for (int f = 0; f < 2; ++f) {
+      ASSERT_GT(m.fixed_alloc_size[f], 0) << m.name;
+      log_oz[f] += std::log(static_cast<double>(m.alloc_size_oz) /
+                            m.fixed_alloc_size[f]);
+    }
+  }
+  double best_ratio = 1.0;
+  std::string best = "default<Oz>";
+  for (int f = 0; f < 2; ++f) {
+    const FixedReferenceEval& fixed = report->fixed[f + 1];
+    EXPECT_EQ(fixed.modules, 4);
+    EXPECT_NEAR(fixed.alloc_oz_ratio, std::exp(log_oz[f] / 4), 1e-12);
+    // The policy is -Oz here, so policy_vs_fixed is the inverse ratio.
+    EXPECT_NEAR(fixed.policy_vs_fixed, 1.0 / fixed.alloc_oz_ratio, 1e-12);
+    if (fixed.alloc_oz_ratio > best_ratio) {
+      best_ratio = fixed.alloc_oz_ratio;
+      best = fixed.pipeline;
+    }
+  }
+  EXPECT_LT(report->fixed[2].alloc_oz_ratio, 1.0);  // -O3 is larger
+  EXPECT_EQ(report->best_fixed, best);
+  EXPECT_NEAR(report->policy_vs_best_fixed, 1.0 / best_ratio, 1e-12);
+  EXPECT_NE(FormatReportTable(*report).find("policy vs best fixed"),
+            std::string::npos);
+  const nlohmann::json j = nlohmann::json::parse(FormatReportJson(*report));
+  EXPECT_EQ(j["fixed_pipelines"].size(), 3u);
+  EXPECT_EQ(j["best_fixed"], best);
+  EXPECT_EQ(j["modules"][0]["fixed_alloc_size"].size(), 2u);
+
+  // A malformed reference fails every module, saying which pipeline.
+  options.fixed_references = {"default<Oz>,no-such-pass"};
+  options.max_modules = 1;
+  auto bad = EvaluatePolicy(options);
+  ASSERT_TRUE(bad.ok()) << bad.status();
+  EXPECT_NE(bad->modules[0].error.find("fixed reference 'default<Oz>,"
+                                       "no-such-pass'"),
+            std::string::npos)
+      << bad->modules[0].error;
+}
+
 // A module that hangs (an injected hang in its child) is reported failed
 // at the time limit; the evaluation finishes.
 TEST_F(PolicyEvaluationTest, AHangingModuleFailsNotTheEvaluation) {
@@ -206,6 +262,10 @@ TEST_F(PolicyEvaluationTest, CommandPrintsTableAndJsonAndRejectsBadInput) {
   ASSERT_EQ(RunEval(flags, out, err), 0) << err.str();
   EXPECT_NE(out.str().find("text_oz_ratio    1.0000"), std::string::npos)
       << out.str();
+  // The command measures -Oz with the machine outliner unless told not to.
+  EXPECT_NE(out.str().find("default<Oz>,codegen<machine-outliner>"),
+            std::string::npos)
+      << out.str();
   flags.json = true;
   std::ostringstream json_out;
   ASSERT_EQ(RunEval(flags, json_out, err), 0);
@@ -222,6 +282,12 @@ TEST_F(PolicyEvaluationTest, CommandPrintsTableAndJsonAndRejectsBadInput) {
   flags.options = Options("baseline");
   flags.options.mode = "beam";
   EXPECT_EQ(RunEval(flags, out, bad), 2);
+  flags.options = Options("baseline");
+  flags.no_fixed = true;
+  flags.fixed = {"default<O2>"};
+  std::ostringstream contradiction;
+  EXPECT_EQ(RunEval(flags, out, contradiction), 2);
+  EXPECT_NE(contradiction.str().find("--no-fixed"), std::string::npos);
 }
 
 }  // namespace
