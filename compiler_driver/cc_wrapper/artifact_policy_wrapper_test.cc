@@ -4,6 +4,7 @@
 // -O2 builds, and a corrupt artifact falls back to plain clang.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -79,6 +80,21 @@ TEST_F(ArtifactPolicyWrapperTest, SingleAndTopKDecisionsAreRecorded) {
   // topk measured -Oz's whole object beside the one it kept.
   ASSERT_TRUE(d[1].has_oz_alloc_size()) << d[1].detail();
   EXPECT_LE(d[1].alloc_size(), d[1].oz_alloc_size());
+  // Every pipeline topk measured is on the record, -Oz first, and the one
+  // it kept is the smallest of them (training data from this build).
+  EXPECT_TRUE(d[0].topk_measured().empty());
+  ASSERT_GE(d[1].topk_measured_size(), 2) << d[1].detail();
+  EXPECT_EQ(d[1].topk_measured(0).pipeline(), "default<Oz>");
+  EXPECT_EQ(d[1].topk_measured(0).value(), d[1].oz_alloc_size());
+  int64_t smallest = d[1].topk_measured(0).value();
+  bool kept_listed = false;
+  for (const v1::MeasuredPipeline& m : d[1].topk_measured()) {
+    smallest = std::min(smallest, m.value());
+    kept_listed |= m.pipeline() == d[1].pipeline() &&
+                   m.value() == d[1].alloc_size();
+  }
+  EXPECT_TRUE(kept_listed) << d[1].pipeline();
+  EXPECT_EQ(smallest, d[1].alloc_size());
   // A size policy at -O2: the baseline ran, and the record says so rather
   // than claiming the file was optimized.
   EXPECT_EQ(d[2].outcome(), v1::POLICY_NOT_APPLIED) << d[2].detail();

@@ -200,6 +200,9 @@ void PrintBlock(const SpoolFile& file, const v1::Decision& d,
     }
     line("sizes", sizes);
   }
+  for (const v1::MeasuredPipeline& m : d.topk_measured()) {
+    line("topk measured", absl::StrCat(m.value(), "  ", m.pipeline()));
+  }
   if (d.ir_count_before() > 0 || d.ir_count_after() > 0) {
     line("ir_count",
          absl::StrCat(d.ir_count_before(), " -> ", d.ir_count_after()));

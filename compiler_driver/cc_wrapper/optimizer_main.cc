@@ -259,6 +259,11 @@ class Optimizer {
           if (result->oz_alloc_size >= 0) {
             d.set_oz_alloc_size(result->oz_alloc_size);
           }
+          for (const auto& [pipeline, value] : result->measured_pipelines) {
+            v1::MeasuredPipeline* m = d.add_topk_measured();
+            m->set_pipeline(pipeline);
+            m->set_value(value);
+          }
           d.set_reason(result->not_applied);
           d.set_policy_time_us(result->policy_time_us);
           return EncodeReport(

@@ -73,6 +73,7 @@ class ArtifactPolicyRunner : public PolicyRunner {
     if (policy_->artifact().objective() == pr::kObjectiveTextSize) {
       decision.oz_alloc_size = choice->oz_measured;
     }
+    decision.measured_pipelines = std::move(choice->measured_pipelines);
     return decision;
   }
 

@@ -31,6 +31,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "compiler_driver/codegen/object_emitter.h"
@@ -69,6 +71,9 @@ struct PolicyDecision {
   // Allocated bytes of -Oz's object for this module when the policy
   // measured it (topk of a text_size policy), else -1.
   int64_t oz_alloc_size = -1;
+  // Every pipeline the policy measured (topk), -Oz first, with its value
+  // (Decision.topk_measured).
+  std::vector<std::pair<std::string, int64_t>> measured_pipelines;
 };
 
 class PolicyRunner {

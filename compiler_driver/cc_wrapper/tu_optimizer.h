@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "compiler_driver/cc_wrapper/object_cache.h"
@@ -33,6 +35,8 @@ struct TuResult {
   int64_t text_size = 0;
   int64_t alloc_size = -1;     // allocated bytes of `object`; -1 unmeasured
   int64_t oz_alloc_size = -1;  // PolicyDecision::oz_alloc_size
+  // PolicyDecision::measured_pipelines (topk's measurements).
+  std::vector<std::pair<std::string, int64_t>> measured_pipelines;
   int64_t policy_time_us = 0;
   // With an object cache: "hit" (object and figures from the cache), "miss"
   // (computed, then stored) or "bypassed" (test-only passes or fault

@@ -252,6 +252,7 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
   }
   best.measured = *oz;
   best.oz_measured = *oz;
+  best.measured_pipelines.emplace_back(kOzPipeline, *oz);
   std::string best_name = "oz";
   const int64_t oz_value = *oz;
 
@@ -295,6 +296,7 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
       skipped.push_back(name);
       continue;
     }
+    best.measured_pipelines.emplace_back(pipeline, *value);
     if (*value < best.measured) {
       best.measured = *value;
       best.pipeline = pipeline;

@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -98,6 +99,9 @@ struct PolicyChoice {
   // (every allocated section) for a text_size policy, else ir_count.
   int64_t measured = -1;
   int64_t oz_measured = -1;  // topk: the same measure of -Oz
+  // topk: every pipeline measured, -Oz first, with its measured value (a
+  // candidate that failed to run or measure is not listed).
+  std::vector<std::pair<std::string, int64_t>> measured_pipelines;
 };
 
 class ArtifactPolicy {

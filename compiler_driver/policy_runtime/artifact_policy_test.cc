@@ -193,6 +193,15 @@ TEST_F(ArtifactPolicyTest, TopKIsNeverLargerThanOzInAllocatedBytes) {
       EXPECT_EQ(choice->evaluated, 4) << choice->note;  // -Oz + 3
       EXPECT_LE(choice->measured, oz) << fixture << " " << choice->note;
       EXPECT_EQ(AllocAfter(choice->pipeline), choice->measured);
+      // Each measurement is listed, -Oz first, and each value is what its
+      // pipeline gives.
+      ASSERT_EQ(choice->measured_pipelines.size(), 4u) << choice->note;
+      EXPECT_EQ(choice->measured_pipelines[0].first, "default<Oz>");
+      EXPECT_EQ(choice->measured_pipelines[0].second, oz);
+      for (const auto& [pipeline, value] : choice->measured_pipelines) {
+        EXPECT_EQ(AllocAfter(pipeline), value) << pipeline;
+        EXPECT_GE(value, choice->measured) << pipeline;
+      }
     }
   }
 }
