@@ -12,6 +12,7 @@
 #include "common/command/command_line.h"
 #include "common/command/version.h"
 #include "common/kafka/kafka_command.h"
+#include "compiler_driver/cc_wrapper/cache_command.h"
 #include "compiler_driver/cc_wrapper/decisions_command.h"
 #include "compiler_driver/cc_wrapper/toolchain_command.h"
 #include "compiler_driver/env_command.h"
@@ -62,6 +63,7 @@ int main(int argc, char** argv) {
                                                                 batches);
       });
   phaseloop::cc_wrapper::AddStatsCommand(app, exit_code);
+  phaseloop::cc_wrapper::AddCacheCommand(app, exit_code);
   phaseloop::cc_wrapper::AddToolchainCommand(app, exit_code);
   phaseloop::kafka::AddKafkaCommand(app, exit_code);
   phaseloop::replay_buffer::AddBufferCommand(app, exit_code);

@@ -117,6 +117,32 @@ TEST_F(ArtifactPolicyWrapperTest, SingleAndTopKDecisionsAreRecorded) {
   EXPECT_EQ(d[1].oz_alloc_size(), d[4].alloc_size());
 }
 
+// topk's outcome cache: the second compile of the same source (to another
+// object) takes topk's choice from the cache, measures nothing, and writes
+// the same bytes; the records say which was which.
+TEST_F(ArtifactPolicyWrapperTest, TheOutcomeCacheGivesTheSameObject) {
+  const std::map<std::string, std::string> env = {
+      {"PHASELOOP_OUTCOME_CACHE", dir_ + "/outcomes"}};
+  const std::string topk = "--phaseloop-policy=artifact:" + artifact_path_ +
+                           "?mode=topk&k=2&budget=1000000000";
+  for (const char* object : {"first.o", "second.o"}) {
+    ASSERT_EQ(scratch_.Run({cc_, "-Oz", "-c", source_, "-o", object, topk},
+                           env),
+              0);
+  }
+  std::vector<v1::Decision> d = Decisions();
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[0].outcome_cache(), "miss") << d[0].detail();
+  EXPECT_FALSE(d[0].topk_measured().empty());
+  EXPECT_EQ(d[1].outcome_cache(), "hit") << d[1].detail();
+  EXPECT_TRUE(d[1].topk_measured().empty());
+  EXPECT_NE(d[1].detail().find("outcome cache hit"), std::string::npos);
+  EXPECT_EQ(d[1].pipeline(), d[0].pipeline());
+  EXPECT_EQ(d[1].oz_alloc_size(), d[0].oz_alloc_size());
+  EXPECT_EQ(testing::ReadFileOrEmpty(dir_ + "/first.o"),
+            testing::ReadFileOrEmpty(dir_ + "/second.o"));
+}
+
 // A spool full of unshipped records: the compile goes on (optimised or
 // plain clang), the records that do not fit are dropped and counted, and
 // nothing already spooled is lost.

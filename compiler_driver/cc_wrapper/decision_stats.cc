@@ -77,6 +77,8 @@ void AddSpool(const SpoolContents& contents, int64_t since_ms,
       s->optimize_us += d.optimize_time_us();
       s->policy_us += d.policy_time_us();
       if (d.outcome() != v1::OPTIMIZED) continue;
+      if (d.outcome_cache() == "hit") ++s->outcome_cache_hits;
+      if (d.outcome_cache() == "miss") ++s->outcome_cache_misses;
       ++s->optimized_by_policy[d.policy_version()];
       s->optimized_compile_us.push_back(d.compile_time_us());
       s->optimized_optimize_us.push_back(d.optimize_time_us());
@@ -152,6 +154,11 @@ void PrintStatsTable(const DecisionStats& s, const std::string& spool,
   out << "  not measured (no -Oz object to compare: single mode, fixed, "
          "table, baseline): "
       << s.not_measured << " objects\n";
+  if (s.outcome_cache_hits + s.outcome_cache_misses > 0) {
+    out << "  topk outcome cache: " << s.outcome_cache_hits
+        << " choices from the cache (one pipeline each), "
+        << s.outcome_cache_misses << " measured and stored\n";
+  }
 
   out << "\ntime in phaseloop-cc-opt (" << s.timed_invocations
       << " invocations): " << Ms(s.wrapper_us) << "; optimiser (policy, "
@@ -225,6 +232,8 @@ void PrintStatsJson(const DecisionStats& s, const std::string& spool,
       {"not_measured", s.not_measured},
       {"not_measured_alloc_size", s.not_measured_bytes},
   };
+  j["outcome_cache"] = {{"hits", s.outcome_cache_hits},
+                        {"misses", s.outcome_cache_misses}};
   j["time_us"] = {{"invocations", s.timed_invocations},
                   {"wrapper", s.wrapper_us},
                   {"optimize", s.optimize_us},

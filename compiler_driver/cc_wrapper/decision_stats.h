@@ -37,6 +37,10 @@ struct DecisionStats {
   int64_t larger_than_oz = 0;      // objects whose alloc_size > -Oz's
   int64_t not_measured = 0;        // optimized, no -Oz measurement
   int64_t not_measured_bytes = 0;  // their alloc_size, where recorded
+  // topk's outcome cache (outcome_cache.h): choices taken from it, and
+  // choices measured and stored.
+  int64_t outcome_cache_hits = 0;
+  int64_t outcome_cache_misses = 0;
 
   // Time: per phaseloop-cc-opt invocation (one spool file) its wall time
   // (compile_time_us, the same on each of its records), and per record the

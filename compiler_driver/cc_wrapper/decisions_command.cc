@@ -182,6 +182,7 @@ void PrintBlock(const SpoolFile& file, const v1::Decision& d,
   line("opt_level", d.opt_level().empty() ? "" : "-" + d.opt_level());
   line("pipeline", d.pipeline());
   line("object_cache", d.object_cache());
+  line("outcome_cache", d.outcome_cache());
   line("policy_version", d.policy_version());
   line("module_hash", d.module_hash());
   line("build_id", d.build_id());

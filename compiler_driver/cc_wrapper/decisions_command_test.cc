@@ -98,6 +98,10 @@ v1::DecisionBatch ThreeSourceBatch() {
   topk->set_source("crc32.c");
   topk->set_alloc_size(10000);
   topk->set_oz_alloc_size(10787);
+  topk->set_outcome_cache("miss");
+  v1::MeasuredPipeline* measured = topk->add_topk_measured();
+  measured->set_pipeline("default<Oz>");
+  measured->set_value(10787);
   add(v1::OPTIMIZED, "")->set_alloc_size(5000);
   add(v1::POLICY_NOT_APPLIED, "not_applicable_at_level")->set_alloc_size(7000);
   return batch;
@@ -127,6 +131,9 @@ TEST(DecisionsCommandTest, StatsSeparateNotAppliedAndShowBytesAndTime) {
                       "\"larger_than_oz\": 0, \"not_measured\": 1"),
             std::string::npos)
       << json;
+  EXPECT_NE(json.find("\"outcome_cache\": {\"hits\": 0, \"misses\": 1}"),
+            std::string::npos)
+      << json;
   // Time: the invocation once (not once per source), the optimiser's and
   // the policy's per record.
   EXPECT_NE(json.find("\"time_us\": {\"invocations\": 1, \"wrapper\": 50000, "
@@ -141,7 +148,9 @@ TEST(DecisionsCommandTest, StatsSeparateNotAppliedAndShowBytesAndTime) {
                                "saved 787 (7.3 %)", "not measured", "1 objects",
                                "optimiser (policy, passes, codegen) "
                                "30.0 ms (60.0 %)",
-                               "dropped"}) {
+                               "dropped",
+                               "topk outcome cache: 0 choices from the cache "
+                               "(one pipeline each), 1 measured and stored"}) {
     EXPECT_NE(table.find(expected), std::string::npos) << expected << "\n"
                                                        << table;
   }
@@ -165,6 +174,7 @@ TEST(DecisionsCommandTest, ShowPrintsEveryRecordReadably) {
   for (const char* expected :
        {"outcome        optimized", "source         crc32.c",
         "-Oz allocated 10787 B, saved 787 B", "-Oz not measured",
+        "topk measured  10787  default<Oz>",
         "policy_not_applied (not_applicable_at_level)",
         "pass_through (not_compile_only)", "not shipped yet", "time  "}) {
     EXPECT_NE(text.find(expected), std::string::npos) << expected << "\n"

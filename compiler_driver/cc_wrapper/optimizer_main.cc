@@ -33,8 +33,10 @@
 #include "compiler_driver/cc_wrapper/in_process_frontend.h"
 #include "compiler_driver/cc_wrapper/new_file.h"
 #include "compiler_driver/cc_wrapper/object_cache.h"
+#include "compiler_driver/cc_wrapper/outcome_cache.h"
 #include "compiler_driver/cc_wrapper/policy.h"
 #include "compiler_driver/cc_wrapper/response_file.h"
+#include "compiler_driver/cc_wrapper/spool_space.h"
 #include "compiler_driver/cc_wrapper/spool_writer.h"
 #include "compiler_driver/cc_wrapper/stage_trace.h"
 #include "compiler_driver/cc_wrapper/tu_optimizer.h"
@@ -156,6 +158,20 @@ class Optimizer {
     if (const char* dir = std::getenv(kObjectCacheEnv); dir && *dir) {
       object_cache_.emplace(ObjectCache::ForRunningBinary(dir));
     }
+    // topk's outcome cache (outcome_cache.h), when asked for: the policy
+    // is consulted through it.
+    const PolicyRunner* runner = policy->get();
+    std::optional<OutcomeCachingPolicy> caching;
+    if (const char* dir = std::getenv(kOutcomeCacheEnv); dir && *dir) {
+      int64_t max_bytes = kDefaultOutcomeCacheMaxBytes;
+      const char* size = std::getenv(kOutcomeCacheMaxSizeEnv);
+      if (size == nullptr || !ParseSize(size, &max_bytes) || max_bytes <= 0) {
+        max_bytes = kDefaultOutcomeCacheMaxBytes;
+      }
+      outcome_cache_.emplace(OutcomeCache::ForRunningBinary(dir, max_bytes));
+      caching.emplace(**policy, *outcome_cache_, codegen);
+      runner = &*caching;
+    }
 
     // Shown once all succeeded, in clang's order for the whole command
     // line: the driver's once-per-command-line warnings before its jobs
@@ -165,7 +181,7 @@ class Optimizer {
     for (const CompileJob& job : compilation->jobs) {
       trace_.Mark("setup");
       shown.emplace_back();
-      int status = OptimizeJob(job, compilation->opt_level, codegen, **policy,
+      int status = OptimizeJob(job, compilation->opt_level, codegen, *runner,
                                &shown.back());
       if (status != 0) return status;
     }
@@ -252,6 +268,7 @@ class Optimizer {
                                  result->policy_note.empty() ? "" : "; ",
                                  result->object_cache_note));
           d.set_object_cache(result->object_cache);
+          d.set_outcome_cache(result->outcome_cache);
           d.set_ir_count_before(result->ir_count_before);
           d.set_ir_count_after(result->ir_count_after);
           d.set_text_size(result->text_size);
@@ -352,6 +369,7 @@ class Optimizer {
   v1::DecisionBatch batch_;
   std::vector<Staged> objects_, dependencies_;
   std::optional<ObjectCache> object_cache_;
+  std::optional<OutcomeCache> outcome_cache_;
 };
 
 }  // namespace

@@ -34,6 +34,12 @@ class ArtifactPolicyRunner : public PolicyRunner {
       : policy_(std::move(policy)) {}
   const char* kind() const override { return "artifact"; }
   const std::string& version() const override { return policy_->version(); }
+  std::string OutcomeSpec() const override {
+    const pr::InferenceOptions& o = policy_->options();
+    if (o.mode != pr::InferenceMode::kTopK) return "";
+    return absl::StrCat("artifact ", policy_->version(), " mode=topk k=",
+                        policy_->top_k(), " budget=", o.budget);
+  }
   std::string Decide(const PolicyInput& input) const override {
     return DecideWithNote(input).pipeline;
   }

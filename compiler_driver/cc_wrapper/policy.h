@@ -74,6 +74,9 @@ struct PolicyDecision {
   // Every pipeline the policy measured (topk), -Oz first, with its value
   // (Decision.topk_measured).
   std::vector<std::pair<std::string, int64_t>> measured_pipelines;
+  // outcome_cache.h: "hit" (the choice came from the cache), "miss" (it
+  // was measured and stored); "" when no cache was consulted.
+  std::string outcome_cache;
 };
 
 class PolicyRunner {
@@ -94,6 +97,11 @@ class PolicyRunner {
   virtual PolicyDecision DecideWithNote(const PolicyInput& input) const {
     return {Decide(input), ""};
   }
+  // For policies whose decision measures candidates (topk): what besides
+  // the module, level and target decides it (version and inference
+  // options), so outcome_cache.h can key on it; "" for cheap policies,
+  // which are never cached.
+  virtual std::string OutcomeSpec() const { return ""; }
 };
 
 struct LoadPolicyOptions {

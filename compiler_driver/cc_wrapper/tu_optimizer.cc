@@ -146,6 +146,7 @@ absl::StatusOr<TuResult> OptimizeModule(
   result.not_applied = std::move(decision.not_applied);
   result.oz_alloc_size = decision.oz_alloc_size;
   result.measured_pipelines = std::move(decision.measured_pipelines);
+  result.outcome_cache = std::move(decision.outcome_cache);
   result.policy_time_us = MicrosSince(policy_start);
   result.ir_count_before = inst_count[0];
   trace.Mark("policy");

@@ -37,6 +37,7 @@ struct TuResult {
   int64_t oz_alloc_size = -1;  // PolicyDecision::oz_alloc_size
   // PolicyDecision::measured_pipelines (topk's measurements).
   std::vector<std::pair<std::string, int64_t>> measured_pipelines;
+  std::string outcome_cache;  // PolicyDecision::outcome_cache
   int64_t policy_time_us = 0;
   // With an object cache: "hit" (object and figures from the cache), "miss"
   // (computed, then stored) or "bypassed" (test-only passes or fault

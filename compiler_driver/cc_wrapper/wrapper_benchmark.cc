@@ -10,7 +10,7 @@
 // for the shipped default's compile cost. The printed targets are issue
 // #3's, for the baseline policy at -O2.
 //
-// Five variants of each translation unit, run interleaved (every repetition
+// Six variants of each translation unit, run interleaved (every repetition
 // runs each variant once, the order rotating per repetition) so that drift of
 // the machine hits all variants alike; medians over the repetitions:
 //   clang      clang-16 <flags> -c                         (reference)
@@ -18,6 +18,10 @@
 //   disabled   PHASELOOP_DISABLE=1 phaseloop-cc <flags> -c (kill switch)
 //   clang -E   clang-16 -E                                 (reference)
 //   pass       phaseloop-cc -E                             (pass-through path)
+//   warm       the policy variant with topk's outcome cache
+//              (PHASELOOP_OUTCOME_CACHE) filled by a run of every unit
+//              before the repetitions: a rebuild's cost (one pipeline per
+//              TU for a topk policy; equal to `policy` for other policies)
 // Translation units: bzip2's .c files (Debian source package, from
 // tools/fetch_sources.sh; bzip2's own flags -Wall -Winline -O2 -g
 // -D_FILE_OFFSET_BITS=64) and compiler_driver/fixtures/*.c (-O2). The whole
@@ -57,10 +61,11 @@ enum Variant {
   kDisabled,
   kClangE,
   kPassThrough,
+  kPolicyWarm,
   kNumVariants
 };
-const char* const kVariantNames[kNumVariants] = {"clang", "policy", "disabled",
-                                                 "clang_E", "pass_through"};
+const char* const kVariantNames[kNumVariants] = {
+    "clang", "policy", "disabled", "clang_E", "pass_through", "policy_warm"};
 
 struct Options {
   int reps = 5;
@@ -156,6 +161,9 @@ class Benchmark {
     env_policy_ =
         ChildEnvironment({spool, "PHASELOOP_POLICY=" + options.policy});
     env_disabled_ = ChildEnvironment({spool, "PHASELOOP_DISABLE=1"});
+    env_warm_ = ChildEnvironment({spool, "PHASELOOP_POLICY=" + options.policy,
+                                  "PHASELOOP_OUTCOME_CACHE=" + tmp +
+                                      "/outcomes"});
   }
 
   // Runs one unit in one variant (every source in sequence): wall time added
@@ -163,18 +171,19 @@ class Benchmark {
   bool Run(const Unit& unit, Variant variant, Sample* total) {
     *total = Sample();
     for (const std::string& source : unit.sources) {
-      const bool wrapper =
-          variant == kPolicy || variant == kDisabled || variant == kPassThrough;
+      const bool wrapper = variant == kPolicy || variant == kDisabled ||
+                           variant == kPassThrough || variant == kPolicyWarm;
       const bool preprocess = variant == kClangE || variant == kPassThrough;
       std::vector<std::string> argv = {wrapper ? options_.wrapper
                                                : options_.clang};
       argv.insert(argv.end(), unit.flags.begin(), unit.flags.end());
       argv.insert(argv.end(), {preprocess ? "-E" : "-c", source, "-o",
                                tmp_ + (preprocess ? "/out.i" : "/out.o")});
-      const std::vector<std::string>& env = variant == kPolicy ? env_policy_
-                                            : variant == kDisabled
-                                                ? env_disabled_
-                                                : env_plain_;
+      const std::vector<std::string>& env =
+          variant == kPolicy       ? env_policy_
+          : variant == kPolicyWarm ? env_warm_
+          : variant == kDisabled   ? env_disabled_
+                                   : env_plain_;
       Sample one;
       if (!RunOnce(argv, env, &one)) return false;
       total->seconds += one.seconds;
@@ -187,7 +196,7 @@ class Benchmark {
  private:
   Options options_;
   std::string tmp_;
-  std::vector<std::string> env_plain_, env_policy_, env_disabled_;
+  std::vector<std::string> env_plain_, env_policy_, env_disabled_, env_warm_;
 };
 
 double Median(std::vector<double> v) {
@@ -221,21 +230,24 @@ Summary Summarize(const std::vector<std::vector<Sample>>& by_variant) {
 // The three ratios the targets are about: policy and disabled against clang
 // -c, pass-through against clang -E.
 struct Ratios {
-  double policy, disabled, pass_through;
+  double policy, disabled, pass_through, policy_warm;
 };
 Ratios TimeRatios(const Summary& s) {
   return {s.ms[kPolicy] / s.ms[kClang], s.ms[kDisabled] / s.ms[kClang],
-          s.ms[kPassThrough] / s.ms[kClangE]};
+          s.ms[kPassThrough] / s.ms[kClangE],
+          s.ms[kPolicyWarm] / s.ms[kClang]};
 }
 Ratios CpuRatios(const Summary& s) {
   return {s.cpu_ms[kPolicy] / s.cpu_ms[kClang],
           s.cpu_ms[kDisabled] / s.cpu_ms[kClang],
-          s.cpu_ms[kPassThrough] / s.cpu_ms[kClangE]};
+          s.cpu_ms[kPassThrough] / s.cpu_ms[kClangE],
+          s.cpu_ms[kPolicyWarm] / s.cpu_ms[kClang]};
 }
 Ratios RssRatios(const Summary& s) {
   return {s.rss_mb[kPolicy] / s.rss_mb[kClang],
           s.rss_mb[kDisabled] / s.rss_mb[kClang],
-          s.rss_mb[kPassThrough] / s.rss_mb[kClangE]};
+          s.rss_mb[kPassThrough] / s.rss_mb[kClangE],
+          s.rss_mb[kPolicyWarm] / s.rss_mb[kClang]};
 }
 
 double GeoMean(const std::vector<double>& v) {
@@ -348,9 +360,13 @@ void PrintTable(const Options& options, const std::vector<Unit>& units,
         row.name, row.target, row.wall, Verdict(row.wall, row.target), row.cpu,
         Verdict(row.cpu, row.target), row.tu);
   }
+  std::printf(
+      "  warm outcome cache (a rebuild): wall %.3f  CPU %.3f of clang's "
+      "(cold: %.3f)\n",
+      wall.policy_warm, cpu.policy_warm, wall.policy);
 }
 
-// `"key": {"clang": v0, "policy": v1, ...}` for the five variants.
+// `"key": {"clang": v0, "policy": v1, ...}` for the six variants.
 void PrintVariants(const char* key, const double* values) {
   std::printf("\"%s\": {", key);
   for (int v = 0; v < kNumVariants; ++v) {
@@ -361,8 +377,9 @@ void PrintVariants(const char* key, const double* values) {
 
 void PrintRatios(const char* key, const Ratios& r) {
   std::printf(
-      "\"%s\": {\"policy\": %.4f, \"disabled\": %.4f, \"pass_through\": %.4f}",
-      key, r.policy, r.disabled, r.pass_through);
+      "\"%s\": {\"policy\": %.4f, \"disabled\": %.4f, \"pass_through\": "
+      "%.4f, \"policy_warm\": %.4f}",
+      key, r.policy, r.disabled, r.pass_through, r.policy_warm);
 }
 
 void PrintJson(const Options& options, const std::vector<Unit>& units,
@@ -462,6 +479,11 @@ int main(int argc, char** argv) {
   for (int v = 0; ok && v < kNumVariants; ++v) {
     Sample ignored;
     ok = benchmark.Run(units.front(), static_cast<Variant>(v), &ignored);
+  }
+  // The outcome cache of the warm variant: every unit once.
+  for (size_t u = 0; ok && u < units.size(); ++u) {
+    Sample ignored;
+    ok = benchmark.Run(units[u], kPolicyWarm, &ignored);
   }
   for (int rep = 0; ok && rep < options.reps; ++rep) {
     std::fprintf(stderr, "wrapper_benchmark: repetition %d/%d\n", rep + 1,

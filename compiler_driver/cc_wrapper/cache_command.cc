@@ -1,0 +1,101 @@
+#include "compiler_driver/cc_wrapper/cache_command.h"
+
+#include <cstdlib>
+#include <iostream>
+
+#include "absl/strings/str_format.h"
+#include "common/command/exit_code.h"
+#include "common/command/subcommand.h"
+#include "compiler_driver/cc_wrapper/outcome_cache.h"
+#include "compiler_driver/cc_wrapper/spool_space.h"
+#include "nlohmann/json.hpp"
+
+namespace phaseloop::cc_wrapper {
+namespace {
+
+constexpr char kName[] = "phaseloop cache: ";
+
+// The directory to work on, or "" after saying why there is none.
+std::string CacheDir(const CacheFlags& flags, std::ostream& err) {
+  if (!flags.dir.empty()) return flags.dir;
+  const char* env = std::getenv(kOutcomeCacheEnv);
+  if (env != nullptr && *env != '\0') return env;
+  err << kName << "no cache directory: pass --dir DIR or set "
+      << kOutcomeCacheEnv << " (the outcome cache is off unless it is set)\n";
+  return "";
+}
+
+// The cap phaseloop-cc applies with this environment.
+int64_t MaxBytes() {
+  int64_t max_bytes = kDefaultOutcomeCacheMaxBytes;
+  const char* size = std::getenv(kOutcomeCacheMaxSizeEnv);
+  if (size == nullptr || !ParseSize(size, &max_bytes) || max_bytes <= 0) {
+    return kDefaultOutcomeCacheMaxBytes;
+  }
+  return max_bytes;
+}
+
+}  // namespace
+
+int RunCacheStats(const CacheFlags& flags, std::ostream& out,
+                  std::ostream& err) {
+  const std::string dir = CacheDir(flags, err);
+  if (dir.empty()) return command::kExitBadInput;
+  absl::StatusOr<OutcomeCacheStats> stats = ReadOutcomeCacheStats(dir);
+  if (!stats.ok()) {
+    err << kName << stats.status().message() << "\n";
+    return command::kExitInternal;
+  }
+  const int64_t max_bytes = MaxBytes();
+  if (flags.json) {
+    out << nlohmann::ordered_json{{"dir", dir},
+                                  {"entries", stats->entries},
+                                  {"bytes", stats->bytes},
+                                  {"max_bytes", max_bytes}}
+               .dump()
+        << "\n";
+  } else {
+    out << absl::StrFormat(
+        "outcome cache %s\n  %d choices, %d bytes of %d (%.1f %%)\n", dir,
+        stats->entries, stats->bytes, max_bytes,
+        100.0 * static_cast<double>(stats->bytes) / max_bytes);
+  }
+  return command::kExitOk;
+}
+
+int RunCacheClear(const CacheFlags& flags, std::ostream& out,
+                  std::ostream& err) {
+  const std::string dir = CacheDir(flags, err);
+  if (dir.empty()) return command::kExitBadInput;
+  absl::StatusOr<OutcomeCacheStats> before = ReadOutcomeCacheStats(dir);
+  if (absl::Status cleared = ClearOutcomeCache(dir); !cleared.ok()) {
+    err << kName << cleared.message() << "\n";
+    return command::kExitInternal;
+  }
+  out << "cleared " << (before.ok() ? before->entries : 0)
+      << " choices from " << dir << "\n";
+  return command::kExitOk;
+}
+
+void AddCacheCommand(CLI::App& app, int& exit_code) {
+  CLI::App* cache = command::AddCommandGroup(
+      app, "cache",
+      "topk's outcome cache (PHASELOOP_OUTCOME_CACHE): the policy's choice "
+      "per module, so a rebuild runs one pipeline");
+  for (const bool clear : {false, true}) {
+    auto [sub, flags] = command::AddSubcommand<CacheFlags>(
+        *cache, clear ? "clear" : "stats",
+        clear ? "Remove every cached choice"
+              : "Choices held, bytes used and the cap "
+                "(PHASELOOP_OUTCOME_CACHE_MAX_SIZE, default 16Mi)",
+        exit_code, [clear](const CacheFlags& f) {
+          return clear ? RunCacheClear(f, std::cout, std::cerr)
+                       : RunCacheStats(f, std::cout, std::cerr);
+        });
+    sub->add_option("--dir", flags->dir,
+                    "the cache directory (default $PHASELOOP_OUTCOME_CACHE)");
+    if (!clear) sub->add_flag("--json", flags->json, "print JSON");
+  }
+}
+
+}  // namespace phaseloop::cc_wrapper

@@ -1,0 +1,46 @@
+#include "compiler_driver/cc_wrapper/cache_command.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <sstream>
+
+#include "common/testing/test_util.h"
+#include "compiler_driver/cc_wrapper/outcome_cache.h"
+
+namespace phaseloop::cc_wrapper {
+namespace {
+
+TEST(CacheCommandTest, StatsCountsAndClearEmpties) {
+  const std::string dir = testing::MakeTempDir();
+  OutcomeCache cache(dir, std::string("opt:test"));
+  PolicyDecision decision;
+  decision.pipeline = "default<Oz>";
+  decision.measured_pipelines = {{"default<Oz>", 100}};
+  for (const char* module : {"m1", "m2", "m3"}) {
+    ASSERT_EQ(cache.Store(cache.Lookup(module, "Oz", {}, "s"), decision), "");
+  }
+  std::ostringstream out, err;
+  ASSERT_EQ(RunCacheStats({dir, true}, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("\"entries\":3"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("\"max_bytes\":16777216"), std::string::npos);
+  out.str("");
+  ASSERT_EQ(RunCacheStats({dir, false}, out, err), 0);
+  EXPECT_NE(out.str().find("3 choices"), std::string::npos) << out.str();
+  out.str("");
+  ASSERT_EQ(RunCacheClear({dir, false}, out, err), 0);
+  EXPECT_NE(out.str().find("cleared 3 choices"), std::string::npos);
+  EXPECT_EQ(ReadOutcomeCacheStats(dir)->entries, 0);
+}
+
+TEST(CacheCommandTest, NoDirectoryIsBadInputNamingTheFix) {
+  unsetenv(kOutcomeCacheEnv);
+  std::ostringstream out, err;
+  EXPECT_EQ(RunCacheStats({}, out, err), 2);
+  EXPECT_NE(err.str().find("--dir"), std::string::npos);
+  EXPECT_NE(err.str().find("PHASELOOP_OUTCOME_CACHE"), std::string::npos);
+  EXPECT_EQ(RunCacheClear({}, out, err), 2);
+}
+
+}  // namespace
+}  // namespace phaseloop::cc_wrapper

@@ -1,0 +1,272 @@
+#include "compiler_driver/cc_wrapper/outcome_cache.h"
+
+#include <sys/stat.h>
+#include <utime.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "common/files/atomic_file.h"
+
+namespace phaseloop::cc_wrapper {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kMagic[] = "phaseloop-outcome";
+
+// "<name> <length>:<value>\n": values may hold any byte.
+void AddField(std::string* text, absl::string_view name,
+              absl::string_view value) {
+  absl::StrAppend(text, name, " ", value.size(), ":", value, "\n");
+}
+
+// Reads one AddField field named `name` at *pos.
+absl::StatusOr<std::string> ReadField(const std::string& bytes, size_t* pos,
+                                      absl::string_view name) {
+  const std::string prefix = absl::StrCat(name, " ");
+  if (bytes.compare(*pos, prefix.size(), prefix) != 0) {
+    return absl::DataLossError(absl::StrCat("expected field '", name, "'"));
+  }
+  *pos += prefix.size();
+  const size_t colon = bytes.find(':', *pos);
+  size_t length = 0;
+  if (colon == std::string::npos ||
+      !absl::SimpleAtoi(bytes.substr(*pos, colon - *pos), &length) ||
+      colon + 1 + length + 1 > bytes.size() ||
+      bytes[colon + 1 + length] != '\n') {
+    return absl::DataLossError(absl::StrCat("field '", name, "' is cut"));
+  }
+  std::string value = bytes.substr(colon + 1, length);
+  *pos = colon + 1 + length + 1;
+  return value;
+}
+
+absl::StatusOr<int64_t> ReadNumber(const std::string& bytes, size_t* pos,
+                                   absl::string_view name) {
+  absl::StatusOr<std::string> text = ReadField(bytes, pos, name);
+  if (!text.ok()) return text.status();
+  int64_t value = 0;
+  if (!absl::SimpleAtoi(*text, &value)) {
+    return absl::DataLossError(absl::StrCat("field '", name, "' is no number"));
+  }
+  return value;
+}
+
+// Keeps the files of `subdir` within `budget` bytes, oldest removed first.
+void TrimSubdirectory(const fs::path& subdir, int64_t budget) {
+  std::error_code ec;
+  struct Entry {
+    fs::file_time_type time;
+    int64_t size;
+    fs::path path;
+  };
+  std::vector<Entry> entries;
+  int64_t total = 0;
+  for (const fs::directory_entry& e : fs::directory_iterator(subdir, ec)) {
+    if (!e.is_regular_file(ec)) continue;
+    const int64_t size = static_cast<int64_t>(e.file_size(ec));
+    entries.push_back({e.last_write_time(ec), size, e.path()});
+    total += size;
+  }
+  if (total <= budget) return;
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry& a, const Entry& b) {
+              return a.time != b.time ? a.time < b.time : a.path < b.path;
+            });
+  for (const Entry& e : entries) {
+    if (total <= budget) break;
+    if (fs::remove(e.path, ec)) total -= e.size;
+  }
+}
+
+}  // namespace
+
+std::string SerializeOutcome(const std::string& key,
+                             const PolicyDecision& decision) {
+  std::string text = absl::StrCat(kMagic, " ", kOutcomeCacheFormat, "\n");
+  AddField(&text, "key", key);
+  AddField(&text, "pipeline", decision.pipeline);
+  AddField(&text, "note", decision.note);
+  AddField(&text, "oz_alloc_size", absl::StrCat(decision.oz_alloc_size));
+  AddField(&text, "measured",
+           absl::StrCat(decision.measured_pipelines.size()));
+  for (const auto& [pipeline, value] : decision.measured_pipelines) {
+    AddField(&text, "value", absl::StrCat(value));
+    AddField(&text, "pipeline", pipeline);
+  }
+  return text;
+}
+
+absl::StatusOr<PolicyDecision> ParseOutcome(const std::string& key,
+                                            const std::string& bytes) {
+  const std::string header = absl::StrCat(kMagic, " ", kOutcomeCacheFormat, "\n");
+  if (bytes.compare(0, header.size(), header) != 0) {
+    return absl::DataLossError("not an outcome entry of this format");
+  }
+  size_t pos = header.size();
+  absl::StatusOr<std::string> stored_key = ReadField(bytes, &pos, "key");
+  if (!stored_key.ok()) return stored_key.status();
+  if (*stored_key != key) return absl::DataLossError("holds another key");
+  PolicyDecision decision;
+  absl::StatusOr<std::string> pipeline = ReadField(bytes, &pos, "pipeline");
+  if (!pipeline.ok()) return pipeline.status();
+  if (pipeline->empty()) return absl::DataLossError("empty pipeline");
+  decision.pipeline = *std::move(pipeline);
+  absl::StatusOr<std::string> note = ReadField(bytes, &pos, "note");
+  if (!note.ok()) return note.status();
+  decision.note = *std::move(note);
+  absl::StatusOr<int64_t> oz = ReadNumber(bytes, &pos, "oz_alloc_size");
+  if (!oz.ok()) return oz.status();
+  decision.oz_alloc_size = *oz;
+  absl::StatusOr<int64_t> measured = ReadNumber(bytes, &pos, "measured");
+  if (!measured.ok()) return measured.status();
+  if (*measured < 0 || *measured > 1000) {
+    return absl::DataLossError("implausible measured count");
+  }
+  for (int64_t i = 0; i < *measured; ++i) {
+    absl::StatusOr<int64_t> value = ReadNumber(bytes, &pos, "value");
+    if (!value.ok()) return value.status();
+    absl::StatusOr<std::string> p = ReadField(bytes, &pos, "pipeline");
+    if (!p.ok()) return p.status();
+    decision.measured_pipelines.emplace_back(*std::move(p), *value);
+  }
+  if (pos != bytes.size()) return absl::DataLossError("trailing bytes");
+  return decision;
+}
+
+OutcomeCache::OutcomeCache(std::string dir,
+                           absl::StatusOr<std::string> identity,
+                           int64_t max_bytes)
+    : dir_(std::move(dir)),
+      identity_(std::move(identity)),
+      max_bytes_(max_bytes) {}
+
+OutcomeCache OutcomeCache::ForRunningBinary(const std::string& dir,
+                                            int64_t max_bytes) {
+  return OutcomeCache(
+      dir, WrapperIdentity("/proc/self/exe", dir + "/identity"), max_bytes);
+}
+
+std::string OutcomeCache::EntryPath(const std::string& key) const {
+  return absl::StrCat(dir_, "/outcomes/", key.substr(0, 2), "/", key);
+}
+
+OutcomeLookup OutcomeCache::Lookup(const std::string& module_hash,
+                                   const std::string& opt_level,
+                                   const codegen::CodegenSettings& codegen,
+                                   const std::string& policy_spec) const {
+  OutcomeLookup lookup;
+  lookup.outcome = "miss";
+  if (!identity_.ok()) {
+    lookup.note = absl::StrCat("outcome cache unusable: wrapper identity: ",
+                               identity_.status().message());
+    return lookup;
+  }
+  // The object cache's key of everything that decides an object, with the
+  // policy and its options where the pipeline goes: the policy's choice is
+  // decided by the same inputs. Its own directory, so no key is shared.
+  lookup.key = ObjectCacheKey(
+      {*identity_, module_hash, opt_level,
+       absl::StrCat("outcome-format ", kOutcomeCacheFormat, " ", policy_spec),
+       codegen, false});
+  const std::string path = EntryPath(lookup.key);
+  std::string bytes;
+  absl::Status read = files::ReadWholeFile(path, &bytes);
+  if (absl::IsNotFound(read)) return lookup;
+  if (!read.ok()) {
+    lookup.note = absl::StrCat("outcome cache: ", read.message());
+    return lookup;
+  }
+  absl::StatusOr<PolicyDecision> entry = ParseOutcome(lookup.key, bytes);
+  if (!entry.ok()) {
+    lookup.note = absl::StrCat("outcome cache: bad entry ", path, " (",
+                               entry.status().message(), "): measured again");
+    return lookup;
+  }
+  utime(path.c_str(), nullptr);  // recently used: trimmed last
+  lookup.outcome = "hit";
+  lookup.hit = *std::move(entry);
+  return lookup;
+}
+
+std::string OutcomeCache::Store(const OutcomeLookup& miss,
+                                const PolicyDecision& computed) const {
+  if (miss.key.empty()) return "";
+  const std::string path = EntryPath(miss.key);
+  const std::string subdir = path.substr(0, path.rfind('/'));
+  absl::Status stored = files::MakeDirectories(subdir);
+  if (stored.ok()) {
+    stored =
+        files::WriteFileAtomically(path, SerializeOutcome(miss.key, computed));
+  }
+  if (!stored.ok()) {
+    return absl::StrCat("outcome cache: not stored: ", stored.message());
+  }
+  TrimSubdirectory(subdir, std::max<int64_t>(1, max_bytes_ / 256));
+  return "";
+}
+
+absl::StatusOr<OutcomeCacheStats> ReadOutcomeCacheStats(
+    const std::string& dir) {
+  OutcomeCacheStats stats;
+  std::error_code ec;
+  const fs::path root = fs::path(dir) / "outcomes";
+  if (!fs::exists(root, ec)) return stats;
+  for (auto it = fs::recursive_directory_iterator(root, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (!it->is_regular_file(ec)) continue;
+    ++stats.entries;
+    stats.bytes += static_cast<int64_t>(it->file_size(ec));
+  }
+  if (ec) {
+    return absl::InternalError(
+        absl::StrCat("cannot read ", root.string(), ": ", ec.message()));
+  }
+  return stats;
+}
+
+absl::Status ClearOutcomeCache(const std::string& dir) {
+  std::error_code ec;
+  fs::remove_all(fs::path(dir) / "outcomes", ec);
+  if (ec) {
+    return absl::InternalError(absl::StrCat(
+        "cannot clear ", dir, "/outcomes: ", ec.message()));
+  }
+  return absl::OkStatus();
+}
+
+PolicyDecision OutcomeCachingPolicy::DecideWithNote(
+    const PolicyInput& input) const {
+  const std::string spec = inner_.OutcomeSpec();
+  if (spec.empty() || input.module_hash.empty()) {
+    return inner_.DecideWithNote(input);
+  }
+  OutcomeLookup lookup =
+      cache_.Lookup(input.module_hash, input.opt_level, codegen_, spec);
+  if (lookup.hit) {
+    PolicyDecision decision = *std::move(lookup.hit);
+    decision.note = absl::StrCat(decision.note, "; outcome cache hit");
+    // Measured once, shipped once: a hit's record carries no measurements.
+    decision.measured_pipelines.clear();
+    decision.outcome_cache = "hit";
+    return decision;
+  }
+  PolicyDecision decision = inner_.DecideWithNote(input);
+  // Only what topk measured is worth keeping (not a baseline fallback).
+  if (decision.not_applied.empty() && !decision.measured_pipelines.empty()) {
+    decision.outcome_cache = "miss";
+    const std::string note = cache_.Store(lookup, decision);
+    if (!lookup.note.empty() || !note.empty()) {
+      absl::StrAppend(&decision.note, "; ", lookup.note,
+                      !lookup.note.empty() && !note.empty() ? "; " : "", note);
+    }
+  }
+  return decision;
+}
+
+}  // namespace phaseloop::cc_wrapper

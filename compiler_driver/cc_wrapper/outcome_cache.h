@@ -1,0 +1,126 @@
+#ifndef PHASELOOP_COMPILER_DRIVER_CC_WRAPPER_OUTCOME_CACHE_H_
+#define PHASELOOP_COMPILER_DRIVER_CC_WRAPPER_OUTCOME_CACHE_H_
+
+// topk's outcome cache (issue 20), like ccache for the policy's choice:
+// with PHASELOOP_OUTCOME_CACHE=DIR, when a learned policy measures
+// candidates on a module (topk), the pipeline it keeps is stored under a
+// key of everything that decides it — the optimizer binary, the module
+// (module_hash: its bitcode, target triple and CPU included), the -O level,
+// the code generator settings, the policy's version and its inference
+// options (mode, k, budget). A rebuild, or another configuration of the
+// same code, then runs one pipeline instead of topk's k+1 measurements.
+//
+// A hit gives the decision a miss computes: topk's budget counts work,
+// never the clock, so its choice is a function of the key. The cache never
+// changes an object, and never fails a compile (an unreadable or bad entry
+// is a miss, an unwritable directory a note in the decision's detail).
+//
+// Entries: DIR/outcomes/<key[0:2]>/<key>, a small JSON file written with
+// files::WriteFileAtomically (processes sharing DIR see a whole entry or
+// none; two writing one key write equal bytes). Bounded like ccache: each of
+// the 256 subdirectories may hold max_bytes/256; after a store, entries of
+// that subdirectory are removed oldest first (by modification time; a hit
+// touches its entry) until it fits. `phaseloop cache stats|clear` reads and
+// empties it. Thread-compatible; safe across processes.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "compiler_driver/cc_wrapper/object_cache.h"
+#include "compiler_driver/cc_wrapper/policy.h"
+
+namespace phaseloop::cc_wrapper {
+
+inline constexpr char kOutcomeCacheEnv[] = "PHASELOOP_OUTCOME_CACHE";
+inline constexpr char kOutcomeCacheMaxSizeEnv[] =
+    "PHASELOOP_OUTCOME_CACHE_MAX_SIZE";
+inline constexpr int64_t kDefaultOutcomeCacheMaxBytes = 16LL << 20;  // 16 Mi
+
+// Bumped when the entry layout or the key's meaning changes.
+inline constexpr int kOutcomeCacheFormat = 1;
+
+struct OutcomeLookup {
+  std::string key;                    // empty when the cache cannot be used
+  std::optional<PolicyDecision> hit;  // set on a verified hit
+  std::string outcome;                // "hit" or "miss"
+  std::string note;                   // for the detail: a bad entry, an error
+};
+
+class OutcomeCache {
+ public:
+  // `identity`: WrapperIdentity of the running optimizer, or why it could
+  // not be had (then every lookup is a miss saying so, nothing is stored).
+  OutcomeCache(std::string dir, absl::StatusOr<std::string> identity,
+               int64_t max_bytes = kDefaultOutcomeCacheMaxBytes);
+
+  // The cache at `dir` for this process's binary (/proc/self/exe).
+  static OutcomeCache ForRunningBinary(const std::string& dir,
+                                       int64_t max_bytes);
+
+  const std::string& dir() const { return dir_; }
+  int64_t max_bytes() const { return max_bytes_; }
+
+  // `policy_spec`: PolicyRunner::OutcomeSpec (version and inference
+  // options); `codegen`: the settings the object is generated with.
+  OutcomeLookup Lookup(const std::string& module_hash,
+                       const std::string& opt_level,
+                       const codegen::CodegenSettings& codegen,
+                       const std::string& policy_spec) const;
+
+  // After a miss with a key: writes the entry, then trims its
+  // subdirectory to its share of max_bytes. "" when stored, else a note.
+  std::string Store(const OutcomeLookup& miss,
+                    const PolicyDecision& computed) const;
+
+  std::string EntryPath(const std::string& key) const;
+
+ private:
+  std::string dir_;
+  absl::StatusOr<std::string> identity_;
+  int64_t max_bytes_;
+};
+
+// The entry's bytes and their reading (for tests): Parse checks the format
+// and the key and says what was wrong.
+std::string SerializeOutcome(const std::string& key,
+                             const PolicyDecision& decision);
+absl::StatusOr<PolicyDecision> ParseOutcome(const std::string& key,
+                                            const std::string& bytes);
+
+// `phaseloop cache stats|clear`.
+struct OutcomeCacheStats {
+  int64_t entries = 0;
+  int64_t bytes = 0;  // of entry files, as stored
+};
+absl::StatusOr<OutcomeCacheStats> ReadOutcomeCacheStats(const std::string& dir);
+// Removes every entry (DIR/outcomes); the directory itself stays.
+absl::Status ClearOutcomeCache(const std::string& dir);
+
+// A policy runner that consults `cache` before `inner` when `inner`
+// measures candidates (a non-empty OutcomeSpec), and stores what `inner`
+// measured after a miss. Decisions say "outcome cache hit" in their note
+// and carry PolicyDecision::outcome_cache. Neither is owned.
+class OutcomeCachingPolicy : public PolicyRunner {
+ public:
+  OutcomeCachingPolicy(const PolicyRunner& inner, const OutcomeCache& cache,
+                       codegen::CodegenSettings codegen)
+      : inner_(inner), cache_(cache), codegen_(std::move(codegen)) {}
+  const char* kind() const override { return inner_.kind(); }
+  const std::string& version() const override { return inner_.version(); }
+  std::string OutcomeSpec() const override { return inner_.OutcomeSpec(); }
+  std::string Decide(const PolicyInput& input) const override {
+    return DecideWithNote(input).pipeline;
+  }
+  PolicyDecision DecideWithNote(const PolicyInput& input) const override;
+
+ private:
+  const PolicyRunner& inner_;
+  const OutcomeCache& cache_;
+  codegen::CodegenSettings codegen_;
+};
+
+}  // namespace phaseloop::cc_wrapper
+
+#endif  // PHASELOOP_COMPILER_DRIVER_CC_WRAPPER_OUTCOME_CACHE_H_

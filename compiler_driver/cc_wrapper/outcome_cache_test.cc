@@ -1,0 +1,164 @@
+#include "compiler_driver/cc_wrapper/outcome_cache.h"
+
+#include <gtest/gtest.h>
+#include <utime.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "common/testing/test_util.h"
+
+namespace phaseloop::cc_wrapper {
+namespace {
+
+namespace fs = std::filesystem;
+
+PolicyDecision Measured() {
+  PolicyDecision d;
+  d.pipeline = "default<Oz>,codegen<machine-outliner>";
+  d.note = "topk: mo alloc_size 900 vs -Oz 1000 (2 measured of 2)";
+  d.oz_alloc_size = 1000;
+  d.measured_pipelines = {{"default<Oz>", 1000},
+                          {"default<Oz>,codegen<machine-outliner>", 900}};
+  return d;
+}
+
+TEST(OutcomeCacheTest, EntriesRoundTripAndBadOnesAreRefused) {
+  const std::string key(32, 'a');
+  const std::string bytes = SerializeOutcome(key, Measured());
+  absl::StatusOr<PolicyDecision> back = ParseOutcome(key, bytes);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->pipeline, Measured().pipeline);
+  EXPECT_EQ(back->note, Measured().note);
+  EXPECT_EQ(back->oz_alloc_size, 1000);
+  EXPECT_EQ(back->measured_pipelines, Measured().measured_pipelines);
+  EXPECT_FALSE(ParseOutcome(std::string(32, 'b'), bytes).ok());  // other key
+  EXPECT_FALSE(ParseOutcome(key, bytes.substr(0, bytes.size() - 3)).ok());
+  EXPECT_FALSE(ParseOutcome(key, bytes + "x").ok());
+  EXPECT_FALSE(ParseOutcome(key, "phaseloop-object 1\n").ok());
+}
+
+TEST(OutcomeCacheTest, HitsOnlyForTheSameKey) {
+  const std::string dir = testing::MakeTempDir();
+  OutcomeCache cache(dir, std::string("opt:test"));
+  OutcomeLookup miss = cache.Lookup("m1", "Oz", {}, "artifact v1 k=4");
+  EXPECT_EQ(miss.outcome, "miss");
+  ASSERT_FALSE(miss.key.empty());
+  EXPECT_EQ(cache.Store(miss, Measured()), "");
+  OutcomeLookup hit = cache.Lookup("m1", "Oz", {}, "artifact v1 k=4");
+  EXPECT_EQ(hit.outcome, "hit");
+  ASSERT_TRUE(hit.hit.has_value());
+  EXPECT_EQ(hit.hit->pipeline, Measured().pipeline);
+  // Anything that decides the choice is in the key.
+  EXPECT_EQ(cache.Lookup("m2", "Oz", {}, "artifact v1 k=4").outcome, "miss");
+  EXPECT_EQ(cache.Lookup("m1", "Os", {}, "artifact v1 k=4").outcome, "miss");
+  EXPECT_EQ(cache.Lookup("m1", "Oz", {}, "artifact v1 k=2").outcome, "miss");
+  codegen::CodegenSettings sections;
+  sections.function_sections = true;
+  EXPECT_EQ(cache.Lookup("m1", "Oz", sections, "artifact v1 k=4").outcome,
+            "miss");
+  OutcomeCache other_binary(dir, std::string("opt:other"));
+  EXPECT_EQ(other_binary.Lookup("m1", "Oz", {}, "artifact v1 k=4").outcome,
+            "miss");
+
+  absl::StatusOr<OutcomeCacheStats> stats = ReadOutcomeCacheStats(dir);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->entries, 1);
+  EXPECT_GT(stats->bytes, 0);
+  ASSERT_TRUE(ClearOutcomeCache(dir).ok());
+  EXPECT_EQ(ReadOutcomeCacheStats(dir)->entries, 0);
+  EXPECT_EQ(cache.Lookup("m1", "Oz", {}, "artifact v1 k=4").outcome, "miss");
+}
+
+TEST(OutcomeCacheTest, ABadEntryIsAMissAndAnUnknownBinaryStoresNothing) {
+  const std::string dir = testing::MakeTempDir();
+  OutcomeCache cache(dir, std::string("opt:test"));
+  OutcomeLookup miss = cache.Lookup("m", "Oz", {}, "s");
+  fs::create_directories(fs::path(cache.EntryPath(miss.key)).parent_path());
+  std::ofstream(cache.EntryPath(miss.key)) << "garbage";
+  OutcomeLookup bad = cache.Lookup("m", "Oz", {}, "s");
+  EXPECT_EQ(bad.outcome, "miss");
+  EXPECT_NE(bad.note.find("bad entry"), std::string::npos) << bad.note;
+
+  OutcomeCache unusable(dir, absl::NotFoundError("cannot stat exe"));
+  OutcomeLookup none = unusable.Lookup("m", "Oz", {}, "s");
+  EXPECT_TRUE(none.key.empty());
+  EXPECT_NE(none.note.find("cannot stat exe"), std::string::npos);
+  EXPECT_EQ(unusable.Store(none, Measured()), "");
+}
+
+// Each subdirectory keeps max_bytes/256, the least recently used removed
+// first, so the whole cache stays within max_bytes.
+TEST(OutcomeCacheTest, StoresTrimTheOldestEntriesOfTheirSubdirectory) {
+  const std::string dir = testing::MakeTempDir();
+  const int64_t entry = static_cast<int64_t>(
+      SerializeOutcome(std::string(32, '0'), Measured()).size());
+  // Room for the new entry and one old file of the same size.
+  OutcomeCache cache(dir, std::string("opt:test"), 256 * (2 * entry + 10));
+  OutcomeLookup miss = cache.Lookup("m", "Oz", {}, "s");
+  const fs::path subdir = fs::path(cache.EntryPath(miss.key)).parent_path();
+  fs::create_directories(subdir);
+  const std::string filler(entry, 'x');
+  for (const auto& [name, age] :
+       std::vector<std::pair<std::string, int>>{{"older", 200}, {"old", 100}}) {
+    std::ofstream((subdir / name).string()) << filler;
+    struct utimbuf times;
+    times.actime = times.modtime = time(nullptr) - age;
+    ASSERT_EQ(utime((subdir / name).c_str(), &times), 0);
+  }
+  EXPECT_EQ(cache.Store(miss, Measured()), "");
+  EXPECT_FALSE(fs::exists(subdir / "older"));
+  EXPECT_TRUE(fs::exists(subdir / "old"));
+  EXPECT_EQ(cache.Lookup("m", "Oz", {}, "s").outcome, "hit");
+}
+
+// A policy whose decision is cheap (no OutcomeSpec) is never cached.
+class CountingPolicy : public PolicyRunner {
+ public:
+  explicit CountingPolicy(std::string spec) : spec_(std::move(spec)) {}
+  const char* kind() const override { return "artifact"; }
+  const std::string& version() const override { return version_; }
+  std::string OutcomeSpec() const override { return spec_; }
+  std::string Decide(const PolicyInput& input) const override {
+    return DecideWithNote(input).pipeline;
+  }
+  PolicyDecision DecideWithNote(const PolicyInput&) const override {
+    ++calls;
+    return Measured();
+  }
+  mutable int calls = 0;
+
+ private:
+  std::string spec_;
+  std::string version_ = "v1";
+};
+
+TEST(OutcomeCacheTest, TheCachingPolicyMeasuresOncePerKey) {
+  const std::string dir = testing::MakeTempDir();
+  OutcomeCache cache(dir, std::string("opt:test"));
+  CountingPolicy topk("artifact v1 mode=topk k=4");
+  OutcomeCachingPolicy caching(topk, cache, {});
+  PolicyInput input;
+  input.module_hash = "m";
+  input.opt_level = "Oz";
+  PolicyDecision first = caching.DecideWithNote(input);
+  EXPECT_EQ(first.outcome_cache, "miss");
+  EXPECT_EQ(first.measured_pipelines.size(), 2u);
+  PolicyDecision second = caching.DecideWithNote(input);
+  EXPECT_EQ(topk.calls, 1);
+  EXPECT_EQ(second.outcome_cache, "hit");
+  EXPECT_EQ(second.pipeline, first.pipeline);
+  EXPECT_EQ(second.oz_alloc_size, first.oz_alloc_size);
+  EXPECT_TRUE(second.measured_pipelines.empty());  // shipped once
+  EXPECT_NE(second.note.find("outcome cache hit"), std::string::npos);
+
+  CountingPolicy cheap("");
+  OutcomeCachingPolicy not_cached(cheap, cache, {});
+  not_cached.DecideWithNote(input);
+  PolicyDecision again = not_cached.DecideWithNote(input);
+  EXPECT_EQ(cheap.calls, 2);
+  EXPECT_EQ(again.outcome_cache, "");
+}
+
+}  // namespace
+}  // namespace phaseloop::cc_wrapper
