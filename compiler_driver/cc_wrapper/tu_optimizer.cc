@@ -44,7 +44,13 @@ bool FaultInjected(const char* fault) {
 }
 
 void MaybeCrashOrHang() {
-  if (FaultInjected("crash")) std::raise(SIGSEGV);
+  if (FaultInjected("crash")) {
+    // Dies the way an uncaught crash does: a sanitizer runtime's handler
+    // (ASan prints its report on stderr) must not turn the injected crash
+    // into output the user's build would see.
+    std::signal(SIGSEGV, SIG_DFL);
+    std::raise(SIGSEGV);
+  }
   if (FaultInjected("hang")) {
     for (;;) pause();
   }
