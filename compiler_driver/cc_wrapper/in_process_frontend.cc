@@ -245,6 +245,13 @@ InProcessFrontendRun RunFrontendInProcess(
     run.error = "frontend_failed: clang -cc1 rejected the arguments";
     return run;
   }
+#if defined(__SANITIZE_ADDRESS__)
+  // clang's driver passes -disable-free: a one-shot process leaves its AST
+  // to exit() (the wrapper runs each frontend in a child that exits). Under
+  // ASan's leak checker, tests that run many frontends in one process free
+  // it, so that what the checker reports are real leaks.
+  invocation->getFrontendOpts().DisableFree = false;
+#endif
   clang::CompilerInstance instance;
   instance.setInvocation(invocation);
   captured.UseColors(invocation->getDiagnosticOpts().ShowColors);

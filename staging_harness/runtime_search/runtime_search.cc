@@ -258,7 +258,10 @@ absl::StatusOr<RuntimeSearchResult> RunRuntimeSearch(
         out.stop_reason = "max_evaluations";
         break;
       }
-      if (Since(start) >= options.budget_s) {
+      // The first evaluation runs even when the baseline build and the
+      // profile used the whole budget (a loaded machine): a search that
+      // measured nothing would leave the learner nothing to learn from.
+      if (made > 0 && Since(start) >= options.budget_s) {
         out.stop_reason = "budget";
         break;
       }

@@ -50,7 +50,9 @@ inline constexpr char kConfirmBehaviour[] = "runtime_search:confirm";
 
 struct RuntimeSearchOptions {
   // The search's wall time: profile, builds, checks and short timings;
-  // the confirmation comes after it, with its own timing budget.
+  // the confirmation comes after it, with its own timing budget. One
+  // evaluation always runs, even when the baseline and the profile took
+  // the whole budget.
   double budget_s = 300;
   int max_evaluations = 0;  // 0: no limit but the budget and vocabulary
   uint64_t seed = 1;

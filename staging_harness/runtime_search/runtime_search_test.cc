@@ -118,6 +118,17 @@ TEST_F(RuntimeSearchTest, EvaluatesTheHotModuleAndRecordsEveryEvaluation) {
   EXPECT_EQ(result->confirmation.has_value(), !result->winners.empty());
 }
 
+// A budget the baseline build alone uses up (a loaded machine) still gives
+// one evaluation, then stops on the budget.
+TEST_F(RuntimeSearchTest, ABudgetSpentOnTheBaselineStillEvaluatesOnce) {
+  options_.max_evaluations = 0;
+  options_.budget_s = 0.001;
+  absl::StatusOr<RuntimeSearchResult> result = Search();
+  ASSERT_TRUE(result.ok()) << result.status() << log_.str();
+  EXPECT_EQ(result->evaluations.size(), 1u);
+  EXPECT_EQ(result->stop_reason, "budget");
+}
+
 TEST_F(RuntimeSearchTest, NeverProposesAPairTheBufferBlocks) {
   options_.max_evaluations = 1;
   absl::StatusOr<RuntimeSearchResult> first = Search();
