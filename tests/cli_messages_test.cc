@@ -38,6 +38,8 @@ const std::vector<std::string>& AllCommands() {
       "decisions ship",
       "decisions show",
       "stats",
+      "cache stats",
+      "cache clear",
       "toolchain bazel",
       "kafka serve",
       "buffer stats",
