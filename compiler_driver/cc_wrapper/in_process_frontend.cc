@@ -251,6 +251,7 @@ InProcessFrontendRun RunFrontendInProcess(
   // ASan's leak checker, tests that run many frontends in one process free
   // it, so that what the checker reports are real leaks.
   invocation->getFrontendOpts().DisableFree = false;
+  invocation->getCodeGenOpts().DisableFree = false;  // the target machine
 #endif
   clang::CompilerInstance instance;
   instance.setInvocation(invocation);
