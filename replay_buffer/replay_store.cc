@@ -4,6 +4,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "replay_buffer/objective_values.h"
 #include "replay_buffer/sqlite_replay_store.h"
 
 namespace phaseloop::replay_buffer {
@@ -112,23 +113,22 @@ std::string MiscompileIdOf(const v1::Miscompile& m) {
 }
 
 bool BestSequenceOf(const v1::Episode& episode, v1::BestSequence* best) {
-  const bool by_ir = episode.objective() == "ir_count";
-  if (!by_ir && episode.objective() != "text_size") return false;
+  const std::string& objective = episode.objective();
+  if (!IsMeasuredObjective(objective)) return false;
   std::vector<int32_t> actions;
   int64_t best_value = 0;
   size_t best_length = 0;
   for (const v1::Step& step : episode.steps()) {
     if (step.failed()) continue;  // rolled back: not part of the sequence
     actions.push_back(step.action());
-    const int64_t value =
-        by_ir ? step.ir_count_after() : step.text_size_after();
+    const int64_t value = StepValue(step, objective);
     if (value > 0 && (best_value == 0 || value < best_value)) {
       best_value = value;
       best_length = actions.size();
     }
   }
   if (best_value == 0) {
-    best_value = by_ir ? episode.final_ir_count() : episode.final_text_size();
+    best_value = FinalValue(episode, objective);
     best_length = actions.size();
     if (best_value <= 0) return false;
   }

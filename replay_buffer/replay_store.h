@@ -295,8 +295,8 @@ std::string MiscompileIdOf(const v1::Miscompile& miscompile);
 absl::Status ValidateWriteBatch(const WriteBatch& batch);
 
 // The best sequence an episode shows: the prefix (failed steps dropped) that
-// reached the lowest value of its objective ("ir_count": ir_count_after,
-// "text_size": text_size_after, 0 = not measured; the final value when no
+// reached the lowest value of its objective (objective_values.h's
+// StepValue, 0 = not measured; the final value when no
 // step was measured), the earliest on a tie. Returns false when the episode
 // measured nothing for its objective.
 bool BestSequenceOf(const v1::Episode& episode, v1::BestSequence* best);

@@ -223,6 +223,46 @@ TEST(ReplayStoreTest, BestSequenceIsTheBestPrefixAndOnlyImproves) {
   EXPECT_EQ(stored().value(), 150);
 }
 
+// The size objective is the whole object: an alloc_size episode's best
+// sequence follows the allocated bytes, not .text, and the buffer's
+// statistics compare it with the module's -Oz object.
+TEST(ReplayStoreTest, AllocSizeEpisodesFollowTheWholeObject) {
+  v1::Episode e = Trajectory("alloc", {190, 150, 170});
+  e.set_objective("alloc_size");
+  // .text keeps shrinking; the object (e.g. .rodata) grows after step 1.
+  const int64_t text[] = {900, 850, 800};
+  const int64_t alloc[] = {1300, 1200, 1250};
+  for (int i = 0; i < 3; ++i) {
+    e.mutable_steps(i)->set_text_size_after(text[i]);
+    e.mutable_steps(i)->set_alloc_size_after(alloc[i]);
+  }
+  e.set_final_text_size(800);
+  e.set_final_alloc_size(1250);
+  v1::BestSequence best;
+  ASSERT_TRUE(BestSequenceOf(e, &best));
+  EXPECT_EQ(best.objective(), "alloc_size");
+  EXPECT_EQ(best.value(), 1200);
+  EXPECT_EQ(best.actions_size(), 2);
+
+  auto store = Open(testing::MakeTempDir() + "/buffer.db");
+  WriteBatch b;
+  b.modules = {MakeModule("m", "train")};
+  b.modules[0].set_alloc_size_oz(1260);
+  b.episodes = {e};
+  ASSERT_TRUE(store->Write(b).ok());
+  auto stats = store->Stats();
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  bool found = false;
+  for (const auto& row : stats->best_vs_oz) {
+    if (row.objective != "alloc_size") continue;
+    found = true;
+    EXPECT_EQ(row.modules, 1);
+    EXPECT_EQ(row.better_than_oz, 1);
+    EXPECT_NEAR(row.geomean_oz_ratio, 1260.0 / 1200, 1e-12);
+  }
+  EXPECT_TRUE(found);
+}
+
 TEST(ReplayStoreTest, FinalRewardsJoinEpisodesByIdPolicyAndBuild) {
   auto store = Open(testing::MakeTempDir() + "/buffer.db");
   WriteBatch b;

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "replay_buffer/objective_values.h"
 #include "replay_buffer/schema.h"
 #include "replay_buffer/sqlite_replay_store.h"
 #include "replay_buffer/sqlite_util.h"
@@ -67,16 +68,17 @@ absl::StatusOr<BufferStats> SqliteReplayStore::Stats() {
   if (status.ok()) {
     status =
         Query(db_,
-              "SELECT b.objective, MIN(b.value), m.ir_count_oz, m.text_size_oz "
+              "SELECT b.objective, MIN(b.value), m.record "
               "FROM best_sequences b JOIN modules m "
               "ON m.module_hash = b.module_hash "
               "GROUP BY b.module_hash, b.objective",
               [&](Statement& s) {
                 const std::string objective = s.Text(0);
                 const int64_t value = s.Int(1);
-                const int64_t oz = objective == "ir_count"    ? s.Int(2)
-                                   : objective == "text_size" ? s.Int(3)
-                                                              : 0;
+                v1::ModuleRecord module;
+                const int64_t oz = module.ParseFromString(s.Text(2))
+                                       ? OzValue(module, objective)
+                                       : 0;
                 if (value <= 0 || oz <= 0) return;
                 auto& [row, log_sum] = best[objective];
                 row.objective = objective;

@@ -156,9 +156,9 @@ absl::Status WriteManifest(const std::string& corpus_dir, Manifest manifest) {
       {"convention", manifest.convention},
       {"opt_level", manifest.opt_level},
       {"baselines",
-       "ir_count_*/text_size_*: opt-16 -passes=default<level> on the stored "
-       "module, then codegen with clang-16's settings (as `phaseloop env "
-       "--input M.bc --baselines`)"},
+       "ir_count_*/text_size_*/alloc_size_*: opt-16 -passes=default<level> "
+       "on the stored module, then codegen with clang-16's settings (as "
+       "`phaseloop env --input M.bc --baselines`)"},
       {"split_rule",
        "BLAKE3(name) mod 100: <80 train, <90 validation, else test"},
       {"totals",

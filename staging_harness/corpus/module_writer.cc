@@ -129,6 +129,8 @@ absl::StatusOr<v1::ModuleRecord> WriteCorpusModule(
   record.set_text_size_o3((*baselines)[1].text_size);
   record.set_ir_count_oz((*baselines)[2].ir_count);
   record.set_text_size_oz((*baselines)[2].text_size);
+  record.set_alloc_size_o3((*baselines)[1].alloc_size);
+  record.set_alloc_size_oz((*baselines)[2].alloc_size);
   record.set_bitcode_path(BitcodePathFor(name));
   absl::Status written = WriteAtomically(
       (std::filesystem::path(corpus_dir) / record.bitcode_path()).string(),

@@ -7,18 +7,28 @@ namespace {
 
 absl::StatusOr<int64_t> Cost(session::CompilationSession& s, Objective o) {
   if (o == Objective::kIrCount) return s.IrCount();
+  if (o == Objective::kAllocSize) return s.AllocSize();
   return s.TextSize();
 }
 
 }  // namespace
 
 const char* ObjectiveName(Objective objective) {
-  return objective == Objective::kIrCount ? "ir_count" : "text_size";
+  switch (objective) {
+    case Objective::kIrCount:
+      return "ir_count";
+    case Objective::kTextSize:
+      return "text_size";
+    case Objective::kAllocSize:
+      return "alloc_size";
+  }
+  return "";
 }
 
 std::optional<Objective> ParseObjective(const std::string& text) {
   if (text == "ir_count") return Objective::kIrCount;
   if (text == "text_size") return Objective::kTextSize;
+  if (text == "alloc_size") return Objective::kAllocSize;
   return std::nullopt;
 }
 

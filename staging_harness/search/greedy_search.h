@@ -11,8 +11,10 @@
 
 namespace phaseloop::search {
 
-// What a search minimises (ARCHITECTURE.md, "Objectives and metrics").
-enum class Objective { kIrCount, kTextSize };
+// What a search minimises (ARCHITECTURE.md, "Objectives and metrics";
+// replay_buffer/objective_values.h): IR instructions, .text bytes, or the
+// whole object's allocated bytes (the size objective, issue 20).
+enum class Objective { kIrCount, kTextSize, kAllocSize };
 
 const char* ObjectiveName(Objective objective);
 std::optional<Objective> ParseObjective(const std::string& text);

@@ -30,8 +30,34 @@ TEST(GreedySearch, NeverWorseThanStartAndReplayable) {
   EXPECT_GT(result->alloc_size, result->text_size);  // .eh_frame, .rodata...
 }
 
+// The size objective is the whole object: greedy keeps an action only when
+// it lowers the allocated bytes, so the result is never larger than the
+// start in total, whatever .text does.
+TEST(GreedySearch, AllocSizeNeverGrowsTheObject) {
+  auto start = session::CompilationSession::StartFromFile(
+      "compiler_driver/fixtures/recursion.c", ir::FrontendOptions{},
+      session::SessionOptions{});
+  ASSERT_TRUE(start.ok()) << start.status();
+  absl::StatusOr<int64_t> before = (*start)->AllocSize();
+  ASSERT_TRUE(before.ok()) << before.status();
+  auto result = GreedySearch(**start, Objective::kAllocSize,
+                             /*budget_seconds=*/3600, /*max_evaluations=*/122);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->evaluations, 122);
+  ASSERT_EQ(result->actions.size(), 1u);  // -O0 code: some action shrinks it
+  EXPECT_LT(result->alloc_size, *before);
+  auto replay = (*start)->Fork();
+  ASSERT_TRUE(replay->Step(result->actions).ok());
+  EXPECT_EQ(*replay->AllocSize(), result->alloc_size);
+}
+
 TEST(GreedySearch, ParsesObjectives) {
+  for (Objective o :
+       {Objective::kIrCount, Objective::kTextSize, Objective::kAllocSize}) {
+    EXPECT_EQ(ParseObjective(ObjectiveName(o)), o) << ObjectiveName(o);
+  }
   EXPECT_EQ(ParseObjective("text_size"), Objective::kTextSize);
+  EXPECT_EQ(ParseObjective("alloc_size"), Objective::kAllocSize);
   EXPECT_EQ(ParseObjective("speed"), std::nullopt);
 }
 

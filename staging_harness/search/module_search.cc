@@ -67,8 +67,11 @@ ModuleSearch::ModuleSearch(service::RemoteSession& root, StateObservation start,
 std::vector<v1::ObservationKind> ModuleSearch::ObservationKinds() const {
   std::vector<v1::ObservationKind> kinds = {v1::IR_COUNT, v1::AUTOPHASE,
                                             v1::INST_COUNT};
-  if (options_.objective == Objective::kTextSize)
+  // Both sizes of one object: codegen runs once for the two.
+  if (options_.objective != Objective::kIrCount) {
     kinds.push_back(v1::TEXT_SIZE);
+    kinds.push_back(v1::ALLOC_SIZE);
+  }
   if (options_.observe_hash) kinds.push_back(v1::MODULE_HASH);
   return kinds;
 }
@@ -122,15 +125,26 @@ bool ModuleSearch::OutOfBudget() const {
 }
 
 int64_t ModuleSearch::Value(const StateObservation& state) const {
-  return options_.objective == Objective::kIrCount ? state.ir_count
-                                                   : state.text_size;
+  switch (options_.objective) {
+    case Objective::kIrCount:
+      return state.ir_count;
+    case Objective::kAllocSize:
+      return state.alloc_size;
+    case Objective::kTextSize:
+      break;
+  }
+  return state.text_size;
 }
 
 double ModuleSearch::Reward(int64_t before, int64_t after) const {
-  const bool ir = options_.objective == Objective::kIrCount;
-  const int64_t start =
-      ir ? reference_.ir_count_start : reference_.text_size_start;
-  const int64_t oz = ir ? reference_.ir_count_oz : reference_.text_size_oz;
+  int64_t start = reference_.text_size_start, oz = reference_.text_size_oz;
+  if (options_.objective == Objective::kIrCount) {
+    start = reference_.ir_count_start;
+    oz = reference_.ir_count_oz;
+  } else if (options_.objective == Objective::kAllocSize) {
+    start = reference_.alloc_size_start;
+    oz = reference_.alloc_size_oz;
+  }
   const int64_t scale =
       start - oz > 0 ? start - oz : std::max<int64_t>(start, 1);
   return static_cast<double>(before - after) / static_cast<double>(scale);
@@ -199,12 +213,14 @@ absl::StatusOr<ModuleSearch::Candidate> ModuleSearch::StepSession(
     step.set_reward(0);
     step.set_ir_count_after(before.ir_count);
     step.set_text_size_after(before.text_size);
+    step.set_alloc_size_after(before.alloc_size);
     return c;
   }
   c.state = Parse(reply->observations());
   step.set_reward(Reward(Value(before), Value(c.state)));
   step.set_ir_count_after(c.state.ir_count);
   step.set_text_size_after(c.state.text_size);
+  step.set_alloc_size_after(c.state.alloc_size);
   return c;
 }
 

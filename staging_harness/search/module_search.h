@@ -62,7 +62,7 @@ std::string PipelineText(const std::string& action_space_version,
                          const std::vector<int>& actions);
 
 struct ModuleSearchOptions {
-  Objective objective = Objective::kTextSize;
+  Objective objective = Objective::kAllocSize;
   double budget_seconds = 10;
   // Actions applied (failed ones included) after which the search stops; 0 =
   // no limit. Unlike the clock, this budget ends a search at the same point

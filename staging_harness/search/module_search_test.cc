@@ -12,6 +12,7 @@
 #include "compiler_driver/passes/action_space.h"
 #include "compiler_driver/session/baselines.h"
 #include "compiler_driver/testing/fixture_paths.h"
+#include "replay_buffer/objective_values.h"
 #include "staging_harness/workers/worker_client.h"
 
 namespace phaseloop::search {
@@ -65,8 +66,9 @@ std::unique_ptr<Harness> Open(const std::string& fixture,
   source.set_path(Fixture(fixture));
   auto root =
       service::RemoteSession::Start(*h->worker, source,
-                                    {v1::IR_COUNT, v1::TEXT_SIZE, v1::AUTOPHASE,
-                                     v1::INST_COUNT, v1::MODULE_HASH},
+                                    {v1::IR_COUNT, v1::TEXT_SIZE, v1::ALLOC_SIZE,
+                                     v1::AUTOPHASE, v1::INST_COUNT,
+                                     v1::MODULE_HASH},
                                     &h->reply);
   EXPECT_TRUE(root.ok()) << root.status();
   if (!root.ok()) return nullptr;
@@ -76,8 +78,9 @@ std::unique_ptr<Harness> Open(const std::string& fixture,
                                    {ir::OptLevel::kOz});
   EXPECT_TRUE(oz.ok()) << oz.status();
   if (!oz.ok()) return nullptr;
-  h->reference = {h->start.ir_count, h->start.text_size, oz->at(0).ir_count,
-                  oz->at(0).text_size};
+  h->reference = {h->start.ir_count,  h->start.text_size,
+                  oz->at(0).ir_count, oz->at(0).text_size,
+                  h->start.alloc_size, oz->at(0).alloc_size};
   h->search = h->NewSearch(options, h->reference);
   return h;
 }
@@ -148,10 +151,14 @@ void CheckRewardsFollowOz(Objective objective) {
   auto h = Open("bits.c", Options(objective));
   ASSERT_NE(h, nullptr);
   ModuleSearch& search = *h->search;
-  const bool ir = objective == Objective::kIrCount;
   const ModuleReference& ref = h->reference;
-  const int64_t v_start = ir ? ref.ir_count_start : ref.text_size_start;
-  const int64_t v_oz = ir ? ref.ir_count_oz : ref.text_size_oz;
+  const std::string measure = ObjectiveName(objective);
+  const int64_t v_start = measure == "ir_count"    ? ref.ir_count_start
+                          : measure == "text_size" ? ref.text_size_start
+                                                   : ref.alloc_size_start;
+  const int64_t v_oz = measure == "ir_count"    ? ref.ir_count_oz
+                       : measure == "text_size" ? ref.text_size_oz
+                                                : ref.alloc_size_oz;
   ASSERT_GT(v_start, v_oz) << "the fixture should gain from -Oz";
   EXPECT_EQ(search.Value(search.start()), v_start);
   const double scale = static_cast<double>(v_start - v_oz);
@@ -169,7 +176,7 @@ void CheckRewardsFollowOz(Objective objective) {
     ASSERT_TRUE(ok.ok()) << ok.status();
     ASSERT_TRUE(*ok) << name;
     const v1::Step& s = t->steps.back();
-    const int64_t after = ir ? s.ir_count_after() : s.text_size_after();
+    const int64_t after = replay_buffer::StepValue(s, measure);
     EXPECT_EQ(after, search.Value(t->state)) << name;
     EXPECT_DOUBLE_EQ(s.reward(), (before - after) / scale) << name;
     EXPECT_DOUBLE_EQ(s.reward(), search.Reward(before, after)) << name;
@@ -192,6 +199,12 @@ TEST(ModuleSearch, TextSizeRewardsAreNormalisedByOz) {
   CheckRewardsFollowOz(Objective::kTextSize);
 }
 
+// The size objective is the whole object: every step records its allocated
+// bytes (and .text beside them), and rewards follow them.
+TEST(ModuleSearch, AllocSizeRewardsAreNormalisedByOz) {
+  CheckRewardsFollowOz(Objective::kAllocSize);
+}
+
 TEST(ModuleSearch, RewardScaleIsTheStartValueWhenOzGainsNothing) {
   auto h = Open("bits.c", Options());
   ASSERT_NE(h, nullptr);
@@ -206,6 +219,9 @@ TEST(ModuleSearch, RewardScaleIsTheStartValueWhenOzGainsNothing) {
   // The other objective's figures are not used.
   auto text = h->NewSearch(Options(Objective::kTextSize), {100, 50, 10, 40});
   EXPECT_DOUBLE_EQ(text->Reward(50, 45), 0.5);
+  auto alloc = h->NewSearch(Options(Objective::kAllocSize),
+                            {100, 50, 10, 40, 300, 200});
+  EXPECT_DOUBLE_EQ(alloc->Reward(300, 250), 0.5);
 }
 
 TEST(ModuleSearch, BestStateIsNeverWorseThanTheStartAndMovesOnlyOnImprovement) {

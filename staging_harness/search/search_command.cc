@@ -234,7 +234,7 @@ int RunSearchCommand(const SearchFlags& flags, std::ostream& out,
   if (!strategy || !objective) {
     err << "error: --strategy must be random|greedy|beam|guided and "
            "--objective "
-           "text_size|ir_count (got '"
+           "alloc_size|text_size|ir_count|runtime (got '"
         << flags.strategy << "', '" << flags.objective << "')\n";
     return command::kExitBadInput;
   }
@@ -339,7 +339,9 @@ int RunSearchCommand(const SearchFlags& flags, std::ostream& out,
       return;
     }
     err << "ir " << r.reference.ir_count_start << " -> " << r.ir_count
-        << " (Oz " << r.reference.ir_count_oz << "), .text "
+        << " (Oz " << r.reference.ir_count_oz << "), allocated "
+        << r.reference.alloc_size_start << " -> " << r.alloc_size << " (Oz "
+        << r.reference.alloc_size_oz << "), .text "
         << r.reference.text_size_start << " -> " << r.text_size << " (Oz "
         << r.reference.text_size_oz << "); " << r.episodes << " episodes, "
         << r.evaluations << " steps, " << r.failed_steps << " failed\n";
@@ -411,8 +413,10 @@ void AddSearchCommand(CLI::App& app, int& exit_code) {
                   "random, greedy, beam or guided")
       ->capture_default_str();
   cmd->add_option("--objective", flags->objective,
-                  "text_size or ir_count, or runtime (a workload's hot "
-                  "modules, each evaluation a rebuild and a staged run)")
+                  "alloc_size (the whole object's allocated bytes), "
+                  "text_size (.text alone) or ir_count, or runtime (a "
+                  "workload's hot modules, each evaluation a rebuild and a "
+                  "staged run)")
       ->capture_default_str();
   cmd->add_option("--budget", flags->budget_seconds,
                   "search seconds per module (runtime: of the whole search)")

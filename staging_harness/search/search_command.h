@@ -20,7 +20,7 @@ struct SearchFlags {
   std::vector<std::string> inputs;
   std::string split;  // corpus manifest split, e.g. "validation"; "" = all
   std::string strategy = "random";
-  std::string objective = "text_size";
+  std::string objective = "alloc_size";
   double budget_seconds = 10;
   int64_t max_evaluations = 0;  // per module; 0 = no limit but the clock
   int64_t max_ir_count = 0;     // skip larger modules (manifest ir_count_o0)

@@ -232,7 +232,7 @@ absl::StatusOr<WorkStats> RunSearchJobWorker(const WorkOptions& options,
     stats.jobs_done.push_back(job.job_id());
     log << "job " << job.job_id() << " done: " << episodes_before
         << " episodes, " << job.objective() << " "
-        << (job.objective() == "ir_count" ? result.ir_count : result.text_size)
+        << ResultValue(result, *objective)
         << (result.status.ok()
                 ? ""
                 : " (" + std::string(result.status.message()) + ")")

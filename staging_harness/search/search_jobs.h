@@ -32,7 +32,7 @@ struct SubmitOptions {
   std::string bootstrap_servers;
   std::string topic = "phaseloop.search.jobs";
   Strategy strategy = Strategy::kRandom;
-  Objective objective = Objective::kTextSize;
+  Objective objective = Objective::kAllocSize;
   double budget_seconds = 10;
   int64_t max_evaluations = 0;  // per module; 0 = only the clock limits
   uint64_t seed = 1;

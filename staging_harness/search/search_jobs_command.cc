@@ -19,7 +19,7 @@ struct JobsFlags {
   std::string split;
   std::vector<std::string> inputs;
   std::string strategy = "random";
-  std::string objective = "text_size";
+  std::string objective = "alloc_size";
   double budget_seconds = 10;
   int64_t max_evaluations = 0;
   uint64_t seed = 1;
@@ -34,7 +34,7 @@ int Submit(const JobsFlags& flags) {
   if (!strategy || !objective) {
     std::cerr << "phaseloop search-jobs submit: unknown "
               << (strategy ? "--objective '" + flags.objective +
-                                 "' (text_size or ir_count)"
+                                 "' (alloc_size, text_size or ir_count)"
                            : "--strategy '" + flags.strategy +
                                  "' (random, greedy, beam or guided)")
               << "\n";
@@ -160,7 +160,7 @@ void AddSearchJobsCommand(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   submit
       ->add_option("--objective", submit_flags->objective,
-                   "text_size or ir_count")
+                   "alloc_size (whole object), text_size or ir_count")
       ->capture_default_str();
   submit
       ->add_option("--budget", submit_flags->budget_seconds,

@@ -187,6 +187,18 @@ absl::StatusOr<std::vector<ModuleResult>> RunSearch(
   return results;
 }
 
+int64_t ResultValue(const ModuleResult& result, Objective objective) {
+  switch (objective) {
+    case Objective::kIrCount:
+      return result.ir_count;
+    case Objective::kAllocSize:
+      return result.alloc_size;
+    case Objective::kTextSize:
+      break;
+  }
+  return result.text_size;
+}
+
 std::vector<KnownBest> BestSequencesOf(const std::vector<ModuleResult>& results,
                                        Objective objective) {
   std::vector<KnownBest> out;
@@ -197,8 +209,7 @@ std::vector<KnownBest> BestSequencesOf(const std::vector<ModuleResult>& results,
     k.best.set_objective(ObjectiveName(objective));
     k.best.set_action_space_version(r.action_space_version);
     for (int a : r.best_actions) k.best.add_actions(a);
-    k.best.set_value(objective == Objective::kIrCount ? r.ir_count
-                                                      : r.text_size);
+    k.best.set_value(ResultValue(r, objective));
     k.best.set_episode_id(r.best_episode_id);
     k.module_name = r.input.name;
     k.autophase = r.start_autophase;

@@ -20,7 +20,7 @@ struct SearchRunOptions {
   service::WorkerOptions worker;  // how to spawn (or reach) session workers
   int workers = 0;                // 0: one per hardware thread
   StrategyOptions strategy;
-  Objective objective = Objective::kTextSize;
+  Objective objective = Objective::kAllocSize;
   double budget_seconds = 10;   // per module, search only (not baselines)
   int64_t max_evaluations = 0;  // per module; 0 = only the clock limits
   uint64_t seed = 1;
@@ -53,6 +53,9 @@ struct ModuleResult {
   // max_evaluations): its result depends on the machine's speed.
   bool time_limited = false;
 };
+
+// The result's value of `objective` (after best_actions).
+int64_t ResultValue(const ModuleResult& result, Objective objective);
 
 // Workers a run uses: `requested` (0: hardware threads), at most one per
 // module, at least one.

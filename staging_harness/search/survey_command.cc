@@ -19,7 +19,7 @@ int RunSurvey(const SurveyFlags& flags, std::ostream& out, std::ostream& err) {
   std::optional<Objective> objective = ParseObjective(flags.objective);
   if (!objective) {
     err << "error: --objective '" << flags.objective
-        << "' is not ir_count or text_size\n";
+        << "' is not ir_count, text_size or alloc_size\n";
     return command::kExitBadInput;
   }
   std::error_code ec;
@@ -145,7 +145,7 @@ void AddSurveyCommand(CLI::App& app, int& exit_code) {
       "Baselines and a short greedy search over a directory of programs");
   cmd->add_option("--corpus", flags->corpus, "directory of C/C++ programs")
       ->capture_default_str();
-  cmd->add_option("--objective", flags->objective, "ir_count or text_size")
+  cmd->add_option("--objective", flags->objective, "ir_count, text_size or alloc_size")
       ->capture_default_str();
   cmd->add_option("--budget", flags->budget_seconds,
                   "greedy search seconds per program")
