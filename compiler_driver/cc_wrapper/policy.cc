@@ -76,7 +76,7 @@ class ArtifactPolicyRunner : public PolicyRunner {
     PolicyDecision decision{choice->pipeline, choice->note};
     // topk measured -Oz's whole object (a text_size policy compares
     // allocated bytes; an ir_count policy measures instructions).
-    if (policy_->artifact().objective() == pr::kObjectiveTextSize) {
+    if (pr::IsObjectSizeObjective(policy_->artifact().objective())) {
       decision.oz_alloc_size = choice->oz_measured;
     }
     decision.measured_pipelines = std::move(choice->measured_pipelines);

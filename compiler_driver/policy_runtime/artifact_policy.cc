@@ -100,7 +100,7 @@ int ArtifactPolicy::top_k() const {
 }
 
 bool ArtifactPolicy::is_size_policy() const {
-  return artifact_.objective() == kObjectiveTextSize ||
+  return IsObjectSizeObjective(artifact_.objective()) ||
          artifact_.objective() == kObjectiveIrCount;
 }
 
@@ -204,11 +204,11 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::Choose(
 absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
     const llvm::Module& module, absl::Span<const int64_t> autophase,
     absl::Span<const int64_t> inst_count, const ModuleEnvironment& env) const {
-  const bool text = artifact_.objective() == kObjectiveTextSize;
+  const bool text = IsObjectSizeObjective(artifact_.objective());
   if (env.runner == nullptr || (text && env.emitter == nullptr)) {
     return absl::FailedPreconditionError(
-        "topk needs a pass runner (and a code generator for text_size) to "
-        "measure candidates");
+        "topk needs a pass runner (and a code generator for a size policy) "
+        "to measure candidates");
   }
   PolicyChoice best;
   best.pipeline = kOzPipeline;

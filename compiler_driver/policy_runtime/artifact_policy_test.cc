@@ -206,6 +206,33 @@ TEST_F(ArtifactPolicyTest, TopKIsNeverLargerThanOzInAllocatedBytes) {
   }
 }
 
+// A second-generation size policy (objective alloc_size, issue 20) is a
+// size policy like a text_size one: topk measures whole objects and picks
+// what the text_size artifact with the same weights picks.
+TEST_F(ArtifactPolicyTest, AnAllocSizePolicyChoosesLikeATextSizeOne) {
+  Load("sorting.c");
+  InferenceOptions options;
+  options.mode = InferenceMode::kTopK;
+  options.top_k = 3;
+  options.budget = 1'000'000'000;
+  v1::PolicyArtifact text = Candidates(3);
+  v1::PolicyArtifact alloc = text;
+  alloc.set_objective(kObjectiveAllocSize);
+  ASSERT_TRUE(ValidatePolicyArtifact(alloc).ok());
+  auto by_text = ArtifactPolicy::Create(text, options);
+  auto by_alloc = ArtifactPolicy::Create(alloc, options);
+  ASSERT_TRUE(by_text.ok() && by_alloc.ok());
+  EXPECT_TRUE((*by_alloc)->is_size_policy());
+  EXPECT_TRUE((*by_alloc)->NeedsModule());
+  auto a = (*by_text)->Choose(*module_, autophase_, inst_count_, Env());
+  auto b = (*by_alloc)->Choose(*module_, autophase_, inst_count_, Env());
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(b->pipeline, a->pipeline);
+  EXPECT_EQ(b->measured, a->measured);
+  EXPECT_EQ(b->measured, AllocAfter(b->pipeline));
+  EXPECT_EQ(b->oz_measured, AllocAfter("default<Oz>"));
+}
+
 // Candidates may end in codegen<machine-outliner>: topk measures them with
 // the outliner on, and keeps one only when its whole object is the smallest.
 // On interpreter.c the outliner trims .text but its outlined functions'

@@ -187,17 +187,21 @@ std::string PolicyVersionOf(const v1::PolicyArtifact& artifact) {
   return Checksum(DeterministicBytes(artifact));
 }
 
+bool IsObjectSizeObjective(const std::string& objective) {
+  return objective == kObjectiveAllocSize || objective == kObjectiveTextSize;
+}
+
 absl::Status ValidatePolicyArtifact(const v1::PolicyArtifact& artifact) {
   if (artifact.format_version() != kPolicyFormatVersion) {
     return Invalid(absl::StrCat("format_version is ", artifact.format_version(),
                                 ", expected ", kPolicyFormatVersion));
   }
   const std::string& objective = artifact.objective();
-  if (objective != kObjectiveTextSize && objective != kObjectiveIrCount &&
+  if (!IsObjectSizeObjective(objective) && objective != kObjectiveIrCount &&
       objective != kObjectiveRuntime) {
     return Invalid(absl::StrCat("unknown objective \"", objective,
-                                "\" (expected text_size, ir_count or "
-                                "runtime)"));
+                                "\" (expected alloc_size, text_size, "
+                                "ir_count or runtime)"));
   }
   const bool stepwise = artifact.formulation() == kFormulationStepwise;
   if (!stepwise && artifact.formulation() != kFormulationCandidate) {

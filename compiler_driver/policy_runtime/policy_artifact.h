@@ -36,6 +36,10 @@ inline constexpr char kPolicyFileMagic[] = "phaseloop-policy";
 inline constexpr char kPolicyFileExtension[] = ".plpolicy";
 
 // Known PolicyArtifact.objective and .formulation values.
+// A size policy is trained on the whole object's allocated bytes
+// ("alloc_size", issue 20) or, first generation, on .text ("text_size");
+// either way topk compares whole objects (IsObjectSizeObjective).
+inline constexpr char kObjectiveAllocSize[] = "alloc_size";
 inline constexpr char kObjectiveTextSize[] = "text_size";
 inline constexpr char kObjectiveIrCount[] = "ir_count";
 inline constexpr char kObjectiveRuntime[] = "runtime";
@@ -45,6 +49,10 @@ inline constexpr char kFormulationCandidate[] = "candidate";
 // choice (the candidate with this pipeline, PolicyArtifact
 // .single_abstain_margin).
 inline constexpr char kOzPipeline[] = "default<Oz>";
+
+// alloc_size or text_size: a policy that sizes objects (topk measures the
+// whole object's allocated bytes for both).
+bool IsObjectSizeObjective(const std::string& objective);
 
 // The index of the candidate whose pipeline is kOzPipeline; -1 if none.
 int OzCandidateIndex(const v1::PolicyArtifact& artifact);

@@ -139,6 +139,11 @@ TEST(PolicyArtifactTest, ValidateChecksShapesAndIndices) {
     a.set_objective("speed");
     EXPECT_THAT(ValidatePolicyArtifact(a).message(), HasSubstr("objective"));
   }
+  for (const char* objective : {"alloc_size", "text_size", "ir_count"}) {
+    v1::PolicyArtifact a = Sample();
+    a.set_objective(objective);
+    EXPECT_TRUE(ValidatePolicyArtifact(a).ok()) << objective;
+  }
   {
     v1::PolicyArtifact a = Sample();
     a.set_format_version(3);

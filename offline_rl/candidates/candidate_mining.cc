@@ -32,6 +32,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "nlohmann/json.hpp"
+#include "replay_buffer/objective_values.h"
 #include "replay_buffer/replay_store.h"
 #include "staging_harness/search/best_sequences.h"
 #include "staging_harness/variants/corpus_variants.h"
@@ -51,8 +52,12 @@ absl::StatusOr<policy_runtime::PipelineMeasurement> Measure(
                                          runner, &emitter);
 }
 
-int64_t ValueOf(const policy_runtime::PipelineMeasurement& m, bool ir) {
-  return ir ? m.ir_count : m.text_size;
+// The measurement's value of `objective` (a measured one).
+int64_t ValueOf(const policy_runtime::PipelineMeasurement& m,
+                const std::string& objective) {
+  if (objective == replay_buffer::kObjectiveIrCount) return m.ir_count;
+  if (objective == replay_buffer::kObjectiveTextSize) return m.text_size;
+  return m.alloc_size;
 }
 
 }  // namespace
@@ -67,10 +72,10 @@ std::string CandidateSetVersion(const std::vector<Candidate>& candidates) {
 
 absl::StatusOr<std::vector<Candidate>> CollectCandidates(
     const MineOptions& options) {
-  if (options.objective != "text_size" && options.objective != "ir_count") {
+  if (!replay_buffer::IsMeasuredObjective(options.objective)) {
     return absl::InvalidArgumentError(
         absl::StrCat("unknown objective '", options.objective,
-                     "'; use text_size or ir_count"));
+                     "'; use alloc_size, text_size or ir_count"));
   }
   if (options.buffer.empty() && options.best_files.empty()) {
     return absl::InvalidArgumentError(
@@ -252,8 +257,8 @@ using ModuleMeasurement = v1::CandidateMeasurements;
 
 absl::StatusOr<ModuleMeasurement> MeasureModule(
     const v1::ModuleRecord& record, const MineOptions& options,
-    const std::vector<Candidate>& candidates, const std::string& space_version,
-    bool ir) {
+    const std::vector<Candidate>& candidates,
+    const std::string& space_version) {
   // Test hook (candidate_mining_test): a module whose measurement hangs.
   if (const char* fault = std::getenv("PHASELOOP_TEST_INJECT_FAULT");
       fault != nullptr && std::string(fault) == "hang") {
@@ -292,7 +297,7 @@ absl::StatusOr<ModuleMeasurement> MeasureModule(
     absl::StatusOr<policy_runtime::PipelineMeasurement> m =
         Measure(**module, candidates[c].pipeline, runner, **emitter);
     if (!m.ok()) continue;  // a failing candidate: no episode
-    values[c] = ValueOf(*m, ir);
+    values[c] = ValueOf(*m, options.objective);
     v1::Episode episode;
     episode.set_episode_id(ir::ContentHash(
         absl::StrCat("candidate|", candidates[c].pipeline, "|",
@@ -304,6 +309,7 @@ absl::StatusOr<ModuleMeasurement> MeasureModule(
         absl::StrCat("candidate:", candidates[c].name));
     episode.set_final_ir_count(m->ir_count);
     episode.set_final_text_size(m->text_size);
+    episode.set_final_alloc_size(m->alloc_size);
     episode.set_unix_time_ms(
         std::chrono::duration_cast<std::chrono::milliseconds>(
             std::chrono::system_clock::now().time_since_epoch())
@@ -320,12 +326,13 @@ absl::StatusOr<ModuleMeasurement> MeasureModule(
     step->set_action_probability(1.0);
     step->set_ir_count_after(m->ir_count);
     step->set_text_size_after(m->text_size);
+    step->set_alloc_size_after(m->alloc_size);
     batch.episodes.push_back(std::move(episode));
   }
   if (values[0] < 0) {
     return absl::InternalError("-Oz failed on the module");
   }
-  const int64_t start_value = ValueOf(*start_state, ir);
+  const int64_t start_value = ValueOf(*start_state, options.objective);
   const int64_t oz = values[0];
   const int64_t scale = start_value - oz > 0
                             ? start_value - oz
@@ -387,7 +394,6 @@ absl::StatusOr<MineReport> MineCandidates(const MineOptions& options) {
     if (!opened.ok()) return opened.status();
     store = std::move(*opened);
   }
-  const bool ir = options.objective == "ir_count";
   // The episodes' "action space" is the candidate set: Step.action indexes
   // it. (Under the pass action space's version the buffer would take the
   // candidate index for a pass and derive bogus best pass sequences.)
@@ -406,7 +412,7 @@ absl::StatusOr<MineReport> MineCandidates(const MineOptions& options) {
       modules.size(), measure_options,
       [&](size_t i) -> absl::StatusOr<std::string> {
         absl::StatusOr<ModuleMeasurement> measured =
-            MeasureModule(modules[i], options, candidates, space_version, ir);
+            MeasureModule(modules[i], options, candidates, space_version);
         if (!measured.ok()) return measured.status();
         return measured->SerializeAsString();
       },

@@ -26,7 +26,7 @@
 //     objective, action_space_version = CandidateSetVersion (the candidate
 //     set is the action space of these episodes: the buffer's derived best
 //     sequences are then "the best candidate of the module", never mistaken
-//     for pass sequences), final_text_size/final_ir_count, and one Step whose
+//     for pass sequences), final_ir_count/_text_size/_alloc_size, and one Step whose
 //     autophase/inst_count are the module's start state, action = the
 //     candidate's index in the candidates file, action_name "candidate:<name>",
 //     reward = (value_start - value) / (value_start - value_Oz) as search
@@ -57,7 +57,8 @@ namespace phaseloop::candidates {
 struct MineOptions {
   std::string buffer;                   // replay buffer: source and sink
   std::vector<std::string> best_files;  // best-sequences files
-  std::string objective = "text_size";  // or "ir_count"
+  // alloc_size (the whole object), text_size or ir_count
+  std::string objective = "alloc_size";
   std::string corpus_dir;
   std::string split = "train";  // "" = all modules
   int max_candidates = 32;      // besides -Oz

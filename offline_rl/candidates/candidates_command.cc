@@ -84,8 +84,10 @@ void AddCandidatesCommand(CLI::App& app, int& exit_code) {
   mine->add_option("--best", o.best_files,
                    "best-sequences file (phaseloop search --best-out); "
                    "repeatable");
-  mine->add_option("--objective", o.objective, "text_size or ir_count")
-      ->default_str("text_size");
+  mine->add_option("--objective", o.objective,
+                   "alloc_size (the whole object's allocated bytes), "
+                   "text_size (.text alone) or ir_count")
+      ->default_str("alloc_size");
   mine->add_option("--corpus", o.corpus_dir,
                    "corpus directory (phaseloop corpus build)")
       ->required();

@@ -251,6 +251,20 @@ EvalAggregates Aggregate(const std::vector<ModuleEval>& modules) {
   return a;
 }
 
+std::string OzRatioMetric(const std::string& objective) {
+  if (objective == "alloc_size") return "alloc_oz_ratio";
+  if (objective == "text_size") return "text_oz_ratio";
+  if (objective == "ir_count") return "geomean_oz_ratio";
+  return "";
+}
+
+double OzRatio(const EvalAggregates& a, const std::string& metric) {
+  if (metric == "alloc_oz_ratio") return a.alloc_oz_ratio;
+  if (metric == "text_oz_ratio") return a.text_oz_ratio;
+  if (metric == "geomean_oz_ratio") return a.geomean_oz_ratio;
+  return 0;
+}
+
 namespace {
 
 // One module's figures, measured in a forked child (staging's

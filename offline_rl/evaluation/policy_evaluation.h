@@ -119,6 +119,14 @@ struct EvalAggregates {
   double max_policy_ms = 0;
 };
 
+// The aggregate a policy of `objective` is judged by: alloc_oz_ratio for
+// alloc_size, text_oz_ratio for text_size, geomean_oz_ratio for ir_count
+// (each > 1: smaller than -Oz); "" for other objectives (runtime).
+std::string OzRatioMetric(const std::string& objective);
+
+// The named aggregate (one OzRatioMetric returns); 0 for an unknown name.
+double OzRatio(const EvalAggregates& aggregates, const std::string& metric);
+
 struct EvalReport {
   std::string policy;
   std::string policy_kind;  // "artifact", "baseline", "fixed", "table"

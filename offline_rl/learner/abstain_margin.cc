@@ -24,8 +24,8 @@ AbstainPoint ScoreAbstainMargin(const CandidateTable& table, int k,
   const size_t modules = table.module_hashes.size();
   for (size_t m = 0; m < modules; ++m) {
     const int pick = AbstainingChoice(outputs.data() + m * k, k, oz, margin);
-    const double oz_size = table.text_sizes[m * k + oz];
-    const double size = table.text_sizes[m * k + pick];
+    const double oz_size = table.object_sizes[m * k + oz];
+    const double size = table.object_sizes[m * k + pick];
     if (std::isnan(oz_size) || std::isnan(size) || size <= 0) continue;
     ++p.modules;
     if (pick != oz) ++p.switched;
@@ -34,7 +34,7 @@ AbstainPoint ScoreAbstainMargin(const CandidateTable& table, int k,
     p.worst_excess = std::max(p.worst_excess, excess);
     if (excess > tolerance) ++p.over_tolerance;
   }
-  if (p.modules > 0) p.text_oz_ratio = std::exp(log_sum / p.modules);
+  if (p.modules > 0) p.size_oz_ratio = std::exp(log_sum / p.modules);
   return p;
 }
 
@@ -49,10 +49,11 @@ absl::StatusOr<AbstainChoice> ChooseAbstainMargin(
         "the abstain margin needs the -Oz candidate (pipeline default<Oz>) "
         "among the candidates");
   }
-  if (outputs.size() != modules * k || table.text_sizes.size() != modules * k) {
+  if (outputs.size() != modules * k ||
+      table.object_sizes.size() != modules * k) {
     return absl::InvalidArgumentError(
         absl::StrCat("abstain margin: ", outputs.size(), " scores and ",
-                     table.text_sizes.size(), " sizes for ", modules,
+                     table.object_sizes.size(), " sizes for ", modules,
                      " modules x ", k, " candidates"));
   }
   // The margins where some module's choice changes: just above each
@@ -73,12 +74,13 @@ absl::StatusOr<AbstainChoice> ChooseAbstainMargin(
                                               oz, margin, tolerance);
     if (p.modules == 0) {
       return absl::FailedPreconditionError(
-          "abstain margin: no module has measured .text sizes for -Oz and "
-          "the policy's picks (candidate episodes without final_text_size)");
+          "abstain margin: no module has measured object sizes for -Oz and "
+          "the policy's picks (candidate episodes without the objective's "
+          "final size: final_alloc_size or final_text_size)");
     }
     choice.curve.push_back(p);
     if (p.over_tolerance <= max_over_modules &&
-        (!found || p.text_oz_ratio > choice.chosen.text_oz_ratio)) {
+        (!found || p.size_oz_ratio > choice.chosen.size_oz_ratio)) {
       choice.chosen = p;
       found = true;
     }

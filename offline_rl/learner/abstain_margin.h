@@ -8,9 +8,11 @@
 //
 // The margin is chosen on scores the network gave modules it was not trained
 // on (out-of-fold scores from cross-fitting, offline_rl/learner/cross_fit.h),
-// against those modules' measured .text sizes: the margin with the best
-// geomean T_Oz/T among those that leave at most `max_over_modules` modules
-// more than `tolerance` larger than -Oz. Pure arithmetic; thread-safe.
+// against those modules' measured object sizes S (CandidateTable::
+// object_sizes: allocated bytes for an alloc_size policy, .text for a
+// text_size one): the margin with the best geomean S_Oz/S among those that
+// leave at most `max_over_modules` modules more than `tolerance` larger than
+// -Oz. Pure arithmetic; thread-safe.
 
 #include <vector>
 
@@ -28,9 +30,9 @@ struct AbstainPoint {
   double margin = 0;
   int modules = 0;           // modules with measured -Oz and pick sizes
   int switched = 0;          // modules where the pick is not -Oz
-  double text_oz_ratio = 1;  // geomean T_Oz / T_pick (> 1: smaller)
+  double size_oz_ratio = 1;  // geomean S_Oz / S_pick (> 1: smaller)
   int over_tolerance = 0;    // modules more than `tolerance` larger than -Oz
-  double worst_excess = 0;   // max over modules of T_pick / T_Oz - 1
+  double worst_excess = 0;   // max over modules of S_pick / S_Oz - 1
 };
 
 // The modules' picks under `margin`. Shapes as for ChooseAbstainMargin,
@@ -46,9 +48,9 @@ struct AbstainChoice {
 };
 
 // Chooses the margin from `outputs` ([modules][num_candidates], the scores
-// for table.start_states) and table.text_sizes. InvalidArgument when `oz` is
+// for table.start_states) and table.object_sizes. InvalidArgument when `oz` is
 // out of range or the shapes disagree; FailedPrecondition when no module has
-// measured .text sizes.
+// measured object sizes.
 absl::StatusOr<AbstainChoice> ChooseAbstainMargin(
     const CandidateTable& table, int num_candidates,
     const std::vector<float>& outputs, int oz, double tolerance,

@@ -25,7 +25,7 @@ TEST(AbstainingChoiceTest, TakesTheBestOnlyWhenItBeatsOzByTheMargin) {
 CandidateTable Table() {
   CandidateTable t;
   t.module_hashes = {"m0", "m1", "m2", "m3"};
-  t.text_sizes = {1000, 970,  1010,  //
+  t.object_sizes = {1000, 970,  1010,  //
                   1000, 1020, 970,   //
                   1000, 1040, 990,   //
                   1000, 995,  1040};
@@ -54,10 +54,10 @@ TEST(ChooseAbstainMarginTest, AbstainsWhereTheNetworkIsUnsure) {
   EXPECT_EQ(chosen.switched, 2);
   EXPECT_EQ(chosen.over_tolerance, 0);
   EXPECT_EQ(chosen.worst_excess, 0);
-  EXPECT_NEAR(chosen.text_oz_ratio, std::sqrt(1000.0 / 970.0), 1e-9);
+  EXPECT_NEAR(chosen.size_oz_ratio, std::sqrt(1000.0 / 970.0), 1e-9);
   // The last margin abstains everywhere.
   EXPECT_EQ(choice->curve.back().switched, 0);
-  EXPECT_EQ(choice->curve.back().text_oz_ratio, 1.0);
+  EXPECT_EQ(choice->curve.back().size_oz_ratio, 1.0);
   for (size_t i = 1; i < choice->curve.size(); ++i) {
     EXPECT_GT(choice->curve[i].margin, choice->curve[i - 1].margin);
   }
@@ -69,7 +69,7 @@ TEST(ChooseAbstainMarginTest, AllowedOverModulesBuyGain) {
   // allowed.
   CandidateTable t = Table();
   t.module_hashes.push_back("m4");
-  t.text_sizes.insert(t.text_sizes.end(), {1000, 800, 1000});
+  t.object_sizes.insert(t.object_sizes.end(), {1000, 800, 1000});
   t.values.assign(15, 0.0f);
   t.start_states.assign(5, 0.0f);
   std::vector<float> scores = kScores;
@@ -83,7 +83,7 @@ TEST(ChooseAbstainMarginTest, AllowedOverModulesBuyGain) {
   EXPECT_EQ(loose->chosen.margin, 0);
   EXPECT_EQ(loose->chosen.switched, 5);
   EXPECT_EQ(loose->chosen.over_tolerance, 2);
-  EXPECT_GT(loose->chosen.text_oz_ratio, strict->chosen.text_oz_ratio);
+  EXPECT_GT(loose->chosen.size_oz_ratio, strict->chosen.size_oz_ratio);
 }
 
 TEST(ChooseAbstainMarginTest, RefusesBadShapesAndMissingSizes) {
@@ -94,7 +94,7 @@ TEST(ChooseAbstainMarginTest, RefusesBadShapesAndMissingSizes) {
       ChooseAbstainMargin(Table(), 3, {1, 2, 3}, 0, 0.01, 0).status().code(),
       absl::StatusCode::kInvalidArgument);
   CandidateTable unmeasured = Table();
-  unmeasured.text_sizes.assign(12, std::numeric_limits<double>::quiet_NaN());
+  unmeasured.object_sizes.assign(12, std::numeric_limits<double>::quiet_NaN());
   auto status = ChooseAbstainMargin(unmeasured, 3, kScores, 0, 0.01, 0);
   EXPECT_EQ(status.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_NE(status.status().message().find("final_text_size"),

@@ -17,6 +17,7 @@
 #include "compiler_driver/policy_runtime/state_features.h"
 #include "nlohmann/json.hpp"
 #include "offline_rl/learner/canary_values.h"
+#include "replay_buffer/objective_values.h"
 
 namespace phaseloop::offline_rl {
 namespace {
@@ -28,11 +29,18 @@ constexpr char kCandidatePrefix[] = "candidate:";
 
 // The content hash of what the learner reads from an episode: without when,
 // where and how long it ran, so the same data measured again has the same
-// digest (and a retrained artifact the same data snapshot).
+// digest (and a retrained artifact the same data snapshot). Allocated sizes
+// are read only for an alloc_size objective: for the others they are left
+// out, so episodes that now also record them digest as they did before
+// (the shipped text_size default still reproduces byte for byte).
 std::string EpisodeDigest(v1::Episode e) {
   e.clear_unix_time_ms();
   e.clear_host();
   e.clear_seconds();
+  if (e.objective() != replay_buffer::kObjectiveAllocSize) {
+    e.clear_final_alloc_size();
+    for (v1::Step& step : *e.mutable_steps()) step.clear_alloc_size_after();
+  }
   return ir::ContentHash(e.SerializeAsString());
 }
 constexpr int kReadChunk = 256;  // episodes per ReadEpisodes call
@@ -298,12 +306,12 @@ absl::Status AddCanaryCells(replay_buffer::ReplayStore& store,
       split, config.train_split);
   if (!cells.ok()) return cells.status();
   for (const internal::CanaryCell& cell : cells->cells) {
-    auto& [state, values, text_sizes] = (*modules)[cell.module_hash];
+    auto& [state, values, object_sizes] = (*modules)[cell.module_hash];
     if (state.empty()) {
       state.resize(StateDim(n));
       BuildState(cell.autophase, cell.inst_count, {}, n, absl::MakeSpan(state));
       values.assign(k, std::numeric_limits<float>::quiet_NaN());
-      text_sizes.assign(k, std::numeric_limits<double>::quiet_NaN());
+      object_sizes.assign(k, std::numeric_limits<double>::quiet_NaN());
       if (baseline >= 0) values[baseline] = 0;
     }
     if (cell.candidate == baseline) continue;  // 0 by definition
@@ -368,18 +376,22 @@ absl::Status ReadCandidateSplit(replay_buffer::ReplayStore& store,
     }
     ++out->episodes;
     absl::StrAppend(&digest_input, EpisodeDigest(e));
-    auto& [state, values, text_sizes] = modules[e.module_hash()];
+    auto& [state, values, object_sizes] = modules[e.module_hash()];
     if (state.empty()) {
       AppendState(e.steps(0), {}, n, &state);
       values.assign(k, std::numeric_limits<float>::quiet_NaN());
-      text_sizes.assign(k, std::numeric_limits<double>::quiet_NaN());
+      object_sizes.assign(k, std::numeric_limits<double>::quiet_NaN());
       if (runtime && o3 != by_pipeline.end()) values[o3->second] = 0;
     }
     values[c->second] = StepReward(config, e.steps(0), true,
                                    found == bonus->end() ? 0 : found->second);
-    if (e.final_text_size() > 0) {
-      text_sizes[c->second] = static_cast<double>(e.final_text_size());
-    }
+    // The abstain margin's sizes: the whole object for alloc_size, .text
+    // otherwise (as text_size and ir_count policies always had).
+    const int64_t size =
+        config.objective == replay_buffer::kObjectiveAllocSize
+            ? e.final_alloc_size()
+            : e.final_text_size();
+    if (size > 0) object_sizes[c->second] = static_cast<double>(size);
   });
   if (!status.ok()) return status;
   if (runtime) {
@@ -391,13 +403,13 @@ absl::Status ReadCandidateSplit(replay_buffer::ReplayStore& store,
 
   CandidateTable& table = out->table;
   for (const auto& [module_hash, entry] : modules) {
-    const auto& [state, values, text_sizes] = entry;
+    const auto& [state, values, object_sizes] = entry;
     table.module_hashes.push_back(module_hash);
     table.start_states.insert(table.start_states.end(), state.begin(),
                               state.end());
     table.values.insert(table.values.end(), values.begin(), values.end());
-    table.text_sizes.insert(table.text_sizes.end(), text_sizes.begin(),
-                            text_sizes.end());
+    table.object_sizes.insert(table.object_sizes.end(), object_sizes.begin(),
+                            object_sizes.end());
   }
   std::vector<int> all(table.module_hashes.size());
   for (size_t m = 0; m < all.size(); ++m) all[m] = static_cast<int>(m);

@@ -91,9 +91,10 @@ struct CandidateTable {
   std::vector<std::string> module_hashes;
   std::vector<float> start_states;  // [modules][state_dim]
   std::vector<float> values;        // [modules][candidates]; NaN: unmeasured
-  // [modules][candidates]: the measured .text bytes; NaN when unmeasured or
-  // the episode did not record it.
-  std::vector<double> text_sizes;
+  // [modules][candidates]: the measured object size (allocated bytes for
+  // an alloc_size objective, else .text bytes); NaN when unmeasured or the
+  // episode did not record it.
+  std::vector<double> object_sizes;
 };
 
 // The candidate formulation's training sets for the table's `rows`

@@ -47,6 +47,17 @@ class DatasetTest : public ::testing::Test {
     }
     return text;
   }
+  // Every episode in the buffer.
+  std::vector<v1::Episode> AllEpisodes() {
+    auto keys = store_->ListEpisodes({});
+    EXPECT_TRUE(keys.ok()) << keys.status();
+    if (!keys.ok()) return {};
+    std::vector<std::string> ids;
+    for (const auto& k : *keys) ids.push_back(k.episode_id);
+    auto episodes = store_->ReadEpisodes(ids);
+    EXPECT_TRUE(episodes.ok()) << episodes.status();
+    return episodes.ok() ? *std::move(episodes) : std::vector<v1::Episode>{};
+  }
   int blocks_ = 0;
   std::string dir_;
   std::unique_ptr<replay_buffer::ReplayStore> store_;
@@ -100,14 +111,10 @@ TEST_F(DatasetTest, CandidateTransitionsTableAndDemonstrations) {
 
   // The same measurements taken again, at another time on another host:
   // the data snapshot (and so a retrained artifact) does not change.
-  auto keys = store_->ListEpisodes({});
-  ASSERT_TRUE(keys.ok()) << keys.status();
-  std::vector<std::string> ids;
-  for (const auto& k : *keys) ids.push_back(k.episode_id);
-  auto episodes = store_->ReadEpisodes(ids);
-  ASSERT_TRUE(episodes.ok()) << episodes.status();
+  const std::vector<v1::Episode> episodes = AllEpisodes();
+  ASSERT_FALSE(episodes.empty());
   replay_buffer::WriteBatch remeasured;
-  for (v1::Episode e : *episodes) {
+  for (v1::Episode e : episodes) {
     e.set_unix_time_ms(e.unix_time_ms() + 86400000);
     e.set_seconds(e.seconds() + 1.5);
     e.set_host("another-host");
@@ -117,6 +124,43 @@ TEST_F(DatasetTest, CandidateTransitionsTableAndDemonstrations) {
   auto remeasured_data = BuildDataset(*store_, config, options_);
   ASSERT_TRUE(remeasured_data.ok());
   EXPECT_EQ(remeasured_data->snapshot, data->snapshot);
+}
+
+// A text_size dataset does not read allocated sizes: episodes that record
+// them beside .text (as mining and search now do) give the snapshot they
+// gave before, so a first-generation policy retrains byte for byte. An
+// alloc_size dataset reads them: its snapshot follows them.
+TEST_F(DatasetTest, AllocatedSizesCountInTheSnapshotOnlyForAllocSize) {
+  ASSERT_TRUE(testing::WriteCandidateBuffer(*store_, 10, 4, 7).ok());
+  ASSERT_TRUE(testing::WriteCandidatesFile(dir_ + "/c.json").ok());
+  options_.candidates =
+      *ReadCandidatesFile(dir_ + "/c.json", options_.pass_names);
+  const std::vector<v1::Episode> episodes = AllEpisodes();
+  ASSERT_FALSE(episodes.empty());
+  // Returns the snapshot of `objective` episodes, with or without their
+  // allocated sizes (each write replaces the episodes by id).
+  auto snapshot = [&](const std::string& objective, bool with_alloc) {
+    replay_buffer::WriteBatch batch;
+    for (v1::Episode e : episodes) {
+      e.set_objective(objective);
+      if (!with_alloc) {
+        e.clear_final_alloc_size();
+        for (v1::Step& s : *e.mutable_steps()) s.clear_alloc_size_after();
+      }
+      batch.episodes.push_back(std::move(e));
+    }
+    EXPECT_TRUE(store_->Write(batch).ok());
+    LearnerConfig config;
+    config.objective = objective;
+    auto data = BuildDataset(*store_, config, options_);
+    EXPECT_TRUE(data.ok()) << data.status();
+    return data.ok() ? data->snapshot : std::string();
+  };
+  const std::string text_without = snapshot("text_size", false);
+  EXPECT_EQ(snapshot("text_size", true), text_without);
+  const std::string alloc_with = snapshot("alloc_size", true);
+  EXPECT_NE(snapshot("alloc_size", false), alloc_with);
+  EXPECT_NE(alloc_with, text_without);
 }
 
 TEST_F(DatasetTest, StepwiseHistoryRewardsAndCut) {

@@ -189,10 +189,11 @@ absl::StatusOr<LearnerConfig> ParseLearnerConfig(absl::string_view yaml,
   if (c.algorithm != "cql" && c.algorithm != "bc") {
     r.Fail("algorithm", "expected cql or bc");
   }
-  if (c.objective != "text_size" && c.objective != "ir_count" &&
-      c.objective != "runtime") {
+  if (c.objective != "alloc_size" && c.objective != "text_size" &&
+      c.objective != "ir_count" && c.objective != "runtime") {
     r.Fail("objective",
-           "expected text_size, ir_count or runtime (the episodes read)");
+           "expected alloc_size, text_size, ir_count or runtime (the "
+           "episodes read)");
   }
   if (c.objective == "runtime" && c.formulation != "candidate") {
     r.Fail("objective",
@@ -206,9 +207,10 @@ absl::StatusOr<LearnerConfig> ParseLearnerConfig(absl::string_view yaml,
            "runtime policy: set runtime or leave it out");
   }
   if (c.policy_objective.empty()) c.policy_objective = c.objective;
-  if (c.policy_objective != "text_size" && c.policy_objective != "ir_count" &&
-      c.policy_objective != "runtime") {
-    r.Fail("policy_objective", "expected text_size, ir_count or runtime");
+  if (c.policy_objective != "alloc_size" && c.policy_objective != "text_size" &&
+      c.policy_objective != "ir_count" && c.policy_objective != "runtime") {
+    r.Fail("policy_objective",
+           "expected alloc_size, text_size, ir_count or runtime");
   }
   if (!(c.reward_scale > 0) || !std::isfinite(c.reward_scale)) {
     r.Fail("reward.scale", "must be a finite number > 0");

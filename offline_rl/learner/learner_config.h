@@ -41,9 +41,11 @@ struct LearnerConfig {
   // (actions = the pass action space, up to max_steps steps).
   std::string formulation = "candidate";
   std::string algorithm = "cql";  // "cql" or "bc"
-  // Episodes of this objective are read ("text_size", "ir_count", or
-  // "runtime": a runtime search's evaluations, candidate formulation only).
-  std::string objective = "text_size";
+  // Episodes of this objective are read ("alloc_size": the whole object,
+  // the size objective; "text_size": .text alone, the first generation's;
+  // "ir_count"; or "runtime": a runtime search's evaluations, candidate
+  // formulation only).
+  std::string objective = "alloc_size";
   // The artifact's objective; "" = objective. A "runtime" policy learns from
   // final staging/canary rewards over episodes of `objective`.
   std::string policy_objective;

@@ -21,7 +21,7 @@ TEST(LearnerConfigTest, ShippedConfigsParse) {
   EXPECT_EQ(cql->formulation, "candidate");
   EXPECT_EQ(cql->algorithm, "cql");
   EXPECT_EQ(cql->network.hidden, (std::vector<int>{128, 128}));
-  EXPECT_EQ(cql->policy_objective, "text_size");
+  EXPECT_EQ(cql->policy_objective, "alloc_size");
   auto speed = LoadLearnerConfig("configs/learner/speed_stepwise_cql.yaml");
   ASSERT_TRUE(speed.ok());
   EXPECT_EQ(speed->policy_objective, "runtime");

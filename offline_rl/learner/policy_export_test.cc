@@ -138,7 +138,7 @@ TEST_F(PolicyExportTest, CandidateArtifactMatchesLibtorch) {
   const v1::PolicyArtifact a = TrainAndExport(config, *data, &learner);
 
   EXPECT_EQ(a.format_version(), policy_runtime::kPolicyFormatVersion);
-  EXPECT_EQ(a.objective(), "text_size");
+  EXPECT_EQ(a.objective(), "alloc_size");
   EXPECT_EQ(a.formulation(), "candidate");
   EXPECT_EQ(a.action_space_version(), "llvm-16/v1");
   EXPECT_EQ(a.action_names_size(), 122);
@@ -181,7 +181,7 @@ TEST_F(PolicyExportTest, StepwiseArtifactMatchesLibtorchOnFixtureStates) {
     e.set_episode_id("fixture-episode" + std::to_string(index));
     e.set_module_hash(m.module_hash());
     e.set_action_space_version("llvm-16/v1");
-    e.set_objective("text_size");
+    e.set_objective("alloc_size");
     e.set_behaviour_policy("random");
     for (int t = 0; t < 4; ++t) {
       v1::Step* s = e.add_steps();

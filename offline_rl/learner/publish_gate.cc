@@ -5,23 +5,12 @@
 #include "offline_rl/evaluation/policy_evaluation.h"
 
 namespace phaseloop::offline_rl {
-namespace {
-
-double Score(const evaluation::EvalAggregates& a, const std::string& metric) {
-  return metric == "text_oz_ratio" ? a.text_oz_ratio : a.geomean_oz_ratio;
-}
-
-}  // namespace
-
 absl::StatusOr<GateResult> RunPublishGate(const std::string& candidate_path,
                                           const std::string& objective,
                                           const GateOptions& options) {
   GateResult result;
-  if (objective == "text_size") {
-    result.metric = "text_oz_ratio";
-  } else if (objective == "ir_count") {
-    result.metric = "geomean_oz_ratio";
-  } else {
+  result.metric = evaluation::OzRatioMetric(objective);
+  if (result.metric.empty()) {
     return absl::UnimplementedError(absl::StrCat(
         "no corpus publish gate for objective \"", objective,
         "\": runtime policies are judged by staging and canary; drop "
@@ -49,8 +38,9 @@ absl::StatusOr<GateResult> RunPublishGate(const std::string& candidate_path,
   }
   result.modules = candidate->aggregates.modules;
   result.candidate_failed = candidate->aggregates.failed;
-  result.candidate_score = Score(candidate->aggregates, result.metric);
-  result.current_score = Score(current->aggregates, result.metric);
+  result.candidate_score =
+      evaluation::OzRatio(candidate->aggregates, result.metric);
+  result.current_score = evaluation::OzRatio(current->aggregates, result.metric);
   result.passed = result.candidate_failed == 0 &&
                   result.candidate_score > result.current_score;
   return result;

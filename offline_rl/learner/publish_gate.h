@@ -4,8 +4,9 @@
 // The publish gate: a newly trained policy is published only if it beats the
 // current one on a corpus split (the validation split by default), both
 // evaluated by offline_rl/evaluation's EvaluatePolicy in the same run, in
-// `single` mode, on the policy objective's metric (text_size:
-// text_oz_ratio; ir_count: geomean_oz_ratio; both > 1 = smaller than -Oz).
+// `single` mode, on the policy objective's metric (evaluation::
+// OzRatioMetric: alloc_size: alloc_oz_ratio; text_size: text_oz_ratio;
+// ir_count: geomean_oz_ratio; each > 1 = smaller than -Oz).
 // Runtime policies are judged by staging and canary, not by a corpus:
 // Unimplemented. Compiles every module of the split in process (LLVM).
 
@@ -24,7 +25,7 @@ struct GateOptions {
 
 struct GateResult {
   bool passed = false;  // candidate_score > current_score, no failed module
-  std::string metric;   // "text_oz_ratio" or "geomean_oz_ratio"
+  std::string metric;   // evaluation::OzRatioMetric of the objective
   double candidate_score = 0;
   double current_score = 0;
   int modules = 0;

@@ -30,6 +30,7 @@ v1::ModuleRecord Module(int i, int train_modules) {
   m.set_ir_count_o0(300);
   m.set_ir_count_oz(100);
   m.set_text_size_oz(1000);
+  m.set_alloc_size_oz(1200);
   return m;
 }
 
@@ -69,7 +70,7 @@ absl::Status WriteCandidateBuffer(replay_buffer::ReplayStore& store,
       e.set_episode_id(absl::StrCat("m", i, "-", names[c]));
       e.set_module_hash(absl::StrCat("m", i));
       e.set_action_space_version("llvm-16/v1");
-      e.set_objective("text_size");
+      e.set_objective("alloc_size");
       e.set_behaviour_policy(absl::StrCat("candidate:", names[c]));
       v1::Step* s = e.add_steps();
       *s = features;
@@ -81,8 +82,12 @@ absl::Status WriteCandidateBuffer(replay_buffer::ReplayStore& store,
             (static_cast<int>(c) == kind + 1 ? 0.05 : -0.03) + Noise(&state);
       }
       s->set_reward(reward);
+      // .text is most of the object; the rest (data, unwind tables) does
+      // not move with the candidate here.
       s->set_text_size_after(static_cast<int64_t>(1000 * (1 - reward)));
+      s->set_alloc_size_after(s->text_size_after() + 200);
       e.set_final_text_size(s->text_size_after());
+      e.set_final_alloc_size(s->alloc_size_after());
       batch.episodes.push_back(std::move(e));
     }
   }
@@ -214,7 +219,7 @@ absl::Status WriteStepwiseBuffer(replay_buffer::ReplayStore& store,
       e.set_episode_id(absl::StrCat("m", i, "-e", k));
       e.set_module_hash(absl::StrCat("m", i));
       e.set_action_space_version("llvm-16/v1");
-      e.set_objective("text_size");
+      e.set_objective("alloc_size");
       e.set_behaviour_policy("random");
       e.set_seed(seed + k);
       double ret = 0;
@@ -234,17 +239,19 @@ absl::Status WriteStepwiseBuffer(replay_buffer::ReplayStore& store,
         s->set_reward(reward);
         text -= static_cast<int64_t>(reward * 1000);
         s->set_text_size_after(text);
+        s->set_alloc_size_after(text + 200);
         ret += reward;
       }
       e.set_final_text_size(text);
+      e.set_final_alloc_size(text + 200);
       if (ret > best_return) {
         best_return = ret;
         best.set_module_hash(e.module_hash());
-        best.set_objective("text_size");
+        best.set_objective("alloc_size");
         best.set_action_space_version("llvm-16/v1");
         best.clear_actions();
         for (const v1::Step& s : e.steps()) best.add_actions(s.action());
-        best.set_value(text);
+        best.set_value(text + 200);
         best.set_episode_id(e.episode_id());
       }
       batch.episodes.push_back(std::move(e));

@@ -18,7 +18,7 @@ namespace phaseloop::offline_rl::testing {
 // Candidate formulation: modules "m<i>" (split "train" for the first
 // `train_modules`, then "validation"), each of one of 3 kinds visible in its
 // features (a large inst_count[2 + kind]); per module one single-step
-// "candidate:<name>" episode (objective text_size) per candidate of
+// "candidate:<name>" episode (objective alloc_size) per candidate of
 // {"oz", "c1", "c2", "c3"}: reward 0 for oz, 0.05 (+ noise) for
 // c<kind + 1>, -0.03 (+ noise) for the others. The best candidate of a
 // module is therefore c<kind + 1>.
@@ -57,7 +57,7 @@ absl::Status WriteCanaryRun(
         pipeline_of);
 
 // Step-wise formulation: per module (same splits) `episodes_per_module`
-// text_size search episodes of `steps` steps over action indices < 122,
+// alloc_size search episodes of `steps` steps over action indices < 122,
 // features drifting step by step, and the module's best sequence (the
 // episode with the largest return, written as a BestSequence).
 absl::Status WriteStepwiseBuffer(replay_buffer::ReplayStore& store,

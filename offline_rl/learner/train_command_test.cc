@@ -177,9 +177,9 @@ TEST_F(TrainCommandTest, CrossFitsTheSingleAbstainMarginIntoTheArtifact) {
   EXPECT_EQ(table["candidates"].size(), 4u);
   ASSERT_EQ(table["modules"].size(), 120u);
   EXPECT_EQ(table["modules"][0]["scores"].size(), 4u);
-  EXPECT_EQ(table["modules"][0]["text_sizes"].size(), 4u);
+  EXPECT_EQ(table["modules"][0]["object_sizes"].size(), 4u);
   EXPECT_NE(r.err.find("fold 3/3 scored"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("held-out text_oz_ratio"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("held-out alloc_oz_ratio"), std::string::npos) << r.err;
   auto artifact = policy_runtime::ReadPolicyArtifactFile(out);
   ASSERT_TRUE(artifact.ok()) << artifact.status();
   const auto& m = artifact->metadata().metrics();
@@ -189,9 +189,9 @@ TEST_F(TrainCommandTest, CrossFitsTheSingleAbstainMarginIntoTheArtifact) {
   // The buffer's best candidate is 5 % smaller than -Oz and learnable: the
   // held-out picks keep most of that and none is over 1 %.
   EXPECT_EQ(m.at("crossfit_over_tolerance"), 0);
-  EXPECT_GT(m.at("crossfit_text_oz_ratio"), 1.03);
+  EXPECT_GT(m.at("crossfit_alloc_oz_ratio"), 1.03);
   EXPECT_GT(m.at("crossfit_switched"), 100);
-  EXPECT_GT(m.at("validation_single_text_oz_ratio"), 1.03);
+  EXPECT_GT(m.at("validation_single_alloc_oz_ratio"), 1.03);
   EXPECT_EQ(m.at("validation_single_over_tolerance"), 0);
 
   // Without the -Oz candidate there is nothing to abstain to.

@@ -122,7 +122,7 @@ int OzCandidate(const Dataset& data) {
 }
 
 // The cross-fitted score table as JSON: {"candidates": [names], "modules":
-// [{"module_hash", "scores": [..], "text_sizes": [.. or null]}]}.
+// [{"module_hash", "scores": [..], "object_sizes": [.. or null]}]}.
 absl::Status WriteCrossFitTable(const std::string& path, const Dataset& data,
                                 const std::vector<float>& scores) {
   const CandidateTable& t = data.train.table;
@@ -137,11 +137,11 @@ absl::Status WriteCrossFitTable(const std::string& path, const Dataset& data,
                                        scores.begin() + (m + 1) * k);
     nlohmann::json sizes = nlohmann::json::array();
     for (size_t c = 0; c < k; ++c) {
-      const double v = t.text_sizes[m * k + c];
+      const double v = t.object_sizes[m * k + c];
       sizes.push_back(std::isnan(v) ? nlohmann::json(nullptr)
                                     : nlohmann::json(v));
     }
-    row["text_sizes"] = std::move(sizes);
+    row["object_sizes"] = std::move(sizes);
     j["modules"].push_back(std::move(row));
   }
   absl::Status written = files::WriteFileAtomically(path, j.dump() + "\n");
@@ -188,28 +188,33 @@ absl::StatusOr<float> LearnAbstainMargin(const LearnerConfig& config,
   const AbstainPoint& chosen = choice->chosen;
   (*metrics)["single_abstain_margin"] = chosen.margin;
   (*metrics)["crossfit_modules"] = chosen.modules;
-  (*metrics)["crossfit_text_oz_ratio"] = chosen.text_oz_ratio;
+  // alloc_oz_ratio for an alloc_size policy, text_oz_ratio for the first
+  // generation's text_size ones (the sizes the table holds).
+  const std::string ratio =
+      config.objective == "alloc_size" ? "alloc_oz_ratio" : "text_oz_ratio";
+  (*metrics)["crossfit_" + ratio] = chosen.size_oz_ratio;
   (*metrics)["crossfit_over_tolerance"] = chosen.over_tolerance;
   (*metrics)["crossfit_worst_excess"] = chosen.worst_excess;
   (*metrics)["crossfit_switched"] = chosen.switched;
-  (*metrics)["crossfit_no_abstain_text_oz_ratio"] = never.text_oz_ratio;
+  (*metrics)["crossfit_no_abstain_" + ratio] = never.size_oz_ratio;
   (*metrics)["crossfit_no_abstain_over_tolerance"] = never.over_tolerance;
   char line[240];
   std::snprintf(line, sizeof line,
-                "phaseloop train: margin %.4g: held-out text_oz_ratio %.4f, "
+                "phaseloop train: margin %.4g: held-out %s %.4f, "
                 "%d of %d modules off -Oz, %d over %.1f%% (worst %+.2f%%); "
                 "without it %.4f, %d over\n",
-                chosen.margin, chosen.text_oz_ratio, chosen.switched,
+                chosen.margin, ratio.c_str(), chosen.size_oz_ratio,
+                chosen.switched,
                 chosen.modules, chosen.over_tolerance, 100 * a.tolerance,
-                100 * chosen.worst_excess, never.text_oz_ratio,
+                100 * chosen.worst_excess, never.size_oz_ratio,
                 never.over_tolerance);
   err << line;
   const CandidateTable& v = data.validation.table;
   if (!v.module_hashes.empty() &&
-      v.text_sizes.size() == v.module_hashes.size() * k) {
+      v.object_sizes.size() == v.module_hashes.size() * k) {
     const AbstainPoint at = ScoreAbstainMargin(
         v, k, learner.Forward(v.start_states), oz, chosen.margin, a.tolerance);
-    (*metrics)["validation_single_text_oz_ratio"] = at.text_oz_ratio;
+    (*metrics)["validation_single_" + ratio] = at.size_oz_ratio;
     (*metrics)["validation_single_over_tolerance"] = at.over_tolerance;
     (*metrics)["validation_single_worst_excess"] = at.worst_excess;
   }

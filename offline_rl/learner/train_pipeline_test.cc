@@ -78,7 +78,7 @@ TEST_F(TrainPipelineTest, LoadTrainingDataReadsConfigCandidatesAndBuffer) {
   EXPECT_FALSE(training->options.pass_names.empty());
   EXPECT_EQ(training->data.train.table.module_hashes.size(), 40u);
   EXPECT_EQ(training->data.validation.table.module_hashes.size(), 10u);
-  EXPECT_EQ(err.str(), "phaseloop train: cql candidate text_size; " +
+  EXPECT_EQ(err.str(), "phaseloop train: cql candidate alloc_size; " +
                            training->data.snapshot + "\n");
 }
 
@@ -187,7 +187,7 @@ TEST_F(TrainPipelineTest, ARefusedPolicyLeavesOutUntouched) {
   EXPECT_FALSE(published->published);
   ASSERT_TRUE(published->gate.has_value());
   EXPECT_FALSE(published->gate->passed);
-  EXPECT_EQ(published->gate->metric, "text_oz_ratio");
+  EXPECT_EQ(published->gate->metric, "alloc_oz_ratio");
   EXPECT_DOUBLE_EQ(published->gate->candidate_score, 1.0);
   EXPECT_EQ(published->gate->modules, 2);
   EXPECT_FALSE(fs::exists(exported.path));
