@@ -260,11 +260,20 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
   std::vector<std::pair<std::string, std::string>> tries;  // name, pipeline
   const int k = top_k();
   if (artifact_.formulation() == kFormulationCandidate) {
+    // The best fixed pipeline first, whatever its score (kOzOutlinerPipeline).
+    for (const v1::CandidatePipeline& c : artifact_.candidates()) {
+      if (k > 0 && tries.empty() && c.pipeline() == kOzOutlinerPipeline) {
+        tries.emplace_back(c.name(), c.pipeline());
+      }
+    }
     const std::vector<float> scores = Score(autophase, inst_count, {});
     for (int index : Ranked(scores)) {
       if (static_cast<int>(tries.size()) >= k) break;
       const v1::CandidatePipeline& c = artifact_.candidates(index);
-      if (c.pipeline() == kOzPipeline) continue;  // measured already
+      // -Oz is measured already, the fixed reference above.
+      if (c.pipeline() == kOzPipeline || c.pipeline() == kOzOutlinerPipeline) {
+        continue;
+      }
       tries.emplace_back(c.name(), c.pipeline());
     }
   } else {

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "compiler_driver/policy_runtime/policy_artifact.h"
 
 namespace phaseloop::evaluation {
 
@@ -50,10 +51,11 @@ struct EvalOptions {
 };
 
 // What `phaseloop eval` compares a size policy with besides -Oz: -Oz with
-// LLVM's machine outliner (issue 20: 1.3-5 % below -Oz with no learning).
+// LLVM's machine outliner (issue 20: 1.3-5 % below -Oz with no learning),
+// the fixed pipeline a candidate policy's topk always measures.
 inline const std::vector<std::string>& DefaultFixedReferences() {
   static const auto* pipelines =
-      new std::vector<std::string>{"default<Oz>,codegen<machine-outliner>"};
+      new std::vector<std::string>{policy_runtime::kOzOutlinerPipeline};
   return *pipelines;
 }
 
