@@ -7,7 +7,6 @@
 #include "common/command/exit_code.h"
 #include "common/command/subcommand.h"
 #include "compiler_driver/cc_wrapper/outcome_cache.h"
-#include "compiler_driver/cc_wrapper/spool_space.h"
 #include "nlohmann/json.hpp"
 
 namespace phaseloop::cc_wrapper {
@@ -25,16 +24,6 @@ std::string CacheDir(const CacheFlags& flags, std::ostream& err) {
   return "";
 }
 
-// The cap phaseloop-cc applies with this environment.
-int64_t MaxBytes() {
-  int64_t max_bytes = kDefaultOutcomeCacheMaxBytes;
-  const char* size = std::getenv(kOutcomeCacheMaxSizeEnv);
-  if (size == nullptr || !ParseSize(size, &max_bytes) || max_bytes <= 0) {
-    return kDefaultOutcomeCacheMaxBytes;
-  }
-  return max_bytes;
-}
-
 }  // namespace
 
 int RunCacheStats(const CacheFlags& flags, std::ostream& out,
@@ -46,7 +35,11 @@ int RunCacheStats(const CacheFlags& flags, std::ostream& out,
     err << kName << stats.status().message() << "\n";
     return command::kExitInternal;
   }
-  const int64_t max_bytes = MaxBytes();
+  // The cap phaseloop-cc applies with this environment; a value it cannot
+  // read is said here (the compile path stays silent).
+  std::string warning;
+  const int64_t max_bytes = OutcomeCacheMaxBytesFromEnv(&warning);
+  if (!warning.empty()) err << kName << "warning: " << warning << "\n";
   if (flags.json) {
     out << nlohmann::ordered_json{{"dir", dir},
                                   {"entries", stats->entries},

@@ -33,6 +33,35 @@ TEST(CacheCommandTest, StatsCountsAndClearEmpties) {
   EXPECT_EQ(ReadOutcomeCacheStats(dir)->entries, 0);
 }
 
+// The cap the wrapper applies comes from one reader; a value it cannot read
+// falls back to the default, silently in the compile path and with a
+// warning naming the variable here.
+TEST(CacheCommandTest, StatsShowsTheCapAndWarnsOfOneItCannotRead) {
+  const std::string dir = testing::MakeTempDir();
+  std::ostringstream out, err;
+  setenv(kOutcomeCacheMaxSizeEnv, "2Mi", 1);
+  EXPECT_EQ(OutcomeCacheMaxBytesFromEnv(), 2 << 20);
+  ASSERT_EQ(RunCacheStats({dir, true}, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("\"max_bytes\":2097152"), std::string::npos);
+  EXPECT_EQ(err.str(), "");
+  for (const char* bad : {"lots", "-5", "0"}) {
+    setenv(kOutcomeCacheMaxSizeEnv, bad, 1);
+    std::string warning;
+    EXPECT_EQ(OutcomeCacheMaxBytesFromEnv(&warning),
+              kDefaultOutcomeCacheMaxBytes);
+    EXPECT_NE(warning.find(kOutcomeCacheMaxSizeEnv), std::string::npos);
+    out.str("");
+    err.str("");
+    ASSERT_EQ(RunCacheStats({dir, true}, out, err), 0);
+    EXPECT_NE(out.str().find("\"max_bytes\":16777216"), std::string::npos);
+    EXPECT_NE(err.str().find("warning: PHASELOOP_OUTCOME_CACHE_MAX_SIZE='"),
+              std::string::npos)
+        << bad << ": " << err.str();
+  }
+  unsetenv(kOutcomeCacheMaxSizeEnv);
+  EXPECT_EQ(OutcomeCacheMaxBytesFromEnv(), kDefaultOutcomeCacheMaxBytes);
+}
+
 TEST(CacheCommandTest, NoDirectoryIsBadInputNamingTheFix) {
   unsetenv(kOutcomeCacheEnv);
   std::ostringstream out, err;

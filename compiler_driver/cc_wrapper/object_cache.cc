@@ -14,6 +14,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "common/files/atomic_file.h"
+#include "compiler_driver/cc_wrapper/cache_fields.h"
 #include "compiler_driver/ir/module_hash.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
@@ -35,11 +36,6 @@ std::string CodegenSettingsText(const codegen::CodegenSettings& s) {
                       " data_sections=", s.data_sections,
                       " unique_section_names=", s.unique_section_names,
                       " addrsig=", s.addrsig);
-}
-
-void AddField(std::string* text, absl::string_view name,
-              absl::string_view value) {
-  absl::StrAppend(text, name, " ", value.size(), ":", value, "\n");
 }
 
 bool IsHex32(absl::string_view s) {
@@ -79,14 +75,14 @@ absl::StatusOr<std::string> HashFile(const std::string& path) {
 
 std::string ObjectCacheKey(const ObjectCacheKeyInput& input) {
   std::string text;
-  AddField(&text, "format", absl::StrCat(kObjectCacheFormat));
-  AddField(&text, "llvm", LLVM_VERSION_STRING);
-  AddField(&text, "wrapper", input.wrapper_identity);
-  AddField(&text, "module_hash", input.module_hash);
-  AddField(&text, "opt_level", input.opt_level);
-  AddField(&text, "pipeline", input.pipeline);
-  AddField(&text, "codegen", CodegenSettingsText(input.codegen));
-  AddField(&text, "count_executed", input.count_executed ? "1" : "0");
+  AppendField(&text, "format", absl::StrCat(kObjectCacheFormat));
+  AppendField(&text, "llvm", LLVM_VERSION_STRING);
+  AppendField(&text, "wrapper", input.wrapper_identity);
+  AppendField(&text, "module_hash", input.module_hash);
+  AppendField(&text, "opt_level", input.opt_level);
+  AppendField(&text, "pipeline", input.pipeline);
+  AppendField(&text, "codegen", CodegenSettingsText(input.codegen));
+  AppendField(&text, "count_executed", input.count_executed ? "1" : "0");
   return ir::ContentHash(text);
 }
 

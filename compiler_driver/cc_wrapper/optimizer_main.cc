@@ -163,12 +163,8 @@ class Optimizer {
     const PolicyRunner* runner = policy->get();
     std::optional<OutcomeCachingPolicy> caching;
     if (const char* dir = std::getenv(kOutcomeCacheEnv); dir && *dir) {
-      int64_t max_bytes = kDefaultOutcomeCacheMaxBytes;
-      const char* size = std::getenv(kOutcomeCacheMaxSizeEnv);
-      if (size == nullptr || !ParseSize(size, &max_bytes) || max_bytes <= 0) {
-        max_bytes = kDefaultOutcomeCacheMaxBytes;
-      }
-      outcome_cache_.emplace(OutcomeCache::ForRunningBinary(dir, max_bytes));
+      outcome_cache_.emplace(
+          OutcomeCache::ForRunningBinary(dir, OutcomeCacheMaxBytesFromEnv()));
       caching.emplace(**policy, *outcome_cache_, codegen);
       runner = &*caching;
     }

@@ -4,6 +4,7 @@
 #include <utime.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <utility>
 #include <vector>
@@ -11,51 +12,28 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/files/atomic_file.h"
+#include "compiler_driver/cc_wrapper/cache_fields.h"
+#include "compiler_driver/cc_wrapper/spool_space.h"
 
 namespace phaseloop::cc_wrapper {
+
+int64_t OutcomeCacheMaxBytesFromEnv(std::string* warning) {
+  const char* size = std::getenv(kOutcomeCacheMaxSizeEnv);
+  if (size == nullptr || *size == '\0') return kDefaultOutcomeCacheMaxBytes;
+  int64_t max_bytes = 0;
+  if (ParseSize(size, &max_bytes) && max_bytes > 0) return max_bytes;
+  if (warning != nullptr) {
+    *warning = absl::StrCat(kOutcomeCacheMaxSizeEnv, "='", size,
+                            "' is not a size > 0 (e.g. 16Mi, 500k, 1048576): "
+                            "the default 16Mi applies");
+  }
+  return kDefaultOutcomeCacheMaxBytes;
+}
 namespace {
 
 namespace fs = std::filesystem;
 
 constexpr char kMagic[] = "phaseloop-outcome";
-
-// "<name> <length>:<value>\n": values may hold any byte.
-void AddField(std::string* text, absl::string_view name,
-              absl::string_view value) {
-  absl::StrAppend(text, name, " ", value.size(), ":", value, "\n");
-}
-
-// Reads one AddField field named `name` at *pos.
-absl::StatusOr<std::string> ReadField(const std::string& bytes, size_t* pos,
-                                      absl::string_view name) {
-  const std::string prefix = absl::StrCat(name, " ");
-  if (bytes.compare(*pos, prefix.size(), prefix) != 0) {
-    return absl::DataLossError(absl::StrCat("expected field '", name, "'"));
-  }
-  *pos += prefix.size();
-  const size_t colon = bytes.find(':', *pos);
-  size_t length = 0;
-  if (colon == std::string::npos ||
-      !absl::SimpleAtoi(bytes.substr(*pos, colon - *pos), &length) ||
-      colon + 1 + length + 1 > bytes.size() ||
-      bytes[colon + 1 + length] != '\n') {
-    return absl::DataLossError(absl::StrCat("field '", name, "' is cut"));
-  }
-  std::string value = bytes.substr(colon + 1, length);
-  *pos = colon + 1 + length + 1;
-  return value;
-}
-
-absl::StatusOr<int64_t> ReadNumber(const std::string& bytes, size_t* pos,
-                                   absl::string_view name) {
-  absl::StatusOr<std::string> text = ReadField(bytes, pos, name);
-  if (!text.ok()) return text.status();
-  int64_t value = 0;
-  if (!absl::SimpleAtoi(*text, &value)) {
-    return absl::DataLossError(absl::StrCat("field '", name, "' is no number"));
-  }
-  return value;
-}
 
 // Keeps the files of `subdir` within `budget` bytes, oldest removed first.
 void TrimSubdirectory(const fs::path& subdir, int64_t budget) {
@@ -89,15 +67,15 @@ void TrimSubdirectory(const fs::path& subdir, int64_t budget) {
 std::string SerializeOutcome(const std::string& key,
                              const PolicyDecision& decision) {
   std::string text = absl::StrCat(kMagic, " ", kOutcomeCacheFormat, "\n");
-  AddField(&text, "key", key);
-  AddField(&text, "pipeline", decision.pipeline);
-  AddField(&text, "note", decision.note);
-  AddField(&text, "oz_alloc_size", absl::StrCat(decision.oz_alloc_size));
-  AddField(&text, "measured",
+  AppendField(&text, "key", key);
+  AppendField(&text, "pipeline", decision.pipeline);
+  AppendField(&text, "note", decision.note);
+  AppendField(&text, "oz_alloc_size", absl::StrCat(decision.oz_alloc_size));
+  AppendField(&text, "measured",
            absl::StrCat(decision.measured_pipelines.size()));
   for (const auto& [pipeline, value] : decision.measured_pipelines) {
-    AddField(&text, "value", absl::StrCat(value));
-    AddField(&text, "pipeline", pipeline);
+    AppendField(&text, "value", absl::StrCat(value));
+    AppendField(&text, "pipeline", pipeline);
   }
   return text;
 }
@@ -120,16 +98,16 @@ absl::StatusOr<PolicyDecision> ParseOutcome(const std::string& key,
   absl::StatusOr<std::string> note = ReadField(bytes, &pos, "note");
   if (!note.ok()) return note.status();
   decision.note = *std::move(note);
-  absl::StatusOr<int64_t> oz = ReadNumber(bytes, &pos, "oz_alloc_size");
+  absl::StatusOr<int64_t> oz = ReadNumberField(bytes, &pos, "oz_alloc_size");
   if (!oz.ok()) return oz.status();
   decision.oz_alloc_size = *oz;
-  absl::StatusOr<int64_t> measured = ReadNumber(bytes, &pos, "measured");
+  absl::StatusOr<int64_t> measured = ReadNumberField(bytes, &pos, "measured");
   if (!measured.ok()) return measured.status();
   if (*measured < 0 || *measured > 1000) {
     return absl::DataLossError("implausible measured count");
   }
   for (int64_t i = 0; i < *measured; ++i) {
-    absl::StatusOr<int64_t> value = ReadNumber(bytes, &pos, "value");
+    absl::StatusOr<int64_t> value = ReadNumberField(bytes, &pos, "value");
     if (!value.ok()) return value.status();
     absl::StatusOr<std::string> p = ReadField(bytes, &pos, "pipeline");
     if (!p.ok()) return p.status();

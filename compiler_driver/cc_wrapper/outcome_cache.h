@@ -38,6 +38,13 @@ inline constexpr char kOutcomeCacheMaxSizeEnv[] =
     "PHASELOOP_OUTCOME_CACHE_MAX_SIZE";
 inline constexpr int64_t kDefaultOutcomeCacheMaxBytes = 16LL << 20;  // 16 Mi
 
+// The cap phaseloop-cc applies: PHASELOOP_OUTCOME_CACHE_MAX_SIZE (a size as
+// PHASELOOP_SPOOL_MAX_SIZE takes: "16Mi", "500k", bytes), or the default
+// when it is unset. A value that does not read as a size > 0 gives the
+// default too, and `*warning` (when given) says so, naming the variable:
+// the compile path stays silent, `phaseloop cache stats` prints it.
+int64_t OutcomeCacheMaxBytesFromEnv(std::string* warning = nullptr);
+
 // Bumped when the entry layout or the key's meaning changes.
 inline constexpr int kOutcomeCacheFormat = 1;
 
