@@ -346,6 +346,19 @@ absl::StatusOr<PolicyListing> DirectoryPolicyStore::List() {
     }
     listing.channels.push_back(std::move(state));
   }
+  // Who signed each version: the key id its stored .sig names (the store
+  // checked the signature when it was pushed; a .sig that cannot be read
+  // now is listed as such rather than hidden).
+  for (StoredPolicy& policy : listing.policies) {
+    std::string signature;
+    absl::Status read =
+        files::ReadWholeFile(SignaturePath(policy.policy_version), &signature);
+    if (absl::IsNotFound(read)) continue;
+    absl::StatusOr<std::string> key_id =
+        read.ok() ? signing::SignatureKeyId(signature, policy.policy_version)
+                  : absl::StatusOr<std::string>(read);
+    policy.signed_by = key_id.ok() ? *key_id : "(unreadable signature)";
+  }
   return listing;
 }
 

@@ -315,6 +315,17 @@ TEST(PolicyCommandSigningTest, KeygenSignServePushPullWithTrustAndToken) {
             0)
       << output;
   EXPECT_TRUE(absl::StrContains(output, "signed by")) << output;
+  // The listing names the key each version is signed by (through gRPC).
+  const std::string sig_text = ReadFileOrEmpty(p1 + ".sig");
+  const size_t at = sig_text.find("key_id ");
+  ASSERT_NE(at, std::string::npos) << sig_text;
+  const std::string key_id = sig_text.substr(at + 7, 16);
+  ASSERT_EQ(Policy({"list", "--store", store}, &output), 0) << output;
+  EXPECT_TRUE(absl::StrContains(output, "SIGNED BY")) << output;
+  EXPECT_TRUE(absl::StrContains(output, key_id)) << output;
+  ASSERT_EQ(Policy({"list", "--store", store, "--json"}, &output), 0);
+  EXPECT_TRUE(absl::StrContains(output, "\"signed_by\": \"" + key_id + "\""))
+      << output;
 
   // A pull that trusts another key writes nothing.
   const std::string out = dir + "/pulled.plpolicy";

@@ -151,7 +151,8 @@ int RunPolicyList(const PolicyFlags& flags, std::ostream& out,
                           {"pushed_unix_ms", p.pushed_unix_ms},
                           {"size_bytes", p.size_bytes},
                           {"channels", p.channels},
-                          {"verdict", VerdictJson(p.verdict)}});
+                          {"verdict", VerdictJson(p.verdict)},
+                          {"signed_by", p.signed_by}});
     }
     json channels = json::array();
     for (const ChannelState& c : listing->channels) {
@@ -166,7 +167,7 @@ int RunPolicyList(const PolicyFlags& flags, std::ostream& out,
   out << std::left << std::setw(34) << "VERSION" << std::setw(18) << "CHANNELS"
       << std::setw(11) << "OBJECTIVE" << std::setw(11) << "FORM" << std::setw(6)
       << "ALGO" << std::setw(21) << "PUSHED (UTC)" << std::setw(9) << "VERDICT"
-      << "METRICS\n";
+      << std::setw(18) << "SIGNED BY" << "METRICS\n";
   std::vector<const StoredPolicy*> marked;
   for (const StoredPolicy& p : listing->policies) {
     std::vector<std::string> metrics;
@@ -179,6 +180,7 @@ int RunPolicyList(const PolicyFlags& flags, std::ostream& out,
         << std::setw(6) << p.algorithm << std::setw(21)
         << FormatTime(p.pushed_unix_ms) << std::setw(9)
         << (p.verdict.verdict.empty() ? "-" : p.verdict.verdict)
+        << std::setw(18) << (p.signed_by.empty() ? "unsigned" : p.signed_by)
         << absl::StrJoin(metrics, " ") << "\n";
     if (!p.verdict.verdict.empty()) marked.push_back(&p);
   }

@@ -81,6 +81,10 @@ struct StoredPolicy {
   int64_t size_bytes = 0;
   std::vector<std::string> channels;  // channels pointing at it now
   VersionVerdict verdict;
+  // The key id of the signature stored with it (signing::SignatureKeyId;
+  // `policy list` shows it, so a rotation shows which versions still carry
+  // the old key); "" when stored unsigned.
+  std::string signed_by;
 };
 
 struct ChannelState {

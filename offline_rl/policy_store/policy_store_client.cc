@@ -165,6 +165,7 @@ absl::StatusOr<PolicyListing> RemotePolicyStore::List() {
     policy.size_bytes = info.size_bytes();
     policy.channels.assign(info.channels().begin(), info.channels().end());
     policy.verdict = VerdictOf(info.verdict());
+    policy.signed_by = info.signed_by();
     listing.policies.push_back(std::move(policy));
   }
   for (const v1::ChannelInfo& info : reply.channels()) {

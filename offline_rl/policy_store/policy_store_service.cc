@@ -90,6 +90,7 @@ grpc::Status PolicyStoreService::List(grpc::ServerContext*,
     info->set_note(policy.note);
     info->set_size_bytes(policy.size_bytes);
     info->set_parent_version(policy.parent_version);
+    info->set_signed_by(policy.signed_by);
     for (const std::string& channel : policy.channels) {
       info->add_channels(channel);
     }

@@ -104,8 +104,13 @@ TEST(PolicyStoreSigningTest, AKeyRemovedFromTheTrustFileStopsPulls) {
     ASSERT_TRUE(pushed.ok()) << pushed.status();
     version = pushed->policy_version;
   }
-  // Rotation, step 2: key 1 is no longer trusted.
+  // Rotation, step 2: key 1 is no longer trusted; the listing shows which
+  // versions still carry it.
   auto store = OpenTrusting(dir, {TestKey(2)});
+  absl::StatusOr<PolicyListing> listed = store->List();
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  ASSERT_EQ(listed->policies.size(), 1u);
+  EXPECT_EQ(listed->policies[0].signed_by, TestKey(1).key_id);
   absl::StatusOr<FetchedPolicy> refused = store->GetChannel("stable");
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(signing::SignatureRefusalReason(refused.status()),
@@ -120,6 +125,7 @@ TEST(PolicyStoreSigningTest, AKeyRemovedFromTheTrustFileStopsPulls) {
   ASSERT_TRUE(fetched.ok()) << fetched.status();
   EXPECT_EQ(*signing::SignatureKeyId(fetched->signature, "x"),
             TestKey(2).key_id);
+  EXPECT_EQ(store->List()->policies[0].signed_by, TestKey(2).key_id);
 }
 
 TEST(PolicyStoreSigningTest, AStoreWithoutTrustKeepsSignaturesAsPushed) {
@@ -131,6 +137,11 @@ TEST(PolicyStoreSigningTest, AStoreWithoutTrustKeepsSignaturesAsPushed) {
   ASSERT_TRUE((*store)->Push(TinyPolicyFile(2), "candidate", "").ok());
   EXPECT_EQ((*store)->GetChannel("stable")->signature, sig);
   EXPECT_EQ((*store)->GetChannel("candidate")->signature, "");
+  absl::StatusOr<PolicyListing> listed = (*store)->List();
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  ASSERT_EQ(listed->policies.size(), 2u);
+  EXPECT_EQ(listed->policies[0].signed_by, TestKey(1).key_id);
+  EXPECT_EQ(listed->policies[1].signed_by, "");  // stored unsigned
   // A push without a signature keeps the stored one.
   ASSERT_TRUE((*store)->Push(TinyPolicyFile(1), "", "").ok());
   EXPECT_EQ((*store)->GetChannel("stable")->signature, sig);
