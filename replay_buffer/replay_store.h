@@ -71,7 +71,7 @@ struct WriteBatch {
 // Which episodes a reader wants; empty fields match everything.
 struct EpisodeFilter {
   std::string split;      // the module's split ("train", ...), via modules
-  std::string objective;  // "text_size", "ir_count"
+  std::string objective;  // "alloc_size", "text_size", "ir_count", "runtime"
   // "staging" or "canary": only episodes a final reward of that source
   // judges — by episode_id, or by (module_hash, policy_version) for episodes
   // whose behaviour_policy is "policy:<version>", directly or through the

@@ -4,7 +4,7 @@ table phaseloop-cc and phaseloop eval run as `table:FILE`: one row per
 module, its best sequence as a pipeline, optionally with code generator
 options appended (e.g. --codegen machine-outliner).
 
-  tools/best_sequences_table.py BEST.json --phaseloop BIN [--objective text_size]
+  tools/best_sequences_table.py BEST.json --phaseloop BIN [--objective alloc_size]
       [--codegen machine-outliner] --out TABLE
 
 BIN is the phaseloop binary (its `actions --json` maps action indices to
@@ -21,7 +21,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("best")
     ap.add_argument("--phaseloop", required=True)
-    ap.add_argument("--objective", default="text_size")
+    ap.add_argument("--objective", default="alloc_size",
+                    help="the search's objective (alloc_size, text_size, ir_count)")
     ap.add_argument("--codegen", default="")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Quality of search alone on a corpus split (issue #4's benchmark): greedy
-# search per objective and budget, each run reporting both objectives'
-# metrics (text_oz_ratio, geomean_oz_ratio, over_oz, gym_score).
+# search per objective and budget, each run reporting every objective's
+# metrics (alloc_oz_ratio, text_oz_ratio, geomean_oz_ratio, over_oz, gym_score).
 #   tools/search_quality.sh CORPUS_DIR [SPLIT] [BUDGETS...]
 # Defaults: split validation, budgets 1 10. Writes OUT_DIR (default
 # /tmp/phaseloop-search-quality) with one JSON file per run and prints a
@@ -15,10 +15,10 @@ budgets=("${@:-1 10}")
 [[ $# -gt 0 ]] && budgets=("$@") || budgets=(1 10)
 out="${OUT_DIR:-/tmp/phaseloop-search-quality}"
 mkdir -p "$out"
-bin="$(tools/bazel.sh info -c opt bazel-bin 2>/dev/null)/cli/phaseloop"
-printf '%-10s %6s %14s %16s %9s %10s %8s\n' objective budget text_oz_ratio \
-  geomean_oz_ratio over_oz gym_score modules
-for objective in text_size ir_count; do
+bin="$(tools/bazel.sh info -c opt bazel-bin 2>/dev/null)/tools/phaseloop"
+printf '%-10s %6s %14s %14s %16s %9s %10s %8s\n' objective budget alloc_oz_ratio \
+  text_oz_ratio geomean_oz_ratio over_oz gym_score modules
+for objective in alloc_size text_size ir_count; do
   for budget in "${budgets[@]}"; do
     json="$out/${objective}-${budget}s.json"
     "$bin" search --corpus "$corpus" --split "$split" --strategy greedy \
@@ -32,7 +32,8 @@ s = d.get("metrics", d)
 def g(k):
     v = s.get(k)
     return "n/a" if v is None else f"{v:.4f}"
-print(f"{sys.argv[2]:<10} {sys.argv[3]:>6} {g('text_oz_ratio'):>14} "
+print(f"{sys.argv[2]:<10} {sys.argv[3]:>6} {g('alloc_oz_ratio'):>14} "
+      f"{g('text_oz_ratio'):>14} "
       f"{g('geomean_oz_ratio'):>16} {g('over_oz'):>9} {g('gym_score'):>10} "
       f"{s.get('modules_measured', len(d.get('modules', []))):>8}")
 PY

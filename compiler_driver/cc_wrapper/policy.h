@@ -22,7 +22,7 @@
 //                      instructions compiled, never the clock; default k =
 //                      the artifact's default_top_k, budget = 15000;
 //                      budget_ms=M, deprecated, reads as M * 20)
-// A learned size policy (objective text_size or ir_count) applies only at
+// A learned size policy (objective alloc_size, text_size or ir_count) applies only at
 // the user's -Os/-Oz, a runtime policy only at -O2/-O3; at other levels the
 // baseline pipeline runs and the decision's note says why (DESIGN.md: a
 // speed policy never replaces the user's pipeline without runtime evidence).

@@ -260,9 +260,11 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
   std::vector<std::pair<std::string, std::string>> tries;  // name, pipeline
   const int k = top_k();
   if (artifact_.formulation() == kFormulationCandidate) {
-    // The best fixed pipeline first, whatever its score (kOzOutlinerPipeline).
+    // The best fixed pipeline first, whatever its score (kOzOutlinerPipeline;
+    // a size policy's: an ir_count measurement ignores code generation).
     for (const v1::CandidatePipeline& c : artifact_.candidates()) {
-      if (k > 0 && tries.empty() && c.pipeline() == kOzOutlinerPipeline) {
+      if (text && k > 0 && tries.empty() &&
+          c.pipeline() == kOzOutlinerPipeline) {
         tries.emplace_back(c.name(), c.pipeline());
       }
     }

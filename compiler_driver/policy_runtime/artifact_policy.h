@@ -117,7 +117,7 @@ class ArtifactPolicy {
   const InferenceOptions& options() const { return options_; }
   const PolicyNetwork& network() const { return network_; }
   int top_k() const;
-  // text_size or ir_count.
+  // alloc_size, text_size or ir_count.
   bool is_size_policy() const;
   // True when Choose needs the module (stepwise, or topk of a size policy);
   // false when ChooseFromFeatures suffices.

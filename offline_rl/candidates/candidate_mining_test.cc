@@ -167,6 +167,7 @@ TEST_F(CandidateMiningTest, CodegenVariantsTryEveryCandidateWithTheOutliner) {
   // which is why the size objective is the whole object.
   EXPECT_GT(alloc["candidate:oz"], text["candidate:oz"]);
   EXPECT_GT(alloc["candidate:oz+mo"], text["candidate:oz+mo"]);
+  EXPECT_GT(alloc["candidate:oz+mo"], alloc["candidate:oz"]);
 
   std::ostringstream out, err;
   MineFlags flags;

@@ -12,7 +12,8 @@
 namespace phaseloop::offline_rl {
 
 absl::StatusOr<std::vector<Candidate>> ReadCandidatesFile(
-    const std::string& path, const std::vector<std::string>& pass_names) {
+    const std::string& path, const std::vector<std::string>& pass_names,
+    const std::string& objective) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     return absl::NotFoundError(absl::StrCat(
@@ -27,6 +28,16 @@ absl::StatusOr<std::vector<Candidate>> ReadCandidatesFile(
   };
   nlohmann::json json = nlohmann::json::parse(text.str(), nullptr, false);
   if (json.is_discarded()) return bad("not valid JSON");
+  if (json.is_object() && json.contains("objective") &&
+      json["objective"].is_string() && !objective.empty() &&
+      json["objective"].get<std::string>() != objective) {
+    return bad(absl::StrCat(
+        "mined for objective ", json["objective"].get<std::string>(),
+        " but the learner config reads ", objective,
+        " episodes: mine again with `phaseloop candidates mine --objective ",
+        objective, "` or set the config's objective to ",
+        json["objective"].get<std::string>()));
+  }
   if (json.is_object() && json.contains("candidates"))
     json = json["candidates"];
   if (!json.is_array() || json.empty()) {

@@ -29,17 +29,21 @@ constexpr char kCandidatePrefix[] = "candidate:";
 
 // The content hash of what the learner reads from an episode: without when,
 // where and how long it ran, so the same data measured again has the same
-// digest (and a retrained artifact the same data snapshot). Allocated sizes
-// are read only for an alloc_size objective: for the others they are left
-// out, so episodes that now also record them digest as they did before
-// (the shipped text_size default still reproduces byte for byte).
+// digest (and a retrained artifact the same data snapshot). For objectives
+// other than alloc_size, the allocated sizes that records gained with it
+// are left out, so those episodes digest as they did before it (the shipped
+// text_size default still reproduces byte for byte): every step's
+// alloc_size_after, and a mined candidate episode's final_alloc_size
+// (search episodes recorded final_alloc_size before, so theirs stays in).
 std::string EpisodeDigest(v1::Episode e) {
   e.clear_unix_time_ms();
   e.clear_host();
   e.clear_seconds();
   if (e.objective() != replay_buffer::kObjectiveAllocSize) {
-    e.clear_final_alloc_size();
     for (v1::Step& step : *e.mutable_steps()) step.clear_alloc_size_after();
+    if (absl::StartsWith(e.behaviour_policy(), kCandidatePrefix)) {
+      e.clear_final_alloc_size();
+    }
   }
   return ir::ContentHash(e.SerializeAsString());
 }

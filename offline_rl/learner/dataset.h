@@ -156,9 +156,14 @@ absl::StatusOr<Dataset> BuildDataset(replay_buffer::ReplayStore& store,
 
 // Reads a candidates file: JSON {"candidates": [{"name", "actions": [pass
 // names or indices], "pipeline"}]} (or the bare array). Names must be
-// unique; actions must exist in `pass_names`; pipeline non-empty.
+// unique; actions must exist in `pass_names`; pipeline non-empty. When
+// `objective` is given and the file names the objective it was mined for
+// ("objective", as `phaseloop candidates mine` writes), they must agree:
+// the candidates' episodes are read by objective, so a file mined for
+// another one would pair stale episodes by name.
 absl::StatusOr<std::vector<Candidate>> ReadCandidatesFile(
-    const std::string& path, const std::vector<std::string>& pass_names);
+    const std::string& path, const std::vector<std::string>& pass_names,
+    const std::string& objective = "");
 
 // Feature normalisation over a set's states: mean and scale = 1 / stddev
 // (1 where the stddev is below 1e-6, so constant features pass unscaled).

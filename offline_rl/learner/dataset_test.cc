@@ -154,13 +154,39 @@ TEST_F(DatasetTest, AllocatedSizesCountInTheSnapshotOnlyForAllocSize) {
     config.objective = objective;
     auto data = BuildDataset(*store_, config, options_);
     EXPECT_TRUE(data.ok()) << data.status();
-    return data.ok() ? data->snapshot : std::string();
+    if (!data.ok()) return std::string();
+    // The abstain margin's sizes are the objective's: the whole object for
+    // alloc_size, .text otherwise; each cell is its episode's figure.
+    const CandidateTable& table = data->train.table;
+    const std::vector<std::string> names = testing::CandidateNames();
+    const size_t k = names.size();
+    EXPECT_EQ(table.object_sizes.size(), table.module_hashes.size() * k);
+    for (size_t m = 0; m < table.module_hashes.size(); ++m) {
+      for (size_t c = 0; c < k; ++c) {
+        for (const v1::Episode& e : episodes) {
+          if (e.module_hash() != table.module_hashes[m] ||
+              e.behaviour_policy() != "candidate:" + names[c]) {
+            continue;
+          }
+          const int64_t expected = objective == "alloc_size"
+                                       ? e.final_alloc_size()
+                                       : e.final_text_size();
+          if (objective == "alloc_size" && !with_alloc) {
+            EXPECT_TRUE(std::isnan(table.object_sizes[m * k + c]));
+          } else {
+            EXPECT_EQ(table.object_sizes[m * k + c],
+                      static_cast<double>(expected));
+          }
+        }
+      }
+    }
+    return data->snapshot;
   };
+  ASSERT_NE(episodes[0].final_alloc_size(), episodes[0].final_text_size());
   const std::string text_without = snapshot("text_size", false);
   EXPECT_EQ(snapshot("text_size", true), text_without);
   const std::string alloc_with = snapshot("alloc_size", true);
   EXPECT_NE(snapshot("alloc_size", false), alloc_with);
-  EXPECT_NE(alloc_with, text_without);
 }
 
 TEST_F(DatasetTest, StepwiseHistoryRewardsAndCut) {
@@ -398,6 +424,18 @@ TEST_F(DatasetTest, ClearErrors) {
                 .status()
                 .code(),
             absl::StatusCode::kNotFound);
+  // A file mined for another objective than the config reads is refused
+  // with the fix; without a stated objective either way it is read.
+  std::ofstream(path) << R"({"objective": "text_size", "candidates": [
+                              {"name": "oz", "pipeline": "default<Oz>"}]})";
+  const absl::Status mismatch =
+      ReadCandidatesFile(path, options_.pass_names, "alloc_size").status();
+  EXPECT_EQ(mismatch.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(mismatch.message().find("--objective alloc_size"),
+            std::string::npos)
+      << mismatch;
+  EXPECT_TRUE(ReadCandidatesFile(path, options_.pass_names, "text_size").ok());
+  EXPECT_TRUE(ReadCandidatesFile(path, options_.pass_names).ok());
 }
 
 TEST(NormalizationTest, MeanAndInverseStddevConstantFeaturesUnscaled) {

@@ -59,7 +59,8 @@ absl::StatusOr<DatasetOptions> DatasetOptionsFor(const LearnerConfig& config,
   const std::string candidates_file =
       flags.candidates.empty() ? config.candidates_file : flags.candidates;
   if (config.formulation == "candidate" && !candidates_file.empty()) {
-    auto candidates = ReadCandidatesFile(candidates_file, options.pass_names);
+    auto candidates = ReadCandidatesFile(candidates_file, options.pass_names,
+                                         config.objective);
     if (!candidates.ok()) return candidates.status();
     options.candidates = *std::move(candidates);
   }

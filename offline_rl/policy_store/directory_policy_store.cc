@@ -357,7 +357,7 @@ absl::StatusOr<PolicyListing> DirectoryPolicyStore::List() {
     absl::StatusOr<std::string> key_id =
         read.ok() ? signing::SignatureKeyId(signature, policy.policy_version)
                   : absl::StatusOr<std::string>(read);
-    policy.signed_by = key_id.ok() ? *key_id : "(unreadable signature)";
+    policy.signed_by = key_id.ok() ? *key_id : "unreadable";
   }
   return listing;
 }
