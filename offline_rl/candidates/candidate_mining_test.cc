@@ -220,9 +220,13 @@ TEST_F(CandidateMiningTest, MeasuresEveryCandidateAndStoresEpisodes) {
       // reward = (start - A) / (start - A_Oz), so reward - 1 is
       // (A_Oz - A) / (start - A_Oz): its sign says better/worse than -Oz.
       const int64_t oz = oz_alloc[e.module_hash()];
-      if (e.final_alloc_size() < oz) EXPECT_GT(s.reward(), 1.0);
-      if (e.final_alloc_size() > oz) EXPECT_LT(s.reward(), 1.0);
-      if (e.final_alloc_size() == oz) EXPECT_DOUBLE_EQ(s.reward(), 1.0);
+      if (e.final_alloc_size() < oz) {
+        EXPECT_GT(s.reward(), 1.0);
+      } else if (e.final_alloc_size() > oz) {
+        EXPECT_LT(s.reward(), 1.0);
+      } else {
+        EXPECT_DOUBLE_EQ(s.reward(), 1.0);
+      }
     }
   }
   // Rerunning replaces the same episodes (deterministic ids).
