@@ -260,22 +260,18 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
   std::vector<std::pair<std::string, std::string>> tries;  // name, pipeline
   const int k = top_k();
   if (artifact_.formulation() == kFormulationCandidate) {
-    // The best fixed pipeline first, whatever its score (kOzOutlinerPipeline;
-    // a size policy's: an ir_count measurement ignores code generation).
-    for (const v1::CandidatePipeline& c : artifact_.candidates()) {
-      if (text && k > 0 && tries.empty() &&
-          c.pipeline() == kOzOutlinerPipeline) {
-        tries.emplace_back(c.name(), c.pipeline());
-      }
-    }
+    // The k best-scored. Measuring -Oz with the machine outliner first,
+    // whatever its score, was tried (2026-11-27) and lost: on whole objects
+    // it is larger than -Oz's on 11 of 27 validation and 20 of 43 test
+    // modules of the Debian corpus, and the slot it took from the network
+    // cost the default 1.0081 -> 1.0060 (validation) and 1.0169 -> 1.0059
+    // (test) in alloc_oz_ratio (BENCHMARKS.md, "topk and the best fixed
+    // pipeline").
     const std::vector<float> scores = Score(autophase, inst_count, {});
     for (int index : Ranked(scores)) {
       if (static_cast<int>(tries.size()) >= k) break;
       const v1::CandidatePipeline& c = artifact_.candidates(index);
-      // -Oz is measured already, the fixed reference above.
-      if (c.pipeline() == kOzPipeline || c.pipeline() == kOzOutlinerPipeline) {
-        continue;
-      }
+      if (c.pipeline() == kOzPipeline) continue;  // measured already
       tries.emplace_back(c.name(), c.pipeline());
     }
   } else {

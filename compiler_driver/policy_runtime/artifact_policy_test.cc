@@ -269,42 +269,6 @@ TEST_F(ArtifactPolicyTest, TopKMeasuresCodegenOptions) {
       << unknown.status();
 }
 
-// The best fixed pipeline (-Oz with the machine outliner) is always among
-// what topk measures when the artifact has it: first after -Oz, within
-// top_k, whatever the network scores it, so the choice is never larger than
-// that fixed pipeline's wherever topk measures anything.
-TEST_F(ArtifactPolicyTest, TopKAlwaysMeasuresTheBestFixedPipeline) {
-  for (const char* fixture : {"sorting.c", "strings.c"}) {
-    Load(fixture);
-    const int64_t oz_mo = AllocAfter(kOzOutlinerPipeline);
-    for (uint64_t seed : {1, 2, 3}) {
-      testing::RandomArtifactOptions artifact;
-      artifact.action_names = kActions;
-      artifact.seed = seed;
-      artifact.candidate_pipelines = {
-          "default<Oz>", "default<O3>", "function(mem2reg)", "default<O1>",
-          "default<Os>", kOzOutlinerPipeline};
-      for (int k : {1, 2}) {
-        InferenceOptions options;
-        options.mode = InferenceMode::kTopK;
-        options.top_k = k;
-        options.budget = 1'000'000'000;
-        auto policy =
-            ArtifactPolicy::Create(testing::RandomArtifact(artifact), options);
-        ASSERT_TRUE(policy.ok()) << policy.status();
-        auto choice =
-            (*policy)->Choose(*module_, autophase_, inst_count_, Env());
-        ASSERT_TRUE(choice.ok()) << choice.status();
-        EXPECT_EQ(choice->evaluated, 1 + k) << choice->note;
-        ASSERT_GE(choice->measured_pipelines.size(), 2u) << choice->note;
-        EXPECT_EQ(choice->measured_pipelines[1].first, kOzOutlinerPipeline);
-        EXPECT_EQ(choice->measured_pipelines[1].second, oz_mo);
-        EXPECT_LE(choice->measured, oz_mo) << fixture << " " << choice->note;
-      }
-    }
-  }
-}
-
 // The budget counts work, never the clock: each measurement costs the
 // module's instruction count, so a budget of n such units measures exactly
 // n pipelines (-Oz and n - 1 candidates), whatever the machine's load.

@@ -49,11 +49,10 @@ inline constexpr char kFormulationCandidate[] = "candidate";
 // choice (the candidate with this pipeline, PolicyArtifact
 // .single_abstain_margin).
 inline constexpr char kOzPipeline[] = "default<Oz>";
-// -Oz with LLVM's machine outliner, the best fixed pipeline known for size
-// (issue 20: 1.3-5 % below -Oz with no learning). A candidate policy's topk
-// measures it whenever the artifact has it as a candidate, first after -Oz
-// and within top_k, so where topk measures anything its choice is never
-// larger than this fixed pipeline's.
+// -Oz with LLVM's machine outliner: the fixed pipeline `phaseloop eval`
+// reports beside a size policy (issue 20 measured it 1.3-5 % below -Oz in
+// .text; on whole objects of the Debian corpus it is larger than -Oz's on
+// about 40 % of modules: BENCHMARKS.md, "topk and the best fixed pipeline").
 inline constexpr char kOzOutlinerPipeline[] =
     "default<Oz>,codegen<machine-outliner>";
 
