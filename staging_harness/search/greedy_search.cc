@@ -25,6 +25,19 @@ const char* ObjectiveName(Objective objective) {
   return "";
 }
 
+int64_t PickByObjective(Objective objective, int64_t ir_count,
+                        int64_t text_size, int64_t alloc_size) {
+  switch (objective) {
+    case Objective::kIrCount:
+      return ir_count;
+    case Objective::kAllocSize:
+      return alloc_size;
+    case Objective::kTextSize:
+      break;
+  }
+  return text_size;
+}
+
 std::optional<Objective> ParseObjective(const std::string& text) {
   if (text == "ir_count") return Objective::kIrCount;
   if (text == "text_size") return Objective::kTextSize;

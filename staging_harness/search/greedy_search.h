@@ -17,6 +17,10 @@ namespace phaseloop::search {
 enum class Objective { kIrCount, kTextSize, kAllocSize };
 
 const char* ObjectiveName(Objective objective);
+
+// Of a state's three figures, the one `objective` minimises.
+int64_t PickByObjective(Objective objective, int64_t ir_count,
+                        int64_t text_size, int64_t alloc_size);
 std::optional<Objective> ParseObjective(const std::string& text);
 
 struct SearchResult {

@@ -125,26 +125,17 @@ bool ModuleSearch::OutOfBudget() const {
 }
 
 int64_t ModuleSearch::Value(const StateObservation& state) const {
-  switch (options_.objective) {
-    case Objective::kIrCount:
-      return state.ir_count;
-    case Objective::kAllocSize:
-      return state.alloc_size;
-    case Objective::kTextSize:
-      break;
-  }
-  return state.text_size;
+  return PickByObjective(options_.objective, state.ir_count, state.text_size,
+                         state.alloc_size);
 }
 
 double ModuleSearch::Reward(int64_t before, int64_t after) const {
-  int64_t start = reference_.text_size_start, oz = reference_.text_size_oz;
-  if (options_.objective == Objective::kIrCount) {
-    start = reference_.ir_count_start;
-    oz = reference_.ir_count_oz;
-  } else if (options_.objective == Objective::kAllocSize) {
-    start = reference_.alloc_size_start;
-    oz = reference_.alloc_size_oz;
-  }
+  const ModuleReference& r = reference_;
+  const int64_t start =
+      PickByObjective(options_.objective, r.ir_count_start, r.text_size_start,
+                      r.alloc_size_start);
+  const int64_t oz = PickByObjective(options_.objective, r.ir_count_oz,
+                                     r.text_size_oz, r.alloc_size_oz);
   const int64_t scale =
       start - oz > 0 ? start - oz : std::max<int64_t>(start, 1);
   return static_cast<double>(before - after) / static_cast<double>(scale);

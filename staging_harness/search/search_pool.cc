@@ -188,15 +188,8 @@ absl::StatusOr<std::vector<ModuleResult>> RunSearch(
 }
 
 int64_t ResultValue(const ModuleResult& result, Objective objective) {
-  switch (objective) {
-    case Objective::kIrCount:
-      return result.ir_count;
-    case Objective::kAllocSize:
-      return result.alloc_size;
-    case Objective::kTextSize:
-      break;
-  }
-  return result.text_size;
+  return PickByObjective(objective, result.ir_count, result.text_size,
+                         result.alloc_size);
 }
 
 std::vector<KnownBest> BestSequencesOf(const std::vector<ModuleResult>& results,
