@@ -1,11 +1,14 @@
 #include "compiler_driver/passes/pass_runner.h"
 
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "compiler_driver/passes/pass_extensions.h"
+#include "compiler_driver/passes/tuned_pipeline.h"
 #include "llvm/Analysis/AliasAnalysis.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
@@ -28,6 +31,42 @@ std::optional<OptLevel> StandardPipelineLevel(std::string_view element) {
       element.substr(kPrefix.size(), element.size() - kPrefix.size() - 1);
   if (level.empty() || level.front() == '-') return std::nullopt;
   return ir::ParseOptLevel(level);
+}
+
+// A standard pipeline element: default<Ox>, or tuned<Ox;...> (tuned_pipeline.h)
+// with the tuning it changes.
+struct StandardElement {
+  OptLevel level;
+  std::optional<TunedPipeline> tuned;
+};
+
+// nullopt: not a standard element; an error: a tuned<...> element whose
+// parameters are wrong.
+std::optional<absl::StatusOr<StandardElement>> ParseStandardElement(
+    std::string_view element) {
+  if (std::optional<OptLevel> level = StandardPipelineLevel(element)) {
+    return StandardElement{*level, std::nullopt};
+  }
+  std::optional<absl::StatusOr<TunedPipeline>> tuned =
+      ParseTunedElement(absl::string_view(element.data(), element.size()));
+  if (!tuned) return std::nullopt;
+  if (!tuned->ok()) return tuned->status();
+  std::optional<OptLevel> level = ir::ParseOptLevel((*tuned)->level);
+  if (!level) {  // ParseTunedParams accepts only O1..Oz
+    return absl::InternalError(absl::StrCat("tuned level ", (*tuned)->level));
+  }
+  return StandardElement{*level, **tuned};
+}
+
+llvm::PipelineTuningOptions ApplyTuning(llvm::PipelineTuningOptions tuning,
+                                        const TunedPipeline& tuned) {
+  if (tuned.inline_threshold) tuning.InlinerThreshold = *tuned.inline_threshold;
+  if (tuned.unroll) tuning.LoopUnrolling = *tuned.unroll;
+  if (tuned.interleave) tuning.LoopInterleaving = *tuned.interleave;
+  if (tuned.vectorize) tuning.LoopVectorization = *tuned.vectorize;
+  if (tuned.slp) tuning.SLPVectorization = *tuned.slp;
+  if (tuned.merge_functions) tuning.MergeFunctions = *tuned.merge_functions;
+  return tuning;
 }
 
 // The top-level elements of pipeline text: "a,function(b,c),default<O2>" ->
@@ -57,15 +96,40 @@ absl::Status ParseError(const std::string& pipeline, llvm::Error error) {
                    "': ", llvm::toString(std::move(error))));
 }
 
+// `pipeline` with every top-level tuned<LEVEL;...> element checked and
+// written as default<LEVEL>: the text LLVM's parser judges (it does not know
+// phaseloop's element; a tuned<...> nested in an adaptor stays, so the parser
+// refuses it as an unknown pass).
+absl::StatusOr<std::string> UntunedText(const std::string& pipeline) {
+  std::string text;
+  for (std::string_view element : TopLevelElements(pipeline)) {
+    if (!text.empty()) text += ',';
+    std::optional<absl::StatusOr<TunedPipeline>> tuned =
+        ParseTunedElement(absl::string_view(element.data(), element.size()));
+    if (!tuned) {
+      text.append(element);
+      continue;
+    }
+    if (!tuned->ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "invalid pass pipeline '", pipeline, "': ", tuned->status().message()));
+    }
+    absl::StrAppend(&text, "default<", (*tuned)->level, ">");
+  }
+  return text;
+}
+
 // Parses `pipeline` with PassBuilder's text parser into a throwaway manager:
 // what it accepts, and its messages, are what Run and Validate accept.
 absl::Status CheckParses(llvm::TargetMachine* target_machine,
                          const llvm::PipelineTuningOptions& tuning,
                          const std::string& pipeline) {
+  absl::StatusOr<std::string> untuned = UntunedText(pipeline);
+  if (!untuned.ok()) return untuned.status();
   llvm::PassBuilder builder(target_machine, tuning);
   AddPassExtensions(builder);
   llvm::ModulePassManager mpm;
-  if (llvm::Error error = builder.parsePassPipeline(mpm, pipeline)) {
+  if (llvm::Error error = builder.parsePassPipeline(mpm, *untuned)) {
     return ParseError(pipeline, std::move(error));
   }
   return absl::OkStatus();
@@ -141,10 +205,13 @@ absl::Status PassRunner::Run(llvm::Module& module,
 
   llvm::ModulePassManager mpm;
   std::optional<llvm::PassBuilder> standard;
+  // Tuned standard pipelines' builders, one per element; like `standard`,
+  // they outlive the run.
+  std::vector<std::unique_ptr<llvm::PassBuilder>> tuned_builders;
   const std::vector<std::string_view> elements = TopLevelElements(pipeline);
   bool has_standard = false;
   for (std::string_view element : elements) {
-    if (StandardPipelineLevel(element)) has_standard = true;
+    if (ParseStandardElement(element)) has_standard = true;
   }
   if (!has_standard) {
     if (llvm::Error error = builder.parsePassPipeline(mpm, pipeline)) {
@@ -171,20 +238,29 @@ absl::Status PassRunner::Run(llvm::Module& module,
       return absl::OkStatus();
     };
     for (std::string_view element : elements) {
-      std::optional<OptLevel> level = StandardPipelineLevel(element);
-      if (!level) {
+      std::optional<absl::StatusOr<StandardElement>> parsed =
+          ParseStandardElement(element);
+      if (!parsed) {
         if (!others.empty()) others += ',';
         others.append(element);
         continue;
       }
+      if (!parsed->ok()) return parsed->status();  // CheckParses caught it
       absl::Status flushed = flush_others();
       if (!flushed.ok()) return flushed;
-      if (*level == OptLevel::kO0) {
-        mpm.addPass(
-            standard->buildO0DefaultPipeline(llvm::OptimizationLevel::O0));
+      const StandardElement& standard_element = **parsed;
+      llvm::PassBuilder* element_builder = &*standard;
+      if (standard_element.tuned) {
+        tuned_builders.push_back(std::make_unique<llvm::PassBuilder>(
+            target_machine_, ApplyTuning(tuning_, *standard_element.tuned)));
+        element_builder = tuned_builders.back().get();
+      }
+      if (standard_element.level == OptLevel::kO0) {
+        mpm.addPass(element_builder->buildO0DefaultPipeline(
+            llvm::OptimizationLevel::O0));
       } else {
-        mpm.addPass(
-            standard->buildPerModuleDefaultPipeline(ir::ToLlvm(*level)));
+        mpm.addPass(element_builder->buildPerModuleDefaultPipeline(
+            ir::ToLlvm(standard_element.level)));
       }
     }
     absl::Status flushed = flush_others();

@@ -44,9 +44,10 @@ std::string DefaultPipelineText(ir::OptLevel level);
 // Standard pipelines (`default<Ox>` elements at the top level of the text) are
 // built from this runner's tuning, as clang builds its pipeline
 // (PassBuilder::buildPerModuleDefaultPipeline): LLVM's text parser would
-// overwrite the vectorizer settings (see PipelineFlavor). Everything else,
-// including acceptance of the text and its error messages, is PassBuilder's
-// parser. Not thread-safe; the module must live in a context used by this
+// overwrite the vectorizer settings (see PipelineFlavor). A top-level
+// `tuned<Ox;...>` element (tuned_pipeline.h) is the same pipeline built from
+// this tuning with its changes. Everything else, including acceptance of the
+// text and its error messages, is PassBuilder's parser. Not thread-safe; the module must live in a context used by this
 // thread only.
 class PassRunner {
  public:

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "compiler_driver/passes/action_space.h"
 #include "compiler_driver/passes/pass_extensions.h"
+#include "compiler_driver/passes/tuned_pipeline.h"
 
 namespace phaseloop::passes {
 namespace {
@@ -156,12 +157,24 @@ std::string WhyNot(absl::string_view name) {
   return absl::StrCat("'", name, "' is neither a pass of the action space ",
                       ActionSpace::Llvm16().version(),
                       " (compiler_driver/passes/llvm-16/actions.tsv) nor a "
-                      "standard pipeline default<O0|O1|O2|O3|Os|Oz>");
+                      "standard pipeline default<O0|O1|O2|O3|Os|Oz> or "
+                      "tuned<O1|O2|O3|Os|Oz;...>");
 }
 
-absl::Status Check(const std::vector<Element>& elements) {
+absl::Status Check(const std::vector<Element>& elements, bool top_level) {
   const Allowed& allowed = AllowedNames();
   for (const Element& e : elements) {
+    if (e.name == kTunedPipelineName) {
+      // Like default<Ox>, a module pipeline of its own: the runner builds it
+      // only at the top level of the text.
+      if (!top_level || e.has_children) {
+        return Refuse(e, "tuned<...> is a standard pipeline, allowed only at "
+                         "the top level of the pipeline, without (...)");
+      }
+      absl::StatusOr<TunedPipeline> tuned = ParseTunedParams(e.params);
+      if (!tuned.ok()) return Refuse(e, tuned.status().message());
+      continue;
+    }
     if (e.has_children) {
       if (allowed.adaptors.count(e.name) == 0) {
         return Refuse(e, absl::StrCat("'", e.name,
@@ -169,7 +182,9 @@ absl::Status Check(const std::vector<Element>& elements) {
                                       "(module, cgscc, function, loop, "
                                       "loop-mssa)"));
       }
-      if (absl::Status s = Check(e.children); !s.ok()) return s;
+      if (absl::Status s = Check(e.children, /*top_level=*/false); !s.ok()) {
+        return s;
+      }
       continue;
     }
     if (e.name == "default") {
@@ -194,7 +209,7 @@ absl::Status CheckPolicyPipeline(absl::string_view ir_pipeline) {
     read.SetPayload(kRefusedPayload, absl::Cord("malformed"));
     return read;
   }
-  return Check(elements);
+  return Check(elements, /*top_level=*/true);
 }
 
 bool IsRefusedPipeline(const absl::Status& status) {

@@ -9,7 +9,8 @@
 //     any parameters LLVM accepts for them ("sroa", "sroa<modify-cfg>"),
 //   - under the adaptors module(...), cgscc(...), function(...), loop(...)
 //     and loop-mssa(...),
-//   - and the standard pipelines default<O0|O1|O2|O3|Os|Oz>;
+//   - the standard pipelines default<O0|O1|O2|O3|Os|Oz>, and at the top
+//     level tuned<LEVEL;...> (tuned_pipeline.h, llvm-16/tuning.tsv);
 //   - in test binaries only, the passes they link in (pass_extensions.h).
 // Anything else — internalize (changes every symbol's linkage), strip,
 // instrumentation, a pass the action tests excluded, an unknown name — is

@@ -92,5 +92,30 @@ TEST(PipelineCheckTest, MalformedPipelinesAreRefused) {
   EXPECT_FALSE(IsRefusedPipeline(absl::NotFoundError("no such file")));
 }
 
+// tuned<LEVEL;...>: the standard pipeline with other tuning, at the top
+// level only, with parameters the parser accepts.
+TEST(PipelineCheckTest, TunedStandardPipelinesAreAllowedAtTheTopLevel) {
+  for (const char* pipeline :
+       {"tuned<O3;inline-threshold=500>", "tuned<Oz;inline-threshold=0;merge-functions>",
+        "default<O1>,tuned<O3;no-unroll>,function(instcombine)"}) {
+    EXPECT_TRUE(CheckPolicyPipeline(pipeline).ok()) << pipeline;
+  }
+  struct Case {
+    const char* pipeline;
+    const char* says;
+  };
+  for (const Case& c : {
+           Case{"tuned<O3;inline-threshold=huge>", "not 'huge'"},
+           Case{"tuned<O0>", "the level 'O0'"},
+           Case{"module(tuned<O3>)", "only at the top level"},
+           Case{"tuned<O3>(instcombine)", "only at the top level"},
+       }) {
+    absl::Status status = CheckPolicyPipeline(c.pipeline);
+    ASSERT_FALSE(status.ok()) << c.pipeline;
+    EXPECT_TRUE(IsRefusedPipeline(status)) << c.pipeline;
+    EXPECT_THAT(std::string(status.message()), HasSubstr(c.says)) << c.pipeline;
+  }
+}
+
 }  // namespace
 }  // namespace phaseloop::passes

@@ -9,6 +9,7 @@
 #include "compiler_driver/ir/module_loader.h"
 #include "compiler_driver/observation/features.h"
 #include "compiler_driver/passes/pass_runner.h"
+#include "compiler_driver/session/pass_target.h"
 #include "compiler_driver/testing/fixture_paths.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Transforms/Utils/Cloning.h"
@@ -115,6 +116,65 @@ TEST(CodegenOptionFidelity, MachineOutlinerMatchesClangAndDoesNotLeak) {
     }
   }
   EXPECT_GT(outlined_anywhere, 0);  // interpreter.c and text_stats.cc do
+}
+
+// tuned<LEVEL;...> builds the standard pipeline with clang's own tuning
+// changed as clang's flags change it: the same IR as clang-16 with the flag
+// on every fixture, and an inline threshold moves the result.
+TEST(TunedPipelineFidelity, MatchesClangsFlagsOnEveryFixture) {
+  struct Case {
+    const char* pipeline;
+    std::vector<std::string> clang_flags;
+  };
+  const std::vector<Case> cases = {
+      {"tuned<O3>", {"-O3"}},
+      {"tuned<O3;no-unroll;no-interleave>", {"-O3", "-fno-unroll-loops"}},
+      {"tuned<O2;no-vectorize;no-slp>",
+       {"-O2", "-fno-vectorize", "-fno-slp-vectorize"}},
+      {"tuned<O3;merge-functions>", {"-O3", "-Xclang", "-fmerge-functions"}},
+      {"tuned<Oz;inline-threshold=-1000>",
+       {"-Oz", "-mllvm", "-inline-threshold=-1000"}},
+  };
+  const std::string dir = testing::MakeTempDir();
+  int threshold_changed = 0;
+  for (const std::string& source : testing::FixturePaths()) {
+    // As the wrapper compiles: the source through the frontend at the level,
+    // the IR passes on clang's target machine and tuning for it.
+    auto ir_count_after = [&](OptLevel level, const std::string& pipeline) {
+      ir::FrontendOptions frontend;
+      frontend.opt_level = level;
+      llvm::LLVMContext context;
+      auto module = ir::LoadModule(source, frontend, context);
+      EXPECT_TRUE(module.ok()) << module.status();
+      if (!module.ok()) return int64_t{-1};
+      auto emitter =
+          codegen::ObjectEmitter::ForModule(**module, ir::CodegenLevel(level));
+      EXPECT_TRUE(emitter.ok()) << emitter.status();
+      if (!emitter.ok()) return int64_t{-1};
+      passes::PassRunner runner(
+          PassTargetMachine(**emitter, passes::PipelineFlavor::kClang),
+          passes::TuningFor(level, passes::PipelineFlavor::kClang));
+      absl::Status ran = runner.Run(**module, pipeline);
+      EXPECT_TRUE(ran.ok()) << ran;
+      return observation::IrInstructionCount(**module);
+    };
+    for (const Case& c : cases) {
+      SCOPED_TRACE(source + " " + c.pipeline);
+      const OptLevel level = *ir::ParseOptLevel(c.clang_flags[0]);
+      std::vector<std::string> argv = {"clang-16"};
+      argv.insert(argv.end(), c.clang_flags.begin(), c.clang_flags.end());
+      const std::string ll = dir + "/clang.ll";
+      argv.insert(argv.end(), {"-S", "-emit-llvm", source, "-o", ll});
+      std::string log;
+      ASSERT_EQ(testing::RunCommand(argv, &log), 0) << log;
+      EXPECT_EQ(ir_count_after(level, c.pipeline), IrCountOfFile(ll));
+    }
+    if (ir_count_after(OptLevel::kO3, "tuned<O3;inline-threshold=3000>") !=
+        ir_count_after(OptLevel::kO3, "default<O3>")) {
+      ++threshold_changed;
+    }
+  }
+  EXPECT_GT(threshold_changed, 0);
 }
 
 TEST(ModuleFidelity, OzMatchesOptOnEveryFixture) {

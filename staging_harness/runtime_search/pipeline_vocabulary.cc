@@ -36,6 +36,11 @@ const std::vector<Candidate>& RuntimeVocabulary() {
        "-O3 twice, then runtime unrolling"},
       {"default<O2>,default<O3>", "-O3 after an -O2 prefix"},
       {"default<O2>", "-O2 (less inlining and unrolling than -O3)"},
+      // -O3 with the inliner's threshold changed (250 at -O3): a tuned
+      // standard pipeline (compiler_driver/passes/tuned_pipeline.h).
+      {"tuned<O3;inline-threshold=500>", "-O3, inlining twice as eagerly"},
+      {"tuned<O3;inline-threshold=1000>", "-O3, inlining four times as eagerly"},
+      {"tuned<O3;inline-threshold=100>", "-O3, inlining less eagerly"},
   };
   return *vocabulary;
 }
