@@ -27,6 +27,7 @@
 #include "compiler_driver/observation/features.h"
 #include "compiler_driver/passes/action_space.h"
 #include "compiler_driver/passes/pass_runner.h"
+#include "compiler_driver/passes/pipeline_check.h"
 #include "compiler_driver/policy_runtime/pipeline_measurement.h"
 #include "compiler_driver/session/pass_target.h"
 #include "llvm/IR/LLVMContext.h"
@@ -58,6 +59,26 @@ int64_t ValueOf(const policy_runtime::PipelineMeasurement& m,
   if (objective == replay_buffer::kObjectiveIrCount) return m.ir_count;
   if (objective == replay_buffer::kObjectiveTextSize) return m.text_size;
   return m.alloc_size;
+}
+
+// A fixed candidate: a name, and a pipeline a policy may carry (a
+// well-formed codegen<...> element, an IR part pipeline_check allows).
+absl::Status CheckFixedCandidate(const MineOptions::FixedCandidate& f) {
+  if (f.name.empty() || f.pipeline.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "fixed candidate '", f.name, "=", f.pipeline,
+        "': give NAME=PIPELINE, e.g. ozmf=tuned<Oz;merge-functions>"));
+  }
+  absl::StatusOr<codegen::SplitPipelineText> split =
+      codegen::SplitPipeline(f.pipeline);
+  absl::Status checked = split.ok()
+                             ? passes::CheckPolicyPipeline(split->ir_pipeline)
+                             : split.status();
+  if (!checked.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "fixed candidate '", f.name, "': ", checked.message()));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -149,6 +170,16 @@ absl::StatusOr<std::vector<Candidate>> CollectCandidates(
   }
   std::vector<Candidate> out;
   out.push_back({"oz", {}, kOzPipeline});
+  std::set<std::string> names = {"oz"};
+  for (const MineOptions::FixedCandidate& f : options.fixed_candidates) {
+    absl::Status checked = CheckFixedCandidate(f);
+    if (!checked.ok()) return checked;
+    if (!names.insert(f.name).second) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "fixed candidate '", f.name, "' is named twice (or is \"oz\")"));
+    }
+    out.push_back({f.name, {}, f.pipeline});
+  }
   for (size_t i = 0; i < ranked.size(); ++i) {
     Candidate c;
     c.name = absl::StrFormat("c%03d", i);

@@ -14,7 +14,10 @@
 //     for, then shorter first, and the first max_candidates kept. -Oz
 //     ("oz", pipeline default<Oz>, no actions) is always candidate 0; with
 //     oz_prefix_variants, each candidate also gets "<name>+oz" =
-//     "default<Oz>,<its pipeline>". With codegen_variants (the machine
+//     "default<Oz>,<its pipeline>". Fixed candidates (fixed_candidates:
+//     named pipelines, e.g. "ozmf" = tuned<Oz;merge-functions>, the best
+//     fixed pipeline known) follow -Oz, before the mined ones, so that the
+//     learned choice always includes them. With codegen_variants (the machine
 //     outliner), every candidate so far, -Oz included, is also tried with
 //     those code generator options: "<name>+mo", its pipeline ending in
 //     ",codegen<machine-outliner>" (compiler_driver/codegen/codegen_options.h).
@@ -63,6 +66,13 @@ struct MineOptions {
   std::string split = "train";  // "" = all modules
   int max_candidates = 32;      // besides -Oz
   bool oz_prefix_variants = false;
+  // Named fixed pipelines that are always candidates (no actions), checked as
+  // a policy's pipelines are (compiler_driver/passes/pipeline_check.h).
+  struct FixedCandidate {
+    std::string name;
+    std::string pipeline;
+  };
+  std::vector<FixedCandidate> fixed_candidates;
   // Code generator options each candidate is also tried with (none: off).
   codegen::CodegenOptions codegen_variants;
   int threads = 1;

@@ -123,6 +123,39 @@ TEST_F(CandidateMiningTest, BlockedPairsDoNotCountAsBest) {
   EXPECT_EQ((*candidates)[2].best_for_modules, 1);
 }
 
+// The best fixed pipelines are always candidates, right after -Oz, and get
+// the codegen variants like the rest; a pipeline a policy may not carry, or
+// a name given twice, is refused before anything is measured.
+TEST_F(CandidateMiningTest, FixedCandidatesFollowOzAndAreChecked) {
+  MineOptions options = Options();
+  options.fixed_candidates = {{"ozmf", "tuned<Oz;merge-functions>"}};
+  options.codegen_variants.machine_outliner = true;
+  auto candidates = CollectCandidates(options);
+  ASSERT_TRUE(candidates.ok()) << candidates.status();
+  ASSERT_EQ(candidates->size(), 12u);  // oz, ozmf, five mined; then "+mo"
+  EXPECT_EQ((*candidates)[1].name, "ozmf");
+  EXPECT_EQ((*candidates)[1].pipeline, "tuned<Oz;merge-functions>");
+  EXPECT_TRUE((*candidates)[1].actions.empty());
+  EXPECT_EQ((*candidates)[7].name, "ozmf+mo");
+  EXPECT_EQ((*candidates)[7].pipeline,
+            "tuned<Oz;merge-functions>,codegen<machine-outliner>");
+
+  for (const MineOptions::FixedCandidate& bad :
+       std::vector<MineOptions::FixedCandidate>{
+           {"x", "internalize"},
+           {"x", "tuned<Oz;bogus>"},
+           {"oz", "default<Os>"},
+           {"x", ""}}) {
+    options.fixed_candidates = {bad};
+    auto refused = CollectCandidates(options);
+    ASSERT_FALSE(refused.ok()) << bad.pipeline;
+    EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(refused.status().message().find("fixed candidate"),
+              std::string::npos)
+        << refused.status();
+  }
+}
+
 TEST_F(CandidateMiningTest, CodegenVariantsTryEveryCandidateWithTheOutliner) {
   MineOptions options = Options();
   options.codegen_variants.machine_outliner = true;

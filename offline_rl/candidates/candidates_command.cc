@@ -21,6 +21,13 @@ int RunMine(const MineFlags& flags, std::ostream& out, std::ostream& err) {
            "--max-candidates >= 0\n";
     return command::kExitBadInput;
   }
+  for (const std::string& fixed : flags.fixed_candidates) {
+    const size_t eq = fixed.find('=');
+    MineOptions::FixedCandidate f;
+    f.name = fixed.substr(0, eq);  // no '=': the whole text, no pipeline
+    if (eq != std::string::npos) f.pipeline = fixed.substr(eq + 1);
+    options.fixed_candidates.push_back(f);  // checked when mining starts
+  }
   if (!flags.codegen_variants.empty()) {
     absl::StatusOr<codegen::SplitPipelineText> variants =
         codegen::SplitPipeline(
@@ -98,6 +105,10 @@ void AddCandidatesCommand(CLI::App& app, int& exit_code) {
       ->default_str("32");
   mine->add_flag("--oz-prefix-variants", o.oz_prefix_variants,
                  "also try each candidate after -Oz (default<Oz>,<pipeline>)");
+  mine->add_option("--fixed-candidate", flags->fixed_candidates,
+                   "NAME=PIPELINE always a candidate, after -Oz (repeatable; "
+                   "e.g. ozmf=tuned<Oz;merge-functions>, the best fixed "
+                   "pipeline known)");
   mine->add_option("--codegen-variants", flags->codegen_variants,
                    "code generator options each candidate is also tried with, "
                    "as \"<name>+mo\" (known: machine-outliner)");

@@ -14,6 +14,7 @@ struct MineFlags {
   MineOptions options;
   bool no_episodes = false;
   std::string codegen_variants;  // e.g. "machine-outliner"; "" = none
+  std::vector<std::string> fixed_candidates;  // NAME=PIPELINE
   bool json = false;
 };
 
