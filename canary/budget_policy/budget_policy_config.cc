@@ -248,7 +248,7 @@ absl::Status CheckTierOrder(const std::string& source,
 std::vector<ExplorationTier> BudgetPolicy::DefaultTiers() {
   return {
       {"healthy", 0.50, 0.50, {0.05, 0.25, 0.50}, 0.98, 2},
-      {"cautious", 0.20, 0.10, {0.05, 0.10}, 0.99, 1},
+      {"cautious", 0.20, 0.10, {0.05, 0.10}, 0.98, 1},
   };
 }
 

@@ -37,7 +37,7 @@ TEST(BudgetPolicyConfigTest, TheShippedFileIsTheBuiltInDefaults) {
   }
   EXPECT_EQ(loaded->source, kShipped);
   // The defaults the issue asks: >= 50 % → 50 % traffic in 5/25/50, lower
-  // bound 0.98, 2 experiments; 20-50 % → 10 %, 1.0, 1.
+  // bound 0.98, 2 experiments; 20-50 % → 10 %, 0.98, 1.
   EXPECT_EQ(defaults.tiers[0].steps, (std::vector<double>{0.05, 0.25, 0.50}));
   EXPECT_EQ(defaults.tiers[1].max_canary_weight, 0.10);
 }
