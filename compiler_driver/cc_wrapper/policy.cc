@@ -12,7 +12,6 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
-#include "compiler_driver/codegen/codegen_options.h"
 #include "compiler_driver/ir/module_hash.h"
 #include "compiler_driver/ir/module_loader.h"
 #include "compiler_driver/passes/pipeline_check.h"
@@ -244,10 +243,7 @@ absl::string_view TrimView(absl::string_view s) {
 // A policy's pipeline: a well-formed codegen<...> element, and an IR part
 // that holds only what a policy may run (passes/pipeline_check.h).
 absl::Status CheckPipeline(absl::string_view pipeline) {
-  absl::StatusOr<codegen::SplitPipelineText> split =
-      codegen::SplitPipeline(pipeline);
-  if (!split.ok()) return split.status();
-  return passes::CheckPolicyPipeline(split->ir_pipeline);
+  return passes::CheckWholePolicyPipeline(pipeline);
 }
 
 absl::StatusOr<std::unique_ptr<PolicyRunner>> ParseTable(

@@ -6,6 +6,8 @@
 
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
+#include "absl/status/statusor.h"
+#include "compiler_driver/codegen/codegen_options.h"
 #include "compiler_driver/passes/action_space.h"
 #include "compiler_driver/passes/pass_extensions.h"
 #include "compiler_driver/passes/tuned_pipeline.h"
@@ -210,6 +212,21 @@ absl::Status CheckPolicyPipeline(absl::string_view ir_pipeline) {
     return read;
   }
   return Check(elements, /*top_level=*/true);
+}
+
+absl::Status CheckWholePolicyPipeline(absl::string_view pipeline,
+                                      absl::string_view context) {
+  absl::StatusOr<codegen::SplitPipelineText> split =
+      codegen::SplitPipeline(pipeline);
+  absl::Status checked = split.ok() ? CheckPolicyPipeline(split->ir_pipeline)
+                                    : split.status();
+  if (checked.ok() || context.empty()) return checked;
+  absl::Status named = absl::InvalidArgumentError(
+      absl::StrCat(context, ": ", checked.message()));
+  checked.ForEachPayload([&](absl::string_view url, const absl::Cord& payload) {
+    named.SetPayload(url, payload);
+  });
+  return named;
 }
 
 bool IsRefusedPipeline(const absl::Status& status) {

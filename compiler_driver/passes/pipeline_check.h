@@ -29,6 +29,13 @@ namespace phaseloop::passes {
 // OK (nothing runs).
 absl::Status CheckPolicyPipeline(absl::string_view ir_pipeline);
 
+// A whole policy pipeline, as a policy carries it: a well-formed last
+// codegen<...> element (codegen::SplitPipeline) and an IR part
+// CheckPolicyPipeline allows. `context` (e.g. "candidate 'c003'"), when not
+// empty, starts the message as "<context>: "; the refusal payload is kept.
+absl::Status CheckWholePolicyPipeline(absl::string_view pipeline,
+                                      absl::string_view context = "");
+
 // Whether `status` is CheckPolicyPipeline's refusal (it carries a payload),
 // so that the wrapper can count a refused policy apart from a missing one.
 bool IsRefusedPipeline(const absl::Status& status);

@@ -6,7 +6,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "compiler_driver/codegen/codegen_options.h"
 #include "compiler_driver/observation/features.h"
 #include "compiler_driver/passes/action_space.h"
 #include "compiler_driver/passes/pipeline_check.h"
@@ -71,21 +70,10 @@ absl::StatusOr<std::unique_ptr<ArtifactPolicy>> ArtifactPolicy::Create(
     pipelines.push_back(space.at(*index).pipeline);
   }
   for (const v1::CandidatePipeline& c : artifact.candidates()) {
-    absl::StatusOr<codegen::SplitPipelineText> split =
-        codegen::SplitPipeline(c.pipeline());
-    if (!split.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "candidate '", c.name(), "': ", split.status().message()));
-    }
-    if (absl::Status allowed = passes::CheckPolicyPipeline(split->ir_pipeline);
+    if (absl::Status allowed = passes::CheckWholePolicyPipeline(
+            c.pipeline(), absl::StrCat("candidate '", c.name(), "'"));
         !allowed.ok()) {
-      absl::Status refused = absl::InvalidArgumentError(
-          absl::StrCat("candidate '", c.name(), "': ", allowed.message()));
-      allowed.ForEachPayload(
-          [&](absl::string_view url, const absl::Cord& payload) {
-            refused.SetPayload(url, payload);
-          });
-      return refused;
+      return allowed;
     }
   }
   std::unique_ptr<ArtifactPolicy> policy(

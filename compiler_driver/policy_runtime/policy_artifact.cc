@@ -15,7 +15,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "common/files/atomic_file.h"
-#include "compiler_driver/codegen/codegen_options.h"
 #include "compiler_driver/ir/module_hash.h"
 #include "compiler_driver/passes/pipeline_check.h"
 #include "compiler_driver/policy_runtime/state_features.h"
@@ -264,22 +263,11 @@ absl::Status ValidatePolicyArtifact(const v1::PolicyArtifact& artifact) {
       return Invalid(absl::StrCat("candidate ", c, " (\"", candidate.name(),
                                   "\") has an empty pipeline"));
     }
-    absl::StatusOr<codegen::SplitPipelineText> split =
-        codegen::SplitPipeline(candidate.pipeline());
-    if (!split.ok()) {
-      return Invalid(absl::StrCat("candidate ", c, " (\"", candidate.name(),
-                                  "\"): ", split.status().message()));
-    }
-    if (absl::Status allowed = passes::CheckPolicyPipeline(split->ir_pipeline);
+    if (absl::Status allowed = passes::CheckWholePolicyPipeline(
+            candidate.pipeline(),
+            absl::StrCat("candidate ", c, " (\"", candidate.name(), "\")"));
         !allowed.ok()) {
-      absl::Status refused =
-          Invalid(absl::StrCat("candidate ", c, " (\"", candidate.name(),
-                               "\"): ", allowed.message()));
-      allowed.ForEachPayload(
-          [&](absl::string_view url, const absl::Cord& payload) {
-            refused.SetPayload(url, payload);
-          });
-      return refused;
+      return allowed;
     }
     for (int32_t action : candidate.actions()) {
       if (action < 0 || action >= num_actions) {

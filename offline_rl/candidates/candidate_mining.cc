@@ -69,16 +69,8 @@ absl::Status CheckFixedCandidate(const MineOptions::FixedCandidate& f) {
         "fixed candidate '", f.name, "=", f.pipeline,
         "': give NAME=PIPELINE, e.g. ozmf=tuned<Oz;merge-functions>"));
   }
-  absl::StatusOr<codegen::SplitPipelineText> split =
-      codegen::SplitPipeline(f.pipeline);
-  absl::Status checked = split.ok()
-                             ? passes::CheckPolicyPipeline(split->ir_pipeline)
-                             : split.status();
-  if (!checked.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "fixed candidate '", f.name, "': ", checked.message()));
-  }
-  return absl::OkStatus();
+  return passes::CheckWholePolicyPipeline(
+      f.pipeline, absl::StrCat("fixed candidate '", f.name, "'"));
 }
 
 }  // namespace
