@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
-#include "absl/status/statusor.h"
 #include "compiler_driver/codegen/codegen_options.h"
 #include "compiler_driver/passes/action_space.h"
 #include "compiler_driver/passes/pass_extensions.h"

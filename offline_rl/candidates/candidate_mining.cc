@@ -189,6 +189,14 @@ absl::StatusOr<std::vector<Candidate>> CollectCandidates(
       out.push_back(v);
     }
   }
+  // A fixed candidate may not take a mined one's name ("c000", "c000+oz").
+  for (size_t i = 1 + options.fixed_candidates.size(); i < out.size(); ++i) {
+    if (!names.insert(out[i].name).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("fixed candidate '", out[i].name,
+                       "' has the name of a mined candidate: rename it"));
+    }
+  }
   if (options.codegen_variants.any()) {
     // Every candidate again with the code generator options: "<name>+mo".
     const size_t ir_only = out.size();

@@ -145,6 +145,7 @@ TEST_F(CandidateMiningTest, FixedCandidatesFollowOzAndAreChecked) {
            {"x", "internalize"},
            {"x", "tuned<Oz;bogus>"},
            {"oz", "default<Os>"},
+           {"c000", "default<Os>"},
            {"x", ""}}) {
     options.fixed_candidates = {bad};
     auto refused = CollectCandidates(options);
