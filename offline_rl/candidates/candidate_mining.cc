@@ -162,14 +162,9 @@ absl::StatusOr<std::vector<Candidate>> CollectCandidates(
   }
   std::vector<Candidate> out;
   out.push_back({"oz", {}, kOzPipeline});
-  std::set<std::string> names = {"oz"};
   for (const MineOptions::FixedCandidate& f : options.fixed_candidates) {
     absl::Status checked = CheckFixedCandidate(f);
     if (!checked.ok()) return checked;
-    if (!names.insert(f.name).second) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "fixed candidate '", f.name, "' is named twice (or is \"oz\")"));
-    }
     out.push_back({f.name, {}, f.pipeline});
   }
   for (size_t i = 0; i < ranked.size(); ++i) {
@@ -189,12 +184,14 @@ absl::StatusOr<std::vector<Candidate>> CollectCandidates(
       out.push_back(v);
     }
   }
-  // A fixed candidate may not take a mined one's name ("c000", "c000+oz").
-  for (size_t i = 1 + options.fixed_candidates.size(); i < out.size(); ++i) {
-    if (!names.insert(out[i].name).second) {
+  // Names are unique; only a fixed candidate can repeat one ("oz", another
+  // fixed one's, a mined one's: "c000", "c000+oz").
+  std::set<std::string> names;
+  for (const Candidate& c : out) {
+    if (!names.insert(c.name).second) {
       return absl::InvalidArgumentError(
-          absl::StrCat("fixed candidate '", out[i].name,
-                       "' has the name of a mined candidate: rename it"));
+          absl::StrCat("fixed candidate '", c.name,
+                       "' has the name of another candidate: rename it"));
     }
   }
   if (options.codegen_variants.any()) {

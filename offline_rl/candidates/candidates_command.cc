@@ -107,8 +107,7 @@ void AddCandidatesCommand(CLI::App& app, int& exit_code) {
                  "also try each candidate after -Oz (default<Oz>,<pipeline>)");
   mine->add_option("--fixed-candidate", flags->fixed_candidates,
                    "NAME=PIPELINE always a candidate, after -Oz (repeatable; "
-                   "e.g. ozmf=tuned<Oz;merge-functions>, the best fixed "
-                   "pipeline known)");
+                   "e.g. ozmf=tuned<Oz;merge-functions>)");
   mine->add_option("--codegen-variants", flags->codegen_variants,
                    "code generator options each candidate is also tried with, "
                    "as \"<name>+mo\" (known: machine-outliner)");

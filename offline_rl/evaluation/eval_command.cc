@@ -96,8 +96,9 @@ void AddEvalCommand(CLI::App& app, int& exit_code) {
   eval->add_option("--fixed", flags->fixed,
                    "a fixed pipeline measured on every module beside the "
                    "policy and -Oz, repeatable (default: "
-                   "default<Oz>,codegen<machine-outliner>); the report names "
-                   "the best and the policy's ratio to it");
+                   "default<Oz>,codegen<machine-outliner> and "
+                   "tuned<Oz;merge-functions>); the report names the best and "
+                   "the policy's ratio to it");
   eval->add_flag("--no-fixed", flags->no_fixed,
                  "measure no fixed pipeline besides -Oz (faster)");
   eval->add_flag("--json", flags->json, "print the report as JSON");

@@ -53,9 +53,9 @@ struct EvalOptions {
 // What `phaseloop eval` compares a size policy with besides -Oz: -Oz with
 // LLVM's machine outliner (issue 20: 1.3-5 % below -Oz in .text with no
 // learning), the fixed pipeline a candidate policy's topk always measures;
-// and -Oz with function merging (kOzMergeFunctionsPipeline), the best fixed
-// pipeline on whole objects of the Debian corpus's validation split
-// (BENCHMARKS.md, "Tuned standard pipelines").
+// and -Oz with function merging (kOzMergeFunctionsPipeline), never larger
+// than -Oz and the best fixed pipeline on whole objects of the Debian
+// corpus's validation split (BENCHMARKS.md, "Tuned standard pipelines").
 inline const std::vector<std::string>& DefaultFixedReferences() {
   static const auto* pipelines = new std::vector<std::string>{
       policy_runtime::kOzOutlinerPipeline,
