@@ -12,6 +12,7 @@
 #include "absl/time/time.h"
 #include "canary/budget_policy/exploration_allowance.h"
 #include "canary/controller/canary_state_store.h"
+#include "canary/controller/run_outcome_records.h"
 #include "canary/service/handler_build.h"
 #include "canary/service/handler_check.h"
 #include "common/files/atomic_file.h"
@@ -418,36 +419,7 @@ absl::Status LiveEnvironment::MarkFailed(const v1::CanaryRun& run,
 }
 
 absl::Status LiveEnvironment::RecordOutcome(const v1::CanaryRun& run) {
-  replay_buffer::WriteBatch batch;
-  const int64_t now = NowMs();
-  for (const bool candidate : {false, true}) {
-    v1::DeploymentRecord deployment;
-    deployment.set_deployment_id(candidate ? run.canary_deployment_id()
-                                           : run.baseline_deployment_id());
-    deployment.set_build_id(candidate ? run.candidate_build_id()
-                                      : run.baseline_build_id());
-    deployment.set_policy_version(candidate ? run.candidate_version()
-                                            : run.stable_version());
-    deployment.set_service(run.service());
-    deployment.set_environment("canary");
-    deployment.set_role(candidate ? "candidate" : "baseline");
-    deployment.set_start_unix_ms(run.created_ms());
-    deployment.set_end_unix_ms(now);
-    deployment.set_status(run.phase() == "promoting" ? "promoted"
-                                                     : "rolled_back");
-    batch.deployments.push_back(deployment);
-  }
-  if (run.has_final_reward()) {
-    v1::FinalReward reward;
-    reward.set_reward_id(absl::StrCat("canary-run/", run.canary_id()));
-    reward.set_source("canary");
-    reward.set_policy_version(run.candidate_version());
-    reward.set_build_id(run.candidate_build_id());
-    reward.set_deployment_id(run.canary_deployment_id());
-    reward.set_value(run.final_reward());
-    reward.set_unix_time_ms(run.created_ms());
-    batch.rewards.push_back(reward);
-  }
+  const replay_buffer::WriteBatch batch = RunOutcomeRecords(run, NowMs());
   auto buffer = replay_buffer::OpenReplayStore(options_.buffer_path);
   if (!buffer.ok()) return buffer.status();
   return (*buffer)->Write(batch);

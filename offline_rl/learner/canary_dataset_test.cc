@@ -201,6 +201,66 @@ TEST_F(CanaryDatasetTest, TheCanaryWeightScalesAndZeroLeavesThemOut) {
   EXPECT_EQ(Build().snapshot, off.snapshot);
 }
 
+TEST_F(CanaryDatasetTest, AgainstStableOnlyTheChoicesThatDifferAreJudged) {
+  const auto before = Rows(Build().train.table);
+  // Stable "pol-1" (its decisions from build s1): r0 -> p2, r1 -> p1,
+  // svc -> p3, nothing on r5. Run 3 rolls out "pol-2" against it (+0.06):
+  // r0 -> p2 (the same code), r1 -> p0 (back to -O3: p1 judged, -0.06),
+  // svc -> p1 and r5 -> p3 (off -O3 on both sides, or stable's unknown).
+  // Run 4 against plain clang (+0.02): r2 -> p2.
+  auto with_version = [](v1::Decision d, const std::string& version) {
+    d.set_policy_version(version);
+    return d;
+  };
+  replay_buffer::WriteBatch batch;
+  batch.decisions = {
+      with_version(Decision("s1", "r0", kPipelines[2], "r0"), "pol-1"),
+      with_version(Decision("s1", "r1", kPipelines[1], "r1"), "pol-1"),
+      with_version(Decision("s1", "svc", kPipelines[3], "r5"), "pol-1"),
+      with_version(Decision("b3", "r0", kPipelines[2], "r0"), "pol-2"),
+      with_version(Decision("b3", "r1", kPipelines[0], "r1"), "pol-2"),
+      with_version(Decision("b3", "svc", kPipelines[1], "r5"), "pol-2"),
+      with_version(Decision("b3", "r5", kPipelines[3], "r5"), "pol-2"),
+      with_version(Decision("b4", "r2", kPipelines[2], "r2"), "pol-3"),
+  };
+  v1::FinalReward run3 = RunReward("3", "b3", 0.06);
+  run3.set_baseline_policy_version("pol-1");
+  v1::FinalReward run4 = RunReward("4", "b4", 0.02);
+  run4.set_baseline_policy_version("");
+  batch.rewards = {run3, run4};
+  ASSERT_TRUE(store_->Write(batch).ok());
+
+  const Dataset data = Build();
+  const auto rows = Rows(data.train.table);
+  EXPECT_EQ(data.train.canary_runs, 2);
+  EXPECT_EQ(data.train.canary_decisions, 2);  // b3: r1, b4: r2
+  EXPECT_EQ(data.train.canary_unchanged, 1);  // r0
+  EXPECT_EQ(data.train.canary_unanchored, 2);  // svc, r5
+  EXPECT_EQ(rows.at("r0"), before.at("r0"));
+  EXPECT_NEAR(rows.at("r1")[1], (before.at("r1")[1] - 0.06f) / 2, 1e-6);
+  EXPECT_EQ(rows.at("r1")[0], 0.0f);
+  EXPECT_NEAR(rows.at("r2")[2], (before.at("r2")[2] + 0.02f) / 2, 1e-6);
+  EXPECT_EQ(rows.at("r5"), before.at("r5"));
+  EXPECT_EQ(rows.count("svc"), 0u);
+  EXPECT_NE(data.snapshot.find("canary decisions without a value: 1 the "
+                               "same as stable's, 2 off -O3 on both sides"),
+            std::string::npos)
+      << data.snapshot;
+
+  // An A/A run (the candidate decides like stable everywhere) adds nothing.
+  replay_buffer::WriteBatch aa;
+  aa.decisions = {
+      with_version(Decision("b5", "r0", kPipelines[2], "r0"), "pol-4")};
+  v1::FinalReward run5 = RunReward("5", "b5", 0.03);
+  run5.set_baseline_policy_version("pol-1");
+  aa.rewards = {run5};
+  ASSERT_TRUE(store_->Write(aa).ok());
+  const Dataset after = Build();
+  EXPECT_EQ(Rows(after.train.table), rows);
+  EXPECT_EQ(after.train.canary_runs, 2);
+  EXPECT_EQ(after.train.canary_unchanged, 2);
+}
+
 TEST_F(CanaryDatasetTest, ABlockedChoiceIsNoValueAndAnotherRewardNewData) {
   WriteCanaryRuns();
   const Dataset data = Build();

@@ -20,6 +20,30 @@ bool UsableDecision(const v1::Decision& d) {
          d.inst_count_size() == policy_runtime::kInstCountCount;
 }
 
+// The candidate `version` chose for `module_hash` at `opt_level`, read from
+// any build of that version the buffer holds: -1 when it holds none or the
+// choice is not a candidate. Version "" is plain clang: `baseline`.
+absl::StatusOr<int> ChoiceOf(replay_buffer::ReplayStore& store,
+                             const std::string& version,
+                             const std::string& module_hash,
+                             const std::string& opt_level,
+                             const std::map<std::string, int>& by_pipeline,
+                             int baseline) {
+  if (version.empty()) return baseline;
+  replay_buffer::DecisionFilter filter;
+  filter.policy_version = version;
+  filter.module_hash = module_hash;
+  filter.opt_levels = {opt_level};
+  auto read = store.ReadDecisions(filter);
+  if (!read.ok()) return read.status();
+  for (const v1::Decision& d : *read) {
+    if (d.outcome() != v1::OPTIMIZED) continue;
+    const auto c = by_pipeline.find(d.pipeline());
+    return c == by_pipeline.end() ? -1 : c->second;
+  }
+  return -1;
+}
+
 }  // namespace
 
 absl::StatusOr<CanaryCells> ReadCanaryCells(
@@ -76,12 +100,35 @@ absl::StatusOr<CanaryCells> ReadCanaryCells(
         ++out.blocked;
         continue;
       }
+      // The cell the run judges and what it is worth to it: against -O3
+      // (runs recorded without their baseline), the candidate's choice;
+      // against stable, the one choice of the two that is not -O3's.
+      int judged_candidate = c->second;
+      double sign = 1;
+      if (reward.has_baseline_policy_version()) {
+        auto stable = ChoiceOf(store, reward.baseline_policy_version(),
+                               d.module_hash(), d.opt_level(), by_pipeline,
+                               baseline);
+        if (!stable.ok()) return stable.status();
+        if (*stable == c->second) {
+          ++out.unchanged;  // the same code on both sides: no evidence
+          continue;
+        }
+        if (*stable != baseline && c->second != baseline) {
+          ++out.unanchored;  // two choices off -O3: a difference of unknowns
+          continue;
+        }
+        if (c->second == baseline) {
+          judged_candidate = *stable;  // back to -O3: stable's choice judged
+          sign = -1;
+        }
+      }
       ++out.decisions;
       features.emplace(d.module_hash(), &d);
-      const std::pair<std::string, int> cell{d.module_hash(), c->second};
+      const std::pair<std::string, int> cell{d.module_hash(), judged_candidate};
       if (!judged.insert(cell).second) continue;
       auto& [sum, runs] = sums[cell];
-      if (c->second != baseline) sum += weight * reward.value();
+      if (judged_candidate != baseline) sum += sign * weight * reward.value();
       ++runs;
     }
     if (!judged.empty()) ++out.runs;

@@ -17,13 +17,26 @@
 // episode's step carries (the search copies them from its baseline build's
 // decision), so a module_hash has one state whichever record it came from.
 //
-// Credit: every module the candidate changed gets the whole build's reward
-// (the canary cannot tell which module made the difference); a module the
-// policy left at -O3 gets the -O3 cell, which is worth 0 by definition
-// whatever the reward: a build where every choice was -O3 says nothing
-// about the other candidates. Several runs judging the same cell: the
-// mean. Rewards without a build_id (the reward engine's per-window
-// log(SLO/p95), which compares with no other build) are not read.
+// Credit: the run's value compares the candidate build with its baseline,
+// the stable policy's build (FinalReward.baseline_policy_version; "" is
+// plain clang, whose every choice is -O3). The stable policy's choice for a
+// module is read from any build of that version in the buffer (a policy
+// decides by the module alone). Per module the candidate policy decided:
+//  - the same choice as stable: the same code on both sides, the run says
+//    nothing about it (`unchanged`; an A/A run teaches nothing);
+//  - stable at -O3, the candidate on another: that candidate's cell gets
+//    the whole build's reward (the canary cannot tell which module made the
+//    difference);
+//  - the candidate back at -O3, stable on another: stable's choice's cell
+//    gets minus the reward;
+//  - both off -O3 (or stable's choice unknown): a difference between two
+//    unknown values, left out (`unanchored`).
+// Runs recorded without baseline_policy_version count as against -O3: every
+// module the candidate moved off -O3 gets the reward, and one it left there
+// the -O3 cell, worth 0 by definition whatever the reward. Several runs
+// judging the same cell: the mean. Rewards without a build_id (the reward
+// engine's per-window log(SLO/p95), which compares with no other build)
+// are not read.
 //
 // Rows follow their module's split: a module the buffer records (modules
 // table) in another split stays out, and a module it does not know (the
@@ -59,6 +72,10 @@ struct CanaryCells {
   // (plain clang, the user's pipeline), no features, not a candidate.
   int64_t skipped = 0;
   int64_t blocked = 0;  // the (module, pipeline) pair is blocked
+  // Decisions equal to the stable policy's, and decisions where both
+  // policies chose off -O3 (or stable's choice is unknown): no cell.
+  int64_t unchanged = 0;
+  int64_t unanchored = 0;
   // What the cells were made of, without ids or times that change when the
   // same build is measured again (for the data snapshot's digest).
   std::string digest_input;

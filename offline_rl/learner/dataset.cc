@@ -326,6 +326,8 @@ absl::Status AddCanaryCells(replay_buffer::ReplayStore& store,
   out->canary_runs += cells->runs;
   out->canary_decisions += cells->decisions;
   out->skipped_decisions += cells->skipped;
+  out->canary_unchanged += cells->unchanged;
+  out->canary_unanchored += cells->unanchored;
   out->blocked += cells->blocked;
   absl::StrAppend(digest_input, cells->digest_input);
   return absl::OkStatus();
@@ -545,6 +547,15 @@ absl::StatusOr<Dataset> BuildDataset(replay_buffer::ReplayStore& store,
         " run rewards over ",
         data.train.canary_decisions + data.validation.canary_decisions,
         " decisions");
+  }
+  const int64_t unchanged =
+      data.train.canary_unchanged + data.validation.canary_unchanged;
+  const int64_t unanchored =
+      data.train.canary_unanchored + data.validation.canary_unanchored;
+  if (unchanged + unanchored > 0) {
+    absl::StrAppend(&data.snapshot, "; canary decisions without a value: ",
+                    unchanged, " the same as stable's, ", unanchored,
+                    " off -O3 on both sides");
   }
   if (data.train.blocked + data.validation.blocked > 0) {
     absl::StrAppend(&data.snapshot, "; ",

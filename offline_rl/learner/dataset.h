@@ -122,6 +122,10 @@ struct SplitData {
   int64_t canary_runs = 0;
   int64_t canary_decisions = 0;
   int64_t skipped_decisions = 0;
+  // Decisions of judged builds that made no cell because stable's build
+  // made the same choice, or both chose off -O3 (canary_values.h).
+  int64_t canary_unchanged = 0;
+  int64_t canary_unanchored = 0;
   std::string digest;  // content hash of the episodes and rewards read
 };
 

@@ -63,10 +63,11 @@ struct LearnerConfig {
   // Objective "runtime" (candidate formulation): a runtime-search
   // evaluation's value is weight["staging"] * its staging reward; with a
   // "canary" weight, every canary run reward that names a build is a value
-  // too, weight["canary"] * reward, for each (module, candidate) the
-  // policy chose in that build (its decisions, joined by build_id; -O3
-  // stays 0), the mean over runs; a pair both sources measured gets the
-  // mean of the two (offline_rl/learner/canary_values.h). Absent or 0:
+  // too, weight["canary"] * reward, for each module whose choice in that
+  // build (its decisions, joined by build_id) differs from the stable
+  // build's it was compared with (-O3 stays 0), the mean over runs; a pair
+  // both sources measured gets the mean of the two
+  // (offline_rl/learner/canary_values.h). Absent or 0:
   // canary runs are not read.
   double step_reward_weight = 1.0;
   std::map<std::string, double> final_reward_weights;
