@@ -243,7 +243,8 @@ TEST_F(CanaryDatasetTest, AgainstStableOnlyTheChoicesThatDifferAreJudged) {
   EXPECT_EQ(rows.at("r5"), before.at("r5"));
   EXPECT_EQ(rows.count("svc"), 0u);
   EXPECT_NE(data.snapshot.find("canary decisions without a value: 1 the "
-                               "same as stable's, 2 off -O3 on both sides"),
+                               "same as stable's, 2 against a stable choice "
+                               "no earlier run valued"),
             std::string::npos)
       << data.snapshot;
 
@@ -259,6 +260,38 @@ TEST_F(CanaryDatasetTest, AgainstStableOnlyTheChoicesThatDifferAreJudged) {
   EXPECT_EQ(Rows(after.train.table), rows);
   EXPECT_EQ(after.train.canary_runs, 2);
   EXPECT_EQ(after.train.canary_unchanged, 2);
+}
+
+TEST_F(CanaryDatasetTest, AStableChoiceAnEarlierRunValuedAnchorsTheNextRun) {
+  WriteCanaryRuns();  // run 1 values svc/p3 at -0.12 (against -O3)
+  const auto before = Rows(Build().train.table);
+  // Later, stable "pol-1" runs svc on p3 and run 3 tries p1 there (+0.05):
+  // p1 is worth 0.05 more than p3 is.
+  replay_buffer::WriteBatch batch;
+  v1::Decision stable = Decision("s1", "svc", kPipelines[3], "r5");
+  stable.set_policy_version("pol-1");
+  v1::Decision tried = Decision("b3", "svc", kPipelines[1], "r5");
+  tried.set_policy_version("pol-2");
+  batch.decisions = {stable, tried};
+  v1::FinalReward run3 = RunReward("3", "b3", 0.05);
+  run3.set_baseline_policy_version("pol-1");
+  run3.set_unix_time_ms(10);
+  batch.rewards = {run3};
+  ASSERT_TRUE(store_->Write(batch).ok());
+  const Dataset data = Build();
+  const auto rows = Rows(data.train.table);
+  EXPECT_FLOAT_EQ(rows.at("svc")[1], 0.05f - 0.12f);
+  EXPECT_FLOAT_EQ(rows.at("svc")[3], before.at("svc")[3]);
+  EXPECT_EQ(data.train.canary_unanchored, 0);
+
+  // Run 3 earlier than run 1: nothing valued p3 yet, so no anchor.
+  run3.set_unix_time_ms(-10);
+  batch.decisions.clear();
+  batch.rewards = {run3};
+  ASSERT_TRUE(store_->Write(batch).ok());
+  const Dataset unanchored = Build();
+  EXPECT_TRUE(std::isnan(Rows(unanchored.train.table).at("svc")[1]));
+  EXPECT_EQ(unanchored.train.canary_unanchored, 1);
 }
 
 TEST_F(CanaryDatasetTest, ABlockedChoiceIsNoValueAndAnotherRewardNewData) {

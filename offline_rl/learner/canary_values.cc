@@ -1,5 +1,6 @@
 #include "offline_rl/learner/canary_values.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <utility>
@@ -57,8 +58,14 @@ absl::StatusOr<CanaryCells> ReadCanaryCells(
   }
   replay_buffer::RewardFilter filter;
   filter.source = "canary";
-  auto rewards = store.ReadFinalRewards(filter);  // window, then id order
+  auto rewards = store.ReadFinalRewards(filter);
   if (!rewards.ok()) return rewards.status();
+  // In the order the runs happened: a run against a stable that was itself
+  // a canaried choice is anchored on what earlier runs said of it.
+  std::stable_sort(rewards->begin(), rewards->end(),
+                   [](const v1::FinalReward& a, const v1::FinalReward& b) {
+                     return a.unix_time_ms() < b.unix_time_ms();
+                   });
 
   CanaryCells out;
   // (module, candidate) -> (sum of weighted rewards, runs).
@@ -85,6 +92,7 @@ absl::StatusOr<CanaryCells> ReadCanaryCells(
       split_of[m.module_hash()] = m.split();
     }
     std::set<std::pair<std::string, int>> judged;  // once per run
+    std::vector<std::pair<std::pair<std::string, int>, double>> pending;
     for (const v1::Decision& d : builds.back()) {
       const auto known_split = split_of.find(d.module_hash());
       if (known_split == split_of.end() ? split != train_split
@@ -105,6 +113,7 @@ absl::StatusOr<CanaryCells> ReadCanaryCells(
       // against stable, the one choice of the two that is not -O3's.
       int judged_candidate = c->second;
       double sign = 1;
+      double offset = 0;
       if (reward.has_baseline_policy_version()) {
         auto stable = ChoiceOf(store, reward.baseline_policy_version(),
                                d.module_hash(), d.opt_level(), by_pipeline,
@@ -114,21 +123,31 @@ absl::StatusOr<CanaryCells> ReadCanaryCells(
           ++out.unchanged;  // the same code on both sides: no evidence
           continue;
         }
+        double anchor = 0;  // stable's choice's value over -O3
         if (*stable != baseline && c->second != baseline) {
-          ++out.unanchored;  // two choices off -O3: a difference of unknowns
-          continue;
+          const auto earlier = sums.find({d.module_hash(), *stable});
+          if (*stable < 0 || earlier == sums.end()) {
+            ++out.unanchored;  // a difference of two unknown values
+            continue;
+          }
+          anchor = earlier->second.first / earlier->second.second;
         }
         if (c->second == baseline) {
           judged_candidate = *stable;  // back to -O3: stable's choice judged
           sign = -1;
         }
+        offset = anchor;
       }
       ++out.decisions;
       features.emplace(d.module_hash(), &d);
       const std::pair<std::string, int> cell{d.module_hash(), judged_candidate};
       if (!judged.insert(cell).second) continue;
+      pending.emplace_back(cell, sign * weight * reward.value() + offset);
+    }
+    // Added after the run's own anchors were read.
+    for (const auto& [cell, value] : pending) {
       auto& [sum, runs] = sums[cell];
-      if (judged_candidate != baseline) sum += sign * weight * reward.value();
+      if (cell.second != baseline) sum += value;
       ++runs;
     }
     if (!judged.empty()) ++out.runs;

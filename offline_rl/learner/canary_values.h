@@ -29,8 +29,10 @@
 //    difference);
 //  - the candidate back at -O3, stable on another: stable's choice's cell
 //    gets minus the reward;
-//  - both off -O3 (or stable's choice unknown): a difference between two
-//    unknown values, left out (`unanchored`).
+//  - both off -O3: the candidate's cell gets the reward plus what earlier
+//    runs (in time order) said stable's choice is worth on that module;
+//    with no earlier run of it, or stable's choice unknown, a difference
+//    between two unknown values, left out (`unanchored`).
 // Runs recorded without baseline_policy_version count as against -O3: every
 // module the candidate moved off -O3 gets the reward, and one it left there
 // the -O3 cell, worth 0 by definition whatever the reward. Several runs

@@ -555,7 +555,7 @@ absl::StatusOr<Dataset> BuildDataset(replay_buffer::ReplayStore& store,
   if (unchanged + unanchored > 0) {
     absl::StrAppend(&data.snapshot, "; canary decisions without a value: ",
                     unchanged, " the same as stable's, ", unanchored,
-                    " off -O3 on both sides");
+                    " against a stable choice no earlier run valued");
   }
   if (data.train.blocked + data.validation.blocked > 0) {
     absl::StrAppend(&data.snapshot, "; ",
