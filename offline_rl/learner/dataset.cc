@@ -318,6 +318,9 @@ absl::Status AddCanaryCells(replay_buffer::ReplayStore& store,
       object_sizes.assign(k, std::numeric_limits<double>::quiet_NaN());
       if (baseline >= 0) values[baseline] = 0;
     }
+    std::vector<int>& judged = out->canary_judged[cell.module_hash];
+    judged.resize(k, 0);
+    judged[cell.candidate] += cell.runs;
     if (cell.candidate == baseline) continue;  // 0 by definition
     float& value = values[cell.candidate];
     const float canary = static_cast<float>(cell.value);
@@ -393,10 +396,9 @@ absl::Status ReadCandidateSplit(replay_buffer::ReplayStore& store,
                                    found == bonus->end() ? 0 : found->second);
     // The abstain margin's sizes: the whole object for alloc_size, .text
     // otherwise (as text_size and ir_count policies always had).
-    const int64_t size =
-        config.objective == replay_buffer::kObjectiveAllocSize
-            ? e.final_alloc_size()
-            : e.final_text_size();
+    const int64_t size = config.objective == replay_buffer::kObjectiveAllocSize
+                             ? e.final_alloc_size()
+                             : e.final_text_size();
     if (size > 0) object_sizes[c->second] = static_cast<double>(size);
   });
   if (!status.ok()) return status;
@@ -415,7 +417,7 @@ absl::Status ReadCandidateSplit(replay_buffer::ReplayStore& store,
                               state.end());
     table.values.insert(table.values.end(), values.begin(), values.end());
     table.object_sizes.insert(table.object_sizes.end(), object_sizes.begin(),
-                            object_sizes.end());
+                              object_sizes.end());
   }
   std::vector<int> all(table.module_hashes.size());
   for (size_t m = 0; m < all.size(); ++m) all[m] = static_cast<int>(m);
@@ -553,8 +555,9 @@ absl::StatusOr<Dataset> BuildDataset(replay_buffer::ReplayStore& store,
   const int64_t unanchored =
       data.train.canary_unanchored + data.validation.canary_unanchored;
   if (unchanged + unanchored > 0) {
-    absl::StrAppend(&data.snapshot, "; canary decisions without a value: ",
-                    unchanged, " the same as stable's, ", unanchored,
+    absl::StrAppend(&data.snapshot,
+                    "; canary decisions without a value: ", unchanged,
+                    " the same as stable's, ", unanchored,
                     " against a stable choice no earlier run valued");
   }
   if (data.train.blocked + data.validation.blocked > 0) {

@@ -44,6 +44,7 @@
 // and may be shared between threads.
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -126,6 +127,9 @@ struct SplitData {
   // made the same choice, or both chose off -O3 (canary_values.h).
   int64_t canary_unchanged = 0;
   int64_t canary_unanchored = 0;
+  // module_hash -> canary runs that judged each candidate there (modules a
+  // canary judged: the service's code; canary_exploration.h reads them).
+  std::map<std::string, std::vector<int>> canary_judged;
   std::string digest;  // content hash of the episodes and rewards read
 };
 

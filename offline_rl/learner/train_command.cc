@@ -93,6 +93,18 @@ void PrintSummary(const TrainFlags& flags, const TrainingData& training,
         {"training_command", artifact.metadata().training_command()},
         {"metrics", measures.metrics}};
     if (gate) j["gate"] = GateJson(*gate);
+    if (measures.exploration) {
+      const CanaryExploration& e = *measures.exploration;
+      j["exploration"] = {{"exploring", e.exploring},
+                          {"modules", e.modules},
+                          {"reason", e.reason}};
+      if (e.exploring) {
+        const Candidate& c = training.data.candidates[e.candidate];
+        j["exploration"]["candidate"] = c.name;
+        j["exploration"]["pipeline"] = c.pipeline;
+        j["exploration"]["bias"] = e.bias / config.reward_scale;
+      }
+    }
     out << j.dump(2) << "\n";
     return;
   }
@@ -101,6 +113,9 @@ void PrintSummary(const TrainFlags& flags, const TrainingData& training,
       << "  objective    " << artifact.objective() << " ("
       << artifact.formulation() << ", " << config.algorithm << ")\n"
       << "  data         " << training.data.snapshot << "\n";
+  if (measures.exploration) {
+    out << "  exploration  " << measures.exploration->reason << "\n";
+  }
   for (const auto& [name, value] : measures.metrics) {
     out << "  " << std::left << std::setw(30) << name << " " << value << "\n";
   }
@@ -174,6 +189,11 @@ void AddTrainFlags(CLI::App& app, TrainFlags& flags) {
   app.add_flag("--ungated", flags.ungated,
                "write a speed policy without its gate (for inspection, "
                "not for publishing)");
+  app.add_flag("--explore-untried", flags.explore_untried,
+               "speed policy: when canaries have judged every choice it makes "
+               "on the service's code, try the most promising candidate none "
+               "has judged (a bias on that output; the closed loop's train "
+               "stage)");
   app.add_flag("--json", flags.json, "machine-readable summary");
   app.add_option("--signing-key", flags.signing_key,
                  "sign the published artifact with this secret key "

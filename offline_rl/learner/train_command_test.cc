@@ -262,7 +262,8 @@ TEST_F(TrainCommandTest, SpeedPolicyFromRuntimeSearchEpisodes) {
       << "formulation: candidate\nalgorithm: cql\nobjective: runtime\n"
       << "validation_split: test\ncandidates_file: " << dir_
       << "/speed.json\nreward: {step_weight: 0, scale: 100, "
-      << "final_weights: {staging: 1}}\nnetwork: {hidden: [32, 32]}\n"
+      << "final_weights: {staging: 1, canary: 1}}\nnetwork: {hidden: [32, "
+         "32]}\n"
       << "optimizer: {steps: 300, batch_size: 64, learning_rate: 0.003}\n"
       << "gamma: 0\ncql_alpha: 0.5\nlog_every: 100\nseed: 3\n";
   const std::string out = dir_ + "/speed.plpolicy";
@@ -301,6 +302,71 @@ TEST_F(TrainCommandTest, SpeedPolicyFromRuntimeSearchEpisodes) {
   // Held-out modules: it picks the pipeline that wins for their kind.
   EXPECT_GE(m.metrics().at("validation_best_choice_rate"), 0.9);
   EXPECT_GT(m.metrics().at("validation_mean_value"), 0.03);
+
+  // Exploration in canaries: none before a canary judged anything.
+  const std::string explored = dir_ + "/explored.plpolicy";
+  r = RunTrainArgs({"--buffer", buffer, "--config", config, "--out", explored,
+                    "--ungated", "--explore-untried", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto summary = nlohmann::json::parse(r.out);
+  EXPECT_FALSE(summary["exploration"]["exploring"].get<bool>());
+  EXPECT_NE(r.err.find("exploration: no canary has judged"), std::string::npos)
+      << r.err;
+  // A canary judged the winner (p1) of five kind-0 training modules: the
+  // policy's choice there is one production judged, so it tries another.
+  {
+    auto store = replay_buffer::OpenReplayStore(buffer);
+    ASSERT_TRUE(store.ok());
+    int left = 5;
+    ASSERT_TRUE(testing::WriteCanaryRun(**store, "train", "1", "b1", 0.03,
+                                        [&](const std::string&, int kind) {
+                                          return kind == 0 && left-- > 0
+                                                     ? pipelines[1]
+                                                     : "";
+                                        })
+                    .ok());
+  }
+  const std::string greedy = dir_ + "/greedy.plpolicy";
+  r = RunTrainArgs(
+      {"--buffer", buffer, "--config", config, "--out", greedy, "--ungated"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = RunTrainArgs({"--buffer", buffer, "--config", config, "--out", explored,
+                    "--ungated", "--explore-untried", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  summary = nlohmann::json::parse(r.out);
+  const auto& e = summary["exploration"];
+  ASSERT_TRUE(e["exploring"].get<bool>()) << e.dump();
+  EXPECT_EQ(e["modules"], 5);
+  const std::string tried = e["pipeline"];
+  EXPECT_TRUE(tried == pipelines[2] || tried == pipelines[3]) << tried;
+  // The same network as the greedy policy's, with one output raised.
+  auto g = policy_runtime::ReadPolicyArtifactFile(greedy);
+  auto x = policy_runtime::ReadPolicyArtifactFile(explored);
+  ASSERT_TRUE(g.ok() && x.ok());
+  ASSERT_EQ(g->layers_size(), x->layers_size());
+  const int last = g->layers_size() - 1;
+  for (int l = 0; l < last; ++l) {
+    EXPECT_EQ(g->layers(l).SerializeAsString(),
+              x->layers(l).SerializeAsString());
+  }
+  const int c = tried == pipelines[2] ? 2 : 3;
+  for (int o = 0; o < 4; ++o) {
+    const float raised = x->layers(last).bias(o) - g->layers(last).bias(o);
+    if (o == c) {
+      EXPECT_NEAR(raised, e["bias"].get<double>() * 100, 1e-3);
+      EXPECT_GT(raised, 0);
+    } else {
+      EXPECT_EQ(raised, 0) << o;
+    }
+  }
+  EXPECT_EQ(x->metadata().metrics().at("explore_candidate"), c);
+  // Size policies are not canaried.
+  r = RunTrainArgs({"--buffer", buffer_, "--config", WriteConfig("s2.yaml", 10),
+                    "--out", out, "--explore-untried"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--explore-untried is for speed policies"),
+            std::string::npos)
+      << r.err;
 }
 
 }  // namespace

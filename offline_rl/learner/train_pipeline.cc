@@ -16,8 +16,8 @@
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "nlohmann/json.hpp"
 #include "offline_rl/learner/abstain_margin.h"
-#include "offline_rl/learner/gate_metrics.h"
 #include "offline_rl/learner/cross_fit.h"
+#include "offline_rl/learner/gate_metrics.h"
 #include "offline_rl/learner/policy_export.h"
 #include "offline_rl/learner/policy_scores.h"
 #include "replay_buffer/replay_store.h"
@@ -205,10 +205,9 @@ absl::StatusOr<float> LearnAbstainMargin(const LearnerConfig& config,
                 "%d of %d modules off -Oz, %d over %.1f%% (worst %+.2f%%); "
                 "without it %.4f, %d over\n",
                 chosen.margin, ratio.c_str(), chosen.size_oz_ratio,
-                chosen.switched,
-                chosen.modules, chosen.over_tolerance, 100 * a.tolerance,
-                100 * chosen.worst_excess, never.size_oz_ratio,
-                never.over_tolerance);
+                chosen.switched, chosen.modules, chosen.over_tolerance,
+                100 * a.tolerance, 100 * chosen.worst_excess,
+                never.size_oz_ratio, never.over_tolerance);
   err << line;
   const CandidateTable& v = data.validation.table;
   if (!v.module_hashes.empty() &&
@@ -256,6 +255,13 @@ absl::StatusOr<TrainingData> LoadTrainingData(const TrainFlags& flags,
         !gate.ok()) {
       return gate;
     }
+  }
+  if (!runtime && flags.explore_untried) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        flags.config,
+        ": --explore-untried is for speed policies (objective runtime), "
+        "which canaries judge; a ",
+        config->policy_objective, " policy is judged on a corpus"));
   }
   if (!runtime && (!flags.gate_workloads.empty() || flags.ungated)) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -347,6 +353,27 @@ absl::StatusOr<PolicyMeasures> MeasurePolicy(const TrainingData& training,
     if (!margin.ok()) return margin.status();
     measures.single_abstain_margin = *margin;
   }
+  if (flags.explore_untried) {
+    int baseline = -1;
+    for (size_t c = 0; c < data.candidates.size(); ++c) {
+      if (data.candidates[c].pipeline == kRuntimeBaselinePipeline) {
+        baseline = static_cast<int>(c);
+      }
+    }
+    // The bias clears the greedy choice by 0.1 % of reward.
+    CanaryExploration exploration = ChooseCanaryExploration(
+        data,
+        [&](const std::vector<float>& states) {
+          return learner.Forward(states);
+        },
+        baseline, static_cast<float>(0.001 * config.reward_scale));
+    err << "phaseloop train: exploration: " << exploration.reason << "\n";
+    if (exploration.exploring) {
+      metrics["explore_candidate"] = exploration.candidate;
+      metrics["explore_bias"] = exploration.bias / config.reward_scale;
+    }
+    measures.exploration = std::move(exploration);
+  }
   return measures;
 }
 
@@ -386,6 +413,10 @@ absl::StatusOr<ExportedPolicy> ExportPolicy(
   inputs.pass_names = training.options.pass_names;
   inputs.normalization = trained.learner->normalization();
   inputs.layers = trained.learner->ExportLayers();
+  if (measures.exploration && measures.exploration->exploring) {
+    AddOutputBias(measures.exploration->candidate, measures.exploration->bias,
+                  &inputs.layers);
+  }
   inputs.training_command = TrainingCommand(flags.args);
   inputs.metrics = measures.metrics;
   if (!flags.gate_against.empty()) {

@@ -21,6 +21,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "common/signing/keys.h"
+#include "offline_rl/learner/canary_exploration.h"
 #include "offline_rl/learner/dataset.h"
 #include "offline_rl/learner/learner.h"
 #include "offline_rl/learner/learner_config.h"
@@ -59,6 +60,10 @@ struct TrainFlags {
   bool gate_untimed = false;
   std::string gate_object_cache;  // the speed gate builds' object cache
   bool ungated = false;
+  // --explore-untried: a runtime policy whose choices on the service's code
+  // canaries all judged tries one candidate none has
+  // (offline_rl/learner/canary_exploration.h).
+  bool explore_untried = false;
   bool json = false;
   // With single_abstain: the cross-fitted (out-of-fold) scores and measured
   // .text sizes of every training module, as JSON, for analysis.
@@ -86,6 +91,8 @@ struct PolicyMeasures {
   // train_*, validation_*, fqe_* and (single_abstain) crossfit_* figures.
   std::map<std::string, double> metrics;
   float single_abstain_margin = 0;  // 0: none
+  // With --explore-untried: what the policy tries, or why it does not.
+  std::optional<CanaryExploration> exploration;
 };
 
 struct ExportedPolicy {

@@ -45,8 +45,9 @@ absl::StatusOr<LoopConfig> LoadLoopConfig(const std::string& path) {
 
   const YAML::Node explore = (*root)["explore"];
   if (!explore) return fields.Bad("explore", "required");
-  if (auto s = fields.CheckKeys("explore", explore,
-                                {"workload", "budget_s", "confirm_budget_s"});
+  if (auto s = fields.CheckKeys(
+          "explore", explore,
+          {"workload", "budget_s", "confirm_budget_s", "in_canary"});
       !s.ok()) {
     return s;
   }
@@ -65,11 +66,15 @@ absl::StatusOr<LoopConfig> LoadLoopConfig(const std::string& path) {
       !s.ok()) {
     return s;
   }
+  if (auto s = fields.Bool("explore", explore, "in_canary",
+                           config.explore_in_canary);
+      !s.ok()) {
+    return s;
+  }
 
   if (const YAML::Node gate = (*root)["gate"]) {
-    if (auto s =
-            fields.CheckKeys("gate", gate,
-                             {"split", "workloads", "budget_s", "timed"});
+    if (auto s = fields.CheckKeys("gate", gate,
+                                  {"split", "workloads", "budget_s", "timed"});
         !s.ok()) {
       return s;
     }

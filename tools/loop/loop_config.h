@@ -20,6 +20,9 @@ struct LoopConfig {
   std::string explore_workload;
   double explore_budget_s = 100;
   double explore_confirm_budget_s = 20;
+  // `train --explore-untried`: when canaries judged every choice the policy
+  // makes on the service, the candidate tries one none has judged.
+  bool explore_in_canary = true;
 
   std::string gate_split = "test";
   std::vector<std::string> gate_workloads;  // empty: the whole split

@@ -27,6 +27,15 @@ TEST(LoopConfigTest, TheShippedConfigLoads) {
   EXPECT_EQ(config->gate_workloads, std::vector<std::string>{"bc"});
   EXPECT_GT(config->explore_budget_s, 0);
   EXPECT_TRUE(config->gate_timed);
+  EXPECT_TRUE(config->explore_in_canary);
+}
+
+TEST(LoopConfigTest, ExplorationInCanariesCanBeTurnedOff) {
+  auto config = LoadLoopConfig(Write(
+      "service: s.yaml\nlearner: l.yaml\n"
+      "explore: {workload: w, in_canary: false}\nstage: {workload: w}\n"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_FALSE(config->explore_in_canary);
 }
 
 TEST(LoopConfigTest, AnUntimedGateIsSaidSo) {
@@ -53,6 +62,9 @@ TEST(LoopConfigTest, BadFieldsAreNamed) {
        "explore: required"},
       {base + "gate: {workloads: bc}\n", "gate.workloads: expected a list"},
       {base + "gate: {timed: no}\n", "gate.timed: expected true or false"},
+      {"service: s.yaml\nlearner: l.yaml\nexplore: {workload: w, in_canary: "
+       "1}\nstage: {workload: w}\n",
+       "explore.in_canary: expected true or false"},
       {"service: s.yaml\nlearner: l.yaml\nexplore: {workload: w, budget_s: "
        "-1}\nstage: {workload: w}\n",
        "explore.budget_s: -1 is outside"},

@@ -5,8 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "canary/controller/step_figures.h"
 #include "absl/strings/str_join.h"
+#include "canary/controller/step_figures.h"
 #include "common/report/html_page.h"
 #include "common/report/svg_chart.h"
 #include "nlohmann/json.hpp"
@@ -99,8 +99,14 @@ std::string Table(const v1::LoopRun& run) {
                        : it.candidate_version().substr(0, 12)),
         "</code></td><td>",
         it.train_transitions() > 0
-            ? absl::StrCat(it.train_transitions(), " transitions, ",
-                           it.train_canary_runs(), " canary runs")
+            ? absl::StrCat(
+                  it.train_transitions(), " transitions, ",
+                  it.train_canary_runs(), " canary runs",
+                  it.explored_pipeline().empty()
+                      ? ""
+                      : absl::StrCat("; exploring <code>",
+                                     EscapeHtml(it.explored_pipeline()),
+                                     "</code>"))
             : "-",
         "</td><td>",
         it.candidate_version().empty()
@@ -285,6 +291,8 @@ std::string LoopReportJson(
                 {"train_transitions", it.train_transitions()},
                 {"train_canary_runs", it.train_canary_runs()},
                 {"explore_evaluations", it.explore_evaluations()},
+                {"explored_pipeline", it.explored_pipeline()},
+                {"exploration_reason", it.exploration_reason()},
                 {"outcome", Outcome(it)},
                 {"why", WhyEnded(it)},
                 {"stable_before", it.stable_before()},

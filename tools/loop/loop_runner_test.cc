@@ -3,6 +3,7 @@
 // it. (tests/loop_test.sh runs the real commands end to end.)
 #include "tools/loop/loop_runner.h"
 
+#include <algorithm>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -92,10 +93,15 @@ class LoopRunnerTest : public ::testing::Test {
     };
     s["train"] = [this](auto& argv, const std::string& out) {
       ++trainings_;
+      explore_untried_ = std::find(argv.begin(), argv.end(),
+                                   "--explore-untried") != argv.end();
       std::ofstream(ArgAfter(argv, "--out")) << "policy";
       std::ofstream(out) << R"({"policy_version": "v)" << trainings_
                          << R"(aaaaaaaaaaaaaaaa", "metrics":
                               {"train_transitions": 42},
+                              "exploration": {"exploring": true,
+                                "pipeline": "tuned<O3;inline-threshold=500>",
+                                "reason": "canaries have judged every choice"},
                               "gate": {"new": 1.01}})";
       return 0;
     };
@@ -135,7 +141,8 @@ class LoopRunnerTest : public ::testing::Test {
   int trainings_ = 0;
   std::string stable_;
   std::string canary_phase_ = "promoted";
-  std::string lower_bound_;  // what the canary was given
+  std::string lower_bound_;       // what the canary was given
+  bool explore_untried_ = false;  // train was asked to explore
 };
 
 TEST_F(LoopRunnerTest, AnIterationRunsEveryStageAndRecordsItsFigures) {
@@ -149,6 +156,9 @@ TEST_F(LoopRunnerTest, AnIterationRunsEveryStageAndRecordsItsFigures) {
   const v1::LoopIteration& it = run->iterations(0);
   EXPECT_EQ(it.explore_evaluations(), 7);
   EXPECT_EQ(it.train_transitions(), 42);
+  EXPECT_TRUE(explore_untried_);
+  EXPECT_EQ(it.explored_pipeline(), "tuned<O3;inline-threshold=500>");
+  EXPECT_EQ(it.exploration_reason(), "canaries have judged every choice");
   EXPECT_EQ(it.candidate_version(), "v1aaaaaaaaaaaaaaaa");
   EXPECT_NEAR(it.staging_low(), 1.01, 1e-9);
   EXPECT_EQ(lower_bound_, "1.01");  // staging's interval reaches the budget

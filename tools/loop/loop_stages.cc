@@ -174,6 +174,7 @@ absl::StatusOr<StageOutcome> Train(const StageContext& ctx,
     argv.insert(argv.end(), {"--gate-workload", name});
   }
   if (!c.gate_timed) argv.push_back("--gate-untimed");
+  if (c.explore_in_canary) argv.push_back("--explore-untried");
   auto ran = RunCommand(ctx, executor, "train", "train", argv);
   if (!ran.ok()) return ran.status();
   if (ran->stopped) return StageOutcome{StageOutcome::kStopped, ""};
@@ -199,18 +200,30 @@ absl::StatusOr<StageOutcome> Train(const StageContext& ctx,
       report->value("/metrics/train_transitions"_json_pointer, 0.0)));
   it.set_train_canary_runs(static_cast<int>(
       report->value("/metrics/train_canary_runs"_json_pointer, 0.0)));
+  const json& exploration = (*report)["exploration"];
+  if (exploration.is_object()) {
+    it.set_exploration_reason(exploration.value("reason", ""));
+    if (exploration.value("exploring", false)) {
+      it.set_explored_pipeline(exploration.value("pipeline", ""));
+    }
+  }
   const json& gate = (*report)["gate"];
   const std::string verdict =
       gate.value("metric", "") == offline_rl::kGateMetricSpeedOutputsOnly
           ? std::string("gate passed (outputs checked, not timed)")
           : absl::StrFormat("gate passed (geomean %.4f vs -O3)",
                             gate.value("new", 1.0));
+  std::string explored;
+  if (!it.explored_pipeline().empty()) {
+    explored = absl::StrCat("; exploring ", it.explored_pipeline(),
+                            " (no canary judged it)");
+  }
   return StageOutcome{
       StageOutcome::kDone,
-      absl::StrFormat("policy %s from %d transitions (%d canary runs); %s",
+      absl::StrFormat("policy %s from %d transitions (%d canary runs); %s%s",
                       it.candidate_version().substr(0, 12),
-                      it.train_transitions(), it.train_canary_runs(),
-                      verdict)};
+                      it.train_transitions(), it.train_canary_runs(), verdict,
+                      explored)};
 }
 
 absl::StatusOr<StageOutcome> Publish(const StageContext& ctx,

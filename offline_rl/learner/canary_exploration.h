@@ -1,0 +1,61 @@
+#ifndef PHASELOOP_OFFLINE_RL_LEARNER_CANARY_EXPLORATION_H_
+#define PHASELOOP_OFFLINE_RL_LEARNER_CANARY_EXPLORATION_H_
+
+// Exploration with production as the judge (`phaseloop train
+// --explore-untried`, the closed loop's train stage): a speed policy whose
+// choices on the service's code production has all judged already would
+// make a canary that only re-measures what is known (an A/A run when they
+// are stable's own). Then, like UCB's first rule (every arm once before
+// any arm twice), the policy tries the most promising candidate no canary
+// has judged yet.
+//
+// The service's code is the modules canary runs judged (Dataset
+// canary_judged: the decisions of the builds they rolled out). On those
+// states, with the trained network's values Q:
+//  - no such module yet, or the greedy choice on some module is one no run
+//    judged there: no exploration (the canary will judge something new);
+//  - else the untried candidates are those no run judged on any of them,
+//    other than -O3 (every stable-vs-candidate comparison measures against
+//    it) and with a lab value (a runtime-search evaluation or canary cell)
+//    on some training module, so nothing unmeasured reaches a canary;
+//  - none: no exploration (production judged every measured candidate);
+//  - else the one with the highest mean Q - max Q over those modules, and
+//    its output gets a bias just large enough (plus `margin`) to be the
+//    greedy choice on every one of them.
+// The bias is a constant on one output, so the artifact stays a plain
+// network the compile path evaluates; staging, the publish gate and the
+// error budget's tier still stand between it and any traffic, and the next
+// training (without the bias) keeps the choice only if the canary's reward
+// says so. Deterministic: the same data and network give the same choice.
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "offline_rl/learner/dataset.h"
+#include "proto/phaseloop/v1/policy.pb.h"
+
+namespace phaseloop::offline_rl {
+
+struct CanaryExploration {
+  bool exploring = false;
+  int candidate = -1;  // index into the candidates when exploring
+  float bias = 0;      // added to its output, in the network's units
+  int modules = 0;     // the canary-judged modules it was chosen on
+  std::string reason;  // one sentence: why it explores, or why not
+};
+
+// `baseline`: the index of the -O3 candidate (-1: none). `forward` maps raw
+// states ([n][state_dim]) to values ([n][candidates]): Learner::Forward.
+using QFunction =
+    std::function<std::vector<float>(const std::vector<float>& raw_states)>;
+CanaryExploration ChooseCanaryExploration(const Dataset& data,
+                                          const QFunction& forward,
+                                          int baseline, float margin);
+
+// Adds `bias` to output `output` of the last layer.
+void AddOutputBias(int output, float bias, std::vector<v1::DenseLayer>* layers);
+
+}  // namespace phaseloop::offline_rl
+
+#endif  // PHASELOOP_OFFLINE_RL_LEARNER_CANARY_EXPLORATION_H_
