@@ -11,7 +11,9 @@ namespace phaseloop::offline_rl {
 
 CanaryExploration ChooseCanaryExploration(const Dataset& data,
                                           const QFunction& forward,
-                                          int baseline, float margin) {
+                                          int baseline, double reward_scale,
+                                          const std::set<std::string>& skip) {
+  const float margin = static_cast<float>(0.001 * reward_scale);
   CanaryExploration out;
   const CandidateTable& table = data.train.table;
   const int k = static_cast<int>(data.candidates.size());
@@ -62,7 +64,10 @@ CanaryExploration ChooseCanaryExploration(const Dataset& data,
   int best = -1;
   double best_mean = -std::numeric_limits<double>::infinity();
   for (int c = 0; c < k; ++c) {
-    if (c == baseline || !measured[c]) continue;
+    if (c == baseline || !measured[c] ||
+        skip.count(data.candidates[c].pipeline) > 0) {
+      continue;
+    }
     bool tried = false;
     double gap_sum = 0;
     for (size_t m = 0; m < judged.size() && !tried; ++m) {
@@ -91,10 +96,10 @@ CanaryExploration ChooseCanaryExploration(const Dataset& data,
   out.bias = gap + margin;
   out.reason = absl::StrFormat(
       "canaries have judged every choice the policy makes on the service's "
-      "%d modules; trying %s (%s), which none has judged, at %+.3f below "
-      "the greedy choice on average",
+      "%d modules; trying %s (%s), which none has judged (valued %.4f "
+      "below the greedy choice on average, in log speedup)",
       out.modules, data.candidates[best].name, data.candidates[best].pipeline,
-      best_mean);
+      -best_mean / reward_scale);
   return out;
 }
 

@@ -16,12 +16,16 @@
 //    judged there: no exploration (the canary will judge something new);
 //  - else the untried candidates are those no run judged on any of them,
 //    other than -O3 (every stable-vs-candidate comparison measures against
-//    it) and with a lab value (a runtime-search evaluation or canary cell)
-//    on some training module, so nothing unmeasured reaches a canary;
+//    it), not in `skip` (pipelines tried before that never reached a
+//    canary: the gate, staging or the error budget stopped them) and with a
+//    lab value (a runtime-search evaluation or canary cell) on some
+//    training module, so nothing unmeasured reaches a canary;
 //  - none: no exploration (production judged every measured candidate);
 //  - else the one with the highest mean Q - max Q over those modules, and
 //    its output gets a bias just large enough (plus `margin`) to be the
 //    greedy choice on every one of them.
+// Values are the network's, in reward units times `reward_scale` (the
+// learner config's reward.scale); the margin is 0.001 in reward units.
 // The bias is a constant on one output, so the artifact stays a plain
 // network the compile path evaluates; staging, the publish gate and the
 // error budget's tier still stand between it and any traffic, and the next
@@ -29,6 +33,7 @@
 // says so. Deterministic: the same data and network give the same choice.
 
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -40,7 +45,7 @@ namespace phaseloop::offline_rl {
 struct CanaryExploration {
   bool exploring = false;
   int candidate = -1;  // index into the candidates when exploring
-  float bias = 0;      // added to its output, in the network's units
+  float bias = 0;      // added to its output: reward units * reward_scale
   int modules = 0;     // the canary-judged modules it was chosen on
   std::string reason;  // one sentence: why it explores, or why not
 };
@@ -49,9 +54,9 @@ struct CanaryExploration {
 // states ([n][state_dim]) to values ([n][candidates]): Learner::Forward.
 using QFunction =
     std::function<std::vector<float>(const std::vector<float>& raw_states)>;
-CanaryExploration ChooseCanaryExploration(const Dataset& data,
-                                          const QFunction& forward,
-                                          int baseline, float margin);
+CanaryExploration ChooseCanaryExploration(
+    const Dataset& data, const QFunction& forward, int baseline,
+    double reward_scale, const std::set<std::string>& skip = {});
 
 // Adds `bias` to output `output` of the last layer.
 void AddOutputBias(int output, float bias, std::vector<v1::DenseLayer>* layers);

@@ -47,7 +47,7 @@ class CanaryExplorationTest : public ::testing::Test {
           }
           return out;
         },
-        baseline, 0.1f);
+        baseline, 100.0);
   }
 
   Dataset data_;
@@ -97,6 +97,23 @@ TEST_F(CanaryExplorationTest, NoExplorationBeforeAnyCanaryOrAfterAllWereTried) {
   EXPECT_FALSE(e.exploring);
   EXPECT_NE(e.reason.find("judged every measured candidate"), std::string::npos)
       << e.reason;
+}
+
+TEST_F(CanaryExplorationTest, APipelineTriedBeforeWithoutACanaryIsSkipped) {
+  bias_ = {0, 0, 0, 100};
+  const CanaryExploration e = ChooseCanaryExploration(
+      data_,
+      [&](const std::vector<float>& states) {
+        std::vector<float> out;
+        for (float s : states) {
+          for (int c = 0; c < 4; ++c) {
+            out.push_back(q_[static_cast<int>(s)][c] - bias_[c]);
+          }
+        }
+        return out;
+      },
+      0, 100.0, {"p2"});
+  EXPECT_FALSE(e.exploring);  // c2 skipped, c3 unmeasured
 }
 
 TEST_F(CanaryExplorationTest, MinusO3IsNeverTheExplorationEvenWhenUntried) {

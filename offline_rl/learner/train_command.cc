@@ -58,6 +58,20 @@ nlohmann::json GateJson(const GateResult& gate) {
           {"new_failed_modules", gate.candidate_failed}};
 }
 
+// With --explore-untried: the summary's "exploration" object.
+nlohmann::json ExplorationJson(const TrainingData& training,
+                               const CanaryExploration& e) {
+  nlohmann::json j = {
+      {"exploring", e.exploring}, {"modules", e.modules}, {"reason", e.reason}};
+  if (e.exploring) {
+    const Candidate& c = training.data.candidates[e.candidate];
+    j["candidate"] = c.name;
+    j["pipeline"] = c.pipeline;
+    j["bias"] = e.bias / training.config.reward_scale;
+  }
+  return j;
+}
+
 // Why the gate refused the new policy, on stderr.
 void PrintRefusal(const GateResult& gate, const std::string& out_path,
                   std::ostream& err) {
@@ -94,16 +108,7 @@ void PrintSummary(const TrainFlags& flags, const TrainingData& training,
         {"metrics", measures.metrics}};
     if (gate) j["gate"] = GateJson(*gate);
     if (measures.exploration) {
-      const CanaryExploration& e = *measures.exploration;
-      j["exploration"] = {{"exploring", e.exploring},
-                          {"modules", e.modules},
-                          {"reason", e.reason}};
-      if (e.exploring) {
-        const Candidate& c = training.data.candidates[e.candidate];
-        j["exploration"]["candidate"] = c.name;
-        j["exploration"]["pipeline"] = c.pipeline;
-        j["exploration"]["bias"] = e.bias / config.reward_scale;
-      }
+      j["exploration"] = ExplorationJson(training, *measures.exploration);
     }
     out << j.dump(2) << "\n";
     return;
@@ -194,6 +199,10 @@ void AddTrainFlags(CLI::App& app, TrainFlags& flags) {
                "on the service's code, try the most promising candidate none "
                "has judged (a bias on that output; the closed loop's train "
                "stage)");
+  app.add_option("--explore-skip", flags.explore_skip,
+                 "with --explore-untried: a pipeline not to try (one an "
+                 "earlier exploration tried that never reached a canary; "
+                 "repeatable)");
   app.add_flag("--json", flags.json, "machine-readable summary");
   app.add_option("--signing-key", flags.signing_key,
                  "sign the published artifact with this secret key "
@@ -233,8 +242,11 @@ int RunTrain(const TrainFlags& flags, std::ostream& out, std::ostream& err) {
   if (!published->published) {
     PrintRefusal(*published->gate, flags.out, err);
     if (flags.json) {
-      out << nlohmann::json({{"gate", GateJson(*published->gate)}}).dump(2)
-          << "\n";
+      nlohmann::json j = {{"gate", GateJson(*published->gate)}};
+      if (measures->exploration) {
+        j["exploration"] = ExplorationJson(*training, *measures->exploration);
+      }
+      out << j.dump(2) << "\n";
     }
     return kGateRefused;
   }

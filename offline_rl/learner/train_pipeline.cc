@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <iostream>
 #include <ostream>
+#include <set>
+#include <string>
 #include <system_error>
 #include <utility>
 
@@ -360,13 +362,14 @@ absl::StatusOr<PolicyMeasures> MeasurePolicy(const TrainingData& training,
         baseline = static_cast<int>(c);
       }
     }
-    // The bias clears the greedy choice by 0.1 % of reward.
     CanaryExploration exploration = ChooseCanaryExploration(
         data,
         [&](const std::vector<float>& states) {
           return learner.Forward(states);
         },
-        baseline, static_cast<float>(0.001 * config.reward_scale));
+        baseline, config.reward_scale,
+        std::set<std::string>(flags.explore_skip.begin(),
+                              flags.explore_skip.end()));
     err << "phaseloop train: exploration: " << exploration.reason << "\n";
     if (exploration.exploring) {
       metrics["explore_candidate"] = exploration.candidate;

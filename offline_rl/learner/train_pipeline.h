@@ -64,6 +64,9 @@ struct TrainFlags {
   // canaries all judged tries one candidate none has
   // (offline_rl/learner/canary_exploration.h).
   bool explore_untried = false;
+  // --explore-skip: pipelines an earlier exploration tried that never
+  // reached a canary; not tried again.
+  std::vector<std::string> explore_skip;
   bool json = false;
   // With single_abstain: the cross-fitted (out-of-fold) scores and measured
   // .text sizes of every training module, as JSON, for analysis.

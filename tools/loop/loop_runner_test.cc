@@ -206,6 +206,31 @@ TEST_F(LoopRunnerTest, ARefusedGateEndsTheIterationWithNothingRolledOut) {
   }
 }
 
+TEST_F(LoopRunnerTest, AnExplorationTheGateRefusedIsNotTriedAgain) {
+  std::vector<std::vector<std::string>> skipped;
+  executor_.scripts["train"] = [&](auto& argv, const std::string& out) {
+    std::vector<std::string> skip;
+    for (size_t i = 0; i + 1 < argv.size(); ++i) {
+      if (argv[i] == "--explore-skip") skip.push_back(argv[i + 1]);
+    }
+    skipped.push_back(skip);
+    std::ofstream(out) << R"({"gate": {"passed": false, "new": 0.97,
+                             "modules": 1, "new_failed_modules": 1},
+                             "exploration": {"exploring": true,
+                             "pipeline": "p)"
+                       << skipped.size() << R"(", "reason": "r"}})";
+    return 3;
+  };
+  setup_.iterations = 3;
+  auto run = RunLoop();
+  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_EQ(skipped.size(), 3u);
+  EXPECT_TRUE(skipped[0].empty());
+  EXPECT_EQ(skipped[1], std::vector<std::string>{"p1"});
+  EXPECT_EQ(skipped[2], (std::vector<std::string>{"p1", "p2"}));
+  EXPECT_EQ(run->iterations(0).explored_pipeline(), "p1");
+}
+
 TEST_F(LoopRunnerTest, AStableCandidateAndAMiscompileAreNeverRolledOut) {
   stable_ = "v1aaaaaaaaaaaaaaaa";  // training gives the stable policy again
   auto run = RunLoop();

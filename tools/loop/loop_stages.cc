@@ -174,11 +174,31 @@ absl::StatusOr<StageOutcome> Train(const StageContext& ctx,
     argv.insert(argv.end(), {"--gate-workload", name});
   }
   if (!c.gate_timed) argv.push_back("--gate-untimed");
-  if (c.explore_in_canary) argv.push_back("--explore-untried");
+  if (c.explore_in_canary) {
+    argv.push_back("--explore-untried");
+    // What earlier iterations tried without a canary's reward (the gate,
+    // staging or the error budget stopped it) is not tried again.
+    for (int i = 0;
+         ctx.run != nullptr && i < ctx.index && i < ctx.run->iterations_size();
+         ++i) {
+      const v1::LoopIteration& earlier = ctx.run->iterations(i);
+      if (!earlier.explored_pipeline().empty() && !earlier.has_final_reward()) {
+        argv.insert(argv.end(),
+                    {"--explore-skip", earlier.explored_pipeline()});
+      }
+    }
+  }
   auto ran = RunCommand(ctx, executor, "train", "train", argv);
   if (!ran.ok()) return ran.status();
   if (ran->stopped) return StageOutcome{StageOutcome::kStopped, ""};
   auto report = ReadJson(OutPath(ctx, "train"));
+  if (report.ok() && (*report)["exploration"].is_object()) {
+    const json& exploration = (*report)["exploration"];
+    it.set_exploration_reason(exploration.value("reason", ""));
+    if (exploration.value("exploring", false)) {
+      it.set_explored_pipeline(exploration.value("pipeline", ""));
+    }
+  }
   if (ran->exit_code == kTrainGateRefused && report.ok()) {
     it.set_gate_passed(false);
     const json& gate = (*report)["gate"];
@@ -200,13 +220,6 @@ absl::StatusOr<StageOutcome> Train(const StageContext& ctx,
       report->value("/metrics/train_transitions"_json_pointer, 0.0)));
   it.set_train_canary_runs(static_cast<int>(
       report->value("/metrics/train_canary_runs"_json_pointer, 0.0)));
-  const json& exploration = (*report)["exploration"];
-  if (exploration.is_object()) {
-    it.set_exploration_reason(exploration.value("reason", ""));
-    if (exploration.value("exploring", false)) {
-      it.set_explored_pipeline(exploration.value("pipeline", ""));
-    }
-  }
   const json& gate = (*report)["gate"];
   const std::string verdict =
       gate.value("metric", "") == offline_rl::kGateMetricSpeedOutputsOnly
