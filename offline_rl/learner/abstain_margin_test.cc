@@ -26,9 +26,9 @@ CandidateTable Table() {
   CandidateTable t;
   t.module_hashes = {"m0", "m1", "m2", "m3"};
   t.object_sizes = {1000, 970,  1010,  //
-                  1000, 1020, 970,   //
-                  1000, 1040, 990,   //
-                  1000, 995,  1040};
+                    1000, 1020, 970,   //
+                    1000, 1040, 990,   //
+                    1000, 995,  1040};
   t.values.assign(12, 0.0f);
   t.start_states.assign(4, 0.0f);
   return t;

@@ -233,8 +233,8 @@ TEST_F(CanaryDatasetTest, AgainstStableOnlyTheChoicesThatDifferAreJudged) {
   const Dataset data = Build();
   const auto rows = Rows(data.train.table);
   EXPECT_EQ(data.train.canary_runs, 2);
-  EXPECT_EQ(data.train.canary_decisions, 2);  // b3: r1, b4: r2
-  EXPECT_EQ(data.train.canary_unchanged, 1);  // r0
+  EXPECT_EQ(data.train.canary_decisions, 2);   // b3: r1, b4: r2
+  EXPECT_EQ(data.train.canary_unchanged, 1);   // r0
   EXPECT_EQ(data.train.canary_unanchored, 2);  // svc, r5
   EXPECT_EQ(rows.at("r0"), before.at("r0"));
   EXPECT_NEAR(rows.at("r1")[1], (before.at("r1")[1] - 0.06f) / 2, 1e-6);
@@ -247,6 +247,20 @@ TEST_F(CanaryDatasetTest, AgainstStableOnlyTheChoicesThatDifferAreJudged) {
                                "no earlier run valued"),
             std::string::npos)
       << data.snapshot;
+
+  // The modules canaries judged, and what a given stable policy runs there.
+  EXPECT_EQ(data.train.canary_judged.size(), 2u);  // r1 (p1), r2 (p2)
+  EXPECT_FALSE(data.train.stable_choice_read);
+  options_.stable_version = "pol-1";
+  Dataset with_stable = Build();
+  EXPECT_TRUE(with_stable.train.stable_choice_read);
+  EXPECT_EQ(with_stable.train.stable_choice,
+            (std::map<std::string, int>{{"r1", 1}, {"r2", -1}}));
+  options_.stable_version = "";  // plain clang: -O3 everywhere
+  with_stable = Build();
+  EXPECT_EQ(with_stable.train.stable_choice,
+            (std::map<std::string, int>{{"r1", 0}, {"r2", 0}}));
+  options_.stable_version.reset();
 
   // An A/A run (the candidate decides like stable everywhere) adds nothing.
   replay_buffer::WriteBatch aa;

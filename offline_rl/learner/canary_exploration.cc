@@ -25,11 +25,13 @@ CanaryExploration ChooseCanaryExploration(const Dataset& data,
   const size_t dim = table.start_states.size() / rows;
   // The service's modules: rows canary runs judged.
   std::vector<const std::vector<int>*> judged;
+  std::vector<std::string> hashes;
   std::vector<float> states;
   for (size_t m = 0; m < rows; ++m) {
     const auto it = data.train.canary_judged.find(table.module_hashes[m]);
     if (it == data.train.canary_judged.end()) continue;
     judged.push_back(&it->second);
+    hashes.push_back(it->first);
     states.insert(states.end(), table.start_states.begin() + m * dim,
                   table.start_states.begin() + (m + 1) * dim);
   }
@@ -43,9 +45,18 @@ CanaryExploration ChooseCanaryExploration(const Dataset& data,
     return c < static_cast<int>(judged[m]->size()) ? (*judged[m])[c] : 0;
   };
   std::vector<int> greedy(judged.size());
+  int unlike_stable = 0;
   for (size_t m = 0; m < judged.size(); ++m) {
     const float* row = q.data() + m * k;
     greedy[m] = static_cast<int>(std::max_element(row, row + k) - row);
+    if (data.train.stable_choice_read) {
+      const auto stable = data.train.stable_choice.find(hashes[m]);
+      if (stable == data.train.stable_choice.end() ||
+          stable->second != greedy[m]) {
+        ++unlike_stable;
+      }
+      continue;
+    }
     if (runs(m, greedy[m]) == 0) {
       out.reason =
           absl::StrCat("the policy already puts a choice no canary judged (",
@@ -53,6 +64,14 @@ CanaryExploration ChooseCanaryExploration(const Dataset& data,
                        ") on the service's code: no exploration needed");
       return out;
     }
+  }
+  if (unlike_stable > 0) {
+    out.reason = absl::StrCat(
+        "the policy builds ", unlike_stable, " of the service's ",
+        judged.size(),
+        " modules unlike stable: that canary is evidence already, no "
+        "exploration");
+    return out;
   }
   // Candidates with a value on some training module.
   std::vector<bool> measured(k, false);

@@ -2,18 +2,22 @@
 #define PHASELOOP_OFFLINE_RL_LEARNER_CANARY_EXPLORATION_H_
 
 // Exploration with production as the judge (`phaseloop train
-// --explore-untried`, the closed loop's train stage): a speed policy whose
-// choices on the service's code production has all judged already would
-// make a canary that only re-measures what is known (an A/A run when they
-// are stable's own). Then, like UCB's first rule (every arm once before
-// any arm twice), the policy tries the most promising candidate no canary
-// has judged yet.
+// --explore-untried`, the closed loop's train stage): a speed policy that
+// builds the service's code exactly like stable would make an A/A canary
+// (and one whose choices production all judged already, a canary that only
+// re-measures what is known). Then, like UCB's first rule (every arm once
+// before any arm twice), the policy tries the most promising candidate no
+// canary has judged yet.
 //
 // The service's code is the modules canary runs judged (Dataset
 // canary_judged: the decisions of the builds they rolled out). On those
 // states, with the trained network's values Q:
-//  - no such module yet, or the greedy choice on some module is one no run
-//    judged there: no exploration (the canary will judge something new);
+//  - no such module yet: no exploration;
+//  - with the stable policy's choices known (DatasetOptions::stable_version,
+//    the loop gives it): the greedy choice differs from stable's on some
+//    module: no exploration (the canary compares something new, or rolls
+//    a better-known choice back out); without them: the greedy choice on
+//    some module is one no run judged there: no exploration;
 //  - else the untried candidates are those no run judged on any of them,
 //    other than -O3 (every stable-vs-candidate comparison measures against
 //    it), not in `skip` (pipelines tried before that never reached a

@@ -116,6 +116,27 @@ TEST_F(CanaryExplorationTest, APipelineTriedBeforeWithoutACanaryIsSkipped) {
   EXPECT_FALSE(e.exploring);  // c2 skipped, c3 unmeasured
 }
 
+TEST_F(CanaryExplorationTest, WithStableKnownOnlyABuildLikeStablesExplores) {
+  bias_ = {0, 0, 0, 100};
+  data_.train.stable_choice_read = true;
+  // Stable is plain -O3 on s1, c1 on s2: the policy (c1 on both) rolls
+  // something out that differs from stable, so nothing is explored.
+  data_.train.stable_choice = {{"s1", 0}, {"s2", 1}};
+  CanaryExploration e = Choose();
+  EXPECT_FALSE(e.exploring);
+  EXPECT_NE(e.reason.find("builds 1 of the service's 2 modules unlike stable"),
+            std::string::npos)
+      << e.reason;
+  // Stable is what the policy would build: explore.
+  data_.train.stable_choice = {{"s1", 1}, {"s2", 1}};
+  e = Choose();
+  ASSERT_TRUE(e.exploring) << e.reason;
+  EXPECT_EQ(e.candidate, 2);
+  // Stable's choice unknown on a module: treated as unlike.
+  data_.train.stable_choice.erase("s2");
+  EXPECT_FALSE(Choose().exploring);
+}
+
 TEST_F(CanaryExplorationTest, MinusO3IsNeverTheExplorationEvenWhenUntried) {
   bias_ = {0, 0, 0, 100};
   q_[1] = {3.9f, 4, 1, 9};

@@ -21,20 +21,17 @@ bool UsableDecision(const v1::Decision& d) {
          d.inst_count_size() == policy_runtime::kInstCountCount;
 }
 
-// The candidate `version` chose for `module_hash` at `opt_level`, read from
-// any build of that version the buffer holds: -1 when it holds none or the
-// choice is not a candidate. Version "" is plain clang: `baseline`.
-absl::StatusOr<int> ChoiceOf(replay_buffer::ReplayStore& store,
-                             const std::string& version,
-                             const std::string& module_hash,
-                             const std::string& opt_level,
-                             const std::map<std::string, int>& by_pipeline,
-                             int baseline) {
+}  // namespace
+
+absl::StatusOr<int> PolicyChoiceOf(
+    replay_buffer::ReplayStore& store, const std::string& version,
+    const std::string& module_hash, const std::vector<std::string>& opt_levels,
+    const std::map<std::string, int>& by_pipeline, int baseline) {
   if (version.empty()) return baseline;
   replay_buffer::DecisionFilter filter;
   filter.policy_version = version;
   filter.module_hash = module_hash;
-  filter.opt_levels = {opt_level};
+  filter.opt_levels = opt_levels;
   auto read = store.ReadDecisions(filter);
   if (!read.ok()) return read.status();
   for (const v1::Decision& d : *read) {
@@ -44,8 +41,6 @@ absl::StatusOr<int> ChoiceOf(replay_buffer::ReplayStore& store,
   }
   return -1;
 }
-
-}  // namespace
 
 absl::StatusOr<CanaryCells> ReadCanaryCells(
     replay_buffer::ReplayStore& store, double weight,
@@ -115,9 +110,9 @@ absl::StatusOr<CanaryCells> ReadCanaryCells(
       double sign = 1;
       double offset = 0;
       if (reward.has_baseline_policy_version()) {
-        auto stable = ChoiceOf(store, reward.baseline_policy_version(),
-                               d.module_hash(), d.opt_level(), by_pipeline,
-                               baseline);
+        auto stable = PolicyChoiceOf(store, reward.baseline_policy_version(),
+                                     d.module_hash(), {d.opt_level()},
+                                     by_pipeline, baseline);
         if (!stable.ok()) return stable.status();
         if (*stable == c->second) {
           ++out.unchanged;  // the same code on both sides: no evidence

@@ -46,6 +46,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,16 @@ struct CanaryCells {
   // same build is measured again (for the data snapshot's digest).
   std::string digest_input;
 };
+
+// The candidate policy `version` chose for `module_hash` at one of
+// `opt_levels`, read from any of its builds' decisions in `store` (a policy
+// decides by the module alone): an index into the candidates by pipeline
+// (`by_pipeline`), -1 when the buffer holds no such decision or its
+// pipeline is no candidate. Version "" is plain clang: `baseline`.
+absl::StatusOr<int> PolicyChoiceOf(
+    replay_buffer::ReplayStore& store, const std::string& version,
+    const std::string& module_hash, const std::vector<std::string>& opt_levels,
+    const std::map<std::string, int>& by_pipeline, int baseline);
 
 // The cells of `split` (`train_split`: also modules the buffer does not
 // know) from every canary run reward in `store`, each worth `weight` times

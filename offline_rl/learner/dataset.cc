@@ -326,6 +326,18 @@ absl::Status AddCanaryCells(replay_buffer::ReplayStore& store,
     const float canary = static_cast<float>(cell.value);
     value = std::isnan(value) ? canary : (value + canary) / 2;
   }
+  if (options.stable_version) {
+    std::map<std::string, int> by_pipeline;
+    for (int c = 0; c < k; ++c) by_pipeline[options.candidates[c].pipeline] = c;
+    out->stable_choice_read = true;
+    for (const auto& [module_hash, runs] : out->canary_judged) {
+      auto choice =
+          internal::PolicyChoiceOf(store, *options.stable_version, module_hash,
+                                   {"O2", "O3"}, by_pipeline, baseline);
+      if (!choice.ok()) return choice.status();
+      out->stable_choice[module_hash] = *choice;
+    }
+  }
   out->canary_runs += cells->runs;
   out->canary_decisions += cells->decisions;
   out->skipped_decisions += cells->skipped;

@@ -45,6 +45,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -130,6 +131,10 @@ struct SplitData {
   // module_hash -> canary runs that judged each candidate there (modules a
   // canary judged: the service's code; canary_exploration.h reads them).
   std::map<std::string, std::vector<int>> canary_judged;
+  // With DatasetOptions::stable_version: that policy's candidate on each of
+  // those modules (-1: the buffer holds no decision of it there).
+  bool stable_choice_read = false;
+  std::map<std::string, int> stable_choice;
   std::string digest;  // content hash of the episodes and rewards read
 };
 
@@ -154,6 +159,10 @@ struct DatasetOptions {
   std::vector<std::string> pass_pipelines;
   std::string action_space_version;
   std::vector<Candidate> candidates;  // candidate formulation
+  // Runtime candidate formulation: the stable policy's version ("" = plain
+  // clang) when known; its choice on each module canaries judged is read
+  // (SplitData::stable_choice, for canary_exploration.h).
+  std::optional<std::string> stable_version;
 };
 
 // Reads both splits of `config` from `store`. FailedPrecondition when the

@@ -40,7 +40,8 @@ absl::StatusOr<GateResult> RunPublishGate(const std::string& candidate_path,
   result.candidate_failed = candidate->aggregates.failed;
   result.candidate_score =
       evaluation::OzRatio(candidate->aggregates, result.metric);
-  result.current_score = evaluation::OzRatio(current->aggregates, result.metric);
+  result.current_score =
+      evaluation::OzRatio(current->aggregates, result.metric);
   result.passed = result.candidate_failed == 0 &&
                   result.candidate_score > result.current_score;
   return result;

@@ -41,6 +41,11 @@ absl::Status CheckFlagCombinations(const TrainFlags& flags) {
     return absl::InvalidArgumentError(
         "--ungated and --gate-workloads contradict each other");
   }
+  if ((!flags.explore_skip.empty() || !flags.stable_version.empty()) &&
+      !flags.explore_untried) {
+    return absl::InvalidArgumentError(
+        "--explore-skip and --stable-version go with --explore-untried");
+  }
   if (flags.resume && flags.checkpoint_dir.empty()) {
     return absl::InvalidArgumentError(
         "--resume needs --checkpoint-dir (where the checkpoint is)");
@@ -203,6 +208,10 @@ void AddTrainFlags(CLI::App& app, TrainFlags& flags) {
                  "with --explore-untried: a pipeline not to try (one an "
                  "earlier exploration tried that never reached a canary; "
                  "repeatable)");
+  app.add_option("--stable-version", flags.stable_version,
+                 "with --explore-untried: the stable policy's version (or "
+                 "'plain' for plain clang); explore only when the new policy "
+                 "would build the service's code exactly like it");
   app.add_flag("--json", flags.json, "machine-readable summary");
   app.add_option("--signing-key", flags.signing_key,
                  "sign the published artifact with this secret key "

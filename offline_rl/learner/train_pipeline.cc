@@ -66,6 +66,10 @@ absl::StatusOr<DatasetOptions> DatasetOptionsFor(const LearnerConfig& config,
     if (!candidates.ok()) return candidates.status();
     options.candidates = *std::move(candidates);
   }
+  if (!flags.stable_version.empty()) {
+    options.stable_version =
+        flags.stable_version == "plain" ? "" : flags.stable_version;
+  }
   return options;
 }
 

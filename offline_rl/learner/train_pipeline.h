@@ -67,6 +67,10 @@ struct TrainFlags {
   // --explore-skip: pipelines an earlier exploration tried that never
   // reached a canary; not tried again.
   std::vector<std::string> explore_skip;
+  // --stable-version: the stable policy's version, or "plain" for plain
+  // clang ("" = unknown); with it, exploration happens only when the new
+  // policy would build the service's code exactly like stable.
+  std::string stable_version;
   bool json = false;
   // With single_abstain: the cross-fitted (out-of-fold) scores and measured
   // .text sizes of every training module, as JSON, for analysis.

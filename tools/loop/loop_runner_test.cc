@@ -93,6 +93,7 @@ class LoopRunnerTest : public ::testing::Test {
     };
     s["train"] = [this](auto& argv, const std::string& out) {
       ++trainings_;
+      stable_given_.push_back(ArgAfter(argv, "--stable-version"));
       explore_untried_ = std::find(argv.begin(), argv.end(),
                                    "--explore-untried") != argv.end();
       std::ofstream(ArgAfter(argv, "--out")) << "policy";
@@ -141,8 +142,9 @@ class LoopRunnerTest : public ::testing::Test {
   int trainings_ = 0;
   std::string stable_;
   std::string canary_phase_ = "promoted";
-  std::string lower_bound_;       // what the canary was given
-  bool explore_untried_ = false;  // train was asked to explore
+  std::string lower_bound_;                // what the canary was given
+  bool explore_untried_ = false;           // train was asked to explore
+  std::vector<std::string> stable_given_;  // each train's --stable-version
 };
 
 TEST_F(LoopRunnerTest, AnIterationRunsEveryStageAndRecordsItsFigures) {
@@ -204,6 +206,24 @@ TEST_F(LoopRunnerTest, ARefusedGateEndsTheIterationWithNothingRolledOut) {
       EXPECT_EQ(stage.status(), "skipped") << stage.name();
     }
   }
+}
+
+TEST_F(LoopRunnerTest, TrainIsToldTheStableItsPolicyWouldReplace) {
+  setup_.iterations = 2;
+  auto run = RunLoop();
+  ASSERT_TRUE(run.ok()) << run.status();
+  // Unknown before any iteration listed the store; then iteration 1's
+  // candidate, promoted by its canary.
+  EXPECT_EQ(stable_given_,
+            (std::vector<std::string>{"", "v1aaaaaaaaaaaaaaaa"}));
+
+  // A rolled-back first candidate leaves plain clang stable.
+  setup_.loop_id = "rolled-back";
+  stable_given_.clear();
+  canary_phase_ = "rolled_back";
+  run = RunLoop();
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(stable_given_, (std::vector<std::string>{"", "plain"}));
 }
 
 TEST_F(LoopRunnerTest, AnExplorationTheGateRefusedIsNotTriedAgain) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <tuple>
 
@@ -141,6 +142,28 @@ absl::StatusOr<StageOutcome> Explore(const StageContext& ctx,
   return StageOutcome{StageOutcome::kDone, summary};
 }
 
+// Whether `it`'s stage `name` ran to its end.
+bool StageDone(const v1::LoopIteration& it, const std::string& name) {
+  for (const v1::LoopStage& stage : it.stages()) {
+    if (stage.name() == name) return stage.status() == "done";
+  }
+  return false;
+}
+
+// The stable version ("" plain clang) as the latest earlier iteration that
+// knew it left it: after its canary stage, stable_after; after its publish
+// stage (which lists the store), stable_before. Unset when none knew.
+std::optional<std::string> KnownStable(const StageContext& ctx) {
+  if (ctx.run == nullptr) return std::nullopt;
+  for (int i = std::min(ctx.index, ctx.run->iterations_size()) - 1; i >= 0;
+       --i) {
+    const v1::LoopIteration& earlier = ctx.run->iterations(i);
+    if (StageDone(earlier, "canary")) return earlier.stable_after();
+    if (StageDone(earlier, "publish")) return earlier.stable_before();
+  }
+  return std::nullopt;
+}
+
 absl::StatusOr<StageOutcome> Train(const StageContext& ctx,
                                    v1::LoopIteration& it,
                                    StageExecutor& executor) {
@@ -176,6 +199,12 @@ absl::StatusOr<StageOutcome> Train(const StageContext& ctx,
   if (!c.gate_timed) argv.push_back("--gate-untimed");
   if (c.explore_in_canary) {
     argv.push_back("--explore-untried");
+    // Stable as earlier iterations left it (this loop moves it only
+    // through its canaries); unknown before any of them listed the store.
+    if (const auto stable = KnownStable(ctx)) {
+      argv.insert(argv.end(),
+                  {"--stable-version", stable->empty() ? "plain" : *stable});
+    }
     // What earlier iterations tried without a canary's reward (the gate,
     // staging or the error budget stopped it) is not tried again.
     for (int i = 0;
