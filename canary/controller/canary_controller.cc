@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "canary/controller/step_figures.h"
 
 namespace phaseloop::canary {
 namespace {
@@ -205,13 +206,10 @@ absl::Status CanaryController::Start(v1::CanaryRun& run) {
   return Enter(run, "stepping");
 }
 
-v1::CanaryStepResult CanaryController::JudgeStep(const v1::CanaryRun& run,
-                                                 const v1::CanaryStepPlan& plan,
-                                                 int64_t started_ms,
-                                                 int64_t to_ms,
-                                                 const StepEvidence& evidence,
-                                                 int extensions,
-                                                 bool last_look) const {
+v1::CanaryStepResult CanaryController::JudgeStep(
+    const v1::CanaryRun& run, const v1::CanaryStepPlan& plan,
+    int64_t started_ms, int64_t to_ms, const StepEvidence& evidence,
+    int extensions, bool last_look) const {
   // The last look of a step: no extension can add data, so an unproven rise
   // passes when the rollout says so (RolloutConfig::pass_unproven_at_max).
   JudgeConfig judge = config_.judge;
@@ -354,14 +352,7 @@ absl::Status CanaryController::Step(v1::CanaryRun& run) {
 
 double CanaryController::FinalReward(const v1::CanaryRun& run,
                                      bool promoted) const {
-  // The judged steps' relative rewards, weighted by their canary windows.
-  double sum = 0, weight = 0;
-  for (const auto& step : run.steps()) {
-    if (step.canary_windows() <= 0 || step.baseline_windows() <= 0) continue;
-    sum += step.relative_reward() * step.canary_windows();
-    weight += step.canary_windows();
-  }
-  const double measured = weight > 0 ? sum / weight : 0;
+  const double measured = MeasuredRelativeReward(run);
   return promoted ? std::max(measured, 0.0) + config_.pass_bonus
                   : std::min(measured, 0.0) - config_.fail_penalty;
 }

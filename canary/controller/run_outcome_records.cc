@@ -1,6 +1,7 @@
 #include "canary/controller/run_outcome_records.h"
 
 #include "absl/strings/str_cat.h"
+#include "canary/controller/step_figures.h"
 
 namespace phaseloop::canary {
 
@@ -32,6 +33,10 @@ replay_buffer::WriteBatch RunOutcomeRecords(const v1::CanaryRun& run,
     reward.set_build_id(run.candidate_build_id());
     reward.set_deployment_id(run.canary_deployment_id());
     reward.set_value(run.final_reward());
+    // The speed the run saw against its baseline, before the controller's
+    // shaping (pass bonus, clamp at 0, fail penalty).
+    reward.set_relative_value(MeasuredRelativeReward(run));
+    reward.set_baseline_deployment_id(run.baseline_deployment_id());
     // What the value compares with: the learner credits only the modules
     // whose choice differs from stable's.
     reward.set_baseline_policy_version(run.stable_version());

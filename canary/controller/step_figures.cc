@@ -17,4 +17,14 @@ StepP95 StepP95Ms(const v1::CanaryStepResult& step) {
   return out;
 }
 
+double MeasuredRelativeReward(const v1::CanaryRun& run) {
+  double sum = 0, weight = 0;
+  for (const auto& step : run.steps()) {
+    if (step.canary_windows() <= 0 || step.baseline_windows() <= 0) continue;
+    sum += step.relative_reward() * step.canary_windows();
+    weight += step.canary_windows();
+  }
+  return weight > 0 ? sum / weight : 0;
+}
+
 }  // namespace phaseloop::canary

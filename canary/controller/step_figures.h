@@ -21,6 +21,12 @@ struct StepP95 {
 // their windows' p95s.
 StepP95 StepP95Ms(const v1::CanaryStepResult& step);
 
+// The run's measured relative reward: its judged steps' relative rewards
+// (log(p95 baseline / p95 canary)) weighted by their canary windows; 0 when
+// no step judged windows on both sides. The final reward shapes it (a pass
+// bonus or a fail penalty); this is the speed it saw.
+double MeasuredRelativeReward(const v1::CanaryRun& run);
+
 }  // namespace phaseloop::canary
 
 #endif  // PHASELOOP_CANARY_CONTROLLER_STEP_FIGURES_H_

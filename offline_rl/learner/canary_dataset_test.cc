@@ -308,6 +308,26 @@ TEST_F(CanaryDatasetTest, AStableChoiceAnEarlierRunValuedAnchorsTheNextRun) {
   EXPECT_EQ(unanchored.train.canary_unanchored, 1);
 }
 
+TEST_F(CanaryDatasetTest, APromotedRunCountsItsSpeedARolledBackOneItsPenalty) {
+  const auto before = Rows(Build().train.table);
+  replay_buffer::WriteBatch batch;
+  batch.decisions = {Decision("b6", "r2", kPipelines[2], "r2"),
+                     Decision("b7", "r3", kPipelines[3], "r3")};
+  // Promoted: +0.01 of pass bonus over a measured -0.004.
+  v1::FinalReward promoted = RunReward("6", "b6", 0.01);
+  promoted.set_relative_value(-0.004);
+  promoted.set_baseline_policy_version("");
+  // Rolled back: min(0.02, 0) - 0.1.
+  v1::FinalReward rolled_back = RunReward("7", "b7", -0.1);
+  rolled_back.set_relative_value(0.02);
+  rolled_back.set_baseline_policy_version("");
+  batch.rewards = {promoted, rolled_back};
+  ASSERT_TRUE(store_->Write(batch).ok());
+  const auto rows = Rows(Build().train.table);
+  EXPECT_NEAR(rows.at("r2")[2], (before.at("r2")[2] - 0.004f) / 2, 1e-6);
+  EXPECT_NEAR(rows.at("r3")[3], (before.at("r3")[3] - 0.1f) / 2, 1e-6);
+}
+
 TEST_F(CanaryDatasetTest, ABlockedChoiceIsNoValueAndAnotherRewardNewData) {
   WriteCanaryRuns();
   const Dataset data = Build();

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 
 namespace phaseloop::offline_rl {
 
@@ -113,12 +115,24 @@ CanaryExploration ChooseCanaryExploration(const Dataset& data,
   out.exploring = true;
   out.candidate = best;
   out.bias = gap + margin;
+  // What the policy would run without the bias: "o3_inline_100 on 12".
+  std::map<std::string, int> greedy_names;
+  for (int g : greedy) ++greedy_names[data.candidates[g].name];
+  std::vector<std::string> parts;
+  for (const auto& [name, count] : greedy_names) {
+    parts.push_back(absl::StrCat(name, " on ", count));
+  }
   out.reason = absl::StrFormat(
-      "canaries have judged every choice the policy makes on the service's "
-      "%d modules; trying %s (%s), which none has judged (valued %.4f "
-      "below the greedy choice on average, in log speedup)",
-      out.modules, data.candidates[best].name, data.candidates[best].pipeline,
-      -best_mean / reward_scale);
+      "%s (%s); trying %s (%s), which none has judged (valued %.4f below "
+      "the greedy choice on average, in log speedup)",
+      data.train.stable_choice_read
+          ? absl::StrCat("the policy would build the service's ", out.modules,
+                         " modules exactly like stable")
+          : absl::StrCat("canaries have judged every choice the policy makes "
+                         "on the service's ",
+                         out.modules, " modules"),
+      absl::StrJoin(parts, ", "), data.candidates[best].name,
+      data.candidates[best].pipeline, -best_mean / reward_scale);
   return out;
 }
 

@@ -65,7 +65,11 @@ TEST_F(CanaryExplorationTest, TriesTheBestMeasuredCandidateNoCanaryJudged) {
   EXPECT_EQ(e.modules, 2);
   // Just enough to beat c1 on s1 (4 - 1) and s2 (4 - 3), plus the margin.
   EXPECT_FLOAT_EQ(e.bias, 3.1f);
-  EXPECT_NE(e.reason.find("trying c2 (p2)"), std::string::npos) << e.reason;
+  EXPECT_NE(e.reason.find("canaries have judged every choice the policy "
+                          "makes on the service's 2 modules (c1 on 2); "
+                          "trying c2 (p2)"),
+            std::string::npos)
+      << e.reason;
 
   std::vector<v1::DenseLayer> layers(2);
   for (int o = 0; o < 4; ++o) layers[1].add_bias(1);
@@ -132,6 +136,10 @@ TEST_F(CanaryExplorationTest, WithStableKnownOnlyABuildLikeStablesExplores) {
   e = Choose();
   ASSERT_TRUE(e.exploring) << e.reason;
   EXPECT_EQ(e.candidate, 2);
+  EXPECT_NE(e.reason.find("would build the service's 2 modules exactly like "
+                          "stable (c1 on 2)"),
+            std::string::npos)
+      << e.reason;
   // Stable's choice unknown on a module: treated as unlike.
   data_.train.stable_choice.erase("s2");
   EXPECT_FALSE(Choose().exploring);

@@ -21,6 +21,18 @@ bool UsableDecision(const v1::Decision& d) {
          d.inst_count_size() == policy_runtime::kInstCountCount;
 }
 
+// What a run says of its build's speed against its baseline: a promoted
+// run (final reward > 0) the speed it measured, when recorded
+// (relative_value): the controller's pass bonus and clamp at 0 are reward
+// shaping, and credited through anchors they would make every promoted
+// choice look better than the one it replaced. A rolled-back run keeps its
+// final reward, penalty included, so its choice loses its place.
+double RunValue(const v1::FinalReward& reward) {
+  return reward.value() > 0 && reward.has_relative_value()
+             ? reward.relative_value()
+             : reward.value();
+}
+
 }  // namespace
 
 absl::StatusOr<int> PolicyChoiceOf(
@@ -137,7 +149,7 @@ absl::StatusOr<CanaryCells> ReadCanaryCells(
       features.emplace(d.module_hash(), &d);
       const std::pair<std::string, int> cell{d.module_hash(), judged_candidate};
       if (!judged.insert(cell).second) continue;
-      pending.emplace_back(cell, sign * weight * reward.value() + offset);
+      pending.emplace_back(cell, sign * weight * RunValue(reward) + offset);
     }
     // Added after the run's own anchors were read.
     for (const auto& [cell, value] : pending) {

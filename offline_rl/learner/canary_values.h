@@ -7,9 +7,12 @@
 // A canary run's final reward (`phaseloop canary run`: source "canary", the
 // candidate build's build_id, value = log(p95_baseline / p95_canary) over
 // the judged steps plus the pass bonus, or minus the fail penalty when it
-// rolled back) judges a whole build. It is joined to that build's compile
-// decisions by build_id alone — never to another build's — and each
-// decision the candidate policy made (outcome OPTIMIZED, at -O2/-O3, with
+// rolled back) judges a whole build. A promoted run counts the speed it
+// measured (relative_value, without the bonus: shaping credited through
+// anchors would make every promoted choice look better than the last), a
+// rolled-back one its final reward, penalty included. It is joined to that
+// build's compile decisions by build_id alone — never to another build's — and
+// each decision the candidate policy made (outcome OPTIMIZED, at -O2/-O3, with
 // its 56 Autophase and 70 InstCount features, pipeline exactly one of the
 // candidates', not blocked for its module) becomes a cell (module,
 // candidate) worth weight * reward. The state is the decision's own
