@@ -221,6 +221,8 @@ TEST_F(CanaryDatasetTest, AgainstStableOnlyTheChoicesThatDifferAreJudged) {
       with_version(Decision("b3", "r1", kPipelines[0], "r1"), "pol-2"),
       with_version(Decision("b3", "svc", kPipelines[1], "r5"), "pol-2"),
       with_version(Decision("b3", "r5", kPipelines[3], "r5"), "pol-2"),
+      // Back to -O3 where stable's choice is unknown: no cell either.
+      with_version(Decision("b3", "r4", kPipelines[0], "r4"), "pol-2"),
       with_version(Decision("b4", "r2", kPipelines[2], "r2"), "pol-3"),
   };
   v1::FinalReward run3 = RunReward("3", "b3", 0.06);
@@ -235,16 +237,17 @@ TEST_F(CanaryDatasetTest, AgainstStableOnlyTheChoicesThatDifferAreJudged) {
   EXPECT_EQ(data.train.canary_runs, 2);
   EXPECT_EQ(data.train.canary_decisions, 2);   // b3: r1, b4: r2
   EXPECT_EQ(data.train.canary_unchanged, 1);   // r0
-  EXPECT_EQ(data.train.canary_unanchored, 2);  // svc, r5
+  EXPECT_EQ(data.train.canary_unanchored, 3);  // svc, r5, r4
   EXPECT_EQ(rows.at("r0"), before.at("r0"));
   EXPECT_NEAR(rows.at("r1")[1], (before.at("r1")[1] - 0.06f) / 2, 1e-6);
   EXPECT_EQ(rows.at("r1")[0], 0.0f);
   EXPECT_NEAR(rows.at("r2")[2], (before.at("r2")[2] + 0.02f) / 2, 1e-6);
   EXPECT_EQ(rows.at("r5"), before.at("r5"));
+  EXPECT_EQ(rows.at("r4"), before.at("r4"));
   EXPECT_EQ(rows.count("svc"), 0u);
   EXPECT_NE(data.snapshot.find("canary decisions without a value: 1 the "
-                               "same as stable's, 2 against a stable choice "
-                               "no earlier run valued"),
+                               "same as stable's, 3 against a stable choice "
+                               "unknown or never valued"),
             std::string::npos)
       << data.snapshot;
 

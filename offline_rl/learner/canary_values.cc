@@ -130,10 +130,14 @@ absl::StatusOr<CanaryCells> ReadCanaryCells(
           ++out.unchanged;  // the same code on both sides: no evidence
           continue;
         }
+        if (*stable < 0) {
+          ++out.unanchored;  // stable's choice there is unknown
+          continue;
+        }
         double anchor = 0;  // stable's choice's value over -O3
         if (*stable != baseline && c->second != baseline) {
           const auto earlier = sums.find({d.module_hash(), *stable});
-          if (*stable < 0 || earlier == sums.end()) {
+          if (earlier == sums.end()) {
             ++out.unanchored;  // a difference of two unknown values
             continue;
           }

@@ -570,7 +570,7 @@ absl::StatusOr<Dataset> BuildDataset(replay_buffer::ReplayStore& store,
     absl::StrAppend(&data.snapshot,
                     "; canary decisions without a value: ", unchanged,
                     " the same as stable's, ", unanchored,
-                    " against a stable choice no earlier run valued");
+                    " against a stable choice unknown or never valued");
   }
   if (data.train.blocked + data.validation.blocked > 0) {
     absl::StrAppend(&data.snapshot, "; ",

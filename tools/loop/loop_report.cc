@@ -80,10 +80,20 @@ std::string Colour(const std::string& outcome) {
   return kNeutral;
 }
 
+// What the candidate policy built of the service: units off -O3 and
+// allocated bytes ("-" before a canary built it).
+std::string ServiceBuild(const v1::LoopIteration& it) {
+  const v1::LoopBuildFigures& b = it.candidate_build();
+  if (b.modules() == 0) return "-";
+  return absl::StrFormat("%d of %d units off -O3, %d B", b.modules_changed(),
+                         b.modules(), b.alloc_size());
+}
+
 std::string Table(const v1::LoopRun& run) {
   std::string html =
       "<table><tr><th>iteration</th><th>candidate</th><th>trained on</th>"
-      "<th>gate</th><th>staging vs stable</th><th>canary</th>"
+      "<th>gate</th><th>service build</th><th>staging vs stable</th>"
+      "<th>canary</th>"
       "<th>final reward</th><th>budget left</th><th>stable after</th>"
       "<th>why</th></tr>\n";
   for (const v1::LoopIteration& it : run.iterations()) {
@@ -112,7 +122,7 @@ std::string Table(const v1::LoopRun& run) {
         it.candidate_version().empty()
             ? "-"
             : (it.gate_passed() ? "passed" : "refused"),
-        "</td><td>", EscapeHtml(staging),
+        "</td><td>", ServiceBuild(it), "</td><td>", EscapeHtml(staging),
         "</td><td style=\"color:", Colour(it.canary_phase()), "\">",
         EscapeHtml(Outcome(it)), "</td><td>",
         it.has_final_reward() ? absl::StrFormat("%+.4f", it.final_reward())

@@ -31,6 +31,7 @@ v1::LoopRun TwoIterations(std::map<std::string, v1::CanaryRun>* canaries) {
   first->set_budget_remaining(0.97);
   first->set_stable_after("aaaaaaaaaaaaaaaaaaaa");
   first->mutable_candidate_build()->set_modules(13);
+  first->mutable_candidate_build()->set_modules_changed(12);
   first->mutable_candidate_build()->set_alloc_size(90000);
   first->mutable_candidate_build()->set_compile_time_us(4'000'000);
   first->mutable_candidate_build()->set_policy_time_us(20'000);
@@ -86,6 +87,7 @@ TEST(LoopReportTest, HtmlHasEveryChartAndEscapesText) {
   EXPECT_NE(html.find("promoted &lt;fast&gt;"), std::string::npos);
   EXPECT_EQ(html.find("<fast>"), std::string::npos);
   EXPECT_NE(html.find("the gate refused the new policy"), std::string::npos);
+  EXPECT_NE(html.find("12 of 13 units off -O3, 90000 B"), std::string::npos);
   EXPECT_EQ(html.find("http://"), std::string::npos);
   EXPECT_EQ(html, LoopReportHtml(run, canaries));  // deterministic
 }
