@@ -163,9 +163,11 @@ absl::Status CanaryController::Build(v1::CanaryRun& run) {
   run.clear_budget_reasons();
   for (const auto& reason : allowance->reasons) run.add_budget_reasons(reason);
   if (!allowance->allowed) {
-    run.add_final_reasons(
-        absl::StrCat("the error budget allows no exploration (tier ",
-                     allowance->tier, "): only stable ships"));
+    // The rule's last reason is the one that refused (exploration_allowance.h).
+    run.add_final_reasons(absl::StrCat(
+        "the error budget allows no exploration (tier ", allowance->tier,
+        allowance->reasons.empty() ? ")" : "): " + allowance->reasons.back(),
+        "; only stable ships"));
     return Enter(run, "refused");
   }
   // Steps above the allowance are cut; the first step that reaches it is

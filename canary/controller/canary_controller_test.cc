@@ -259,11 +259,17 @@ TEST(CanaryControllerTest, NoBudgetMeansNoExploration) {
   Fixture f;
   f.env.allowance.allowed = false;
   f.env.allowance.tier = "exhausted";
+  f.env.allowance.reasons = {"budget 0.0 % left", "exhausted → frozen"};
   auto run = f.Run();
   ASSERT_TRUE(run.ok()) << run.status();
   EXPECT_EQ(run->phase(), "refused");
   EXPECT_EQ(f.env.starts, 0);
   EXPECT_EQ(run->budget_tier(), "exhausted");
+  // The reason that refused it is in the run's final word.
+  ASSERT_EQ(run->final_reasons_size(), 1);
+  EXPECT_EQ(run->final_reasons(0),
+            "the error budget allows no exploration (tier exhausted): "
+            "exhausted → frozen; only stable ships");
   EXPECT_EQ(Count(f.env.actions, "mark_failed"), 0);
 }
 
