@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <limits>
+#include <set>
+#include <string>
 
 #include "gtest/gtest.h"
 
@@ -35,19 +37,20 @@ class CanaryExplorationTest : public ::testing::Test {
           {0, 4, 3, 9}};  // s2
   }
 
-  CanaryExploration Choose(int baseline = 0) {
+  CanaryExploration Choose(int baseline = 0,
+                           const std::set<std::string>& skip = {}) {
     return ChooseCanaryExploration(
         data_,
         [&](const std::vector<float>& states) {
           std::vector<float> out;
           for (float s : states) {
-            std::vector<float> row = q_[static_cast<int>(s)];
-            for (float& v : row) v -= bias_[&v - row.data()];
-            out.insert(out.end(), row.begin(), row.end());
+            for (int c = 0; c < 4; ++c) {
+              out.push_back(q_[static_cast<int>(s)][c] - bias_[c]);
+            }
           }
           return out;
         },
-        baseline, 100.0);
+        baseline, 100.0, skip);
   }
 
   Dataset data_;
@@ -105,18 +108,7 @@ TEST_F(CanaryExplorationTest, NoExplorationBeforeAnyCanaryOrAfterAllWereTried) {
 
 TEST_F(CanaryExplorationTest, APipelineTriedBeforeWithoutACanaryIsSkipped) {
   bias_ = {0, 0, 0, 100};
-  const CanaryExploration e = ChooseCanaryExploration(
-      data_,
-      [&](const std::vector<float>& states) {
-        std::vector<float> out;
-        for (float s : states) {
-          for (int c = 0; c < 4; ++c) {
-            out.push_back(q_[static_cast<int>(s)][c] - bias_[c]);
-          }
-        }
-        return out;
-      },
-      0, 100.0, {"p2"});
+  const CanaryExploration e = Choose(0, {"p2"});
   EXPECT_FALSE(e.exploring);  // c2 skipped, c3 unmeasured
 }
 

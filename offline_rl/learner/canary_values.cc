@@ -54,6 +54,24 @@ absl::StatusOr<int> PolicyChoiceOf(
   return -1;
 }
 
+absl::StatusOr<std::map<std::string, int>> PolicyChoicesOn(
+    replay_buffer::ReplayStore& store, const std::string& version,
+    const std::vector<std::string>& module_hashes,
+    const std::vector<Candidate>& candidates, int baseline) {
+  std::map<std::string, int> by_pipeline;
+  for (size_t c = 0; c < candidates.size(); ++c) {
+    by_pipeline[candidates[c].pipeline] = static_cast<int>(c);
+  }
+  std::map<std::string, int> out;
+  for (const std::string& module_hash : module_hashes) {
+    auto choice = PolicyChoiceOf(store, version, module_hash, {"O2", "O3"},
+                                 by_pipeline, baseline);
+    if (!choice.ok()) return choice.status();
+    out[module_hash] = *choice;
+  }
+  return out;
+}
+
 absl::StatusOr<CanaryCells> ReadCanaryCells(
     replay_buffer::ReplayStore& store, double weight,
     const std::vector<Candidate>& candidates, int baseline,

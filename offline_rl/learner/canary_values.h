@@ -97,6 +97,13 @@ absl::StatusOr<int> PolicyChoiceOf(
     const std::string& module_hash, const std::vector<std::string>& opt_levels,
     const std::map<std::string, int>& by_pipeline, int baseline);
 
+// PolicyChoiceOf at -O2/-O3 for each of `module_hashes`, the candidates
+// matched by pipeline: module_hash -> candidate index or -1.
+absl::StatusOr<std::map<std::string, int>> PolicyChoicesOn(
+    replay_buffer::ReplayStore& store, const std::string& version,
+    const std::vector<std::string>& module_hashes,
+    const std::vector<Candidate>& candidates, int baseline);
+
 // The cells of `split` (`train_split`: also modules the buffer does not
 // know) from every canary run reward in `store`, each worth `weight` times
 // its reward. `baseline` is the index of the candidate whose pipeline is

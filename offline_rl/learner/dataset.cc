@@ -327,16 +327,15 @@ absl::Status AddCanaryCells(replay_buffer::ReplayStore& store,
     value = std::isnan(value) ? canary : (value + canary) / 2;
   }
   if (options.stable_version) {
-    std::map<std::string, int> by_pipeline;
-    for (int c = 0; c < k; ++c) by_pipeline[options.candidates[c].pipeline] = c;
-    out->stable_choice_read = true;
+    std::vector<std::string> judged;
     for (const auto& [module_hash, runs] : out->canary_judged) {
-      auto choice =
-          internal::PolicyChoiceOf(store, *options.stable_version, module_hash,
-                                   {"O2", "O3"}, by_pipeline, baseline);
-      if (!choice.ok()) return choice.status();
-      out->stable_choice[module_hash] = *choice;
+      judged.push_back(module_hash);
     }
+    auto choices = internal::PolicyChoicesOn(
+        store, *options.stable_version, judged, options.candidates, baseline);
+    if (!choices.ok()) return choices.status();
+    out->stable_choice_read = true;
+    out->stable_choice = *std::move(choices);
   }
   out->canary_runs += cells->runs;
   out->canary_decisions += cells->decisions;
@@ -578,34 +577,6 @@ absl::StatusOr<Dataset> BuildDataset(replay_buffer::ReplayStore& store,
                     " blocked (module, pipeline) targets left out");
   }
   return data;
-}
-
-Normalization ComputeNormalization(const TransitionSet& set) {
-  const int dim = set.state_dim;
-  const int64_t rows = dim == 0 ? 0 : set.states.size() / dim;
-  std::vector<double> sum(dim, 0.0), sum_sq(dim, 0.0);
-  for (int64_t r = 0; r < rows; ++r) {
-    const float* row = set.states.data() + r * dim;
-    for (int i = 0; i < dim; ++i) sum[i] += row[i];
-  }
-  Normalization norm;
-  norm.mean.resize(dim, 0.0f);
-  norm.scale.resize(dim, 1.0f);
-  if (rows == 0) return norm;
-  for (int i = 0; i < dim; ++i) sum[i] /= rows;
-  for (int64_t r = 0; r < rows; ++r) {
-    const float* row = set.states.data() + r * dim;
-    for (int i = 0; i < dim; ++i) {
-      const double d = row[i] - sum[i];
-      sum_sq[i] += d * d;
-    }
-  }
-  for (int i = 0; i < dim; ++i) {
-    const double stddev = std::sqrt(sum_sq[i] / rows);
-    norm.mean[i] = static_cast<float>(sum[i]);
-    norm.scale[i] = stddev < 1e-6 ? 1.0f : static_cast<float>(1.0 / stddev);
-  }
-  return norm;
 }
 
 }  // namespace phaseloop::offline_rl

@@ -200,10 +200,11 @@ void AddTrainFlags(CLI::App& app, TrainFlags& flags) {
                "write a speed policy without its gate (for inspection, "
                "not for publishing)");
   app.add_flag("--explore-untried", flags.explore_untried,
-               "speed policy: when canaries have judged every choice it makes "
-               "on the service's code, try the most promising candidate none "
-               "has judged (a bias on that output; the closed loop's train "
-               "stage)");
+               "speed policy: when it would build the service's code exactly "
+               "like stable (--stable-version; without it: when canaries "
+               "judged every choice it makes there), try the most promising "
+               "candidate no canary has judged (a bias on that output; the "
+               "closed loop's train stage)");
   app.add_option("--explore-skip", flags.explore_skip,
                  "with --explore-untried: a pipeline not to try (one an "
                  "earlier exploration tried that never reached a canary; "
