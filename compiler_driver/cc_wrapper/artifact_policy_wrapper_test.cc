@@ -90,8 +90,8 @@ TEST_F(ArtifactPolicyWrapperTest, SingleAndTopKDecisionsAreRecorded) {
   bool kept_listed = false;
   for (const v1::MeasuredPipeline& m : d[1].topk_measured()) {
     smallest = std::min(smallest, m.value());
-    kept_listed |= m.pipeline() == d[1].pipeline() &&
-                   m.value() == d[1].alloc_size();
+    kept_listed |=
+        m.pipeline() == d[1].pipeline() && m.value() == d[1].alloc_size();
   }
   EXPECT_TRUE(kept_listed) << d[1].pipeline();
   EXPECT_EQ(smallest, d[1].alloc_size());
@@ -117,6 +117,55 @@ TEST_F(ArtifactPolicyWrapperTest, SingleAndTopKDecisionsAreRecorded) {
   EXPECT_EQ(d[1].oz_alloc_size(), d[4].alloc_size());
 }
 
+// topk writes the object it measured for its choice instead of optimising
+// and emitting the module a second time (PHASELOOP_TRACE shows the "kept"
+// stage): byte for byte what the chosen pipeline gives when run alone.
+TEST_F(ArtifactPolicyWrapperTest, TopKWritesTheObjectItMeasured) {
+  // k=2 measures both candidates besides -Oz; on interpreter.c the first
+  // gives a smaller object than -Oz, the second (the outliner) a larger one.
+  policy_runtime::testing::RandomArtifactOptions options;
+  options.action_names = {"instcombine"};
+  options.candidate_pipelines = {"default<Oz>", "default<O1>,default<Oz>",
+                                 "default<Oz>,codegen<machine-outliner>"};
+  const std::string artifact_path = dir_ + "/measured.plpolicy";
+  ASSERT_TRUE(
+      policy_runtime::WritePolicyArtifactFile(
+          policy_runtime::testing::RandomArtifact(options), artifact_path)
+          .ok());
+  const std::map<std::string, std::string> trace = {{"PHASELOOP_TRACE", "1"}};
+  int compiles = 0, off_oz = 0;
+  for (const char* fixture : {"sorting.c", "interpreter.c", "strings.c"}) {
+    const std::string source =
+        AbsolutePath(std::string("compiler_driver/fixtures/") + fixture);
+    const std::string topk_object = std::string(fixture) + ".topk.o";
+    std::string stderr_text;
+    ASSERT_EQ(scratch_.Run({cc_, "-Oz", "-c", source, "-o", topk_object,
+                            "--phaseloop-policy=artifact:" + artifact_path +
+                                "?mode=topk&k=2&budget=1000000000"},
+                           trace, &stderr_text),
+              0)
+        << stderr_text;
+    EXPECT_NE(stderr_text.find("phaseloop-cc: kept"), std::string::npos)
+        << stderr_text;
+    const v1::Decision topk = Decisions().back();
+    ASSERT_EQ(topk.outcome(), v1::OPTIMIZED) << topk.detail();
+    if (topk.pipeline() != "default<Oz>") ++off_oz;
+    const std::string fixed_object = std::string(fixture) + ".fixed.o";
+    ASSERT_EQ(Run({cc_, "-Oz", "-c", source, "-o", fixed_object,
+                   "--phaseloop-policy=fixed:" + topk.pipeline()}),
+              0);
+    EXPECT_EQ(testing::ReadFileOrEmpty(dir_ + "/" + topk_object),
+              testing::ReadFileOrEmpty(dir_ + "/" + fixed_object))
+        << fixture << ": " << topk.pipeline();
+    EXPECT_EQ(Decisions().back().alloc_size(), topk.alloc_size());
+    EXPECT_EQ(Decisions().back().ir_count_after(), topk.ir_count_after());
+    ++compiles;
+  }
+  EXPECT_EQ(compiles, 3);
+  // At least one choice is not -Oz, so the kept object is not just -Oz's.
+  EXPECT_GE(off_oz, 1);
+}
+
 // topk's outcome cache: the second compile of the same source (to another
 // object) takes topk's choice from the cache, measures nothing, and writes
 // the same bytes; the records say which was which.
@@ -126,9 +175,8 @@ TEST_F(ArtifactPolicyWrapperTest, TheOutcomeCacheGivesTheSameObject) {
   const std::string topk = "--phaseloop-policy=artifact:" + artifact_path_ +
                            "?mode=topk&k=2&budget=1000000000";
   for (const char* object : {"first.o", "second.o"}) {
-    ASSERT_EQ(scratch_.Run({cc_, "-Oz", "-c", source_, "-o", object, topk},
-                           env),
-              0);
+    ASSERT_EQ(
+        scratch_.Run({cc_, "-Oz", "-c", source_, "-o", object, topk}, env), 0);
   }
   std::vector<v1::Decision> d = Decisions();
   ASSERT_EQ(d.size(), 2u);

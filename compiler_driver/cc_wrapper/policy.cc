@@ -36,8 +36,9 @@ class ArtifactPolicyRunner : public PolicyRunner {
   std::string OutcomeSpec() const override {
     const pr::InferenceOptions& o = policy_->options();
     if (o.mode != pr::InferenceMode::kTopK) return "";
-    return absl::StrCat("artifact ", policy_->version(), " mode=topk k=",
-                        policy_->top_k(), " budget=", o.budget);
+    return absl::StrCat("artifact ", policy_->version(),
+                        " mode=topk k=", policy_->top_k(),
+                        " budget=", o.budget);
   }
   std::string Decide(const PolicyInput& input) const override {
     return DecideWithNote(input).pipeline;
@@ -79,6 +80,8 @@ class ArtifactPolicyRunner : public PolicyRunner {
       decision.oz_alloc_size = choice->oz_measured;
     }
     decision.measured_pipelines = std::move(choice->measured_pipelines);
+    decision.object = std::move(choice->object);
+    decision.object_ir_count = choice->object_ir_count;
     return decision;
   }
 

@@ -22,9 +22,9 @@
 //                      instructions compiled, never the clock; default k =
 //                      the artifact's default_top_k, budget = 15000;
 //                      budget_ms=M, deprecated, reads as M * 20)
-// A learned size policy (objective alloc_size, text_size or ir_count) applies only at
-// the user's -Os/-Oz, a runtime policy only at -O2/-O3; at other levels the
-// baseline pipeline runs and the decision's note says why (DESIGN.md: a
+// A learned size policy (objective alloc_size, text_size or ir_count) applies
+// only at the user's -Os/-Oz, a runtime policy only at -O2/-O3; at other levels
+// the baseline pipeline runs and the decision's note says why (DESIGN.md: a
 // speed policy never replaces the user's pipeline without runtime evidence).
 
 #include <array>
@@ -77,6 +77,12 @@ struct PolicyDecision {
   // outcome_cache.h: "hit" (the choice came from the cache), "miss" (it
   // was measured and stored); "" when no cache was consulted.
   std::string outcome_cache;
+  // topk's object for `pipeline`, as it measured it (PolicyChoice::object):
+  // the wrapper writes it instead of optimising and emitting the module
+  // again. Empty when there is none; object_ir_count is its IR instruction
+  // count after the pipeline.
+  std::string object;
+  int64_t object_ir_count = -1;
 };
 
 class PolicyRunner {

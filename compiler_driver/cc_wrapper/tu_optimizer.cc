@@ -26,18 +26,6 @@
 namespace phaseloop::cc_wrapper {
 namespace {
 
-// Coroutines must be lowered before codegen whatever the policy chose (the
-// coro passes are not in the action space). A function still marked
-// presplitcoroutine after the policy's pipeline has not been split.
-bool HasUnloweredCoroutines(const llvm::Module& module) {
-  for (const llvm::Function& f : module) {
-    if (f.isPresplitCoroutine()) return true;
-  }
-  return false;
-}
-constexpr char kCoroutineLowering[] =
-    "coro-early,cgscc(coro-split),coro-cleanup,globaldce";
-
 bool FaultInjected(const char* fault) {
   const char* value = std::getenv(kInjectFaultEnv);
   return value != nullptr && std::strcmp(value, fault) == 0;
@@ -80,6 +68,63 @@ ObjectCacheLookup LookUpObject(const ObjectCache& cache,
     return lookup;
   }
   return cache.Lookup(input);
+}
+
+// Runs `pipeline` on the module (its IR passes; its codegen<...> options
+// go to the emitter), lowers coroutines it left unsplit, verifies the IR,
+// instruments it when `count_executed`, and emits the object. Errors carry
+// their reason as the first word (OptimizeTranslationUnit).
+absl::StatusOr<std::string> OptimizeAndEmit(
+    std::unique_ptr<llvm::Module> owned, const std::string& pipeline,
+    passes::PassRunner& runner, codegen::ObjectEmitter& emitter,
+    bool count_executed, StageTrace& trace, int64_t* ir_count_after) {
+  llvm::Module& module = *owned;
+  // The policy's pipeline may end in codegen<...>: code generator options
+  // the emitter applies (codegen_options.h); the rest is IR passes.
+  absl::StatusOr<codegen::SplitPipelineText> split =
+      codegen::SplitPipeline(pipeline);
+  if (!split.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid_pipeline: ", split.status().message()));
+  }
+  absl::Status ran = split->ir_pipeline.empty()
+                         ? absl::OkStatus()
+                         : runner.Run(module, split->ir_pipeline);
+  if (!ran.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid_pipeline: ", ran.message()));
+  }
+  trace.Mark("passes");
+  if (passes::HasUnloweredCoroutines(module)) {
+    absl::Status lowered =
+        runner.Run(module, passes::kCoroutineLoweringPipeline);
+    if (!lowered.ok()) {
+      return absl::InternalError(
+          absl::StrCat("coroutine_lowering_failed: ", lowered.message()));
+    }
+  }
+  if (FaultInjected("break-ir")) BreakIr(module);
+  std::string verifier_message;
+  llvm::raw_string_ostream verifier_out(verifier_message);
+  if (llvm::verifyModule(module, &verifier_out)) {
+    return absl::InternalError(absl::StrCat(
+        "verifier_failed: pipeline '", pipeline,
+        "' produced invalid IR: ", verifier_out.str().substr(0, 300)));
+  }
+  *ir_count_after = observation::IrInstructionCount(module);
+  trace.Mark("verify");
+  if (count_executed) {
+    instrumentation::CountExecutedInstructions(module);
+    trace.Mark("count");
+  }
+  absl::StatusOr<std::string> object =
+      emitter.EmitObject(std::move(owned), split->codegen);
+  trace.Mark("codegen");
+  if (!object.ok()) {
+    return absl::InternalError(
+        absl::StrCat("codegen_failed: ", object.status().message()));
+  }
+  return object;
 }
 
 }  // namespace
@@ -172,51 +217,20 @@ absl::StatusOr<TuResult> OptimizeModule(
     }
   }
 
-  // The policy's pipeline may end in codegen<...>: code generator options
-  // the emitter applies (codegen_options.h); the rest is IR passes.
-  absl::StatusOr<codegen::SplitPipelineText> split =
-      codegen::SplitPipeline(result.pipeline);
-  if (!split.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("invalid_pipeline: ", split.status().message()));
+  if (!decision.object.empty() && !count_executed &&
+      !FaultInjected("break-ir")) {
+    // topk measured this very object: the pipeline on a copy of the module,
+    // the IR verified, this emitter. It is written as it is, not made again.
+    result.object = std::move(decision.object);
+    result.ir_count_after = decision.object_ir_count;
+    trace.Mark("kept");
+  } else {
+    absl::StatusOr<std::string> object =
+        OptimizeAndEmit(std::move(*module), result.pipeline, runner, **emitter,
+                        count_executed, trace, &result.ir_count_after);
+    if (!object.ok()) return object.status();
+    result.object = *std::move(object);
   }
-  absl::Status ran = split->ir_pipeline.empty()
-                         ? absl::OkStatus()
-                         : runner.Run(**module, split->ir_pipeline);
-  if (!ran.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("invalid_pipeline: ", ran.message()));
-  }
-  trace.Mark("passes");
-  if (HasUnloweredCoroutines(**module)) {
-    absl::Status lowered = runner.Run(**module, kCoroutineLowering);
-    if (!lowered.ok()) {
-      return absl::InternalError(
-          absl::StrCat("coroutine_lowering_failed: ", lowered.message()));
-    }
-  }
-  if (FaultInjected("break-ir")) BreakIr(**module);
-  std::string verifier_message;
-  llvm::raw_string_ostream verifier_out(verifier_message);
-  if (llvm::verifyModule(**module, &verifier_out)) {
-    return absl::InternalError(absl::StrCat(
-        "verifier_failed: pipeline '", result.pipeline,
-        "' produced invalid IR: ", verifier_out.str().substr(0, 300)));
-  }
-  result.ir_count_after = observation::IrInstructionCount(**module);
-  trace.Mark("verify");
-  if (count_executed) {
-    instrumentation::CountExecutedInstructions(**module);
-    trace.Mark("count");
-  }
-  absl::StatusOr<std::string> object =
-      (*emitter)->EmitObject(std::move(*module), split->codegen);
-  trace.Mark("codegen");
-  if (!object.ok()) {
-    return absl::InternalError(
-        absl::StrCat("codegen_failed: ", object.status().message()));
-  }
-  result.object = std::move(*object);
   absl::StatusOr<codegen::ObjectSizes> sizes =
       codegen::MeasureObjectSizes(result.object);
   if (sizes.ok()) {

@@ -111,8 +111,9 @@ absl::StatusOr<std::string> UntunedText(const std::string& pipeline) {
       continue;
     }
     if (!tuned->ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "invalid pass pipeline '", pipeline, "': ", tuned->status().message()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("invalid pass pipeline '", pipeline,
+                       "': ", tuned->status().message()));
     }
     absl::StrAppend(&text, "default<", (*tuned)->level, ">");
   }
@@ -269,6 +270,13 @@ absl::Status PassRunner::Run(llvm::Module& module,
   mpm.run(module, mam_);
   ClearAnalyses();
   return absl::OkStatus();
+}
+
+bool HasUnloweredCoroutines(const llvm::Module& module) {
+  for (const llvm::Function& f : module) {
+    if (f.isPresplitCoroutine()) return true;
+  }
+  return false;
 }
 
 }  // namespace phaseloop::passes

@@ -35,6 +35,14 @@ llvm::PipelineTuningOptions TuningFor(ir::OptLevel level,
 // The text of clang's standard pipeline at `level`: "default<Oz>".
 std::string DefaultPipelineText(ir::OptLevel level);
 
+// Coroutines must be lowered before codegen whatever a policy chose (the
+// coro passes are not in the action space). True when a function is still
+// marked presplitcoroutine, i.e. was not split by the pipeline that ran.
+bool HasUnloweredCoroutines(const llvm::Module& module);
+// The pipeline that lowers them (PassBuilder text).
+inline constexpr char kCoroutineLoweringPipeline[] =
+    "coro-early,cgscc(coro-split),coro-cleanup,globaldce";
+
 // Runs new-pass-manager pipelines on modules, in process. Every cached
 // analysis is dropped after each Run, so no stale analysis survives between
 // runs.
@@ -47,8 +55,8 @@ std::string DefaultPipelineText(ir::OptLevel level);
 // overwrite the vectorizer settings (see PipelineFlavor). A top-level
 // `tuned<Ox;...>` element (tuned_pipeline.h) is the same pipeline built from
 // this tuning with its changes. Everything else, including acceptance of the
-// text and its error messages, is PassBuilder's parser. Not thread-safe; the module must live in a context used by this
-// thread only.
+// text and its error messages, is PassBuilder's parser. Not thread-safe; the
+// module must live in a context used by this thread only.
 class PassRunner {
  public:
   PassRunner(llvm::TargetMachine* target_machine,

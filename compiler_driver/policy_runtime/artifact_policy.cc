@@ -222,12 +222,19 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
   // section), never .text alone, so no object it keeps is larger than
   // -Oz's in total (a pipeline that trimmed crc32.c's .text by 19 bytes
   // grew its .rodata by 18 kB).
+  // The smallest object so far is kept (PolicyChoice::object): the wrapper
+  // writes it rather than running its pipeline again.
+  PipelineMeasurement kept;
   auto measure = [&](const std::string& pipeline) -> absl::StatusOr<int64_t> {
     absl::StatusOr<PipelineMeasurement> m =
         MeasurePipeline(llvm::CloneModule(module), pipeline, *env.runner,
-                        text ? env.emitter : nullptr);
+                        text ? env.emitter : nullptr, /*keep_object=*/text);
     if (!m.ok()) return m.status();
-    return text ? m->alloc_size : m->ir_count;
+    if (!text) return m->ir_count;
+    const int64_t value = m->alloc_size;
+    // The same rule as the choice below: strictly smaller replaces.
+    if (kept.alloc_size < 0 || value < kept.alloc_size) kept = *std::move(m);
+    return value;
   };
   absl::StatusOr<int64_t> oz = measure(kOzPipeline);
   best.evaluated = 1;
@@ -297,6 +304,10 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
       best.pipeline = pipeline;
       best_name = name;
     }
+  }
+  if (!kept.object.empty()) {
+    best.object = std::move(kept.object);
+    best.object_ir_count = kept.ir_count;
   }
   best.note = absl::StrCat("topk: ", best_name, " ",
                            text ? "alloc_size" : artifact_.objective(), " ",

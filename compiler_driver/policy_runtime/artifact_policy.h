@@ -102,6 +102,12 @@ struct PolicyChoice {
   // topk: every pipeline measured, -Oz first, with its measured value (a
   // candidate that failed to run or measure is not listed).
   std::vector<std::pair<std::string, int64_t>> measured_pipelines;
+  // topk of a size policy: the chosen pipeline's object as measured (its IR
+  // verified), so the wrapper writes it instead of optimising and emitting
+  // the module a second time; its IR instruction count after the pipeline.
+  // Empty (and -1) when not kept (PipelineMeasurement::object).
+  std::string object;
+  int64_t object_ir_count = -1;
 };
 
 class ArtifactPolicy {

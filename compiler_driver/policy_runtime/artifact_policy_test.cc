@@ -193,6 +193,11 @@ TEST_F(ArtifactPolicyTest, TopKIsNeverLargerThanOzInAllocatedBytes) {
       EXPECT_EQ(choice->evaluated, 4) << choice->note;  // -Oz + 3
       EXPECT_LE(choice->measured, oz) << fixture << " " << choice->note;
       EXPECT_EQ(AllocAfter(choice->pipeline), choice->measured);
+      // The chosen object is kept for the wrapper to write.
+      auto kept = codegen::MeasureObjectSizes(choice->object);
+      ASSERT_TRUE(kept.ok()) << kept.status();
+      EXPECT_EQ(kept->alloc_size, choice->measured);
+      EXPECT_GT(choice->object_ir_count, 0);
       // Each measurement is listed, -Oz first, and each value is what its
       // pipeline gives.
       ASSERT_EQ(choice->measured_pipelines.size(), 4u) << choice->note;
@@ -365,6 +370,8 @@ TEST_F(ArtifactPolicyTest, TopKStepwiseAndIrCount) {
   std::unique_ptr<llvm::Module> oz = llvm::CloneModule(*module_);
   ASSERT_TRUE(runner_->Run(*oz, "default<Oz>").ok());
   EXPECT_LE(choice->measured, observation::IrInstructionCount(*oz));
+  // No object is kept for an ir_count policy: it measures no object.
+  EXPECT_TRUE(choice->object.empty());
 }
 
 TEST_F(ArtifactPolicyTest, RejectsActionsOutsideTheActionSpace) {

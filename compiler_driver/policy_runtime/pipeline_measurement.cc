@@ -3,14 +3,18 @@
 #include <string>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "compiler_driver/codegen/codegen_options.h"
 #include "compiler_driver/observation/features.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Support/raw_ostream.h"
 
 namespace phaseloop::policy_runtime {
 
 absl::StatusOr<PipelineMeasurement> MeasurePipeline(
     std::unique_ptr<llvm::Module> module, absl::string_view pipeline,
-    passes::PassRunner& runner, codegen::ObjectEmitter* emitter) {
+    passes::PassRunner& runner, codegen::ObjectEmitter* emitter,
+    bool keep_object) {
   absl::StatusOr<codegen::SplitPipelineText> split =
       codegen::SplitPipeline(pipeline);
   if (!split.ok()) return split.status();
@@ -21,6 +25,18 @@ absl::StatusOr<PipelineMeasurement> MeasurePipeline(
   PipelineMeasurement m;
   m.ir_count = observation::IrInstructionCount(*module);
   if (emitter == nullptr) return m;
+  // The wrapper lowers coroutines a pipeline left unsplit before it emits:
+  // that object is not this one, so it is not kept.
+  keep_object = keep_object && !passes::HasUnloweredCoroutines(*module);
+  if (keep_object) {
+    std::string message;
+    llvm::raw_string_ostream out(message);
+    if (llvm::verifyModule(*module, &out)) {
+      return absl::InternalError(
+          absl::StrCat("verifier_failed: pipeline '", pipeline,
+                       "' produced invalid IR: ", out.str().substr(0, 300)));
+    }
+  }
   absl::StatusOr<std::string> object =
       emitter->EmitObject(std::move(module), split->codegen);
   if (!object.ok()) return object.status();
@@ -29,6 +45,7 @@ absl::StatusOr<PipelineMeasurement> MeasurePipeline(
   if (!sizes.ok()) return sizes.status();
   m.text_size = sizes->text_size;
   m.alloc_size = sizes->alloc_size;
+  if (keep_object) m.object = *std::move(object);
   return m;
 }
 

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -26,16 +27,23 @@ struct PipelineMeasurement {
   int64_t ir_count = 0;
   int64_t text_size = -1;   // -1: not emitted (no emitter given)
   int64_t alloc_size = -1;  // the whole object's allocated bytes; -1 likewise
+  // With keep_object: the object itself, the bytes the wrapper writes for
+  // `pipeline` (the IR verified; the same emitter). Empty when not kept: no
+  // emitter, or coroutines the wrapper would still have to lower.
+  std::string object;
 };
 
 // Runs `pipeline` on `module` (consumed; pass a clone to keep the original)
 // and measures ir_count, and text_size and alloc_size when `emitter` is not
-// null. An empty
-// pipeline measures the module as it is. InvalidArgument for a malformed
-// pipeline; the runner's and emitter's errors otherwise.
+// null. An empty pipeline measures the module as it is. InvalidArgument for
+// a malformed pipeline; the runner's and emitter's errors otherwise.
+// `keep_object` (topk, so the wrapper need not optimise and emit its choice
+// a second time): the optimised IR is verified first, as the wrapper does
+// (Internal "verifier_failed: ..." when broken), and the object is kept.
 absl::StatusOr<PipelineMeasurement> MeasurePipeline(
     std::unique_ptr<llvm::Module> module, absl::string_view pipeline,
-    passes::PassRunner& runner, codegen::ObjectEmitter* emitter);
+    passes::PassRunner& runner, codegen::ObjectEmitter* emitter,
+    bool keep_object = false);
 
 }  // namespace phaseloop::policy_runtime
 
