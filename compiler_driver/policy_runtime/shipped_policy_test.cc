@@ -16,7 +16,7 @@ TEST(ShippedPolicyTest, DefaultPolicyLoadsAndRuns) {
   auto artifact = ReadPolicyArtifactFile("configs/policies/default.plpolicy");
   ASSERT_TRUE(artifact.ok()) << artifact.status();
   ASSERT_TRUE(ValidatePolicyArtifact(*artifact).ok());
-  EXPECT_EQ(artifact->objective(), kObjectiveTextSize);
+  EXPECT_EQ(artifact->objective(), kObjectiveAllocSize);
   EXPECT_EQ(artifact->formulation(), kFormulationCandidate);
   ASSERT_GT(artifact->candidates_size(), 1);
   // -Oz is a candidate, and single mode abstains to it below a cross-fitted
