@@ -104,13 +104,8 @@ absl::StatusOr<std::string> OptimizeAndEmit(
     }
   }
   if (FaultInjected("break-ir")) BreakIr(module);
-  std::string verifier_message;
-  llvm::raw_string_ostream verifier_out(verifier_message);
-  if (llvm::verifyModule(module, &verifier_out)) {
-    return absl::InternalError(absl::StrCat(
-        "verifier_failed: pipeline '", pipeline,
-        "' produced invalid IR: ", verifier_out.str().substr(0, 300)));
-  }
+  absl::Status verified = passes::VerifyPipelineOutput(module, pipeline);
+  if (!verified.ok()) return verified;
   *ir_count_after = observation::IrInstructionCount(module);
   trace.Mark("verify");
   if (count_executed) {

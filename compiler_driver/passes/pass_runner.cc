@@ -13,6 +13,8 @@
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
 #include "llvm/IR/PassManager.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Support/raw_ostream.h"
 
 namespace phaseloop::passes {
 namespace {
@@ -277,6 +279,16 @@ bool HasUnloweredCoroutines(const llvm::Module& module) {
     if (f.isPresplitCoroutine()) return true;
   }
   return false;
+}
+
+absl::Status VerifyPipelineOutput(const llvm::Module& module,
+                                  const std::string& pipeline) {
+  std::string message;
+  llvm::raw_string_ostream out(message);
+  if (!llvm::verifyModule(module, &out)) return absl::OkStatus();
+  return absl::InternalError(
+      absl::StrCat("verifier_failed: pipeline '", pipeline,
+                   "' produced invalid IR: ", out.str().substr(0, 300)));
 }
 
 }  // namespace phaseloop::passes

@@ -39,6 +39,12 @@ std::string DefaultPipelineText(ir::OptLevel level);
 // coro passes are not in the action space). True when a function is still
 // marked presplitcoroutine, i.e. was not split by the pipeline that ran.
 bool HasUnloweredCoroutines(const llvm::Module& module);
+// Internal "verifier_failed: pipeline '<pipeline>' produced invalid IR: ..."
+// when `module`, after `pipeline` ran on it, fails LLVM's verifier; OK
+// otherwise. The wrapper's check before code generation, and topk's before
+// it keeps an object for the wrapper to write.
+absl::Status VerifyPipelineOutput(const llvm::Module& module,
+                                  const std::string& pipeline);
 // The pipeline that lowers them (PassBuilder text).
 inline constexpr char kCoroutineLoweringPipeline[] =
     "coro-early,cgscc(coro-split),coro-cleanup,globaldce";

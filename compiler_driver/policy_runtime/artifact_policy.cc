@@ -222,21 +222,23 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
   // section), never .text alone, so no object it keeps is larger than
   // -Oz's in total (a pipeline that trimmed crc32.c's .text by 19 bytes
   // grew its .rodata by 18 kB).
-  // The smallest object so far is kept (PolicyChoice::object): the wrapper
-  // writes it rather than running its pipeline again.
-  PipelineMeasurement kept;
-  auto measure = [&](const std::string& pipeline) -> absl::StatusOr<int64_t> {
-    absl::StatusOr<PipelineMeasurement> m =
-        MeasurePipeline(llvm::CloneModule(module), pipeline, *env.runner,
-                        text ? env.emitter : nullptr, /*keep_object=*/text);
-    if (!m.ok()) return m.status();
-    if (!text) return m->ir_count;
-    const int64_t value = m->alloc_size;
-    // The same rule as the choice below: strictly smaller replaces.
-    if (kept.alloc_size < 0 || value < kept.alloc_size) kept = *std::move(m);
-    return value;
+  // Each measurement's object is kept (size policies) and moves into
+  // PolicyChoice::object with the choice: the wrapper writes it rather than
+  // running the chosen pipeline again.
+  auto measure =
+      [&](const std::string& pipeline) -> absl::StatusOr<PipelineMeasurement> {
+    return MeasurePipeline(llvm::CloneModule(module), pipeline, *env.runner,
+                           text ? env.emitter : nullptr, /*keep_object=*/text);
   };
-  absl::StatusOr<int64_t> oz = measure(kOzPipeline);
+  auto value_of = [&](const PipelineMeasurement& m) {
+    return text ? m.alloc_size : m.ir_count;
+  };
+  auto choose = [&](PipelineMeasurement& m) {
+    best.measured = value_of(m);
+    best.object = std::move(m.object);
+    best.object_ir_count = best.object.empty() ? -1 : m.ir_count;
+  };
+  absl::StatusOr<PipelineMeasurement> oz = measure(kOzPipeline);
   best.evaluated = 1;
   best.work = unit;
   if (!oz.ok()) {
@@ -245,11 +247,11 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
                      oz.status().message().substr(0, 200), "); kept -Oz");
     return best;
   }
-  best.measured = *oz;
-  best.oz_measured = *oz;
-  best.measured_pipelines.emplace_back(kOzPipeline, *oz);
+  const int64_t oz_value = value_of(*oz);
+  choose(*oz);
+  best.oz_measured = oz_value;
+  best.measured_pipelines.emplace_back(kOzPipeline, oz_value);
   std::string best_name = "oz";
-  const int64_t oz_value = *oz;
 
   // The pipelines to try, best-scored first.
   std::vector<std::pair<std::string, std::string>> tries;  // name, pipeline
@@ -292,22 +294,19 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
       }
       pipeline = PipelineOf(*actions);
     }
-    absl::StatusOr<int64_t> value = measure(pipeline);
+    absl::StatusOr<PipelineMeasurement> m = measure(pipeline);
     ++best.evaluated;
-    if (!value.ok()) {
+    if (!m.ok()) {
       skipped.push_back(name);
       continue;
     }
-    best.measured_pipelines.emplace_back(pipeline, *value);
-    if (*value < best.measured) {
-      best.measured = *value;
+    const int64_t value = value_of(*m);
+    best.measured_pipelines.emplace_back(pipeline, value);
+    if (value < best.measured) {
+      choose(*m);
       best.pipeline = pipeline;
       best_name = name;
     }
-  }
-  if (!kept.object.empty()) {
-    best.object = std::move(kept.object);
-    best.object_ir_count = kept.ir_count;
   }
   best.note = absl::StrCat("topk: ", best_name, " ",
                            text ? "alloc_size" : artifact_.objective(), " ",

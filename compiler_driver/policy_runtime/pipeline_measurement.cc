@@ -3,11 +3,8 @@
 #include <string>
 #include <utility>
 
-#include "absl/strings/str_cat.h"
 #include "compiler_driver/codegen/codegen_options.h"
 #include "compiler_driver/observation/features.h"
-#include "llvm/IR/Verifier.h"
-#include "llvm/Support/raw_ostream.h"
 
 namespace phaseloop::policy_runtime {
 
@@ -29,13 +26,9 @@ absl::StatusOr<PipelineMeasurement> MeasurePipeline(
   // that object is not this one, so it is not kept.
   keep_object = keep_object && !passes::HasUnloweredCoroutines(*module);
   if (keep_object) {
-    std::string message;
-    llvm::raw_string_ostream out(message);
-    if (llvm::verifyModule(*module, &out)) {
-      return absl::InternalError(
-          absl::StrCat("verifier_failed: pipeline '", pipeline,
-                       "' produced invalid IR: ", out.str().substr(0, 300)));
-    }
+    absl::Status verified =
+        passes::VerifyPipelineOutput(*module, std::string(pipeline));
+    if (!verified.ok()) return verified;
   }
   absl::StatusOr<std::string> object =
       emitter->EmitObject(std::move(module), split->codegen);
