@@ -15,17 +15,20 @@
 #   e. the binary prints the expected results;
 #   f. with the shipped default policy (`--artifact`, topk) and --copt=-Oz,
 #      every compile runs again, each optimised decision names the artifact's
-#      policy_version, and the tests and the binary still pass;
+#      policy_version and was measured (an outcome cache miss), and the tests
+#      and the binary still pass;
 #   g. a second machine (its own output root and server, every core kept
 #      busy by spinning loops) builds the same targets: every compile action
 #      has the same action key on both, and each key's object is
 #      byte-identical (topk's budget counts work, never the clock, so a
-#      shared cache may hold one object per key). //big holds a generated
+#      shared cache may hold one object per key; the outcome cache is
+#      emptied first, so b measures). //big holds a generated
 #      C file of ~6,000 IR instructions, large enough that a clock budget
 #      measured fewer candidates under load;
 #   h. a trust file (`--trust-file`): copied into the package and named by
 #      cc_wrapper.sh; the shipped default still runs (trusted by content)
-#      inside Bazel's sandbox; a trust file listing no key trusts nothing,
+#      inside Bazel's sandbox, its choices taken from the outcome cache (the
+#      compile actions ran again: the trust file is their input); a trust file listing no key trusts nothing,
 #      so every compile runs again (the trust file is a compile input) and
 #      falls back to plain clang, counted as policy_untrusted, and the tests
 #      and the binary still pass.
@@ -68,7 +71,7 @@ shims="$repo/third_party/bazel_shims"
 
 work="${TEST_TMPDIR:-$(mktemp -d)}/bazel_build"
 rm -rf "$work"
-ws="$work/ws" spool="$work/spool" logs="$work/logs"
+ws="$work/ws" spool="$work/spool" outcomes="$work/outcomes" logs="$work/logs"
 mkdir -p "$ws/lib" "$ws/app" "$ws/big" "$logs" "$work/home" "$work/home2"
 
 # --- the user's workspace ----------------------------------------------------
@@ -225,13 +228,14 @@ done >"$ws/big/big.c"
 # --- the README's steps --------------------------------------------------------
 step "generate the toolchain: phaseloop toolchain bazel --out tools/phaseloop"
 cd "$ws"
-"$phaseloop_cli" toolchain bazel --out tools/phaseloop --spool "$spool" --cc "$wrapper_cc" \
+"$phaseloop_cli" toolchain bazel --out tools/phaseloop --spool "$spool" --outcome-cache "$outcomes" --cc "$wrapper_cc" \
   >"$logs/generate.log" 2>&1 || { cat "$logs/generate.log" >&2; fail "generator failed"; }
 cat "$logs/generate.log"
 bazelrc_lines=(
   "build --crosstool_top=//tools/phaseloop:toolchain"
   "build --host_crosstool_top=@bazel_tools//tools/cpp:toolchain"
   "build --sandbox_writable_path=$spool"
+  "build --sandbox_writable_path=$outcomes"
 )
 for line in "${bazelrc_lines[@]}"; do
   grep -qxF "  $line" "$logs/generate.log" ||
@@ -320,7 +324,7 @@ echo "$output"
 step "f. the shipped default policy in topk at -Oz"
 default_policy="$repo/configs/policies/default.plpolicy"
 [ -f "$default_policy" ] || fail "no shipped default policy at $default_policy"
-"$phaseloop_cli" toolchain bazel --out tools/phaseloop --spool "$spool" --cc "$wrapper_cc" \
+"$phaseloop_cli" toolchain bazel --out tools/phaseloop --spool "$spool" --outcome-cache "$outcomes" --cc "$wrapper_cc" \
   --artifact "$default_policy" >"$logs/generate_default.log" 2>&1 ||
   { cat "$logs/generate_default.log" >&2; fail "generator with --artifact failed"; }
 cmp -s tools/phaseloop/policy.plpolicy "$default_policy" ||
@@ -338,6 +342,9 @@ json="$(stats)"
 by_version="$(sed -n "s/.*\"optimized_by_policy\": {[^}]*\"$version\": \([0-9]*\).*/\1/p" <<<"$json")"
 [ "${by_version:-0}" -eq "$compiles" ] ||
   fail "expected $compiles optimized decisions by policy $version: $json"
+# topk measured every module (an empty outcome cache) and stored its choice.
+[ "$(stat_of misses "$json")" -eq "$compiles" ] && [ "$(stat_of hits "$json")" -eq 0 ] ||
+  fail "expected $compiles outcome cache misses and no hit: $json"
 bazel_logged test4 test -c opt --copt=-Oz //... --test_output=errors
 output="$("$ws/bazel-bin/app/report")"
 [ "$output" = "$expected" ] || fail "at -Oz with the default, report printed '$output'"
@@ -358,6 +365,11 @@ nested_bazel shutdown >/dev/null 2>&1
 # A fresh checkout has no convenience symlinks (machine b would read a's
 # bazel-ws as a source directory).
 rm -f "$ws"/bazel-*
+# The second machine measures for itself: the outcome cache (named by
+# cc_wrapper.sh, so shared by both "machines" here) is emptied first.
+"$phaseloop_cli" cache clear --dir "$outcomes" >"$logs/cache_clear.log" 2>&1 ||
+  { cat "$logs/cache_clear.log" >&2; fail "phaseloop cache clear --dir $outcomes failed"; }
+misses_before="$(stat_of misses "$(stats)")"
 for _ in $(seq $((2 * $(nproc)))); do
   (while :; do :; done) &
   busy+=($!)
@@ -366,6 +378,8 @@ machine=b
 bazel_logged build-b build -c opt --copt=-Oz //...
 kill "${busy[@]}" 2>/dev/null || true
 busy=()
+[ $(( $(stat_of misses "$(stats)") - misses_before )) -eq "$compiles" ] ||
+  fail "machine b did not measure every module (outcome cache misses): $(stats)"
 keys_b="$(compile_keys)"
 root_b="$(nested_bazel info execution_root 2>/dev/null)"
 nested_bazel shutdown >/dev/null 2>&1
@@ -392,7 +406,7 @@ step "h. a trust file: the shipped default runs, a trust file that trusts nothin
 rm -f "$ws"/bazel-*
 "$phaseloop_cli" policy keygen --out "$work/keys" >"$logs/keygen.log" 2>&1 ||
   { cat "$logs/keygen.log" >&2; fail "phaseloop policy keygen failed"; }
-"$phaseloop_cli" toolchain bazel --out tools/phaseloop --spool "$spool" --cc "$wrapper_cc" \
+"$phaseloop_cli" toolchain bazel --out tools/phaseloop --spool "$spool" --outcome-cache "$outcomes" --cc "$wrapper_cc" \
   --artifact "$default_policy" --trust-file "$work/keys/policy-signing.pub" \
   >"$logs/generate_trust.log" 2>&1 ||
   { cat "$logs/generate_trust.log" >&2; fail "generator with --trust-file failed"; }
@@ -407,6 +421,10 @@ bazel_logged build5 build -c opt --copt=-Oz //... --execution_log_json_file="$wo
 json="$(stats)"
 [ $(( $(stat_of optimized "$json") - optimized_before )) -eq "$compiles" ] ||
   fail "the shipped default did not run under the trust file: $json"
+# The same modules, policy and settings: topk's choices came from the outcome
+# cache machine b filled, so this rebuild ran one pipeline per module.
+[ "$(stat_of hits "$json")" -eq "$compiles" ] ||
+  fail "expected $compiles outcome cache hits in the rebuild under the trust file: $json"
 printf 'phaseloop-trust v1\n' >tools/phaseloop/trust
 bazel_logged build6 build -c opt --copt=-Oz //... --execution_log_json_file="$work/exec6.json"
 [ "$(compile_spawns "$work/exec6.json")" -eq "$compiles" ] ||

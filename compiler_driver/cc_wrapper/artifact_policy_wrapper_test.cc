@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 
@@ -166,17 +167,15 @@ TEST_F(ArtifactPolicyWrapperTest, TopKWritesTheObjectItMeasured) {
   EXPECT_GE(off_oz, 1);
 }
 
-// topk's outcome cache: the second compile of the same source (to another
-// object) takes topk's choice from the cache, measures nothing, and writes
-// the same bytes; the records say which was which.
+// topk's outcome cache, on by default (the scratch's own directory): the
+// second compile of the same source (to another object) takes topk's
+// choice from the cache, measures nothing, and writes the same bytes; the
+// records say which was which. Turned off, every compile measures.
 TEST_F(ArtifactPolicyWrapperTest, TheOutcomeCacheGivesTheSameObject) {
-  const std::map<std::string, std::string> env = {
-      {"PHASELOOP_OUTCOME_CACHE", dir_ + "/outcomes"}};
   const std::string topk = "--phaseloop-policy=artifact:" + artifact_path_ +
                            "?mode=topk&k=2&budget=1000000000";
   for (const char* object : {"first.o", "second.o"}) {
-    ASSERT_EQ(
-        scratch_.Run({cc_, "-Oz", "-c", source_, "-o", object, topk}, env), 0);
+    ASSERT_EQ(scratch_.Run({cc_, "-Oz", "-c", source_, "-o", object, topk}), 0);
   }
   std::vector<v1::Decision> d = Decisions();
   ASSERT_EQ(d.size(), 2u);
@@ -189,6 +188,33 @@ TEST_F(ArtifactPolicyWrapperTest, TheOutcomeCacheGivesTheSameObject) {
   EXPECT_EQ(d[1].oz_alloc_size(), d[0].oz_alloc_size());
   EXPECT_EQ(testing::ReadFileOrEmpty(dir_ + "/first.o"),
             testing::ReadFileOrEmpty(dir_ + "/second.o"));
+
+  ASSERT_EQ(scratch_.Run({cc_, "-Oz", "-c", source_, "-o", "third.o", topk},
+                         {{"PHASELOOP_OUTCOME_CACHE", "off"}}),
+            0);
+  d = Decisions();
+  ASSERT_EQ(d.size(), 3u);
+  EXPECT_EQ(d[2].outcome_cache(), "") << d[2].detail();
+  EXPECT_FALSE(d[2].topk_measured().empty());
+  EXPECT_EQ(testing::ReadFileOrEmpty(dir_ + "/first.o"),
+            testing::ReadFileOrEmpty(dir_ + "/third.o"));
+}
+
+// A policy that measures nothing (fixed:, single mode) never touches the
+// outcome cache: no directory is made, the records say nothing of it.
+TEST_F(ArtifactPolicyWrapperTest, OnlyTopkUsesTheOutcomeCache) {
+  ASSERT_EQ(Run({cc_, "-Oz", "-c", source_, "-o", "fixed.o",
+                 "--phaseloop-policy=fixed:default<Oz>"}),
+            0);
+  ASSERT_EQ(
+      Run({cc_, "-Oz", "-c", source_, "-o", "single.o",
+           "--phaseloop-policy=artifact:" + artifact_path_ + "?mode=single"}),
+      0);
+  for (const v1::Decision& d : Decisions()) {
+    EXPECT_EQ(d.outcome(), v1::OPTIMIZED) << d.detail();
+    EXPECT_EQ(d.outcome_cache(), "") << d.detail();
+  }
+  EXPECT_FALSE(std::filesystem::exists(scratch_.dir() + "/outcomes"));
 }
 
 // A spool full of unshipped records: the compile goes on (optimised or

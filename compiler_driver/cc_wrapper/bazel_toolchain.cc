@@ -161,18 +161,24 @@ absl::StatusOr<std::string> PolicyContent(const BazelToolchainOptions& options,
                    "`fixed:default<Oz>`"));
 }
 
-absl::StatusOr<std::string> SpoolDir(const std::string& requested) {
+// `requested`, else `default_name` under the user's cache directory
+// ($XDG_CACHE_HOME/phaseloop, else ~/.cache/phaseloop); created and made
+// absolute. `flag` names the option in errors.
+absl::StatusOr<std::string> CacheDirectory(const std::string& requested,
+                                           const std::string& default_name,
+                                           const std::string& flag,
+                                           const std::string& what) {
   std::string dir = requested;
   if (dir.empty()) {
     const char* xdg = std::getenv("XDG_CACHE_HOME");
     const char* home = std::getenv("HOME");
     if (xdg != nullptr && *xdg != '\0') {
-      dir = absl::StrCat(xdg, "/phaseloop/spool");
+      dir = absl::StrCat(xdg, "/phaseloop/", default_name);
     } else if (home != nullptr && *home != '\0') {
-      dir = absl::StrCat(home, "/.cache/phaseloop/spool");
+      dir = absl::StrCat(home, "/.cache/phaseloop/", default_name);
     } else {
-      return absl::InvalidArgumentError(
-          "neither XDG_CACHE_HOME nor HOME is set; pass --spool DIR");
+      return absl::InvalidArgumentError(absl::StrCat(
+          "neither XDG_CACHE_HOME nor HOME is set; pass ", flag, " DIR"));
     }
   }
   fs::path path = fs::absolute(dir).lexically_normal();
@@ -180,8 +186,8 @@ absl::StatusOr<std::string> SpoolDir(const std::string& requested) {
   fs::create_directories(path, error);
   if (error || !fs::is_directory(path)) {
     return absl::PermissionDeniedError(
-        absl::StrCat("cannot create the spool directory '", path.string(),
-                     "'; pass --spool with a writable directory"));
+        absl::StrCat("cannot create the ", what, " directory '", path.string(),
+                     "'; pass ", flag, " with a writable directory"));
   }
   return path.string();
 }
@@ -344,8 +350,15 @@ absl::StatusOr<BazelToolchain> WriteBazelToolchain(
     trust = *std::move(text);
   }
   const bool has_trust = trust.has_value() || fs::exists(out / kTrustFileName);
-  absl::StatusOr<std::string> spool = SpoolDir(options.spool_dir);
+  absl::StatusOr<std::string> spool =
+      CacheDirectory(options.spool_dir, "spool", "--spool", "spool");
   if (!spool.ok()) return spool.status();
+  absl::StatusOr<std::string> outcomes = std::string();
+  if (options.outcome_cache_dir != "off") {
+    outcomes = CacheDirectory(options.outcome_cache_dir, "outcomes",
+                              "--outcome-cache", "outcome cache");
+    if (!outcomes.ok()) return outcomes.status();
+  }
   const fs::path cc_dir = fs::weakly_canonical(*cc).parent_path();
   absl::StatusOr<std::string> fingerprint =
       Fingerprint({fs::weakly_canonical(*cc), cc_dir / "phaseloop-cc-opt"});
@@ -360,7 +373,7 @@ absl::StatusOr<BazelToolchain> WriteBazelToolchain(
   build.include_dirs = *include_dirs;
   build.tool_paths = ToolPaths();
   build.use_lld = !FindProgram("ld.lld-16").empty();
-  CcWrapperSettings wrapper{*cc, *fingerprint, clang, *spool};
+  CcWrapperSettings wrapper{*cc, *fingerprint, clang, *spool, *outcomes};
   if (has_trust) {
     wrapper.trust_file = absl::StrCat(
         build.package.empty() ? "" : build.package + "/", kTrustFileName);
@@ -424,6 +437,7 @@ absl::StatusOr<BazelToolchain> WriteBazelToolchain(
   result.crosstool_top = absl::StrCat("//", build.package, ":toolchain");
   result.policy_path = (out / "policy").string();
   result.spool_dir = *spool;
+  result.outcome_cache_dir = *outcomes;
   if (has_trust) result.trust_path = (out / kTrustFileName).string();
   result.artifact_signed = artifact_signature.has_value();
   result.bazelrc_lines = {
@@ -431,6 +445,10 @@ absl::StatusOr<BazelToolchain> WriteBazelToolchain(
       "build --host_crosstool_top=@bazel_tools//tools/cpp:toolchain",
       absl::StrCat("build --sandbox_writable_path=", *spool),
   };
+  if (!outcomes->empty()) {
+    result.bazelrc_lines.push_back(
+        absl::StrCat("build --sandbox_writable_path=", *outcomes));
+  }
   return result;
 }
 

@@ -56,18 +56,24 @@ struct BazelToolchainOptions {
   // $HOME/.cache/phaseloop/spool (the wrapper's own default). Created; made
   // absolute.
   std::string spool_dir;
+  // topk's outcome cache (outcome_cache.h), which Bazel's actions (run
+  // without HOME) find through cc_wrapper.sh. Empty: $XDG_CACHE_HOME/
+  // phaseloop/outcomes, else $HOME/.cache/phaseloop/outcomes (the
+  // wrapper's own default); "off": no cache. Created; made absolute.
+  std::string outcome_cache_dir;
   // Asked for its builtin include directories; run if phaseloop-cc is gone.
   std::string clang = "clang-16";
 };
 
 // What was written, for telling the user how to use it.
 struct BazelToolchain {
-  std::string package;           // workspace-relative, e.g. "tools/phaseloop"
-  std::string crosstool_top;     // "//tools/phaseloop:toolchain"
-  std::string policy_path;       // absolute path of <out_dir>/policy
-  std::string spool_dir;         // absolute
-  std::string trust_path;        // absolute path of <out_dir>/trust; "" = none
-  bool artifact_signed = false;  // a policy.plpolicy.sig was copied
+  std::string package;            // workspace-relative, e.g. "tools/phaseloop"
+  std::string crosstool_top;      // "//tools/phaseloop:toolchain"
+  std::string policy_path;        // absolute path of <out_dir>/policy
+  std::string spool_dir;          // absolute
+  std::string outcome_cache_dir;  // absolute; "" = off
+  std::string trust_path;         // absolute path of <out_dir>/trust; "" = none
+  bool artifact_signed = false;   // a policy.plpolicy.sig was copied
   std::vector<std::string> bazelrc_lines;  // for the workspace's .bazelrc
 };
 

@@ -146,16 +146,20 @@ std::string RenderCcWrapper(const CcWrapperSettings& s) {
   return absl::StrCat(
       "#!/bin/sh\n", kGeneratedMarker, R"x(; rerun it rather than editing.
 # Bazel's compiler and linker driver: phaseloop-cc, with the decision spool
-# set here because Bazel runs actions without HOME (an action_env
-# PHASELOOP_SPOOL wins), and PATH leading to the clang-16 whose builtin
+# and topk's outcome cache set here because Bazel runs actions without HOME
+# (an action_env PHASELOOP_SPOOL or PHASELOOP_OUTCOME_CACHE wins; an empty
+# outcome cache is off), and PATH leading to the clang-16 whose builtin
 # include directories BUILD lists (phaseloop-cc runs clang-16 from PATH).
 # This file is an input of every compile action: rerunning the generator
 # after upgrading phaseloop changes the fingerprint below, so Bazel recompiles.
 # phaseloop-cc and phaseloop-cc-opt fingerprint: )x",
       s.fingerprint, "\nphaseloop_cc=", ShellQuote(s.phaseloop_cc),
       "\nclang=", ShellQuote(s.clang), "\nspool=", ShellQuote(s.spool_dir),
+      "\noutcomes=",
+      s.outcome_cache_dir.empty() ? "off" : ShellQuote(s.outcome_cache_dir),
       "\nexport PATH=", ShellQuote(clang_dir), R"x(":$PATH"
 export PHASELOOP_SPOOL="${PHASELOOP_SPOOL:-$spool}"
+export PHASELOOP_OUTCOME_CACHE="${PHASELOOP_OUTCOME_CACHE-$outcomes}"
 )x",
       s.trust_file.empty()
           ? ""

@@ -64,17 +64,19 @@ struct BuildFileSettings {
 std::string RenderBuildFile(const BuildFileSettings& settings);
 
 struct CcWrapperSettings {
-  std::string phaseloop_cc;  // absolute
-  std::string fingerprint;   // of phaseloop-cc and phaseloop-cc-opt
-  std::string clang;         // absolute; its directory goes first on PATH
-  std::string spool_dir;     // absolute
+  std::string phaseloop_cc;       // absolute
+  std::string fingerprint;        // of phaseloop-cc and phaseloop-cc-opt
+  std::string clang;              // absolute; its directory goes first on PATH
+  std::string spool_dir;          // absolute
+  std::string outcome_cache_dir;  // absolute; "" = the cache off
   // Execroot-relative path of the package's trust file; "" = none.
   std::string trust_file;
 };
 
-// cc_wrapper.sh: exports PHASELOOP_SPOOL (unless the action environment has
-// one) and PATH, then execs phaseloop-cc; without phaseloop-cc, warns and
-// execs plain clang with the --phaseloop-* flags removed.
+// cc_wrapper.sh: exports PHASELOOP_SPOOL and PHASELOOP_OUTCOME_CACHE
+// (unless the action environment has them) and PATH, then execs phaseloop-cc;
+// without phaseloop-cc, warns and execs plain clang with the --phaseloop-*
+// flags removed.
 std::string RenderCcWrapper(const CcWrapperSettings& settings);
 
 }  // namespace phaseloop::cc_wrapper

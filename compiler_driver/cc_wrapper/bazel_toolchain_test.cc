@@ -48,6 +48,7 @@ class BazelToolchainTest : public ::testing::Test {
     options_.out_dir = (root_ / "ws" / "tools" / "phaseloop").string();
     options_.cc = (root_ / "bin" / "phaseloop-cc").string();
     options_.spool_dir = (root_ / "spool").string();
+    options_.outcome_cache_dir = (root_ / "outcomes").string();
   }
 
   fs::path root_;
@@ -78,6 +79,11 @@ TEST_F(BazelToolchainTest, WritesThePackage) {
   EXPECT_EQ(toolchain->crosstool_top, "//tools/phaseloop:toolchain");
   EXPECT_EQ(toolchain->spool_dir, (root_ / "spool").string());
   EXPECT_TRUE(fs::is_directory(root_ / "spool"));
+  EXPECT_EQ(toolchain->outcome_cache_dir, (root_ / "outcomes").string());
+  EXPECT_TRUE(fs::is_directory(root_ / "outcomes"));
+  EXPECT_THAT(toolchain->bazelrc_lines,
+              ::testing::Contains("build --sandbox_writable_path=" +
+                                  (root_ / "outcomes").string()));
   EXPECT_THAT(
       toolchain->bazelrc_lines,
       ::testing::Contains("build --crosstool_top=//tools/phaseloop:toolchain"));
@@ -98,6 +104,8 @@ TEST_F(BazelToolchainTest, WritesThePackage) {
   const std::string wrapper = Read(package / "cc_wrapper.sh");
   EXPECT_THAT(wrapper, HasSubstr("phaseloop_cc='" + options_.cc + "'"));
   EXPECT_THAT(wrapper, HasSubstr("spool='" + (root_ / "spool").string() + "'"));
+  EXPECT_THAT(wrapper,
+              HasSubstr("outcomes='" + (root_ / "outcomes").string() + "'"));
   EXPECT_EQ(access((package / "cc_wrapper.sh").c_str(), X_OK), 0);
   EXPECT_THAT(Read(package / "policy"), HasSubstr("\nbaseline\n"));
 }
@@ -116,14 +124,27 @@ std::string RunSh(const std::string& command) {
 
 TEST_F(BazelToolchainTest, CcWrapperExecsPhaseloopCcWithTheSpool) {
   Write(root_ / "bin" / "phaseloop-cc",
-        "#!/bin/sh\nprintf 'spool=%s' \"$PHASELOOP_SPOOL\"; printf ' [%s]' "
-        "\"$@\"\n");
+        "#!/bin/sh\nprintf 'spool=%s outcomes=%s' \"$PHASELOOP_SPOOL\" "
+        "\"$PHASELOOP_OUTCOME_CACHE\"; printf ' [%s]' \"$@\"\n");
   ASSERT_TRUE(WriteBazelToolchain(options_).ok());
   const std::string wrapper =
       (root_ / "ws" / "tools" / "phaseloop" / "cc_wrapper.sh");
   EXPECT_EQ(RunSh(wrapper + " --phaseloop-policy=p -c 'a b.c'"),
             "spool=" + (root_ / "spool").string() +
+                " outcomes=" + (root_ / "outcomes").string() +
                 " [--phaseloop-policy=p] [-c] [a b.c]");
+  // The action environment wins; set but empty turns the cache off.
+  EXPECT_EQ(RunSh("-c 'PHASELOOP_OUTCOME_CACHE= " + wrapper + " -c x.c'"),
+            "spool=" + (root_ / "spool").string() + " outcomes= [-c] [x.c]");
+
+  // --outcome-cache off: the script turns it off, no sandbox line.
+  options_.outcome_cache_dir = "off";
+  absl::StatusOr<BazelToolchain> off = WriteBazelToolchain(options_);
+  ASSERT_TRUE(off.ok()) << off.status();
+  EXPECT_EQ(off->outcome_cache_dir, "");
+  EXPECT_EQ(off->bazelrc_lines.size(), 3u);
+  EXPECT_EQ(RunSh(wrapper + " -c x.c"),
+            "spool=" + (root_ / "spool").string() + " outcomes=off [-c] [x.c]");
 }
 
 TEST_F(BazelToolchainTest, CcWrapperFailsOpenToClangWithoutPhaseloopCc) {
@@ -225,7 +246,7 @@ TEST_F(BazelToolchainTest, WithoutATrustFileTheScriptIsUnchanged) {
   EXPECT_THAT(Read(root_ / "ws" / "tools" / "phaseloop" / "cc_wrapper.sh"),
               ::testing::Not(HasSubstr("PHASELOOP_TRUST_FILE")));
   EXPECT_THAT(Read(root_ / "ws" / "tools" / "phaseloop" / "cc_wrapper.sh"),
-              HasSubstr("PHASELOOP_SPOOL:-$spool}\"\nif [ -x"));
+              HasSubstr("PHASELOOP_OUTCOME_CACHE-$outcomes}\"\nif [ -x"));
 }
 
 TEST_F(BazelToolchainTest, RejectsBadInput) {

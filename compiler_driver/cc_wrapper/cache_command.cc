@@ -14,14 +14,17 @@ namespace {
 
 constexpr char kName[] = "phaseloop cache: ";
 
-// The directory to work on, or "" after saying why there is none.
+// The directory to work on: --dir, else the one phaseloop-cc uses
+// (OutcomeCacheDirFromEnv); "" after saying why there is none.
 std::string CacheDir(const CacheFlags& flags, std::ostream& err) {
   if (!flags.dir.empty()) return flags.dir;
-  const char* env = std::getenv(kOutcomeCacheEnv);
-  if (env != nullptr && *env != '\0') return env;
-  err << kName << "no cache directory: pass --dir DIR or set "
-      << kOutcomeCacheEnv << " (the outcome cache is off unless it is set)\n";
-  return "";
+  std::string dir = OutcomeCacheDirFromEnv();
+  if (dir.empty()) {
+    err << kName << kOutcomeCacheEnv << " turns the outcome cache off ('"
+        << std::getenv(kOutcomeCacheEnv)
+        << "'): pass --dir DIR to read or clear a cache directory\n";
+  }
+  return dir;
 }
 
 }  // namespace
@@ -65,16 +68,17 @@ int RunCacheClear(const CacheFlags& flags, std::ostream& out,
     err << kName << cleared.message() << "\n";
     return command::kExitInternal;
   }
-  out << "cleared " << (before.ok() ? before->entries : 0)
-      << " choices from " << dir << "\n";
+  out << "cleared " << (before.ok() ? before->entries : 0) << " choices from "
+      << dir << "\n";
   return command::kExitOk;
 }
 
 void AddCacheCommand(CLI::App& app, int& exit_code) {
   CLI::App* cache = command::AddCommandGroup(
       app, "cache",
-      "topk's outcome cache (PHASELOOP_OUTCOME_CACHE): the policy's choice "
-      "per module, so a rebuild runs one pipeline");
+      "topk's outcome cache (on by default: ~/.cache/phaseloop/outcomes, or "
+      "PHASELOOP_OUTCOME_CACHE): the policy's choice per module, so a "
+      "rebuild runs one pipeline");
   for (const bool clear : {false, true}) {
     auto [sub, flags] = command::AddSubcommand<CacheFlags>(
         *cache, clear ? "clear" : "stats",
@@ -86,7 +90,8 @@ void AddCacheCommand(CLI::App& app, int& exit_code) {
                        : RunCacheStats(f, std::cout, std::cerr);
         });
     sub->add_option("--dir", flags->dir,
-                    "the cache directory (default $PHASELOOP_OUTCOME_CACHE)");
+                    "the cache directory (default: phaseloop-cc's, "
+                    "$PHASELOOP_OUTCOME_CACHE or ~/.cache/phaseloop/outcomes)");
     if (!clear) sub->add_flag("--json", flags->json, "print JSON");
   }
 }

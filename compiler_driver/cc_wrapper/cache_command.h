@@ -3,7 +3,8 @@
 
 // `phaseloop cache stats|clear [--dir DIR] [--json]`: topk's outcome cache
 // (outcome_cache.h) — how many choices it holds and how many bytes, against
-// its cap — and emptying it. DIR defaults to $PHASELOOP_OUTCOME_CACHE.
+// its cap — and emptying it. DIR defaults to the one phaseloop-cc uses
+// (OutcomeCacheDirFromEnv).
 
 #include <iosfwd>
 #include <string>
@@ -13,7 +14,7 @@
 namespace phaseloop::cc_wrapper {
 
 struct CacheFlags {
-  std::string dir;  // "" = $PHASELOOP_OUTCOME_CACHE
+  std::string dir;  // "" = phaseloop-cc's (OutcomeCacheDirFromEnv)
   bool json = false;
 };
 

@@ -1,6 +1,7 @@
 #include "compiler_driver/cc_wrapper/cache_command.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <sstream>
@@ -62,13 +63,50 @@ TEST(CacheCommandTest, StatsShowsTheCapAndWarnsOfOneItCannotRead) {
   EXPECT_EQ(OutcomeCacheMaxBytesFromEnv(), kDefaultOutcomeCacheMaxBytes);
 }
 
-TEST(CacheCommandTest, NoDirectoryIsBadInputNamingTheFix) {
+TEST(CacheCommandTest, TheCacheIsOnByDefaultUnderTheUsersCacheDirectory) {
   unsetenv(kOutcomeCacheEnv);
+  const char* home = std::getenv("HOME");
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  const std::string saved_home = home ? home : "";
+  const std::string saved_xdg = xdg ? xdg : "";
+  unsetenv("XDG_CACHE_HOME");
+  setenv("HOME", "/home/u", 1);
+  EXPECT_EQ(OutcomeCacheDirFromEnv(), "/home/u/.cache/phaseloop/outcomes");
+  setenv("XDG_CACHE_HOME", "/xdg", 1);
+  EXPECT_EQ(OutcomeCacheDirFromEnv(), "/xdg/phaseloop/outcomes");
+  unsetenv("XDG_CACHE_HOME");
+  unsetenv("HOME");  // Bazel's actions
+  EXPECT_EQ(OutcomeCacheDirFromEnv(),
+            "/tmp/phaseloop-outcomes-" + std::to_string(getuid()));
+  setenv(kOutcomeCacheEnv, "/somewhere", 1);
+  EXPECT_EQ(OutcomeCacheDirFromEnv(), "/somewhere");
+  for (const char* off : {"", "off", "0", "none"}) {
+    setenv(kOutcomeCacheEnv, off, 1);
+    EXPECT_EQ(OutcomeCacheDirFromEnv(), "") << off;
+  }
+  unsetenv(kOutcomeCacheEnv);
+  if (!saved_home.empty()) setenv("HOME", saved_home.c_str(), 1);
+  if (!saved_xdg.empty()) setenv("XDG_CACHE_HOME", saved_xdg.c_str(), 1);
+}
+
+TEST(CacheCommandTest, TheDefaultDirectoryIsReadWhenNoneIsNamed) {
+  const std::string dir = testing::MakeTempDir() + "/default-outcomes";
+  setenv(kOutcomeCacheEnv, dir.c_str(), 1);
+  std::ostringstream out, err;
+  EXPECT_EQ(RunCacheStats({}, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find(dir), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("0 choices"), std::string::npos) << out.str();
+  unsetenv(kOutcomeCacheEnv);
+}
+
+TEST(CacheCommandTest, ACacheTurnedOffIsBadInputNamingTheFix) {
+  setenv(kOutcomeCacheEnv, "off", 1);
   std::ostringstream out, err;
   EXPECT_EQ(RunCacheStats({}, out, err), 2);
   EXPECT_NE(err.str().find("--dir"), std::string::npos);
   EXPECT_NE(err.str().find("PHASELOOP_OUTCOME_CACHE"), std::string::npos);
   EXPECT_EQ(RunCacheClear({}, out, err), 2);
+  unsetenv(kOutcomeCacheEnv);
 }
 
 }  // namespace

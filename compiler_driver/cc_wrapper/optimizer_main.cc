@@ -158,11 +158,13 @@ class Optimizer {
     if (const char* dir = std::getenv(kObjectCacheEnv); dir && *dir) {
       object_cache_.emplace(ObjectCache::ForRunningBinary(dir));
     }
-    // topk's outcome cache (outcome_cache.h), when asked for: the policy
-    // is consulted through it.
+    // topk's outcome cache (outcome_cache.h; on unless turned off): a
+    // policy that measures candidates is consulted through it. Others
+    // never touch it (no identity to compute, nothing to store).
     const PolicyRunner* runner = policy->get();
     std::optional<OutcomeCachingPolicy> caching;
-    if (const char* dir = std::getenv(kOutcomeCacheEnv); dir && *dir) {
+    if (const std::string dir = OutcomeCacheDirFromEnv();
+        !dir.empty() && !(*policy)->OutcomeSpec().empty()) {
       outcome_cache_.emplace(
           OutcomeCache::ForRunningBinary(dir, OutcomeCacheMaxBytesFromEnv()));
       caching.emplace(**policy, *outcome_cache_, codegen);

@@ -1,6 +1,7 @@
 #include "compiler_driver/cc_wrapper/outcome_cache.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 #include <utime.h>
 
 #include <algorithm>
@@ -16,6 +17,23 @@
 #include "compiler_driver/cc_wrapper/spool_space.h"
 
 namespace phaseloop::cc_wrapper {
+
+std::string OutcomeCacheDirFromEnv() {
+  if (const char* dir = std::getenv(kOutcomeCacheEnv); dir != nullptr) {
+    const std::string value = dir;
+    if (value.empty() || value == "off" || value == "0" || value == "none") {
+      return "";
+    }
+    return value;
+  }
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) {
+    return absl::StrCat(xdg, "/phaseloop/outcomes");
+  }
+  if (const char* home = std::getenv("HOME"); home && *home) {
+    return absl::StrCat(home, "/.cache/phaseloop/outcomes");
+  }
+  return absl::StrCat("/tmp/phaseloop-outcomes-", getuid());
+}
 
 int64_t OutcomeCacheMaxBytesFromEnv(std::string* warning) {
   const char* size = std::getenv(kOutcomeCacheMaxSizeEnv);

@@ -1,8 +1,8 @@
 #ifndef PHASELOOP_COMPILER_DRIVER_CC_WRAPPER_OUTCOME_CACHE_H_
 #define PHASELOOP_COMPILER_DRIVER_CC_WRAPPER_OUTCOME_CACHE_H_
 
-// topk's outcome cache (issue 20), like ccache for the policy's choice:
-// with PHASELOOP_OUTCOME_CACHE=DIR, when a learned policy measures
+// topk's outcome cache (issue 20), like ccache for the policy's choice: on
+// by default (OutcomeCacheDirFromEnv), when a learned policy measures
 // candidates on a module (topk), the pipeline it keeps is stored under a
 // key of everything that decides it — the optimizer binary, the module
 // (module_hash: its bitcode, target triple and CPU included), the -O level,
@@ -37,6 +37,14 @@ inline constexpr char kOutcomeCacheEnv[] = "PHASELOOP_OUTCOME_CACHE";
 inline constexpr char kOutcomeCacheMaxSizeEnv[] =
     "PHASELOOP_OUTCOME_CACHE_MAX_SIZE";
 inline constexpr int64_t kDefaultOutcomeCacheMaxBytes = 16LL << 20;  // 16 Mi
+
+// The directory phaseloop-cc's outcome cache uses (on by default, like
+// ccache's): PHASELOOP_OUTCOME_CACHE when it is set — "", "off", "0" or
+// "none" turn the cache off and give "" —, else
+// $XDG_CACHE_HOME/phaseloop/outcomes, else ~/.cache/phaseloop/outcomes,
+// else (Bazel runs actions without HOME) /tmp/phaseloop-outcomes-<uid>.
+// The generated Bazel toolchain names its directory in cc_wrapper.sh.
+std::string OutcomeCacheDirFromEnv();
 
 // The cap phaseloop-cc applies: PHASELOOP_OUTCOME_CACHE_MAX_SIZE (a size as
 // PHASELOOP_SPOOL_MAX_SIZE takes: "16Mi", "500k", bytes), or the default

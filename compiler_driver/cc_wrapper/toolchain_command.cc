@@ -127,6 +127,13 @@ int RunToolchainBazel(BazelToolchainOptions options) {
   }
   std::cout << "decisions: " << toolchain->spool_dir
             << " (phaseloop stats --spool " << toolchain->spool_dir << ")\n";
+  if (toolchain->outcome_cache_dir.empty()) {
+    std::cout << "outcome cache: off (topk measures on every build)\n";
+  } else {
+    std::cout << "outcome cache: " << toolchain->outcome_cache_dir
+              << " (phaseloop cache stats --dir "
+              << toolchain->outcome_cache_dir << ")\n";
+  }
   return command::kExitOk;
 }
 
@@ -164,6 +171,9 @@ void AddToolchainCommand(CLI::App& app, int& exit_code) {
   bazel->add_option(
       "--spool", options->spool_dir,
       "decision record directory (default: ~/.cache/phaseloop/spool)");
+  bazel->add_option("--outcome-cache", options->outcome_cache_dir,
+                    "topk's outcome cache directory, or 'off' (default: "
+                    "~/.cache/phaseloop/outcomes)");
   bazel->add_option(
       "--cc", options->cc,
       "phaseloop-cc (default: next to this binary, or in its bazel-bin tree)");

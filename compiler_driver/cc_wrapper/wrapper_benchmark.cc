@@ -14,7 +14,8 @@
 // runs each variant once, the order rotating per repetition) so that drift of
 // the machine hits all variants alike; medians over the repetitions:
 //   clang      clang-16 <flags> -c                         (reference)
-//   policy     phaseloop-cc <flags> -c, PHASELOOP_POLICY=baseline (--policy)
+//   policy     phaseloop-cc <flags> -c, PHASELOOP_POLICY=baseline (--policy),
+//              the outcome cache off (a cold build)
 //   disabled   PHASELOOP_DISABLE=1 phaseloop-cc <flags> -c (kill switch)
 //   clang -E   clang-16 -E                                 (reference)
 //   pass       phaseloop-cc -E                             (pass-through path)
@@ -158,12 +159,14 @@ class Benchmark {
     const std::string spool = "PHASELOOP_SPOOL=" + tmp + "/spool";
     fs::create_directories(tmp + "/spool");
     env_plain_ = ChildEnvironment({});
-    env_policy_ =
-        ChildEnvironment({spool, "PHASELOOP_POLICY=" + options.policy});
+    // Cold: the outcome cache (on by default) off, so every repetition
+    // measures what a first build pays.
+    env_policy_ = ChildEnvironment({spool, "PHASELOOP_POLICY=" + options.policy,
+                                    "PHASELOOP_OUTCOME_CACHE=off"});
     env_disabled_ = ChildEnvironment({spool, "PHASELOOP_DISABLE=1"});
-    env_warm_ = ChildEnvironment({spool, "PHASELOOP_POLICY=" + options.policy,
-                                  "PHASELOOP_OUTCOME_CACHE=" + tmp +
-                                      "/outcomes"});
+    env_warm_ =
+        ChildEnvironment({spool, "PHASELOOP_POLICY=" + options.policy,
+                          "PHASELOOP_OUTCOME_CACHE=" + tmp + "/outcomes"});
   }
 
   // Runs one unit in one variant (every source in sequence): wall time added
@@ -179,11 +182,11 @@ class Benchmark {
       argv.insert(argv.end(), unit.flags.begin(), unit.flags.end());
       argv.insert(argv.end(), {preprocess ? "-E" : "-c", source, "-o",
                                tmp_ + (preprocess ? "/out.i" : "/out.o")});
-      const std::vector<std::string>& env =
-          variant == kPolicy       ? env_policy_
-          : variant == kPolicyWarm ? env_warm_
-          : variant == kDisabled   ? env_disabled_
-                                   : env_plain_;
+      const std::vector<std::string>& env = variant == kPolicy ? env_policy_
+                                            : variant == kPolicyWarm ? env_warm_
+                                            : variant == kDisabled
+                                                ? env_disabled_
+                                                : env_plain_;
       Sample one;
       if (!RunOnce(argv, env, &one)) return false;
       total->seconds += one.seconds;
@@ -234,8 +237,7 @@ struct Ratios {
 };
 Ratios TimeRatios(const Summary& s) {
   return {s.ms[kPolicy] / s.ms[kClang], s.ms[kDisabled] / s.ms[kClang],
-          s.ms[kPassThrough] / s.ms[kClangE],
-          s.ms[kPolicyWarm] / s.ms[kClang]};
+          s.ms[kPassThrough] / s.ms[kClangE], s.ms[kPolicyWarm] / s.ms[kClang]};
 }
 Ratios CpuRatios(const Summary& s) {
   return {s.cpu_ms[kPolicy] / s.cpu_ms[kClang],

@@ -26,7 +26,10 @@ int WrapperScratch::Run(const std::vector<std::string>& argv,
                         std::string* output) const {
   std::vector<std::string> command = {
       "env", "-C", dir_, "PHASELOOP_SPOOL=" + spool_,
-      "PHASELOOP_CONFIG=" + dir_ + "/empty.conf"};
+      "PHASELOOP_CONFIG=" + dir_ + "/empty.conf",
+      // The outcome cache is on by default: each scratch has its own, so
+      // one test's choices never answer another's.
+      "PHASELOOP_OUTCOME_CACHE=" + dir_ + "/outcomes"};
   for (const auto& [k, v] : env) command.push_back(k + "=" + v);
   command.insert(command.end(), argv.begin(), argv.end());
   std::string ignored;

@@ -3,8 +3,9 @@
 
 // For tests that run the real phaseloop-cc binaries (testonly): a scratch
 // directory where the wrapper runs as in a user's build, with its own spool
-// and an empty config file (so ~/.config/phaseloop/cc.conf never leaks in),
-// and the decisions it spooled.
+// an empty config file (so ~/.config/phaseloop/cc.conf never leaks in) and
+// its own outcome cache (on by default, as for users: DIR/outcomes), and the
+// decisions it spooled.
 
 #include <map>
 #include <string>
@@ -26,7 +27,8 @@ class WrapperScratch {
   const std::string& spool() const { return spool_; }
 
   // Runs `argv` in dir() with PHASELOOP_SPOOL=spool(), PHASELOOP_CONFIG=
-  // the empty config, plus `env`; returns the exit code, stdout+stderr in
+  // the empty config, PHASELOOP_OUTCOME_CACHE=dir()/outcomes, plus `env`
+  // (which may override them); returns the exit code, stdout+stderr in
   // `output` when given.
   int Run(const std::vector<std::string>& argv,
           const std::map<std::string, std::string>& env = {},
