@@ -17,6 +17,7 @@
 #include "compiler_driver/policy_runtime/state_features.h"
 #include "nlohmann/json.hpp"
 #include "offline_rl/learner/canary_values.h"
+#include "offline_rl/learner/topk_outcomes.h"
 #include "replay_buffer/objective_values.h"
 
 namespace phaseloop::offline_rl {
@@ -347,6 +348,46 @@ absl::Status AddCanaryCells(replay_buffer::ReplayStore& store,
   return absl::OkStatus();
 }
 
+// Adds rows from the user's own topk builds (topk_outcomes.h) to `modules`
+// for a size policy of objective alloc_size: modules this split's mined
+// episodes measured keep their lab rows.
+absl::Status AddTopkRows(replay_buffer::ReplayStore& store,
+                         const LearnerConfig& config,
+                         const DatasetOptions& options,
+                         const BlockList& blocked, const std::string& split,
+                         CandidateRows* modules, SplitData* out,
+                         std::string* digest_input) {
+  const int k = static_cast<int>(options.candidates.size());
+  const int n = static_cast<int>(options.pass_names.size());
+  std::set<std::string> lab;
+  for (const auto& [module_hash, unused] : *modules) lab.insert(module_hash);
+  auto rows = internal::ReadTopkRows(
+      store, options.candidates,
+      [&](const std::string& module_hash, const std::string& pipeline) {
+        return IsBlocked(blocked, module_hash, pipeline);
+      },
+      split, config.train_split, lab);
+  if (!rows.ok()) return rows.status();
+  for (const internal::TopkRow& row : rows->rows) {
+    auto& [state, values, object_sizes] = (*modules)[row.module_hash];
+    state.resize(StateDim(n));
+    BuildState(row.autophase, row.inst_count, {}, n, absl::MakeSpan(state));
+    values.assign(k, std::numeric_limits<float>::quiet_NaN());
+    object_sizes.assign(k, std::numeric_limits<double>::quiet_NaN());
+    for (const auto& [c, bytes] : row.measured) {
+      values[c] =
+          static_cast<float>(internal::TopkCellValue(row.oz_bytes, bytes));
+      object_sizes[c] = static_cast<double>(bytes);
+    }
+  }
+  out->topk_decisions += rows->decisions;
+  out->topk_rows += static_cast<int64_t>(rows->rows.size());
+  out->topk_skipped += rows->skipped;
+  out->blocked += rows->blocked;
+  absl::StrAppend(digest_input, rows->digest_input);
+  return absl::OkStatus();
+}
+
 absl::Status ReadCandidateSplit(replay_buffer::ReplayStore& store,
                                 const LearnerConfig& config,
                                 const DatasetOptions& options,
@@ -417,6 +458,10 @@ absl::Status ReadCandidateSplit(replay_buffer::ReplayStore& store,
     status = AddCanaryCells(store, config, options, blocked, split,
                             o3 == by_pipeline.end() ? -1 : o3->second, &modules,
                             out, &digest_input);
+    if (!status.ok()) return status;
+  } else if (config.objective == replay_buffer::kObjectiveAllocSize) {
+    status = AddTopkRows(store, config, options, blocked, split, &modules, out,
+                         &digest_input);
     if (!status.ok()) return status;
   }
 
@@ -570,6 +615,19 @@ absl::StatusOr<Dataset> BuildDataset(replay_buffer::ReplayStore& store,
                     "; canary decisions without a value: ", unchanged,
                     " the same as stable's, ", unanchored,
                     " against a stable choice unknown or never valued");
+  }
+  if (data.train.topk_rows + data.validation.topk_rows > 0) {
+    absl::StrAppend(&data.snapshot, "; your builds: ",
+                    data.train.topk_rows + data.validation.topk_rows,
+                    " modules from ",
+                    data.train.topk_decisions + data.validation.topk_decisions,
+                    " topk decisions");
+  }
+  if (data.train.topk_skipped + data.validation.topk_skipped > 0) {
+    absl::StrAppend(&data.snapshot, "; topk decisions left out: ",
+                    data.train.topk_skipped + data.validation.topk_skipped,
+                    " (no features, not in bytes, or the lab measured the "
+                    "module)");
   }
   if (data.train.blocked + data.validation.blocked > 0) {
     absl::StrAppend(&data.snapshot, "; ",

@@ -30,6 +30,9 @@
 //   features, every module it changed credited with the build's reward,
 //   -O3 choices worth 0, rows in their module's split); a (module,
 //   candidate) both sources measured gets the mean of the two.
+//   Objective "alloc_size": the user's own topk builds are rows too
+//   (topk_outcomes.h): each compile decision that measured candidates, by
+//   its own features, for modules the lab did not measure.
 // Rewards: step_weight * stored step reward, plus, at an episode's last step,
 // weight * (mean final reward of that source) for each source in
 // final_reward_weights ("staging", "canary") that judges the episode.
@@ -128,6 +131,12 @@ struct SplitData {
   // made the same choice, or both chose off -O3 (canary_values.h).
   int64_t canary_unchanged = 0;
   int64_t canary_unanchored = 0;
+  // Size candidate formulation (objective alloc_size): rows from the user's
+  // own topk builds (topk_outcomes.h) — modules, the decisions read for
+  // them, and topk decisions left out.
+  int64_t topk_rows = 0;
+  int64_t topk_decisions = 0;
+  int64_t topk_skipped = 0;
   // module_hash -> canary runs that judged each candidate there (modules a
   // canary judged: the service's code; canary_exploration.h reads them).
   std::map<std::string, std::vector<int>> canary_judged;

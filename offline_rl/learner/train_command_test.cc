@@ -130,6 +130,57 @@ TEST_F(TrainCommandTest, TrainsAndExportsWithMetadataAndProgress) {
             artifact->layers(0).SerializeAsString());
 }
 
+// The user's own topk builds, shipped to the buffer as decision records,
+// are training data of the next size policy: the training run says how
+// many of its modules came from them.
+TEST_F(TrainCommandTest, LearnsFromTheUsersTopkBuilds) {
+  {
+    auto store = replay_buffer::OpenReplayStore(buffer_);
+    ASSERT_TRUE(store.ok());
+    auto episodes = (*store)->ReadEpisodes({"m0-oz"});
+    ASSERT_TRUE(episodes.ok() && episodes->size() == 1u);
+    const v1::Step& s = (*episodes)[0].steps(0);
+    replay_buffer::WriteBatch batch;
+    for (int i = 0; i < 3; ++i) {
+      v1::Decision d;
+      d.set_decision_id("ci/" + std::to_string(i));
+      d.set_outcome(v1::OPTIMIZED);
+      d.set_opt_level("Oz");
+      d.set_module_hash("service-" + std::to_string(i));
+      *d.mutable_autophase() = s.autophase();
+      *d.mutable_inst_count() = s.inst_count();
+      d.set_inst_count(0, s.inst_count(0) + 100 * (i + 1));
+      d.set_oz_alloc_size(2000);
+      d.set_pipeline("function(gvn)");
+      d.set_alloc_size(1800);
+      for (const auto& [pipeline, bytes] :
+           std::vector<std::pair<std::string, int64_t>>{
+               {"default<Oz>", 2000}, {"function(gvn)", 1800}}) {
+        v1::MeasuredPipeline* m = d.add_topk_measured();
+        m->set_pipeline(pipeline);
+        m->set_value(bytes);
+      }
+      batch.decisions.push_back(d);
+    }
+    ASSERT_TRUE((*store)->Write(batch).ok());
+  }
+  const std::string config =
+      WriteConfig("cql.yaml", 100, "objective: alloc_size\n");
+  const std::string out = dir_ + "/policy.plpolicy";
+  const Result r = RunTrainArgs({"--buffer", buffer_, "--config", config,
+                                 "--out", out, "--threads", "2", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["metrics"]["train_topk_modules"], 3) << r.out;
+  EXPECT_EQ(j["metrics"]["train_topk_decisions"], 3) << r.out;
+  auto artifact = policy_runtime::ReadPolicyArtifactFile(out);
+  ASSERT_TRUE(artifact.ok()) << artifact.status();
+  EXPECT_NE(artifact->metadata().data_snapshot().find(
+                "your builds: 3 modules from 3 topk decisions"),
+            std::string::npos)
+      << artifact->metadata().data_snapshot();
+}
+
 // Train N steps with checkpoints, then resume to 2N: the same weights as
 // 2N steps straight.
 TEST_F(TrainCommandTest, ResumeFromCheckpointDirEqualsStraightRun) {

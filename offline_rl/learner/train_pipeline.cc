@@ -345,6 +345,11 @@ absl::StatusOr<PolicyMeasures> MeasurePolicy(const TrainingData& training,
     metrics["train_canary_runs"] = data.train.canary_runs;
     metrics["train_canary_decisions"] = data.train.canary_decisions;
   }
+  if (data.train.topk_rows > 0) {
+    // The user's own builds in this size policy (topk_outcomes.h).
+    metrics["train_topk_modules"] = data.train.topk_rows;
+    metrics["train_topk_decisions"] = data.train.topk_decisions;
+  }
   AddValidationMetrics(data, learner, &metrics);
   if (config.fqe.steps > 0 && data.validation.transitions.size() > 0) {
     auto fqe = learner.FittedQEvaluation(data.validation.transitions);
