@@ -367,9 +367,10 @@ for src in "$src_cache"/zlib/{crc32,deflate,inflate,trees}.c \
   # The per-TU timeout is the compile path's one clock, a hang guard that
   # falls back to plain clang (decision optimizer_timed_out). This step is
   # about topk's budget, so the guard gets room: under ASan, with these
-  # busy loops, bzip2's decompress.c took over the default 120 s.
+  # busy loops, bzip2's decompress.c took over the default 120 s. The
+  # outcome cache (on by default) is off: topk measures again, under load.
   run_logged "load-$name-phaseloop" env PHASELOOP_SPOOL="$work/spool-alloc" \
-    PHASELOOP_TIMEOUT_MS=1800000 \
+    PHASELOOP_TIMEOUT_MS=1800000 PHASELOOP_OUTCOME_CACHE=off \
     "$wrapper_cc" -Oz -w -c "$src" -o "$alloc_dir/$name.loaded.o" \
     --phaseloop-policy="$default_spec"
   cmp -s "$alloc_dir/$name.phaseloop.o" "$alloc_dir/$name.loaded.o" ||
