@@ -40,6 +40,8 @@ const std::vector<std::string>& AllCommands() {
       "stats",
       "cache stats",
       "cache clear",
+      "cache export",
+      "cache import",
       "toolchain bazel",
       "kafka serve",
       "buffer stats",

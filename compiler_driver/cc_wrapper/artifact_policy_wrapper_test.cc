@@ -11,6 +11,7 @@
 #include <map>
 
 #include "common/testing/test_util.h"
+#include "compiler_driver/cc_wrapper/outcome_bundle.h"
 #include "compiler_driver/cc_wrapper/spool_reader.h"
 #include "compiler_driver/cc_wrapper/spool_space.h"
 #include "compiler_driver/cc_wrapper/wrapper_scratch.h"
@@ -198,6 +199,34 @@ TEST_F(ArtifactPolicyWrapperTest, TheOutcomeCacheGivesTheSameObject) {
   EXPECT_FALSE(d[2].topk_measured().empty());
   EXPECT_EQ(testing::ReadFileOrEmpty(dir_ + "/first.o"),
             testing::ReadFileOrEmpty(dir_ + "/third.o"));
+}
+
+// One machine's measurements serve another (outcome_bundle.h): the first
+// compiles and exports its cache, the second imports the bundle, and its
+// compile of the same source takes topk's choice from it (nothing
+// measured) and writes the same object.
+TEST_F(ArtifactPolicyWrapperTest, ABundleCarriesChoicesToAnotherMachine) {
+  const std::string topk = "--phaseloop-policy=artifact:" + artifact_path_ +
+                           "?mode=topk&k=2&budget=1000000000";
+  ASSERT_EQ(Run({cc_, "-Oz", "-c", source_, "-o", "here.o", topk}), 0);
+  const std::string bundle = dir_ + "/outcomes.bundle";
+  auto exported = cc_wrapper::ExportOutcomeBundle(dir_ + "/outcomes", bundle);
+  ASSERT_TRUE(exported.ok()) << exported.status();
+  EXPECT_EQ(exported->entries, 1);
+
+  cc_wrapper::testing::WrapperScratch there;
+  auto imported = cc_wrapper::ImportOutcomeBundle(
+      bundle, there.dir() + "/outcomes", 16 << 20);
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  EXPECT_EQ(imported->imported, 1);
+  ASSERT_EQ(there.Run({cc_, "-Oz", "-c", source_, "-o", "there.o", topk}), 0);
+  const std::vector<v1::Decision> d = there.Decisions();
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].outcome_cache(), "hit") << d[0].detail();
+  EXPECT_TRUE(d[0].topk_measured().empty());
+  EXPECT_EQ(d[0].pipeline(), Decisions().back().pipeline());
+  EXPECT_EQ(testing::ReadFileOrEmpty(dir_ + "/here.o"),
+            testing::ReadFileOrEmpty(there.dir() + "/there.o"));
 }
 
 // A policy that measures nothing (fixed:, single mode) never touches the

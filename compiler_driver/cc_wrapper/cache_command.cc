@@ -6,6 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "common/command/exit_code.h"
 #include "common/command/subcommand.h"
+#include "compiler_driver/cc_wrapper/outcome_bundle.h"
 #include "compiler_driver/cc_wrapper/outcome_cache.h"
 #include "nlohmann/json.hpp"
 
@@ -73,6 +74,59 @@ int RunCacheClear(const CacheFlags& flags, std::ostream& out,
   return command::kExitOk;
 }
 
+int RunCacheExport(const CacheFlags& flags, std::ostream& out,
+                   std::ostream& err) {
+  const std::string dir = CacheDir(flags, err);
+  if (dir.empty()) return command::kExitBadInput;
+  absl::StatusOr<OutcomeExport> exported =
+      ExportOutcomeBundle(dir, flags.bundle);
+  if (!exported.ok()) {
+    err << kName << exported.status().message() << "\n";
+    return absl::IsNotFound(exported.status()) ? command::kExitBadInput
+                                               : command::kExitInternal;
+  }
+  for (const std::string& skipped : exported->skipped) {
+    err << kName << "warning: left out a bad entry: " << skipped << "\n";
+  }
+  out << "exported " << exported->entries << " choices from " << dir << " to "
+      << flags.bundle << "\n";
+  return command::kExitOk;
+}
+
+int RunCacheImport(const CacheFlags& flags, std::ostream& out,
+                   std::ostream& err) {
+  const std::string dir = CacheDir(flags, err);
+  if (dir.empty()) return command::kExitBadInput;
+  std::string warning;
+  const int64_t max_bytes = OutcomeCacheMaxBytesFromEnv(&warning);
+  if (!warning.empty()) err << kName << "warning: " << warning << "\n";
+  absl::StatusOr<OutcomeImport> imported =
+      ImportOutcomeBundle(flags.bundle, dir, max_bytes);
+  if (!imported.ok()) {
+    err << kName << imported.status().message() << "\n";
+    return absl::IsInternal(imported.status()) ? command::kExitInternal
+                                               : command::kExitBadInput;
+  }
+  for (const std::string& refused : imported->refused) {
+    err << kName << "refused entry " << refused << "\n";
+  }
+  if (flags.json) {
+    out << nlohmann::ordered_json{{"dir", dir},
+                                  {"bundle", flags.bundle},
+                                  {"entries", imported->entries},
+                                  {"imported", imported->imported},
+                                  {"present", imported->present},
+                                  {"refused", imported->refused.size()}}
+               .dump()
+        << "\n";
+  } else {
+    out << "imported " << imported->imported << " of " << imported->entries
+        << " choices into " << dir << " (" << imported->present
+        << " already there, " << imported->refused.size() << " refused)\n";
+  }
+  return imported->refused.empty() ? command::kExitOk : command::kExitBadInput;
+}
+
 void AddCacheCommand(CLI::App& app, int& exit_code) {
   CLI::App* cache = command::AddCommandGroup(
       app, "cache",
@@ -93,6 +147,34 @@ void AddCacheCommand(CLI::App& app, int& exit_code) {
                     "the cache directory (default: phaseloop-cc's, "
                     "$PHASELOOP_OUTCOME_CACHE or ~/.cache/phaseloop/outcomes)");
     if (!clear) sub->add_flag("--json", flags->json, "print JSON");
+  }
+  const std::string dir_help =
+      "the cache directory (default: phaseloop-cc's, $PHASELOOP_OUTCOME_CACHE "
+      "or ~/.cache/phaseloop/outcomes)";
+  {
+    auto [sub, flags] = command::AddSubcommand<CacheFlags>(
+        *cache, "export",
+        "Write every cached choice to one bundle file, to share one "
+        "machine's measurements with the fleet (`cache import` on the "
+        "others; the same phaseloop install hits)",
+        exit_code, [](const CacheFlags& f) {
+          return RunCacheExport(f, std::cout, std::cerr);
+        });
+    sub->add_option("--dir", flags->dir, dir_help);
+    sub->add_option("--out", flags->bundle, "the bundle file to write")
+        ->required();
+  }
+  {
+    auto [sub, flags] = command::AddSubcommand<CacheFlags>(
+        *cache, "import",
+        "Add a bundle's choices (`cache export`) to the cache, each entry "
+        "verified; choices already cached stay",
+        exit_code, [](const CacheFlags& f) {
+          return RunCacheImport(f, std::cout, std::cerr);
+        });
+    sub->add_option("bundle", flags->bundle, "the bundle file")->required();
+    sub->add_option("--dir", flags->dir, dir_help);
+    sub->add_flag("--json", flags->json, "print JSON");
   }
 }
 

@@ -15,6 +15,7 @@
 #include "common/files/atomic_file.h"
 #include "compiler_driver/cc_wrapper/cache_fields.h"
 #include "compiler_driver/cc_wrapper/spool_space.h"
+#include "compiler_driver/passes/pipeline_check.h"
 
 namespace phaseloop::cc_wrapper {
 
@@ -179,6 +180,12 @@ OutcomeLookup OutcomeCache::Lookup(const std::string& module_hash,
     return lookup;
   }
   absl::StatusOr<PolicyDecision> entry = ParseOutcome(lookup.key, bytes);
+  if (entry.ok()) {
+    // An entry may have come from another machine (outcome_bundle.h): it
+    // runs only a pipeline a policy may run.
+    absl::Status allowed = passes::CheckWholePolicyPipeline(entry->pipeline);
+    if (!allowed.ok()) entry = allowed;
+  }
   if (!entry.ok()) {
     lookup.note = absl::StrCat("outcome cache: bad entry ", path, " (",
                                entry.status().message(), "): measured again");
