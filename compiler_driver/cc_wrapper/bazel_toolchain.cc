@@ -355,8 +355,17 @@ absl::StatusOr<BazelToolchain> WriteBazelToolchain(
   if (!spool.ok()) return spool.status();
   absl::StatusOr<std::string> outcomes = std::string();
   if (options.outcome_cache_dir != "off") {
-    outcomes = CacheDirectory(options.outcome_cache_dir, "outcomes",
-                              "--outcome-cache", "outcome cache");
+    std::string requested = options.outcome_cache_dir;
+    const char* xdg = std::getenv("XDG_CACHE_HOME");
+    const char* home = std::getenv("HOME");
+    if (requested.empty() && (xdg == nullptr || *xdg == '\0') &&
+        (home == nullptr || *home == '\0')) {
+      // No user cache directory (a service's clean environment): beside
+      // the spool.
+      requested = (fs::path(*spool).parent_path() / "outcomes").string();
+    }
+    outcomes = CacheDirectory(requested, "outcomes", "--outcome-cache",
+                              "outcome cache");
     if (!outcomes.ok()) return outcomes.status();
   }
   const fs::path cc_dir = fs::weakly_canonical(*cc).parent_path();

@@ -59,7 +59,8 @@ struct BazelToolchainOptions {
   // topk's outcome cache (outcome_cache.h), which Bazel's actions (run
   // without HOME) find through cc_wrapper.sh. Empty: $XDG_CACHE_HOME/
   // phaseloop/outcomes, else $HOME/.cache/phaseloop/outcomes (the
-  // wrapper's own default); "off": no cache. Created; made absolute.
+  // wrapper's own default), else (neither set) `outcomes` beside the spool
+  // directory; "off": no cache. Created; made absolute.
   std::string outcome_cache_dir;
   // Asked for its builtin include directories; run if phaseloop-cc is gone.
   std::string clang = "clang-16";

@@ -147,6 +147,26 @@ TEST_F(BazelToolchainTest, CcWrapperExecsPhaseloopCcWithTheSpool) {
             "spool=" + (root_ / "spool").string() + " outcomes=off [-c] [x.c]");
 }
 
+// Without HOME or XDG_CACHE_HOME (a service's clean environment) and no
+// --outcome-cache, the outcome cache goes beside the spool.
+TEST_F(BazelToolchainTest, WithoutHomeTheOutcomeCacheIsBesideTheSpool) {
+  const char* home = std::getenv("HOME");
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  const std::string saved_home = home ? home : "";
+  const std::string saved_xdg = xdg ? xdg : "";
+  unsetenv("HOME");
+  unsetenv("XDG_CACHE_HOME");
+  options_.spool_dir = (root_ / "work" / "spool").string();
+  options_.outcome_cache_dir.clear();
+  absl::StatusOr<BazelToolchain> toolchain = WriteBazelToolchain(options_);
+  if (!saved_home.empty()) setenv("HOME", saved_home.c_str(), 1);
+  if (!saved_xdg.empty()) setenv("XDG_CACHE_HOME", saved_xdg.c_str(), 1);
+  ASSERT_TRUE(toolchain.ok()) << toolchain.status();
+  EXPECT_EQ(toolchain->outcome_cache_dir,
+            (root_ / "work" / "outcomes").string());
+  EXPECT_TRUE(fs::is_directory(root_ / "work" / "outcomes"));
+}
+
 TEST_F(BazelToolchainTest, CcWrapperFailsOpenToClangWithoutPhaseloopCc) {
   ASSERT_TRUE(WriteBazelToolchain(options_).ok());
   fs::remove(root_ / "bin" / "phaseloop-cc");
