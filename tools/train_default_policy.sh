@@ -8,8 +8,9 @@
 #      train split modules of at most 15,000 IR instructions, seed 1, 366
 #      evaluations (three greedy levels of the 122 actions) per module: a
 #      budget that ends each search at the same point on any machine
-#      (--budget only guards against a runaway module; the run says if the
-#      clock stopped any search)
+#      (--budget and --step-timeout 600 only guard against a runaway module
+#      or step; the run says if the clock stopped any search or failed a
+#      step)
 #   3. the buffer: corpus modules and the search's episodes
 #   4. the candidate set: -Oz, the fixed pipelines that beat it on some
 #      modules (function merging, inline thresholds 0 and -200), and the 24
@@ -46,7 +47,7 @@ while [[ $# -gt 0 ]]; do
     --corpus) corpus="${2:?--corpus needs a directory}"; shift 2 ;;
     --out) out="${2:?--out needs a file}"; shift 2 ;;
     --check) check=1; shift ;;
-    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
     *) echo "train_default_policy.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -70,9 +71,15 @@ if [ ! -f "$work/search.done" ]; then
   rm -f "$episodes"
   "$phaseloop" search --corpus "$corpus" --split train --max-ir-count 15000 \
     --strategy greedy --objective alloc_size --max-evaluations 366 --budget 600 \
-    --jobs 2 --seed 1 --run-id default-train-greedy \
+    --step-timeout 600 --jobs 2 --seed 1 --run-id default-train-greedy \
     --episodes-out "$episodes" --json > "$work/search.json"
   touch "$work/search.done"
+fi
+failed="$(grep -o '"failed_steps": [1-9][0-9]*' "$work/search.json" | wc -l)"
+if [ "${failed:-0}" -gt 0 ]; then
+  echo "warning: $failed modules' searches had failed steps (a step over" \
+    "--step-timeout, or a crash): their paths, the candidates and the" \
+    "policy may differ from another machine's" >&2
 fi
 limited="$(grep -o '"modules_time_limited": [0-9]*' "$work/search.json" | grep -o '[0-9]*$' || echo 0)"
 if [ "${limited:-0}" -gt 0 ]; then
