@@ -162,12 +162,14 @@ absl::StatusOr<std::string> PolicyContent(const BazelToolchainOptions& options,
 }
 
 // `requested`, else `default_name` under the user's cache directory
-// ($XDG_CACHE_HOME/phaseloop, else ~/.cache/phaseloop); created and made
-// absolute. `flag` names the option in errors.
+// ($XDG_CACHE_HOME/phaseloop, else ~/.cache/phaseloop), else `fallback`
+// (empty: an error); created and made absolute. `flag` names the option in
+// errors.
 absl::StatusOr<std::string> CacheDirectory(const std::string& requested,
                                            const std::string& default_name,
                                            const std::string& flag,
-                                           const std::string& what) {
+                                           const std::string& what,
+                                           const std::string& fallback = "") {
   std::string dir = requested;
   if (dir.empty()) {
     const char* xdg = std::getenv("XDG_CACHE_HOME");
@@ -176,6 +178,8 @@ absl::StatusOr<std::string> CacheDirectory(const std::string& requested,
       dir = absl::StrCat(xdg, "/phaseloop/", default_name);
     } else if (home != nullptr && *home != '\0') {
       dir = absl::StrCat(home, "/.cache/phaseloop/", default_name);
+    } else if (!fallback.empty()) {
+      dir = fallback;
     } else {
       return absl::InvalidArgumentError(absl::StrCat(
           "neither XDG_CACHE_HOME nor HOME is set; pass ", flag, " DIR"));
@@ -355,17 +359,12 @@ absl::StatusOr<BazelToolchain> WriteBazelToolchain(
   if (!spool.ok()) return spool.status();
   absl::StatusOr<std::string> outcomes = std::string();
   if (options.outcome_cache_dir != "off") {
-    std::string requested = options.outcome_cache_dir;
-    const char* xdg = std::getenv("XDG_CACHE_HOME");
-    const char* home = std::getenv("HOME");
-    if (requested.empty() && (xdg == nullptr || *xdg == '\0') &&
-        (home == nullptr || *home == '\0')) {
-      // No user cache directory (a service's clean environment): beside
-      // the spool.
-      requested = (fs::path(*spool).parent_path() / "outcomes").string();
-    }
-    outcomes = CacheDirectory(requested, "outcomes", "--outcome-cache",
-                              "outcome cache");
+    // With no user cache directory (a service's clean environment): beside
+    // the spool.
+    outcomes =
+        CacheDirectory(options.outcome_cache_dir, "outcomes", "--outcome-cache",
+                       "outcome cache",
+                       (fs::path(*spool).parent_path() / "outcomes").string());
     if (!outcomes.ok()) return outcomes.status();
   }
   const fs::path cc_dir = fs::weakly_canonical(*cc).parent_path();
