@@ -26,6 +26,14 @@ std::string ModuleHash(const llvm::Module& module) {
   return ContentHash(ModuleBitcode(module));
 }
 
+std::string ModuleStateHash(const llvm::Module& module) {
+  std::string bytes;
+  llvm::raw_string_ostream os(bytes);
+  llvm::WriteBitcodeToFile(module, os, /*ShouldPreserveUseListOrder=*/true);
+  os.flush();
+  return ContentHash(bytes);
+}
+
 std::string ModuleText(const llvm::Module& module) {
   std::string text;
   llvm::raw_string_ostream os(text);

@@ -15,6 +15,12 @@ std::string ModuleBitcode(const llvm::Module& module);
 // processes and machines.
 std::string ModuleHash(const llvm::Module& module);
 
+// Content hash of everything code generation reads from a module: 32 hex
+// digits of BLAKE3 over its bitcode written with each value's use-list order
+// (which ModuleHash's bitcode leaves out, and which passes and instruction
+// selection may iterate in). Equal hashes: the same module, to the use list.
+std::string ModuleStateHash(const llvm::Module& module);
+
 // 32 hex digits of BLAKE3 over arbitrary bytes.
 std::string ContentHash(std::string_view bytes);
 

@@ -225,10 +225,16 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
   // Each measurement's object is kept (size policies) and moves into
   // PolicyChoice::object with the choice: the wrapper writes it rather than
   // running the chosen pipeline again.
+  // A candidate whose IR comes out equal to an earlier measurement's (with
+  // the same codegen options) is not emitted again (MeasurementMemo): its
+  // size equals that earlier one's, so it cannot be chosen over it (a
+  // choice needs a strictly smaller size) and needs no object.
+  MeasurementMemo memo;
   auto measure =
       [&](const std::string& pipeline) -> absl::StatusOr<PipelineMeasurement> {
     return MeasurePipeline(llvm::CloneModule(module), pipeline, *env.runner,
-                           text ? env.emitter : nullptr, /*keep_object=*/text);
+                           text ? env.emitter : nullptr, /*keep_object=*/text,
+                           text ? &memo : nullptr);
   };
   auto value_of = [&](const PipelineMeasurement& m) {
     return text ? m.alloc_size : m.ir_count;
@@ -313,6 +319,10 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
                            best.measured, " vs -Oz ", oz_value, " (",
                            best.evaluated, " measured of ", tries.size() + 1,
                            ", work ", best.work, " of ", options_.budget, ")");
+  if (memo.reused() > 0) {
+    absl::StrAppend(&best.note, "; ", memo.reused(),
+                    " left the IR as an earlier one did (not emitted)");
+  }
   if (!skipped.empty()) {
     absl::StrAppend(&best.note, "; failed: ", absl::StrJoin(skipped, " "));
   }

@@ -274,6 +274,43 @@ TEST_F(ArtifactPolicyTest, TopKMeasuresCodegenOptions) {
       << unknown.status();
 }
 
+// A candidate that leaves the IR as -Oz did (mem2reg after -Oz has nothing
+// to do) is not emitted again: its size is -Oz's, so it cannot win. The
+// choice, the work counted and every listed figure are what measuring each
+// pipeline on its own gives.
+TEST_F(ArtifactPolicyTest, TopKDoesNotEmitIrItHasMeasuredAlready) {
+  Load("sorting.c");
+  testing::RandomArtifactOptions artifact;
+  artifact.action_names = kActions;
+  artifact.candidate_pipelines = {"default<Oz>",
+                                  "default<Oz>,function(mem2reg)",
+                                  "default<Oz>,codegen<machine-outliner>"};
+  InferenceOptions options;
+  options.mode = InferenceMode::kTopK;
+  options.budget = 1'000'000'000;
+  auto policy =
+      ArtifactPolicy::Create(testing::RandomArtifact(artifact), options);
+  ASSERT_TRUE(policy.ok()) << policy.status();
+  auto choice = (*policy)->Choose(*module_, autophase_, inst_count_, Env());
+  ASSERT_TRUE(choice.ok()) << choice.status();
+  EXPECT_EQ(choice->evaluated, 3) << choice->note;
+  EXPECT_EQ(choice->work, 3 * inst_count_[0]);
+  EXPECT_NE(choice->note.find("1 left the IR as an earlier one did"),
+            std::string::npos)
+      << choice->note;
+  ASSERT_EQ(choice->measured_pipelines.size(), 3u);
+  for (const auto& [pipeline, value] : choice->measured_pipelines) {
+    EXPECT_EQ(AllocAfter(pipeline), value) << pipeline;
+  }
+  const int64_t oz = AllocAfter("default<Oz>");
+  const int64_t mo = AllocAfter("default<Oz>,codegen<machine-outliner>");
+  EXPECT_EQ(choice->measured, std::min(oz, mo));
+  EXPECT_NE(choice->pipeline, "default<Oz>,function(mem2reg)");
+  auto kept = codegen::MeasureObjectSizes(choice->object);
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  EXPECT_EQ(kept->alloc_size, choice->measured);
+}
+
 // The budget counts work, never the clock: each measurement costs the
 // module's instruction count, so a budget of n such units measures exactly
 // n pipelines (-Oz and n - 1 candidates), whatever the machine's load.

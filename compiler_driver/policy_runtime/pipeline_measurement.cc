@@ -4,14 +4,28 @@
 #include <utility>
 
 #include "compiler_driver/codegen/codegen_options.h"
+#include "compiler_driver/ir/module_hash.h"
 #include "compiler_driver/observation/features.h"
 
 namespace phaseloop::policy_runtime {
 
+const PipelineMeasurement* MeasurementMemo::Find(const std::string& key) const {
+  auto it = seen_.find(key);
+  return it == seen_.end() ? nullptr : &it->second;
+}
+
+void MeasurementMemo::Remember(const std::string& key,
+                               const PipelineMeasurement& m) {
+  PipelineMeasurement figures = m;
+  figures.object.clear();
+  figures.reused = true;
+  seen_.emplace(key, std::move(figures));
+}
+
 absl::StatusOr<PipelineMeasurement> MeasurePipeline(
     std::unique_ptr<llvm::Module> module, absl::string_view pipeline,
     passes::PassRunner& runner, codegen::ObjectEmitter* emitter,
-    bool keep_object) {
+    bool keep_object, MeasurementMemo* memo) {
   absl::StatusOr<codegen::SplitPipelineText> split =
       codegen::SplitPipeline(pipeline);
   if (!split.ok()) return split.status();
@@ -30,6 +44,15 @@ absl::StatusOr<PipelineMeasurement> MeasurePipeline(
         passes::VerifyPipelineOutput(*module, std::string(pipeline));
     if (!verified.ok()) return verified;
   }
+  std::string memo_key;
+  if (memo != nullptr) {
+    memo_key = ir::ModuleStateHash(*module) + " " +
+               codegen::CodegenOptionsText(split->codegen);
+    if (const PipelineMeasurement* earlier = memo->Find(memo_key)) {
+      memo->CountReuse();
+      return *earlier;
+    }
+  }
   absl::StatusOr<std::string> object =
       emitter->EmitObject(std::move(module), split->codegen);
   if (!object.ok()) return object.status();
@@ -38,6 +61,7 @@ absl::StatusOr<PipelineMeasurement> MeasurePipeline(
   if (!sizes.ok()) return sizes.status();
   m.text_size = sizes->text_size;
   m.alloc_size = sizes->alloc_size;
+  if (memo != nullptr) memo->Remember(memo_key, m);
   if (keep_object) m.object = *std::move(object);
   return m;
 }

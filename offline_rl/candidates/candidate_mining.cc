@@ -45,12 +45,16 @@ namespace fs = std::filesystem;
 constexpr char kFormat[] = "phaseloop.candidates.v1";
 constexpr char kOzPipeline[] = "default<Oz>";
 
-// Runs `pipeline` ("" = none) on a clone of `module` and measures it.
+// Runs `pipeline` ("" = none) on a clone of `module` and measures it; with
+// `memo`, a pipeline that leaves the IR as an earlier one did is not
+// emitted again (the same figures).
 absl::StatusOr<policy_runtime::PipelineMeasurement> Measure(
     const llvm::Module& module, const std::string& pipeline,
-    passes::PassRunner& runner, codegen::ObjectEmitter& emitter) {
+    passes::PassRunner& runner, codegen::ObjectEmitter& emitter,
+    policy_runtime::MeasurementMemo* memo = nullptr) {
   return policy_runtime::MeasurePipeline(llvm::CloneModule(module), pipeline,
-                                         runner, &emitter);
+                                         runner, &emitter,
+                                         /*keep_object=*/false, memo);
 }
 
 // The measurement's value of `objective` (a measured one).
@@ -320,10 +324,11 @@ absl::StatusOr<ModuleMeasurement> MeasureModule(
   const auto inst_count = observation::ComputeInstCount(**module);
   replay_buffer::WriteBatch batch;
   std::vector<int64_t> values(candidates.size(), -1);
+  policy_runtime::MeasurementMemo memo;
   for (size_t c = 0; c < candidates.size(); ++c) {
     const auto one_start = std::chrono::steady_clock::now();
     absl::StatusOr<policy_runtime::PipelineMeasurement> m =
-        Measure(**module, candidates[c].pipeline, runner, **emitter);
+        Measure(**module, candidates[c].pipeline, runner, **emitter, &memo);
     if (!m.ok()) continue;  // a failing candidate: no episode
     values[c] = ValueOf(*m, options.objective);
     v1::Episode episode;
