@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
+#include "common/files/user_dirs.h"
 
 namespace phaseloop::kafka {
 
@@ -10,13 +11,7 @@ std::string DefaultStateDir() {
   if (const char* dir = std::getenv("PHASELOOP_STATE_DIR"); dir && *dir) {
     return dir;
   }
-  if (const char* xdg = std::getenv("XDG_STATE_HOME"); xdg && *xdg) {
-    return absl::StrCat(xdg, "/phaseloop");
-  }
-  if (const char* home = std::getenv("HOME"); home && *home) {
-    return absl::StrCat(home, "/.local/state/phaseloop");
-  }
-  return "";
+  return files::UserDir(files::UserDirKind::kState, "");
 }
 
 std::string LostRecordsLogPath(const std::string& state_dir) {

@@ -21,6 +21,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "common/files/atomic_file.h"
+#include "common/files/user_dirs.h"
 #include "common/signing/signature.h"
 #include "common/signing/trust_file.h"
 #include "compiler_driver/cc_wrapper/bazel_toolchain_files.h"
@@ -171,19 +172,12 @@ absl::StatusOr<std::string> CacheDirectory(const std::string& requested,
                                            const std::string& what,
                                            const std::string& fallback = "") {
   std::string dir = requested;
+  if (dir.empty())
+    dir = files::UserDir(files::UserDirKind::kCache, default_name);
+  if (dir.empty()) dir = fallback;
   if (dir.empty()) {
-    const char* xdg = std::getenv("XDG_CACHE_HOME");
-    const char* home = std::getenv("HOME");
-    if (xdg != nullptr && *xdg != '\0') {
-      dir = absl::StrCat(xdg, "/phaseloop/", default_name);
-    } else if (home != nullptr && *home != '\0') {
-      dir = absl::StrCat(home, "/.cache/phaseloop/", default_name);
-    } else if (!fallback.empty()) {
-      dir = fallback;
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "neither XDG_CACHE_HOME nor HOME is set; pass ", flag, " DIR"));
-    }
+    return absl::InvalidArgumentError(absl::StrCat(
+        "neither XDG_CACHE_HOME nor HOME is set; pass ", flag, " DIR"));
   }
   fs::path path = fs::absolute(dir).lexically_normal();
   std::error_code error;

@@ -1,7 +1,6 @@
 #include "compiler_driver/cc_wrapper/outcome_cache.h"
 
 #include <sys/stat.h>
-#include <unistd.h>
 #include <utime.h>
 
 #include <algorithm>
@@ -13,6 +12,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/files/atomic_file.h"
+#include "common/files/user_dirs.h"
 #include "compiler_driver/cc_wrapper/cache_fields.h"
 #include "compiler_driver/cc_wrapper/spool_space.h"
 #include "compiler_driver/passes/pipeline_check.h"
@@ -27,13 +27,9 @@ std::string OutcomeCacheDirFromEnv() {
     }
     return value;
   }
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) {
-    return absl::StrCat(xdg, "/phaseloop/outcomes");
-  }
-  if (const char* home = std::getenv("HOME"); home && *home) {
-    return absl::StrCat(home, "/.cache/phaseloop/outcomes");
-  }
-  return absl::StrCat("/tmp/phaseloop-outcomes-", getuid());
+  const std::string dir =
+      files::UserDir(files::UserDirKind::kCache, "outcomes");
+  return dir.empty() ? files::PerUserTmpDir("phaseloop-outcomes") : dir;
 }
 
 int64_t OutcomeCacheMaxBytesFromEnv(std::string* warning) {
@@ -71,10 +67,9 @@ void TrimSubdirectory(const fs::path& subdir, int64_t budget) {
     total += size;
   }
   if (total <= budget) return;
-  std::sort(entries.begin(), entries.end(),
-            [](const Entry& a, const Entry& b) {
-              return a.time != b.time ? a.time < b.time : a.path < b.path;
-            });
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    return a.time != b.time ? a.time < b.time : a.path < b.path;
+  });
   for (const Entry& e : entries) {
     if (total <= budget) break;
     if (fs::remove(e.path, ec)) total -= e.size;
@@ -91,7 +86,7 @@ std::string SerializeOutcome(const std::string& key,
   AppendField(&text, "note", decision.note);
   AppendField(&text, "oz_alloc_size", absl::StrCat(decision.oz_alloc_size));
   AppendField(&text, "measured",
-           absl::StrCat(decision.measured_pipelines.size()));
+              absl::StrCat(decision.measured_pipelines.size()));
   for (const auto& [pipeline, value] : decision.measured_pipelines) {
     AppendField(&text, "value", absl::StrCat(value));
     AppendField(&text, "pipeline", pipeline);
@@ -101,7 +96,8 @@ std::string SerializeOutcome(const std::string& key,
 
 absl::StatusOr<PolicyDecision> ParseOutcome(const std::string& key,
                                             const std::string& bytes) {
-  const std::string header = absl::StrCat(kMagic, " ", kOutcomeCacheFormat, "\n");
+  const std::string header =
+      absl::StrCat(kMagic, " ", kOutcomeCacheFormat, "\n");
   if (bytes.compare(0, header.size(), header) != 0) {
     return absl::DataLossError("not an outcome entry of this format");
   }
@@ -145,8 +141,8 @@ OutcomeCache::OutcomeCache(std::string dir,
 
 OutcomeCache OutcomeCache::ForRunningBinary(const std::string& dir,
                                             int64_t max_bytes) {
-  return OutcomeCache(
-      dir, WrapperIdentity("/proc/self/exe", dir + "/identity"), max_bytes);
+  return OutcomeCache(dir, WrapperIdentity("/proc/self/exe", dir + "/identity"),
+                      max_bytes);
 }
 
 std::string OutcomeCache::EntryPath(const std::string& key) const {
@@ -237,8 +233,8 @@ absl::Status ClearOutcomeCache(const std::string& dir) {
   std::error_code ec;
   fs::remove_all(fs::path(dir) / "outcomes", ec);
   if (ec) {
-    return absl::InternalError(absl::StrCat(
-        "cannot clear ", dir, "/outcomes: ", ec.message()));
+    return absl::InternalError(
+        absl::StrCat("cannot clear ", dir, "/outcomes: ", ec.message()));
   }
   return absl::OkStatus();
 }

@@ -1,7 +1,5 @@
 #include "compiler_driver/cc_wrapper/wrapper_config.h"
 
-#include <unistd.h>
-
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -40,24 +38,14 @@ bool ParseBool(const std::string& text, bool* out) {
 }
 
 std::string DefaultConfigPath(const EnvLookup& env) {
-  if (auto xdg = env("XDG_CONFIG_HOME"); xdg && !xdg->empty()) {
-    return *xdg + "/phaseloop/cc.conf";
-  }
-  if (auto home = env("HOME"); home && !home->empty()) {
-    return *home + "/.config/phaseloop/cc.conf";
-  }
-  return "";
+  return files::UserDir(files::UserDirKind::kConfig, "cc.conf", env);
 }
 
 std::string DefaultSpoolDir(const EnvLookup& env) {
-  if (auto xdg = env("XDG_CACHE_HOME"); xdg && !xdg->empty()) {
-    return *xdg + "/phaseloop/spool";
-  }
-  if (auto home = env("HOME"); home && !home->empty()) {
-    return *home + "/.cache/phaseloop/spool";
-  }
+  const std::string dir =
+      files::UserDir(files::UserDirKind::kCache, "spool", env);
   // Bazel runs actions without HOME: a per-user directory under /tmp.
-  return "/tmp/phaseloop-spool-" + std::to_string(getuid());
+  return dir.empty() ? files::PerUserTmpDir("phaseloop-spool") : dir;
 }
 
 // Applies the file at `path` to `config`. A missing file is not an error
@@ -129,14 +117,6 @@ bool ApplyConfigFile(const std::string& path, bool must_exist,
 }
 
 }  // namespace
-
-EnvLookup ProcessEnvironment() {
-  return [](const char* name) -> std::optional<std::string> {
-    const char* value = std::getenv(name);
-    if (value == nullptr) return std::nullopt;
-    return std::string(value);
-  };
-}
 
 bool LoadWrapperConfig(const std::string& policy_flag, const EnvLookup& env,
                        WrapperConfig* config, std::string* error) {

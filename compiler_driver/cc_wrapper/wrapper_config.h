@@ -27,6 +27,8 @@
 #include <optional>
 #include <string>
 
+#include "common/files/user_dirs.h"
+
 namespace phaseloop::cc_wrapper {
 
 struct WrapperConfig {
@@ -54,8 +56,8 @@ struct WrapperConfig {
 };
 
 // Reads an environment variable; nullopt when unset.
-using EnvLookup = std::function<std::optional<std::string>(const char*)>;
-EnvLookup ProcessEnvironment();
+using EnvLookup = files::EnvLookup;
+using files::ProcessEnvironment;
 
 // `policy_flag` is --phaseloop-policy (empty: not given). A config file that
 // exists but cannot be parsed is an error (returned, with `config` holding

@@ -1,0 +1,50 @@
+#include "common/files/user_dirs.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+
+namespace phaseloop::files {
+
+EnvLookup ProcessEnvironment() {
+  return [](const char* name) -> std::optional<std::string> {
+    const char* value = std::getenv(name);
+    if (value == nullptr) return std::nullopt;
+    return std::string(value);
+  };
+}
+
+std::string UserDir(UserDirKind kind, std::string_view name,
+                    const EnvLookup& env) {
+  const char* xdg_variable = "XDG_CACHE_HOME";
+  const char* under_home = "/.cache";
+  switch (kind) {
+    case UserDirKind::kCache:
+      break;
+    case UserDirKind::kConfig:
+      xdg_variable = "XDG_CONFIG_HOME";
+      under_home = "/.config";
+      break;
+    case UserDirKind::kState:
+      xdg_variable = "XDG_STATE_HOME";
+      under_home = "/.local/state";
+      break;
+  }
+  std::string base;
+  if (std::optional<std::string> xdg = env(xdg_variable);
+      xdg && !xdg->empty()) {
+    base = *xdg + "/phaseloop";
+  } else if (std::optional<std::string> home = env("HOME");
+             home && !home->empty()) {
+    base = *home + under_home + "/phaseloop";
+  } else {
+    return "";
+  }
+  return name.empty() ? base : base + "/" + std::string(name);
+}
+
+std::string PerUserTmpDir(std::string_view prefix) {
+  return "/tmp/" + std::string(prefix) + "-" + std::to_string(getuid());
+}
+
+}  // namespace phaseloop::files
