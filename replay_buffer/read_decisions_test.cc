@@ -115,6 +115,32 @@ TEST_F(ReadDecisionsTest, AnUpsertedDecisionIsReadOnceAsRewritten) {
   EXPECT_EQ((*read)[0].pipeline(), "default<O3>,default<O3>");
 }
 
+// ForEachDecision hands the same records in the same order, one at a time,
+// and a visitor's error stops the read and comes back.
+TEST_F(ReadDecisionsTest, ForEachDecisionVisitsWhatReadDecisionsReturns) {
+  for (const char* build : {"build-1", "build-2", ""}) {
+    DecisionFilter filter;
+    filter.build_id = build;
+    std::vector<std::string> visited;
+    absl::Status status =
+        store_->ForEachDecision(filter, [&](v1::Decision& d) -> absl::Status {
+          EXPECT_EQ(d.inst_count_size(), 70);
+          visited.push_back(d.decision_id());
+          return absl::OkStatus();
+        });
+    ASSERT_TRUE(status.ok()) << status;
+    EXPECT_EQ(visited, Read(filter)) << build;
+  }
+  int calls = 0;
+  absl::Status stopped =
+      store_->ForEachDecision({}, [&](v1::Decision&) -> absl::Status {
+        ++calls;
+        return absl::CancelledError("enough");
+      });
+  EXPECT_EQ(stopped.code(), absl::StatusCode::kCancelled);
+  EXPECT_EQ(calls, 1);
+}
+
 TEST_F(ReadDecisionsTest, ReadModulesKnownOnesInHashOrderOnce) {
   WriteBatch batch;
   batch.modules = {MakeModule("mB", "test"), MakeModule("mA", "train")};

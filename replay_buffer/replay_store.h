@@ -225,6 +225,15 @@ class ReplayStore {
   virtual absl::StatusOr<std::vector<v1::Decision>> ReadDecisions(
       const DecisionFilter& filter) = 0;
 
+  // The same records in the same order and snapshot, handed to `visit` one
+  // at a time instead of held together: a fleet's months of compiles fit in
+  // no process's memory, and a reader that keeps one row per module needs
+  // no more than that. `visit` may move from its argument; a non-OK status
+  // from it stops the read and is returned. `visit` must not use the store.
+  virtual absl::Status ForEachDecision(
+      const DecisionFilter& filter,
+      const std::function<absl::Status(v1::Decision&)>& visit) = 0;
+
   // Best-known sequences of a module (all objectives and action spaces).
   virtual absl::StatusOr<std::vector<v1::BestSequence>> ReadBestSequences(
       const std::string& module_hash) = 0;

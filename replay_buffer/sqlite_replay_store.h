@@ -42,6 +42,9 @@ class SqliteReplayStore : public ReplayStore {
       const std::vector<std::string>& module_hashes) override;
   absl::StatusOr<std::vector<v1::Decision>> ReadDecisions(
       const DecisionFilter& filter) override;
+  absl::Status ForEachDecision(
+      const DecisionFilter& filter,
+      const std::function<absl::Status(v1::Decision&)>& visit) override;
   absl::StatusOr<std::vector<v1::BestSequence>> ReadBestSequences(
       const std::string& module_hash) override;
   absl::Status SetPriorities(

@@ -205,6 +205,19 @@ absl::StatusOr<std::vector<v1::ModuleRecord>> SqliteReplayStore::ReadModules(
 
 absl::StatusOr<std::vector<v1::Decision>> SqliteReplayStore::ReadDecisions(
     const DecisionFilter& filter) {
+  std::vector<v1::Decision> out;
+  absl::Status read =
+      ForEachDecision(filter, [&out](v1::Decision& d) -> absl::Status {
+        out.push_back(std::move(d));
+        return absl::OkStatus();
+      });
+  if (!read.ok()) return read;
+  return out;
+}
+
+absl::Status SqliteReplayStore::ForEachDecision(
+    const DecisionFilter& filter,
+    const std::function<absl::Status(v1::Decision&)>& visit) {
   // Only the conditions asked for, so SQLite uses decisions_by_build or
   // decisions_by_module instead of scanning every compile ever recorded.
   std::string sql = "SELECT record FROM decisions WHERE 1";
@@ -232,14 +245,15 @@ absl::StatusOr<std::vector<v1::Decision>> SqliteReplayStore::ReadDecisions(
   for (size_t i = 0; i < values.size(); ++i) {
     stmt->Bind(static_cast<int>(i + 1), values[i]);
   }
-  std::vector<v1::Decision> out;
   for (;;) {
     absl::StatusOr<bool> row = stmt->Step();
     if (!row.ok()) return Named(row.status());
-    if (!*row) return out;
-    absl::Status parsed =
-        Parse(stmt->Text(0), "a decision", &out.emplace_back());
+    if (!*row) return absl::OkStatus();
+    v1::Decision decision;
+    absl::Status parsed = Parse(stmt->Text(0), "a decision", &decision);
     if (!parsed.ok()) return Named(parsed);
+    absl::Status visited = visit(decision);
+    if (!visited.ok()) return visited;
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -55,13 +56,19 @@ absl::StatusOr<TopkRows> ReadTopkRows(
   }
   replay_buffer::DecisionFilter filter;
   filter.opt_levels = {"Os", "Oz"};  // where a size policy acts
-  auto read = store.ReadDecisions(filter);
-  if (!read.ok()) return read.status();
-  std::vector<std::string> hashes;
-  for (const v1::Decision& d : *read) {
-    if (d.topk_measured_size() > 0) hashes.push_back(d.module_hash());
-  }
-  auto known = store.ReadModules(hashes);
+  // Two passes over the records, one at a time (a fleet's decisions do not
+  // fit in memory): the modules topk measured, to learn their splits; then
+  // one row per module, the preferred record's.
+  std::set<std::string> measured_modules;
+  absl::Status listed =
+      store.ForEachDecision(filter, [&](v1::Decision& d) -> absl::Status {
+        if (d.topk_measured_size() > 0)
+          measured_modules.insert(d.module_hash());
+        return absl::OkStatus();
+      });
+  if (!listed.ok()) return listed;
+  auto known = store.ReadModules(std::vector<std::string>(
+      measured_modules.begin(), measured_modules.end()));
   if (!known.ok()) return known.status();
   std::map<std::string, std::string> split_of;
   for (const v1::ModuleRecord& m : *known)
@@ -69,52 +76,62 @@ absl::StatusOr<TopkRows> ReadTopkRows(
 
   TopkRows out;
   // module_hash -> (its row, the record it came from).
-  std::map<std::string, std::pair<TopkRow, const v1::Decision*>> chosen;
-  for (const v1::Decision& d : *read) {
-    if (d.topk_measured_size() == 0) continue;  // not a topk measurement
-    const auto known_split = split_of.find(d.module_hash());
-    if (known_split == split_of.end() ? split != train_split
-                                      : known_split->second != split) {
-      continue;  // another split's row
-    }
-    if (!UsableTopkRecord(d) || lab_modules.count(d.module_hash()) > 0) {
-      ++out.skipped;
-      continue;
-    }
-    TopkRow row;
-    row.module_hash = d.module_hash();
-    row.oz_bytes = d.oz_alloc_size();
-    std::set<int> seen;
-    for (const v1::MeasuredPipeline& m : d.topk_measured()) {
-      const auto c = by_pipeline.find(m.pipeline());
-      if (c == by_pipeline.end() || m.value() <= 0 ||
-          !seen.insert(c->second).second) {
-        continue;
-      }
-      if (blocked(d.module_hash(), m.pipeline())) {
-        ++out.blocked;
-        continue;
-      }
-      row.measured.emplace_back(c->second, m.value());
-    }
-    const bool beyond_oz =
-        row.measured.size() >= 2 ||
-        (row.measured.size() == 1 &&
-         candidates[row.measured[0].first].pipeline != kOzPipeline);
-    if (!beyond_oz) {
-      ++out.skipped;
-      continue;
-    }
-    std::sort(row.measured.begin(), row.measured.end());
-    ++out.decisions;
-    auto [it, inserted] = chosen.try_emplace(d.module_hash(), row, &d);
-    if (!inserted && Preferred(row, d, it->second.first, *it->second.second)) {
-      it->second = {row, &d};
-    }
-  }
+  std::map<std::string, std::pair<TopkRow, v1::Decision>> chosen;
+  absl::Status read =
+      store.ForEachDecision(filter, [&](v1::Decision& d) -> absl::Status {
+        if (d.topk_measured_size() == 0) {
+          return absl::OkStatus();  // not a topk measurement
+        }
+        const auto known_split = split_of.find(d.module_hash());
+        if (known_split == split_of.end() ? split != train_split
+                                          : known_split->second != split) {
+          return absl::OkStatus();  // another split's row
+        }
+        if (!UsableTopkRecord(d) || lab_modules.count(d.module_hash()) > 0) {
+          ++out.skipped;
+          return absl::OkStatus();
+        }
+        TopkRow row;
+        row.module_hash = d.module_hash();
+        row.oz_bytes = d.oz_alloc_size();
+        std::set<int> seen;
+        for (const v1::MeasuredPipeline& m : d.topk_measured()) {
+          const auto c = by_pipeline.find(m.pipeline());
+          if (c == by_pipeline.end() || m.value() <= 0 ||
+              !seen.insert(c->second).second) {
+            continue;
+          }
+          if (blocked(d.module_hash(), m.pipeline())) {
+            ++out.blocked;
+            continue;
+          }
+          row.measured.emplace_back(c->second, m.value());
+        }
+        const bool beyond_oz =
+            row.measured.size() >= 2 ||
+            (row.measured.size() == 1 &&
+             candidates[row.measured[0].first].pipeline != kOzPipeline);
+        if (!beyond_oz) {
+          ++out.skipped;
+          return absl::OkStatus();
+        }
+        std::sort(row.measured.begin(), row.measured.end());
+        ++out.decisions;
+        // The key is copied first: the pair below moves `d` away.
+        const std::string module_hash = d.module_hash();
+        auto it = chosen.find(module_hash);
+        if (it == chosen.end()) {
+          chosen.emplace(module_hash,
+                         std::make_pair(std::move(row), std::move(d)));
+        } else if (Preferred(row, d, it->second.first, it->second.second)) {
+          it->second = {std::move(row), std::move(d)};
+        }
+        return absl::OkStatus();
+      });
+  if (!read.ok()) return read;
   for (auto& [module_hash, entry] : chosen) {
     TopkRow& row = entry.first;
-    const v1::Decision& d = *entry.second;
+    const v1::Decision& d = entry.second;
     row.autophase.assign(d.autophase().begin(), d.autophase().end());
     row.inst_count.assign(d.inst_count().begin(), d.inst_count().end());
     std::string cells;
