@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "common/testing/test_util.h"
-#include "compiler_driver/passes/action_space.h"
 #include "compiler_driver/policy_runtime/state_features.h"
 #include "gtest/gtest.h"
 #include "offline_rl/learner/dataset.h"
@@ -28,12 +27,7 @@ class CanaryDatasetTest : public ::testing::Test {
         phaseloop::testing::MakeTempDir() + "/buffer.db");
     ASSERT_TRUE(store.ok()) << store.status();
     store_ = *std::move(store);
-    const auto& space = passes::ActionSpace::Llvm16();
-    options_.action_space_version = space.version();
-    for (const auto& a : space.actions()) {
-      options_.pass_names.push_back(a.name);
-      options_.pass_pipelines.push_back(a.pipeline);
-    }
+    options_ = testing::Llvm16DatasetOptions();
     for (size_t c = 0; c < kPipelines.size(); ++c) {
       options_.candidates.push_back(
           {"p" + std::to_string(c), {}, kPipelines[c]});

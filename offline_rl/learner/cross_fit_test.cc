@@ -1,7 +1,6 @@
 #include "offline_rl/learner/cross_fit.h"
 
 #include "common/testing/test_util.h"
-#include "compiler_driver/passes/action_space.h"
 #include "gtest/gtest.h"
 #include "offline_rl/learner/policy_scores.h"
 #include "offline_rl/learner/test_buffers.h"
@@ -18,10 +17,7 @@ class CrossFitTest : public ::testing::Test {
     ASSERT_TRUE(store.ok()) << store.status();
     ASSERT_TRUE(testing::WriteCandidateBuffer(**store, 90, 0, 5).ok());
     ASSERT_TRUE(testing::WriteCandidatesFile(dir + "/c.json").ok());
-    DatasetOptions options;
-    const auto& space = passes::ActionSpace::Llvm16();
-    options.action_space_version = space.version();
-    for (const auto& a : space.actions()) options.pass_names.push_back(a.name);
+    DatasetOptions options = testing::Llvm16DatasetOptions();
     options.candidates =
         *ReadCandidatesFile(dir + "/c.json", options.pass_names);
     config_.algorithm = "bc";

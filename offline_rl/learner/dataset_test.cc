@@ -5,7 +5,6 @@
 #include <map>
 
 #include "common/testing/test_util.h"
-#include "compiler_driver/passes/action_space.h"
 #include "compiler_driver/policy_runtime/state_features.h"
 #include "gtest/gtest.h"
 #include "offline_rl/learner/test_buffers.h"
@@ -20,12 +19,7 @@ class DatasetTest : public ::testing::Test {
     auto store = replay_buffer::OpenReplayStore(dir_ + "/buffer.db");
     ASSERT_TRUE(store.ok()) << store.status();
     store_ = *std::move(store);
-    const auto& space = passes::ActionSpace::Llvm16();
-    options_.action_space_version = space.version();
-    for (const auto& a : space.actions()) {
-      options_.pass_names.push_back(a.name);
-      options_.pass_pipelines.push_back(a.pipeline);
-    }
+    options_ = testing::Llvm16DatasetOptions();
   }
   // Blocks `pipeline` for `module_hash` as staging does on a miscompile.
   void Block(const std::string& module_hash, const std::string& pipeline) {

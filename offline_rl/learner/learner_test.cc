@@ -7,7 +7,6 @@
 #include <set>
 
 #include "common/testing/test_util.h"
-#include "compiler_driver/passes/action_space.h"
 #include "gtest/gtest.h"
 #include "offline_rl/learner/policy_scores.h"
 #include "offline_rl/learner/test_buffers.h"
@@ -28,9 +27,7 @@ class LearnerTest : public ::testing::Test {
     auto store = replay_buffer::OpenReplayStore(dir_ + "/buffer.db");
     ASSERT_TRUE(store.ok()) << store.status();
     store_ = *std::move(store);
-    const auto& space = passes::ActionSpace::Llvm16();
-    options_.action_space_version = space.version();
-    for (const auto& a : space.actions()) options_.pass_names.push_back(a.name);
+    options_ = testing::Llvm16DatasetOptions();
   }
 
   Dataset CandidateData(const LearnerConfig& config) {

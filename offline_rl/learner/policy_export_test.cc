@@ -11,7 +11,6 @@
 #include "common/testing/test_util.h"
 #include "compiler_driver/ir/module_loader.h"
 #include "compiler_driver/observation/features.h"
-#include "compiler_driver/passes/action_space.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "compiler_driver/policy_runtime/policy_network.h"
 #include "compiler_driver/policy_runtime/state_features.h"
@@ -33,9 +32,7 @@ class PolicyExportTest : public ::testing::Test {
     auto store = replay_buffer::OpenReplayStore(dir_ + "/buffer.db");
     ASSERT_TRUE(store.ok()) << store.status();
     store_ = *std::move(store);
-    const auto& space = passes::ActionSpace::Llvm16();
-    options_.action_space_version = space.version();
-    for (const auto& a : space.actions()) options_.pass_names.push_back(a.name);
+    options_ = testing::Llvm16DatasetOptions();
   }
 
   static LearnerConfig Config(const std::string& formulation) {

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "compiler_driver/passes/action_space.h"
 
 namespace phaseloop::offline_rl::testing {
 namespace {
@@ -259,6 +260,17 @@ absl::Status WriteStepwiseBuffer(replay_buffer::ReplayStore& store,
     batch.best_sequences.push_back(best);
   }
   return store.Write(batch);
+}
+
+DatasetOptions Llvm16DatasetOptions() {
+  const passes::ActionSpace& space = passes::ActionSpace::Llvm16();
+  DatasetOptions options;
+  options.action_space_version = space.version();
+  for (const auto& a : space.actions()) {
+    options.pass_names.push_back(a.name);
+    options.pass_pipelines.push_back(a.pipeline);
+  }
+  return options;
 }
 
 }  // namespace phaseloop::offline_rl::testing

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "offline_rl/learner/dataset.h"
 #include "replay_buffer/replay_store.h"
 
 namespace phaseloop::offline_rl::testing {
@@ -64,6 +65,11 @@ absl::Status WriteStepwiseBuffer(replay_buffer::ReplayStore& store,
                                  int train_modules, int validation_modules,
                                  int episodes_per_module, int steps,
                                  uint64_t seed);
+
+// Dataset options over LLVM 16's pass action space (its version, every
+// action's name and pipeline), no candidates: what every learner test
+// starts from.
+DatasetOptions Llvm16DatasetOptions();
 
 }  // namespace phaseloop::offline_rl::testing
 

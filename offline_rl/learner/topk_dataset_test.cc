@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "common/testing/test_util.h"
-#include "compiler_driver/passes/action_space.h"
 #include "gtest/gtest.h"
 #include "offline_rl/learner/dataset.h"
 #include "offline_rl/learner/test_buffers.h"
@@ -27,12 +26,7 @@ class TopkDatasetTest : public ::testing::Test {
     auto store = replay_buffer::OpenReplayStore(dir_ + "/buffer.db");
     ASSERT_TRUE(store.ok()) << store.status();
     store_ = *std::move(store);
-    const auto& space = passes::ActionSpace::Llvm16();
-    options_.action_space_version = space.version();
-    for (const auto& a : space.actions()) {
-      options_.pass_names.push_back(a.name);
-      options_.pass_pipelines.push_back(a.pipeline);
-    }
+    options_ = testing::Llvm16DatasetOptions();
     // m0..m9 train, m10..m13 validation, mined for oz, c1, c2, c3.
     ASSERT_TRUE(testing::WriteCandidateBuffer(*store_, 10, 4, 7).ok());
     ASSERT_TRUE(testing::WriteCandidatesFile(dir_ + "/c.json").ok());
