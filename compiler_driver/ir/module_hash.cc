@@ -26,12 +26,16 @@ std::string ModuleHash(const llvm::Module& module) {
   return ContentHash(ModuleBitcode(module));
 }
 
-std::string ModuleStateHash(const llvm::Module& module) {
+std::string ModuleStateBitcode(const llvm::Module& module) {
   std::string bytes;
   llvm::raw_string_ostream os(bytes);
   llvm::WriteBitcodeToFile(module, os, /*ShouldPreserveUseListOrder=*/true);
   os.flush();
-  return ContentHash(bytes);
+  return bytes;
+}
+
+std::string ModuleStateHash(const llvm::Module& module) {
+  return ContentHash(ModuleStateBitcode(module));
 }
 
 std::string ModuleText(const llvm::Module& module) {

@@ -20,6 +20,9 @@ std::string ModuleHash(const llvm::Module& module);
 // (which ModuleHash's bitcode leaves out, and which passes and instruction
 // selection may iterate in). Equal hashes: the same module, to the use list.
 std::string ModuleStateHash(const llvm::Module& module);
+// The bitcode ModuleStateHash hashes (use-list order included): parsed back,
+// a copy of the module for another pipeline to continue from.
+std::string ModuleStateBitcode(const llvm::Module& module);
 
 // 32 hex digits of BLAKE3 over arbitrary bytes.
 std::string ContentHash(std::string_view bytes);

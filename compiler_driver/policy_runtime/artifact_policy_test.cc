@@ -311,6 +311,48 @@ TEST_F(ArtifactPolicyTest, TopKDoesNotEmitIrItHasMeasuredAlready) {
   EXPECT_EQ(kept->alloc_size, choice->measured);
 }
 
+// A candidate that begins with -Oz is measured from a copy of -Oz's IR; when
+// it wins, its object is made the whole way, so what the wrapper writes is
+// what the chosen pipeline gives alone. On globals.c -Oz followed by the
+// module inliner, constmerge and sink is smaller than -Oz.
+TEST_F(ArtifactPolicyTest, TopKContinuesFromOzAndWritesTheWholeObject) {
+  Load("globals.c");
+  const std::string winner =
+      "default<Oz>,scc-oz-module-inliner,constmerge,function(sink)";
+  const int64_t oz = AllocAfter("default<Oz>");
+  ASSERT_LT(AllocAfter(winner), oz);
+  testing::RandomArtifactOptions artifact;
+  artifact.action_names = kActions;
+  artifact.candidate_pipelines = {"default<Oz>", winner,
+                                  "default<Oz>,codegen<machine-outliner>"};
+  InferenceOptions options;
+  options.mode = InferenceMode::kTopK;
+  options.budget = 1'000'000'000;
+  auto policy =
+      ArtifactPolicy::Create(testing::RandomArtifact(artifact), options);
+  ASSERT_TRUE(policy.ok()) << policy.status();
+  auto choice = (*policy)->Choose(*module_, autophase_, inst_count_, Env());
+  ASSERT_TRUE(choice.ok()) << choice.status();
+  EXPECT_NE(choice->note.find("2 continued from -Oz's IR"), std::string::npos)
+      << choice->note;
+  EXPECT_EQ(choice->note.find(" whole"), std::string::npos) << choice->note;
+  const int64_t mo = AllocAfter("default<Oz>,codegen<machine-outliner>");
+  const int64_t best = std::min({oz, mo, AllocAfter(winner)});
+  EXPECT_EQ(choice->measured, best);
+  EXPECT_EQ(AllocAfter(choice->pipeline), best);
+  for (const auto& [pipeline, value] : choice->measured_pipelines) {
+    EXPECT_EQ(AllocAfter(pipeline), value) << pipeline;
+  }
+  // The kept object is the whole run's, byte for byte.
+  auto split = codegen::SplitPipeline(choice->pipeline);
+  ASSERT_TRUE(split.ok());
+  std::unique_ptr<llvm::Module> clone = llvm::CloneModule(*module_);
+  ASSERT_TRUE(runner_->Run(*clone, split->ir_pipeline).ok());
+  auto alone = emitter_->EmitObject(std::move(clone), split->codegen);
+  ASSERT_TRUE(alone.ok());
+  EXPECT_EQ(choice->object, *alone);
+}
+
 // The budget counts work, never the clock: each measurement costs the
 // module's instruction count, so a budget of n such units measures exactly
 // n pipelines (-Oz and n - 1 candidates), whatever the machine's load.

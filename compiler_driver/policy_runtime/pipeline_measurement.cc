@@ -3,11 +3,23 @@
 #include <string>
 #include <utility>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "compiler_driver/codegen/codegen_options.h"
 #include "compiler_driver/ir/module_hash.h"
 #include "compiler_driver/observation/features.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 namespace phaseloop::policy_runtime {
+
+std::string MeasurementMemo::Key(const std::string& state_bitcode,
+                                 const codegen::CodegenOptions& codegen) {
+  return ir::ContentHash(state_bitcode) + " " +
+         codegen::CodegenOptionsText(codegen);
+}
 
 const PipelineMeasurement* MeasurementMemo::Find(const std::string& key) const {
   auto it = seen_.find(key);
@@ -25,7 +37,7 @@ void MeasurementMemo::Remember(const std::string& key,
 absl::StatusOr<PipelineMeasurement> MeasurePipeline(
     std::unique_ptr<llvm::Module> module, absl::string_view pipeline,
     passes::PassRunner& runner, codegen::ObjectEmitter* emitter,
-    bool keep_object, MeasurementMemo* memo) {
+    bool keep_object, MeasurementMemo* memo, std::string* optimised_bitcode) {
   absl::StatusOr<codegen::SplitPipelineText> split =
       codegen::SplitPipeline(pipeline);
   if (!split.ok()) return split.status();
@@ -44,11 +56,18 @@ absl::StatusOr<PipelineMeasurement> MeasurePipeline(
         passes::VerifyPipelineOutput(*module, std::string(pipeline));
     if (!verified.ok()) return verified;
   }
+  std::string bitcode;
+  if (memo != nullptr || optimised_bitcode != nullptr) {
+    bitcode = ir::ModuleStateBitcode(*module);
+  }
   std::string memo_key;
   if (memo != nullptr) {
-    memo_key = ir::ModuleStateHash(*module) + " " +
-               codegen::CodegenOptionsText(split->codegen);
-    if (const PipelineMeasurement* earlier = memo->Find(memo_key)) {
+    memo_key = MeasurementMemo::Key(bitcode, split->codegen);
+  }
+  if (optimised_bitcode != nullptr) *optimised_bitcode = std::move(bitcode);
+  if (memo != nullptr) {
+    const PipelineMeasurement* earlier = memo->Find(memo_key);
+    if (earlier != nullptr) {
       memo->CountReuse();
       return *earlier;
     }
@@ -64,6 +83,62 @@ absl::StatusOr<PipelineMeasurement> MeasurePipeline(
   if (memo != nullptr) memo->Remember(memo_key, m);
   if (keep_object) m.object = *std::move(object);
   return m;
+}
+
+namespace {
+constexpr char kOzIr[] = "default<Oz>";
+constexpr char kOzIrPrefix[] = "default<Oz>,";
+}  // namespace
+
+OzContinuation::OzContinuation(std::string oz_bitcode,
+                               std::string module_identifier)
+    : bitcode_(std::move(oz_bitcode)),
+      module_identifier_(std::move(module_identifier)) {}
+
+bool OzContinuation::Continues(absl::string_view pipeline) const {
+  if (bitcode_.empty()) return false;
+  absl::StatusOr<codegen::SplitPipelineText> split =
+      codegen::SplitPipeline(pipeline);
+  return split.ok() && (split->ir_pipeline == kOzIr ||
+                        absl::StartsWith(split->ir_pipeline, kOzIrPrefix));
+}
+
+void OzContinuation::RememberOz(const PipelineMeasurement& oz,
+                                MeasurementMemo* memo) const {
+  if (bitcode_.empty() || memo == nullptr) return;
+  llvm::LLVMContext context;
+  llvm::Expected<std::unique_ptr<llvm::Module>> copy = llvm::parseBitcodeFile(
+      llvm::MemoryBufferRef(bitcode_, module_identifier_), context);
+  if (!copy) {
+    llvm::consumeError(copy.takeError());
+    return;
+  }
+  memo->Remember(MeasurementMemo::Key(ir::ModuleStateBitcode(**copy), {}), oz);
+}
+
+absl::StatusOr<PipelineMeasurement> OzContinuation::Measure(
+    absl::string_view pipeline, passes::PassRunner& runner,
+    codegen::ObjectEmitter* emitter, MeasurementMemo* memo) const {
+  if (!Continues(pipeline)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "pipeline '", pipeline, "' does not begin with -Oz's IR pipeline"));
+  }
+  codegen::SplitPipelineText split = *codegen::SplitPipeline(pipeline);
+  const std::string tail =
+      split.ir_pipeline == kOzIr
+          ? ""
+          : split.ir_pipeline.substr(sizeof(kOzIrPrefix) - 1);
+  // Declared before the module: it outlives it.
+  llvm::LLVMContext context;
+  llvm::Expected<std::unique_ptr<llvm::Module>> copy = llvm::parseBitcodeFile(
+      llvm::MemoryBufferRef(bitcode_, module_identifier_), context);
+  if (!copy) {
+    return absl::InternalError(absl::StrCat("cannot read -Oz's IR back: ",
+                                            llvm::toString(copy.takeError())));
+  }
+  return MeasurePipeline(std::move(*copy),
+                         codegen::JoinPipeline(tail, split.codegen), runner,
+                         emitter, /*keep_object=*/false, memo);
 }
 
 }  // namespace phaseloop::policy_runtime

@@ -18,6 +18,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "compiler_driver/codegen/codegen_options.h"
 #include "compiler_driver/codegen/object_emitter.h"
 #include "compiler_driver/passes/pass_runner.h"
 #include "llvm/IR/Module.h"
@@ -49,6 +50,10 @@ struct PipelineMeasurement {
 // For one module (one loop over its pipelines); thread-compatible.
 class MeasurementMemo {
  public:
+  // The key of optimised IR `state_bitcode` (ir::ModuleStateBitcode)
+  // emitted with `codegen`.
+  static std::string Key(const std::string& state_bitcode,
+                         const codegen::CodegenOptions& codegen);
   // The earlier measurement under `key`, or null.
   const PipelineMeasurement* Find(const std::string& key) const;
   // Keeps `m`'s figures (not its object) under `key`.
@@ -72,11 +77,51 @@ class MeasurementMemo {
 // `memo` (optional, the same module's earlier measurements): when the
 // optimised IR and the codegen options equal an earlier measurement's, its
 // figures are returned with `reused` set and nothing is emitted; otherwise
-// this measurement is remembered.
+// this measurement is remembered. `optimised_bitcode` (optional, with an
+// emitter): the optimised IR before code generation as
+// ir::ModuleStateBitcode, for other pipelines to continue from.
 absl::StatusOr<PipelineMeasurement> MeasurePipeline(
     std::unique_ptr<llvm::Module> module, absl::string_view pipeline,
     passes::PassRunner& runner, codegen::ObjectEmitter* emitter,
-    bool keep_object = false, MeasurementMemo* memo = nullptr);
+    bool keep_object = false, MeasurementMemo* memo = nullptr,
+    std::string* optimised_bitcode = nullptr);
+
+// -Oz's optimised IR, kept (as ir::ModuleStateBitcode) so that the
+// candidates beginning with -Oz — "default<Oz>,X", or -Oz with other codegen
+// options: half of the shipped default's candidates — continue from a copy
+// of it instead of running -Oz once more: X and code generation only.
+// The copy is parsed into an LLVMContext of its own. Its sizes are the ones
+// a whole run gives (every pair on the Debian corpus measured equal:
+// prefix_sharing_benchmark, BENCHMARKS.md), but its IR is not the whole
+// run's to the bit (the bitcode reader resets intrinsics' attributes), so
+// its object is not kept: a caller that chooses such a candidate makes the
+// object the whole way (topk does).
+class OzContinuation {
+ public:
+  // `oz_bitcode`: MeasurePipeline's optimised_bitcode of kOzPipeline on the
+  // module named `module_identifier`; empty holds nothing.
+  OzContinuation(std::string oz_bitcode, std::string module_identifier);
+
+  // Whether `pipeline`'s IR part is "default<Oz>" or begins with
+  // "default<Oz>," and -Oz's IR is held.
+  bool Continues(absl::string_view pipeline) const;
+
+  // Tells `memo` that the copy itself, emitted with no codegen option, is
+  // -Oz's measurement `oz`: a candidate whose passes leave the copy as it
+  // is then costs no code generation.
+  void RememberOz(const PipelineMeasurement& oz, MeasurementMemo* memo) const;
+
+  // Measures `pipeline` (one Continues accepts) from a copy of -Oz's IR, as
+  // MeasurePipeline does, with no object kept.
+  absl::StatusOr<PipelineMeasurement> Measure(absl::string_view pipeline,
+                                              passes::PassRunner& runner,
+                                              codegen::ObjectEmitter* emitter,
+                                              MeasurementMemo* memo) const;
+
+ private:
+  std::string bitcode_;
+  std::string module_identifier_;
+};
 
 }  // namespace phaseloop::policy_runtime
 

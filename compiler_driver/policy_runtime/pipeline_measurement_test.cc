@@ -105,5 +105,41 @@ TEST_F(PipelineMeasurementTest, AMalformedPipelineIsNotRemembered) {
   EXPECT_EQ(memo.reused(), 0);
 }
 
+// A candidate that begins with -Oz continues from a copy of -Oz's IR: the
+// sizes are what running it whole gives, and no object is kept.
+TEST_F(PipelineMeasurementTest, ContinuingFromOzMeasuresWhatAWholeRunDoes) {
+  std::string oz_bitcode;
+  auto oz = MeasurePipeline(llvm::CloneModule(*module_), "default<Oz>",
+                            *runner_, emitter_.get(), /*keep_object=*/true,
+                            nullptr, &oz_bitcode);
+  ASSERT_TRUE(oz.ok()) << oz.status();
+  ASSERT_FALSE(oz_bitcode.empty());
+  const OzContinuation from_oz(oz_bitcode, module_->getModuleIdentifier());
+  for (const std::string pipeline :
+       {"default<Oz>,codegen<machine-outliner>",
+        "default<Oz>,scc-oz-module-inliner,constmerge,function(sink)",
+        "default<Oz>,function(instcombine),function(simplifycfg),codegen<"
+        "machine-outliner>",
+        "default<Oz>,default<Oz>"}) {
+    ASSERT_TRUE(from_oz.Continues(pipeline)) << pipeline;
+    auto continued = from_oz.Measure(pipeline, *runner_, emitter_.get(),
+                                     /*memo=*/nullptr);
+    ASSERT_TRUE(continued.ok()) << continued.status();
+    auto whole = Measure(pipeline, nullptr);
+    ASSERT_TRUE(whole.ok()) << whole.status();
+    EXPECT_EQ(continued->alloc_size, whole->alloc_size) << pipeline;
+    EXPECT_EQ(continued->text_size, whole->text_size) << pipeline;
+    EXPECT_EQ(continued->ir_count, whole->ir_count) << pipeline;
+    EXPECT_TRUE(continued->object.empty()) << pipeline;
+  }
+  for (const char* other : {"default<O2>,default<Oz>", "function(mem2reg)",
+                            "tuned<Oz;merge-functions>", "default<Oz"}) {
+    EXPECT_FALSE(from_oz.Continues(other)) << other;
+    EXPECT_FALSE(
+        from_oz.Measure(other, *runner_, emitter_.get(), nullptr).ok());
+  }
+  EXPECT_FALSE(OzContinuation("", "m").Continues("default<Oz>,dce"));
+}
+
 }  // namespace
 }  // namespace phaseloop::policy_runtime
