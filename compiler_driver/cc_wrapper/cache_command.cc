@@ -133,6 +133,9 @@ void AddCacheCommand(CLI::App& app, int& exit_code) {
       "topk's outcome cache (on by default: ~/.cache/phaseloop/outcomes, or "
       "PHASELOOP_OUTCOME_CACHE): the policy's choice per module, so a "
       "rebuild runs one pipeline");
+  const std::string dir_help =
+      "the cache directory (default: phaseloop-cc's, $PHASELOOP_OUTCOME_CACHE "
+      "or ~/.cache/phaseloop/outcomes)";
   for (const bool clear : {false, true}) {
     auto [sub, flags] = command::AddSubcommand<CacheFlags>(
         *cache, clear ? "clear" : "stats",
@@ -143,14 +146,9 @@ void AddCacheCommand(CLI::App& app, int& exit_code) {
           return clear ? RunCacheClear(f, std::cout, std::cerr)
                        : RunCacheStats(f, std::cout, std::cerr);
         });
-    sub->add_option("--dir", flags->dir,
-                    "the cache directory (default: phaseloop-cc's, "
-                    "$PHASELOOP_OUTCOME_CACHE or ~/.cache/phaseloop/outcomes)");
+    sub->add_option("--dir", flags->dir, dir_help);
     if (!clear) sub->add_flag("--json", flags->json, "print JSON");
   }
-  const std::string dir_help =
-      "the cache directory (default: phaseloop-cc's, $PHASELOOP_OUTCOME_CACHE "
-      "or ~/.cache/phaseloop/outcomes)";
   {
     auto [sub, flags] = command::AddSubcommand<CacheFlags>(
         *cache, "export",
