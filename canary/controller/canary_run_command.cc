@@ -15,8 +15,8 @@
 #include "absl/strings/str_format.h"
 #include "canary/controller/canary_list_command.h"
 #include "canary/controller/canary_report.h"
-#include "canary/controller/step_figures.h"
 #include "canary/controller/live_environment.h"
+#include "canary/controller/step_figures.h"
 #include "common/command/exit_code.h"
 #include "common/command/stop_signals.h"
 #include "common/command/subcommand.h"
@@ -24,6 +24,7 @@
 #include "common/files/file_lock.h"
 #include "common/kafka/kafka_serve_process.h"
 #include "common/process/background_process.h"
+#include "common/process/self_executable.h"
 #include "offline_rl/policy_store/policy_server_process.h"
 #include "staging_harness/corpus/debian_sources.h"
 
@@ -37,23 +38,13 @@ constexpr char kName[] = "phaseloop canary run: ";
 // finish stopping (its instances get a few seconds each).
 constexpr int64_t kControllerLockWaitMs = 60000;
 
-std::string SelfPath() {
-  std::error_code error;
-  const fs::path self = fs::read_symlink("/proc/self/exe", error);
-  return error ? std::string() : self.string();
-}
-
 // phaseloop-cc: --cc, else beside this binary, else as Bazel lays out
 // bazel-bin, else on PATH.
 std::string FindWrapper(const std::string& flag, const std::string& self) {
   if (!flag.empty()) return flag;
-  const fs::path dir = fs::path(self).parent_path();
-  for (const fs::path& candidate :
-       {dir / "phaseloop-cc",
-        dir.parent_path() / "compiler_driver/cc_wrapper/phaseloop-cc"}) {
-    if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
-  }
-  return "phaseloop-cc";
+  const std::string beside =
+      process::PhaseloopCcBeside(fs::path(self).parent_path().string());
+  return beside.empty() ? "phaseloop-cc" : beside;
 }
 
 int ExitFor(const v1::CanaryRun& run) {
@@ -116,7 +107,7 @@ int RunCanaryRun(const CanaryRunFlags& flags, std::ostream& out,
         << s.message() << "\n";
     return command::kExitBadInput;
   }
-  const std::string self = SelfPath();
+  const std::string self = process::SelfExecutable();
   // Helpers this command starts live as long as it does.
   std::vector<process::BackgroundProcess> helpers;
   struct StopHelpers {

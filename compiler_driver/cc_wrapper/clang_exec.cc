@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/process/self_executable.h"
+
 namespace phaseloop::cc_wrapper {
 DriverKind DriverKindOf(const char* argv0) {
   std::string name = argv0 == nullptr ? "" : argv0;
@@ -18,10 +20,8 @@ DriverKind DriverKindOf(const char* argv0) {
 }
 
 std::string SiblingBinary(const std::string& name) {
-  char buffer[4096];
-  ssize_t n = readlink("/proc/self/exe", buffer, sizeof buffer - 1);
-  if (n <= 0) return name;
-  std::string self(buffer, static_cast<size_t>(n));
+  const std::string self = process::SelfExecutable();
+  if (self.empty()) return name;
   size_t slash = self.rfind('/');
   return slash == std::string::npos ? name : self.substr(0, slash + 1) + name;
 }

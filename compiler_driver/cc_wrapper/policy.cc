@@ -12,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
+#include "common/process/self_executable.h"
 #include "compiler_driver/ir/module_hash.h"
 #include "compiler_driver/ir/module_loader.h"
 #include "compiler_driver/passes/pipeline_check.h"
@@ -434,9 +435,8 @@ std::string FindDefaultPolicy(const std::string& exe_dir) {
   namespace fs = std::filesystem;
   fs::path dir = exe_dir;
   if (dir.empty()) {
-    std::error_code error;
-    const fs::path exe = fs::read_symlink("/proc/self/exe", error);
-    if (error) return "";
+    const fs::path exe = process::SelfExecutable();
+    if (exe.empty()) return "";
     dir = exe.parent_path();
   }
   for (const fs::path& candidate :

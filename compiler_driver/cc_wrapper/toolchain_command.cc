@@ -12,6 +12,7 @@
 #include "common/command/exit_code.h"
 #include "common/command/subcommand.h"
 #include "common/files/atomic_file.h"
+#include "common/process/self_executable.h"
 #include "compiler_driver/cc_wrapper/bazel_toolchain.h"
 #include "compiler_driver/cc_wrapper/bazel_toolchain_files.h"
 #include "compiler_driver/cc_wrapper/policy.h"
@@ -23,25 +24,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// phaseloop-cc beside this executable (an installed bin directory), else
-// where Bazel puts it relative to bazel-bin/tools/phaseloop; "" if neither.
-std::string DefaultCc() {
-  std::error_code error;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", error);
-  if (error) return "";
-  const fs::path dir = exe.parent_path();
-  for (const fs::path& candidate :
-       {dir / "phaseloop-cc",
-        dir / ".." / "compiler_driver" / "cc_wrapper" / "phaseloop-cc"}) {
-    if (access(candidate.c_str(), X_OK) == 0)
-      return candidate.lexically_normal().string();
-  }
-  return "";
-}
-
 int RunToolchainBazel(BazelToolchainOptions options) {
   if (options.cc.empty()) {
-    options.cc = DefaultCc();
+    options.cc = process::PhaseloopCcBeside();
     if (options.cc.empty()) {
       std::cerr
           << "error: no phaseloop-cc next to this phaseloop binary or in its "

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/command/exit_code.h"
+#include "common/process/self_executable.h"
 
 namespace phaseloop::offline_rl {
 namespace {
@@ -28,9 +29,8 @@ std::string FindTrainBinary() {
   if (const char* env = std::getenv("PHASELOOP_TRAIN_BINARY")) {
     return Executable(env) ? std::string(env) : "";
   }
-  std::error_code error;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", error);
-  if (error) return "";
+  const fs::path exe = process::SelfExecutable();
+  if (exe.empty()) return "";
   const fs::path dir = exe.parent_path();
   std::vector<fs::path> candidates = {dir / kBinary};
   const fs::path in_runfiles =

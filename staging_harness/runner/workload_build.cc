@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/process/self_executable.h"
 #include "common/process/subprocess.h"
 #include "compiler_driver/cc_wrapper/spool_reader.h"
 #include "compiler_driver/ir/module_hash.h"
@@ -117,11 +118,10 @@ absl::StatusOr<Compilers> FindCompilers(const std::string& cc_flag,
     }
   }
   if (const char* env = std::getenv("PHASELOOP_CC")) consider(env);
-  std::error_code error;
   const std::string dir =
       !exe_dir.empty()
           ? exe_dir
-          : fs::read_symlink("/proc/self/exe", error).parent_path().string();
+          : fs::path(process::SelfExecutable()).parent_path().string();
   if (!dir.empty()) {
     consider(dir + "/phaseloop-cc");
     consider(dir + "/../compiler_driver/cc_wrapper/phaseloop-cc");

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/command/exit_code.h"
 #include "common/command/subcommand.h"
+#include "common/process/self_executable.h"
 #include "nlohmann/json.hpp"
 #include "replay_buffer/replay_store.h"
 #include "staging_harness/search/episode_file.h"
@@ -57,17 +58,9 @@ bool IsBlocked(const PipelineBlocked& blocked, const v1::BestSequence& best) {
 }  // namespace
 
 std::string DefaultWorkerBinary() {
-  std::error_code error;
-  const fs::path dir = fs::read_symlink("/proc/self/exe", error).parent_path();
-  if (error) return "";
-  for (const fs::path& candidate :
-       {dir / "phaseloop-session-worker", dir / "session_worker",
-        dir / ".." / "staging_harness" / "workers" / "session_worker"}) {
-    if (access(candidate.c_str(), X_OK) == 0) {
-      return candidate.lexically_normal().string();
-    }
-  }
-  return "";
+  return process::ExecutableBeside(
+      {"phaseloop-session-worker", "session_worker",
+       "../staging_harness/workers/session_worker"});
 }
 
 namespace {

@@ -15,6 +15,7 @@
 #include "common/kafka/kafka_serve_process.h"
 #include "common/kafka/state_dir.h"
 #include "common/process/background_process.h"
+#include "common/process/self_executable.h"
 #include "offline_rl/policy_store/policy_server_process.h"
 #include "tools/loop/child_stage_executor.h"
 #include "tools/loop/loop_config.h"
@@ -29,23 +30,13 @@ namespace fs = std::filesystem;
 constexpr char kName[] = "phaseloop loop: ";
 constexpr char kPolicyStoreEnv[] = "PHASELOOP_POLICY_STORE";
 
-std::string SelfPath() {
-  std::error_code error;
-  const fs::path self = fs::read_symlink("/proc/self/exe", error);
-  return error ? std::string() : self.string();
-}
-
 // phaseloop-cc: --cc, else beside this binary, else where Bazel puts it
 // beside bazel-bin/tools, else on PATH.
 std::string FindWrapper(const std::string& flag, const std::string& self) {
   if (!flag.empty()) return fs::absolute(flag).string();
-  const fs::path dir = fs::path(self).parent_path();
-  for (const fs::path& candidate :
-       {dir / "phaseloop-cc",
-        dir.parent_path() / "compiler_driver/cc_wrapper/phaseloop-cc"}) {
-    if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
-  }
-  return "phaseloop-cc";
+  const std::string beside =
+      process::PhaseloopCcBeside(fs::path(self).parent_path().string());
+  return beside.empty() ? "phaseloop-cc" : beside;
 }
 
 // Background helpers live as long as the loop.
@@ -110,7 +101,7 @@ int RunLoop(const LoopFlags& flags, std::ostream& out, std::ostream& err) {
         << "); let it finish or stop it (Ctrl-C), or pick another --loop-id\n";
     return command::kExitBadInput;
   }
-  setup.phaseloop = SelfPath();
+  setup.phaseloop = process::SelfExecutable();
   setup.cc = FindWrapper(flags.cc, setup.phaseloop);
   setup.buffer =
       fs::absolute(flags.buffer.empty() ? setup.state_dir + "/buffer.db"
