@@ -45,8 +45,9 @@ struct PipelineMeasurement {
 // earlier one did (-Oz followed by passes with nothing left to do; two
 // sequences that differ only in passes that find no work), and generating
 // code for equal IR with equal options gives the same object, so a second
-// such pipeline's sizes are known without emitting anything: topk, eval and
-// mining measure exactly what they measured before, with fewer emissions.
+// such pipeline's sizes are known without emitting anything: topk (and with
+// it eval) and candidate mining measure exactly what they measured before,
+// with fewer emissions.
 // For one module (one loop over its pipelines); thread-compatible.
 class MeasurementMemo {
  public:
