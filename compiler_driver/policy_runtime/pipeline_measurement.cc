@@ -103,12 +103,17 @@ bool OzContinuation::Continues(absl::string_view pipeline) const {
                         absl::StartsWith(split->ir_pipeline, kOzIrPrefix));
 }
 
+llvm::Expected<std::unique_ptr<llvm::Module>> OzContinuation::Copy(
+    llvm::LLVMContext& context) const {
+  return llvm::parseBitcodeFile(
+      llvm::MemoryBufferRef(bitcode_, module_identifier_), context);
+}
+
 void OzContinuation::RememberOz(const PipelineMeasurement& oz,
                                 MeasurementMemo* memo) const {
   if (bitcode_.empty() || memo == nullptr) return;
   llvm::LLVMContext context;
-  llvm::Expected<std::unique_ptr<llvm::Module>> copy = llvm::parseBitcodeFile(
-      llvm::MemoryBufferRef(bitcode_, module_identifier_), context);
+  llvm::Expected<std::unique_ptr<llvm::Module>> copy = Copy(context);
   if (!copy) {
     llvm::consumeError(copy.takeError());
     return;
@@ -130,8 +135,7 @@ absl::StatusOr<PipelineMeasurement> OzContinuation::Measure(
           : split.ir_pipeline.substr(sizeof(kOzIrPrefix) - 1);
   // Declared before the module: it outlives it.
   llvm::LLVMContext context;
-  llvm::Expected<std::unique_ptr<llvm::Module>> copy = llvm::parseBitcodeFile(
-      llvm::MemoryBufferRef(bitcode_, module_identifier_), context);
+  llvm::Expected<std::unique_ptr<llvm::Module>> copy = Copy(context);
   if (!copy) {
     return absl::InternalError(absl::StrCat("cannot read -Oz's IR back: ",
                                             llvm::toString(copy.takeError())));

@@ -21,7 +21,9 @@
 #include "compiler_driver/codegen/codegen_options.h"
 #include "compiler_driver/codegen/object_emitter.h"
 #include "compiler_driver/passes/pass_runner.h"
+#include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/Error.h"
 
 namespace phaseloop::policy_runtime {
 
@@ -121,6 +123,10 @@ class OzContinuation {
                                               MeasurementMemo* memo) const;
 
  private:
+  // A copy of -Oz's IR in `context` (which must outlive it).
+  llvm::Expected<std::unique_ptr<llvm::Module>> Copy(
+      llvm::LLVMContext& context) const;
+
   std::string bitcode_;
   std::string module_identifier_;
 };
