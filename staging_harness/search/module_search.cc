@@ -198,6 +198,9 @@ absl::StatusOr<ModuleSearch::Candidate> ModuleSearch::StepSession(
   if (!reply.ok()) {
     if (!ActionFailed(reply.status())) return reply.status();
     ++failed_steps_;
+    if (reply.status().code() == absl::StatusCode::kDeadlineExceeded) {
+      ++timed_out_steps_;
+    }
     c.failed = true;
     c.state = before;
     step.set_failed(true);

@@ -154,6 +154,9 @@ class ModuleSearch {
   int64_t episodes() const { return episodes_; }
   int64_t evaluations() const { return evaluations_; }
   int64_t failed_steps() const { return failed_steps_; }
+  // The failed steps that hit the step timeout: the only ones that depend
+  // on the machine (a crash or a verifier failure recurs on any machine).
+  int64_t timed_out_steps() const { return timed_out_steps_; }
   // Offers OfferBest refused because their sequence was blocked.
   int64_t blocked_offers() const { return blocked_offers_; }
 
@@ -179,6 +182,7 @@ class ModuleSearch {
   int64_t evaluations_ = 0;
   mutable bool time_limited_ = false;
   int64_t failed_steps_ = 0;
+  int64_t timed_out_steps_ = 0;
   int64_t blocked_offers_ = 0;
 };
 

@@ -133,6 +133,7 @@ nlohmann::json ResultJson(const ModuleResult& r) {
   j["episodes"] = r.episodes;
   j["evaluations"] = r.evaluations;
   j["failed_steps"] = r.failed_steps;
+  j["timed_out_steps"] = r.timed_out_steps;
   j["blocked_skipped"] = r.blocked_skipped;
   j["seconds"] = r.seconds;
   j["time_limited"] = r.time_limited;

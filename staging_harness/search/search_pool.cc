@@ -91,6 +91,7 @@ void SearchModule(service::WorkerProcess& worker, Shared& shared,
   result.episodes = search.episodes();
   result.evaluations = search.evaluations();
   result.failed_steps = search.failed_steps();
+  result.timed_out_steps = search.timed_out_steps();
   result.blocked_skipped = search.blocked_offers();
   result.time_limited = search.time_limited();
   {

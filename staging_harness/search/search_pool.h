@@ -47,6 +47,7 @@ struct ModuleResult {
   int64_t episodes = 0;
   int64_t evaluations = 0;      // actions applied (steps, incl. failed)
   int64_t failed_steps = 0;     // crashed, hung or broke the verifier
+  int64_t timed_out_steps = 0;  // of those, hung: over the step timeout
   int64_t blocked_skipped = 0;  // better sequences refused: blocked pipeline
   double seconds = 0;           // search time
   // The clock ended the search before max_evaluations did (or there was no

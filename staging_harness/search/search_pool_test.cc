@@ -254,6 +254,8 @@ TEST(SearchPool, CrashingActionIsAFailedStepAndTheSearchCompletes) {
   CheckRun(run, "greedy", Objective::kIrCount);
   ASSERT_EQ(run.results.size(), 1u);
   EXPECT_EQ(run.results[0].failed_steps, 2);
+  // A crash recurs on any machine: not a timed-out step.
+  EXPECT_EQ(run.results[0].timed_out_steps, 0);
   EXPECT_LT(run.results[0].ir_count, run.results[0].reference.ir_count_start);
   int crashed = 0;
   for (const v1::Episode& e : run.episodes) {
@@ -279,6 +281,7 @@ TEST(SearchPool, HangingActionIsAFailedStep) {
   CheckRun(run, "greedy", Objective::kIrCount);
   ASSERT_EQ(run.results.size(), 1u);
   EXPECT_EQ(run.results[0].failed_steps, 1);
+  EXPECT_EQ(run.results[0].timed_out_steps, 1);
   bool hung = false;
   for (const v1::Step& s : run.episodes.at(0).steps()) {
     hung |= s.failed() && s.action() == A("adce");
