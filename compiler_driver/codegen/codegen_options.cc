@@ -12,6 +12,8 @@ namespace {
 
 constexpr absl::string_view kElementPrefix = "codegen<";
 constexpr absl::string_view kMachineOutliner = "machine-outliner";
+constexpr absl::string_view kNoJumpTables = "no-jump-tables";
+constexpr absl::string_view kKnownOptions = "machine-outliner, no-jump-tables";
 
 // The top-level elements of PassBuilder text: split at commas outside
 // <...> and (...).
@@ -62,20 +64,26 @@ absl::StatusOr<SplitPipelineText> SplitPipeline(absl::string_view pipeline) {
   if (last.size() < kElementPrefix.size() + 1 || last.back() != '>') {
     return absl::InvalidArgumentError(absl::StrCat(
         "pipeline '", pipeline, "': '", last,
-        "' is not codegen<OPTION;...> (known options: ", kMachineOutliner,
-        ")"));
+        "' is not codegen<OPTION;...> (known options: ", kKnownOptions, ")"));
   }
   const absl::string_view inner = last.substr(
       kElementPrefix.size(), last.size() - kElementPrefix.size() - 1);
   for (absl::string_view option : absl::StrSplit(inner, ';')) {
-    if (option == kMachineOutliner) {
-      split.codegen.machine_outliner = true;
-    } else {
+    bool* flag = nullptr;
+    if (option == kMachineOutliner) flag = &split.codegen.machine_outliner;
+    if (option == kNoJumpTables) flag = &split.codegen.no_jump_tables;
+    if (flag == nullptr) {
       return absl::InvalidArgumentError(
           absl::StrCat("pipeline '", pipeline, "': unknown codegen option '",
-                       option, "' (known: ", kMachineOutliner,
+                       option, "' (known: ", kKnownOptions,
                        "); a policy naming it needs a newer phaseloop"));
     }
+    if (*flag) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("pipeline '", pipeline, "': codegen option '", option,
+                       "' is named twice"));
+    }
+    *flag = true;
   }
   const size_t ir_length =
       elements.size() == 1 ? 0 : pipeline.size() - last.size() - 1;
@@ -86,6 +94,7 @@ absl::StatusOr<SplitPipelineText> SplitPipeline(absl::string_view pipeline) {
 std::string CodegenOptionsText(const CodegenOptions& options) {
   std::vector<absl::string_view> names;
   if (options.machine_outliner) names.push_back(kMachineOutliner);
+  if (options.no_jump_tables) names.push_back(kNoJumpTables);
   return absl::StrJoin(names, ";");
 }
 

@@ -20,6 +20,16 @@
 //                     instruction sequences become calls to one outlined
 //                     copy. Not run by clang-16 -Oz on x86-64; ~1 % smaller
 //                     .text on real programs, more on some.
+//   no-jump-tables    code generation lowers switches to compare-and-branch
+//                     trees (and bit tests), never to a jump table in
+//                     .rodata: the "no-jump-tables" attribute put on every
+//                     function after the IR pipeline, so the optimiser's
+//                     lookup tables stay (unlike clang's -fno-jump-tables,
+//                     which sets it before). The object equals clang-16's
+//                     with -mllvm -min-jump-table-entries=1000000. A
+//                     lowering choice only, so meaning is unchanged; after
+//                     -Oz, 40 of the Debian corpus's 217 train modules came
+//                     out smaller (up to 3.9 %), 7 larger (up to 0.4 %).
 //
 // Pure string functions; thread-safe.
 
@@ -32,10 +42,12 @@ namespace phaseloop::codegen {
 
 struct CodegenOptions {
   bool machine_outliner = false;
+  bool no_jump_tables = false;
 
-  bool any() const { return machine_outliner; }
+  bool any() const { return machine_outliner || no_jump_tables; }
   bool operator==(const CodegenOptions& o) const {
-    return machine_outliner == o.machine_outliner;
+    return machine_outliner == o.machine_outliner &&
+           no_jump_tables == o.no_jump_tables;
   }
   bool operator!=(const CodegenOptions& o) const { return !(*this == o); }
 };
@@ -56,7 +68,8 @@ absl::StatusOr<SplitPipelineText> SplitPipeline(absl::string_view pipeline);
 std::string JoinPipeline(absl::string_view ir_pipeline,
                          const CodegenOptions& options);
 
-// "machine-outliner" (';'-separated when several); "" for none.
+// "machine-outliner", "no-jump-tables", ';'-separated when several, in
+// that order; "" for none.
 std::string CodegenOptionsText(const CodegenOptions& options);
 
 }  // namespace phaseloop::codegen

@@ -26,6 +26,29 @@ TEST(CodegenOptions, TheLastElementNamesCodegenOptions) {
   EXPECT_TRUE(alone->codegen.machine_outliner);
 }
 
+TEST(CodegenOptions, SeveralOptionsInEitherOrderReadTheSame) {
+  auto both =
+      SplitPipeline("default<Oz>,codegen<no-jump-tables;machine-outliner>");
+  ASSERT_TRUE(both.ok()) << both.status();
+  EXPECT_TRUE(both->codegen.machine_outliner);
+  EXPECT_TRUE(both->codegen.no_jump_tables);
+  EXPECT_EQ(CodegenOptionsText(both->codegen),
+            "machine-outliner;no-jump-tables");
+  EXPECT_EQ(JoinPipeline(both->ir_pipeline, both->codegen),
+            "default<Oz>,codegen<machine-outliner;no-jump-tables>");
+
+  auto tables = SplitPipeline("codegen<no-jump-tables>");
+  ASSERT_TRUE(tables.ok()) << tables.status();
+  EXPECT_FALSE(tables->codegen.machine_outliner);
+  EXPECT_TRUE(tables->codegen.no_jump_tables);
+  EXPECT_NE(tables->codegen, both->codegen);
+
+  auto twice = SplitPipeline("codegen<no-jump-tables;no-jump-tables>");
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.status().message().find("named twice"), std::string::npos)
+      << twice.status();
+}
+
 TEST(CodegenOptions, JoinIsTheInverseOfSplit) {
   CodegenOptions outliner;
   outliner.machine_outliner = true;
@@ -35,7 +58,9 @@ TEST(CodegenOptions, JoinIsTheInverseOfSplit) {
   EXPECT_EQ(JoinPipeline("", outliner), "codegen<machine-outliner>");
   for (const std::string text :
        {"default<Oz>", "default<Oz>,codegen<machine-outliner>",
-        "function(sroa),codegen<machine-outliner>"}) {
+        "function(sroa),codegen<machine-outliner>",
+        "default<Oz>,codegen<no-jump-tables>",
+        "default<Oz>,codegen<machine-outliner;no-jump-tables>"}) {
     auto split = SplitPipeline(text);
     ASSERT_TRUE(split.ok()) << text;
     EXPECT_EQ(JoinPipeline(split->ir_pipeline, split->codegen), text);
@@ -58,6 +83,9 @@ TEST(CodegenOptions, MisplacedUnknownOrMalformedElementsAreNamed) {
       << unknown.status();
   EXPECT_NE(unknown.status().message().find("newer phaseloop"),
             std::string::npos);
+  EXPECT_NE(unknown.status().message().find("no-jump-tables"),
+            std::string::npos)
+      << "the message lists every known option";
 
   EXPECT_FALSE(SplitPipeline("default<Oz>,codegen<machine-outliner").ok());
   EXPECT_FALSE(SplitPipeline("default<Oz>,codegen<>").ok());

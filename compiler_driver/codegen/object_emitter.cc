@@ -181,6 +181,14 @@ llvm::cl::opt<llvm::RunOutliner>* MachineOutlinerOption() {
 
 absl::StatusOr<std::string> ObjectEmitter::EmitObject(
     std::unique_ptr<llvm::Module> module, const CodegenOptions& options) {
+  if (options.no_jump_tables) {
+    // What clang's -fno-jump-tables puts on every function it emits.
+    for (llvm::Function& function : *module) {
+      if (!function.isDeclaration()) {
+        function.addFnAttr("no-jump-tables", "true");
+      }
+    }
+  }
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream os(buffer);
   llvm::legacy::PassManager passes;

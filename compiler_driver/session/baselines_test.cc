@@ -118,6 +118,59 @@ TEST(CodegenOptionFidelity, MachineOutlinerMatchesClangAndDoesNotLeak) {
   EXPECT_GT(outlined_anywhere, 0);  // interpreter.c and text_stats.cc do
 }
 
+// no-jump-tables as a policy's codegen option: code generation builds no
+// jump table, as clang-16 -Oz does when its minimum jump table size cannot
+// be reached (-mllvm -min-jump-table-entries=1000000), equal on every
+// fixture in .text and in all allocated sections; it changes the object
+// where a switch became a jump table (big_switch.c), and it does not outlive
+// its emission. (clang's -fno-jump-tables is another thing: its attribute
+// also stops the optimiser turning switches into lookup tables.)
+TEST(CodegenOptionFidelity, NoJumpTablesMatchesClangAndDoesNotLeak) {
+  const std::string dir = testing::MakeTempDir();
+  codegen::CodegenOptions no_tables;
+  no_tables.no_jump_tables = true;
+  int changed = 0;
+  for (const std::string& source : testing::FixturePaths()) {
+    SCOPED_TRACE(source);
+    llvm::LLVMContext context;
+    auto module = ir::LoadModule(source, ir::FrontendOptions{}, context);
+    ASSERT_TRUE(module.ok()) << module.status();
+    auto emitter = codegen::ObjectEmitter::ForModule(
+        **module, ir::CodegenLevel(OptLevel::kOz));
+    ASSERT_TRUE(emitter.ok()) << emitter.status();
+    passes::PassRunner runner(
+        &(*emitter)->target_machine(),
+        passes::TuningFor(OptLevel::kOz, passes::PipelineFlavor::kClang));
+    auto emit = [&](const codegen::CodegenOptions& options) {
+      std::unique_ptr<llvm::Module> clone = llvm::CloneModule(**module);
+      EXPECT_TRUE(runner.Run(*clone, "default<Oz>").ok());
+      return (*emitter)->EmitObject(std::move(clone), options);
+    };
+    auto plain = emit({});
+    auto without_tables = emit(no_tables);
+    auto plain_again = emit({});
+    ASSERT_TRUE(plain.ok() && without_tables.ok() && plain_again.ok());
+    EXPECT_EQ(*plain, *plain_again);
+
+    std::string log;
+    const std::string obj = dir + "/clang-njt.o";
+    ASSERT_EQ(testing::RunCommand(
+                  {"clang-16", "-Oz", "-mllvm",
+                   "-min-jump-table-entries=1000000", "-c", source, "-o", obj},
+                  &log),
+              0)
+        << log;
+    EXPECT_EQ(*codegen::TextSectionBytes(*without_tables), TextOfObject(obj));
+    EXPECT_EQ(*codegen::AllocatedSectionBytes(*without_tables),
+              *codegen::AllocatedSectionBytes(testing::ReadFileOrEmpty(obj)));
+    if (*codegen::AllocatedSectionBytes(*without_tables) !=
+        *codegen::AllocatedSectionBytes(*plain)) {
+      ++changed;
+    }
+  }
+  EXPECT_GT(changed, 0);  // big_switch.c's switches
+}
+
 // tuned<LEVEL;...> builds the standard pipeline with clang's own tuning
 // changed as clang's flags change it: the same IR as clang-16 with the flag
 // on every fixture, and an inline threshold moves the result.

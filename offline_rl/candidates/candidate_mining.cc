@@ -199,11 +199,15 @@ absl::StatusOr<std::vector<Candidate>> CollectCandidates(
     }
   }
   if (options.codegen_variants.any()) {
-    // Every candidate again with the code generator options: "<name>+mo".
+    // Every candidate again with the code generator options: "<name>+mo"
+    // (machine outliner), "+njt" (no jump tables), "+mo+njt".
+    std::string suffix;
+    if (options.codegen_variants.machine_outliner) suffix += "+mo";
+    if (options.codegen_variants.no_jump_tables) suffix += "+njt";
     const size_t ir_only = out.size();
     for (size_t i = 0; i < ir_only; ++i) {
       Candidate v = out[i];
-      v.name += "+mo";
+      v.name += suffix;
       v.pipeline =
           codegen::JoinPipeline(out[i].pipeline, options.codegen_variants);
       v.best_for_modules = 0;

@@ -18,9 +18,10 @@
 //     named pipelines, e.g. "ozmf" = tuned<Oz;merge-functions>, the best
 //     fixed pipeline known) follow -Oz, before the mined ones, so that the
 //     learned choice always includes them. With codegen_variants (the machine
-//     outliner), every candidate so far, -Oz included, is also tried with
-//     those code generator options: "<name>+mo", its pipeline ending in
-//     ",codegen<machine-outliner>" (compiler_driver/codegen/codegen_options.h).
+//     outliner, no jump tables, or both), every candidate so far, -Oz
+//     included, is also tried with those code generator options:
+//     "<name>+mo", "<name>+njt" or "<name>+mo+njt", its pipeline ending in
+//     ",codegen<...>" (compiler_driver/codegen/codegen_options.h).
 //  2. Every candidate runs on every module of the split, in process (opt-16
 //     tuning, clang-16 codegen, as `phaseloop eval` measures), modules in
 //     parallel over `threads`.

@@ -157,6 +157,25 @@ TEST_F(CandidateMiningTest, FixedCandidatesFollowOzAndAreChecked) {
   }
 }
 
+TEST_F(CandidateMiningTest, CodegenVariantsAreNamedByTheirOptions) {
+  MineOptions options = Options();
+  options.codegen_variants.no_jump_tables = true;
+  auto tables = CollectCandidates(options);
+  ASSERT_TRUE(tables.ok()) << tables.status();
+  ASSERT_EQ(tables->size(), 10u);  // the five IR-only ones, then "+njt"
+  EXPECT_EQ((*tables)[5].name, "oz+njt");
+  EXPECT_EQ((*tables)[5].pipeline, "default<Oz>,codegen<no-jump-tables>");
+
+  options.codegen_variants.machine_outliner = true;
+  auto both = CollectCandidates(options);
+  ASSERT_TRUE(both.ok()) << both.status();
+  ASSERT_EQ(both->size(), 10u);
+  EXPECT_EQ((*both)[5].name, "oz+mo+njt");
+  EXPECT_EQ((*both)[5].pipeline,
+            "default<Oz>,codegen<machine-outliner;no-jump-tables>");
+  EXPECT_NE(CandidateSetVersion(*both), CandidateSetVersion(*tables));
+}
+
 TEST_F(CandidateMiningTest, CodegenVariantsTryEveryCandidateWithTheOutliner) {
   MineOptions options = Options();
   options.codegen_variants.machine_outliner = true;

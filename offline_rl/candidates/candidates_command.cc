@@ -110,7 +110,8 @@ void AddCandidatesCommand(CLI::App& app, int& exit_code) {
                    "e.g. ozmf=tuned<Oz;merge-functions>)");
   mine->add_option("--codegen-variants", flags->codegen_variants,
                    "code generator options each candidate is also tried with, "
-                   "as \"<name>+mo\" (known: machine-outliner)");
+                   "';'-separated, as \"<name>+mo\" (machine-outliner), "
+                   "\"<name>+njt\" (no-jump-tables) or \"<name>+mo+njt\"");
   command::AddRenamedOption(*mine, "--jobs", "--threads", o.threads,
                             "modules measured in parallel", std::cerr)
       ->default_str("1");
