@@ -329,7 +329,7 @@ default_policy="$repo/configs/policies/default.plpolicy"
   { cat "$logs/generate_default.log" >&2; fail "generator with --artifact failed"; }
 cmp -s tools/phaseloop/policy.plpolicy "$default_policy" ||
   fail "tools/phaseloop/policy.plpolicy is not a copy of $default_policy"
-grep -qx 'artifact:policy.plpolicy?mode=topk&k=4&budget=15000' tools/phaseloop/policy ||
+grep -qx 'artifact:policy.plpolicy?mode=topk&k=4&budget=10000' tools/phaseloop/policy ||
   fail "the policy file does not run policy.plpolicy in topk: $(cat tools/phaseloop/policy)"
 version="$("$phaseloop_cli" policy show --json "$default_policy" |
   sed -n 's/.*"policy_version"[[:space:]]*:[[:space:]]*"\([0-9a-f]*\)".*/\1/p' | head -n1)"

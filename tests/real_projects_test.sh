@@ -311,7 +311,7 @@ echo "bzip2: $compared functions in ${#bz_sources[@]} objects disassemble identi
 # ------------------------------------- the shipped default: whole objects at -Oz
 step "the shipped default at -Oz: no object larger in total than clang-16 -Oz's"
 [ -n "${default_policy:-}" ] || fail "--policy (the shipped default) not given"
-default_spec="artifact:$(abspath "$default_policy")?mode=topk&k=4&budget=15000"
+default_spec="artifact:$(abspath "$default_policy")?mode=topk&k=4&budget=10000"
 alloc_dir="$work/alloc"
 mkdir -p "$alloc_dir" "$work/spool-alloc"
 # Bytes of the object's allocated (SHF_ALLOC) sections.

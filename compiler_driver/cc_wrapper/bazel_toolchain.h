@@ -16,7 +16,7 @@
 //                  recompiles, leaving it alone keeps every object cached;
 //   policy.plpolicy  with an artifact (by default the shipped policy): a
 //                  copy of it, which `policy` names
-//                  (artifact:policy.plpolicy?mode=topk&k=4&budget=15000);
+//                  (artifact:policy.plpolicy?mode=topk&k=4&budget=10000);
 //                  every *.plpolicy of the package is a compile input too;
 //   policy.plpolicy.sig  the artifact's detached signature, copied from
 //                  beside it (common/signing/signature.h);

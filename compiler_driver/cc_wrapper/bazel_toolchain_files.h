@@ -42,7 +42,7 @@ inline constexpr char kArtifactPolicy[] =
     "fixed:default<Oz>\n"
     "# Editing this file or policy.plpolicy makes Bazel recompile every C/C++ "
     "file.\n"
-    "artifact:policy.plpolicy?mode=topk&k=4&budget=15000\n";
+    "artifact:policy.plpolicy?mode=topk&k=4&budget=10000\n";
 
 // `s` single-quoted for POSIX sh.
 std::string ShellQuote(const std::string& s);

@@ -199,7 +199,7 @@ TEST_F(BazelToolchainTest, CopiesAnArtifactThatThePolicyFileRunsInTopK) {
             Read(root_ / "learned.plpolicy"));
   EXPECT_THAT(
       Read(package / "policy"),
-      HasSubstr("\nartifact:policy.plpolicy?mode=topk&k=4&budget=15000\n"));
+      HasSubstr("\nartifact:policy.plpolicy?mode=topk&k=4&budget=10000\n"));
   EXPECT_THAT(Read(package / "BUILD"),
               HasSubstr("\"policy\",\n    ] + glob([\"*.plpolicy\", "
                         "\"*.plpolicy.sig\", \"trust\"]),"));

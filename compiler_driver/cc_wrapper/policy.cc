@@ -99,7 +99,7 @@ class ArtifactPolicyRunner : public PolicyRunner {
   std::unique_ptr<pr::ArtifactPolicy> policy_;
 };
 
-// "mode=topk&k=4&budget=15000" -> options. budget_ms=M, the clock budget of
+// "mode=topk&k=4&budget=10000" -> options. budget_ms=M, the clock budget of
 // earlier releases, is a deprecated alias read as M * 20 instructions.
 absl::Status ParseArtifactQuery(absl::string_view query,
                                 pr::InferenceOptions* options,

@@ -20,7 +20,7 @@
 //                      k candidates besides -Oz measured on the module
 //                      while the work fits the budget, counted in IR
 //                      instructions compiled, never the clock; default k =
-//                      the artifact's default_top_k, budget = 15000;
+//                      the artifact's default_top_k, budget = 10000;
 //                      budget_ms=M, deprecated, reads as M * 20)
 // A learned size policy (objective alloc_size, text_size or ir_count) applies
 // only at the user's -Os/-Oz, a runtime policy only at -O2/-O3; at other levels
@@ -145,7 +145,7 @@ std::string FindDefaultPolicy(const std::string& exe_dir = "");
 // object is larger than -Oz's; on the validation split it was 2 % smaller
 // (configs/policies/README.md). Single mode, one forward pass and no extra
 // compilation, is one flag away: --phaseloop-policy=FILE.
-inline constexpr char kDefaultPolicyMode[] = "?mode=topk&k=4&budget=15000";
+inline constexpr char kDefaultPolicyMode[] = "?mode=topk&k=4&budget=10000";
 
 }  // namespace phaseloop::cc_wrapper
 

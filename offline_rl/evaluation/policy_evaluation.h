@@ -36,7 +36,7 @@ struct EvalOptions {
   std::string mode = "single";  // artifacts: single or topk
   // topk: work budget per module in IR instructions compiled
   // (policy_runtime::InferenceOptions::budget).
-  int64_t budget = 15000;
+  int64_t budget = 10000;
   int top_k = 0;  // topk: 0 = the artifact's default_top_k
   int threads = 1;
   int max_modules = 0;  // 0 = all (after the split filter), in name order
