@@ -80,6 +80,22 @@ class ArtifactPolicyTest : public ::testing::Test {
     return testing::RandomArtifact(options);
   }
 
+  // topk over exactly `pipelines` (the first is -Oz), k = all of them, a
+  // budget that never binds, and the choice on the loaded module.
+  absl::StatusOr<PolicyChoice> ChooseTopK(
+      const std::vector<std::string>& pipelines) {
+    testing::RandomArtifactOptions artifact;
+    artifact.action_names = kActions;
+    artifact.candidate_pipelines = pipelines;
+    InferenceOptions options;
+    options.mode = InferenceMode::kTopK;
+    options.budget = 1'000'000'000;
+    auto policy =
+        ArtifactPolicy::Create(testing::RandomArtifact(artifact), options);
+    if (!policy.ok()) return policy.status();
+    return (*policy)->Choose(*module_, autophase_, inst_count_, Env());
+  }
+
   llvm::LLVMContext context_;
   std::unique_ptr<llvm::Module> module_;
   std::unique_ptr<codegen::ObjectEmitter> emitter_;
@@ -248,23 +264,15 @@ TEST_F(ArtifactPolicyTest, TopKMeasuresCodegenOptions) {
   ASSERT_LT(TextAfter(mo), TextAfter("default<Oz>"));
   const int64_t oz = AllocAfter("default<Oz>");
   const int64_t oz_mo = AllocAfter(mo);
-  testing::RandomArtifactOptions artifact;
-  artifact.action_names = kActions;
-  artifact.candidate_pipelines = {"default<Oz>",
-                                  "default<Oz>,codegen<machine-outliner>"};
-  InferenceOptions options;
-  options.mode = InferenceMode::kTopK;
-  options.budget = 1'000'000'000;
-  auto policy =
-      ArtifactPolicy::Create(testing::RandomArtifact(artifact), options);
-  ASSERT_TRUE(policy.ok()) << policy.status();
-  auto choice = (*policy)->Choose(*module_, autophase_, inst_count_, Env());
+  auto choice = ChooseTopK({"default<Oz>", mo});
   ASSERT_TRUE(choice.ok()) << choice.status();
   EXPECT_EQ(choice->measured, std::min(oz, oz_mo)) << choice->note;
   EXPECT_EQ(choice->pipeline, oz_mo < oz ? mo : "default<Oz>");
 
   // An artifact naming a codegen option this driver does not know is
   // refused with the reason (the wrapper then falls back).
+  testing::RandomArtifactOptions artifact;
+  artifact.action_names = kActions;
   artifact.candidate_pipelines = {"default<Oz>",
                                   "default<Oz>,codegen<fast-isel>"};
   auto unknown = ArtifactPolicy::Create(testing::RandomArtifact(artifact));
@@ -274,24 +282,39 @@ TEST_F(ArtifactPolicyTest, TopKMeasuresCodegenOptions) {
       << unknown.status();
 }
 
+// codegen<no-jump-tables> continues from -Oz's IR with the same IR, so only
+// the codegen options tell it from -Oz: it is measured (not taken for -Oz's
+// memo entry), and its figure is its own object's. On big_switch.c the jump
+// tables are smaller than the compare trees that replace them: -Oz is kept.
+TEST_F(ArtifactPolicyTest, TopKMeasuresNoJumpTablesApartFromOz) {
+  Load("big_switch.c");
+  const std::string njt = "default<Oz>,codegen<no-jump-tables>";
+  const int64_t oz = AllocAfter("default<Oz>");
+  const int64_t without_tables = AllocAfter(njt);
+  ASSERT_NE(without_tables, oz);
+  auto choice = ChooseTopK({"default<Oz>", njt});
+  ASSERT_TRUE(choice.ok()) << choice.status();
+  EXPECT_EQ(choice->evaluated, 2) << choice->note;
+  EXPECT_EQ(choice->note.find("left the IR as an earlier one did"),
+            std::string::npos)
+      << choice->note;
+  ASSERT_EQ(choice->measured_pipelines.size(), 2u);
+  EXPECT_EQ(choice->measured_pipelines[1].first, njt);
+  EXPECT_EQ(choice->measured_pipelines[1].second, without_tables);
+  EXPECT_EQ(choice->measured, std::min(oz, without_tables));
+  auto kept = codegen::MeasureObjectSizes(choice->object);
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  EXPECT_EQ(kept->alloc_size, choice->measured);
+}
+
 // A candidate that leaves the IR as -Oz did (mem2reg after -Oz has nothing
 // to do) is not emitted again: its size is -Oz's, so it cannot win. The
 // choice, the work counted and every listed figure are what measuring each
 // pipeline on its own gives.
 TEST_F(ArtifactPolicyTest, TopKDoesNotEmitIrItHasMeasuredAlready) {
   Load("sorting.c");
-  testing::RandomArtifactOptions artifact;
-  artifact.action_names = kActions;
-  artifact.candidate_pipelines = {"default<Oz>",
-                                  "default<Oz>,function(mem2reg)",
-                                  "default<Oz>,codegen<machine-outliner>"};
-  InferenceOptions options;
-  options.mode = InferenceMode::kTopK;
-  options.budget = 1'000'000'000;
-  auto policy =
-      ArtifactPolicy::Create(testing::RandomArtifact(artifact), options);
-  ASSERT_TRUE(policy.ok()) << policy.status();
-  auto choice = (*policy)->Choose(*module_, autophase_, inst_count_, Env());
+  auto choice = ChooseTopK({"default<Oz>", "default<Oz>,function(mem2reg)",
+                            "default<Oz>,codegen<machine-outliner>"});
   ASSERT_TRUE(choice.ok()) << choice.status();
   EXPECT_EQ(choice->evaluated, 3) << choice->note;
   EXPECT_EQ(choice->work, 3 * inst_count_[0]);
@@ -321,17 +344,8 @@ TEST_F(ArtifactPolicyTest, TopKContinuesFromOzAndWritesTheWholeObject) {
       "default<Oz>,scc-oz-module-inliner,constmerge,function(sink)";
   const int64_t oz = AllocAfter("default<Oz>");
   ASSERT_LT(AllocAfter(winner), oz);
-  testing::RandomArtifactOptions artifact;
-  artifact.action_names = kActions;
-  artifact.candidate_pipelines = {"default<Oz>", winner,
-                                  "default<Oz>,codegen<machine-outliner>"};
-  InferenceOptions options;
-  options.mode = InferenceMode::kTopK;
-  options.budget = 1'000'000'000;
-  auto policy =
-      ArtifactPolicy::Create(testing::RandomArtifact(artifact), options);
-  ASSERT_TRUE(policy.ok()) << policy.status();
-  auto choice = (*policy)->Choose(*module_, autophase_, inst_count_, Env());
+  auto choice = ChooseTopK(
+      {"default<Oz>", winner, "default<Oz>,codegen<machine-outliner>"});
   ASSERT_TRUE(choice.ok()) << choice.status();
   EXPECT_NE(choice->note.find("2 continued from -Oz's IR"), std::string::npos)
       << choice->note;
