@@ -63,11 +63,12 @@ absl::StatusOr<std::vector<Baseline>> SourceBaselines(
 }
 
 absl::StatusOr<std::vector<Baseline>> ModuleBaselines(
-    const llvm::Module& module, const std::vector<ir::OptLevel>& levels) {
+    const llvm::Module& module, const std::vector<ir::OptLevel>& levels,
+    passes::PipelineFlavor flavor) {
   std::vector<Baseline> out;
   for (ir::OptLevel level : levels) {
     absl::StatusOr<Baseline> b =
-        Measure(llvm::CloneModule(module), level, passes::PipelineFlavor::kOpt);
+        Measure(llvm::CloneModule(module), level, flavor);
     if (!b.ok()) return b.status();
     out.push_back(*b);
   }

@@ -8,6 +8,7 @@
 #include "absl/status/statusor.h"
 #include "compiler_driver/ir/module_loader.h"
 #include "compiler_driver/ir/opt_level.h"
+#include "compiler_driver/passes/pass_runner.h"
 #include "llvm/IR/Module.h"
 
 namespace phaseloop::session {
@@ -33,9 +34,14 @@ absl::StatusOr<std::vector<Baseline>> SourceBaselines(
 
 // For an IR module: default<level> with opt-16's tuning applied to a copy, as
 // `opt-16 -passes='default<level>'` would; codegen at the level's setting.
+// With `flavor` kClang, clang's tuning instead: what `clang-16 -O<level> -c
+// module.bc` gives, which for a real-build module (frontend output at
+// -O<level>, `-Xclang -disable-llvm-passes`) is the source's own `clang-16
+// -O<level> -c` object.
 absl::StatusOr<std::vector<Baseline>> ModuleBaselines(
     const llvm::Module& module,
-    const std::vector<ir::OptLevel>& levels = AllOptLevels());
+    const std::vector<ir::OptLevel>& levels = AllOptLevels(),
+    passes::PipelineFlavor flavor = passes::PipelineFlavor::kOpt);
 
 // Baselines for any input the session accepts (source, .bc, .ll).
 absl::StatusOr<std::vector<Baseline>> FileBaselines(

@@ -88,6 +88,15 @@ std::string FormatReportTable(const EvalReport& report) {
       a.worst_alloc_ratio, a.text_oz_ratio, a.text_larger_than_oz,
       a.text_smaller_than_oz, a.worst_text_ratio, a.over_oz, a.geomean_oz_ratio,
       a.gym_score, a.gym_excluded, a.mean_policy_ms, a.max_policy_ms);
+  if (a.clang_oz_modules > 0) {
+    absl::StrAppendFormat(
+        &out,
+        "clang -Oz        %.4f  (geomean A_clang-Oz/A over %d modules: clang's "
+        "own -Oz differs from the -Oz reference (opt-16's) on %d, geomean "
+        "A_clang-Oz/A_Oz %.4f)\n",
+        a.alloc_clang_oz_ratio, a.clang_oz_modules, a.clang_oz_differs,
+        a.clang_oz_vs_oz);
+  }
   if (report.fixed.size() > 1) {
     absl::StrAppend(&out,
                     "\nfixed pipelines (whole objects, over the modules each "
@@ -130,6 +139,8 @@ std::string FormatReportJson(const EvalReport& report) {
                           {"text_size", m.text_size},
                           {"alloc_size_oz", m.alloc_size_oz},
                           {"alloc_size", m.alloc_size},
+                          {"alloc_size_clang_oz", m.alloc_size_clang_oz},
+                          {"text_size_clang_oz", m.text_size_clang_oz},
                           {"policy_ms", m.policy_ms},
                           {"total_ms", m.total_ms},
                           {"pipeline", m.pipeline},
@@ -148,6 +159,10 @@ std::string FormatReportJson(const EvalReport& report) {
                      {"alloc_oz_ratio", a.alloc_oz_ratio},
                      {"alloc_larger_than_oz", a.alloc_larger_than_oz},
                      {"worst_alloc_ratio", a.worst_alloc_ratio},
+                     {"clang_oz_modules", a.clang_oz_modules},
+                     {"clang_oz_differs", a.clang_oz_differs},
+                     {"clang_oz_vs_oz", a.clang_oz_vs_oz},
+                     {"alloc_clang_oz_ratio", a.alloc_clang_oz_ratio},
                      {"over_oz", a.over_oz},
                      {"geomean_oz_ratio", a.geomean_oz_ratio},
                      {"gym_score", a.gym_score},

@@ -139,6 +139,14 @@ void EvaluateModule(const staging::CorpusModule& input,
   row.ir_count_oz = (*baselines)[1].ir_count;
   row.text_size_oz = (*baselines)[1].text_size;
   row.alloc_size_oz = (*baselines)[1].alloc_size;
+  if (input.opt_level == "Oz") {
+    absl::StatusOr<std::vector<session::Baseline>> clang_oz =
+        session::ModuleBaselines(**module, {ir::OptLevel::kOz},
+                                 passes::PipelineFlavor::kClang);
+    if (!clang_oz.ok()) return fail("clang -Oz", clang_oz.status());
+    row.alloc_size_clang_oz = (*clang_oz)[0].alloc_size;
+    row.text_size_clang_oz = (*clang_oz)[0].text_size;
+  }
 
   absl::StatusOr<std::unique_ptr<codegen::ObjectEmitter>> emitter =
       codegen::ObjectEmitter::ForModule(**module, ir::CodegenLevel(level));
@@ -196,7 +204,7 @@ double Geomean(double log_sum, int n) {
 EvalAggregates Aggregate(const std::vector<ModuleEval>& modules) {
   EvalAggregates a;
   double text_log = 0, ir_log = 0, gym_log = 0, over_sum = 0, policy_ms = 0;
-  double alloc_log = 0;
+  double alloc_log = 0, clang_vs_oz_log = 0, clang_log = 0;
   int text_n = 0, ir_n = 0, gym_n = 0, alloc_n = 0;
   for (const ModuleEval& m : modules) {
     if (!m.error.empty()) {
@@ -225,6 +233,13 @@ EvalAggregates Aggregate(const std::vector<ModuleEval>& modules) {
           std::max(a.worst_alloc_ratio,
                    static_cast<double>(m.alloc_size) / m.alloc_size_oz);
       if (m.alloc_size > m.alloc_size_oz) ++a.alloc_larger_than_oz;
+      if (m.alloc_size_clang_oz > 0) {
+        const double clang = static_cast<double>(m.alloc_size_clang_oz);
+        ++a.clang_oz_modules;
+        if (m.alloc_size_clang_oz != m.alloc_size_oz) ++a.clang_oz_differs;
+        clang_vs_oz_log += std::log(clang / m.alloc_size_oz);
+        clang_log += std::log(clang / m.alloc_size);
+      }
     }
     if (m.ir_count > 0 && m.ir_count_oz > 0) {
       over_sum +=
@@ -244,6 +259,8 @@ EvalAggregates Aggregate(const std::vector<ModuleEval>& modules) {
   }
   a.text_oz_ratio = Geomean(text_log, text_n);
   a.alloc_oz_ratio = Geomean(alloc_log, alloc_n);
+  a.clang_oz_vs_oz = Geomean(clang_vs_oz_log, a.clang_oz_modules);
+  a.alloc_clang_oz_ratio = Geomean(clang_log, a.clang_oz_modules);
   a.geomean_oz_ratio = Geomean(ir_log, ir_n);
   a.over_oz = ir_n > 0 ? over_sum / ir_n : 0.0;
   a.gym_score = Geomean(gym_log, gym_n);
@@ -287,6 +304,8 @@ absl::StatusOr<std::string> EvaluateModuleReport(
                         {"text_size", child_row.text_size},
                         {"alloc_size_oz", child_row.alloc_size_oz},
                         {"alloc_size", child_row.alloc_size},
+                        {"alloc_size_clang_oz", child_row.alloc_size_clang_oz},
+                        {"text_size_clang_oz", child_row.text_size_clang_oz},
                         {"policy_ms", child_row.policy_ms},
                         {"total_ms", child_row.total_ms},
                         {"pipeline", child_row.pipeline},
@@ -318,6 +337,8 @@ void ReadModuleOutcome(const staging::MeasureOutcome& outcome,
   row.text_size = j.value("text_size", int64_t{0});
   row.alloc_size_oz = j.value("alloc_size_oz", int64_t{0});
   row.alloc_size = j.value("alloc_size", int64_t{0});
+  row.alloc_size_clang_oz = j.value("alloc_size_clang_oz", int64_t{0});
+  row.text_size_clang_oz = j.value("text_size_clang_oz", int64_t{0});
   row.policy_ms = j.value("policy_ms", 0.0);
   row.total_ms = j.value("total_ms", 0.0);
   row.pipeline = j.value("pipeline", "");

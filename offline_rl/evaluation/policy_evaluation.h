@@ -77,6 +77,12 @@ struct ModuleEval {
   // truth for size: -Oz's and the policy's.
   int64_t alloc_size_oz = 0;
   int64_t alloc_size = 0;
+  // clang's own -Oz on the stored module (clang's tuning, where -Oz above is
+  // opt-16's): what `clang-16 -Oz -c` of the module's sources gives.
+  // Real-build -Oz modules only; 0 for others (a research module's -O0
+  // frontend output lacks what clang's -Oz frontend puts in).
+  int64_t alloc_size_clang_oz = 0;
+  int64_t text_size_clang_oz = 0;
   double policy_ms = 0;  // the policy's decision (features, forward passes,
                          // topk's measurements)
   double total_ms = 0;   // the module, baselines included
@@ -121,6 +127,15 @@ struct EvalAggregates {
   double alloc_oz_ratio = 0;     // geomean A_Oz / A (> 1: smaller than -Oz)
   int alloc_larger_than_oz = 0;  // modules with A > A_Oz
   double worst_alloc_ratio = 0;  // max A / A_Oz
+  // Against clang's own -Oz (ModuleEval::alloc_size_clang_oz), over the
+  // modules that have it: how many there are, on how many clang's -Oz
+  // object differs from opt's in allocated bytes, geomean A_clang / A_Oz
+  // (> 1: opt's -Oz reference is the smaller), and geomean A_clang / A
+  // (> 1: the policy's objects are smaller than clang -Oz's).
+  int clang_oz_modules = 0;
+  int clang_oz_differs = 0;
+  double clang_oz_vs_oz = 0;
+  double alloc_clang_oz_ratio = 0;
   double mean_policy_ms = 0;
   double max_policy_ms = 0;
 };

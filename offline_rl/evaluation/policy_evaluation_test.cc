@@ -3,9 +3,12 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <map>
 #include <set>
 #include <sstream>
 
+#include "compiler_driver/codegen/object_emitter.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "compiler_driver/policy_runtime/test_artifacts.h"
 #include "gtest/gtest.h"
@@ -89,9 +92,57 @@ TEST_F(PolicyEvaluationTest, ResearchCorpusIsMeasuredAtOz) {
     EXPECT_EQ(m.alloc_size, m.alloc_size_oz) << m.name;
   }
   EXPECT_DOUBLE_EQ(report->aggregates.alloc_oz_ratio, 1.0);
+  // Its -O0 frontend output is not what clang -Oz compiles: no clang -Oz.
+  EXPECT_EQ(report->aggregates.clang_oz_modules, 0);
+  EXPECT_EQ(report->modules[0].alloc_size_clang_oz, 0);
   EXPECT_NE(report->convention.find("research"), std::string::npos);
   EXPECT_NE(FormatReportJson(*report).find("research modules"),
             std::string::npos);
+}
+
+// Beside the -Oz reference (opt-16's tuning), each real-build module's object
+// from clang's own -Oz: byte for byte what `clang-16 -Oz -c` makes of the
+// stored module, which is the source's own clang -Oz object.
+TEST_F(PolicyEvaluationTest, ClangOzIsMeasuredBesideTheOzReference) {
+  auto report = EvaluatePolicy(Options("baseline"));
+  ASSERT_TRUE(report.ok()) << report.status();
+  const nlohmann::json manifest = nlohmann::json::parse(
+      std::ifstream(fs::path(*corpus_) / "manifest.json"));
+  std::map<std::string, std::string> bitcode;
+  for (const nlohmann::json& m : manifest["modules"]) {
+    bitcode[m["name"]] = (fs::path(*corpus_) / m["bitcode_path"]).string();
+  }
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const fs::path out = fs::path(tmp != nullptr ? tmp : "/tmp") / "clang-oz.o";
+  double log_vs_oz = 0;
+  int differs = 0;
+  for (const ModuleEval& m : report->modules) {
+    ASSERT_TRUE(m.error.empty()) << m.error;
+    ASSERT_TRUE(bitcode.count(m.name)) << m.name;
+    const std::string command =
+        "clang-16 -Oz -c '" + bitcode[m.name] + "' -o '" + out.string() + "'";
+    ASSERT_EQ(std::system(command.c_str()), 0) << command;
+    std::ifstream in(out, std::ios::binary);
+    const std::string object((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
+    auto alloc = codegen::AllocatedSectionBytes(object);
+    auto text = codegen::TextSectionBytes(object);
+    ASSERT_TRUE(alloc.ok() && text.ok()) << m.name;
+    EXPECT_EQ(m.alloc_size_clang_oz, *alloc) << m.name;
+    EXPECT_EQ(m.text_size_clang_oz, *text) << m.name;
+    log_vs_oz += std::log(static_cast<double>(*alloc) / m.alloc_size_oz);
+    differs += *alloc != m.alloc_size_oz;
+  }
+  const EvalAggregates& a = report->aggregates;
+  EXPECT_EQ(a.clang_oz_modules, 4);
+  EXPECT_EQ(a.clang_oz_differs, differs);
+  EXPECT_NEAR(a.clang_oz_vs_oz, std::exp(log_vs_oz / 4), 1e-12);
+  // The baseline policy is the -Oz reference, so both ratios are one.
+  EXPECT_NEAR(a.alloc_clang_oz_ratio, a.clang_oz_vs_oz, 1e-12);
+  const nlohmann::json j = nlohmann::json::parse(FormatReportJson(*report));
+  EXPECT_EQ(j["aggregates"]["clang_oz_modules"], 4);
+  EXPECT_GT(j["modules"][0]["alloc_size_clang_oz"].get<int64_t>(), 0);
+  EXPECT_NE(FormatReportTable(*report).find("clang -Oz"), std::string::npos);
 }
 
 // The aggregates against the formulas of DESIGN.md computed here from the
