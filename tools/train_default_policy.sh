@@ -83,7 +83,11 @@ fi
 # per line; it exits 1 on no match, which is not an error here.)
 failed="$(grep -c '"failed_steps": [1-9]' "$work/search.json" || true)"
 timed_out="$(grep -c '"timed_out_steps": [1-9]' "$work/search.json" || true)"
-if [ "${timed_out:-0}" -gt 0 ]; then
+if [ "${failed:-0}" -gt 0 ] && ! grep -q '"timed_out_steps"' "$work/search.json"; then
+  echo "warning: $failed modules' searches had failed steps, and this search.json" \
+    "(from an older phaseloop) does not say whether any timed out: their paths," \
+    "the candidates and the policy may differ from another machine's" >&2
+elif [ "${timed_out:-0}" -gt 0 ]; then
   echo "warning: $timed_out modules' searches had steps over --step-timeout:" \
     "their paths, the candidates and the policy may differ from another" \
     "machine's" >&2
