@@ -182,7 +182,8 @@ llvm::cl::opt<llvm::RunOutliner>* MachineOutlinerOption() {
 absl::StatusOr<std::string> ObjectEmitter::EmitObject(
     std::unique_ptr<llvm::Module> module, const CodegenOptions& options) {
   if (options.no_jump_tables) {
-    // What clang's -fno-jump-tables puts on every function it emits.
+    // The attribute clang's -fno-jump-tables sets, put on after the IR
+    // pipeline ran, so only code generation reads it (codegen_options.h).
     for (llvm::Function& function : *module) {
       if (!function.isDeclaration()) {
         function.addFnAttr("no-jump-tables", "true");
