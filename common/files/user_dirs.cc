@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <utility>
 
 namespace phaseloop::files {
 
@@ -12,6 +13,15 @@ EnvLookup ProcessEnvironment() {
     if (value == nullptr) return std::nullopt;
     return std::string(value);
   };
+}
+
+EnvLookup FixedEnvironment(std::map<std::string, std::string> vars) {
+  return
+      [vars = std::move(vars)](const char* name) -> std::optional<std::string> {
+        auto it = vars.find(name);
+        if (it == vars.end()) return std::nullopt;
+        return it->second;
+      };
 }
 
 std::string UserDir(UserDirKind kind, std::string_view name,

@@ -10,6 +10,7 @@
 // Standard library only: phaseloop-cc's launcher links it.
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,6 +22,9 @@ using EnvLookup = std::function<std::optional<std::string>(const char*)>;
 
 // The process environment (std::getenv).
 EnvLookup ProcessEnvironment();
+
+// An environment holding exactly `vars` (tests; a made-up environment).
+EnvLookup FixedEnvironment(std::map<std::string, std::string> vars);
 
 enum class UserDirKind {
   kCache,   // $XDG_CACHE_HOME/phaseloop, else $HOME/.cache/phaseloop

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <string>
+#include <utility>
 
 #include "gtest/gtest.h"
 
@@ -11,11 +12,7 @@ namespace phaseloop::files {
 namespace {
 
 EnvLookup Env(std::map<std::string, std::string> vars) {
-  return [vars](const char* name) -> std::optional<std::string> {
-    auto it = vars.find(name);
-    if (it == vars.end()) return std::nullopt;
-    return it->second;
-  };
+  return FixedEnvironment(std::move(vars));
 }
 
 TEST(UserDirTest, XdgVariablesWinOverHome) {

@@ -4,18 +4,16 @@
 
 #include <fstream>
 #include <map>
+#include <utility>
 
+#include "common/files/user_dirs.h"
 #include "common/testing/test_util.h"
 
 namespace phaseloop::cc_wrapper {
 namespace {
 
 EnvLookup FakeEnv(std::map<std::string, std::string> vars) {
-  return [vars](const char* name) -> std::optional<std::string> {
-    auto it = vars.find(name);
-    if (it == vars.end()) return std::nullopt;
-    return it->second;
-  };
+  return files::FixedEnvironment(std::move(vars));
 }
 
 TEST(WrapperConfigTest, DefaultsWithoutAnything) {
