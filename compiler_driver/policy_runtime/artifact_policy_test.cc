@@ -8,12 +8,11 @@
 #include "compiler_driver/codegen/codegen_options.h"
 #include "compiler_driver/codegen/object_emitter.h"
 #include "compiler_driver/ir/module_hash.h"
-#include "compiler_driver/ir/module_loader.h"
-#include "compiler_driver/ir/opt_level.h"
 #include "compiler_driver/observation/features.h"
 #include "compiler_driver/passes/action_space.h"
 #include "compiler_driver/passes/pass_runner.h"
 #include "compiler_driver/policy_runtime/test_artifacts.h"
+#include "compiler_driver/policy_runtime/wrapper_module_fixture.h"
 #include "gtest/gtest.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Transforms/Utils/Cloning.h"
@@ -30,19 +29,13 @@ const std::vector<std::string> kActions = {
 class ArtifactPolicyTest : public ::testing::Test {
  protected:
   void Load(const std::string& fixture) {
-    ir::FrontendOptions frontend;
-    frontend.opt_level = ir::OptLevel::kOz;
-    auto module = ir::LoadModule("compiler_driver/fixtures/" + fixture,
-                                 frontend, context_);
-    ASSERT_TRUE(module.ok()) << module.status();
-    module_ = std::move(*module);
-    auto emitter = codegen::ObjectEmitter::ForModule(
-        *module_, ir::CodegenLevel(ir::OptLevel::kOz));
-    ASSERT_TRUE(emitter.ok()) << emitter.status();
-    emitter_ = std::move(*emitter);
-    runner_ = std::make_unique<passes::PassRunner>(
-        &emitter_->target_machine(),
-        passes::TuningFor(ir::OptLevel::kOz, passes::PipelineFlavor::kClang));
+    testing::WrapperModule loaded;
+    absl::Status status =
+        testing::LoadWrapperModule(fixture, context_, &loaded);
+    ASSERT_TRUE(status.ok()) << status;
+    module_ = std::move(loaded.module);
+    emitter_ = std::move(loaded.emitter);
+    runner_ = std::move(loaded.runner);
     autophase_ = observation::ComputeAutophase(*module_);
     inst_count_ = observation::ComputeInstCount(*module_);
   }

@@ -5,9 +5,8 @@
 
 #include "compiler_driver/codegen/object_emitter.h"
 #include "compiler_driver/ir/module_hash.h"
-#include "compiler_driver/ir/module_loader.h"
-#include "compiler_driver/ir/opt_level.h"
 #include "compiler_driver/passes/pass_runner.h"
+#include "compiler_driver/policy_runtime/wrapper_module_fixture.h"
 #include "gtest/gtest.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Transforms/Utils/Cloning.h"
@@ -19,19 +18,13 @@ namespace {
 class PipelineMeasurementTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ir::FrontendOptions frontend;
-    frontend.opt_level = ir::OptLevel::kOz;
-    auto module = ir::LoadModule("compiler_driver/fixtures/sorting.c", frontend,
-                                 context_);
-    ASSERT_TRUE(module.ok()) << module.status();
-    module_ = std::move(*module);
-    auto emitter = codegen::ObjectEmitter::ForModule(
-        *module_, ir::CodegenLevel(ir::OptLevel::kOz));
-    ASSERT_TRUE(emitter.ok()) << emitter.status();
-    emitter_ = std::move(*emitter);
-    runner_ = std::make_unique<passes::PassRunner>(
-        &emitter_->target_machine(),
-        passes::TuningFor(ir::OptLevel::kOz, passes::PipelineFlavor::kClang));
+    testing::WrapperModule loaded;
+    absl::Status status =
+        testing::LoadWrapperModule("sorting.c", context_, &loaded);
+    ASSERT_TRUE(status.ok()) << status;
+    module_ = std::move(loaded.module);
+    emitter_ = std::move(loaded.emitter);
+    runner_ = std::move(loaded.runner);
   }
 
   absl::StatusOr<PipelineMeasurement> Measure(const std::string& pipeline,
