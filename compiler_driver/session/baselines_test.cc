@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+
+#include "absl/status/statusor.h"
 #include "common/testing/test_util.h"
 #include "compiler_driver/codegen/object_emitter.h"
 #include "compiler_driver/ir/module_loader.h"
@@ -65,6 +69,44 @@ INSTANTIATE_TEST_SUITE_P(Levels, SourceFidelity,
                            return std::string(ir::OptLevelName(info.param));
                          });
 
+// A fixture's -Oz object (clang's tuning) without codegen options, with
+// `options`, and without them again: each from a fresh clone of the
+// unoptimised module (emitting a clone of an optimised module can move a
+// few bytes of .text), so the third shows whether the options outlived
+// their emission.
+struct OzObjects {
+  std::string plain, with_options, plain_again;
+};
+absl::StatusOr<OzObjects> EmitAtOz(const std::string& source,
+                                   const codegen::CodegenOptions& options) {
+  llvm::LLVMContext context;
+  auto module = ir::LoadModule(source, ir::FrontendOptions{}, context);
+  if (!module.ok()) return module.status();
+  auto emitter = codegen::ObjectEmitter::ForModule(
+      **module, ir::CodegenLevel(OptLevel::kOz));
+  if (!emitter.ok()) return emitter.status();
+  passes::PassRunner runner(
+      &(*emitter)->target_machine(),
+      passes::TuningFor(OptLevel::kOz, passes::PipelineFlavor::kClang));
+  auto emit =
+      [&](const codegen::CodegenOptions& with) -> absl::StatusOr<std::string> {
+    std::unique_ptr<llvm::Module> clone = llvm::CloneModule(**module);
+    absl::Status ran = runner.Run(*clone, "default<Oz>");
+    if (!ran.ok()) return ran;
+    return (*emitter)->EmitObject(std::move(clone), with);
+  };
+  OzObjects out;
+  for (auto [with, object] :
+       {std::pair<codegen::CodegenOptions, std::string*>{{}, &out.plain},
+        {options, &out.with_options},
+        {{}, &out.plain_again}}) {
+    absl::StatusOr<std::string> emitted = emit(with);
+    if (!emitted.ok()) return emitted.status();
+    *object = *std::move(emitted);
+  }
+  return out;
+}
+
 // The machine outliner as a policy's codegen option: the object equals
 // clang-16 -Oz -mllvm -enable-machine-outliner's on every fixture, and the
 // option does not outlive its emission (the next object is plain clang's).
@@ -75,27 +117,11 @@ TEST(CodegenOptionFidelity, MachineOutlinerMatchesClangAndDoesNotLeak) {
   int outlined_anywhere = 0;
   for (const std::string& source : testing::FixturePaths()) {
     SCOPED_TRACE(source);
-    llvm::LLVMContext context;
-    auto module = ir::LoadModule(source, ir::FrontendOptions{}, context);
-    ASSERT_TRUE(module.ok()) << module.status();
-    auto emitter = codegen::ObjectEmitter::ForModule(
-        **module, ir::CodegenLevel(OptLevel::kOz));
-    ASSERT_TRUE(emitter.ok()) << emitter.status();
-    passes::PassRunner runner(
-        &(*emitter)->target_machine(),
-        passes::TuningFor(OptLevel::kOz, passes::PipelineFlavor::kClang));
-    // Optimise a clone of the unoptimised module and emit that (emitting a
-    // clone of an optimised module can move a few bytes of .text).
-    auto emit = [&](const codegen::CodegenOptions& options) {
-      std::unique_ptr<llvm::Module> clone = llvm::CloneModule(**module);
-      EXPECT_TRUE(runner.Run(*clone, "default<Oz>").ok());
-      return (*emitter)->EmitObject(std::move(clone), options);
-    };
-    auto plain = emit({});
-    auto outlined = emit(outliner);
-    auto plain_again = emit({});
-    ASSERT_TRUE(plain.ok() && outlined.ok() && plain_again.ok());
-    EXPECT_EQ(*plain, *plain_again);
+    auto objects = EmitAtOz(source, outliner);
+    ASSERT_TRUE(objects.ok()) << objects.status();
+    const std::string& plain = objects->plain;
+    const std::string& outlined = objects->with_options;
+    EXPECT_EQ(plain, objects->plain_again);
 
     std::string log;
     const std::string obj = dir + "/clang.o", mo = dir + "/clang-mo.o";
@@ -109,9 +135,9 @@ TEST(CodegenOptionFidelity, MachineOutlinerMatchesClangAndDoesNotLeak) {
                   &log),
               0)
         << log;
-    EXPECT_EQ(*codegen::TextSectionBytes(*plain), TextOfObject(obj));
-    EXPECT_EQ(*codegen::TextSectionBytes(*outlined), TextOfObject(mo));
-    if (outlined->find("OUTLINED_FUNCTION") != std::string::npos) {
+    EXPECT_EQ(*codegen::TextSectionBytes(plain), TextOfObject(obj));
+    EXPECT_EQ(*codegen::TextSectionBytes(outlined), TextOfObject(mo));
+    if (outlined.find("OUTLINED_FUNCTION") != std::string::npos) {
       ++outlined_anywhere;
     }
   }
@@ -132,25 +158,11 @@ TEST(CodegenOptionFidelity, NoJumpTablesMatchesClangAndDoesNotLeak) {
   int changed = 0;
   for (const std::string& source : testing::FixturePaths()) {
     SCOPED_TRACE(source);
-    llvm::LLVMContext context;
-    auto module = ir::LoadModule(source, ir::FrontendOptions{}, context);
-    ASSERT_TRUE(module.ok()) << module.status();
-    auto emitter = codegen::ObjectEmitter::ForModule(
-        **module, ir::CodegenLevel(OptLevel::kOz));
-    ASSERT_TRUE(emitter.ok()) << emitter.status();
-    passes::PassRunner runner(
-        &(*emitter)->target_machine(),
-        passes::TuningFor(OptLevel::kOz, passes::PipelineFlavor::kClang));
-    auto emit = [&](const codegen::CodegenOptions& options) {
-      std::unique_ptr<llvm::Module> clone = llvm::CloneModule(**module);
-      EXPECT_TRUE(runner.Run(*clone, "default<Oz>").ok());
-      return (*emitter)->EmitObject(std::move(clone), options);
-    };
-    auto plain = emit({});
-    auto without_tables = emit(no_tables);
-    auto plain_again = emit({});
-    ASSERT_TRUE(plain.ok() && without_tables.ok() && plain_again.ok());
-    EXPECT_EQ(*plain, *plain_again);
+    auto objects = EmitAtOz(source, no_tables);
+    ASSERT_TRUE(objects.ok()) << objects.status();
+    const std::string& plain = objects->plain;
+    const std::string& without_tables = objects->with_options;
+    EXPECT_EQ(plain, objects->plain_again);
 
     std::string log;
     const std::string obj = dir + "/clang-njt.o";
@@ -160,11 +172,11 @@ TEST(CodegenOptionFidelity, NoJumpTablesMatchesClangAndDoesNotLeak) {
                   &log),
               0)
         << log;
-    EXPECT_EQ(*codegen::TextSectionBytes(*without_tables), TextOfObject(obj));
-    EXPECT_EQ(*codegen::AllocatedSectionBytes(*without_tables),
+    EXPECT_EQ(*codegen::TextSectionBytes(without_tables), TextOfObject(obj));
+    EXPECT_EQ(*codegen::AllocatedSectionBytes(without_tables),
               *codegen::AllocatedSectionBytes(testing::ReadFileOrEmpty(obj)));
-    if (*codegen::AllocatedSectionBytes(*without_tables) !=
-        *codegen::AllocatedSectionBytes(*plain)) {
+    if (*codegen::AllocatedSectionBytes(without_tables) !=
+        *codegen::AllocatedSectionBytes(plain)) {
       ++changed;
     }
   }
