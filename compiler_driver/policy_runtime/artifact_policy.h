@@ -52,8 +52,8 @@ enum class InferenceMode { kSingle, kTopK };
 
 // topk's default work budget per module, in IR instructions compiled for
 // measurement (see InferenceOptions::budget). 10,000 since issue 20's cost
-// target: the whole bzip2 build at -Oz took 1.25x clang's wall time cold
-// against 15,000's 1.92x in the same quiet run, while the Debian corpus
+// target: the whole bzip2 build at -Oz took 1.22-1.25x clang's wall time
+// cold against 15,000's 1.92x on a quiet machine, while the Debian corpus
 // lost 0.03-0.07 % of size (BENCHMARKS.md "topk's cold cost"); a
 // measurement costs 0.05-0.09 ms per instruction. Modules of 5,000
 // instructions or more (-Oz and a candidate do not fit) keep -Oz unmeasured.

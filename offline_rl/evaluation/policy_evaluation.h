@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "compiler_driver/policy_runtime/artifact_policy.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 
 namespace phaseloop::evaluation {
@@ -36,7 +37,7 @@ struct EvalOptions {
   std::string mode = "single";  // artifacts: single or topk
   // topk: work budget per module in IR instructions compiled
   // (policy_runtime::InferenceOptions::budget).
-  int64_t budget = 10000;
+  int64_t budget = policy_runtime::kDefaultTopKBudget;
   int top_k = 0;  // topk: 0 = the artifact's default_top_k
   int threads = 1;
   int max_modules = 0;  // 0 = all (after the split filter), in name order
