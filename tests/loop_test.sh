@@ -67,7 +67,7 @@ service: $work/demo.yaml
 learner: $repo/configs/learner/speed_candidate_cql.yaml
 workloads_dir: $repo/configs/workloads
 iterations: 1
-explore: {workload: zlib, budget_s: 20, confirm_budget_s: 5}
+explore: {workload: zlib, budget_s: 20, confirm_budget_s: 5, runoff_budget_s: 5, runoff_contenders: 1}
 gate: {split: test, workloads: [bc], budget_s: 5, timed: false}
 stage: {workload: zlib, budget_s: 8}
 YAML

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -147,6 +148,7 @@ void Fill(const StageResult& result, Evaluation* e) {
   e->build_s = result.candidate.build_s;
   e->objects_reused = result.candidate.objects_reused;
   e->objects_compiled = result.candidate.objects_compiled;
+  e->executed_ir_ratio = result.executed_ir_ratio;
   if (result.timing) {
     e->speedup = result.timing->wall.median;
     e->low = result.timing->wall.low;
@@ -167,6 +169,53 @@ staging::TimingOptions DefaultSearchTiming() {
   // A screen, confirmed later at the full 99 %: five pairs reach 90 %.
   timing.confidence = 0.90;
   return timing;
+}
+
+staging::TimingOptions DefaultRunoffTiming() {
+  staging::TimingOptions timing;
+  timing.warmup_passes = 1;
+  timing.min_pairs = 6;
+  timing.max_pairs = 20;
+  timing.budget_s = 40;
+  timing.half_width = 0.01;
+  timing.confidence = 0.95;
+  return timing;
+}
+
+std::vector<const Evaluation*> Contenders(
+    const std::vector<Evaluation>& evaluations, const std::string& module_hash,
+    int n) {
+  std::vector<const Evaluation*> contenders;
+  for (const Evaluation& e : evaluations) {
+    if (e.module_hash == module_hash && e.verdict == "measured" &&
+        e.speedup > 1) {
+      contenders.push_back(&e);
+    }
+  }
+  std::stable_sort(contenders.begin(), contenders.end(),
+                   [](const Evaluation* a, const Evaluation* b) {
+                     return a->speedup > b->speedup;
+                   });
+  if (int(contenders.size()) > n) contenders.resize(std::max(n, 0));
+  return contenders;
+}
+
+std::vector<std::pair<std::string, std::string>> ChooseWinners(
+    const std::vector<HotModule>& hot,
+    const std::vector<Evaluation>& evaluations,
+    const std::vector<Evaluation>& runoff) {
+  std::vector<std::pair<std::string, std::string>> winners;
+  for (const HotModule& module : hot) {
+    const bool ran_off =
+        std::any_of(runoff.begin(), runoff.end(), [&](const Evaluation& e) {
+          return e.module_hash == module.module_hash;
+        });
+    const std::vector<const Evaluation*> best =
+        Contenders(ran_off ? runoff : evaluations, module.module_hash, 1);
+    if (!best.empty())
+      winners.emplace_back(module.module_hash, best[0]->pipeline);
+  }
+  return winners;
 }
 
 std::string TablePolicyText(
@@ -248,6 +297,69 @@ absl::StatusOr<RuntimeSearchResult> RunRuntimeSearch(
     fs::remove_all(stage.work_dir + "/check/" + label, ignored);
   };
 
+  // Stages the table policy {module: pipeline} as `label` with `timing`
+  // and records it (behaviour `behaviour`); a pipeline the wrapper did not
+  // run is "refused" (no episode) and never proposed again.
+  auto evaluate = [&](const HotModule& module, const std::string& pipeline,
+                      int index, const std::string& label,
+                      const staging::TimingOptions& timing,
+                      const char* behaviour) -> absl::StatusOr<Evaluation> {
+    Evaluation e;
+    e.index = index;
+    e.module_hash = module.module_hash;
+    e.source = module.source;
+    e.pipeline = pipeline;
+    const std::string table = absl::StrCat(policies_dir, "/", label, ".table");
+    if (absl::Status written = files::WriteFileAtomically(
+            table, TablePolicyText({{module.module_hash, pipeline}}));
+        !written.ok()) {
+      return written;
+    }
+    progress << "[" << label << "] " << module.source << " ("
+             << module.module_hash.substr(0, 12) << "): " << pipeline << "\n";
+    absl::StatusOr<StageResult> result =
+        (*stager)->Evaluate(absl::StrCat("table:", table), label, timing);
+    if (!result.ok()) return result.status();
+    if (result->verdict == Verdict::kUnusable) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          workload.path, ": the workload cannot be staged: ", result->detail));
+    }
+    Fill(*result, &e);
+    std::string why;
+    if (!RanPipeline(result->candidate, module.module_hash, pipeline, &why)) {
+      // Not this pipeline's result: no episode, and never again.
+      e.verdict = "refused";
+      e.detail = why;
+      refused.insert(pipeline);
+      progress << "  refused: " << why << "; dropped\n";
+    } else {
+      if (result->verdict == Verdict::kMiscompile) {
+        out.miscompile_found = true;
+        blocked.insert({module.module_hash, pipeline});
+      }
+      std::string episode_id;
+      if (absl::Status w = write(RecordsOf(
+              *result, module.module_hash, pipeline, behaviour, options.seed,
+              workload,
+              BaselineDecision((*stager)->baseline(), module.module_hash),
+              &episode_id));
+          !w.ok()) {
+        return w;
+      }
+      e.episode_ids.push_back(episode_id);
+    }
+    progress << absl::StrFormat("  -> %s %.4f [%.4f, %.4f] %d pairs, %.1f s",
+                                e.verdict, e.speedup, e.low, e.high, e.pairs,
+                                e.seconds);
+    if (e.executed_ir_ratio > 0) {
+      progress << absl::StrFormat(", executed IR ratio %.5f",
+                                  e.executed_ir_ratio);
+    }
+    progress << "\n";
+    cleanup(*result, label);
+    return e;
+  };
+
   out.stop_reason = "vocabulary";
   int made = 0;
   for (size_t round = 0; round < vocabulary.size(); ++round) {
@@ -281,76 +393,53 @@ absl::StatusOr<RuntimeSearchResult> RunRuntimeSearch(
         continue;
       }
       ++made;
-      Evaluation e;
-      e.index = made;
-      e.module_hash = module.module_hash;
-      e.source = module.source;
-      e.pipeline = pipeline;
-      const std::string label = absl::StrCat("eval-", made);
-      const std::string table =
-          absl::StrCat(policies_dir, "/", label, ".table");
-      if (absl::Status written = files::WriteFileAtomically(
-              table, TablePolicyText({{module.module_hash, pipeline}}));
-          !written.ok()) {
-        return written;
-      }
-      progress << "[" << made << "] " << module.source << " ("
-               << module.module_hash.substr(0, 12) << "): " << pipeline << "\n";
-      absl::StatusOr<StageResult> result = (*stager)->Evaluate(
-          absl::StrCat("table:", table), label, options.search_timing);
-      if (!result.ok()) return result.status();
-      if (result->verdict == Verdict::kUnusable) {
-        return absl::FailedPreconditionError(
-            absl::StrCat(workload.path,
-                         ": the workload cannot be staged: ", result->detail));
-      }
-      Fill(*result, &e);
-      std::string why;
-      if (!RanPipeline(result->candidate, module.module_hash, pipeline, &why)) {
-        // Not this pipeline's result: no episode, and never again.
-        e.verdict = "refused";
-        e.detail = why;
-        refused.insert(pipeline);
-        progress << "  refused: " << why << "; dropped\n";
-      } else {
-        if (result->verdict == Verdict::kMiscompile) {
-          out.miscompile_found = true;
-          blocked.insert({module.module_hash, pipeline});
-        }
-        std::string episode_id;
-        if (absl::Status w = write(RecordsOf(
-                *result, module.module_hash, pipeline, kSearchBehaviour,
-                options.seed, workload,
-                BaselineDecision((*stager)->baseline(), module.module_hash),
-                &episode_id));
-            !w.ok()) {
-          return w;
-        }
-        e.episode_ids.push_back(episode_id);
-      }
-      progress << absl::StrFormat(
-          "  -> %s %.4f [%.4f, %.4f] %d pairs, %.1f s\n", e.verdict, e.speedup,
-          e.low, e.high, e.pairs, e.seconds);
-      out.evaluations.push_back(e);
-      cleanup(*result, label);
+      absl::StatusOr<Evaluation> e =
+          evaluate(module, pipeline, made, absl::StrCat("eval-", made),
+                   options.search_timing, kSearchBehaviour);
+      if (!e.ok()) return e.status();
+      out.evaluations.push_back(*std::move(e));
     }
     if (out.stop_reason != "vocabulary") break;
   }
   out.search_s = Since(start);
 
-  // Each module's best measured pipeline above 1, hottest module first.
+  // The runoff: each module's contenders timed again, hottest module first.
+  const auto runoff_start = std::chrono::steady_clock::now();
+  int index = int(out.evaluations.size());
   for (const HotModule& module : out.hot) {
-    const Evaluation* best = nullptr;
-    for (const Evaluation& e : out.evaluations) {
-      if (e.module_hash != module.module_hash || e.verdict != "measured" ||
-          e.speedup <= 1) {
-        continue;
-      }
-      if (best == nullptr || e.speedup > best->speedup) best = &e;
+    if (options.runoff_contenders <= 0) break;
+    std::vector<std::string> contenders;
+    for (const Evaluation* c : Contenders(out.evaluations, module.module_hash,
+                                          options.runoff_contenders)) {
+      contenders.push_back(c->pipeline);
     }
-    if (best != nullptr)
-      out.winners.emplace_back(best->module_hash, best->pipeline);
+    if (contenders.empty()) continue;
+    if (Since(runoff_start) >= options.runoff_budget_s) {
+      out.runoff_skipped.push_back(module.source);
+      progress << "runoff: no budget left for " << module.source
+               << "; its search median picks\n";
+      continue;
+    }
+    progress << "runoff: " << module.source << ", " << contenders.size()
+             << " contender(s) timed again\n";
+    // Each contender's timing gets at most its share of what remains (its
+    // minimum pairs always run).
+    staging::TimingOptions timing = options.runoff_timing;
+    timing.budget_s = std::min(timing.budget_s,
+                               (options.runoff_budget_s - Since(runoff_start)) /
+                                   double(contenders.size()));
+    for (const std::string& pipeline : contenders) {
+      ++index;
+      absl::StatusOr<Evaluation> e =
+          evaluate(module, pipeline, index, absl::StrCat("runoff-", index),
+                   timing, kRunoffBehaviour);
+      if (!e.ok()) return e.status();
+      out.runoff.push_back(*std::move(e));
+    }
   }
+  out.runoff_s = Since(runoff_start);
+
+  out.winners = ChooseWinners(out.hot, out.evaluations, out.runoff);
   if (!out.winners.empty()) {
     const std::string table = policies_dir + "/winner.table";
     const std::string text = TablePolicyText(out.winners);
@@ -363,7 +452,7 @@ absl::StatusOr<RuntimeSearchResult> RunRuntimeSearch(
         absl::StrCat("table:", table), "confirm", options.confirm_timing);
     if (!result.ok()) return result.status();
     Evaluation e;
-    e.index = int(out.evaluations.size()) + 1;
+    e.index = index + 1;
     e.pipeline = "(winners combined)";
     Fill(*result, &e);
     if (result->verdict == Verdict::kMeasured) e.verdict = "confirmed";

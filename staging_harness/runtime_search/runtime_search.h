@@ -14,21 +14,26 @@
 //     for the module (refused: fail-open policy_refused, or any other
 //     fail-open) is dropped; a miscompile is recorded and its pair never
 //     proposed again, nor is a pair the buffer already blocks.
-//  3. Each module's winner is its measured pipeline with the best median
-//     speedup above 1; the winners are combined into one table and
-//     confirmed with the full timing (the short runs of a search
-//     over-estimate its best: the winner's curse), and the confirmed
-//     speedup is the result.
+//  3. The runoff: each module's best few measured pipelines above 1 (its
+//     contenders) are staged again with more pairs, hottest module first,
+//     while the runoff's budget lasts. The short screen's best is mostly
+//     its luckiest (the winner's curse); the runoff ranks the contenders on
+//     a longer timing.
+//  4. Each module's winner is its contender with the best runoff median
+//     above 1 (a module the runoff did not reach: its best search median
+//     above 1); the winners are combined into one table and confirmed with
+//     the full timing, and the confirmed speedup is the result.
 // Every build (baseline, -O0 reference, evaluations, confirmation) shares
 // the wrapper's object cache under the work dir unless `object_cache` is
 // off: an evaluation recompiles only the module whose pipeline it changes.
 // Every evaluation is an Episode (objective "runtime", behaviour_policy
 // "runtime_search:vocabulary", the module searched, the pipeline in
 // Episode.pipeline) with its staging FinalReward (episode_id set) and the
-// build's decisions, or its Miscompile; the confirmation is one episode per
-// combined module (behaviour_policy "runtime_search:confirm"). Records are
-// written through ReplayStore::Write after each evaluation, so a search cut
-// short keeps what it measured.
+// build's decisions, or its Miscompile; so is every runoff timing
+// (behaviour_policy "runtime_search:runoff"); the confirmation is one
+// episode per combined module (behaviour_policy "runtime_search:confirm").
+// Records are written through ReplayStore::Write after each evaluation, so a
+// search cut short keeps what it measured.
 
 #include <cstdint>
 #include <iosfwd>
@@ -47,6 +52,7 @@ namespace phaseloop::runtime_search {
 inline constexpr const char* kSearchBehaviour =
     replay_buffer::kBehaviourRuntimeSearch;
 inline constexpr char kConfirmBehaviour[] = "runtime_search:confirm";
+inline constexpr char kRunoffBehaviour[] = "runtime_search:runoff";
 
 struct RuntimeSearchOptions {
   // The search's wall time: profile, builds, checks and short timings;
@@ -60,6 +66,14 @@ struct RuntimeSearchOptions {
   int max_modules = 3;
   staging::TimingOptions search_timing;   // short: see DefaultSearchTiming
   staging::TimingOptions confirm_timing;  // full
+  // The runoff (step 3): at most this many contenders per module (0: none;
+  // the screen's medians pick the winners), timed with `runoff_timing`; a
+  // module's runoff starts only while `runoff_budget_s` seconds of runoff
+  // remain, each contender's timing getting at most its share of what
+  // remains, so a module's contenders are compared on equal timings.
+  int runoff_contenders = 2;
+  double runoff_budget_s = 120;
+  staging::TimingOptions runoff_timing;   // see DefaultRunoffTiming
   ProfileOptions profile;                 // work_dir set by the search
   bool keep_builds = false;  // keep each evaluation's scratch build and runs
   // Builds share the wrapper's object cache: `stage.object_cache_dir`, or
@@ -69,6 +83,9 @@ struct RuntimeSearchOptions {
 
 // Few pairs: enough to drop the clearly slower, not to rank the close.
 staging::TimingOptions DefaultSearchTiming();
+// More pairs than the screen, at 95 %: enough to rank two contenders a few
+// per cent apart on a quiet machine.
+staging::TimingOptions DefaultRunoffTiming();
 
 struct Evaluation {
   int index = 0;  // 1-based, in the order run
@@ -90,6 +107,9 @@ struct Evaluation {
   int objects_compiled = 0;
   std::string build_id;
   std::vector<std::string> episode_ids;
+  // Executed IR instructions, baseline / candidate, when the stage options
+  // asked for the count (StageOptions::count_executed); 0 otherwise.
+  double executed_ir_ratio = 0;
 };
 
 struct RuntimeSearchResult {
@@ -102,6 +122,12 @@ struct RuntimeSearchResult {
   std::vector<Evaluation> evaluations;
   int blocked_skipped = 0;  // pairs the buffer (or this search) blocked
   std::string stop_reason;  // "vocabulary", "budget", "max_evaluations"
+  // The runoff's stagings, in the order run (index continues the
+  // evaluations'); modules it did not reach, with contenders, are named in
+  // runoff_skipped (the budget ran out).
+  std::vector<Evaluation> runoff;
+  std::vector<std::string> runoff_skipped;
+  double runoff_s = 0;
   // The per-module winners (module_hash, pipeline), hottest first.
   std::vector<std::pair<std::string, std::string>> winners;
   std::optional<Evaluation> confirmation;
@@ -112,6 +138,21 @@ struct RuntimeSearchResult {
   double search_s = 0;
   double elapsed_s = 0;
 };
+
+// A module's runoff contenders: its measured evaluations with a median
+// above 1, best median first (ties: the earlier), at most `n`.
+std::vector<const Evaluation*> Contenders(
+    const std::vector<Evaluation>& evaluations, const std::string& module_hash,
+    int n);
+
+// Each hot module's winner (module_hash, pipeline), hottest first: the
+// best measured runoff median above 1 where the runoff timed the module,
+// else the best measured search median above 1; none when nothing is above
+// 1.
+std::vector<std::pair<std::string, std::string>> ChooseWinners(
+    const std::vector<HotModule>& hot,
+    const std::vector<Evaluation>& evaluations,
+    const std::vector<Evaluation>& runoff);
 
 // The table policy text for `rows` (module_hash, pipeline).
 std::string TablePolicyText(

@@ -50,6 +50,23 @@ void AddRuntimeSearchOptions(CLI::App& search, RuntimeSearchFlags& flags) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   search
+      .add_option("--runoff-contenders", flags.runoff_contenders,
+                  "runtime: each hot module's best few pipelines above 1 in "
+                  "the short runs are timed again with more pairs before "
+                  "the winner is picked (0: the short runs pick)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 16));
+  search
+      .add_option("--runoff-budget", flags.runoff_budget_s,
+                  "runtime: seconds of runoff; a module's runoff starts "
+                  "only while some remain")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  search.add_flag("--count-executed", flags.count_executed,
+                  "runtime: count each measured evaluation's executed IR "
+                  "instructions beside its time (two more builds and one "
+                  "run of each side per evaluation)");
+  search
       .add_option("--max-modules", flags.max_modules,
                   "runtime: at most this many hot modules searched")
       ->capture_default_str()
@@ -97,6 +114,7 @@ int RunRuntimeSearchCommand(const RuntimeSearchFlags& f, std::ostream& out,
   stage.opt_level = "O3";
   stage.compilers = *compilers;
   stage.cpu = f.cpu;
+  stage.count_executed = f.count_executed;
   stage.work_dir =
       (f.work_dir.empty()
            ? (fs::temp_directory_path() / "phaseloop-runtime-search").string()
@@ -112,6 +130,9 @@ int RunRuntimeSearchCommand(const RuntimeSearchFlags& f, std::ostream& out,
   options.object_cache = !f.no_object_cache;
   options.search_timing = DefaultSearchTiming();
   options.confirm_timing.budget_s = f.confirm_budget_s;
+  options.runoff_contenders = f.runoff_contenders;
+  options.runoff_budget_s = f.runoff_budget_s;
+  options.runoff_timing = DefaultRunoffTiming();
   err << "runtime search: " << workload->name << ", " << f.budget_s
       << " s budget, seed " << f.seed << ", scratch " << stage.work_dir << "\n";
   absl::StatusOr<RuntimeSearchResult> result =

@@ -25,6 +25,9 @@ struct RuntimeSearchFlags {
   std::string policy_out;  // the winning table policy
   std::string work_dir;    // "" = $TMPDIR/phaseloop-runtime-search
   double confirm_budget_s = 120;
+  int runoff_contenders = 2;
+  double runoff_budget_s = 120;
+  bool count_executed = false;
   int max_modules = 3;
   double coverage = 0.9;
   int cpu = -1;

@@ -31,6 +31,9 @@ nlohmann::json EvaluationJson(const Evaluation& e) {
                       {"build_s", e.build_s},
                       {"objects_reused", e.objects_reused},
                       {"objects_compiled", e.objects_compiled}};
+  j["executed_ir_ratio"] = e.executed_ir_ratio > 0
+                               ? nlohmann::json(e.executed_ir_ratio)
+                               : nlohmann::json(nullptr);
   j["speedup"] = e.pairs > 0 || e.verdict == "identical"
                      ? nlohmann::json{{"median", e.speedup},
                                       {"low", e.low},
@@ -59,13 +62,25 @@ struct BuildTotals {
 };
 BuildTotals TotalsOf(const RuntimeSearchResult& r) {
   BuildTotals t;
-  for (const Evaluation& e : r.evaluations) {
-    ++t.builds;
-    t.reused += e.objects_reused;
-    t.compiled += e.objects_compiled;
-    t.seconds += e.build_s;
+  for (const std::vector<Evaluation>* list : {&r.evaluations, &r.runoff}) {
+    for (const Evaluation& e : *list) {
+      ++t.builds;
+      t.reused += e.objects_reused;
+      t.compiled += e.objects_compiled;
+      t.seconds += e.build_s;
+    }
   }
   return t;
+}
+
+std::string EvaluationRow(const RuntimeSearchResult& r, const Evaluation& e) {
+  return absl::StrFormat("%3d %-12s %-10s %-26s %5d %6.1f %6.1f %7s %8s  %s\n",
+                         e.index, Short(e.module_hash), e.verdict, Figure(e),
+                         e.pairs, e.seconds, e.build_s, Objects(r, e),
+                         e.executed_ir_ratio > 0
+                             ? absl::StrFormat("%.5f", e.executed_ir_ratio)
+                             : "-",
+                         e.pipeline);
 }
 
 }  // namespace
@@ -93,15 +108,23 @@ std::string FormatRuntimeSearchTable(const RuntimeSearchResult& r) {
   }
   absl::StrAppend(
       &out, "\n",
-      absl::StrFormat("%3s %-12s %-10s %-26s %5s %6s %6s %7s  %s\n", "#",
-                      "module", "verdict", "speedup [interval]", "pairs",
-                      "s", "build", "reused", "pipeline"));
+      absl::StrFormat("%3s %-12s %-10s %-26s %5s %6s %6s %7s %8s  %s\n", "#",
+                      "module", "verdict", "speedup [interval]", "pairs", "s",
+                      "build", "reused", "exec IR", "pipeline"));
   for (const Evaluation& e : r.evaluations) {
-    absl::StrAppend(
-        &out, absl::StrFormat("%3d %-12s %-10s %-26s %5d %6.1f %6.1f %7s  %s\n",
-                              e.index, Short(e.module_hash), e.verdict,
-                              Figure(e), e.pairs, e.seconds, e.build_s,
-                              Objects(r, e), e.pipeline));
+    absl::StrAppend(&out, EvaluationRow(r, e));
+  }
+  if (!r.runoff.empty()) {
+    absl::StrAppend(&out, absl::StrFormat("runoff (the contenders timed again, "
+                                          "%.0f s):\n",
+                                          r.runoff_s));
+    for (const Evaluation& e : r.runoff) {
+      absl::StrAppend(&out, EvaluationRow(r, e));
+    }
+  }
+  for (const std::string& source : r.runoff_skipped) {
+    absl::StrAppend(&out, "runoff: budget spent before ", source,
+                    "; its search median picked its winner\n");
   }
   const std::map<std::string, int> counts = Counts(r);
   absl::StrAppend(
@@ -151,8 +174,10 @@ std::string FormatRuntimeSearchTable(const RuntimeSearchResult& r) {
   }
   absl::StrAppend(&out,
                   "speedup = median of t_O3 / t_candidate over interleaved "
-                  "pairs (> 1 is faster); the search's short runs rank, the "
-                  "confirmation's full run is the result\n");
+                  "pairs (> 1 is faster); the search's short runs screen, "
+                  "the runoff ranks the contenders, the confirmation's full "
+                  "run is the result; exec IR = executed IR instructions, "
+                  "baseline / candidate (with --count-executed)\n");
   return out;
 }
 
@@ -192,6 +217,12 @@ nlohmann::json RuntimeSearchJson(const RuntimeSearchResult& r) {
   for (const Evaluation& e : r.evaluations) {
     j["evaluations"].push_back(EvaluationJson(e));
   }
+  j["runoff"] = nlohmann::json::array();
+  for (const Evaluation& e : r.runoff) {
+    j["runoff"].push_back(EvaluationJson(e));
+  }
+  j["runoff_skipped"] = r.runoff_skipped;
+  j["runoff_s"] = r.runoff_s;
   const BuildTotals builds = TotalsOf(r);
   nlohmann::json counts = {{"evaluations", r.evaluations.size()},
                            {"blocked_skipped", r.blocked_skipped},

@@ -2,8 +2,9 @@
 #define PHASELOOP_STAGING_HARNESS_RUNTIME_SEARCH_RUNTIME_SEARCH_REPORT_H_
 
 // `phaseloop search --objective runtime`'s output: a table for people (the
-// hot modules, every evaluation with its verdict and speedup interval, the
-// winners and the confirmed speedup), JSON for machines.
+// hot modules, every evaluation and runoff timing with its verdict and
+// speedup interval, the winners and the confirmed speedup), JSON for
+// machines.
 
 #include <string>
 
@@ -19,8 +20,10 @@ std::string FormatRuntimeSearchTable(const RuntimeSearchResult& result);
 //   "hot", "top_symbols"}], "notes"}, "evaluations": [{"index",
 //   "module_hash", "source", "pipeline", "verdict", "detail", "speedup":
 //   {"median", "low", "high"}, "pairs", "seconds", "build_id",
-//   "episode_ids"}], "counts": {"evaluations", "measured", "identical",
-//   "miscompile", "refused", "blocked_skipped"}, "stop_reason",
+//   "episode_ids", "executed_ir_ratio" | null}], "runoff": [evaluation],
+//   "runoff_skipped": [source], "runoff_s", "counts": {"evaluations",
+//   "measured", "identical", "miscompile", "refused", "blocked_skipped"}
+//   (of the search's evaluations), "stop_reason",
 //   "winners": [{"module_hash", "pipeline"}], "confirmation": {...} | null,
 //   "confirmed_speedup": {"median", "low", "high"} | null, "search_s",
 //   "elapsed_s"}

@@ -35,6 +35,7 @@ class RuntimeSearchTest : public ::testing::Test {
     options_.search_timing.max_pairs = 3;
     options_.confirm_timing = options_.search_timing;
     options_.confirm_timing.max_pairs = 4;
+    options_.runoff_timing = options_.confirm_timing;
     absl::StatusOr<std::unique_ptr<replay_buffer::ReplayStore>> store =
         replay_buffer::OpenReplayStore(dir_ + "/buffer.db");
     ASSERT_TRUE(store.ok()) << store.status();
@@ -102,7 +103,11 @@ TEST_F(RuntimeSearchTest, EvaluatesTheHotModuleAndRecordsEveryEvaluation) {
   ASSERT_TRUE(rewarded.ok()) << rewarded.status();
   const int confirmed =
       result->confirmation ? int(result->confirmation->episode_ids.size()) : 0;
-  EXPECT_EQ(int(rewarded->size()), judged + confirmed);
+  int runoff_judged = 0;
+  for (const Evaluation& e : result->runoff) {
+    if (e.verdict != "miscompile") ++runoff_judged;
+  }
+  EXPECT_EQ(int(rewarded->size()), judged + runoff_judged + confirmed);
   // The module is in the workload's split (example: train), so the
   // learner's split filter finds its episodes there and nowhere else.
   filter.split = "train";
@@ -116,6 +121,96 @@ TEST_F(RuntimeSearchTest, EvaluatesTheHotModuleAndRecordsEveryEvaluation) {
   ASSERT_TRUE(in_test.ok()) << in_test.status();
   EXPECT_TRUE(in_test->empty());
   EXPECT_EQ(result->confirmation.has_value(), !result->winners.empty());
+}
+
+// The runoff times exactly the screen's contenders of the module again,
+// best first, each an episode of its own; the winner is the runoff's best
+// above 1. Which pipelines contend depends on the machine's noise; what is
+// checked holds whatever they are.
+TEST_F(RuntimeSearchTest, TheRunoffTimesTheContendersAgainAndPicksTheWinner) {
+  options_.max_evaluations = 4;
+  options_.runoff_contenders = 2;
+  absl::StatusOr<RuntimeSearchResult> result = Search();
+  ASSERT_TRUE(result.ok()) << result.status() << log_.str();
+  ASSERT_EQ(result->hot.size(), 1u);
+  const std::vector<const Evaluation*> contenders =
+      Contenders(result->evaluations, result->hot[0].module_hash, 2);
+  ASSERT_EQ(result->runoff.size(), contenders.size()) << log_.str();
+  for (size_t i = 0; i < contenders.size(); ++i) {
+    const Evaluation& again = result->runoff[i];
+    EXPECT_EQ(again.pipeline, contenders[i]->pipeline);
+    EXPECT_EQ(again.module_hash, result->hot[0].module_hash);
+    EXPECT_EQ(again.index, int(result->evaluations.size() + i + 1));
+    EXPECT_NE(again.build_id, "");
+    ASSERT_EQ(again.episode_ids.size(), 1u);
+    absl::StatusOr<std::vector<v1::Episode>> episodes =
+        store_->ReadEpisodes(again.episode_ids);
+    ASSERT_TRUE(episodes.ok()) << episodes.status();
+    EXPECT_EQ((*episodes)[0].behaviour_policy(), kRunoffBehaviour);
+    EXPECT_EQ((*episodes)[0].pipeline(), again.pipeline);
+  }
+  EXPECT_TRUE(result->runoff_skipped.empty());
+  EXPECT_EQ(result->winners,
+            ChooseWinners(result->hot, result->evaluations, result->runoff));
+  EXPECT_EQ(result->confirmation.has_value(), !result->winners.empty());
+
+  // Off: no runoff, the screen's best median above 1 wins.
+  options_.runoff_contenders = 0;
+  stage_.work_dir = dir_ + "/no-runoff";
+  absl::StatusOr<RuntimeSearchResult> screened = Search();
+  ASSERT_TRUE(screened.ok()) << screened.status() << log_.str();
+  EXPECT_TRUE(screened->runoff.empty());
+  EXPECT_EQ(screened->winners,
+            ChooseWinners(screened->hot, screened->evaluations, {}));
+}
+
+Evaluation Timed(const std::string& module, const std::string& pipeline,
+                 const std::string& verdict, double speedup) {
+  Evaluation e;
+  e.module_hash = module;
+  e.pipeline = pipeline;
+  e.verdict = verdict;
+  e.speedup = speedup;
+  return e;
+}
+
+TEST(RunoffTest, ContendersAreTheMeasuredAboveOneBestFirst) {
+  const std::vector<Evaluation> evaluations = {
+      Timed("m", "a", "measured", 1.02), Timed("m", "b", "measured", 0.99),
+      Timed("m", "c", "measured", 1.05), Timed("m", "d", "identical", 1.0),
+      Timed("n", "e", "measured", 1.30), Timed("m", "f", "miscompile", 1.0),
+      Timed("m", "g", "measured", 1.02), Timed("m", "h", "measured", 1.01)};
+  std::vector<std::string> picked;
+  for (const Evaluation* e : Contenders(evaluations, "m", 3)) {
+    picked.push_back(e->pipeline);
+  }
+  // c best; a and g tie at 1.02, the earlier first; h is fourth.
+  EXPECT_EQ(picked, (std::vector<std::string>{"c", "a", "g"}));
+  EXPECT_TRUE(Contenders(evaluations, "m", 0).empty());
+  EXPECT_TRUE(Contenders(evaluations, "absent", 3).empty());
+}
+
+TEST(RunoffTest, TheRunoffDecidesWhereItRanAndTheScreenElsewhere) {
+  std::vector<HotModule> hot(3);
+  hot[0].module_hash = "m";
+  hot[1].module_hash = "n";
+  hot[2].module_hash = "o";
+  const std::vector<Evaluation> screen = {
+      Timed("m", "lucky", "measured", 1.20),
+      Timed("m", "steady", "measured", 1.05),
+      Timed("n", "only", "measured", 1.04),
+      Timed("o", "slow", "measured", 0.98)};
+  // m's runoff reverses the screen's order; n was not reached.
+  std::vector<Evaluation> runoff = {Timed("m", "lucky", "measured", 0.99),
+                                    Timed("m", "steady", "measured", 1.03)};
+  using Rows = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(ChooseWinners(hot, screen, runoff),
+            (Rows{{"m", "steady"}, {"n", "only"}}));
+  EXPECT_EQ(ChooseWinners(hot, screen, {}),
+            (Rows{{"m", "lucky"}, {"n", "only"}}));
+  // Nothing above 1 in m's runoff: m has no winner, whatever the screen said.
+  runoff[1].speedup = 0.995;
+  EXPECT_EQ(ChooseWinners(hot, screen, runoff), (Rows{{"n", "only"}}));
 }
 
 // A budget the baseline build alone uses up (a loaded machine) still gives

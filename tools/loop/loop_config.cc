@@ -47,7 +47,8 @@ absl::StatusOr<LoopConfig> LoadLoopConfig(const std::string& path) {
   if (!explore) return fields.Bad("explore", "required");
   if (auto s = fields.CheckKeys(
           "explore", explore,
-          {"workload", "budget_s", "confirm_budget_s", "in_canary"});
+          {"workload", "budget_s", "confirm_budget_s", "runoff_budget_s",
+           "runoff_contenders", "in_canary"});
       !s.ok()) {
     return s;
   }
@@ -66,6 +67,18 @@ absl::StatusOr<LoopConfig> LoadLoopConfig(const std::string& path) {
       !s.ok()) {
     return s;
   }
+  if (auto s = fields.Number("explore", explore, "runoff_budget_s", 1, kDay,
+                             config.explore_runoff_budget_s);
+      !s.ok()) {
+    return s;
+  }
+  int64_t contenders = config.explore_runoff_contenders;
+  if (auto s = fields.Int("explore", explore, "runoff_contenders", 0, 16,
+                          contenders);
+      !s.ok()) {
+    return s;
+  }
+  config.explore_runoff_contenders = static_cast<int>(contenders);
   if (auto s = fields.Bool("explore", explore, "in_canary",
                            config.explore_in_canary);
       !s.ok()) {

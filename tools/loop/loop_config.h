@@ -20,6 +20,10 @@ struct LoopConfig {
   std::string explore_workload;
   double explore_budget_s = 100;
   double explore_confirm_budget_s = 20;
+  // The runoff (`--runoff-contenders`, `--runoff-budget`): each hot
+  // module's best few timed again before the winners are combined.
+  int explore_runoff_contenders = 2;
+  double explore_runoff_budget_s = 20;
   // `train --explore-untried`: when canaries judged every choice the policy
   // makes on the service, the candidate tries one none has judged.
   bool explore_in_canary = true;

@@ -28,6 +28,18 @@ TEST(LoopConfigTest, TheShippedConfigLoads) {
   EXPECT_GT(config->explore_budget_s, 0);
   EXPECT_TRUE(config->gate_timed);
   EXPECT_TRUE(config->explore_in_canary);
+  EXPECT_EQ(config->explore_runoff_contenders, 2);
+  EXPECT_EQ(config->explore_runoff_budget_s, 20);
+}
+
+TEST(LoopConfigTest, TheRunoffCanBeSizedOrTurnedOff) {
+  auto config = LoadLoopConfig(
+      Write("service: s.yaml\nlearner: l.yaml\n"
+            "explore: {workload: w, runoff_contenders: 0, runoff_budget_s: "
+            "7}\nstage: {workload: w}\n"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->explore_runoff_contenders, 0);
+  EXPECT_EQ(config->explore_runoff_budget_s, 7);
 }
 
 TEST(LoopConfigTest, ExplorationInCanariesCanBeTurnedOff) {
@@ -68,6 +80,9 @@ TEST(LoopConfigTest, BadFieldsAreNamed) {
       {"service: s.yaml\nlearner: l.yaml\nexplore: {workload: w, budget_s: "
        "-1}\nstage: {workload: w}\n",
        "explore.budget_s: -1 is outside"},
+      {"service: s.yaml\nlearner: l.yaml\nexplore: {workload: w, "
+       "runoff_contenders: 17}\nstage: {workload: w}\n",
+       "explore.runoff_contenders: 17 is outside [0, 16]"},
   };
   for (const Case& c : cases) {
     const std::string path = Write(c.text);
