@@ -155,6 +155,9 @@ struct BufferStats {
 // so its staging reward judges that (module, pipeline) pair alone; the
 // speed learner's candidate formulation reads these.
 inline constexpr char kBehaviourRuntimeSearch[] = "runtime_search:vocabulary";
+// The runtime search's runoff: a screened (module, pipeline) pair staged
+// again with more pairs; where a pair has both, the learner takes this one.
+inline constexpr char kBehaviourRuntimeRunoff[] = "runtime_search:runoff";
 
 // Miscompile.verdict values.
 inline constexpr char kVerdictMiscompile[] = "miscompile";

@@ -158,15 +158,21 @@ absl::Status ReadCandidateSplit(replay_buffer::ReplayStore& store,
   CandidateRows modules;
   // Runtime: a runtime search's single-module evaluations name their
   // candidate by pipeline; the baseline (-O3) is worth 0 on every module by
-  // definition (the staging reward is log(t_baseline / t_candidate)).
+  // definition (the staging reward is log(t_baseline / t_candidate)). A
+  // cell its runoff timed again takes the runoff's value, whatever the
+  // episodes' order: the screen's few pairs over-rate its best.
   const bool runtime = config.objective == kObjectiveRuntime;
+  std::set<std::pair<std::string, int>> runoff_cells;
   std::map<std::string, int> by_pipeline;
   for (int c = 0; c < k; ++c) by_pipeline[options.candidates[c].pipeline] = c;
   const auto o3 = by_pipeline.find(kRuntimeBaselinePipeline);
   absl::Status status = ForEachEpisode(store, *ids, [&](const v1::Episode& e) {
     std::map<std::string, int>::const_iterator c;
+    const bool runoff = runtime && e.behaviour_policy() ==
+                                       replay_buffer::kBehaviourRuntimeRunoff;
     if (runtime) {
-      if (e.behaviour_policy() != replay_buffer::kBehaviourRuntimeSearch) {
+      if (e.behaviour_policy() != replay_buffer::kBehaviourRuntimeSearch &&
+          !runoff) {
         return;
       }
       c = by_pipeline.find(e.pipeline());
@@ -194,6 +200,11 @@ absl::Status ReadCandidateSplit(replay_buffer::ReplayStore& store,
       values.assign(k, std::numeric_limits<float>::quiet_NaN());
       object_sizes.assign(k, std::numeric_limits<double>::quiet_NaN());
       if (runtime && o3 != by_pipeline.end()) values[o3->second] = 0;
+    }
+    if (runoff) {
+      runoff_cells.insert({e.module_hash(), c->second});
+    } else if (runtime && runoff_cells.count({e.module_hash(), c->second})) {
+      return;  // the runoff's value stands
     }
     values[c->second] = StepReward(config, e.steps(0), true,
                                    found == bonus->end() ? 0 : found->second);

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <tuple>
 
 #include "common/testing/test_util.h"
 #include "compiler_driver/policy_runtime/state_features.h"
@@ -385,6 +386,66 @@ TEST_F(DatasetTest, RuntimeCandidatesFromRuntimeSearchEpisodes) {
   auto without = BuildDataset(*store_, config, options_);
   ASSERT_TRUE(without.ok()) << without.status();
   EXPECT_EQ(without->train.transitions.size(), 6 * 3);
+}
+
+// A pair the runtime search's runoff timed again takes the runoff's value,
+// whether its episode's id sorts before or after the screen's.
+TEST_F(DatasetTest, RuntimeRunoffValuesOverrideTheScreens) {
+  const std::vector<std::string> pipelines = {"default<O3>", "default<O2>",
+                                              "default<O1>,default<O3>"};
+  ASSERT_TRUE(
+      testing::WriteRuntimeSearchBuffer(*store_, pipelines, 4, 1, 5).ok());
+  for (size_t c = 0; c < pipelines.size(); ++c) {
+    options_.candidates.push_back({"p" + std::to_string(c), {}, pipelines[c]});
+  }
+  // Runoff episodes for r0 and r1's default<O2> (screened as r0-1, r1-1),
+  // one id sorting before the screen's and one after.
+  replay_buffer::WriteBatch batch;
+  const std::vector<v1::Episode> all = AllEpisodes();
+  for (const auto& [module, id, value] :
+       std::vector<std::tuple<std::string, std::string, double>>{
+           {"r0", "a-runoff", -0.03}, {"r1", "z-runoff", 0.07}}) {
+    const v1::Episode* screen = nullptr;
+    for (const v1::Episode& e : all) {
+      if (e.episode_id() == module + "-1") screen = &e;
+    }
+    ASSERT_NE(screen, nullptr);
+    v1::Episode again = *screen;
+    again.set_episode_id(id);
+    again.set_behaviour_policy(replay_buffer::kBehaviourRuntimeRunoff);
+    batch.episodes.push_back(again);
+    v1::FinalReward r;
+    r.set_reward_id("staging/" + id);
+    r.set_source("staging");
+    r.set_module_hash(module);
+    r.set_episode_id(id);
+    r.set_value(value);
+    batch.rewards.push_back(r);
+  }
+  ASSERT_TRUE(store_->Write(batch).ok());
+  LearnerConfig config;
+  config.objective = "runtime";
+  config.policy_objective = "runtime";
+  config.validation_split = "test";
+  config.step_reward_weight = 0;
+  config.final_reward_weights = {{"staging", 1.0}};
+  auto data = BuildDataset(*store_, config, options_);
+  ASSERT_TRUE(data.ok()) << data.status();
+  const CandidateTable& t = data->train.table;
+  ASSERT_EQ(t.module_hashes.size(), 4u);
+  EXPECT_EQ(data->train.episodes, 4 * 2 + 2);
+  for (size_t m = 0; m < t.module_hashes.size(); ++m) {
+    const float o2 = t.values[m * 3 + 1];
+    if (t.module_hashes[m] == "r0") {
+      EXPECT_FLOAT_EQ(o2, -0.03f);
+    } else if (t.module_hashes[m] == "r1") {
+      EXPECT_FLOAT_EQ(o2, 0.07f);
+    } else {  // the screen's value: 0.04 or -0.02, give or take the noise
+      EXPECT_TRUE(std::abs(o2 - 0.04f) < 0.006f ||
+                  std::abs(o2 + 0.02f) < 0.006f)
+          << o2;
+    }
+  }
 }
 
 TEST_F(DatasetTest, ClearErrors) {

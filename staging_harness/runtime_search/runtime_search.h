@@ -52,7 +52,8 @@ namespace phaseloop::runtime_search {
 inline constexpr const char* kSearchBehaviour =
     replay_buffer::kBehaviourRuntimeSearch;
 inline constexpr char kConfirmBehaviour[] = "runtime_search:confirm";
-inline constexpr char kRunoffBehaviour[] = "runtime_search:runoff";
+inline constexpr const char* kRunoffBehaviour =
+    replay_buffer::kBehaviourRuntimeRunoff;
 
 struct RuntimeSearchOptions {
   // The search's wall time: profile, builds, checks and short timings;
