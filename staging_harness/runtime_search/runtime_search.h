@@ -55,6 +55,12 @@ inline constexpr char kConfirmBehaviour[] = "runtime_search:confirm";
 inline constexpr const char* kRunoffBehaviour =
     replay_buffer::kBehaviourRuntimeRunoff;
 
+// Few pairs: enough to drop the clearly slower, not to rank the close.
+staging::TimingOptions DefaultSearchTiming();
+// More pairs than the screen, at 95 %: enough to rank two contenders a few
+// per cent apart on a quiet machine.
+staging::TimingOptions DefaultRunoffTiming();
+
 struct RuntimeSearchOptions {
   // The search's wall time: profile, builds, checks and short timings;
   // the confirmation comes after it, with its own timing budget. One
@@ -65,8 +71,8 @@ struct RuntimeSearchOptions {
   uint64_t seed = 1;
   double coverage = 0.9;
   int max_modules = 3;
-  staging::TimingOptions search_timing;   // short: see DefaultSearchTiming
-  staging::TimingOptions confirm_timing;  // full
+  staging::TimingOptions search_timing = DefaultSearchTiming();  // short
+  staging::TimingOptions confirm_timing;                         // full
   // The runoff (step 3): at most this many contenders per module (0: none;
   // the screen's medians pick the winners), timed with `runoff_timing`; a
   // module's runoff starts only while `runoff_budget_s` seconds of runoff
@@ -74,19 +80,13 @@ struct RuntimeSearchOptions {
   // remains, so a module's contenders are compared on equal timings.
   int runoff_contenders = 2;
   double runoff_budget_s = 120;
-  staging::TimingOptions runoff_timing;   // see DefaultRunoffTiming
+  staging::TimingOptions runoff_timing = DefaultRunoffTiming();
   ProfileOptions profile;                 // work_dir set by the search
   bool keep_builds = false;  // keep each evaluation's scratch build and runs
   // Builds share the wrapper's object cache: `stage.object_cache_dir`, or
   // <work_dir>/object-cache when that is empty.
   bool object_cache = true;
 };
-
-// Few pairs: enough to drop the clearly slower, not to rank the close.
-staging::TimingOptions DefaultSearchTiming();
-// More pairs than the screen, at 95 %: enough to rank two contenders a few
-// per cent apart on a quiet machine.
-staging::TimingOptions DefaultRunoffTiming();
 
 struct Evaluation {
   int index = 0;  // 1-based, in the order run

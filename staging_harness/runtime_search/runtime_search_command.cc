@@ -128,11 +128,9 @@ int RunRuntimeSearchCommand(const RuntimeSearchFlags& f, std::ostream& out,
   options.max_modules = f.max_modules;
   options.keep_builds = f.keep_builds;
   options.object_cache = !f.no_object_cache;
-  options.search_timing = DefaultSearchTiming();
   options.confirm_timing.budget_s = f.confirm_budget_s;
   options.runoff_contenders = f.runoff_contenders;
   options.runoff_budget_s = f.runoff_budget_s;
-  options.runoff_timing = DefaultRunoffTiming();
   err << "runtime search: " << workload->name << ", " << f.budget_s
       << " s budget, seed " << f.seed << ", scratch " << stage.work_dir << "\n";
   absl::StatusOr<RuntimeSearchResult> result =
