@@ -53,6 +53,24 @@ class DatasetTest : public ::testing::Test {
     EXPECT_TRUE(episodes.ok()) << episodes.status();
     return episodes.ok() ? *std::move(episodes) : std::vector<v1::Episode>{};
   }
+  // One candidate per runtime pipeline, named p0, p1, ...
+  void AddRuntimeCandidates(const std::vector<std::string>& pipelines) {
+    for (size_t c = 0; c < pipelines.size(); ++c) {
+      options_.candidates.push_back(
+          {"p" + std::to_string(c), {}, pipelines[c]});
+    }
+  }
+  // A speed policy's config valued by staging rewards alone, validated on
+  // the test split.
+  static LearnerConfig RuntimeConfig() {
+    LearnerConfig config;
+    config.objective = "runtime";
+    config.policy_objective = "runtime";
+    config.validation_split = "test";
+    config.step_reward_weight = 0;
+    config.final_reward_weights = {{"staging", 1.0}};
+    return config;
+  }
   int blocks_ = 0;
   std::string dir_;
   std::unique_ptr<replay_buffer::ReplayStore> store_;
@@ -351,15 +369,8 @@ TEST_F(DatasetTest, RuntimeCandidatesFromRuntimeSearchEpisodes) {
                                               "default<O3>,default<O3>"};
   ASSERT_TRUE(
       testing::WriteRuntimeSearchBuffer(*store_, pipelines, 6, 3, 5).ok());
-  for (size_t c = 0; c < pipelines.size(); ++c) {
-    options_.candidates.push_back({"p" + std::to_string(c), {}, pipelines[c]});
-  }
-  LearnerConfig config;
-  config.objective = "runtime";
-  config.policy_objective = "runtime";
-  config.validation_split = "test";
-  config.step_reward_weight = 0;
-  config.final_reward_weights = {{"staging", 1.0}};
+  AddRuntimeCandidates(pipelines);
+  const LearnerConfig config = RuntimeConfig();
   auto data = BuildDataset(*store_, config, options_);
   ASSERT_TRUE(data.ok()) << data.status();
   const CandidateTable& t = data->train.table;
@@ -395,9 +406,7 @@ TEST_F(DatasetTest, RuntimeRunoffValuesOverrideTheScreens) {
                                               "default<O1>,default<O3>"};
   ASSERT_TRUE(
       testing::WriteRuntimeSearchBuffer(*store_, pipelines, 4, 1, 5).ok());
-  for (size_t c = 0; c < pipelines.size(); ++c) {
-    options_.candidates.push_back({"p" + std::to_string(c), {}, pipelines[c]});
-  }
+  AddRuntimeCandidates(pipelines);
   // Runoff episodes for r0 and r1's default<O2> (screened as r0-1, r1-1),
   // one id sorting before the screen's and one after.
   replay_buffer::WriteBatch batch;
@@ -423,12 +432,7 @@ TEST_F(DatasetTest, RuntimeRunoffValuesOverrideTheScreens) {
     batch.rewards.push_back(r);
   }
   ASSERT_TRUE(store_->Write(batch).ok());
-  LearnerConfig config;
-  config.objective = "runtime";
-  config.policy_objective = "runtime";
-  config.validation_split = "test";
-  config.step_reward_weight = 0;
-  config.final_reward_weights = {{"staging", 1.0}};
+  const LearnerConfig config = RuntimeConfig();
   auto data = BuildDataset(*store_, config, options_);
   ASSERT_TRUE(data.ok()) << data.status();
   const CandidateTable& t = data->train.table;

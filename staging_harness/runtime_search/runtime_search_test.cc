@@ -46,6 +46,19 @@ class RuntimeSearchTest : public ::testing::Test {
     return RunRuntimeSearch(workload_, stage_, options_, store_.get(), log_);
   }
 
+  // The buffer's record of an evaluation with one episode (empty, and a
+  // failure, when it cannot be read).
+  v1::Episode OnlyEpisode(const Evaluation& e) {
+    absl::StatusOr<std::vector<v1::Episode>> episodes =
+        store_->ReadEpisodes(e.episode_ids);
+    EXPECT_TRUE(episodes.ok()) << episodes.status();
+    if (!episodes.ok() || episodes->size() != 1) {
+      ADD_FAILURE() << "no single episode for evaluation " << e.index;
+      return v1::Episode();
+    }
+    return (*episodes)[0];
+  }
+
   workloads::Workload workload_;
   staging::StageOptions stage_;
   RuntimeSearchOptions options_;
@@ -76,10 +89,7 @@ TEST_F(RuntimeSearchTest, EvaluatesTheHotModuleAndRecordsEveryEvaluation) {
         << e.verdict << ": " << e.detail;
     EXPECT_EQ(e.pairs, e.verdict == "measured" ? 3 : 0);
     ASSERT_EQ(e.episode_ids.size(), 1u);
-    absl::StatusOr<std::vector<v1::Episode>> episodes =
-        store_->ReadEpisodes(e.episode_ids);
-    ASSERT_TRUE(episodes.ok()) << episodes.status();
-    const v1::Episode& episode = (*episodes)[0];
+    const v1::Episode episode = OnlyEpisode(e);
     EXPECT_EQ(episode.objective(), "runtime");
     EXPECT_EQ(episode.behaviour_policy(), kSearchBehaviour);
     EXPECT_EQ(episode.module_hash(), e.module_hash);
@@ -143,11 +153,9 @@ TEST_F(RuntimeSearchTest, TheRunoffTimesTheContendersAgainAndPicksTheWinner) {
     EXPECT_EQ(again.index, int(result->evaluations.size() + i + 1));
     EXPECT_NE(again.build_id, "");
     ASSERT_EQ(again.episode_ids.size(), 1u);
-    absl::StatusOr<std::vector<v1::Episode>> episodes =
-        store_->ReadEpisodes(again.episode_ids);
-    ASSERT_TRUE(episodes.ok()) << episodes.status();
-    EXPECT_EQ((*episodes)[0].behaviour_policy(), kRunoffBehaviour);
-    EXPECT_EQ((*episodes)[0].pipeline(), again.pipeline);
+    const v1::Episode episode = OnlyEpisode(again);
+    EXPECT_EQ(episode.behaviour_policy(), kRunoffBehaviour);
+    EXPECT_EQ(episode.pipeline(), again.pipeline);
   }
   EXPECT_TRUE(result->runoff_skipped.empty());
   EXPECT_EQ(result->winners,
