@@ -183,6 +183,7 @@ PassRunner::PassRunner(llvm::TargetMachine* target_machine,
   // computed on one module (or one state of it) is seen by the next run.
   fam_.registerPass([&] { return builder_->buildDefaultAAPipeline(); });
   builder_->registerModuleAnalyses(mam_);
+  RegisterInlineSiteAdvisor(mam_);
   builder_->registerCGSCCAnalyses(cgam_);
   builder_->registerFunctionAnalyses(fam_);
   builder_->registerLoopAnalyses(lam_);
@@ -202,8 +203,8 @@ absl::Status PassRunner::Validate(const std::string& pipeline) {
   return CheckParses(target_machine_, tuning_, pipeline);
 }
 
-absl::Status PassRunner::Run(llvm::Module& module,
-                             const std::string& pipeline) {
+absl::Status PassRunner::Run(llvm::Module& module, const std::string& pipeline,
+                             InlineSiteAdvice* inline_advice) {
   llvm::PassBuilder& builder = *builder_;
 
   llvm::ModulePassManager mpm;
@@ -269,7 +270,10 @@ absl::Status PassRunner::Run(llvm::Module& module,
     absl::Status flushed = flush_others();
     if (!flushed.ok()) return flushed;
   }
-  mpm.run(module, mam_);
+  {
+    ScopedInlineSiteAdvice advice(inline_advice);
+    mpm.run(module, mam_);
+  }
   ClearAnalyses();
   return absl::OkStatus();
 }

@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "compiler_driver/ir/opt_level.h"
+#include "compiler_driver/passes/inline_site_advice.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
 #include "llvm/IR/Module.h"
@@ -72,8 +73,11 @@ class PassRunner {
   PassRunner& operator=(const PassRunner&) = delete;
 
   // Parses and runs `pipeline` (PassBuilder text). A parse error is
-  // InvalidArgument naming the text; the module is untouched then.
-  absl::Status Run(llvm::Module& module, const std::string& pipeline);
+  // InvalidArgument naming the text; the module is untouched then. With an
+  // `inline_advice` (not owned), the standard pipelines' inliner asks it at
+  // each call site (inline_site_advice.h); without, LLVM decides alone.
+  absl::Status Run(llvm::Module& module, const std::string& pipeline,
+                   InlineSiteAdvice* inline_advice = nullptr);
 
   // Checks that `pipeline` parses, without running it.
   absl::Status Validate(const std::string& pipeline);
