@@ -1,0 +1,265 @@
+// How much deciding inlining call site by call site could shrink objects
+// below -Oz, measured in process through the inliner's own call-site advice
+// (passes/inline_site_advice.h) rather than by rewriting IR before opt, as
+// tools/inline_site_headroom.py did: every call site the -Oz inliner asks
+// about is seen as it stands at that moment (after earlier inlining and
+// simplification), not only calls present in the unoptimised module.
+//
+// For each corpus module of the split (at most --max-ir unoptimised IR
+// instructions): -Oz once, recording the sites the inliner asks about; then
+// each of the first --max-sites sites reversed alone (inline where LLVM
+// would not, keep the call where it would); then the reversals that shrank
+// the object added greedily, biggest first, each kept only if the whole
+// shrinks further. Sizes are allocated bytes (every SHF_ALLOC section),
+// tuned and emitted as `phaseloop eval` measures -Oz (opt's tuning). Prints
+// one line per module and the geomean of -Oz's bytes over the result: a
+// lower bound on what per-call-site decisions are worth at -Oz. With
+// --sites-out FILE, one JSON line per site asked in -Oz's run, with its
+// features and the bytes its reversal alone saves: training data for an
+// advice that decides from features. Figures, no assertions; BENCHMARKS.md
+// has the results.
+//
+//   bazel run -c opt //compiler_driver/policy_runtime:inline_site_headroom --
+//       --corpus ~/.cache/phaseloop/corpus-debian --split validation
+//       [--max-ir 6000] [--max-sites 200] [--limit N] [--sites-out FILE]
+
+#include <time.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "compiler_driver/codegen/object_emitter.h"
+#include "compiler_driver/ir/module_loader.h"
+#include "compiler_driver/ir/opt_level.h"
+#include "compiler_driver/passes/inline_site_advice.h"
+#include "compiler_driver/passes/pass_runner.h"
+#include "compiler_driver/session/pass_target.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+#include "nlohmann/json.hpp"
+
+namespace phaseloop::policy_runtime {
+namespace {
+
+struct Options {
+  std::string corpus, split = "validation", sites_out;
+  int64_t max_ir = 6000;
+  int max_sites = 200;
+  int limit = 0;
+};
+
+struct Totals {
+  int modules = 0, shrunk = 0, runs = 0;
+  int kept_inline = 0, kept_call = 0;  // reversals in the greedy result
+  double log_ratio = 0;
+  double cpu_s = 0;
+};
+
+double CpuSeconds() {
+  timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+// One module's measurements: -Oz with a set of reversed sites.
+class ModuleLab {
+ public:
+  ModuleLab(const llvm::Module& module, passes::PassRunner& runner,
+            codegen::ObjectEmitter& emitter)
+      : module_(module), runner_(runner), emitter_(emitter) {}
+
+  // Allocated bytes of the object; -1 when a step fails. `record` (may be
+  // null) gets the sites asked.
+  int64_t Size(const std::set<int>& flips,
+               passes::FlipInlineSites* record = nullptr) {
+    ++runs_;
+    passes::FlipInlineSites own(flips);
+    passes::FlipInlineSites* advice = record != nullptr ? record : &own;
+    std::unique_ptr<llvm::Module> clone = llvm::CloneModule(module_);
+    if (!runner_.Run(*clone, "default<Oz>", advice).ok()) return -1;
+    absl::StatusOr<std::string> object =
+        emitter_.EmitObject(std::move(clone), codegen::CodegenOptions());
+    if (!object.ok()) return -1;
+    absl::StatusOr<int64_t> bytes = codegen::AllocatedSectionBytes(*object);
+    return bytes.ok() ? *bytes : -1;
+  }
+  int runs() const { return runs_; }
+
+ private:
+  const llvm::Module& module_;
+  passes::PassRunner& runner_;
+  codegen::ObjectEmitter& emitter_;
+  int runs_ = 0;
+};
+
+nlohmann::json SiteJson(const std::string& module, const passes::InlineSite& s,
+                        int64_t oz, int64_t flipped) {
+  nlohmann::json j = {{"module", module},
+                      {"index", s.index},
+                      {"caller", s.caller},
+                      {"callee", s.callee},
+                      {"callee_instructions", s.callee_instructions},
+                      {"callee_blocks", s.callee_blocks},
+                      {"callee_uses", s.callee_uses},
+                      {"callee_local", s.callee_local},
+                      {"caller_instructions", s.caller_instructions},
+                      {"loop_depth", s.loop_depth},
+                      {"constant_arguments", s.constant_arguments},
+                      {"default_inlines", s.default_inlines},
+                      {"may_inline", s.may_inline},
+                      {"oz_bytes", oz},
+                      {"reversed_bytes", flipped}};
+  j["cost_estimate"] = s.cost_estimate ? nlohmann::json(*s.cost_estimate)
+                                       : nlohmann::json(nullptr);
+  return j;
+}
+
+void MeasureModule(const std::string& path, const std::string& name,
+                   const Options& options, std::ofstream* sites_out,
+                   Totals* totals) {
+  const double start = CpuSeconds();
+  llvm::LLVMContext context;
+  auto module = ir::LoadModule(path, ir::FrontendOptions(), context);
+  if (!module.ok()) return;
+  auto emitter = codegen::ObjectEmitter::ForModule(
+      **module, ir::CodegenLevel(ir::OptLevel::kOz));
+  if (!emitter.ok()) return;
+  passes::PassRunner runner(
+      session::PassTargetMachine(**emitter, passes::PipelineFlavor::kOpt),
+      passes::TuningFor(ir::OptLevel::kOz, passes::PipelineFlavor::kOpt));
+  ModuleLab lab(**module, runner, **emitter);
+
+  passes::FlipInlineSites record;
+  const int64_t oz = lab.Size({}, &record);
+  if (oz <= 0) return;
+  const int asked = static_cast<int>(record.sites().size());
+  const int tried = std::min(asked, options.max_sites);
+  // Single reversals, then the greedy combination of those that shrank.
+  std::vector<std::pair<int64_t, int>> gains;  // (bytes saved, site)
+  for (int i = 0; i < tried; ++i) {
+    const passes::InlineSite& site = record.sites()[i];
+    if (!site.default_inlines && !site.may_inline) continue;
+    const int64_t size = lab.Size({i});
+    if (sites_out != nullptr) {
+      *sites_out << SiteJson(name, site, oz, size).dump() << "\n";
+    }
+    if (size > 0 && size < oz) gains.push_back({oz - size, i});
+  }
+  std::sort(gains.begin(), gains.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  std::set<int> kept;
+  int64_t best = oz;
+  for (const auto& [saved, site] : gains) {
+    std::set<int> trial = kept;
+    trial.insert(site);
+    const int64_t size = trial.size() == 1 ? oz - saved : lab.Size(trial);
+    if (size > 0 && size < best) {
+      best = size;
+      kept = std::move(trial);
+    }
+  }
+  for (int site : kept) {
+    if (record.sites()[site].default_inlines) {
+      ++totals->kept_call;
+    } else {
+      ++totals->kept_inline;
+    }
+  }
+  const double cpu = CpuSeconds() - start;
+  ++totals->modules;
+  totals->runs += lab.runs();
+  totals->cpu_s += cpu;
+  if (best < oz) ++totals->shrunk;
+  totals->log_ratio += std::log(static_cast<double>(oz) / best);
+  std::printf(
+      "%-50s sites %4d (tried %4d), shrinking alone %3zu, kept %2zu: "
+      "%7lld -> %7lld bytes (%.4f), %.1f s\n",
+      name.c_str(), asked, tried, gains.size(), kept.size(),
+      static_cast<long long>(oz), static_cast<long long>(best),
+      static_cast<double>(oz) / best, cpu);
+  std::fflush(stdout);
+}
+
+int Main(int argc, char** argv) {
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const bool has = i + 1 < argc;
+    if (arg == "--corpus" && has) {
+      options.corpus = argv[++i];
+    } else if (arg == "--split" && has) {
+      options.split = argv[++i];
+    } else if (arg == "--max-ir" && has) {
+      options.max_ir = std::atoll(argv[++i]);
+    } else if (arg == "--max-sites" && has) {
+      options.max_sites = std::atoi(argv[++i]);
+    } else if (arg == "--limit" && has) {
+      options.limit = std::atoi(argv[++i]);
+    } else if (arg == "--sites-out" && has) {
+      options.sites_out = argv[++i];
+    } else {
+      std::fprintf(stderr,
+                   "usage: inline_site_headroom --corpus DIR [--split S] "
+                   "[--max-ir N] [--max-sites N] [--limit N] "
+                   "[--sites-out FILE]\n");
+      return arg == "--help" || arg == "-h" ? 0 : 2;
+    }
+  }
+  if (options.corpus.empty()) {
+    std::fprintf(stderr,
+                 "inline_site_headroom: --corpus is required (the output "
+                 "directory of phaseloop corpus fetch-debian)\n");
+    return 2;
+  }
+  std::ifstream in(options.corpus + "/manifest.json");
+  if (!in) {
+    std::fprintf(stderr, "inline_site_headroom: no manifest.json in %s\n",
+                 options.corpus.c_str());
+    return 2;
+  }
+  const nlohmann::json manifest = nlohmann::json::parse(in);
+  std::unique_ptr<std::ofstream> sites_out;
+  if (!options.sites_out.empty()) {
+    sites_out = std::make_unique<std::ofstream>(options.sites_out);
+    if (!*sites_out) {
+      std::fprintf(stderr, "inline_site_headroom: cannot write %s\n",
+                   options.sites_out.c_str());
+      return 2;
+    }
+  }
+  Totals totals;
+  for (const auto& m : manifest["modules"]) {
+    if (m.value("split", "") != options.split) continue;
+    const int64_t ir = m.value("ir_count_o0", int64_t{0});
+    if (ir == 0 || ir > options.max_ir) continue;
+    if (options.limit > 0 && totals.modules >= options.limit) break;
+    MeasureModule(options.corpus + "/" + m.value("bitcode_path", ""),
+                  m.value("name", ""), options, sites_out.get(), &totals);
+  }
+  std::printf(
+      "\n%s: %d modules of at most %lld IR instructions, %d shrunk; "
+      "reversals kept: %d to inline, %d to keep the call\n"
+      "geomean -Oz / reversed: %.4f; %d pipeline runs, %.0f s CPU\n",
+      options.split.c_str(), totals.modules,
+      static_cast<long long>(options.max_ir), totals.shrunk, totals.kept_inline,
+      totals.kept_call,
+      totals.modules > 0 ? std::exp(totals.log_ratio / totals.modules) : 0.0,
+      totals.runs, totals.cpu_s);
+  return 0;
+}
+
+}  // namespace
+}  // namespace phaseloop::policy_runtime
+
+int main(int argc, char** argv) {
+  return phaseloop::policy_runtime::Main(argc, argv);
+}
