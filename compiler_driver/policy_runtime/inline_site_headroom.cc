@@ -10,10 +10,12 @@
 // each of the first --max-sites sites reversed alone (inline where LLVM
 // would not, keep the call where it would); then the reversals that shrank
 // the object added greedily, biggest first, each kept only if the whole
-// shrinks further. Sizes are allocated bytes (every SHF_ALLOC section),
-// tuned and emitted as `phaseloop eval` measures -Oz (opt's tuning). Prints
-// one line per module and the geomean of -Oz's bytes over the result: a
-// lower bound on what per-call-site decisions are worth at -Oz. With
+// shrinks further. With --rounds N, up to N-1 more rounds do the same on top
+// of what is kept, over the sites as that run asks them (a kept reversal
+// changes which sites come after it). Sizes are allocated bytes (every
+// SHF_ALLOC section), tuned and emitted as `phaseloop eval` measures -Oz (opt's
+// tuning). Prints one line per module and the geomean of -Oz's bytes over the
+// result: a lower bound on what per-call-site decisions are worth at -Oz. With
 // --sites-out FILE, one JSON line per site asked in -Oz's run, with its
 // features and the bytes its reversal alone saves: training data for an
 // advice that decides from features. Figures, no assertions; BENCHMARKS.md
@@ -21,7 +23,8 @@
 //
 //   bazel run -c opt //compiler_driver/policy_runtime:inline_site_headroom --
 //       --corpus ~/.cache/phaseloop/corpus-debian --split validation
-//       [--max-ir 6000] [--max-sites 200] [--limit N] [--sites-out FILE]
+//       [--max-ir 6000] [--max-sites 200] [--rounds 1] [--limit N]
+//       [--sites-out FILE]
 
 #include <time.h>
 
@@ -53,6 +56,7 @@ struct Options {
   std::string corpus, split = "validation", sites_out;
   int64_t max_ir = 6000;
   int max_sites = 200;
+  int rounds = 1;
   int limit = 0;
 };
 
@@ -142,37 +146,54 @@ void MeasureModule(const std::string& path, const std::string& name,
   if (oz <= 0) return;
   const int asked = static_cast<int>(record.sites().size());
   const int tried = std::min(asked, options.max_sites);
-  // Single reversals, then the greedy combination of those that shrank.
-  std::vector<std::pair<int64_t, int>> gains;  // (bytes saved, site)
-  for (int i = 0; i < tried; ++i) {
-    const passes::InlineSite& site = record.sites()[i];
-    if (!site.default_inlines && !site.may_inline) continue;
-    const int64_t size = lab.Size({i});
-    if (sites_out != nullptr) {
-      *sites_out << SiteJson(name, site, oz, size).dump() << "\n";
-    }
-    if (size > 0 && size < oz) gains.push_back({oz - size, i});
-  }
-  std::sort(gains.begin(), gains.end(), [](const auto& a, const auto& b) {
-    return a.first != b.first ? a.first > b.first : a.second < b.second;
-  });
   std::set<int> kept;
   int64_t best = oz;
-  for (const auto& [saved, site] : gains) {
-    std::set<int> trial = kept;
-    trial.insert(site);
-    const int64_t size = trial.size() == 1 ? oz - saved : lab.Size(trial);
-    if (size > 0 && size < best) {
-      best = size;
-      kept = std::move(trial);
+  size_t shrinking_alone = 0;
+  for (int round = 0; round < options.rounds; ++round) {
+    // The sites as a run with the reversals kept so far asks them.
+    passes::FlipInlineSites now(kept);
+    if (round > 0 && lab.Size(kept, &now) != best) break;
+    const passes::FlipInlineSites& sites = round == 0 ? record : now;
+    const int limit =
+        std::min(static_cast<int>(sites.sites().size()), options.max_sites);
+    // Each site reversed on top of what is kept, then the greedy
+    // combination of those that shrank.
+    std::vector<std::pair<int64_t, int>> gains;  // (bytes saved, site)
+    for (int i = 0; i < limit; ++i) {
+      const passes::InlineSite& site = sites.sites()[i];
+      if (kept.count(i) > 0 || (!site.default_inlines && !site.may_inline)) {
+        continue;
+      }
+      std::set<int> trial = kept;
+      trial.insert(i);
+      const int64_t size = lab.Size(trial);
+      if (round == 0 && sites_out != nullptr) {
+        *sites_out << SiteJson(name, site, oz, size).dump() << "\n";
+      }
+      if (size > 0 && size < best) gains.push_back({best - size, i});
     }
-  }
-  for (int site : kept) {
-    if (record.sites()[site].default_inlines) {
-      ++totals->kept_call;
-    } else {
-      ++totals->kept_inline;
+    if (round == 0) shrinking_alone = gains.size();
+    std::sort(gains.begin(), gains.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first > b.first : a.second < b.second;
+    });
+    const int64_t round_start = best;
+    bool first = true;
+    for (const auto& [saved, site] : gains) {
+      std::set<int> trial = kept;
+      trial.insert(site);
+      const int64_t size = first ? round_start - saved : lab.Size(trial);
+      first = false;
+      if (size > 0 && size < best) {
+        best = size;
+        kept = std::move(trial);
+        if (sites.sites()[site].default_inlines) {
+          ++totals->kept_call;
+        } else {
+          ++totals->kept_inline;
+        }
+      }
     }
+    if (best == round_start) break;  // nothing more to find
   }
   const double cpu = CpuSeconds() - start;
   ++totals->modules;
@@ -183,7 +204,7 @@ void MeasureModule(const std::string& path, const std::string& name,
   std::printf(
       "%-50s sites %4d (tried %4d), shrinking alone %3zu, kept %2zu: "
       "%7lld -> %7lld bytes (%.4f), %.1f s\n",
-      name.c_str(), asked, tried, gains.size(), kept.size(),
+      name.c_str(), asked, tried, shrinking_alone, kept.size(),
       static_cast<long long>(oz), static_cast<long long>(best),
       static_cast<double>(oz) / best, cpu);
   std::fflush(stdout);
@@ -202,6 +223,8 @@ int Main(int argc, char** argv) {
       options.max_ir = std::atoll(argv[++i]);
     } else if (arg == "--max-sites" && has) {
       options.max_sites = std::atoi(argv[++i]);
+    } else if (arg == "--rounds" && has) {
+      options.rounds = std::max(1, std::atoi(argv[++i]));
     } else if (arg == "--limit" && has) {
       options.limit = std::atoi(argv[++i]);
     } else if (arg == "--sites-out" && has) {
@@ -209,7 +232,7 @@ int Main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: inline_site_headroom --corpus DIR [--split S] "
-                   "[--max-ir N] [--max-sites N] [--limit N] "
+                   "[--max-ir N] [--max-sites N] [--rounds N] [--limit N] "
                    "[--sites-out FILE]\n");
       return arg == "--help" || arg == "-h" ? 0 : 2;
     }
