@@ -38,7 +38,8 @@ class SiteAdvisor : public llvm::InlineAdvisor {
     std::unique_ptr<llvm::InlineAdvice> standard = default_.getAdvice(call);
     llvm::Function* callee = call.getCalledFunction();
     llvm::Function* caller = call.getCaller();
-    if (callee == nullptr || callee->isDeclaration() || callee == caller ||
+    if (standard == nullptr || callee == nullptr || callee->isDeclaration() ||
+        callee == caller ||
         getMandatoryKind(call, FAM, getCallerORE(call)) !=
             MandatoryInliningKind::NotMandatory) {
       return standard;
