@@ -118,8 +118,12 @@ bool FlipInlineSites::Decide(const InlineSite& site) {
 }
 
 void RegisterInlineSiteAdvisor(llvm::ModuleAnalysisManager& analyses) {
-  analyses.registerPass(
-      [] { return llvm::PluginInlineAdvisorAnalysis(&MakeAdvisor); });
+  // Constructed once (thread-safe static initialisation): the constructor
+  // writes LLVM's process-wide HasBeenRegistered, which inliners on other
+  // threads read; each analysis manager gets a copy, which writes nothing.
+  static const llvm::PluginInlineAdvisorAnalysis* const plugin =
+      new llvm::PluginInlineAdvisorAnalysis(&MakeAdvisor);
+  analyses.registerPass([] { return *plugin; });
 }
 
 ScopedInlineSiteAdvice::ScopedInlineSiteAdvice(InlineSiteAdvice* advice)

@@ -7,6 +7,8 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "compiler_driver/ir/opt_level.h"
 #include "compiler_driver/passes/pass_runner.h"
@@ -209,6 +211,50 @@ TEST_F(InlineSiteAdviceTest, AttributesAndUnviableCalleesAreNotOverruled) {
   EXPECT_EQ(CallsTo(*module, "kept"), 1);
   EXPECT_EQ(CallsTo(*module, "forced"), 0);
   EXPECT_EQ(CallsTo(*module, "jumps"), 2);
+}
+
+// Runs on their own context and runner, as the session's workers do.
+std::string OptimisedText(InlineSiteAdvice* advice) {
+  llvm::LLVMContext context;
+  llvm::SMDiagnostic error;
+  std::unique_ptr<llvm::Module> module =
+      llvm::parseAssemblyString(kModule, error, context);
+  if (module == nullptr) return "parse error";
+  PassRunner runner(nullptr,
+                    TuningFor(ir::OptLevel::kOz, PipelineFlavor::kClang));
+  if (!runner.Run(*module, "default<Oz>", advice).ok()) return "run failed";
+  std::string text;
+  llvm::raw_string_ostream out(text);
+  module->print(out, nullptr);
+  return out.str();
+}
+
+TEST(InlineSiteAdviceThreadsTest, EachThreadRunsWithItsOwnAdvice) {
+  FlipInlineSites record;
+  OptimisedText(&record);
+  ASSERT_FALSE(record.sites().empty());
+  const std::set<int> first = {record.sites()[0].index};
+  FlipInlineSites flip(first);
+  const std::string flipped = OptimisedText(&flip);
+  const std::string alone = OptimisedText(nullptr);
+  ASSERT_NE(flipped, alone);
+  constexpr int kRuns = 12;
+  std::vector<std::string> with_advice(kRuns), without(kRuns);
+  std::thread advised([&] {
+    for (int i = 0; i < kRuns; ++i) {
+      FlipInlineSites advice(first);
+      with_advice[i] = OptimisedText(&advice);
+    }
+  });
+  std::thread plain([&] {
+    for (int i = 0; i < kRuns; ++i) without[i] = OptimisedText(nullptr);
+  });
+  advised.join();
+  plain.join();
+  for (int i = 0; i < kRuns; ++i) {
+    EXPECT_EQ(with_advice[i], flipped) << "run " << i;
+    EXPECT_EQ(without[i], alone) << "run " << i;
+  }
 }
 
 }  // namespace
