@@ -26,7 +26,7 @@ def score(rows, rule):
     n = shrank = saved = 0
     for r in rows:
         if rule(r):
-            d = r['oz_bytes'] - r['reversed_bytes']
+            d = r.get('base_bytes', r['oz_bytes']) - r['reversed_bytes']
             n, shrank, saved = n + 1, shrank + (d > 0), saved + d
     return n, shrank, saved
 def make(d, c, at_least, u, i):
@@ -47,7 +47,7 @@ for d in (True, False):
                     if n:
                         scored.append((saved, n, shrank, d, c, at_least, u, i, rule))
 scored.sort(key=lambda x: -x[0])
-print(f'{len(train)} train sites, {sum(r["reversed_bytes"] < r["oz_bytes"] for r in train)} shrink alone')
+print(f'{len(train)} train sites, {sum(r["reversed_bytes"] < r.get("base_bytes", r["oz_bytes"]) for r in train)} shrink alone')
 for saved, n, shrank, d, c, at_least, u, i, rule in scored[:8]:
     print(f'train saves {saved} ({n} reversed, {shrank} shrank) | LLVM inlines: {d}, '
           f'cost {">=" if at_least else "<="} {c}, uses <= {u}, instructions <= {i} | '

@@ -12,19 +12,22 @@
 // the object added greedily, biggest first, each kept only if the whole
 // shrinks further. With --rounds N, up to N-1 more rounds do the same on top
 // of what is kept, over the sites as that run asks them (a kept reversal
-// changes which sites come after it). Sizes are allocated bytes (every
-// SHF_ALLOC section), tuned and emitted as `phaseloop eval` measures -Oz (opt's
-// tuning). Prints one line per module and the geomean of -Oz's bytes over the
-// result: a lower bound on what per-call-site decisions are worth at -Oz. With
-// --sites-out FILE, one JSON line per site asked in -Oz's run, with its
-// features and the bytes its reversal alone saves: training data for an
-// advice that decides from features. Figures, no assertions; BENCHMARKS.md
-// has the results.
+// changes which sites come after it). With --choices EVAL_JSON (a
+// `phaseloop eval --json` report, e.g. of the shipped policy in topk), the
+// reversals apply to each module's chosen pipeline instead of -Oz: what they
+// add on top of the policy. Sizes are allocated bytes (every SHF_ALLOC
+// section), tuned and emitted as `phaseloop eval` measures (opt's tuning).
+// Prints one line per module and the geomeans of -Oz's bytes over the
+// choice's and over the result's: a lower bound on what per-call-site
+// decisions are worth. With --sites-out FILE, one JSON line per site asked
+// in the unreversed run, with its features and the bytes its reversal alone
+// gives: training data for an advice that decides from features. Figures,
+// no assertions; BENCHMARKS.md has the results.
 //
 //   bazel run -c opt //compiler_driver/policy_runtime:inline_site_headroom --
 //       --corpus ~/.cache/phaseloop/corpus-debian --split validation
 //       [--max-ir 6000] [--max-sites 200] [--rounds 1] [--limit N]
-//       [--sites-out FILE]
+//       [--sites-out FILE] [--choices EVAL_JSON]
 
 #include <time.h>
 
@@ -33,6 +36,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -54,6 +58,8 @@ namespace {
 
 struct Options {
   std::string corpus, split = "validation", sites_out;
+  // Module name -> the pipeline reversals apply to (--choices); empty: -Oz.
+  std::map<std::string, std::string> choices;
   int64_t max_ir = 6000;
   int max_sites = 200;
   int rounds = 1;
@@ -63,7 +69,8 @@ struct Options {
 struct Totals {
   int modules = 0, shrunk = 0, runs = 0;
   int kept_inline = 0, kept_call = 0;  // reversals in the greedy result
-  double log_ratio = 0;
+  double log_ratio = 0;                // -Oz's bytes over the reversed result's
+  double log_choice = 0;               // -Oz's bytes over the chosen pipeline's
   double cpu_s = 0;
 };
 
@@ -73,12 +80,21 @@ double CpuSeconds() {
   return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-// One module's measurements: -Oz with a set of reversed sites.
+// One module's measurements: a pipeline (-Oz, or a policy's choice, with
+// its codegen options) with a set of reversed sites.
 class ModuleLab {
  public:
   ModuleLab(const llvm::Module& module, passes::PassRunner& runner,
-            codegen::ObjectEmitter& emitter)
-      : module_(module), runner_(runner), emitter_(emitter) {}
+            codegen::ObjectEmitter& emitter, const std::string& pipeline)
+      : module_(module), runner_(runner), emitter_(emitter) {
+    absl::StatusOr<codegen::SplitPipelineText> split =
+        codegen::SplitPipeline(pipeline);
+    if (split.ok()) {
+      split_ = *std::move(split);
+    } else {
+      split_.ir_pipeline = pipeline;  // fails in Run, measured as -1
+    }
+  }
 
   // Allocated bytes of the object; -1 when a step fails. `record` (may be
   // null) gets the sites asked.
@@ -88,9 +104,9 @@ class ModuleLab {
     passes::FlipInlineSites own(flips);
     passes::FlipInlineSites* advice = record != nullptr ? record : &own;
     std::unique_ptr<llvm::Module> clone = llvm::CloneModule(module_);
-    if (!runner_.Run(*clone, "default<Oz>", advice).ok()) return -1;
+    if (!runner_.Run(*clone, split_.ir_pipeline, advice).ok()) return -1;
     absl::StatusOr<std::string> object =
-        emitter_.EmitObject(std::move(clone), codegen::CodegenOptions());
+        emitter_.EmitObject(std::move(clone), split_.codegen);
     if (!object.ok()) return -1;
     absl::StatusOr<int64_t> bytes = codegen::AllocatedSectionBytes(*object);
     return bytes.ok() ? *bytes : -1;
@@ -101,12 +117,15 @@ class ModuleLab {
   const llvm::Module& module_;
   passes::PassRunner& runner_;
   codegen::ObjectEmitter& emitter_;
+  codegen::SplitPipelineText split_;
   int runs_ = 0;
 };
 
-nlohmann::json SiteJson(const std::string& module, const passes::InlineSite& s,
-                        int64_t oz, int64_t flipped) {
+nlohmann::json SiteJson(const std::string& module, const std::string& pipeline,
+                        const passes::InlineSite& s, int64_t oz, int64_t base,
+                        int64_t flipped) {
   nlohmann::json j = {{"module", module},
+                      {"pipeline", pipeline},
                       {"index", s.index},
                       {"caller", s.caller},
                       {"callee", s.callee},
@@ -120,6 +139,7 @@ nlohmann::json SiteJson(const std::string& module, const passes::InlineSite& s,
                       {"default_inlines", s.default_inlines},
                       {"may_inline", s.may_inline},
                       {"oz_bytes", oz},
+                      {"base_bytes", base},
                       {"reversed_bytes", flipped}};
   j["cost_estimate"] = s.cost_estimate ? nlohmann::json(*s.cost_estimate)
                                        : nlohmann::json(nullptr);
@@ -139,15 +159,31 @@ void MeasureModule(const std::string& path, const std::string& name,
   passes::PassRunner runner(
       session::PassTargetMachine(**emitter, passes::PipelineFlavor::kOpt),
       passes::TuningFor(ir::OptLevel::kOz, passes::PipelineFlavor::kOpt));
-  ModuleLab lab(**module, runner, **emitter);
+  std::string pipeline = "default<Oz>";
+  if (!options.choices.empty()) {
+    auto chosen = options.choices.find(name);
+    if (chosen == options.choices.end()) {
+      std::printf("%-50s not in --choices: left out\n", name.c_str());
+      return;
+    }
+    pipeline = chosen->second;
+  }
+  ModuleLab lab(**module, runner, **emitter, pipeline);
 
   passes::FlipInlineSites record;
-  const int64_t oz = lab.Size({}, &record);
-  if (oz <= 0) return;
+  const int64_t base = lab.Size({}, &record);
+  const int64_t oz =
+      pipeline == "default<Oz>"
+          ? base
+          : ModuleLab(**module, runner, **emitter, "default<Oz>").Size({});
+  if (base <= 0 || oz <= 0) {
+    std::printf("%-50s %s failed: left out\n", name.c_str(), pipeline.c_str());
+    return;
+  }
   const int asked = static_cast<int>(record.sites().size());
   const int tried = std::min(asked, options.max_sites);
   std::set<int> kept;
-  int64_t best = oz;
+  int64_t best = base;
   size_t shrinking_alone = 0;
   for (int round = 0; round < options.rounds; ++round) {
     // The sites as a run with the reversals kept so far asks them.
@@ -168,7 +204,8 @@ void MeasureModule(const std::string& path, const std::string& name,
       trial.insert(i);
       const int64_t size = lab.Size(trial);
       if (round == 0 && sites_out != nullptr) {
-        *sites_out << SiteJson(name, site, oz, size).dump() << "\n";
+        *sites_out << SiteJson(name, pipeline, site, oz, base, size).dump()
+                   << "\n";
       }
       if (size > 0 && size < best) gains.push_back({best - size, i});
     }
@@ -199,13 +236,15 @@ void MeasureModule(const std::string& path, const std::string& name,
   ++totals->modules;
   totals->runs += lab.runs();
   totals->cpu_s += cpu;
-  if (best < oz) ++totals->shrunk;
+  if (best < base) ++totals->shrunk;
   totals->log_ratio += std::log(static_cast<double>(oz) / best);
+  totals->log_choice += std::log(static_cast<double>(oz) / base);
   std::printf(
       "%-50s sites %4d (tried %4d), shrinking alone %3zu, kept %2zu: "
-      "%7lld -> %7lld bytes (%.4f), %.1f s\n",
+      "-Oz %7lld, %s %7lld -> %7lld bytes (-Oz / reversed %.4f), %.1f s\n",
       name.c_str(), asked, tried, shrinking_alone, kept.size(),
-      static_cast<long long>(oz), static_cast<long long>(best),
+      static_cast<long long>(oz), options.choices.empty() ? "itself" : "choice",
+      static_cast<long long>(base), static_cast<long long>(best),
       static_cast<double>(oz) / best, cpu);
   std::fflush(stdout);
 }
@@ -229,11 +268,27 @@ int Main(int argc, char** argv) {
       options.limit = std::atoi(argv[++i]);
     } else if (arg == "--sites-out" && has) {
       options.sites_out = argv[++i];
+    } else if (arg == "--choices" && has) {
+      // A `phaseloop eval --json` report: each module's chosen pipeline.
+      const std::string path = argv[++i];
+      std::ifstream report(path);
+      nlohmann::json j = nlohmann::json::parse(report, nullptr, false);
+      if (!report || j.is_discarded() || !j.contains("modules")) {
+        std::fprintf(stderr,
+                     "inline_site_headroom: --choices %s is not a phaseloop "
+                     "eval --json report\n",
+                     path.c_str());
+        return 2;
+      }
+      for (const auto& m : j["modules"]) {
+        const std::string chosen = m.value("pipeline", "");
+        if (!chosen.empty()) options.choices[m.value("name", "")] = chosen;
+      }
     } else {
       std::fprintf(stderr,
                    "usage: inline_site_headroom --corpus DIR [--split S] "
                    "[--max-ir N] [--max-sites N] [--rounds N] [--limit N] "
-                   "[--sites-out FILE]\n");
+                   "[--sites-out FILE] [--choices EVAL_JSON]\n");
       return arg == "--help" || arg == "-h" ? 0 : 2;
     }
   }
@@ -271,10 +326,12 @@ int Main(int argc, char** argv) {
   std::printf(
       "\n%s: %d modules of at most %lld IR instructions, %d shrunk; "
       "reversals kept: %d to inline, %d to keep the call\n"
-      "geomean -Oz / reversed: %.4f; %d pipeline runs, %.0f s CPU\n",
+      "geomean -Oz / %s: %.4f; -Oz / reversed: %.4f; %d pipeline runs, "
+      "%.0f s CPU\n",
       options.split.c_str(), totals.modules,
       static_cast<long long>(options.max_ir), totals.shrunk, totals.kept_inline,
-      totals.kept_call,
+      totals.kept_call, options.choices.empty() ? "-Oz" : "choice",
+      totals.modules > 0 ? std::exp(totals.log_choice / totals.modules) : 0.0,
       totals.modules > 0 ? std::exp(totals.log_ratio / totals.modules) : 0.0,
       totals.runs, totals.cpu_s);
   return 0;
