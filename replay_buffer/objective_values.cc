@@ -6,10 +6,6 @@ bool IsMeasuredObjective(std::string_view objective) {
   return objective == kObjectiveIrCount || IsObjectSizeObjective(objective);
 }
 
-bool IsObjectSizeObjective(std::string_view objective) {
-  return objective == kObjectiveAllocSize || objective == kObjectiveTextSize;
-}
-
 int64_t StepValue(const v1::Step& step, std::string_view objective) {
   if (objective == kObjectiveAllocSize) return step.alloc_size_after();
   if (objective == kObjectiveTextSize) return step.text_size_after();

@@ -15,19 +15,18 @@
 #include <cstdint>
 #include <string_view>
 
+#include "common/objectives/objective_names.h"
 #include "proto/phaseloop/v1/episode.pb.h"
 
 namespace phaseloop::replay_buffer {
 
-inline constexpr char kObjectiveAllocSize[] = "alloc_size";
-inline constexpr char kObjectiveTextSize[] = "text_size";
-inline constexpr char kObjectiveIrCount[] = "ir_count";
+using objectives::IsObjectSizeObjective;
+using objectives::kObjectiveAllocSize;
+using objectives::kObjectiveIrCount;
+using objectives::kObjectiveTextSize;
 
 // One of the three above.
 bool IsMeasuredObjective(std::string_view objective);
-
-// Sizes of the object (alloc_size, text_size), not of the IR.
-bool IsObjectSizeObjective(std::string_view objective);
 
 // The objective's value after the step; 0 when the step did not measure it
 // (or the objective is not a measured one).

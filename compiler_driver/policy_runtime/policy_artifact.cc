@@ -186,10 +186,6 @@ std::string PolicyVersionOf(const v1::PolicyArtifact& artifact) {
   return Checksum(DeterministicBytes(artifact));
 }
 
-bool IsObjectSizeObjective(const std::string& objective) {
-  return objective == kObjectiveAllocSize || objective == kObjectiveTextSize;
-}
-
 absl::Status ValidatePolicyArtifact(const v1::PolicyArtifact& artifact) {
   if (artifact.format_version() != kPolicyFormatVersion) {
     return Invalid(absl::StrCat("format_version is ", artifact.format_version(),

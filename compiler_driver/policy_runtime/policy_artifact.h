@@ -26,6 +26,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "common/objectives/objective_names.h"
 #include "proto/phaseloop/v1/policy.pb.h"
 
 namespace phaseloop::policy_runtime {
@@ -39,10 +40,10 @@ inline constexpr char kPolicyFileExtension[] = ".plpolicy";
 // A size policy is trained on the whole object's allocated bytes
 // ("alloc_size", issue 20) or, first generation, on .text ("text_size");
 // either way topk compares whole objects (IsObjectSizeObjective).
-inline constexpr char kObjectiveAllocSize[] = "alloc_size";
-inline constexpr char kObjectiveTextSize[] = "text_size";
-inline constexpr char kObjectiveIrCount[] = "ir_count";
-inline constexpr char kObjectiveRuntime[] = "runtime";
+using objectives::kObjectiveAllocSize;
+using objectives::kObjectiveIrCount;
+using objectives::kObjectiveRuntime;
+using objectives::kObjectiveTextSize;
 inline constexpr char kFormulationStepwise[] = "stepwise";
 inline constexpr char kFormulationCandidate[] = "candidate";
 // The -Oz pipeline: always a topk candidate, and single mode's abstain
@@ -65,7 +66,7 @@ inline constexpr char kOzMergeFunctionsPipeline[] =
 
 // alloc_size or text_size: a policy that sizes objects (topk measures the
 // whole object's allocated bytes for both).
-bool IsObjectSizeObjective(const std::string& objective);
+using objectives::IsObjectSizeObjective;
 
 // The index of the candidate whose pipeline is kOzPipeline; -1 if none.
 int OzCandidateIndex(const v1::PolicyArtifact& artifact);

@@ -53,12 +53,13 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/objectives/objective_names.h"
 #include "offline_rl/learner/learner_config.h"
 #include "replay_buffer/replay_store.h"
 
 namespace phaseloop::offline_rl {
 
-inline constexpr char kObjectiveRuntime[] = "runtime";
+using objectives::kObjectiveRuntime;
 // The speed baseline the runtime search's staging rewards are relative to.
 inline constexpr char kRuntimeBaselinePipeline[] = "default<O3>";
 
