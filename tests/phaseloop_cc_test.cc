@@ -162,6 +162,68 @@ TEST_F(PhaseloopCcTest, MachineOutlinerCodegenOptionMatchesClangAndRuns) {
   EXPECT_EQ(Decisions().back().reason(), "policy_unavailable");
 }
 
+// A profile from clang's frontend instrumentation is read by the in-process
+// frontend into the IR, so the object is clang's with the same profile,
+// byte for byte, and differs from the object without it; an IR-level
+// profile (which clang's pass pipeline reads) makes the wrapper run plain
+// clang, and the record says why.
+TEST_F(PhaseloopCcTest, ProfileUseMatchesClangOrFallsBack) {
+  const std::string source = fixtures_["interpreter.c"];
+  auto profile = [&](const std::string& instrument, const std::string& name) {
+    std::string log;
+    EXPECT_EQ(
+        Run({"clang-16", "-O2", instrument, source, "-o", name}, {}, &log), 0)
+        << log;
+    EXPECT_EQ(Run({dir_ + "/" + name},
+                  {{"LLVM_PROFILE_FILE", dir_ + "/" + name + ".profraw"}}),
+              0);
+    EXPECT_EQ(Run({"llvm-profdata-16", "merge", "-o", name + ".profdata",
+                   name + ".profraw"},
+                  {}, &log),
+              0)
+        << log;
+    return dir_ + "/" + name + ".profdata";
+  };
+  const std::string frontend = profile("-fprofile-instr-generate", "fe");
+  const std::string ir = profile("-fprofile-generate", "ir");
+
+  std::string log;
+  ASSERT_EQ(Run({cc_, "-O2", "-c", source, "-o", "plain.o"}, {}, &log), 0)
+      << log;
+  for (const std::string& flag :
+       {"-fprofile-instr-use=" + frontend, "-fprofile-use=" + frontend}) {
+    SCOPED_TRACE(flag);
+    ASSERT_EQ(Run({cc_, "-O2", flag, "-c", source, "-o", "ours.o"}, {}, &log),
+              0)
+        << log;
+    ASSERT_EQ(Run({"clang-16", "-O2", flag, "-c", source, "-o", "theirs.o"}),
+              0);
+    EXPECT_EQ(Read("ours.o"), Read("theirs.o"));
+    EXPECT_NE(Read("ours.o"), Read("plain.o"));
+    EXPECT_EQ(Decisions().back().outcome(), v1::OPTIMIZED)
+        << Decisions().back().reason() << ": " << Decisions().back().detail();
+  }
+  std::vector<v1::Decision> decisions = Decisions();
+  ASSERT_EQ(decisions.size(), 3u);
+  // The profile is in the frontend's module, so in its hash (and in every
+  // cache key built on it).
+  EXPECT_NE(decisions[1].module_hash(), decisions[0].module_hash());
+  EXPECT_EQ(decisions[2].module_hash(), decisions[1].module_hash());
+
+  ASSERT_EQ(
+      Run({cc_, "-O2", "-fprofile-use=" + ir, "-c", source, "-o", "ours.o"}, {},
+          &log),
+      0)
+      << log;
+  ASSERT_EQ(Run({"clang-16", "-O2", "-fprofile-use=" + ir, "-c", source, "-o",
+                 "theirs.o"}),
+            0);
+  EXPECT_EQ(Read("ours.o"), Read("theirs.o"));
+  EXPECT_NE(Decisions().back().outcome(), v1::OPTIMIZED);
+  EXPECT_EQ(Decisions().back().reason(), "ir_profile")
+      << Decisions().back().detail();
+}
+
 TEST_F(PhaseloopCcTest, DependencyFilesAndSeveralSourcesMatchClang) {
   const std::string a = fixtures_["bits.c"], b = fixtures_["globals.c"];
   const std::vector<std::vector<std::string>> cases = {

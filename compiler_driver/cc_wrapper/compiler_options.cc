@@ -205,6 +205,15 @@ constexpr CompilerOption kOptions[] = {
     {"-fplt", 0},
     {"-fplugin", kJoin | kPipeline},
     {"-fprofile-", kJoin | kInstrumentation},
+    // A profile from clang's frontend instrumentation (-fprofile-instr-
+    // generate) is read by clang's frontend, which writes it into the IR as
+    // branch weights, entry counts and the profile summary: the wrapper's
+    // pipeline sees what clang's sees. An IR-level profile (-fprofile-
+    // generate) is read by clang's pass pipeline instead: the in-process
+    // frontend finds out which kind the file holds and falls back
+    // (reason ir_profile, in_process_frontend.h).
+    {"-fprofile-instr-use=", kJoin | kPath},
+    {"-fprofile-use=", kJoin | kPath},
     {"-fpseudo-probe-for-profiling", kInstrumentation},
     // Bazel passes it on every compile; clang accepts and ignores it.
     {"-frandom-seed=", kJoin},

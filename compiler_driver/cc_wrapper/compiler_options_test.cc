@@ -115,13 +115,28 @@ TEST(CompilerOptionsTest, NotOptions) {
   EXPECT_EQ(Name("--phaseloop-policy=x"), "<none>");
 }
 
+// A profile to use is read by clang's frontend (or, for an IR-level one,
+// refused by the in-process frontend): not too hard for the table.
+TEST(CompilerOptionsTest, ProfileUseTakesAPath) {
+  for (const char* arg :
+       {"-fprofile-instr-use=x.profdata", "-fprofile-use=x.profdata"}) {
+    OptionMatch o = LookupOption(arg);
+    ASSERT_NE(o.option, nullptr) << arg;
+    EXPECT_TRUE(o.joined) << arg;
+    EXPECT_EQ(o.value, "x.profdata") << arg;
+    EXPECT_EQ(o.option->flags & kTooHard, 0u) << arg;
+    EXPECT_NE(o.option->flags & kTakesPath, 0u) << arg;
+  }
+}
+
 TEST(CompilerOptionsTest, TooHard) {
   for (const char* arg : {"-mllvm",
                           "-Xclang",
                           "-fsanitize=address",
                           "-fsanitize-recover=all",
                           "-fprofile-instr-generate",
-                          "-fprofile-use=x.profdata",
+                          "-fprofile-generate",
+                          "-fprofile-remapping-file=x.map",
                           "-fcoverage-mapping",
                           "--coverage",
                           "-pg",

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "clang/Basic/CodeGenOptions.h"
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/DiagnosticDriver.h"
 #include "clang/Basic/DiagnosticOptions.h"
@@ -243,6 +244,17 @@ InProcessFrontendRun RunFrontendInProcess(
           *invocation, cc1_args.drop_front(), driver_diags, clang.c_str())) {
     driver_job.stream().flush();
     run.error = "frontend_failed: clang -cc1 rejected the arguments";
+    return run;
+  }
+  // A profile clang's pass pipeline would read (IR-level, from
+  // -fprofile-generate) never reaches the wrapper's pipeline; one from the
+  // frontend's own instrumentation is read below, into the IR.
+  if (const clang::CodeGenOptions& codegen = invocation->getCodeGenOpts();
+      codegen.hasProfileIRUse()) {
+    run.error = "ir_profile: " + codegen.ProfileInstrumentUsePath +
+                " is an IR-level profile (-fprofile-generate), read by "
+                "clang's pass pipeline; use one from "
+                "-fprofile-instr-generate";
     return run;
   }
 #if defined(__SANITIZE_ADDRESS__)

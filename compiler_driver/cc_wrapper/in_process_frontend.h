@@ -8,15 +8,20 @@
 // unoptimised llvm::Module in memory: no second process, no bitcode file, no
 // re-parse. The dependency file is written where the arguments say, exactly
 // as clang writes it (the caller replaces kDependencyPlaceholder with a
-// path first; left in, the run fails). The driver's diagnostics follow the user's warning
-// flags as clang's driver does (an unused argument under -Werror is an
-// error, and the run fails so that plain clang reports it). Diagnostics are
-// captured, not shown (the wrapper shows
-// them once it succeeds; on a fallback plain clang shows its own), coloured
-// when this process's stderr is a terminal, as clang decides for itself.
-// A run whose diagnostics clang prints in a heap-dependent order (the
-// unsafe-buffer-usage notes) fails with "unstable_diagnostics": only the
-// clang binary can print them in the clang binary's order.
+// path first; left in, the run fails). The driver's diagnostics follow the
+// user's warning flags as clang's driver does (an unused argument under -Werror
+// is an error, and the run fails so that plain clang reports it). Diagnostics
+// are captured, not shown (the wrapper shows them once it succeeds; on a
+// fallback plain clang shows its own), coloured when this process's stderr is a
+// terminal, as clang decides for itself. A run whose diagnostics clang prints
+// in a heap-dependent order (the unsafe-buffer-usage notes) fails with
+// "unstable_diagnostics": only the clang binary can print them in the clang
+// binary's order. A profile given with -fprofile-instr-use= / -fprofile-use= is
+// read here, by clang's frontend, into the module (branch weights, entry
+// counts, the profile summary) when it comes from clang's frontend
+// instrumentation
+// (-fprofile-instr-generate); an IR-level profile (-fprofile-generate),
+// which clang's pass pipeline would read, fails with "ir_profile".
 //
 // A crash in clang's code crashes this process: the wrapper runs this in its
 // forked child (child_process.h), so it costs only a fallback.
