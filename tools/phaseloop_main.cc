@@ -27,6 +27,7 @@
 #include "reward_engine/sli/sli_command.h"
 #include "reward_engine/slo/slo_command.h"
 #include "staging_harness/corpus/corpus_command.h"
+#include "staging_harness/profiling/profile_command.h"
 #include "staging_harness/results/buffer_add_command.h"
 #include "staging_harness/search/search_command.h"
 #include "staging_harness/search/search_jobs_command.h"
@@ -53,6 +54,7 @@ int main(int argc, char** argv) {
   phaseloop::search::AddSearchJobsCommand(app, exit_code);
   phaseloop::corpus::AddCorpusCommand(app, exit_code);
   phaseloop::staging::AddStageCommand(app, exit_code);
+  phaseloop::profiling::AddProfileCommand(app, exit_code);
   // `decisions ship --kafka`: the compile path links no Kafka, so the
   // producer comes from the replay buffer's side of phaseloop.decisions.
   phaseloop::cc_wrapper::AddDecisionsCommand(

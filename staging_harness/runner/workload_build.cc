@@ -162,6 +162,49 @@ absl::StatusOr<std::string> HashFiles(const std::string& root,
   return ir::ContentHash(all);
 }
 
+namespace {
+
+// Scripts under `dir` that run the wrapper with -fprofile-instr-generate
+// first (clang's driver then also links the profile runtime).
+absl::StatusOr<Compilers> InstrumentingCompilers(const Compilers& compilers,
+                                                 const std::string& dir) {
+  for (const std::string& wrapper : {compilers.cc, compilers.cxx}) {
+    if (wrapper.find('\'') != std::string::npos) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("cannot instrument through ", wrapper,
+                       ": its path has a single quote"));
+    }
+  }
+  std::error_code error;
+  fs::create_directories(dir, error);
+  if (error) {
+    return absl::InternalError(
+        absl::StrCat("cannot create ", dir, ": ", error.message()));
+  }
+  Compilers scripts{dir + "/cc", dir + "/c++"};
+  for (const auto& [script, wrapper] :
+       {std::pair{scripts.cc, compilers.cc},
+        std::pair{scripts.cxx, compilers.cxx}}) {
+    {
+      std::ofstream out(script, std::ios::binary | std::ios::trunc);
+      out << "#!/bin/sh\nexec '" << wrapper
+          << "' -fprofile-instr-generate \"$@\"\n";
+      if (!out) return absl::InternalError("cannot write " + script);
+    }
+    fs::permissions(
+        script,
+        fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec,
+        error);
+    if (error) {
+      return absl::InternalError(absl::StrCat(
+          "cannot make ", script, " executable: ", error.message()));
+    }
+  }
+  return scripts;
+}
+
+}  // namespace
+
 absl::StatusOr<BuiltVariant> BuildVariant(const workloads::Workload& workload,
                                           const std::string& source_tree,
                                           const Compilers& compilers,
@@ -186,13 +229,20 @@ absl::StatusOr<BuiltVariant> BuildVariant(const workloads::Workload& workload,
   const std::string flags = absl::StrCat(
       "-", variant.opt_level, variant.extra_cflags.empty() ? "" : " ",
       variant.extra_cflags);
+  Compilers used = compilers;
+  if (variant.profile_instrumented) {
+    absl::StatusOr<Compilers> scripts =
+        InstrumentingCompilers(compilers, work_dir + "/compilers");
+    if (!scripts.ok()) return scripts.status();
+    used = *scripts;
+  }
   process::ProcessSpec spec;
   spec.argv = {"sh", "-c", workload.build.command};
   spec.cwd = built.build_dir;
   spec.timeout_seconds = workload.build.timeout_s;
   spec.env = {
-      "CC=" + compilers.cc,
-      "CXX=" + compilers.cxx,
+      "CC=" + used.cc,
+      "CXX=" + used.cxx,
       "CFLAGS=" + flags,
       "CXXFLAGS=" + flags,
       "PHASELOOP_POLICY=" + variant.policy,
@@ -205,6 +255,10 @@ absl::StatusOr<BuiltVariant> BuildVariant(const workloads::Workload& workload,
   };
   if (!variant.object_cache_dir.empty()) {
     spec.env.push_back("PHASELOOP_OBJECT_CACHE=" + variant.object_cache_dir);
+  }
+  if (variant.profile_instrumented) {
+    spec.env.push_back("LLVM_PROFILE_FILE=" + work_dir +
+                       "/build-profiles/%p.profraw");
   }
   progress << "  build " << workload.name << " [" << variant.name << "] -"
            << variant.opt_level << " policy " << variant.policy << " ..."

@@ -51,6 +51,13 @@ struct Variant {
   // (compiler_driver/instrumentation/executed_count.h).
   bool count_executed = false;
   std::string object_cache_dir;  // PHASELOOP_OBJECT_CACHE; "" for none
+  // Built with clang's frontend instrumentation for a profile
+  // (staging_harness/profiling): every compile and link gets
+  // -fprofile-instr-generate, through scripts CC and CXX then name (so
+  // link lines that drop CFLAGS still link the profile runtime; the
+  // compiles run plain clang). Programs the build itself runs write their
+  // profiles under <work_dir>/build-profiles, not into the tree.
+  bool profile_instrumented = false;
 };
 
 struct BuiltVariant {

@@ -71,6 +71,14 @@ absl::StatusOr<std::vector<CommandRun>> RunPass(
       fs::remove(counts, error);
       measured.env = {"PHASELOOP_EXECUTED_OUT=" + counts};
     }
+    if (!options.profile_out_dir.empty()) {
+      fs::create_directories(options.profile_out_dir, error);
+      if (error)
+        return Failed("cannot create " + options.profile_out_dir, error);
+      measured.env.push_back(
+          absl::StrCat("LLVM_PROFILE_FILE=", options.profile_out_dir, "/", i,
+                       "-%p.profraw"));
+    }
     absl::StatusOr<process::Measurement> measurement =
         process::RunMeasured(measured);
     if (!measurement.ok()) {

@@ -44,6 +44,10 @@ struct PassOptions {
   // processes append their executed IR instruction counts
   // (compiler_driver/instrumentation/executed_count.h).
   std::string executed_out_dir;
+  // When set, command i runs with LLVM_PROFILE_FILE=<dir>/<i>-%p.profraw
+  // (the directory created): where a profile-instrumented build's processes
+  // write their profiles (staging_harness/profiling).
+  std::string profile_out_dir;
 };
 
 // The file command `index` of a pass with `executed_out_dir` counts into.

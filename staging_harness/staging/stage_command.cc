@@ -37,6 +37,7 @@ struct StageFlags {
   std::string cc;
   std::string work_dir;
   std::string object_cache;
+  std::string profile;
   bool json = false;
 };
 
@@ -119,6 +120,16 @@ int RunStage(const StageFlags& f) {
   options.time_identical = f.time_identical;
   options.count_executed = !f.no_count;
   options.object_cache_dir = f.object_cache;
+  if (!f.profile.empty()) {
+    std::error_code error;
+    if (!fs::is_regular_file(f.profile, error)) {
+      return fail(absl::InvalidArgumentError(absl::StrCat(
+          "--profile ", f.profile,
+          ": no such file (write one with `phaseloop profile --workload W`)")));
+    }
+    options.candidate_cflags =
+        "-fprofile-instr-use=" + fs::absolute(f.profile).string();
+  }
   const std::string work_root =
       f.work_dir.empty()
           ? (fs::temp_directory_path() / "phaseloop-stage").string()
@@ -233,6 +244,10 @@ void AddStageCommand(CLI::App& app, int& exit_code) {
                   "lab setting: the wrapper's object cache directory for "
                   "every build (PHASELOOP_OBJECT_CACHE; units unchanged "
                   "between builds compile once; default: none)");
+  cmd->add_option("--profile", flags->profile,
+                  "build the candidate (not the baseline) with this "
+                  "execution profile (-fprofile-instr-use; written by "
+                  "`phaseloop profile`)");
   cmd->add_flag("--json", flags->json, "print JSON instead of a table");
 }
 

@@ -133,7 +133,8 @@ struct WorkloadStager::Impl {
 
   absl::Status CheckBaseline(const BuiltVariant& baseline);
   absl::StatusOr<ExecutedIr> CountExecuted(const std::string& name,
-                                           const std::string& policy);
+                                           const std::string& policy,
+                                           const std::string& extra_cflags);
 };
 
 // A counting build of `policy` as variant `name`, each run command once
@@ -142,7 +143,8 @@ struct WorkloadStager::Impl {
 // only what stops the harness itself (a run that cannot start, a directory
 // that cannot be made) is an error.
 absl::StatusOr<ExecutedIr> WorkloadStager::Impl::CountExecuted(
-    const std::string& name, const std::string& policy) {
+    const std::string& name, const std::string& policy,
+    const std::string& extra_cflags) {
   ExecutedIr counted;
   auto unavailable = [&](std::string why) {
     progress << "  count: " << name << ": unavailable: " << why << "\n";
@@ -151,7 +153,8 @@ absl::StatusOr<ExecutedIr> WorkloadStager::Impl::CountExecuted(
     return counted;
   };
   absl::StatusOr<BuiltVariant> built =
-      Build(name, policy, options.opt_level, "", /*count_executed=*/true);
+      Build(name, policy, options.opt_level, extra_cflags,
+            /*count_executed=*/true);
   if (!built.ok()) {
     return unavailable(
         absl::StrCat("the counting build failed: ", built.status().message()));
@@ -285,8 +288,8 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
   progress << workload.name << ": staging policy " << candidate_policy
            << " against " << s.options.baseline_policy << " at -"
            << s.options.opt_level << "\n";
-  absl::StatusOr<BuiltVariant> candidate =
-      s.Build(label, candidate_policy, s.options.opt_level);
+  absl::StatusOr<BuiltVariant> candidate = s.Build(
+      label, candidate_policy, s.options.opt_level, s.options.candidate_cflags);
   if (!candidate.ok()) return candidate.status();
   result.candidate = *candidate;
   for (const v1::Decision& d : candidate->decisions) {
@@ -419,12 +422,12 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
   if (s.options.count_executed) {
     if (!s.baseline_executed) {
       absl::StatusOr<ExecutedIr> counted =
-          s.CountExecuted("baseline-count", s.options.baseline_policy);
+          s.CountExecuted("baseline-count", s.options.baseline_policy, "");
       if (!counted.ok()) return counted.status();
       s.baseline_executed = *counted;
     }
-    absl::StatusOr<ExecutedIr> counted =
-        s.CountExecuted(label + "-count", candidate_policy);
+    absl::StatusOr<ExecutedIr> counted = s.CountExecuted(
+        label + "-count", candidate_policy, s.options.candidate_cflags);
     if (!counted.ok()) return counted.status();
     result.baseline_executed = s.baseline_executed;
     result.candidate_executed = *counted;

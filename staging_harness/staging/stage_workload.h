@@ -64,6 +64,10 @@ struct StageOptions {
   // The wrapper's object cache for every build (PHASELOOP_OBJECT_CACHE;
   // "" for none): units unchanged between the builds are compiled once.
   std::string object_cache_dir;
+  // Appended to the candidate's CFLAGS/CXXFLAGS only (and its counting
+  // build's): e.g. -fprofile-instr-use=FILE for a profile-guided candidate
+  // (staging_harness/profiling). "" for none.
+  std::string candidate_cflags;
 };
 
 enum class Verdict {

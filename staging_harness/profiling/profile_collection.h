@@ -1,0 +1,52 @@
+#ifndef PHASELOOP_STAGING_HARNESS_PROFILING_PROFILE_COLLECTION_H_
+#define PHASELOOP_STAGING_HARNESS_PROFILING_PROFILE_COLLECTION_H_
+
+// A workload's execution profile, for profile-guided builds: the workload
+// built with clang's frontend instrumentation (-fprofile-instr-generate on
+// every compile and link, runner::Variant::profile_instrumented), its run
+// commands run once on its inputs (each process writes a raw profile), and
+// the raw profiles merged by llvm-profdata into one indexed profile. A build
+// given it as -fprofile-instr-use=FILE (CFLAGS, or StageOptions::
+// candidate_cflags) has clang's frontend write the counts into the IR as
+// branch weights, entry counts and the profile summary, which the policy's
+// pipeline then optimises with (phaseloop-cc reads it in process). The
+// counts belong to the sources and flags they were taken from: a function
+// whose code changed since is reported by clang (-Wprofile-instr-out-of-
+// date) and optimised without its counts.
+//
+// The instrumented run is not checked against a baseline (it is not a
+// candidate): a command that exits unlike its check's exit status, times
+// out, or writes no profile makes the collection fail, naming the command.
+
+#include <iosfwd>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "staging_harness/runner/workload_build.h"
+#include "staging_harness/workloads/workload.h"
+
+namespace phaseloop::profiling {
+
+struct ProfileOptions {
+  std::string opt_level = "O3";  // of the instrumented build
+  std::string work_dir;          // scratch: source copy, build, runs
+  runner::Compilers compilers;
+  std::string out;  // the indexed profile; "" = <work_dir>/<name>.profdata
+  std::string llvm_profdata = "llvm-profdata-16";
+};
+
+struct CollectedProfile {
+  std::string path;      // the indexed profile, absolute
+  int raw_profiles = 0;  // processes that wrote one (merged)
+  double build_s = 0;
+  double run_s = 0;     // wall time of the instrumented pass
+  std::string summary;  // llvm-profdata show's counts (functions, max count)
+};
+
+absl::StatusOr<CollectedProfile> CollectProfile(
+    const workloads::Workload& workload, const ProfileOptions& options,
+    std::ostream& progress);
+
+}  // namespace phaseloop::profiling
+
+#endif  // PHASELOOP_STAGING_HARNESS_PROFILING_PROFILE_COLLECTION_H_

@@ -1,0 +1,127 @@
+#include "staging_harness/profiling/profile_command.h"
+
+#include <filesystem>
+#include <iostream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/command/exit_code.h"
+#include "common/command/subcommand.h"
+#include "staging_harness/profiling/profile_collection.h"
+#include "staging_harness/workloads/workload_files.h"
+
+namespace phaseloop::profiling {
+namespace fs = std::filesystem;
+namespace {
+
+struct ProfileFlags {
+  std::string workload;
+  std::string workloads_dir = "configs/workloads";
+  std::string out;
+  std::string opt_level = "O3";
+  std::string cc;
+  std::string work_dir;
+  std::string llvm_profdata = "llvm-profdata-16";
+  bool json = false;
+};
+
+// JSON string literal of `text` (paths and llvm-profdata's summary).
+std::string Quoted(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      out += absl::StrFormat("\\u%04x", c);
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+int RunProfile(const ProfileFlags& f) {
+  auto fail = [](const absl::Status& status) {
+    std::cerr << "phaseloop profile: " << status.message() << "\n";
+    return command::ExitCodeOf(status);
+  };
+  absl::StatusOr<std::string> file =
+      workloads::WorkloadFileFor(f.workload, f.workloads_dir);
+  if (!file.ok()) return fail(file.status());
+  absl::StatusOr<workloads::Workload> workload = workloads::LoadWorkload(*file);
+  if (!workload.ok()) return fail(workload.status());
+  absl::StatusOr<runner::Compilers> compilers = runner::FindCompilers(f.cc);
+  if (!compilers.ok()) return fail(compilers.status());
+
+  ProfileOptions options;
+  options.opt_level = f.opt_level;
+  options.compilers = *compilers;
+  options.llvm_profdata = f.llvm_profdata;
+  options.work_dir =
+      f.work_dir.empty()
+          ? (fs::temp_directory_path() / "phaseloop-profile" / workload->name)
+                .string()
+          : f.work_dir;
+  options.out = f.out.empty() ? workload->name + ".profdata" : f.out;
+  absl::StatusOr<CollectedProfile> profile =
+      CollectProfile(*workload, options, std::cerr);
+  if (!profile.ok()) return fail(profile.status());
+  if (f.json) {
+    std::cout << "{\"workload\": " << Quoted(workload->name)
+              << ", \"profile\": " << Quoted(profile->path)
+              << ", \"raw_profiles\": " << profile->raw_profiles
+              << ", \"build_s\": " << absl::StrFormat("%.2f", profile->build_s)
+              << ", \"run_s\": " << absl::StrFormat("%.2f", profile->run_s)
+              << ", \"summary\": " << Quoted(profile->summary) << "}\n";
+  } else {
+    std::cout << "profile of " << workload->name << ": " << profile->path
+              << "\n  " << profile->raw_profiles << " processes, "
+              << profile->summary << "\n  use it: phaseloop stage --workload "
+              << workload->name << " --policy P --profile " << profile->path
+              << "\n  or in a build: CFLAGS=\"-O3 -fprofile-instr-use="
+              << profile->path << "\"\n";
+  }
+  return command::kExitOk;
+}
+
+}  // namespace
+
+void AddProfileCommand(CLI::App& app, int& exit_code) {
+  auto [cmd, flags] = command::AddSubcommand<ProfileFlags>(
+      app, "profile",
+      "Collect a workload's execution profile for profile-guided builds: "
+      "build it with clang's frontend instrumentation "
+      "(-fprofile-instr-generate), run its run commands once on its inputs, "
+      "merge the processes' raw profiles with llvm-profdata. Give the result "
+      "to `phaseloop stage --profile`, or to a build as "
+      "-fprofile-instr-use=FILE (phaseloop-cc reads it in process). Exit 0 "
+      "written, 1 internal error, 2 bad input (workload, a failed build or "
+      "run)",
+      exit_code, RunProfile);
+  cmd->add_option("--workload", flags->workload,
+                  "workload name (configs/workloads/NAME.yaml) or a YAML path")
+      ->required();
+  cmd->add_option("--workloads-dir", flags->workloads_dir,
+                  "where workload names are looked up")
+      ->capture_default_str();
+  cmd->add_option("--out", flags->out,
+                  "the indexed profile to write (default: NAME.profdata)");
+  cmd->add_option("--opt-level", flags->opt_level,
+                  "the instrumented build's level")
+      ->check(CLI::IsMember({"O1", "O2", "O3", "Os", "Oz"}))
+      ->capture_default_str();
+  cmd->add_option("--cc", flags->cc,
+                  "the phaseloop-cc to build with (default: $PHASELOOP_CC, "
+                  "beside this binary, PATH)");
+  cmd->add_option("--work-dir", flags->work_dir,
+                  "scratch directory (source copy, build, runs, raw "
+                  "profiles), kept for inspection (default: "
+                  "$TMPDIR/phaseloop-profile/NAME)");
+  cmd->add_option("--llvm-profdata", flags->llvm_profdata,
+                  "the llvm-profdata that merges the raw profiles")
+      ->capture_default_str();
+  cmd->add_flag("--json", flags->json, "print JSON instead of text");
+}
+
+}  // namespace phaseloop::profiling
