@@ -82,8 +82,18 @@ absl::StatusOr<CollectedProfile> CollectProfile(
   absl::StatusOr<std::string> source =
       workloads::ResolveWorkloadSource(workload, progress);
   if (!source.ok()) return source.status();
+  workloads::Workload slower = workload;
+  CollectedProfile collected;
+  for (workloads::Input& input : slower.inputs) {
+    if (input.generate.empty()) continue;
+    ++collected.generated_inputs;
+    if (options.input_seed) input.seed = *options.input_seed;
+  }
+  for (workloads::RunCommand& run : slower.runs) {
+    run.timeout_s *= kInstrumentedTimeoutFactor;
+  }
   absl::StatusOr<runner::PreparedInputs> inputs =
-      runner::PrepareInputs(workload, *source, work + "/inputs", progress);
+      runner::PrepareInputs(slower, *source, work + "/inputs", progress);
   if (!inputs.ok()) return inputs.status();
 
   runner::Variant variant;
@@ -95,10 +105,6 @@ absl::StatusOr<CollectedProfile> CollectProfile(
       workload, *source, options.compilers, variant, work + "/build", progress);
   if (!built.ok()) return built.status();
 
-  workloads::Workload slower = workload;
-  for (workloads::RunCommand& run : slower.runs) {
-    run.timeout_s *= kInstrumentedTimeoutFactor;
-  }
   const std::string run_dir = work + "/run";
   if (absl::Status ready =
           runner::PrepareRunDirectory(slower, *built, *inputs, run_dir);
@@ -112,7 +118,6 @@ absl::StatusOr<CollectedProfile> CollectProfile(
   absl::StatusOr<std::vector<runner::CommandRun>> runs =
       runner::RunPass(slower, run_dir, pass);
   if (!runs.ok()) return runs.status();
-  CollectedProfile collected;
   for (size_t i = 0; i < runs->size(); ++i) {
     const runner::CommandRun& run = (*runs)[i];
     collected.run_s += run.measurement.wall_s;

@@ -18,7 +18,9 @@
 // candidate): a command that exits unlike its check's exit status, times
 // out, or writes no profile makes the collection fail, naming the command.
 
+#include <cstdint>
 #include <iosfwd>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -33,13 +35,18 @@ struct ProfileOptions {
   runner::Compilers compilers;
   std::string out;  // the indexed profile; "" = <work_dir>/<name>.profdata
   std::string llvm_profdata = "llvm-profdata-16";
+  // Generated inputs made from this seed instead of their own, so the
+  // profile can come from other data than the runs it is judged on
+  // (shipped inputs stay as they are). nullopt: the workload's seeds.
+  std::optional<uint64_t> input_seed;
 };
 
 struct CollectedProfile {
   std::string path;      // the indexed profile, absolute
   int raw_profiles = 0;  // processes that wrote one (merged)
   double build_s = 0;
-  double run_s = 0;     // wall time of the instrumented pass
+  double run_s = 0;          // wall time of the instrumented pass
+  int generated_inputs = 0;  // inputs made by a generator (with input_seed)
   std::string summary;  // llvm-profdata show's counts (functions, max count)
 };
 

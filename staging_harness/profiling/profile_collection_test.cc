@@ -78,6 +78,21 @@ TEST_F(ProfileCollectionTest, ProfileGuidedCandidateKeepsOutputs) {
   }
 }
 
+TEST_F(ProfileCollectionTest, InputSeedRemakesTheGeneratedInputs) {
+  std::string generated[2];
+  for (int i = 0; i < 2; ++i) {
+    options_.input_seed = 1 + 6 * i;  // the workload's own seed is 1
+    absl::StatusOr<CollectedProfile> profile =
+        CollectProfile(workload_, options_, log_);
+    ASSERT_TRUE(profile.ok()) << profile.status() << log_.str();
+    EXPECT_EQ(profile->generated_inputs, 1);  // data/words.txt is shipped
+    generated[i] = testing::ReadFileOrEmpty(options_.work_dir +
+                                            "/inputs/generated.txt");
+    ASSERT_FALSE(generated[i].empty());
+  }
+  EXPECT_NE(generated[0], generated[1]);
+}
+
 TEST_F(ProfileCollectionTest, AMissingToolNamesThePackage) {
   options_.llvm_profdata = "/nonexistent/llvm-profdata";
   absl::StatusOr<CollectedProfile> profile =

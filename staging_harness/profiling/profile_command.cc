@@ -22,6 +22,7 @@ struct ProfileFlags {
   std::string cc;
   std::string work_dir;
   std::string llvm_profdata = "llvm-profdata-16";
+  int64_t input_seed = -1;
   bool json = false;
 };
 
@@ -58,6 +59,7 @@ int RunProfile(const ProfileFlags& f) {
   options.opt_level = f.opt_level;
   options.compilers = *compilers;
   options.llvm_profdata = f.llvm_profdata;
+  if (f.input_seed >= 0) options.input_seed = f.input_seed;
   options.work_dir =
       f.work_dir.empty()
           ? (fs::temp_directory_path() / "phaseloop-profile" / workload->name)
@@ -71,6 +73,9 @@ int RunProfile(const ProfileFlags& f) {
     std::cout << "{\"workload\": " << Quoted(workload->name)
               << ", \"profile\": " << Quoted(profile->path)
               << ", \"raw_profiles\": " << profile->raw_profiles
+              << ", \"generated_inputs\": " << profile->generated_inputs
+              << ", \"input_seed\": "
+              << (f.input_seed >= 0 ? std::to_string(f.input_seed) : "null")
               << ", \"build_s\": " << absl::StrFormat("%.2f", profile->build_s)
               << ", \"run_s\": " << absl::StrFormat("%.2f", profile->run_s)
               << ", \"summary\": " << Quoted(profile->summary) << "}\n";
@@ -121,6 +126,11 @@ void AddProfileCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--llvm-profdata", flags->llvm_profdata,
                   "the llvm-profdata that merges the raw profiles")
       ->capture_default_str();
+  cmd->add_option("--input-seed", flags->input_seed,
+                  "make the generated inputs from this seed instead of the "
+                  "workload's own (profile other data than staging times; "
+                  "shipped inputs stay as they are)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--json", flags->json, "print JSON instead of text");
 }
 
