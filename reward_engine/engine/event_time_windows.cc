@@ -113,9 +113,18 @@ AddResult EventTimeWindows::Add(SliInput input, int64_t now_ms) {
   return result;
 }
 
-void EventTimeWindows::SetEndOffset(int32_t partition, int64_t end_offset) {
+bool EventTimeWindows::SetEndOffset(int32_t partition, int64_t end_offset) {
   auto it = partitions_.find(partition);
-  if (it != partitions_.end()) it->second.end_offset = end_offset;
+  if (it == partitions_.end()) return false;
+  PartitionState& state = it->second;
+  state.end_offset = end_offset;
+  // This log never held the offsets the checkpoint says were read: it is
+  // another log (header, "A checkpoint describes one log").
+  if (end_offset >= state.replay_until) return false;
+  state.restored_next = -1;
+  state.replay_until = 0;
+  state.closed_floor_ms = kNoTime;
+  return true;
 }
 
 bool EventTimeWindows::Idle(const PartitionState& state, int64_t now_ms) const {

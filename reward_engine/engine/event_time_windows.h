@@ -61,6 +61,16 @@
 // two) is rebuilt from the same records and re-emitted identically: the
 // keyed overwrite makes it count once.
 //
+// A checkpoint describes one log. A log's end offset never falls below what
+// was read from it, so an end offset below the restored read_through means
+// the topic was recreated under the group — typically a new embedded
+// cluster, which keeps nothing, while the buffer holding the checkpoints
+// survived (a resumed `canary run`). Its offsets say nothing about this
+// log: the partition forgets the checkpoint and reads everything as new
+// input, like a partition without one (the consumer, placed past the end,
+// starts from the earliest record). Kept, it would cap the watermark at the
+// old closed_through until this log had grown past the old read_through.
+//
 // Rebalances: the engine relies on eager rebalancing (librdkafka's default
 // range/roundrobin assignors): on revocation the caller calls Reset() and
 // every newly assigned partition restarts from its checkpoint.
@@ -169,8 +179,10 @@ class EventTimeWindows {
   // assigned.
   AddResult Add(SliInput input, int64_t now_ms);
 
-  // The partition's end offset (high watermark) as last observed.
-  void SetEndOffset(int32_t partition, int64_t end_offset);
+  // The partition's end offset (high watermark) as last observed. Returns
+  // true when this end shows the partition's restored checkpoint was taken
+  // on another log, which is then forgotten (see the restart contract).
+  bool SetEndOffset(int32_t partition, int64_t end_offset);
 
   // The current watermark (monotonic), kNoTime before there is one.
   int64_t Watermark(int64_t now_ms);

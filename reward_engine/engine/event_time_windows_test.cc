@@ -432,6 +432,39 @@ TEST(EventTimeWindowsTest, WatermarkWaitsForReplayToFinish) {
   EXPECT_EQ(closed[0].groups[0].sketch.max(), 0.02);
 }
 
+// The stored checkpoint outlived its log: a new cluster (`canary run`'s
+// embedded one keeps nothing) under the same group and buffer. Its offsets
+// start at 0 again, below the checkpoint's read_through: the partition is
+// new input, its windows close on their own data — not once this log has
+// grown past the old read_through (a resumed canary step got no window for
+// its whole duration).
+TEST(EventTimeWindowsTest, CheckpointOfAnotherLogIsForgotten) {
+  EventTimeWindows windows(Options(10000, 0, 1000));
+  windows.Assign(0, PartitionCheckpoint{101, 107, 50000}, 0);
+  // Read from offset 0 (the consumer, placed past the end, starts at the
+  // earliest record) before the end offset is known: held back.
+  windows.Add(Record(0, 0, "canary", "a", 60000, {0.01}), 0);
+  windows.Add(Record(0, 1, "baseline", "b", 60000, {0.02}), 0);
+  windows.Add(Record(0, 2, "canary", "a", 70000, {0.01}), 0);
+  EXPECT_TRUE(windows.CloseReady(0).empty());
+  EXPECT_EQ(windows.Watermark(0), 50000);
+  // The log ends at 3 < 107: not the checkpoint's log.
+  EXPECT_FALSE(windows.SetEndOffset(0, 107));
+  EXPECT_TRUE(windows.SetEndOffset(0, 3));
+  EXPECT_FALSE(windows.SetEndOffset(0, 3));  // forgotten once
+  std::vector<ClosedWindow> closed = windows.CloseReady(0);
+  ASSERT_EQ(closed.size(), 1u);
+  EXPECT_EQ(closed[0].window_start_ms, 60000);
+  EXPECT_EQ(closed[0].groups.size(), 2u);
+  // Offsets below the old read_through are new input (a late record is
+  // sent to the late topic, not taken for one already sent), and the
+  // checkpoint is this log's.
+  AddResult late = windows.Add(Record(0, 3, "canary", "c", 40000, {0.01}), 0);
+  EXPECT_EQ(late.admission, Admission::kLate);
+  EXPECT_FALSE(late.replayed);
+  EXPECT_EQ(windows.Checkpoints().at(0), (PartitionCheckpoint{2, 4, 70000}));
+}
+
 TEST(EventTimeWindowsTest, CheckpointKeepsOffsetsOfOpenWindowsPerPartition) {
   EventTimeWindows windows(Options(10000, 0));
   windows.Add(Record(0, 5, "canary", "a", 0, {0.01}), 0);

@@ -69,6 +69,9 @@ class Engine {
   // Polls, windows, closes and commits until stopped, idle or failed; on
   // stop stores the progress made since the last checkpoint.
   absl::Status ConsumeUntilDone(kafka::Consumer& consumer);
+  // The probe's end offsets to the windows; says so when one shows a
+  // restored checkpoint was taken on another log (the topic recreated).
+  void ApplyEndOffsets();
   bool Stopping() const { return stop_ != nullptr && stop_->load(); }
   absl::Status Produce(const std::string& topic, const std::string& key,
                        const std::string& value);
@@ -453,6 +456,18 @@ absl::StatusOr<std::unique_ptr<kafka::Consumer>> Engine::StartConsumer() {
   return kafka::Consumer::Create(consumer_options);
 }
 
+void Engine::ApplyEndOffsets() {
+  for (const auto& [partition, end] : probe_->EndOffsets()) {
+    if (windows_.SetEndOffset(partition, end)) {
+      Log() << "phaseloop rewards: " << options_.sli_topic << "/" << partition
+            << " ends at offset " << end
+            << ", before the stored checkpoint of group " << options_.group_id
+            << ": the topic was recreated (a new cluster?); its records are "
+               "read as new input\n";
+    }
+  }
+}
+
 absl::Status Engine::ConsumeUntilDone(kafka::Consumer& consumer) {
   Clock::time_point last_record = Clock::now();
   Clock::time_point last_checkpoint = Clock::now();
@@ -479,9 +494,7 @@ absl::Status Engine::ConsumeUntilDone(kafka::Consumer& consumer) {
     const bool refresh = now_ms - last_refresh_ms >= 100;
     if (refresh) {
       last_refresh_ms = now_ms;
-      for (const auto& [partition, end] : probe_->EndOffsets()) {
-        windows_.SetEndOffset(partition, end);
-      }
+      ApplyEndOffsets();
     }
     if (message->has_value()) {
       last_record = Clock::now();
@@ -492,9 +505,7 @@ absl::Status Engine::ConsumeUntilDone(kafka::Consumer& consumer) {
         Clock::now() - last_record >= options_.close_idle_after) {
       // Quiet input: the newest window closes lateness after its end on the
       // wall clock, not when a later window's data comes (it may not).
-      for (const auto& [partition, end] : probe_->EndOffsets()) {
-        windows_.SetEndOffset(partition, end);
-      }
+      ApplyEndOffsets();
       closed = windows_.CloseDrained(now_ms, WallClockMs());
     } else {
       closed = windows_.CloseReady(now_ms);
@@ -527,9 +538,7 @@ absl::Status Engine::ConsumeUntilDone(kafka::Consumer& consumer) {
   if (!failure.ok()) return failure;
   std::vector<ClosedWindow> closed;
   if (drained && options_.close_drained_windows) {
-    for (const auto& [partition, end] : probe_->EndOffsets()) {
-      windows_.SetEndOffset(partition, end);
-    }
+    ApplyEndOffsets();
     closed = windows_.CloseDrained(NowMs(), WallClockMs());
     stats_.watermark_ms = windows_.Watermark(NowMs());
   }

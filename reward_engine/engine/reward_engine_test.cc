@@ -298,6 +298,45 @@ TEST_F(RewardEngineTest, RestartPublishesTheBudgetsOfAnUninterruptedRun) {
   EXPECT_NE(budgets("unseeded"), expected);
 }
 
+// The buffer outlives the cluster: a new embedded cluster (it keeps
+// nothing), the same buffer and group, as when `canary run` resumes. The SLI
+// topic's offsets start at 0 again, below the stored checkpoint's; its
+// windows close on their own data, not once the new log has grown past the
+// old one's read_through.
+TEST_F(RewardEngineTest, CheckpointOfAnEarlierClusterHoldsNoWindowBack) {
+  for (int64_t w = 0; w < 6; ++w) Produce(Window(w));
+  auto first = RunRewardEngine(*store_, options_, nullptr);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->windows_closed, 5);
+  auto stored =
+      ReadCheckpoints(*store_, "engine-test", std::string(kafka::kSliTopic));
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  EXPECT_EQ(stored->at(0).read_through, 48);
+
+  producer_.reset();
+  auto cluster = kafka::EmbeddedCluster::Start(1);
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  cluster_ = *std::move(cluster);
+  ASSERT_TRUE(cluster_->CreateTopic(kafka::kSliTopic, 1, 1).ok());
+  options_.bootstrap_servers = cluster_->bootstrap_servers();
+  kafka::ProducerOptions producer_options;
+  producer_options.bootstrap_servers = cluster_->bootstrap_servers();
+  auto producer = kafka::Producer::Create(producer_options);
+  ASSERT_TRUE(producer.ok()) << producer.status();
+  producer_ = *std::move(producer);
+  for (int64_t w = 10; w < 13; ++w) Produce(Window(w));  // offsets 0..23
+  std::ostringstream progress;
+  options_.progress = &progress;
+  auto second = RunRewardEngine(*store_, options_, nullptr);
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ(second->records, 24);
+  EXPECT_EQ(second->windows_closed, 2) << progress.str();  // window 12 open
+  EXPECT_EQ(second->late, 0);
+  EXPECT_EQ(second->watermark_ms, 129999);
+  EXPECT_NE(progress.str().find("the topic was recreated"), std::string::npos)
+      << progress.str();
+}
+
 // `rewards run --exit-when-idle-ms` on a finished stream: the last window,
 // which no later event will ever close, gives its rewards at exit (its end
 // is long past on the wall clock), and the checkpoint says so: a record of
