@@ -35,6 +35,7 @@ const std::vector<std::string>& AllCommands() {
       "corpus fetch-debian",
       "corpus generate",
       "stage",
+      "profile",
       "decisions ship",
       "decisions show",
       "stats",

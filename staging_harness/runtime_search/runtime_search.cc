@@ -64,6 +64,29 @@ bool RanPipeline(const runner::BuiltVariant& candidate,
 
 // The baseline build's decision for `module_hash`: its features are the
 // unoptimised module's. Null when the baseline has none with features.
+// The module hash of `source` in `built` (its one unit the wrapper
+// optimised from that source); NotFound or, for several, FailedPrecondition.
+absl::StatusOr<std::string> ModuleHashOfSource(
+    const runner::BuiltVariant& built, const std::string& source) {
+  std::set<std::string> hashes;
+  for (const v1::Decision& d : built.decisions) {
+    if (d.source() == source && d.outcome() == v1::OPTIMIZED) {
+      hashes.insert(d.module_hash());
+    }
+  }
+  if (hashes.empty()) {
+    return absl::NotFoundError(
+        absl::StrCat("the profile-guided build (", built.build_dir,
+                     ") has no unit the wrapper optimised from ", source));
+  }
+  if (hashes.size() > 1) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the profile-guided build compiles ", source, " ", hashes.size(),
+        " ways: its hot module cannot be told apart"));
+  }
+  return *hashes.begin();
+}
+
 const v1::Decision* BaselineDecision(const runner::BuiltVariant& baseline,
                                      const std::string& module_hash) {
   for (const v1::Decision& d : baseline.decisions) {
@@ -275,6 +298,38 @@ absl::StatusOr<RuntimeSearchResult> RunRuntimeSearch(
                      "compile-and-link the wrapper passes through?"));
   }
 
+  // A profile-guided search: the profile alone first; its build is the
+  // reference for module hashes and features from here on.
+  const runner::BuiltVariant* reference = &(*stager)->baseline();
+  std::optional<StageResult> profiled;
+  if (!stage.candidate_cflags.empty()) {
+    progress << "[profiled] the baseline's pipelines with "
+             << stage.candidate_cflags << "\n";
+    absl::StatusOr<StageResult> result =
+        (*stager)->Evaluate("baseline", "profiled", options.search_timing);
+    if (!result.ok()) return result.status();
+    if (result->verdict != Verdict::kMeasured &&
+        result->verdict != Verdict::kIdentical) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          workload.path, ": the profile-guided build cannot be searched (",
+          VerdictName(result->verdict), "): ", result->detail));
+    }
+    Evaluation e;
+    e.pipeline = "(profile alone)";
+    Fill(*result, &e);
+    progress << absl::StrFormat("  -> %s %.4f [%.4f, %.4f] %d pairs\n",
+                                e.verdict, e.speedup, e.low, e.high, e.pairs);
+    out.profiled = e;
+    profiled = *std::move(result);
+    reference = &profiled->candidate;
+    for (HotModule& m : out.hot) {
+      absl::StatusOr<std::string> hash =
+          ModuleHashOfSource(*reference, m.source);
+      if (!hash.ok()) return hash.status();
+      m.module_hash = *hash;
+    }
+  }
+
   const std::vector<Candidate> vocabulary =
       CheckedVocabulary(&out.refused_vocabulary);
   for (const std::string& r : out.refused_vocabulary) {
@@ -340,8 +395,7 @@ absl::StatusOr<RuntimeSearchResult> RunRuntimeSearch(
       std::string episode_id;
       if (absl::Status w = write(RecordsOf(
               *result, module.module_hash, pipeline, behaviour, options.seed,
-              workload,
-              BaselineDecision((*stager)->baseline(), module.module_hash),
+              workload, BaselineDecision(*reference, module.module_hash),
               &episode_id));
           !w.ok()) {
         return w;
@@ -461,8 +515,7 @@ absl::StatusOr<RuntimeSearchResult> RunRuntimeSearch(
       std::string episode_id;
       replay_buffer::WriteBatch batch = RecordsOf(
           *result, module_hash, pipeline, kConfirmBehaviour, options.seed,
-          workload, BaselineDecision((*stager)->baseline(), module_hash),
-          &episode_id);
+          workload, BaselineDecision(*reference, module_hash), &episode_id);
       if (absl::Status w = write(batch); !w.ok()) return w;
       e.episode_ids.push_back(episode_id);
     }
@@ -470,6 +523,20 @@ absl::StatusOr<RuntimeSearchResult> RunRuntimeSearch(
     if (result->verdict == Verdict::kMeasured && e.low > 1) {
       out.policy_table = text;
     }
+    out.confirmation = e;
+  } else if (out.profiled && out.profiled->verdict == "measured" &&
+             out.profiled->speedup > 1) {
+    // No module pipeline won on top of the profile: confirm the profile.
+    progress << "confirmation: the profile alone, timed in full\n";
+    absl::StatusOr<StageResult> result =
+        (*stager)->Evaluate("baseline", "confirm", options.confirm_timing);
+    if (!result.ok()) return result.status();
+    Evaluation e;
+    e.index = index + 1;
+    e.pipeline = "(profile alone)";
+    Fill(*result, &e);
+    if (result->verdict == Verdict::kMeasured) e.verdict = "confirmed";
+    out.profile_confirmed = result->verdict == Verdict::kMeasured && e.low > 1;
     out.confirmation = e;
   }
   out.elapsed_s = Since(start);

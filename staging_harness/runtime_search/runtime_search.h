@@ -135,6 +135,13 @@ struct RuntimeSearchResult {
   // The winning table policy's text: set only when the confirmation's
   // interval lies above 1 (correct outputs, a gain the full run shows).
   std::string policy_table;
+  // A profile-guided search (stage.candidate_cflags): the profile alone
+  // (every module at the baseline's pipeline, built with the profile),
+  // timed like a search evaluation before the pipelines are; and, when no
+  // module pipeline won, whether its confirmation's interval lies above 1
+  // (the gain is then the profile's, with no table to write).
+  std::optional<Evaluation> profiled;
+  bool profile_confirmed = false;
   bool miscompile_found = false;
   double search_s = 0;
   double elapsed_s = 0;
@@ -160,9 +167,14 @@ std::string TablePolicyText(
     const std::vector<std::pair<std::string, std::string>>& rows);
 
 // Runs the search on a workload prepared with `stage` (its work_dir is the
-// search's scratch). `store` may be null (nothing recorded, only this
-// search's miscompiles blocked). Unusable workloads are FailedPrecondition
-// naming the workload file and why.
+// search's scratch). With stage.candidate_cflags (an execution profile,
+// -fprofile-instr-use=FILE), every evaluation and the confirmation are
+// built with it and compared with the baseline built without it: the
+// profile alone is staged first, and since the profile is part of each
+// module, the hot modules' hashes (the table policies' keys, the episodes'
+// modules and features) are that build's, found by source. `store` may be null
+// (nothing recorded, only this search's miscompiles blocked). Unusable
+// workloads are FailedPrecondition naming the workload file and why.
 absl::StatusOr<RuntimeSearchResult> RunRuntimeSearch(
     const workloads::Workload& workload, const staging::StageOptions& stage,
     const RuntimeSearchOptions& options, replay_buffer::ReplayStore* store,

@@ -82,6 +82,11 @@ void AddRuntimeSearchOptions(CLI::App& search, RuntimeSearchFlags& flags) {
   search.add_option("--work-dir", flags.work_dir,
                     "runtime: scratch directory (default: "
                     "$TMPDIR/phaseloop-runtime-search)");
+  search.add_option("--profile", flags.profile,
+                    "runtime: build every evaluation (not the -O3 baseline) "
+                    "with this execution profile (-fprofile-instr-use; "
+                    "`phaseloop profile` writes one): the profile alone is "
+                    "staged first, then each hot module's pipelines on top");
   search.add_flag("--keep-builds", flags.keep_builds,
                   "runtime: keep every evaluation's build and run directories");
   search.add_flag("--no-object-cache", flags.no_object_cache,
@@ -115,6 +120,17 @@ int RunRuntimeSearchCommand(const RuntimeSearchFlags& f, std::ostream& out,
   stage.compilers = *compilers;
   stage.cpu = f.cpu;
   stage.count_executed = f.count_executed;
+  if (!f.profile.empty()) {
+    std::error_code error;
+    if (!fs::is_regular_file(f.profile, error)) {
+      return fail(absl::InvalidArgumentError(absl::StrCat(
+          "--profile ", f.profile,
+          ": no such file (write one with `phaseloop profile --workload ",
+          workload->name, "`)")));
+    }
+    stage.candidate_cflags =
+        "-fprofile-instr-use=" + fs::absolute(f.profile).string();
+  }
   stage.work_dir =
       (f.work_dir.empty()
            ? (fs::temp_directory_path() / "phaseloop-runtime-search").string()
@@ -136,7 +152,10 @@ int RunRuntimeSearchCommand(const RuntimeSearchFlags& f, std::ostream& out,
   absl::StatusOr<RuntimeSearchResult> result =
       RunRuntimeSearch(*workload, stage, options, store.get(), err);
   if (!result.ok()) return fail(result.status());
-  if (!f.policy_out.empty()) {
+  if (result->profile_confirmed) {
+    err << "the profile alone is the confirmed gain: build with "
+        << stage.candidate_cflags << " (no table policy to write)\n";
+  } else if (!f.policy_out.empty()) {
     if (result->policy_table.empty()) {
       err << "no confirmed gain (the confirmation's interval does not lie "
              "above 1): "
@@ -148,7 +167,7 @@ int RunRuntimeSearchCommand(const RuntimeSearchFlags& f, std::ostream& out,
     } else {
       err << "winning policy written to " << f.policy_out << " (phaseloop "
           << "stage --workload " << *file << " --policy table:" << f.policy_out
-          << ")\n";
+          << (f.profile.empty() ? "" : " --profile " + f.profile) << ")\n";
     }
   }
   if (store) {

@@ -33,6 +33,7 @@ struct RuntimeSearchFlags {
   int cpu = -1;
   bool keep_builds = false;
   bool no_object_cache = false;
+  std::string profile;  // an execution profile every evaluation is built with
   // Shared with the other objectives' flags (search_command.h).
   std::string buffer;
   double budget_s = 300;

@@ -148,10 +148,18 @@ std::string FormatRuntimeSearchTable(const RuntimeSearchResult& r) {
                                 "cache %s)",
                                 builds.reused, builds.compiled,
                                 r.object_cache_dir)));
+  if (r.profiled) {
+    absl::StrAppend(
+        &out, absl::StrFormat("the profile alone (every evaluation is built "
+                              "with it): %s (%s, %d pairs)\n",
+                              Figure(*r.profiled), r.profiled->verdict,
+                              r.profiled->pairs));
+  }
   if (r.winners.empty()) {
     absl::StrAppend(&out,
                     "no pipeline beat -O3 on any hot module in the search's "
-                    "short runs: nothing to confirm\n");
+                    "short runs",
+                    r.confirmation ? "" : ": nothing to confirm", "\n");
   } else {
     absl::StrAppend(&out, "winners:\n");
     for (const auto& [hash, pipeline] : r.winners) {
@@ -161,12 +169,14 @@ std::string FormatRuntimeSearchTable(const RuntimeSearchResult& r) {
   if (r.confirmation) {
     const Evaluation& c = *r.confirmation;
     absl::StrAppend(
-        &out, absl::StrFormat(
-                  "confirmed speedup vs -O3: %s (%s, %d pairs, %.0f s)%s\n",
-                  Figure(c), c.verdict, c.pairs, c.seconds,
-                  r.policy_table.empty()
-                      ? "; its interval does not lie above 1: no winning policy"
-                      : ""));
+        &out,
+        absl::StrFormat(
+            "confirmed speedup vs -O3: %s (%s, %d pairs, %.0f s)%s\n",
+            Figure(c), c.verdict, c.pairs, c.seconds,
+            r.profile_confirmed ? "; the profile's own gain (no table to write)"
+            : r.policy_table.empty()
+                ? "; its interval does not lie above 1: no winning policy"
+                : ""));
     if (c.verdict != "confirmed") absl::StrAppend(&out, "  ", c.detail, "\n");
   }
   for (const std::string& note : r.profile.notes) {
@@ -244,6 +254,9 @@ nlohmann::json RuntimeSearchJson(const RuntimeSearchResult& r) {
                            {"high", r.confirmation->high}}
           : nlohmann::json(nullptr);
   j["policy_written"] = !r.policy_table.empty();
+  j["profiled"] =
+      r.profiled ? EvaluationJson(*r.profiled) : nlohmann::json(nullptr);
+  j["profile_confirmed"] = r.profile_confirmed;
   return j;
 }
 

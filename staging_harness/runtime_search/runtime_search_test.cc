@@ -10,6 +10,7 @@
 #include "common/testing/test_util.h"
 #include "gtest/gtest.h"
 #include "replay_buffer/replay_store.h"
+#include "staging_harness/profiling/profile_collection.h"
 #include "staging_harness/runner/runner_test_util.h"
 #include "staging_harness/runtime_search/pipeline_vocabulary.h"
 
@@ -66,6 +67,47 @@ class RuntimeSearchTest : public ::testing::Test {
   std::unique_ptr<replay_buffer::ReplayStore> store_;
   std::ostringstream log_;
 };
+
+// With an execution profile every evaluation is built with it: the
+// profile alone is staged first, and the table policies are keyed on the
+// profiled build's modules (the profile is in each module, so the
+// baseline's hashes would match nothing and every pipeline be refused).
+TEST_F(RuntimeSearchTest, ProfileGuidedSearchKeysOnTheProfiledModules) {
+  profiling::ProfileOptions profile;
+  profile.compilers = stage_.compilers;
+  profile.work_dir = dir_ + "/profile";
+  profile.out = dir_ + "/example.profdata";
+  absl::StatusOr<profiling::CollectedProfile> collected =
+      profiling::CollectProfile(workload_, profile, log_);
+  ASSERT_TRUE(collected.ok()) << collected.status() << log_.str();
+  stage_.candidate_cflags = "-fprofile-instr-use=" + collected->path;
+  options_.max_evaluations = 2;
+  options_.runoff_contenders = 0;
+  absl::StatusOr<RuntimeSearchResult> result = Search();
+  ASSERT_TRUE(result.ok()) << result.status() << log_.str();
+  ASSERT_TRUE(result->profiled.has_value());
+  EXPECT_EQ(result->profiled->verdict, "measured") << result->profiled->detail;
+  ASSERT_EQ(result->hot.size(), 1u);
+  EXPECT_EQ(result->hot[0].source, "wordfreq.c");
+  ASSERT_EQ(result->evaluations.size(), 2u);
+  for (const Evaluation& e : result->evaluations) {
+    EXPECT_EQ(e.module_hash, result->hot[0].module_hash);
+    EXPECT_NE(e.verdict, "refused") << e.detail;
+    ASSERT_EQ(e.episode_ids.size(), 1u);
+    const v1::Episode episode = OnlyEpisode(e);
+    EXPECT_EQ(episode.module_hash(), result->hot[0].module_hash);
+    ASSERT_EQ(episode.steps_size(), 1);
+    EXPECT_EQ(episode.steps(0).autophase_size(), 56);  // the profiled unit's
+  }
+  // Winners are confirmed with the profile; with none, the profile alone
+  // when it screened above 1.
+  if (result->winners.empty() && result->profiled->speedup <= 1) {
+    EXPECT_FALSE(result->confirmation.has_value());
+  } else {
+    ASSERT_TRUE(result->confirmation.has_value());
+  }
+  EXPECT_FALSE(!result->winners.empty() && result->profile_confirmed);
+}
 
 TEST_F(RuntimeSearchTest, EvaluatesTheHotModuleAndRecordsEveryEvaluation) {
   absl::StatusOr<RuntimeSearchResult> result = Search();
