@@ -62,8 +62,6 @@ bool RanPipeline(const runner::BuiltVariant& candidate,
   return seen;
 }
 
-// The baseline build's decision for `module_hash`: its features are the
-// unoptimised module's. Null when the baseline has none with features.
 // The module hash of `source` in `built` (its one unit the wrapper
 // optimised from that source); NotFound or, for several, FailedPrecondition.
 absl::StatusOr<std::string> ModuleHashOfSource(
@@ -87,6 +85,9 @@ absl::StatusOr<std::string> ModuleHashOfSource(
   return *hashes.begin();
 }
 
+// The reference build's decision for `module_hash` (the baseline's, or in a
+// profile-guided search the profile alone's): its features are the
+// unoptimised module's. Null when it has none with features.
 const v1::Decision* BaselineDecision(const runner::BuiltVariant& baseline,
                                      const std::string& module_hash) {
   for (const v1::Decision& d : baseline.decisions) {
@@ -207,11 +208,11 @@ staging::TimingOptions DefaultRunoffTiming() {
 
 std::vector<const Evaluation*> Contenders(
     const std::vector<Evaluation>& evaluations, const std::string& module_hash,
-    int n) {
+    int n, double floor) {
   std::vector<const Evaluation*> contenders;
   for (const Evaluation& e : evaluations) {
     if (e.module_hash == module_hash && e.verdict == "measured" &&
-        e.speedup > 1) {
+        e.speedup > floor) {
       contenders.push_back(&e);
     }
   }
@@ -226,15 +227,15 @@ std::vector<const Evaluation*> Contenders(
 std::vector<std::pair<std::string, std::string>> ChooseWinners(
     const std::vector<HotModule>& hot,
     const std::vector<Evaluation>& evaluations,
-    const std::vector<Evaluation>& runoff) {
+    const std::vector<Evaluation>& runoff, double floor) {
   std::vector<std::pair<std::string, std::string>> winners;
   for (const HotModule& module : hot) {
     const bool ran_off =
         std::any_of(runoff.begin(), runoff.end(), [&](const Evaluation& e) {
           return e.module_hash == module.module_hash;
         });
-    const std::vector<const Evaluation*> best =
-        Contenders(ran_off ? runoff : evaluations, module.module_hash, 1);
+    const std::vector<const Evaluation*> best = Contenders(
+        ran_off ? runoff : evaluations, module.module_hash, 1, floor);
     if (!best.empty())
       winners.emplace_back(module.module_hash, best[0]->pipeline);
   }
@@ -329,6 +330,12 @@ absl::StatusOr<RuntimeSearchResult> RunRuntimeSearch(
       m.module_hash = *hash;
     }
   }
+
+  // What a module's pipeline must beat: -O3 (1), or in a profile-guided
+  // search the profile alone's screened median, which every evaluation's
+  // includes.
+  const double floor =
+      out.profiled ? std::max(1.0, out.profiled->speedup) : 1.0;
 
   const std::vector<Candidate> vocabulary =
       CheckedVocabulary(&out.refused_vocabulary);
@@ -464,7 +471,7 @@ absl::StatusOr<RuntimeSearchResult> RunRuntimeSearch(
     if (options.runoff_contenders <= 0) break;
     std::vector<std::string> contenders;
     for (const Evaluation* c : Contenders(out.evaluations, module.module_hash,
-                                          options.runoff_contenders)) {
+                                          options.runoff_contenders, floor)) {
       contenders.push_back(c->pipeline);
     }
     if (contenders.empty()) continue;
@@ -493,7 +500,7 @@ absl::StatusOr<RuntimeSearchResult> RunRuntimeSearch(
   }
   out.runoff_s = Since(runoff_start);
 
-  out.winners = ChooseWinners(out.hot, out.evaluations, out.runoff);
+  out.winners = ChooseWinners(out.hot, out.evaluations, out.runoff, floor);
   if (!out.winners.empty()) {
     const std::string table = policies_dir + "/winner.table";
     const std::string text = TablePolicyText(out.winners);

@@ -148,19 +148,20 @@ struct RuntimeSearchResult {
 };
 
 // A module's runoff contenders: its measured evaluations with a median
-// above 1, best median first (ties: the earlier), at most `n`.
+// above `floor` (1: -O3; in a profile-guided search, the profile alone's
+// median), best median first (ties: the earlier), at most `n`.
 std::vector<const Evaluation*> Contenders(
     const std::vector<Evaluation>& evaluations, const std::string& module_hash,
-    int n);
+    int n, double floor = 1);
 
 // Each hot module's winner (module_hash, pipeline), hottest first: the
-// best measured runoff median above 1 where the runoff timed the module,
-// else the best measured search median above 1; none when nothing is above
-// 1.
+// best measured runoff median above `floor` where the runoff timed the
+// module, else the best measured search median above it; none when nothing
+// is above it.
 std::vector<std::pair<std::string, std::string>> ChooseWinners(
     const std::vector<HotModule>& hot,
     const std::vector<Evaluation>& evaluations,
-    const std::vector<Evaluation>& runoff);
+    const std::vector<Evaluation>& runoff, double floor = 1);
 
 // The table policy text for `rows` (module_hash, pipeline).
 std::string TablePolicyText(

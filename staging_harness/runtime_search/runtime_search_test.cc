@@ -263,6 +263,26 @@ TEST(RunoffTest, TheRunoffDecidesWhereItRanAndTheScreenElsewhere) {
   EXPECT_EQ(ChooseWinners(hot, screen, runoff), (Rows{{"n", "only"}}));
 }
 
+// In a profile-guided search a pipeline must beat the profile alone, whose
+// gain every evaluation includes.
+TEST(RunoffTest, AProfileGuidedSearchRaisesTheFloor) {
+  std::vector<HotModule> hot(2);
+  hot[0].module_hash = "m";
+  hot[1].module_hash = "n";
+  const std::vector<Evaluation> screen = {
+      Timed("m", "better", "measured", 1.12),
+      Timed("m", "worse", "measured", 1.08),
+      Timed("n", "worse", "measured", 1.09)};
+  std::vector<std::string> picked;
+  for (const Evaluation* e : Contenders(screen, "m", 3, 1.10)) {
+    picked.push_back(e->pipeline);
+  }
+  EXPECT_EQ(picked, (std::vector<std::string>{"better"}));
+  using Rows = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(ChooseWinners(hot, screen, {}, 1.10), (Rows{{"m", "better"}}));
+  EXPECT_TRUE(ChooseWinners(hot, screen, {}, 1.15).empty());
+}
+
 // A budget the baseline build alone uses up (a loaded machine) still gives
 // one evaluation, then stops on the budget.
 TEST_F(RuntimeSearchTest, ABudgetSpentOnTheBaselineStillEvaluatesOnce) {
