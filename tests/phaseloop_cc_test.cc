@@ -209,6 +209,19 @@ TEST_F(PhaseloopCcTest, ProfileUseMatchesClangOrFallsBack) {
   // cache key built on it).
   EXPECT_NE(decisions[1].module_hash(), decisions[0].module_hash());
   EXPECT_EQ(decisions[2].module_hash(), decisions[1].module_hash());
+  // Two standard pipelines on a module with profile data: each would add
+  // the "CG Profile" module flag; the module keeps one, and verifies.
+  for (const char* policy :
+       {"fixed:default<O2>,default<O2>", "fixed:default<O1>,default<O3>"}) {
+    ASSERT_EQ(
+        Run({cc_, "-O2", "-fprofile-instr-use=" + frontend, "-c", source, "-o",
+             "twice.o", std::string("--phaseloop-policy=") + policy},
+            {}, &log),
+        0)
+        << log;
+    EXPECT_EQ(Decisions().back().outcome(), v1::OPTIMIZED)
+        << policy << ": " << Decisions().back().detail();
+  }
 
   ASSERT_EQ(
       Run({cc_, "-O2", "-fprofile-use=" + ir, "-c", source, "-o", "ours.o"}, {},

@@ -12,6 +12,8 @@
 #include "llvm/Analysis/AliasAnalysis.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
+#include "llvm/IR/Metadata.h"
+#include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
@@ -138,6 +140,39 @@ absl::Status CheckParses(llvm::TargetMachine* target_machine,
   return absl::OkStatus();
 }
 
+// LLVM 16's CGProfilePass, near the end of every standard -O1..-Oz
+// pipeline, adds the "CG Profile" module flag (a module with profile data,
+// -fprofile-instr-use, gets one) without looking for one already there, so
+// a second standard pipeline in one text (`default<O3>,default<O3>`, an -O1
+// prefix) added a second and the verifier rejected the duplicate key.
+// Before each standard pipeline after the first, the flag the previous one
+// left is dropped: the last one's describes the final call graph, as a
+// single pipeline's does. Metadata only: every analysis stays valid.
+struct DropCallGraphProfileFlag
+    : llvm::PassInfoMixin<DropCallGraphProfileFlag> {
+  llvm::PreservedAnalyses run(llvm::Module& module,
+                              llvm::ModuleAnalysisManager&) {
+    llvm::NamedMDNode* flags = module.getModuleFlagsMetadata();
+    if (flags == nullptr) return llvm::PreservedAnalyses::all();
+    std::vector<llvm::MDNode*> kept;
+    for (llvm::MDNode* flag : flags->operands()) {
+      const auto* key =
+          flag->getNumOperands() >= 2
+              ? llvm::dyn_cast<llvm::MDString>(flag->getOperand(1))
+              : nullptr;
+      if (key == nullptr || key->getString() != "CG Profile") {
+        kept.push_back(flag);
+      }
+    }
+    if (kept.size() == flags->getNumOperands()) {
+      return llvm::PreservedAnalyses::all();
+    }
+    flags->clearOperands();
+    for (llvm::MDNode* flag : kept) flags->addOperand(flag);
+    return llvm::PreservedAnalyses::all();
+  }
+};
+
 }  // namespace
 
 llvm::PipelineTuningOptions TuningFor(OptLevel level, PipelineFlavor flavor) {
@@ -233,6 +268,7 @@ absl::Status PassRunner::Run(llvm::Module& module, const std::string& pipeline,
     // vectorizer tuning. It outlives the run, like `builder`.
     standard.emplace(target_machine_, tuning_);
     std::string others;
+    int standard_elements_added = 0;
     auto flush_others = [&]() -> absl::Status {
       if (others.empty()) return absl::OkStatus();
       llvm::Error error =
@@ -258,6 +294,9 @@ absl::Status PassRunner::Run(llvm::Module& module, const std::string& pipeline,
         tuned_builders.push_back(std::make_unique<llvm::PassBuilder>(
             target_machine_, ApplyTuning(tuning_, *standard_element.tuned)));
         element_builder = tuned_builders.back().get();
+      }
+      if (standard_elements_added++ > 0) {
+        mpm.addPass(DropCallGraphProfileFlag());
       }
       if (standard_element.level == OptLevel::kO0) {
         mpm.addPass(element_builder->buildO0DefaultPipeline(
