@@ -13,7 +13,10 @@
 #   4. bad input: an unknown workload (exit 2, the available ones listed),
 #      a workload file with a bad field (exit 2, file and field named);
 #   5. the product's wrapper refuses the test-only pass: staged with it, the
-#      same policy builds the baseline's program (identical).
+#      same policy builds the baseline's program (identical);
+#   6. `phaseloop profile` (JSON) and `stage --profile`: the profile-guided
+#      candidate is measured with its unit still optimised in process; a
+#      missing profile is bad input naming the command that writes one.
 #
 # Usage: stage_test.sh --phaseloop CLI --cc PHASELOOP_CC --test-cc TEST_CC
 set -euo pipefail
@@ -109,4 +112,23 @@ step "5. the product's wrapper refuses the test-only pass"
   --work-dir "$work/w5" "${quick[@]}" >"$work/5.txt" 2>"$work/5.err" \
   || { cat "$work/5.err"; fail "step 5 failed"; }
 grep -Eq "^example +train +identical" "$work/5.txt" || { cat "$work/5.txt"; fail "step 5: not identical"; }
+
+step "6. a profile, then a profile-guided candidate; a missing profile is bad input"
+"$phaseloop" profile --workload example --workloads-dir configs/workloads --cc "$cc" \
+  --input-seed 3 --out "$work/example.profdata" --work-dir "$work/w6p" --json \
+  >"$work/6p.json" 2>"$work/6p.err" || { cat "$work/6p.err"; fail "step 6: profile failed"; }
+jq -e '.raw_profiles == 2 and .generated_inputs == 1 and .input_seed == 3
+       and (.summary | test("Maximum function count"))' "$work/6p.json" >/dev/null \
+  || { cat "$work/6p.json"; fail "step 6: profile JSON"; }
+"$phaseloop" stage --workload example --policy baseline --cc "$cc" \
+  --profile "$work/example.profdata" --work-dir "$work/w6" --json "${quick[@]}" \
+  >"$work/6.json" 2>"$work/6.err" || { cat "$work/6.err"; fail "step 6: stage failed"; }
+jq -e '.workloads[0].verdict == "measured" and .workloads[0].optimized_units == 1' \
+  "$work/6.json" >/dev/null || { cat "$work/6.json"; fail "step 6: stage JSON"; }
+set +e
+"$phaseloop" stage --workload example --policy baseline --cc "$cc" \
+  --profile "$work/none.profdata" "${quick[@]}" >/dev/null 2>"$work/6b.err"
+rc=$?
+set -e
+[ $rc -eq 2 ] && grep -q "phaseloop profile" "$work/6b.err" || { cat "$work/6b.err"; fail "step 6: missing profile exited $rc"; }
 echo "PASS"

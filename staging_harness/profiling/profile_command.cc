@@ -4,9 +4,9 @@
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "common/command/exit_code.h"
 #include "common/command/subcommand.h"
+#include "nlohmann/json.hpp"
 #include "staging_harness/profiling/profile_collection.h"
 #include "staging_harness/workloads/workload_files.h"
 
@@ -25,22 +25,6 @@ struct ProfileFlags {
   int64_t input_seed = -1;
   bool json = false;
 };
-
-// JSON string literal of `text` (paths and llvm-profdata's summary).
-std::string Quoted(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      out += absl::StrFormat("\\u%04x", c);
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
 
 int RunProfile(const ProfileFlags& f) {
   auto fail = [](const absl::Status& status) {
@@ -70,15 +54,16 @@ int RunProfile(const ProfileFlags& f) {
       CollectProfile(*workload, options, std::cerr);
   if (!profile.ok()) return fail(profile.status());
   if (f.json) {
-    std::cout << "{\"workload\": " << Quoted(workload->name)
-              << ", \"profile\": " << Quoted(profile->path)
-              << ", \"raw_profiles\": " << profile->raw_profiles
-              << ", \"generated_inputs\": " << profile->generated_inputs
-              << ", \"input_seed\": "
-              << (f.input_seed >= 0 ? std::to_string(f.input_seed) : "null")
-              << ", \"build_s\": " << absl::StrFormat("%.2f", profile->build_s)
-              << ", \"run_s\": " << absl::StrFormat("%.2f", profile->run_s)
-              << ", \"summary\": " << Quoted(profile->summary) << "}\n";
+    nlohmann::json j = {{"workload", workload->name},
+                        {"profile", profile->path},
+                        {"raw_profiles", profile->raw_profiles},
+                        {"generated_inputs", profile->generated_inputs},
+                        {"input_seed", nullptr},
+                        {"build_s", profile->build_s},
+                        {"run_s", profile->run_s},
+                        {"summary", profile->summary}};
+    if (f.input_seed >= 0) j["input_seed"] = f.input_seed;
+    std::cout << j.dump(2) << "\n";
   } else {
     std::cout << "profile of " << workload->name << ": " << profile->path
               << "\n  " << profile->raw_profiles << " processes, "
