@@ -65,6 +65,16 @@ std::string SummaryOf(const std::string& show) {
 
 }  // namespace
 
+absl::StatusOr<std::string> ProfileUseFlag(const std::string& profile) {
+  std::error_code error;
+  if (!fs::is_regular_file(profile, error)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--profile ", profile,
+        ": no such file (write one with `phaseloop profile --workload W`)"));
+  }
+  return "-fprofile-instr-use=" + fs::absolute(profile).string();
+}
+
 absl::StatusOr<CollectedProfile> CollectProfile(
     const workloads::Workload& workload, const ProfileOptions& options,
     std::ostream& progress) {

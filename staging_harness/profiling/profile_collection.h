@@ -50,6 +50,12 @@ struct CollectedProfile {
   std::string summary;  // llvm-profdata show's counts (functions, max count)
 };
 
+// The flag that makes a build read `profile` (-fprofile-instr-use= with
+// its absolute path): what `stage --profile` and `search --profile` add to
+// the candidate's CFLAGS. InvalidArgument, naming `--profile` and the
+// command that writes one, when it is not a file.
+absl::StatusOr<std::string> ProfileUseFlag(const std::string& profile);
+
 absl::StatusOr<CollectedProfile> CollectProfile(
     const workloads::Workload& workload, const ProfileOptions& options,
     std::ostream& progress);

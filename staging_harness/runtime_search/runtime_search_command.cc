@@ -7,6 +7,7 @@
 #include "common/command/exit_code.h"
 #include "common/files/atomic_file.h"
 #include "replay_buffer/replay_store.h"
+#include "staging_harness/profiling/profile_collection.h"
 #include "staging_harness/runtime_search/runtime_search.h"
 #include "staging_harness/runtime_search/runtime_search_report.h"
 #include "staging_harness/staging/stage_command.h"
@@ -121,15 +122,9 @@ int RunRuntimeSearchCommand(const RuntimeSearchFlags& f, std::ostream& out,
   stage.cpu = f.cpu;
   stage.count_executed = f.count_executed;
   if (!f.profile.empty()) {
-    std::error_code error;
-    if (!fs::is_regular_file(f.profile, error)) {
-      return fail(absl::InvalidArgumentError(absl::StrCat(
-          "--profile ", f.profile,
-          ": no such file (write one with `phaseloop profile --workload ",
-          workload->name, "`)")));
-    }
-    stage.candidate_cflags =
-        "-fprofile-instr-use=" + fs::absolute(f.profile).string();
+    absl::StatusOr<std::string> flag = profiling::ProfileUseFlag(f.profile);
+    if (!flag.ok()) return fail(flag.status());
+    stage.candidate_cflags = *flag;
   }
   stage.work_dir =
       (f.work_dir.empty()

@@ -8,6 +8,7 @@
 #include "common/command/exit_code.h"
 #include "common/command/subcommand.h"
 #include "replay_buffer/replay_store.h"
+#include "staging_harness/profiling/profile_collection.h"
 #include "staging_harness/staging/stage_report.h"
 #include "staging_harness/staging/stage_workload.h"
 #include "staging_harness/workloads/workload_files.h"
@@ -121,14 +122,9 @@ int RunStage(const StageFlags& f) {
   options.count_executed = !f.no_count;
   options.object_cache_dir = f.object_cache;
   if (!f.profile.empty()) {
-    std::error_code error;
-    if (!fs::is_regular_file(f.profile, error)) {
-      return fail(absl::InvalidArgumentError(absl::StrCat(
-          "--profile ", f.profile,
-          ": no such file (write one with `phaseloop profile --workload W`)")));
-    }
-    options.candidate_cflags =
-        "-fprofile-instr-use=" + fs::absolute(f.profile).string();
+    absl::StatusOr<std::string> flag = profiling::ProfileUseFlag(f.profile);
+    if (!flag.ok()) return fail(flag.status());
+    options.candidate_cflags = *flag;
   }
   const std::string work_root =
       f.work_dir.empty()
