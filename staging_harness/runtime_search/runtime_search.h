@@ -111,6 +111,8 @@ struct Evaluation {
   // Executed IR instructions, baseline / candidate, when the stage options
   // asked for the count (StageOptions::count_executed); 0 otherwise.
   double executed_ir_ratio = 0;
+  // What made the machine busy while it was timed (StageResult).
+  std::vector<std::string> machine_warnings;
 };
 
 struct RuntimeSearchResult {

@@ -30,7 +30,8 @@ nlohmann::json EvaluationJson(const Evaluation& e) {
                       {"episode_ids", e.episode_ids},
                       {"build_s", e.build_s},
                       {"objects_reused", e.objects_reused},
-                      {"objects_compiled", e.objects_compiled}};
+                      {"objects_compiled", e.objects_compiled},
+                      {"machine_warnings", e.machine_warnings}};
   j["executed_ir_ratio"] = e.executed_ir_ratio > 0
                                ? nlohmann::json(e.executed_ir_ratio)
                                : nlohmann::json(nullptr);
@@ -178,6 +179,11 @@ std::string FormatRuntimeSearchTable(const RuntimeSearchResult& r) {
                 ? "; its interval does not lie above 1: no winning policy"
                 : ""));
     if (c.verdict != "confirmed") absl::StrAppend(&out, "  ", c.detail, "\n");
+    for (const std::string& warning : c.machine_warnings) {
+      absl::StrAppend(&out, "  busy machine while confirming: ", warning,
+                      "; rerun on a quieter machine before believing a small "
+                      "difference\n");
+    }
   }
   for (const std::string& note : r.profile.notes) {
     absl::StrAppend(&out, "note: ", note, "\n");

@@ -1,6 +1,7 @@
 #include "staging_harness/staging/interleaved_timing.h"
 
 #include <chrono>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "staging_harness/stats/mann_whitney.h"
@@ -11,7 +12,7 @@ namespace {
 // The figures of the pairs so far.
 absl::Status Summarize(const TimingOptions& options, TimingResult& result) {
   std::vector<stats::TimedPair> wall, cpu;
-  std::vector<double> wall_a, wall_b, instruction_ratios;
+  std::vector<double> wall_a, wall_b, instruction_ratios, share_a, share_b;
   bool counted = true;
   for (size_t i = 0; i < result.baseline.size(); ++i) {
     const PassSample& a = result.baseline[i];
@@ -20,6 +21,10 @@ absl::Status Summarize(const TimingOptions& options, TimingResult& result) {
     cpu.push_back({a.cpu_s, b.cpu_s});
     wall_a.push_back(a.wall_s);
     wall_b.push_back(b.wall_s);
+    if (a.wall_s > 0 && b.wall_s > 0) {
+      share_a.push_back(a.cpu_s / a.wall_s);
+      share_b.push_back(b.cpu_s / b.wall_s);
+    }
     counted = counted && a.hardware_counted && b.hardware_counted &&
               b.instructions > 0;
     if (counted) {
@@ -43,6 +48,11 @@ absl::Status Summarize(const TimingOptions& options, TimingResult& result) {
     result.instructions_ratio = *stats::Median(instruction_ratios);
   }
   result.narrow = stats::NarrowEnough(result.wall, options.half_width);
+  // A share of 0 (CPU time below the kernel's tick) says nothing.
+  absl::StatusOr<double> share = stats::Median(share_a);
+  result.machine.baseline_cpu_share = share.ok() ? *share : 0;
+  share = stats::Median(share_b);
+  result.machine.candidate_cpu_share = share.ok() ? *share : 0;
   return absl::OkStatus();
 }
 
@@ -75,6 +85,8 @@ absl::StatusOr<TimingResult> TimeInterleaved(const RunSide& run,
   }
   TimingResult result;
   double longest_pair_s = 0;
+  const std::optional<ProcStat> stat_start = ReadProcStat();
+  const std::optional<double> load_start = ReadLoadAverage();
   while (true) {
     const size_t pair = result.baseline.size();
     const double pair_start = elapsed();
@@ -103,6 +115,18 @@ absl::StatusOr<TimingResult> TimeInterleaved(const RunSide& run,
       result.stop_reason = "budget";
     }
     result.elapsed_s = elapsed();
+    if (!result.stop_reason.empty()) {
+      const std::optional<ProcStat> stat_end = ReadProcStat();
+      const std::optional<double> load_end = ReadLoadAverage();
+      if (stat_start && stat_end && load_start && load_end) {
+        MachineActivity activity = ActivityBetween(*stat_start, *stat_end);
+        activity.load_start = *load_start;
+        activity.load_end = *load_end;
+        activity.baseline_cpu_share = result.machine.baseline_cpu_share;
+        activity.candidate_cpu_share = result.machine.candidate_cpu_share;
+        result.machine = activity;
+      }
+    }
     if (progress) progress(result);
     if (!result.stop_reason.empty()) break;
   }

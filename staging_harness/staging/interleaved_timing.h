@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "staging_harness/staging/machine_activity.h"
 #include "staging_harness/stats/speedup.h"
 
 namespace phaseloop::staging {
@@ -29,9 +30,9 @@ struct TimingOptions {
   int warmup_passes = 1;  // per side, before the first pair
   int min_pairs = 10;     // before the stopping rule is consulted
   int max_pairs = 60;
-  double budget_s = 120;      // the timing phase's wall time
-  double half_width = 0.01;   // stats::NarrowEnough
-  double confidence = 0.99;   // of the intervals, in (0, 1)
+  double budget_s = 120;     // the timing phase's wall time
+  double half_width = 0.01;  // stats::NarrowEnough
+  double confidence = 0.99;  // of the intervals, in (0, 1)
 };
 
 // One pass of a side: the workload's run commands once.
@@ -58,6 +59,10 @@ struct TimingResult {
   // 0 when the hardware did not count every pass.
   double instructions_ratio = 0;
   double elapsed_s = 0;  // warm-up included
+  // The machine from the first pair to the last, and each side's CPU share
+  // (machine_activity.h): how much to trust a figure taken while it was
+  // busy.
+  MachineActivity machine;
 };
 
 // Called after every pair from min_pairs on (and once at the end) with the

@@ -51,6 +51,41 @@ TEST(InterleavedTimingTest, StopsOnceTheIntervalIsNarrowAroundTheTrueSpeedup) {
   EXPECT_EQ(reports, 1);
 }
 
+TEST(InterleavedTimingTest, ReportsEachSidesCpuShareAndTheMachineAround) {
+  // The candidate's runs hold their CPU 80 % of their wall time: the share
+  // is each side's median cpu_s / wall_s, and it is warned about.
+  class Shared {
+   public:
+    absl::StatusOr<PassSample> operator()(Side side) {
+      PassSample sample;
+      sample.wall_s = 1.0 + 0.001 * (++calls_ % 3);
+      sample.cpu_s = sample.wall_s * (side == Side::kBaseline ? 0.99 : 0.80);
+      return sample;
+    }
+
+   private:
+    int calls_ = 0;
+  };
+  Shared shared;
+  TimingOptions options;
+  options.min_pairs = 4;
+  options.max_pairs = 4;
+  absl::StatusOr<TimingResult> result =
+      TimeInterleaved(std::ref(shared), options, nullptr);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_NEAR(result->machine.baseline_cpu_share, 0.99, 1e-9);
+  EXPECT_NEAR(result->machine.candidate_cpu_share, 0.80, 1e-9);
+  // This test runs on Linux: the kernel's figures were read around it.
+  EXPECT_TRUE(result->machine.available);
+  EXPECT_FALSE(result->machine.cpu_busy.empty());
+  const std::vector<std::string> warnings =
+      BusyMachineWarnings(result->machine, -1);
+  ASSERT_FALSE(warnings.empty());
+  EXPECT_NE(warnings.back().find("candidate's runs held their CPU 80.0 %"),
+            std::string::npos)
+      << warnings.back();
+}
+
 TEST(InterleavedTimingTest, AlternatesTheOrderOfEachPairAfterTheWarmUp) {
   NoisyTimes times(1.0, 1.0, 0.2);
   TimingOptions options;

@@ -48,6 +48,21 @@ nlohmann::json ExecutedJson(const ExecutedIr& e) {
   return {{"count", e.count}, {"processes", e.processes}};
 }
 
+nlohmann::json Machine(const MachineActivity& m,
+                       const std::vector<std::string>& warnings) {
+  nlohmann::json j = {{"available", m.available},
+                      {"baseline_cpu_share", m.baseline_cpu_share},
+                      {"candidate_cpu_share", m.candidate_cpu_share},
+                      {"warnings", warnings}};
+  if (m.available) {
+    j["cpu_busy"] = m.cpu_busy;
+    j["steal"] = m.steal;
+    j["load_start"] = m.load_start;
+    j["load_end"] = m.load_end;
+  }
+  return j;
+}
+
 }  // namespace
 
 std::string FormatStageTable(const std::vector<StageResult>& results) {
@@ -94,6 +109,11 @@ std::string FormatStageTable(const std::vector<StageResult>& results) {
     }
     if (r.verdict != Verdict::kMeasured) {
       absl::StrAppend(&notes, "  ", r.workload, ": ", r.detail, "\n");
+    }
+    for (const std::string& warning : r.machine_warnings) {
+      absl::StrAppend(&notes, "  ", r.workload, ": busy machine: ", warning,
+                      "; rerun on a quieter machine before believing a "
+                      "small difference\n");
     }
     if (r.baseline_executed && r.candidate_executed) {
       absl::StrAppend(&notes, "  ", r.workload, ": executed IR instructions: ",
@@ -146,6 +166,7 @@ std::string FormatStageJson(const std::vector<StageResult>& results) {
       row["candidate_median_s"] = MedianOf(t.candidate, true);
       row["baseline_cpu_median_s"] = MedianOf(t.baseline, false);
       row["candidate_cpu_median_s"] = MedianOf(t.candidate, false);
+      row["machine"] = Machine(t.machine, r.machine_warnings);
     } else if (r.verdict == Verdict::kIdentical) {
       row["speedup"] = {{"median", 1.0}, {"low", 1.0}, {"high", 1.0}};
       row["pairs"] = 0;

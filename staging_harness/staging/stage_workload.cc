@@ -418,6 +418,10 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
   result.reward = std::log(timing->wall.median);
   result.reward_low = std::log(timing->wall.low);
   result.reward_high = std::log(timing->wall.high);
+  result.machine_warnings = BusyMachineWarnings(timing->machine, s.options.cpu);
+  for (const std::string& warning : result.machine_warnings) {
+    progress << "  busy machine: " << warning << "\n";
+  }
 
   if (s.options.count_executed) {
     if (!s.baseline_executed) {

@@ -103,6 +103,9 @@ struct StageResult {
   std::optional<ExecutedIr> baseline_executed;
   std::optional<ExecutedIr> candidate_executed;
   double executed_ir_ratio = 0;
+  // kMeasured: what made the machine busy while it was timed
+  // (BusyMachineWarnings); a figure taken then deserves a second run.
+  std::vector<std::string> machine_warnings;
   // Translation units the candidate build compiled, and how many ran the
   // candidate policy's pipeline (outcome OPTIMIZED); the others ran clang's
   // own (a one-step compile-and-link command, a level the policy does not

@@ -1,0 +1,144 @@
+#include "staging_harness/staging/machine_activity.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+
+namespace phaseloop::staging {
+namespace {
+
+std::optional<std::string> Slurp(const char* path) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+absl::StatusOr<CpuTicks> ParseCpuLine(const std::vector<std::string>& fields,
+                                      const std::string& line) {
+  // cpu user nice system idle iowait irq softirq steal [guest guest_nice]
+  if (fields.size() < 8) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "/proc/stat: a cpu line needs at least 7 counters: \"", line, "\""));
+  }
+  long long v[8] = {};  // steal stays 0 on kernels that do not count it
+  const size_t counters = std::min<size_t>(fields.size() - 1, 8);
+  for (size_t i = 0; i < counters; ++i) {
+    if (!absl::SimpleAtoi(fields[i + 1], &v[i])) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "/proc/stat: counter ", i + 1, " is not a number: \"", line, "\""));
+    }
+  }
+  CpuTicks ticks;
+  ticks.busy = v[0] + v[1] + v[2] + v[5] + v[6];
+  ticks.steal = v[7];
+  ticks.total = ticks.busy + v[3] + v[4] + ticks.steal;
+  return ticks;
+}
+
+double Fraction(long long part, long long whole) {
+  return whole > 0 ? double(part) / double(whole) : 0;
+}
+
+}  // namespace
+
+absl::StatusOr<ProcStat> ParseProcStat(const std::string& text) {
+  ProcStat stat;
+  bool saw_all = false;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (!absl::StartsWith(line, "cpu")) continue;
+    std::vector<std::string> fields =
+        absl::StrSplit(line, ' ', absl::SkipEmpty());
+    absl::StatusOr<CpuTicks> ticks = ParseCpuLine(fields, std::string(line));
+    if (!ticks.ok()) return ticks.status();
+    if (fields[0] == "cpu") {
+      stat.all = *ticks;
+      saw_all = true;
+    } else {
+      stat.cpus.push_back(*ticks);
+    }
+  }
+  if (!saw_all) {
+    return absl::InvalidArgumentError(
+        "/proc/stat: no \"cpu\" line (is /proc a Linux procfs?)");
+  }
+  return stat;
+}
+
+absl::StatusOr<double> ParseLoadAverage(const std::string& text) {
+  std::vector<std::string> fields =
+      absl::StrSplit(text, ' ', absl::SkipEmpty());
+  double load = 0;
+  if (fields.empty() || !absl::SimpleAtod(fields[0], &load)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("/proc/loadavg: no load average in \"", text, "\""));
+  }
+  return load;
+}
+
+MachineActivity ActivityBetween(const ProcStat& before, const ProcStat& after) {
+  MachineActivity activity;
+  activity.available = true;
+  activity.steal = Fraction(after.all.steal - before.all.steal,
+                            after.all.total - before.all.total);
+  for (size_t i = 0; i < before.cpus.size() && i < after.cpus.size(); ++i) {
+    activity.cpu_busy.push_back(
+        Fraction(after.cpus[i].busy - before.cpus[i].busy,
+                 after.cpus[i].total - before.cpus[i].total));
+  }
+  return activity;
+}
+
+std::optional<ProcStat> ReadProcStat() {
+  std::optional<std::string> text = Slurp("/proc/stat");
+  if (!text) return std::nullopt;
+  absl::StatusOr<ProcStat> stat = ParseProcStat(*text);
+  if (!stat.ok()) return std::nullopt;
+  return *stat;
+}
+
+std::optional<double> ReadLoadAverage() {
+  std::optional<std::string> text = Slurp("/proc/loadavg");
+  if (!text) return std::nullopt;
+  absl::StatusOr<double> load = ParseLoadAverage(*text);
+  if (!load.ok()) return std::nullopt;
+  return *load;
+}
+
+std::vector<std::string> BusyMachineWarnings(const MachineActivity& activity,
+                                             int pinned_cpu) {
+  std::vector<std::string> warnings;
+  if (activity.available && activity.steal >= 0.02) {
+    warnings.push_back(absl::StrFormat(
+        "the hypervisor took %.1f %% of the CPUs' time", 100 * activity.steal));
+  }
+  for (auto [side, share] :
+       {std::pair<const char*, double>{"baseline", activity.baseline_cpu_share},
+        {"candidate", activity.candidate_cpu_share}}) {
+    if (share > 0 && share < 0.95) {
+      warnings.push_back(absl::StrFormat(
+          "the %s's runs held their CPU %.1f %% of their wall time (other "
+          "work or I/O shared it)",
+          side, 100 * share));
+    }
+  }
+  if (activity.available && pinned_cpu >= 0) {
+    for (size_t cpu = 0; cpu < activity.cpu_busy.size(); ++cpu) {
+      if (int(cpu) == pinned_cpu || activity.cpu_busy[cpu] <= 0.5) continue;
+      warnings.push_back(absl::StrFormat(
+          "CPU %d was %.0f %% busy with other work (it shares caches and "
+          "memory bandwidth with the timed CPU)",
+          cpu, 100 * activity.cpu_busy[cpu]));
+    }
+  }
+  return warnings;
+}
+
+}  // namespace phaseloop::staging

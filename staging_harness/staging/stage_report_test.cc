@@ -1,0 +1,60 @@
+#include "staging_harness/staging/stage_report.h"
+
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace phaseloop::staging {
+namespace {
+
+StageResult MeasuredOnABusyMachine() {
+  StageResult r;
+  r.workload = "zopfli";
+  r.split = "test";
+  r.verdict = Verdict::kMeasured;
+  r.units = r.optimized_units = 3;
+  TimingResult t;
+  for (int i = 0; i < 3; ++i) {
+    t.baseline.push_back(PassSample{1.10, 1.0});
+    t.candidate.push_back(PassSample{1.00, 0.99});
+  }
+  t.wall = {1.1, 1.09, 1.11, 3, 0.99, 0.99};
+  t.machine.available = true;
+  t.machine.cpu_busy = {0.8, 1.0};
+  t.machine.baseline_cpu_share = 1.0 / 1.1;
+  t.machine.candidate_cpu_share = 0.99;
+  r.timing = t;
+  r.machine_warnings = BusyMachineWarnings(t.machine, 1);
+  return r;
+}
+
+TEST(StageReportTest, ATableWarnsOfABusyMachineBesideItsFigure) {
+  const std::string table = FormatStageTable({MeasuredOnABusyMachine()});
+  EXPECT_NE(table.find("zopfli: busy machine: the baseline's runs held their "
+                       "CPU 90.9 %"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("zopfli: busy machine: CPU 0 was 80 % busy"),
+            std::string::npos)
+      << table;
+}
+
+TEST(StageReportTest, JsonCarriesTheMachinesActivityAndWarnings) {
+  nlohmann::json j =
+      nlohmann::json::parse(FormatStageJson({MeasuredOnABusyMachine()}));
+  const nlohmann::json& machine = j["workloads"][0]["machine"];
+  EXPECT_EQ(machine["available"], true);
+  EXPECT_EQ(machine["cpu_busy"].size(), 2u);
+  EXPECT_NEAR(machine["candidate_cpu_share"].get<double>(), 0.99, 1e-12);
+  EXPECT_EQ(machine["warnings"].size(), 2u);
+}
+
+TEST(StageReportTest, AQuietRunHasNoBusyMachineNote) {
+  StageResult r = MeasuredOnABusyMachine();
+  r.timing->machine.cpu_busy = {0.02, 1.0};
+  r.timing->machine.baseline_cpu_share = 0.99;
+  r.machine_warnings = BusyMachineWarnings(r.timing->machine, 1);
+  EXPECT_EQ(FormatStageTable({r}).find("busy machine"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace phaseloop::staging
