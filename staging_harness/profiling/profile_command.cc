@@ -84,7 +84,8 @@ void AddProfileCommand(CLI::App& app, int& exit_code) {
       "build it with clang's frontend instrumentation "
       "(-fprofile-instr-generate), run its run commands once on its inputs, "
       "merge the processes' raw profiles with llvm-profdata. Give the result "
-      "to `phaseloop stage --profile`, or to a build as "
+      "to `phaseloop stage --profile` or `phaseloop search --objective "
+      "runtime --profile`, or to a build as "
       "-fprofile-instr-use=FILE (phaseloop-cc reads it in process). Exit 0 "
       "written, 1 internal error, 2 bad input (workload, a failed build or "
       "run)",

@@ -547,6 +547,8 @@ absl::StatusOr<RuntimeSearchResult> RunRuntimeSearch(
     out.profile_confirmed = result->verdict == Verdict::kMeasured && e.low > 1;
     out.confirmation = e;
   }
+  // The profiled build served as the reference until here.
+  if (profiled) cleanup(*profiled, "profiled");
   out.elapsed_s = Since(start);
   return out;
 }
