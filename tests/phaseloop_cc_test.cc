@@ -222,6 +222,22 @@ TEST_F(PhaseloopCcTest, ProfileUseMatchesClangOrFallsBack) {
     EXPECT_EQ(Decisions().back().outcome(), v1::OPTIMIZED)
         << policy << ": " << Decisions().back().detail();
   }
+  // The split-functions codegen option is clang's -fsplit-machine-functions:
+  // with the profile, cold blocks move to .text.split. sections.
+  ASSERT_EQ(
+      Run({cc_, "-O2", "-fprofile-instr-use=" + frontend, "-c", source, "-o",
+           "split.o",
+           "--phaseloop-policy=fixed:default<O2>,codegen<split-functions>"},
+          {}, &log),
+      0)
+      << log;
+  EXPECT_EQ(Decisions().back().outcome(), v1::OPTIMIZED)
+      << Decisions().back().detail();
+  ASSERT_EQ(Run({"clang-16", "-O2", "-fprofile-instr-use=" + frontend,
+                 "-fsplit-machine-functions", "-c", source, "-o", "theirs.o"}),
+            0);
+  EXPECT_EQ(Read("split.o"), Read("theirs.o"));
+  EXPECT_NE(Read("split.o").find(".text.split."), std::string::npos);
 
   ASSERT_EQ(
       Run({cc_, "-O2", "-fprofile-use=" + ir, "-c", source, "-o", "ours.o"}, {},

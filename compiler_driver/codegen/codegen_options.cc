@@ -13,7 +13,9 @@ namespace {
 constexpr absl::string_view kElementPrefix = "codegen<";
 constexpr absl::string_view kMachineOutliner = "machine-outliner";
 constexpr absl::string_view kNoJumpTables = "no-jump-tables";
-constexpr absl::string_view kKnownOptions = "machine-outliner, no-jump-tables";
+constexpr absl::string_view kSplitFunctions = "split-functions";
+constexpr absl::string_view kKnownOptions =
+    "machine-outliner, no-jump-tables, split-functions";
 
 // The top-level elements of PassBuilder text: split at commas outside
 // <...> and (...).
@@ -72,6 +74,7 @@ absl::StatusOr<SplitPipelineText> SplitPipeline(absl::string_view pipeline) {
     bool* flag = nullptr;
     if (option == kMachineOutliner) flag = &split.codegen.machine_outliner;
     if (option == kNoJumpTables) flag = &split.codegen.no_jump_tables;
+    if (option == kSplitFunctions) flag = &split.codegen.split_functions;
     if (flag == nullptr) {
       return absl::InvalidArgumentError(
           absl::StrCat("pipeline '", pipeline, "': unknown codegen option '",
@@ -95,6 +98,7 @@ std::string CodegenOptionsText(const CodegenOptions& options) {
   std::vector<absl::string_view> names;
   if (options.machine_outliner) names.push_back(kMachineOutliner);
   if (options.no_jump_tables) names.push_back(kNoJumpTables);
+  if (options.split_functions) names.push_back(kSplitFunctions);
   return absl::StrJoin(names, ";");
 }
 

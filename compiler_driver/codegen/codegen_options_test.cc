@@ -43,6 +43,16 @@ TEST(CodegenOptions, SeveralOptionsInEitherOrderReadTheSame) {
   EXPECT_TRUE(tables->codegen.no_jump_tables);
   EXPECT_NE(tables->codegen, both->codegen);
 
+  auto split = SplitPipeline("default<O3>,codegen<split-functions>");
+  ASSERT_TRUE(split.ok()) << split.status();
+  EXPECT_TRUE(split->codegen.split_functions);
+  EXPECT_FALSE(split->codegen.machine_outliner ||
+               split->codegen.no_jump_tables);
+  EXPECT_EQ(split->ir_pipeline, "default<O3>");
+  EXPECT_NE(split->codegen, tables->codegen);
+  EXPECT_EQ(JoinPipeline("default<O3>", split->codegen),
+            "default<O3>,codegen<split-functions>");
+
   auto twice = SplitPipeline("codegen<no-jump-tables;no-jump-tables>");
   ASSERT_FALSE(twice.ok());
   EXPECT_NE(twice.status().message().find("named twice"), std::string::npos)

@@ -205,8 +205,13 @@ absl::StatusOr<std::string> ObjectEmitter::EmitObject(
           "machine-outliner codegen option cannot be applied");
     }
     if (options.machine_outliner) *outliner = llvm::RunOutliner::AlwaysOutline;
+    // Read by TargetPassConfig while it adds the passes, as clang's
+    // -fsplit-machine-functions sets it (BackendUtil.cpp).
+    target_machine_->Options.EnableMachineFunctionSplitter =
+        options.split_functions;
     failed = target_machine_->addPassesToEmitFile(
         passes, os, nullptr, llvm::CGFT_ObjectFile, /*DisableVerify=*/true);
+    target_machine_->Options.EnableMachineFunctionSplitter = false;
     if (options.machine_outliner) *outliner = llvm::RunOutliner::TargetDefault;
   }
   if (failed) return absl::InternalError("the target cannot emit object files");

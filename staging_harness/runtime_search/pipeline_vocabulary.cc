@@ -39,8 +39,14 @@ const std::vector<Candidate>& RuntimeVocabulary() {
       // -O3 with the inliner's threshold changed (250 at -O3): a tuned
       // standard pipeline (compiler_driver/passes/tuned_pipeline.h).
       {"tuned<O3;inline-threshold=500>", "-O3, inlining twice as eagerly"},
-      {"tuned<O3;inline-threshold=1000>", "-O3, inlining four times as eagerly"},
+      {"tuned<O3;inline-threshold=1000>",
+       "-O3, inlining four times as eagerly"},
       {"tuned<O3;inline-threshold=100>", "-O3, inlining less eagerly"},
+      // Code layout (compiler_driver/codegen/codegen_options.h): acts only
+      // where the build has a profile (search --profile); otherwise the
+      // object is -O3's and the evaluation costs one build.
+      {"default<O3>,codegen<split-functions>",
+       "-O3, blocks the profile saw cold split out of hot functions"},
   };
   return *vocabulary;
 }
@@ -48,7 +54,7 @@ const std::vector<Candidate>& RuntimeVocabulary() {
 std::vector<Candidate> CheckedVocabulary(std::vector<std::string>* refused) {
   std::vector<Candidate> accepted;
   for (const Candidate& c : RuntimeVocabulary()) {
-    absl::Status checked = passes::CheckPolicyPipeline(c.pipeline);
+    absl::Status checked = passes::CheckWholePolicyPipeline(c.pipeline, "");
     if (checked.ok()) {
       accepted.push_back(c);
     } else {

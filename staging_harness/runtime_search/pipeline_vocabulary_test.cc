@@ -17,8 +17,9 @@ namespace {
 TEST(PipelineVocabularyTest, EveryPipelineIsAcceptedByPipelineCheck) {
   ASSERT_GE(RuntimeVocabulary().size(), 6u);
   for (const Candidate& c : RuntimeVocabulary()) {
-    EXPECT_TRUE(passes::CheckPolicyPipeline(c.pipeline).ok())
-        << c.pipeline << ": " << passes::CheckPolicyPipeline(c.pipeline);
+    EXPECT_TRUE(passes::CheckWholePolicyPipeline(c.pipeline, "").ok())
+        << c.pipeline << ": "
+        << passes::CheckWholePolicyPipeline(c.pipeline, "");
   }
   std::vector<std::string> refused;
   EXPECT_EQ(CheckedVocabulary(&refused).size(), RuntimeVocabulary().size());
