@@ -238,6 +238,14 @@ TEST_F(PhaseloopCcTest, ProfileUseMatchesClangOrFallsBack) {
             0);
   EXPECT_EQ(Read("split.o"), Read("theirs.o"));
   EXPECT_NE(Read("split.o").find(".text.split."), std::string::npos);
+  // Without a profile it splits nothing: the object is plain -O2's.
+  ASSERT_EQ(
+      Run({cc_, "-O2", "-c", source, "-o", "split_plain.o",
+           "--phaseloop-policy=fixed:default<O2>,codegen<split-functions>"},
+          {}, &log),
+      0)
+      << log;
+  EXPECT_EQ(Read("split_plain.o"), Read("plain.o"));
 
   ASSERT_EQ(
       Run({cc_, "-O2", "-fprofile-use=" + ir, "-c", source, "-o", "ours.o"}, {},

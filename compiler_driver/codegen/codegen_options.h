@@ -35,7 +35,8 @@
 //                     data (-fprofile-instr-use), blocks the profile never
 //                     saw run move to a .text.split. section, so hot code
 //                     packs tighter. Functions without a profile are left
-//                     alone (the object is -O3's). Layout only. The object
+//                     alone (the object is as without the option). Layout
+//                     only. The object
 //                     equals clang-16's with the flag; on mawk with its
 //                     profile 1.7 % faster, on bzip2 no gain (BENCHMARKS.md).
 //

@@ -207,11 +207,13 @@ absl::StatusOr<std::string> ObjectEmitter::EmitObject(
     if (options.machine_outliner) *outliner = llvm::RunOutliner::AlwaysOutline;
     // Read by TargetPassConfig while it adds the passes, as clang's
     // -fsplit-machine-functions sets it (BackendUtil.cpp).
+    const bool split_before =
+        target_machine_->Options.EnableMachineFunctionSplitter;
     target_machine_->Options.EnableMachineFunctionSplitter =
-        options.split_functions;
+        split_before || options.split_functions;
     failed = target_machine_->addPassesToEmitFile(
         passes, os, nullptr, llvm::CGFT_ObjectFile, /*DisableVerify=*/true);
-    target_machine_->Options.EnableMachineFunctionSplitter = false;
+    target_machine_->Options.EnableMachineFunctionSplitter = split_before;
     if (options.machine_outliner) *outliner = llvm::RunOutliner::TargetDefault;
   }
   if (failed) return absl::InternalError("the target cannot emit object files");

@@ -200,10 +200,12 @@ absl::StatusOr<std::vector<Candidate>> CollectCandidates(
   }
   if (options.codegen_variants.any()) {
     // Every candidate again with the code generator options: "<name>+mo"
-    // (machine outliner), "+njt" (no jump tables), "+mo+njt".
+    // (machine outliner), "+njt" (no jump tables), "+sf" (split functions),
+    // combined in that order.
     std::string suffix;
     if (options.codegen_variants.machine_outliner) suffix += "+mo";
     if (options.codegen_variants.no_jump_tables) suffix += "+njt";
+    if (options.codegen_variants.split_functions) suffix += "+sf";
     const size_t ir_only = out.size();
     for (size_t i = 0; i < ir_only; ++i) {
       Candidate v = out[i];

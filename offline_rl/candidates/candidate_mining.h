@@ -20,7 +20,8 @@
 //     learned choice always includes them. With codegen_variants (the machine
 //     outliner, no jump tables, or both), every candidate so far, -Oz
 //     included, is also tried with those code generator options:
-//     "<name>+mo", "<name>+njt" or "<name>+mo+njt", its pipeline ending in
+//     "<name>+mo", "<name>+njt", "<name>+sf" or combined ("<name>+mo+njt"),
+//     its pipeline ending in
 //     ",codegen<...>" (compiler_driver/codegen/codegen_options.h).
 //  2. Every candidate runs on every module of the split, in process (opt-16
 //     tuning, clang-16 codegen, as `phaseloop eval` measures), modules in
@@ -30,8 +31,8 @@
 //     objective, action_space_version = CandidateSetVersion (the candidate
 //     set is the action space of these episodes: the buffer's derived best
 //     sequences are then "the best candidate of the module", never mistaken
-//     for pass sequences), final_ir_count/_text_size/_alloc_size, and one Step whose
-//     autophase/inst_count are the module's start state, action = the
+//     for pass sequences), final_ir_count/_text_size/_alloc_size, and one Step
+//     whose autophase/inst_count are the module's start state, action = the
 //     candidate's index in the candidates file, action_name "candidate:<name>",
 //     reward = (value_start - value) / (value_start - value_Oz) as search
 //     normalises steps (denominator max(1, value_start) when -Oz does not

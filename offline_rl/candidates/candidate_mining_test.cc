@@ -141,12 +141,11 @@ TEST_F(CandidateMiningTest, FixedCandidatesFollowOzAndAreChecked) {
             "tuned<Oz;merge-functions>,codegen<machine-outliner>");
 
   for (const MineOptions::FixedCandidate& bad :
-       std::vector<MineOptions::FixedCandidate>{
-           {"x", "internalize"},
-           {"x", "tuned<Oz;bogus>"},
-           {"oz", "default<Os>"},
-           {"c000", "default<Os>"},
-           {"x", ""}}) {
+       std::vector<MineOptions::FixedCandidate>{{"x", "internalize"},
+                                                {"x", "tuned<Oz;bogus>"},
+                                                {"oz", "default<Os>"},
+                                                {"c000", "default<Os>"},
+                                                {"x", ""}}) {
     options.fixed_candidates = {bad};
     auto refused = CollectCandidates(options);
     ASSERT_FALSE(refused.ok()) << bad.pipeline;
@@ -174,6 +173,16 @@ TEST_F(CandidateMiningTest, CodegenVariantsAreNamedByTheirOptions) {
   EXPECT_EQ((*both)[5].pipeline,
             "default<Oz>,codegen<machine-outliner;no-jump-tables>");
   EXPECT_NE(CandidateSetVersion(*both), CandidateSetVersion(*tables));
+
+  // Every option has its own suffix: names stay unique.
+  MineOptions split = Options();
+  split.codegen_variants.split_functions = true;
+  auto split_candidates = CollectCandidates(split);
+  ASSERT_TRUE(split_candidates.ok()) << split_candidates.status();
+  ASSERT_EQ(split_candidates->size(), 10u);
+  EXPECT_EQ((*split_candidates)[5].name, "oz+sf");
+  EXPECT_EQ((*split_candidates)[5].pipeline,
+            "default<Oz>,codegen<split-functions>");
 }
 
 TEST_F(CandidateMiningTest, CodegenVariantsTryEveryCandidateWithTheOutliner) {

@@ -108,10 +108,13 @@ void AddCandidatesCommand(CLI::App& app, int& exit_code) {
   mine->add_option("--fixed-candidate", flags->fixed_candidates,
                    "NAME=PIPELINE always a candidate, after -Oz (repeatable; "
                    "e.g. ozmf=tuned<Oz;merge-functions>)");
-  mine->add_option("--codegen-variants", flags->codegen_variants,
-                   "code generator options each candidate is also tried with, "
-                   "';'-separated, as \"<name>+mo\" (machine-outliner), "
-                   "\"<name>+njt\" (no-jump-tables) or \"<name>+mo+njt\"");
+  mine->add_option(
+      "--codegen-variants", flags->codegen_variants,
+      "code generator options each candidate is also tried with, "
+      "';'-separated, as \"<name>+mo\" (machine-outliner), "
+      "\"<name>+njt\" (no-jump-tables), \"<name>+sf\" (split-functions: "
+      "a no-op without a profile) or combined, e.g. "
+      "\"<name>+mo+njt\"");
   command::AddRenamedOption(*mine, "--jobs", "--threads", o.threads,
                             "modules measured in parallel", std::cerr)
       ->default_str("1");

@@ -128,6 +128,7 @@ std::string ExecutedOutPath(const std::string& executed_out_dir, size_t index) {
 PassTotals Totals(const std::vector<CommandRun>& pass) {
   PassTotals totals;
   totals.hardware_counted = !pass.empty();
+  totals.pinned = !pass.empty();
   for (const CommandRun& run : pass) {
     const process::Measurement& m = run.measurement;
     totals.wall_s += m.wall_s;
@@ -135,6 +136,7 @@ PassTotals Totals(const std::vector<CommandRun>& pass) {
     totals.hardware_counted = totals.hardware_counted && m.hardware_counted;
     totals.instructions += m.instructions;
     totals.cycles += m.cycles;
+    totals.pinned = totals.pinned && m.pinned;
   }
   return totals;
 }

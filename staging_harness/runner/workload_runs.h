@@ -66,6 +66,7 @@ struct PassTotals {
   bool hardware_counted = false;  // every command's counters
   int64_t instructions = 0;
   int64_t cycles = 0;
+  bool pinned = false;  // every command ran on the CPU asked for
 };
 PassTotals Totals(const std::vector<CommandRun>& pass);
 

@@ -43,17 +43,20 @@ const std::vector<Candidate>& RuntimeVocabulary() {
        "-O3, inlining four times as eagerly"},
       {"tuned<O3;inline-threshold=100>", "-O3, inlining less eagerly"},
       // Code layout (compiler_driver/codegen/codegen_options.h): acts only
-      // where the build has a profile (search --profile); otherwise the
-      // object is -O3's and the evaluation costs one build.
+      // where the build has a profile (search --profile), so proposed only
+      // then.
       {"default<O3>,codegen<split-functions>",
-       "-O3, blocks the profile saw cold split out of hot functions"},
+       "-O3, blocks the profile saw cold split out of hot functions",
+       /*needs_profile=*/true},
   };
   return *vocabulary;
 }
 
-std::vector<Candidate> CheckedVocabulary(std::vector<std::string>* refused) {
+std::vector<Candidate> CheckedVocabulary(bool profile_guided,
+                                         std::vector<std::string>* refused) {
   std::vector<Candidate> accepted;
   for (const Candidate& c : RuntimeVocabulary()) {
+    if (c.needs_profile && !profile_guided) continue;
     absl::Status checked = passes::CheckWholePolicyPipeline(c.pipeline, "");
     if (checked.ok()) {
       accepted.push_back(c);

@@ -5,7 +5,9 @@
 // Informed by a calibration on this kind of machine (LLVM 16): gains of
 // 7-14 % came from runtime loop unrolling, -O3 run twice, and -O3 after an
 // -O1 prefix; -Os ran one program at 0.50x and partial-inliner first at
-// 0.74x, so neither is proposed. Every pipeline is one pipeline_check
+// 0.74x, so neither is proposed. Code layout that reads a profile
+// (codegen<split-functions>) is proposed only in a profile-guided search.
+// Every pipeline is one pipeline_check
 // accepts (a refused one would fail open to the baseline); the test proves
 // it, and CheckedVocabulary drops (and names) any that a future action
 // space refuses.
@@ -19,14 +21,19 @@ namespace phaseloop::runtime_search {
 struct Candidate {
   std::string pipeline;  // PassBuilder text, as a table policy row holds it
   std::string why;       // one line for the report
+  // Acts only on a build with a profile (a code-layout choice that reads
+  // it): without one its object is -O3's, an evaluation spent for nothing.
+  bool needs_profile = false;
 };
 
 // The whole vocabulary, in a fixed order.
 const std::vector<Candidate>& RuntimeVocabulary();
 
-// The vocabulary's pipelines that passes::CheckPolicyPipeline accepts; each
-// refused one is described in `refused` (pipeline and reason).
-std::vector<Candidate> CheckedVocabulary(std::vector<std::string>* refused);
+// The vocabulary's pipelines that passes::CheckWholePolicyPipeline accepts,
+// without those that need a profile unless `profile_guided`; each refused
+// one is described in `refused` (pipeline and reason).
+std::vector<Candidate> CheckedVocabulary(bool profile_guided,
+                                         std::vector<std::string>* refused);
 
 // `candidates` in an order drawn from (seed, module_hash): the same on every
 // machine (own Fisher-Yates over a splitmix64 stream, not std::shuffle,

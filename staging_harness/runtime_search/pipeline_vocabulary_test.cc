@@ -22,7 +22,16 @@ TEST(PipelineVocabularyTest, EveryPipelineIsAcceptedByPipelineCheck) {
         << passes::CheckWholePolicyPipeline(c.pipeline, "");
   }
   std::vector<std::string> refused;
-  EXPECT_EQ(CheckedVocabulary(&refused).size(), RuntimeVocabulary().size());
+  EXPECT_EQ(CheckedVocabulary(true, &refused).size(),
+            RuntimeVocabulary().size());
+  EXPECT_TRUE(refused.empty()) << refused[0];
+  // Without a profile, the pipelines that only read one are not proposed.
+  const std::vector<Candidate> plain = CheckedVocabulary(false, &refused);
+  EXPECT_LT(plain.size(), RuntimeVocabulary().size());
+  for (const Candidate& c : plain) {
+    EXPECT_FALSE(c.needs_profile) << c.pipeline;
+    EXPECT_EQ(c.pipeline.find("split-functions"), std::string::npos);
+  }
   EXPECT_TRUE(refused.empty()) << refused[0];
 }
 

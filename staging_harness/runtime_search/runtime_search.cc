@@ -338,8 +338,8 @@ absl::StatusOr<RuntimeSearchResult> RunRuntimeSearch(
   const double floor =
       out.profiled ? std::max(1.0, out.profiled->speedup) : 1.0;
 
-  const std::vector<Candidate> vocabulary =
-      CheckedVocabulary(&out.refused_vocabulary);
+  const std::vector<Candidate> vocabulary = CheckedVocabulary(
+      !stage.candidate_cflags.empty(), &out.refused_vocabulary);
   for (const std::string& r : out.refused_vocabulary) {
     progress << "  vocabulary: dropped " << r << "\n";
   }

@@ -9,11 +9,14 @@
 namespace phaseloop::staging {
 namespace {
 
+constexpr double kMinShareWall_s = 0.1;
+
 // The figures of the pairs so far.
 absl::Status Summarize(const TimingOptions& options, TimingResult& result) {
   std::vector<stats::TimedPair> wall, cpu;
   std::vector<double> wall_a, wall_b, instruction_ratios, share_a, share_b;
   bool counted = true;
+  bool pinned = !result.baseline.empty();
   for (size_t i = 0; i < result.baseline.size(); ++i) {
     const PassSample& a = result.baseline[i];
     const PassSample& b = result.candidate[i];
@@ -21,10 +24,16 @@ absl::Status Summarize(const TimingOptions& options, TimingResult& result) {
     cpu.push_back({a.cpu_s, b.cpu_s});
     wall_a.push_back(a.wall_s);
     wall_b.push_back(b.wall_s);
-    if (a.wall_s > 0 && b.wall_s > 0) {
+    // A pass under kMinShareWall_s spends much of its wall time starting
+    // processes, and one whose CPU time read 0 (below the kernel's tick)
+    // says nothing: neither is a share of the CPU.
+    if (a.wall_s >= kMinShareWall_s && a.cpu_s > 0) {
       share_a.push_back(a.cpu_s / a.wall_s);
+    }
+    if (b.wall_s >= kMinShareWall_s && b.cpu_s > 0) {
       share_b.push_back(b.cpu_s / b.wall_s);
     }
+    pinned = pinned && a.pinned && b.pinned;
     counted = counted && a.hardware_counted && b.hardware_counted &&
               b.instructions > 0;
     if (counted) {
@@ -48,7 +57,7 @@ absl::Status Summarize(const TimingOptions& options, TimingResult& result) {
     result.instructions_ratio = *stats::Median(instruction_ratios);
   }
   result.narrow = stats::NarrowEnough(result.wall, options.half_width);
-  // A share of 0 (CPU time below the kernel's tick) says nothing.
+  result.all_pinned = pinned;
   absl::StatusOr<double> share = stats::Median(share_a);
   result.machine.baseline_cpu_share = share.ok() ? *share : 0;
   share = stats::Median(share_b);

@@ -42,6 +42,7 @@ struct PassSample {
   bool hardware_counted = false;
   int64_t instructions = 0;
   int64_t cycles = 0;
+  bool pinned = false;  // ran on the CPU asked for (StageOptions::cpu)
 };
 
 enum class Side { kBaseline, kCandidate };
@@ -63,6 +64,7 @@ struct TimingResult {
   // (machine_activity.h): how much to trust a figure taken while it was
   // busy.
   MachineActivity machine;
+  bool all_pinned = false;  // every pass ran on the CPU asked for
 };
 
 // Called after every pair from min_pairs on (and once at the end) with the

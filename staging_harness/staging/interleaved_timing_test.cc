@@ -77,13 +77,43 @@ TEST(InterleavedTimingTest, ReportsEachSidesCpuShareAndTheMachineAround) {
   EXPECT_NEAR(result->machine.candidate_cpu_share, 0.80, 1e-9);
   // This test runs on Linux: the kernel's figures were read around it.
   EXPECT_TRUE(result->machine.available);
-  EXPECT_FALSE(result->machine.cpu_busy.empty());
+  EXPECT_FALSE(result->machine.cpus.empty());
+  EXPECT_FALSE(result->all_pinned);  // no pass said it was pinned
   const std::vector<std::string> warnings =
       BusyMachineWarnings(result->machine, -1);
   ASSERT_FALSE(warnings.empty());
   EXPECT_NE(warnings.back().find("candidate's runs held their CPU 80.0 %"),
             std::string::npos)
       << warnings.back();
+}
+
+TEST(InterleavedTimingTest, ShortOrUntickedPassesGiveNoCpuShare) {
+  // 50 ms passes spend their wall time starting processes; a CPU time of 0
+  // is below the kernel's tick: neither is a share of the CPU to warn of.
+  class Short {
+   public:
+    absl::StatusOr<PassSample> operator()(Side side) {
+      PassSample sample;
+      sample.wall_s = side == Side::kBaseline ? 0.05 : 0.5 + 0.001 * (++n_ % 3);
+      sample.cpu_s = side == Side::kBaseline ? 0.03 : 0;
+      sample.pinned = true;
+      return sample;
+    }
+
+   private:
+    int n_ = 0;
+  };
+  Short times;
+  TimingOptions options;
+  options.min_pairs = 4;
+  options.max_pairs = 4;
+  absl::StatusOr<TimingResult> result =
+      TimeInterleaved(std::ref(times), options, nullptr);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->machine.baseline_cpu_share, 0);
+  EXPECT_EQ(result->machine.candidate_cpu_share, 0);
+  EXPECT_TRUE(result->all_pinned);
+  EXPECT_TRUE(BusyMachineWarnings(result->machine, -1).empty());
 }
 
 TEST(InterleavedTimingTest, AlternatesTheOrderOfEachPairAfterTheWarmUp) {

@@ -61,9 +61,15 @@ absl::StatusOr<ProcStat> ParseProcStat(const std::string& text) {
     if (fields[0] == "cpu") {
       stat.all = *ticks;
       saw_all = true;
-    } else {
-      stat.cpus.push_back(*ticks);
+      continue;
     }
+    if (!absl::SimpleAtoi(absl::string_view(fields[0]).substr(3),
+                          &ticks->cpu) ||
+        ticks->cpu < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("/proc/stat: \"", fields[0], "\" names no CPU"));
+    }
+    stat.cpus.push_back(*ticks);
   }
   if (!saw_all) {
     return absl::InvalidArgumentError(
@@ -88,10 +94,13 @@ MachineActivity ActivityBetween(const ProcStat& before, const ProcStat& after) {
   activity.available = true;
   activity.steal = Fraction(after.all.steal - before.all.steal,
                             after.all.total - before.all.total);
-  for (size_t i = 0; i < before.cpus.size() && i < after.cpus.size(); ++i) {
-    activity.cpu_busy.push_back(
-        Fraction(after.cpus[i].busy - before.cpus[i].busy,
-                 after.cpus[i].total - before.cpus[i].total));
+  for (const CpuTicks& a : after.cpus) {
+    for (const CpuTicks& b : before.cpus) {
+      if (b.cpu != a.cpu) continue;
+      activity.cpus.push_back({a.cpu,
+                               Fraction(a.busy - b.busy, a.total - b.total),
+                               Fraction(a.steal - b.steal, a.total - b.total)});
+    }
   }
   return activity;
 }
@@ -115,7 +124,15 @@ std::optional<double> ReadLoadAverage() {
 std::vector<std::string> BusyMachineWarnings(const MachineActivity& activity,
                                              int pinned_cpu) {
   std::vector<std::string> warnings;
-  if (activity.available && activity.steal >= 0.02) {
+  const CpuActivity* timed = nullptr;
+  for (const CpuActivity& c : activity.cpus) {
+    if (pinned_cpu >= 0 && c.cpu == pinned_cpu) timed = &c;
+  }
+  if (activity.available && timed != nullptr && timed->steal >= 0.02) {
+    warnings.push_back(
+        absl::StrFormat("the hypervisor took %.1f %% of CPU %d's time",
+                        100 * timed->steal, timed->cpu));
+  } else if (activity.available && timed == nullptr && activity.steal >= 0.02) {
     warnings.push_back(absl::StrFormat(
         "the hypervisor took %.1f %% of the CPUs' time", 100 * activity.steal));
   }
@@ -130,12 +147,12 @@ std::vector<std::string> BusyMachineWarnings(const MachineActivity& activity,
     }
   }
   if (activity.available && pinned_cpu >= 0) {
-    for (size_t cpu = 0; cpu < activity.cpu_busy.size(); ++cpu) {
-      if (int(cpu) == pinned_cpu || activity.cpu_busy[cpu] <= 0.5) continue;
+    for (const CpuActivity& c : activity.cpus) {
+      if (c.cpu == pinned_cpu || c.busy <= 0.5) continue;
       warnings.push_back(absl::StrFormat(
           "CPU %d was %.0f %% busy with other work (it shares caches and "
           "memory bandwidth with the timed CPU)",
-          cpu, 100 * activity.cpu_busy[cpu]));
+          c.cpu, 100 * c.busy));
     }
   }
   return warnings;

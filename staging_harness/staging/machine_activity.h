@@ -20,13 +20,14 @@ namespace phaseloop::staging {
 
 // One /proc/stat reading, in clock ticks.
 struct CpuTicks {
+  int cpu = -1;         // N of "cpuN"; -1 for the "cpu" line (all CPUs)
   long long busy = 0;   // user + nice + system + irq + softirq
   long long steal = 0;  // taken by the hypervisor
   long long total = 0;  // all of the above + idle + iowait
 };
 struct ProcStat {
   CpuTicks all;
-  std::vector<CpuTicks> cpus;  // cpu0, cpu1, ... in order
+  std::vector<CpuTicks> cpus;  // the online CPUs' lines, in file order
 };
 
 // Parses /proc/stat's text. InvalidArgument naming the line when the
@@ -36,12 +37,21 @@ absl::StatusOr<ProcStat> ParseProcStat(const std::string& text);
 // The first /proc/loadavg field; InvalidArgument when it is not a number.
 absl::StatusOr<double> ParseLoadAverage(const std::string& text);
 
+// One CPU between two readings: fractions of its time spent busy (any
+// process, the timed runs included) and taken by the hypervisor.
+struct CpuActivity {
+  int cpu = 0;
+  double busy = 0;
+  double steal = 0;
+};
+
 struct MachineActivity {
   bool available = false;  // /proc readable at both ends
-  // Fraction of each CPU's time spent busy (any process, the timed runs
-  // included) between the two readings.
-  std::vector<double> cpu_busy;
-  double steal = 0;                     // fraction of all CPUs' time
+  // The CPUs online at both readings (matched by number: an offline CPU
+  // has no line).
+  std::vector<CpuActivity> cpus;
+  double steal = 0;    // fraction of all CPUs' time
+  int timed_cpu = -1;  // the CPU every timed run was pinned to, or -1
   double load_start = 0, load_end = 0;  // 1-minute load averages
   // Median over the pairs of each side's cpu_s / wall_s (0 when unknown).
   double baseline_cpu_share = 0, candidate_cpu_share = 0;
@@ -56,9 +66,10 @@ std::optional<ProcStat> ReadProcStat();
 std::optional<double> ReadLoadAverage();
 
 // Sentences for a reader when the phase ran on a busy machine, empty when
-// it looked quiet: steal of 2 % or more; a side holding its CPU less than
-// 95 % of its wall time; with `pinned_cpu` >= 0, another CPU busier than
-// 50 % (its work can compete for caches and memory bandwidth).
+// it looked quiet: steal of 2 % or more (of `pinned_cpu`'s time when it is
+// >= 0, else of all CPUs'); a side holding its CPU less than 95 % of its
+// wall time; with `pinned_cpu` >= 0, another CPU busier than 50 % (its work
+// can compete for caches and memory bandwidth).
 std::vector<std::string> BusyMachineWarnings(const MachineActivity& activity,
                                              int pinned_cpu);
 

@@ -54,8 +54,14 @@ nlohmann::json Machine(const MachineActivity& m,
                       {"baseline_cpu_share", m.baseline_cpu_share},
                       {"candidate_cpu_share", m.candidate_cpu_share},
                       {"warnings", warnings}};
+  j["timed_cpu"] =
+      m.timed_cpu >= 0 ? nlohmann::json(m.timed_cpu) : nlohmann::json(nullptr);
   if (m.available) {
-    j["cpu_busy"] = m.cpu_busy;
+    nlohmann::json cpus = nlohmann::json::array();
+    for (const CpuActivity& c : m.cpus) {
+      cpus.push_back({{"cpu", c.cpu}, {"busy", c.busy}, {"steal", c.steal}});
+    }
+    j["cpus"] = std::move(cpus);
     j["steal"] = m.steal;
     j["load_start"] = m.load_start;
     j["load_end"] = m.load_end;

@@ -13,7 +13,7 @@ namespace phaseloop::staging {
 // One row per workload: verdict, wall speedup with its interval, p-value,
 // pairs, median times, CPU speedup, instructions ratio, executed IR ratio;
 // then the details (why unusable, what miscompiled, what was blamed, the
-// executed IR counts or why unavailable).
+// executed IR counts or why unavailable, a busy machine's warnings).
 std::string FormatStageTable(const std::vector<StageResult>& results);
 
 // {"workloads": [{"workload", "split", "verdict", "detail",
@@ -22,9 +22,13 @@ std::string FormatStageTable(const std::vector<StageResult>& results);
 //   "p_value", "pairs", "stop_reason", "instructions_ratio",
 //   "reward": {"value", "low", "high"}, "mismatch": {...}, "blamed": [...],
 //   "executed_ir": {"baseline": {"count", "processes"} | {"unavailable"},
-//                   "candidate": ...}, "executed_ir_ratio"}]}
+//                   "candidate": ...}, "executed_ir_ratio",
+//   "machine": {"available", "timed_cpu" | null, "cpus": [{"cpu", "busy",
+//               "steal"}], "steal", "load_start", "load_end",
+//               "baseline_cpu_share", "candidate_cpu_share", "warnings"}}]}
 // (executed_ir when counted; executed_ir_ratio when both were available,
-// or 1 for identical builds).
+// or 1 for identical builds; machine for timed workloads, its /proc
+// figures when available).
 std::string FormatStageJson(const std::vector<StageResult>& results);
 
 }  // namespace phaseloop::staging

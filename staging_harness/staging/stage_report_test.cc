@@ -19,7 +19,8 @@ StageResult MeasuredOnABusyMachine() {
   }
   t.wall = {1.1, 1.09, 1.11, 3, 0.99, 0.99};
   t.machine.available = true;
-  t.machine.cpu_busy = {0.8, 1.0};
+  t.machine.cpus = {{0, 0.8, 0}, {1, 1.0, 0}};
+  t.machine.timed_cpu = 1;
   t.machine.baseline_cpu_share = 1.0 / 1.1;
   t.machine.candidate_cpu_share = 0.99;
   r.timing = t;
@@ -43,14 +44,15 @@ TEST(StageReportTest, JsonCarriesTheMachinesActivityAndWarnings) {
       nlohmann::json::parse(FormatStageJson({MeasuredOnABusyMachine()}));
   const nlohmann::json& machine = j["workloads"][0]["machine"];
   EXPECT_EQ(machine["available"], true);
-  EXPECT_EQ(machine["cpu_busy"].size(), 2u);
+  EXPECT_EQ(machine["cpus"].size(), 2u);
+  EXPECT_EQ(machine["timed_cpu"], 1);
   EXPECT_NEAR(machine["candidate_cpu_share"].get<double>(), 0.99, 1e-12);
   EXPECT_EQ(machine["warnings"].size(), 2u);
 }
 
 TEST(StageReportTest, AQuietRunHasNoBusyMachineNote) {
   StageResult r = MeasuredOnABusyMachine();
-  r.timing->machine.cpu_busy = {0.02, 1.0};
+  r.timing->machine.cpus = {{0, 0.02, 0}, {1, 1.0, 0}};
   r.timing->machine.baseline_cpu_share = 0.99;
   r.machine_warnings = BusyMachineWarnings(r.timing->machine, 1);
   EXPECT_EQ(FormatStageTable({r}).find("busy machine"), std::string::npos);

@@ -399,8 +399,9 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
       }
     }
     runner::PassTotals totals = runner::Totals(*runs);
-    return PassSample{totals.wall_s, totals.cpu_s, totals.hardware_counted,
-                      totals.instructions, totals.cycles};
+    return PassSample{totals.wall_s,           totals.cpu_s,
+                      totals.hardware_counted, totals.instructions,
+                      totals.cycles,           totals.pinned};
   };
   const bool tty = &progress == &std::cerr && ::isatty(2);
   TimingProgress report = [&](const TimingResult& so_far) {
@@ -418,7 +419,11 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
   result.reward = std::log(timing->wall.median);
   result.reward_low = std::log(timing->wall.low);
   result.reward_high = std::log(timing->wall.high);
-  result.machine_warnings = BusyMachineWarnings(timing->machine, s.options.cpu);
+  // Runs that did not land on the CPU asked for make that CPU no better
+  // known than the others.
+  result.timing->machine.timed_cpu = timing->all_pinned ? s.options.cpu : -1;
+  result.machine_warnings = BusyMachineWarnings(
+      result.timing->machine, result.timing->machine.timed_cpu);
   for (const std::string& warning : result.machine_warnings) {
     progress << "  busy machine: " << warning << "\n";
   }
