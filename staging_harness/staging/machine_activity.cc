@@ -1,24 +1,21 @@
 #include "staging_harness/staging/machine_activity.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "common/files/atomic_file.h"
 
 namespace phaseloop::staging {
 namespace {
 
 std::optional<std::string> Slurp(const char* path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  std::string text;
+  if (!files::ReadWholeFile(path, &text).ok()) return std::nullopt;
+  return text;
 }
 
 absl::StatusOr<CpuTicks> ParseCpuLine(const std::vector<std::string>& fields,
