@@ -157,8 +157,9 @@ absl::Status ReadCandidateSplit(replay_buffer::ReplayStore& store,
   // Values keep the latest episode in id order.
   CandidateRows modules;
   // Runtime: a runtime search's single-module evaluations name their
-  // candidate by pipeline; the baseline (-O3) is worth 0 on every module by
-  // definition (the staging reward is log(t_baseline / t_candidate)). A
+  // candidate by pipeline; the baseline (-O3) is worth 0 on a module by
+  // definition (the staging reward is log(t_baseline / t_candidate)) unless
+  // an episode measured it (a profile-guided search's profile alone). A
   // cell its runoff timed again takes the runoff's value, whatever the
   // episodes' order: the screen's few pairs over-rate its best.
   const bool runtime = config.objective == kObjectiveRuntime;

@@ -22,8 +22,10 @@
 //   Episode.pipeline, features in their one step); a candidate's value is
 //   the weighted staging reward of its evaluation (an evaluation without
 //   one is skipped), and the candidate whose pipeline is
-//   kRuntimeBaselinePipeline is worth exactly 0 on every module (the
-//   reward is log(t_baseline / t_candidate) against that baseline).
+//   kRuntimeBaselinePipeline is worth 0 on every module where no episode
+//   measured it (the reward is log(t_baseline / t_candidate) against that
+//   baseline); a profile-guided search measures it, as the profile alone,
+//   on its profiled modules, whose every reward includes the profile's gain.
 //   With a "canary" weight in final_reward_weights, canary run rewards are
 //   values too: joined by build_id to the decisions the candidate policy
 //   made in that build (canary_values.h: states from the decisions' own

@@ -452,6 +452,54 @@ TEST_F(DatasetTest, RuntimeRunoffValuesOverrideTheScreens) {
   }
 }
 
+// A profile-guided runtime search records the profile alone as the -O3
+// cell of each hot (profiled) module: every other evaluation's reward there
+// includes the profile's gain, so -O3 takes that value instead of 0,
+// whether its episode's id sorts before or after the others.
+TEST_F(DatasetTest, RuntimeBaselineCellTakesAMeasuredValue) {
+  const std::vector<std::string> pipelines = {"default<O3>", "default<O2>"};
+  ASSERT_TRUE(
+      testing::WriteRuntimeSearchBuffer(*store_, pipelines, 4, 1, 5).ok());
+  AddRuntimeCandidates(pipelines);
+  replay_buffer::WriteBatch batch;
+  const std::vector<v1::Episode> all = AllEpisodes();
+  for (const auto& [module, id, value] :
+       std::vector<std::tuple<std::string, std::string, double>>{
+           {"r0", "a-profiled", 0.05}, {"r1", "z-profiled", 0.06}}) {
+    const v1::Episode* screen = nullptr;
+    for (const v1::Episode& e : all) {
+      if (e.episode_id() == module + "-1") screen = &e;
+    }
+    ASSERT_NE(screen, nullptr);
+    v1::Episode alone = *screen;
+    alone.set_episode_id(id);
+    alone.set_pipeline("default<O3>");
+    batch.episodes.push_back(alone);
+    v1::FinalReward r;
+    r.set_reward_id("staging/" + id);
+    r.set_source("staging");
+    r.set_module_hash(module);
+    r.set_episode_id(id);
+    r.set_value(value);
+    batch.rewards.push_back(r);
+  }
+  ASSERT_TRUE(store_->Write(batch).ok());
+  auto data = BuildDataset(*store_, RuntimeConfig(), options_);
+  ASSERT_TRUE(data.ok()) << data.status();
+  const CandidateTable& t = data->train.table;
+  ASSERT_EQ(t.module_hashes.size(), 4u);
+  for (size_t m = 0; m < t.module_hashes.size(); ++m) {
+    const float o3 = t.values[m * 2 + 0];
+    if (t.module_hashes[m] == "r0") {
+      EXPECT_FLOAT_EQ(o3, 0.05f);
+    } else if (t.module_hashes[m] == "r1") {
+      EXPECT_FLOAT_EQ(o3, 0.06f);
+    } else {
+      EXPECT_FLOAT_EQ(o3, 0.0f);  // unmeasured: 0 by definition
+    }
+  }
+}
+
 TEST_F(DatasetTest, ClearErrors) {
   LearnerConfig config;
   config.formulation = "stepwise";

@@ -300,6 +300,10 @@ absl::StatusOr<RuntimeSearchResult> RunRuntimeSearch(
                      "compile-and-link the wrapper passes through?"));
   }
 
+  auto write = [&](const replay_buffer::WriteBatch& batch) -> absl::Status {
+    return store == nullptr ? absl::OkStatus() : store->Write(batch);
+  };
+
   // A profile-guided search: the profile alone first; its build is the
   // reference for module hashes and features from here on.
   const runner::BuiltVariant* reference = &(*stager)->baseline();
@@ -330,6 +334,22 @@ absl::StatusOr<RuntimeSearchResult> RunRuntimeSearch(
       if (!hash.ok()) return hash.status();
       m.module_hash = *hash;
     }
+    // Every evaluation's reward below includes the profile's own gain, so
+    // the profile alone is each hot module's baseline cell: recorded as the
+    // profiled module's own pipeline (-O3's), the learner values a
+    // pipeline by what it adds to the profile, not by the profile's gain.
+    for (const HotModule& m : out.hot) {
+      const v1::Decision* d = BaselineDecision(*reference, m.module_hash);
+      if (d == nullptr || d->outcome() != v1::OPTIMIZED) continue;
+      std::string episode_id;
+      if (absl::Status w = write(RecordsOf(
+              *profiled, m.module_hash, d->pipeline(), kSearchBehaviour,
+              options.seed, workload, d, &episode_id));
+          !w.ok()) {
+        return w;
+      }
+      out.profiled->episode_ids.push_back(episode_id);
+    }
   }
 
   // What a module's pipeline must beat: -O3 (1), or in a profile-guided
@@ -349,9 +369,6 @@ absl::StatusOr<RuntimeSearchResult> RunRuntimeSearch(
   }
   std::set<std::pair<std::string, std::string>> blocked;  // this search's
   std::set<std::string> refused;                          // pipelines
-  auto write = [&](const replay_buffer::WriteBatch& batch) -> absl::Status {
-    return store == nullptr ? absl::OkStatus() : store->Write(batch);
-  };
   auto cleanup = [&](const StageResult& result, const std::string& label) {
     if (options.keep_builds) return;
     std::error_code ignored;

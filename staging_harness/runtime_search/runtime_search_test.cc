@@ -89,6 +89,22 @@ TEST_F(RuntimeSearchTest, ProfileGuidedSearchKeysOnTheProfiledModules) {
   EXPECT_EQ(result->profiled->verdict, "measured") << result->profiled->detail;
   ASSERT_EQ(result->hot.size(), 1u);
   EXPECT_EQ(result->hot[0].source, "wordfreq.c");
+  // The profile alone is the hot module's -O3 cell, with its staging
+  // reward: the evaluations' rewards all include the profile's gain.
+  ASSERT_EQ(result->profiled->episode_ids.size(), 1u);
+  const v1::Episode alone = OnlyEpisode(*result->profiled);
+  EXPECT_EQ(alone.module_hash(), result->hot[0].module_hash);
+  EXPECT_EQ(alone.pipeline(), "default<O3>");
+  EXPECT_EQ(alone.behaviour_policy(), kSearchBehaviour);
+  ASSERT_EQ(alone.steps_size(), 1);
+  absl::StatusOr<std::vector<v1::FinalReward>> rewards =
+      store_->ReadFinalRewards({.source = "staging"});
+  ASSERT_TRUE(rewards.ok()) << rewards.status();
+  int alone_rewards = 0;
+  for (const v1::FinalReward& r : *rewards) {
+    if (r.episode_id() == alone.episode_id()) ++alone_rewards;
+  }
+  EXPECT_EQ(alone_rewards, 1);
   ASSERT_EQ(result->evaluations.size(), 2u);
   for (const Evaluation& e : result->evaluations) {
     EXPECT_EQ(e.module_hash, result->hot[0].module_hash);
