@@ -50,6 +50,11 @@ jq -e '.workloads[0].verdict == "measured" and .workloads[0].pairs >= 3
        and .workloads[0].speedup.low <= .workloads[0].speedup.median
        and .workloads[0].optimized_units == 1' "$work/1.json" >/dev/null \
   || { cat "$work/1.json"; fail "step 1: JSON"; }
+# The machine's activity beside the figure (unavailable only where /proc
+# cannot be read).
+jq -e '.workloads[0].machine | (.warnings | type == "array")
+       and (.available == false or (.cpus | length) >= 1)' "$work/1.json" \
+  >/dev/null || { cat "$work/1.json"; fail "step 1: no machine activity"; }
 grep -q "check: baseline twice" "$work/1.err" || fail "step 1: no check progress"
 grep -q "timing:" "$work/1.err" || fail "step 1: no timing progress"
 build_id=$(jq -r '.workloads[0].candidate.build_id' "$work/1.json")

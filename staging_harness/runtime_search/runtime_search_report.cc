@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "staging_harness/staging/machine_activity.h"
 
 namespace phaseloop::runtime_search {
 namespace {
@@ -136,6 +137,18 @@ std::string FormatRuntimeSearchTable(const RuntimeSearchResult& r) {
           r.evaluations.size(), counts.at("measured"), counts.at("identical"),
           counts.at("miscompile"), counts.at("refused"), r.blocked_skipped,
           r.stop_reason, r.search_s));
+  int busy = 0;
+  for (const std::vector<Evaluation>* list : {&r.evaluations, &r.runoff}) {
+    for (const Evaluation& e : *list) busy += !e.machine_warnings.empty();
+  }
+  if (busy > 0) {
+    absl::StrAppend(
+        &out, absl::StrFormat("busy machine during %d of the %d search and "
+                              "runoff timings (machine_warnings in the "
+                              "JSON): their picks may be the machine's; %s\n",
+                              busy, r.evaluations.size() + r.runoff.size(),
+                              staging::kBusyMachineAdvice));
+  }
   const BuildTotals builds = TotalsOf(r);
   absl::StrAppend(
       &out,
@@ -155,6 +168,10 @@ std::string FormatRuntimeSearchTable(const RuntimeSearchResult& r) {
                               "with it): %s (%s, %d pairs)\n",
                               Figure(*r.profiled), r.profiled->verdict,
                               r.profiled->pairs));
+    for (const std::string& warning : r.profiled->machine_warnings) {
+      absl::StrAppend(&out, "  busy machine while screening it: ", warning,
+                      "; ", staging::kBusyMachineAdvice, "\n");
+    }
   }
   if (r.winners.empty()) {
     absl::StrAppend(&out,
@@ -180,9 +197,8 @@ std::string FormatRuntimeSearchTable(const RuntimeSearchResult& r) {
                 : ""));
     if (c.verdict != "confirmed") absl::StrAppend(&out, "  ", c.detail, "\n");
     for (const std::string& warning : c.machine_warnings) {
-      absl::StrAppend(&out, "  busy machine while confirming: ", warning,
-                      "; rerun on a quieter machine before believing a small "
-                      "difference\n");
+      absl::StrAppend(&out, "  busy machine while confirming: ", warning, "; ",
+                      staging::kBusyMachineAdvice, "\n");
     }
   }
   for (const std::string& note : r.profile.notes) {

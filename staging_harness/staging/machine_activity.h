@@ -73,6 +73,10 @@ std::optional<double> ReadLoadAverage();
 std::vector<std::string> BusyMachineWarnings(const MachineActivity& activity,
                                              int pinned_cpu);
 
+// What a report says after such a warning.
+inline constexpr char kBusyMachineAdvice[] =
+    "rerun on a quieter machine before believing a small difference";
+
 }  // namespace phaseloop::staging
 
 #endif  // PHASELOOP_STAGING_HARNESS_STAGING_MACHINE_ACTIVITY_H_

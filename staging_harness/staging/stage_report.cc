@@ -4,6 +4,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
 #include "nlohmann/json.hpp"
+#include "staging_harness/staging/machine_activity.h"
 #include "staging_harness/stats/speedup.h"
 
 namespace phaseloop::staging {
@@ -118,8 +119,7 @@ std::string FormatStageTable(const std::vector<StageResult>& results) {
     }
     for (const std::string& warning : r.machine_warnings) {
       absl::StrAppend(&notes, "  ", r.workload, ": busy machine: ", warning,
-                      "; rerun on a quieter machine before believing a "
-                      "small difference\n");
+                      "; ", kBusyMachineAdvice, "\n");
     }
     if (r.baseline_executed && r.candidate_executed) {
       absl::StrAppend(&notes, "  ", r.workload, ": executed IR instructions: ",

@@ -1,0 +1,76 @@
+// The runtime search's table and JSON on a fixed result: busy-machine
+// warnings reach the reader wherever a timing had them.
+#include "staging_harness/runtime_search/runtime_search_report.h"
+
+#include "gtest/gtest.h"
+
+namespace phaseloop::runtime_search {
+namespace {
+
+Evaluation Measured(int index, const std::string& pipeline, double speedup) {
+  Evaluation e;
+  e.index = index;
+  e.module_hash = "0123456789abcdef";
+  e.source = "deflate.c";
+  e.pipeline = pipeline;
+  e.verdict = "measured";
+  e.speedup = speedup;
+  e.low = speedup - 0.01;
+  e.high = speedup + 0.01;
+  e.pairs = 6;
+  return e;
+}
+
+// A profile-guided search whose profile-alone screen, one search timing
+// and the confirmation ran on a busy machine.
+RuntimeSearchResult SearchOnABusyMachine() {
+  RuntimeSearchResult r;
+  r.workload = "zopfli";
+  r.stop_reason = "budget";
+  r.profiled = Measured(0, "(profile alone)", 1.02);
+  r.profiled->machine_warnings = {"CPU 0 was 80 % busy"};
+  r.evaluations = {Measured(1, "default<O3>,default<O3>", 1.03),
+                   Measured(2, "default<O2>", 0.99)};
+  r.evaluations[1].machine_warnings = {"steal was 3 % of the timed CPU"};
+  r.winners = {{r.evaluations[0].module_hash, r.evaluations[0].pipeline}};
+  r.confirmation = Measured(3, "(winners combined)", 1.025);
+  r.confirmation->verdict = "confirmed";
+  r.confirmation->machine_warnings = {
+      "the candidate's runs held their CPU "
+      "90.0 %"};
+  return r;
+}
+
+TEST(RuntimeSearchReportTest, TheTableWarnsWhereverATimingRanOnABusyMachine) {
+  const std::string table = FormatRuntimeSearchTable(SearchOnABusyMachine());
+  for (const char* expected :
+       {"busy machine while screening it: CPU 0 was 80 % busy; rerun on a "
+        "quieter machine",
+        "busy machine during 1 of the 2 search and runoff timings",
+        "busy machine while confirming: the candidate's runs held their CPU "
+        "90.0 %"}) {
+    EXPECT_NE(table.find(expected), std::string::npos) << expected << "\n"
+                                                       << table;
+  }
+}
+
+TEST(RuntimeSearchReportTest, AQuietSearchHasNoBusyMachineLine) {
+  RuntimeSearchResult r = SearchOnABusyMachine();
+  r.profiled->machine_warnings.clear();
+  r.evaluations[1].machine_warnings.clear();
+  r.confirmation->machine_warnings.clear();
+  EXPECT_EQ(FormatRuntimeSearchTable(r).find("busy machine"),
+            std::string::npos);
+}
+
+TEST(RuntimeSearchReportTest, TheJsonCarriesEachTimingsWarnings) {
+  const nlohmann::json j = RuntimeSearchJson(SearchOnABusyMachine());
+  EXPECT_EQ(j["profiled"]["machine_warnings"].size(), 1u);
+  EXPECT_EQ(j["evaluations"][0]["machine_warnings"].size(), 0u);
+  EXPECT_EQ(j["evaluations"][1]["machine_warnings"][0],
+            "steal was 3 % of the timed CPU");
+  EXPECT_EQ(j["confirmation"]["machine_warnings"].size(), 1u);
+}
+
+}  // namespace
+}  // namespace phaseloop::runtime_search
