@@ -238,6 +238,17 @@ TEST_F(PhaseloopCcTest, ProfileUseMatchesClangOrFallsBack) {
             0);
   EXPECT_EQ(Read("split.o"), Read("theirs.o"));
   EXPECT_NE(Read("split.o").find(".text.split."), std::string::npos);
+  // A user's own -fsplit-machine-functions is compiled in process too, to
+  // clang's object.
+  ASSERT_EQ(
+      Run({cc_, "-O2", "-fprofile-instr-use=" + frontend,
+           "-fsplit-machine-functions", "-c", source, "-o", "user_split.o"},
+          {}, &log),
+      0)
+      << log;
+  EXPECT_EQ(Decisions().back().outcome(), v1::OPTIMIZED)
+      << Decisions().back().reason() << ": " << Decisions().back().detail();
+  EXPECT_EQ(Read("user_split.o"), Read("theirs.o"));
   // Without a profile it splits nothing: the object is plain -O2's.
   ASSERT_EQ(
       Run({cc_, "-O2", "-c", source, "-o", "split_plain.o",

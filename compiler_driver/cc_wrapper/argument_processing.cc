@@ -207,6 +207,10 @@ Scan ScanArguments(const std::vector<std::string>& args) {
       scan.codegen.function_sections = true;
     } else if (name == "-fno-function-sections") {
       scan.codegen.function_sections = false;
+    } else if (name == "-fsplit-machine-functions") {
+      scan.codegen.split_machine_functions = true;
+    } else if (name == "-fno-split-machine-functions") {
+      scan.codegen.split_machine_functions = false;
     } else if (name == "-fdata-sections") {
       scan.codegen.data_sections = true;
     } else if (name == "-fno-data-sections") {

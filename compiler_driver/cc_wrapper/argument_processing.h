@@ -51,10 +51,11 @@ struct PassThrough {
 // (target CPU/features, PIC level, code model and debug info travel in the
 // module). Defaults are clang-16's on x86-64 Linux.
 struct CodegenFlags {
-  bool function_sections = false;    // -ffunction-sections
-  bool data_sections = false;        // -fdata-sections
-  bool unique_section_names = true;  // -fno-unique-section-names
-  bool addrsig = true;               // -faddrsig / -fno-addrsig
+  bool function_sections = false;        // -ffunction-sections
+  bool data_sections = false;            // -fdata-sections
+  bool unique_section_names = true;      // -fno-unique-section-names
+  bool addrsig = true;                   // -faddrsig / -fno-addrsig
+  bool split_machine_functions = false;  // -f[no-]split-machine-functions
 };
 
 // In CompileJob::frontend_args, stands for the path the unoptimised bitcode

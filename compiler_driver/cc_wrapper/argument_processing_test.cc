@@ -123,8 +123,8 @@ TEST(ArgumentProcessingTest, AnEmptyArgumentIsNotASource) {
                       "(an empty argument)");
   EXPECT_PASS_THROUGH((Args{"-c", "-O2", "a.c", ""}), R::kNonSourceInput,
                       "(an empty argument)");
-  EXPECT_PASS_THROUGH((Args{"-c", "-O2", "a.c", "-o", ""}),
-                      R::kMissingArgument, "-o ''");
+  EXPECT_PASS_THROUGH((Args{"-c", "-O2", "a.c", "-o", ""}), R::kMissingArgument,
+                      "-o ''");
 }
 
 TEST(ArgumentProcessingTest, LanguageOptionPositionMatters) {
@@ -181,26 +181,31 @@ TEST(ArgumentProcessingTest, CodegenFlags) {
   EXPECT_FALSE(defaults.data_sections);
   EXPECT_TRUE(defaults.unique_section_names);
   EXPECT_TRUE(defaults.addrsig);
+  EXPECT_FALSE(defaults.split_machine_functions);
 
   const CodegenFlags set =
       Compiled({"-c", "-O2", "-ffunction-sections", "-fdata-sections",
-                "-fno-unique-section-names", "-fno-addrsig", "a.c"})
+                "-fno-unique-section-names", "-fno-addrsig",
+                "-fsplit-machine-functions", "a.c"})
           .codegen;
   EXPECT_TRUE(set.function_sections);
   EXPECT_TRUE(set.data_sections);
   EXPECT_FALSE(set.unique_section_names);
   EXPECT_FALSE(set.addrsig);
+  EXPECT_TRUE(set.split_machine_functions);
 
   const CodegenFlags last =
       Compiled({"-c", "-O2", "-ffunction-sections", "-fno-function-sections",
                 "-fno-data-sections", "-fdata-sections",
                 "-fno-unique-section-names", "-funique-section-names",
-                "-fno-addrsig", "-faddrsig", "a.c"})
+                "-fno-addrsig", "-faddrsig", "-fsplit-machine-functions",
+                "-fno-split-machine-functions", "a.c"})
           .codegen;
   EXPECT_FALSE(last.function_sections);
   EXPECT_TRUE(last.data_sections);
   EXPECT_TRUE(last.unique_section_names);
   EXPECT_TRUE(last.addrsig);
+  EXPECT_FALSE(last.split_machine_functions);
 }
 
 TEST(ArgumentProcessingTest, LinkerFlagsWithCompileOnlyAreFine) {

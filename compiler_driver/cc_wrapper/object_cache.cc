@@ -27,7 +27,7 @@ constexpr char kEntryMagic[] = "phaseloop object cache entry";
 
 // Every field of CodegenSettings: a field added there without a line here
 // would let two settings share objects, so the size is pinned.
-static_assert(sizeof(codegen::CodegenSettings) == 4 * sizeof(bool),
+static_assert(sizeof(codegen::CodegenSettings) == 5 * sizeof(bool),
               "CodegenSettings changed: serialise the new field in "
               "CodegenSettingsText (object_cache.cc) and bump "
               "kObjectCacheFormat");
@@ -35,7 +35,8 @@ std::string CodegenSettingsText(const codegen::CodegenSettings& s) {
   return absl::StrCat("function_sections=", s.function_sections,
                       " data_sections=", s.data_sections,
                       " unique_section_names=", s.unique_section_names,
-                      " addrsig=", s.addrsig);
+                      " addrsig=", s.addrsig,
+                      " split_machine_functions=", s.split_machine_functions);
 }
 
 bool IsHex32(absl::string_view s) {

@@ -32,7 +32,7 @@ namespace phaseloop::cc_wrapper {
 inline constexpr char kObjectCacheEnv[] = "PHASELOOP_OBJECT_CACHE";
 
 // Bumped when the entry layout or the key's meaning changes.
-inline constexpr int kObjectCacheFormat = 1;
+inline constexpr int kObjectCacheFormat = 2;
 
 // Everything that decides a translation unit's object once the policy chose
 // its pipeline. A new input of the optimizer that changes object bytes (a

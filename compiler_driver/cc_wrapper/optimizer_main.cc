@@ -154,6 +154,8 @@ class Optimizer {
     codegen.data_sections = compilation->codegen.data_sections;
     codegen.unique_section_names = compilation->codegen.unique_section_names;
     codegen.addrsig = compilation->codegen.addrsig;
+    codegen.split_machine_functions =
+        compilation->codegen.split_machine_functions;
     // The lab's object cache (object_cache.h), when asked for.
     if (const char* dir = std::getenv(kObjectCacheEnv); dir && *dir) {
       object_cache_.emplace(ObjectCache::ForRunningBinary(dir));

@@ -140,6 +140,7 @@ absl::StatusOr<std::unique_ptr<ObjectEmitter>> ObjectEmitter::ForModule(
   options.FunctionSections = settings.function_sections;
   options.DataSections = settings.data_sections;
   options.UniqueSectionNames = settings.unique_section_names;
+  options.EnableMachineFunctionSplitter = settings.split_machine_functions;
   options.DebuggerTuning = llvm::DebuggerKind::GDB;
   // clang (CompilerInvocation) turns call-site info on for x86-64 when it
   // optimises and emits more than line tables.

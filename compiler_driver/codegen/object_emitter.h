@@ -26,6 +26,9 @@ struct CodegenSettings {
   bool data_sections = false;        // -fdata-sections
   bool unique_section_names = true;  // -fno-unique-section-names
   bool addrsig = true;               // -fno-addrsig
+  // -fsplit-machine-functions: cold blocks (by the profile) to
+  // .text.split. sections; without profile data it splits nothing.
+  bool split_machine_functions = false;
 };
 
 // Not thread-safe: one emitter per thread.
