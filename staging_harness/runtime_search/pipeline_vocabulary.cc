@@ -1,5 +1,7 @@
 #include "staging_harness/runtime_search/pipeline_vocabulary.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "compiler_driver/passes/pipeline_check.h"
 
@@ -76,6 +78,8 @@ std::vector<Candidate> SeededOrder(std::vector<Candidate> candidates,
     const size_t j = SplitMix64(state) % i;
     std::swap(candidates[i - 1], candidates[j]);
   }
+  std::stable_partition(candidates.begin(), candidates.end(),
+                        [](const Candidate& c) { return c.needs_profile; });
   return candidates;
 }
 

@@ -74,6 +74,21 @@ TEST(PipelineVocabularyTest, SeededOrderIsAPermutationFixedBySeedAndModule) {
   EXPECT_TRUE(differs);
 }
 
+TEST(PipelineVocabularyTest, SeededOrderPutsWhatNeedsAProfileFirst) {
+  std::vector<std::string> refused;
+  const std::vector<Candidate> profiled =
+      CheckedVocabulary(/*profile_guided=*/true, &refused);
+  size_t needing = 0;
+  for (const Candidate& c : profiled) needing += c.needs_profile;
+  ASSERT_GE(needing, 1u);
+  for (uint64_t seed = 1; seed < 6; ++seed) {
+    const std::vector<Candidate> order = SeededOrder(profiled, seed, "m1");
+    for (size_t i = 0; i < order.size(); ++i) {
+      EXPECT_EQ(order[i].needs_profile, i < needing) << seed << " " << i;
+    }
+  }
+}
+
 // The speed learner's candidates (configs/learner/speed_candidates.json) are
 // the vocabulary the runtime search evaluates plus -O3, the baseline its
 // rewards are relative to: a pipeline in one and not the other would be a
