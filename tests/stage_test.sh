@@ -136,4 +136,22 @@ set +e
 rc=$?
 set -e
 [ $rc -eq 2 ] && grep -q "phaseloop profile" "$work/6b.err" || { cat "$work/6b.err"; fail "step 6: missing profile exited $rc"; }
+
+step "7. a build flag as the candidate; a level or an output flag is bad input"
+"$phaseloop" stage --workload example --policy baseline --cc "$cc" \
+  --candidate-cflags=-fno-inline-functions --work-dir "$work/w7" "${quick[@]}" \
+  >"$work/7.txt" 2>"$work/7.err" || { cat "$work/7.err"; fail "step 7: stage failed"; }
+grep -q "example: the candidate was built with extra flags -fno-inline-functions" \
+  "$work/7.txt" || { cat "$work/7.txt"; fail "step 7: the flags are not named"; }
+grep -Eq "^example +train +(measured|identical)" "$work/7.txt" \
+  || { cat "$work/7.txt"; fail "step 7: table"; }
+for bad in -O2 "-o x"; do
+  set +e
+  "$phaseloop" stage --workload example --policy baseline --cc "$cc" \
+    --candidate-cflags="$bad" "${quick[@]}" >/dev/null 2>"$work/7b.err"
+  rc=$?
+  set -e
+  [ $rc -eq 2 ] && grep -q -- "--candidate-cflags '$bad'" "$work/7b.err" \
+    || { cat "$work/7b.err"; fail "step 7: '$bad' exited $rc"; }
+done
 echo "PASS"

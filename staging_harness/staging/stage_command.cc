@@ -4,7 +4,9 @@
 #include <filesystem>
 #include <iostream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "common/command/exit_code.h"
 #include "common/command/subcommand.h"
 #include "replay_buffer/replay_store.h"
@@ -39,8 +41,31 @@ struct StageFlags {
   std::string work_dir;
   std::string object_cache;
   std::string profile;
+  std::string candidate_cflags;
   bool json = false;
 };
+
+// --candidate-cflags: compiler flags, each word one ("-flto",
+// "-fno-plt"); not the level (--opt-level sets both sides') nor a flag
+// that decides what a command does or writes, which the build's own
+// commands set.
+absl::Status CheckCandidateCflags(const std::string& cflags) {
+  for (absl::string_view word :
+       absl::StrSplit(cflags, absl::ByAnyChar(" \t"), absl::SkipEmpty())) {
+    const bool mode = word == "-c" || word == "-S" || word == "-E" ||
+                      word == "-o" || absl::StartsWith(word, "-O") ||
+                      absl::StartsWith(word, "-M");
+    if (word[0] != '-' || mode) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--candidate-cflags '", cflags, "': '", word, "' ",
+          word[0] != '-' ? "is not a compiler flag"
+                         : "is set by the build or by --opt-level",
+          "; give flags the candidate is to be compiled with, e.g. "
+          "--candidate-cflags=-flto"));
+    }
+  }
+  return absl::OkStatus();
+}
 
 // The workload files the flags name (workload_files.h).
 absl::StatusOr<std::vector<std::string>> WorkloadFiles(const StageFlags& f) {
@@ -125,6 +150,15 @@ int RunStage(const StageFlags& f) {
     absl::StatusOr<std::string> flag = profiling::ProfileUseFlag(f.profile);
     if (!flag.ok()) return fail(flag.status());
     options.candidate_cflags = *flag;
+  }
+  if (absl::Status checked = CheckCandidateCflags(f.candidate_cflags);
+      !checked.ok()) {
+    return fail(checked);
+  }
+  if (!f.candidate_cflags.empty()) {
+    absl::StrAppend(&options.candidate_cflags,
+                    options.candidate_cflags.empty() ? "" : " ",
+                    f.candidate_cflags);
   }
   const std::string work_root =
       f.work_dir.empty()
@@ -244,6 +278,11 @@ void AddStageCommand(CLI::App& app, int& exit_code) {
                   "build the candidate (not the baseline) with this "
                   "execution profile (-fprofile-instr-use; written by "
                   "`phaseloop profile`)");
+  cmd->add_option("--candidate-cflags", flags->candidate_cflags,
+                  "compiler flags for the candidate's build only (its "
+                  "CFLAGS/CXXFLAGS, which most builds also link with): "
+                  "measure a build flag with the same checks and timing as "
+                  "a policy, e.g. --policy baseline --candidate-cflags=-flto");
   cmd->add_flag("--json", flags->json, "print JSON instead of a table");
 }
 

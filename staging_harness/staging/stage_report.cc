@@ -29,6 +29,7 @@ nlohmann::json Interval(const stats::SpeedupInterval& interval) {
 nlohmann::json Build(const runner::BuiltVariant& built) {
   return {{"build_id", built.build_id},
           {"policy", built.variant.policy},
+          {"extra_cflags", built.variant.extra_cflags},
           {"artifacts_hash", built.artifacts_hash},
           {"build_s", built.build_s},
           {"translation_units", built.decisions.size()}};
@@ -107,6 +108,11 @@ std::string FormatStageTable(const std::vector<StageResult>& results) {
           "", r.executed_ir_ratio > 0 ? ExecutedRatio(r) : "");
       absl::StripTrailingAsciiWhitespace(&row);
       absl::StrAppend(&out, row, "\n");
+    }
+    if (!r.candidate.variant.extra_cflags.empty()) {
+      absl::StrAppend(&notes, "  ", r.workload,
+                      ": the candidate was built with extra flags ",
+                      r.candidate.variant.extra_cflags, "\n");
     }
     if (r.optimized_units == 0) {
       absl::StrAppend(&notes, "  ", r.workload,
