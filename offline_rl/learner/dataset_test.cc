@@ -1,7 +1,9 @@
 #include "offline_rl/learner/dataset.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <tuple>
 
@@ -52,6 +54,29 @@ class DatasetTest : public ::testing::Test {
     auto episodes = store_->ReadEpisodes(ids);
     EXPECT_TRUE(episodes.ok()) << episodes.status();
     return episodes.ok() ? *std::move(episodes) : std::vector<v1::Episode>{};
+  }
+  // A copy of episode `of` as episode `id`, changed by `change`, with a
+  // staging reward `value`, added to `batch`.
+  void AddRewardedCopy(const std::string& of, const std::string& id,
+                       double value,
+                       const std::function<void(v1::Episode*)>& change,
+                       replay_buffer::WriteBatch* batch) {
+    const std::vector<v1::Episode> all = AllEpisodes();
+    const auto found = std::find_if(
+        all.begin(), all.end(),
+        [&](const v1::Episode& e) { return e.episode_id() == of; });
+    ASSERT_NE(found, all.end()) << of;
+    v1::Episode copy = *found;
+    copy.set_episode_id(id);
+    change(&copy);
+    batch->episodes.push_back(copy);
+    v1::FinalReward r;
+    r.set_reward_id("staging/" + id);
+    r.set_source("staging");
+    r.set_module_hash(copy.module_hash());
+    r.set_episode_id(id);
+    r.set_value(value);
+    batch->rewards.push_back(r);
   }
   // One candidate per runtime pipeline, named p0, p1, ...
   void AddRuntimeCandidates(const std::vector<std::string>& pipelines) {
@@ -410,26 +435,15 @@ TEST_F(DatasetTest, RuntimeRunoffValuesOverrideTheScreens) {
   // Runoff episodes for r0 and r1's default<O2> (screened as r0-1, r1-1),
   // one id sorting before the screen's and one after.
   replay_buffer::WriteBatch batch;
-  const std::vector<v1::Episode> all = AllEpisodes();
   for (const auto& [module, id, value] :
        std::vector<std::tuple<std::string, std::string, double>>{
            {"r0", "a-runoff", -0.03}, {"r1", "z-runoff", 0.07}}) {
-    const v1::Episode* screen = nullptr;
-    for (const v1::Episode& e : all) {
-      if (e.episode_id() == module + "-1") screen = &e;
-    }
-    ASSERT_NE(screen, nullptr);
-    v1::Episode again = *screen;
-    again.set_episode_id(id);
-    again.set_behaviour_policy(replay_buffer::kBehaviourRuntimeRunoff);
-    batch.episodes.push_back(again);
-    v1::FinalReward r;
-    r.set_reward_id("staging/" + id);
-    r.set_source("staging");
-    r.set_module_hash(module);
-    r.set_episode_id(id);
-    r.set_value(value);
-    batch.rewards.push_back(r);
+    AddRewardedCopy(
+        module + "-1", id, value,
+        [](v1::Episode* e) {
+          e->set_behaviour_policy(replay_buffer::kBehaviourRuntimeRunoff);
+        },
+        &batch);
   }
   ASSERT_TRUE(store_->Write(batch).ok());
   const LearnerConfig config = RuntimeConfig();
@@ -462,26 +476,12 @@ TEST_F(DatasetTest, RuntimeBaselineCellTakesAMeasuredValue) {
       testing::WriteRuntimeSearchBuffer(*store_, pipelines, 4, 1, 5).ok());
   AddRuntimeCandidates(pipelines);
   replay_buffer::WriteBatch batch;
-  const std::vector<v1::Episode> all = AllEpisodes();
   for (const auto& [module, id, value] :
        std::vector<std::tuple<std::string, std::string, double>>{
            {"r0", "a-profiled", 0.05}, {"r1", "z-profiled", 0.06}}) {
-    const v1::Episode* screen = nullptr;
-    for (const v1::Episode& e : all) {
-      if (e.episode_id() == module + "-1") screen = &e;
-    }
-    ASSERT_NE(screen, nullptr);
-    v1::Episode alone = *screen;
-    alone.set_episode_id(id);
-    alone.set_pipeline("default<O3>");
-    batch.episodes.push_back(alone);
-    v1::FinalReward r;
-    r.set_reward_id("staging/" + id);
-    r.set_source("staging");
-    r.set_module_hash(module);
-    r.set_episode_id(id);
-    r.set_value(value);
-    batch.rewards.push_back(r);
+    AddRewardedCopy(
+        module + "-1", id, value,
+        [](v1::Episode* e) { e->set_pipeline("default<O3>"); }, &batch);
   }
   ASSERT_TRUE(store_->Write(batch).ok());
   auto data = BuildDataset(*store_, RuntimeConfig(), options_);
