@@ -272,6 +272,58 @@ TEST_F(PhaseloopCcTest, ProfileUseMatchesClangOrFallsBack) {
       << Decisions().back().detail();
 }
 
+// Under -flto the object is clang's bitcode for the linker's LTO: the
+// wrapper runs the policy's pipeline as clang's pre-link half and writes the
+// module with its summary, so with clang's own pipeline the bytes are
+// clang's, for full and thin LTO alike. A policy's pipeline changes the
+// bitcode, and the program lld-16 links from it (LTO at link time) prints
+// what the -O0 reference prints.
+TEST_F(PhaseloopCcTest, LtoBitcodeEqualsClangsAndLinks) {
+  const std::string policy =
+      "--phaseloop-policy=fixed:default<O2>,loop-unroll<O2;runtime>";
+  for (const char* lto : {"-flto", "-flto=thin"}) {
+    for (const auto& [name, path] : fixtures_) {
+      SCOPED_TRACE(std::string(lto) + " " + name);
+      const bool cxx = name.find(".cc") != std::string::npos;
+      const std::string clang = cxx ? "clang++-16" : "clang-16";
+      std::string log;
+      ASSERT_EQ(Run({cxx ? cxx_ : cc_, "-O2", lto, "-c", path, "-o", "ours.o",
+                     "--phaseloop-policy=baseline"},
+                    {}, &log),
+                0)
+          << log;
+      ASSERT_EQ(Run({clang, "-O2", lto, "-c", path, "-o", "theirs.o"}), 0);
+      EXPECT_EQ(Read("ours.o"), Read("theirs.o"));
+      EXPECT_EQ(Decisions().back().outcome(), v1::OPTIMIZED)
+          << Decisions().back().reason() << ": "
+          << Decisions().back().detail();
+      if (name != "sorting.c" && name != "hashtable.c" &&
+          name != "templates.cc") {
+        continue;
+      }
+      ASSERT_EQ(Run({cxx ? cxx_ : cc_, "-O2", lto, "-c", path, "-o",
+                     "policy.o", policy},
+                    {}, &log),
+                0)
+          << log;
+      EXPECT_EQ(Decisions().back().outcome(), v1::OPTIMIZED);
+      EXPECT_EQ(Decisions().back().pipeline(),
+                "default<O2>,loop-unroll<O2;runtime>");
+      EXPECT_NE(Read("policy.o"), Read("theirs.o"));
+      ASSERT_EQ(Run({clang, "-O2", lto, "-fuse-ld=/usr/bin/ld.lld-16",
+                     "policy.o", "-o", "linked"},
+                    {}, &log),
+                0)
+          << log;
+      ASSERT_EQ(Run({clang, "-O0", path, "-o", "reference"}), 0);
+      std::string linked_out, reference_out;
+      ASSERT_EQ(Run({dir_ + "/linked"}, {}, &linked_out), 0);
+      ASSERT_EQ(Run({dir_ + "/reference"}, {}, &reference_out), 0);
+      EXPECT_EQ(linked_out, reference_out);
+    }
+  }
+}
+
 TEST_F(PhaseloopCcTest, DependencyFilesAndSeveralSourcesMatchClang) {
   const std::string a = fixtures_["bits.c"], b = fixtures_["globals.c"];
   const std::vector<std::vector<std::string>> cases = {

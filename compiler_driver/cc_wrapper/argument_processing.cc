@@ -74,7 +74,8 @@ struct Scan {
   bool dependencies_only = false;  // -M, -MM
   bool emit_llvm = false;
   bool syntax_only = false;
-  bool lto = false;
+  LtoMode lto = LtoMode::kNone;
+  std::optional<PassThrough> unknown_lto;  // -flto=VALUE clang rejects
   int arch_count = 0;
   bool dependency_output = false;              // -MD, -MMD
   std::optional<std::string> dependency_file;  // the last -MF
@@ -172,9 +173,19 @@ Scan ScanArguments(const std::vector<std::string>& args) {
     } else if (name == "-fsyntax-only") {
       scan.syntax_only = true;
     } else if (name == "-flto") {  // -flto, -flto=thin, -flto-jobs=N, ...
-      scan.lto = true;
+      if (value.rfind("-jobs=", 0) == 0) continue;  // the link's, unused here
+      scan.unknown_lto.reset();
+      if (value.empty() || value == "=full" || value == "=auto" ||
+          value == "=jobserver") {
+        scan.lto = LtoMode::kFull;
+      } else if (value == "=thin") {
+        scan.lto = LtoMode::kThin;
+      } else {
+        scan.unknown_lto = PassThrough{PassThroughReason::kLto, arg};
+      }
     } else if (name == "-fno-lto") {
-      scan.lto = false;
+      scan.lto = LtoMode::kNone;
+      scan.unknown_lto.reset();
     } else if (name == "-arch") {
       ++scan.arch_count;
     } else if (name == "-o") {
@@ -233,7 +244,8 @@ Scan ScanArguments(const std::vector<std::string>& args) {
 // The first reason, in this order: a malformed command line; the mode
 // (clang's final phase: -E/-M/-MM, then -fsyntax-only, then -S, then -c;
 // -emit-llvm is reported before -S as the more specific); whole-invocation
-// features (LTO, several -arch); options; inputs; the -O level.
+// features (an -flto= clang rejects, several -arch); options; inputs; the -O
+// level.
 std::optional<PassThrough> Classify(const Scan& scan) {
   using R = PassThroughReason;
   if (scan.missing_argument) return scan.missing_argument;
@@ -243,7 +255,7 @@ std::optional<PassThrough> Classify(const Scan& scan) {
   if (scan.emit_llvm) return PassThrough{R::kEmitLlvm, "-emit-llvm"};
   if (scan.assembly) return PassThrough{R::kAssemblyOutput, "-S"};
   if (!scan.compile_only) return PassThrough{R::kNotCompileOnly, ""};
-  if (scan.lto) return PassThrough{R::kLto, ""};
+  if (scan.unknown_lto) return scan.unknown_lto;
   if (scan.arch_count > 1) return PassThrough{R::kMultipleArch, ""};
   if (scan.too_hard) return scan.too_hard;
   if (scan.unknown_option) return scan.unknown_option;
@@ -329,6 +341,18 @@ StrippedArgs StripPhaseloopFlags(const std::vector<std::string>& args) {
   return out;
 }
 
+const char* LtoModeName(LtoMode mode) {
+  switch (mode) {
+    case LtoMode::kNone:
+      return "none";
+    case LtoMode::kFull:
+      return "full";
+    case LtoMode::kThin:
+      return "thin";
+  }
+  return "none";
+}
+
 const char* PassThroughReasonName(PassThroughReason reason) {
   switch (reason) {
     case PassThroughReason::kNotCompileOnly:
@@ -399,6 +423,7 @@ ProcessedArgs ProcessArguments(const std::vector<std::string>& original,
   Compilation compilation;
   compilation.opt_level = scan.opt_level;
   compilation.codegen = scan.codegen;
+  compilation.lto = scan.lto;
   for (const Source& source : scan.sources) {
     compilation.jobs.push_back(MakeJob(args, scan, source));
   }

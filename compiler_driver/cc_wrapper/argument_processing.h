@@ -27,7 +27,7 @@ enum class PassThroughReason {
   kEmitLlvm,              // -emit-llvm
   kDependenciesOnly,      // -M / -MM (without -MD / -MMD)
   kSyntaxOnly,            // -fsyntax-only
-  kLto,                   // -flto, -flto=thin, ...
+  kLto,                   // -flto=VALUE clang does not know (detail: it)
   kMultipleArch,          // more than one -arch
   kTooHard,               // an option the table marks too hard (detail: it)
   kUnknownOption,         // an option not in the table (detail: it)
@@ -57,6 +57,14 @@ struct CodegenFlags {
   bool addrsig = true;                   // -faddrsig / -fno-addrsig
   bool split_machine_functions = false;  // -f[no-]split-machine-functions
 };
+
+// The link-time optimisation a compile prepares for. Under -flto the
+// object is not machine code but clang's bitcode for the linker's LTO:
+// -flto, -flto=full, -flto=auto and -flto=jobserver are full LTO (one merged
+// module at link time), -flto=thin ThinLTO (with a summary per module).
+enum class LtoMode { kNone, kFull, kThin };
+// "none", "full", "thin".
+const char* LtoModeName(LtoMode mode);
 
 // In CompileJob::frontend_args, stands for the path the unoptimised bitcode
 // is to be written to; the runner substitutes a temporary file.
@@ -92,6 +100,7 @@ struct Compilation {
   std::string opt_level;  // "O1", "O2", "O3", "Os", "Oz" (-Og -> "O1",
                           // -O4 and above -> "O3", -O -> "O1")
   CodegenFlags codegen;
+  LtoMode lto = LtoMode::kNone;  // the last -flto[=...] / -fno-lto
   std::vector<CompileJob> jobs;  // one per source, in command-line order
 };
 

@@ -233,8 +233,8 @@ TEST(ArgumentProcessingTest, EveryPassThroughReason) {
                       "");
   EXPECT_PASS_THROUGH((Args{"-fsyntax-only", "a.c"}), R::kSyntaxOnly,
                       "-fsyntax-only");
-  EXPECT_PASS_THROUGH((Args{"-c", "-O2", "-flto", "a.c"}), R::kLto, "");
-  EXPECT_PASS_THROUGH((Args{"-c", "-O2", "-flto=thin", "a.c"}), R::kLto, "");
+  EXPECT_PASS_THROUGH((Args{"-c", "-O2", "-flto=bogus", "a.c"}), R::kLto,
+                      "-flto=bogus");
   EXPECT_PASS_THROUGH(
       (Args{"-c", "-O2", "-arch", "x86_64", "-arch", "arm64", "a.c"}),
       R::kMultipleArch, "");
@@ -294,11 +294,32 @@ TEST(ArgumentProcessingTest, UnknownOptions) {
             (Args{"-c", "--phaseloop-x", "a.c"}));
 }
 
+TEST(ArgumentProcessingTest, LtoModes) {
+  // clang-16's driver: -flto, =full, =auto and =jobserver are full LTO.
+  for (const char* flag :
+       {"-flto", "-flto=full", "-flto=auto", "-flto=jobserver"}) {
+    EXPECT_EQ(Compiled({"-c", "-O2", flag, "a.c"}).lto, LtoMode::kFull) << flag;
+  }
+  EXPECT_EQ(Compiled({"-c", "-O2", "-flto=thin", "a.c"}).lto, LtoMode::kThin);
+  EXPECT_EQ(Compiled({"-c", "-O2", "a.c"}).lto, LtoMode::kNone);
+  // -flto-jobs=N is the link's: it neither starts nor stops LTO.
+  EXPECT_EQ(Compiled({"-c", "-O2", "-flto-jobs=4", "a.c"}).lto, LtoMode::kNone);
+  EXPECT_EQ(Compiled({"-c", "-O2", "-flto=thin", "-flto-jobs=4", "a.c"}).lto,
+            LtoMode::kThin);
+}
+
 TEST(ArgumentProcessingTest, LtoLastWins) {
-  EXPECT_EQ(Compiled({"-c", "-O2", "-flto", "-fno-lto", "a.c"}).jobs.size(),
-            1u);
-  EXPECT_PASS_THROUGH((Args{"-c", "-O2", "-fno-lto", "-flto=full", "a.c"}),
-                      R::kLto, "");
+  EXPECT_EQ(Compiled({"-c", "-O2", "-flto", "-fno-lto", "a.c"}).lto,
+            LtoMode::kNone);
+  EXPECT_EQ(Compiled({"-c", "-O2", "-fno-lto", "-flto=full", "a.c"}).lto,
+            LtoMode::kFull);
+  EXPECT_EQ(Compiled({"-c", "-O2", "-flto=thin", "-flto", "a.c"}).lto,
+            LtoMode::kFull);
+  // A later valid -flto replaces a value clang would reject, as in clang.
+  EXPECT_EQ(Compiled({"-c", "-O2", "-flto=bogus", "-flto=thin", "a.c"}).lto,
+            LtoMode::kThin);
+  EXPECT_PASS_THROUGH((Args{"-c", "-O2", "-flto", "-flto=bogus", "a.c"}),
+                      R::kLto, "-flto=bogus");
 }
 
 TEST(ArgumentProcessingTest, OneArchIsFine) {

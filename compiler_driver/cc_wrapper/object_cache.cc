@@ -84,6 +84,7 @@ std::string ObjectCacheKey(const ObjectCacheKeyInput& input) {
   AppendField(&text, "pipeline", input.pipeline);
   AppendField(&text, "codegen", CodegenSettingsText(input.codegen));
   AppendField(&text, "count_executed", input.count_executed ? "1" : "0");
+  AppendField(&text, "lto", LtoModeName(input.lto));
   return ir::ContentHash(text);
 }
 

@@ -25,6 +25,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "compiler_driver/cc_wrapper/argument_processing.h"
 #include "compiler_driver/codegen/object_emitter.h"
 
 namespace phaseloop::cc_wrapper {
@@ -32,7 +33,7 @@ namespace phaseloop::cc_wrapper {
 inline constexpr char kObjectCacheEnv[] = "PHASELOOP_OBJECT_CACHE";
 
 // Bumped when the entry layout or the key's meaning changes.
-inline constexpr int kObjectCacheFormat = 2;
+inline constexpr int kObjectCacheFormat = 3;
 
 // Everything that decides a translation unit's object once the policy chose
 // its pipeline. A new input of the optimizer that changes object bytes (a
@@ -46,6 +47,8 @@ struct ObjectCacheKeyInput {
   // PHASELOOP_COUNT_EXECUTED: the object carries the executed-IR counter
   // (compiler_driver/instrumentation/executed_count.h).
   bool count_executed = false;
+  // -flto / -flto=thin: the entry is LTO bitcode, not an object.
+  LtoMode lto = LtoMode::kNone;
 };
 
 // 32 hex digits: ir::ContentHash of the format, the LLVM version and every

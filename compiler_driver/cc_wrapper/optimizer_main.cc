@@ -181,8 +181,8 @@ class Optimizer {
     for (const CompileJob& job : compilation->jobs) {
       trace_.Mark("setup");
       shown.emplace_back();
-      int status = OptimizeJob(job, compilation->opt_level, codegen, *runner,
-                               &shown.back());
+      int status = OptimizeJob(job, compilation->opt_level, codegen,
+                               compilation->lto, *runner, &shown.back());
       if (status != 0) return status;
     }
     // Objects first: a dependency file names an object that exists.
@@ -217,7 +217,7 @@ class Optimizer {
   // Compiles one job in a child to a staged object (and dependency file);
   // 0, or falls back (exec, does not return unless exec failed).
   int OptimizeJob(const CompileJob& job, const std::string& opt_level,
-                  const codegen::CodegenSettings& codegen,
+                  const codegen::CodegenSettings& codegen, LtoMode lto,
                   const PolicyRunner& policy, JobDiagnostics* diagnostics) {
     const std::string suffix =
         absl::StrCat(".phaseloop-", NewDecisionId().substr(0, 8));
@@ -250,7 +250,7 @@ class Optimizer {
           absl::StatusOr<TuResult> result =
               OptimizeModule(std::move(frontend.module), module_hash, opt_level,
                              codegen, policy, config_.count_executed,
-                             object_cache_ ? &*object_cache_ : nullptr);
+                             object_cache_ ? &*object_cache_ : nullptr, lto);
           if (!result.ok()) return result.status();
           std::string error;
           if (!WriteNewFile(temp, result->object, &error)) {

@@ -122,6 +122,58 @@ absl::StatusOr<std::string> OptimizeAndEmit(
   return object;
 }
 
+passes::StandardPipelines PreLinkPipelines(LtoMode lto) {
+  return lto == LtoMode::kThin ? passes::StandardPipelines::kThinLtoPreLink
+                               : passes::StandardPipelines::kFullLtoPreLink;
+}
+
+// Under -flto: the module flags clang adds first, `pipeline`'s IR passes
+// with clang's pre-link pipelines for its standard elements (its codegen<...>
+// options are the link's business), coroutines lowered if left unsplit, the
+// IR verified, and the bitcode with its summary (OptimizeModule).
+absl::StatusOr<std::string> OptimizeToLtoBitcode(llvm::Module& module,
+                                                 const std::string& pipeline,
+                                                 passes::PassRunner& runner,
+                                                 StageTrace& trace,
+                                                 int64_t* ir_count_after) {
+  absl::StatusOr<codegen::SplitPipelineText> split =
+      codegen::SplitPipeline(pipeline);
+  if (!split.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid_pipeline: ", split.status().message()));
+  }
+  absl::Status flagged = runner.AddLtoModuleFlags(module);
+  if (!flagged.ok()) return flagged;
+  absl::Status ran = split->ir_pipeline.empty()
+                         ? absl::OkStatus()
+                         : runner.Run(module, split->ir_pipeline);
+  if (!ran.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid_pipeline: ", ran.message()));
+  }
+  trace.Mark("passes");
+  if (passes::HasUnloweredCoroutines(module)) {
+    absl::Status lowered =
+        runner.Run(module, passes::kCoroutineLoweringPipeline);
+    if (!lowered.ok()) {
+      return absl::InternalError(
+          absl::StrCat("coroutine_lowering_failed: ", lowered.message()));
+    }
+  }
+  if (FaultInjected("break-ir")) BreakIr(module);
+  absl::Status verified = passes::VerifyPipelineOutput(module, pipeline);
+  if (!verified.ok()) return verified;
+  *ir_count_after = observation::IrInstructionCount(module);
+  trace.Mark("verify");
+  absl::StatusOr<std::string> bitcode = runner.WriteLtoBitcode(module);
+  trace.Mark("bitcode");
+  if (!bitcode.ok()) {
+    return absl::InternalError(
+        absl::StrCat("bitcode_failed: ", bitcode.status().message()));
+  }
+  return bitcode;
+}
+
 }  // namespace
 
 absl::StatusOr<TuResult> OptimizeTranslationUnit(
@@ -154,7 +206,9 @@ std::string FrontendModuleHash(const llvm::Module& module) {
 absl::StatusOr<TuResult> OptimizeModule(
     std::unique_ptr<llvm::Module> module_ptr, const std::string& module_hash,
     const std::string& opt_level, const codegen::CodegenSettings& codegen,
-    const PolicyRunner& policy, bool count_executed, const ObjectCache* cache) {
+    const PolicyRunner& policy, bool count_executed, const ObjectCache* cache,
+    LtoMode lto) {
+  if (lto != LtoMode::kNone) count_executed = false;  // see the header
   std::optional<ir::OptLevel> level = ir::ParseOptLevel(opt_level);
   if (!level) {
     return absl::InvalidArgumentError(
@@ -200,7 +254,7 @@ absl::StatusOr<TuResult> OptimizeModule(
   ObjectCacheLookup cached;
   if (cache != nullptr) {
     cached = LookUpObject(*cache, {"", module_hash, opt_level, result.pipeline,
-                                   codegen, count_executed});
+                                   codegen, count_executed, lto});
     result.object_cache = cached.outcome;
     result.object_cache_note = cached.note;
     if (cached.hit) {
@@ -212,8 +266,22 @@ absl::StatusOr<TuResult> OptimizeModule(
     }
   }
 
-  if (!decision.object.empty() && !count_executed &&
-      !FaultInjected("break-ir")) {
+  if (lto != LtoMode::kNone) {
+    passes::PassRunner lto_runner(
+        &(*emitter)->target_machine(),
+        passes::TuningFor(*level, passes::PipelineFlavor::kClang),
+        PreLinkPipelines(lto));
+    absl::StatusOr<std::string> bitcode = OptimizeToLtoBitcode(
+        **module, result.pipeline, lto_runner, trace, &result.ir_count_after);
+    if (!bitcode.ok()) return bitcode.status();
+    result.object = *std::move(bitcode);
+    if (result.pipeline.find("codegen<") != std::string::npos) {
+      result.policy_note = absl::StrCat(
+          result.policy_note, result.policy_note.empty() ? "" : "; ",
+          "codegen<...> not applied: under -flto the link generates code");
+    }
+  } else if (!decision.object.empty() && !count_executed &&
+             !FaultInjected("break-ir")) {
     // topk measured this very object: the pipeline on a copy of the module,
     // the IR verified, this emitter. It is written as it is, not made again.
     result.object = std::move(decision.object);
@@ -227,7 +295,9 @@ absl::StatusOr<TuResult> OptimizeModule(
     result.object = *std::move(object);
   }
   absl::StatusOr<codegen::ObjectSizes> sizes =
-      codegen::MeasureObjectSizes(result.object);
+      lto != LtoMode::kNone
+          ? absl::FailedPreconditionError("LTO bitcode has no sections")
+          : codegen::MeasureObjectSizes(result.object);
   if (sizes.ok()) {
     result.text_size = sizes->text_size;
     result.alloc_size = sizes->alloc_size;

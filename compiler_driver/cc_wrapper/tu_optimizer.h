@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "compiler_driver/cc_wrapper/argument_processing.h"
 #include "compiler_driver/cc_wrapper/object_cache.h"
 #include "compiler_driver/cc_wrapper/policy.h"
 #include "compiler_driver/codegen/object_emitter.h"
@@ -23,7 +24,7 @@
 namespace phaseloop::cc_wrapper {
 
 struct TuResult {
-  std::string object;  // ELF object bytes
+  std::string object;  // ELF object bytes (under -flto: LTO bitcode)
   std::string module_hash;
   std::array<int64_t, observation::kAutophaseDim> autophase{};
   std::array<int64_t, observation::kInstCountDim> inst_count{};
@@ -69,13 +70,21 @@ absl::StatusOr<TuResult> OptimizeTranslationUnit(
 // module_hash is `module_hash`; the module is consumed. With `cache` (not
 // owned; object_cache.h) the object is looked up once the policy chose the
 // pipeline, and stored after a miss.
-absl::StatusOr<TuResult> OptimizeModule(std::unique_ptr<llvm::Module> module,
-                                        const std::string& module_hash,
-                                        const std::string& opt_level,
-                                        const codegen::CodegenSettings& codegen,
-                                        const PolicyRunner& policy,
-                                        bool count_executed = false,
-                                        const ObjectCache* cache = nullptr);
+//
+// Under -flto (`lto` not kNone) the "object" is clang-16's bitcode for the
+// linker's LTO, as `clang -flto[=thin] -c` writes it: the policy decides as
+// always, then its pipeline runs with each standard element as clang's
+// pre-link half (passes::StandardPipelines) and the module is written with
+// its summary; with clang's own pipeline the bytes are clang's. The code
+// generator runs at link time, so the pipeline's codegen<...> options do not
+// apply (said in the policy note), no size is measured, and `count_executed`
+// instruments nothing: the count would be of IR the link still rewrites (the
+// harness then reports the metric unavailable).
+absl::StatusOr<TuResult> OptimizeModule(
+    std::unique_ptr<llvm::Module> module, const std::string& module_hash,
+    const std::string& opt_level, const codegen::CodegenSettings& codegen,
+    const PolicyRunner& policy, bool count_executed = false,
+    const ObjectCache* cache = nullptr, LtoMode lto = LtoMode::kNone);
 
 absl::StatusOr<TuResult> OptimizeModule(std::unique_ptr<llvm::Module> module,
                                         const std::string& module_hash,

@@ -12,11 +12,13 @@
 #include "llvm/Analysis/AliasAnalysis.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
+#include "llvm/Bitcode/BitcodeWriterPass.h"
 #include "llvm/IR/Metadata.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/IPO/ThinLTOBitcodeWriter.h"
 
 namespace phaseloop::passes {
 namespace {
@@ -209,9 +211,11 @@ std::string DefaultPipelineText(OptLevel level) {
 }
 
 PassRunner::PassRunner(llvm::TargetMachine* target_machine,
-                       llvm::PipelineTuningOptions tuning)
+                       llvm::PipelineTuningOptions tuning,
+                       StandardPipelines standard)
     : target_machine_(target_machine),
       tuning_(tuning),
+      standard_(standard),
       builder_(std::make_unique<llvm::PassBuilder>(target_machine, tuning)) {
   AddPassExtensions(*builder_);  // test-only passes, when a test links them
   // Registered once; Run clears every cached result afterwards, so nothing
@@ -302,8 +306,20 @@ absl::Status PassRunner::Run(llvm::Module& module, const std::string& pipeline,
         mpm.addPass(element_builder->buildO0DefaultPipeline(
             llvm::OptimizationLevel::O0));
       } else {
-        mpm.addPass(element_builder->buildPerModuleDefaultPipeline(
-            ir::ToLlvm(standard_element.level)));
+        const llvm::OptimizationLevel level =
+            ir::ToLlvm(standard_element.level);
+        switch (standard_) {
+          case StandardPipelines::kPerModule:
+            mpm.addPass(element_builder->buildPerModuleDefaultPipeline(level));
+            break;
+          case StandardPipelines::kFullLtoPreLink:
+            mpm.addPass(element_builder->buildLTOPreLinkDefaultPipeline(level));
+            break;
+          case StandardPipelines::kThinLtoPreLink:
+            mpm.addPass(
+                element_builder->buildThinLTOPreLinkDefaultPipeline(level));
+            break;
+        }
       }
     }
     absl::Status flushed = flush_others();
@@ -315,6 +331,47 @@ absl::Status PassRunner::Run(llvm::Module& module, const std::string& pipeline,
   }
   ClearAnalyses();
   return absl::OkStatus();
+}
+
+absl::Status PassRunner::AddLtoModuleFlags(llvm::Module& module) const {
+  // As clang-16's EmitAssemblyHelper::RunOptimizationPipeline, which adds
+  // them when it builds the pipeline, before running it.
+  auto add = [&](const char* key, uint32_t value) {
+    if (module.getModuleFlag(key) == nullptr) {
+      module.addModuleFlag(llvm::Module::Error, key, value);
+    }
+  };
+  switch (standard_) {
+    case StandardPipelines::kPerModule:
+      return absl::FailedPreconditionError("not an LTO pass runner");
+    case StandardPipelines::kFullLtoPreLink:
+      add("ThinLTO", 0);
+      add("EnableSplitLTOUnit", 1);
+      break;
+    case StandardPipelines::kThinLtoPreLink:
+      add("EnableSplitLTOUnit", 0);
+      break;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> PassRunner::WriteLtoBitcode(llvm::Module& module) {
+  if (standard_ == StandardPipelines::kPerModule) {
+    return absl::FailedPreconditionError("not an LTO pass runner");
+  }
+  std::string bytes;
+  llvm::raw_string_ostream out(bytes);
+  llvm::ModulePassManager mpm;
+  if (standard_ == StandardPipelines::kThinLtoPreLink) {
+    mpm.addPass(llvm::ThinLTOBitcodeWriterPass(out, /*ThinLinkOS=*/nullptr));
+  } else {
+    mpm.addPass(llvm::BitcodeWriterPass(out, /*ShouldPreserveUseListOrder=*/
+                                        false, /*EmitSummaryIndex=*/true));
+  }
+  mpm.run(module, mam_);
+  ClearAnalyses();
+  out.flush();
+  return bytes;
 }
 
 bool HasUnloweredCoroutines(const llvm::Module& module) {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "compiler_driver/ir/opt_level.h"
 #include "compiler_driver/passes/inline_site_advice.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
@@ -50,6 +51,13 @@ absl::Status VerifyPipelineOutput(const llvm::Module& module,
 inline constexpr char kCoroutineLoweringPipeline[] =
     "coro-early,cgscc(coro-split),coro-cleanup,globaldce";
 
+// What the standard elements (`default<Ox>`, `tuned<Ox;...>`) of a pipeline
+// stand for: clang's whole pipeline, or its pre-link half when the compile
+// writes bitcode for the linker's LTO (clang-16's BackendUtil: -flto builds
+// buildLTOPreLinkDefaultPipeline, -flto=thin buildThinLTOPreLinkDefault-
+// Pipeline; the rest of the optimisation runs at link time).
+enum class StandardPipelines { kPerModule, kFullLtoPreLink, kThinLtoPreLink };
+
 // Runs new-pass-manager pipelines on modules, in process. Every cached
 // analysis is dropped after each Run, so no stale analysis survives between
 // runs.
@@ -67,7 +75,8 @@ inline constexpr char kCoroutineLoweringPipeline[] =
 class PassRunner {
  public:
   PassRunner(llvm::TargetMachine* target_machine,
-             llvm::PipelineTuningOptions tuning);
+             llvm::PipelineTuningOptions tuning,
+             StandardPipelines standard = StandardPipelines::kPerModule);
   ~PassRunner();
   PassRunner(const PassRunner&) = delete;
   PassRunner& operator=(const PassRunner&) = delete;
@@ -82,11 +91,23 @@ class PassRunner {
   // Checks that `pipeline` parses, without running it.
   absl::Status Validate(const std::string& pipeline);
 
+  // For an LTO runner (kFullLtoPreLink / kThinLtoPreLink), clang-16's steps
+  // around its pre-link pipeline, so the bitcode is `clang -flto -c`'s byte
+  // for byte. Before the pipeline: the module flags clang adds first (full:
+  // "ThinLTO" 0 and "EnableSplitLTOUnit" 1; thin: "EnableSplitLTOUnit" 0;
+  // the wrapper refuses -fsplit-lto-unit). After it: the bitcode with its
+  // summary (full: BitcodeWriterPass with the summary; thin:
+  // ThinLTOBitcodeWriterPass), no use-list order, as clang writes it.
+  // FailedPrecondition on a kPerModule runner.
+  absl::Status AddLtoModuleFlags(llvm::Module& module) const;
+  absl::StatusOr<std::string> WriteLtoBitcode(llvm::Module& module);
+
  private:
   void ClearAnalyses();
 
   llvm::TargetMachine* target_machine_;
   llvm::PipelineTuningOptions tuning_;
+  StandardPipelines standard_;
   // Analysis managers are registered once (registration dominates the cost of
   // a single-pass run) and cleared after every run.
   llvm::LoopAnalysisManager lam_;
