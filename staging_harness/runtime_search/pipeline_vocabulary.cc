@@ -2,7 +2,10 @@
 
 #include <algorithm>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
 #include "compiler_driver/passes/pipeline_check.h"
 
 namespace phaseloop::runtime_search {
@@ -54,11 +57,29 @@ const std::vector<Candidate>& RuntimeVocabulary() {
   return *vocabulary;
 }
 
-std::vector<Candidate> CheckedVocabulary(bool profile_guided,
+CandidateBuild CandidateBuildOf(const std::string& candidate_cflags) {
+  CandidateBuild build;
+  for (absl::string_view word : absl::StrSplit(
+           candidate_cflags, absl::ByAnyChar(" \t"), absl::SkipEmpty())) {
+    if (absl::StartsWith(word, "-fprofile-instr-use=") ||
+        absl::StartsWith(word, "-fprofile-use=")) {
+      build.profile = true;
+    } else if (word == "-fno-lto") {
+      build.lto = false;
+    } else if (absl::StartsWith(word, "-flto") &&
+               !absl::StartsWith(word, "-flto-jobs")) {
+      build.lto = true;
+    }
+  }
+  return build;
+}
+
+std::vector<Candidate> CheckedVocabulary(const CandidateBuild& build,
                                          std::vector<std::string>* refused) {
   std::vector<Candidate> accepted;
   for (const Candidate& c : RuntimeVocabulary()) {
-    if (c.needs_profile && !profile_guided) continue;
+    if (c.needs_profile && !build.profile) continue;
+    if (build.lto && absl::StrContains(c.pipeline, "codegen<")) continue;
     absl::Status checked = passes::CheckWholePolicyPipeline(c.pipeline, "");
     if (checked.ok()) {
       accepted.push_back(c);

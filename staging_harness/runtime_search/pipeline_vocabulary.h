@@ -29,10 +29,21 @@ struct Candidate {
 // The whole vocabulary, in a fixed order.
 const std::vector<Candidate>& RuntimeVocabulary();
 
+// What the candidate's build flags (StageOptions::candidate_cflags) change
+// for the vocabulary: with a profile (-fprofile-instr-use=, -fprofile-use=)
+// code-layout choices act; under -flto (the last -flto[=...] / -fno-lto)
+// the link generates the code, so no codegen<...> choice acts.
+struct CandidateBuild {
+  bool profile = false;
+  bool lto = false;
+};
+CandidateBuild CandidateBuildOf(const std::string& candidate_cflags);
+
 // The vocabulary's pipelines that passes::CheckWholePolicyPipeline accepts,
-// without those that need a profile unless `profile_guided`; each refused
-// one is described in `refused` (pipeline and reason).
-std::vector<Candidate> CheckedVocabulary(bool profile_guided,
+// without those that cannot act on the candidate's build (need a profile it
+// lacks; codegen<...> under LTO); each refused one is described in
+// `refused` (pipeline and reason).
+std::vector<Candidate> CheckedVocabulary(const CandidateBuild& build,
                                          std::vector<std::string>* refused);
 
 // `candidates` in an order drawn from (seed, module_hash): the same on every

@@ -14,6 +14,37 @@
 namespace phaseloop::runtime_search {
 namespace {
 
+TEST(PipelineVocabularyTest, CandidateBuildReadsProfileAndLto) {
+  EXPECT_FALSE(CandidateBuildOf("").profile);
+  EXPECT_FALSE(CandidateBuildOf("").lto);
+  EXPECT_TRUE(CandidateBuildOf("-fprofile-instr-use=/p/a.profdata").profile);
+  EXPECT_TRUE(CandidateBuildOf("-fprofile-use=a.profdata").profile);
+  EXPECT_FALSE(CandidateBuildOf("-fprofile-instr-generate").profile);
+  EXPECT_TRUE(CandidateBuildOf("-flto -fuse-ld=/usr/bin/ld.lld-16").lto);
+  EXPECT_TRUE(CandidateBuildOf("-flto=thin").lto);
+  EXPECT_FALSE(CandidateBuildOf("-flto -fno-lto").lto);
+  EXPECT_FALSE(CandidateBuildOf("-flto-jobs=2").lto);
+}
+
+// Under LTO the link generates the code: no codegen<...> candidate is
+// proposed, with or without a profile; every other one still is.
+TEST(PipelineVocabularyTest, LtoDropsCodegenChoices) {
+  std::vector<std::string> refused;
+  const std::vector<Candidate> lto =
+      CheckedVocabulary({.profile = true, .lto = true}, &refused);
+  const std::vector<Candidate> plain = CheckedVocabulary({}, &refused);
+  int codegen_free = 0;
+  for (const Candidate& c : RuntimeVocabulary()) {
+    if (c.pipeline.find("codegen<") == std::string::npos) ++codegen_free;
+  }
+  EXPECT_EQ(int(lto.size()), codegen_free);
+  EXPECT_LT(lto.size(), RuntimeVocabulary().size());
+  for (const Candidate& c : lto) {
+    EXPECT_EQ(c.pipeline.find("codegen<"), std::string::npos) << c.pipeline;
+  }
+  EXPECT_LE(lto.size(), plain.size());
+}
+
 TEST(PipelineVocabularyTest, EveryPipelineIsAcceptedByPipelineCheck) {
   ASSERT_GE(RuntimeVocabulary().size(), 6u);
   for (const Candidate& c : RuntimeVocabulary()) {
@@ -22,11 +53,11 @@ TEST(PipelineVocabularyTest, EveryPipelineIsAcceptedByPipelineCheck) {
         << passes::CheckWholePolicyPipeline(c.pipeline, "");
   }
   std::vector<std::string> refused;
-  EXPECT_EQ(CheckedVocabulary(true, &refused).size(),
+  EXPECT_EQ(CheckedVocabulary({.profile = true}, &refused).size(),
             RuntimeVocabulary().size());
   EXPECT_TRUE(refused.empty()) << refused[0];
   // Without a profile, the pipelines that only read one are not proposed.
-  const std::vector<Candidate> plain = CheckedVocabulary(false, &refused);
+  const std::vector<Candidate> plain = CheckedVocabulary({}, &refused);
   EXPECT_LT(plain.size(), RuntimeVocabulary().size());
   for (const Candidate& c : plain) {
     EXPECT_FALSE(c.needs_profile) << c.pipeline;
@@ -77,7 +108,7 @@ TEST(PipelineVocabularyTest, SeededOrderIsAPermutationFixedBySeedAndModule) {
 TEST(PipelineVocabularyTest, SeededOrderPutsWhatNeedsAProfileFirst) {
   std::vector<std::string> refused;
   const std::vector<Candidate> profiled =
-      CheckedVocabulary(/*profile_guided=*/true, &refused);
+      CheckedVocabulary({.profile = true}, &refused);
   size_t needing = 0;
   for (const Candidate& c : profiled) needing += c.needs_profile;
   ASSERT_GE(needing, 1u);

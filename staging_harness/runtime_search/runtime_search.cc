@@ -121,6 +121,7 @@ absl::StatusOr<RuntimeSearchResult> RunRuntimeSearch(
   const auto start = std::chrono::steady_clock::now();
   RuntimeSearchResult out;
   out.workload = workload.name;
+  out.candidate_cflags = stage_options.candidate_cflags;
   staging::StageOptions stage = stage_options;
   if (!options.object_cache) {
     stage.object_cache_dir.clear();
@@ -177,12 +178,13 @@ absl::StatusOr<RuntimeSearchResult> RunRuntimeSearch(
     if (!result.ok()) return result.status();
     if (result->verdict != Verdict::kMeasured &&
         result->verdict != Verdict::kIdentical) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          workload.path, ": the profile-guided build cannot be searched (",
-          VerdictName(result->verdict), "): ", result->detail));
+      return absl::FailedPreconditionError(
+          absl::StrCat(workload.path, ": the build with ",
+                       stage.candidate_cflags, " cannot be searched (",
+                       VerdictName(result->verdict), "): ", result->detail));
     }
     Evaluation e;
-    e.pipeline = "(profile alone)";
+    e.pipeline = "(build flags alone)";
     Fill(*result, &e);
     progress << absl::StrFormat("  -> %s %.4f [%.4f, %.4f] %d pairs\n",
                                 e.verdict, e.speedup, e.low, e.high, e.pairs);
@@ -220,7 +222,7 @@ absl::StatusOr<RuntimeSearchResult> RunRuntimeSearch(
       out.profiled ? std::max(1.0, out.profiled->speedup) : 1.0;
 
   const std::vector<Candidate> vocabulary = CheckedVocabulary(
-      !stage.candidate_cflags.empty(), &out.refused_vocabulary);
+      CandidateBuildOf(stage.candidate_cflags), &out.refused_vocabulary);
   for (const std::string& r : out.refused_vocabulary) {
     progress << "  vocabulary: dropped " << r << "\n";
   }
@@ -419,7 +421,7 @@ absl::StatusOr<RuntimeSearchResult> RunRuntimeSearch(
     if (!result.ok()) return result.status();
     Evaluation e;
     e.index = index + 1;
-    e.pipeline = "(profile alone)";
+    e.pipeline = "(build flags alone)";
     Fill(*result, &e);
     if (result->verdict == Verdict::kMeasured) e.verdict = "confirmed";
     out.profile_confirmed = result->verdict == Verdict::kMeasured && e.low > 1;

@@ -81,7 +81,7 @@ struct RuntimeSearchOptions {
   int runoff_contenders = 2;
   double runoff_budget_s = 120;
   staging::TimingOptions runoff_timing = DefaultRunoffTiming();
-  ProfileOptions profile;                 // work_dir set by the search
+  ProfileOptions profile;    // work_dir set by the search
   bool keep_builds = false;  // keep each evaluation's scratch build and runs
   // Builds share the wrapper's object cache: `stage.object_cache_dir`, or
   // <work_dir>/object-cache when that is empty.
@@ -137,6 +137,9 @@ struct RuntimeSearchResult {
   // The winning table policy's text: set only when the confirmation's
   // interval lies above 1 (correct outputs, a gain the full run shows).
   std::string policy_table;
+  // stage.candidate_cflags: what every evaluation is built with ("" for
+  // none), e.g. a profile (-fprofile-instr-use=FILE), -flto.
+  std::string candidate_cflags;
   // A profile-guided search (stage.candidate_cflags): the profile alone
   // (every module at the baseline's pipeline, built with the profile),
   // timed like a search evaluation before the pipelines are; and, when no

@@ -88,6 +88,13 @@ void AddRuntimeSearchOptions(CLI::App& search, RuntimeSearchFlags& flags) {
                     "with this execution profile (-fprofile-instr-use; "
                     "`phaseloop profile` writes one): the profile alone is "
                     "staged first, then each hot module's pipelines on top");
+  search.add_option(
+      "--candidate-cflags", flags.candidate_cflags,
+      "runtime: compiler flags for every evaluation's build (after "
+      "--profile's; not the -O3 baseline's), e.g. \"-flto "
+      "-fuse-ld=/usr/bin/ld.lld-16\": those flags alone are staged first, "
+      "then each hot module's pipelines on top (under -flto as clang's "
+      "pre-link pipeline)");
   search.add_flag("--keep-builds", flags.keep_builds,
                   "runtime: keep every evaluation's build and run directories");
   search.add_flag("--no-object-cache", flags.no_object_cache,
@@ -121,11 +128,10 @@ int RunRuntimeSearchCommand(const RuntimeSearchFlags& f, std::ostream& out,
   stage.compilers = *compilers;
   stage.cpu = f.cpu;
   stage.count_executed = f.count_executed;
-  if (!f.profile.empty()) {
-    absl::StatusOr<std::string> flag = profiling::ProfileUseFlag(f.profile);
-    if (!flag.ok()) return fail(flag.status());
-    stage.candidate_cflags = *flag;
-  }
+  absl::StatusOr<std::string> candidate_cflags =
+      staging::CandidateCflags(f.profile, f.candidate_cflags);
+  if (!candidate_cflags.ok()) return fail(candidate_cflags.status());
+  stage.candidate_cflags = *std::move(candidate_cflags);
   stage.work_dir =
       (f.work_dir.empty()
            ? (fs::temp_directory_path() / "phaseloop-runtime-search").string()
@@ -148,7 +154,7 @@ int RunRuntimeSearchCommand(const RuntimeSearchFlags& f, std::ostream& out,
       RunRuntimeSearch(*workload, stage, options, store.get(), err);
   if (!result.ok()) return fail(result.status());
   if (result->profile_confirmed) {
-    err << "the profile alone is the confirmed gain: build with "
+    err << "the build flags alone are the confirmed gain: build with "
         << stage.candidate_cflags << " (no table policy to write)\n";
   } else if (!f.policy_out.empty()) {
     if (result->policy_table.empty()) {
@@ -162,7 +168,11 @@ int RunRuntimeSearchCommand(const RuntimeSearchFlags& f, std::ostream& out,
     } else {
       err << "winning policy written to " << f.policy_out << " (phaseloop "
           << "stage --workload " << *file << " --policy table:" << f.policy_out
-          << (f.profile.empty() ? "" : " --profile " + f.profile) << ")\n";
+          << (f.profile.empty() ? "" : " --profile " + f.profile)
+          << (f.candidate_cflags.empty()
+                  ? ""
+                  : " --candidate-cflags=\"" + f.candidate_cflags + "\"")
+          << ")\n";
     }
   }
   if (store) {

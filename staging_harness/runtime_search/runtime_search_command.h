@@ -34,6 +34,7 @@ struct RuntimeSearchFlags {
   bool keep_builds = false;
   bool no_object_cache = false;
   std::string profile;  // an execution profile every evaluation is built with
+  std::string candidate_cflags;  // more flags for every evaluation's build
   // Shared with the other objectives' flags (search_command.h).
   std::string buffer;
   double budget_s = 300;

@@ -164,10 +164,10 @@ std::string FormatRuntimeSearchTable(const RuntimeSearchResult& r) {
                                 r.object_cache_dir)));
   if (r.profiled) {
     absl::StrAppend(
-        &out, absl::StrFormat("the profile alone (every evaluation is built "
-                              "with it): %s (%s, %d pairs)\n",
-                              Figure(*r.profiled), r.profiled->verdict,
-                              r.profiled->pairs));
+        &out, absl::StrFormat("the build flags alone (%s; every evaluation "
+                              "is built with them): %s (%s, %d pairs)\n",
+                              r.candidate_cflags, Figure(*r.profiled),
+                              r.profiled->verdict, r.profiled->pairs));
     for (const std::string& warning : r.profiled->machine_warnings) {
       absl::StrAppend(&out, "  busy machine while screening it: ", warning,
                       "; ", staging::kBusyMachineAdvice, "\n");
@@ -187,14 +187,14 @@ std::string FormatRuntimeSearchTable(const RuntimeSearchResult& r) {
   if (r.confirmation) {
     const Evaluation& c = *r.confirmation;
     absl::StrAppend(
-        &out,
-        absl::StrFormat(
-            "confirmed speedup vs -O3: %s (%s, %d pairs, %.0f s)%s\n",
-            Figure(c), c.verdict, c.pairs, c.seconds,
-            r.profile_confirmed ? "; the profile's own gain (no table to write)"
-            : r.policy_table.empty()
-                ? "; its interval does not lie above 1: no winning policy"
-                : ""));
+        &out, absl::StrFormat(
+                  "confirmed speedup vs -O3: %s (%s, %d pairs, %.0f s)%s\n",
+                  Figure(c), c.verdict, c.pairs, c.seconds,
+                  r.profile_confirmed
+                      ? "; the build flags' own gain (no table to write)"
+                  : r.policy_table.empty()
+                      ? "; its interval does not lie above 1: no winning policy"
+                      : ""));
     if (c.verdict != "confirmed") absl::StrAppend(&out, "  ", c.detail, "\n");
     for (const std::string& warning : c.machine_warnings) {
       absl::StrAppend(&out, "  busy machine while confirming: ", warning, "; ",
@@ -276,6 +276,7 @@ nlohmann::json RuntimeSearchJson(const RuntimeSearchResult& r) {
                            {"high", r.confirmation->high}}
           : nlohmann::json(nullptr);
   j["policy_written"] = !r.policy_table.empty();
+  j["candidate_cflags"] = r.candidate_cflags;
   j["profiled"] =
       r.profiled ? EvaluationJson(*r.profiled) : nlohmann::json(nullptr);
   j["profile_confirmed"] = r.profile_confirmed;

@@ -27,7 +27,8 @@ RuntimeSearchResult SearchOnABusyMachine() {
   RuntimeSearchResult r;
   r.workload = "zopfli";
   r.stop_reason = "budget";
-  r.profiled = Measured(0, "(profile alone)", 1.02);
+  r.candidate_cflags = "-fprofile-instr-use=w.profdata -flto";
+  r.profiled = Measured(0, "(build flags alone)", 1.02);
   r.profiled->machine_warnings = {"CPU 0 was 80 % busy"};
   r.evaluations = {Measured(1, "default<O3>,default<O3>", 1.03),
                    Measured(2, "default<O2>", 0.99)};
@@ -61,6 +62,16 @@ TEST(RuntimeSearchReportTest, AQuietSearchHasNoBusyMachineLine) {
   r.confirmation->machine_warnings.clear();
   EXPECT_EQ(FormatRuntimeSearchTable(r).find("busy machine"),
             std::string::npos);
+}
+
+TEST(RuntimeSearchReportTest, TheBuildFlagsAloneAreNamed) {
+  const std::string table = FormatRuntimeSearchTable(SearchOnABusyMachine());
+  EXPECT_NE(table.find("the build flags alone (-fprofile-instr-use=w.profdata "
+                       "-flto; every evaluation is built with them): 1.0200"),
+            std::string::npos)
+      << table;
+  EXPECT_EQ(RuntimeSearchJson(SearchOnABusyMachine())["candidate_cflags"],
+            "-fprofile-instr-use=w.profdata -flto");
 }
 
 TEST(RuntimeSearchReportTest, TheJsonCarriesEachTimingsWarnings) {

@@ -125,6 +125,31 @@ TEST_F(RuntimeSearchTest, ProfileGuidedSearchKeysOnTheProfiledModules) {
   EXPECT_FALSE(!result->winners.empty() && result->profile_confirmed);
 }
 
+// An LTO search (--candidate-cflags "-flto -fuse-ld=lld-16"): the flags
+// alone are staged first, and the wrapper runs each evaluation's pipeline
+// as clang's pre-link pipeline (a pipeline it passed to plain clang would
+// be "refused"); codegen<...> choices, which the link would ignore, are not
+// proposed.
+TEST_F(RuntimeSearchTest, AnLtoSearchRunsThePipelinesBeforeTheLink) {
+  stage_.candidate_cflags = "-flto -fuse-ld=/usr/bin/ld.lld-16";
+  options_.max_evaluations = 2;
+  options_.runoff_contenders = 0;
+  absl::StatusOr<RuntimeSearchResult> result = Search();
+  ASSERT_TRUE(result.ok()) << result.status() << log_.str();
+  EXPECT_EQ(result->candidate_cflags, stage_.candidate_cflags);
+  ASSERT_TRUE(result->profiled.has_value());
+  EXPECT_NE(result->profiled->verdict, "miscompile")
+      << result->profiled->detail;
+  ASSERT_EQ(result->hot.size(), 1u);
+  EXPECT_EQ(result->hot[0].source, "wordfreq.c");
+  ASSERT_EQ(result->evaluations.size(), 2u);
+  for (const Evaluation& e : result->evaluations) {
+    EXPECT_EQ(e.module_hash, result->hot[0].module_hash);
+    EXPECT_NE(e.verdict, "refused") << e.detail;
+    EXPECT_EQ(e.pipeline.find("codegen<"), std::string::npos) << e.pipeline;
+  }
+}
+
 TEST_F(RuntimeSearchTest, EvaluatesTheHotModuleAndRecordsEveryEvaluation) {
   absl::StatusOr<RuntimeSearchResult> result = Search();
   ASSERT_TRUE(result.ok()) << result.status() << log_.str();
@@ -138,8 +163,8 @@ TEST_F(RuntimeSearchTest, EvaluatesTheHotModuleAndRecordsEveryEvaluation) {
   // profile: nothing that only reads one).
   std::vector<std::string> refused;
   const std::vector<Candidate> order =
-      SeededOrder(CheckedVocabulary(/*profile_guided=*/false, &refused),
-                  options_.seed, result->hot[0].module_hash);
+      SeededOrder(CheckedVocabulary({}, &refused), options_.seed,
+                  result->hot[0].module_hash);
   int judged = 0;
   for (size_t i = 0; i < result->evaluations.size(); ++i) {
     const Evaluation& e = result->evaluations[i];

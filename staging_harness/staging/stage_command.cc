@@ -146,20 +146,10 @@ int RunStage(const StageFlags& f) {
   options.time_identical = f.time_identical;
   options.count_executed = !f.no_count;
   options.object_cache_dir = f.object_cache;
-  if (!f.profile.empty()) {
-    absl::StatusOr<std::string> flag = profiling::ProfileUseFlag(f.profile);
-    if (!flag.ok()) return fail(flag.status());
-    options.candidate_cflags = *flag;
-  }
-  if (absl::Status checked = CheckCandidateCflags(f.candidate_cflags);
-      !checked.ok()) {
-    return fail(checked);
-  }
-  if (!f.candidate_cflags.empty()) {
-    absl::StrAppend(&options.candidate_cflags,
-                    options.candidate_cflags.empty() ? "" : " ",
-                    f.candidate_cflags);
-  }
+  absl::StatusOr<std::string> candidate_cflags =
+      CandidateCflags(f.profile, f.candidate_cflags);
+  if (!candidate_cflags.ok()) return fail(candidate_cflags.status());
+  options.candidate_cflags = *std::move(candidate_cflags);
   const std::string work_root =
       f.work_dir.empty()
           ? (fs::temp_directory_path() / "phaseloop-stage").string()
@@ -284,6 +274,22 @@ void AddStageCommand(CLI::App& app, int& exit_code) {
                   "measure a build flag with the same checks and timing as "
                   "a policy, e.g. --policy baseline --candidate-cflags=-flto");
   cmd->add_flag("--json", flags->json, "print JSON instead of a table");
+}
+
+absl::StatusOr<std::string> CandidateCflags(const std::string& profile,
+                                            const std::string& cflags) {
+  std::string flags;
+  if (!profile.empty()) {
+    absl::StatusOr<std::string> flag = profiling::ProfileUseFlag(profile);
+    if (!flag.ok()) return flag.status();
+    flags = *flag;
+  }
+  if (absl::Status checked = CheckCandidateCflags(cflags); !checked.ok()) {
+    return checked;
+  }
+  if (!cflags.empty())
+    absl::StrAppend(&flags, flags.empty() ? "" : " ", cflags);
+  return flags;
 }
 
 }  // namespace phaseloop::staging
