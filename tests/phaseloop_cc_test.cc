@@ -297,6 +297,8 @@ TEST_F(PhaseloopCcTest, LtoBitcodeEqualsClangsAndLinks) {
       EXPECT_EQ(Decisions().back().outcome(), v1::OPTIMIZED)
           << Decisions().back().reason() << ": "
           << Decisions().back().detail();
+      EXPECT_EQ(Decisions().back().lto(),
+                std::string(lto) == "-flto" ? "full" : "thin");
       if (name != "sorting.c" && name != "hashtable.c" &&
           name != "templates.cc") {
         continue;

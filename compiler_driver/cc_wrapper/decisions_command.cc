@@ -181,6 +181,9 @@ void PrintBlock(const SpoolFile& file, const v1::Decision& d,
        d.source() + (d.object_path().empty() ? "" : " -> " + d.object_path()));
   line("opt_level", d.opt_level().empty() ? "" : "-" + d.opt_level());
   line("pipeline", d.pipeline());
+  line("lto", d.lto().empty()
+                  ? ""
+                  : d.lto() + " (LTO bitcode; the pre-link pipeline ran)");
   line("object_cache", d.object_cache());
   line("outcome_cache", d.outcome_cache());
   line("policy_version", d.policy_version());

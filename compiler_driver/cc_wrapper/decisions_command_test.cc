@@ -103,7 +103,8 @@ v1::DecisionBatch ThreeSourceBatch() {
   measured->set_pipeline("default<Oz>");
   measured->set_value(10787);
   add(v1::OPTIMIZED, "")->set_alloc_size(5000);
-  add(v1::POLICY_NOT_APPLIED, "not_applicable_at_level")->set_alloc_size(7000);
+  // Under -flto=thin: bitcode, no size measured.
+  add(v1::POLICY_NOT_APPLIED, "not_applicable_at_level")->set_lto("thin");
   return batch;
 }
 
@@ -176,7 +177,8 @@ TEST(DecisionsCommandTest, ShowPrintsEveryRecordReadably) {
         "-Oz allocated 10787 B, saved 787 B", "-Oz not measured",
         "topk measured  10787  default<Oz>",
         "policy_not_applied (not_applicable_at_level)",
-        "pass_through (not_compile_only)", "not shipped yet", "time  "}) {
+        "pass_through (not_compile_only)", "not shipped yet", "time  ",
+        "lto            thin (LTO bitcode; the pre-link pipeline ran)"}) {
     EXPECT_NE(text.find(expected), std::string::npos) << expected << "\n"
                                                       << text;
   }

@@ -307,6 +307,7 @@ class Optimizer {
          not_applied.empty() ? Outcome::kOptimized : Outcome::kPolicyNotApplied,
          not_applied, std::string(d->detail()), &job);
     d->set_opt_level(opt_level);
+    if (lto != LtoMode::kNone) d->set_lto(LtoModeName(lto));
     d->set_policy_version(policy.version());
     d->set_optimize_time_us(MicrosSince(job_start));
     return 0;
