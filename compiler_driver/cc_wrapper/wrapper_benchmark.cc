@@ -2,8 +2,10 @@
 //
 //   tools/bazel.sh run -c opt //compiler_driver/cc_wrapper:wrapper_benchmark --
 //       [--reps N] [--json] [--wrapper PATH] [--clang PATH] [--bzip2 DIR]
-//       [--opt-level O2|Os|Oz|...] [--policy SPEC]
+//       [--opt-level O2|Os|Oz|...] [--policy SPEC] [--flag F]...
 //
+// --flag appends a compiler flag to every unit's (both sides), e.g.
+// --flag -flto=thin for the cost of an LTO compile (bitcode written);
 // --opt-level replaces the units' -O2 (the size policies act only at
 // -Os/-Oz); --policy replaces the policy variant's `baseline`, e.g.
 // 'artifact:configs/policies/default.plpolicy?mode=topk&k=4&budget=10000'
@@ -76,6 +78,7 @@ struct Options {
   std::string bzip2_dir;  // default: the fetch_sources.sh cache
   std::string opt_level = "O2";
   std::string policy = "baseline";
+  std::vector<std::string> extra_flags;  // --flag, on every unit
 };
 
 struct Unit {
@@ -277,8 +280,13 @@ std::string DefaultBzip2Dir() {
 // Fills `units`; false (with a message) when sources are missing.
 bool CollectUnits(const Options& options, std::vector<Unit>* units) {
   const std::string level = "-" + options.opt_level;
-  const std::vector<std::string> bz_flags = {"-Wall", "-Winline", level, "-g",
-                                             "-D_FILE_OFFSET_BITS=64"};
+  std::vector<std::string> bz_flags = {"-Wall", "-Winline", level, "-g",
+                                       "-D_FILE_OFFSET_BITS=64"};
+  std::vector<std::string> fixture_flags = {level};
+  for (const std::string& flag : options.extra_flags) {
+    bz_flags.push_back(flag);
+    fixture_flags.push_back(flag);
+  }
   const char* const bz_files[] = {"blocksort", "huffman",  "crctable",
                                   "randtable", "compress", "decompress",
                                   "bzlib",     "bzip2",    "bzip2recover"};
@@ -304,7 +312,7 @@ bool CollectUnits(const Options& options, std::vector<Unit>* units) {
   std::sort(fixtures.begin(), fixtures.end());
   for (const std::string& f : fixtures) {
     units->push_back(
-        {"fixtures/" + fs::path(f).filename().string(), {f}, {level}});
+        {"fixtures/" + fs::path(f).filename().string(), {f}, fixture_flags});
   }
   units->push_back(whole);
   return true;
@@ -316,11 +324,14 @@ const char* Verdict(double ratio, double target) {
 
 void PrintTable(const Options& options, const std::vector<Unit>& units,
                 const std::vector<Summary>& summaries) {
+  std::string flags;
+  for (const std::string& flag : options.extra_flags) flags += ", " + flag;
   std::printf(
       "phaseloop-cc vs clang-16: %d interleaved repetitions, medians, -%s, "
-      "policy %s\n"
+      "policy %s%s\n"
       "wrapper %s\nclang   %s\n\n",
       options.reps, options.opt_level.c_str(), options.policy.c_str(),
+      flags.c_str(),
       options.wrapper.c_str(), options.clang.c_str());
   std::printf("%-22s %9s %9s %6s %9s %6s %8s %8s %6s %8s %8s %6s\n", "unit",
               "clang ms", "policy", "ratio", "disabled", "ratio", "-E ms",
@@ -435,13 +446,15 @@ bool ParseArgs(int argc, char** argv, Options* options) {
       options->opt_level = argv[++i];
     } else if (arg == "--policy" && has_value) {
       options->policy = argv[++i];
+    } else if (arg == "--flag" && has_value) {
+      options->extra_flags.push_back(argv[++i]);
     } else {
       std::fprintf(stderr,
                    "wrapper_benchmark: bad argument '%s'\nusage: "
                    "wrapper_benchmark [--reps N] "
                    "[--json] [--wrapper PATH] [--clang PATH] [--bzip2 DIR] "
                    "[--opt-level O2|Os|Oz] "
-                   "[--policy SPEC]\n",
+                   "[--policy SPEC] [--flag F]...\n",
                    arg.c_str());
       return false;
     }
