@@ -324,6 +324,20 @@ TEST_F(PhaseloopCcTest, LtoBitcodeEqualsClangsAndLinks) {
       EXPECT_EQ(linked_out, reference_out);
     }
   }
+  // A pipeline that breaks the IR under -flto falls back to clang's own
+  // bitcode, as without it.
+  std::string log;
+  ASSERT_EQ(Run({cc_, "-O2", "-flto", "-c", fixtures_["bits.c"], "-o",
+                 "broken.o", "--phaseloop-policy=baseline"},
+                {{"PHASELOOP_TEST_INJECT_FAULT", "break-ir"}}, &log),
+            0)
+      << log;
+  ASSERT_EQ(Run({"clang-16", "-O2", "-flto", "-c", fixtures_["bits.c"], "-o",
+                 "clangs.o"}),
+            0);
+  EXPECT_EQ(Read("broken.o"), Read("clangs.o"));
+  EXPECT_EQ(Decisions().back().outcome(), v1::FAIL_OPEN);
+  EXPECT_EQ(Decisions().back().reason(), "verifier_failed");
 }
 
 TEST_F(PhaseloopCcTest, DependencyFilesAndSeveralSourcesMatchClang) {

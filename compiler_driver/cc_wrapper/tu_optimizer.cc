@@ -70,17 +70,13 @@ ObjectCacheLookup LookUpObject(const ObjectCache& cache,
   return cache.Lookup(input);
 }
 
-// Runs `pipeline` on the module (its IR passes; its codegen<...> options
-// go to the emitter), lowers coroutines it left unsplit, verifies the IR,
-// instruments it when `count_executed`, and emits the object. Errors carry
-// their reason as the first word (OptimizeTranslationUnit).
-absl::StatusOr<std::string> OptimizeAndEmit(
-    std::unique_ptr<llvm::Module> owned, const std::string& pipeline,
-    passes::PassRunner& runner, codegen::ObjectEmitter& emitter,
-    bool count_executed, StageTrace& trace, int64_t* ir_count_after) {
-  llvm::Module& module = *owned;
-  // The policy's pipeline may end in codegen<...>: code generator options
-  // the emitter applies (codegen_options.h); the rest is IR passes.
+// Runs `pipeline`'s IR passes on the module, lowers coroutines it left
+// unsplit and verifies the IR; sets `ir_count_after`. Returns the pipeline
+// split (its codegen<...> options are the emitter's). Errors carry their
+// reason as the first word (OptimizeTranslationUnit).
+absl::StatusOr<codegen::SplitPipelineText> RunVerifiedPipeline(
+    llvm::Module& module, const std::string& pipeline,
+    passes::PassRunner& runner, StageTrace& trace, int64_t* ir_count_after) {
   absl::StatusOr<codegen::SplitPipelineText> split =
       codegen::SplitPipeline(pipeline);
   if (!split.ok()) {
@@ -108,8 +104,20 @@ absl::StatusOr<std::string> OptimizeAndEmit(
   if (!verified.ok()) return verified;
   *ir_count_after = observation::IrInstructionCount(module);
   trace.Mark("verify");
+  return split;
+}
+
+// The pipeline (RunVerifiedPipeline), the module instrumented when
+// `count_executed`, and the object.
+absl::StatusOr<std::string> OptimizeAndEmit(
+    std::unique_ptr<llvm::Module> owned, const std::string& pipeline,
+    passes::PassRunner& runner, codegen::ObjectEmitter& emitter,
+    bool count_executed, StageTrace& trace, int64_t* ir_count_after) {
+  absl::StatusOr<codegen::SplitPipelineText> split =
+      RunVerifiedPipeline(*owned, pipeline, runner, trace, ir_count_after);
+  if (!split.ok()) return split.status();
   if (count_executed) {
-    instrumentation::CountExecutedInstructions(module);
+    instrumentation::CountExecutedInstructions(*owned);
     trace.Mark("count");
   }
   absl::StatusOr<std::string> object =
@@ -127,44 +135,20 @@ passes::StandardPipelines PreLinkPipelines(LtoMode lto) {
                                : passes::StandardPipelines::kFullLtoPreLink;
 }
 
-// Under -flto: the module flags clang adds first, `pipeline`'s IR passes
-// with clang's pre-link pipelines for its standard elements (its codegen<...>
-// options are the link's business), coroutines lowered if left unsplit, the
-// IR verified, and the bitcode with its summary (OptimizeModule).
+// Under -flto: the module flags clang adds first, the pipeline
+// (RunVerifiedPipeline, on an LTO runner: its standard elements are clang's
+// pre-link pipelines; its codegen<...> options are the link's business),
+// and the bitcode with its summary (OptimizeModule).
 absl::StatusOr<std::string> OptimizeToLtoBitcode(llvm::Module& module,
                                                  const std::string& pipeline,
                                                  passes::PassRunner& runner,
                                                  StageTrace& trace,
                                                  int64_t* ir_count_after) {
-  absl::StatusOr<codegen::SplitPipelineText> split =
-      codegen::SplitPipeline(pipeline);
-  if (!split.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("invalid_pipeline: ", split.status().message()));
-  }
   absl::Status flagged = runner.AddLtoModuleFlags(module);
   if (!flagged.ok()) return flagged;
-  absl::Status ran = split->ir_pipeline.empty()
-                         ? absl::OkStatus()
-                         : runner.Run(module, split->ir_pipeline);
-  if (!ran.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("invalid_pipeline: ", ran.message()));
-  }
-  trace.Mark("passes");
-  if (passes::HasUnloweredCoroutines(module)) {
-    absl::Status lowered =
-        runner.Run(module, passes::kCoroutineLoweringPipeline);
-    if (!lowered.ok()) {
-      return absl::InternalError(
-          absl::StrCat("coroutine_lowering_failed: ", lowered.message()));
-    }
-  }
-  if (FaultInjected("break-ir")) BreakIr(module);
-  absl::Status verified = passes::VerifyPipelineOutput(module, pipeline);
-  if (!verified.ok()) return verified;
-  *ir_count_after = observation::IrInstructionCount(module);
-  trace.Mark("verify");
+  absl::StatusOr<codegen::SplitPipelineText> split =
+      RunVerifiedPipeline(module, pipeline, runner, trace, ir_count_after);
+  if (!split.ok()) return split.status();
   absl::StatusOr<std::string> bitcode = runner.WriteLtoBitcode(module);
   trace.Mark("bitcode");
   if (!bitcode.ok()) {
