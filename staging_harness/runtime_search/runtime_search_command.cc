@@ -7,7 +7,6 @@
 #include "common/command/exit_code.h"
 #include "common/files/atomic_file.h"
 #include "replay_buffer/replay_store.h"
-#include "staging_harness/profiling/profile_collection.h"
 #include "staging_harness/runtime_search/runtime_search.h"
 #include "staging_harness/runtime_search/runtime_search_report.h"
 #include "staging_harness/staging/stage_command.h"

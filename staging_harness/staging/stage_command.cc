@@ -287,8 +287,9 @@ absl::StatusOr<std::string> CandidateCflags(const std::string& profile,
   if (absl::Status checked = CheckCandidateCflags(cflags); !checked.ok()) {
     return checked;
   }
-  if (!cflags.empty())
+  if (!cflags.empty()) {
     absl::StrAppend(&flags, flags.empty() ? "" : " ", cflags);
+  }
   return flags;
 }
 
