@@ -172,20 +172,14 @@ Scan ScanArguments(const std::vector<std::string>& args) {
       scan.emit_llvm = true;
     } else if (name == "-fsyntax-only") {
       scan.syntax_only = true;
-    } else if (name == "-flto") {  // -flto, -flto=thin, -flto-jobs=N, ...
-      if (value.rfind("-jobs=", 0) == 0) continue;  // the link's, unused here
-      scan.unknown_lto.reset();
-      if (value.empty() || value == "=full" || value == "=auto" ||
-          value == "=jobserver") {
-        scan.lto = LtoMode::kFull;
-      } else if (value == "=thin") {
-        scan.lto = LtoMode::kThin;
-      } else {
+    } else if (name == "-flto" || name == "-fno-lto") {
+      const LtoFlag flag = ParseLtoFlag(arg);
+      if (flag.kind == LtoFlag::kSets) {
+        scan.lto = flag.mode;
+        scan.unknown_lto.reset();
+      } else if (flag.kind == LtoFlag::kRejected) {
         scan.unknown_lto = PassThrough{PassThroughReason::kLto, arg};
       }
-    } else if (name == "-fno-lto") {
-      scan.lto = LtoMode::kNone;
-      scan.unknown_lto.reset();
     } else if (name == "-arch") {
       ++scan.arch_count;
     } else if (name == "-o") {
@@ -351,6 +345,17 @@ const char* LtoModeName(LtoMode mode) {
       return "thin";
   }
   return "none";
+}
+
+LtoFlag ParseLtoFlag(std::string_view arg) {
+  if (arg == "-fno-lto") return {LtoFlag::kSets, LtoMode::kNone};
+  if (arg == "-flto" || arg == "-flto=full" || arg == "-flto=auto" ||
+      arg == "-flto=jobserver") {
+    return {LtoFlag::kSets, LtoMode::kFull};
+  }
+  if (arg == "-flto=thin") return {LtoFlag::kSets, LtoMode::kThin};
+  if (arg.rfind("-flto=", 0) == 0) return {LtoFlag::kRejected};
+  return {};  // -flto-jobs=N, and every other argument
 }
 
 const char* PassThroughReasonName(PassThroughReason reason) {

@@ -10,6 +10,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -65,6 +66,17 @@ struct CodegenFlags {
 enum class LtoMode { kNone, kFull, kThin };
 // "none", "full", "thin".
 const char* LtoModeName(LtoMode mode);
+
+// What one argument says about LTO, as clang-16's driver reads it: the mode
+// it sets (-flto, -flto=full|auto|jobserver|thin, -fno-lto); no change
+// (-flto-jobs=N, the link's; any non-LTO argument); or a spelling clang
+// rejects (-flto=bogus). The wrapper's scan and the lab's reading of
+// candidate flags share it.
+struct LtoFlag {
+  enum Kind { kNoChange, kSets, kRejected } kind = kNoChange;
+  LtoMode mode = LtoMode::kNone;  // when kSets
+};
+LtoFlag ParseLtoFlag(std::string_view arg);
 
 // In CompileJob::frontend_args, stands for the path the unoptimised bitcode
 // is to be written to; the runner substitutes a temporary file.

@@ -278,13 +278,13 @@ absl::StatusOr<TuResult> OptimizeModule(
     if (!object.ok()) return object.status();
     result.object = *std::move(object);
   }
-  absl::StatusOr<codegen::ObjectSizes> sizes =
-      lto != LtoMode::kNone
-          ? absl::FailedPreconditionError("LTO bitcode has no sections")
-          : codegen::MeasureObjectSizes(result.object);
-  if (sizes.ok()) {
-    result.text_size = sizes->text_size;
-    result.alloc_size = sizes->alloc_size;
+  if (lto == LtoMode::kNone) {  // LTO bitcode has no sections to measure
+    absl::StatusOr<codegen::ObjectSizes> sizes =
+        codegen::MeasureObjectSizes(result.object);
+    if (sizes.ok()) {
+      result.text_size = sizes->text_size;
+      result.alloc_size = sizes->alloc_size;
+    }
   }
   if (cache != nullptr) {
     std::string note =

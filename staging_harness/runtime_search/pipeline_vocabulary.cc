@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "compiler_driver/cc_wrapper/argument_processing.h"
 #include "compiler_driver/passes/pipeline_check.h"
 
 namespace phaseloop::runtime_search {
@@ -64,11 +65,10 @@ CandidateBuild CandidateBuildOf(const std::string& candidate_cflags) {
     if (absl::StartsWith(word, "-fprofile-instr-use=") ||
         absl::StartsWith(word, "-fprofile-use=")) {
       build.profile = true;
-    } else if (word == "-fno-lto") {
-      build.lto = false;
-    } else if (absl::StartsWith(word, "-flto") &&
-               !absl::StartsWith(word, "-flto-jobs")) {
-      build.lto = true;
+    } else if (const cc_wrapper::LtoFlag flag = cc_wrapper::ParseLtoFlag(
+                   std::string_view(word.data(), word.size()));
+               flag.kind == cc_wrapper::LtoFlag::kSets) {
+      build.lto = flag.mode != cc_wrapper::LtoMode::kNone;
     }
   }
   return build;

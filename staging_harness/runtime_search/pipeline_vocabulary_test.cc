@@ -24,6 +24,7 @@ TEST(PipelineVocabularyTest, CandidateBuildReadsProfileAndLto) {
   EXPECT_TRUE(CandidateBuildOf("-flto=thin").lto);
   EXPECT_FALSE(CandidateBuildOf("-flto -fno-lto").lto);
   EXPECT_FALSE(CandidateBuildOf("-flto-jobs=2").lto);
+  EXPECT_FALSE(CandidateBuildOf("-flto=bogus").lto);  // clang rejects it
 }
 
 // Under LTO the link generates the code: no codegen<...> candidate is
