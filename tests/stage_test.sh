@@ -17,6 +17,9 @@
 #   6. `phaseloop profile` (JSON) and `stage --profile`: the profile-guided
 #      candidate is measured with its unit still optimised in process; a
 #      missing profile is bad input naming the command that writes one.
+#   7. --candidate-cflags (the candidate's build flags, named in the table)
+#      and --link-flags (every link on both sides); a level or an output
+#      flag in either is bad input naming the option.
 #
 # Usage: stage_test.sh --phaseloop CLI --cc PHASELOOP_CC --test-cc TEST_CC
 set -euo pipefail
@@ -137,21 +140,30 @@ rc=$?
 set -e
 [ $rc -eq 2 ] && grep -q "phaseloop profile" "$work/6b.err" || { cat "$work/6b.err"; fail "step 6: missing profile exited $rc"; }
 
-step "7. a build flag as the candidate; a level or an output flag is bad input"
+step "7. a build flag as the candidate, link flags for both sides; a level or an output flag is bad input"
 "$phaseloop" stage --workload example --policy baseline --cc "$cc" \
-  --candidate-cflags=-fno-inline-functions --work-dir "$work/w7" "${quick[@]}" \
+  --candidate-cflags=-fno-inline-functions --link-flags="-Wl,-Map,link.map" \
+  --work-dir "$work/w7" "${quick[@]}" \
   >"$work/7.txt" 2>"$work/7.err" || { cat "$work/7.err"; fail "step 7: stage failed"; }
 grep -q "example: the candidate was built with extra flags -fno-inline-functions" \
   "$work/7.txt" || { cat "$work/7.txt"; fail "step 7: the flags are not named"; }
+grep -q "example: every build linked with the flags -Wl,-Map,link.map" \
+  "$work/7.txt" || { cat "$work/7.txt"; fail "step 7: the link flags are not named"; }
+for side in baseline candidate; do
+  [ -f "$work/w7/example/build-$side/src/link.map" ] \
+    || fail "step 7: the $side's link did not get --link-flags"
+done
 grep -Eq "^example +train +(measured|identical)" "$work/7.txt" \
   || { cat "$work/7.txt"; fail "step 7: table"; }
-for bad in -O2 "-o x"; do
-  set +e
-  "$phaseloop" stage --workload example --policy baseline --cc "$cc" \
-    --candidate-cflags="$bad" "${quick[@]}" >/dev/null 2>"$work/7b.err"
-  rc=$?
-  set -e
-  [ $rc -eq 2 ] && grep -q -- "--candidate-cflags '$bad'" "$work/7b.err" \
-    || { cat "$work/7b.err"; fail "step 7: '$bad' exited $rc"; }
+for option in --candidate-cflags --link-flags; do
+  for bad in -O2 "-o x"; do
+    set +e
+    "$phaseloop" stage --workload example --policy baseline --cc "$cc" \
+      "$option=$bad" "${quick[@]}" >/dev/null 2>"$work/7b.err"
+    rc=$?
+    set -e
+    [ $rc -eq 2 ] && grep -q -- "$option '$bad'" "$work/7b.err" \
+      || { cat "$work/7b.err"; fail "step 7: $option '$bad' exited $rc"; }
+  done
 done
 echo "PASS"

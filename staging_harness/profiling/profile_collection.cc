@@ -111,6 +111,7 @@ absl::StatusOr<CollectedProfile> CollectProfile(
   variant.policy = "baseline";
   variant.opt_level = options.opt_level;
   variant.profile_instrumented = true;
+  variant.link_flags = options.link_flags;
   absl::StatusOr<runner::BuiltVariant> built = runner::BuildVariant(
       workload, *source, options.compilers, variant, work + "/build", progress);
   if (!built.ok()) return built.status();

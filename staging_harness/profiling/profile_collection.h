@@ -22,6 +22,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "staging_harness/runner/workload_build.h"
@@ -39,6 +40,7 @@ struct ProfileOptions {
   // profile can come from other data than the runs it is judged on
   // (shipped inputs stay as they are). nullopt: the workload's seeds.
   std::optional<uint64_t> input_seed;
+  std::vector<std::string> link_flags;  // runner::Variant::link_flags
 };
 
 struct CollectedProfile {

@@ -23,6 +23,7 @@ struct ProfileFlags {
   std::string work_dir;
   std::string llvm_profdata = "llvm-profdata-16";
   int64_t input_seed = -1;
+  std::string link_flags;
   bool json = false;
 };
 
@@ -44,6 +45,10 @@ int RunProfile(const ProfileFlags& f) {
   options.compilers = *compilers;
   options.llvm_profdata = f.llvm_profdata;
   if (f.input_seed >= 0) options.input_seed = f.input_seed;
+  absl::StatusOr<std::vector<std::string>> link_flags = runner::FlagWords(
+      "--link-flags", f.link_flags, runner::kLtoLinkFlagExample);
+  if (!link_flags.ok()) return fail(link_flags.status());
+  options.link_flags = *std::move(link_flags);
   options.work_dir =
       f.work_dir.empty()
           ? (fs::temp_directory_path() / "phaseloop-profile" / workload->name)
@@ -117,6 +122,7 @@ void AddProfileCommand(CLI::App& app, int& exit_code) {
                   "workload's own (profile other data than staging times; "
                   "shipped inputs stay as they are)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--link-flags", flags->link_flags, runner::kLinkFlagsHelp);
   cmd->add_flag("--json", flags->json, "print JSON instead of text");
 }
 

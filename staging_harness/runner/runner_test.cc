@@ -2,6 +2,9 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "common/testing/test_util.h"
 #include "gtest/gtest.h"
@@ -161,6 +164,34 @@ TEST_F(RunnerTest, BuildsSharingTheObjectCacheRecompileOnlyWhatChanged) {
   ASSERT_TRUE(again.ok()) << again.status() << log_.str();
   EXPECT_EQ(again->objects_reused, 2);
   EXPECT_EQ(again->artifacts_hash, uncached->artifacts_hash);
+}
+
+// Link flags reach the link command (which here also gets CFLAGS, but a
+// build need not pass them) and no compile command: the map file is
+// written, clang warns of no unused argument, and the program is the one a
+// build without them links. A word with a space and a quote stays one word.
+TEST_F(RunnerTest, LinkFlagsReachEveryLinkAndNoCompile) {
+  absl::StatusOr<workloads::Workload> two = TwoUnitExampleWorkload(dir_);
+  ASSERT_TRUE(two.ok()) << two.status();
+  auto build = [&](const std::string& name, std::vector<std::string> flags) {
+    Variant variant;
+    variant.name = name;
+    variant.policy = "baseline";
+    variant.link_flags = std::move(flags);
+    return BuildVariant(*two, two->source_dir, compilers_, variant,
+                        dir_ + "/build-" + name, log_);
+  };
+  absl::StatusOr<BuiltVariant> plain = build("plain", {});
+  ASSERT_TRUE(plain.ok()) << plain.status() << log_.str();
+  absl::StatusOr<BuiltVariant> mapped =
+      build("mapped", {"-Wl,-Map,it's a map.txt", "-Wl,--no-undefined"});
+  ASSERT_TRUE(mapped.ok()) << mapped.status() << log_.str();
+  EXPECT_TRUE(fs::is_regular_file(mapped->build_dir + "/it's a map.txt"));
+  EXPECT_FALSE(fs::exists(plain->build_dir + "/it's a map.txt"));
+  const std::string build_log = testing::ReadFileOrEmpty(mapped->log_path);
+  EXPECT_EQ(build_log.find("unused"), std::string::npos) << build_log;
+  EXPECT_EQ(mapped->artifacts_hash, plain->artifacts_hash);
+  EXPECT_EQ(mapped->objects_compiled, 2);
 }
 
 TEST_F(RunnerTest, AFailedBuildNamesTheWorkloadTheVariantAndTheLog) {

@@ -10,9 +10,11 @@
 #include <system_error>
 #include <thread>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "common/process/self_executable.h"
 #include "common/process/subprocess.h"
 #include "compiler_driver/cc_wrapper/spool_reader.h"
@@ -37,6 +39,7 @@ std::string NewBuildId(const workloads::Workload& workload,
       ir::ContentHash(
           absl::StrCat(workload.path, "\n", variant.policy, "\n",
                        variant.opt_level, "\n", variant.extra_cflags, "\n",
+                       absl::StrJoin(variant.link_flags, " "), "\n",
                        variant.count_executed, "\n",
                        std::chrono::nanoseconds(now).count(), "\n", ::getpid()))
           .substr(0, 12));
@@ -150,6 +153,27 @@ absl::StatusOr<Compilers> FindCompilers(const std::string& cc_flag,
   return compilers;
 }
 
+absl::StatusOr<std::vector<std::string>> FlagWords(absl::string_view option,
+                                                   const std::string& flags,
+                                                   absl::string_view example) {
+  std::vector<std::string> words;
+  for (absl::string_view word :
+       absl::StrSplit(flags, absl::ByAnyChar(" \t"), absl::SkipEmpty())) {
+    const bool mode = word == "-c" || word == "-S" || word == "-E" ||
+                      word == "-o" || absl::StartsWith(word, "-O") ||
+                      absl::StartsWith(word, "-M");
+    if (word[0] != '-' || mode) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(option, " '", flags, "': '", word, "' ",
+                       word[0] != '-' ? "is not a compiler flag"
+                                      : "is set by the build or by --opt-level",
+                       "; give flags, e.g. ", option, "=", example));
+    }
+    words.emplace_back(word);
+  }
+  return words;
+}
+
 absl::StatusOr<std::string> HashFiles(const std::string& root,
                                       const std::vector<std::string>& files) {
   std::string all;
@@ -164,31 +188,55 @@ absl::StatusOr<std::string> HashFiles(const std::string& root,
 
 namespace {
 
-// Scripts under `dir` that run the wrapper with -fprofile-instr-generate
-// first (clang's driver then also links the profile runtime).
-absl::StatusOr<Compilers> InstrumentingCompilers(const Compilers& compilers,
-                                                 const std::string& dir) {
-  for (const std::string& wrapper : {compilers.cc, compilers.cxx}) {
-    if (wrapper.find('\'') != std::string::npos) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("cannot instrument through ", wrapper,
-                       ": its path has a single quote"));
+// `word` as one sh word.
+std::string ShellQuoted(const std::string& word) {
+  std::string quoted = "'";
+  for (char c : word) {
+    if (c == '\'') {
+      quoted += "'\\''";
+    } else {
+      quoted += c;
     }
   }
+  return quoted + "'";
+}
+
+// Scripts under `dir` that run the wrapper with the variant's flags:
+// -fprofile-instr-generate first on every command (clang's driver then also
+// links the profile runtime), its link flags last on commands that link.
+absl::StatusOr<Compilers> VariantCompilers(const Compilers& compilers,
+                                           const Variant& variant,
+                                           const std::string& dir) {
   std::error_code error;
   fs::create_directories(dir, error);
   if (error) {
     return absl::InternalError(
         absl::StrCat("cannot create ", dir, ": ", error.message()));
   }
+  std::string link_flags;
+  for (const std::string& flag : variant.link_flags) {
+    absl::StrAppend(&link_flags, " ", ShellQuoted(flag));
+  }
   Compilers scripts{dir + "/cc", dir + "/c++"};
   for (const auto& [script, wrapper] :
        {std::pair{scripts.cc, compilers.cc},
         std::pair{scripts.cxx, compilers.cxx}}) {
+    const std::string run = absl::StrCat(
+        "exec ", ShellQuoted(wrapper),
+        variant.profile_instrumented ? " -fprofile-instr-generate" : "",
+        " \"$@\"");
     {
       std::ofstream out(script, std::ios::binary | std::ios::trunc);
-      out << "#!/bin/sh\nexec '" << wrapper
-          << "' -fprofile-instr-generate \"$@\"\n";
+      out << "#!/bin/sh\n# variant " << variant.name
+          << ": the wrapper with its flags\n";
+      if (!link_flags.empty()) {
+        out << "for arg in \"$@\"; do\n"
+               "  case \"$arg\" in -c|-S|-E|-M|-MM|-fsyntax-only) "
+            << run << ";; esac\ndone\n"
+            << run << link_flags << "\n";
+      } else {
+        out << run << "\n";
+      }
       if (!out) return absl::InternalError("cannot write " + script);
     }
     fs::permissions(
@@ -230,9 +278,9 @@ absl::StatusOr<BuiltVariant> BuildVariant(const workloads::Workload& workload,
       "-", variant.opt_level, variant.extra_cflags.empty() ? "" : " ",
       variant.extra_cflags);
   Compilers used = compilers;
-  if (variant.profile_instrumented) {
+  if (variant.profile_instrumented || !variant.link_flags.empty()) {
     absl::StatusOr<Compilers> scripts =
-        InstrumentingCompilers(compilers, work_dir + "/compilers");
+        VariantCompilers(compilers, variant, work_dir + "/compilers");
     if (!scripts.ok()) return scripts.status();
     used = *scripts;
   }

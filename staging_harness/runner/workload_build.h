@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "proto/phaseloop/v1/decision.pb.h"
 #include "staging_harness/workloads/workload.h"
 
@@ -58,6 +59,12 @@ struct Variant {
   // compiles run plain clang). Programs the build itself runs write their
   // profiles under <work_dir>/build-profiles, not into the tree.
   bool profile_instrumented = false;
+  // Added to every command of the build that links (one without -c, -S,
+  // -E, -M, -MM or -fsyntax-only), after its own arguments, through
+  // scripts CC and CXX then name: a link line that drops CFLAGS gets them
+  // too, and compile lines are not given a flag they would warn about.
+  // E.g. -fuse-ld=/usr/bin/ld.lld-16 for LLVM 16 bitcode under -flto.
+  std::vector<std::string> link_flags;
 };
 
 struct BuiltVariant {
@@ -87,6 +94,24 @@ absl::StatusOr<BuiltVariant> BuildVariant(const workloads::Workload& workload,
                                           const Variant& variant,
                                           const std::string& work_dir,
                                           std::ostream& progress);
+
+// --link-flags (stage, search, profile): Variant::link_flags for every
+// build, both sides'.
+inline constexpr char kLtoLinkFlagExample[] = "-fuse-ld=/usr/bin/ld.lld-16";
+inline constexpr char kLinkFlagsHelp[] =
+    "flags for every link of every build, both sides' (added to each "
+    "command that links, through CC/CXX scripts, so builds whose link "
+    "lines drop CFLAGS get them too), e.g. "
+    "--link-flags=-fuse-ld=/usr/bin/ld.lld-16: LLVM 16 bitcode (a "
+    "candidate built with -flto) links with lld 16 only";
+
+// The words of a flags option (`option`: --candidate-cflags, --link-flags),
+// split at blanks: each must be a compiler flag, and none one the build's
+// own commands or --opt-level set (-c, -S, -E, -o, -O..., -M...).
+// InvalidArgument names the option, the word and `example`.
+absl::StatusOr<std::vector<std::string>> FlagWords(absl::string_view option,
+                                                   const std::string& flags,
+                                                   absl::string_view example);
 
 // Content hash over (relative path, bytes) of the files, in the given
 // order. NotFound names a file that cannot be read.

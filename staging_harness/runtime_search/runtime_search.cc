@@ -122,6 +122,7 @@ absl::StatusOr<RuntimeSearchResult> RunRuntimeSearch(
   RuntimeSearchResult out;
   out.workload = workload.name;
   out.candidate_cflags = stage_options.candidate_cflags;
+  out.link_flags = stage_options.link_flags;
   staging::StageOptions stage = stage_options;
   if (!options.object_cache) {
     stage.object_cache_dir.clear();

@@ -140,6 +140,8 @@ struct RuntimeSearchResult {
   // stage.candidate_cflags: what every evaluation is built with ("" for
   // none), e.g. a profile (-fprofile-instr-use=FILE), -flto.
   std::string candidate_cflags;
+  // stage.link_flags: what every build, the baseline's too, links with.
+  std::vector<std::string> link_flags;
   // A profile-guided search (stage.candidate_cflags): the profile alone
   // (every module at the baseline's pipeline, built with the profile),
   // timed like a search evaluation before the pipelines are; and, when no

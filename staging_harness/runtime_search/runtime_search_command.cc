@@ -90,10 +90,12 @@ void AddRuntimeSearchOptions(CLI::App& search, RuntimeSearchFlags& flags) {
   search.add_option(
       "--candidate-cflags", flags.candidate_cflags,
       "runtime: compiler flags for every evaluation's build (after "
-      "--profile's; not the -O3 baseline's), e.g. \"-flto "
-      "-fuse-ld=/usr/bin/ld.lld-16\": those flags alone are staged first, "
+      "--profile's; not the -O3 baseline's), e.g. -flto (with --link-flags="
+      "-fuse-ld=/usr/bin/ld.lld-16): those flags alone are staged first, "
       "then each hot module's pipelines on top (under -flto as clang's "
       "pre-link pipeline)");
+  search.add_option("--link-flags", flags.link_flags,
+                    absl::StrCat("runtime: ", runner::kLinkFlagsHelp));
   search.add_flag("--keep-builds", flags.keep_builds,
                   "runtime: keep every evaluation's build and run directories");
   search.add_flag("--no-object-cache", flags.no_object_cache,
@@ -131,6 +133,10 @@ int RunRuntimeSearchCommand(const RuntimeSearchFlags& f, std::ostream& out,
       staging::CandidateCflags(f.profile, f.candidate_cflags);
   if (!candidate_cflags.ok()) return fail(candidate_cflags.status());
   stage.candidate_cflags = *std::move(candidate_cflags);
+  absl::StatusOr<std::vector<std::string>> link_flags = runner::FlagWords(
+      "--link-flags", f.link_flags, runner::kLtoLinkFlagExample);
+  if (!link_flags.ok()) return fail(link_flags.status());
+  stage.link_flags = *std::move(link_flags);
   stage.work_dir =
       (f.work_dir.empty()
            ? (fs::temp_directory_path() / "phaseloop-runtime-search").string()
@@ -171,6 +177,8 @@ int RunRuntimeSearchCommand(const RuntimeSearchFlags& f, std::ostream& out,
           << (f.candidate_cflags.empty()
                   ? ""
                   : " --candidate-cflags=\"" + f.candidate_cflags + "\"")
+          << (f.link_flags.empty() ? ""
+                                   : " --link-flags=\"" + f.link_flags + "\"")
           << ")\n";
     }
   }

@@ -35,6 +35,7 @@ struct RuntimeSearchFlags {
   bool no_object_cache = false;
   std::string profile;  // an execution profile every evaluation is built with
   std::string candidate_cflags;  // more flags for every evaluation's build
+  std::string link_flags;        // every build's links, the baseline's too
   // Shared with the other objectives' flags (search_command.h).
   std::string buffer;
   double budget_s = 300;

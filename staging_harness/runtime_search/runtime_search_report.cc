@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "staging_harness/staging/machine_activity.h"
 
 namespace phaseloop::runtime_search {
@@ -162,6 +163,10 @@ std::string FormatRuntimeSearchTable(const RuntimeSearchResult& r) {
                                 "cache %s)",
                                 builds.reused, builds.compiled,
                                 r.object_cache_dir)));
+  if (!r.link_flags.empty()) {
+    absl::StrAppend(&out, "every build (the baseline's too) linked with ",
+                    absl::StrJoin(r.link_flags, " "), "\n");
+  }
   if (r.profiled) {
     absl::StrAppend(
         &out, absl::StrFormat("the build flags alone (%s; every evaluation "
@@ -277,6 +282,7 @@ nlohmann::json RuntimeSearchJson(const RuntimeSearchResult& r) {
           : nlohmann::json(nullptr);
   j["policy_written"] = !r.policy_table.empty();
   j["candidate_cflags"] = r.candidate_cflags;
+  j["link_flags"] = r.link_flags;
   j["profiled"] =
       r.profiled ? EvaluationJson(*r.profiled) : nlohmann::json(nullptr);
   j["profile_confirmed"] = r.profile_confirmed;

@@ -13,6 +13,7 @@
 #include "staging_harness/profiling/profile_collection.h"
 #include "staging_harness/runner/runner_test_util.h"
 #include "staging_harness/runtime_search/pipeline_vocabulary.h"
+#include "staging_harness/runtime_search/runtime_search_report.h"
 
 namespace phaseloop::runtime_search {
 namespace {
@@ -131,12 +132,18 @@ TEST_F(RuntimeSearchTest, ProfileGuidedSearchKeysOnTheProfiledModules) {
 // be "refused"); codegen<...> choices, which the link would ignore, are not
 // proposed.
 TEST_F(RuntimeSearchTest, AnLtoSearchRunsThePipelinesBeforeTheLink) {
-  stage_.candidate_cflags = "-flto -fuse-ld=/usr/bin/ld.lld-16";
+  stage_.candidate_cflags = "-flto";
+  stage_.link_flags = {"-fuse-ld=/usr/bin/ld.lld-16"};  // both sides
   options_.max_evaluations = 2;
   options_.runoff_contenders = 0;
   absl::StatusOr<RuntimeSearchResult> result = Search();
   ASSERT_TRUE(result.ok()) << result.status() << log_.str();
   EXPECT_EQ(result->candidate_cflags, stage_.candidate_cflags);
+  EXPECT_EQ(result->link_flags, stage_.link_flags);
+  EXPECT_NE(FormatRuntimeSearchTable(*result).find(
+                "every build (the baseline's too) linked with "
+                "-fuse-ld=/usr/bin/ld.lld-16"),
+            std::string::npos);
   ASSERT_TRUE(result->profiled.has_value());
   EXPECT_NE(result->profiled->verdict, "miscompile")
       << result->profiled->detail;

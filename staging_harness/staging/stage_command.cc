@@ -4,9 +4,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "common/command/exit_code.h"
 #include "common/command/subcommand.h"
 #include "replay_buffer/replay_store.h"
@@ -42,30 +40,9 @@ struct StageFlags {
   std::string object_cache;
   std::string profile;
   std::string candidate_cflags;
+  std::string link_flags;
   bool json = false;
 };
-
-// --candidate-cflags: compiler flags, each word one ("-flto",
-// "-fno-plt"); not the level (--opt-level sets both sides') nor a flag
-// that decides what a command does or writes, which the build's own
-// commands set.
-absl::Status CheckCandidateCflags(const std::string& cflags) {
-  for (absl::string_view word :
-       absl::StrSplit(cflags, absl::ByAnyChar(" \t"), absl::SkipEmpty())) {
-    const bool mode = word == "-c" || word == "-S" || word == "-E" ||
-                      word == "-o" || absl::StartsWith(word, "-O") ||
-                      absl::StartsWith(word, "-M");
-    if (word[0] != '-' || mode) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--candidate-cflags '", cflags, "': '", word, "' ",
-          word[0] != '-' ? "is not a compiler flag"
-                         : "is set by the build or by --opt-level",
-          "; give flags the candidate is to be compiled with, e.g. "
-          "--candidate-cflags=-flto"));
-    }
-  }
-  return absl::OkStatus();
-}
 
 // The workload files the flags name (workload_files.h).
 absl::StatusOr<std::vector<std::string>> WorkloadFiles(const StageFlags& f) {
@@ -150,6 +127,10 @@ int RunStage(const StageFlags& f) {
       CandidateCflags(f.profile, f.candidate_cflags);
   if (!candidate_cflags.ok()) return fail(candidate_cflags.status());
   options.candidate_cflags = *std::move(candidate_cflags);
+  absl::StatusOr<std::vector<std::string>> link_flags = runner::FlagWords(
+      "--link-flags", f.link_flags, runner::kLtoLinkFlagExample);
+  if (!link_flags.ok()) return fail(link_flags.status());
+  options.link_flags = *std::move(link_flags);
   const std::string work_root =
       f.work_dir.empty()
           ? (fs::temp_directory_path() / "phaseloop-stage").string()
@@ -273,6 +254,7 @@ void AddStageCommand(CLI::App& app, int& exit_code) {
                   "CFLAGS/CXXFLAGS, which most builds also link with): "
                   "measure a build flag with the same checks and timing as "
                   "a policy, e.g. --policy baseline --candidate-cflags=-flto");
+  cmd->add_option("--link-flags", flags->link_flags, runner::kLinkFlagsHelp);
   cmd->add_flag("--json", flags->json, "print JSON instead of a table");
 }
 
@@ -284,8 +266,10 @@ absl::StatusOr<std::string> CandidateCflags(const std::string& profile,
     if (!flag.ok()) return flag.status();
     flags = *flag;
   }
-  if (absl::Status checked = CheckCandidateCflags(cflags); !checked.ok()) {
-    return checked;
+  if (absl::StatusOr<std::vector<std::string>> checked =
+          runner::FlagWords("--candidate-cflags", cflags, "-flto");
+      !checked.ok()) {
+    return checked.status();
   }
   if (!cflags.empty()) {
     absl::StrAppend(&flags, flags.empty() ? "" : " ", cflags);

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "nlohmann/json.hpp"
 #include "staging_harness/staging/machine_activity.h"
@@ -30,6 +31,7 @@ nlohmann::json Build(const runner::BuiltVariant& built) {
   return {{"build_id", built.build_id},
           {"policy", built.variant.policy},
           {"extra_cflags", built.variant.extra_cflags},
+          {"link_flags", built.variant.link_flags},
           {"artifacts_hash", built.artifacts_hash},
           {"build_s", built.build_s},
           {"translation_units", built.decisions.size()}};
@@ -113,6 +115,11 @@ std::string FormatStageTable(const std::vector<StageResult>& results) {
       absl::StrAppend(&notes, "  ", r.workload,
                       ": the candidate was built with extra flags ",
                       r.candidate.variant.extra_cflags, "\n");
+    }
+    if (!r.baseline.variant.link_flags.empty()) {
+      absl::StrAppend(&notes, "  ", r.workload,
+                      ": every build linked with the flags ",
+                      absl::StrJoin(r.baseline.variant.link_flags, " "), "\n");
     }
     if (r.optimized_units == 0) {
       absl::StrAppend(&notes, "  ", r.workload,

@@ -87,6 +87,7 @@ struct WorkloadStager::Impl {
     variant.extra_cflags = extra_cflags;
     variant.count_executed = count_executed;
     variant.object_cache_dir = options.object_cache_dir;
+    variant.link_flags = options.link_flags;
     return runner::BuildVariant(workload, source, options.compilers, variant,
                                 Dir("build-" + name), progress);
   }

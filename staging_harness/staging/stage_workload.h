@@ -68,6 +68,10 @@ struct StageOptions {
   // build's): e.g. -fprofile-instr-use=FILE for a profile-guided candidate
   // (staging_harness/profiling). "" for none.
   std::string candidate_cflags;
+  // Every build's link flags, both sides' and the -O0 reference's
+  // (runner::Variant::link_flags): e.g. -fuse-ld=/usr/bin/ld.lld-16, which
+  // LLVM 16 bitcode needs when the candidate is built with -flto.
+  std::vector<std::string> link_flags;
 };
 
 enum class Verdict {
