@@ -8,6 +8,7 @@
 #include "common/command/subcommand.h"
 #include "nlohmann/json.hpp"
 #include "staging_harness/profiling/profile_collection.h"
+#include "staging_harness/runner/build_options.h"
 #include "staging_harness/workloads/workload_files.h"
 
 namespace phaseloop::profiling {
@@ -16,14 +17,12 @@ namespace {
 
 struct ProfileFlags {
   std::string workload;
-  std::string workloads_dir = "configs/workloads";
+  runner::WorkloadBuildFlags build;  // --workloads-dir, --cc, --link-flags
   std::string out;
   std::string opt_level = "O3";
-  std::string cc;
   std::string work_dir;
   std::string llvm_profdata = "llvm-profdata-16";
   int64_t input_seed = -1;
-  std::string link_flags;
   bool json = false;
 };
 
@@ -33,22 +32,20 @@ int RunProfile(const ProfileFlags& f) {
     return command::ExitCodeOf(status);
   };
   absl::StatusOr<std::string> file =
-      workloads::WorkloadFileFor(f.workload, f.workloads_dir);
+      workloads::WorkloadFileFor(f.workload, f.build.workloads_dir);
   if (!file.ok()) return fail(file.status());
   absl::StatusOr<workloads::Workload> workload = workloads::LoadWorkload(*file);
   if (!workload.ok()) return fail(workload.status());
-  absl::StatusOr<runner::Compilers> compilers = runner::FindCompilers(f.cc);
-  if (!compilers.ok()) return fail(compilers.status());
+  absl::StatusOr<runner::WorkloadBuildSetup> build =
+      runner::ResolveWorkloadBuild(f.build);
+  if (!build.ok()) return fail(build.status());
 
   ProfileOptions options;
   options.opt_level = f.opt_level;
-  options.compilers = *compilers;
+  options.compilers = build->compilers;
+  options.link_flags = build->link_flags;
   options.llvm_profdata = f.llvm_profdata;
   if (f.input_seed >= 0) options.input_seed = f.input_seed;
-  absl::StatusOr<std::vector<std::string>> link_flags = runner::FlagWords(
-      "--link-flags", f.link_flags, runner::kLtoLinkFlagExample);
-  if (!link_flags.ok()) return fail(link_flags.status());
-  options.link_flags = *std::move(link_flags);
   options.work_dir =
       f.work_dir.empty()
           ? (fs::temp_directory_path() / "phaseloop-profile" / workload->name)
@@ -98,18 +95,12 @@ void AddProfileCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--workload", flags->workload,
                   "workload name (configs/workloads/NAME.yaml) or a YAML path")
       ->required();
-  cmd->add_option("--workloads-dir", flags->workloads_dir,
-                  "where workload names are looked up")
-      ->capture_default_str();
   cmd->add_option("--out", flags->out,
                   "the indexed profile to write (default: NAME.profdata)");
   cmd->add_option("--opt-level", flags->opt_level,
                   "the instrumented build's level")
       ->check(CLI::IsMember({"O1", "O2", "O3", "Os", "Oz"}))
       ->capture_default_str();
-  cmd->add_option("--cc", flags->cc,
-                  "the phaseloop-cc to build with (default: $PHASELOOP_CC, "
-                  "beside this binary, PATH)");
   cmd->add_option("--work-dir", flags->work_dir,
                   "scratch directory (source copy, build, runs, raw "
                   "profiles), kept for inspection (default: "
@@ -122,7 +113,7 @@ void AddProfileCommand(CLI::App& app, int& exit_code) {
                   "workload's own (profile other data than staging times; "
                   "shipped inputs stay as they are)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--link-flags", flags->link_flags, runner::kLinkFlagsHelp);
+  runner::AddWorkloadBuildOptions(*cmd, flags->build);
   cmd->add_flag("--json", flags->json, "print JSON instead of text");
 }
 

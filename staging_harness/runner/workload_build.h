@@ -95,16 +95,6 @@ absl::StatusOr<BuiltVariant> BuildVariant(const workloads::Workload& workload,
                                           const std::string& work_dir,
                                           std::ostream& progress);
 
-// --link-flags (stage, search, profile): Variant::link_flags for every
-// build, both sides'.
-inline constexpr char kLtoLinkFlagExample[] = "-fuse-ld=/usr/bin/ld.lld-16";
-inline constexpr char kLinkFlagsHelp[] =
-    "flags for every link of every build, both sides' (added to each "
-    "command that links, through CC/CXX scripts, so builds whose link "
-    "lines drop CFLAGS get them too), e.g. "
-    "--link-flags=-fuse-ld=/usr/bin/ld.lld-16: LLVM 16 bitcode (a "
-    "candidate built with -flto) links with lld 16 only";
-
 // The words of a flags option (`option`: --candidate-cflags, --link-flags),
 // split at blanks: each must be a compiler flag, and none one the build's
 // own commands or --opt-level set (-c, -S, -E, -o, -O..., -M...).

@@ -7,6 +7,7 @@
 #include "common/command/exit_code.h"
 #include "common/files/atomic_file.h"
 #include "replay_buffer/replay_store.h"
+#include "staging_harness/runner/build_options.h"
 #include "staging_harness/runtime_search/runtime_search.h"
 #include "staging_harness/runtime_search/runtime_search_report.h"
 #include "staging_harness/staging/stage_command.h"
@@ -24,7 +25,7 @@ absl::StatusOr<std::string> WorkloadFile(const RuntimeSearchFlags& f) {
         "--objective runtime needs --workload NAME (a file under "
         "--workloads-dir, e.g. example) or a workload YAML path");
   }
-  return workloads::WorkloadFileFor(f.workload, f.workloads_dir);
+  return workloads::WorkloadFileFor(f.workload, f.build.workloads_dir);
 }
 
 }  // namespace
@@ -33,13 +34,6 @@ void AddRuntimeSearchOptions(CLI::App& search, RuntimeSearchFlags& flags) {
   search.add_option("--workload", flags.workload,
                     "runtime: the workload searched (NAME under "
                     "--workloads-dir, or a YAML path)");
-  search
-      .add_option("--workloads-dir", flags.workloads_dir,
-                  "runtime: where workload names are looked up")
-      ->capture_default_str();
-  search.add_option("--cc", flags.cc,
-                    "runtime: the phaseloop-cc to build with (default: "
-                    "$PHASELOOP_CC, beside this binary, PATH)");
   search.add_option("--policy-out", flags.policy_out,
                     "runtime: write the confirmed winning table policy here "
                     "(`phaseloop stage --policy table:FILE` reproduces it)");
@@ -94,8 +88,7 @@ void AddRuntimeSearchOptions(CLI::App& search, RuntimeSearchFlags& flags) {
       "-fuse-ld=/usr/bin/ld.lld-16): those flags alone are staged first, "
       "then each hot module's pipelines on top (under -flto as clang's "
       "pre-link pipeline)");
-  search.add_option("--link-flags", flags.link_flags,
-                    absl::StrCat("runtime: ", runner::kLinkFlagsHelp));
+  runner::AddWorkloadBuildOptions(search, flags.build, "runtime: ");
   search.add_flag("--keep-builds", flags.keep_builds,
                   "runtime: keep every evaluation's build and run directories");
   search.add_flag("--no-object-cache", flags.no_object_cache,
@@ -114,8 +107,9 @@ int RunRuntimeSearchCommand(const RuntimeSearchFlags& f, std::ostream& out,
   if (!file.ok()) return fail(file.status());
   absl::StatusOr<workloads::Workload> workload = workloads::LoadWorkload(*file);
   if (!workload.ok()) return fail(workload.status());
-  absl::StatusOr<runner::Compilers> compilers = runner::FindCompilers(f.cc);
-  if (!compilers.ok()) return fail(compilers.status());
+  absl::StatusOr<runner::WorkloadBuildSetup> build =
+      runner::ResolveWorkloadBuild(f.build);
+  if (!build.ok()) return fail(build.status());
   std::unique_ptr<replay_buffer::ReplayStore> store;
   if (!f.buffer.empty()) {
     absl::StatusOr<std::unique_ptr<replay_buffer::ReplayStore>> opened =
@@ -126,17 +120,14 @@ int RunRuntimeSearchCommand(const RuntimeSearchFlags& f, std::ostream& out,
 
   staging::StageOptions stage;
   stage.opt_level = "O3";
-  stage.compilers = *compilers;
+  stage.compilers = build->compilers;
+  stage.link_flags = build->link_flags;
   stage.cpu = f.cpu;
   stage.count_executed = f.count_executed;
   absl::StatusOr<std::string> candidate_cflags =
       staging::CandidateCflags(f.profile, f.candidate_cflags);
   if (!candidate_cflags.ok()) return fail(candidate_cflags.status());
   stage.candidate_cflags = *std::move(candidate_cflags);
-  absl::StatusOr<std::vector<std::string>> link_flags = runner::FlagWords(
-      "--link-flags", f.link_flags, runner::kLtoLinkFlagExample);
-  if (!link_flags.ok()) return fail(link_flags.status());
-  stage.link_flags = *std::move(link_flags);
   stage.work_dir =
       (f.work_dir.empty()
            ? (fs::temp_directory_path() / "phaseloop-runtime-search").string()
@@ -177,8 +168,9 @@ int RunRuntimeSearchCommand(const RuntimeSearchFlags& f, std::ostream& out,
           << (f.candidate_cflags.empty()
                   ? ""
                   : " --candidate-cflags=\"" + f.candidate_cflags + "\"")
-          << (f.link_flags.empty() ? ""
-                                   : " --link-flags=\"" + f.link_flags + "\"")
+          << (f.build.link_flags.empty()
+                  ? ""
+                  : " --link-flags=\"" + f.build.link_flags + "\"")
           << ")\n";
     }
   }

@@ -15,15 +15,15 @@
 #include <string>
 
 #include "CLI/CLI.hpp"
+#include "staging_harness/runner/build_options.h"
 
 namespace phaseloop::runtime_search {
 
 struct RuntimeSearchFlags {
-  std::string workload;  // name under workloads_dir, or a YAML path
-  std::string workloads_dir = "configs/workloads";
-  std::string cc;          // phaseloop-cc ("" = the usual lookup)
-  std::string policy_out;  // the winning table policy
-  std::string work_dir;    // "" = $TMPDIR/phaseloop-runtime-search
+  std::string workload;              // name under workloads_dir, or a YAML path
+  runner::WorkloadBuildFlags build;  // --workloads-dir, --cc, --link-flags
+  std::string policy_out;            // the winning table policy
+  std::string work_dir;              // "" = $TMPDIR/phaseloop-runtime-search
   double confirm_budget_s = 120;
   int runoff_contenders = 2;
   double runoff_budget_s = 120;
@@ -35,7 +35,6 @@ struct RuntimeSearchFlags {
   bool no_object_cache = false;
   std::string profile;  // an execution profile every evaluation is built with
   std::string candidate_cflags;  // more flags for every evaluation's build
-  std::string link_flags;        // every build's links, the baseline's too
   // Shared with the other objectives' flags (search_command.h).
   std::string buffer;
   double budget_s = 300;

@@ -9,6 +9,7 @@
 #include "common/command/subcommand.h"
 #include "replay_buffer/replay_store.h"
 #include "staging_harness/profiling/profile_collection.h"
+#include "staging_harness/runner/build_options.h"
 #include "staging_harness/staging/stage_report.h"
 #include "staging_harness/staging/stage_workload.h"
 #include "staging_harness/workloads/workload_files.h"
@@ -21,7 +22,7 @@ struct StageFlags {
   std::vector<std::string> workloads;
   bool all = false;
   std::string split;
-  std::string workloads_dir = "configs/workloads";
+  runner::WorkloadBuildFlags build;  // --workloads-dir, --cc, --link-flags
   std::string policy;
   std::string baseline = "baseline";
   std::string opt_level = "O3";
@@ -35,12 +36,10 @@ struct StageFlags {
   bool time_identical = false;
   bool no_count = false;
   std::string buffer;
-  std::string cc;
   std::string work_dir;
   std::string object_cache;
   std::string profile;
   std::string candidate_cflags;
-  std::string link_flags;
   bool json = false;
 };
 
@@ -48,10 +47,10 @@ struct StageFlags {
 absl::StatusOr<std::vector<std::string>> WorkloadFiles(const StageFlags& f) {
   if (f.all) {
     std::vector<std::string> available =
-        workloads::ListWorkloadFiles(f.workloads_dir);
+        workloads::ListWorkloadFiles(f.build.workloads_dir);
     if (available.empty()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "--all: no *.yaml under --workloads-dir ", f.workloads_dir,
+          "--all: no *.yaml under --workloads-dir ", f.build.workloads_dir,
           "; run from the checkout's root or "
           "give --workloads-dir"));
     }
@@ -60,7 +59,7 @@ absl::StatusOr<std::vector<std::string>> WorkloadFiles(const StageFlags& f) {
   std::vector<std::string> files;
   for (const std::string& name : f.workloads) {
     absl::StatusOr<std::string> file =
-        workloads::WorkloadFileFor(name, f.workloads_dir);
+        workloads::WorkloadFileFor(name, f.build.workloads_dir);
     if (!file.ok()) return file.status();
     files.push_back(*file);
   }
@@ -104,14 +103,16 @@ int RunStage(const StageFlags& f) {
         absl::StrCat("no workload of split '", f.split, "' among ",
                      files->size(), " files")));
   }
-  absl::StatusOr<runner::Compilers> compilers = runner::FindCompilers(f.cc);
-  if (!compilers.ok()) return fail(compilers.status());
+  absl::StatusOr<runner::WorkloadBuildSetup> build =
+      runner::ResolveWorkloadBuild(f.build);
+  if (!build.ok()) return fail(build.status());
 
   StageOptions options;
   options.candidate_policy = f.policy;
   options.baseline_policy = f.baseline;
   options.opt_level = f.opt_level;
-  options.compilers = *compilers;
+  options.compilers = build->compilers;
+  options.link_flags = build->link_flags;
   options.timing.budget_s = f.budget_s;
   options.timing.min_pairs =
       f.min_pairs > 0 ? f.min_pairs : std::min(10, f.max_pairs);
@@ -127,10 +128,6 @@ int RunStage(const StageFlags& f) {
       CandidateCflags(f.profile, f.candidate_cflags);
   if (!candidate_cflags.ok()) return fail(candidate_cflags.status());
   options.candidate_cflags = *std::move(candidate_cflags);
-  absl::StatusOr<std::vector<std::string>> link_flags = runner::FlagWords(
-      "--link-flags", f.link_flags, runner::kLtoLinkFlagExample);
-  if (!link_flags.ok()) return fail(link_flags.status());
-  options.link_flags = *std::move(link_flags);
   const std::string work_root =
       f.work_dir.empty()
           ? (fs::temp_directory_path() / "phaseloop-stage").string()
@@ -186,9 +183,6 @@ void AddStageCommand(CLI::App& app, int& exit_code) {
   cmd->add_flag("--all", flags->all, "every workload under --workloads-dir");
   cmd->add_option("--split", flags->split, "only workloads of this split")
       ->check(CLI::IsMember({"train", "test"}));
-  cmd->add_option("--workloads-dir", flags->workloads_dir,
-                  "where workload names are looked up")
-      ->capture_default_str();
   cmd->add_option("--policy", flags->policy,
                   "the candidate: a policy spec as PHASELOOP_POLICY takes it "
                   "(fixed:PIPELINE, table:FILE, artifact:FILE[?...], a policy "
@@ -235,9 +229,6 @@ void AddStageCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--buffer", flags->buffer,
                   "replay buffer to record results in (staging rewards with "
                   "the build's decisions; miscompiles and their block list)");
-  cmd->add_option("--cc", flags->cc,
-                  "the phaseloop-cc to build with (default: $PHASELOOP_CC, "
-                  "beside this binary, PATH)");
   cmd->add_option("--work-dir", flags->work_dir,
                   "scratch directory (sources, builds, runs), kept for "
                   "inspection (default: $TMPDIR/phaseloop-stage)");
@@ -254,7 +245,7 @@ void AddStageCommand(CLI::App& app, int& exit_code) {
                   "CFLAGS/CXXFLAGS, which most builds also link with): "
                   "measure a build flag with the same checks and timing as "
                   "a policy, e.g. --policy baseline --candidate-cflags=-flto");
-  cmd->add_option("--link-flags", flags->link_flags, runner::kLinkFlagsHelp);
+  runner::AddWorkloadBuildOptions(*cmd, flags->build);
   cmd->add_flag("--json", flags->json, "print JSON instead of a table");
 }
 
