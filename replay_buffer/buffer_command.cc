@@ -354,12 +354,17 @@ int RunBufferIngest(const std::string& buffer, const IngestOptions& options,
         << "\n(what was stored stays; running again resumes after it)\n";
     return command::kExitInternal;
   }
-  out << "ingested " << stats->episodes << " episodes and "
-      << stats->decisions << " decisions from " << stats->records
-      << " records of " << TopicsRead(options) << " into " << buffer
-      << " in " << stats->transactions << " transactions";
+  out << "ingested " << stats->episodes << " episodes and " << stats->decisions
+      << " decisions from " << stats->records << " records of "
+      << TopicsRead(options) << " into " << buffer << " in "
+      << stats->transactions << " transactions";
   if (stats->malformed > 0) {
     out << "; " << stats->malformed << " malformed records dead-lettered";
+  }
+  if (stats->recreated_partitions > 0) {
+    out << "; " << stats->recreated_partitions
+        << " partitions recreated since the stored offsets (read from their "
+           "start)";
   }
   if (stats->records_lost > 0) {
     out << "; " << stats->records_lost << " records LOST (deleted from Kafka "
@@ -472,8 +477,9 @@ void AddBufferCommand(CLI::App& app, int& exit_code) {
   command::AddKafkaOption(*ingest, ingest_flags->options.bootstrap_servers);
   ingest->add_option("--group", ingest_flags->options.group, "consumer group")
       ->capture_default_str();
-  ingest->add_option("--topic", ingest_flags->options.topic,
-                     "episodes topic (\"\": read no episodes)")
+  ingest
+      ->add_option("--topic", ingest_flags->options.topic,
+                   "episodes topic (\"\": read no episodes)")
       ->capture_default_str();
   ingest
       ->add_option("--decisions-topic", ingest_flags->options.decisions_topic,

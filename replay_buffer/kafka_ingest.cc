@@ -128,6 +128,16 @@ absl::StatusOr<IngestStats> RunKafkaIngest(ReplayStore& store,
       return started;
     }
   }
+  // Where each assigned partition was placed (its stored offset), until a
+  // record is read from it. A first record below it means the consumer was
+  // reset to the log's start (auto.offset.reset earliest): the stored
+  // offset was past this log's end, so it was taken on another log (a
+  // topic recreated under the group). Such a partition's offsets replace
+  // the stored ones at its next commit; kept forward-only, they would be
+  // ignored until this log outgrew them, and a restart in between would
+  // resume at the old offset and skip this log's records below it.
+  kafka::OffsetMap placed_at;
+  std::set<kafka::TopicPartition> replacing;
   kafka::ConsumerOptions consumer_options;
   consumer_options.bootstrap_servers = options.bootstrap_servers;
   consumer_options.group_id = options.group;
@@ -149,12 +159,15 @@ absl::StatusOr<IngestStats> RunKafkaIngest(ReplayStore& store,
       }
     }
     if (ends.enabled()) ends.Assigned(assigned, next);
+    placed_at = next;
     return next;
   };
   // Records of revoked partitions may go to another member: what was read
   // but not committed is dropped and read again from the stored offsets.
   consumer_options.on_revoke = [&](const std::vector<kafka::TopicPartition>&) {
     pending = PendingBatch();
+    placed_at.clear();
+    replacing.clear();
   };
   absl::StatusOr<std::unique_ptr<kafka::Consumer>> consumer =
       kafka::Consumer::Create(consumer_options);
@@ -163,11 +176,13 @@ absl::StatusOr<IngestStats> RunKafkaIngest(ReplayStore& store,
   auto commit = [&]() -> absl::Status {
     if (pending.records == 0) return absl::OkStatus();
     for (const auto& [tp, next] : pending.next_offsets) {
-      pending.batch.offsets.push_back(
-          ConsumerOffset{options.group, tp.topic, tp.partition, next});
+      pending.batch.offsets.push_back(ConsumerOffset{options.group, tp.topic,
+                                                     tp.partition, next,
+                                                     replacing.count(tp) > 0});
     }
     absl::Status written = store.Write(pending.batch);
     if (!written.ok()) return written;
+    for (const auto& [tp, next] : pending.next_offsets) replacing.erase(tp);
     ++stats.transactions;
     pending = PendingBatch();
     return absl::OkStatus();
@@ -229,7 +244,22 @@ absl::StatusOr<IngestStats> RunKafkaIngest(ReplayStore& store,
       if (pending.records == 0) pending.first = Clock::now();
       ++pending.records;
       ++stats.records;
-      pending.next_offsets[{m.topic, m.partition}] = m.offset + 1;
+      const kafka::TopicPartition tp{m.topic, m.partition};
+      if (auto placed = placed_at.find(tp); placed != placed_at.end()) {
+        if (m.offset < placed->second) {
+          replacing.insert(tp);
+          ++stats.recreated_partitions;
+          std::cerr << "buffer ingest: " << m.topic << "/" << m.partition
+                    << " starts again at offset " << m.offset
+                    << ", below the stored offset " << placed->second
+                    << " of group " << options.group
+                    << ": the topic was recreated (a new cluster?); read "
+                       "from its start, its offsets replace the stored "
+                       "ones\n";
+        }
+        placed_at.erase(placed);
+      }
+      pending.next_offsets[tp] = m.offset + 1;
       if (ends.enabled()) ends.Reached({m.topic, m.partition}, m.offset + 1);
       if (!AddRecord(options, m, &pending, &stats)) {
         ++stats.malformed;

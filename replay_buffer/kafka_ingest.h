@@ -68,6 +68,10 @@ struct IngestStats {
   int64_t records_lost = 0;  // offsets deleted from Kafka before being read
   int64_t losses = 0;        // gaps those offsets came in
   std::map<std::string, int64_t> records_lost_by_topic;  // topics with losses
+  // Partitions whose stored offset was past their log's start position:
+  // the topic was recreated under the group (e.g. a new embedded cluster)
+  // and read from its first record, its offsets replacing the stored ones.
+  int64_t recreated_partitions = 0;
 };
 
 // Runs until *stop (checked between polls; may be null), `idle_exit`,

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <sstream>
+#include <utility>
 
 #include "common/kafka/delivery_spool.h"
 #include "common/kafka/embedded_cluster.h"
@@ -91,6 +92,60 @@ TEST(KafkaIngestTest, StoresEveryEpisodeOnceAndResumesFromStoredOffsets) {
   int64_t total = 0;
   for (const ConsumerOffset& o : *offsets) total += o.next_offset;
   EXPECT_EQ(total, 71);  // every record of the topic, committed with rows
+}
+
+// The topic recreated under the group (a new embedded cluster, the buffer
+// kept): the stored offset is past the new log's end, so the consumer
+// starts at its first record; the offsets it commits replace the stored
+// ones, so a later run resumes in this log, not at the old log's offset
+// (which, once this log outgrew it, would skip records unseen).
+TEST(KafkaIngestTest, ARecreatedTopicIsReadWholeAndItsOffsetsReplaceTheOld) {
+  const std::string path = testing::MakeTempDir() + "/buffer.db";
+  auto ingest = [&](const std::string& bootstrap) {
+    auto store = OpenReplayStore(path);
+    EXPECT_TRUE(store.ok()) << store.status();
+    return RunKafkaIngest(**store, QuickIngestOptions(bootstrap), nullptr,
+                          nullptr);
+  };
+  auto stored_offset = [&]() -> int64_t {
+    auto store = OpenReplayStore(path);
+    EXPECT_TRUE(store.ok()) << store.status();
+    auto offsets = (*store)->ReadOffsets(IngestOptions().group, kTopic);
+    EXPECT_TRUE(offsets.ok() && offsets->size() == 1u);
+    return offsets.ok() && !offsets->empty() ? (*offsets)[0].next_offset : -1;
+  };
+  auto start = [](int first, int count) {
+    auto cluster = kafka::EmbeddedCluster::Start(1);
+    EXPECT_TRUE(cluster.ok()) << cluster.status();
+    EXPECT_TRUE((*cluster)->CreateTopic(kTopic, 1, 1).ok());
+    kafka::ProducerOptions producer_options;
+    producer_options.bootstrap_servers = (*cluster)->bootstrap_servers();
+    auto producer = kafka::Producer::Create(producer_options);
+    EXPECT_TRUE(producer.ok()) << producer.status();
+    ProduceEpisodes(**producer, first, count);
+    return std::make_pair(*std::move(cluster), *std::move(producer));
+  };
+  {
+    auto [old_cluster, producer] = start(0, 40);
+    auto stats = ingest(old_cluster->bootstrap_servers());
+    ASSERT_TRUE(stats.ok()) << stats.status();
+    EXPECT_EQ(stats->records, 40);
+    EXPECT_EQ(stats->recreated_partitions, 0);
+  }
+  ASSERT_EQ(stored_offset(), 40);
+  auto [cluster, producer] = start(100, 10);
+  auto stats = ingest(cluster->bootstrap_servers());
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->records, 10);
+  EXPECT_EQ(stats->recreated_partitions, 1);
+  EXPECT_EQ(stored_offset(), 10);
+  // This log outgrows the old one's offset: read from 10, nothing skipped.
+  ProduceEpisodes(*producer, 110, 40);
+  stats = ingest(cluster->bootstrap_servers());
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->records, 40);
+  EXPECT_EQ(stats->recreated_partitions, 0);
+  EXPECT_EQ(stored_offset(), 50);
 }
 
 // More than the embedded cluster keeps of one partition (10 MB of

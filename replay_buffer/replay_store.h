@@ -47,11 +47,16 @@ struct ConsumerOffset {
   std::string topic;
   int32_t partition = 0;
   int64_t next_offset = 0;
+  // Replaces the stored offset even when lower: the consumer proved the
+  // stored one was taken on another log (a topic recreated under the
+  // group, e.g. a new embedded cluster). Without it a lower offset is
+  // ignored (below).
+  bool replaces_stored = false;
 };
 
 // What one Write() stores, in one transaction. Offsets only move forward: an
 // offset lower than the stored one is ignored (a zombie consumer cannot
-// rewind the group).
+// rewind the group), unless it says it replaces the stored one.
 struct WriteBatch {
   std::vector<v1::ModuleRecord> modules;
   std::vector<v1::Episode> episodes;

@@ -147,6 +147,16 @@ TEST(ReplayStoreTest, OffsetsCommitWithTheRowsOrNotAtAll) {
   EXPECT_EQ((*offsets)[1].partition, 1);
   EXPECT_EQ((*offsets)[1].next_offset, 5);
   EXPECT_TRUE(store->ReadOffsets("g", "other-topic")->empty());
+
+  // An offset that replaces the stored one (taken on a recreated topic)
+  // moves it back; the next ordinary one moves forward only again.
+  b.offsets = {{"g", "episodes", 0, 3, /*replaces_stored=*/true}};
+  ASSERT_TRUE(store->Write(b).ok());
+  EXPECT_EQ(store->ReadOffsets("g", "episodes")->at(0).next_offset, 3);
+  EXPECT_EQ(store->ReadOffsets("g", "episodes")->at(1).next_offset, 5);
+  b.offsets = {{"g", "episodes", 0, 2}};
+  ASSERT_TRUE(store->Write(b).ok());
+  EXPECT_EQ(store->ReadOffsets("g", "episodes")->at(0).next_offset, 3);
 }
 
 TEST(ReplayStoreTest, MalformedBatchesAreRejectedWhole) {

@@ -79,7 +79,8 @@ constexpr char kBlockingMiscompiles[] =
 constexpr char kUpsertOffset[] = R"sql(
 INSERT INTO consumer_offsets VALUES (?1, ?2, ?3, ?4)
 ON CONFLICT(consumer_group, topic, partition) DO UPDATE SET
-  next_offset = MAX(next_offset, excluded.next_offset)
+  next_offset = CASE WHEN ?5 THEN excluded.next_offset
+                     ELSE MAX(next_offset, excluded.next_offset) END
 )sql";
 
 std::string OutcomeName(v1::DecisionOutcome outcome) {
@@ -325,6 +326,7 @@ absl::Status SqliteReplayStore::WriteLocked(const WriteBatch& b) {
                    s.Bind(1, o.group).Bind(2, o.topic);
                    s.Bind(3, static_cast<int64_t>(o.partition));
                    s.Bind(4, o.next_offset);
+                   s.Bind(5, static_cast<int64_t>(o.replaces_stored));
                  });
 }
 

@@ -19,12 +19,18 @@ std::vector<replay_buffer::ConsumerOffset> CheckpointOffsets(
     const std::map<int32_t, PartitionCheckpoint>& checkpoints) {
   std::vector<replay_buffer::ConsumerOffset> offsets;
   for (const auto& [partition, checkpoint] : checkpoints) {
-    offsets.push_back({group, topic, partition, checkpoint.next_offset});
+    const bool replaces = checkpoint.replaces_stored;
     offsets.push_back(
-        {group, ReadThroughTopic(topic), partition, checkpoint.read_through});
+        {group, topic, partition, checkpoint.next_offset, replaces});
+    offsets.push_back({group, ReadThroughTopic(topic), partition,
+                       checkpoint.read_through, replaces});
     if (checkpoint.closed_through_ms != kNoTime) {
       offsets.push_back({group, ClosedThroughTopic(topic), partition,
-                         checkpoint.closed_through_ms});
+                         checkpoint.closed_through_ms, replaces});
+    } else if (replaces) {
+      // The other log's closed_through says nothing of this one: no window
+      // of it has closed (0 is before every event time).
+      offsets.push_back({group, ClosedThroughTopic(topic), partition, 0, true});
     }
   }
   return offsets;

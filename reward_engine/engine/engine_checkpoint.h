@@ -4,7 +4,9 @@
 // How the reward engine's per-partition checkpoints (event_time_windows.h,
 // "Restart contract") live in the replay buffer: as consumer offsets, so
 // they are written in the same transaction as the FinalRewards they cover
-// and, like offsets, only ever move forward. For (group, topic, partition):
+// and, like offsets, only ever move forward (but for a checkpoint that
+// replaces another log's, PartitionCheckpoint::replaces_stored). For
+// (group, topic, partition):
 //   topic                      next_offset  (where the consumer resumes)
 //   topic + "#read_through"    read_through
 //   topic + "#closed_through"  closed_through_ms (absent before any close)

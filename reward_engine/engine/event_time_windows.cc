@@ -124,6 +124,7 @@ bool EventTimeWindows::SetEndOffset(int32_t partition, int64_t end_offset) {
   state.restored_next = -1;
   state.replay_until = 0;
   state.closed_floor_ms = kNoTime;
+  state.replaces_stored = true;
   return true;
 }
 
@@ -249,9 +250,18 @@ std::map<int32_t, PartitionCheckpoint> EventTimeWindows::Checkpoints() const {
     checkpoint.read_through = std::max(position, state.replay_until);
     checkpoint.closed_through_ms =
         std::max(applied_watermark_, state.closed_floor_ms);
+    checkpoint.replaces_stored = state.replaces_stored;
     checkpoints[partition] = checkpoint;
   }
   return checkpoints;
+}
+
+void EventTimeWindows::CheckpointsStored() {
+  for (auto& [partition, state] : partitions_) {
+    if (state.position >= 0 || state.restored_next >= 0) {
+      state.replaces_stored = false;
+    }
+  }
 }
 
 std::map<int32_t, int64_t> EventTimeWindows::Lag() const {

@@ -70,6 +70,11 @@
 // input, like a partition without one (the consumer, placed past the end,
 // starts from the earliest record). Kept, it would cap the watermark at the
 // old closed_through until this log had grown past the old read_through.
+// The partition's next checkpoint replaces the stored one
+// (PartitionCheckpoint::replaces_stored), although its offsets are lower
+// than the buffer's forward-only offsets would otherwise accept: else a
+// restart once this log had grown past the old read_through would resume
+// at the old next_offset and skip, unseen, the records below it.
 //
 // Rebalances: the engine relies on eager rebalancing (librdkafka's default
 // range/roundrobin assignors): on revocation the caller calls Reset() and
@@ -104,9 +109,14 @@ struct PartitionCheckpoint {
   int64_t next_offset = 0;
   int64_t read_through = 0;
   int64_t closed_through_ms = kNoTime;
+  // Taken after the stored checkpoint was forgotten as another log's
+  // (SetEndOffset): it replaces the stored one although its offsets are
+  // lower. Stored checkpoints never carry it.
+  bool replaces_stored = false;
   bool operator==(const PartitionCheckpoint& o) const {
     return next_offset == o.next_offset && read_through == o.read_through &&
-           closed_through_ms == o.closed_through_ms;
+           closed_through_ms == o.closed_through_ms &&
+           replaces_stored == o.replaces_stored;
   }
 };
 
@@ -210,6 +220,9 @@ class EventTimeWindows {
   // (see the restart contract). Valid right after CloseReady: the windows it
   // returned must be stored in the same transaction.
   std::map<int32_t, PartitionCheckpoint> Checkpoints() const;
+  // The last Checkpoints() are stored: a partition whose checkpoint was
+  // forgotten no longer needs to replace the stored one.
+  void CheckpointsStored();
 
   // Per assigned partition: end offset - position (-1 when the end is not
   // known).
@@ -226,6 +239,9 @@ class EventTimeWindows {
     int64_t max_event_ms = kNoTime;
     int64_t last_record_ms = 0;  // processing time
     int64_t end_offset = -1;     // -1 = unknown
+    // The restored checkpoint was forgotten (SetEndOffset) and no
+    // checkpoint taken since has been stored yet (CheckpointsStored).
+    bool replaces_stored = false;
   };
   struct GroupKey {
     std::string group;

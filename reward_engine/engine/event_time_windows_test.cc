@@ -462,6 +462,10 @@ TEST(EventTimeWindowsTest, CheckpointOfAnotherLogIsForgotten) {
   AddResult late = windows.Add(Record(0, 3, "canary", "c", 40000, {0.01}), 0);
   EXPECT_EQ(late.admission, Admission::kLate);
   EXPECT_FALSE(late.replayed);
+  // It replaces the stored one, lower as it is, until it has been stored.
+  EXPECT_EQ(windows.Checkpoints().at(0),
+            (PartitionCheckpoint{2, 4, 70000, /*replaces_stored=*/true}));
+  windows.CheckpointsStored();
   EXPECT_EQ(windows.Checkpoints().at(0), (PartitionCheckpoint{2, 4, 70000}));
 }
 

@@ -290,6 +290,7 @@ absl::Status Engine::Commit(std::vector<ClosedWindow> closed, int64_t now_ms) {
   if (!batch.offsets.empty() || !batch.rewards.empty()) {
     absl::Status written = store_.Write(batch);
     if (!written.ok()) return written;
+    windows_.CheckpointsStored();
     ++stats_.transactions;
   }
   stats_.windows_closed += static_cast<int64_t>(closed.size());

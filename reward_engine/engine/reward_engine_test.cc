@@ -335,6 +335,22 @@ TEST_F(RewardEngineTest, CheckpointOfAnEarlierClusterHoldsNoWindowBack) {
   EXPECT_EQ(second->watermark_ms, 129999);
   EXPECT_NE(progress.str().find("the topic was recreated"), std::string::npos)
       << progress.str();
+  // The stored checkpoint is now this log's, lower as it is than the
+  // other's (window 12, offsets 16..23, still open).
+  stored =
+      ReadCheckpoints(*store_, "engine-test", std::string(kafka::kSliTopic));
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  EXPECT_EQ(stored->at(0).next_offset, 16);
+  EXPECT_EQ(stored->at(0).read_through, 24);
+
+  // A restart once this log has grown past the other's read_through (48)
+  // resumes at 16, not at the other log's 40: window 12 closes whole.
+  for (int64_t w = 13; w < 20; ++w) Produce(Window(w));  // offsets 24..79
+  auto third = RunRewardEngine(*store_, options_, nullptr);
+  ASSERT_TRUE(third.ok()) << third.status();
+  EXPECT_EQ(third->records, 64);
+  EXPECT_EQ(third->windows_closed, 7) << progress.str();  // 12..18
+  EXPECT_EQ(third->late, 0);
 }
 
 // `rewards run --exit-when-idle-ms` on a finished stream: the last window,
