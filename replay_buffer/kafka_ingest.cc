@@ -74,13 +74,16 @@ class EndTracker {
     for (const kafka::TopicPartition& tp : assigned) {
       auto it = next.find(tp);
       positions_[tp] = it == next.end() ? 0 : it->second;
+      read_.erase(tp);
       watched[tp.topic].insert(tp.partition);
     }
     for (auto& [topic, probe] : probes_) probe->Watch(watched[topic]);
   }
+  // The first record (or loss) of a partition tells where the consumer
+  // really is: below the stored offset when the topic was recreated.
   void Reached(const kafka::TopicPartition& tp, int64_t next) {
     int64_t& position = positions_[tp];
-    position = std::max(position, next);
+    position = read_.insert(tp).second ? next : std::max(position, next);
   }
   // Every partition of `assignment` read up to its known end.
   bool AtEnd(const std::vector<kafka::TopicPartition>& assignment) const {
@@ -95,6 +98,12 @@ class EndTracker {
           position->second < end->second) {
         return false;
       }
+      // Placed past the end of a log that has records: a recreated topic,
+      // which the consumer reads from its start (Reached moves it back).
+      if (position->second > end->second && end->second > 0 &&
+          read_.count(tp) == 0) {
+        return false;
+      }
     }
     return true;
   }
@@ -102,6 +111,7 @@ class EndTracker {
  private:
   std::map<std::string, std::unique_ptr<kafka::EndOffsetProbe>> probes_;
   kafka::OffsetMap positions_;
+  std::set<kafka::TopicPartition> read_;  // read (or lost) since assigned
 };
 
 }  // namespace

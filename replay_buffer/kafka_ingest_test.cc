@@ -101,47 +101,62 @@ TEST(KafkaIngestTest, StoresEveryEpisodeOnceAndResumesFromStoredOffsets) {
 // (which, once this log outgrew it, would skip records unseen).
 TEST(KafkaIngestTest, ARecreatedTopicIsReadWholeAndItsOffsetsReplaceTheOld) {
   const std::string path = testing::MakeTempDir() + "/buffer.db";
-  auto ingest = [&](const std::string& bootstrap) {
+  // Runs one ingest (stopping at the topic's end, as the canary's builds
+  // do, or when idle); stored_offset reads what it left.
+  auto ingest = [&](const std::string& bootstrap,
+                    bool exit_at_end) -> absl::StatusOr<IngestStats> {
     auto store = OpenReplayStore(path);
-    EXPECT_TRUE(store.ok()) << store.status();
-    return RunKafkaIngest(**store, QuickIngestOptions(bootstrap), nullptr,
-                          nullptr);
+    if (!store.ok()) return store.status();
+    IngestOptions options = QuickIngestOptions(bootstrap);
+    options.exit_at_end = exit_at_end;
+    return RunKafkaIngest(**store, options, nullptr, nullptr);
   };
   auto stored_offset = [&]() -> int64_t {
     auto store = OpenReplayStore(path);
-    EXPECT_TRUE(store.ok()) << store.status();
+    if (!store.ok()) return -1;
     auto offsets = (*store)->ReadOffsets(IngestOptions().group, kTopic);
-    EXPECT_TRUE(offsets.ok() && offsets->size() == 1u);
-    return offsets.ok() && !offsets->empty() ? (*offsets)[0].next_offset : -1;
+    return offsets.ok() && offsets->size() == 1u ? (*offsets)[0].next_offset
+                                                 : -1;
   };
-  auto start = [](int first, int count) {
+  struct Topic {
+    std::unique_ptr<kafka::EmbeddedCluster> cluster;
+    std::unique_ptr<kafka::Producer> producer;
+  };
+  auto start = [](int first, int count, Topic* topic) {
     auto cluster = kafka::EmbeddedCluster::Start(1);
-    EXPECT_TRUE(cluster.ok()) << cluster.status();
-    EXPECT_TRUE((*cluster)->CreateTopic(kTopic, 1, 1).ok());
+    ASSERT_TRUE(cluster.ok()) << cluster.status();
+    ASSERT_TRUE((*cluster)->CreateTopic(kTopic, 1, 1).ok());
     kafka::ProducerOptions producer_options;
     producer_options.bootstrap_servers = (*cluster)->bootstrap_servers();
     auto producer = kafka::Producer::Create(producer_options);
-    EXPECT_TRUE(producer.ok()) << producer.status();
+    ASSERT_TRUE(producer.ok()) << producer.status();
     ProduceEpisodes(**producer, first, count);
-    return std::make_pair(*std::move(cluster), *std::move(producer));
+    topic->cluster = *std::move(cluster);
+    topic->producer = *std::move(producer);
   };
   {
-    auto [old_cluster, producer] = start(0, 40);
-    auto stats = ingest(old_cluster->bootstrap_servers());
+    Topic old_topic;
+    ASSERT_NO_FATAL_FAILURE(start(0, 40, &old_topic));
+    auto stats = ingest(old_topic.cluster->bootstrap_servers(), false);
     ASSERT_TRUE(stats.ok()) << stats.status();
     EXPECT_EQ(stats->records, 40);
     EXPECT_EQ(stats->recreated_partitions, 0);
   }
   ASSERT_EQ(stored_offset(), 40);
-  auto [cluster, producer] = start(100, 10);
-  auto stats = ingest(cluster->bootstrap_servers());
+  Topic topic;
+  ASSERT_NO_FATAL_FAILURE(start(100, 10, &topic));
+  kafka::EmbeddedCluster* cluster = topic.cluster.get();
+  kafka::Producer* producer = topic.producer.get();
+  // Stopping at the end: the end (10) is below the stored offset, which
+  // does not make the partition read to its end.
+  auto stats = ingest(cluster->bootstrap_servers(), true);
   ASSERT_TRUE(stats.ok()) << stats.status();
   EXPECT_EQ(stats->records, 10);
   EXPECT_EQ(stats->recreated_partitions, 1);
   EXPECT_EQ(stored_offset(), 10);
   // This log outgrows the old one's offset: read from 10, nothing skipped.
   ProduceEpisodes(*producer, 110, 40);
-  stats = ingest(cluster->bootstrap_servers());
+  stats = ingest(cluster->bootstrap_servers(), false);
   ASSERT_TRUE(stats.ok()) << stats.status();
   EXPECT_EQ(stats->records, 40);
   EXPECT_EQ(stats->recreated_partitions, 0);

@@ -113,19 +113,30 @@ AddResult EventTimeWindows::Add(SliInput input, int64_t now_ms) {
   return result;
 }
 
-bool EventTimeWindows::SetEndOffset(int32_t partition, int64_t end_offset) {
+EndOffsetCheck EventTimeWindows::SetEndOffset(int32_t partition,
+                                              int64_t end_offset) {
   auto it = partitions_.find(partition);
-  if (it == partitions_.end()) return false;
+  if (it == partitions_.end()) return EndOffsetCheck::kSameLog;
   PartitionState& state = it->second;
   state.end_offset = end_offset;
   // This log never held the offsets the checkpoint says were read: it is
   // another log (header, "A checkpoint describes one log").
-  if (end_offset >= state.replay_until) return false;
+  if (end_offset >= state.replay_until) return EndOffsetCheck::kSameLog;
+  const bool placed_inside =
+      state.restored_next > 0 && state.restored_next <= end_offset;
   state.restored_next = -1;
   state.replay_until = 0;
   state.closed_floor_ms = kNoTime;
   state.replaces_stored = true;
-  return true;
+  if (placed_inside) {
+    // What was read at the old offset is read again from the start (the
+    // windows' duplicate check merges it once); until then its event
+    // times must not move the watermark past the records below it.
+    state.position = -1;
+    state.max_event_ms = kNoTime;
+  }
+  return placed_inside ? EndOffsetCheck::kOtherLogMoveToStart
+                       : EndOffsetCheck::kOtherLog;
 }
 
 bool EventTimeWindows::Idle(const PartitionState& state, int64_t now_ms) const {

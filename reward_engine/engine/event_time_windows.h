@@ -68,9 +68,10 @@
 // survived (a resumed `canary run`). Its offsets say nothing about this
 // log: the partition forgets the checkpoint and reads everything as new
 // input, like a partition without one (the consumer, placed past the end,
-// starts from the earliest record). Kept, it would cap the watermark at the
-// old closed_through until this log had grown past the old read_through.
-// The partition's next checkpoint replaces the stored one
+// starts from the earliest record; placed inside the log, at an old
+// next_offset at or below its end, it is moved to the start). Kept, it would
+// cap the watermark at the old closed_through until this log had grown past the
+// old read_through. The partition's next checkpoint replaces the stored one
 // (PartitionCheckpoint::replaces_stored), although its offsets are lower
 // than the buffer's forward-only offsets would otherwise accept: else a
 // restart once this log had grown past the old read_through would resume
@@ -103,6 +104,18 @@ struct WindowOptions {
   int64_t window_ms = 60000;  // > 0
   int64_t lateness_ms = 0;    // >= 0
   int64_t idle_ms = 10000;    // >= 0
+};
+
+// What an end offset says of a partition's restored checkpoint.
+enum class EndOffsetCheck {
+  kSameLog,  // nothing new: the checkpoint's log, or forgotten already
+  // Another log's, now forgotten; the consumer, placed past this log's
+  // end, starts at its earliest record by itself.
+  kOtherLog,
+  // Another log's, now forgotten; the consumer was placed inside this log
+  // (the old next_offset is not past its end), so it must be moved to the
+  // log's start, or the records below that offset are never read.
+  kOtherLogMoveToStart,
 };
 
 struct PartitionCheckpoint {
@@ -189,10 +202,10 @@ class EventTimeWindows {
   // assigned.
   AddResult Add(SliInput input, int64_t now_ms);
 
-  // The partition's end offset (high watermark) as last observed. Returns
-  // true when this end shows the partition's restored checkpoint was taken
-  // on another log, which is then forgotten (see the restart contract).
-  bool SetEndOffset(int32_t partition, int64_t end_offset);
+  // The partition's end offset (high watermark) as last observed; whether
+  // it shows the restored checkpoint was taken on another log, which is
+  // then forgotten (see the restart contract).
+  EndOffsetCheck SetEndOffset(int32_t partition, int64_t end_offset);
 
   // The current watermark (monotonic), kNoTime before there is one.
   int64_t Watermark(int64_t now_ms);

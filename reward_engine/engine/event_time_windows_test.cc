@@ -449,9 +449,9 @@ TEST(EventTimeWindowsTest, CheckpointOfAnotherLogIsForgotten) {
   EXPECT_TRUE(windows.CloseReady(0).empty());
   EXPECT_EQ(windows.Watermark(0), 50000);
   // The log ends at 3 < 107: not the checkpoint's log.
-  EXPECT_FALSE(windows.SetEndOffset(0, 107));
-  EXPECT_TRUE(windows.SetEndOffset(0, 3));
-  EXPECT_FALSE(windows.SetEndOffset(0, 3));  // forgotten once
+  EXPECT_EQ(windows.SetEndOffset(0, 107), EndOffsetCheck::kSameLog);
+  EXPECT_EQ(windows.SetEndOffset(0, 3), EndOffsetCheck::kOtherLog);
+  EXPECT_EQ(windows.SetEndOffset(0, 3), EndOffsetCheck::kSameLog);  // once
   std::vector<ClosedWindow> closed = windows.CloseReady(0);
   ASSERT_EQ(closed.size(), 1u);
   EXPECT_EQ(closed[0].window_start_ms, 60000);
@@ -467,6 +467,17 @@ TEST(EventTimeWindowsTest, CheckpointOfAnotherLogIsForgotten) {
             (PartitionCheckpoint{2, 4, 70000, /*replaces_stored=*/true}));
   windows.CheckpointsStored();
   EXPECT_EQ(windows.Checkpoints().at(0), (PartitionCheckpoint{2, 4, 70000}));
+}
+
+// The consumer placed at an old next offset the new log also has (end 104:
+// at or past 101, below the old read_through 107) read from there: the
+// records below were never read, so it must be moved to the start.
+TEST(EventTimeWindowsTest, ACheckpointInsideAnotherLogAsksForTheLogsStart) {
+  EventTimeWindows windows(Options(10000, 0, 1000));
+  windows.Assign(0, PartitionCheckpoint{101, 107, 50000}, 0);
+  EXPECT_EQ(windows.SetEndOffset(0, 104), EndOffsetCheck::kOtherLogMoveToStart);
+  windows.Assign(1, PartitionCheckpoint{0, 107, 50000}, 0);
+  EXPECT_EQ(windows.SetEndOffset(1, 104), EndOffsetCheck::kOtherLog);
 }
 
 TEST(EventTimeWindowsTest, CheckpointKeepsOffsetsOfOpenWindowsPerPartition) {

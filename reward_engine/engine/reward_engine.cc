@@ -71,7 +71,7 @@ class Engine {
   absl::Status ConsumeUntilDone(kafka::Consumer& consumer);
   // The probe's end offsets to the windows; says so when one shows a
   // restored checkpoint was taken on another log (the topic recreated).
-  void ApplyEndOffsets();
+  absl::Status ApplyEndOffsets(kafka::Consumer& consumer);
   bool Stopping() const { return stop_ != nullptr && stop_->load(); }
   absl::Status Produce(const std::string& topic, const std::string& key,
                        const std::string& value);
@@ -457,16 +457,26 @@ absl::StatusOr<std::unique_ptr<kafka::Consumer>> Engine::StartConsumer() {
   return kafka::Consumer::Create(consumer_options);
 }
 
-void Engine::ApplyEndOffsets() {
+absl::Status Engine::ApplyEndOffsets(kafka::Consumer& consumer) {
   for (const auto& [partition, end] : probe_->EndOffsets()) {
-    if (windows_.SetEndOffset(partition, end)) {
-      Log() << "phaseloop rewards: " << options_.sli_topic << "/" << partition
-            << " ends at offset " << end
-            << ", before the stored checkpoint of group " << options_.group_id
-            << ": the topic was recreated (a new cluster?); its records are "
-               "read as new input\n";
+    const EndOffsetCheck check = windows_.SetEndOffset(partition, end);
+    if (check == EndOffsetCheck::kSameLog) continue;
+    Log() << "phaseloop rewards: " << options_.sli_topic << "/" << partition
+          << " ends at offset " << end
+          << ", before the stored checkpoint of group " << options_.group_id
+          << ": the topic was recreated (a new cluster?); its records are "
+             "read as new input";
+    if (check == EndOffsetCheck::kOtherLogMoveToStart) {
+      // Placed at the old next offset, which this log also has: the
+      // records below it would never be read.
+      absl::Status moved = consumer.Seek({options_.sli_topic, partition}, 0,
+                                         std::chrono::milliseconds(10000));
+      if (!moved.ok()) return moved;
+      Log() << " from its start (the consumer was placed inside it)";
     }
+    Log() << "\n";
   }
+  return absl::OkStatus();
 }
 
 absl::Status Engine::ConsumeUntilDone(kafka::Consumer& consumer) {
@@ -495,7 +505,10 @@ absl::Status Engine::ConsumeUntilDone(kafka::Consumer& consumer) {
     const bool refresh = now_ms - last_refresh_ms >= 100;
     if (refresh) {
       last_refresh_ms = now_ms;
-      ApplyEndOffsets();
+      if (absl::Status applied = ApplyEndOffsets(consumer); !applied.ok()) {
+        failure = applied;
+        break;
+      }
     }
     if (message->has_value()) {
       last_record = Clock::now();
@@ -506,7 +519,10 @@ absl::Status Engine::ConsumeUntilDone(kafka::Consumer& consumer) {
         Clock::now() - last_record >= options_.close_idle_after) {
       // Quiet input: the newest window closes lateness after its end on the
       // wall clock, not when a later window's data comes (it may not).
-      ApplyEndOffsets();
+      if (absl::Status applied = ApplyEndOffsets(consumer); !applied.ok()) {
+        failure = applied;
+        break;
+      }
       closed = windows_.CloseDrained(now_ms, WallClockMs());
     } else {
       closed = windows_.CloseReady(now_ms);
@@ -539,7 +555,9 @@ absl::Status Engine::ConsumeUntilDone(kafka::Consumer& consumer) {
   if (!failure.ok()) return failure;
   std::vector<ClosedWindow> closed;
   if (drained && options_.close_drained_windows) {
-    ApplyEndOffsets();
+    if (absl::Status applied = ApplyEndOffsets(consumer); !applied.ok()) {
+      return applied;
+    }
     closed = windows_.CloseDrained(NowMs(), WallClockMs());
     stats_.watermark_ms = windows_.Watermark(NowMs());
   }

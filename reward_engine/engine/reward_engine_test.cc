@@ -353,6 +353,43 @@ TEST_F(RewardEngineTest, CheckpointOfAnEarlierClusterHoldsNoWindowBack) {
   EXPECT_EQ(third->late, 0);
 }
 
+// The new log reaches the old checkpoint's next offset (40) but not its
+// read_through (48): the consumer, placed at 40, is moved to the log's
+// start, so windows 10..14 (offsets 0..39) are read and closed.
+TEST_F(RewardEngineTest, ACheckpointInsideARecreatedLogReadsItFromItsStart) {
+  for (int64_t w = 0; w < 6; ++w) Produce(Window(w));
+  auto first = RunRewardEngine(*store_, options_, nullptr);
+  ASSERT_TRUE(first.ok()) << first.status();
+  auto stored =
+      ReadCheckpoints(*store_, "engine-test", std::string(kafka::kSliTopic));
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  ASSERT_EQ(stored->at(0).next_offset, 40);
+  ASSERT_EQ(stored->at(0).read_through, 48);
+
+  producer_.reset();
+  auto cluster = kafka::EmbeddedCluster::Start(1);
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  cluster_ = *std::move(cluster);
+  ASSERT_TRUE(cluster_->CreateTopic(kafka::kSliTopic, 1, 1).ok());
+  options_.bootstrap_servers = cluster_->bootstrap_servers();
+  kafka::ProducerOptions producer_options;
+  producer_options.bootstrap_servers = cluster_->bootstrap_servers();
+  auto producer = kafka::Producer::Create(producer_options);
+  ASSERT_TRUE(producer.ok()) << producer.status();
+  producer_ = *std::move(producer);
+  for (int64_t w = 10; w < 15; ++w) Produce(Window(w));  // offsets 0..39
+  const std::vector<v1::SliWindow> next = Window(15);
+  Produce({next[0], next[1]});  // 40, 41: the log ends at 42
+  std::ostringstream progress;
+  options_.progress = &progress;
+  auto second = RunRewardEngine(*store_, options_, nullptr);
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ(second->windows_closed, 5) << progress.str();  // 10..14
+  EXPECT_EQ(second->late, 0);
+  EXPECT_NE(progress.str().find("from its start"), std::string::npos)
+      << progress.str();
+}
+
 // `rewards run --exit-when-idle-ms` on a finished stream: the last window,
 // which no later event will ever close, gives its rewards at exit (its end
 // is long past on the wall clock), and the checkpoint says so: a record of
