@@ -22,6 +22,7 @@
 #include "absl/strings/strip.h"
 #include "common/files/atomic_file.h"
 #include "common/files/user_dirs.h"
+#include "common/process/shell_quote.h"
 #include "common/signing/signature.h"
 #include "common/signing/trust_file.h"
 #include "compiler_driver/cc_wrapper/bazel_toolchain_files.h"
@@ -199,8 +200,9 @@ absl::StatusOr<std::vector<std::string>> BuiltinIncludeDirs(
     // With and without -no-canonical-prefixes (one of the compile flags):
     // clang's resource directory differs.
     for (const char* prefixes : {"", " -no-canonical-prefixes"}) {
-      std::string command = absl::StrCat(ShellQuote(clang), prefixes, " -E -x ",
-                                         lang, " - -v </dev/null 2>&1");
+      std::string command =
+          absl::StrCat(process::ShellQuote(clang), prefixes, " -E -x ", lang,
+                       " - -v </dev/null 2>&1");
       FILE* pipe = popen(command.c_str(), "r");
       if (pipe == nullptr)
         return absl::InternalError("popen failed for " + command);

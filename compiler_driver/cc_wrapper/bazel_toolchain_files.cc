@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "common/process/shell_quote.h"
 
 namespace phaseloop::cc_wrapper {
 namespace {
@@ -23,10 +24,6 @@ std::string StarlarkList(const std::vector<std::string>& items,
 }
 
 }  // namespace
-
-std::string ShellQuote(const std::string& s) {
-  return absl::StrCat("'", absl::StrReplaceAll(s, {{"'", "'\\''"}}), "'");
-}
 
 std::string RenderBuildFile(const BuildFileSettings& s) {
   std::vector<std::pair<std::string, std::string>> tools = {
@@ -153,11 +150,12 @@ std::string RenderCcWrapper(const CcWrapperSettings& s) {
 # This file is an input of every compile action: rerunning the generator
 # after upgrading phaseloop changes the fingerprint below, so Bazel recompiles.
 # phaseloop-cc and phaseloop-cc-opt fingerprint: )x",
-      s.fingerprint, "\nphaseloop_cc=", ShellQuote(s.phaseloop_cc),
-      "\nclang=", ShellQuote(s.clang), "\nspool=", ShellQuote(s.spool_dir),
-      "\noutcomes=",
-      s.outcome_cache_dir.empty() ? "off" : ShellQuote(s.outcome_cache_dir),
-      "\nexport PATH=", ShellQuote(clang_dir), R"x(":$PATH"
+      s.fingerprint, "\nphaseloop_cc=", process::ShellQuote(s.phaseloop_cc),
+      "\nclang=", process::ShellQuote(s.clang),
+      "\nspool=", process::ShellQuote(s.spool_dir), "\noutcomes=",
+      s.outcome_cache_dir.empty() ? "off"
+                                  : process::ShellQuote(s.outcome_cache_dir),
+      "\nexport PATH=", process::ShellQuote(clang_dir), R"x(":$PATH"
 export PHASELOOP_SPOOL="${PHASELOOP_SPOOL:-$spool}"
 export PHASELOOP_OUTCOME_CACHE="${PHASELOOP_OUTCOME_CACHE-$outcomes}"
 )x",
@@ -166,7 +164,7 @@ export PHASELOOP_OUTCOME_CACHE="${PHASELOOP_OUTCOME_CACHE-$outcomes}"
           : absl::StrCat(
                 "# Only artifacts the package's trust file accepts run (the "
                 "rest: plain clang).\nexport PHASELOOP_TRUST_FILE=",
-                ShellQuote(s.trust_file), "\n"),
+                process::ShellQuote(s.trust_file), "\n"),
       R"x(if [ -x "$phaseloop_cc" ]; then
   exec "$phaseloop_cc" "$@"
 fi

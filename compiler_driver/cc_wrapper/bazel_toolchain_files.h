@@ -44,9 +44,6 @@ inline constexpr char kArtifactPolicy[] =
     "file.\n"
     "artifact:policy.plpolicy?mode=topk&k=4&budget=10000\n";
 
-// `s` single-quoted for POSIX sh.
-std::string ShellQuote(const std::string& s);
-
 struct BuildFileSettings {
   std::string package;  // workspace-relative; "" for the root package
   std::vector<std::string> include_dirs;  // clang's builtin include dirs

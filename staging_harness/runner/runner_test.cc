@@ -169,16 +169,25 @@ TEST_F(RunnerTest, BuildsSharingTheObjectCacheRecompileOnlyWhatChanged) {
 // Link flags reach the link command (which here also gets CFLAGS, but a
 // build need not pass them) and no compile command: the map file is
 // written, clang warns of no unused argument, and the program is the one a
-// build without them links. A word with a space and a quote stays one word.
+// build without them links. A word with a space and a quote stays one word,
+// and so does a wrapper path with them.
 TEST_F(RunnerTest, LinkFlagsReachEveryLinkAndNoCompile) {
   absl::StatusOr<workloads::Workload> two = TwoUnitExampleWorkload(dir_);
   ASSERT_TRUE(two.ok()) << two.status();
+  const std::string odd = dir_ + "/it's the wrapper";
+  fs::create_directories(odd);
+  fs::create_symlink(fs::absolute(compilers_.cc), odd + "/phaseloop-cc");
+  fs::create_symlink(fs::absolute(compilers_.cxx), odd + "/phaseloop-c++");
   auto build = [&](const std::string& name, std::vector<std::string> flags) {
     Variant variant;
     variant.name = name;
     variant.policy = "baseline";
     variant.link_flags = std::move(flags);
-    return BuildVariant(*two, two->source_dir, compilers_, variant,
+    const Compilers compilers =
+        variant.link_flags.empty()
+            ? compilers_
+            : Compilers{odd + "/phaseloop-cc", odd + "/phaseloop-c++"};
+    return BuildVariant(*two, two->source_dir, compilers, variant,
                         dir_ + "/build-" + name, log_);
   };
   absl::StatusOr<BuiltVariant> plain = build("plain", {});

@@ -16,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "common/process/self_executable.h"
+#include "common/process/shell_quote.h"
 #include "common/process/subprocess.h"
 #include "compiler_driver/cc_wrapper/spool_reader.h"
 #include "compiler_driver/ir/module_hash.h"
@@ -160,14 +161,17 @@ absl::StatusOr<std::vector<std::string>> FlagWords(absl::string_view option,
   for (absl::string_view word :
        absl::StrSplit(flags, absl::ByAnyChar(" \t"), absl::SkipEmpty())) {
     const bool mode = word == "-c" || word == "-S" || word == "-E" ||
-                      word == "-o" || absl::StartsWith(word, "-O") ||
+                      absl::StartsWith(word, "-o") ||
+                      absl::StartsWith(word, "-O") ||
                       absl::StartsWith(word, "-M");
-    if (word[0] != '-' || mode) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(option, " '", flags, "': '", word, "' ",
-                       word[0] != '-' ? "is not a compiler flag"
-                                      : "is set by the build or by --opt-level",
-                       "; give flags, e.g. ", option, "=", example));
+    if (word[0] != '-' || word == "-" || mode) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          option, " '", flags, "': '", word, "' ",
+          word[0] != '-' || word == "-"
+              ? "is not a compiler flag (a flag's value goes in the same "
+                "word: -L/opt/lib, -Wl,-rpath,DIR)"
+              : "is set by the build or by --opt-level",
+          "; give flags, e.g. ", option, "=", example));
     }
     words.emplace_back(word);
   }
@@ -188,19 +192,6 @@ absl::StatusOr<std::string> HashFiles(const std::string& root,
 
 namespace {
 
-// `word` as one sh word.
-std::string ShellQuoted(const std::string& word) {
-  std::string quoted = "'";
-  for (char c : word) {
-    if (c == '\'') {
-      quoted += "'\\''";
-    } else {
-      quoted += c;
-    }
-  }
-  return quoted + "'";
-}
-
 // Scripts under `dir` that run the wrapper with the variant's flags:
 // -fprofile-instr-generate first on every command (clang's driver then also
 // links the profile runtime), its link flags last on commands that link.
@@ -215,14 +206,14 @@ absl::StatusOr<Compilers> VariantCompilers(const Compilers& compilers,
   }
   std::string link_flags;
   for (const std::string& flag : variant.link_flags) {
-    absl::StrAppend(&link_flags, " ", ShellQuoted(flag));
+    absl::StrAppend(&link_flags, " ", process::ShellQuote(flag));
   }
   Compilers scripts{dir + "/cc", dir + "/c++"};
   for (const auto& [script, wrapper] :
        {std::pair{scripts.cc, compilers.cc},
         std::pair{scripts.cxx, compilers.cxx}}) {
     const std::string run = absl::StrCat(
-        "exec ", ShellQuoted(wrapper),
+        "exec ", process::ShellQuote(wrapper),
         variant.profile_instrumented ? " -fprofile-instr-generate" : "",
         " \"$@\"");
     {
@@ -231,7 +222,9 @@ absl::StatusOr<Compilers> VariantCompilers(const Compilers& compilers,
           << ": the wrapper with its flags\n";
       if (!link_flags.empty()) {
         out << "for arg in \"$@\"; do\n"
-               "  case \"$arg\" in -c|-S|-E|-M|-MM|-fsyntax-only) "
+               "  case \"$arg\" in -c|-S|-E|-M|-MM|-fsyntax-only|--compile|"
+               "--preprocess|--assemble|--version|-dumpversion|-dumpmachine|"
+               "-print-*) "
             << run << ";; esac\ndone\n"
             << run << link_flags << "\n";
       } else {

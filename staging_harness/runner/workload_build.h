@@ -60,7 +60,8 @@ struct Variant {
   // profiles under <work_dir>/build-profiles, not into the tree.
   bool profile_instrumented = false;
   // Added to every command of the build that links (one without -c, -S,
-  // -E, -M, -MM or -fsyntax-only), after its own arguments, through
+  // -E, -M, -MM, -fsyntax-only, their long forms or a query such as
+  // --version or -print-...), after its own arguments, through
   // scripts CC and CXX then name: a link line that drops CFLAGS gets them
   // too, and compile lines are not given a flag they would warn about.
   // E.g. -fuse-ld=/usr/bin/ld.lld-16 for LLVM 16 bitcode under -flto.

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/command/exit_code.h"
 #include "common/files/atomic_file.h"
+#include "common/process/shell_quote.h"
 #include "replay_buffer/replay_store.h"
 #include "staging_harness/runner/build_options.h"
 #include "staging_harness/runtime_search/runtime_search.h"
@@ -151,7 +152,10 @@ int RunRuntimeSearchCommand(const RuntimeSearchFlags& f, std::ostream& out,
   if (!result.ok()) return fail(result.status());
   if (result->profile_confirmed) {
     err << "the build flags alone are the confirmed gain: build with "
-        << stage.candidate_cflags << " (no table policy to write)\n";
+        << stage.candidate_cflags
+        << (f.build.link_flags.empty() ? ""
+                                       : " and link with " + f.build.link_flags)
+        << " (no table policy to write)\n";
   } else if (!f.policy_out.empty()) {
     if (result->policy_table.empty()) {
       err << "no confirmed gain (the confirmation's interval does not lie "
@@ -167,10 +171,11 @@ int RunRuntimeSearchCommand(const RuntimeSearchFlags& f, std::ostream& out,
           << (f.profile.empty() ? "" : " --profile " + f.profile)
           << (f.candidate_cflags.empty()
                   ? ""
-                  : " --candidate-cflags=\"" + f.candidate_cflags + "\"")
+                  : " --candidate-cflags=" +
+                        process::ShellWord(f.candidate_cflags))
           << (f.build.link_flags.empty()
                   ? ""
-                  : " --link-flags=\"" + f.build.link_flags + "\"")
+                  : " --link-flags=" + process::ShellWord(f.build.link_flags))
           << ")\n";
     }
   }

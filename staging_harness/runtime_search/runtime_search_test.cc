@@ -126,7 +126,8 @@ TEST_F(RuntimeSearchTest, ProfileGuidedSearchKeysOnTheProfiledModules) {
   EXPECT_FALSE(!result->winners.empty() && result->profile_confirmed);
 }
 
-// An LTO search (--candidate-cflags "-flto -fuse-ld=lld-16"): the flags
+// An LTO search (--candidate-cflags=-flto, both sides linked by lld-16
+// through --link-flags): the flags
 // alone are staged first, and the wrapper runs each evaluation's pipeline
 // as clang's pre-link pipeline (a pipeline it passed to plain clang would
 // be "refused"); codegen<...> choices, which the link would ignore, are not
