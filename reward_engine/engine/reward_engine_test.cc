@@ -26,12 +26,7 @@ using testing::MakeSliWindow;
 class RewardEngineTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto cluster = kafka::EmbeddedCluster::Start(1);
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = *std::move(cluster);
-    // One SLI partition: arrival order is event order, so what is late is
-    // fixed by the input.
-    ASSERT_TRUE(cluster_->CreateTopic(kafka::kSliTopic, 1, 1).ok());
+    ASSERT_NO_FATAL_FAILURE(StartCluster());
     dir_ = kafka::testing::MakeTempDir();
     testing::WriteSloDirectory(dir_, {{"checkout", 100}});
     auto slos = slo::LoadSloDirectory(dir_);
@@ -39,7 +34,6 @@ class RewardEngineTest : public ::testing::Test {
     auto store = replay_buffer::OpenReplayStore(dir_ + "/buffer.db");
     ASSERT_TRUE(store.ok()) << store.status();
     store_ = *std::move(store);
-    options_.bootstrap_servers = cluster_->bootstrap_servers();
     options_.group_id = "engine-test";
     options_.windows = {10000, 0, 500};
     options_.slos = *slos;
@@ -49,10 +43,24 @@ class RewardEngineTest : public ::testing::Test {
     options_.close_drained_windows = false;
     options_.close_idle_after = std::chrono::milliseconds(0);
     options_.consumer_config = kafka::testing::QuickGroupConfig();
+  }
+
+  // A new embedded cluster (the one before, if any, gone with all it held)
+  // with the SLI topic, the engine's options and the producer pointed at
+  // it; the buffer stays.
+  void StartCluster() {
+    producer_.reset();
+    auto cluster = kafka::EmbeddedCluster::Start(1);
+    ASSERT_TRUE(cluster.ok()) << cluster.status();
+    cluster_ = *std::move(cluster);
+    // One SLI partition: arrival order is event order, so what is late is
+    // fixed by the input.
+    ASSERT_TRUE(cluster_->CreateTopic(kafka::kSliTopic, 1, 1).ok());
+    options_.bootstrap_servers = cluster_->bootstrap_servers();
     kafka::ProducerOptions producer_options;
     producer_options.bootstrap_servers = cluster_->bootstrap_servers();
     auto producer = kafka::Producer::Create(producer_options);
-    ASSERT_TRUE(producer.ok());
+    ASSERT_TRUE(producer.ok()) << producer.status();
     producer_ = *std::move(producer);
   }
 
@@ -313,17 +321,7 @@ TEST_F(RewardEngineTest, CheckpointOfAnEarlierClusterHoldsNoWindowBack) {
   ASSERT_TRUE(stored.ok()) << stored.status();
   EXPECT_EQ(stored->at(0).read_through, 48);
 
-  producer_.reset();
-  auto cluster = kafka::EmbeddedCluster::Start(1);
-  ASSERT_TRUE(cluster.ok()) << cluster.status();
-  cluster_ = *std::move(cluster);
-  ASSERT_TRUE(cluster_->CreateTopic(kafka::kSliTopic, 1, 1).ok());
-  options_.bootstrap_servers = cluster_->bootstrap_servers();
-  kafka::ProducerOptions producer_options;
-  producer_options.bootstrap_servers = cluster_->bootstrap_servers();
-  auto producer = kafka::Producer::Create(producer_options);
-  ASSERT_TRUE(producer.ok()) << producer.status();
-  producer_ = *std::move(producer);
+  ASSERT_NO_FATAL_FAILURE(StartCluster());
   for (int64_t w = 10; w < 13; ++w) Produce(Window(w));  // offsets 0..23
   std::ostringstream progress;
   options_.progress = &progress;
@@ -366,17 +364,7 @@ TEST_F(RewardEngineTest, ACheckpointInsideARecreatedLogReadsItFromItsStart) {
   ASSERT_EQ(stored->at(0).next_offset, 40);
   ASSERT_EQ(stored->at(0).read_through, 48);
 
-  producer_.reset();
-  auto cluster = kafka::EmbeddedCluster::Start(1);
-  ASSERT_TRUE(cluster.ok()) << cluster.status();
-  cluster_ = *std::move(cluster);
-  ASSERT_TRUE(cluster_->CreateTopic(kafka::kSliTopic, 1, 1).ok());
-  options_.bootstrap_servers = cluster_->bootstrap_servers();
-  kafka::ProducerOptions producer_options;
-  producer_options.bootstrap_servers = cluster_->bootstrap_servers();
-  auto producer = kafka::Producer::Create(producer_options);
-  ASSERT_TRUE(producer.ok()) << producer.status();
-  producer_ = *std::move(producer);
+  ASSERT_NO_FATAL_FAILURE(StartCluster());
   for (int64_t w = 10; w < 15; ++w) Produce(Window(w));  // offsets 0..39
   const std::vector<v1::SliWindow> next = Window(15);
   Produce({next[0], next[1]});  // 40, 41: the log ends at 42
