@@ -20,6 +20,10 @@
 #   7. --candidate-cflags (the candidate's build flags, named in the table)
 #      and --link-flags (every link on both sides); a level or an output
 #      flag in either is bad input naming the option.
+#   8. --bolt: the candidate rewritten by BOLT from a profile of its runs on
+#      inputs of another seed, checked, then timed; every build linked with
+#      the relocations BOLT needs; --bolt with --buffer and
+#      --bolt-input-seed without --bolt are bad input.
 #
 # Usage: stage_test.sh --phaseloop CLI --cc PHASELOOP_CC --test-cc TEST_CC
 set -euo pipefail
@@ -165,5 +169,30 @@ for option in --candidate-cflags --link-flags; do
     [ $rc -eq 2 ] && grep -q -- "$option '$bad'" "$work/7b.err" \
       || { cat "$work/7b.err"; fail "step 7: $option '$bad' exited $rc"; }
   done
+done
+
+step "8. the candidate rewritten by BOLT; what does not go with --bolt is bad input"
+"$phaseloop" stage --workload example --policy baseline --cc "$cc" --bolt \
+  --bolt-input-seed 7 --work-dir "$work/w8" --json "${quick[@]}" \
+  >"$work/8.json" 2>"$work/8.err" || { cat "$work/8.err"; fail "step 8: stage failed"; }
+jq -e '.workloads[0] | .verdict == "measured"
+  and (.candidate.bolt.artifacts[0] | .path == "wordfreq" and .optimized and .profiles == 2)
+  and .candidate.bolt.input_seed == 7
+  and .candidate.artifacts_hash != .baseline.artifacts_hash
+  and (.baseline.link_flags | index("-Wl,--emit-relocs") != null)' \
+  "$work/8.json" >/dev/null || { cat "$work/8.json"; fail "step 8: JSON"; }
+grep -q "bolt: wordfreq: 2 profile(s)" "$work/8.err" || { cat "$work/8.err"; fail "step 8: no BOLT progress"; }
+grep -q "check: the candidate against the baseline" "$work/8.err" || fail "step 8: the BOLT candidate was not checked"
+for bad in "--buffer $work/8.db" "--bolt-input-seed 3"; do
+  extra=--bolt
+  [ "$bad" = "--bolt-input-seed 3" ] && extra=""
+  set +e
+  # shellcheck disable=SC2086
+  "$phaseloop" stage --workload example --policy baseline --cc "$cc" $extra $bad \
+    "${quick[@]}" >/dev/null 2>"$work/8b.err"
+  rc=$?
+  set -e
+  [ $rc -eq 2 ] && grep -q -- "--bolt" "$work/8b.err" \
+    || { cat "$work/8b.err"; fail "step 8: '$extra $bad' exited $rc"; }
 done
 echo "PASS"

@@ -23,6 +23,8 @@ packages=(
   make cmake hyperfine jq sqlite3
   # phaseloop search --objective runtime samples the baseline with perf record
   linux-perf
+  # phaseloop stage --bolt (post-link layout: llvm-bolt, merge-fdata)
+  bolt-16
   # sanitizer runtimes (phaseloop stage --ubsan tells undefined behaviour from a miscompile)
   libclang-rt-16-dev
   # tools/fetch_sources.sh (dpkg-source unpacks Debian source packages)

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/process/subprocess.h"
+#include "staging_harness/profiling/instrumented_runs.h"
 #include "staging_harness/runner/workload_inputs.h"
 #include "staging_harness/runner/workload_runs.h"
 #include "staging_harness/workloads/workload_source.h"
@@ -16,30 +17,9 @@ namespace phaseloop::profiling {
 namespace fs = std::filesystem;
 namespace {
 
-// Instrumented code runs slower than the build the run limits were set for.
-constexpr double kInstrumentedTimeoutFactor = 4;
 constexpr char kInstallHint[] =
     "; llvm-profdata-16 comes with Debian's llvm-16 package (tools/setup.sh "
     "installs it), or give --llvm-profdata";
-
-absl::StatusOr<process::ProcessResult> RunTool(
-    const std::vector<std::string>& argv, const std::string& what) {
-  process::ProcessSpec spec;
-  spec.argv = argv;
-  spec.timeout_seconds = 600;
-  absl::StatusOr<process::ProcessResult> result = process::RunProcess(spec);
-  if (!result.ok()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("cannot run ", argv[0], " (", what,
-                     "): ", result.status().message(), kInstallHint));
-  }
-  if (result->timed_out || result->exit_code != 0) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        argv[0], " failed (", what, "): ", process::ShortReason(result->output),
-        kInstallHint));
-  }
-  return result;
-}
 
 // "Functions shown: N" and "Maximum function count: N" from `show`.
 std::string SummaryOf(const std::string& show) {
@@ -92,16 +72,11 @@ absl::StatusOr<CollectedProfile> CollectProfile(
   absl::StatusOr<std::string> source =
       workloads::ResolveWorkloadSource(workload, progress);
   if (!source.ok()) return source.status();
-  workloads::Workload slower = workload;
+  InstrumentedWorkload instrumented =
+      ForInstrumentedRuns(workload, options.input_seed);
+  const workloads::Workload& slower = instrumented.workload;
   CollectedProfile collected;
-  for (workloads::Input& input : slower.inputs) {
-    if (input.generate.empty()) continue;
-    ++collected.generated_inputs;
-    if (options.input_seed) input.seed = *options.input_seed;
-  }
-  for (workloads::RunCommand& run : slower.runs) {
-    run.timeout_s *= kInstrumentedTimeoutFactor;
-  }
+  collected.generated_inputs = instrumented.generated_inputs;
   absl::StatusOr<runner::PreparedInputs> inputs =
       runner::PrepareInputs(slower, *source, work + "/inputs", progress);
   if (!inputs.ok()) return inputs.status();
@@ -124,28 +99,10 @@ absl::StatusOr<CollectedProfile> CollectProfile(
   }
   runner::PassOptions pass;
   pass.profile_out_dir = work + "/raw";
-  progress << "  profile: " << workload.name << ": " << workload.runs.size()
-           << " run command(s), instrumented ..." << std::flush;
-  absl::StatusOr<std::vector<runner::CommandRun>> runs =
-      runner::RunPass(slower, run_dir, pass);
-  if (!runs.ok()) return runs.status();
-  for (size_t i = 0; i < runs->size(); ++i) {
-    const runner::CommandRun& run = (*runs)[i];
-    collected.run_s += run.measurement.wall_s;
-    const int expected = slower.runs[i].check.exit_status;
-    if (run.measurement.timed_out || run.measurement.exit_status != expected) {
-      progress << " failed\n";
-      return absl::FailedPreconditionError(absl::StrCat(
-          workload.path, ": ", run.name, ": the instrumented run ",
-          run.measurement.timed_out
-              ? absl::StrCat("ran over ", slower.runs[i].timeout_s,
-                             " s (4x its timeout_s)")
-              : absl::StrCat("exited ", run.measurement.exit_status, ", not ",
-                             expected),
-          "; its directory: ", run_dir));
-    }
-  }
-  progress << " " << collected.run_s << " s\n";
+  absl::StatusOr<double> run_s =
+      RunInstrumentedPass(slower, run_dir, pass, "instrumented", progress);
+  if (!run_s.ok()) return run_s.status();
+  collected.run_s = *run_s;
 
   std::vector<std::string> merge = {options.llvm_profdata, "merge", "-o"};
   collected.path = options.out.empty()
@@ -172,15 +129,16 @@ absl::StatusOr<CollectedProfile> CollectProfile(
     fs::create_directories(fs::path(collected.path).parent_path(), error);
   }
   absl::StatusOr<process::ProcessResult> merged =
-      RunTool(merge, "merging the raw profiles");
+      RunProfileTool(merge, "merging the raw profiles", kInstallHint);
   if (!merged.ok()) return merged.status();
   fs::rename(temp, collected.path, error);
   if (error) {
     return absl::InternalError(absl::StrCat(
         "cannot move ", temp, " to ", collected.path, ": ", error.message()));
   }
-  absl::StatusOr<process::ProcessResult> shown = RunTool(
-      {options.llvm_profdata, "show", collected.path}, "reading the profile");
+  absl::StatusOr<process::ProcessResult> shown =
+      RunProfileTool({options.llvm_profdata, "show", collected.path},
+                     "reading the profile", kInstallHint);
   if (!shown.ok()) return shown.status();
   collected.summary = SummaryOf(shown->output);
   collected.build_s = built->build_s;

@@ -8,6 +8,7 @@
 #include "common/command/exit_code.h"
 #include "common/command/subcommand.h"
 #include "replay_buffer/replay_store.h"
+#include "staging_harness/profiling/bolt_optimization.h"
 #include "staging_harness/profiling/profile_collection.h"
 #include "staging_harness/runner/build_options.h"
 #include "staging_harness/staging/stage_report.h"
@@ -40,6 +41,8 @@ struct StageFlags {
   std::string object_cache;
   std::string profile;
   std::string candidate_cflags;
+  bool bolt = false;
+  int64_t bolt_input_seed = -1;
   bool json = false;
 };
 
@@ -75,6 +78,35 @@ absl::Status WriteRecords(replay_buffer::ReplayStore& store,
   batch.rewards = records.rewards;
   if (records.miscompile) batch.miscompiles.push_back(*records.miscompile);
   return store.Write(batch);
+}
+
+// --bolt: the candidate rewritten by BOLT, every build linked with its
+// relocations. Its figures belong to no pipeline, so no --buffer.
+absl::Status SetBolt(const StageFlags& f, StageOptions& options) {
+  if (!f.bolt) {
+    if (f.bolt_input_seed >= 0) {
+      return absl::InvalidArgumentError(
+          "--bolt-input-seed is for --bolt (the seed of BOLT's training "
+          "inputs)");
+    }
+    return absl::OkStatus();
+  }
+  if (!f.buffer.empty()) {
+    return absl::InvalidArgumentError(
+        "--bolt with --buffer: a BOLT-rewritten candidate's speedup belongs "
+        "to no pipeline, so it is not recorded; stage without --buffer");
+  }
+  profiling::BoltOptions bolt;
+  if (f.bolt_input_seed >= 0) bolt.input_seed = f.bolt_input_seed;
+  if (absl::Status tools = profiling::CheckBoltTools(bolt); !tools.ok()) {
+    return tools;
+  }
+  options.bolt = bolt;
+  if (std::find(options.link_flags.begin(), options.link_flags.end(),
+                profiling::kBoltLinkFlag) == options.link_flags.end()) {
+    options.link_flags.push_back(profiling::kBoltLinkFlag);
+  }
+  return absl::OkStatus();
 }
 
 int RunStage(const StageFlags& f) {
@@ -128,6 +160,7 @@ int RunStage(const StageFlags& f) {
       CandidateCflags(f.profile, f.candidate_cflags);
   if (!candidate_cflags.ok()) return fail(candidate_cflags.status());
   options.candidate_cflags = *std::move(candidate_cflags);
+  if (absl::Status bolt = SetBolt(f, options); !bolt.ok()) return fail(bolt);
   const std::string work_root =
       f.work_dir.empty()
           ? (fs::temp_directory_path() / "phaseloop-stage").string()
@@ -245,6 +278,17 @@ void AddStageCommand(CLI::App& app, int& exit_code) {
                   "CFLAGS/CXXFLAGS, which most builds also link with): "
                   "measure a build flag with the same checks and timing as "
                   "a policy, e.g. --policy baseline --candidate-cflags=-flto");
+  cmd->add_flag("--bolt", flags->bolt,
+                "rewrite the candidate's programs and libraries with LLVM's "
+                "BOLT (bolt-16) from a profile of its own runs, after its "
+                "build: post-link code layout; every build then links with "
+                "-Wl,--emit-relocs (BOLT needs the relocations). Not with "
+                "--buffer");
+  cmd->add_option("--bolt-input-seed", flags->bolt_input_seed,
+                  "make BOLT's training inputs from this seed (default: the "
+                  "timed inputs), so the profile comes from other data than "
+                  "the runs it is judged on")
+      ->check(CLI::NonNegativeNumber);
   runner::AddWorkloadBuildOptions(*cmd, flags->build);
   cmd->add_flag("--json", flags->json, "print JSON instead of a table");
 }

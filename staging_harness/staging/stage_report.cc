@@ -47,6 +47,36 @@ std::string ExecutedNote(const char* side, const ExecutedIr& e) {
                      : absl::StrCat(side, " unavailable (", e.unavailable, ")");
 }
 
+nlohmann::json BoltJson(const profiling::BoltResult& b) {
+  nlohmann::json artifacts = nlohmann::json::array();
+  for (const profiling::BoltedArtifact& a : b.artifacts) {
+    artifacts.push_back({{"path", a.path},
+                         {"optimized", a.optimized},
+                         {"profiles", a.profiles},
+                         {"estimate", a.estimate}});
+  }
+  return {{"artifacts", std::move(artifacts)},
+          {"input_seed", b.input_seed ? nlohmann::json(*b.input_seed)
+                                      : nlohmann::json(nullptr)},
+          {"run_s", b.run_s},
+          {"bolt_s", b.bolt_s}};
+}
+
+std::string BoltNote(const profiling::BoltResult& b) {
+  std::string optimized;
+  for (const profiling::BoltedArtifact& a : b.artifacts) {
+    absl::StrAppend(&optimized, optimized.empty() ? "" : ", ", a.path,
+                    a.optimized ? absl::StrCat(" (", a.estimate, ")")
+                                : " (not run: unchanged)");
+  }
+  return absl::StrCat(
+      "the candidate's artifacts were rewritten by BOLT from a profile of "
+      "its runs on ",
+      b.input_seed ? absl::StrCat("inputs made from seed ", *b.input_seed)
+                   : std::string("the timed inputs"),
+      ": ", optimized);
+}
+
 nlohmann::json ExecutedJson(const ExecutedIr& e) {
   if (!e.available) return {{"unavailable", e.unavailable}};
   return {{"count", e.count}, {"processes", e.processes}};
@@ -116,6 +146,9 @@ std::string FormatStageTable(const std::vector<StageResult>& results) {
                       ": the candidate was built with extra flags ",
                       r.candidate.variant.extra_cflags, "\n");
     }
+    if (r.bolt) {
+      absl::StrAppend(&notes, "  ", r.workload, ": ", BoltNote(*r.bolt), "\n");
+    }
     if (!r.baseline.variant.link_flags.empty()) {
       absl::StrAppend(&notes, "  ", r.workload,
                       ": every build linked with the flags ",
@@ -169,6 +202,7 @@ std::string FormatStageJson(const std::vector<StageResult>& results) {
                           {"optimized_units", r.optimized_units},
                           {"baseline", Build(r.baseline)},
                           {"candidate", Build(r.candidate)}};
+    if (r.bolt) row["candidate"]["bolt"] = BoltJson(*r.bolt);
     if (r.verdict == Verdict::kMeasured || r.verdict == Verdict::kIdentical) {
       row["reward"] = {
           {"value", r.reward}, {"low", r.reward_low}, {"high", r.reward_high}};

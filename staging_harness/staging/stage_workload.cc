@@ -292,6 +292,19 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
   absl::StatusOr<BuiltVariant> candidate = s.Build(
       label, candidate_policy, s.options.opt_level, s.options.candidate_cflags);
   if (!candidate.ok()) return candidate.status();
+  // With BOLT, the build as the wrapper left it, to tell a mismatch BOLT
+  // made from one the policy made.
+  std::optional<BuiltVariant> before_bolt;
+  if (s.options.bolt) {
+    absl::StatusOr<profiling::BoltResult> bolted = profiling::BoltOptimize(
+        workload, s.source, *candidate, s.inputs, *s.options.bolt,
+        s.Dir(label + "-bolt"), progress);
+    if (!bolted.ok()) return bolted.status();
+    before_bolt = *candidate;
+    candidate->artifacts_dir = bolted->artifacts_dir;
+    candidate->artifacts_hash = bolted->artifacts_hash;
+    result.bolt = *std::move(bolted);
+  }
   result.candidate = *candidate;
   for (const v1::Decision& d : candidate->decisions) {
     ++result.units;
@@ -335,7 +348,18 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
     result.mismatch = (*differs)->second;
     result.blamed = Blame(baseline_, *candidate);
     result.cause = "unknown";
-    if (s.options.ubsan) {
+    if (before_bolt) {
+      absl::StatusOr<std::vector<CommandRun>> before =
+          s.CheckedPass(*before_bolt, label + "-before-bolt");
+      if (!before.ok()) return before.status();
+      auto differs_before = s.FirstMismatch(s.reference, *before);
+      if (!differs_before.ok()) return differs_before.status();
+      if (!differs_before->has_value()) {
+        result.cause = "bolt";
+        result.blamed.clear();
+      }
+    }
+    if (s.options.ubsan && result.cause != "bolt") {
       absl::StatusOr<BuiltVariant> ubsan =
           s.Build("ubsan", "baseline", s.options.opt_level, kUbsanFlags);
       absl::StatusOr<std::vector<CommandRun>> sanitized =
@@ -463,6 +487,7 @@ absl::StatusOr<StageResult> StageWorkload(const workloads::Workload& workload,
 
 StageRecords RecordsOf(const StageResult& result) {
   StageRecords records;
+  if (result.bolt) return records;
   const runner::BuiltVariant& candidate = result.candidate;
   std::string policy_version;
   for (const v1::Decision& d : candidate.decisions) {

@@ -33,6 +33,7 @@
 #include "proto/phaseloop/v1/episode.pb.h"
 #include "proto/phaseloop/v1/miscompile.pb.h"
 #include "staging_harness/correctness/output_compare.h"
+#include "staging_harness/profiling/bolt_optimization.h"
 #include "staging_harness/runner/workload_build.h"
 #include "staging_harness/runner/workload_inputs.h"
 #include "staging_harness/staging/executed_ir.h"
@@ -72,6 +73,12 @@ struct StageOptions {
   // (runner::Variant::link_flags): e.g. -fuse-ld=/usr/bin/ld.lld-16, which
   // LLVM 16 bitcode needs when the candidate is built with -flto.
   std::vector<std::string> link_flags;
+  // The candidate's artifacts rewritten by BOLT after its build
+  // (profiling/bolt_optimization.h), from a profile of its own runs; its
+  // links need profiling::kBoltLinkFlag among link_flags. A mismatch is then
+  // checked again on the build before BOLT: BOLT is blamed (cause "bolt",
+  // no pipeline) when that one gives the baseline's outputs.
+  std::optional<profiling::BoltOptions> bolt;
 };
 
 enum class Verdict {
@@ -96,7 +103,8 @@ struct StageResult {
   double reward = 0, reward_low = 0, reward_high = 0;
   // kMiscompile: what differed, on which run, and the verdict the UBSan
   // build gave ("miscompile", "undefined_behaviour" or "unknown" without
-  // one); the pairs the candidate changed.
+  // one; "bolt" when BOLT's rewrite changed the outputs); the pairs the
+  // candidate changed (none when BOLT is blamed).
   std::optional<correctness::Mismatch> mismatch;
   std::string mismatch_run;
   std::string cause;
@@ -110,6 +118,9 @@ struct StageResult {
   // kMeasured: what made the machine busy while it was timed
   // (BusyMachineWarnings); a figure taken then deserves a second run.
   std::vector<std::string> machine_warnings;
+  // With StageOptions::bolt: what BOLT did to the candidate (whose
+  // artifacts_dir and artifacts_hash are then BOLT's).
+  std::optional<profiling::BoltResult> bolt;
   // Translation units the candidate build compiled, and how many ran the
   // candidate policy's pipeline (outcome OPTIMIZED); the others ran clang's
   // own (a one-step compile-and-link command, a level the policy does not
@@ -161,6 +172,7 @@ absl::StatusOr<StageResult> StageWorkload(const workloads::Workload& workload,
 // The replay-buffer records of a result: the candidate build's decisions and
 // its staging FinalReward (kMeasured, kIdentical), or its Miscompile record
 // (kMiscompile). reward_id/miscompile_id are deterministic from the build.
+// None for a candidate BOLT rewrote: its figures belong to no pipeline.
 struct StageRecords {
   std::vector<v1::Decision> decisions;
   std::vector<v1::FinalReward> rewards;

@@ -1,0 +1,231 @@
+#include "staging_harness/profiling/bolt_optimization.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <system_error>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "staging_harness/profiling/instrumented_runs.h"
+
+namespace phaseloop::profiling {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr char kInstallHint[] =
+    "; llvm-bolt and merge-fdata come with Debian's bolt-16 package "
+    "(tools/setup.sh installs it)";
+
+// The layout BOLT's documentation recommends, without identical-code
+// folding (two functions at one address can change what a program does).
+const char* const kOptimizeFlags[] = {
+    "-reorder-blocks=ext-tsp",
+    "-reorder-functions=hfsort+",
+    "-split-functions",
+    "-split-all-cold",
+    "-split-eh",
+    "-use-gnu-stack",
+    "-dyno-stats",
+};
+
+bool IsElf(const fs::path& path) {
+  std::error_code error;
+  if (fs::is_symlink(path, error) || !fs::is_regular_file(path, error)) {
+    return false;
+  }
+  char magic[4] = {};
+  std::ifstream(path, std::ios::binary).read(magic, 4);
+  return magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' &&
+         magic[3] == 'F';
+}
+
+// "taken branches -54.7%, executed instructions -1.2%" from -dyno-stats'
+// second table (the one with changes in parentheses).
+std::string EstimateOf(const std::string& output) {
+  std::string estimate;
+  for (absl::string_view line : absl::StrSplit(output, '\n')) {
+    for (absl::string_view name :
+         {": taken branches (", ": executed instructions ("}) {
+      const size_t at = line.find(name);
+      if (at == absl::string_view::npos) continue;
+      absl::string_view change = line.substr(at + name.size());
+      change = change.substr(0, change.find(')'));
+      absl::StrAppend(&estimate, estimate.empty() ? "" : ", ",
+                      name.substr(2, name.size() - 4), " ", change);
+    }
+  }
+  return estimate;
+}
+
+double Since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+}  // namespace
+
+absl::Status CheckBoltTools(const BoltOptions& options) {
+  for (const std::string& tool : {options.llvm_bolt, options.merge_fdata}) {
+    absl::StatusOr<process::ProcessResult> version =
+        RunProfileTool({tool, "--version"}, "--version", kInstallHint);
+    if (!version.ok()) return version.status();
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<BoltResult> BoltOptimize(const workloads::Workload& workload,
+                                        const std::string& source_tree,
+                                        const runner::BuiltVariant& built,
+                                        const runner::PreparedInputs& timed,
+                                        const BoltOptions& options,
+                                        const std::string& work_dir,
+                                        std::ostream& progress) {
+  std::error_code error;
+  fs::remove_all(work_dir, error);
+  const std::string work = fs::absolute(work_dir).string();
+  const std::string instrumented_dir = work + "/instrumented";
+  const std::string profiles_dir = work + "/profiles";
+  BoltResult result;
+  result.artifacts_dir = work + "/artifacts";
+  result.input_seed = options.input_seed;
+  for (const std::string& dir :
+       {instrumented_dir, profiles_dir, result.artifacts_dir}) {
+    fs::create_directories(dir, error);
+    if (error) {
+      return absl::InternalError(
+          absl::StrCat("cannot create ", dir, ": ", error.message()));
+    }
+  }
+  // Every artifact copied as built (symlinks as symlinks) into both trees;
+  // the ELF ones are then replaced.
+  for (const std::string& artifact : workload.build.artifacts) {
+    const fs::path from = fs::path(built.artifacts_dir) / artifact;
+    for (const std::string& root : {instrumented_dir, result.artifacts_dir}) {
+      const fs::path to = fs::path(root) / artifact;
+      fs::create_directories(to.parent_path(), error);
+      fs::copy(from, to,
+               fs::copy_options::copy_symlinks |
+                   fs::copy_options::overwrite_existing,
+               error);
+      if (error) {
+        return absl::InternalError(
+            absl::StrCat("cannot copy ", from.string(), ": ", error.message()));
+      }
+    }
+    if (IsElf(from)) result.artifacts.push_back({artifact});
+  }
+  if (result.artifacts.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(workload.path,
+                     ": none of build.artifacts is an ELF program or "
+                     "library: nothing for BOLT to optimise"));
+  }
+
+  const auto started = std::chrono::steady_clock::now();
+  progress << "  bolt: instrumenting " << result.artifacts.size()
+           << " artifact(s)\n";
+  for (size_t i = 0; i < result.artifacts.size(); ++i) {
+    const std::string& artifact = result.artifacts[i].path;
+    const std::string out = instrumented_dir + "/" + artifact;
+    fs::remove(out, error);
+    absl::StatusOr<process::ProcessResult> instrumented = RunProfileTool(
+        {options.llvm_bolt, built.artifacts_dir + "/" + artifact, "-instrument",
+         absl::StrCat("-instrumentation-file=", profiles_dir, "/", i, ".fdata"),
+         "-instrumentation-file-append-pid", "-o", out},
+        absl::StrCat("instrumenting ", artifact), kInstallHint);
+    if (!instrumented.ok()) {
+      if (absl::StrContains(instrumented.status().message(),
+                            "require relocations")) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            workload.path, ": ", artifact,
+            " was linked without its relocations, which BOLT needs: link "
+            "with ",
+            kBoltLinkFlag,
+            " (stage --bolt adds it to every command that links through "
+            "$CC/$CXX; a build that links by calling ld itself must pass "
+            "--emit-relocs)"));
+      }
+      return instrumented.status();
+    }
+  }
+  double bolt_s = Since(started);
+
+  InstrumentedWorkload training =
+      ForInstrumentedRuns(workload, options.input_seed);
+  runner::PreparedInputs made;
+  if (options.input_seed) {
+    absl::StatusOr<runner::PreparedInputs> inputs = runner::PrepareInputs(
+        training.workload, source_tree, work + "/inputs", progress);
+    if (!inputs.ok()) return inputs.status();
+    made = *std::move(inputs);
+  }
+  runner::BuiltVariant instrumented = built;
+  instrumented.artifacts_dir = instrumented_dir;
+  const std::string run_dir = work + "/run";
+  if (absl::Status ready = runner::PrepareRunDirectory(
+          training.workload, instrumented, options.input_seed ? made : timed,
+          run_dir);
+      !ready.ok()) {
+    return ready;
+  }
+  absl::StatusOr<double> run_s =
+      RunInstrumentedPass(training.workload, run_dir, runner::PassOptions{},
+                          "BOLT-instrumented", progress);
+  if (!run_s.ok()) return run_s.status();
+  result.run_s = *run_s;
+
+  const auto optimizing = std::chrono::steady_clock::now();
+  for (size_t i = 0; i < result.artifacts.size(); ++i) {
+    BoltedArtifact& artifact = result.artifacts[i];
+    std::vector<std::string> merge = {options.merge_fdata};
+    const std::string prefix = absl::StrCat(i, ".fdata.");
+    for (const auto& entry : fs::directory_iterator(profiles_dir, error)) {
+      if (absl::StartsWith(entry.path().filename().string(), prefix)) {
+        merge.push_back(entry.path().string());
+      }
+    }
+    artifact.profiles = static_cast<int>(merge.size()) - 1;
+    if (artifact.profiles == 0) {
+      progress << "  bolt: " << artifact.path
+               << ": no run executed it; unchanged\n";
+      continue;
+    }
+    std::sort(merge.begin() + 1, merge.end());
+    const std::string fdata = absl::StrCat(profiles_dir, "/", i, ".fdata");
+    merge.insert(merge.end(), {"-q", "-o", fdata});
+    absl::StatusOr<process::ProcessResult> merged = RunProfileTool(
+        merge, absl::StrCat("merging ", artifact.path, "'s profiles"),
+        kInstallHint);
+    if (!merged.ok()) return merged.status();
+    const std::string out = result.artifacts_dir + "/" + artifact.path;
+    std::vector<std::string> optimize = {
+        options.llvm_bolt, built.artifacts_dir + "/" + artifact.path, "-o",
+        out + ".bolt", "-data=" + fdata};
+    optimize.insert(optimize.end(), std::begin(kOptimizeFlags),
+                    std::end(kOptimizeFlags));
+    absl::StatusOr<process::ProcessResult> optimized = RunProfileTool(
+        optimize, absl::StrCat("optimising ", artifact.path), kInstallHint);
+    if (!optimized.ok()) return optimized.status();
+    fs::rename(out + ".bolt", out, error);
+    if (error) {
+      return absl::InternalError(absl::StrCat(
+          "cannot move ", out, ".bolt into place: ", error.message()));
+    }
+    artifact.optimized = true;
+    artifact.estimate = EstimateOf(optimized->output);
+    progress << "  bolt: " << artifact.path << ": " << artifact.profiles
+             << " profile(s); BOLT's estimate: " << artifact.estimate << "\n";
+  }
+  result.bolt_s = bolt_s + Since(optimizing);
+  absl::StatusOr<std::string> hash =
+      runner::HashFiles(result.artifacts_dir, workload.build.artifacts);
+  if (!hash.ok()) return hash.status();
+  result.artifacts_hash = *std::move(hash);
+  return result;
+}
+
+}  // namespace phaseloop::profiling

@@ -1,0 +1,184 @@
+// BOLT on the example workload through the real wrapper and Debian's
+// bolt-16: the rewritten program gives the built one's outputs, what BOLT
+// cannot do is said with its fix, and a stage with BOLT checks the rewrite
+// (a faulty rewrite, injected by a test-only llvm-bolt, is blamed on BOLT,
+// not on any pipeline).
+#include "staging_harness/profiling/bolt_optimization.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "common/testing/test_util.h"
+#include "gtest/gtest.h"
+#include "staging_harness/profiling/instrumented_runs.h"
+#include "staging_harness/runner/runner_test_util.h"
+#include "staging_harness/runner/workload_runs.h"
+#include "staging_harness/staging/stage_workload.h"
+#include "staging_harness/workloads/workload_source.h"
+
+namespace phaseloop::profiling {
+namespace {
+namespace fs = std::filesystem;
+
+class BoltOptimizationTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<workloads::Workload> loaded = runner::ExampleWorkload();
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    workload_ = *loaded;
+    absl::StatusOr<runner::Compilers> compilers = runner::RunfilesCompilers();
+    ASSERT_TRUE(compilers.ok()) << compilers.status();
+    compilers_ = *compilers;
+    work_ = testing::MakeTempDir();
+    absl::StatusOr<std::string> source =
+        workloads::ResolveWorkloadSource(workload_, log_);
+    ASSERT_TRUE(source.ok()) << source.status();
+    source_ = *source;
+    absl::StatusOr<runner::PreparedInputs> inputs =
+        runner::PrepareInputs(workload_, source_, work_ + "/inputs", log_);
+    ASSERT_TRUE(inputs.ok()) << inputs.status();
+    inputs_ = *inputs;
+  }
+
+  absl::StatusOr<runner::BuiltVariant> Build(bool relocations) {
+    runner::Variant variant;
+    variant.name = relocations ? "relocs" : "plain";
+    variant.policy = "baseline";
+    if (relocations) variant.link_flags = {kBoltLinkFlag};
+    return runner::BuildVariant(workload_, source_, compilers_, variant,
+                                work_ + "/build-" + variant.name, log_);
+  }
+
+  // Each run command's stdout from `built`'s artifacts.
+  std::vector<std::string> Outputs(const runner::BuiltVariant& built,
+                                   const std::string& name) {
+    const std::string dir = work_ + "/run-" + name;
+    EXPECT_TRUE(
+        runner::PrepareRunDirectory(workload_, built, inputs_, dir).ok());
+    runner::PassOptions pass;
+    pass.keep_outputs_dir = work_ + "/outputs-" + name;
+    absl::StatusOr<std::vector<runner::CommandRun>> runs =
+        runner::RunPass(workload_, dir, pass);
+    EXPECT_TRUE(runs.ok()) << runs.status();
+    std::vector<std::string> outputs;
+    if (!runs.ok()) return outputs;
+    for (const runner::CommandRun& run : *runs) {
+      EXPECT_EQ(run.measurement.exit_status, 0) << run.name;
+      outputs.push_back(testing::ReadFileOrEmpty(run.outputs.stdout_path));
+      EXPECT_FALSE(outputs.back().empty()) << run.name;
+    }
+    return outputs;
+  }
+
+  workloads::Workload workload_;
+  runner::Compilers compilers_;
+  std::string work_, source_;
+  runner::PreparedInputs inputs_;
+  std::ostringstream log_;
+};
+
+TEST_F(BoltOptimizationTest, RewritesTheProgramAndKeepsItsOutputs) {
+  absl::StatusOr<runner::BuiltVariant> built = Build(/*relocations=*/true);
+  ASSERT_TRUE(built.ok()) << built.status() << log_.str();
+  BoltOptions options;
+  options.input_seed = 7;  // the workload times seed 1
+  absl::StatusOr<BoltResult> bolted = BoltOptimize(
+      workload_, source_, *built, inputs_, options, work_ + "/bolt", log_);
+  ASSERT_TRUE(bolted.ok()) << bolted.status() << log_.str();
+  ASSERT_EQ(bolted->artifacts.size(), 1u);
+  const BoltedArtifact& wordfreq = bolted->artifacts[0];
+  EXPECT_EQ(wordfreq.path, "wordfreq");
+  EXPECT_TRUE(wordfreq.optimized);
+  EXPECT_EQ(wordfreq.profiles, 2);  // one process per run command
+  EXPECT_NE(wordfreq.estimate.find("taken branches"), std::string::npos)
+      << wordfreq.estimate;
+  EXPECT_EQ(bolted->input_seed, std::optional<uint64_t>(7));
+  // Trained on inputs of its own seed, not the timed ones.
+  const std::string trained =
+      testing::ReadFileOrEmpty(work_ + "/bolt/inputs/generated.txt");
+  ASSERT_FALSE(trained.empty());
+  EXPECT_NE(trained, testing::ReadFileOrEmpty(inputs_.dir + "/generated.txt"));
+
+  // A new program, the built one untouched, the same outputs.
+  EXPECT_NE(bolted->artifacts_hash, built->artifacts_hash);
+  absl::StatusOr<std::string> as_built =
+      runner::HashFiles(built->artifacts_dir, workload_.build.artifacts);
+  ASSERT_TRUE(as_built.ok());
+  EXPECT_EQ(*as_built, built->artifacts_hash);
+  runner::BuiltVariant rewritten = *built;
+  rewritten.artifacts_dir = bolted->artifacts_dir;
+  EXPECT_EQ(Outputs(rewritten, "bolted"), Outputs(*built, "built"));
+}
+
+TEST_F(BoltOptimizationTest, AProgramLinkedWithoutRelocationsNamesTheFlag) {
+  absl::StatusOr<runner::BuiltVariant> built = Build(/*relocations=*/false);
+  ASSERT_TRUE(built.ok()) << built.status() << log_.str();
+  absl::StatusOr<BoltResult> bolted =
+      BoltOptimize(workload_, source_, *built, inputs_, BoltOptions{},
+                   work_ + "/bolt", log_);
+  ASSERT_FALSE(bolted.ok());
+  EXPECT_EQ(bolted.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(bolted.status().message().find("wordfreq"), std::string::npos);
+  EXPECT_NE(bolted.status().message().find(kBoltLinkFlag), std::string::npos)
+      << bolted.status();
+}
+
+TEST_F(BoltOptimizationTest, AMissingToolNamesThePackage) {
+  BoltOptions options;
+  options.llvm_bolt = "/nonexistent/llvm-bolt";
+  absl::Status tools = CheckBoltTools(options);
+  ASSERT_FALSE(tools.ok());
+  EXPECT_NE(tools.message().find("bolt-16"), std::string::npos) << tools;
+  EXPECT_TRUE(CheckBoltTools(BoltOptions{}).ok());
+}
+
+// A stage whose BOLT rewrite changes what the program prints: a test-only
+// llvm-bolt instruments as the real one does and "optimises" into a
+// program that prints something else. The stage catches it before any
+// timing and blames BOLT, not the (unchanged) pipelines.
+TEST_F(BoltOptimizationTest, AStageBlamesAFaultyRewriteOnBolt) {
+  const std::string faulty = work_ + "/faulty-llvm-bolt";
+  std::ofstream(faulty)
+      << "#!/bin/sh\n"
+         "case \" $* \" in *\" -instrument \"*) exec "
+      << BoltOptions{}.llvm_bolt
+      << " \"$@\";; esac\n"
+         "while [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; shift; done\n"
+         "printf '#!/bin/sh\\necho not what it printed\\n' > \"$out\"\n"
+         "chmod +x \"$out\"\n";
+  fs::permissions(faulty, fs::perms::owner_all);
+  staging::StageOptions stage;
+  stage.compilers = compilers_;
+  stage.work_dir = work_ + "/stage";
+  stage.timing.min_pairs = 3;
+  stage.timing.max_pairs = 4;
+  stage.timing.warmup_passes = 0;
+  stage.candidate_policy = "baseline";
+  stage.link_flags = {kBoltLinkFlag};
+  stage.bolt = BoltOptions{};
+  stage.bolt->llvm_bolt = faulty;
+  absl::StatusOr<staging::StageResult> result =
+      staging::StageWorkload(workload_, stage, log_);
+  ASSERT_TRUE(result.ok()) << result.status() << log_.str();
+  EXPECT_EQ(result->verdict, staging::Verdict::kMiscompile) << result->detail;
+  EXPECT_EQ(result->cause, "bolt");
+  EXPECT_TRUE(result->blamed.empty());
+  EXPECT_FALSE(result->timing.has_value());
+  // Nothing for the buffer: the figures belong to no pipeline.
+  staging::StageRecords records = staging::RecordsOf(*result);
+  EXPECT_FALSE(records.miscompile.has_value());
+  EXPECT_TRUE(records.rewards.empty());
+
+  // The real BOLT: measured, the rewrite recorded in the result.
+  stage.bolt = BoltOptions{};
+  result = staging::StageWorkload(workload_, stage, log_);
+  ASSERT_TRUE(result.ok()) << result.status() << log_.str();
+  EXPECT_EQ(result->verdict, staging::Verdict::kMeasured) << result->detail;
+  ASSERT_TRUE(result->bolt.has_value());
+  EXPECT_EQ(result->candidate.artifacts_hash, result->bolt->artifacts_hash);
+  EXPECT_NE(result->candidate.artifacts_hash, result->baseline.artifacts_hash);
+}
+
+}  // namespace
+}  // namespace phaseloop::profiling
