@@ -9,13 +9,16 @@
 // profiles, and llvm-bolt lays the artifact out again: hot blocks
 // together (ext-TSP), functions ordered by calls (hfsort+), cold code split
 // off. Nothing is folded (BOLT's identical-code folding would give two
-// functions one address, which a C program may compare), so the rewrite
-// changes where code sits, never what it does; the stage still checks the
-// outputs before any timing.
+// functions one address, which a C program may compare): the rewrite is
+// meant to change where code sits and how its branches are laid out, not
+// what it does. A rewriter can be wrong too, so the stage checks the
+// rewritten program's outputs before any timing.
 //
 // BOLT needs the link's relocations: every build of a stage with BOLT
 // links with kBoltLinkFlag (both sides, so the baseline is the same code).
-// An artifact no run executes wrote no profile and stays as built.
+// An artifact BOLT cannot take (no relocations, no profile written: not
+// run, or its processes ended by _exit or a signal; a tool error) stays as
+// built, with a note; BoltOptimize fails only when none was rewritten.
 
 #include <cstdint>
 #include <iosfwd>
@@ -46,8 +49,9 @@ struct BoltOptions {
 
 struct BoltedArtifact {
   std::string path;  // relative, as the workload's build.artifacts names it
-  bool optimized = false;  // false: no run executed it (unchanged)
+  bool optimized = false;  // false: unchanged, `note` says why
   int profiles = 0;        // processes whose profile was merged
+  std::string note;
   // BOLT's own estimate from the profile (-dyno-stats), e.g.
   // "taken branches -54.7%, executed instructions -1.2%".
   std::string estimate;
@@ -56,10 +60,12 @@ struct BoltedArtifact {
 struct BoltResult {
   std::string artifacts_dir;   // every artifact, the optimised ones rewritten
   std::string artifacts_hash;  // runner::HashFiles over build.artifacts
+  std::string built_artifacts_hash;       // the build's, before BOLT
   std::vector<BoltedArtifact> artifacts;  // the ELF ones
   std::optional<uint64_t> input_seed;
-  double run_s = 0;   // the instrumented pass
-  double bolt_s = 0;  // llvm-bolt and merge-fdata, wall
+  int generated_inputs = 0;  // inputs input_seed remade (0: none can be)
+  double run_s = 0;          // the instrumented pass
+  double bolt_s = 0;         // llvm-bolt and merge-fdata, wall
 };
 
 // FailedPrecondition naming the tool and the package (bolt-16) when
@@ -70,9 +76,9 @@ absl::Status CheckBoltTools(const BoltOptions& options);
 // from one instrumented pass over the training inputs (with
 // options.input_seed, made from `source_tree` under `work_dir`; else
 // `timed`, the inputs the stage times), then each artifact a run executed
-// optimised. `built` itself is left as it is. FailedPrecondition names the
-// artifact and the fix for one linked without relocations, a run that
-// fails, or a tool that fails.
+// optimised. `built` itself is left as it is. FailedPrecondition when a
+// training run fails or writes into its inputs, or when no artifact could
+// be rewritten (each one's note, e.g. the link flag it lacks).
 absl::StatusOr<BoltResult> BoltOptimize(const workloads::Workload& workload,
                                         const std::string& source_tree,
                                         const runner::BuiltVariant& built,

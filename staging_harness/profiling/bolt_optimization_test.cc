@@ -1,20 +1,16 @@
 // BOLT on the example workload through the real wrapper and Debian's
-// bolt-16: the rewritten program gives the built one's outputs, what BOLT
-// cannot do is said with its fix, and a stage with BOLT checks the rewrite
-// (a faulty rewrite, injected by a test-only llvm-bolt, is blamed on BOLT,
-// not on any pipeline).
+// bolt-16: the rewritten program gives the built one's outputs and BOLT
+// used the profile; what BOLT cannot do is said with its fix. (A stage
+// with BOLT: stage_workload_test.)
 #include "staging_harness/profiling/bolt_optimization.h"
 
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "common/testing/test_util.h"
 #include "gtest/gtest.h"
-#include "staging_harness/profiling/instrumented_runs.h"
 #include "staging_harness/runner/runner_test_util.h"
 #include "staging_harness/runner/workload_runs.h"
-#include "staging_harness/staging/stage_workload.h"
 #include "staging_harness/workloads/workload_source.h"
 
 namespace phaseloop::profiling {
@@ -91,8 +87,11 @@ TEST_F(BoltOptimizationTest, RewritesTheProgramAndKeepsItsOutputs) {
   EXPECT_EQ(wordfreq.path, "wordfreq");
   EXPECT_TRUE(wordfreq.optimized);
   EXPECT_EQ(wordfreq.profiles, 2);  // one process per run command
-  EXPECT_NE(wordfreq.estimate.find("taken branches"), std::string::npos)
+  // The profile moved branches: fewer taken (BOLT prints "=" for none).
+  EXPECT_NE(wordfreq.estimate.find("taken branches -"), std::string::npos)
       << wordfreq.estimate;
+  EXPECT_EQ(bolted->generated_inputs, 1);  // data/words.txt is shipped
+  EXPECT_EQ(bolted->built_artifacts_hash, built->artifacts_hash);
   EXPECT_EQ(bolted->input_seed, std::optional<uint64_t>(7));
   // Trained on inputs of its own seed, not the timed ones.
   const std::string trained =
@@ -117,7 +116,7 @@ TEST_F(BoltOptimizationTest, AProgramLinkedWithoutRelocationsNamesTheFlag) {
   absl::StatusOr<BoltResult> bolted =
       BoltOptimize(workload_, source_, *built, inputs_, BoltOptions{},
                    work_ + "/bolt", log_);
-  ASSERT_FALSE(bolted.ok());
+  ASSERT_FALSE(bolted.ok());  // its only program could not be rewritten
   EXPECT_EQ(bolted.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_NE(bolted.status().message().find("wordfreq"), std::string::npos);
   EXPECT_NE(bolted.status().message().find(kBoltLinkFlag), std::string::npos)
@@ -131,53 +130,6 @@ TEST_F(BoltOptimizationTest, AMissingToolNamesThePackage) {
   ASSERT_FALSE(tools.ok());
   EXPECT_NE(tools.message().find("bolt-16"), std::string::npos) << tools;
   EXPECT_TRUE(CheckBoltTools(BoltOptions{}).ok());
-}
-
-// A stage whose BOLT rewrite changes what the program prints: a test-only
-// llvm-bolt instruments as the real one does and "optimises" into a
-// program that prints something else. The stage catches it before any
-// timing and blames BOLT, not the (unchanged) pipelines.
-TEST_F(BoltOptimizationTest, AStageBlamesAFaultyRewriteOnBolt) {
-  const std::string faulty = work_ + "/faulty-llvm-bolt";
-  std::ofstream(faulty)
-      << "#!/bin/sh\n"
-         "case \" $* \" in *\" -instrument \"*) exec "
-      << BoltOptions{}.llvm_bolt
-      << " \"$@\";; esac\n"
-         "while [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; shift; done\n"
-         "printf '#!/bin/sh\\necho not what it printed\\n' > \"$out\"\n"
-         "chmod +x \"$out\"\n";
-  fs::permissions(faulty, fs::perms::owner_all);
-  staging::StageOptions stage;
-  stage.compilers = compilers_;
-  stage.work_dir = work_ + "/stage";
-  stage.timing.min_pairs = 3;
-  stage.timing.max_pairs = 4;
-  stage.timing.warmup_passes = 0;
-  stage.candidate_policy = "baseline";
-  stage.link_flags = {kBoltLinkFlag};
-  stage.bolt = BoltOptions{};
-  stage.bolt->llvm_bolt = faulty;
-  absl::StatusOr<staging::StageResult> result =
-      staging::StageWorkload(workload_, stage, log_);
-  ASSERT_TRUE(result.ok()) << result.status() << log_.str();
-  EXPECT_EQ(result->verdict, staging::Verdict::kMiscompile) << result->detail;
-  EXPECT_EQ(result->cause, "bolt");
-  EXPECT_TRUE(result->blamed.empty());
-  EXPECT_FALSE(result->timing.has_value());
-  // Nothing for the buffer: the figures belong to no pipeline.
-  staging::StageRecords records = staging::RecordsOf(*result);
-  EXPECT_FALSE(records.miscompile.has_value());
-  EXPECT_TRUE(records.rewards.empty());
-
-  // The real BOLT: measured, the rewrite recorded in the result.
-  stage.bolt = BoltOptions{};
-  result = staging::StageWorkload(workload_, stage, log_);
-  ASSERT_TRUE(result.ok()) << result.status() << log_.str();
-  EXPECT_EQ(result->verdict, staging::Verdict::kMeasured) << result->detail;
-  ASSERT_TRUE(result->bolt.has_value());
-  EXPECT_EQ(result->candidate.artifacts_hash, result->bolt->artifacts_hash);
-  EXPECT_NE(result->candidate.artifacts_hash, result->baseline.artifacts_hash);
 }
 
 }  // namespace

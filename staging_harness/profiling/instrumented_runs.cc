@@ -23,9 +23,9 @@ InstrumentedWorkload ForInstrumentedRuns(const workloads::Workload& workload,
 
 absl::StatusOr<double> RunInstrumentedPass(
     const workloads::Workload& instrumented, const std::string& run_dir,
-    const runner::PassOptions& pass, const std::string& what,
-    std::ostream& progress) {
-  progress << "  profile: " << instrumented.name << ": "
+    const runner::PassOptions& pass, const std::string& prefix,
+    const std::string& what, std::ostream& progress) {
+  progress << "  " << prefix << ": " << instrumented.name << ": "
            << instrumented.runs.size() << " run command(s), " << what << " ..."
            << std::flush;
   absl::StatusOr<std::vector<runner::CommandRun>> runs =

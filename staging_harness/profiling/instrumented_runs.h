@@ -37,12 +37,13 @@ InstrumentedWorkload ForInstrumentedRuns(const workloads::Workload& workload,
 // Each run command once in `run_dir` (prepared by the caller) with `pass`;
 // the pass's wall time. A command that exits unlike its check's exit
 // status or runs over is FailedPrecondition naming the workload file, the
-// command and the directory. `what` names the build in progress lines
-// ("instrumented", "BOLT-instrumented").
+// command and the directory. Progress lines start with `prefix`
+// ("profile", "bolt"); `what` names the build ("instrumented",
+// "BOLT-instrumented").
 absl::StatusOr<double> RunInstrumentedPass(
     const workloads::Workload& instrumented, const std::string& run_dir,
-    const runner::PassOptions& pass, const std::string& what,
-    std::ostream& progress);
+    const runner::PassOptions& pass, const std::string& prefix,
+    const std::string& what, std::ostream& progress);
 
 // Runs a profile tool (llvm-profdata, llvm-bolt, merge-fdata) to the end
 // (10 minutes at most). One that cannot start, fails or runs over is

@@ -99,8 +99,8 @@ absl::StatusOr<CollectedProfile> CollectProfile(
   }
   runner::PassOptions pass;
   pass.profile_out_dir = work + "/raw";
-  absl::StatusOr<double> run_s =
-      RunInstrumentedPass(slower, run_dir, pass, "instrumented", progress);
+  absl::StatusOr<double> run_s = RunInstrumentedPass(
+      slower, run_dir, pass, "profile", "instrumented", progress);
   if (!run_s.ok()) return run_s.status();
   collected.run_s = *run_s;
 

@@ -53,28 +53,37 @@ nlohmann::json BoltJson(const profiling::BoltResult& b) {
     artifacts.push_back({{"path", a.path},
                          {"optimized", a.optimized},
                          {"profiles", a.profiles},
-                         {"estimate", a.estimate}});
+                         {"estimate", a.estimate},
+                         {"note", a.note}});
   }
   return {{"artifacts", std::move(artifacts)},
+          {"built_artifacts_hash", b.built_artifacts_hash},
           {"input_seed", b.input_seed ? nlohmann::json(*b.input_seed)
                                       : nlohmann::json(nullptr)},
+          {"generated_inputs", b.generated_inputs},
           {"run_s", b.run_s},
           {"bolt_s", b.bolt_s}};
 }
 
 std::string BoltNote(const profiling::BoltResult& b) {
-  std::string optimized;
+  std::string artifacts;
   for (const profiling::BoltedArtifact& a : b.artifacts) {
-    absl::StrAppend(&optimized, optimized.empty() ? "" : ", ", a.path,
-                    a.optimized ? absl::StrCat(" (", a.estimate, ")")
-                                : " (not run: unchanged)");
+    absl::StrAppend(
+        &artifacts, artifacts.empty() ? "" : ", ", a.path,
+        a.optimized ? (a.estimate.empty() ? std::string(" (rewritten)")
+                                          : absl::StrCat(" (", a.estimate, ")"))
+                    : " (unchanged: " + a.note + ")");
+  }
+  std::string inputs = "the timed inputs";
+  if (b.input_seed && b.generated_inputs > 0) {
+    inputs = absl::StrCat("inputs made from seed ", *b.input_seed);
+  } else if (b.input_seed) {
+    inputs = "the timed inputs (none is generated, so no seed applies)";
   }
   return absl::StrCat(
-      "the candidate's artifacts were rewritten by BOLT from a profile of "
+      "the candidate's programs were rewritten by BOLT from a profile of "
       "its runs on ",
-      b.input_seed ? absl::StrCat("inputs made from seed ", *b.input_seed)
-                   : std::string("the timed inputs"),
-      ": ", optimized);
+      inputs, ": ", artifacts);
 }
 
 nlohmann::json ExecutedJson(const ExecutedIr& e) {

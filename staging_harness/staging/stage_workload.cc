@@ -292,10 +292,26 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
   absl::StatusOr<BuiltVariant> candidate = s.Build(
       label, candidate_policy, s.options.opt_level, s.options.candidate_cflags);
   if (!candidate.ok()) return candidate.status();
+  auto finish = [&](Verdict verdict, std::string detail) {
+    result.verdict = verdict;
+    result.detail = std::move(detail);
+    result.elapsed_s = Seconds(start);
+    return result;
+  };
   // With BOLT, the build as the wrapper left it, to tell a mismatch BOLT
-  // made from one the policy made.
+  // made from one the policy made. The baseline is checked first, so a
+  // workload that cannot be checked is unusable before BOLT runs it.
   std::optional<BuiltVariant> before_bolt;
   if (s.options.bolt) {
+    if (!s.checked) {
+      if (absl::Status checked = s.CheckBaseline(baseline_); !checked.ok()) {
+        return checked;
+      }
+    }
+    if (!s.unusable.empty()) {
+      result.candidate = *candidate;
+      return finish(Verdict::kUnusable, s.unusable);
+    }
     absl::StatusOr<profiling::BoltResult> bolted = profiling::BoltOptimize(
         workload, s.source, *candidate, s.inputs, *s.options.bolt,
         s.Dir(label + "-bolt"), progress);
@@ -316,12 +332,6 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
              << " translation units (see `phaseloop decisions show --spool "
              << s.Dir("build-" + label) << "/spool`)\n";
   }
-  auto finish = [&](Verdict verdict, std::string detail) {
-    result.verdict = verdict;
-    result.detail = std::move(detail);
-    result.elapsed_s = Seconds(start);
-    return result;
-  };
   if (baseline_.artifacts_hash == candidate->artifacts_hash &&
       !s.options.time_identical) {
     progress << "  identical artifacts: speedup exactly 1, nothing to run\n";
@@ -348,18 +358,20 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
     result.mismatch = (*differs)->second;
     result.blamed = Blame(baseline_, *candidate);
     result.cause = "unknown";
+    // The build before BOLT gives the baseline's outputs: the rewrite alone
+    // changed them (unless UBSan finds the program's own undefined
+    // behaviour, which a new code layout can bring out).
+    bool bolt_alone = false;
     if (before_bolt) {
+      progress << "  check: the build before BOLT\n";
       absl::StatusOr<std::vector<CommandRun>> before =
           s.CheckedPass(*before_bolt, label + "-before-bolt");
       if (!before.ok()) return before.status();
       auto differs_before = s.FirstMismatch(s.reference, *before);
       if (!differs_before.ok()) return differs_before.status();
-      if (!differs_before->has_value()) {
-        result.cause = "bolt";
-        result.blamed.clear();
-      }
+      bolt_alone = !differs_before->has_value();
     }
-    if (s.options.ubsan && result.cause != "bolt") {
+    if (s.options.ubsan) {
       absl::StatusOr<BuiltVariant> ubsan =
           s.Build("ubsan", "baseline", s.options.opt_level, kUbsanFlags);
       absl::StatusOr<std::vector<CommandRun>> sanitized =
@@ -373,6 +385,10 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
         progress << "  the UBSan build could not run: "
                  << sanitized.status().message() << "\n";
       }
+    }
+    if (bolt_alone && result.cause != "undefined_behaviour") {
+      result.cause = "bolt";
+      result.blamed.clear();
     }
     progress << "  MISCOMPILE: " << Describe(**differs) << " ("
              << result.blamed.size() << " module pipelines blamed, cause "

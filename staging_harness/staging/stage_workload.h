@@ -77,7 +77,10 @@ struct StageOptions {
   // (profiling/bolt_optimization.h), from a profile of its own runs; its
   // links need profiling::kBoltLinkFlag among link_flags. A mismatch is then
   // checked again on the build before BOLT: BOLT is blamed (cause "bolt",
-  // no pipeline) when that one gives the baseline's outputs.
+  // no pipeline) when that one gives the baseline's outputs and UBSan (with
+  // `ubsan`) finds no undefined behaviour. The baseline's checks run before
+  // BOLT. The executed IR count (count_executed) is the build's before BOLT:
+  // BOLT changes machine code, not IR.
   std::optional<profiling::BoltOptions> bolt;
 };
 

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "common/testing/test_util.h"
@@ -222,6 +223,75 @@ TEST_F(StageWorkloadTest, AnInjectedMiscompileIsCaughtBeforeTimingAndBlamed) {
   ASSERT_EQ(records.miscompile->blamed_size(), 1);
   EXPECT_EQ(records.miscompile->blamed(0).module_hash(),
             result->blamed[0].first);
+}
+
+// A test-only llvm-bolt: instruments as the real one does, and "optimises"
+// into a program that prints something else (a faulty rewrite).
+std::string FaultyBolt(const std::string& dir) {
+  const std::string path = dir + "/faulty-llvm-bolt";
+  std::ofstream(path) << "#!/bin/sh\n"
+                         "case \" $* \" in *\" -instrument \"*) exec "
+                      << profiling::BoltOptions{}.llvm_bolt
+                      << " \"$@\";; esac\n"
+                         "while [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; "
+                         "shift; done\n"
+                         "printf '#!/bin/sh\\necho not what it printed\\n' "
+                         "> \"$out\"\n"
+                         "chmod +x \"$out\"\n";
+  fs::permissions(path, fs::perms::owner_all);
+  return path;
+}
+
+TEST_F(StageWorkloadTest, BoltRewritesTheCandidateWhichIsCheckedAndTimed) {
+  options_.link_flags = {profiling::kBoltLinkFlag};
+  options_.bolt = profiling::BoltOptions{};
+  absl::StatusOr<StageResult> result = Stage("baseline");
+  ASSERT_TRUE(result.ok()) << result.status() << log_.str();
+  EXPECT_EQ(result->verdict, Verdict::kMeasured) << result->detail;
+  ASSERT_TRUE(result->bolt.has_value());
+  EXPECT_EQ(result->candidate.artifacts_hash, result->bolt->artifacts_hash);
+  EXPECT_NE(result->candidate.artifacts_hash, result->baseline.artifacts_hash);
+  // Before BOLT the candidate was the baseline's program.
+  EXPECT_EQ(result->bolt->built_artifacts_hash,
+            result->baseline.artifacts_hash);
+  // Its figures belong to no pipeline: nothing for the buffer.
+  StageRecords records = RecordsOf(*result);
+  EXPECT_TRUE(records.rewards.empty());
+  EXPECT_TRUE(records.decisions.empty());
+}
+
+// A faulty rewrite is caught before timing and blamed on BOLT: the build
+// before it gives the baseline's outputs, so no pipeline is blamed.
+TEST_F(StageWorkloadTest, ARewriteThatChangesTheOutputsIsBlamedOnBolt) {
+  options_.link_flags = {profiling::kBoltLinkFlag};
+  options_.bolt = profiling::BoltOptions{};
+  options_.bolt->llvm_bolt = FaultyBolt(testing::MakeTempDir());
+  absl::StatusOr<StageResult> result = Stage("fixed:default<O1>");
+  ASSERT_TRUE(result.ok()) << result.status() << log_.str();
+  ASSERT_EQ(result->verdict, Verdict::kMiscompile) << result->detail;
+  EXPECT_EQ(result->cause, "bolt");
+  EXPECT_TRUE(result->blamed.empty());
+  EXPECT_FALSE(result->timing.has_value());
+  EXPECT_NE(log_.str().find("check: the build before BOLT"), std::string::npos);
+  EXPECT_FALSE(RecordsOf(*result).miscompile.has_value());
+}
+
+// The policy's miscompile under a (correct) BOLT: the build before BOLT
+// differs too, so the pipeline is blamed, not BOLT.
+TEST_F(StageWorkloadTest, APipelineMiscompileUnderBoltIsBlamedOnThePipeline) {
+  absl::StatusOr<runner::Compilers> test_wrapper = runner::RunfilesCompilers(
+      "compiler_driver/testing/miscompile/phaseloop-cc");
+  ASSERT_TRUE(test_wrapper.ok()) << test_wrapper.status();
+  options_.compilers = *test_wrapper;
+  options_.link_flags = {profiling::kBoltLinkFlag};
+  options_.bolt = profiling::BoltOptions{};
+  absl::StatusOr<StageResult> result =
+      Stage("fixed:default<O3>,phaseloop-test-miscompile");
+  ASSERT_TRUE(result.ok()) << result.status() << log_.str();
+  ASSERT_EQ(result->verdict, Verdict::kMiscompile) << result->detail;
+  EXPECT_EQ(result->cause, "unknown");  // no UBSan build asked for
+  ASSERT_EQ(result->blamed.size(), 1u);
+  EXPECT_EQ(result->blamed[0].second, "default<O3>,phaseloop-test-miscompile");
 }
 
 }  // namespace
