@@ -118,6 +118,11 @@ absl::StatusOr<RuntimeSearchResult> RunRuntimeSearch(
     const staging::StageOptions& stage_options,
     const RuntimeSearchOptions& options, replay_buffer::ReplayStore* store,
     std::ostream& progress) {
+  if (stage_options.bolt) {
+    return absl::InvalidArgumentError(
+        "RunRuntimeSearch: stage.bolt would rewrite every evaluation with "
+        "BOLT; give RuntimeSearchOptions::bolt (the pick only)");
+  }
   const auto start = std::chrono::steady_clock::now();
   RuntimeSearchResult out;
   out.workload = workload.name;
@@ -427,6 +432,34 @@ absl::StatusOr<RuntimeSearchResult> RunRuntimeSearch(
     if (result->verdict == Verdict::kMeasured) e.verdict = "confirmed";
     out.profile_confirmed = result->verdict == Verdict::kMeasured && e.low > 1;
     out.confirmation = e;
+  }
+  // Step 5: BOLT on top of the pick, a decision for the whole program.
+  if (options.bolt) {
+    const bool table = !out.policy_table.empty();
+    const bool flags = !stage.candidate_cflags.empty();
+    const std::string pick = table   ? "the winning table"
+                             : flags ? "the build flags alone"
+                                     : "the -O3 build";
+    progress << "bolt: " << pick << " rewritten by BOLT, timed in full\n";
+    absl::StatusOr<StageResult> result = (*stager)->Evaluate(
+        table ? absl::StrCat("table:", policies_dir, "/winner.table")
+              : "baseline",
+        "bolt", options.confirm_timing, options.bolt);
+    if (!result.ok()) return result.status();
+    Evaluation e;
+    e.index = index + 2;
+    e.pipeline = absl::StrCat("(", pick, ") + BOLT");
+    Fill(*result, &e);
+    if (result->verdict == Verdict::kMeasured) e.verdict = "confirmed";
+    if (result->verdict == Verdict::kMiscompile) out.miscompile_found = true;
+    const double pick_speedup =
+        (table || out.profile_confirmed) && out.confirmation
+            ? out.confirmation->speedup
+            : 1;
+    out.bolt_chosen = result->verdict == Verdict::kMeasured && e.low > 1 &&
+                      e.speedup > pick_speedup;
+    out.bolted = e;
+    cleanup(*result, "bolt");
   }
   // The profiled build served as the reference until here.
   if (profiled) cleanup(*profiled, "profiled");

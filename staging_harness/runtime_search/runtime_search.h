@@ -23,6 +23,12 @@
 //     above 1 (a module the runoff did not reach: its best search median
 //     above 1); the winners are combined into one table and confirmed with
 //     the full timing, and the confirmed speedup is the result.
+//  5. With `bolt`: the pick (the confirmed table, else the build flags
+//     alone or the -O3 build) rewritten by BOLT after its build
+//     (profiling/bolt_optimization.h), timed in full against the same
+//     baseline: a build-level decision per program, chosen only when its
+//     interval lies above 1 and its median above the pick's. No records:
+//     BOLT's gain belongs to no pipeline.
 // Every build (baseline, -O0 reference, evaluations, confirmation) shares
 // the wrapper's object cache under the work dir unless `object_cache` is
 // off: an evaluation recompiles only the module whose pipeline it changes.
@@ -86,6 +92,10 @@ struct RuntimeSearchOptions {
   // Builds share the wrapper's object cache: `stage.object_cache_dir`, or
   // <work_dir>/object-cache when that is empty.
   bool object_cache = true;
+  // Step 5; every build must then link with profiling::kBoltLinkFlag
+  // (stage.link_flags). stage.bolt must be unset: it would rewrite every
+  // evaluation and credit pipelines with the layout's gain.
+  std::optional<profiling::BoltOptions> bolt;
 };
 
 struct Evaluation {
@@ -149,6 +159,12 @@ struct RuntimeSearchResult {
   // (the gain is then the profile's, with no table to write).
   std::optional<Evaluation> profiled;
   bool profile_confirmed = false;
+  // Step 5: the pick rewritten by BOLT, timed in full ("confirmed" when
+  // measured); chosen when its interval lies above 1 and its median above
+  // the pick's (the confirmation's median where a gain was confirmed, else
+  // 1).
+  std::optional<Evaluation> bolted;
+  bool bolt_chosen = false;
   bool miscompile_found = false;
   double search_s = 0;
   double elapsed_s = 0;

@@ -1,5 +1,6 @@
 #include "staging_harness/runtime_search/runtime_search_command.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -8,6 +9,7 @@
 #include "common/files/atomic_file.h"
 #include "common/process/shell_quote.h"
 #include "replay_buffer/replay_store.h"
+#include "staging_harness/profiling/bolt_optimization.h"
 #include "staging_harness/runner/build_options.h"
 #include "staging_harness/runtime_search/runtime_search.h"
 #include "staging_harness/runtime_search/runtime_search_report.h"
@@ -90,6 +92,18 @@ void AddRuntimeSearchOptions(CLI::App& search, RuntimeSearchFlags& flags) {
       "then each hot module's pipelines on top (under -flto as clang's "
       "pre-link pipeline)");
   runner::AddWorkloadBuildOptions(search, flags.build, "runtime: ");
+  search.add_flag("--bolt", flags.bolt,
+                  "after the confirmation, stage the pick (the winning "
+                  "table, else the build flags alone or -O3) rewritten by "
+                  "LLVM's BOLT from a profile of its own runs, timed in "
+                  "full: BOLT is chosen when its interval lies above 1 and "
+                  "its median above the pick's; every build links with "
+                  "-Wl,--emit-relocs; nothing of it is recorded");
+  search
+      .add_option("--bolt-input-seed", flags.bolt_input_seed,
+                  "make BOLT's training inputs from this seed (default: the "
+                  "timed inputs)")
+      ->check(CLI::NonNegativeNumber);
   search.add_flag("--keep-builds", flags.keep_builds,
                   "runtime: keep every evaluation's build and run directories");
   search.add_flag("--no-object-cache", flags.no_object_cache,
@@ -135,6 +149,22 @@ int RunRuntimeSearchCommand(const RuntimeSearchFlags& f, std::ostream& out,
            : f.work_dir) +
       "/" + workload->name;
   RuntimeSearchOptions options;
+  if (f.bolt) {
+    profiling::BoltOptions bolt;
+    if (f.bolt_input_seed >= 0) bolt.input_seed = f.bolt_input_seed;
+    if (absl::Status tools = profiling::CheckBoltTools(bolt); !tools.ok()) {
+      return fail(tools);
+    }
+    options.bolt = bolt;
+    if (std::find(stage.link_flags.begin(), stage.link_flags.end(),
+                  profiling::kBoltLinkFlag) == stage.link_flags.end()) {
+      stage.link_flags.push_back(profiling::kBoltLinkFlag);
+    }
+  } else if (f.bolt_input_seed >= 0) {
+    return fail(absl::InvalidArgumentError(
+        "--bolt-input-seed is for --bolt (the seed of BOLT's training "
+        "inputs)"));
+  }
   options.budget_s = f.budget_s;
   options.max_evaluations = int(f.max_evaluations);
   options.seed = f.seed;
@@ -178,6 +208,10 @@ int RunRuntimeSearchCommand(const RuntimeSearchFlags& f, std::ostream& out,
                   : " --link-flags=" + process::ShellWord(f.build.link_flags))
           << ")\n";
     }
+  }
+  if (result->bolt_chosen) {
+    err << "BOLT on top of the pick is faster still: stage it with --bolt "
+           "(the build rewritten by llvm-bolt from a profile of its runs)\n";
   }
   if (store) {
     err << "episodes, staging rewards and decisions recorded in " << f.buffer

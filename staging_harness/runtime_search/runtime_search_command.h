@@ -35,6 +35,8 @@ struct RuntimeSearchFlags {
   bool no_object_cache = false;
   std::string profile;  // an execution profile every evaluation is built with
   std::string candidate_cflags;  // more flags for every evaluation's build
+  bool bolt = false;             // step 5: BOLT on top of the pick
+  int64_t bolt_input_seed = -1;  // BOLT's training inputs (-1: the timed)
   // Shared with the other objectives' flags (search_command.h).
   std::string buffer;
   double budget_s = 300;

@@ -206,6 +206,22 @@ std::string FormatRuntimeSearchTable(const RuntimeSearchResult& r) {
                       staging::kBusyMachineAdvice, "\n");
     }
   }
+  if (r.bolted) {
+    const Evaluation& b = *r.bolted;
+    absl::StrAppend(
+        &out, absl::StrFormat(
+                  "%s vs -O3: %s (%s, %d pairs, %.0f s): %s\n", b.pipeline,
+                  Figure(b), b.verdict, b.pairs, b.seconds,
+                  r.bolt_chosen ? "chosen (stage with --bolt)"
+                                : "not chosen (its interval does not lie "
+                                  "above 1, or its median is not above the "
+                                  "pick's)"));
+    if (b.verdict != "confirmed") absl::StrAppend(&out, "  ", b.detail, "\n");
+    for (const std::string& warning : b.machine_warnings) {
+      absl::StrAppend(&out, "  busy machine while timing it: ", warning, "; ",
+                      staging::kBusyMachineAdvice, "\n");
+    }
+  }
   for (const std::string& note : r.profile.notes) {
     absl::StrAppend(&out, "note: ", note, "\n");
   }
@@ -286,6 +302,8 @@ nlohmann::json RuntimeSearchJson(const RuntimeSearchResult& r) {
   j["profiled"] =
       r.profiled ? EvaluationJson(*r.profiled) : nlohmann::json(nullptr);
   j["profile_confirmed"] = r.profile_confirmed;
+  j["bolted"] = r.bolted ? EvaluationJson(*r.bolted) : nlohmann::json(nullptr);
+  j["bolt_chosen"] = r.bolt_chosen;
   return j;
 }
 

@@ -74,6 +74,26 @@ TEST(RuntimeSearchReportTest, TheBuildFlagsAloneAreNamed) {
             "-fprofile-instr-use=w.profdata -flto");
 }
 
+TEST(RuntimeSearchReportTest, BoltOnTopOfThePickIsReportedAndItsChoice) {
+  RuntimeSearchResult r = SearchOnABusyMachine();
+  EXPECT_EQ(FormatRuntimeSearchTable(r).find("BOLT"), std::string::npos);
+  EXPECT_TRUE(RuntimeSearchJson(r)["bolted"].is_null());
+  r.bolted = Measured(4, "(the winning table) + BOLT", 1.06);
+  r.bolted->verdict = "confirmed";
+  r.bolt_chosen = true;
+  std::string table = FormatRuntimeSearchTable(r);
+  EXPECT_NE(table.find("(the winning table) + BOLT vs -O3: 1.0600"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("chosen (stage with --bolt)"), std::string::npos);
+  nlohmann::json j = RuntimeSearchJson(r);
+  EXPECT_EQ(j["bolted"]["speedup"]["median"], 1.06);
+  EXPECT_EQ(j["bolt_chosen"], true);
+  r.bolt_chosen = false;
+  table = FormatRuntimeSearchTable(r);
+  EXPECT_NE(table.find("not chosen"), std::string::npos) << table;
+}
+
 TEST(RuntimeSearchReportTest, TheJsonCarriesEachTimingsWarnings) {
   const nlohmann::json j = RuntimeSearchJson(SearchOnABusyMachine());
   EXPECT_EQ(j["profiled"]["machine_warnings"].size(), 1u);

@@ -158,6 +158,44 @@ TEST_F(RuntimeSearchTest, AnLtoSearchRunsThePipelinesBeforeTheLink) {
   }
 }
 
+// BOLT on top of the pick: timed in full after the search against the
+// same baseline, a decision for the whole program that records nothing
+// (the layout's gain belongs to no pipeline). A stage option that would
+// rewrite every evaluation is refused.
+TEST_F(RuntimeSearchTest, BoltIsStagedOnTopOfThePickAndRecordsNothing) {
+  stage_.link_flags = {profiling::kBoltLinkFlag};
+  options_.max_evaluations = 1;
+  options_.runoff_contenders = 0;
+  options_.bolt = profiling::BoltOptions{};
+  absl::StatusOr<RuntimeSearchResult> result = Search();
+  ASSERT_TRUE(result.ok()) << result.status() << log_.str();
+  ASSERT_TRUE(result->bolted.has_value());
+  EXPECT_EQ(result->bolted->verdict, "confirmed") << result->bolted->detail;
+  EXPECT_NE(result->bolted->pipeline.find("+ BOLT"), std::string::npos);
+  EXPECT_TRUE(result->bolted->episode_ids.empty());
+  EXPECT_EQ(result->bolt_chosen, result->bolted->low > 1 &&
+                                     result->bolted->speedup >
+                                         (result->policy_table.empty()
+                                              ? 1
+                                              : result->confirmation->speedup));
+  // Only the search's evaluation and the confirmation's episodes are in
+  // the buffer.
+  replay_buffer::EpisodeFilter filter;
+  filter.objective = "runtime";
+  absl::StatusOr<std::vector<replay_buffer::EpisodeKey>> episodes =
+      store_->ListEpisodes(filter);
+  ASSERT_TRUE(episodes.ok()) << episodes.status();
+  const int confirmed =
+      result->confirmation ? int(result->confirmation->episode_ids.size()) : 0;
+  EXPECT_EQ(int(episodes->size()),
+            int(result->evaluations[0].episode_ids.size()) + confirmed);
+
+  stage_.bolt = profiling::BoltOptions{};
+  result = Search();
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 TEST_F(RuntimeSearchTest, EvaluatesTheHotModuleAndRecordsEveryEvaluation) {
   absl::StatusOr<RuntimeSearchResult> result = Search();
   ASSERT_TRUE(result.ok()) << result.status() << log_.str();

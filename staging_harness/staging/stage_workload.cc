@@ -277,7 +277,8 @@ absl::Status WorkloadStager::Impl::CheckBaseline(const BuiltVariant& baseline) {
 
 absl::StatusOr<StageResult> WorkloadStager::Evaluate(
     const std::string& candidate_policy, const std::string& label,
-    const TimingOptions& timing_options) {
+    const TimingOptions& timing_options,
+    const std::optional<profiling::BoltOptions>& bolt) {
   Impl& s = *impl_;
   const workloads::Workload& workload = s.workload;
   std::ostream& progress = s.progress;
@@ -302,7 +303,7 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
   // made from one the policy made. The baseline is checked first, so a
   // workload that cannot be checked is unusable before BOLT runs it.
   std::optional<BuiltVariant> before_bolt;
-  if (s.options.bolt) {
+  if (bolt) {
     if (!s.checked) {
       if (absl::Status checked = s.CheckBaseline(baseline_); !checked.ok()) {
         return checked;
@@ -312,9 +313,9 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
       result.candidate = *candidate;
       return finish(Verdict::kUnusable, s.unusable);
     }
-    absl::StatusOr<profiling::BoltResult> bolted = profiling::BoltOptimize(
-        workload, s.source, *candidate, s.inputs, *s.options.bolt,
-        s.Dir(label + "-bolt"), progress);
+    absl::StatusOr<profiling::BoltResult> bolted =
+        profiling::BoltOptimize(workload, s.source, *candidate, s.inputs, *bolt,
+                                s.Dir(label + "-bolt"), progress);
     if (!bolted.ok()) return bolted.status();
     before_bolt = *candidate;
     candidate->artifacts_dir = bolted->artifacts_dir;
@@ -498,7 +499,7 @@ absl::StatusOr<StageResult> StageWorkload(const workloads::Workload& workload,
       WorkloadStager::Prepare(workload, options, progress);
   if (!stager.ok()) return stager.status();
   return (*stager)->Evaluate(options.candidate_policy, "candidate",
-                             options.timing);
+                             options.timing, options.bolt);
 }
 
 StageRecords RecordsOf(const StageResult& result) {

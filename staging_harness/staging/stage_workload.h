@@ -73,14 +73,15 @@ struct StageOptions {
   // (runner::Variant::link_flags): e.g. -fuse-ld=/usr/bin/ld.lld-16, which
   // LLVM 16 bitcode needs when the candidate is built with -flto.
   std::vector<std::string> link_flags;
-  // The candidate's artifacts rewritten by BOLT after its build
-  // (profiling/bolt_optimization.h), from a profile of its own runs; its
-  // links need profiling::kBoltLinkFlag among link_flags. A mismatch is then
-  // checked again on the build before BOLT: BOLT is blamed (cause "bolt",
-  // no pipeline) when that one gives the baseline's outputs and UBSan (with
-  // `ubsan`) finds no undefined behaviour. The baseline's checks run before
-  // BOLT. The executed IR count (count_executed) is the build's before BOLT:
-  // BOLT changes machine code, not IR.
+  // StageWorkload: the candidate's artifacts rewritten by BOLT after its
+  // build (profiling/bolt_optimization.h), from a profile of its own runs
+  // (a stager's Evaluate takes its own); its links need
+  // profiling::kBoltLinkFlag among link_flags. A mismatch is then checked again
+  // on the build before BOLT: BOLT is blamed (cause "bolt", no pipeline) when
+  // that one gives the baseline's outputs and UBSan (with `ubsan`) finds no
+  // undefined behaviour. The baseline's checks run before BOLT. The executed IR
+  // count (count_executed) is the build's before BOLT: BOLT changes machine
+  // code, not IR.
   std::optional<profiling::BoltOptions> bolt;
 };
 
@@ -153,11 +154,13 @@ class WorkloadStager {
 
   // Builds `candidate_policy` as variant `label` ("candidate" for
   // `phaseloop stage`; search uses one label per evaluation, each its own
-  // scratch directory) and stages it: identical, unusable, miscompile or
-  // measured with `timing`.
-  absl::StatusOr<StageResult> Evaluate(const std::string& candidate_policy,
-                                       const std::string& label,
-                                       const TimingOptions& timing);
+  // scratch directory), rewrites it with `bolt` when given (StageOptions::
+  // bolt; every build must then link with profiling::kBoltLinkFlag) and
+  // stages it: identical, unusable, miscompile or measured with `timing`.
+  absl::StatusOr<StageResult> Evaluate(
+      const std::string& candidate_policy, const std::string& label,
+      const TimingOptions& timing,
+      const std::optional<profiling::BoltOptions>& bolt = std::nullopt);
 
  private:
   WorkloadStager(const workloads::Workload& workload,
@@ -167,7 +170,8 @@ class WorkloadStager {
   runner::BuiltVariant baseline_;
 };
 
-// Prepare + Evaluate(options.candidate_policy, "candidate", options.timing).
+// Prepare + Evaluate(options.candidate_policy, "candidate", options.timing,
+// options.bolt).
 absl::StatusOr<StageResult> StageWorkload(const workloads::Workload& workload,
                                           const StageOptions& options,
                                           std::ostream& progress);
