@@ -104,6 +104,20 @@ std::vector<std::pair<std::string, std::string>> ChooseWinners(
   return winners;
 }
 
+double BoltReference(const RuntimeSearchResult& r) {
+  if (!r.confirmation) return 1;
+  if (!r.policy_table.empty() || r.profile_confirmed) {
+    return r.confirmation->speedup;
+  }
+  // The build flags' own confirmation, not confirmed above 1: BOLT's row is
+  // those flags rewritten, so it must beat their figure as well as 1.
+  if (!r.candidate_cflags.empty() && r.confirmation->pairs > 0 &&
+      r.confirmation->pipeline == "(build flags alone)") {
+    return std::max(1.0, r.confirmation->speedup);
+  }
+  return 1;
+}
+
 std::string TablePolicyText(
     const std::vector<std::pair<std::string, std::string>>& rows) {
   std::string text = absl::StrCat(cc_wrapper::kTableHeader, "\n");
@@ -126,9 +140,14 @@ absl::StatusOr<RuntimeSearchResult> RunRuntimeSearch(
   const auto start = std::chrono::steady_clock::now();
   RuntimeSearchResult out;
   out.workload = workload.name;
-  out.candidate_cflags = stage_options.candidate_cflags;
-  out.link_flags = stage_options.link_flags;
   staging::StageOptions stage = stage_options;
+  if (options.bolt &&
+      std::find(stage.link_flags.begin(), stage.link_flags.end(),
+                profiling::kBoltLinkFlag) == stage.link_flags.end()) {
+    stage.link_flags.push_back(profiling::kBoltLinkFlag);  // every build
+  }
+  out.candidate_cflags = stage.candidate_cflags;
+  out.link_flags = stage.link_flags;
   if (!options.object_cache) {
     stage.object_cache_dir.clear();
   } else if (stage.object_cache_dir.empty()) {
@@ -433,33 +452,42 @@ absl::StatusOr<RuntimeSearchResult> RunRuntimeSearch(
     out.profile_confirmed = result->verdict == Verdict::kMeasured && e.low > 1;
     out.confirmation = e;
   }
-  // Step 5: BOLT on top of the pick, a decision for the whole program.
+  // Step 5: BOLT on top of the pick, a decision for the whole program. A
+  // BOLT that fails is the row's verdict; the search's results stand.
   if (options.bolt) {
     const bool table = !out.policy_table.empty();
-    const bool flags = !stage.candidate_cflags.empty();
-    const std::string pick = table   ? "the winning table"
-                             : flags ? "the build flags alone"
-                                     : "the -O3 build";
+    const std::string pick = table ? "the winning table"
+                             : !stage.candidate_cflags.empty()
+                                 ? "the build flags alone"
+                                 : "the -O3 build";
     progress << "bolt: " << pick << " rewritten by BOLT, timed in full\n";
     absl::StatusOr<StageResult> result = (*stager)->Evaluate(
         table ? absl::StrCat("table:", policies_dir, "/winner.table")
               : "baseline",
         "bolt", options.confirm_timing, options.bolt);
-    if (!result.ok()) return result.status();
     Evaluation e;
-    e.index = index + 2;
+    e.index = index + (out.confirmation ? 2 : 1);
     e.pipeline = absl::StrCat("(", pick, ") + BOLT");
-    Fill(*result, &e);
-    if (result->verdict == Verdict::kMeasured) e.verdict = "confirmed";
-    if (result->verdict == Verdict::kMiscompile) out.miscompile_found = true;
-    const double pick_speedup =
-        (table || out.profile_confirmed) && out.confirmation
-            ? out.confirmation->speedup
-            : 1;
-    out.bolt_chosen = result->verdict == Verdict::kMeasured && e.low > 1 &&
-                      e.speedup > pick_speedup;
+    if (!result.ok()) {
+      e.verdict = "failed";
+      e.detail = std::string(result.status().message());
+      progress << "bolt: failed: " << e.detail << "\n";
+    } else {
+      Fill(*result, &e);
+      if (result->verdict == Verdict::kMeasured) e.verdict = "confirmed";
+      if (result->verdict == Verdict::kMiscompile) {
+        absl::StrAppend(&e.detail, " (cause: ", result->cause, ")");
+      }
+      out.bolt_chosen = result->verdict == Verdict::kMeasured && e.low > 1 &&
+                        e.speedup > BoltReference(out);
+      cleanup(*result, "bolt");
+    }
+    if (!options.keep_builds) {
+      std::error_code ignored;
+      fs::remove_all(stage.work_dir + "/bolt-bolt", ignored);
+      fs::remove_all(stage.work_dir + "/check/bolt-before-bolt", ignored);
+    }
     out.bolted = e;
-    cleanup(*result, "bolt");
   }
   // The profiled build served as the reference until here.
   if (profiled) cleanup(*profiled, "profiled");

@@ -92,9 +92,9 @@ struct RuntimeSearchOptions {
   // Builds share the wrapper's object cache: `stage.object_cache_dir`, or
   // <work_dir>/object-cache when that is empty.
   bool object_cache = true;
-  // Step 5; every build must then link with profiling::kBoltLinkFlag
-  // (stage.link_flags). stage.bolt must be unset: it would rewrite every
-  // evaluation and credit pipelines with the layout's gain.
+  // Step 5; every build then links with profiling::kBoltLinkFlag (added to
+  // stage.link_flags when missing). stage.bolt must be unset: it would
+  // rewrite every evaluation and credit pipelines with the layout's gain.
   std::optional<profiling::BoltOptions> bolt;
 };
 
@@ -160,9 +160,10 @@ struct RuntimeSearchResult {
   std::optional<Evaluation> profiled;
   bool profile_confirmed = false;
   // Step 5: the pick rewritten by BOLT, timed in full ("confirmed" when
-  // measured); chosen when its interval lies above 1 and its median above
-  // the pick's (the confirmation's median where a gain was confirmed, else
-  // 1).
+  // measured; "failed" with why when BOLT could not run, e.g. no program
+  // wrote a profile; "miscompile" with BOLT's cause, which is no pipeline's
+  // and so not miscompile_found); chosen when its interval lies above 1 and
+  // its median above BoltReference.
   std::optional<Evaluation> bolted;
   bool bolt_chosen = false;
   bool miscompile_found = false;
@@ -185,6 +186,12 @@ std::vector<std::pair<std::string, std::string>> ChooseWinners(
     const std::vector<HotModule>& hot,
     const std::vector<Evaluation>& evaluations,
     const std::vector<Evaluation>& runoff, double floor = 1);
+
+// What BOLT's row (step 5) must beat besides 1: the confirmation's median
+// where it confirmed a gain (the winning table, or the build flags alone);
+// the build flags' own confirmed median where it did not but every build
+// has them (BOLT's row is those flags rewritten); else 1.
+double BoltReference(const RuntimeSearchResult& r);
 
 // The table policy text for `rows` (module_hash, pipeline).
 std::string TablePolicyText(

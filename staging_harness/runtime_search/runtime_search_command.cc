@@ -92,18 +92,12 @@ void AddRuntimeSearchOptions(CLI::App& search, RuntimeSearchFlags& flags) {
       "then each hot module's pipelines on top (under -flto as clang's "
       "pre-link pipeline)");
   runner::AddWorkloadBuildOptions(search, flags.build, "runtime: ");
-  search.add_flag("--bolt", flags.bolt,
-                  "after the confirmation, stage the pick (the winning "
-                  "table, else the build flags alone or -O3) rewritten by "
-                  "LLVM's BOLT from a profile of its own runs, timed in "
-                  "full: BOLT is chosen when its interval lies above 1 and "
-                  "its median above the pick's; every build links with "
-                  "-Wl,--emit-relocs; nothing of it is recorded");
-  search
-      .add_option("--bolt-input-seed", flags.bolt_input_seed,
-                  "make BOLT's training inputs from this seed (default: the "
-                  "timed inputs)")
-      ->check(CLI::NonNegativeNumber);
+  staging::AddBoltOptions(
+      search, flags.bolt, flags.bolt_input_seed,
+      ": here the search's last step, after its confirmation: the pick (the "
+      "winning table, else the build flags alone or -O3) rewritten, timed "
+      "in full, chosen when its interval lies above 1 and its median above "
+      "the pick's; nothing of it is recorded");
   search.add_flag("--keep-builds", flags.keep_builds,
                   "runtime: keep every evaluation's build and run directories");
   search.add_flag("--no-object-cache", flags.no_object_cache,
@@ -149,22 +143,10 @@ int RunRuntimeSearchCommand(const RuntimeSearchFlags& f, std::ostream& out,
            : f.work_dir) +
       "/" + workload->name;
   RuntimeSearchOptions options;
-  if (f.bolt) {
-    profiling::BoltOptions bolt;
-    if (f.bolt_input_seed >= 0) bolt.input_seed = f.bolt_input_seed;
-    if (absl::Status tools = profiling::CheckBoltTools(bolt); !tools.ok()) {
-      return fail(tools);
-    }
-    options.bolt = bolt;
-    if (std::find(stage.link_flags.begin(), stage.link_flags.end(),
-                  profiling::kBoltLinkFlag) == stage.link_flags.end()) {
-      stage.link_flags.push_back(profiling::kBoltLinkFlag);
-    }
-  } else if (f.bolt_input_seed >= 0) {
-    return fail(absl::InvalidArgumentError(
-        "--bolt-input-seed is for --bolt (the seed of BOLT's training "
-        "inputs)"));
-  }
+  absl::StatusOr<std::optional<profiling::BoltOptions>> bolt =
+      staging::BoltFromFlags(f.bolt, f.bolt_input_seed, stage.link_flags);
+  if (!bolt.ok()) return fail(bolt.status());
+  options.bolt = *std::move(bolt);
   options.budget_s = f.budget_s;
   options.max_evaluations = int(f.max_evaluations);
   options.seed = f.seed;
@@ -177,6 +159,22 @@ int RunRuntimeSearchCommand(const RuntimeSearchFlags& f, std::ostream& out,
   options.runoff_budget_s = f.runoff_budget_s;
   err << "runtime search: " << workload->name << ", " << f.budget_s
       << " s budget, seed " << f.seed << ", scratch " << stage.work_dir << "\n";
+  // The `phaseloop stage` command that builds what the search found.
+  auto StageCommand = [&](const std::string& policy, bool bolt) {
+    return absl::StrCat(
+        "phaseloop stage --workload ", *file, " --policy ", policy,
+        f.profile.empty() ? "" : " --profile " + f.profile,
+        f.candidate_cflags.empty()
+            ? ""
+            : " --candidate-cflags=" + process::ShellWord(f.candidate_cflags),
+        f.build.link_flags.empty()
+            ? ""
+            : " --link-flags=" + process::ShellWord(f.build.link_flags),
+        bolt ? " --bolt" : "",
+        bolt && f.bolt_input_seed >= 0
+            ? absl::StrCat(" --bolt-input-seed ", f.bolt_input_seed)
+            : "");
+  };
   absl::StatusOr<RuntimeSearchResult> result =
       RunRuntimeSearch(*workload, stage, options, store.get(), err);
   if (!result.ok()) return fail(result.status());
@@ -196,22 +194,19 @@ int RunRuntimeSearchCommand(const RuntimeSearchFlags& f, std::ostream& out,
                !w.ok()) {
       return fail(w);
     } else {
-      err << "winning policy written to " << f.policy_out << " (phaseloop "
-          << "stage --workload " << *file << " --policy table:" << f.policy_out
-          << (f.profile.empty() ? "" : " --profile " + f.profile)
-          << (f.candidate_cflags.empty()
-                  ? ""
-                  : " --candidate-cflags=" +
-                        process::ShellWord(f.candidate_cflags))
-          << (f.build.link_flags.empty()
-                  ? ""
-                  : " --link-flags=" + process::ShellWord(f.build.link_flags))
-          << ")\n";
+      err << "winning policy written to " << f.policy_out << " ("
+          << StageCommand("table:" + f.policy_out, false) << ")\n";
     }
   }
   if (result->bolt_chosen) {
-    err << "BOLT on top of the pick is faster still: stage it with --bolt "
-           "(the build rewritten by llvm-bolt from a profile of its runs)\n";
+    const bool table = !result->policy_table.empty() && !f.policy_out.empty();
+    err << "BOLT on top of the pick is faster still: "
+        << StageCommand(table ? "table:" + f.policy_out : "baseline", true)
+        << (!result->policy_table.empty() && f.policy_out.empty()
+                ? " (with the winning table as --policy: give --policy-out "
+                  "to keep it)"
+                : "")
+        << "\n";
   }
   if (store) {
     err << "episodes, staging rewards and decisions recorded in " << f.buffer

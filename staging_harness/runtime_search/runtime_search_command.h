@@ -3,12 +3,15 @@
 
 // `phaseloop search --objective runtime --workload W --budget S [--buffer DB]
 // [--policy-out FILE] [--json] [--seed N] [--workloads-dir DIR] [--cc PATH]
-// [--no-object-cache]`
+// [--no-object-cache] [--profile FILE] [--candidate-cflags FLAGS]
+// [--link-flags FLAGS] [--bolt [--bolt-input-seed N]]`
 // (search_command.cc routes here). Live progress on stderr; the table or
 // JSON on stdout. Exit 0 searched (with or without a gain), 1 internal
-// error, 2 bad input or an unusable workload, 3 a miscompile was found
-// (recorded and blocked; the rest of the search and its outputs are still
-// complete), as `phaseloop stage`.
+// error, 2 bad input or an unusable workload, 3 a pipeline miscompile was
+// found (recorded and blocked; the rest of the search and its outputs are
+// still complete), as `phaseloop stage`. A BOLT rewrite that changed the
+// outputs (--bolt) is its row's verdict, not exit 3: no pipeline is at
+// fault.
 
 #include <cstdint>
 #include <iosfwd>

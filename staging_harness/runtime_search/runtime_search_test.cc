@@ -173,11 +173,15 @@ TEST_F(RuntimeSearchTest, BoltIsStagedOnTopOfThePickAndRecordsNothing) {
   EXPECT_EQ(result->bolted->verdict, "confirmed") << result->bolted->detail;
   EXPECT_NE(result->bolted->pipeline.find("+ BOLT"), std::string::npos);
   EXPECT_TRUE(result->bolted->episode_ids.empty());
-  EXPECT_EQ(result->bolt_chosen, result->bolted->low > 1 &&
-                                     result->bolted->speedup >
-                                         (result->policy_table.empty()
-                                              ? 1
-                                              : result->confirmation->speedup));
+  EXPECT_EQ(result->bolt_chosen,
+            result->bolted->low > 1 &&
+                result->bolted->speedup > BoltReference(*result));
+  // Only the pick was rewritten, never a search evaluation.
+  const std::string log = log_.str();
+  const size_t first = log.find("bolt: instrumenting");
+  ASSERT_NE(first, std::string::npos) << log;
+  EXPECT_EQ(log.find("bolt: instrumenting", first + 1), std::string::npos);
+  EXPECT_FALSE(fs::exists(stage_.work_dir + "/bolt-bolt"));  // cleaned up
   // Only the search's evaluation and the confirmation's episodes are in
   // the buffer.
   replay_buffer::EpisodeFilter filter;
@@ -190,10 +194,47 @@ TEST_F(RuntimeSearchTest, BoltIsStagedOnTopOfThePickAndRecordsNothing) {
   EXPECT_EQ(int(episodes->size()),
             int(result->evaluations[0].episode_ids.size()) + confirmed);
 
+  // A BOLT that cannot run is the row's verdict; the search stands.
+  options_.bolt->llvm_bolt = "/nonexistent/llvm-bolt";
+  result = Search();
+  ASSERT_TRUE(result.ok()) << result.status() << log_.str();
+  ASSERT_TRUE(result->bolted.has_value());
+  EXPECT_EQ(result->bolted->verdict, "failed");
+  EXPECT_NE(result->bolted->detail.find("bolt-16"), std::string::npos)
+      << result->bolted->detail;
+  EXPECT_FALSE(result->bolt_chosen);
+  EXPECT_EQ(result->evaluations.size(), 1u);
+
   stage_.bolt = profiling::BoltOptions{};
   result = Search();
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// What BOLT's row must beat: the confirmed pick, the build flags' own
+// figure where every build has them, else 1.
+TEST(BoltReferenceTest, ThePickBoltMustBeat) {
+  RuntimeSearchResult r;
+  EXPECT_EQ(BoltReference(r), 1);  // nothing confirmed: -O3
+  Evaluation confirmation;
+  confirmation.pipeline = "(winners combined)";
+  confirmation.speedup = 1.03;
+  confirmation.pairs = 10;
+  r.confirmation = confirmation;
+  EXPECT_EQ(BoltReference(r), 1);  // winners not confirmed above 1
+  r.policy_table = "table";
+  EXPECT_EQ(BoltReference(r), 1.03);  // the winning table
+  r.policy_table.clear();
+  r.candidate_cflags = "-flto";
+  confirmation.pipeline = "(build flags alone)";
+  confirmation.speedup = 1.008;
+  r.confirmation = confirmation;
+  EXPECT_EQ(BoltReference(r), 1.008);  // the flags, not confirmed above 1
+  r.profile_confirmed = true;
+  EXPECT_EQ(BoltReference(r), 1.008);  // the flags, confirmed
+  r.profile_confirmed = false;
+  r.confirmation->speedup = 0.99;
+  EXPECT_EQ(BoltReference(r), 1);  // slower flags: still above -O3
 }
 
 TEST_F(RuntimeSearchTest, EvaluatesTheHotModuleAndRecordsEveryEvaluation) {

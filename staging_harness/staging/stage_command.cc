@@ -8,7 +8,6 @@
 #include "common/command/exit_code.h"
 #include "common/command/subcommand.h"
 #include "replay_buffer/replay_store.h"
-#include "staging_harness/profiling/bolt_optimization.h"
 #include "staging_harness/profiling/profile_collection.h"
 #include "staging_harness/runner/build_options.h"
 #include "staging_harness/staging/stage_report.h"
@@ -80,35 +79,6 @@ absl::Status WriteRecords(replay_buffer::ReplayStore& store,
   return store.Write(batch);
 }
 
-// --bolt: the candidate rewritten by BOLT, every build linked with its
-// relocations. Its figures belong to no pipeline, so no --buffer.
-absl::Status SetBolt(const StageFlags& f, StageOptions& options) {
-  if (!f.bolt) {
-    if (f.bolt_input_seed >= 0) {
-      return absl::InvalidArgumentError(
-          "--bolt-input-seed is for --bolt (the seed of BOLT's training "
-          "inputs)");
-    }
-    return absl::OkStatus();
-  }
-  if (!f.buffer.empty()) {
-    return absl::InvalidArgumentError(
-        "--bolt with --buffer: a BOLT-rewritten candidate's speedup belongs "
-        "to no pipeline, so it is not recorded; stage without --buffer");
-  }
-  profiling::BoltOptions bolt;
-  if (f.bolt_input_seed >= 0) bolt.input_seed = f.bolt_input_seed;
-  if (absl::Status tools = profiling::CheckBoltTools(bolt); !tools.ok()) {
-    return tools;
-  }
-  options.bolt = bolt;
-  if (std::find(options.link_flags.begin(), options.link_flags.end(),
-                profiling::kBoltLinkFlag) == options.link_flags.end()) {
-    options.link_flags.push_back(profiling::kBoltLinkFlag);
-  }
-  return absl::OkStatus();
-}
-
 int RunStage(const StageFlags& f) {
   auto fail = [](const absl::Status& status) {
     std::cerr << "phaseloop stage: " << status.message() << "\n";
@@ -160,7 +130,15 @@ int RunStage(const StageFlags& f) {
       CandidateCflags(f.profile, f.candidate_cflags);
   if (!candidate_cflags.ok()) return fail(candidate_cflags.status());
   options.candidate_cflags = *std::move(candidate_cflags);
-  if (absl::Status bolt = SetBolt(f, options); !bolt.ok()) return fail(bolt);
+  if (f.bolt && !f.buffer.empty()) {
+    return fail(absl::InvalidArgumentError(
+        "--bolt with --buffer: a BOLT-rewritten candidate's speedup belongs "
+        "to no pipeline, so it is not recorded; stage without --buffer"));
+  }
+  absl::StatusOr<std::optional<profiling::BoltOptions>> bolt =
+      BoltFromFlags(f.bolt, f.bolt_input_seed, options.link_flags);
+  if (!bolt.ok()) return fail(bolt.status());
+  options.bolt = *std::move(bolt);
   const std::string work_root =
       f.work_dir.empty()
           ? (fs::temp_directory_path() / "phaseloop-stage").string()
@@ -278,19 +256,49 @@ void AddStageCommand(CLI::App& app, int& exit_code) {
                   "CFLAGS/CXXFLAGS, which most builds also link with): "
                   "measure a build flag with the same checks and timing as "
                   "a policy, e.g. --policy baseline --candidate-cflags=-flto");
-  cmd->add_flag("--bolt", flags->bolt,
-                "rewrite the candidate's programs and libraries with LLVM's "
-                "BOLT (bolt-16) from a profile of its own runs, after its "
-                "build: post-link code layout; every build then links with "
-                "-Wl,--emit-relocs (BOLT needs the relocations). Not with "
-                "--buffer");
-  cmd->add_option("--bolt-input-seed", flags->bolt_input_seed,
-                  "make BOLT's training inputs from this seed (default: the "
-                  "timed inputs), so the profile comes from other data than "
-                  "the runs it is judged on")
-      ->check(CLI::NonNegativeNumber);
+  AddBoltOptions(*cmd, flags->bolt, flags->bolt_input_seed,
+                 "; not with --buffer");
   runner::AddWorkloadBuildOptions(*cmd, flags->build);
   cmd->add_flag("--json", flags->json, "print JSON instead of a table");
+}
+
+absl::StatusOr<std::optional<profiling::BoltOptions>> BoltFromFlags(
+    bool bolt, int64_t input_seed, std::vector<std::string>& link_flags) {
+  if (!bolt) {
+    if (input_seed >= 0) {
+      return absl::InvalidArgumentError(
+          "--bolt-input-seed is for --bolt (the seed of BOLT's training "
+          "inputs)");
+    }
+    return std::nullopt;
+  }
+  profiling::BoltOptions options;
+  if (input_seed >= 0) options.input_seed = input_seed;
+  if (absl::Status tools = profiling::CheckBoltTools(options); !tools.ok()) {
+    return tools;
+  }
+  if (std::find(link_flags.begin(), link_flags.end(),
+                profiling::kBoltLinkFlag) == link_flags.end()) {
+    link_flags.push_back(profiling::kBoltLinkFlag);
+  }
+  return options;
+}
+
+void AddBoltOptions(CLI::App& cmd, bool& bolt, int64_t& input_seed,
+                    const std::string& what) {
+  cmd.add_flag(
+      "--bolt", bolt,
+      absl::StrCat("rewrite the candidate's programs and libraries with "
+                   "LLVM's BOLT (bolt-16) from a profile of its own runs, "
+                   "after its build: post-link code layout; every build then "
+                   "links with -Wl,--emit-relocs (BOLT needs the "
+                   "relocations)",
+                   what));
+  cmd.add_option("--bolt-input-seed", input_seed,
+                 "make BOLT's training inputs from this seed (default: the "
+                 "timed inputs), so the profile comes from other data than "
+                 "the runs it is judged on")
+      ->check(CLI::NonNegativeNumber);
 }
 
 absl::StatusOr<std::string> CandidateCflags(const std::string& profile,

@@ -1,10 +1,14 @@
 #ifndef PHASELOOP_STAGING_HARNESS_STAGING_STAGE_COMMAND_H_
 #define PHASELOOP_STAGING_HARNESS_STAGING_STAGE_COMMAND_H_
 
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "CLI/CLI.hpp"
 #include "absl/status/statusor.h"
+#include "staging_harness/profiling/bolt_optimization.h"
 
 namespace phaseloop::staging {
 
@@ -24,6 +28,17 @@ void AddStageCommand(CLI::App& app, int& exit_code);
 // the level (--opt-level sets both sides') or what a command writes.
 absl::StatusOr<std::string> CandidateCflags(const std::string& profile,
                                             const std::string& cflags);
+
+// --bolt [--bolt-input-seed N] of `stage` and `search`: nullopt without
+// --bolt (bad input when a seed is given alone); else BOLT's options, its
+// tools checked (FailedPrecondition naming bolt-16), and the relocations
+// BOLT needs (profiling::kBoltLinkFlag) added to `link_flags`.
+absl::StatusOr<std::optional<profiling::BoltOptions>> BoltFromFlags(
+    bool bolt, int64_t input_seed, std::vector<std::string>& link_flags);
+
+// Adds --bolt and --bolt-input-seed to `cmd`; `what` ends --bolt's help.
+void AddBoltOptions(CLI::App& cmd, bool& bolt, int64_t& input_seed,
+                    const std::string& what);
 
 }  // namespace phaseloop::staging
 
