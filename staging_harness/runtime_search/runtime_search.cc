@@ -474,6 +474,7 @@ absl::StatusOr<RuntimeSearchResult> RunRuntimeSearch(
       progress << "bolt: failed: " << e.detail << "\n";
     } else {
       Fill(*result, &e);
+      out.bolt = result->bolt;
       if (result->verdict == Verdict::kMeasured) e.verdict = "confirmed";
       if (result->verdict == Verdict::kMiscompile) {
         absl::StrAppend(&e.detail, " (cause: ", result->cause, ")");

@@ -165,6 +165,7 @@ struct RuntimeSearchResult {
   // and so not miscompile_found); chosen when its interval lies above 1 and
   // its median above BoltReference.
   std::optional<Evaluation> bolted;
+  std::optional<profiling::BoltResult> bolt;  // what BOLT did, when it ran
   bool bolt_chosen = false;
   bool miscompile_found = false;
   double search_s = 0;

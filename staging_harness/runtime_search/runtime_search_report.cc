@@ -6,6 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "staging_harness/staging/machine_activity.h"
+#include "staging_harness/staging/stage_report.h"
 
 namespace phaseloop::runtime_search {
 namespace {
@@ -217,6 +218,7 @@ std::string FormatRuntimeSearchTable(const RuntimeSearchResult& r) {
                                   "above 1, or its median is not above the "
                                   "pick's)"));
     if (b.verdict != "confirmed") absl::StrAppend(&out, "  ", b.detail, "\n");
+    if (r.bolt) absl::StrAppend(&out, "  ", staging::BoltNote(*r.bolt), "\n");
     for (const std::string& warning : b.machine_warnings) {
       absl::StrAppend(&out, "  busy machine while timing it: ", warning, "; ",
                       staging::kBusyMachineAdvice, "\n");
@@ -303,6 +305,7 @@ nlohmann::json RuntimeSearchJson(const RuntimeSearchResult& r) {
       r.profiled ? EvaluationJson(*r.profiled) : nlohmann::json(nullptr);
   j["profile_confirmed"] = r.profile_confirmed;
   j["bolted"] = r.bolted ? EvaluationJson(*r.bolted) : nlohmann::json(nullptr);
+  j["bolt"] = r.bolt ? staging::BoltJson(*r.bolt) : nlohmann::json(nullptr);
   j["bolt_chosen"] = r.bolt_chosen;
   return j;
 }

@@ -26,7 +26,11 @@ std::string FormatRuntimeSearchTable(const RuntimeSearchResult& result);
 //   "measured", "identical", "miscompile", "refused", "blocked_skipped"}
 //   (of the search's evaluations), "stop_reason",
 //   "winners": [{"module_hash", "pipeline"}], "confirmation": {...} | null,
-//   "confirmed_speedup": {"median", "low", "high"} | null, "search_s",
+//   "confirmed_speedup": {"median", "low", "high"} | null,
+//   "policy_written", "candidate_cflags", "link_flags",
+//   "profiled": evaluation | null, "profile_confirmed",
+//   "bolted": evaluation | null, "bolt": staging::BoltJson | null (what
+//   BOLT did to each artifact, when it ran), "bolt_chosen", "search_s",
 //   "elapsed_s"}
 nlohmann::json RuntimeSearchJson(const RuntimeSearchResult& result);
 

@@ -89,9 +89,40 @@ TEST(RuntimeSearchReportTest, BoltOnTopOfThePickIsReportedAndItsChoice) {
   nlohmann::json j = RuntimeSearchJson(r);
   EXPECT_EQ(j["bolted"]["speedup"]["median"], 1.06);
   EXPECT_EQ(j["bolt_chosen"], true);
+  EXPECT_TRUE(j["bolt"].is_null());
   r.bolt_chosen = false;
   table = FormatRuntimeSearchTable(r);
   EXPECT_NE(table.find("not chosen"), std::string::npos) << table;
+}
+
+TEST(RuntimeSearchReportTest, WhatBoltDidToEachArtifactIsShown) {
+  RuntimeSearchResult r = SearchOnABusyMachine();
+  r.bolted = Measured(4, "(the winning table) + BOLT", 1.03);
+  r.bolted->verdict = "confirmed";
+  profiling::BoltResult bolt;
+  bolt.input_seed = 2;
+  bolt.generated_inputs = 3;
+  profiling::BoltedArtifact rewritten;
+  rewritten.path = "src/w";
+  rewritten.optimized = true;
+  rewritten.profiles = 4;
+  rewritten.estimate = "taken branches -12 %";
+  profiling::BoltedArtifact kept;
+  kept.path = "src/w-tool";
+  kept.note = "no profile written";
+  bolt.artifacts = {rewritten, kept};
+  r.bolt = bolt;
+  const std::string table = FormatRuntimeSearchTable(r);
+  EXPECT_NE(table.find("inputs made from seed 2: src/w (taken branches -12 "
+                       "%), src/w-tool (unchanged: no profile written)"),
+            std::string::npos)
+      << table;
+  const nlohmann::json j = RuntimeSearchJson(r);
+  EXPECT_EQ(j["bolt"]["input_seed"], 2);
+  ASSERT_EQ(j["bolt"]["artifacts"].size(), 2u);
+  EXPECT_EQ(j["bolt"]["artifacts"][0]["profiles"], 4);
+  EXPECT_EQ(j["bolt"]["artifacts"][1]["optimized"], false);
+  EXPECT_EQ(j["bolt"]["artifacts"][1]["note"], "no profile written");
 }
 
 TEST(RuntimeSearchReportTest, TheJsonCarriesEachTimingsWarnings) {

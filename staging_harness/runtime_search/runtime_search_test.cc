@@ -173,6 +173,10 @@ TEST_F(RuntimeSearchTest, BoltIsStagedOnTopOfThePickAndRecordsNothing) {
   EXPECT_EQ(result->bolted->verdict, "confirmed") << result->bolted->detail;
   EXPECT_NE(result->bolted->pipeline.find("+ BOLT"), std::string::npos);
   EXPECT_TRUE(result->bolted->episode_ids.empty());
+  ASSERT_TRUE(result->bolt.has_value());  // what BOLT did, for the report
+  ASSERT_FALSE(result->bolt->artifacts.empty());
+  EXPECT_TRUE(result->bolt->artifacts[0].optimized)
+      << result->bolt->artifacts[0].note;
   EXPECT_EQ(result->bolt_chosen,
             result->bolted->low > 1 &&
                 result->bolted->speedup > BoltReference(*result));
@@ -200,6 +204,7 @@ TEST_F(RuntimeSearchTest, BoltIsStagedOnTopOfThePickAndRecordsNothing) {
   ASSERT_TRUE(result.ok()) << result.status() << log_.str();
   ASSERT_TRUE(result->bolted.has_value());
   EXPECT_EQ(result->bolted->verdict, "failed");
+  EXPECT_FALSE(result->bolt.has_value());
   EXPECT_NE(result->bolted->detail.find("bolt-16"), std::string::npos)
       << result->bolted->detail;
   EXPECT_FALSE(result->bolt_chosen);

@@ -47,6 +47,34 @@ std::string ExecutedNote(const char* side, const ExecutedIr& e) {
                      : absl::StrCat(side, " unavailable (", e.unavailable, ")");
 }
 
+nlohmann::json ExecutedJson(const ExecutedIr& e) {
+  if (!e.available) return {{"unavailable", e.unavailable}};
+  return {{"count", e.count}, {"processes", e.processes}};
+}
+
+nlohmann::json Machine(const MachineActivity& m,
+                       const std::vector<std::string>& warnings) {
+  nlohmann::json j = {{"available", m.available},
+                      {"baseline_cpu_share", m.baseline_cpu_share},
+                      {"candidate_cpu_share", m.candidate_cpu_share},
+                      {"warnings", warnings}};
+  j["timed_cpu"] =
+      m.timed_cpu >= 0 ? nlohmann::json(m.timed_cpu) : nlohmann::json(nullptr);
+  if (m.available) {
+    nlohmann::json cpus = nlohmann::json::array();
+    for (const CpuActivity& c : m.cpus) {
+      cpus.push_back({{"cpu", c.cpu}, {"busy", c.busy}, {"steal", c.steal}});
+    }
+    j["cpus"] = std::move(cpus);
+    j["steal"] = m.steal;
+    j["load_start"] = m.load_start;
+    j["load_end"] = m.load_end;
+  }
+  return j;
+}
+
+}  // namespace
+
 nlohmann::json BoltJson(const profiling::BoltResult& b) {
   nlohmann::json artifacts = nlohmann::json::array();
   for (const profiling::BoltedArtifact& a : b.artifacts) {
@@ -85,34 +113,6 @@ std::string BoltNote(const profiling::BoltResult& b) {
       "its runs on ",
       inputs, ": ", artifacts);
 }
-
-nlohmann::json ExecutedJson(const ExecutedIr& e) {
-  if (!e.available) return {{"unavailable", e.unavailable}};
-  return {{"count", e.count}, {"processes", e.processes}};
-}
-
-nlohmann::json Machine(const MachineActivity& m,
-                       const std::vector<std::string>& warnings) {
-  nlohmann::json j = {{"available", m.available},
-                      {"baseline_cpu_share", m.baseline_cpu_share},
-                      {"candidate_cpu_share", m.candidate_cpu_share},
-                      {"warnings", warnings}};
-  j["timed_cpu"] =
-      m.timed_cpu >= 0 ? nlohmann::json(m.timed_cpu) : nlohmann::json(nullptr);
-  if (m.available) {
-    nlohmann::json cpus = nlohmann::json::array();
-    for (const CpuActivity& c : m.cpus) {
-      cpus.push_back({{"cpu", c.cpu}, {"busy", c.busy}, {"steal", c.steal}});
-    }
-    j["cpus"] = std::move(cpus);
-    j["steal"] = m.steal;
-    j["load_start"] = m.load_start;
-    j["load_end"] = m.load_end;
-  }
-  return j;
-}
-
-}  // namespace
 
 std::string FormatStageTable(const std::vector<StageResult>& results) {
   double confidence = TimingOptions().confidence;

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "nlohmann/json.hpp"
+#include "staging_harness/profiling/bolt_optimization.h"
 #include "staging_harness/staging/stage_workload.h"
 
 namespace phaseloop::staging {
@@ -30,6 +32,15 @@ std::string FormatStageTable(const std::vector<StageResult>& results);
 // or 1 for identical builds; machine for timed workloads, its /proc
 // figures when available).
 std::string FormatStageJson(const std::vector<StageResult>& results);
+
+// What BOLT did to a candidate (StageResult::bolt), for the stage's and the
+// runtime search's reports: {"artifacts": [{"path", "optimized",
+// "profiles", "estimate", "note"}], "built_artifacts_hash", "input_seed"
+// (null for the timed inputs), "generated_inputs", "run_s", "bolt_s"}; and
+// one sentence naming the inputs its profile came from and each artifact's
+// fate.
+nlohmann::json BoltJson(const profiling::BoltResult& b);
+std::string BoltNote(const profiling::BoltResult& b);
 
 }  // namespace phaseloop::staging
 
