@@ -22,7 +22,8 @@
 #   5. training: behaviour cloning of each module's best candidate
 #      (configs/learner/size_candidate_bc.yaml, objective alloc_size, seed 1,
 #      2 threads), with the single-mode abstain margin from 5-fold
-#      cross-fitting
+#      cross-fitting, single never taking a candidate measured more than
+#      1 % larger than -Oz on a training module
 #   6. phaseloop eval on the validation split, single and topk (topk's work
 #      budget 10,000)
 # This is the second generation (issue 20): it chooses by the whole object.
@@ -47,7 +48,7 @@ while [[ $# -gt 0 ]]; do
     --corpus) corpus="${2:?--corpus needs a directory}"; shift 2 ;;
     --out) out="${2:?--out needs a file}"; shift 2 ;;
     --check) check=1; shift ;;
-    -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,37p' "$0"; exit 0 ;;
     *) echo "train_default_policy.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
 done

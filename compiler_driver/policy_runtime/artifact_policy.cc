@@ -114,8 +114,13 @@ PolicyChoice ArtifactPolicy::ChooseFromFeatures(
     absl::Span<const int64_t> inst_count) const {
   assert(artifact_.formulation() == kFormulationCandidate);
   const std::vector<float> scores = Score(autophase, inst_count, {});
-  const int best = static_cast<int>(
-      std::max_element(scores.begin(), scores.end()) - scores.begin());
+  // The best candidate single may take unmeasured (validation keeps -Oz
+  // itself among them whenever any is excluded).
+  int best = -1;
+  for (int c = 0; c < static_cast<int>(scores.size()); ++c) {
+    if (artifact_.candidates(c).single_excluded()) continue;
+    if (best < 0 || scores[c] > scores[best]) best = c;
+  }
   const float margin = artifact_.single_abstain_margin();
   const int oz = margin > 0 ? OzCandidateIndex(artifact_) : -1;
   PolicyChoice choice;

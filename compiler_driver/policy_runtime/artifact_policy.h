@@ -4,9 +4,11 @@
 // Choosing a pass pipeline for one module with a policy artifact, in process
 // and without libtorch. Two inference modes:
 //   single  one chain of forward passes. Candidate formulation: argmax over
-//           the candidates' scores -> that candidate's pipeline, except that
-//           -Oz is kept when the argmax beats the -Oz candidate's score by
-//           less than the artifact's single_abstain_margin. Stepwise:
+//           the candidates' scores (those marked single_excluded left out:
+//           training saw them make modules larger than -Oz) -> that
+//           candidate's pipeline, except that -Oz is kept when the argmax
+//           beats the -Oz candidate's score by less than the artifact's
+//           single_abstain_margin. Stepwise:
 //           build the state, forward, apply the argmax action to a clone of
 //           the module, recompute Autophase + InstCount, repeat for
 //           max_steps; pipeline = the chosen actions' pipelines joined by ','.

@@ -157,6 +157,46 @@ TEST_F(ArtifactPolicyTest, SingleAbstainsToOzBelowTheMargin) {
             artifact.candidates(best).pipeline());
 }
 
+// single never takes a candidate training excluded: the best of the rest,
+// or -Oz when every other is excluded.
+TEST_F(ArtifactPolicyTest, SingleNeverTakesAnExcludedCandidate) {
+  Load("sorting.c");
+  v1::PolicyArtifact artifact = Candidates(7);
+  const int oz = OzCandidateIndex(artifact);
+  ASSERT_EQ(oz, 0);
+  auto plain = ArtifactPolicy::Create(artifact);
+  ASSERT_TRUE(plain.ok());
+  const std::vector<float> scores =
+      (*plain)->Score(autophase_, inst_count_, {});
+  std::vector<int> order(scores.size());
+  for (size_t c = 0; c < order.size(); ++c) order[c] = static_cast<int>(c);
+  std::sort(order.begin(), order.end(),
+            [&](int x, int y) { return scores[x] > scores[y]; });
+  // Exclude the best non-Oz candidate: the next best that is not excluded
+  // (maybe -Oz) is taken.
+  const int best = order[0] == oz ? order[1] : order[0];
+  artifact.mutable_candidates(best)->set_single_excluded(true);
+  int expected = -1;
+  for (int c : order) {
+    if (c != best) {
+      expected = c;
+      break;
+    }
+  }
+  auto excluding = ArtifactPolicy::Create(artifact);
+  ASSERT_TRUE(excluding.ok()) << excluding.status();
+  EXPECT_EQ((*excluding)->ChooseFromFeatures(autophase_, inst_count_).pipeline,
+            artifact.candidates(expected).pipeline());
+  // Every candidate but -Oz excluded: -Oz.
+  for (int c = 0; c < artifact.candidates_size(); ++c) {
+    artifact.mutable_candidates(c)->set_single_excluded(c != oz);
+  }
+  auto only_oz = ArtifactPolicy::Create(artifact);
+  ASSERT_TRUE(only_oz.ok()) << only_oz.status();
+  EXPECT_EQ((*only_oz)->ChooseFromFeatures(autophase_, inst_count_).pipeline,
+            kOzPipeline);
+}
+
 TEST_F(ArtifactPolicyTest, SingleStepwiseAppliesMaxStepsActions) {
   Load("hashtable.c");
   testing::RandomArtifactOptions options;

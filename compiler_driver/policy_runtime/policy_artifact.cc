@@ -311,6 +311,17 @@ absl::Status ValidatePolicyArtifact(const v1::PolicyArtifact& artifact) {
         " needs a candidate policy with a -Oz candidate (pipeline ",
         kOzPipeline, ")"));
   }
+  for (const v1::CandidatePipeline& c : artifact.candidates()) {
+    if (!c.single_excluded()) continue;
+    // single falls back to -Oz when it may not take its pick.
+    if (c.pipeline() == kOzPipeline || OzCandidateIndex(artifact) < 0) {
+      return Invalid(absl::StrCat(
+          "candidate ", c.name(),
+          " is excluded from single mode; that needs a -Oz candidate "
+          "(pipeline ",
+          kOzPipeline, "), which itself may not be excluded"));
+    }
+  }
   return absl::OkStatus();
 }
 

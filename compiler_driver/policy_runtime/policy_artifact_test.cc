@@ -174,6 +174,24 @@ TEST(PolicyArtifactTest, ValidateChecksShapesAndIndices) {
     EXPECT_THAT(ValidatePolicyArtifact(a).message(),
                 HasSubstr("-Oz candidate"));
   }
+  {
+    // Single falls back to -Oz from an excluded candidate: -Oz must be
+    // there, and may not be excluded itself.
+    v1::PolicyArtifact a = Sample();
+    const int oz = OzCandidateIndex(a);
+    ASSERT_GE(oz, 0);
+    ASSERT_GE(a.candidates_size(), 2);
+    const int other = oz == 0 ? 1 : 0;
+    a.mutable_candidates(other)->set_single_excluded(true);
+    EXPECT_TRUE(ValidatePolicyArtifact(a).ok());
+    a.mutable_candidates(oz)->set_single_excluded(true);
+    EXPECT_THAT(ValidatePolicyArtifact(a).message(),
+                HasSubstr("excluded from single mode"));
+    a.mutable_candidates(oz)->set_single_excluded(false);
+    a.mutable_candidates(oz)->set_pipeline("default<Os>");
+    EXPECT_THAT(ValidatePolicyArtifact(a).message(),
+                HasSubstr("needs a -Oz candidate"));
+  }
   testing::RandomArtifactOptions stepwise;
   stepwise.formulation = "stepwise";
   EXPECT_TRUE(ValidatePolicyArtifact(testing::RandomArtifact(stepwise)).ok());

@@ -8,22 +8,62 @@
 
 namespace phaseloop::offline_rl {
 
-int AbstainingChoice(const float* scores, int n, int oz, double margin) {
-  const int best =
-      static_cast<int>(std::max_element(scores, scores + n) - scores);
+namespace {
+
+// The best-scoring candidate not excluded; -Oz when every other is.
+int BestAllowed(const float* scores, int n, int oz,
+                const std::vector<bool>& excluded) {
+  int best = -1;
+  for (int c = 0; c < n; ++c) {
+    if (!excluded.empty() && excluded[c]) continue;
+    if (best < 0 || scores[c] > scores[best]) best = c;
+  }
+  return best < 0 ? oz : best;
+}
+
+}  // namespace
+
+int AbstainingChoice(const float* scores, int n, int oz, double margin,
+                     const std::vector<bool>& excluded) {
+  const int best = BestAllowed(scores, n, oz, excluded);
   if (oz < 0 || oz >= n || best == oz) return best;
   return scores[best] - scores[oz] >= margin ? best : oz;
 }
 
+std::vector<bool> SingleExcludedCandidates(const CandidateTable& table, int k,
+                                           int oz, double tolerance,
+                                           int max_over_modules) {
+  std::vector<bool> excluded(std::max(k, 0), false);
+  if (max_over_modules < 0 || oz < 0 || oz >= k ||
+      table.object_sizes.size() != table.module_hashes.size() * size_t(k)) {
+    return excluded;
+  }
+  std::vector<int> over(k, 0);
+  for (size_t m = 0; m < table.module_hashes.size(); ++m) {
+    const double oz_size = table.object_sizes[m * k + oz];
+    if (std::isnan(oz_size) || oz_size <= 0) continue;
+    for (int c = 0; c < k; ++c) {
+      const double size = table.object_sizes[m * k + c];
+      if (!std::isnan(size) && size / oz_size - 1 > tolerance) ++over[c];
+    }
+  }
+  for (int c = 0; c < k; ++c) {
+    excluded[c] = c != oz && over[c] > max_over_modules;
+  }
+  return excluded;
+}
+
 AbstainPoint ScoreAbstainMargin(const CandidateTable& table, int k,
                                 const std::vector<float>& outputs, int oz,
-                                double margin, double tolerance) {
+                                double margin, double tolerance,
+                                const std::vector<bool>& excluded) {
   AbstainPoint p;
   p.margin = margin;
   double log_sum = 0;
   const size_t modules = table.module_hashes.size();
   for (size_t m = 0; m < modules; ++m) {
-    const int pick = AbstainingChoice(outputs.data() + m * k, k, oz, margin);
+    const int pick =
+        AbstainingChoice(outputs.data() + m * k, k, oz, margin, excluded);
     const double oz_size = table.object_sizes[m * k + oz];
     const double size = table.object_sizes[m * k + pick];
     if (std::isnan(oz_size) || std::isnan(size) || size <= 0) continue;
@@ -41,7 +81,7 @@ AbstainPoint ScoreAbstainMargin(const CandidateTable& table, int k,
 absl::StatusOr<AbstainChoice> ChooseAbstainMargin(
     const CandidateTable& table, int num_candidates,
     const std::vector<float>& outputs, int oz, double tolerance,
-    int max_over_modules) {
+    int max_over_modules, const std::vector<bool>& excluded) {
   const size_t modules = table.module_hashes.size();
   const size_t k = static_cast<size_t>(num_candidates);
   if (num_candidates < 1 || oz < 0 || oz >= num_candidates) {
@@ -56,12 +96,17 @@ absl::StatusOr<AbstainChoice> ChooseAbstainMargin(
                      table.object_sizes.size(), " sizes for ", modules,
                      " modules x ", k, " candidates"));
   }
+  if (!excluded.empty() && excluded.size() != k) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("abstain margin: ", excluded.size(),
+                     " exclusion flags for ", k, " candidates"));
+  }
   // The margins where some module's choice changes: just above each
   // module's gap between its best score and -Oz's.
   std::vector<double> margins = {0.0};
   for (size_t m = 0; m < modules; ++m) {
     const float* s = outputs.data() + m * k;
-    const double gap = *std::max_element(s, s + k) - s[oz];
+    const double gap = s[BestAllowed(s, int(k), oz, excluded)] - s[oz];
     if (gap > 0) margins.push_back(std::nextafter(gap, 1e300));
   }
   std::sort(margins.begin(), margins.end());
@@ -71,7 +116,7 @@ absl::StatusOr<AbstainChoice> ChooseAbstainMargin(
   bool found = false;
   for (double margin : margins) {
     const AbstainPoint p = ScoreAbstainMargin(table, num_candidates, outputs,
-                                              oz, margin, tolerance);
+                                              oz, margin, tolerance, excluded);
     if (p.modules == 0) {
       return absl::FailedPreconditionError(
           "abstain margin: no module has measured object sizes for -Oz and "

@@ -13,6 +13,12 @@
 // text_size one): the margin with the best geomean S_Oz/S among those that
 // leave at most `max_over_modules` modules more than `tolerance` larger than
 // -Oz. Pure arithmetic; thread-safe.
+//
+// A candidate can also be excluded from single mode altogether
+// (SingleExcludedCandidates): one that made more than `max_over_modules`
+// training modules more than `tolerance` larger than -Oz is not trusted
+// unmeasured, however sure the network is. The margin is then chosen with
+// single picking among the others.
 
 #include <vector>
 
@@ -21,9 +27,20 @@
 
 namespace phaseloop::offline_rl {
 
-// The candidate single mode picks from `scores` (n outputs): the argmax,
-// unless it is not `oz` and beats scores[oz] by less than `margin`.
-int AbstainingChoice(const float* scores, int n, int oz, double margin);
+// The candidate single mode picks from `scores` (n outputs): the argmax
+// over the candidates not `excluded` (empty: none is), unless it is not
+// `oz` and beats scores[oz] by less than `margin`.
+int AbstainingChoice(const float* scores, int n, int oz, double margin,
+                     const std::vector<bool>& excluded = {});
+
+// The candidates ([num_candidates], true: excluded) measured more than
+// `tolerance` larger than -Oz (table.object_sizes) on more than
+// `max_over_modules` modules; a negative `max_over_modules` excludes none.
+// -Oz itself is never excluded. Modules without both sizes are not counted.
+std::vector<bool> SingleExcludedCandidates(const CandidateTable& table,
+                                           int num_candidates, int oz,
+                                           double tolerance,
+                                           int max_over_modules);
 
 // The scored modules under one margin.
 struct AbstainPoint {
@@ -39,7 +56,8 @@ struct AbstainPoint {
 // which must hold (unchecked here).
 AbstainPoint ScoreAbstainMargin(const CandidateTable& table, int num_candidates,
                                 const std::vector<float>& outputs, int oz,
-                                double margin, double tolerance);
+                                double margin, double tolerance,
+                                const std::vector<bool>& excluded = {});
 
 struct AbstainChoice {
   AbstainPoint chosen;
@@ -50,11 +68,12 @@ struct AbstainChoice {
 // Chooses the margin from `outputs` ([modules][num_candidates], the scores
 // for table.start_states) and table.object_sizes. InvalidArgument when `oz` is
 // out of range or the shapes disagree; FailedPrecondition when no module has
-// measured object sizes.
+// measured object sizes. `excluded` as for AbstainingChoice (its size must
+// then be num_candidates).
 absl::StatusOr<AbstainChoice> ChooseAbstainMargin(
     const CandidateTable& table, int num_candidates,
     const std::vector<float>& outputs, int oz, double tolerance,
-    int max_over_modules);
+    int max_over_modules, const std::vector<bool>& excluded = {});
 
 }  // namespace phaseloop::offline_rl
 

@@ -17,6 +17,10 @@ TEST(AbstainingChoiceTest, TakesTheBestOnlyWhenItBeatsOzByTheMargin) {
   EXPECT_EQ(AbstainingChoice(oz_best, 2, 0, 100.0), 0);
   // No -Oz candidate: plain argmax.
   EXPECT_EQ(AbstainingChoice(scores, 3, -1, 100.0), 1);
+  // An excluded candidate is never taken: the best of the others is.
+  EXPECT_EQ(AbstainingChoice(scores, 3, 0, 0.0, {false, true, false}), 2);
+  EXPECT_EQ(AbstainingChoice(scores, 3, 0, 1.6, {false, true, false}), 0);
+  EXPECT_EQ(AbstainingChoice(scores, 3, 0, 0.0, {false, true, true}), 0);
 }
 
 // Four modules, candidates {oz, a, b}. The network is sure (gap 5) on two
@@ -84,6 +88,48 @@ TEST(ChooseAbstainMarginTest, AllowedOverModulesBuyGain) {
   EXPECT_EQ(loose->chosen.switched, 5);
   EXPECT_EQ(loose->chosen.over_tolerance, 2);
   EXPECT_GT(loose->chosen.size_oz_ratio, strict->chosen.size_oz_ratio);
+}
+
+TEST(SingleExcludedCandidatesTest, ExcludesWhatMadeTooManyModulesLarger) {
+  // Candidate a is over 1 % larger than -Oz on m1 and m2; b on m0 (1010
+  // against 1000 reads a hair over 1 %, as ScoreAbstainMargin counts it)
+  // and m3.
+  EXPECT_EQ(SingleExcludedCandidates(Table(), 3, 0, 0.01, 0),
+            (std::vector<bool>{false, true, true}));
+  EXPECT_EQ(SingleExcludedCandidates(Table(), 3, 0, 0.01, 1),
+            (std::vector<bool>{false, true, true}));
+  EXPECT_EQ(SingleExcludedCandidates(Table(), 3, 0, 0.01, 2),
+            (std::vector<bool>{false, false, false}));
+  EXPECT_EQ(SingleExcludedCandidates(Table(), 3, 0, 0.05, 0),
+            (std::vector<bool>{false, false, false}));
+  // -1: none excluded; -Oz itself never is.
+  EXPECT_EQ(SingleExcludedCandidates(Table(), 3, 0, 0.01, -1),
+            (std::vector<bool>{false, false, false}));
+  EXPECT_EQ(SingleExcludedCandidates(Table(), 3, 1, 0.0, 0)[1], false);
+  // Unmeasured cells do not count.
+  CandidateTable unmeasured = Table();
+  unmeasured.object_sizes[1 * 3 + 1] = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(SingleExcludedCandidates(unmeasured, 3, 0, 0.01, 1),
+            (std::vector<bool>{false, false, true}));
+}
+
+TEST(ChooseAbstainMarginTest, AnExcludedCandidateIsNeverThePick) {
+  // With a excluded, single picks among {oz, b}: the margin that keeps
+  // m1's sure b (970) and drops m3's unsure one (1040).
+  const std::vector<bool> excluded = {false, true, false};
+  auto choice = ChooseAbstainMargin(Table(), 3, kScores, 0, 0.01, 0, excluded);
+  ASSERT_TRUE(choice.ok()) << choice.status();
+  EXPECT_EQ(choice->curve.front().switched, 3);  // m0, m1, m3 take b
+  EXPECT_EQ(choice->curve.front().over_tolerance, 2);  // m0's, m3's
+  EXPECT_EQ(choice->chosen.switched, 1);
+  EXPECT_EQ(choice->chosen.over_tolerance, 0);
+  EXPECT_GT(choice->chosen.margin, 1);
+  EXPECT_NEAR(choice->chosen.size_oz_ratio, std::pow(1000.0 / 970.0, 0.25),
+              1e-9);
+  EXPECT_EQ(ChooseAbstainMargin(Table(), 3, kScores, 0, 0.01, 0, {true})
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 TEST(ChooseAbstainMarginTest, RefusesBadShapesAndMissingSizes) {

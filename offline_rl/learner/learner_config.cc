@@ -169,13 +169,16 @@ absl::StatusOr<LearnerConfig> ParseLearnerConfig(absl::string_view yaml,
   }
   if (const YAML::Node abstain = root["single_abstain"]) {
     r.CheckKeys(abstain, "single_abstain",
-                {"folds", "tolerance", "max_over_modules"});
+                {"folds", "tolerance", "max_over_modules",
+                 "candidate_max_over_modules"});
     if (abstain.IsMap()) {
       r.Get(abstain, "single_abstain", "folds", &c.single_abstain.folds);
       r.Get(abstain, "single_abstain", "tolerance",
             &c.single_abstain.tolerance);
       r.Get(abstain, "single_abstain", "max_over_modules",
             &c.single_abstain.max_over_modules);
+      r.Get(abstain, "single_abstain", "candidate_max_over_modules",
+            &c.single_abstain.candidate_max_over_modules);
     }
   }
   ReadOptimizer(r, root["optimizer"], "optimizer", &c.optimizer);
@@ -238,6 +241,10 @@ absl::StatusOr<LearnerConfig> ParseLearnerConfig(absl::string_view yaml,
   }
   if (c.single_abstain.max_over_modules < 0) {
     r.Fail("single_abstain.max_over_modules", "must be >= 0");
+  }
+  if (c.single_abstain.candidate_max_over_modules < -1) {
+    r.Fail("single_abstain.candidate_max_over_modules",
+           "must be -1 (no candidate excluded) or >= 0");
   }
   if (c.log_every < 0) r.Fail("log_every", "must be >= 0");
   if (!r.status().ok()) return r.status();

@@ -34,6 +34,9 @@ struct AbstainConfig {
   int folds = 0;             // 0: no margin (single always takes the best)
   double tolerance = 0.01;   // a module more than this larger than -Oz ...
   int max_over_modules = 0;  // ... may happen on this many held-out modules
+  // A candidate measured more than `tolerance` larger than -Oz on more than
+  // this many training modules is never single's pick (-1: any may be).
+  int candidate_max_over_modules = -1;
 };
 
 struct LearnerConfig {

@@ -88,6 +88,13 @@ seed: 42
   EXPECT_EQ(abstain->single_abstain.folds, 5);
   EXPECT_DOUBLE_EQ(abstain->single_abstain.tolerance, 0.02);
   EXPECT_EQ(abstain->single_abstain.max_over_modules, 1);
+  EXPECT_EQ(abstain->single_abstain.candidate_max_over_modules,
+            -1);  // default: no candidate excluded
+  auto excluding = ParseLearnerConfig(
+      "single_abstain: {folds: 5, candidate_max_over_modules: 0}\n",
+      "abstain.yaml");
+  ASSERT_TRUE(excluding.ok()) << excluding.status();
+  EXPECT_EQ(excluding->single_abstain.candidate_max_over_modules, 0);
 }
 
 TEST(LearnerConfigTest, RefusesBadInputNamingTheField) {
@@ -106,6 +113,8 @@ TEST(LearnerConfigTest, RefusesBadInputNamingTheField) {
       {"formulation: stepwise\nsingle_abstain: {folds: 5}",
        "single_abstain.folds"},
       {"single_abstain: {tolerance: -0.1}", "single_abstain.tolerance"},
+      {"single_abstain: {candidate_max_over_modules: -2}",
+       "single_abstain.candidate_max_over_modules"},
       {"single_abstain: {max_over_modules: -1}",
        "single_abstain.max_over_modules"},
       {"single_abstain: {fold: 5}", "single_abstain.fold"},

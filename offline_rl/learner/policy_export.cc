@@ -24,11 +24,21 @@ absl::StatusOr<v1::PolicyArtifact> BuildPolicyArtifact(
   norm->mutable_scale()->Add(inputs.normalization.scale.begin(),
                              inputs.normalization.scale.end());
   for (const v1::DenseLayer& layer : inputs.layers) *a.add_layers() = layer;
-  for (const Candidate& c : data.candidates) {
+  if (!inputs.single_excluded.empty() &&
+      inputs.single_excluded.size() != data.candidates.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "single mode's exclusions name ", inputs.single_excluded.size(),
+        " candidates; the policy has ", data.candidates.size()));
+  }
+  for (size_t i = 0; i < data.candidates.size(); ++i) {
+    const Candidate& c = data.candidates[i];
     v1::CandidatePipeline* p = a.add_candidates();
     p->set_name(c.name);
     p->mutable_actions()->Add(c.actions.begin(), c.actions.end());
     p->set_pipeline(c.pipeline);
+    if (!inputs.single_excluded.empty() && inputs.single_excluded[i]) {
+      p->set_single_excluded(true);
+    }
   }
   a.set_max_steps(config.max_steps);
   a.set_default_top_k(config.default_top_k);

@@ -29,6 +29,9 @@ struct ExportInputs {
   std::string parent_version;
   std::map<std::string, double> metrics;
   float single_abstain_margin = 0;  // candidate formulation; 0: none
+  // [data->candidates], true: CandidatePipeline.single_excluded; empty:
+  // none.
+  std::vector<bool> single_excluded;
 };
 
 // Builds and validates (policy_runtime::ValidatePolicyArtifact) the

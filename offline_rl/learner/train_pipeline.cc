@@ -1,5 +1,6 @@
 #include "offline_rl/learner/train_pipeline.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -165,6 +166,7 @@ absl::StatusOr<float> LearnAbstainMargin(const LearnerConfig& config,
                                          const Learner& learner, int threads,
                                          const std::string& crossfit_out,
                                          std::map<std::string, double>* metrics,
+                                         std::vector<bool>* excluded,
                                          std::ostream& err) {
   const AbstainConfig& a = config.single_abstain;
   const int oz = OzCandidate(data);
@@ -188,8 +190,21 @@ absl::StatusOr<float> LearnAbstainMargin(const LearnerConfig& config,
     absl::Status written = WriteCrossFitTable(crossfit_out, data, *scores);
     if (!written.ok()) return written;
   }
+  // Candidates single may not take unmeasured: from every training
+  // module's measurements (not cross-fitted: no network is involved).
+  *excluded = SingleExcludedCandidates(data.train.table, k, oz, a.tolerance,
+                                       a.candidate_max_over_modules);
+  const int excluded_count =
+      static_cast<int>(std::count(excluded->begin(), excluded->end(), true));
+  if (a.candidate_max_over_modules >= 0) {
+    (*metrics)["single_excluded_candidates"] = excluded_count;
+    err << "phaseloop train: single mode: " << excluded_count << " of " << k
+        << " candidates excluded (more than " << 100 * a.tolerance
+        << " % larger than -Oz on more than " << a.candidate_max_over_modules
+        << " training modules)\n";
+  }
   auto choice = ChooseAbstainMargin(data.train.table, k, *scores, oz,
-                                    a.tolerance, a.max_over_modules);
+                                    a.tolerance, a.max_over_modules, *excluded);
   if (!choice.ok()) return choice.status();
   const AbstainPoint& never = choice->curve.front();
   const AbstainPoint& chosen = choice->chosen;
@@ -218,8 +233,9 @@ absl::StatusOr<float> LearnAbstainMargin(const LearnerConfig& config,
   const CandidateTable& v = data.validation.table;
   if (!v.module_hashes.empty() &&
       v.object_sizes.size() == v.module_hashes.size() * k) {
-    const AbstainPoint at = ScoreAbstainMargin(
-        v, k, learner.Forward(v.start_states), oz, chosen.margin, a.tolerance);
+    const AbstainPoint at =
+        ScoreAbstainMargin(v, k, learner.Forward(v.start_states), oz,
+                           chosen.margin, a.tolerance, *excluded);
     (*metrics)["validation_single_" + ratio] = at.size_oz_ratio;
     (*metrics)["validation_single_over_tolerance"] = at.over_tolerance;
     (*metrics)["validation_single_worst_excess"] = at.worst_excess;
@@ -360,7 +376,8 @@ absl::StatusOr<PolicyMeasures> MeasurePolicy(const TrainingData& training,
   }
   if (config.single_abstain.folds > 0) {
     auto margin = LearnAbstainMargin(config, data, learner, flags.threads,
-                                     flags.crossfit_out, &metrics, err);
+                                     flags.crossfit_out, &metrics,
+                                     &measures.single_excluded, err);
     if (!margin.ok()) return margin.status();
     measures.single_abstain_margin = *margin;
   }
@@ -420,6 +437,7 @@ absl::StatusOr<ExportedPolicy> ExportPolicy(
     const signing::SigningKey* signing_key) {
   ExportInputs inputs;
   inputs.single_abstain_margin = measures.single_abstain_margin;
+  inputs.single_excluded = measures.single_excluded;
   inputs.config = &training.config;
   inputs.data = &training.data;
   inputs.pass_names = training.options.pass_names;

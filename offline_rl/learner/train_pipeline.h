@@ -98,6 +98,8 @@ struct PolicyMeasures {
   // train_*, validation_*, fqe_* and (single_abstain) crossfit_* figures.
   std::map<std::string, double> metrics;
   float single_abstain_margin = 0;  // 0: none
+  // [candidates], true: never single's pick (empty: none excluded).
+  std::vector<bool> single_excluded;
   // With --explore-untried: what the policy tries, or why it does not.
   std::optional<CanaryExploration> exploration;
 };

@@ -257,6 +257,7 @@ TEST(PolicyCommandTest, ShowDescribesAFileOffline) {
   EXPECT_EQ(shown["policy_version"], VersionOf(4));
   EXPECT_EQ(shown["normalization"]["inputs"], 130);
   EXPECT_EQ(shown["candidates"].size(), 2u);
+  EXPECT_EQ(shown["candidates"][0]["single_excluded"], false);
   EXPECT_EQ(shown["metadata"]["algorithm"], "bc");
 
   std::ofstream(dir + "/short.plpolicy", std::ios::binary)

@@ -63,9 +63,18 @@ std::string DescribePolicyText(const v1::PolicyArtifact& artifact,
   for (const auto& [name, value] : metrics) {
     absl::StrAppend(&text, "  ", name, " = ", value, "\n");
   }
-  absl::StrAppend(&text, "candidates       ", artifact.candidates_size(), "\n");
+  int excluded = 0;
   for (const v1::CandidatePipeline& candidate : artifact.candidates()) {
-    absl::StrAppend(&text, "  ", candidate.name(), " (",
+    excluded += candidate.single_excluded() ? 1 : 0;
+  }
+  absl::StrAppend(&text, "candidates       ", artifact.candidates_size(),
+                  excluded > 0
+                      ? absl::StrCat(" (", excluded, " never single's pick: *)")
+                      : "",
+                  "\n");
+  for (const v1::CandidatePipeline& candidate : artifact.candidates()) {
+    absl::StrAppend(&text, "  ", candidate.name(),
+                    candidate.single_excluded() ? "*" : "", " (",
                     candidate.actions_size(),
                     " actions): ", Shorten(candidate.pipeline(), 100), "\n");
   }
@@ -87,7 +96,8 @@ json DescribePolicyJson(const v1::PolicyArtifact& artifact,
         {{"name", candidate.name()},
          {"actions", std::vector<int>(candidate.actions().begin(),
                                       candidate.actions().end())},
-         {"pipeline", candidate.pipeline()}});
+         {"pipeline", candidate.pipeline()},
+         {"single_excluded", candidate.single_excluded()}});
   }
   json metrics = json::object();
   for (const auto& [name, value] : metadata.metrics()) metrics[name] = value;
