@@ -48,7 +48,7 @@ while [[ $# -gt 0 ]]; do
     --corpus) corpus="${2:?--corpus needs a directory}"; shift 2 ;;
     --out) out="${2:?--out needs a file}"; shift 2 ;;
     --check) check=1; shift ;;
-    -h|--help) sed -n '2,37p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
     *) echo "train_default_policy.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
 done

@@ -45,7 +45,8 @@ ArtifactPolicy::ArtifactPolicy(v1::PolicyArtifact artifact,
     : artifact_(std::move(artifact)),
       options_(options),
       network_(std::move(network)),
-      version_(PolicyVersionOf(artifact_)) {}
+      version_(PolicyVersionOf(artifact_)),
+      single_excluded_(SingleExcludedOf(artifact_)) {}
 
 absl::StatusOr<std::unique_ptr<ArtifactPolicy>> ArtifactPolicy::Create(
     v1::PolicyArtifact artifact, InferenceOptions options) {
@@ -114,17 +115,14 @@ PolicyChoice ArtifactPolicy::ChooseFromFeatures(
     absl::Span<const int64_t> inst_count) const {
   assert(artifact_.formulation() == kFormulationCandidate);
   const std::vector<float> scores = Score(autophase, inst_count, {});
-  // The best candidate single may take unmeasured (validation keeps -Oz
-  // itself among them whenever any is excluded).
-  int best = -1;
-  for (int c = 0; c < static_cast<int>(scores.size()); ++c) {
-    if (artifact_.candidates(c).single_excluded()) continue;
-    if (best < 0 || scores[c] > scores[best]) best = c;
-  }
   const float margin = artifact_.single_abstain_margin();
-  const int oz = margin > 0 ? OzCandidateIndex(artifact_) : -1;
+  const int oz = OzCandidateIndex(artifact_);
+  const SingleModeChoice single =
+      ChooseSingleMode(scores.data(), static_cast<int>(scores.size()), oz,
+                       margin, single_excluded_);
+  const int best = single.best;
   PolicyChoice choice;
-  if (oz >= 0 && best != oz && scores[best] - scores[oz] < margin) {
+  if (single.pick != best) {
     choice.pipeline = artifact_.candidates(oz).pipeline();
     choice.note = absl::StrCat(
         "single: -Oz (best candidate ", artifact_.candidates(best).name(),

@@ -170,6 +170,7 @@ class ArtifactPolicy {
   InferenceOptions options_;
   PolicyNetwork network_;
   std::string version_;
+  std::vector<bool> single_excluded_;          // per candidate
   std::vector<std::string> action_pipelines_;  // per artifact action index
 };
 

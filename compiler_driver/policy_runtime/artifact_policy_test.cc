@@ -175,6 +175,7 @@ TEST_F(ArtifactPolicyTest, SingleNeverTakesAnExcludedCandidate) {
   // Exclude the best non-Oz candidate: the next best that is not excluded
   // (maybe -Oz) is taken.
   const int best = order[0] == oz ? order[1] : order[0];
+  artifact.set_format_version(kPolicyFormatVersionSingleExcluded);
   artifact.mutable_candidates(best)->set_single_excluded(true);
   int expected = -1;
   for (int c : order) {

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cassert>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -76,8 +77,9 @@ bool AllFinite(const google::protobuf::RepeatedField<float>& values) {
 std::string SerializePolicyArtifactFile(const v1::PolicyArtifact& artifact) {
   const std::string payload = DeterministicBytes(artifact);
   return absl::StrCat(kPolicyFileMagic, "\nformat_version ",
-                      kPolicyFormatVersion, "\npayload_bytes ", payload.size(),
-                      "\npayload_blake3 ", Checksum(payload), "\n", payload);
+                      artifact.format_version(), "\npayload_bytes ",
+                      payload.size(), "\npayload_blake3 ", Checksum(payload),
+                      "\n", payload);
 }
 
 bool LooksLikePolicyArtifactFile(absl::string_view file_bytes) {
@@ -106,11 +108,13 @@ absl::StatusOr<v1::PolicyArtifact> ParsePolicyArtifactFile(
     return fail(absl::StatusCode::kDataLoss,
                 "the header is truncated or damaged (no format_version line)");
   }
-  if (version != kPolicyFormatVersion) {
+  if (version != kPolicyFormatVersion &&
+      version != kPolicyFormatVersionSingleExcluded) {
     return fail(absl::StatusCode::kFailedPrecondition,
                 absl::StrCat("format version ", version,
-                             " is not the version this driver reads (",
-                             kPolicyFormatVersion,
+                             " is not a version this driver reads (",
+                             kPolicyFormatVersion, " or ",
+                             kPolicyFormatVersionSingleExcluded,
                              "); use a driver of the same release or"));
   }
   uint64_t payload_bytes = 0;
@@ -146,6 +150,11 @@ absl::StatusOr<v1::PolicyArtifact> ParsePolicyArtifactFile(
                                static_cast<int>(payload.size()))) {
     return fail(absl::StatusCode::kDataLoss,
                 "the payload is not a valid phaseloop.v1.PolicyArtifact");
+  }
+  if (artifact.format_version() != version) {
+    return fail(absl::StatusCode::kDataLoss,
+                absl::StrCat("the header says format version ", version,
+                             ", the payload ", artifact.format_version()));
   }
   if (absl::Status valid = ValidatePolicyArtifact(artifact); !valid.ok()) {
     absl::Status failed =
@@ -187,9 +196,11 @@ std::string PolicyVersionOf(const v1::PolicyArtifact& artifact) {
 }
 
 absl::Status ValidatePolicyArtifact(const v1::PolicyArtifact& artifact) {
-  if (artifact.format_version() != kPolicyFormatVersion) {
+  if (artifact.format_version() != kPolicyFormatVersion &&
+      artifact.format_version() != kPolicyFormatVersionSingleExcluded) {
     return Invalid(absl::StrCat("format_version is ", artifact.format_version(),
-                                ", expected ", kPolicyFormatVersion));
+                                ", expected ", kPolicyFormatVersion, " or ",
+                                kPolicyFormatVersionSingleExcluded));
   }
   const std::string& objective = artifact.objective();
   if (!IsObjectSizeObjective(objective) && objective != kObjectiveIrCount &&
@@ -313,6 +324,13 @@ absl::Status ValidatePolicyArtifact(const v1::PolicyArtifact& artifact) {
   }
   for (const v1::CandidatePipeline& c : artifact.candidates()) {
     if (!c.single_excluded()) continue;
+    if (artifact.format_version() != kPolicyFormatVersionSingleExcluded) {
+      return Invalid(absl::StrCat(
+          "candidate ", c.name(),
+          " is excluded from single mode, which needs format_version ",
+          kPolicyFormatVersionSingleExcluded, " (a format-",
+          kPolicyFormatVersion, " driver would not see the exclusion)"));
+    }
     // single falls back to -Oz when it may not take its pick.
     if (c.pipeline() == kOzPipeline || OzCandidateIndex(artifact) < 0) {
       return Invalid(absl::StrCat(
@@ -323,6 +341,32 @@ absl::Status ValidatePolicyArtifact(const v1::PolicyArtifact& artifact) {
     }
   }
   return absl::OkStatus();
+}
+
+SingleModeChoice ChooseSingleMode(const float* scores, int n, int oz,
+                                  double margin,
+                                  const std::vector<bool>& excluded) {
+  assert(excluded.empty() || excluded.size() == static_cast<size_t>(n));
+  SingleModeChoice choice;
+  for (int c = 0; c < n; ++c) {
+    if (!excluded.empty() && excluded[c]) continue;
+    if (choice.best < 0 || scores[c] > scores[choice.best]) choice.best = c;
+  }
+  if (choice.best < 0) choice.best = oz;
+  choice.pick = choice.best;
+  if (oz >= 0 && oz < n && choice.best != oz &&
+      scores[choice.best] - scores[oz] < margin) {
+    choice.pick = oz;
+  }
+  return choice;
+}
+
+std::vector<bool> SingleExcludedOf(const v1::PolicyArtifact& artifact) {
+  std::vector<bool> excluded;
+  for (const v1::CandidatePipeline& c : artifact.candidates()) {
+    excluded.push_back(c.single_excluded());
+  }
+  return excluded;
 }
 
 int OzCandidateIndex(const v1::PolicyArtifact& artifact) {

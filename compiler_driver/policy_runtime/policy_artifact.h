@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -31,7 +32,13 @@
 
 namespace phaseloop::policy_runtime {
 
+// Format 1: every artifact without single-mode exclusions.
 inline constexpr uint32_t kPolicyFormatVersion = 1;
+// Format 2: format 1 with CandidatePipeline.single_excluded set on some
+// candidate. A format-1 driver would ignore the field and take those
+// candidates in single mode, so it refuses the file instead; this driver
+// reads both.
+inline constexpr uint32_t kPolicyFormatVersionSingleExcluded = 2;
 inline constexpr char kPolicyFileMagic[] = "phaseloop-policy";
 // The conventional file extension of artifact files.
 inline constexpr char kPolicyFileExtension[] = ".plpolicy";
@@ -61,8 +68,7 @@ inline constexpr char kOzOutlinerPipeline[] =
 // -fmerge-functions does): never larger than -Oz's object on the Debian
 // corpus's validation and test splits, 0.57 % and 0.03 % smaller in geomean
 // (BENCHMARKS.md, "Tuned standard pipelines").
-inline constexpr char kOzMergeFunctionsPipeline[] =
-    "tuned<Oz;merge-functions>";
+inline constexpr char kOzMergeFunctionsPipeline[] = "tuned<Oz;merge-functions>";
 
 // alloc_size or text_size: a policy that sizes objects (topk measures the
 // whole object's allocated bytes for both).
@@ -70,6 +76,23 @@ using objectives::IsObjectSizeObjective;
 
 // The index of the candidate whose pipeline is kOzPipeline; -1 if none.
 int OzCandidateIndex(const v1::PolicyArtifact& artifact);
+
+// single mode's rule over a candidate policy's scores ([n]): `best` is the
+// best-scoring candidate not `excluded` (empty: none is; else [n]), -Oz
+// (`oz`) when every other is; `pick` is `best`, or -Oz when `best` beats
+// scores[oz] by less than `margin`. `oz` -1: no -Oz candidate (then no
+// candidate may be excluded, as validation requires). The driver
+// (ArtifactPolicy) and the learner's margin (abstain_margin.h) share it.
+struct SingleModeChoice {
+  int best = -1;
+  int pick = -1;
+};
+SingleModeChoice ChooseSingleMode(const float* scores, int n, int oz,
+                                  double margin,
+                                  const std::vector<bool>& excluded);
+
+// [candidates]: each candidate's CandidatePipeline.single_excluded.
+std::vector<bool> SingleExcludedOf(const v1::PolicyArtifact& artifact);
 
 // The whole file's bytes for `artifact` (not validated here: call
 // ValidatePolicyArtifact first when the artifact comes from elsewhere).

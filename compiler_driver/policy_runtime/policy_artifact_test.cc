@@ -86,12 +86,19 @@ TEST(PolicyArtifactTest, RejectsTruncatedFile) {
 
 TEST(PolicyArtifactTest, RejectsWrongVersionAndMagic) {
   const std::string bytes = SerializePolicyArtifactFile(Sample());
+  auto v3 = ParsePolicyArtifactFile(
+      absl::StrReplaceAll(bytes,
+                          {{"format_version 1\n", "format_version 3\n"}}),
+      "v3.plpolicy");
+  ASSERT_FALSE(v3.ok());
+  EXPECT_THAT(v3.status().message(), HasSubstr("format version 3"));
+  // A header that disagrees with its payload is damage.
   auto v2 = ParsePolicyArtifactFile(
       absl::StrReplaceAll(bytes,
                           {{"format_version 1\n", "format_version 2\n"}}),
       "v2.plpolicy");
   ASSERT_FALSE(v2.ok());
-  EXPECT_THAT(v2.status().message(), HasSubstr("format version 2"));
+  EXPECT_THAT(v2.status().message(), HasSubstr("the payload 1"));
   auto magic = ParsePolicyArtifactFile(absl::StrCat("x", bytes), "m.plpolicy");
   ASSERT_FALSE(magic.ok());
   EXPECT_THAT(magic.status().message(), HasSubstr("not a policy artifact"));
@@ -183,7 +190,16 @@ TEST(PolicyArtifactTest, ValidateChecksShapesAndIndices) {
     ASSERT_GE(a.candidates_size(), 2);
     const int other = oz == 0 ? 1 : 0;
     a.mutable_candidates(other)->set_single_excluded(true);
+    EXPECT_THAT(ValidatePolicyArtifact(a).message(),
+                HasSubstr("needs format_version 2"));
+    a.set_format_version(kPolicyFormatVersionSingleExcluded);
     EXPECT_TRUE(ValidatePolicyArtifact(a).ok());
+    // Written as format 2 and read back, exclusion and all.
+    auto read = ParsePolicyArtifactFile(SerializePolicyArtifactFile(a), "x");
+    ASSERT_TRUE(read.ok()) << read.status();
+    EXPECT_TRUE(read->candidates(other).single_excluded());
+    EXPECT_THAT(SerializePolicyArtifactFile(a),
+                HasSubstr("\nformat_version 2\n"));
     a.mutable_candidates(oz)->set_single_excluded(true);
     EXPECT_THAT(ValidatePolicyArtifact(a).message(),
                 HasSubstr("excluded from single mode"));

@@ -5,34 +5,19 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "compiler_driver/policy_runtime/policy_artifact.h"
 
 namespace phaseloop::offline_rl {
 
-namespace {
-
-// The best-scoring candidate not excluded; -Oz when every other is.
-int BestAllowed(const float* scores, int n, int oz,
-                const std::vector<bool>& excluded) {
-  int best = -1;
-  for (int c = 0; c < n; ++c) {
-    if (!excluded.empty() && excluded[c]) continue;
-    if (best < 0 || scores[c] > scores[best]) best = c;
-  }
-  return best < 0 ? oz : best;
-}
-
-}  // namespace
-
 int AbstainingChoice(const float* scores, int n, int oz, double margin,
                      const std::vector<bool>& excluded) {
-  const int best = BestAllowed(scores, n, oz, excluded);
-  if (oz < 0 || oz >= n || best == oz) return best;
-  return scores[best] - scores[oz] >= margin ? best : oz;
+  return policy_runtime::ChooseSingleMode(scores, n, oz, margin, excluded).pick;
 }
 
 std::vector<bool> SingleExcludedCandidates(const CandidateTable& table, int k,
                                            int oz, double tolerance,
-                                           int max_over_modules) {
+                                           int max_over_modules,
+                                           const std::vector<bool>& counted) {
   std::vector<bool> excluded(std::max(k, 0), false);
   if (max_over_modules < 0 || oz < 0 || oz >= k ||
       table.object_sizes.size() != table.module_hashes.size() * size_t(k)) {
@@ -40,6 +25,7 @@ std::vector<bool> SingleExcludedCandidates(const CandidateTable& table, int k,
   }
   std::vector<int> over(k, 0);
   for (size_t m = 0; m < table.module_hashes.size(); ++m) {
+    if (!counted.empty() && !counted[m]) continue;
     const double oz_size = table.object_sizes[m * k + oz];
     if (std::isnan(oz_size) || oz_size <= 0) continue;
     for (int c = 0; c < k; ++c) {
@@ -53,17 +39,18 @@ std::vector<bool> SingleExcludedCandidates(const CandidateTable& table, int k,
   return excluded;
 }
 
-AbstainPoint ScoreAbstainMargin(const CandidateTable& table, int k,
-                                const std::vector<float>& outputs, int oz,
-                                double margin, double tolerance,
-                                const std::vector<bool>& excluded) {
+AbstainPoint ScoreAbstainMargin(
+    const CandidateTable& table, int k, const std::vector<float>& outputs,
+    int oz, double margin, double tolerance,
+    const std::vector<std::vector<bool>>& excluded) {
+  static const std::vector<bool> kNone;
   AbstainPoint p;
   p.margin = margin;
   double log_sum = 0;
   const size_t modules = table.module_hashes.size();
   for (size_t m = 0; m < modules; ++m) {
-    const int pick =
-        AbstainingChoice(outputs.data() + m * k, k, oz, margin, excluded);
+    const int pick = AbstainingChoice(outputs.data() + m * k, k, oz, margin,
+                                      excluded.empty() ? kNone : excluded[m]);
     const double oz_size = table.object_sizes[m * k + oz];
     const double size = table.object_sizes[m * k + pick];
     if (std::isnan(oz_size) || std::isnan(size) || size <= 0) continue;
@@ -81,7 +68,7 @@ AbstainPoint ScoreAbstainMargin(const CandidateTable& table, int k,
 absl::StatusOr<AbstainChoice> ChooseAbstainMargin(
     const CandidateTable& table, int num_candidates,
     const std::vector<float>& outputs, int oz, double tolerance,
-    int max_over_modules, const std::vector<bool>& excluded) {
+    int max_over_modules, const std::vector<std::vector<bool>>& excluded) {
   const size_t modules = table.module_hashes.size();
   const size_t k = static_cast<size_t>(num_candidates);
   if (num_candidates < 1 || oz < 0 || oz >= num_candidates) {
@@ -96,17 +83,26 @@ absl::StatusOr<AbstainChoice> ChooseAbstainMargin(
                      table.object_sizes.size(), " sizes for ", modules,
                      " modules x ", k, " candidates"));
   }
-  if (!excluded.empty() && excluded.size() != k) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("abstain margin: ", excluded.size(),
-                     " exclusion flags for ", k, " candidates"));
+  bool shapes_agree = excluded.empty() || excluded.size() == modules;
+  for (const std::vector<bool>& row : excluded) {
+    shapes_agree = shapes_agree && row.size() == k;
   }
+  if (!shapes_agree) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("abstain margin: the exclusions are not one row of ", k,
+                     " candidates for each of the ", modules, " modules"));
+  }
+  static const std::vector<bool> kNone;
   // The margins where some module's choice changes: just above each
   // module's gap between its best score and -Oz's.
   std::vector<double> margins = {0.0};
   for (size_t m = 0; m < modules; ++m) {
     const float* s = outputs.data() + m * k;
-    const double gap = s[BestAllowed(s, int(k), oz, excluded)] - s[oz];
+    const int best =
+        policy_runtime::ChooseSingleMode(s, int(k), oz, 0,
+                                         excluded.empty() ? kNone : excluded[m])
+            .best;
+    const double gap = s[best] - s[oz];
     if (gap > 0) margins.push_back(std::nextafter(gap, 1e300));
   }
   std::sort(margins.begin(), margins.end());

@@ -15,10 +15,13 @@
 // -Oz. Pure arithmetic; thread-safe.
 //
 // A candidate can also be excluded from single mode altogether
-// (SingleExcludedCandidates): one that made more than `max_over_modules`
-// training modules more than `tolerance` larger than -Oz is not trusted
+// (SingleExcludedCandidates, the config's
+// single_abstain.candidate_max_over_modules): one measured more than
+// `tolerance` larger than -Oz on too many training modules is not trusted
 // unmeasured, however sure the network is. The margin is then chosen with
-// single picking among the others.
+// single picking among the others, each held-out module's exclusions
+// learned from the other folds' modules, so that the held-out figures
+// stay held out.
 
 #include <vector>
 
@@ -27,20 +30,21 @@
 
 namespace phaseloop::offline_rl {
 
-// The candidate single mode picks from `scores` (n outputs): the argmax
-// over the candidates not `excluded` (empty: none is), unless it is not
-// `oz` and beats scores[oz] by less than `margin`.
+// The candidate single mode picks from `scores` (n outputs):
+// policy_runtime::ChooseSingleMode's pick, the rule the driver applies.
+// `excluded`: empty (none) or [n].
 int AbstainingChoice(const float* scores, int n, int oz, double margin,
                      const std::vector<bool>& excluded = {});
 
 // The candidates ([num_candidates], true: excluded) measured more than
 // `tolerance` larger than -Oz (table.object_sizes) on more than
-// `max_over_modules` modules; a negative `max_over_modules` excludes none.
-// -Oz itself is never excluded. Modules without both sizes are not counted.
-std::vector<bool> SingleExcludedCandidates(const CandidateTable& table,
-                                           int num_candidates, int oz,
-                                           double tolerance,
-                                           int max_over_modules);
+// `max_candidate_over` of the `counted` modules ([modules]; empty: all); a
+// negative `max_candidate_over` excludes none. -Oz itself is never
+// excluded. A cell without a size does not count against its candidate, so
+// a candidate measured on few modules is judged on those few.
+std::vector<bool> SingleExcludedCandidates(
+    const CandidateTable& table, int num_candidates, int oz, double tolerance,
+    int max_candidate_over, const std::vector<bool>& counted = {});
 
 // The scored modules under one margin.
 struct AbstainPoint {
@@ -54,10 +58,10 @@ struct AbstainPoint {
 
 // The modules' picks under `margin`. Shapes as for ChooseAbstainMargin,
 // which must hold (unchecked here).
-AbstainPoint ScoreAbstainMargin(const CandidateTable& table, int num_candidates,
-                                const std::vector<float>& outputs, int oz,
-                                double margin, double tolerance,
-                                const std::vector<bool>& excluded = {});
+AbstainPoint ScoreAbstainMargin(
+    const CandidateTable& table, int num_candidates,
+    const std::vector<float>& outputs, int oz, double margin, double tolerance,
+    const std::vector<std::vector<bool>>& excluded = {});
 
 struct AbstainChoice {
   AbstainPoint chosen;
@@ -68,12 +72,13 @@ struct AbstainChoice {
 // Chooses the margin from `outputs` ([modules][num_candidates], the scores
 // for table.start_states) and table.object_sizes. InvalidArgument when `oz` is
 // out of range or the shapes disagree; FailedPrecondition when no module has
-// measured object sizes. `excluded` as for AbstainingChoice (its size must
-// then be num_candidates).
+// measured object sizes. `excluded`: empty (none), or one row per module
+// ([modules][num_candidates]): the candidates single may not take on that
+// module (cross-fitting: learned without the module's fold).
 absl::StatusOr<AbstainChoice> ChooseAbstainMargin(
     const CandidateTable& table, int num_candidates,
     const std::vector<float>& outputs, int oz, double tolerance,
-    int max_over_modules, const std::vector<bool>& excluded = {});
+    int max_over_modules, const std::vector<std::vector<bool>>& excluded = {});
 
 }  // namespace phaseloop::offline_rl
 

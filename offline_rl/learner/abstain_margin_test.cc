@@ -106,6 +106,11 @@ TEST(SingleExcludedCandidatesTest, ExcludesWhatMadeTooManyModulesLarger) {
   EXPECT_EQ(SingleExcludedCandidates(Table(), 3, 0, 0.01, -1),
             (std::vector<bool>{false, false, false}));
   EXPECT_EQ(SingleExcludedCandidates(Table(), 3, 1, 0.0, 0)[1], false);
+  // Only the counted modules (cross-fitting: the other folds'): without
+  // m1 and m2, a is over on none; b still on m0 and m3.
+  EXPECT_EQ(SingleExcludedCandidates(Table(), 3, 0, 0.01, 0,
+                                     {true, false, false, true}),
+            (std::vector<bool>{false, false, true}));
   // Unmeasured cells do not count.
   CandidateTable unmeasured = Table();
   unmeasured.object_sizes[1 * 3 + 1] = std::numeric_limits<double>::quiet_NaN();
@@ -116,17 +121,30 @@ TEST(SingleExcludedCandidatesTest, ExcludesWhatMadeTooManyModulesLarger) {
 TEST(ChooseAbstainMarginTest, AnExcludedCandidateIsNeverThePick) {
   // With a excluded, single picks among {oz, b}: the margin that keeps
   // m1's sure b (970) and drops m3's unsure one (1040).
-  const std::vector<bool> excluded = {false, true, false};
+  const std::vector<std::vector<bool>> excluded(4, {false, true, false});
   auto choice = ChooseAbstainMargin(Table(), 3, kScores, 0, 0.01, 0, excluded);
   ASSERT_TRUE(choice.ok()) << choice.status();
-  EXPECT_EQ(choice->curve.front().switched, 3);  // m0, m1, m3 take b
+  EXPECT_EQ(choice->curve.front().switched, 3);        // m0, m1, m3 take b
   EXPECT_EQ(choice->curve.front().over_tolerance, 2);  // m0's, m3's
   EXPECT_EQ(choice->chosen.switched, 1);
   EXPECT_EQ(choice->chosen.over_tolerance, 0);
   EXPECT_GT(choice->chosen.margin, 1);
   EXPECT_NEAR(choice->chosen.size_oz_ratio, std::pow(1000.0 / 970.0, 0.25),
               1e-9);
-  EXPECT_EQ(ChooseAbstainMargin(Table(), 3, kScores, 0, 0.01, 0, {true})
+  // Rows per module: m3 alone may not take b, so margin 0 is safe.
+  std::vector<std::vector<bool>> per_module(4, {false, true, false});
+  per_module[3] = {false, true, true};
+  auto rows = ChooseAbstainMargin(Table(), 3, kScores, 0, 0.01, 0, per_module);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  EXPECT_EQ(rows->curve.front().switched, 2);        // m0, m1 take b
+  EXPECT_EQ(rows->curve.front().over_tolerance, 1);  // m0's 1010
+  // Shapes: one row per module, each of num_candidates flags.
+  EXPECT_EQ(ChooseAbstainMargin(Table(), 3, kScores, 0, 0.01, 0, {{true}})
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ChooseAbstainMargin(Table(), 3, kScores, 0, 0.01, 0,
+                                std::vector<std::vector<bool>>(4, {false}))
                 .status()
                 .code(),
             absl::StatusCode::kInvalidArgument);

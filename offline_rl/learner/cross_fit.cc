@@ -7,6 +7,28 @@
 #include "offline_rl/learner/learner.h"
 
 namespace phaseloop::offline_rl {
+namespace {
+
+// The modules' indices in a seeded shuffle; the module at position i is in
+// fold i % folds.
+std::vector<int> ShuffledModules(uint64_t seed, int modules) {
+  std::vector<int> order(modules);
+  for (int m = 0; m < modules; ++m) order[m] = m;
+  std::mt19937_64 rng(seed);
+  for (int i = modules - 1; i > 0; --i) {  // Fisher-Yates, fixed per seed
+    std::swap(order[i], order[static_cast<int>(rng() % (i + 1))]);
+  }
+  return order;
+}
+
+}  // namespace
+
+std::vector<int> CrossFitFolds(uint64_t seed, int modules, int folds) {
+  const std::vector<int> order = ShuffledModules(seed, modules);
+  std::vector<int> fold_of(modules, 0);
+  for (int i = 0; i < modules; ++i) fold_of[order[i]] = i % folds;
+  return fold_of;
+}
 
 absl::StatusOr<std::vector<float>> CrossFitScores(
     const LearnerConfig& config, const Dataset& data, int folds, int threads,
@@ -24,12 +46,7 @@ absl::StatusOr<std::vector<float>> CrossFitScores(
         absl::StrCat("cross-fitting needs 2 <= folds <= training modules (",
                      modules, "); got ", folds));
   }
-  std::vector<int> order(modules);
-  for (int m = 0; m < modules; ++m) order[m] = m;
-  std::mt19937_64 rng(config.seed);
-  for (int i = modules - 1; i > 0; --i) {  // Fisher-Yates, fixed per seed
-    std::swap(order[i], order[static_cast<int>(rng() % (i + 1))]);
-  }
+  const std::vector<int> order = ShuffledModules(config.seed, modules);
 
   std::vector<float> scores(static_cast<size_t>(modules) * k, 0.0f);
   for (int f = 0; f < folds; ++f) {

@@ -10,6 +10,7 @@
 // single-mode abstain margin, abstain_margin.h). Costs `folds` extra
 // trainings. libtorch-free header; one thread at a time.
 
+#include <cstdint>
 #include <functional>
 #include <vector>
 
@@ -18,6 +19,11 @@
 #include "offline_rl/learner/learner_config.h"
 
 namespace phaseloop::offline_rl {
+
+// Each of `modules` modules' fold (0 .. folds-1), in table order: a
+// shuffle seeded by `seed`, dealt round-robin. CrossFitScores holds module
+// m out of fold CrossFitFolds(config.seed, ...)[m].
+std::vector<int> CrossFitFolds(uint64_t seed, int modules, int folds);
 
 // [modules][candidates] for data.train.table's modules, in table order.
 // InvalidArgument unless the formulation is "candidate" and 2 <= folds <=

@@ -39,6 +39,22 @@ class CrossFitTest : public ::testing::Test {
 // Every module is scored by a network that did not train on it; on this
 // learnable buffer those held-out picks are still right, and the same seed
 // gives the same scores.
+TEST(CrossFitFoldsTest, DealsTheModulesEvenlyAndReproducibly) {
+  const std::vector<int> folds = CrossFitFolds(7, 10, 3);
+  ASSERT_EQ(folds.size(), 10u);
+  int count[3] = {0, 0, 0};
+  for (int f : folds) {
+    ASSERT_GE(f, 0);
+    ASSERT_LT(f, 3);
+    ++count[f];
+  }
+  EXPECT_EQ(count[0], 4);
+  EXPECT_EQ(count[1], 3);
+  EXPECT_EQ(count[2], 3);
+  EXPECT_EQ(CrossFitFolds(7, 10, 3), folds);
+  EXPECT_NE(CrossFitFolds(8, 10, 3), folds);  // another shuffle
+}
+
 TEST_F(CrossFitTest, ScoresEveryModuleOutOfFoldAndReproducibly) {
   std::vector<int> folds_done;
   auto scores = CrossFitScores(config_, data_, 3, 1,

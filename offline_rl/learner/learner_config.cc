@@ -245,6 +245,11 @@ absl::StatusOr<LearnerConfig> ParseLearnerConfig(absl::string_view yaml,
   if (c.single_abstain.candidate_max_over_modules < -1) {
     r.Fail("single_abstain.candidate_max_over_modules",
            "must be -1 (no candidate excluded) or >= 0");
+  } else if (c.single_abstain.candidate_max_over_modules >= 0 &&
+             c.single_abstain.folds == 0) {
+    r.Fail("single_abstain.candidate_max_over_modules",
+           "needs single_abstain.folds >= 2 (the margin is chosen among the "
+           "candidates left, by cross-fitting)");
   }
   if (c.log_every < 0) r.Fail("log_every", "must be >= 0");
   if (!r.status().ok()) return r.status();

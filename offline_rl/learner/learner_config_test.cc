@@ -113,7 +113,9 @@ TEST(LearnerConfigTest, RefusesBadInputNamingTheField) {
       {"formulation: stepwise\nsingle_abstain: {folds: 5}",
        "single_abstain.folds"},
       {"single_abstain: {tolerance: -0.1}", "single_abstain.tolerance"},
-      {"single_abstain: {candidate_max_over_modules: -2}",
+      {"single_abstain: {folds: 5, candidate_max_over_modules: -2}",
+       "single_abstain.candidate_max_over_modules"},
+      {"single_abstain: {candidate_max_over_modules: 0}",  // no folds
        "single_abstain.candidate_max_over_modules"},
       {"single_abstain: {max_over_modules: -1}",
        "single_abstain.max_over_modules"},

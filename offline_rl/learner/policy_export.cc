@@ -38,6 +38,7 @@ absl::StatusOr<v1::PolicyArtifact> BuildPolicyArtifact(
     p->set_pipeline(c.pipeline);
     if (!inputs.single_excluded.empty() && inputs.single_excluded[i]) {
       p->set_single_excluded(true);
+      a.set_format_version(policy_runtime::kPolicyFormatVersionSingleExcluded);
     }
   }
   a.set_max_steps(config.max_steps);

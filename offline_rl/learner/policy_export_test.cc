@@ -224,6 +224,12 @@ TEST_F(PolicyExportTest, InvalidExportRefused) {
   inputs.normalization = ComputeNormalization(data->train.transitions);
   auto artifact = BuildPolicyArtifact(inputs);
   EXPECT_EQ(artifact.status().code(), absl::StatusCode::kInvalidArgument);
+  inputs.single_excluded = {true};  // one flag, no candidates
+  artifact = BuildPolicyArtifact(inputs);
+  EXPECT_EQ(artifact.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(artifact.status().message().find("exclusions name 1 candidates"),
+            std::string::npos)
+      << artifact.status();
 }
 
 }  // namespace

@@ -244,6 +244,37 @@ TEST_F(TrainCommandTest, CrossFitsTheSingleAbstainMarginIntoTheArtifact) {
   EXPECT_GT(m.at("crossfit_switched"), 100);
   EXPECT_GT(m.at("validation_single_alloc_oz_ratio"), 1.03);
   EXPECT_EQ(m.at("validation_single_over_tolerance"), 0);
+  for (const auto& c : artifact->candidates())
+    EXPECT_FALSE(c.single_excluded());
+  EXPECT_EQ(m.count("single_excluded_candidates"), 0u);
+
+  // Every candidate but -Oz is 2.5 % larger than -Oz on two thirds of the
+  // modules: excluded from single with candidate_max_over_modules 0, in
+  // the artifact and, fold by fold, in the held-out figures.
+  const std::string excluding =
+      WriteConfig("excluding.yaml", 200,
+                  "single_abstain: {folds: 3, tolerance: 0.01, "
+                  "candidate_max_over_modules: 0}\n");
+  const std::string excluded_out = dir_ + "/excluding.plpolicy";
+  const Result ex = RunTrainArgs(
+      {"--buffer", buffer_, "--config", excluding, "--out", excluded_out});
+  ASSERT_EQ(ex.code, 0) << ex.err;
+  EXPECT_NE(ex.err.find("3 of 4 candidates excluded"), std::string::npos)
+      << ex.err;
+  auto excluded_artifact = policy_runtime::ReadPolicyArtifactFile(excluded_out);
+  ASSERT_TRUE(excluded_artifact.ok()) << excluded_artifact.status();
+  const int oz = policy_runtime::OzCandidateIndex(*excluded_artifact);
+  ASSERT_GE(oz, 0);
+  for (int c = 0; c < excluded_artifact->candidates_size(); ++c) {
+    EXPECT_EQ(excluded_artifact->candidates(c).single_excluded(), c != oz) << c;
+  }
+  EXPECT_EQ(excluded_artifact->format_version(),
+            policy_runtime::kPolicyFormatVersionSingleExcluded);
+  EXPECT_EQ(artifact->format_version(), policy_runtime::kPolicyFormatVersion);
+  const auto& em = excluded_artifact->metadata().metrics();
+  EXPECT_EQ(em.at("single_excluded_candidates"), 3);
+  EXPECT_EQ(em.at("crossfit_switched"), 0);
+  EXPECT_EQ(em.at("validation_single_alloc_oz_ratio"), 1);
 
   // Without the -Oz candidate there is nothing to abstain to.
   std::ofstream(dir_ + "/no_oz.json") << R"json({"candidates": [

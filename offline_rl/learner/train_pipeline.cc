@@ -190,21 +190,37 @@ absl::StatusOr<float> LearnAbstainMargin(const LearnerConfig& config,
     absl::Status written = WriteCrossFitTable(crossfit_out, data, *scores);
     if (!written.ok()) return written;
   }
-  // Candidates single may not take unmeasured: from every training
-  // module's measurements (not cross-fitted: no network is involved).
-  *excluded = SingleExcludedCandidates(data.train.table, k, oz, a.tolerance,
+  // Candidates single may not take unmeasured: the artifact's from every
+  // training module's measurements; for the margin, each module's from the
+  // other folds' modules, so the held-out figures stay held out.
+  const CandidateTable& table = data.train.table;
+  *excluded = SingleExcludedCandidates(table, k, oz, a.tolerance,
                                        a.candidate_max_over_modules);
-  const int excluded_count =
-      static_cast<int>(std::count(excluded->begin(), excluded->end(), true));
+  std::vector<std::vector<bool>> held_out_excluded;
   if (a.candidate_max_over_modules >= 0) {
+    const int modules = static_cast<int>(table.module_hashes.size());
+    const std::vector<int> fold_of =
+        CrossFitFolds(config.seed, modules, a.folds);
+    std::vector<std::vector<bool>> per_fold;
+    for (int f = 0; f < a.folds; ++f) {
+      std::vector<bool> others(modules);
+      for (int m = 0; m < modules; ++m) others[m] = fold_of[m] != f;
+      per_fold.push_back(SingleExcludedCandidates(
+          table, k, oz, a.tolerance, a.candidate_max_over_modules, others));
+    }
+    for (int m = 0; m < modules; ++m) {
+      held_out_excluded.push_back(per_fold[fold_of[m]]);
+    }
+    const int excluded_count =
+        static_cast<int>(std::count(excluded->begin(), excluded->end(), true));
     (*metrics)["single_excluded_candidates"] = excluded_count;
     err << "phaseloop train: single mode: " << excluded_count << " of " << k
         << " candidates excluded (more than " << 100 * a.tolerance
         << " % larger than -Oz on more than " << a.candidate_max_over_modules
         << " training modules)\n";
   }
-  auto choice = ChooseAbstainMargin(data.train.table, k, *scores, oz,
-                                    a.tolerance, a.max_over_modules, *excluded);
+  auto choice = ChooseAbstainMargin(table, k, *scores, oz, a.tolerance,
+                                    a.max_over_modules, held_out_excluded);
   if (!choice.ok()) return choice.status();
   const AbstainPoint& never = choice->curve.front();
   const AbstainPoint& chosen = choice->chosen;
@@ -233,9 +249,9 @@ absl::StatusOr<float> LearnAbstainMargin(const LearnerConfig& config,
   const CandidateTable& v = data.validation.table;
   if (!v.module_hashes.empty() &&
       v.object_sizes.size() == v.module_hashes.size() * k) {
-    const AbstainPoint at =
-        ScoreAbstainMargin(v, k, learner.Forward(v.start_states), oz,
-                           chosen.margin, a.tolerance, *excluded);
+    const AbstainPoint at = ScoreAbstainMargin(
+        v, k, learner.Forward(v.start_states), oz, chosen.margin, a.tolerance,
+        std::vector<std::vector<bool>>(v.module_hashes.size(), *excluded));
     (*metrics)["validation_single_" + ratio] = at.size_oz_ratio;
     (*metrics)["validation_single_over_tolerance"] = at.over_tolerance;
     (*metrics)["validation_single_worst_excess"] = at.worst_excess;

@@ -153,6 +153,9 @@ class RuntimeSearch {
     out_.link_flags = stage.link_flags;
     out_.object_cache_dir = stage.object_cache_dir;
   }
+  // reference_ may point into profiled_: never copied or moved.
+  RuntimeSearch(const RuntimeSearch&) = delete;
+  RuntimeSearch& operator=(const RuntimeSearch&) = delete;
 
   absl::StatusOr<RuntimeSearchResult> Run() {
     if (absl::Status s = Prepare(); !s.ok()) return s;
