@@ -450,6 +450,18 @@ class RuntimeSearch {
            (out_.confirmation ? 2 : 1);
   }
 
+  // A full timing's row (confirmation or BOLT): the next index, `pipeline`
+  // as its name, "confirmed" when measured.
+  Evaluation FullTimingRow(const StageResult& result,
+                           const std::string& pipeline) const {
+    Evaluation e;
+    e.index = NextIndex();
+    e.pipeline = pipeline;
+    Fill(result, &e);
+    if (result.verdict == Verdict::kMeasured) e.verdict = "confirmed";
+    return e;
+  }
+
   // Step 4: the winners combined and timed in full; with no winner on top
   // of a profile that screened above 1, the profile alone.
   absl::Status Confirm() {
@@ -464,11 +476,7 @@ class RuntimeSearch {
       absl::StatusOr<StageResult> result = stager_->Evaluate(
           absl::StrCat("table:", table), "confirm", options_.confirm_timing);
       if (!result.ok()) return result.status();
-      Evaluation e;
-      e.index = NextIndex();
-      e.pipeline = "(winners combined)";
-      Fill(*result, &e);
-      if (result->verdict == Verdict::kMeasured) e.verdict = "confirmed";
+      Evaluation e = FullTimingRow(*result, "(winners combined)");
       if (result->verdict == Verdict::kMiscompile) out_.miscompile_found = true;
       for (const auto& [module_hash, pipeline] : out_.winners) {
         std::string episode_id;
@@ -492,11 +500,7 @@ class RuntimeSearch {
       absl::StatusOr<StageResult> result =
           stager_->Evaluate("baseline", "confirm", options_.confirm_timing);
       if (!result.ok()) return result.status();
-      Evaluation e;
-      e.index = NextIndex();
-      e.pipeline = "(build flags alone)";
-      Fill(*result, &e);
-      if (result->verdict == Verdict::kMeasured) e.verdict = "confirmed";
+      const Evaluation e = FullTimingRow(*result, "(build flags alone)");
       out_.profile_confirmed =
           result->verdict == Verdict::kMeasured && e.low > 1;
       out_.confirmation = e;
@@ -517,17 +521,17 @@ class RuntimeSearch {
         table ? absl::StrCat("table:", policies_dir_, "/winner.table")
               : "baseline",
         "bolt", options_.confirm_timing, options_.bolt);
+    const std::string row = absl::StrCat("(", pick, ") + BOLT");
     Evaluation e;
-    e.index = NextIndex();
-    e.pipeline = absl::StrCat("(", pick, ") + BOLT");
     if (!result.ok()) {
+      e.index = NextIndex();
+      e.pipeline = row;
       e.verdict = "failed";
       e.detail = std::string(result.status().message());
       progress_ << "bolt: failed: " << e.detail << "\n";
     } else {
-      Fill(*result, &e);
+      e = FullTimingRow(*result, row);
       out_.bolt = result->bolt;
-      if (result->verdict == Verdict::kMeasured) e.verdict = "confirmed";
       if (result->verdict == Verdict::kMiscompile) {
         absl::StrAppend(&e.detail, " (cause: ", result->cause, ")");
       }
