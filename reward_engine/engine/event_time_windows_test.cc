@@ -480,6 +480,37 @@ TEST(EventTimeWindowsTest, ACheckpointInsideAnotherLogAsksForTheLogsStart) {
   EXPECT_EQ(windows.SetEndOffset(1, 104), EndOffsetCheck::kOtherLog);
 }
 
+// The engine's order (reward_engine.cc): a record polled at the old
+// position is admitted before the end offset that shows the checkpoint is
+// another log's. The reset forgets its event time, so the records read
+// from the log's start afterwards are not late, and the record, read again
+// there, is merged once.
+TEST(EventTimeWindowsTest, ARecordReadAtTheOldPositionIsForgottenByTheReset) {
+  EventTimeWindows windows(Options(10000, 0, 1000));
+  windows.Assign(0, PartitionCheckpoint{4, 8, 20000}, 0);
+  // Offsets 0..3: window 100000; 4: window 110000 (this log ends at 5).
+  EXPECT_EQ(
+      windows.Add(Record(0, 4, "canary", "a", 110000, {0.02}), 0).admission,
+      Admission::kAccepted);
+  EXPECT_EQ(windows.CloseReady(0).size(), 0u);  // capped at 20000
+  ASSERT_EQ(windows.SetEndOffset(0, 5), EndOffsetCheck::kOtherLogMoveToStart);
+  for (int64_t offset = 0; offset < 4; ++offset) {
+    EXPECT_EQ(windows
+                  .Add(Record(0, offset, "canary", absl::StrCat("i", offset),
+                              100000, {0.01}),
+                       0)
+                  .admission,
+              Admission::kAccepted)
+        << offset;
+  }
+  EXPECT_EQ(
+      windows.Add(Record(0, 4, "canary", "a", 110000, {0.02}), 0).admission,
+      Admission::kDuplicate);
+  EXPECT_EQ(
+      DescribeAll(windows.CloseReady(0)),
+      std::vector<std::string>{"checkout/100000/canary/d-canary: 4 4 0 p1"});
+}
+
 TEST(EventTimeWindowsTest, CheckpointKeepsOffsetsOfOpenWindowsPerPartition) {
   EventTimeWindows windows(Options(10000, 0));
   windows.Add(Record(0, 5, "canary", "a", 0, {0.01}), 0);

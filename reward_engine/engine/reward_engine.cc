@@ -500,6 +500,17 @@ absl::Status Engine::ConsumeUntilDone(kafka::Consumer& consumer) {
       break;
     }
     const int64_t now_ms = NowMs();
+    // The record first: it was read at the position the end offsets may
+    // move. Applied before it, an end offset that shows the checkpoint was
+    // another log's resets the partition and seeks it to the log's start,
+    // and a record polled from the old position would then count as the
+    // first one read there: its event time would pass the watermark over
+    // every record below it (all late). Handled first, it is a replayed
+    // record the reset forgets, and it is merged once when read again.
+    if (message->has_value()) {
+      last_record = Clock::now();
+      Handle(**message, now_ms);
+    }
     // End offsets and gauges change slowly: refresh them every 100 ms, not
     // per record.
     const bool refresh = now_ms - last_refresh_ms >= 100;
@@ -509,10 +520,6 @@ absl::Status Engine::ConsumeUntilDone(kafka::Consumer& consumer) {
         failure = applied;
         break;
       }
-    }
-    if (message->has_value()) {
-      last_record = Clock::now();
-      Handle(**message, now_ms);
     }
     std::vector<ClosedWindow> closed;
     if (options_.close_idle_after.count() > 0 && windows_.open_windows() > 0 &&
