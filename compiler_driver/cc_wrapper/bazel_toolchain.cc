@@ -327,7 +327,7 @@ absl::StatusOr<BazelToolchain> WriteBazelToolchain(
         ReadFile(options.artifact_file, "policy artifact");
     if (!bytes.ok()) return bytes.status();
     artifact = *std::move(bytes);
-    policy = std::string(kArtifactPolicy);
+    policy = ArtifactPolicyFile();
     // Its signature travels with it when there is one.
     const std::string signature_path =
         signing::SignaturePathFor(options.artifact_file);

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "common/process/shell_quote.h"
+#include "compiler_driver/policy_runtime/topk_defaults.h"
 
 namespace phaseloop::cc_wrapper {
 namespace {
@@ -24,6 +25,27 @@ std::string StarlarkList(const std::vector<std::string>& items,
 }
 
 }  // namespace
+
+std::string ArtifactPolicyFile() {
+  return absl::StrCat(
+      "# The phaseloop policy of this Bazel toolchain: one spec line.\n"
+      "# policy.plpolicy is a learned size policy (by default the one "
+      "phaseloop\n"
+      "# ships); at -Os/-Oz each file gets -Oz or the best of the ",
+      policy_runtime::kDefaultTopK,
+      " candidate\n"
+      "# pipelines it rates highest, measured in the compile within a budget\n"
+      "# of work (IR instructions, never the clock: the same object on any\n"
+      "# machine), so no object is larger than -Oz's. Other -O levels run\n"
+      "# clang's pipeline.\n"
+      "#   baseline          clang's own pipeline for each file's -O level\n"
+      "#   fixed:<pipeline>  one pass pipeline for every file, e.g. "
+      "fixed:default<Oz>\n"
+      "# Editing this file or policy.plpolicy makes Bazel recompile every "
+      "C/C++ file.\n"
+      "artifact:policy.plpolicy",
+      policy_runtime::DefaultTopKQuery(), "\n");
+}
 
 std::string RenderBuildFile(const BuildFileSettings& s) {
   std::vector<std::pair<std::string, std::string>> tools = {

@@ -29,20 +29,10 @@ inline constexpr char kDefaultPolicy[] =
 inline constexpr char kArtifactPolicyFileName[] = "policy.plpolicy";
 inline constexpr char kArtifactSignatureFileName[] = "policy.plpolicy.sig";
 inline constexpr char kTrustFileName[] = "trust";
-inline constexpr char kArtifactPolicy[] =
-    "# The phaseloop policy of this Bazel toolchain: one spec line.\n"
-    "# policy.plpolicy is a learned size policy (by default the one phaseloop\n"
-    "# ships); at -Os/-Oz each file gets -Oz or the best of the 4 candidate\n"
-    "# pipelines it rates highest, measured in the compile within a budget\n"
-    "# of work (IR instructions, never the clock: the same object on any\n"
-    "# machine), so no object is larger than -Oz's. Other -O levels run\n"
-    "# clang's pipeline.\n"
-    "#   baseline          clang's own pipeline for each file's -O level\n"
-    "#   fixed:<pipeline>  one pass pipeline for every file, e.g. "
-    "fixed:default<Oz>\n"
-    "# Editing this file or policy.plpolicy makes Bazel recompile every C/C++ "
-    "file.\n"
-    "artifact:policy.plpolicy?mode=topk&k=4&budget=10000\n";
+// The toolchain's policy file when it carries an artifact
+// (policy.plpolicy): the wrapper's default spec on it
+// (policy_runtime::DefaultTopKQuery).
+std::string ArtifactPolicyFile();
 
 struct BuildFileSettings {
   std::string package;  // workspace-relative; "" for the root package

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "compiler_driver/policy_runtime/topk_defaults.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -49,6 +50,19 @@ TEST(RenderBuildFileTest, RootPackageAndNoLld) {
   const std::string build = RenderBuildFile(s);
   EXPECT_THAT(build, HasSubstr("\"--phaseloop-policy=policy\""));
   EXPECT_THAT(build, Not(HasSubstr("-fuse-ld=lld")));
+}
+
+// The toolchain's policy line is the wrapper's default spec: a change of
+// topk's default k or budget (policy_runtime/topk_defaults.h) reaches it.
+TEST(ArtifactPolicyFileTest, EndsWithTheWrappersDefaultSpec) {
+  const std::string file = ArtifactPolicyFile();
+  EXPECT_THAT(file, StartsWith("# The phaseloop policy of this Bazel"));
+  EXPECT_THAT(file, HasSubstr("the best of the 4 candidate\n"));
+  const std::string last =
+      "\nartifact:policy.plpolicy?mode=topk&k=4&budget=10000\n";
+  ASSERT_GE(file.size(), last.size());
+  EXPECT_EQ(file.substr(file.size() - last.size()), last);
+  EXPECT_EQ(policy_runtime::DefaultTopKQuery(), "?mode=topk&k=4&budget=10000");
 }
 
 TEST(RenderCcWrapperTest, QuotesEveryPath) {

@@ -42,6 +42,7 @@
 #include "compiler_driver/cc_wrapper/tu_optimizer.h"
 #include "compiler_driver/cc_wrapper/wrapper_config.h"
 #include "compiler_driver/passes/pipeline_check.h"
+#include "compiler_driver/policy_runtime/topk_defaults.h"
 #include "llvm/IR/LLVMContext.h"
 #include "proto/phaseloop/v1/decision.pb.h"
 
@@ -131,7 +132,8 @@ class Optimizer {
     // in topk mode, so that by default no object is larger than -Oz's.
     if (!config_.policy_given) {
       if (std::string shipped = FindDefaultPolicy(); !shipped.empty()) {
-        config_.policy = absl::StrCat("artifact:", shipped, kDefaultPolicyMode);
+        config_.policy = absl::StrCat("artifact:", shipped,
+                                      policy_runtime::DefaultTopKQuery());
       }
     }
     absl::StatusOr<std::unique_ptr<PolicyRunner>> policy =

@@ -140,12 +140,12 @@ std::string BaselinePipeline(const std::string& opt_level);
 // /proc/self/exe). "" when none exists (the wrapper then runs the baseline).
 std::string FindDefaultPolicy(const std::string& exe_dir = "");
 
-// How the wrapper runs the shipped policy: topk (-Oz and the policy's 4
-// best-rated candidates measured, the smallest kept), so that by default no
-// object is larger than -Oz's; on the validation split it was 2 % smaller
+// How the wrapper runs the shipped policy (policy_runtime::DefaultTopKQuery,
+// "?mode=topk&k=4&budget=10000"): topk (-Oz and the policy's 4 best-rated
+// candidates measured, the smallest kept), so that by default no object is
+// larger than -Oz's; on the validation split it was 2 % smaller
 // (configs/policies/README.md). Single mode, one forward pass and no extra
 // compilation, is one flag away: --phaseloop-policy=FILE.
-inline constexpr char kDefaultPolicyMode[] = "?mode=topk&k=4&budget=10000";
 
 }  // namespace phaseloop::cc_wrapper
 

@@ -86,7 +86,8 @@ absl::StatusOr<std::unique_ptr<ArtifactPolicy>> ArtifactPolicy::Create(
 
 int ArtifactPolicy::top_k() const {
   if (options_.top_k > 0) return options_.top_k;
-  return artifact_.default_top_k() > 0 ? artifact_.default_top_k() : 4;
+  return artifact_.default_top_k() > 0 ? artifact_.default_top_k()
+                                       : kDefaultTopK;
 }
 
 bool ArtifactPolicy::is_size_policy() const {

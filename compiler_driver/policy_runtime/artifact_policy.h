@@ -45,6 +45,7 @@
 #include "compiler_driver/passes/pass_runner.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "compiler_driver/policy_runtime/policy_network.h"
+#include "compiler_driver/policy_runtime/topk_defaults.h"
 #include "llvm/IR/Module.h"
 #include "proto/phaseloop/v1/policy.pb.h"
 
@@ -52,21 +53,9 @@ namespace phaseloop::policy_runtime {
 
 enum class InferenceMode { kSingle, kTopK };
 
-// topk's default work budget per module, in IR instructions compiled for
-// measurement (see InferenceOptions::budget). 10,000 since issue 20's cost
-// target: the whole bzip2 build at -Oz took 1.22-1.25x clang's wall time
-// cold against 15,000's 1.92x on a quiet machine, while the Debian corpus
-// lost 0.03-0.07 % of size (BENCHMARKS.md "topk's cold cost"); a
-// measurement costs 0.05-0.09 ms per instruction. Modules of 5,000
-// instructions or more (-Oz and a candidate do not fit) keep -Oz unmeasured.
-inline constexpr int64_t kDefaultTopKBudget = 10000;
-// The deprecated `budget_ms=M` (a clock) is read as M * this many
-// instructions: the rate the clock budget was calibrated on.
-inline constexpr int64_t kBudgetInstructionsPerMs = 20;
-
 struct InferenceOptions {
   InferenceMode mode = InferenceMode::kSingle;
-  int top_k = 0;  // 0: the artifact's default_top_k, else 4
+  int top_k = 0;  // 0: the artifact's default_top_k, else kDefaultTopK
   // topk: what one module may spend on measurements, counted in work, never
   // the clock, so the same module gets the same object on any machine under
   // any load (a build cache may hold one object per action key). Measuring

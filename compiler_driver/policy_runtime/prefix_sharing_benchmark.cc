@@ -9,10 +9,10 @@
 // time of both ways. Figures, no assertions; BENCHMARKS.md has the results.
 //
 //   bazel run -c opt //compiler_driver/policy_runtime:prefix_sharing_benchmark
-//   -- \
-//       --corpus ~/.cache/phaseloop/corpus-debian --split validation \
-//       --policy $PWD/configs/policies/default.plpolicy [--max-ir 15000] \
-//       [--limit N] [--clone]
+//     -- --corpus ~/.cache/phaseloop/corpus-debian --split validation
+//        --policy $PWD/configs/policies/default.plpolicy [--max-ir 15000]
+//        [--limit N] [--clone]
+// (one command line)
 
 #include <time.h>
 
