@@ -509,6 +509,28 @@ TEST(EventTimeWindowsTest, ARecordReadAtTheOldPositionIsForgottenByTheReset) {
   EXPECT_EQ(
       DescribeAll(windows.CloseReady(0)),
       std::vector<std::string>{"checkout/100000/canary/d-canary: 4 4 0 p1"});
+  // The log grows: window 110000 closes with offset 4 merged once.
+  windows.Add(Record(0, 5, "canary", "a", 120000, {0.03}), 0);
+  EXPECT_EQ(
+      DescribeAll(windows.CloseReady(0)),
+      std::vector<std::string>{"checkout/110000/canary/d-canary: 1 1 0 p1"});
+}
+
+// Why the engine admits first: the same record admitted after the reset
+// counts as the first one read from the log's start, its event time moves
+// the watermark, and every record below it is late (the CI failure of
+// reward_engine_test's ACheckpointInsideARecreatedLogReadsItFromItsStart).
+TEST(EventTimeWindowsTest, ARecordAdmittedAfterTheResetTurnsTheLogsStartLate) {
+  EventTimeWindows windows(Options(10000, 0, 1000));
+  windows.Assign(0, PartitionCheckpoint{4, 8, 20000}, 0);
+  ASSERT_EQ(windows.SetEndOffset(0, 5), EndOffsetCheck::kOtherLogMoveToStart);
+  EXPECT_EQ(
+      windows.Add(Record(0, 4, "canary", "a", 110000, {0.02}), 0).admission,
+      Admission::kAccepted);
+  EXPECT_EQ(windows.CloseReady(0).size(), 0u);  // watermark 110000
+  EXPECT_EQ(
+      windows.Add(Record(0, 0, "canary", "i0", 100000, {0.01}), 0).admission,
+      Admission::kLate);
 }
 
 TEST(EventTimeWindowsTest, CheckpointKeepsOffsetsOfOpenWindowsPerPartition) {

@@ -71,7 +71,8 @@ class Engine {
   absl::Status ConsumeUntilDone(kafka::Consumer& consumer);
   // The probe's end offsets to the windows; says so when one shows a
   // restored checkpoint was taken on another log (the topic recreated).
-  absl::Status ApplyEndOffsets(kafka::Consumer& consumer);
+  // Whether it moved the consumer of some partition to the log's start.
+  absl::StatusOr<bool> ApplyEndOffsets(kafka::Consumer& consumer);
   bool Stopping() const { return stop_ != nullptr && stop_->load(); }
   absl::Status Produce(const std::string& topic, const std::string& key,
                        const std::string& value);
@@ -457,7 +458,8 @@ absl::StatusOr<std::unique_ptr<kafka::Consumer>> Engine::StartConsumer() {
   return kafka::Consumer::Create(consumer_options);
 }
 
-absl::Status Engine::ApplyEndOffsets(kafka::Consumer& consumer) {
+absl::StatusOr<bool> Engine::ApplyEndOffsets(kafka::Consumer& consumer) {
+  bool moved_to_start = false;
   for (const auto& [partition, end] : probe_->EndOffsets()) {
     const EndOffsetCheck check = windows_.SetEndOffset(partition, end);
     if (check == EndOffsetCheck::kSameLog) continue;
@@ -472,11 +474,12 @@ absl::Status Engine::ApplyEndOffsets(kafka::Consumer& consumer) {
       absl::Status moved = consumer.Seek({options_.sli_topic, partition}, 0,
                                          std::chrono::milliseconds(10000));
       if (!moved.ok()) return moved;
+      moved_to_start = true;
       Log() << " from its start (the consumer was placed inside it)";
     }
     Log() << "\n";
   }
-  return absl::OkStatus();
+  return moved_to_start;
 }
 
 absl::Status Engine::ConsumeUntilDone(kafka::Consumer& consumer) {
@@ -516,20 +519,26 @@ absl::Status Engine::ConsumeUntilDone(kafka::Consumer& consumer) {
     const bool refresh = now_ms - last_refresh_ms >= 100;
     if (refresh) {
       last_refresh_ms = now_ms;
-      if (absl::Status applied = ApplyEndOffsets(consumer); !applied.ok()) {
-        failure = applied;
+      absl::StatusOr<bool> moved = ApplyEndOffsets(consumer);
+      if (!moved.ok()) {
+        failure = moved.status();
         break;
       }
+      // A partition read again from its start is not idle input, however
+      // long the seek took.
+      if (*moved) last_record = Clock::now();
     }
     std::vector<ClosedWindow> closed;
     if (options_.close_idle_after.count() > 0 && windows_.open_windows() > 0 &&
         Clock::now() - last_record >= options_.close_idle_after) {
       // Quiet input: the newest window closes lateness after its end on the
       // wall clock, not when a later window's data comes (it may not).
-      if (absl::Status applied = ApplyEndOffsets(consumer); !applied.ok()) {
-        failure = applied;
+      absl::StatusOr<bool> moved = ApplyEndOffsets(consumer);
+      if (!moved.ok()) {
+        failure = moved.status();
         break;
       }
+      if (*moved) last_record = Clock::now();
       closed = windows_.CloseDrained(now_ms, WallClockMs());
     } else {
       closed = windows_.CloseReady(now_ms);
@@ -562,8 +571,10 @@ absl::Status Engine::ConsumeUntilDone(kafka::Consumer& consumer) {
   if (!failure.ok()) return failure;
   std::vector<ClosedWindow> closed;
   if (drained && options_.close_drained_windows) {
-    if (absl::Status applied = ApplyEndOffsets(consumer); !applied.ok()) {
-      return applied;
+    // (A partition it moves to its start is not caught up: CloseDrained
+    // then closes only what the watermark allows.)
+    if (absl::StatusOr<bool> moved = ApplyEndOffsets(consumer); !moved.ok()) {
+      return moved.status();
     }
     closed = windows_.CloseDrained(NowMs(), WallClockMs());
     stats_.watermark_ms = windows_.Watermark(NowMs());
