@@ -138,14 +138,8 @@ std::string BaselinePipeline(const std::string& opt_level);
 //   <exe_dir>/configs/policies/default.plpolicy
 // where exe_dir is the directory of the running binary (empty: of
 // /proc/self/exe). "" when none exists (the wrapper then runs the baseline).
+// The wrapper runs it as policy_runtime::DefaultTopKQuery() says.
 std::string FindDefaultPolicy(const std::string& exe_dir = "");
-
-// How the wrapper runs the shipped policy (policy_runtime::DefaultTopKQuery,
-// "?mode=topk&k=4&budget=10000"): topk (-Oz and the policy's 4 best-rated
-// candidates measured, the smallest kept), so that by default no object is
-// larger than -Oz's; on the validation split it was 2 % smaller
-// (configs/policies/README.md). Single mode, one forward pass and no extra
-// compilation, is one flag away: --phaseloop-policy=FILE.
 
 }  // namespace phaseloop::cc_wrapper
 
