@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/testing/test_util.h"
+#include "common/timing/elapsed.h"
 #include "replay_buffer/replay_store.h"
 #include "replay_buffer/sampler.h"
 #include "replay_buffer/test_records.h"
@@ -22,10 +23,6 @@ namespace phaseloop::replay_buffer {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double Seconds(Clock::time_point since) {
-  return std::chrono::duration<double>(Clock::now() - since).count();
-}
 
 int Run(const std::string& path, int total_episodes) {
   auto store = OpenReplayStore(path);
@@ -50,7 +47,7 @@ int Run(const std::string& path, int total_episodes) {
     batch.offsets = {{"bench", "episodes", 0, start + kBatch}};
     const Clock::time_point t = Clock::now();
     absl::Status status = (*store)->Write(batch);
-    write_seconds += Seconds(t);
+    write_seconds += phaseloop::timing::SecondsSince(t);
     if (!status.ok()) {
       std::fprintf(stderr, "%s\n", std::string(status.message()).c_str());
       return 1;
@@ -84,17 +81,18 @@ int Run(const std::string& path, int total_episodes) {
     const Clock::time_point t0 = Clock::now();
     auto sampler = Sampler::Create(**store, options);
     if (!sampler.ok()) return 1;
-    const double index_seconds = Seconds(t0);
+    const double index_seconds = phaseloop::timing::SecondsSince(t0);
     int64_t drawn = 0;
     const Clock::time_point t = Clock::now();
-    while (Seconds(t) < 2.0) {
+    while (phaseloop::timing::SecondsSince(t) < 2.0) {
       const bool ok = c.steps ? (*sampler)->SampleSteps(32).ok()
                               : (*sampler)->SampleEpisodes(32).ok();
       if (!ok) return 1;
       drawn += 32;
     }
     std::printf("%-44s %10.0f samples/s (index of %zu: %.0f ms)\n", c.name,
-                drawn / Seconds(t), (*sampler)->size(), index_seconds * 1e3);
+                drawn / phaseloop::timing::SecondsSince(t), (*sampler)->size(),
+                index_seconds * 1e3);
   }
   return 0;
 }

@@ -39,6 +39,7 @@
 #include "common/kafka/topic_reader.h"
 #include "common/kafka/topics.h"
 #include "common/testing/test_util.h"
+#include "common/timing/elapsed.h"
 #include "gtest/gtest.h"
 #include "httplib.h"
 #include "phaseloop/v1/sli.pb.h"
@@ -242,9 +243,7 @@ TEST(CanaryServiceTest, BuildCheckServeAndReadTheWindowsBack) {
       const auto t0 = std::chrono::steady_clock::now();
       auto response = client.Post("/v1/handle/" + kind, payload,
                                   "application/octet-stream");
-      const double s =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-              .count();
+      const double s = phaseloop::timing::SecondsSince(t0);
       ASSERT_TRUE(response) << httplib::to_string(response.error());
       ASSERT_EQ(response->status, 200) << kind << ": " << response->body;
       ASSERT_EQ(response->body, (*library)->Handle(kind, payload).body)

@@ -23,6 +23,7 @@
 #include "canary/load/load_test_server.h"
 #include "canary/load/open_loop_load.h"
 #include "canary/load/targets.h"
+#include "common/timing/elapsed.h"
 
 namespace phaseloop::canary::load {
 namespace {
@@ -75,8 +76,7 @@ int Main(int argc, char** argv) {
       std::this_thread::sleep_until(begin + i * std::chrono::milliseconds(5));
       const auto start = Clock::now();
       connection.Post("/v1/handle/echo", body, start + std::chrono::seconds(5));
-      bare.push_back(
-          std::chrono::duration<double>(Clock::now() - start).count());
+      bare.push_back(phaseloop::timing::SecondsSince(start));
     }
   }
   auto low = OpenLoopLoad::Start(EchoSpec(200, seconds, 1, payload), *targets);

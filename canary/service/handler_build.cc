@@ -15,6 +15,7 @@
 #include "absl/strings/strip.h"
 #include "common/files/atomic_file.h"
 #include "common/process/subprocess.h"
+#include "common/timing/elapsed.h"
 #include "compiler_driver/cc_wrapper/spool_reader.h"
 
 namespace phaseloop::canary {
@@ -332,9 +333,7 @@ absl::StatusOr<BuiltHandler> BuildHandler(const HandlerBuildOptions& given) {
       if (decision.build_id() == built.build_id) ++built.decisions;
     }
   }
-  built.build_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
+  built.build_seconds = timing::SecondsSince(start);
   std::ofstream(built.log_path, std::ios::app)
       << "built " << built.so_path << " in " << built.build_seconds << " s, "
       << built.decisions << " decisions\n";

@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "canary/service/handler_library.h"
 #include "common/process/child_process.h"
+#include "common/timing/elapsed.h"
 
 namespace phaseloop::canary {
 namespace {
@@ -157,9 +158,7 @@ absl::StatusOr<CheckReport> CheckHandlersAgree(
   const HandlerUnderCheck& reference = handlers[0];
   if (outputs[0].empty()) {
     // The reference itself did not finish: nothing to compare against.
-    report.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count();
+    report.seconds = timing::SecondsSince(start);
     return report;
   }
   for (size_t h = 1; h < handlers.size(); ++h) {
@@ -194,9 +193,7 @@ absl::StatusOr<CheckReport> CheckHandlersAgree(
       report.findings.push_back(std::move(finding));
     }
   }
-  report.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
+  report.seconds = timing::SecondsSince(start);
   return report;
 }
 

@@ -19,6 +19,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/files/atomic_file.h"
+#include "common/timing/elapsed.h"
 #include "compiler_driver/codegen/codegen_options.h"
 #include "compiler_driver/codegen/object_emitter.h"
 #include "compiler_driver/ir/module_hash.h"
@@ -353,9 +354,7 @@ absl::StatusOr<ModuleMeasurement> MeasureModule(
         std::chrono::duration_cast<std::chrono::milliseconds>(
             std::chrono::system_clock::now().time_since_epoch())
             .count());
-    episode.set_seconds(std::chrono::duration<double>(
-                            std::chrono::steady_clock::now() - one_start)
-                            .count());
+    episode.set_seconds(timing::SecondsSince(one_start));
     v1::Step* step = episode.add_steps();
     step->set_index(0);
     for (int64_t v : autophase) step->add_autophase(v);

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/files/atomic_file.h"
+#include "common/timing/elapsed.h"
 #include "offline_rl/learner/mlp.h"
 
 namespace phaseloop::offline_rl {
@@ -263,8 +264,7 @@ absl::Status Learner::Train(
       ++steps_since;
       if (progress && c.log_every > 0 &&
           (s.step % c.log_every == 0 || s.step == until_step)) {
-        const double seconds =
-            std::chrono::duration<double>(Clock::now() - since).count();
+        const double seconds = timing::SecondsSince(since);
         TrainProgress p;
         p.step = s.step;
         p.loss = sum.loss / steps_since;

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "common/testing/test_util.h"
+#include "common/timing/elapsed.h"
 #include "compiler_driver/passes/action_space.h"
 #include "offline_rl/learner/dataset.h"
 #include "offline_rl/learner/learner.h"
@@ -34,9 +35,7 @@ double Measure(const LearnerConfig& config, const Dataset& data, int threads,
   if (!(*learner)->Train(warmup, "", nullptr).ok()) std::exit(1);
   const auto start = std::chrono::steady_clock::now();
   if (!(*learner)->Train(warmup + steps, "", nullptr).ok()) std::exit(1);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
+  const double seconds = phaseloop::timing::SecondsSince(start);
   return static_cast<double>(steps) * config.optimizer.batch_size / seconds;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/testing/test_util.h"
+#include "common/timing/elapsed.h"
 #include "offline_rl/policy_store/directory_policy_store.h"
 #include "offline_rl/policy_store/policy_store.h"
 #include "offline_rl/policy_store/policy_store_client.h"
@@ -28,9 +29,7 @@ double TimePerCall(int n, const std::function<bool(int)>& op) {
       std::exit(1);
     }
   }
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-             .count() /
-         n;
+  return phaseloop::timing::SecondsSince(start) / n;
 }
 
 void Run() {

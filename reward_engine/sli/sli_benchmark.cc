@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/timing/elapsed.h"
 #include "reward_engine/sli/latency_sketch.h"
 #include "reward_engine/sli/sli_recorder.h"
 #include "reward_engine/sli/sli_window.h"
@@ -26,10 +27,6 @@ namespace phaseloop::sli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double Seconds(Clock::time_point since) {
-  return std::chrono::duration<double>(Clock::now() - since).count();
-}
 
 // CPU time of the calling thread: rates per CPU-second are rates per core,
 // unaffected by other load on a shared machine.
@@ -79,12 +76,13 @@ std::vector<Rate> RecordingRates(int threads, double seconds) {
       const auto start = Clock::now();
       const double cpu_start = ThreadCpuSeconds();
       int64_t n = 0;
-      while (Seconds(start) < seconds) {
+      while (phaseloop::timing::SecondsSince(start) < seconds) {
         for (int k = 0; k < 65536; ++k, ++n) {
           recorder->RecordMicros(latencies[k], (k & 1023) == 0);
         }
       }
-      rates[t].per_wall_second = static_cast<double>(n) / Seconds(start);
+      rates[t].per_wall_second =
+          static_cast<double>(n) / phaseloop::timing::SecondsSince(start);
       rates[t].per_cpu_second =
           static_cast<double>(n) / (ThreadCpuSeconds() - cpu_start);
     });

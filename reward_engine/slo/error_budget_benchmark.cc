@@ -6,15 +6,12 @@
 #include <cstdio>
 #include <vector>
 
+#include "common/timing/elapsed.h"
 #include "reward_engine/slo/error_budget.h"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double Seconds(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 }  // namespace
 
@@ -43,7 +40,7 @@ int main() {
                                            990 + w % 11});
     }
   }
-  const double observe_s = Seconds(start);
+  const double observe_s = phaseloop::timing::SecondsSince(start);
   std::printf("observe: %lld windows in %.3f s = %.0f windows/s; kept %zu\n",
               static_cast<long long>(2 * kWindows), observe_s,
               2 * kWindows / observe_s, tracker.kept_windows());
@@ -57,7 +54,8 @@ int main() {
       sink += s.error_budget_remaining();
     }
   }
-  const double status_ms = Seconds(start) * 1000 / kReps;
+  const double status_ms =
+      phaseloop::timing::SecondsSince(start) * 1000 / kReps;
 
   std::vector<int64_t> flat(2 * kWindows * 2, 1);
   start = Clock::now();
@@ -65,7 +63,8 @@ int main() {
   for (int r = 0; r < kReps; ++r) {
     for (int64_t v : flat) total += v;
   }
-  const double baseline_ms = Seconds(start) * 1000 / kReps;
+  const double baseline_ms =
+      phaseloop::timing::SecondsSince(start) * 1000 / kReps;
   std::printf(
       "status (2 groups, 6 lookbacks, one pass): %.2f ms per call; flat "
       "sum of the same counts: %.3f ms; ratio %.1fx (checksum %.3f %lld)\n",

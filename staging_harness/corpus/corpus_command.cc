@@ -12,6 +12,7 @@
 #include "common/command/exit_code.h"
 #include "common/command/subcommand.h"
 #include "common/process/parallel_for.h"
+#include "common/timing/elapsed.h"
 #include "staging_harness/corpus/corpus_builder.h"
 #include "staging_harness/corpus/csmith_generator.h"
 #include "staging_harness/corpus/debian_sources.h"
@@ -63,11 +64,6 @@ std::set<std::string> OriginsOf(const Manifest& m) {
   for (const auto& r : m.modules) origins.insert(r.origin());
   for (const auto& s : m.skipped) origins.insert(s.origin);
   return origins;
-}
-
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-      .count();
 }
 
 void PrintSummary(const std::string& dir, const Manifest& corpus,
@@ -153,7 +149,7 @@ int RunCorpusBuild(const BuildFlags& flags, std::ostream& out,
   out << "built " << built->modules.size() << " modules, skipped "
       << built->skipped.size() << " (reasons in " << flags.corpus.out
       << "/manifest.json)\n";
-  PrintSummary(flags.corpus.out, *corpus, SecondsSince(start), out);
+  PrintSummary(flags.corpus.out, *corpus, timing::SecondsSince(start), out);
   if (built->modules.empty()) {
     err << "phaseloop corpus build: no module was built from "
         << flags.source_dirs.size() << " directories; see the skipped "
@@ -272,7 +268,7 @@ int RunFetchDebian(const FetchDebianFlags& flags, std::ostream& out,
     out << (i ? " " : "") << failed[i];
   }
   out << (failed.empty() ? "" : ")") << "\n";
-  PrintSummary(flags.corpus.out, *corpus, SecondsSince(start), out);
+  PrintSummary(flags.corpus.out, *corpus, timing::SecondsSince(start), out);
   return ready.empty() ? command::kExitInternal : command::kExitOk;
 }
 
@@ -310,7 +306,7 @@ int RunGenerate(const GenerateFlags& flags, std::ostream& out,
   }
   out << "generated " << generated->modules.size() << " csmith modules ("
       << generated->skipped.size() << " seeds rejected)\n";
-  PrintSummary(flags.corpus.out, *corpus, SecondsSince(start), out);
+  PrintSummary(flags.corpus.out, *corpus, timing::SecondsSince(start), out);
   return static_cast<int>(generated->modules.size()) == flags.csmith
              ? command::kExitOk
              : command::kExitInternal;

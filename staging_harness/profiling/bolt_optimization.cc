@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "common/timing/elapsed.h"
 #include "staging_harness/profiling/instrumented_runs.h"
 
 namespace phaseloop::profiling {
@@ -95,11 +96,6 @@ std::string EstimateOf(const std::string& output) {
     }
   }
   return estimate;
-}
-
-double Since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-      .count();
 }
 
 }  // namespace
@@ -194,7 +190,7 @@ absl::StatusOr<BoltResult> BoltOptimize(const workloads::Workload& workload,
     }
     instrumented_ok[i] = true;
   }
-  double bolt_s = Since(started);
+  double bolt_s = timing::SecondsSince(started);
 
   InstrumentedWorkload training =
       ForInstrumentedRuns(workload, options.input_seed);
@@ -292,7 +288,7 @@ absl::StatusOr<BoltResult> BoltOptimize(const workloads::Workload& workload,
              << (artifact.estimate.empty() ? "none" : artifact.estimate)
              << "\n";
   }
-  result.bolt_s = bolt_s + Since(optimizing);
+  result.bolt_s = bolt_s + timing::SecondsSince(optimizing);
   if (notes.size() == result.artifacts.size()) {
     return absl::FailedPreconditionError(absl::StrCat(
         workload.path,

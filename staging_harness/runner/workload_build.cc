@@ -18,6 +18,7 @@
 #include "common/process/self_executable.h"
 #include "common/process/shell_quote.h"
 #include "common/process/subprocess.h"
+#include "common/timing/elapsed.h"
 #include "compiler_driver/cc_wrapper/spool_reader.h"
 #include "compiler_driver/ir/module_hash.h"
 #include "compiler_driver/ir/module_loader.h"
@@ -306,9 +307,7 @@ absl::StatusOr<BuiltVariant> BuildVariant(const workloads::Workload& workload,
            << std::flush;
   const auto start = std::chrono::steady_clock::now();
   absl::StatusOr<process::ProcessResult> result = process::RunProcess(spec);
-  built.build_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
+  built.build_s = timing::SecondsSince(start);
   if (!result.ok()) {
     progress << " cannot run\n";
     return result.status();

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/files/atomic_file.h"
+#include "common/timing/elapsed.h"
 #include "compiler_driver/cc_wrapper/policy.h"
 #include "staging_harness/runtime_search/pipeline_vocabulary.h"
 #include "staging_harness/runtime_search/search_records.h"
@@ -22,11 +23,6 @@ namespace {
 namespace fs = std::filesystem;
 using staging::StageResult;
 using staging::Verdict;
-
-double Since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-      .count();
-}
 
 void Fill(const StageResult& result, Evaluation* e) {
   e->verdict = staging::VerdictName(result.verdict);
@@ -167,7 +163,7 @@ class RuntimeSearch {
     // includes.
     floor_ = out_.profiled ? std::max(1.0, out_.profiled->speedup) : 1.0;
     if (absl::Status s = Screen(); !s.ok()) return s;
-    out_.search_s = Since(start_);
+    out_.search_s = timing::SecondsSince(start_);
     if (absl::Status s = Runoff(); !s.ok()) return s;
     out_.winners =
         ChooseWinners(out_.hot, out_.evaluations, out_.runoff, floor_);
@@ -175,7 +171,7 @@ class RuntimeSearch {
     if (options_.bolt) Bolt();
     // The profiled build served as the reference until here.
     if (profiled_) Cleanup(*profiled_, "profiled");
-    out_.elapsed_s = Since(start_);
+    out_.elapsed_s = timing::SecondsSince(start_);
     return std::move(out_);
   }
 
@@ -377,7 +373,7 @@ class RuntimeSearch {
         // The first evaluation runs even when the baseline build and the
         // profile used the whole budget (a loaded machine): a search that
         // measured nothing would leave the learner nothing to learn from.
-        if (made > 0 && Since(start_) >= options_.budget_s) {
+        if (made > 0 && timing::SecondsSince(start_) >= options_.budget_s) {
           out_.stop_reason = "budget";
           break;
         }
@@ -416,7 +412,8 @@ class RuntimeSearch {
         contenders.push_back(c->pipeline);
       }
       if (contenders.empty()) continue;
-      if (Since(runoff_start) >= options_.runoff_budget_s) {
+      if (phaseloop::timing::SecondsSince(runoff_start) >=
+          options_.runoff_budget_s) {
         out_.runoff_skipped.push_back(module.source);
         progress_ << "runoff: no budget left for " << module.source
                   << "; its search median picks\n";
@@ -428,7 +425,8 @@ class RuntimeSearch {
       // minimum pairs always run).
       staging::TimingOptions timing = options_.runoff_timing;
       timing.budget_s = std::min(
-          timing.budget_s, (options_.runoff_budget_s - Since(runoff_start)) /
+          timing.budget_s, (options_.runoff_budget_s -
+                            phaseloop::timing::SecondsSince(runoff_start)) /
                                double(contenders.size()));
       for (const std::string& pipeline : contenders) {
         ++index;
@@ -439,7 +437,7 @@ class RuntimeSearch {
         out_.runoff.push_back(*std::move(e));
       }
     }
-    out_.runoff_s = Since(runoff_start);
+    out_.runoff_s = phaseloop::timing::SecondsSince(runoff_start);
     return absl::OkStatus();
   }
 

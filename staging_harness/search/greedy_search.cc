@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "common/timing/elapsed.h"
+
 namespace phaseloop::search {
 namespace {
 
@@ -51,9 +53,7 @@ absl::StatusOr<SearchResult> GreedySearch(session::CompilationSession& start,
                                           int64_t max_evaluations) {
   using Clock = std::chrono::steady_clock;
   const Clock::time_point begin = Clock::now();
-  auto elapsed = [&] {
-    return std::chrono::duration<double>(Clock::now() - begin).count();
-  };
+  auto elapsed = [&] { return timing::SecondsSince(begin); };
   std::unique_ptr<session::CompilationSession> current = start.Fork();
   absl::StatusOr<int64_t> current_cost = Cost(*current, objective);
   if (!current_cost.ok()) return current_cost.status();

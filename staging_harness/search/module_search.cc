@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "common/timing/elapsed.h"
 #include "compiler_driver/passes/action_space.h"
 
 namespace phaseloop::search {
@@ -106,11 +107,7 @@ StateObservation ModuleSearch::Parse(
   return s;
 }
 
-double ModuleSearch::Elapsed() const {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                       begin_)
-      .count();
-}
+double ModuleSearch::Elapsed() const { return timing::SecondsSince(begin_); }
 
 bool ModuleSearch::OutOfBudget() const {
   if (options_.max_evaluations > 0 &&
@@ -131,9 +128,8 @@ int64_t ModuleSearch::Value(const StateObservation& state) const {
 
 double ModuleSearch::Reward(int64_t before, int64_t after) const {
   const ModuleReference& r = reference_;
-  const int64_t start =
-      PickByObjective(options_.objective, r.ir_count_start, r.text_size_start,
-                      r.alloc_size_start);
+  const int64_t start = PickByObjective(options_.objective, r.ir_count_start,
+                                        r.text_size_start, r.alloc_size_start);
   const int64_t oz = PickByObjective(options_.objective, r.ir_count_oz,
                                      r.text_size_oz, r.alloc_size_oz);
   const int64_t scale =

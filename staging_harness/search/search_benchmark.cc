@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "common/testing/test_util.h"
+#include "common/timing/elapsed.h"
 #include "compiler_driver/testing/fixture_paths.h"
 #include "staging_harness/search/episode_file.h"
 #include "staging_harness/search/search_pool.h"
@@ -58,9 +59,7 @@ int Bench(int argc, char** argv) {
       const auto begin = std::chrono::steady_clock::now();
       auto results = RunSearch(modules, options, {}, **sink);
       Figures f;
-      f.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                             begin)
-                   .count();
+      f.wall = phaseloop::timing::SecondsSince(begin);
       if (!results.ok()) {
         std::cerr << results.status() << "\n";
         return 1;

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "common/timing/elapsed.h"
 #include "staging_harness/stats/mann_whitney.h"
 
 namespace phaseloop::staging {
@@ -81,11 +82,7 @@ absl::StatusOr<TimingResult> TimeInterleaved(const RunSide& run,
         ") and a confidence in (0, 1) (got ", options.confidence, ")"));
   }
   const auto start = std::chrono::steady_clock::now();
-  auto elapsed = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                         start)
-        .count();
-  };
+  auto elapsed = [&] { return timing::SecondsSince(start); };
   for (int i = 0; i < options.warmup_passes; ++i) {
     for (Side side : {Side::kBaseline, Side::kCandidate}) {
       absl::StatusOr<PassSample> warm = run(side);

@@ -11,8 +11,8 @@
 //     (target 95 %).
 // Usage: stage_benchmark --workload NAME... [--workloads-dir DIR]
 //          [--aa-runs 20] [--sensitivity-runs 20] [--slowdown 0.03]
-//          [--max-pairs 60] [--confidence 0.99] [--budget-s 90] [--cc PHASELOOP_CC]
-//          [--work-dir DIR]
+//          [--max-pairs 60] [--confidence 0.99] [--budget-s 90]
+//          [--cc PHASELOOP_CC] [--work-dir DIR]
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -22,6 +22,7 @@
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/timing/elapsed.h"
 #include "staging_harness/staging/stage_workload.h"
 #include "staging_harness/stats/speedup.h"
 
@@ -41,11 +42,6 @@ struct Flags {
   std::string cc;
   std::string work_dir = (fs::temp_directory_path() / "phaseloop-stage-bench");
 };
-
-double Since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-      .count();
-}
 
 // A header that slows every process of the program by `slowdown` of its
 // own run time: a constructor notes the start, an exit handler busy-waits
@@ -137,7 +133,7 @@ int Run(const Flags& f) {
       std::cerr << ab.status().message() << "\n";
       return 1;
     }
-    const double ab_s = Since(start);
+    const double ab_s = phaseloop::timing::SecondsSince(start);
 
     // A/A.
     options.time_identical = true;
@@ -150,8 +146,8 @@ int Run(const Flags& f) {
     Tally aa;
     start = std::chrono::steady_clock::now();
     for (int i = 0; i < f.aa_runs; ++i) {
-      absl::StatusOr<StageResult> r =
-          (*stager)->Evaluate("baseline", absl::StrCat("aa", i), options.timing);
+      absl::StatusOr<StageResult> r = (*stager)->Evaluate(
+          "baseline", absl::StrCat("aa", i), options.timing);
       if (!r.ok() || !r->timing) {
         std::cerr << name << " A/A: "
                   << (r.ok() ? r->detail : std::string(r.status().message()))
@@ -164,7 +160,7 @@ int Run(const Flags& f) {
       aa.medians.push_back(w.median);
       aa.pairs.push_back(static_cast<int>(r->timing->baseline.size()));
     }
-    aa.seconds = Since(start);
+    aa.seconds = phaseloop::timing::SecondsSince(start);
 
     // Sensitivity: the candidate's processes busy-wait `slowdown` of their
     // run time before they exit.
@@ -187,8 +183,8 @@ int Run(const Flags& f) {
     Tally sensitivity;
     start = std::chrono::steady_clock::now();
     for (int i = 0; i < f.sensitivity_runs; ++i) {
-      absl::StatusOr<StageResult> r =
-          (*stager)->Evaluate("baseline", absl::StrCat("slow", i), options.timing);
+      absl::StatusOr<StageResult> r = (*stager)->Evaluate(
+          "baseline", absl::StrCat("slow", i), options.timing);
       if (!r.ok() || !r->timing) {
         std::cerr << name << " sensitivity: "
                   << (r.ok() ? r->detail : std::string(r.status().message()))
@@ -201,7 +197,7 @@ int Run(const Flags& f) {
       sensitivity.medians.push_back(w.median);
       sensitivity.pairs.push_back(static_cast<int>(r->timing->baseline.size()));
     }
-    sensitivity.seconds = Since(start);
+    sensitivity.seconds = phaseloop::timing::SecondsSince(start);
 
     std::cout << absl::StrFormat(
                      "%-12s base %.3f s  A/B staging %.0f s (%s, %d pairs)\n"

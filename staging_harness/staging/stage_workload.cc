@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/timing/elapsed.h"
 #include "compiler_driver/ir/module_hash.h"
 #include "compiler_driver/ir/module_loader.h"
 #include "staging_harness/runner/workload_inputs.h"
@@ -46,11 +47,6 @@ std::vector<std::pair<std::string, std::string>> Blame(
     blamed.emplace_back(d.module_hash(), d.pipeline());
   }
   return blamed;
-}
-
-double Seconds(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since)
-      .count();
 }
 
 }  // namespace
@@ -296,7 +292,7 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
   auto finish = [&](Verdict verdict, std::string detail) {
     result.verdict = verdict;
     result.detail = std::move(detail);
-    result.elapsed_s = Seconds(start);
+    result.elapsed_s = timing::SecondsSince(start);
     return result;
   };
   // With BOLT, the build as the wrapper left it, to tell a mismatch BOLT
