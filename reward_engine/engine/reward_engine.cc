@@ -1,30 +1,14 @@
 #include "reward_engine/engine/reward_engine.h"
 
-#include <iostream>
-#include <optional>
-#include <ostream>
 #include <set>
 #include <utility>
 
-#include "absl/strings/str_cat.h"
-#include "common/kafka/consumer.h"
-#include "common/kafka/delivery_spool.h"
-#include "common/kafka/end_offset_probe.h"
 #include "common/kafka/kafka_error.h"
-#include "common/kafka/lost_records_log.h"
-#include "common/kafka/producer.h"
-#include "reward_engine/engine/budget_history.h"
 #include "reward_engine/engine/engine_checkpoint.h"
-#include "reward_engine/engine/engine_metrics.h"
-#include "reward_engine/engine/reward_calculator.h"
-#include "reward_engine/engine/sli_input.h"
-#include "reward_engine/slo/budget_publisher.h"
-#include "reward_engine/slo/error_budget.h"
+#include "reward_engine/engine/engine_run.h"
 
 namespace phaseloop::reward_engine {
-namespace {
-
-using Clock = std::chrono::steady_clock;
+namespace engine_run {
 
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -32,111 +16,10 @@ int64_t NowMs() {
       .count();
 }
 
-// Unix ms: the clock SLI windows' event times are on.
 int64_t WallClockMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-class Engine {
- public:
-  Engine(replay_buffer::ReplayStore& store, const EngineOptions& options,
-         const std::atomic<bool>* stop)
-      : store_(store),
-        options_(options),
-        stop_(stop),
-        thresholds_(ThresholdsOf(options.slos)),
-        windows_(options.windows),
-        tracker_(options.slos),
-        metrics_(options.metrics) {}
-
-  // Seed budgets, warm the producer, then consume -> emit -> store until
-  // stopped, idle or failed (the steps below, in that order).
-  absl::StatusOr<EngineStats> Run();
-
- private:
-  absl::Status CheckOptions() const;
-  // The error-budget tracker from phaseloop.rewards read to its end, so a
-  // restarted engine publishes the budgets an uninterrupted one would.
-  absl::Status SeedBudgetHistory();
-  // The producer of rewards, late windows, dead letters and budgets, with
-  // the output topics' metadata loaded; and the end-offset probe.
-  absl::Status StartOutputs();
-  // A consumer-group member on the SLI topic that resumes each assigned
-  // partition from the checkpoints stored in the buffer.
-  absl::StatusOr<std::unique_ptr<kafka::Consumer>> StartConsumer();
-  // Polls, windows, closes and commits until stopped, idle or failed; on
-  // stop stores the progress made since the last checkpoint.
-  absl::Status ConsumeUntilDone(kafka::Consumer& consumer);
-  // The probe's end offsets to the windows; says so when one shows a
-  // restored checkpoint was taken on another log (the topic recreated).
-  // Whether it moved the consumer of some partition to the log's start.
-  absl::StatusOr<bool> ApplyEndOffsets(kafka::Consumer& consumer);
-  bool Stopping() const { return stop_ != nullptr && stop_->load(); }
-  absl::Status Produce(const std::string& topic, const std::string& key,
-                       const std::string& value);
-  void Handle(const kafka::ConsumedMessage& m, int64_t now_ms);
-  void DeadLetter(const kafka::ConsumedMessage& m, const std::string& reason);
-  // Emits `closed`, waits for Kafka, stores rewards + checkpoints.
-  absl::Status Commit(std::vector<ClosedWindow> closed, int64_t now_ms);
-  // Flushes until every queued record is delivered (re-producing failures).
-  absl::Status Deliver();
-  void Progress(bool force);
-  // Lost SLI records: counted, logged, recorded (lost_records_log and a
-  // dead letter).
-  void RecordsLost(const kafka::RecordsLost& lost, const absl::Status& status);
-  // Keeps what Kafka has not acknowledged in the spool (if any).
-  absl::Status KeepUndelivered(std::chrono::milliseconds timeout);
-  std::ostream& Log() {
-    return options_.progress != nullptr ? *options_.progress : std::cerr;
-  }
-
-  replay_buffer::ReplayStore& store_;
-  const EngineOptions& options_;
-  const std::atomic<bool>* stop_;
-  SloThresholds thresholds_;
-  EventTimeWindows windows_;
-  slo::ErrorBudgetTracker tracker_;
-  EngineMetrics metrics_;
-  std::unique_ptr<kafka::Producer> producer_;
-  std::optional<kafka::DeliverySpool> spool_;
-  std::unique_ptr<slo::BudgetPublisher> budget_;
-  std::unique_ptr<kafka::EndOffsetProbe> probe_;
-  EngineStats stats_;
-  bool dirty_ = false;     // records read since the last stored checkpoint
-  bool assigned_ = false;  // SLI partitions assigned (rebalance callbacks)
-  int64_t newest_closed_end_ms_ = kNoTime;
-  Clock::time_point last_progress_ = Clock::now();
-};
-
-absl::Status Engine::Produce(const std::string& topic, const std::string& key,
-                             const std::string& value) {
-  absl::Status produced = producer_->Produce(topic, key, value);
-  // A full queue is waited out inside Produce; a retriable error here means
-  // it stayed full: deliver what is queued, then try again.
-  while (!produced.ok() &&
-         kafka::ClassOf(produced) == kafka::ErrorClass::kRetriable &&
-         !Stopping()) {
-    absl::Status delivered = Deliver();
-    if (!delivered.ok()) return delivered;
-    produced = producer_->Produce(topic, key, value);
-  }
-  return produced;
-}
-
-void Engine::DeadLetter(const kafka::ConsumedMessage& m,
-                        const std::string& reason) {
-  ++stats_.dead_letters;
-  metrics_.DeadLetter(reason);
-  absl::Status produced =
-      Produce(options_.dead_letter_topic, m.key,
-              MakeDeadLetter(m, reason).SerializeAsString());
-  if (!produced.ok() && options_.progress != nullptr) {
-    *options_.progress << "phaseloop rewards: dead letter for " << m.topic
-                       << "/" << m.partition << "@" << m.offset
-                       << " not produced: " << produced.message() << "\n";
-  }
 }
 
 void Engine::Handle(const kafka::ConsumedMessage& m, int64_t now_ms) {
@@ -181,153 +64,6 @@ void Engine::Handle(const kafka::ConsumedMessage& m, int64_t now_ms) {
   }
 }
 
-absl::Status Engine::Deliver() {
-  while (true) {
-    absl::Status flushed = producer_->Flush(std::chrono::seconds(5));
-    if (flushed.ok()) return flushed;
-    if (kafka::ClassOf(flushed) == kafka::ErrorClass::kFatal) return flushed;
-    std::vector<kafka::DeliveryFailure> failures = producer_->TakeFailures();
-    for (const kafka::DeliveryFailure& f : failures) {
-      ++stats_.redelivered;
-      absl::Status again = producer_->Produce(f.topic, f.key, f.value);
-      if (!again.ok() &&
-          kafka::ClassOf(again) != kafka::ErrorClass::kRetriable) {
-        return again;
-      }
-    }
-    if (Stopping() && spool_.has_value()) return KeepUndelivered({});
-    if (Stopping() && failures.empty()) {
-      return absl::UnavailableError(absl::StrCat(
-          "stopped while records were still in flight (", flushed.message(),
-          "); they are produced again on the next start"));
-    }
-  }
-}
-
-absl::Status Engine::KeepUndelivered(std::chrono::milliseconds timeout) {
-  if (!spool_.has_value()) return absl::OkStatus();
-  absl::StatusOr<int64_t> kept = spool_->KeepUndelivered(*producer_, timeout);
-  if (!kept.ok()) return kept.status();
-  if (*kept > 0) {
-    stats_.kept_for_retry += *kept;
-    Log() << "phaseloop rewards: "
-          << kafka::KeptForRetryMessage(*kept, spool_->dir()) << "\n";
-  }
-  return absl::OkStatus();
-}
-
-void Engine::RecordsLost(const kafka::RecordsLost& lost,
-                         const absl::Status& status) {
-  // Gone for good: count it, say so, record it, and go on with what is left.
-  stats_.records_lost += lost.count();
-  metrics_.RecordsLost(lost.partition, lost.count());
-  Log() << "phaseloop rewards: " << status.message() << "\n";
-  const kafka::LostRecordsEntry entry =
-      kafka::MakeLostRecordsEntry(lost, options_.group_id, "reward engine");
-  if (!options_.lost_records_log.empty()) {
-    absl::Status recorded =
-        kafka::AppendLostRecords(options_.lost_records_log, entry);
-    Log() << "phaseloop rewards: "
-          << (recorded.ok() ? "recorded in " + options_.lost_records_log
-                            : std::string(recorded.message()))
-          << "\n";
-  }
-  v1::DeadLetter letter;
-  letter.set_source_topic(lost.topic);
-  letter.set_source_partition(lost.partition);
-  letter.set_source_offset(lost.first_offset);
-  letter.set_reason(absl::StrCat("lost: offsets ", lost.first_offset, "..",
-                                 lost.last_offset,
-                                 " deleted from Kafka before they were read"));
-  letter.set_value(kafka::LostRecordsLine(entry));
-  letter.set_consumer("reward-engine");
-  (void)Produce(options_.dead_letter_topic,
-                absl::StrCat(lost.topic, "/", lost.partition),
-                letter.SerializeAsString());
-}
-
-absl::Status Engine::Commit(std::vector<ClosedWindow> closed, int64_t now_ms) {
-  const Clock::time_point closed_at = Clock::now();
-  replay_buffer::WriteBatch batch;
-  bool observed = false;
-  for (const ClosedWindow& window : closed) {
-    auto slo = thresholds_.find(window.service);
-    // Unknown services were dead-lettered; a window exists only with an SLO.
-    if (slo == thresholds_.end()) continue;
-    WindowRewards rewards = ComputeRewards(window, slo->second);
-    for (const v1::Reward& reward : rewards.rewards) {
-      absl::Status produced = Produce(
-          options_.rewards_topic,
-          kafka::RewardKey(reward.service(), reward.group(),
-                           reward.deployment_id(), reward.window_start_ms()),
-          reward.SerializeAsString());
-      if (!produced.ok()) return produced;
-    }
-    for (const slo::SloWindowObservation& o : rewards.observations) {
-      tracker_.Observe(o);
-      observed = true;
-    }
-    stats_.rewards += static_cast<int64_t>(rewards.rewards.size());
-    stats_.empty_groups += rewards.empty_groups;
-    metrics_.Rewards(rewards.rewards.size());
-    for (v1::FinalReward& f : rewards.final_rewards) {
-      batch.rewards.push_back(std::move(f));
-    }
-    newest_closed_end_ms_ =
-        std::max(newest_closed_end_ms_, window.window_end_ms);
-  }
-  if (observed) {
-    // Budgets as of the newest closed window's end (event time).
-    std::vector<v1::BudgetStatus> statuses =
-        tracker_.Status(newest_closed_end_ms_);
-    absl::Status published = budget_->PublishAll(statuses);
-    if (!published.ok()) return published;
-    stats_.budget_statuses += static_cast<int64_t>(statuses.size());
-  }
-  absl::Status delivered = Deliver();
-  if (!delivered.ok()) return delivered;
-  batch.offsets = CheckpointOffsets(options_.group_id, options_.sli_topic,
-                                    windows_.Checkpoints());
-  if (!batch.offsets.empty() || !batch.rewards.empty()) {
-    absl::Status written = store_.Write(batch);
-    if (!written.ok()) return written;
-    windows_.CheckpointsStored();
-    ++stats_.transactions;
-  }
-  stats_.windows_closed += static_cast<int64_t>(closed.size());
-  metrics_.WindowsClosed(closed.size());
-  if (!closed.empty()) {
-    const double latency_ms =
-        std::chrono::duration<double, std::milli>(Clock::now() - closed_at)
-            .count();
-    for (size_t i = 0;
-         i < closed.size() && stats_.emission_latency_ms.size() < 100000; ++i) {
-      stats_.emission_latency_ms.push_back(latency_ms);
-    }
-  }
-  (void)now_ms;
-  dirty_ = false;
-  return absl::OkStatus();
-}
-
-void Engine::Progress(bool force) {
-  if (options_.progress == nullptr) return;
-  if (!force && Clock::now() - last_progress_ < options_.progress_interval) {
-    return;
-  }
-  last_progress_ = Clock::now();
-  *options_.progress << "phaseloop rewards: " << stats_.records << " records, "
-                     << stats_.merged << " merged, " << stats_.windows_closed
-                     << " windows closed, " << stats_.rewards << " rewards, "
-                     << stats_.late << " late, " << stats_.duplicates
-                     << " duplicates, " << stats_.dead_letters
-                     << " dead letters, watermark "
-                     << (stats_.watermark_ms == kNoTime
-                             ? std::string("none")
-                             : std::to_string(stats_.watermark_ms))
-                     << "\n";
-}
-
 absl::Status Engine::CheckOptions() const {
   if (thresholds_.empty()) {
     return absl::InvalidArgumentError(
@@ -338,80 +74,6 @@ absl::Status Engine::CheckOptions() const {
     return absl::InvalidArgumentError(
         "window_ms must be > 0, lateness_ms and idle_ms >= 0");
   }
-  return absl::OkStatus();
-}
-
-absl::Status Engine::SeedBudgetHistory() {
-  absl::StatusOr<BudgetHistory> history =
-      ReadBudgetHistory(options_.bootstrap_servers, options_.rewards_topic,
-                        options_.budget_history_timeout);
-  if (!history.ok()) {
-    return absl::Status(
-        history.status().code(),
-        absl::StrCat("seeding the error budgets from ", options_.rewards_topic,
-                     ": ", history.status().message()));
-  }
-  for (const slo::SloWindowObservation& o : history->observations) {
-    tracker_.Observe(o);
-  }
-  newest_closed_end_ms_ = history->newest_window_end_ms;
-  stats_.history_windows = static_cast<int64_t>(history->observations.size());
-  return absl::OkStatus();
-}
-
-absl::Status Engine::StartOutputs() {
-  kafka::ProducerOptions producer_options;
-  producer_options.bootstrap_servers = options_.bootstrap_servers;
-  producer_options.client_id = "phaseloop-rewards";
-  producer_options.config = options_.producer_config;
-  // Rewards are small records awaited one batch at a time: Nagle's
-  // algorithm would hold each batch's last segment for the broker's
-  // delayed ACK (~40 ms per close).
-  producer_options.config.try_emplace("socket.nagle.disable", "true");
-  absl::StatusOr<std::unique_ptr<kafka::Producer>> producer =
-      kafka::Producer::Create(producer_options);
-  if (!producer.ok()) return producer.status();
-  producer_ = *std::move(producer);
-  if (!options_.spool_dir.empty()) {
-    // What an earlier run could not deliver goes first.
-    absl::StatusOr<kafka::DeliverySpool> spool =
-        kafka::DeliverySpool::Open(options_.spool_dir);
-    if (!spool.ok()) return spool.status();
-    spool_ = *std::move(spool);
-    absl::StatusOr<kafka::SpoolRetry> retry =
-        spool_->Retry(*producer_, std::chrono::seconds(30));
-    if (!retry.ok()) return retry.status();
-    stats_.spool_delivered = retry->delivered;
-    if (retry->delivered > 0 || retry->kept > 0 || !retry->unreadable.empty()) {
-      Log() << "phaseloop rewards: spool " << spool_->dir() << ": "
-            << retry->delivered << " records of an earlier run delivered, "
-            << retry->kept << " still kept for retry";
-      for (const std::string& file : retry->unreadable) {
-        Log() << "; unreadable, set aside: " << file;
-      }
-      Log() << "\n";
-    }
-  }
-  // Pay the first-connection and topic-lookup costs now, not on the first
-  // close. Only an optimisation: if the cluster is not there yet, the
-  // records wait for it as they would anyway.
-  absl::Status warmed = producer_->LoadTopicMetadata(
-      {options_.rewards_topic, options_.budget_topic, options_.late_topic,
-       options_.dead_letter_topic},
-      std::chrono::seconds(5));
-  if (!warmed.ok() && options_.progress != nullptr) {
-    *options_.progress << "phaseloop rewards: producer warm-up: "
-                       << warmed.message() << "\n";
-  }
-  budget_ =
-      std::make_unique<slo::BudgetPublisher>(*producer_, options_.budget_topic);
-  absl::StatusOr<std::unique_ptr<kafka::EndOffsetProbe>> probe =
-      kafka::EndOffsetProbe::Start(options_.bootstrap_servers,
-                                   options_.sli_topic,
-                                   options_.end_offset_interval);
-  if (!probe.ok()) return probe.status();
-  probe_ = *std::move(probe);
-
   return absl::OkStatus();
 }
 
@@ -603,12 +265,12 @@ absl::StatusOr<EngineStats> Engine::Run() {
   return stats_;
 }
 
-}  // namespace
+}  // namespace engine_run
 
 absl::StatusOr<EngineStats> RunRewardEngine(replay_buffer::ReplayStore& store,
                                             const EngineOptions& options,
                                             const std::atomic<bool>* stop) {
-  Engine engine(store, options, stop);
+  engine_run::Engine engine(store, options, stop);
   return engine.Run();
 }
 
