@@ -57,7 +57,7 @@ metrics:
   EXPECT_EQ(latency.slo_p95, 250);
   EXPECT_EQ(latency.allowed_increase, 1.02);  // inherited
   EXPECT_EQ(latency.percentile, 95);
-  EXPECT_EQ(config->MinSamples(latency), 300);  // its own
+  EXPECT_EQ(config->MinSamples(latency), 300);                // its own
   EXPECT_EQ(config->MinSamples(config->RuleFor("rps")), 20);  // the top's
   EXPECT_EQ(config->RuleFor("rps").direction, Direction::kDecrease);
   EXPECT_EQ(config->RuleFor("rps").weight, 2);
@@ -77,34 +77,41 @@ TEST(JudgeConfig, EveryBadFieldIsNamed) {
   const std::pair<std::string, std::string> cases[] = {
       {"confidence: 1", "bad.yaml: confidence: 1 is outside (0, 1)"},
       {"confidence: high", "bad.yaml: confidence: expected a number"},
-      {"min_samples: 1", "bad.yaml: min_samples: expected a whole number"},
+      {"min_samples: 1", "bad.yaml: min_samples: must be at least 2, got 1"},
       {"min_samples: 2.5", "bad.yaml: min_samples:"},
       {"score: {pass: 101}", "bad.yaml: score.pass: 101 is outside [0, 100]"},
       {"score: {pass: 50, marginal: 60}",
        "bad.yaml: score.marginal: 60 is above score.pass"},
       {"score: {good: 1}", "bad.yaml: score.good: unknown field"},
-      {"score: 3", "bad.yaml: score: must be a mapping"},
+      {"score: 3", "bad.yaml: score: expected a mapping"},
       {"defaults: {direction: up}",
-       "bad.yaml: defaults.direction: \"up\" is not a direction"},
+       "bad.yaml: defaults.direction: \"up\" is not a choice; use increase "
+       "(higher is worse, e.g. latency), decrease"},
       {"defaults: {percentile: 100}",
        "bad.yaml: defaults.percentile: 100 is outside (0, 100)"},
       {"defaults: {allowed_increase: 0.9}",
-       "bad.yaml: defaults.allowed_increase: 0.9 is outside [1, inf)"},
+       "bad.yaml: defaults.allowed_increase: must be at least 1, got 0.9"},
       {"defaults: {allowed_decrease: 1.1}",
        "bad.yaml: defaults.allowed_decrease: 1.1 is outside (0, 1]"},
       {"defaults: {critical: maybe}",
        "bad.yaml: defaults.critical: expected true or false"},
-      {"defaults: {weight: 0}", "bad.yaml: defaults.weight: 0 is outside"},
-      {"defaults: {slo_p95: -1}", "bad.yaml: defaults.slo_p95: -1 is outside"},
+      // YAML 1.2's booleans only, as every phaseloop config.
+      {"defaults: {critical: yes}",
+       "bad.yaml: defaults.critical: expected true or false, got \"yes\" "
+       "(configs/canary/judge.yaml documents every field)"},
+      {"defaults: {weight: 0}",
+       "bad.yaml: defaults.weight: must be above 0, got 0"},
+      {"defaults: {slo_p95: -1}",
+       "bad.yaml: defaults.slo_p95: must be above 0, got -1"},
       {"unproven_change: maybe",
        "bad.yaml: unproven_change: \"maybe\" is not a choice"},
       {"metrics: {lat: {min_samples: 1}}",
-       "bad.yaml: metrics.lat.min_samples: expected a whole number >= 2"},
+       "bad.yaml: metrics.lat.min_samples: must be at least 2, got 1"},
       {"metrics: {lat: {slo: 3}}", "bad.yaml: metrics.lat.slo: unknown field"},
-      {"metrics: [lat]", "bad.yaml: metrics: must be a mapping"},
-      {"metrics: {lat: 3}", "bad.yaml: metrics.lat: must be a mapping"},
+      {"metrics: [lat]", "bad.yaml: metrics: expected a mapping"},
+      {"metrics: {lat: 3}", "bad.yaml: metrics.lat: expected a mapping"},
       {"confidense: 0.9", "bad.yaml: confidense: unknown field"},
-      {"[1, 2]", "bad.yaml: (top level): must be a mapping"},
+      {"[1, 2]", "bad.yaml: (top): expected a mapping"},
       {"a: [", "bad.yaml: not valid YAML"},
   };
   for (const auto& [text, expected] : cases) {
@@ -119,8 +126,11 @@ TEST(JudgeConfig, EveryBadFieldIsNamed) {
 TEST(JudgeConfig, MissingFileIsNotFound) {
   auto config = LoadJudgeConfig("/nonexistent/judge.yaml");
   EXPECT_EQ(config.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_NE(config.status().message().find("/nonexistent/judge.yaml"),
-            std::string::npos);
+  EXPECT_NE(config.status().message().find(
+                "/nonexistent/judge.yaml; give an existing file "
+                "(configs/canary/judge.yaml is an example)"),
+            std::string::npos)
+      << config.status();
 }
 
 }  // namespace

@@ -9,26 +9,66 @@
 #include "common/config/yaml_keys.h"
 
 namespace phaseloop::config {
+namespace {
+
+// [lo, hi] of whole numbers; the int64 maximum stands for "no upper end".
+NumberRange WholeRange(int64_t lo, int64_t hi) {
+  return {static_cast<double>(lo), hi == YamlFields::kNoUpperEnd
+                                       ? std::numeric_limits<double>::infinity()
+                                       : static_cast<double>(hi)};
+}
+
+std::string OutOfRange(double number, const NumberRange& range) {
+  return std::isinf(range.hi)
+             ? absl::StrCat("must be ", range.Text(), ", got ", number)
+             : absl::StrCat(number, " is outside ", range.Text());
+}
+
+}  // namespace
+
+bool NumberRange::Contains(double value) const {
+  const bool above = lo_open ? value > lo : value >= lo;
+  const bool below = hi_open ? value < hi : value <= hi;
+  return above && below;
+}
+
+std::string NumberRange::Text() const {
+  if (std::isinf(hi)) {
+    return absl::StrCat(lo_open ? "above " : "at least ", lo);
+  }
+  return absl::StrCat(lo_open ? "(" : "[", lo, ", ", hi, hi_open ? ")" : "]");
+}
 
 YamlFields::YamlFields(std::string source, std::string documented_in)
     : source_(std::move(source)), documented_in_(std::move(documented_in)) {}
 
-absl::StatusOr<YAML::Node> YamlFields::LoadMapping() const {
+absl::StatusOr<std::string> YamlFields::ReadText() const {
   std::ifstream in(source_);
   if (!in) {
-    return absl::NotFoundError(absl::StrCat("cannot read ", source_, " (",
+    return absl::NotFoundError(absl::StrCat("cannot read ", source_,
+                                            "; give an existing file (",
                                             documented_in_, " is an example)"));
   }
   std::stringstream text;
   text << in.rdbuf();
-  YAML::Node root;
+  return text.str();
+}
+
+absl::StatusOr<YAML::Node> YamlFields::Parse(const std::string& text) const {
   try {
-    root = YAML::Load(text.str());
+    return YAML::Load(text);
   } catch (const YAML::Exception& e) {
     return absl::InvalidArgumentError(
         absl::StrCat(source_, ": not valid YAML: ", e.what()));
   }
-  if (!root.IsMap()) return Bad("(top)", "expected a mapping");
+}
+
+absl::StatusOr<YAML::Node> YamlFields::LoadMapping() const {
+  auto text = ReadText();
+  if (!text.ok()) return text.status();
+  auto root = Parse(*text);
+  if (!root.ok()) return root.status();
+  if (!root->IsMap()) return Bad("(top)", "expected a mapping");
   return root;
 }
 
@@ -40,8 +80,13 @@ absl::Status YamlFields::Bad(const std::string& field,
 }
 
 std::string YamlFields::Field(const std::string& prefix,
-                              const std::string& key) const {
+                              const std::string& key) {
   return prefix.empty() ? key : absl::StrCat(prefix, ".", key);
+}
+
+std::string YamlFields::Describe(const YAML::Node& node) {
+  return node.IsScalar() ? absl::StrCat("\"", node.Scalar(), "\"")
+                         : "a list or mapping";
 }
 
 absl::Status YamlFields::CheckKeys(const std::string& prefix,
@@ -74,43 +119,72 @@ absl::Status YamlFields::Text(const std::string& prefix, const YAML::Node& node,
   return absl::OkStatus();
 }
 
-absl::Status YamlFields::Number(const std::string& prefix,
-                                const YAML::Node& node, const std::string& key,
-                                double lo, double hi, double& out) const {
-  const YAML::Node value = node[key];
-  if (!value) return absl::OkStatus();
+absl::StatusOr<double> YamlFields::NumberValue(const std::string& field,
+                                               const YAML::Node& value) const {
   double number = 0;
   if (!value.IsScalar() || !YAML::convert<double>::decode(value, number) ||
       !std::isfinite(number)) {
-    return Bad(Field(prefix, key), "expected a number");
+    return Bad(field, absl::StrCat("expected a number, got ", Describe(value)));
   }
-  if (number < lo || number > hi) {
-    return Bad(Field(prefix, key),
-               absl::StrCat(number, " is outside [", lo, ", ", hi, "]"));
+  return number;
+}
+
+absl::StatusOr<double> YamlFields::NumberValue(const std::string& field,
+                                               const YAML::Node& value,
+                                               const NumberRange& range) const {
+  auto number = NumberValue(field, value);
+  if (!number.ok()) return number.status();
+  if (!range.Contains(*number)) {
+    return Bad(field, OutOfRange(*number, range));
   }
-  out = number;
+  return number;
+}
+
+absl::Status YamlFields::Number(const std::string& prefix,
+                                const YAML::Node& node, const std::string& key,
+                                const NumberRange& range, double& out) const {
+  const YAML::Node value = node[key];
+  if (!value) return absl::OkStatus();
+  auto number = NumberValue(Field(prefix, key), value, range);
+  if (!number.ok()) return number.status();
+  out = *number;
   return absl::OkStatus();
+}
+
+absl::StatusOr<int64_t> YamlFields::IntValue(const std::string& field,
+                                             const YAML::Node& value,
+                                             int64_t lo, int64_t hi) const {
+  auto number = NumberValue(field, value);
+  if (!number.ok()) return number.status();
+  if (*number != std::floor(*number)) {
+    return Bad(field,
+               absl::StrCat("expected a whole number, got ", Describe(value)));
+  }
+  const NumberRange range = WholeRange(lo, hi);
+  if (!range.Contains(*number)) {
+    return Bad(field, OutOfRange(*number, range));
+  }
+  return static_cast<int64_t>(*number);
 }
 
 absl::Status YamlFields::Int(const std::string& prefix, const YAML::Node& node,
                              const std::string& key, int64_t lo, int64_t hi,
                              int64_t& out) const {
-  double number = static_cast<double>(out);
-  if (absl::Status s = Number(prefix, node, key, static_cast<double>(lo),
-                              static_cast<double>(hi), number);
-      !s.ok()) {
-    return s;
-  }
-  if (number != std::floor(number)) {
-    return Bad(Field(prefix, key), "expected a whole number");
-  }
-  out = static_cast<int64_t>(number);
+  const YAML::Node value = node[key];
+  if (!value) return absl::OkStatus();
+  auto number = IntValue(Field(prefix, key), value, lo, hi);
+  if (!number.ok()) return number.status();
+  out = *number;
   return absl::OkStatus();
 }
 
-absl::Status YamlFields::Bool(const std::string& prefix,
-                              const YAML::Node& node, const std::string& key,
-                              bool& out) const {
+absl::Status YamlFields::TooLarge(const std::string& field, int64_t value,
+                                  int64_t most) const {
+  return Bad(field, absl::StrCat(value, " is too large (at most ", most, ")"));
+}
+
+absl::Status YamlFields::Bool(const std::string& prefix, const YAML::Node& node,
+                              const std::string& key, bool& out) const {
   const YAML::Node value = node[key];
   if (!value) return absl::OkStatus();
   if (value.IsScalar() &&
@@ -118,7 +192,8 @@ absl::Status YamlFields::Bool(const std::string& prefix,
     out = value.Scalar() == "true";
     return absl::OkStatus();
   }
-  return Bad(Field(prefix, key), "expected true or false");
+  return Bad(Field(prefix, key),
+             absl::StrCat("expected true or false, got ", Describe(value)));
 }
 
 absl::Status YamlFields::TextList(const std::string& prefix,
@@ -128,7 +203,7 @@ absl::Status YamlFields::TextList(const std::string& prefix,
   const YAML::Node value = node[key];
   if (!value) return absl::OkStatus();
   if (!value.IsSequence()) {
-    return Bad(Field(prefix, key), "expected a list of strings");
+    return Bad(Field(prefix, key), "expected a list of strings, e.g. [a, b]");
   }
   out.clear();
   for (const YAML::Node& item : value) {
@@ -138,6 +213,35 @@ absl::Status YamlFields::TextList(const std::string& prefix,
     out.push_back(item.Scalar());
   }
   return absl::OkStatus();
+}
+
+absl::Status YamlFields::Choice(const std::string& prefix,
+                                const YAML::Node& node, const std::string& key,
+                                const std::vector<ChoiceOption>& options,
+                                std::string& out) const {
+  const YAML::Node value = node[key];
+  if (!value) return absl::OkStatus();
+  if (value.IsScalar()) {
+    for (const ChoiceOption& option : options) {
+      if (value.Scalar() != option.name) continue;
+      out = option.name;
+      return absl::OkStatus();
+    }
+  }
+  std::vector<std::string> described;
+  for (const ChoiceOption& option : options) {
+    described.push_back(
+        option.meaning.empty()
+            ? option.name
+            : absl::StrCat(option.name, " (", option.meaning, ")"));
+  }
+  std::string listed = described.empty() ? "" : described.back();
+  if (described.size() > 1) {
+    described.pop_back();
+    listed = absl::StrCat(absl::StrJoin(described, ", "), " or ", listed);
+  }
+  return Bad(Field(prefix, key),
+             absl::StrCat(Describe(value), " is not a choice; use ", listed));
 }
 
 std::string YamlFields::Resolve(const std::string& path) const {

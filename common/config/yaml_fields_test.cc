@@ -53,8 +53,8 @@ TEST(YamlFieldsTest, ErrorsNameFileFieldAndDocs) {
   int64_t n = 0;
   absl::Status s = fields.Int("", *root, "n", 0, 10, n);
   EXPECT_EQ(s.message(), path +
-                             ": n: expected a whole number (docs.yaml "
-                             "documents every field)");
+                             ": n: expected a whole number, got \"2.5\" "
+                             "(docs.yaml documents every field)");
   s = fields.CheckKeys("", *root, {"n", "sect", "list"});
   EXPECT_NE(s.message().find(": typo: unknown field; expected one of: list, "
                              "n, sect"),
@@ -93,9 +93,92 @@ TEST(YamlFieldsTest, BoolsAreTrueOrFalseOnly) {
   }
 }
 
+TEST(YamlFieldsTest, RangesSayWhichEndsAreOpen) {
+  const std::string path =
+      Write("zero: 0\none: 1\nhalf: 0.5\nbig: 1e9\nwords: many\nlist: [1]\n");
+  YamlFields fields(path, "docs.yaml");
+  auto root = fields.LoadMapping();
+  ASSERT_TRUE(root.ok());
+  double x = -1;
+  EXPECT_TRUE(
+      fields.Number("", *root, "one", NumberRange::AboveUpTo(0, 1), x).ok());
+  EXPECT_EQ(x, 1);
+  struct Case {
+    const char* key;
+    NumberRange range;
+    const char* message;
+  } cases[] = {
+      {"zero", NumberRange::AboveUpTo(0, 1), "zero: 0 is outside (0, 1]"},
+      {"one", NumberRange::Between(0, 1), "one: 1 is outside (0, 1)"},
+      {"zero", NumberRange::Above(0), "zero: must be above 0, got 0"},
+      {"half", NumberRange::AtLeast(1), "half: must be at least 1, got 0.5"},
+      {"words", NumberRange::AtLeast(1),
+       "words: expected a number, got \"many\""},
+      {"list", NumberRange::AtLeast(1),
+       "list: expected a number, got a list or mapping"},
+  };
+  for (const Case& c : cases) {
+    absl::Status s = fields.Number("", *root, c.key, c.range, x);
+    EXPECT_NE(s.message().find(c.message), std::string::npos) << s;
+  }
+  EXPECT_EQ(x, 1) << "a refused value leaves the field as it was";
+  // Whole numbers: the int64 maximum means no upper end.
+  int small = 0;
+  absl::Status s =
+      fields.Int("", *root, "one", 2, YamlFields::kNoUpperEnd, small);
+  EXPECT_NE(s.message().find("one: must be at least 2, got 1"),
+            std::string::npos)
+      << s;
+  ASSERT_TRUE(fields.Int("", *root, "big", 0, 2000000000, small).ok());
+  EXPECT_EQ(small, 1000000000);
+  int8_t tiny = 3;
+  s = fields.Int("", *root, "big", 0, YamlFields::kNoUpperEnd, tiny);
+  EXPECT_NE(s.message().find("big: 1000000000 is too large (at most 127)"),
+            std::string::npos)
+      << s;
+  EXPECT_EQ(tiny, 3);
+  auto item = fields.IntValue("list[0]", (*root)["list"][0], 0, 0);
+  EXPECT_NE(item.status().message().find("list[0]: 1 is outside [0, 0]"),
+            std::string::npos)
+      << item.status();
+}
+
+TEST(YamlFieldsTest, ChoicesListTheirMeanings) {
+  const std::string path = Write("mode: fast\nbad: slow\nlist: [fast]\n");
+  YamlFields fields(path, "docs.yaml");
+  auto root = fields.LoadMapping();
+  ASSERT_TRUE(root.ok());
+  const std::vector<ChoiceOption> options = {
+      {"fast", "less checking"}, {"safe", ""}, {"exact", "slowest"}};
+  std::string mode = "safe";
+  ASSERT_TRUE(fields.Choice("", *root, "mode", options, mode).ok());
+  EXPECT_EQ(mode, "fast");
+  absl::Status s = fields.Choice("", *root, "bad", options, mode);
+  EXPECT_NE(s.message().find("bad: \"slow\" is not a choice; use fast (less "
+                             "checking), safe or exact (slowest)"),
+            std::string::npos)
+      << s;
+  EXPECT_FALSE(fields.Choice("", *root, "list", options, mode).ok());
+  EXPECT_EQ(mode, "fast");
+}
+
+TEST(YamlFieldsTest, AnEmptyTextParsesToNull) {
+  YamlFields fields("inline.yaml", "docs.yaml");
+  auto empty = fields.Parse("");
+  ASSERT_TRUE(empty.ok());
+  EXPECT_TRUE(!*empty || empty->IsNull());
+  EXPECT_NE(fields.Parse("a: [").status().message().find(
+                "inline.yaml: not valid YAML"),
+            std::string::npos);
+}
+
 TEST(YamlFieldsTest, MissingFileAndBadYamlAreNamed) {
   YamlFields missing("/nonexistent/x.yaml", "docs.yaml");
   EXPECT_EQ(missing.LoadMapping().status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(missing.ReadText().status().message().find(
+                "cannot read /nonexistent/x.yaml; give an existing file "
+                "(docs.yaml is an example)"),
+            std::string::npos);
   YamlFields bad(Write("a: [1,\n"), "docs.yaml");
   EXPECT_NE(bad.LoadMapping().status().message().find("not valid YAML"),
             std::string::npos);
