@@ -73,7 +73,7 @@ struct BadCase {
 TEST(BudgetPolicyConfigTest, EveryInvalidFieldIsNamedWithTheFix) {
   const BadCase cases[] = {
       {"tiers: [", "not valid YAML", "not valid YAML"},
-      {"[1, 2]", "(top level)", "mapping"},
+      {"[1, 2]", "(top)", "mapping"},
       {"exploration: on", "exploration", "unknown field"},
       {"budget_groups: baseline", "budget_groups", "a list"},
       {"budget_groups: []", "budget_groups", "\"*\""},
@@ -114,6 +114,11 @@ TEST(BudgetPolicyConfigTest, EveryInvalidFieldIsNamedWithTheFix) {
     EXPECT_EQ(parsed.status().code(), absl::StatusCode::kInvalidArgument);
     const std::string message(parsed.status().message());
     EXPECT_TRUE(absl::StartsWith(message, "p.yaml: ")) << message;
+    if (c.field != std::string("not valid YAML")) {
+      EXPECT_TRUE(absl::EndsWith(
+          message, "(configs/error_budget_policy.yaml documents every field)"))
+          << message;
+    }
     EXPECT_TRUE(absl::StrContains(message, c.field)) << message;
     EXPECT_TRUE(absl::StrContains(message, c.hint)) << message;
   }
@@ -156,7 +161,10 @@ TEST(BudgetPolicyConfigTest, AMissingFileIsNotFoundNamingIt) {
   auto loaded = LoadBudgetPolicy("/nonexistent/policy.yaml");
   EXPECT_EQ(loaded.status().code(), absl::StatusCode::kNotFound);
   EXPECT_TRUE(
-      absl::StrContains(loaded.status().message(), "/nonexistent/policy.yaml"));
+      absl::StrContains(loaded.status().message(),
+                        "/nonexistent/policy.yaml; give an existing file "
+                        "(configs/error_budget_policy.yaml is an example)"))
+      << loaded.status();
 }
 
 }  // namespace
