@@ -2,61 +2,14 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <cmath>
-#include <set>
-
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
-#include "common/config/yaml_keys.h"
+#include "common/config/yaml_fields.h"
 
 namespace phaseloop::canary {
 namespace {
 
-absl::Status Bad(const std::string& source, const std::string& field,
-                 const std::string& problem) {
-  return absl::InvalidArgumentError(
-      absl::StrCat(source, ": rollout.", field, ": ", problem,
-                   " (see configs/services/demo.yaml)"));
-}
-
-absl::Status CheckKeys(const std::string& source, const std::string& field,
-                       const YAML::Node& node,
-                       const std::set<std::string>& allowed) {
-  for (const auto& entry : node) {
-    const std::string key = config::MappingKeyText(entry.first);
-    if (allowed.count(key)) continue;
-    return Bad(source, field.empty() ? key : absl::StrCat(field, ".", key),
-               absl::StrCat("unknown field; expected one of: ",
-                            absl::StrJoin(allowed, ", ")));
-  }
-  return absl::OkStatus();
-}
-
-// node[key] as a number in [lo, hi] when present (else `out` unchanged).
-absl::Status ReadNumber(const std::string& source, const std::string& field,
-                        const YAML::Node& node, const std::string& key,
-                        double lo, double hi, double& out) {
-  const YAML::Node value_node = node[key];
-  if (!value_node) return absl::OkStatus();
-  const std::string name = field.empty() ? key : field + "." + key;
-  double value = 0;
-  if (!value_node.IsScalar() ||
-      !YAML::convert<double>::decode(value_node, value) ||
-      !std::isfinite(value)) {
-    return Bad(source, name, "expected a number");
-  }
-  if (value < lo || value > hi) {
-    return Bad(source, name,
-               absl::StrCat(value, " is outside [", lo, ", ", hi, "]"));
-  }
-  out = value;
-  return absl::OkStatus();
-}
-
-std::string DirectoryOf(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? "." : path.substr(0, slash);
-}
+// Every field of a service file's rollout is named under "rollout.".
+constexpr char kPrefix[] = "rollout";
 
 }  // namespace
 
@@ -88,16 +41,16 @@ JudgeConfig DefaultRolloutJudge() {
 
 absl::StatusOr<RolloutConfig> ParseRolloutConfig(const YAML::Node& node,
                                                  const std::string& source) {
+  const config::YamlFields fields(source, "configs/services/demo.yaml");
   RolloutConfig config;
   config.judge = DefaultRolloutJudge();
   if (!node || node.IsNull()) {
-    return Bad(source, "steps", "a rollout needs at least one step");
+    return fields.Bad("rollout.steps", "a rollout needs at least one step");
   }
-  if (!node.IsMap()) return Bad(source, "", "rollout must be a mapping");
-  if (auto s = CheckKeys(source, "", node,
-                         {"steps", "warmup_s", "max_extension_s", "extension_s",
-                          "judge", "pass_bonus", "fail_penalty",
-                          "unproven_at_max"});
+  if (auto s = fields.CheckKeys(
+          kPrefix, node,
+          {"steps", "warmup_s", "max_extension_s", "extension_s", "judge",
+           "pass_bonus", "fail_penalty", "unproven_at_max"});
       !s.ok()) {
     return s;
   }
@@ -114,60 +67,60 @@ absl::StatusOr<RolloutConfig> ParseRolloutConfig(const YAML::Node& node,
       {"fail_penalty", 0, 10, &config.fail_penalty},
   };
   for (const auto& number : numbers) {
-    if (auto s = ReadNumber(source, "", node, number.key, number.lo, number.hi,
-                            *number.out);
+    if (auto s = fields.Number(kPrefix, node, number.key, number.lo, number.hi,
+                               *number.out);
         !s.ok()) {
       return s;
     }
   }
-  if (const YAML::Node n = node["unproven_at_max"]; n) {
-    const std::string text = n.IsScalar() ? n.Scalar() : "";
-    if (text != "pass" && text != "rollback") {
-      return Bad(source, "unproven_at_max",
-                 absl::StrCat("\"", text,
-                              "\" is not a choice; use pass (an unproven rise "
-                              "passes at a step's maximum) or rollback"));
-    }
-    config.pass_unproven_at_max = text == "pass";
+  std::string unproven = config.pass_unproven_at_max ? "pass" : "rollback";
+  if (auto s = fields.Choice(
+          kPrefix, node, "unproven_at_max",
+          {{"pass", "an unproven rise passes at a step's maximum"},
+           {"rollback", ""}},
+          unproven);
+      !s.ok()) {
+    return s;
   }
+  config.pass_unproven_at_max = unproven == "pass";
   const YAML::Node steps = node["steps"];
   if (!steps || !steps.IsSequence() || steps.size() == 0) {
-    return Bad(source, "steps",
-               "expected a list of {weight, duration_s}, e.g. "
-               "[{weight: 0.05, duration_s: 30}]");
+    return fields.Bad("rollout.steps",
+                      "expected a list of {weight, duration_s}, e.g. "
+                      "[{weight: 0.05, duration_s: 30}]");
   }
   double previous_weight = 0;
   for (size_t i = 0; i < steps.size(); ++i) {
-    const std::string field = absl::StrCat("steps[", i, "]");
+    const std::string field = absl::StrCat("rollout.steps[", i, "]");
     const YAML::Node step = steps[i];
     if (!step.IsMap() || !step["weight"] || !step["duration_s"]) {
-      return Bad(source, field, "expected {weight: W, duration_s: S}");
+      return fields.Bad(field, "expected {weight: W, duration_s: S}");
     }
-    if (auto s = CheckKeys(source, field, step, {"weight", "duration_s"});
+    if (auto s = fields.CheckKeys(field, step, {"weight", "duration_s"});
         !s.ok()) {
       return s;
     }
     double weight = 0, duration_s = 0;
-    if (auto s = ReadNumber(source, field, step, "weight", 1e-4, 0.5, weight);
+    if (auto s = fields.Number(field, step, "weight", 1e-4, 0.5, weight);
         !s.ok()) {
       return s;
     }
-    if (auto s =
-            ReadNumber(source, field, step, "duration_s", 1, 86400, duration_s);
+    if (auto s = fields.Number(field, step, "duration_s", 1, 86400, duration_s);
         !s.ok()) {
       return s;
     }
     if (weight < previous_weight) {
-      return Bad(source, field + ".weight",
-                 absl::StrCat(weight, " is below the step before it (",
-                              previous_weight, "); a rollout only widens"));
+      return fields.Bad(
+          field + ".weight",
+          absl::StrCat(weight, " is below the step before it (",
+                       previous_weight, "); a rollout only widens"));
     }
     if (duration_s <= config.warmup_s) {
-      return Bad(source, field + ".duration_s",
-                 absl::StrCat(duration_s,
-                              " s leaves nothing to judge after "
-                              "warmup_s ",
-                              config.warmup_s, " s"));
+      return fields.Bad(field + ".duration_s",
+                        absl::StrCat(duration_s,
+                                     " s leaves nothing to judge after "
+                                     "warmup_s ",
+                                     config.warmup_s, " s"));
     }
     previous_weight = weight;
     v1::CanaryStepPlan plan;
@@ -179,15 +132,15 @@ absl::StatusOr<RolloutConfig> ParseRolloutConfig(const YAML::Node& node,
         static_cast<int64_t>((duration_s + config.max_extension_s) * 1000));
     config.steps.push_back(plan);
   }
-  if (const YAML::Node judge = node["judge"]) {
-    if (!judge.IsScalar() || judge.Scalar().empty()) {
-      return Bad(source, "judge", "expected a path to a judge YAML file");
-    }
-    std::string path = judge.Scalar();
-    if (path[0] != '/') path = DirectoryOf(source) + "/" + path;
-    auto loaded = LoadJudgeConfig(path);
+  std::string judge_path;
+  if (auto s = fields.Text(kPrefix, node, "judge", judge_path); !s.ok()) {
+    return fields.Bad("rollout.judge", "expected a path to a judge YAML file");
+  }
+  if (!judge_path.empty()) {
+    auto loaded = LoadJudgeConfig(fields.Resolve(judge_path));
     if (!loaded.ok()) {
-      return Bad(source, "judge", std::string(loaded.status().message()));
+      return fields.Bad("rollout.judge",
+                        std::string(loaded.status().message()));
     }
     config.judge = *std::move(loaded);
   }
