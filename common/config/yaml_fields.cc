@@ -18,10 +18,19 @@ NumberRange WholeRange(int64_t lo, int64_t hi) {
                                        : static_cast<double>(hi)};
 }
 
+// Whole numbers in full (3600000, not StrCat's 3.6e+06), others as StrCat.
+std::string NumberText(double number) {
+  if (number == std::floor(number) && std::fabs(number) < 1e15) {
+    return absl::StrCat(static_cast<int64_t>(number));
+  }
+  return absl::StrCat(number);
+}
+
 std::string OutOfRange(double number, const NumberRange& range) {
   return std::isinf(range.hi)
-             ? absl::StrCat("must be ", range.Text(), ", got ", number)
-             : absl::StrCat(number, " is outside ", range.Text());
+             ? absl::StrCat("must be ", range.Text(), ", got ",
+                            NumberText(number))
+             : absl::StrCat(NumberText(number), " is outside ", range.Text());
 }
 
 }  // namespace
@@ -34,9 +43,10 @@ bool NumberRange::Contains(double value) const {
 
 std::string NumberRange::Text() const {
   if (std::isinf(hi)) {
-    return absl::StrCat(lo_open ? "above " : "at least ", lo);
+    return absl::StrCat(lo_open ? "above " : "at least ", NumberText(lo));
   }
-  return absl::StrCat(lo_open ? "(" : "[", lo, ", ", hi, hi_open ? ")" : "]");
+  return absl::StrCat(lo_open ? "(" : "[", NumberText(lo), ", ", NumberText(hi),
+                      hi_open ? ")" : "]");
 }
 
 YamlFields::YamlFields(std::string source, std::string documented_in)
@@ -154,17 +164,23 @@ absl::Status YamlFields::Number(const std::string& prefix,
 absl::StatusOr<int64_t> YamlFields::IntValue(const std::string& field,
                                              const YAML::Node& value,
                                              int64_t lo, int64_t hi) const {
-  auto number = NumberValue(field, value);
-  if (!number.ok()) return number.status();
-  if (*number != std::floor(*number)) {
+  // Integer spellings exactly (a seed above 2^53 keeps every digit); a
+  // whole number written otherwise ("1e3") through double.
+  int64_t whole = 0;
+  if (!value.IsScalar() || !YAML::convert<int64_t>::decode(value, whole)) {
+    auto number = NumberValue(field, value);
+    if (!number.ok()) return number.status();
+    if (*number != std::floor(*number) || std::fabs(*number) >= 9.2e18) {
+      return Bad(field, absl::StrCat("expected a whole number, got ",
+                                     Describe(value)));
+    }
+    whole = static_cast<int64_t>(*number);
+  }
+  if (whole < lo || whole > hi) {
     return Bad(field,
-               absl::StrCat("expected a whole number, got ", Describe(value)));
+               OutOfRange(static_cast<double>(whole), WholeRange(lo, hi)));
   }
-  const NumberRange range = WholeRange(lo, hi);
-  if (!range.Contains(*number)) {
-    return Bad(field, OutOfRange(*number, range));
-  }
-  return static_cast<int64_t>(*number);
+  return whole;
 }
 
 absl::Status YamlFields::Int(const std::string& prefix, const YAML::Node& node,
@@ -178,9 +194,10 @@ absl::Status YamlFields::Int(const std::string& prefix, const YAML::Node& node,
   return absl::OkStatus();
 }
 
-absl::Status YamlFields::TooLarge(const std::string& field, int64_t value,
-                                  int64_t most) const {
-  return Bad(field, absl::StrCat(value, " is too large (at most ", most, ")"));
+absl::Status YamlFields::NotHeld(const std::string& field, int64_t value,
+                                 int64_t lowest, int64_t most) const {
+  return Bad(field,
+             absl::StrCat(value, " is outside [", lowest, ", ", most, "]"));
 }
 
 absl::Status YamlFields::Bool(const std::string& prefix, const YAML::Node& node,

@@ -111,10 +111,17 @@ class YamlFields {
     if (absl::Status s = Int(prefix, node, key, lo, hi, value); !s.ok()) {
       return s;
     }
-    if (value > static_cast<int64_t>(std::numeric_limits<Integer>::max())) {
-      return TooLarge(
-          Field(prefix, key), value,
-          static_cast<int64_t>(std::numeric_limits<Integer>::max()));
+    // What both int64_t and Integer hold.
+    constexpr int64_t kLowest =
+        std::is_unsigned_v<Integer>
+            ? 0
+            : static_cast<int64_t>(std::numeric_limits<Integer>::lowest());
+    constexpr int64_t kMost =
+        sizeof(Integer) < sizeof(int64_t)
+            ? static_cast<int64_t>(std::numeric_limits<Integer>::max())
+            : std::numeric_limits<int64_t>::max();
+    if (value < kLowest || value > kMost) {
+      return NotHeld(Field(prefix, key), value, kLowest, kMost);
     }
     out = static_cast<Integer>(value);
     return absl::OkStatus();
@@ -154,8 +161,9 @@ class YamlFields {
   const std::string& documented_in() const { return documented_in_; }
 
  private:
-  absl::Status TooLarge(const std::string& field, int64_t value,
-                        int64_t most) const;
+  // "N is outside [lowest, most]": what the field's type cannot hold.
+  absl::Status NotHeld(const std::string& field, int64_t value, int64_t lowest,
+                       int64_t most) const;
 
   std::string source_;
   std::string documented_in_;

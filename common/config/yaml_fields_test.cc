@@ -133,10 +133,28 @@ TEST(YamlFieldsTest, RangesSayWhichEndsAreOpen) {
   EXPECT_EQ(small, 1000000000);
   int8_t tiny = 3;
   s = fields.Int("", *root, "big", 0, YamlFields::kNoUpperEnd, tiny);
-  EXPECT_NE(s.message().find("big: 1000000000 is too large (at most 127)"),
+  EXPECT_NE(s.message().find("big: 1000000000 is outside [-128, 127]"),
             std::string::npos)
       << s;
   EXPECT_EQ(tiny, 3);
+  uint16_t port = 7;
+  s = fields.Int("", *root, "one", -5, 5, port);
+  EXPECT_TRUE(s.ok()) << s;
+  EXPECT_EQ(port, 1);
+  // Integer spellings are read exactly, past double's 2^53.
+  const std::string seeds = Write("seed: 9007199254740993\nneg: -1\n");
+  YamlFields seed_fields(seeds, "docs.yaml");
+  auto seed_root = seed_fields.LoadMapping();
+  ASSERT_TRUE(seed_root.ok());
+  uint64_t seed = 0;
+  ASSERT_TRUE(
+      seed_fields.Int("", *seed_root, "seed", 0, YamlFields::kNoUpperEnd, seed)
+          .ok());
+  EXPECT_EQ(seed, 9007199254740993u);
+  s = seed_fields.Int("", *seed_root, "neg", -10, 10, seed);
+  EXPECT_NE(s.message().find("neg: -1 is outside [0, 9223372036854775807]"),
+            std::string::npos)
+      << s;
   auto item = fields.IntValue("list[0]", (*root)["list"][0], 0, 0);
   EXPECT_NE(item.status().message().find("list[0]: 1 is outside [0, 0]"),
             std::string::npos)
