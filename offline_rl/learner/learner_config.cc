@@ -3,68 +3,100 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
-#include <fstream>
-#include <functional>
+#include <limits>
+#include <map>
 #include <set>
-#include <sstream>
+#include <type_traits>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/config/yaml_fields.h"
 #include "common/config/yaml_keys.h"
 
 namespace phaseloop::offline_rl {
 namespace {
 
-// Reads one map of the config, naming `source` and the field path in every
-// error; remembers the first error so callers check once at the end.
+constexpr char kDocs[] = "offline_rl/learner/learner_config.h";
+
+// Reads the config's fields through config::YamlFields, remembering the
+// first error so callers check once at the end.
 class Reader {
  public:
-  Reader(std::string source) : source_(std::move(source)) {}
+  explicit Reader(std::string source) : fields_(std::move(source), kDocs) {}
 
+  const config::YamlFields& fields() const { return fields_; }
   absl::Status status() const { return status_; }
 
-  void Fail(const std::string& field, const std::string& problem) {
-    if (status_.ok()) {
-      status_ = absl::InvalidArgumentError(
-          absl::StrCat(source_, ": ", field, ": ", problem));
-    }
+  void Keep(absl::Status status) {
+    if (status_.ok()) status_ = std::move(status);
   }
-
-  // Refuses keys of `node` outside `allowed`.
+  void Fail(const std::string& field, const std::string& problem) {
+    Keep(fields_.Bad(field, problem));
+  }
+  // Refuses a `node` that is not a mapping, and keys outside `allowed`.
   void CheckKeys(const YAML::Node& node, const std::string& prefix,
                  const std::set<std::string>& allowed) {
-    if (!node.IsMap()) {
-      Fail(prefix.empty() ? "(top level)" : prefix, "expected a map");
-      return;
-    }
-    for (const auto& entry : node) {
-      const std::string key = config::MappingKeyText(entry.first);
-      if (!allowed.count(key)) {
-        Fail(Path(prefix, key), absl::StrCat("unknown field; expected one of: ",
-                                             absl::StrJoin(allowed, ", ")));
-      }
-    }
+    Keep(fields_.CheckKeys(prefix, node, allowed));
   }
 
-  template <typename T>
+  // map[key] into `out` when present (the default kept when absent).
   void Get(const YAML::Node& map, const std::string& prefix,
-           const std::string& key, T* out) {
-    const YAML::Node node = map[key];
-    if (!node) return;  // keep the default
-    try {
-      *out = node.as<T>();
-    } catch (const YAML::Exception&) {
-      Fail(Path(prefix, key), "wrong type");
-    }
+           const std::string& key, std::string* out) {
+    Keep(fields_.Text(prefix, map, key, *out));
   }
-
-  static std::string Path(const std::string& prefix, const std::string& key) {
-    return prefix.empty() ? key : absl::StrCat(prefix, ".", key);
+  void Get(const YAML::Node& map, const std::string& prefix,
+           const std::string& key, double* out) {
+    Keep(fields_.Number(prefix, map, key, config::NumberRange(), *out));
+  }
+  template <typename Integer>
+  std::enable_if_t<std::is_integral_v<Integer>> Get(const YAML::Node& map,
+                                                    const std::string& prefix,
+                                                    const std::string& key,
+                                                    Integer* out) {
+    Keep(fields_.Int(prefix, map, key, std::numeric_limits<int64_t>::min(),
+                     config::YamlFields::kNoUpperEnd, *out));
+  }
+  // A list of whole numbers.
+  void Get(const YAML::Node& map, const std::string& prefix,
+           const std::string& key, std::vector<int>* out) {
+    const YAML::Node list = map[key];
+    if (!list) return;
+    const std::string field = config::YamlFields::Field(prefix, key);
+    if (!list.IsSequence()) return Fail(field, "expected a list, e.g. [128]");
+    std::vector<int> values;
+    for (size_t i = 0; i < list.size(); ++i) {
+      auto value = fields_.IntValue(absl::StrCat(field, "[", i, "]"), list[i],
+                                    std::numeric_limits<int>::min(),
+                                    std::numeric_limits<int>::max());
+      if (!value.ok()) return Keep(value.status());
+      values.push_back(static_cast<int>(*value));
+    }
+    *out = std::move(values);
+  }
+  // A mapping of names to numbers.
+  void Get(const YAML::Node& map, const std::string& prefix,
+           const std::string& key, std::map<std::string, double>* out) {
+    const YAML::Node names = map[key];
+    if (!names) return;
+    const std::string field = config::YamlFields::Field(prefix, key);
+    if (!names.IsMap()) {
+      return Fail(field, "expected a mapping of names to numbers");
+    }
+    std::map<std::string, double> values;
+    for (const auto& entry : names) {
+      const std::string name = config::MappingKeyText(entry.first);
+      auto value = fields_.NumberValue(config::YamlFields::Field(field, name),
+                                       entry.second);
+      if (!value.ok()) return Keep(value.status());
+      values[name] = *value;
+    }
+    *out = std::move(values);
   }
 
  private:
-  std::string source_;
+  config::YamlFields fields_;
   absl::Status status_;
 };
 
@@ -96,16 +128,11 @@ absl::StatusOr<LearnerConfig> ParseLearnerConfig(absl::string_view yaml,
   LearnerConfig c;
   c.text = std::string(yaml);
   Reader r{std::string(source)};
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(yaml));
-  } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(source, ": not valid YAML: ", e.what()));
-  }
+  auto parsed = r.fields().Parse(std::string(yaml));
+  if (!parsed.ok()) return parsed.status();
+  const YAML::Node root = *parsed;
   if (!root.IsMap()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        source, ": expected a map of settings (see configs/learner/*.yaml)"));
+    return r.fields().Bad("(top)", "expected a mapping of settings");
   }
   r.CheckKeys(root, "",
               {"formulation",
@@ -257,15 +284,11 @@ absl::StatusOr<LearnerConfig> ParseLearnerConfig(absl::string_view yaml,
 }
 
 absl::StatusOr<LearnerConfig> LoadLearnerConfig(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(
-        absl::StrCat("cannot read learner config ", path,
-                     ": check the path (examples are in configs/learner/)"));
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  return ParseLearnerConfig(text.str(), path);
+  const config::YamlFields fields(path,
+                                  "configs/learner/size_candidate_cql.yaml");
+  auto text = fields.ReadText();
+  if (!text.ok()) return text.status();
+  return ParseLearnerConfig(*text, path);
 }
 
 }  // namespace phaseloop::offline_rl

@@ -125,6 +125,16 @@ TEST(LearnerConfigTest, RefusesBadInputNamingTheField) {
       // A key that is a list (learner_config_fuzzer: it threw out of the
       // parser).
       {"? [a, b]\n: 1", "(a key that is not a name): unknown field"},
+      // Each value's kind, named with what was given.
+      {"max_steps: 2.5", "max_steps: expected a whole number, got \"2.5\""},
+      {"network: {hidden: [64, wide]}",
+       "network.hidden[1]: expected a number, got \"wide\""},
+      {"network: {hidden: 64}", "network.hidden: expected a list"},
+      {"reward: {final_weights: {staging: high}}",
+       "reward.final_weights.staging: expected a number, got \"high\""},
+      {"reward: {final_weights: [staging]}",
+       "reward.final_weights: expected a mapping of names to numbers"},
+      {"train_split: [a]", "train_split: expected a non-empty string"},
   };
   for (const Case& c : cases) {
     auto parsed = ParseLearnerConfig(c.yaml, "bad.yaml");
@@ -133,9 +143,21 @@ TEST(LearnerConfigTest, RefusesBadInputNamingTheField) {
     EXPECT_NE(parsed.status().message().find("bad.yaml"), std::string::npos);
     EXPECT_NE(parsed.status().message().find(c.field), std::string::npos)
         << parsed.status();
+    if (c.field != std::string("not valid YAML")) {
+      EXPECT_NE(parsed.status().message().find(
+                    "(offline_rl/learner/learner_config.h documents every "
+                    "field)"),
+                std::string::npos)
+          << parsed.status();
+    }
   }
-  EXPECT_EQ(LoadLearnerConfig("/nonexistent.yaml").status().code(),
-            absl::StatusCode::kNotFound);
+  auto missing = LoadLearnerConfig("/nonexistent.yaml");
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(missing.status().message().find(
+                "cannot read /nonexistent.yaml; give an existing file "
+                "(configs/learner/size_candidate_cql.yaml is an example)"),
+            std::string::npos)
+      << missing.status();
 }
 
 }  // namespace

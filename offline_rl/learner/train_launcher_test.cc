@@ -57,8 +57,8 @@ TEST(TrainLauncherTest, ExecsTheLearnerWithTheArguments) {
   // phaseloop-train ran, read the flags and refused the missing config.
   EXPECT_EQ(WEXITSTATUS(status), 2);
   const std::string output = phaseloop::testing::ReadFileOrEmpty(out_file);
-  EXPECT_NE(output.find("phaseloop train: cannot read learner config "
-                        "/nonexistent.yaml"),
+  EXPECT_NE(output.find("phaseloop train: cannot read /nonexistent.yaml; give "
+                        "an existing file (configs/learner/"),
             std::string::npos)
       << output;
   unsetenv("PHASELOOP_TRAIN_BINARY");
