@@ -99,15 +99,19 @@ std::string YamlFields::Describe(const YAML::Node& node) {
                          : "a list or mapping";
 }
 
-absl::Status YamlFields::CheckKeys(const std::string& prefix,
-                                   const YAML::Node& node,
-                                   const std::set<std::string>& allowed) const {
+absl::Status YamlFields::CheckKeys(
+    const std::string& prefix, const YAML::Node& node,
+    const std::set<std::string>& allowed,
+    const std::map<std::string, std::string>& hints) const {
   if (!node.IsMap()) {
     return Bad(prefix.empty() ? "(top)" : prefix, "expected a mapping");
   }
   for (const auto& entry : node) {
     const std::string key = config::MappingKeyText(entry.first);
     if (allowed.count(key)) continue;
+    if (auto hint = hints.find(key); hint != hints.end()) {
+      return Bad(Field(prefix, key), hint->second);
+    }
     return Bad(Field(prefix, key),
                absl::StrCat("unknown field; expected one of: ",
                             absl::StrJoin(allowed, ", ")));

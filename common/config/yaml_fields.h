@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <set>
 #include <string>
 #include <type_traits>
@@ -79,9 +80,12 @@ class YamlFields {
 
   absl::Status Bad(const std::string& field, const std::string& problem) const;
   // `node` (named `prefix`, "" for the top) is a mapping whose every key is
-  // in `allowed`.
-  absl::Status CheckKeys(const std::string& prefix, const YAML::Node& node,
-                         const std::set<std::string>& allowed) const;
+  // in `allowed`; `hints` say why a key a reader may expect is not (e.g. a
+  // field of the format that phaseloop does not support).
+  absl::Status CheckKeys(
+      const std::string& prefix, const YAML::Node& node,
+      const std::set<std::string>& allowed,
+      const std::map<std::string, std::string>& hints = {}) const;
 
   // node[key] when present (out unchanged when absent; required = error).
   absl::Status Text(const std::string& prefix, const YAML::Node& node,

@@ -60,6 +60,11 @@ TEST(YamlFieldsTest, ErrorsNameFileFieldAndDocs) {
                              "n, sect"),
             std::string::npos)
       << s;
+  s = fields.CheckKeys("", *root, {"n", "sect", "list"},
+                       {{"typo", "typo is not supported; remove it"}});
+  EXPECT_NE(s.message().find(": typo: typo is not supported; remove it"),
+            std::string::npos)
+      << s;
   double budget = 1;
   s = fields.Number("sect", (*root)["sect"], "budget_s", 1, 100, budget);
   EXPECT_NE(s.message().find("sect.budget_s: 0 is outside [1, 100]"),

@@ -4,99 +4,50 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <set>
-#include <sstream>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "common/config/yaml_documents.h"
-#include "common/config/yaml_keys.h"
+#include "common/config/yaml_fields.h"
 
 namespace phaseloop::slo {
 namespace {
 
-// Where an error is: "FILE: document N (SLO NAME)".
-struct Where {
-  std::string source;
-  int document = 0;
-  std::string name;
-  std::string Prefix() const {
-    std::string p = absl::StrCat(source, ": document ", document);
-    if (!name.empty()) absl::StrAppend(&p, " (SLO \"", name, "\")");
-    return p;
-  }
-};
+using config::NumberRange;
+using config::YamlFields;
 
-absl::Status Bad(const Where& where, const std::string& field,
-                 const std::string& problem) {
-  return absl::InvalidArgumentError(
-      absl::StrCat(where.Prefix(), ": ", field, ": ", problem));
+constexpr char kDocs[] = "configs/slo/demo-service.yaml";
+
+// The fields of one document, its errors prefixed "FILE: document N" and,
+// once its name is read, "(SLO \"NAME\")".
+YamlFields DocumentFields(const std::string& source, int document,
+                          const std::string& name = "") {
+  std::string where = absl::StrCat(source, ": document ", document);
+  if (!name.empty()) absl::StrAppend(&where, " (SLO \"", name, "\")");
+  return YamlFields(where, kDocs);
 }
 
-// Rejects keys of `node` (a map) not in `allowed`; `hints` explain keys that
-// are valid OpenSLO but not supported here.
-absl::Status CheckKeys(const Where& where, const std::string& field,
-                       const YAML::Node& node,
-                       const std::set<std::string>& allowed,
-                       const std::map<std::string, std::string>& hints = {}) {
-  for (const auto& entry : node) {
-    const std::string key = config::MappingKeyText(entry.first);
-    if (allowed.count(key)) continue;
-    const std::string path =
-        field.empty() ? key : absl::StrCat(field, ".", key);
-    auto hint = hints.find(key);
-    if (hint != hints.end()) return Bad(where, path, hint->second);
-    return Bad(where, path,
-               absl::StrCat("unknown field; expected one of: ",
-                            absl::StrJoin(allowed, ", ")));
-  }
-  return absl::OkStatus();
+absl::StatusOr<std::string> RequiredText(const YamlFields& fields,
+                                         const std::string& prefix,
+                                         const YAML::Node& parent,
+                                         const std::string& key) {
+  std::string text;
+  if (auto s = fields.Text(prefix, parent, key, text, true); !s.ok()) return s;
+  return text;
 }
 
-absl::StatusOr<YAML::Node> RequireMap(const Where& where,
-                                      const std::string& field,
-                                      const YAML::Node& parent,
-                                      const std::string& key) {
+// parent[key], which must be a mapping.
+absl::StatusOr<YAML::Node> RequiredMapping(const YamlFields& fields,
+                                           const std::string& field,
+                                           const YAML::Node& parent,
+                                           const std::string& key) {
   const YAML::Node node = parent[key];
-  if (!node)
-    return Bad(where, field,
-               "missing; add it (see configs/slo/demo-service.yaml)");
-  if (!node.IsMap()) return Bad(where, field, "must be a mapping");
+  if (!node) return fields.Bad(field, "missing; add it");
+  if (!node.IsMap()) return fields.Bad(field, "expected a mapping");
   return node;
-}
-
-absl::StatusOr<std::string> RequireString(const Where& where,
-                                          const std::string& field,
-                                          const YAML::Node& parent,
-                                          const std::string& key) {
-  const YAML::Node node = parent[key];
-  if (!node || node.IsNull()) {
-    return Bad(where, field,
-               "missing; add it (see configs/slo/demo-service.yaml)");
-  }
-  if (!node.IsScalar() || node.Scalar().empty()) {
-    return Bad(where, field, "must be a non-empty string");
-  }
-  return node.Scalar();
-}
-
-absl::StatusOr<double> ToDouble(const Where& where, const std::string& field,
-                                const YAML::Node& node) {
-  double value = 0;
-  if (!node.IsScalar() || !YAML::convert<double>::decode(node, value) ||
-      !std::isfinite(value)) {
-    return Bad(
-        where, field,
-        absl::StrCat("expected a number, got \"",
-                     node.IsScalar() ? node.Scalar() : "a collection", "\""));
-  }
-  return value;
 }
 
 bool IsRfc1123Name(const std::string& name) {
@@ -110,24 +61,23 @@ bool IsRfc1123Name(const std::string& name) {
   return name.front() != '-' && name.back() != '-';
 }
 
-absl::Status ParseIndicator(const Where& where, const YAML::Node& spec) {
+absl::Status ParseIndicator(const YamlFields& fields, const YAML::Node& spec) {
   if (spec["indicatorRef"]) {
-    return Bad(where, "spec.indicatorRef",
-               "SLI references are not supported; inline the indicator "
-               "(spec.indicator with spec.thresholdMetric)");
+    return fields.Bad("spec.indicatorRef",
+                      "SLI references are not supported; inline the indicator "
+                      "(spec.indicator with spec.thresholdMetric)");
   }
-  auto indicator = RequireMap(where, "spec.indicator", spec, "indicator");
+  auto indicator = RequiredMapping(fields, "spec.indicator", spec, "indicator");
   if (!indicator.ok()) return indicator.status();
   if (auto s =
-          CheckKeys(where, "spec.indicator", *indicator, {"metadata", "spec"});
+          fields.CheckKeys("spec.indicator", *indicator, {"metadata", "spec"});
       !s.ok()) {
     return s;
   }
-  auto sli = RequireMap(where, "spec.indicator.spec", *indicator, "spec");
+  auto sli = RequiredMapping(fields, "spec.indicator.spec", *indicator, "spec");
   if (!sli.ok()) return sli.status();
-  if (auto s = CheckKeys(
-          where, "spec.indicator.spec", *sli,
-          {"description", "thresholdMetric"},
+  if (auto s = fields.CheckKeys(
+          "spec.indicator.spec", *sli, {"description", "thresholdMetric"},
           {{"ratioMetric",
             "ratio SLIs are not supported; phaseloop's SLI is a latency "
             "threshold: use thresholdMetric and put op/value in the "
@@ -136,69 +86,71 @@ absl::Status ParseIndicator(const Where& where, const YAML::Node& spec) {
     return s;
   }
   const std::string tm_field = "spec.indicator.spec.thresholdMetric";
-  auto threshold_metric = RequireMap(where, tm_field, *sli, "thresholdMetric");
+  auto threshold_metric =
+      RequiredMapping(fields, tm_field, *sli, "thresholdMetric");
   if (!threshold_metric.ok()) return threshold_metric.status();
-  if (auto s = CheckKeys(where, tm_field, *threshold_metric, {"metricSource"});
+  if (auto s = fields.CheckKeys(tm_field, *threshold_metric, {"metricSource"});
       !s.ok()) {
     return s;
   }
   const std::string ms_field = tm_field + ".metricSource";
-  auto source = RequireMap(where, ms_field, *threshold_metric, "metricSource");
+  auto source =
+      RequiredMapping(fields, ms_field, *threshold_metric, "metricSource");
   if (!source.ok()) return source.status();
-  if (auto s = CheckKeys(where, ms_field, *source,
-                         {"type", "metricSourceRef", "spec"});
+  if (auto s = fields.CheckKeys(ms_field, *source,
+                                {"type", "metricSourceRef", "spec"});
       !s.ok()) {
     return s;
   }
-  auto type = RequireString(where, ms_field + ".type", *source, "type");
+  auto type = RequiredText(fields, ms_field, *source, "type");
   if (!type.ok()) return type.status();
   if (*type != "phaseloop") {
-    return Bad(where, ms_field + ".type",
-               absl::StrCat("\"", *type,
-                            "\" is not supported; use \"phaseloop\" (the SLI "
-                            "windows services publish to Kafka)"));
+    return fields.Bad(
+        ms_field + ".type",
+        absl::StrCat("\"", *type,
+                     "\" is not supported; use \"phaseloop\" (the SLI "
+                     "windows services publish to Kafka)"));
   }
   if (const YAML::Node source_spec = (*source)["spec"]; source_spec) {
-    if (!source_spec.IsMap())
-      return Bad(where, ms_field + ".spec", "must be a mapping");
     if (auto s =
-            CheckKeys(where, ms_field + ".spec", source_spec, {"quantile"});
+            fields.CheckKeys(ms_field + ".spec", source_spec, {"quantile"});
         !s.ok()) {
       return s;
     }
     if (source_spec["quantile"]) {
-      auto q =
-          ToDouble(where, ms_field + ".spec.quantile", source_spec["quantile"]);
+      auto q = fields.NumberValue(ms_field + ".spec.quantile",
+                                  source_spec["quantile"]);
       if (!q.ok()) return q.status();
       if (*q != 0.95) {
-        return Bad(where, ms_field + ".spec.quantile",
-                   "only 0.95 is supported (the reward is log(SLO / p95)); "
-                   "set it to 0.95 or remove it");
+        return fields.Bad(
+            ms_field + ".spec.quantile",
+            "only 0.95 is supported (the reward is log(SLO / p95)); "
+            "set it to 0.95 or remove it");
       }
     }
   }
   return absl::OkStatus();
 }
 
-absl::Status ParseTimeWindow(const Where& where, const YAML::Node& spec,
+absl::Status ParseTimeWindow(const YamlFields& fields, const YAML::Node& spec,
                              Slo& slo) {
   const YAML::Node windows = spec["timeWindow"];
   if (!windows) {
-    return Bad(where, "spec.timeWindow",
-               "missing; add [{duration: 30d, isRolling: true}]");
+    return fields.Bad("spec.timeWindow",
+                      "missing; add [{duration: 30d, isRolling: true}]");
   }
   if (!windows.IsSequence() || windows.size() != 1) {
-    return Bad(where, "spec.timeWindow",
-               "must be a list of exactly one window, e.g. [{duration: 30d, "
-               "isRolling: true}]");
+    return fields.Bad(
+        "spec.timeWindow",
+        "must be a list of exactly one window, e.g. [{duration: 30d, "
+        "isRolling: true}]");
   }
   const YAML::Node window = windows[0];
   const std::string field = "spec.timeWindow[0]";
-  if (!window.IsMap()) return Bad(where, field, "must be a mapping");
-  if (auto s = CheckKeys(where, field, window, {"duration", "isRolling"},
-                         {{"calendar",
-                           "calendar windows are not supported; use a "
-                           "rolling window (isRolling: true)"}});
+  if (auto s = fields.CheckKeys(field, window, {"duration", "isRolling"},
+                                {{"calendar",
+                                  "calendar windows are not supported; use a "
+                                  "rolling window (isRolling: true)"}});
       !s.ok()) {
     return s;
   }
@@ -206,169 +158,178 @@ absl::Status ParseTimeWindow(const Where& where, const YAML::Node& spec,
   bool is_rolling = false;
   if (!rolling || !rolling.IsScalar() ||
       !YAML::convert<bool>::decode(rolling, is_rolling) || !is_rolling) {
-    return Bad(where, field + ".isRolling",
-               "only rolling windows are supported; set isRolling: true");
+    return fields.Bad(
+        field + ".isRolling",
+        "only rolling windows are supported; set isRolling: true");
   }
-  auto duration = RequireString(where, field + ".duration", window, "duration");
+  auto duration = RequiredText(fields, field, window, "duration");
   if (!duration.ok()) return duration.status();
   auto ms = ParseDurationMs(*duration);
   if (!ms.ok()) {
-    return Bad(where, field + ".duration", std::string(ms.status().message()));
+    return fields.Bad(field + ".duration", std::string(ms.status().message()));
   }
   if (*ms < 60 * 60 * 1000) {
-    return Bad(where, field + ".duration",
-               absl::StrCat("\"", *duration,
-                            "\" is shorter than 1h; SLO windows are days "
-                            "long, e.g. 30d"));
+    return fields.Bad(
+        field + ".duration",
+        absl::StrCat("\"", *duration,
+                     "\" is shorter than 1h; SLO windows are days "
+                     "long, e.g. 30d"));
   }
   slo.window_ms = *ms;
   return absl::OkStatus();
 }
 
-absl::Status ParseObjective(const Where& where, const YAML::Node& spec,
+absl::Status ParseObjective(const YamlFields& fields, const YAML::Node& spec,
                             Slo& slo) {
   const YAML::Node objectives = spec["objectives"];
   if (!objectives) {
-    return Bad(where, "spec.objectives",
-               "missing; add [{op: lte, value: 250, target: 0.99}]");
+    return fields.Bad("spec.objectives",
+                      "missing; add [{op: lte, value: 250, target: 0.99}]");
   }
   if (!objectives.IsSequence() || objectives.size() != 1) {
-    return Bad(where, "spec.objectives",
-               "must be a list of exactly one objective; write one SLO per "
-               "objective");
+    return fields.Bad(
+        "spec.objectives",
+        "must be a list of exactly one objective; write one SLO per "
+        "objective");
   }
   const YAML::Node objective = objectives[0];
   const std::string field = "spec.objectives[0]";
-  if (!objective.IsMap()) return Bad(where, field, "must be a mapping");
-  if (auto s =
-          CheckKeys(where, field, objective,
-                    {"displayName", "op", "value", "target", "targetPercent",
-                     "timeSliceTarget", "timeSliceWindow"});
+  if (auto s = fields.CheckKeys(
+          field, objective,
+          {"displayName", "op", "value", "target", "targetPercent",
+           "timeSliceTarget", "timeSliceWindow"});
       !s.ok()) {
     return s;
   }
-  auto op = RequireString(where, field + ".op", objective, "op");
+  auto op = RequiredText(fields, field, objective, "op");
   if (!op.ok()) return op.status();
   if (*op != "lte") {
-    return Bad(where, field + ".op",
-               absl::StrCat("\"", *op,
-                            "\" is not supported; a latency threshold is "
-                            "met when latency <= value: use lte"));
+    return fields.Bad(
+        field + ".op",
+        absl::StrCat("\"", *op,
+                     "\" is not supported; a latency threshold is "
+                     "met when latency <= value: use lte"));
   }
   if (!objective["value"]) {
-    return Bad(where, field + ".value",
-               "missing threshold; add the latency threshold in "
-               "milliseconds, e.g. value: 250");
+    return fields.Bad(field + ".value",
+                      "missing threshold; add the latency threshold in "
+                      "milliseconds, e.g. value: 250");
   }
-  auto value = ToDouble(where, field + ".value", objective["value"]);
+  auto value = fields.NumberValue(field + ".value", objective["value"]);
   if (!value.ok()) return value.status();
   if (*value <= 0) {
-    return Bad(where, field + ".value",
-               "the threshold must be > 0 milliseconds");
+    return fields.Bad(field + ".value",
+                      "the threshold must be > 0 milliseconds");
   }
   slo.threshold_ms = *value;
 
   const bool has_target = static_cast<bool>(objective["target"]);
   const bool has_percent = static_cast<bool>(objective["targetPercent"]);
   if (has_target == has_percent) {
-    return Bad(where, field + ".target",
-               "give exactly one of target (a fraction, e.g. 0.99) or "
-               "targetPercent (e.g. 99)");
+    return fields.Bad(field + ".target",
+                      "give exactly one of target (a fraction, e.g. 0.99) or "
+                      "targetPercent (e.g. 99)");
   }
   if (has_target) {
-    auto target = ToDouble(where, field + ".target", objective["target"]);
+    auto target = fields.NumberValue(field + ".target", objective["target"]);
     if (!target.ok()) return target.status();
     if (!(*target > 0 && *target < 1)) {
-      return Bad(where, field + ".target",
-                 absl::StrCat(*target,
-                              " is outside (0, 1); write a fraction, e.g. "
-                              "0.99 (or targetPercent: 99)"));
+      return fields.Bad(
+          field + ".target",
+          absl::StrCat(*target,
+                       " is outside (0, 1); write a fraction, e.g. "
+                       "0.99 (or targetPercent: 99)"));
     }
     slo.target = *target;
   } else {
-    auto percent =
-        ToDouble(where, field + ".targetPercent", objective["targetPercent"]);
+    auto percent = fields.NumberValue(field + ".targetPercent",
+                                      objective["targetPercent"]);
     if (!percent.ok()) return percent.status();
     if (!(*percent > 0 && *percent < 100)) {
-      return Bad(where, field + ".targetPercent",
-                 absl::StrCat(*percent, " is outside (0, 100), e.g. 99"));
+      return fields.Bad(
+          field + ".targetPercent",
+          absl::StrCat(*percent, " is outside (0, 100), e.g. 99"));
     }
     slo.target = *percent / 100;
   }
 
   if (objective["timeSliceTarget"]) {
     if (slo.budgeting_method != kTimeslices) {
-      return Bad(where, field + ".timeSliceTarget",
-                 "only meaningful with budgetingMethod: Timeslices; remove it");
+      return fields.Bad(
+          field + ".timeSliceTarget",
+          "only meaningful with budgetingMethod: Timeslices; remove it");
     }
-    auto tst = ToDouble(where, field + ".timeSliceTarget",
-                        objective["timeSliceTarget"]);
+    auto tst = fields.NumberValue(field + ".timeSliceTarget",
+                                  objective["timeSliceTarget"]);
     if (!tst.ok()) return tst.status();
     if (!(*tst > 0 && *tst <= 1)) {
-      return Bad(where, field + ".timeSliceTarget",
-                 absl::StrCat(*tst, " is outside (0, 1]; e.g. 0.95"));
+      return fields.Bad(field + ".timeSliceTarget",
+                        absl::StrCat(*tst, " is outside (0, 1]; e.g. 0.95"));
     }
     slo.time_slice_target = *tst;
   }
   if (objective["timeSliceWindow"]) {
-    auto w = RequireString(where, field + ".timeSliceWindow", objective,
-                           "timeSliceWindow");
+    auto w = RequiredText(fields, field, objective, "timeSliceWindow");
     if (!w.ok()) return w.status();
     if (auto ms = ParseDurationMs(*w); !ms.ok()) {
-      return Bad(where, field + ".timeSliceWindow",
-                 std::string(ms.status().message()));
+      return fields.Bad(field + ".timeSliceWindow",
+                        std::string(ms.status().message()));
     }
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<Slo> ParseDocument(const YAML::Node& doc, Where& where) {
-  if (!doc.IsMap()) return Bad(where, "(document)", "must be a mapping");
+absl::StatusOr<Slo> ParseDocument(const YAML::Node& doc,
+                                  const std::string& source, int document) {
+  YamlFields fields = DocumentFields(source, document);
+  if (!doc.IsMap()) return fields.Bad("(document)", "expected a mapping");
   if (auto s =
-          CheckKeys(where, "", doc, {"apiVersion", "kind", "metadata", "spec"});
+          fields.CheckKeys("", doc, {"apiVersion", "kind", "metadata", "spec"});
       !s.ok()) {
     return s;
   }
-  auto api = RequireString(where, "apiVersion", doc, "apiVersion");
+  auto api = RequiredText(fields, "", doc, "apiVersion");
   if (!api.ok()) return api.status();
   if (*api != "openslo/v1") {
-    return Bad(where, "apiVersion",
-               absl::StrCat("\"", *api,
-                            "\" is not supported; use apiVersion: openslo/v1"));
+    return fields.Bad(
+        "apiVersion",
+        absl::StrCat("\"", *api,
+                     "\" is not supported; use apiVersion: openslo/v1"));
   }
-  auto kind = RequireString(where, "kind", doc, "kind");
+  auto kind = RequiredText(fields, "", doc, "kind");
   if (!kind.ok()) return kind.status();
   if (*kind != "SLO") {
-    return Bad(where, "kind",
-               absl::StrCat("\"", *kind,
-                            "\" is not supported; only kind: SLO is read "
-                            "(put other OpenSLO objects elsewhere)"));
+    return fields.Bad(
+        "kind", absl::StrCat("\"", *kind,
+                             "\" is not supported; only kind: SLO is read "
+                             "(put other OpenSLO objects elsewhere)"));
   }
-  auto metadata = RequireMap(where, "metadata", doc, "metadata");
+  auto metadata = RequiredMapping(fields, "metadata", doc, "metadata");
   if (!metadata.ok()) return metadata.status();
   Slo slo;
-  auto name = RequireString(where, "metadata.name", *metadata, "name");
+  auto name = RequiredText(fields, "metadata", *metadata, "name");
   if (!name.ok()) return name.status();
   if (!IsRfc1123Name(*name)) {
-    return Bad(where, "metadata.name",
-               absl::StrCat("\"", *name,
-                            "\" is not a valid name: at most 63 lowercase "
-                            "letters, digits or '-', starting and ending "
-                            "with a letter or digit"));
+    return fields.Bad(
+        "metadata.name",
+        absl::StrCat("\"", *name,
+                     "\" is not a valid name: at most 63 lowercase "
+                     "letters, digits or '-', starting and ending "
+                     "with a letter or digit"));
   }
   slo.name = *name;
-  where.name = slo.name;
+  fields = DocumentFields(source, document, slo.name);
   if (const YAML::Node display = (*metadata)["displayName"]; display) {
     if (!display.IsScalar()) {
-      return Bad(where, "metadata.displayName", "must be a string");
+      return fields.Bad("metadata.displayName", "expected a string");
     }
     slo.display_name = display.Scalar();
   }
 
-  auto spec = RequireMap(where, "spec", doc, "spec");
+  auto spec = RequiredMapping(fields, "spec", doc, "spec");
   if (!spec.ok()) return spec.status();
-  if (auto s = CheckKeys(
-          where, "spec", *spec,
+  if (auto s = fields.CheckKeys(
+          "spec", *spec,
           {"description", "service", "indicator", "indicatorRef", "timeWindow",
            "budgetingMethod", "objectives"},
           {{"alertPolicies",
@@ -377,34 +338,33 @@ absl::StatusOr<Slo> ParseDocument(const YAML::Node& doc, Where& where) {
       !s.ok()) {
     return s;
   }
-  auto service = RequireString(where, "spec.service", *spec, "service");
+  auto service = RequiredText(fields, "spec", *spec, "service");
   if (!service.ok()) return service.status();
   if (service->find('/') != std::string::npos) {
-    return Bad(where, "spec.service",
-               absl::StrCat("\"", *service,
-                            "\" contains '/', which Kafka keys use as a "
-                            "separator; rename the service"));
+    return fields.Bad("spec.service",
+                      absl::StrCat("\"", *service,
+                                   "\" contains '/', which Kafka keys use as a "
+                                   "separator; rename the service"));
   }
   slo.service = *service;
 
-  auto method =
-      RequireString(where, "spec.budgetingMethod", *spec, "budgetingMethod");
+  auto method = RequiredText(fields, "spec", *spec, "budgetingMethod");
   if (!method.ok()) return method.status();
   if (*method != kOccurrences && *method != kTimeslices) {
-    return Bad(where, "spec.budgetingMethod",
-               absl::StrCat("\"", *method,
-                            "\" is not supported; use Occurrences or "
-                            "Timeslices"));
+    return fields.Bad("spec.budgetingMethod",
+                      absl::StrCat("\"", *method,
+                                   "\" is not supported; use Occurrences or "
+                                   "Timeslices"));
   }
   slo.budgeting_method = *method;
 
-  if (auto s = ParseIndicator(where, *spec); !s.ok()) return s;
-  if (auto s = ParseTimeWindow(where, *spec, slo); !s.ok()) return s;
-  if (auto s = ParseObjective(where, *spec, slo); !s.ok()) return s;
+  if (auto s = ParseIndicator(fields, *spec); !s.ok()) return s;
+  if (auto s = ParseTimeWindow(fields, *spec, slo); !s.ok()) return s;
+  if (auto s = ParseObjective(fields, *spec, slo); !s.ok()) return s;
   if (slo.budgeting_method == kTimeslices && slo.time_slice_target == 0) {
     slo.time_slice_target = slo.target;
   }
-  slo.source = where.source;
+  slo.source = source;
   return slo;
 }
 
@@ -501,12 +461,12 @@ absl::StatusOr<std::vector<Slo>> ParseSloYaml(const std::string& text,
   for (const YAML::Node& doc : docs) {
     ++document;
     if (!doc || doc.IsNull()) continue;
-    Where where{source, document, ""};
     absl::StatusOr<Slo> slo;
     try {
-      slo = ParseDocument(doc, where);
+      slo = ParseDocument(doc, source, document);
     } catch (const YAML::Exception& e) {
-      return Bad(where, "(document)", absl::StrCat("unreadable: ", e.msg));
+      return DocumentFields(source, document)
+          .Bad("(document)", absl::StrCat("unreadable: ", e.msg));
     }
     if (!slo.ok()) return slo.status();
     slos.push_back(*std::move(slo));
@@ -522,14 +482,9 @@ absl::StatusOr<std::vector<Slo>> ParseSloYaml(const std::string& text,
 }
 
 absl::StatusOr<std::vector<Slo>> LoadSloFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(
-        absl::StrCat(path, ": cannot read the SLO file; check the path"));
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return ParseSloYaml(text.str(), path);
+  auto text = YamlFields(path, kDocs).ReadText();
+  if (!text.ok()) return text.status();
+  return ParseSloYaml(*text, path);
 }
 
 absl::StatusOr<std::vector<Slo>> LoadSloDirectory(const std::string& dir) {

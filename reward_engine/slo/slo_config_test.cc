@@ -124,6 +124,9 @@ TEST(SloConfigTest, ErrorsNameTheFileTheFieldAndTheFix) {
                    "spec.objectives[0].value: missing threshold"),
             std::string::npos)
       << e;
+  EXPECT_NE(e.find("(configs/slo/demo-service.yaml documents every field)"),
+            std::string::npos)
+      << e;
   e = ErrorOf(Replace("value: 300", "value: fast"));
   EXPECT_NE(e.find("spec.objectives[0].value: expected a number, got \"fast\""),
             std::string::npos)
@@ -240,8 +243,13 @@ TEST(SloConfigTest, LoadsDirectoriesInNameOrder) {
             std::string::npos);
   EXPECT_EQ(LoadSloDirectory(dir + "/missing").status().code(),
             absl::StatusCode::kNotFound);
-  EXPECT_EQ(LoadSloFile(dir + "/missing.yaml").status().code(),
-            absl::StatusCode::kNotFound);
+  auto missing = LoadSloFile(dir + "/missing.yaml");
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(missing.status().message().find(
+                "missing.yaml; give an existing file "
+                "(configs/slo/demo-service.yaml is an example)"),
+            std::string::npos)
+      << missing.status();
 }
 
 TEST(SloConfigTest, ShippedConfigsLoad) {
