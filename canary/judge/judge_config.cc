@@ -177,6 +177,9 @@ absl::StatusOr<JudgeConfig> ParseJudgeConfigYaml(const std::string& text,
         return fields.Bad("metrics", "a metric has no name");
       }
       const std::string name = entry.first.Scalar();
+      if (config.metrics.count(name)) {
+        return fields.Bad("metrics." + name, "given twice; keep one");
+      }
       MetricRule rule = config.defaults;
       if (!entry.second.IsNull()) {
         if (auto s = ReadRule(fields, "metrics." + name, entry.second, rule);

@@ -106,8 +106,14 @@ absl::Status YamlFields::CheckKeys(
   if (!node.IsMap()) {
     return Bad(prefix.empty() ? "(top)" : prefix, "expected a mapping");
   }
+  std::set<std::string> seen;
   for (const auto& entry : node) {
     const std::string key = config::MappingKeyText(entry.first);
+    // YAML lets a mapping repeat a key and yaml-cpp reads the first: the
+    // second would be silently ignored.
+    if (!seen.insert(key).second) {
+      return Bad(Field(prefix, key), "given twice; keep one");
+    }
     if (allowed.count(key)) continue;
     if (auto hint = hints.find(key); hint != hints.end()) {
       return Bad(Field(prefix, key), hint->second);

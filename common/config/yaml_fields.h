@@ -80,8 +80,8 @@ class YamlFields {
 
   absl::Status Bad(const std::string& field, const std::string& problem) const;
   // `node` (named `prefix`, "" for the top) is a mapping whose every key is
-  // in `allowed`; `hints` say why a key a reader may expect is not (e.g. a
-  // field of the format that phaseloop does not support).
+  // in `allowed`, none given twice; `hints` say why a key a reader may expect
+  // is not (e.g. a field of the format that phaseloop does not support).
   absl::Status CheckKeys(
       const std::string& prefix, const YAML::Node& node,
       const std::set<std::string>& allowed,

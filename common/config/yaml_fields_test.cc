@@ -77,6 +77,20 @@ TEST(YamlFieldsTest, ErrorsNameFileFieldAndDocs) {
   EXPECT_NE(s.message().find("absent: required"), std::string::npos) << s;
 }
 
+TEST(YamlFieldsTest, AKeyGivenTwiceIsAnError) {
+  const std::string path = Write("n: 1\nsect: {a: 1, a: 2}\nn: 2\n");
+  YamlFields fields(path, "docs.yaml");
+  auto root = fields.LoadMapping();
+  ASSERT_TRUE(root.ok());
+  absl::Status s = fields.CheckKeys("", *root, {"n", "sect"});
+  EXPECT_NE(s.message().find(": n: given twice; keep one"), std::string::npos)
+      << s;
+  s = fields.CheckKeys("sect", (*root)["sect"], {"a"});
+  EXPECT_NE(s.message().find(": sect.a: given twice; keep one"),
+            std::string::npos)
+      << s;
+}
+
 TEST(YamlFieldsTest, BoolsAreTrueOrFalseOnly) {
   const std::string path = Write("on: true\noff: false\nyes: yes\nn: 1\n");
   YamlFields fields(path, "docs.yaml");

@@ -90,7 +90,10 @@ class Reader {
       auto value = fields_.NumberValue(config::YamlFields::Field(field, name),
                                        entry.second);
       if (!value.ok()) return Keep(value.status());
-      values[name] = *value;
+      if (!values.emplace(name, *value).second) {
+        return Fail(config::YamlFields::Field(field, name),
+                    "given twice; keep one");
+      }
     }
     *out = std::move(values);
   }

@@ -135,6 +135,8 @@ TEST(LearnerConfigTest, RefusesBadInputNamingTheField) {
       {"reward: {final_weights: [staging]}",
        "reward.final_weights: expected a mapping of names to numbers"},
       {"train_split: [a]", "train_split: expected a non-empty string"},
+      {"reward: {final_weights: {staging: 1, staging: 2}}",
+       "reward.final_weights.staging: given twice"},
   };
   for (const Case& c : cases) {
     auto parsed = ParseLearnerConfig(c.yaml, "bad.yaml");
