@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "common/config/yaml_keys.h"
 
 namespace phaseloop::workloads {
 namespace {
@@ -62,7 +63,7 @@ void CheckKeys(const YAML::Node& node, const std::string& prefix,
                const std::set<std::string>& allowed, Problems& problems) {
   std::set<std::string> seen;
   for (const auto& entry : node) {
-    const std::string key = entry.first.Scalar();
+    const std::string key = config::MappingKeyText(entry.first);
     if (!seen.insert(key).second) {
       problems.Add(Field(prefix, key), "given twice; keep one");
     } else if (!allowed.count(key)) {

@@ -165,6 +165,9 @@ TEST_F(WorkloadTest, RefusesUnknownKeysByName) {
               HasSubstr(path_ + ": inputs[1].size: unknown field"));
   EXPECT_THAT(Error(Edit("{exit_status: 1}", "{exit_status: 1, diff: yes}")),
               HasSubstr(path_ + ": check.diff: unknown field"));
+  // A key that is a list is named as such, not as an empty name.
+  EXPECT_THAT(Error(Edit("split: test", "split: test\n? [a, b]\n: 1")),
+              HasSubstr(path_ + ": (a key that is not a name): unknown field"));
 }
 
 TEST_F(WorkloadTest, RefusesAKeyGivenTwice) {
