@@ -3,14 +3,16 @@
 
 // Where a canary run's durable state lives: STATE_DIR/canaries/<id>/
 // state.json, a v1::CanaryRun in protobuf JSON (proto/phaseloop/v1/
-// canary.proto), replaced atomically (common/files/atomic_file) at every
-// transition, so a controller killed at any instant leaves either the state
-// before a transition or the state after it, never half of one.
+// canary.proto), replaced atomically at every transition
+// (common/files/proto_state_store), so a controller killed at any instant
+// leaves either the state before a transition or the state after it, never
+// half of one.
 
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/files/proto_state_store.h"
 #include "phaseloop/v1/canary.pb.h"
 
 namespace phaseloop::canary {
@@ -21,24 +23,18 @@ absl::Status CheckCanaryId(const std::string& id);
 // True for promoted, rolled_back, refused and aborted.
 bool IsFinalPhase(const std::string& phase);
 
-class CanaryStateStore {
+// How canary runs are named on disk and in messages.
+const files::StateKind& CanaryStateKind();
+
+class CanaryStateStore
+    : public files::ProtoStateStore<v1::CanaryRun, &v1::CanaryRun::canary_id> {
  public:
-  explicit CanaryStateStore(std::string state_dir);
+  explicit CanaryStateStore(std::string state_dir)
+      : ProtoStateStore(std::move(state_dir), CanaryStateKind()) {}
 
-  std::string RunDir(const std::string& canary_id) const;
-  std::string StatePath(const std::string& canary_id) const;
-
-  // NotFound when the run has no state yet; DataLoss naming the file when
-  // it cannot be parsed.
-  absl::StatusOr<v1::CanaryRun> Load(const std::string& canary_id) const;
-  // Atomically replaces the run's state (its directory is created).
-  absl::Status Save(const v1::CanaryRun& run) const;
-  // Every run under the state dir, newest first (by created_ms, then id);
-  // a state file that cannot be parsed is an error naming it.
-  absl::StatusOr<std::vector<v1::CanaryRun>> List() const;
-
- private:
-  std::string state_dir_;
+  std::string RunDir(const std::string& canary_id) const {
+    return Dir(canary_id);
+  }
 };
 
 // The run as protobuf JSON (field names as in the proto, every field

@@ -3,7 +3,8 @@
 
 // Where a loop's durable state lives: STATE_DIR/loops/<loop_id>/state.json,
 // a v1::LoopRun in protobuf JSON (proto/phaseloop/v1/loop.proto), replaced
-// atomically (common/files/atomic_file) before and after every stage; each
+// atomically (common/files/proto_state_store) before and after every stage;
+// each
 // iteration's files (stage logs, the policy it trained, its buffers before
 // they are merged) in STATE_DIR/loops/<loop_id>/iteration-<n>/.
 
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/files/proto_state_store.h"
 #include "phaseloop/v1/loop.pb.h"
 
 namespace phaseloop::loop {
@@ -18,23 +20,17 @@ namespace phaseloop::loop {
 // A loop id is [A-Za-z0-9._-]{1,100} (it names a directory).
 absl::Status CheckLoopId(const std::string& id);
 
-class LoopStateStore {
+// How loops are named on disk and in messages.
+const files::StateKind& LoopStateKind();
+
+class LoopStateStore
+    : public files::ProtoStateStore<v1::LoopRun, &v1::LoopRun::loop_id> {
  public:
-  explicit LoopStateStore(std::string state_dir);
+  explicit LoopStateStore(std::string state_dir)
+      : ProtoStateStore(std::move(state_dir), LoopStateKind()) {}
 
-  std::string LoopDir(const std::string& loop_id) const;
+  std::string LoopDir(const std::string& loop_id) const { return Dir(loop_id); }
   std::string IterationDir(const std::string& loop_id, int index) const;
-  std::string StatePath(const std::string& loop_id) const;
-
-  // NotFound when the loop has no state yet; DataLoss naming the file when
-  // it cannot be parsed.
-  absl::StatusOr<v1::LoopRun> Load(const std::string& loop_id) const;
-  absl::Status Save(const v1::LoopRun& run) const;
-  // Every loop, newest first (created_ms, then id).
-  absl::StatusOr<std::vector<v1::LoopRun>> List() const;
-
- private:
-  std::string state_dir_;
 };
 
 std::string LoopRunToJson(const v1::LoopRun& run);

@@ -1,0 +1,115 @@
+#ifndef PHASELOOP_COMMON_FILES_PROTO_STATE_STORE_H_
+#define PHASELOOP_COMMON_FILES_PROTO_STATE_STORE_H_
+
+// Durable states kept one directory per id, STATE_DIR/<kind>/<id>/
+// state.json: a protobuf message in protobuf JSON, replaced atomically
+// (atomic_file) at every save, so a process killed at any instant leaves
+// the state before a save or the state after it, never half of one. The
+// canary's runs (STATE_DIR/canaries/) and the loop's loops (STATE_DIR/
+// loops/) are kept this way.
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "common/files/atomic_file.h"
+#include "common/files/proto_json.h"
+#include "common/files/state_ids.h"
+
+namespace phaseloop::files {
+
+// How one kind of state is named in paths and messages.
+struct StateKind {
+  std::string dir;          // "canaries": STATE_DIR/canaries/<id>/
+  std::string id_name;      // "canary id", for CheckStateId
+  std::string owner;        // "the run's state directory", for CheckStateId
+  std::string noun;         // "canary run": "no canary run 'x' (path)"
+  std::string state_noun;   // "canary state": "path: not a canary state"
+  std::string fresh_start;  // "run the canary again under a new --canary-id"
+};
+
+// `text` (read from `source`) as a Message; DataLoss naming the file and
+// how to start afresh when it is not one.
+template <typename Message>
+absl::StatusOr<Message> StateFromJson(const std::string& text,
+                                      const std::string& source,
+                                      const StateKind& kind) {
+  Message state;
+  if (absl::Status parsed = ProtoFromJson(text, &state); !parsed.ok()) {
+    return absl::DataLossError(absl::StrCat(
+        source, ": not a ", kind.state_noun, " (", parsed.message(),
+        "); it was written by another tool or damaged: move it aside and ",
+        kind.fresh_start));
+  }
+  return state;
+}
+
+// Message has its id as a string field (read by kId) and created_ms().
+template <typename Message, const std::string& (Message::*kId)() const>
+class ProtoStateStore {
+ public:
+  ProtoStateStore(std::string state_dir, StateKind kind)
+      : state_dir_(std::move(state_dir)), kind_(std::move(kind)) {}
+
+  std::string Dir(const std::string& id) const {
+    return absl::StrCat(state_dir_, "/", kind_.dir, "/", id);
+  }
+  std::string StatePath(const std::string& id) const {
+    return absl::StrCat(Dir(id), "/state.json");
+  }
+
+  // NotFound when `id` has no state yet; DataLoss naming the file when it
+  // cannot be parsed.
+  absl::StatusOr<Message> Load(const std::string& id) const {
+    const std::string path = StatePath(id);
+    std::string text;
+    if (!ReadWholeFile(path, &text).ok()) {
+      return absl::NotFoundError(
+          absl::StrCat("no ", kind_.noun, " '", id, "' (", path, ")"));
+    }
+    return StateFromJson<Message>(text, path, kind_);
+  }
+
+  // Atomically replaces the state (its directory is created).
+  absl::Status Save(const Message& state) const {
+    const std::string& id = (state.*kId)();
+    if (auto status = CheckStateId(id, kind_.id_name, kind_.owner);
+        !status.ok()) {
+      return status;
+    }
+    if (auto status = MakeDirectories(Dir(id)); !status.ok()) return status;
+    return WriteFileAtomically(StatePath(id), ProtoToJson(state));
+  }
+
+  // Every state under the state dir, newest first (by created_ms, then id);
+  // one that cannot be parsed is an error naming it.
+  absl::StatusOr<std::vector<Message>> List() const {
+    std::vector<Message> states;
+    for (const std::string& id :
+         ListStateIds(absl::StrCat(state_dir_, "/", kind_.dir))) {
+      auto state = Load(id);
+      if (absl::IsNotFound(state.status())) continue;  // a directory being made
+      if (!state.ok()) return state.status();
+      states.push_back(*std::move(state));
+    }
+    std::sort(states.begin(), states.end(),
+              [](const Message& a, const Message& b) {
+                if (a.created_ms() != b.created_ms()) {
+                  return a.created_ms() > b.created_ms();
+                }
+                return (a.*kId)() < (b.*kId)();
+              });
+    return states;
+  }
+
+ private:
+  std::string state_dir_;
+  StateKind kind_;
+};
+
+}  // namespace phaseloop::files
+
+#endif  // PHASELOOP_COMMON_FILES_PROTO_STATE_STORE_H_
