@@ -78,6 +78,7 @@ const std::vector<std::string>& AllCommands() {
       "canary report",
       "loop",
       "report",
+      "config check",
   };
   return *commands;
 }

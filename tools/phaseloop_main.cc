@@ -33,6 +33,7 @@
 #include "staging_harness/search/search_jobs_command.h"
 #include "staging_harness/search/survey_command.h"
 #include "staging_harness/staging/stage_command.h"
+#include "tools/config/config_check_command.h"
 #include "tools/loop/loop_command.h"
 #include "tools/loop/report_command.h"
 
@@ -80,6 +81,7 @@ int main(int argc, char** argv) {
   phaseloop::canary::AddCanaryCommand(app, exit_code);
   phaseloop::loop::AddLoopCommand(app, exit_code);
   phaseloop::loop::AddReportCommand(app, exit_code);
+  phaseloop::config_check::AddConfigCommand(app, exit_code);
   if (const auto rc = phaseloop::command::ParseCommandLine(
           app, argc, argv, std::cout, std::cerr)) {
     return *rc;

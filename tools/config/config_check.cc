@@ -1,0 +1,314 @@
+#include "tools/config/config_check.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "canary/budget_policy/budget_policy_config.h"
+#include "canary/controller/service_config.h"
+#include "canary/judge/judge_config.h"
+#include "canary/load/load_spec_yaml.h"
+#include "common/config/yaml_documents.h"
+#include "common/config/yaml_fields.h"
+#include "common/config/yaml_keys.h"
+#include "offline_rl/learner/learner_config.h"
+#include "reward_engine/slo/slo_config.h"
+#include "staging_harness/workloads/workload.h"
+#include "tools/loop/loop_config.h"
+
+namespace phaseloop::config_check {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Top-level keys only one kind of file has (the parsers list every key;
+// these are enough to tell the kinds apart).
+const std::map<ConfigKind, std::set<std::string>>& KindMarkers() {
+  static const auto* markers = new std::map<ConfigKind, std::set<std::string>>{
+      {ConfigKind::kService, {"handler", "slo_dir", "instances", "rollout"}},
+      {ConfigKind::kJudge,
+       {"confidence", "score", "unproven_change", "defaults", "metrics"}},
+      {ConfigKind::kBudgetPolicy,
+       {"tiers", "budget_groups", "alert_groups", "page_alerts",
+        "ticket_alerts", "ticket_demotes_tiers", "no_budget_data"}},
+      {ConfigKind::kLoad, {"load"}},
+      {ConfigKind::kSlo, {"apiVersion", "kind"}},
+      {ConfigKind::kLearner,
+       {"formulation", "algorithm", "objective", "policy_objective",
+        "optimizer", "network", "cql_alpha", "fqe", "single_abstain",
+        "candidates_file", "default_top_k"}},
+      {ConfigKind::kLoop, {"explore", "gate", "workloads_dir", "learner"}},
+      {ConfigKind::kWorkload,
+       {"build", "run", "inputs", "split", "source", "description"}},
+  };
+  return *markers;
+}
+
+// "1 tier", "2 tiers".
+std::string Count(size_t n, const std::string& noun) {
+  return absl::StrCat(n, " ", noun, n == 1 ? "" : "s");
+}
+
+std::string Normal(const std::string& path) {
+  return fs::path(path).lexically_normal().string();
+}
+
+std::string Percent(double fraction) {
+  return absl::StrCat(fraction * 100, " %");
+}
+
+absl::StatusOr<std::string> SummarizeService(const std::string& path) {
+  auto service = canary::LoadServiceConfig(path);
+  if (!service.ok()) return service.status();
+  double widest = 0;
+  for (const auto& step : service->rollout.steps) {
+    widest = std::max(widest, step.canary_weight());
+  }
+  return absl::StrCat(
+      service->service, ": ", Count(service->rollout.steps.size(), "step"),
+      " up to ", Percent(widest), " of traffic, load ", service->load.rate,
+      " requests/s, ",
+      Count(service->budget_policy.tiers.size(), "exploration tier"));
+}
+
+absl::StatusOr<std::string> SummarizeJudge(const std::string& path) {
+  auto judge = canary::LoadJudgeConfig(path);
+  if (!judge.ok()) return judge.status();
+  std::vector<std::string> metrics;
+  for (const auto& [name, rule] : judge->metrics) metrics.push_back(name);
+  return absl::StrCat(
+      "confidence ", judge->confidence, ", ",
+      metrics.empty() ? std::string("one rule for every metric")
+                      : absl::StrCat("rules for ", absl::StrJoin(metrics, ", "),
+                                     " and a default for the rest"));
+}
+
+absl::StatusOr<std::string> SummarizeBudgetPolicy(const std::string& path) {
+  auto policy = canary::LoadBudgetPolicy(path);
+  if (!policy.ok()) return policy.status();
+  std::vector<std::string> tiers;
+  for (const auto& tier : policy->tiers) {
+    tiers.push_back(absl::StrCat(
+        tier.name, " (", Percent(tier.min_budget_remaining), " budget left)"));
+  }
+  return absl::StrCat("tiers ", absl::StrJoin(tiers, ", "),
+                      "; below the last: frozen");
+}
+
+absl::StatusOr<std::string> SummarizeLoad(const std::string& path) {
+  auto load = canary::load::LoadSpecFromFile(path);
+  if (!load.ok()) return load.status();
+  std::vector<std::string> kinds;
+  for (const auto& entry : load->mix) kinds.push_back(entry.kind);
+  return absl::StrCat(load->rate, " requests/s of ",
+                      absl::StrJoin(kinds, ", "));
+}
+
+absl::StatusOr<std::string> SummarizeSlo(const std::string& path) {
+  auto slos = slo::LoadSloFile(path);
+  if (!slos.ok()) return slos.status();
+  std::vector<std::string> names;
+  for (const auto& objective : *slos) {
+    names.push_back(absl::StrCat(objective.service, "/", objective.name, " (",
+                                 objective.threshold_ms, " ms, ",
+                                 Percent(objective.target), ")"));
+  }
+  return absl::StrCat(Count(slos->size(), "SLO"), ": ",
+                      absl::StrJoin(names, ", "));
+}
+
+absl::StatusOr<std::string> SummarizeLearner(const std::string& path) {
+  auto learner = offline_rl::LoadLearnerConfig(path);
+  if (!learner.ok()) return learner.status();
+  return absl::StrCat(learner->formulation, " formulation, ",
+                      learner->algorithm, " on ", learner->objective);
+}
+
+// A loop and the service and learner files it names.
+absl::StatusOr<std::string> SummarizeLoop(const std::string& path) {
+  auto loop = loop::LoadLoopConfig(path);
+  if (!loop.ok()) return loop.status();
+  const config::YamlFields fields(path, "configs/loop/demo.yaml");
+  if (auto service = SummarizeService(loop->service); !service.ok()) {
+    return fields.Bad("service", std::string(service.status().message()));
+  }
+  if (auto learner = SummarizeLearner(loop->learner); !learner.ok()) {
+    return fields.Bad("learner", std::string(learner.status().message()));
+  }
+  return absl::StrCat(Count(loop->iterations, "iteration"), " exploring ",
+                      loop->explore_workload, ", staging ",
+                      loop->stage_workload, " (service ", Normal(loop->service),
+                      " and learner ", Normal(loop->learner), " checked too)");
+}
+
+absl::StatusOr<std::string> SummarizeWorkload(const std::string& path) {
+  auto workload = workloads::LoadWorkload(path);
+  if (!workload.ok()) return workload.status();
+  return absl::StrCat(
+      workload->name, " (", workloads::SplitName(workload->split),
+      " split): ", workloads::BuildKindName(workload->build.kind), " build, ",
+      Count(workload->runs.size(), "run command"), ", ",
+      Count(workload->inputs.size(), "input"));
+}
+
+}  // namespace
+
+const std::vector<std::string>& ConfigKindNames() {
+  static const auto* names = new std::vector<std::string>{
+      "service", "judge",   "budget-policy", "load",
+      "slo",     "learner", "loop",          "workload"};
+  return *names;
+}
+
+std::string ConfigKindName(ConfigKind kind) {
+  return ConfigKindNames()[static_cast<size_t>(kind)];
+}
+
+std::optional<ConfigKind> ConfigKindFromName(const std::string& name) {
+  const auto& names = ConfigKindNames();
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == name) return static_cast<ConfigKind>(i);
+  }
+  return std::nullopt;
+}
+
+absl::StatusOr<ConfigKind> InferConfigKind(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(
+        absl::StrCat("cannot read ", path, "; give an existing config file"));
+  }
+  std::stringstream read;
+  read << in.rdbuf();
+  const std::string text = read.str();
+  const std::string give_kind = absl::StrCat(
+      "give --kind (", absl::StrJoin(ConfigKindNames(), ", "), ")");
+  std::vector<YAML::Node> documents;
+  try {
+    documents = config::LoadYamlDocuments(text);
+  } catch (const YAML::Exception& e) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": not valid YAML: ", e.what()));
+  }
+  const auto first = std::find_if(
+      documents.begin(), documents.end(),
+      [](const YAML::Node& document) { return document && document.IsMap(); });
+  if (first == documents.end()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": no mapping of settings to tell its kind by; ", give_kind));
+  }
+  std::map<ConfigKind, int> votes;
+  for (const auto& entry : *first) {
+    const std::string key = config::MappingKeyText(entry.first);
+    for (const auto& [kind, markers] : KindMarkers()) {
+      if (markers.count(key)) ++votes[kind];
+    }
+  }
+  int most = 0;
+  std::vector<ConfigKind> leaders;
+  for (const auto& [kind, count] : votes) {
+    if (count > most) leaders.clear();
+    if (count >= most) {
+      most = count;
+      leaders.push_back(kind);
+    }
+  }
+  if (leaders.size() == 1) return leaders.front();
+  std::vector<std::string> named;
+  for (ConfigKind kind : leaders) named.push_back(ConfigKindName(kind));
+  return absl::InvalidArgumentError(absl::StrCat(
+      path, ": cannot tell what kind of config it is",
+      named.empty() ? std::string(" (no key any kind has)")
+                    : absl::StrCat(" (", absl::StrJoin(named, " or "), ")"),
+      "; ", give_kind));
+}
+
+CheckedConfig CheckConfig(const std::string& path,
+                          std::optional<ConfigKind> kind) {
+  CheckedConfig checked;
+  checked.path = path;
+  if (!kind) {
+    auto inferred = InferConfigKind(path);
+    if (!inferred.ok()) {
+      checked.status = inferred.status();
+      return checked;
+    }
+    kind = *inferred;
+  }
+  checked.kind = kind;
+  absl::StatusOr<std::string> summary;
+  switch (*kind) {
+    case ConfigKind::kService:
+      summary = SummarizeService(path);
+      break;
+    case ConfigKind::kJudge:
+      summary = SummarizeJudge(path);
+      break;
+    case ConfigKind::kBudgetPolicy:
+      summary = SummarizeBudgetPolicy(path);
+      break;
+    case ConfigKind::kLoad:
+      summary = SummarizeLoad(path);
+      break;
+    case ConfigKind::kSlo:
+      summary = SummarizeSlo(path);
+      break;
+    case ConfigKind::kLearner:
+      summary = SummarizeLearner(path);
+      break;
+    case ConfigKind::kLoop:
+      summary = SummarizeLoop(path);
+      break;
+    case ConfigKind::kWorkload:
+      summary = SummarizeWorkload(path);
+      break;
+  }
+  if (summary.ok()) {
+    checked.summary = *summary;
+  } else {
+    checked.status = summary.status();
+  }
+  return checked;
+}
+
+absl::StatusOr<std::vector<std::string>> ConfigFiles(
+    const std::vector<std::string>& paths) {
+  std::vector<std::string> files;
+  for (const std::string& path : paths) {
+    std::error_code error;
+    if (fs::is_directory(path, error)) {
+      std::vector<std::string> found;
+      for (fs::recursive_directory_iterator it(path, error), end;
+           !error && it != end; it.increment(error)) {
+        const std::string extension = it->path().extension().string();
+        if (it->is_regular_file(error) &&
+            (extension == ".yaml" || extension == ".yml")) {
+          found.push_back(it->path().string());
+        }
+      }
+      if (error) {
+        return absl::NotFoundError(
+            absl::StrCat("cannot list ", path, ": ", error.message()));
+      }
+      std::sort(found.begin(), found.end());
+      files.insert(files.end(), found.begin(), found.end());
+    } else if (fs::exists(path, error)) {
+      files.push_back(path);
+    } else {
+      return absl::NotFoundError(
+          absl::StrCat(path,
+                       ": no such file or directory; give config files or a "
+                       "directory of them (e.g. configs)"));
+    }
+  }
+  return files;
+}
+
+}  // namespace phaseloop::config_check

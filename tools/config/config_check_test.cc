@@ -1,0 +1,165 @@
+#include "tools/config/config_check.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "common/testing/test_util.h"
+#include "gtest/gtest.h"
+#include "tools/config/config_check_command.h"
+
+namespace phaseloop::config_check {
+namespace {
+
+// The kind each shipped config is, by where it lives.
+std::string ExpectedKind(const std::string& path) {
+  if (path.find("rollout_judge") != std::string::npos) return "judge";
+  if (path.find("canary/judge") != std::string::npos) return "judge";
+  if (path.find("canary/load") != std::string::npos) return "load";
+  if (path.find("error_budget_policy") != std::string::npos) {
+    return "budget-policy";
+  }
+  for (const char* kind : {"learner", "loop", "slo", "workloads"}) {
+    if (path.find(std::string("configs/") + kind + "/") != std::string::npos) {
+      return std::string(kind) == "workloads" ? "workload" : kind;
+    }
+  }
+  if (path.find("configs/services/") != std::string::npos) return "service";
+  return "?";
+}
+
+TEST(ConfigCheckTest, EveryShippedConfigIsValidAndItsKindIsTold) {
+  auto files = ConfigFiles({"configs"});
+  ASSERT_TRUE(files.ok()) << files.status();
+  ASSERT_GE(files->size(), 20u);
+  for (const std::string& file : *files) {
+    const CheckedConfig checked = CheckConfig(file, std::nullopt);
+    EXPECT_TRUE(checked.status.ok()) << file << ": " << checked.status;
+    ASSERT_TRUE(checked.kind.has_value()) << file;
+    EXPECT_EQ(ConfigKindName(*checked.kind), ExpectedKind(file)) << file;
+    EXPECT_FALSE(checked.summary.empty()) << file;
+  }
+  const CheckedConfig service =
+      CheckConfig("configs/services/demo.yaml", std::nullopt);
+  EXPECT_EQ(service.summary,
+            "demo-service: 3 steps up to 50 % of traffic, load 400 "
+            "requests/s, 2 exploration tiers");
+}
+
+std::string Write(const std::string& dir, const std::string& name,
+                  const std::string& text) {
+  const std::string path = dir + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(ConfigCheckTest, AnInvalidFileIsNamedWithItsParsersError) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string judge =
+      Write(dir, "judge.yaml", "confidence: 2\nmetrics: {}\n");
+  const CheckedConfig checked = CheckConfig(judge, std::nullopt);
+  ASSERT_TRUE(checked.kind.has_value());
+  EXPECT_EQ(*checked.kind, ConfigKind::kJudge);
+  EXPECT_EQ(checked.status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(checked.status.message().find(judge +
+                                          ": confidence: 2 is outside (0, 1)"),
+            std::string::npos)
+      << checked.status;
+  // Given as another kind, the other parser refuses it.
+  const CheckedConfig as_budget = CheckConfig(judge, ConfigKind::kBudgetPolicy);
+  EXPECT_NE(as_budget.status.message().find("confidence: unknown field"),
+            std::string::npos)
+      << as_budget.status;
+}
+
+TEST(ConfigCheckTest, AKindThatCannotBeToldAsksForKind) {
+  const std::string dir = testing::MakeTempDir();
+  for (const char* text : {"colour: red\n", "", "- a\n- b\n"}) {
+    const CheckedConfig checked =
+        CheckConfig(Write(dir, "x.yaml", text), std::nullopt);
+    EXPECT_FALSE(checked.kind.has_value()) << text;
+    EXPECT_NE(checked.status.message().find(
+                  "give --kind (service, judge, budget-policy, load, slo, "
+                  "learner, loop, workload)"),
+              std::string::npos)
+        << checked.status;
+  }
+  // An empty judge is the defaults: valid when the kind is given.
+  EXPECT_TRUE(CheckConfig(Write(dir, "empty.yaml", ""), ConfigKind::kJudge)
+                  .status.ok());
+}
+
+// A loop's check reaches the service and learner files it names.
+TEST(ConfigCheckTest, ALoopsServiceIsCheckedWithIt) {
+  const std::string dir = testing::MakeTempDir();
+  std::filesystem::create_directories(dir + "/loop");
+  std::ifstream shipped("configs/loop/demo.yaml");
+  std::stringstream text;
+  text << shipped.rdbuf();
+  std::string loop = text.str();
+  const std::string absolute_configs =
+      std::filesystem::absolute("configs").string();
+  const size_t service = loop.find("service: ");
+  ASSERT_NE(service, std::string::npos);
+  loop.replace(service, loop.find('\n', service) - service,
+               "service: ../broken-service.yaml");
+  const size_t learner = loop.find("learner: ");
+  ASSERT_NE(learner, std::string::npos);
+  loop.replace(
+      learner, loop.find('\n', learner) - learner,
+      "learner: " + absolute_configs + "/learner/speed_candidate_cql.yaml");
+  Write(dir, "broken-service.yaml", "service: x\nhandler: 3\n");
+  const CheckedConfig checked =
+      CheckConfig(Write(dir + "/loop", "demo.yaml", loop), std::nullopt);
+  EXPECT_NE(checked.status.message().find(": service: "), std::string::npos)
+      << checked.status;
+  EXPECT_NE(checked.status.message().find("broken-service.yaml"),
+            std::string::npos)
+      << checked.status;
+}
+
+TEST(ConfigCheckTest, TheCommandPrintsATableAndExitsTwoOnAnyInvalidFile) {
+  const std::string dir = testing::MakeTempDir();
+  Write(dir, "bad-judge.yaml", "confidence: 2\n");
+  std::filesystem::copy_file("configs/canary/judge.yaml", dir + "/judge.yaml");
+  Write(dir, "notes.txt", "not a config");
+  std::ostringstream out, err;
+  ConfigCheckFlags flags;
+  flags.paths = {dir};
+  EXPECT_EQ(RunConfigCheck(flags, out, err), 2);
+  EXPECT_NE(out.str().find("BAD  judge  " + dir + "/bad-judge.yaml\n    " +
+                           dir + "/bad-judge.yaml: confidence: 2 is outside"),
+            std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find("ok   judge  " + dir + "/judge.yaml"),
+            std::string::npos)
+      << out.str();
+  EXPECT_EQ(out.str().find("notes.txt"), std::string::npos) << out.str();
+  EXPECT_EQ(err.str(), "2 config files: 1 valid, 1 not\n");
+
+  std::ostringstream json_out, json_err;
+  flags.paths = {dir + "/judge.yaml"};
+  flags.json = true;
+  EXPECT_EQ(RunConfigCheck(flags, json_out, json_err), 0);
+  EXPECT_NE(json_out.str().find("\"kind\": \"judge\""), std::string::npos)
+      << json_out.str();
+  EXPECT_NE(json_out.str().find("\"ok\": true"), std::string::npos)
+      << json_out.str();
+
+  std::ostringstream none_out, none_err;
+  flags.paths = {dir + "/missing.yaml"};
+  EXPECT_EQ(RunConfigCheck(flags, none_out, none_err), 2);
+  EXPECT_NE(none_err.str().find("missing.yaml: no such file or directory"),
+            std::string::npos)
+      << none_err.str();
+  flags.paths = {dir};
+  flags.kind = "judges";
+  EXPECT_EQ(RunConfigCheck(flags, none_out, none_err), 2);
+  EXPECT_NE(none_err.str().find("--kind judges is not a kind; use one of "
+                                "service, judge"),
+            std::string::npos)
+      << none_err.str();
+}
+
+}  // namespace
+}  // namespace phaseloop::config_check
