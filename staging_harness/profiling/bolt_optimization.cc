@@ -53,7 +53,8 @@ bool HasCodeRelocations(const std::string& path) {
                   std::istreambuf_iterator<char>());
   auto read = [&](size_t at, size_t size) -> uint64_t {
     uint64_t value = 0;
-    if (at + size > elf.size()) return 0;
+    // Offsets come from the file: `at + size` could wrap past 2^64.
+    if (at > elf.size() || size > elf.size() - at) return 0;
     for (size_t i = 0; i < size; ++i) {
       value |= uint64_t(static_cast<unsigned char>(elf[at + i])) << (8 * i);
     }
