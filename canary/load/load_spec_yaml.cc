@@ -165,6 +165,7 @@ absl::StatusOr<LoadSpec> LoadSpecFromFile(const std::string& path) {
   if (!(*root)["load"]) {
     return f.Bad("(top)", "no load: section at the top level");
   }
+  if (auto s = f.CheckKeys("", *root, {"load"}); !s.ok()) return s;
   return LoadSpecFromYaml((*root)["load"], path);
 }
 

@@ -4,7 +4,8 @@
 // The `load:` section of a YAML file (configs/canary/load.yaml documents
 // every field) to a LoadSpec. Fields left out keep LoadSpec's defaults;
 // unknown fields, wrong types and values out of range are InvalidArgument
-// "FILE: load.FIELD: PROBLEM (see configs/canary/load.yaml)".
+// "FILE: load.FIELD: PROBLEM (configs/canary/load.yaml documents every
+// field)" (common/config/yaml_fields).
 
 #include <string>
 

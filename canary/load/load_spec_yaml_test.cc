@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <fstream>
 #include <string>
 
 #include "canary/load/load_spec.h"
@@ -116,6 +117,13 @@ TEST(LoadSpecYamlTest, FileErrorsNameTheFile) {
                 "(configs/canary/load.yaml is an example)"),
             std::string::npos)
       << missing.status();
+  // Nothing beside load: in a load file.
+  const std::string extra = ::testing::TempDir() + "/extra.yaml";
+  std::ofstream(extra) << "load: {duration_s: 5, mix: [{kind: a}]}\nrate: 9\n";
+  auto beside = LoadSpecFromFile(extra);
+  EXPECT_NE(beside.status().message().find("extra.yaml: rate: unknown field"),
+            std::string::npos)
+      << beside.status();
   // The judge's file has no load: section.
   auto other = LoadSpecFromFile("configs/canary/judge.yaml");
   ASSERT_FALSE(other.ok());

@@ -1,9 +1,11 @@
 #include "common/config/yaml_fields.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/config/yaml_keys.h"
@@ -26,11 +28,21 @@ std::string NumberText(double number) {
   return absl::StrCat(number);
 }
 
-std::string OutOfRange(double number, const NumberRange& range) {
+// `value` (as written for the user) is not in `range`.
+std::string OutOfRange(const std::string& value, const NumberRange& range) {
   return std::isinf(range.hi)
-             ? absl::StrCat("must be ", range.Text(), ", got ",
-                            NumberText(number))
-             : absl::StrCat(NumberText(number), " is outside ", range.Text());
+             ? absl::StrCat("must be ", range.Text(), ", got ", value)
+             : absl::StrCat(value, " is outside ", range.Text());
+}
+
+// An integer written in decimal digits, with an optional sign.
+bool IsDecimal(const YAML::Node& value) {
+  if (!value.IsScalar()) return false;
+  const std::string& text = value.Scalar();
+  const size_t digits = !text.empty() && (text[0] == '-' || text[0] == '+');
+  return text.size() > digits &&
+         std::all_of(text.begin() + digits, text.end(),
+                     [](char c) { return c >= '0' && c <= '9'; });
 }
 
 }  // namespace
@@ -89,14 +101,20 @@ absl::Status YamlFields::Bad(const std::string& field,
                                                  " documents every field)"));
 }
 
+absl::Status YamlFields::InFile(const std::string& field,
+                                const absl::Status& inner) const {
+  return absl::InvalidArgumentError(
+      absl::StrCat(source_, ": ", field, ": ", inner.message()));
+}
+
 std::string YamlFields::Field(const std::string& prefix,
                               const std::string& key) {
   return prefix.empty() ? key : absl::StrCat(prefix, ".", key);
 }
 
 std::string YamlFields::Describe(const YAML::Node& node) {
-  return node.IsScalar() ? absl::StrCat("\"", node.Scalar(), "\"")
-                         : "a list or mapping";
+  if (node.IsScalar()) return absl::StrCat("\"", node.Scalar(), "\"");
+  return node.IsNull() ? "nothing (an empty value)" : "a list or mapping";
 }
 
 absl::Status YamlFields::CheckKeys(
@@ -155,7 +173,7 @@ absl::StatusOr<double> YamlFields::NumberValue(const std::string& field,
   auto number = NumberValue(field, value);
   if (!number.ok()) return number.status();
   if (!range.Contains(*number)) {
-    return Bad(field, OutOfRange(*number, range));
+    return Bad(field, OutOfRange(NumberText(*number), range));
   }
   return number;
 }
@@ -174,23 +192,52 @@ absl::Status YamlFields::Number(const std::string& prefix,
 absl::StatusOr<int64_t> YamlFields::IntValue(const std::string& field,
                                              const YAML::Node& value,
                                              int64_t lo, int64_t hi) const {
-  // Integer spellings exactly (a seed above 2^53 keeps every digit); a
-  // whole number written otherwise ("1e3") through double.
+  const NumberRange range = WholeRange(lo, hi);
   int64_t whole = 0;
-  if (!value.IsScalar() || !YAML::convert<int64_t>::decode(value, whole)) {
+  if (IsDecimal(value)) {
+    // Base 10 always (YAML 1.2: 010 is ten; yaml-cpp's own conversion would
+    // read it as octal) and exact (a seed above 2^53 keeps every digit).
+    if (!absl::SimpleAtoi(value.Scalar(), &whole)) {
+      return Bad(field, OutOfRange(value.Scalar(), range));
+    }
+  } else {
+    // A whole number written otherwise ("1e3") through double.
     auto number = NumberValue(field, value);
     if (!number.ok()) return number.status();
-    if (*number != std::floor(*number) || std::fabs(*number) >= 9.2e18) {
+    if (*number != std::floor(*number)) {
       return Bad(field, absl::StrCat("expected a whole number, got ",
                                      Describe(value)));
+    }
+    if (std::fabs(*number) >= 9.2e18) {
+      return Bad(field, OutOfRange(NumberText(*number), range));
     }
     whole = static_cast<int64_t>(*number);
   }
   if (whole < lo || whole > hi) {
-    return Bad(field,
-               OutOfRange(static_cast<double>(whole), WholeRange(lo, hi)));
+    return Bad(field, OutOfRange(absl::StrCat(whole), range));
   }
   return whole;
+}
+
+absl::Status YamlFields::UnsignedInt(const std::string& prefix,
+                                     const YAML::Node& node,
+                                     const std::string& key, int64_t lo,
+                                     int64_t hi, uint64_t& out) const {
+  const YAML::Node value = node[key];
+  if (!value) return absl::OkStatus();
+  // Above int64's range only as decimal digits, and only with no upper end.
+  uint64_t big = 0;
+  if (hi == kNoUpperEnd && IsDecimal(value) && value.Scalar()[0] != '-' &&
+      absl::SimpleAtoi(value.Scalar(), &big) &&
+      big > static_cast<uint64_t>(kNoUpperEnd)) {
+    out = big;
+    return absl::OkStatus();
+  }
+  auto whole =
+      IntValue(Field(prefix, key), value, std::max<int64_t>(lo, 0), hi);
+  if (!whole.ok()) return whole.status();
+  out = static_cast<uint64_t>(*whole);
+  return absl::OkStatus();
 }
 
 absl::Status YamlFields::Int(const std::string& prefix, const YAML::Node& node,

@@ -5,9 +5,10 @@
 // the field and where the fields are documented:
 //   "configs/loop/demo.yaml: explore.budget_s: 0 is outside [1, 86400]
 //    (configs/loop/demo.yaml documents every field)".
-// Unknown keys are errors (a typo never silently means a default). Every
-// config parser of phaseloop reads through this class, so a field's error
-// reads the same in every file.
+// Unknown keys and keys given twice are errors (a typo never silently means
+// a default). Every config parser of phaseloop but the workload files'
+// (which list every problem of a file at once) reads through this class, so
+// a field's error reads the same in every file.
 //
 // Fields are named by `prefix` (the path of the mapping that holds them, ""
 // for the top, e.g. "rollout.steps[0]") and `key`. The readers that take a
@@ -79,6 +80,11 @@ class YamlFields {
   absl::StatusOr<YAML::Node> LoadMapping() const;
 
   absl::Status Bad(const std::string& field, const std::string& problem) const;
+  // The error of a file `field` names (a judge a rollout names), prefixed
+  // with this file and field; the inner error already says where its fields
+  // are documented.
+  absl::Status InFile(const std::string& field,
+                      const absl::Status& inner) const;
   // `node` (named `prefix`, "" for the top) is a mapping whose every key is
   // in `allowed`, none given twice; `hints` say why a key a reader may expect
   // is not (e.g. a field of the format that phaseloop does not support).
@@ -111,7 +117,11 @@ class YamlFields {
   absl::Status Int(const std::string& prefix, const YAML::Node& node,
                    const std::string& key, int64_t lo, int64_t hi,
                    Integer& out) const {
-    int64_t value = static_cast<int64_t>(out);
+    if (!node[key]) return absl::OkStatus();
+    if constexpr (std::is_same_v<Integer, uint64_t>) {
+      return UnsignedInt(prefix, node, key, lo, hi, out);
+    }
+    int64_t value = 0;
     if (absl::Status s = Int(prefix, node, key, lo, hi, value); !s.ok()) {
       return s;
     }
@@ -165,6 +175,10 @@ class YamlFields {
   const std::string& documented_in() const { return documented_in_; }
 
  private:
+  // A uint64_t: beyond int64's range too when hi is kNoUpperEnd.
+  absl::Status UnsignedInt(const std::string& prefix, const YAML::Node& node,
+                           const std::string& key, int64_t lo, int64_t hi,
+                           uint64_t& out) const;
   // "N is outside [lowest, most]": what the field's type cannot hold.
   absl::Status NotHeld(const std::string& field, int64_t value, int64_t lowest,
                        int64_t most) const;

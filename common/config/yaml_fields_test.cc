@@ -171,13 +171,53 @@ TEST(YamlFieldsTest, RangesSayWhichEndsAreOpen) {
           .ok());
   EXPECT_EQ(seed, 9007199254740993u);
   s = seed_fields.Int("", *seed_root, "neg", -10, 10, seed);
-  EXPECT_NE(s.message().find("neg: -1 is outside [0, 9223372036854775807]"),
-            std::string::npos)
+  EXPECT_NE(s.message().find("neg: -1 is outside [0, 10]"), std::string::npos)
       << s;
   auto item = fields.IntValue("list[0]", (*root)["list"][0], 0, 0);
   EXPECT_NE(item.status().message().find("list[0]: 1 is outside [0, 0]"),
             std::string::npos)
       << item.status();
+}
+
+TEST(YamlFieldsTest, WholeNumbersAreDecimalAndExact) {
+  const std::string path = Write(
+      "octal: 010\nnine: 09\nhex: 0x10\nsci: 1e3\nhuge: 9223372036854775808\n"
+      "u64: 18446744073709551615\nempty:\n");
+  YamlFields fields(path, "docs.yaml");
+  auto root = fields.LoadMapping();
+  ASSERT_TRUE(root.ok());
+  const int64_t no_end = YamlFields::kNoUpperEnd;
+  int64_t n = 0;
+  ASSERT_TRUE(fields.Int("", *root, "octal", 0, no_end, n).ok());
+  EXPECT_EQ(n, 10) << "YAML 1.2: a leading zero is not octal";
+  ASSERT_TRUE(fields.Int("", *root, "nine", 0, no_end, n).ok());
+  EXPECT_EQ(n, 9);
+  ASSERT_TRUE(fields.Int("", *root, "sci", 0, no_end, n).ok());
+  EXPECT_EQ(n, 1000);
+  absl::Status s = fields.Int("", *root, "hex", 0, no_end, n);
+  EXPECT_NE(s.message().find("hex: expected a number, got \"0x10\""),
+            std::string::npos)
+      << s;
+  s = fields.Int("", *root, "huge", 0, no_end, n);
+  EXPECT_NE(
+      s.message().find("huge: must be at least 0, got 9223372036854775808"),
+      std::string::npos)
+      << s;
+  s = fields.Int("", *root, "empty", 0, no_end, n);
+  EXPECT_NE(s.message().find("empty: expected a number, got nothing (an "
+                             "empty value)"),
+            std::string::npos)
+      << s;
+  // A uint64_t takes its whole range when there is no upper end.
+  uint64_t seed = 1;
+  ASSERT_TRUE(fields.Int("", *root, "u64", 0, no_end, seed).ok());
+  EXPECT_EQ(seed, 18446744073709551615u);
+  ASSERT_TRUE(fields.Int("", *root, "huge", 0, no_end, seed).ok());
+  EXPECT_EQ(seed, 9223372036854775808u);
+  // An absent key leaves any default alone, whatever its value.
+  uint64_t big_default = 17000000000000000000u;
+  EXPECT_TRUE(fields.Int("", *root, "absent", 0, 10, big_default).ok());
+  EXPECT_EQ(big_default, 17000000000000000000u);
 }
 
 TEST(YamlFieldsTest, ChoicesListTheirMeanings) {

@@ -44,6 +44,12 @@ class Reader {
   // map[key] into `out` when present (the default kept when absent).
   void Get(const YAML::Node& map, const std::string& prefix,
            const std::string& key, std::string* out) {
+    // "" is a value here: policy_objective's and candidates_file's "none".
+    if (const YAML::Node value = map[key];
+        value && value.IsScalar() && value.Scalar().empty()) {
+      out->clear();
+      return;
+    }
     Keep(fields_.Text(prefix, map, key, *out));
   }
   void Get(const YAML::Node& map, const std::string& prefix,

@@ -97,6 +97,19 @@ seed: 42
   EXPECT_EQ(excluding->single_abstain.candidate_max_over_modules, 0);
 }
 
+// "" means "none" for the two text fields that have one (the header says
+// so): the objective's policy, no candidates file.
+TEST(LearnerConfigTest, EmptyTextMeansTheDefaultWhereDocumented) {
+  auto parsed = ParseLearnerConfig(
+      "policy_objective: \"\"\ncandidates_file: \"\"\nseed: "
+      "18446744073709551615\n",
+      "empty.yaml");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->policy_objective, parsed->objective);
+  EXPECT_EQ(parsed->candidates_file, "");
+  EXPECT_EQ(parsed->seed, 18446744073709551615u);
+}
+
 TEST(LearnerConfigTest, RefusesBadInputNamingTheField) {
   struct Case {
     const char* yaml;

@@ -154,10 +154,11 @@ absl::Status ParseTimeWindow(const YamlFields& fields, const YAML::Node& spec,
       !s.ok()) {
     return s;
   }
-  const YAML::Node rolling = window["isRolling"];
   bool is_rolling = false;
-  if (!rolling || !rolling.IsScalar() ||
-      !YAML::convert<bool>::decode(rolling, is_rolling) || !is_rolling) {
+  if (auto s = fields.Bool(field, window, "isRolling", is_rolling); !s.ok()) {
+    return s;
+  }
+  if (!is_rolling) {
     return fields.Bad(
         field + ".isRolling",
         "only rolling windows are supported; set isRolling: true");
@@ -279,8 +280,11 @@ absl::Status ParseObjective(const YamlFields& fields, const YAML::Node& spec,
   return absl::OkStatus();
 }
 
+// `name`: the SLO's name once read (for the errors of a document that
+// throws after it).
 absl::StatusOr<Slo> ParseDocument(const YAML::Node& doc,
-                                  const std::string& source, int document) {
+                                  const std::string& source, int document,
+                                  std::string& name_read) {
   YamlFields fields = DocumentFields(source, document);
   if (!doc.IsMap()) return fields.Bad("(document)", "expected a mapping");
   if (auto s =
@@ -306,6 +310,12 @@ absl::StatusOr<Slo> ParseDocument(const YAML::Node& doc,
   }
   auto metadata = RequiredMapping(fields, "metadata", doc, "metadata");
   if (!metadata.ok()) return metadata.status();
+  if (auto s =
+          fields.CheckKeys("metadata", *metadata,
+                           {"name", "displayName", "labels", "annotations"});
+      !s.ok()) {
+    return s;
+  }
   Slo slo;
   auto name = RequiredText(fields, "metadata", *metadata, "name");
   if (!name.ok()) return name.status();
@@ -318,6 +328,7 @@ absl::StatusOr<Slo> ParseDocument(const YAML::Node& doc,
                      "with a letter or digit"));
   }
   slo.name = *name;
+  name_read = slo.name;
   fields = DocumentFields(source, document, slo.name);
   if (const YAML::Node display = (*metadata)["displayName"]; display) {
     if (!display.IsScalar()) {
@@ -462,10 +473,11 @@ absl::StatusOr<std::vector<Slo>> ParseSloYaml(const std::string& text,
     ++document;
     if (!doc || doc.IsNull()) continue;
     absl::StatusOr<Slo> slo;
+    std::string name;
     try {
-      slo = ParseDocument(doc, source, document);
+      slo = ParseDocument(doc, source, document, name);
     } catch (const YAML::Exception& e) {
-      return DocumentFields(source, document)
+      return DocumentFields(source, document, name)
           .Bad("(document)", absl::StrCat("unreadable: ", e.msg));
     }
     if (!slo.ok()) return slo.status();

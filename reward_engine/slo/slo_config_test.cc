@@ -149,6 +149,14 @@ TEST(SloConfigTest, ErrorsNameTheFileTheFieldAndTheFix) {
       << e;
   e = ErrorOf(Replace("duration: 28d", "duration: 1M"));
   EXPECT_NE(e.find("calendar units"), std::string::npos) << e;
+  e = ErrorOf(Replace("isRolling: true", "isRolling: yes"));
+  EXPECT_NE(e.find("spec.timeWindow[0].isRolling: expected true or false, "
+                   "got \"yes\""),
+            std::string::npos)
+      << e;
+  e = ErrorOf(Replace("  name: checkout-latency\n",
+                      "  name: checkout-latency\n  nmae: other\n"));
+  EXPECT_NE(e.find("metadata.nmae: unknown field"), std::string::npos) << e;
   e = ErrorOf(Replace("isRolling: true", "isRolling: false"));
   EXPECT_NE(e.find("spec.timeWindow[0].isRolling: only rolling windows"),
             std::string::npos)

@@ -341,8 +341,11 @@ void ParseCheck(const YAML::Node& node, const std::string& field, Check& check,
     }
   }
   if (const YAML::Node out = node["stdout"]; out) {
-    if (!out.IsScalar() ||
-        !YAML::convert<bool>::decode(out, check.compare_stdout)) {
+    // YAML 1.2's booleans only, as every phaseloop config (yes/on are
+    // errors).
+    if (out.IsScalar() && (out.Scalar() == "true" || out.Scalar() == "false")) {
+      check.compare_stdout = out.Scalar() == "true";
+    } else {
       problems.Add(field + ".stdout",
                    absl::StrCat("must be true or false, got ", Describe(out)));
     }

@@ -289,6 +289,9 @@ TEST_F(WorkloadTest, ChecksAreValidated) {
                         "0-255, got '300'"));
   EXPECT_THAT(Error(Edit("stdout: false", "stdout: maybe")),
               HasSubstr(": run[1].check.stdout: must be true or false"));
+  EXPECT_THAT(Error(Edit("stdout: false", "stdout: yes")),
+              HasSubstr(": run[1].check.stdout: must be true or false, got "
+                        "'yes'"));
   EXPECT_THAT(Error(Edit("relative_tolerance: 1e-9", "relative_tolerance: x")),
               HasSubstr(": run[1].check.relative_tolerance: must be a number "
                         ">= 0, got 'x'"));
