@@ -1,5 +1,6 @@
 #include "canary/controller/live_environment.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -391,9 +392,12 @@ absl::StatusOr<StepEvidence> LiveEnvironment::CollectStep(
 
 int64_t LiveEnvironment::WindowSettleMs() {
   // An SLI window is published a grace second after its end; the engine
-  // closes a window at end + lateness, or after close_idle of quiet.
+  // closes a window at end + lateness once the watermark passes it, which a
+  // partition without records holds back for idle_ms, or after close_idle
+  // of quiet.
   return options_.service.reward_lateness_ms +
-         options_.service.reward_close_idle_ms +
+         std::max(options_.service.reward_close_idle_ms,
+                  options_.service.reward_idle_ms) +
          2 * options_.service.sli_window_ms + 5000;
 }
 

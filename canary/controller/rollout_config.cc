@@ -139,8 +139,7 @@ absl::StatusOr<RolloutConfig> ParseRolloutConfig(const YAML::Node& node,
   if (!judge_path.empty()) {
     auto loaded = LoadJudgeConfig(fields.Resolve(judge_path));
     if (!loaded.ok()) {
-      return fields.Bad("rollout.judge",
-                        std::string(loaded.status().message()));
+      return fields.InFile("rollout.judge", loaded.status());
     }
     config.judge = *std::move(loaded);
   }

@@ -143,7 +143,7 @@ absl::StatusOr<ServiceConfig> LoadServiceConfig(const std::string& path) {
   }
   auto budget = LoadBudgetPolicy(fields.Resolve(budget_path));
   if (!budget.ok()) {
-    return fields.Bad("budget_policy", std::string(budget.status().message()));
+    return fields.InFile("budget_policy", budget.status());
   }
   config.budget_policy = *std::move(budget);
   return config;

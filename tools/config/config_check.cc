@@ -21,6 +21,7 @@
 #include "offline_rl/learner/learner_config.h"
 #include "reward_engine/slo/slo_config.h"
 #include "staging_harness/workloads/workload.h"
+#include "staging_harness/workloads/workload_files.h"
 #include "tools/loop/loop_config.h"
 
 namespace phaseloop::config_check {
@@ -64,9 +65,14 @@ std::string Percent(double fraction) {
   return absl::StrCat(fraction * 100, " %");
 }
 
+// A service and the files it names: its judge and error budget policy (read
+// by its parser) and its SLO directory (which the reward engine reads).
 absl::StatusOr<std::string> SummarizeService(const std::string& path) {
   auto service = canary::LoadServiceConfig(path);
   if (!service.ok()) return service.status();
+  const config::YamlFields fields(path, "configs/services/demo.yaml");
+  auto slos = slo::LoadSloDirectory(service->slo_dir);
+  if (!slos.ok()) return fields.InFile("slo_dir", slos.status());
   double widest = 0;
   for (const auto& step : service->rollout.steps) {
     widest = std::max(widest, step.canary_weight());
@@ -75,7 +81,8 @@ absl::StatusOr<std::string> SummarizeService(const std::string& path) {
       service->service, ": ", Count(service->rollout.steps.size(), "step"),
       " up to ", Percent(widest), " of traffic, load ", service->load.rate,
       " requests/s, ",
-      Count(service->budget_policy.tiers.size(), "exploration tier"));
+      Count(service->budget_policy.tiers.size(), "exploration tier"), ", ",
+      Count(slos->size(), "SLO"));
 }
 
 absl::StatusOr<std::string> SummarizeJudge(const std::string& path) {
@@ -131,23 +138,6 @@ absl::StatusOr<std::string> SummarizeLearner(const std::string& path) {
                       learner->algorithm, " on ", learner->objective);
 }
 
-// A loop and the service and learner files it names.
-absl::StatusOr<std::string> SummarizeLoop(const std::string& path) {
-  auto loop = loop::LoadLoopConfig(path);
-  if (!loop.ok()) return loop.status();
-  const config::YamlFields fields(path, "configs/loop/demo.yaml");
-  if (auto service = SummarizeService(loop->service); !service.ok()) {
-    return fields.Bad("service", std::string(service.status().message()));
-  }
-  if (auto learner = SummarizeLearner(loop->learner); !learner.ok()) {
-    return fields.Bad("learner", std::string(learner.status().message()));
-  }
-  return absl::StrCat(Count(loop->iterations, "iteration"), " exploring ",
-                      loop->explore_workload, ", staging ",
-                      loop->stage_workload, " (service ", Normal(loop->service),
-                      " and learner ", Normal(loop->learner), " checked too)");
-}
-
 absl::StatusOr<std::string> SummarizeWorkload(const std::string& path) {
   auto workload = workloads::LoadWorkload(path);
   if (!workload.ok()) return workload.status();
@@ -156,6 +146,38 @@ absl::StatusOr<std::string> SummarizeWorkload(const std::string& path) {
       " split): ", workloads::BuildKindName(workload->build.kind), " build, ",
       Count(workload->runs.size(), "run command"), ", ",
       Count(workload->inputs.size(), "input"));
+}
+
+// A loop and the files it names: its service (with that service's own),
+// its learner settings and the workloads it explores, stages and gates on.
+absl::StatusOr<std::string> SummarizeLoop(const std::string& path) {
+  auto loop = loop::LoadLoopConfig(path);
+  if (!loop.ok()) return loop.status();
+  const config::YamlFields fields(path, "configs/loop/demo.yaml");
+  if (auto service = SummarizeService(loop->service); !service.ok()) {
+    return fields.InFile("service", service.status());
+  }
+  if (auto learner = SummarizeLearner(loop->learner); !learner.ok()) {
+    return fields.InFile("learner", learner.status());
+  }
+  std::vector<std::pair<std::string, std::string>> workloads = {
+      {"explore.workload", loop->explore_workload},
+      {"stage.workload", loop->stage_workload}};
+  for (const std::string& name : loop->gate_workloads) {
+    workloads.push_back({"gate.workloads", name});
+  }
+  for (const auto& [field, name] : workloads) {
+    auto file = workloads::WorkloadFileFor(name, loop->workloads_dir);
+    if (!file.ok()) return fields.InFile(field, file.status());
+    if (auto workload = SummarizeWorkload(*file); !workload.ok()) {
+      return fields.InFile(field, workload.status());
+    }
+  }
+  return absl::StrCat(Count(loop->iterations, "iteration"), " exploring ",
+                      loop->explore_workload, ", staging ",
+                      loop->stage_workload, " (service ", Normal(loop->service),
+                      ", learner ", Normal(loop->learner),
+                      " and workloads checked too)");
 }
 
 }  // namespace

@@ -6,7 +6,9 @@
 // policies, load, SLOs, learner settings, loops, workloads), so a team can
 // check the configs it keeps in its own repository, in its own CI, before a
 // canary or a loop reads them. A file's kind is told by its top-level keys
-// unless given; the files a service or a loop names are checked with it.
+// unless given; the files a service names (judge, error budget policy, SLO
+// directory) and a loop names (service, learner, workloads) are checked
+// with it.
 
 #include <optional>
 #include <string>

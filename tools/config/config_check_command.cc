@@ -63,7 +63,8 @@ int RunConfigCheck(const ConfigCheckFlags& flags, std::ostream& out,
       }
       doc["files"].push_back(entry);
     }
-    out << doc.dump(2) << "\n";
+    // Errors repeat the file's own keys and values, which may not be UTF-8.
+    out << doc.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
   } else {
     size_t path_width = 0, kind_width = 0;
     for (const CheckedConfig& c : checked) {

@@ -43,7 +43,7 @@ TEST(ConfigCheckTest, EveryShippedConfigIsValidAndItsKindIsTold) {
       CheckConfig("configs/services/demo.yaml", std::nullopt);
   EXPECT_EQ(service.summary,
             "demo-service: 3 steps up to 50 % of traffic, load 400 "
-            "requests/s, 2 exploration tiers");
+            "requests/s, 2 exploration tiers, 1 SLO");
 }
 
 std::string Write(const std::string& dir, const std::string& name,
@@ -145,6 +145,17 @@ TEST(ConfigCheckTest, TheCommandPrintsATableAndExitsTwoOnAnyInvalidFile) {
       << json_out.str();
   EXPECT_NE(json_out.str().find("\"ok\": true"), std::string::npos)
       << json_out.str();
+
+  // A BAD file in JSON, its error holding bytes that are not UTF-8 (the
+  // file's own key): replaced, not a crash.
+  std::ostringstream bad_out, bad_err;
+  flags.paths = {
+      Write(dir, "latin1.yaml", "confidence: 0.9\nm\xe9trics: {}\n")};
+  EXPECT_EQ(RunConfigCheck(flags, bad_out, bad_err), 2);
+  EXPECT_NE(bad_out.str().find("\"ok\": false"), std::string::npos)
+      << bad_out.str();
+  EXPECT_NE(bad_out.str().find("unknown field"), std::string::npos)
+      << bad_out.str();
 
   std::ostringstream none_out, none_err;
   flags.paths = {dir + "/missing.yaml"};

@@ -4,9 +4,8 @@
 // Where a loop's durable state lives: STATE_DIR/loops/<loop_id>/state.json,
 // a v1::LoopRun in protobuf JSON (proto/phaseloop/v1/loop.proto), replaced
 // atomically (common/files/proto_state_store) before and after every stage;
-// each
-// iteration's files (stage logs, the policy it trained, its buffers before
-// they are merged) in STATE_DIR/loops/<loop_id>/iteration-<n>/.
+// each iteration's files (stage logs, the policy it trained, its buffers
+// before they are merged) in STATE_DIR/loops/<loop_id>/iteration-<n>/.
 
 #include <string>
 #include <vector>
