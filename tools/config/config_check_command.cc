@@ -105,7 +105,8 @@ void AddConfigCommand(CLI::App& app, int& exit_code) {
   check.app
       ->add_option("FILE_OR_DIR", check.flags->paths,
                    "config files, or directories whose *.yaml/*.yml are "
-                   "checked (e.g. configs)")
+                   "checked, all the way down (e.g. configs; a symlink to a "
+                   "directory is not followed)")
       ->required();
   check.app->add_option("--kind", check.flags->kind,
                         "check every file as this kind (" +
