@@ -83,27 +83,24 @@ absl::StatusOr<ServiceConfig> LoadServiceConfig(const std::string& path) {
         !s.ok()) {
       return s;
     }
-    if (auto s = fields.Int("rewards", rewards, "window_ms", 100, 3600000,
-                            config.reward_window_ms);
-        !s.ok()) {
-      return s;
-    }
-    if (auto s = fields.Int("rewards", rewards, "lateness_ms", 0, 3600000,
-                            config.reward_lateness_ms);
-        !s.ok()) {
-      return s;
-    }
-    if (auto s = fields.Int("rewards", rewards, "close_idle_ms", 0, 3600000,
-                            config.reward_close_idle_ms);
-        !s.ok()) {
-      return s;
-    }
-    // The engine's --idle-ms (accepted but never read before: a service
-    // file's idle_ms silently meant the default).
-    if (auto s = fields.Int("rewards", rewards, "idle_ms", 0, 3600000,
-                            config.reward_idle_ms);
-        !s.ok()) {
-      return s;
+    // The reward engine's --window-ms, --lateness-ms, --close-idle-ms and
+    // --idle-ms (idle_ms was once accepted and never read).
+    const struct {
+      const char* key;
+      int64_t lo;
+      int64_t* out;
+    } durations[] = {
+        {"window_ms", 100, &config.reward_window_ms},
+        {"lateness_ms", 0, &config.reward_lateness_ms},
+        {"close_idle_ms", 0, &config.reward_close_idle_ms},
+        {"idle_ms", 0, &config.reward_idle_ms},
+    };
+    for (const auto& duration : durations) {
+      if (auto s = fields.Int("rewards", rewards, duration.key, duration.lo,
+                              3600000, *duration.out);
+          !s.ok()) {
+        return s;
+      }
     }
   }
   if (config.reward_window_ms % config.sli_window_ms != 0) {

@@ -120,25 +120,26 @@ class YamlFields {
     if (!node[key]) return absl::OkStatus();
     if constexpr (std::is_same_v<Integer, uint64_t>) {
       return UnsignedInt(prefix, node, key, lo, hi, out);
+    } else {
+      int64_t value = 0;
+      if (absl::Status s = Int(prefix, node, key, lo, hi, value); !s.ok()) {
+        return s;
+      }
+      // What both int64_t and Integer hold.
+      constexpr int64_t kLowest =
+          std::is_unsigned_v<Integer>
+              ? 0
+              : static_cast<int64_t>(std::numeric_limits<Integer>::lowest());
+      constexpr int64_t kMost =
+          sizeof(Integer) < sizeof(int64_t)
+              ? static_cast<int64_t>(std::numeric_limits<Integer>::max())
+              : std::numeric_limits<int64_t>::max();
+      if (value < kLowest || value > kMost) {
+        return NotHeld(Field(prefix, key), value, kLowest, kMost);
+      }
+      out = static_cast<Integer>(value);
+      return absl::OkStatus();
     }
-    int64_t value = 0;
-    if (absl::Status s = Int(prefix, node, key, lo, hi, value); !s.ok()) {
-      return s;
-    }
-    // What both int64_t and Integer hold.
-    constexpr int64_t kLowest =
-        std::is_unsigned_v<Integer>
-            ? 0
-            : static_cast<int64_t>(std::numeric_limits<Integer>::lowest());
-    constexpr int64_t kMost =
-        sizeof(Integer) < sizeof(int64_t)
-            ? static_cast<int64_t>(std::numeric_limits<Integer>::max())
-            : std::numeric_limits<int64_t>::max();
-    if (value < kLowest || value > kMost) {
-      return NotHeld(Field(prefix, key), value, kLowest, kMost);
-    }
-    out = static_cast<Integer>(value);
-    return absl::OkStatus();
   }
   // true/false (YAML 1.2's spellings only: yes/no/on/off are errors).
   absl::Status Bool(const std::string& prefix, const YAML::Node& node,
@@ -168,11 +169,11 @@ class YamlFields {
 
   // "prefix.key" ("key" when prefix is empty).
   static std::string Field(const std::string& prefix, const std::string& key);
-  // "\"text\"" for a scalar, else "a list or mapping", for "got ..." errors.
+  // "\"text\"" for a scalar, "nothing (an empty value)" or "a list or
+  // mapping", for "got ..." errors.
   static std::string Describe(const YAML::Node& node);
 
   const std::string& source() const { return source_; }
-  const std::string& documented_in() const { return documented_in_; }
 
  private:
   // A uint64_t: beyond int64's range too when hi is kNoUpperEnd.
