@@ -2,13 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/config/yaml_keys.h"
+#include "common/files/atomic_file.h"
 
 namespace phaseloop::config {
 namespace {
@@ -65,15 +64,13 @@ YamlFields::YamlFields(std::string source, std::string documented_in)
     : source_(std::move(source)), documented_in_(std::move(documented_in)) {}
 
 absl::StatusOr<std::string> YamlFields::ReadText() const {
-  std::ifstream in(source_);
-  if (!in) {
+  std::string text;
+  if (!files::ReadWholeFile(source_, &text).ok()) {
     return absl::NotFoundError(absl::StrCat("cannot read ", source_,
                                             "; give an existing file (",
                                             documented_in_, " is an example)"));
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return text;
 }
 
 absl::StatusOr<YAML::Node> YamlFields::Parse(const std::string& text) const {

@@ -4,10 +4,8 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -18,6 +16,7 @@
 #include "common/config/yaml_documents.h"
 #include "common/config/yaml_fields.h"
 #include "common/config/yaml_keys.h"
+#include "common/files/atomic_file.h"
 #include "offline_rl/learner/learner_config.h"
 #include "reward_engine/slo/slo_config.h"
 #include "staging_harness/workloads/workload.h"
@@ -202,14 +201,11 @@ std::optional<ConfigKind> ConfigKindFromName(const std::string& name) {
 }
 
 absl::StatusOr<ConfigKind> InferConfigKind(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  std::string text;
+  if (!files::ReadWholeFile(path, &text).ok()) {
     return absl::NotFoundError(
         absl::StrCat("cannot read ", path, "; give an existing config file"));
   }
-  std::stringstream read;
-  read << in.rdbuf();
-  const std::string text = read.str();
   const std::string give_kind = absl::StrCat(
       "give --kind (", absl::StrJoin(ConfigKindNames(), ", "), ")");
   std::vector<YAML::Node> documents;
