@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "canary/budget_policy/budget_policy_config.h"
@@ -200,11 +201,26 @@ std::optional<ConfigKind> ConfigKindFromName(const std::string& name) {
   return std::nullopt;
 }
 
-absl::StatusOr<ConfigKind> InferConfigKind(const std::string& path) {
+namespace {
+
+// What a file's keys tell of its kind.
+struct Inference {
+  absl::StatusOr<ConfigKind> kind;
+  // Another tool's manifest (Kubernetes', say): an apiVersion other than
+  // OpenSLO's and a kind, which only SLO files among phaseloop's have.
+  bool foreign = false;
+};
+
+// A scalar's text, "" for anything else.
+std::string ScalarText(const YAML::Node& node) {
+  return node && node.IsScalar() ? node.Scalar() : std::string();
+}
+
+Inference Infer(const std::string& path) {
   std::string text;
   if (!files::ReadWholeFile(path, &text).ok()) {
-    return absl::NotFoundError(
-        absl::StrCat("cannot read ", path, "; give an existing config file"));
+    return {absl::NotFoundError(
+        absl::StrCat("cannot read ", path, "; give an existing config file"))};
   }
   const std::string give_kind = absl::StrCat(
       "give --kind (", absl::StrJoin(ConfigKindNames(), ", "), ")");
@@ -212,15 +228,26 @@ absl::StatusOr<ConfigKind> InferConfigKind(const std::string& path) {
   try {
     documents = config::LoadYamlDocuments(text);
   } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": not valid YAML: ", e.what()));
+    return {absl::InvalidArgumentError(
+        absl::StrCat(path, ": not valid YAML: ", e.what()))};
   }
   const auto first = std::find_if(
       documents.begin(), documents.end(),
       [](const YAML::Node& document) { return document && document.IsMap(); });
   if (first == documents.end()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path, ": no mapping of settings to tell its kind by; ", give_kind));
+    return {absl::InvalidArgumentError(absl::StrCat(
+        path, ": no mapping of settings to tell its kind by; ", give_kind))};
+  }
+  const std::string api_version = ScalarText((*first)["apiVersion"]);
+  const std::string manifest_kind = ScalarText((*first)["kind"]);
+  if (!api_version.empty() && !manifest_kind.empty() &&
+      !absl::StartsWith(api_version, "openslo/")) {
+    return {absl::InvalidArgumentError(absl::StrCat(
+                path, ": a manifest of kind ", manifest_kind, " (apiVersion ",
+                api_version,
+                "), not a phaseloop config (an SLO file's apiVersion is "
+                "openslo/v1); leave it out")),
+            /*foreign=*/true};
   }
   std::map<ConfigKind, int> votes;
   for (const auto& entry : *first) {
@@ -238,14 +265,20 @@ absl::StatusOr<ConfigKind> InferConfigKind(const std::string& path) {
       leaders.push_back(kind);
     }
   }
-  if (leaders.size() == 1) return leaders.front();
+  if (leaders.size() == 1) return {leaders.front()};
   std::vector<std::string> named;
   for (ConfigKind kind : leaders) named.push_back(ConfigKindName(kind));
-  return absl::InvalidArgumentError(absl::StrCat(
+  return {absl::InvalidArgumentError(absl::StrCat(
       path, ": cannot tell what kind of config it is",
       named.empty() ? std::string(" (no key any kind has)")
                     : absl::StrCat(" (", absl::StrJoin(named, " or "), ")"),
-      "; ", give_kind));
+      "; ", give_kind))};
+}
+
+}  // namespace
+
+absl::StatusOr<ConfigKind> InferConfigKind(const std::string& path) {
+  return Infer(path).kind;
 }
 
 CheckedConfig CheckConfig(const std::string& path,
@@ -253,12 +286,13 @@ CheckedConfig CheckConfig(const std::string& path,
   CheckedConfig checked;
   checked.path = path;
   if (!kind) {
-    auto inferred = InferConfigKind(path);
-    if (!inferred.ok()) {
-      checked.status = inferred.status();
+    Inference inferred = Infer(path);
+    if (!inferred.kind.ok()) {
+      checked.status = inferred.kind.status();
+      checked.foreign = inferred.foreign;
       return checked;
     }
-    kind = *inferred;
+    kind = *inferred.kind;
   }
   checked.kind = kind;
   absl::StatusOr<std::string> summary;
@@ -296,17 +330,32 @@ CheckedConfig CheckConfig(const std::string& path,
   return checked;
 }
 
-absl::StatusOr<std::vector<std::string>> ConfigFiles(
+absl::StatusOr<std::vector<ConfigFile>> ConfigFiles(
     const std::vector<std::string>& paths) {
-  std::vector<std::string> files;
+  std::vector<ConfigFile> files;
   for (const std::string& path : paths) {
     std::error_code error;
     if (fs::is_directory(path, error)) {
       std::vector<std::string> found;
-      for (fs::recursive_directory_iterator it(path, error), end;
+      // Symbolic links to directories are followed, each directory listed
+      // once (a link back up the tree would otherwise loop).
+      std::set<fs::path> listed = {fs::canonical(path, error)};
+      for (fs::recursive_directory_iterator
+               it(path, fs::directory_options::follow_directory_symlink, error),
+           end;
            !error && it != end; it.increment(error)) {
+        std::error_code entry_error;
+        const fs::file_type type = it->status(entry_error).type();
+        if (type == fs::file_type::directory) {
+          if (!listed.insert(fs::canonical(it->path(), entry_error)).second) {
+            it.disable_recursion_pending();
+          }
+          continue;
+        }
+        // A dangling link is listed: its check says it cannot be read.
         const std::string extension = it->path().extension().string();
-        if (it->is_regular_file(error) &&
+        if ((type == fs::file_type::regular ||
+             type == fs::file_type::not_found) &&
             (extension == ".yaml" || extension == ".yml")) {
           found.push_back(it->path().string());
         }
@@ -316,9 +365,11 @@ absl::StatusOr<std::vector<std::string>> ConfigFiles(
             absl::StrCat("cannot list ", path, ": ", error.message()));
       }
       std::sort(found.begin(), found.end());
-      files.insert(files.end(), found.begin(), found.end());
+      for (std::string& file : found) {
+        files.push_back({std::move(file), /*found_in_directory=*/true});
+      }
     } else if (fs::exists(path, error)) {
-      files.push_back(path);
+      files.push_back({path, /*found_in_directory=*/false});
     } else {
       return absl::NotFoundError(
           absl::StrCat(path,

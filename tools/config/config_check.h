@@ -46,16 +46,26 @@ struct CheckedConfig {
   std::optional<ConfigKind> kind;  // unset when it could not be told
   absl::Status status;             // OK: the parser took it
   std::string summary;             // what it says, when OK
+  // Not told because it is another tool's manifest (an apiVersion other
+  // than OpenSLO's, and a kind: a Kubernetes Deployment beside the SLOs).
+  bool foreign = false;
 };
 
 // Checks `path` as `kind` (inferred when unset).
 CheckedConfig CheckConfig(const std::string& path,
                           std::optional<ConfigKind> kind);
 
+struct ConfigFile {
+  std::string path;
+  // Found by walking a directory, not named: another tool's manifest there
+  // is skipped (listed, not an error).
+  bool found_in_directory = false;
+};
+
 // The files FILE_OR_DIR arguments name: a file as given, a directory's
-// *.yaml and *.yml below it, sorted. NotFound naming a path that is
-// neither.
-absl::StatusOr<std::vector<std::string>> ConfigFiles(
+// *.yaml and *.yml below it (symbolic links to directories followed),
+// sorted. NotFound naming a path that is neither.
+absl::StatusOr<std::vector<ConfigFile>> ConfigFiles(
     const std::vector<std::string>& paths);
 
 }  // namespace phaseloop::config_check

@@ -46,16 +46,27 @@ int RunConfigCheck(const ConfigCheckFlags& flags, std::ostream& out,
     return command::kExitBadInput;
   }
   std::vector<CheckedConfig> checked;
-  size_t bad = 0;
-  for (const std::string& file : *files) {
-    checked.push_back(CheckConfig(file, kind));
-    if (!checked.back().status.ok()) ++bad;
+  std::vector<bool> skipped;
+  size_t bad = 0, skips = 0;
+  for (const ConfigFile& file : *files) {
+    checked.push_back(CheckConfig(file.path, kind));
+    // Another tool's manifest beside the configs (a Kubernetes Deployment
+    // in the service's directory) is listed, not counted against them;
+    // named on the command line, it is an error.
+    skipped.push_back(file.found_in_directory && checked.back().foreign);
+    if (skipped.back()) {
+      ++skips;
+    } else if (!checked.back().status.ok()) {
+      ++bad;
+    }
   }
   if (flags.json) {
     json doc = {{"ok", bad == 0}, {"files", json::array()}};
-    for (const CheckedConfig& c : checked) {
+    for (size_t i = 0; i < checked.size(); ++i) {
+      const CheckedConfig& c = checked[i];
       json entry = {{"path", c.path}, {"ok", c.status.ok()}};
       entry["kind"] = c.kind ? json(ConfigKindName(*c.kind)) : json(nullptr);
+      if (skipped[i]) entry["skipped"] = true;
       if (c.status.ok()) {
         entry["summary"] = c.summary;
       } else {
@@ -71,7 +82,14 @@ int RunConfigCheck(const ConfigCheckFlags& flags, std::ostream& out,
       path_width = std::max(path_width, c.path.size());
       kind_width = std::max(kind_width, KindText(c).size());
     }
-    for (const CheckedConfig& c : checked) {
+    for (size_t i = 0; i < checked.size(); ++i) {
+      const CheckedConfig& c = checked[i];
+      if (skipped[i]) {
+        out << "skip " << KindText(c)
+            << std::string(kind_width - KindText(c).size() + 2, ' ')
+            << c.status.message() << "\n";
+        continue;
+      }
       out << (c.status.ok() ? "ok   " : "BAD  ") << KindText(c)
           << std::string(kind_width - KindText(c).size() + 2, ' ') << c.path;
       if (c.status.ok()) {
@@ -85,8 +103,14 @@ int RunConfigCheck(const ConfigCheckFlags& flags, std::ostream& out,
       }
     }
   }
-  err << checked.size() << " config file" << (checked.size() == 1 ? "" : "s")
-      << ": " << checked.size() - bad << " valid, " << bad << " not\n";
+  const size_t read = checked.size() - skips;
+  err << read << " config file" << (read == 1 ? "" : "s") << ": " << read - bad
+      << " valid, " << bad << " not";
+  if (skips > 0) {
+    err << "; " << skips << " other tool"
+        << (skips == 1 ? "'s manifest" : "s' manifests") << " skipped";
+  }
+  err << "\n";
   return bad == 0 ? command::kExitOk : command::kExitBadInput;
 }
 
@@ -105,8 +129,9 @@ void AddConfigCommand(CLI::App& app, int& exit_code) {
   check.app
       ->add_option("FILE_OR_DIR", check.flags->paths,
                    "config files, or directories whose *.yaml/*.yml are "
-                   "checked, all the way down (e.g. configs; a symlink to a "
-                   "directory is not followed)")
+                   "checked, all the way down (e.g. configs; links to "
+                   "directories followed; other tools' manifests found there, "
+                   "such as a Kubernetes Deployment, are skipped)")
       ->required();
   check.app->add_option("--kind", check.flags->kind,
                         "check every file as this kind (" +

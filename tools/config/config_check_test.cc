@@ -32,7 +32,8 @@ TEST(ConfigCheckTest, EveryShippedConfigIsValidAndItsKindIsTold) {
   auto files = ConfigFiles({"configs"});
   ASSERT_TRUE(files.ok()) << files.status();
   ASSERT_GE(files->size(), 20u);
-  for (const std::string& file : *files) {
+  for (const auto& [file, found_in_directory] : *files) {
+    EXPECT_TRUE(found_in_directory) << file;
     const CheckedConfig checked = CheckConfig(file, std::nullopt);
     EXPECT_TRUE(checked.status.ok()) << file << ": " << checked.status;
     ASSERT_TRUE(checked.kind.has_value()) << file;
@@ -170,6 +171,79 @@ TEST(ConfigCheckTest, TheCommandPrintsATableAndExitsTwoOnAnyInvalidFile) {
                                 "service, judge"),
             std::string::npos)
       << none_err.str();
+}
+
+// Teams keep configs beside other tools' files and link shared ones in.
+TEST(ConfigCheckTest, ADirectoryWalkFollowsLinksAndSkipsOtherManifests) {
+  namespace fs = std::filesystem;
+  const std::string dir = testing::MakeTempDir();
+  fs::create_directories(dir + "/service");
+  fs::create_directories(dir + "/shared");
+  fs::copy_file("configs/canary/judge.yaml", dir + "/shared/judge.yaml");
+  fs::create_directory_symlink("../shared", dir + "/service/shared");
+  fs::create_directory_symlink("..", dir + "/service/up");  // a loop
+  fs::create_symlink("gone.yaml", dir + "/service/dangling.yaml");
+  const std::string deployment =
+      Write(dir + "/service", "deployment.yaml",
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: x\n");
+
+  auto files = ConfigFiles({dir + "/service"});
+  ASSERT_TRUE(files.ok()) << files.status();
+  std::vector<std::string> paths;
+  for (const ConfigFile& file : *files) paths.push_back(file.path);
+  // The judge once (through the link, not again through the loop), the
+  // dangling link to be reported, the manifest to be skipped.
+  EXPECT_EQ(paths, (std::vector<std::string>{
+                       dir + "/service/dangling.yaml",
+                       deployment,
+                       dir + "/service/shared/judge.yaml",
+                   }));
+
+  std::ostringstream out, err;
+  ConfigCheckFlags flags;
+  flags.paths = {dir + "/service"};
+  EXPECT_EQ(RunConfigCheck(flags, out, err), 2);  // the dangling link
+  EXPECT_NE(out.str().find("skip ?      " + deployment +
+                           ": a manifest of kind Deployment (apiVersion "
+                           "apps/v1), not a phaseloop config"),
+            std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find("BAD  ?      " + dir +
+                           "/service/dangling.yaml\n    cannot read"),
+            std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find("ok   judge  " + dir + "/service/shared/judge.yaml"),
+            std::string::npos)
+      << out.str();
+  EXPECT_EQ(err.str(),
+            "2 config files: 1 valid, 1 not; 1 other tool's manifest "
+            "skipped\n");
+
+  fs::remove(dir + "/service/dangling.yaml");
+  std::ostringstream json_out, json_err;
+  flags.json = true;
+  EXPECT_EQ(RunConfigCheck(flags, json_out, json_err), 0);
+  EXPECT_NE(json_out.str().find("\"skipped\": true"), std::string::npos)
+      << json_out.str();
+
+  // Named on its own, the manifest is an error; an OpenSLO file is an SLO.
+  const CheckedConfig named = CheckConfig(deployment, std::nullopt);
+  EXPECT_TRUE(named.foreign);
+  EXPECT_FALSE(named.status.ok());
+  flags.paths = {deployment};
+  flags.json = false;
+  std::ostringstream named_out, named_err;
+  EXPECT_EQ(RunConfigCheck(flags, named_out, named_err), 2);
+  EXPECT_NE(named_out.str().find("BAD  ?"), std::string::npos)
+      << named_out.str();
+  const CheckedConfig slo = CheckConfig(
+      Write(dir, "slo.yaml", "apiVersion: openslo/v1\nkind: Service\n"),
+      std::nullopt);
+  ASSERT_TRUE(slo.kind.has_value());
+  EXPECT_EQ(*slo.kind, ConfigKind::kSlo);
+  EXPECT_NE(slo.status.message().find("only kind: SLO is read"),
+            std::string::npos)
+      << slo.status;
 }
 
 }  // namespace
