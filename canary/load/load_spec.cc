@@ -1,7 +1,9 @@
 #include "canary/load/load_spec.h"
 
 #include <cmath>
+#include <optional>
 #include <set>
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -9,8 +11,8 @@
 namespace phaseloop::canary::load {
 namespace {
 
-absl::Status Bad(const std::string& field, const std::string& problem) {
-  return absl::InvalidArgumentError(absl::StrCat(field, ": ", problem));
+std::optional<LoadSpecProblem> Bad(std::string field, std::string problem) {
+  return LoadSpecProblem{std::move(field), std::move(problem)};
 }
 
 bool IsKindName(const std::string& kind) {
@@ -30,7 +32,7 @@ const char* ArrivalName(Arrival arrival) {
   return arrival == Arrival::kPoisson ? "poisson" : "uniform";
 }
 
-absl::Status ValidateLoadSpec(const LoadSpec& spec) {
+std::optional<LoadSpecProblem> FindLoadSpecProblem(const LoadSpec& spec) {
   if (!std::isfinite(spec.rate) || spec.rate <= 0 || spec.rate > kMaxRate) {
     return Bad("rate", absl::StrCat(spec.rate, " requests/s is outside (0, ",
                                     kMaxRate, "]"));
@@ -98,7 +100,14 @@ absl::Status ValidateLoadSpec(const LoadSpec& spec) {
   if (total_weight <= 0) {
     return Bad("mix", "every weight is 0; give some kind a weight > 0");
   }
-  return absl::OkStatus();
+  return std::nullopt;
+}
+
+absl::Status ValidateLoadSpec(const LoadSpec& spec) {
+  const std::optional<LoadSpecProblem> problem = FindLoadSpecProblem(spec);
+  if (!problem) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(problem->field, ": ", problem->problem));
 }
 
 }  // namespace phaseloop::canary::load

@@ -7,6 +7,7 @@
 // wrong with one, naming the field as configs/canary/load.yaml spells it.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,8 +63,18 @@ inline constexpr double kMaxRate = 1e6;
 inline constexpr int kMaxInFlight = 4096;
 inline constexpr int64_t kMaxPayloadBytes = int64_t{64} << 20;
 
-// OK, or InvalidArgument "FIELD: PROBLEM" naming the first bad field
-// (rate, arrival, duration_s / max_requests, mix[i].kind, ...).
+// What is wrong with a spec: the field as the YAML spells it under load:
+// (rate, duration_s, mix[0].kind, ...; "mix" for the mix as a whole) and
+// the problem.
+struct LoadSpecProblem {
+  std::string field;
+  std::string problem;
+};
+
+// The first bad field's problem; nullopt when the spec is valid.
+std::optional<LoadSpecProblem> FindLoadSpecProblem(const LoadSpec& spec);
+
+// OK, or InvalidArgument "FIELD: PROBLEM" (FindLoadSpecProblem's).
 absl::Status ValidateLoadSpec(const LoadSpec& spec);
 
 }  // namespace phaseloop::canary::load

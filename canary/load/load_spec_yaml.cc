@@ -101,7 +101,7 @@ absl::StatusOr<LoadSpec> LoadSpecFromYaml(const YAML::Node& node,
       !s.ok()) {
     return s;
   }
-  // Ranges are ValidateLoadSpec's (below); here only the kinds of value.
+  // Ranges are FindLoadSpecProblem's (below); here only the kinds of value.
   const config::NumberRange any;
   LoadSpec spec;
   if (auto s = f.Number("load", node, "rate", any, spec.rate); !s.ok()) {
@@ -148,12 +148,9 @@ absl::StatusOr<LoadSpec> LoadSpecFromYaml(const YAML::Node& node,
   if (node["mix"]) {
     if (auto s = ReadMix(f, node["mix"], spec.mix); !s.ok()) return s;
   }
-  // The ranges and the cross-field rules ("field: problem"), named as above.
-  if (absl::Status s = ValidateLoadSpec(spec); !s.ok()) {
-    const std::string message(s.message());
-    const size_t colon = message.find(": ");
-    if (colon == std::string::npos) return f.Bad("load", message);
-    return f.Bad("load." + message.substr(0, colon), message.substr(colon + 2));
+  // The ranges and the cross-field rules, named as above.
+  if (auto problem = FindLoadSpecProblem(spec)) {
+    return f.Bad("load." + problem->field, problem->problem);
   }
   return spec;
 }
