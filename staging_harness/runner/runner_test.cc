@@ -174,6 +174,20 @@ TEST_F(RunnerTest, BuildsSharingTheObjectCacheRecompileOnlyWhatChanged) {
 TEST_F(RunnerTest, LinkFlagsReachEveryLinkAndNoCompile) {
   absl::StatusOr<workloads::Workload> two = TwoUnitExampleWorkload(dir_);
   ASSERT_TRUE(two.ok()) << two.status();
+  // extra.c compiled through a response file and a header precompiled,
+  // both under -Werror: neither links, so neither may get the flags.
+  std::ofstream(two->source_dir + "/extra.h")
+      << "int extra_checksum(const char *s);\n";
+  std::ofstream(two->source_dir + "/Makefile")
+      << "wordfreq: wordfreq.o extra.o extra.h.pch other.h.pch\n"
+         "\t$(CC) $(CFLAGS) -o $@ wordfreq.o extra.o\n"
+         "wordfreq.o: wordfreq.c\n\t$(CC) $(CFLAGS) -c wordfreq.c\n"
+         "extra.o: extra.c\n\tprintf '%s\\n' -c extra.c > extra.rsp\n"
+         "\t$(CC) $(CFLAGS) -Werror @extra.rsp\n"
+         "extra.h.pch: extra.h\n"
+         "\t$(CC) $(CFLAGS) -Werror -x c-header extra.h -o extra.h.pch\n"
+         "other.h.pch: extra.h\n"
+         "\t$(CC) $(CFLAGS) -Werror extra.h -o other.h.pch\n";
   const std::string odd = dir_ + "/it's the wrapper";
   fs::create_directories(odd);
   fs::create_symlink(fs::absolute(compilers_.cc), odd + "/phaseloop-cc");
@@ -196,6 +210,8 @@ TEST_F(RunnerTest, LinkFlagsReachEveryLinkAndNoCompile) {
       build("mapped", {"-Wl,-Map,it's a map.txt", "-Wl,--no-undefined"});
   ASSERT_TRUE(mapped.ok()) << mapped.status() << log_.str();
   EXPECT_TRUE(fs::is_regular_file(mapped->build_dir + "/it's a map.txt"));
+  EXPECT_TRUE(fs::is_regular_file(mapped->build_dir + "/extra.h.pch"));
+  EXPECT_TRUE(fs::is_regular_file(mapped->build_dir + "/other.h.pch"));
   EXPECT_FALSE(fs::exists(plain->build_dir + "/it's a map.txt"));
   const std::string build_log = testing::ReadFileOrEmpty(mapped->log_path);
   EXPECT_EQ(build_log.find("unused"), std::string::npos) << build_log;

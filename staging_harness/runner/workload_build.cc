@@ -222,11 +222,32 @@ absl::StatusOr<Compilers> VariantCompilers(const Compilers& compilers,
       out << "#!/bin/sh\n# variant " << variant.name
           << ": the wrapper with its flags\n";
       if (!link_flags.empty()) {
-        out << "for arg in \"$@\"; do\n"
-               "  case \"$arg\" in -c|-S|-E|-M|-MM|-fsyntax-only|--compile|"
-               "--preprocess|--assemble|--version|-dumpversion|-dumpmachine|"
-               "-print-*) "
-            << run << ";; esac\ndone\n"
+        // No link flags where clang would not link: a compile-only switch
+        // on the line or in a response file, or a header precompiled (-x
+        // c-header, or a header given as input): there clang warns of the
+        // unused flags (an error under -Werror) or, for a header and -o,
+        // refuses to write "multiple output files".
+        out << "links=yes\nafter_x=no\n"
+               "for arg in \"$@\"; do\n"
+               "  if [ $after_x = yes ]; then\n"
+               "    case \"$arg\" in *-header) links=no;; esac\n"
+               "    after_x=no\n"
+               "  fi\n"
+               "  case \"$arg\" in\n"
+               "    -c|-S|-E|-M|-MM|-fsyntax-only|--compile|--preprocess|"
+               "--assemble|--version|-dumpversion|-dumpmachine|-print-*|"
+               "-x*-header) links=no;;\n"
+               "    -x) after_x=yes;;\n"
+               "    -*) ;;\n"
+               "    @*) if [ -r \"${arg#@}\" ] && grep -qE -- "
+               "'(^|[[:space:]])(-c|-S|-E|-M|-MM|-fsyntax-only|-x[[:space:]]*"
+               "[a-z+-]*-header)([[:space:]]|$)' \"${arg#@}\"; then links=no; "
+               "fi;;\n"
+               "    *.h|*.hh|*.hpp|*.hxx|*.h++|*.H) links=no;;\n"
+               "  esac\n"
+               "done\n"
+               "if [ $links = no ]; then "
+            << run << "; fi\n"
             << run << link_flags << "\n";
       } else {
         out << run << "\n";
