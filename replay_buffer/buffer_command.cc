@@ -337,6 +337,16 @@ int RunBufferIngest(const std::string& buffer, const IngestOptions& options,
   if (dead_letter_spool.ok()) {
     absl::StatusOr<int64_t> kept = dead_letter_spool->KeepUndelivered(
         **dead_letters, std::chrono::seconds(10));
+    // And those the producer refused at once (never queued).
+    if (kept.ok() && stats.ok() && !stats->unqueued_dead_letters.empty()) {
+      absl::Status kept_unqueued =
+          dead_letter_spool->Keep(stats->unqueued_dead_letters);
+      if (kept_unqueued.ok()) {
+        *kept += static_cast<int64_t>(stats->unqueued_dead_letters.size());
+      } else {
+        kept = kept_unqueued;
+      }
+    }
     if (!kept.ok()) {
       err << "phaseloop buffer ingest: dead letters not kept: "
           << kept.status().message() << "\n";

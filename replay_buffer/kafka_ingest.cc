@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -23,32 +25,51 @@ struct PendingBatch {
   kafka::OffsetMap next_offsets;
   Clock::time_point first = Clock::now();
   size_t records = 0;
+  // Counted into IngestStats when the batch is stored (a revoked batch is
+  // read again, and must not count twice).
+  int64_t episodes = 0;
+  int64_t decisions = 0;
+  int64_t malformed = 0;
 };
 
-// Adds the rows of one record of `topic` to `pending`; false when the
-// record is not what that topic carries.
-bool AddRecord(const IngestOptions& options, const kafka::ConsumedMessage& m,
-               PendingBatch* pending, IngestStats* stats) {
+// Adds the rows of one record of `topic` to `pending`; otherwise what is
+// wrong with it: not what that topic carries, or a row the buffer refuses
+// (ValidateWriteBatch's rules, checked per record, so that one bad record
+// is dead-lettered instead of failing every batch it would join).
+std::optional<std::string> AddRecord(const IngestOptions& options,
+                                     const kafka::ConsumedMessage& m,
+                                     PendingBatch* pending) {
+  WriteBatch rows;
   if (m.topic == options.decisions_topic) {
     v1::Decision decision;
     if (!decision.ParseFromString(m.value) || decision.decision_id().empty()) {
-      return false;
+      return "is not a phaseloop.v1.Decision with a decision_id";
     }
-    pending->batch.decisions.push_back(std::move(decision));
-    ++stats->decisions;
-    return true;
+    rows.decisions.push_back(std::move(decision));
+  } else {
+    v1::Episode episode;
+    if (!episode.ParseFromString(m.value) || episode.episode_id().empty()) {
+      return "is not a phaseloop.v1.Episode with an episode_id";
+    }
+    v1::BestSequence best;
+    if (BestSequenceOf(episode, &best)) rows.best_sequences.push_back(best);
+    rows.episodes.push_back(std::move(episode));
   }
-  v1::Episode episode;
-  if (!episode.ParseFromString(m.value) || episode.episode_id().empty()) {
-    return false;
+  if (absl::Status valid = ValidateWriteBatch(rows); !valid.ok()) {
+    return absl::StrCat("is refused by the buffer: ", valid.message());
   }
-  v1::BestSequence best;
-  if (BestSequenceOf(episode, &best)) {
-    pending->batch.best_sequences.push_back(best);
+  for (v1::Decision& d : rows.decisions) {
+    pending->batch.decisions.push_back(std::move(d));
+    ++pending->decisions;
   }
-  pending->batch.episodes.push_back(std::move(episode));
-  ++stats->episodes;
-  return true;
+  for (v1::Episode& e : rows.episodes) {
+    pending->batch.episodes.push_back(std::move(e));
+    ++pending->episodes;
+  }
+  for (v1::BestSequence& b : rows.best_sequences) {
+    pending->batch.best_sequences.push_back(std::move(b));
+  }
+  return std::nullopt;
 }
 
 // exit_at_end: where each assigned partition is (next offset to read) and
@@ -113,6 +134,20 @@ class EndTracker {
   kafka::OffsetMap positions_;
   std::set<kafka::TopicPartition> read_;  // read (or lost) since assigned
 };
+
+// Queues a dead letter; one the producer refuses at once (too large, its
+// queue full for too long, the producer unusable) is kept in
+// IngestStats::unqueued_dead_letters for the caller's spool.
+void DeadLetter(kafka::Producer& producer, kafka::SpooledRecord record,
+                IngestStats& stats) {
+  absl::Status queued =
+      producer.Produce(record.topic, record.key, record.value);
+  if (!queued.ok()) {
+    std::cerr << "buffer ingest: dead letter " << record.key
+              << " not queued: " << queued.message() << "\n";
+    stats.unqueued_dead_letters.push_back(std::move(record));
+  }
+}
 
 }  // namespace
 
@@ -194,6 +229,10 @@ absl::StatusOr<IngestStats> RunKafkaIngest(ReplayStore& store,
     if (!written.ok()) return written;
     for (const auto& [tp, next] : pending.next_offsets) replacing.erase(tp);
     ++stats.transactions;
+    stats.records += static_cast<int64_t>(pending.records);
+    stats.episodes += pending.episodes;
+    stats.decisions += pending.decisions;
+    stats.malformed += pending.malformed;
     pending = PendingBatch();
     return absl::OkStatus();
   };
@@ -229,11 +268,12 @@ absl::StatusOr<IngestStats> RunKafkaIngest(ReplayStore& store,
                     << "\n";
         }
         if (dead_letters != nullptr) {
-          (void)dead_letters->Produce(
-              std::string(kafka::kDeadLetterTopic),
-              absl::StrCat(lost->topic, "/", lost->partition, "/",
-                           lost->first_offset, "-", lost->last_offset),
-              kafka::LostRecordsLine(entry));
+          DeadLetter(*dead_letters,
+                     {std::string(kafka::kDeadLetterTopic),
+                      absl::StrCat(lost->topic, "/", lost->partition, "/",
+                                   lost->first_offset, "-", lost->last_offset),
+                      kafka::LostRecordsLine(entry)},
+                     stats);
         }
         continue;
       }
@@ -253,7 +293,6 @@ absl::StatusOr<IngestStats> RunKafkaIngest(ReplayStore& store,
       last_record = Clock::now();
       if (pending.records == 0) pending.first = Clock::now();
       ++pending.records;
-      ++stats.records;
       const kafka::TopicPartition tp{m.topic, m.partition};
       if (auto placed = placed_at.find(tp); placed != placed_at.end()) {
         if (m.offset < placed->second) {
@@ -271,18 +310,17 @@ absl::StatusOr<IngestStats> RunKafkaIngest(ReplayStore& store,
       }
       pending.next_offsets[tp] = m.offset + 1;
       if (ends.enabled()) ends.Reached({m.topic, m.partition}, m.offset + 1);
-      if (!AddRecord(options, m, &pending, &stats)) {
-        ++stats.malformed;
+      if (std::optional<std::string> problem =
+              AddRecord(options, m, &pending)) {
+        ++pending.malformed;
         std::cerr << "buffer ingest: " << m.topic << "/" << m.partition << "@"
-                  << m.offset << " is not a "
-                  << (m.topic == options.decisions_topic
-                          ? "phaseloop.v1.Decision with a decision_id"
-                          : "phaseloop.v1.Episode with an episode_id")
-                  << "; skipped\n";
+                  << m.offset << " " << *problem << "; skipped\n";
         if (dead_letters != nullptr) {
-          (void)dead_letters->Produce(
-              std::string(kafka::kDeadLetterTopic),
-              absl::StrCat(m.topic, "/", m.partition, "/", m.offset), m.value);
+          DeadLetter(
+              *dead_letters,
+              {std::string(kafka::kDeadLetterTopic),
+               absl::StrCat(m.topic, "/", m.partition, "/", m.offset), m.value},
+              stats);
         }
       }
     }

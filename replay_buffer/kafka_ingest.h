@@ -9,12 +9,14 @@
 // are one transaction, and after a restart or rebalance every partition
 // resumes from the offsets stored in the buffer, not from Kafka's. A record
 // that is not what its topic carries (an Episode with an episode_id, a
-// Decision with a decision_id) is counted, reported, produced to the
-// dead-letter topic when a producer is given, and skipped (its offset is
-// stored with the batch). Episodes are upserts by episode_id and decisions
-// by decision_id (the key they travel under), so a record delivered or
-// shipped twice is stored once.
-// Records deleted from Kafka before they were read (retention; see
+// Decision with a decision_id), or a row the buffer would refuse (an
+// episode with two steps of one index, ...: ValidateWriteBatch), is counted,
+// reported, produced to the dead-letter topic when a producer is given, and
+// skipped (its offset is stored with the batch). Counts are of stored
+// batches: a batch dropped on a rebalance is read, and counted, again. Episodes
+// are upserts by episode_id and decisions by decision_id (the key they travel
+// under), so a record delivered or shipped twice is stored once. Records
+// deleted from Kafka before they were read (retention; see
 // common/kafka/consumer.h) are reported on stderr naming the topic, partition
 // and offsets, counted in IngestStats::records_lost, recorded as a
 // dead-letter entry (a line in `lost_records_log`, common/kafka/
@@ -26,8 +28,10 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/kafka/delivery_spool.h"
 #include "common/kafka/producer.h"
 #include "replay_buffer/replay_store.h"
 
@@ -72,6 +76,9 @@ struct IngestStats {
   // the topic was recreated under the group (e.g. a new embedded cluster)
   // and read from its first record, its offsets replacing the stored ones.
   int64_t recreated_partitions = 0;
+  // Dead letters the producer refused at once (not queued, so not among
+  // what Drain returns): the caller keeps them (delivery_spool.h).
+  std::vector<kafka::SpooledRecord> unqueued_dead_letters;
 };
 
 // Runs until *stop (checked between polls; may be null), `idle_exit`,

@@ -59,6 +59,15 @@ TEST(KafkaIngestTest, StoresEveryEpisodeOnceAndResumesFromStoredOffsets) {
 
   ProduceEpisodes(**producer, 0, 40);
   ASSERT_TRUE((*producer)->Produce(kTopic, "junk", "not an episode").ok());
+  // An Episode the buffer refuses (two steps of one index): dead-lettered
+  // alone, not failing the batch it would have joined.
+  v1::Episode twice =
+      test_records::MakeEpisode("episode-twice", std::string(32, 'c'), 3, 7);
+  for (v1::Step& step : *twice.mutable_steps()) step.set_index(0);
+  ASSERT_TRUE(
+      (*producer)
+          ->Produce(kTopic, twice.module_hash(), twice.SerializeAsString())
+          .ok());
   ASSERT_TRUE((*producer)->Flush(std::chrono::seconds(30)).ok());
 
   const std::string path = testing::MakeTempDir() + "/buffer.db";
@@ -70,7 +79,8 @@ TEST(KafkaIngestTest, StoresEveryEpisodeOnceAndResumesFromStoredOffsets) {
     auto stats = RunKafkaIngest(**store, options, nullptr, nullptr);
     ASSERT_TRUE(stats.ok()) << stats.status();
     EXPECT_EQ(stats->episodes, 40);
-    EXPECT_EQ(stats->malformed, 1);
+    EXPECT_EQ(stats->malformed, 2);
+    EXPECT_EQ(stats->records, 42);
   }
   // More episodes, and ten old ones again (a producer retrying after a
   // timeout): the second run reads only what is new and upserts.
@@ -91,7 +101,7 @@ TEST(KafkaIngestTest, StoresEveryEpisodeOnceAndResumesFromStoredOffsets) {
   ASSERT_TRUE(offsets.ok());
   int64_t total = 0;
   for (const ConsumerOffset& o : *offsets) total += o.next_offset;
-  EXPECT_EQ(total, 71);  // every record of the topic, committed with rows
+  EXPECT_EQ(total, 72);  // every record of the topic, committed with rows
 }
 
 // The topic recreated under the group (a new embedded cluster, the buffer
@@ -286,6 +296,43 @@ TEST(KafkaIngestTest, DeadLettersKafkaRefusesAreKeptForTheNextRun) {
                                        std::string(kafka::kDeadLetterTopic), 0)
                 .second,
             1);
+  unsetenv("PHASELOOP_STATE_DIR");
+}
+
+// A dead letter the producer refuses at once (larger than it may send) is
+// not queued, so Kafka never reports on it: it is kept in the spool too.
+TEST(KafkaIngestTest, ADeadLetterTheProducerRefusesAtOnceIsKept) {
+  auto cluster = kafka::EmbeddedCluster::Start(1);
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  ASSERT_TRUE((*cluster)->CreateTopic(kTopic, 1, 1).ok());
+  const std::string bootstrap = (*cluster)->bootstrap_servers();
+  kafka::ProducerOptions producer_options;
+  producer_options.bootstrap_servers = bootstrap;
+  producer_options.config["message.max.bytes"] = "4000000";
+  auto producer = kafka::Producer::Create(producer_options);
+  ASSERT_TRUE(producer.ok()) << producer.status();
+  ProduceEpisodes(**producer, 0, 2);
+  const std::string huge(2000000, 'x');  // over ingest's producer's 1 MB
+  ASSERT_TRUE((*producer)->Produce(kTopic, "huge", huge).ok());
+  ASSERT_TRUE((*producer)->Flush(std::chrono::seconds(30)).ok());
+
+  const std::string path = testing::MakeTempDir() + "/buffer.db";
+  const std::string state = testing::MakeTempDir() + "/state";
+  setenv("PHASELOOP_STATE_DIR", state.c_str(), 1);
+  std::ostringstream out, err;
+  EXPECT_EQ(RunBufferIngest(path, QuickIngestOptions(bootstrap), out, err), 0)
+      << err.str();
+  EXPECT_NE(out.str().find("ingested 2 episodes"), std::string::npos)
+      << out.str();
+  const std::string spool_dir = kafka::SpoolDirPath(state, "dead-letters");
+  EXPECT_NE(err.str().find("kept for retry in " + spool_dir), std::string::npos)
+      << err.str();
+  auto spool = kafka::DeliverySpool::Open(spool_dir);
+  ASSERT_TRUE(spool.ok()) << spool.status();
+  auto kept = spool->Records();
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  ASSERT_EQ(kept->size(), 1u);
+  EXPECT_EQ((*kept)[0].value, huge);
   unsetenv("PHASELOOP_STATE_DIR");
 }
 
