@@ -33,6 +33,7 @@ JudgeConfig DefaultRolloutJudge() {
   median.percentile = 50;
   judge.metrics["latency_median_ms"] = median;
   MetricRule errors = window_rule;
+  errors.percentile = 95;
   errors.allowed_increase = 1.0;
   judge.metrics["error_rate"] = errors;
   judge.source = "built-in rollout judge (configs/canary/rollout_judge.yaml)";

@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "canary/judge/judge.h"
 #include "common/testing/test_util.h"
 #include "gtest/gtest.h"
 
@@ -35,6 +36,29 @@ TEST(RolloutConfigTest, ParsesStepsAndDefaults) {
   EXPECT_EQ(config->judge.MinSamples(latency), 300);
   EXPECT_EQ(config->judge.MinSamples(config->judge.metrics.at("error_rate")),
             8);
+}
+
+// Errors in bursts: 14 of the canary's 30 windows fail half their requests,
+// the baseline's none. The windows' median is 0 on both sides; the rollout
+// judge must still fail the step.
+TEST(RolloutConfigTest, TheRolloutJudgeFailsBurstsOfErrors) {
+  JudgeConfig judge = DefaultRolloutJudge();
+  const MetricRule rule = judge.metrics.at("error_rate");
+  judge.metrics = {{"error_rate", rule}};  // the others are not sampled here
+  Samples errors;
+  errors.baseline.assign(30, 0.0);
+  errors.canary.assign(16, 0.0);
+  errors.canary.insert(errors.canary.end(), 14, 0.5);
+  const Judgement judgement = Judge({{"error_rate", errors}}, judge);
+  ASSERT_EQ(judgement.metrics.size(), 1u);
+  EXPECT_EQ(judgement.metrics[0].outcome, Outcome::kFail)
+      << judgement.metrics[0].reason;
+  EXPECT_EQ(judgement.outcome, Outcome::kFail);
+  // Errors in two windows of 30: too few to prove, too many to pass.
+  errors.canary.assign(28, 0.0);
+  errors.canary.insert(errors.canary.end(), 2, 0.5);
+  EXPECT_EQ(Judge({{"error_rate", errors}}, judge).outcome,
+            Outcome::kInconclusive);
 }
 
 TEST(RolloutConfigTest, ErrorsNameTheFileAndField) {
