@@ -199,6 +199,7 @@ Scan ScanArguments(const std::vector<std::string>& args) {
       scan.dependency_output = true;
     } else if (name == "-MF") {
       scan.dependency_file = value;
+      if (value == "-") scan.stdin_or_stdout = true;  // clang: to stdout
     } else if (name == "-MT" || name == "-MQ") {
       scan.dependency_target_given = true;
     } else if (name == "-O") {
@@ -394,6 +395,10 @@ const char* PassThroughReasonName(PassThroughReason reason) {
       return "missing_argument";
     case PassThroughReason::kBadResponseFile:
       return "bad_response_file";
+    case PassThroughReason::kSpecialOutput:
+      return "special_output";
+    case PassThroughReason::kDriverOverride:
+      return "driver_override";
   }
   return "unknown";
 }

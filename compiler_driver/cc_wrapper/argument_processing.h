@@ -36,10 +36,19 @@ enum class PassThroughReason {
   kNoSourceInput,         // -c without a C/C++ source
   kNonSourceInput,        // an input that is not C/C++ (assembler, object,
                           // unknown -x language) (detail: it)
-  kStdinOrStdout,         // "-" as input or -o -
+  kStdinOrStdout,         // "-" as input, -o - or -MF -
   kMultipleOutputs,       // -o with several sources
   kMissingArgument,       // an option that takes an argument ends the line
   kBadResponseFile,       // an @file that cannot be read
+  // An output path (object or dependency file) that exists and is not a
+  // regular file: a device (-o /dev/null), a pipe, a symbolic link.
+  // clang writes into or through it; the wrapper would rename a new file
+  // over it (detail: the path). Found by the launcher (it looks at the file
+  // system), not by ProcessArguments.
+  kSpecialOutput,
+  // CCC_OVERRIDE_OPTIONS is set: clang's driver edits its own command line
+  // by it, which the wrapper's reading of the arguments would not see.
+  kDriverOverride,
 };
 const char* PassThroughReasonName(PassThroughReason reason);
 

@@ -470,7 +470,7 @@ TEST(ArgumentProcessingTest, NoDependencyOutputWithoutMdOrForPreprocessed) {
 
 TEST(ArgumentProcessingTest, ReasonNamesAreDistinctSnakeCase) {
   std::set<std::string> names;
-  for (int r = 0; r <= static_cast<int>(R::kBadResponseFile); ++r) {
+  for (int r = 0; r <= static_cast<int>(R::kDriverOverride); ++r) {
     const std::string name =
         PassThroughReasonName(static_cast<PassThroughReason>(r));
     EXPECT_EQ(name.find_first_not_of("abcdefghijklmnopqrstuvwxyz_"),

@@ -163,5 +163,69 @@ TEST_F(ClangAgreementTest, ColorDiagnosticsAreColouredOnAPipe) {
   EXPECT_EQ(Reasons(), (std::vector<std::string>{"", ""}));
 }
 
+// Outputs that are not regular files: clang writes into a device and
+// through a symbolic link; the wrapper would rename a new file over them
+// (as root, over /dev/null itself), so it leaves them to plain clang.
+TEST_F(ClangAgreementTest, OutputsThatAreNotRegularFilesAreLeftToClang) {
+  const std::string dir = wrapper_.dir();
+  fs::copy_file(AbsolutePath("compiler_driver/fixtures/structs.c"),
+                dir + "/structs.c");
+  fs::create_symlink("/dev/null", dir + "/null.o");
+  fs::create_symlink("target.d", dir + "/link.d");
+  std::string output;
+  EXPECT_EQ(
+      wrapper_.Run({AbsolutePath(kWrapper), "--phaseloop-policy=baseline", "-c",
+                    "-O2", "structs.c", "-o", "null.o", "-MD", "-MF", "link.d"},
+                   {}, &output),
+      0)
+      << output;
+  EXPECT_TRUE(fs::is_symlink(dir + "/null.o"));
+  EXPECT_TRUE(fs::is_symlink(dir + "/link.d"));
+  EXPECT_NE(phaseloop::testing::ReadFileOrEmpty(dir + "/target.d")
+                .find("null.o: structs.c"),
+            std::string::npos);
+  EXPECT_EQ(wrapper_.Run({AbsolutePath(kWrapper), "--phaseloop-policy=baseline",
+                          "-c", "-O2", "structs.c", "-o", "/dev/null"},
+                         {}, &output),
+            0)
+      << output;
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+  EXPECT_EQ(Reasons(),
+            (std::vector<std::string>{"special_output", "special_output"}));
+}
+
+// Options the wrapper once read wrongly: "-object-file-name=" and
+// "-objcmt-*" as -o joined to a path, -MF - as a file named "-" (clang
+// writes the dependencies to stdout), -H's header list (clang interleaves
+// it with its diagnostics).
+TEST_F(ClangAgreementTest, OptionsReadAsOthersAreLeftToClang) {
+  ExpectAgreement({"-c", "-O2", "structs.c", "-object-file-name=foo.o"},
+                  {"structs.c"});
+  ExpectAgreement({"-c", "-O2", "structs.c", "-MD", "-MF", "-"}, {"structs.c"});
+  ExpectAgreement({"-c", "-O2", "-H", "-Wconversion", "w.c"}, {},
+                  {{"w.c",
+                    "int f(long x) { int y = x; return y; }\n"
+                    "#include <stddef.h>\n"}});
+  EXPECT_EQ(Reasons(), (std::vector<std::string>{"too_hard", "stdin_or_stdout",
+                                                 "too_hard"}));
+}
+
+// CCC_OVERRIDE_OPTIONS edits clang's command line inside its driver.
+TEST_F(ClangAgreementTest, DriverOverridesAreLeftToClang) {
+  fs::copy_file(AbsolutePath("compiler_driver/fixtures/structs.c"),
+                wrapper_.dir() + "/structs.c");
+  std::string output;
+  EXPECT_EQ(
+      wrapper_.Run({AbsolutePath(kWrapper), "--phaseloop-policy=baseline", "-c",
+                    "-O2", "structs.c"},
+                   {{"CCC_OVERRIDE_OPTIONS", "+-DFROM_OVERRIDE=1"}}, &output),
+      0)
+      << output;
+  EXPECT_NE(output.find("### Adding argument -DFROM_OVERRIDE=1"),
+            std::string::npos)
+      << output;
+  EXPECT_EQ(Reasons(), std::vector<std::string>{"driver_override"});
+}
+
 }  // namespace
 }  // namespace phaseloop::cc_wrapper

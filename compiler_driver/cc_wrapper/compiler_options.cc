@@ -36,8 +36,11 @@ constexpr unsigned kBackend = kTooHard;
 // traces, stack usage, optimisation records, compilation database entries).
 constexpr unsigned kExtraOutput = kTooHard;
 // Modes the wrapper does not model: OpenMP, modules, LTO-only features,
-// experimental features, driver verbosity, options that smuggle arbitrary
-// flags past the table, and Darwin's "-object" (which would read as "-o").
+// experimental features, driver verbosity (-v, -H: clang prints each
+// header as it is read, interleaved with its diagnostics), options that
+// smuggle arbitrary flags past the table, and the options that begin with
+// "-obj" (Darwin's "-object", "-objcmt-*", "-object-file-name="), which
+// would otherwise read as "-o" joined to a path.
 constexpr unsigned kUnmodelled = kTooHard;
 
 // Sorted by name (byte order; compiler_options_test checks it). Mode options
@@ -53,7 +56,7 @@ constexpr CompilerOption kOptions[] = {
     {"-B", kArg | kJoin | kPath},
     {"-D", kArg | kJoin},
     {"-E", 0},
-    {"-H", 0},
+    {"-H", kUnmodelled},
     {"-I", kArg | kJoin | kPath},
     {"-L", kArg | kJoin | kPath},
     {"-M", 0},
@@ -325,6 +328,7 @@ constexpr CompilerOption kOptions[] = {
     {"-nostdinc", kJoin},
     {"-nostdlib", kJoin},
     {"-o", kArg | kJoin | kPath},
+    {"-obj", kJoin | kUnmodelled},
     {"-object", kUnmodelled},
     {"-pedantic", kJoin},
     {"-pg", kInstrumentation},

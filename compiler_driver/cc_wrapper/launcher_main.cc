@@ -5,10 +5,13 @@
 // code, output and timing are the user's own), after counting why in the
 // decision spool. Compile-only C/C++ invocations are handed, argv unchanged,
 // to phaseloop-cc-opt next to this binary.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +23,22 @@
 
 namespace phaseloop::cc_wrapper {
 namespace {
+
+// The first output path of `compilation` that exists and is not a regular
+// file (a device such as /dev/null, a pipe, a symbolic link): clang writes
+// into or through it, the optimiser would rename a new file over it.
+std::optional<std::string> SpecialOutput(const Compilation& compilation) {
+  for (const CompileJob& job : compilation.jobs) {
+    for (const std::string* path : {&job.object_path, &job.dependency_file}) {
+      struct stat st;
+      if (!path->empty() && lstat(path->c_str(), &st) == 0 &&
+          !S_ISREG(st.st_mode)) {
+        return *path;
+      }
+    }
+  }
+  return std::nullopt;
+}
 
 int Main(int argc, char** argv) {
   const DriverKind kind = DriverKindOf(argv[0]);
@@ -54,6 +73,21 @@ int Main(int argc, char** argv) {
   if (const auto* pass = std::get_if<PassThrough>(&processed.result)) {
     Record(config, {Outcome::kPassThrough, PassThroughReasonName(pass->reason),
                     pass->detail, config.build_id});
+    return ExecClang(config, kind, processed.clang_args);
+  }
+
+  std::optional<PassThrough> special;
+  if (const char* edits = std::getenv("CCC_OVERRIDE_OPTIONS");
+      edits != nullptr && *edits != '\0') {
+    special = PassThrough{PassThroughReason::kDriverOverride, edits};
+  } else if (auto path =
+                 SpecialOutput(std::get<Compilation>(processed.result))) {
+    special = PassThrough{PassThroughReason::kSpecialOutput, *path};
+  }
+  if (special) {
+    Record(config,
+           {Outcome::kPassThrough, PassThroughReasonName(special->reason),
+            special->detail, config.build_id});
     return ExecClang(config, kind, processed.clang_args);
   }
 
