@@ -210,6 +210,31 @@ TEST_F(ClangAgreementTest, OptionsReadAsOthersAreLeftToClang) {
                                                  "too_hard"}));
 }
 
+// Diagnostics of LLVM's backend: clang reports them with their source
+// location, under -Werror as errors and under -w not at all; the wrapper's
+// contexts would print them raw and pass a -Werror build clang fails.
+TEST_F(ClangAgreementTest, BackendDiagnosticsAreClangs) {
+  const std::map<std::string, std::string> sources = {
+      {"frame.c",
+       "void use(char *);\n"
+       "void big(void) { char buffer[4096]; use(buffer); }\n"},
+      {"attr.c",
+       "void old(void) __attribute__((warning(\"do not call\")));\n"
+       "void call(void) { old(); }\n"}};
+  ExpectAgreement({"-c", "-O2", "-Wframe-larger-than=100", "frame.c"}, {},
+                  sources);
+  ExpectAgreement(
+      {"-c", "-O2", "-Werror", "-Wframe-larger-than=100", "frame.c"}, {},
+      sources);
+  ExpectAgreement({"-c", "-O2", "-w", "-Wframe-larger-than=100", "frame.c"}, {},
+                  sources);
+  ExpectAgreement({"-c", "-O2", "-Werror", "attr.c"}, {}, sources);
+  // Under -w the frontend asks the backend for no stack-size warning.
+  EXPECT_EQ(Reasons(), (std::vector<std::string>{"backend_diagnostics",
+                                                 "backend_diagnostics", "",
+                                                 "backend_diagnostics"}));
+}
+
 // CCC_OVERRIDE_OPTIONS edits clang's command line inside its driver.
 TEST_F(ClangAgreementTest, DriverOverridesAreLeftToClang) {
   fs::copy_file(AbsolutePath("compiler_driver/fixtures/structs.c"),

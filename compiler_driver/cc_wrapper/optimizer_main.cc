@@ -39,6 +39,7 @@
 #include "compiler_driver/cc_wrapper/spool_space.h"
 #include "compiler_driver/cc_wrapper/spool_writer.h"
 #include "compiler_driver/cc_wrapper/stage_trace.h"
+#include "compiler_driver/cc_wrapper/stderr_capture.h"
 #include "compiler_driver/cc_wrapper/tu_optimizer.h"
 #include "compiler_driver/cc_wrapper/wrapper_config.h"
 #include "compiler_driver/passes/pipeline_check.h"
@@ -238,6 +239,8 @@ class Optimizer {
         kind_ == DriverKind::kCxx ? config_.clangxx : config_.clang;
     process::ChildOutcome outcome = process::RunInChild(
         [&]() -> absl::StatusOr<std::string> {
+          // What LLVM prints by itself goes to a file (stderr_capture.h).
+          StderrCapture backend_output;
           // Outlives the module (OptimizeModule destroys it).
           llvm::LLVMContext context;
           StageTrace trace;
@@ -254,6 +257,13 @@ class Optimizer {
                              codegen, policy, config_.count_executed,
                              object_cache_ ? &*object_cache_ : nullptr, lto);
           if (!result.ok()) return result.status();
+          if (const std::string printed = backend_output.Captured();
+              !printed.empty()) {
+            return absl::FailedPreconditionError(absl::StrCat(
+                "backend_diagnostics: LLVM printed a diagnostic clang would "
+                "report its own way: ",
+                printed.substr(0, printed.find('\n'))));
+          }
           std::string error;
           if (!WriteNewFile(temp, result->object, &error)) {
             return absl::InternalError(absl::StrCat("write_failed: ", error));

@@ -18,6 +18,13 @@ inline int64_t MicrosSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
+// Where trace lines go: stderr, or the user's stderr while the optimiser's
+// child captures fd 2 (stderr_capture.h points it there).
+inline FILE*& TraceStream() {
+  static FILE* stream = stderr;
+  return stream;
+}
+
 class StageTrace {
  public:
   explicit StageTrace(std::chrono::steady_clock::time_point start =
@@ -27,7 +34,7 @@ class StageTrace {
     if (!enabled_) return;
     auto now = std::chrono::steady_clock::now();
     std::fprintf(
-        stderr, "phaseloop-cc: %-10s %7.2f ms\n", stage,
+        TraceStream(), "phaseloop-cc: %-10s %7.2f ms\n", stage,
         std::chrono::duration<double, std::milli>(now - last_).count());
     last_ = now;
   }

@@ -105,6 +105,7 @@ def optimizer_binary(name, extra_deps = [], **kwargs):
             _PKG + ":spool_space",
             _PKG + ":spool_writer",
             _PKG + ":stage_trace",
+            _PKG + ":stderr_capture",
             _PKG + ":tu_optimizer",
             _PKG + ":wrapper_config",
             "//compiler_driver/passes:pipeline_check",
