@@ -235,6 +235,20 @@ TEST_F(ClangAgreementTest, BackendDiagnosticsAreClangs) {
                                                  "backend_diagnostics"}));
 }
 
+// -no-canonical-prefixes (the Bazel toolchain passes it): clang names
+// itself as found on PATH (/usr/bin/clang-16, a link), so its headers are
+// under /usr/lib/clang/16 in the .d file and the debug info, and its
+// driver's diagnostics begin "clang-16:".
+TEST_F(ClangAgreementTest, NoCanonicalPrefixesNamesClangAsFound) {
+  const std::map<std::string, std::string> source = {
+      {"a.c", "#include <stddef.h>\nsize_t f(void) { return sizeof(int); }\n"}};
+  ExpectAgreement({"-no-canonical-prefixes", "-O2", "-c", "-MD", "a.c"}, {},
+                  source);
+  ExpectAgreement({"-no-canonical-prefixes", "-O2", "-c", "a.c", "-lm"}, {},
+                  source);
+  EXPECT_EQ(Reasons(), (std::vector<std::string>{"", ""}));
+}
+
 // CCC_OVERRIDE_OPTIONS edits clang's command line inside its driver.
 TEST_F(ClangAgreementTest, DriverOverridesAreLeftToClang) {
   fs::copy_file(AbsolutePath("compiler_driver/fixtures/structs.c"),

@@ -148,6 +148,7 @@ ClangLocation LocateClang(const std::string& clang) {
   char real[PATH_MAX];
   if (realpath(found.c_str(), real) == nullptr) return location;
   location.executable = real;
+  location.as_found = found;
   if (found[0] != '/') {
     char cwd[PATH_MAX];
     if (getcwd(cwd, sizeof cwd) == nullptr) return ClangLocation();
@@ -162,7 +163,15 @@ InProcessFrontendRun RunFrontendInProcess(
     const std::vector<std::string>& frontend_args, llvm::LLVMContext& context) {
   InProcessFrontendRun run;
   const ClangLocation location = LocateClang(clang_path);
-  const std::string& clang = location.executable;
+  // clang's driver.cpp: the last of -canonical-prefixes and
+  // -no-canonical-prefixes decides how it names itself.
+  bool canonical_prefixes = true;
+  for (const std::string& arg : frontend_args) {
+    if (arg == "-canonical-prefixes") canonical_prefixes = true;
+    if (arg == "-no-canonical-prefixes") canonical_prefixes = false;
+  }
+  const std::string& clang =
+      canonical_prefixes ? location.executable : location.as_found;
   if (clang.empty()) {
     run.error = "frontend_failed: cannot find " + clang_path;
     return run;

@@ -62,7 +62,12 @@ InProcessFrontendRun RunFrontendInProcess(
 // found as /bin/clang-16 on a merged-/usr system, headers are named
 // /bin/../lib/gcc/...). Empty when it cannot be found.
 struct ClangLocation {
-  std::string executable;
+  std::string executable;  // symbolic links resolved (clang's default)
+  // As found (the given path, or the PATH entry that holds it), links kept:
+  // what clang calls itself under -no-canonical-prefixes (its resource
+  // directory, so the headers' paths in .d files and debug info, and the
+  // "clang-16:" prefix of its driver's diagnostics follow from it).
+  std::string as_found;
   std::string installed_dir;
 };
 ClangLocation LocateClang(const std::string& clang);
