@@ -98,7 +98,10 @@ std::optional<std::string> ParseOptLevel(std::string_view value) {
   const std::size_t first = value.find_first_not_of('0');
   if (first == std::string_view::npos) return std::string();  // -O0
   const std::string_view digits = value.substr(first);
-  if (digits.size() > 1 || digits[0] >= '3') return std::string("O3");
+  // -O5 and above: clang's frontend warns ("optimization level '-O9' is not
+  // supported"), which the wrapper would report its driver's way.
+  if (digits.size() > 1 || digits[0] >= '5') return std::nullopt;
+  if (digits[0] >= '3') return std::string("O3");
   return "O" + std::string(digits);
 }
 
@@ -182,6 +185,14 @@ Scan ScanArguments(const std::vector<std::string>& args) {
       }
     } else if (name == "-arch") {
       ++scan.arch_count;
+    } else if (name == "--target=" || name == "-target") {
+      // The backend is set up as clang sets it up for Linux (GNU): other
+      // systems differ in defaults the wrapper does not model (the
+      // address-significance table, COFF timestamps).
+      if (value.find("-linux-gnu") == std::string::npos) {
+        Note(&scan.too_hard, PassThroughReason::kTooHard,
+             match.joined ? arg : arg + " " + value);
+      }
     } else if (name == "-o") {
       scan.output = value;
       if (value == "-") scan.stdin_or_stdout = true;

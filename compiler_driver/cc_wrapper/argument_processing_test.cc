@@ -166,13 +166,39 @@ TEST(ArgumentProcessingTest, OptLevels) {
     const char* flag;
     const char* level;
   };
-  for (const Case& c : {Case{"-O", "O1"}, Case{"-O1", "O1"}, Case{"-O2", "O2"},
-                        Case{"-O3", "O3"}, Case{"-O4", "O3"}, Case{"-O9", "O3"},
-                        Case{"-O02", "O2"}, Case{"-Os", "Os"},
-                        Case{"-Oz", "Oz"}, Case{"-Og", "O1"}}) {
+  for (const Case& c :
+       {Case{"-O", "O1"}, Case{"-O1", "O1"}, Case{"-O2", "O2"},
+        Case{"-O3", "O3"}, Case{"-O4", "O3"}, Case{"-O02", "O2"},
+        Case{"-Os", "Os"}, Case{"-Oz", "Oz"}, Case{"-Og", "O1"}}) {
     EXPECT_EQ(Compiled({"-c", c.flag, "a.c"}).opt_level, c.level) << c.flag;
   }
   EXPECT_EQ(Compiled({"-c", "-O0", "-O3", "a.c", "-Os"}).opt_level, "Os");
+  // clang's frontend warns of -O5 and above in its own way.
+  EXPECT_PASS_THROUGH((Args{"-c", "-O9", "a.c"}), R::kUnknownOption, "-O9");
+  EXPECT_PASS_THROUGH((Args{"-c", "-O12", "a.c"}), R::kUnknownOption, "-O12");
+}
+
+// Only Linux (GNU) targets: the backend is set up as clang sets it up there.
+TEST(ArgumentProcessingTest, OtherSystemsThanLinuxGoToClang) {
+  EXPECT_EQ(
+      Compiled({"-c", "-O2", "--target=x86_64-pc-linux-gnu", "a.c"}).opt_level,
+      "O2");
+  EXPECT_EQ(
+      Compiled({"-c", "-O2", "-target", "i386-linux-gnu", "a.c"}).opt_level,
+      "O2");
+  EXPECT_PASS_THROUGH(
+      (Args{"-c", "-O2", "--target=x86_64-apple-macos11", "a.c"}), R::kTooHard,
+      "--target=x86_64-apple-macos11");
+  EXPECT_PASS_THROUGH(
+      (Args{"-c", "-O2", "-target", "x86_64-unknown-netbsd", "a.c"}),
+      R::kTooHard, "-target x86_64-unknown-netbsd");
+  EXPECT_PASS_THROUGH(
+      (Args{"-c", "-O2", "--target=x86_64-linux-android", "a.c"}), R::kTooHard,
+      "--target=x86_64-linux-android");
+  EXPECT_PASS_THROUGH((Args{"-c", "-O2", "-g", "-gdwarf-aranges", "a.c"}),
+                      R::kTooHard, "-gdwarf-aranges");
+  EXPECT_PASS_THROUGH((Args{"-c", "-O2", "-fdiagnostics-format=sarif", "a.c"}),
+                      R::kTooHard, "-fdiagnostics-format=sarif");
 }
 
 TEST(ArgumentProcessingTest, CodegenFlags) {

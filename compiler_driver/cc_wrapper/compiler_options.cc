@@ -118,6 +118,11 @@ constexpr CompilerOption kOptions[] = {
     {"-fdebug-types-section", kBackend},
     {"-fdelete-null-pointer-checks", 0},
     {"-fdiagnostics-", kJoin},
+    // SARIF and hotness: read by clang's frontend (cc1), whose own
+    // diagnostics printer the wrapper replaces.
+    {"-fdiagnostics-format=", kJoin | kUnmodelled},
+    {"-fdiagnostics-hotness-threshold=", kJoin | kUnmodelled},
+    {"-fdiagnostics-show-hotness", kUnmodelled},
     {"-fembed-bitcode", kJoin | kBackend},
     {"-femulated-tls", kBackend},
     {"-ferror-limit=", kJoin},
@@ -269,6 +274,7 @@ constexpr CompilerOption kOptions[] = {
     {"-gcolumn-info", 0},
     {"-gdwarf", 0},
     {"-gdwarf-", kJoin},
+    {"-gdwarf-aranges", kBackend},
     {"-gdwarf64", kBackend},
     {"-ggdb", kJoin},
     {"-gline-tables-only", 0},
