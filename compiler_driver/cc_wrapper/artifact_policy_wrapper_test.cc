@@ -52,6 +52,38 @@ class ArtifactPolicyWrapperTest : public ::testing::Test {
   v1::PolicyArtifact artifact_;
 };
 
+// clang's code is the same with and without -g, and so is the policy's:
+// the features it decides from, the instruction counts its budget and
+// records use, the pipeline it picks and the code it emits.
+TEST_F(ArtifactPolicyWrapperTest, DebugInfoChangesNoDecision) {
+  const std::string spec = "--phaseloop-policy=artifact:" + artifact_path_ +
+                           "?mode=topk&k=2&budget=1000000000";
+  for (const char* fixture : {"callbacks.c", "interpreter.c"}) {
+    const std::string source =
+        AbsolutePath(std::string("compiler_driver/fixtures/") + fixture);
+    ASSERT_EQ(Run({cc_, "-Oz", "-c", source, "-o", "plain.o", spec}), 0);
+    ASSERT_EQ(Run({cc_, "-Oz", "-g", "-c", source, "-o", "debug.o", spec}), 0);
+  }
+  const std::vector<v1::Decision> d = Decisions();
+  ASSERT_EQ(d.size(), 4u);
+  for (size_t i = 0; i < d.size(); i += 2) {
+    const v1::Decision& plain = d[i];
+    const v1::Decision& debug = d[i + 1];
+    SCOPED_TRACE(plain.source());
+    EXPECT_EQ(plain.outcome(), v1::OPTIMIZED) << plain.detail();
+    EXPECT_EQ(debug.outcome(), v1::OPTIMIZED) << debug.detail();
+    EXPECT_TRUE(std::equal(plain.autophase().begin(), plain.autophase().end(),
+                           debug.autophase().begin(), debug.autophase().end()));
+    EXPECT_TRUE(std::equal(plain.inst_count().begin(), plain.inst_count().end(),
+                           debug.inst_count().begin(),
+                           debug.inst_count().end()));
+    EXPECT_EQ(plain.ir_count_before(), debug.ir_count_before());
+    EXPECT_EQ(plain.ir_count_after(), debug.ir_count_after());
+    EXPECT_EQ(plain.pipeline(), debug.pipeline());
+    EXPECT_EQ(plain.text_size(), debug.text_size());
+  }
+}
+
 TEST_F(ArtifactPolicyWrapperTest, SingleAndTopKDecisionsAreRecorded) {
   const std::string version = policy_runtime::PolicyVersionOf(artifact_);
   ASSERT_EQ(Run({cc_, "-Oz", "-c", source_, "-o", "single.o",

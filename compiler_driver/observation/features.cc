@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "compiler_driver/ir/debug_intrinsics.h"
 #include "llvm/Analysis/CFG.h"
 #include "llvm/IR/BasicBlock.h"
 #include "llvm/IR/CFG.h"
@@ -265,6 +266,7 @@ std::array<int64_t, kAutophaseDim> ComputeAutophase(
       int64_t phis = 0;
       int64_t phi_args = 0;
       for (const Instruction& inst : bb) {
+        if (ir::IsDebugIntrinsic(inst)) continue;  // -g changes no feature
         const unsigned opcode = inst.getOpcode();
         if (opcode < ops.size()) ++ops[opcode];
         if (size == 0 && opcode == Instruction::PHI) ++f[ap::BeginPhi];
@@ -343,6 +345,7 @@ std::array<int64_t, kInstCountDim> ComputeInstCount(
     for (const llvm::BasicBlock& bb : fn) {
       ++counts[1];  // TotalBlocks
       for (const Instruction& inst : bb) {
+        if (ir::IsDebugIntrinsic(inst)) continue;
         const unsigned opcode = inst.getOpcode();
         if (opcode < ops.size()) ++ops[opcode];
         ++counts[0];  // TotalInsts
@@ -358,7 +361,7 @@ std::array<int64_t, kInstCountDim> ComputeInstCount(
 int64_t IrInstructionCount(const llvm::Module& module) {
   int64_t count = 0;
   for (const llvm::Function& fn : module) {
-    count += fn.getInstructionCount();  // 0 for declarations.
+    count += ir::InstructionCountWithoutDebug(fn);  // 0 for declarations
   }
   return count;
 }

@@ -47,6 +47,45 @@ class FeaturesTest : public ::testing::Test {
   std::vector<std::unique_ptr<llvm::Module>> modules_;
 };
 
+// -g adds llvm.dbg.* calls; clang's code is the same with and without it,
+// so no feature or count may see them.
+TEST_F(FeaturesTest, DebugIntrinsicsChangeNoFeature) {
+  const llvm::Module& plain = Parse(R"ir(
+define i32 @f(i32 %x) {
+entry:
+  %y = mul i32 %x, 3
+  ret i32 %y
+}
+)ir");
+  const llvm::Module& with_debug = Parse(R"ir(
+define i32 @f(i32 %x) !dbg !5 {
+entry:
+  call void @llvm.dbg.value(metadata i32 %x, metadata !9, metadata !DIExpression()), !dbg !10
+  %y = mul i32 %x, 3
+  call void @llvm.dbg.value(metadata i32 %y, metadata !11, metadata !DIExpression()), !dbg !10
+  ret i32 %y, !dbg !10
+}
+declare void @llvm.dbg.value(metadata, metadata, metadata)
+!llvm.dbg.cu = !{!0}
+!llvm.module.flags = !{!3, !4}
+!0 = distinct !DICompileUnit(language: DW_LANG_C99, file: !1, producer: "clang", isOptimized: true, runtimeVersion: 0, emissionKind: FullDebug)
+!1 = !DIFile(filename: "g.c", directory: "/tmp")
+!3 = !{i32 7, !"Dwarf Version", i32 5}
+!4 = !{i32 2, !"Debug Info Version", i32 3}
+!5 = distinct !DISubprogram(name: "f", scope: !1, file: !1, line: 1, type: !6, scopeLine: 1, spFlags: DISPFlagDefinition | DISPFlagOptimized, unit: !0)
+!6 = !DISubroutineType(types: !7)
+!7 = !{!8, !8}
+!8 = !DIBasicType(name: "int", size: 32, encoding: DW_ATE_signed)
+!9 = !DILocalVariable(name: "x", arg: 1, scope: !5, file: !1, line: 1, type: !8)
+!10 = !DILocation(line: 1, column: 1, scope: !5)
+!11 = !DILocalVariable(name: "y", scope: !5, file: !1, line: 1, type: !8)
+)ir");
+  EXPECT_EQ(ComputeAutophase(with_debug), ComputeAutophase(plain));
+  EXPECT_EQ(ComputeInstCount(with_debug), ComputeInstCount(plain));
+  EXPECT_EQ(IrInstructionCount(with_debug), 2);
+  EXPECT_EQ(IrInstructionCount(plain), 2);
+}
+
 // Index of `name` in `names`; fails the test (and returns N) if absent.
 template <size_t N>
 size_t IndexOf(const std::array<std::string_view, N>& names,

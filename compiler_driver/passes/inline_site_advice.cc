@@ -3,6 +3,7 @@
 #include <memory>
 #include <utility>
 
+#include "compiler_driver/ir/debug_intrinsics.h"
 #include "llvm/Analysis/AssumptionCache.h"
 #include "llvm/Analysis/InlineAdvisor.h"
 #include "llvm/Analysis/InlineCost.h"
@@ -61,11 +62,11 @@ class SiteAdvisor : public llvm::InlineAdvisor {
     site.index = next_site_index++;
     site.caller = caller.getName().str();
     site.callee = callee.getName().str();
-    site.callee_instructions = callee.getInstructionCount();
+    site.callee_instructions = ir::InstructionCountWithoutDebug(callee);
     site.callee_blocks = static_cast<int64_t>(callee.size());
     site.callee_uses = static_cast<int64_t>(callee.getNumUses());
     site.callee_local = callee.hasLocalLinkage();
-    site.caller_instructions = caller.getInstructionCount();
+    site.caller_instructions = ir::InstructionCountWithoutDebug(caller);
     site.loop_depth =
         static_cast<int>(FAM.getResult<llvm::LoopAnalysis>(caller).getLoopDepth(
             call.getParent()));
