@@ -16,6 +16,8 @@
 #      at once and end (SIGTERM on its death), and the same command resumes:
 #      every planned step judged exactly once, resumes = 1;
 #      `policy list` shows the candidate on stable; a positive final reward.
+#      Its state set back to "promoting" (a controller killed after the
+#      promotion, before the records), the same command finishes it again;
 #   b. stable = fast, candidate = slow, its instance also busy-waiting as
 #      long again as every handler call took (--inject-canary-slowdown 1):
 #      rolled back (exit 3), the candidate marked failed in the store, a
@@ -202,6 +204,20 @@ planned="$(field "$work/up.json" "len(r['plan'])")"
 "$phaseloop" policy list --store "$store" --json >"$work/list-a.json"
 [ "$(field "$work/list-a.json" "[c['policy_version'] for c in r['channels'] if c['name']=='stable'][0]")" = "$fast" ] ||
   fail "stable is not the promoted candidate: $(cat "$work/list-a.json")"
+
+# A controller that died while promoting (the candidate stable already, its
+# records not written) resumes and finishes, although the candidate is now
+# stable: the state file says the run is this one's, mid-promotion.
+python3 - "$state_file" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+run["phase"] = "promoting"
+json.dump(run, open(sys.argv[1], "w"))
+PY
+rc="$(run up "$work/demo-lenient.yaml" "$work/fast.plpolicy")"
+[ "$rc" = 0 ] || fail "the rollout resumed while promoting exited $rc, not 0: $(tail -5 "$work/up.err")"
+[ "$(field "$work/up.json" "r['phase']")" = promoted ] || fail "the resumed promotion did not end promoted"
+[ "$(field "$work/up.json" "r['resumes']")" = 2 ] || fail "resumes != 2 after the promotion resumed"
 
 step "b. slow over fast: rolled back"
 rc="$(run down "$work/demo.yaml" "$work/slow2.plpolicy" --inject-canary-slowdown 1.0)"

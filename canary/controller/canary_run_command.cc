@@ -207,11 +207,6 @@ int RunCanaryRun(const CanaryRunFlags& flags, std::ostream& out,
     }
     stable_version = stable->policy_version;
   }
-  if (stable_version == candidate_version) {
-    err << kName << "the candidate " << candidate_version
-        << " is stable already: nothing to roll out\n";
-    return command::kExitBadInput;
-  }
   const std::string canary_id =
       flags.canary_id.empty()
           ? absl::StrCat(service->service, "-", candidate_version.substr(0, 12))
@@ -219,6 +214,18 @@ int RunCanaryRun(const CanaryRunFlags& flags, std::ostream& out,
   if (auto s = CheckCanaryId(canary_id); !s.ok()) {
     err << kName << "--canary-id: " << s.message() << "\n";
     return command::kExitBadInput;
+  }
+  if (stable_version == candidate_version) {
+    // Unless this rollout made it stable and stopped before recording it
+    // (a crash while promoting): then it resumes and finishes.
+    auto stored = CanaryStateStore(state_dir).Load(canary_id);
+    if (!stored.ok() || stored->candidate_version() != candidate_version ||
+        stored->phase() != "promoting") {
+      err << kName << "the candidate " << candidate_version
+          << " is stable already: nothing to roll out\n";
+      return command::kExitBadInput;
+    }
+    stable_version = stored->stable_version();
   }
   // One controller per rollout: a controller killed a moment ago may still
   // be stopping its instances; wait for it rather than drive beside it.
