@@ -260,6 +260,10 @@ absl::Status CanaryController::Step(v1::CanaryRun& run) {
     run.set_final_reward(FinalReward(run, /*promoted=*/true));
     return Enter(run, "promoting");
   }
+  if (auto s = CheckBudgetBeforeStep(run);
+      !s.ok() || run.phase() != "stepping") {
+    return s;
+  }
   const v1::CanaryStepPlan& plan = run.plan(index);
   if (auto s = env_->SetCanaryWeight(plan.canary_weight()); !s.ok()) {
     run.add_final_reasons(
@@ -350,6 +354,38 @@ absl::Status CanaryController::Step(v1::CanaryRun& run) {
   run.set_has_final_reward(true);
   run.set_final_reward(FinalReward(run, /*promoted=*/false));
   return Enter(run, "rolling_back");
+}
+
+absl::Status CanaryController::CheckBudgetBeforeStep(v1::CanaryRun& run) {
+  const int index = run.current_step();
+  auto allowance = env_->Allowance(run);
+  if (!allowance.ok()) {
+    run.add_final_reasons(
+        absl::StrCat("the error budget could not be read before step ",
+                     index + 1, ": ", allowance.status().message()));
+    return Enter(run, "aborting");
+  }
+  if (!allowance->allowed) {
+    run.add_final_reasons(absl::StrCat(
+        "the error budget no longer allows exploration before step ", index + 1,
+        " (tier ", allowance->tier,
+        allowance->reasons.empty() ? ")" : "): " + allowance->reasons.back(),
+        "; stable serves"));
+    return Enter(run, "aborting");
+  }
+  if (run.plan(index).canary_weight() <= allowance->max_canary_weight) {
+    return absl::OkStatus();
+  }
+  // This step at the weight allowed now, and none after it.
+  const int planned = run.plan_size();
+  run.mutable_plan(index)->set_canary_weight(allowance->max_canary_weight);
+  while (run.plan_size() > index + 1) run.mutable_plan()->RemoveLast();
+  run.add_budget_reasons(absl::StrFormat(
+      "before step %d: tier %s allows a canary weight of at most %.3f; plan "
+      "cut to %d of %d steps",
+      index + 1, allowance->tier, allowance->max_canary_weight, run.plan_size(),
+      planned));
+  return Save(run);
 }
 
 double CanaryController::FinalReward(const v1::CanaryRun& run,

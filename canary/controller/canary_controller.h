@@ -124,12 +124,17 @@ class CanaryController {
   absl::Status Build(v1::CanaryRun& run);
   absl::Status Start(v1::CanaryRun& run);
   absl::Status Step(v1::CanaryRun& run);
+  // The error budget again before each step (Build read it once, but a
+  // rollout runs for long and may resume days later): no longer readable
+  // or allowing exploration, the rollout aborts (nothing blamed, stable
+  // serves); a lower canary weight allowed now cuts the plan from this step.
+  absl::Status CheckBudgetBeforeStep(v1::CanaryRun& run);
   absl::Status Finish(v1::CanaryRun& run);
   v1::CanaryStepResult JudgeStep(const v1::CanaryRun& run,
                                  const v1::CanaryStepPlan& plan,
                                  int64_t started_ms, int64_t to_ms,
-                                 const StepEvidence& evidence,
-                                 int extensions, bool last_look) const;
+                                 const StepEvidence& evidence, int extensions,
+                                 bool last_look) const;
   double FinalReward(const v1::CanaryRun& run, bool promoted) const;
 
   CanaryStateStore store_;

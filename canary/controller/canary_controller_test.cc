@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <functional>
+#include <map>
 
 #include "absl/strings/str_cat.h"
 #include "common/testing/test_util.h"
@@ -26,6 +27,10 @@ class ScriptedEnvironment : public RolloutEnvironment {
   int64_t window_ms = 1000;
   bool outputs_differ = false;
   RolloutAllowance allowance;
+  // What the Nth read of the budget says instead (1: Build's, then one
+  // before each step, then Finish's).
+  std::map<int, RolloutAllowance> allowance_at_call;
+  int allowance_calls = 0;
   bool rewards_unreachable = false;
   bool evidence_only_three_windows = false;
   // Collections that find no window yet (-1: every one).
@@ -52,7 +57,8 @@ class ScriptedEnvironment : public RolloutEnvironment {
     return VariantBuilds{"build-stable", "build-candidate"};
   }
   absl::StatusOr<RolloutAllowance> Allowance(const v1::CanaryRun&) override {
-    return allowance;
+    auto it = allowance_at_call.find(++allowance_calls);
+    return it != allowance_at_call.end() ? it->second : allowance;
   }
   absl::Status StartInstances(v1::CanaryRun* run) override {
     ++starts;
@@ -213,8 +219,8 @@ TEST(CanaryControllerTest, AnUnprovenRiseAtTheStepsMaximum) {
     if (metric.name() != "latency_ms") continue;
     EXPECT_GT(metric.ratio(), 1.05);
     EXPECT_GT(metric.p_value(), 0.05);
-    said_why = metric.reason().find("unproven_change: pass") !=
-               std::string::npos;
+    said_why =
+        metric.reason().find("unproven_change: pass") != std::string::npos;
   }
   EXPECT_TRUE(said_why);
 
@@ -282,6 +288,66 @@ TEST(CanaryControllerTest, TheAllowanceCutsThePlan) {
   ASSERT_EQ(run->plan_size(), 2);
   EXPECT_DOUBLE_EQ(run->plan(1).canary_weight(), 0.1);
   EXPECT_EQ(run->steps_size(), 2);
+}
+
+RolloutAllowance Exhausted() {
+  RolloutAllowance exhausted;
+  exhausted.allowed = false;
+  exhausted.tier = "exhausted";
+  exhausted.reasons = {"budget 0.0 % left", "exhausted → frozen"};
+  return exhausted;
+}
+
+// The budget runs out while the rollout runs: it stops exploring before
+// its next step, blaming nothing.
+TEST(CanaryControllerTest, TheBudgetIsReadAgainBeforeEveryStep) {
+  Fixture f;
+  f.env.allowance_at_call[3] = Exhausted();  // before step 2
+  auto run = f.Run();
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->phase(), "aborted");
+  EXPECT_EQ(run->steps_size(), 1);
+  EXPECT_EQ(f.env.weights, (std::vector<double>{0.05, 0}));
+  EXPECT_EQ(Count(f.env.actions, "promote"), 0);
+  EXPECT_EQ(Count(f.env.actions, "mark_failed"), 0);
+  EXPECT_FALSE(run->has_final_reward());
+  ASSERT_EQ(run->final_reasons_size(), 1);
+  EXPECT_EQ(run->final_reasons(0),
+            "the error budget no longer allows exploration before step 2 "
+            "(tier exhausted): exhausted → frozen; stable serves");
+
+  // A lower weight allowed mid-rollout cuts the plan at this step.
+  Fixture cut;
+  RolloutAllowance lower;
+  lower.max_canary_weight = 0.1;
+  cut.env.allowance_at_call[3] = lower;
+  run = cut.Run();
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->phase(), "promoted");
+  ASSERT_EQ(run->plan_size(), 2);
+  EXPECT_DOUBLE_EQ(run->plan(1).canary_weight(), 0.1);
+  EXPECT_EQ(cut.env.weights, (std::vector<double>{0.05, 0.1, 0}));
+  ASSERT_EQ(run->budget_reasons_size(), 1);
+  EXPECT_NE(run->budget_reasons(0).find("plan cut to 2 of 3 steps"),
+            std::string::npos);
+}
+
+// Resumed after the budget ran out, the rollout does not go on.
+TEST(CanaryControllerTest, AResumedRolloutReadsTheBudgetAgain) {
+  Fixture f;
+  f.env.stop_after_collections = 1;
+  auto stopped = f.Run();
+  EXPECT_TRUE(absl::IsCancelled(stopped.status())) << stopped.status();
+  f.env.stop_after_collections = -1;
+  f.env.allowance = Exhausted();
+  auto run = f.Run();
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->phase(), "aborted");
+  EXPECT_EQ(Count(f.env.actions, "promote"), 0);
+  EXPECT_EQ(Count(f.env.actions, "mark_failed"), 0);
+  EXPECT_NE(run->final_reasons(0).find("no longer allows exploration"),
+            std::string::npos)
+      << run->final_reasons(0);
 }
 
 TEST(CanaryControllerTest, UnreadableRewardsAbortWithoutPromotionOrBlame) {

@@ -195,16 +195,15 @@ absl::StatusOr<std::string> LiveEnvironment::FetchArtifact(
   return path;
 }
 
-absl::Status LiveEnvironment::ShipAndIngestDecisions(
-    const v1::CanaryRun& run) {
+absl::Status LiveEnvironment::ShipAndIngestDecisions(const v1::CanaryRun& run) {
   // As a CI job: every unshipped spool file to phaseloop.decisions, marked
   // shipped once Kafka acknowledged all of it.
   const std::string spool = options_.build_dir + "/spool";
   const std::string& bootstrap = options_.kafka;
   absl::StatusOr<cc_wrapper::SpoolShipment> shipment = cc_wrapper::ShipSpool(
       spool, [&](const std::vector<const v1::DecisionBatch*>& batches) {
-        return replay_buffer::ProduceDecisionBatches(
-            bootstrap, batches, std::chrono::seconds(30));
+        return replay_buffer::ProduceDecisionBatches(bootstrap, batches,
+                                                     std::chrono::seconds(30));
       });
   if (!shipment.ok()) return shipment.status();
   if (!shipment->kept.empty()) {
@@ -213,9 +212,10 @@ absl::Status LiveEnvironment::ShipAndIngestDecisions(
         first.code(),
         absl::StrCat(shipment->kept.size(),
                      " spool files were not shipped to Kafka (they stay in ",
-                     spool, " for the next build or `phaseloop decisions "
-                     "ship --spool ", spool, " --kafka ", bootstrap, "`): ",
-                     first.message()));
+                     spool,
+                     " for the next build or `phaseloop decisions "
+                     "ship --spool ",
+                     spool, " --kafka ", bootstrap, "`): ", first.message()));
   }
   // As `phaseloop buffer ingest`, bounded: what the topic holds now. A
   // consumer group of this run's own (offsets stored in the buffer), so no
@@ -354,14 +354,19 @@ absl::StatusOr<RolloutAllowance> LiveEnvironment::Allowance(
     if (!staged.ok()) return staged.status();
     request.candidate_lower_bound = *staged;
   }
+  // The service's other rollouts under way count against max_concurrent;
+  // a state that cannot be read cannot be counted, so nothing is allowed.
   auto runs = CanaryStateStore(options_.state_dir).List();
-  if (runs.ok()) {
-    for (const auto& other : *runs) {
-      if (other.service() == run.service() &&
-          other.canary_id() != run.canary_id() &&
-          !IsFinalPhase(other.phase()) && other.phase() != "created") {
-        ++request.running_experiments;
-      }
+  if (!runs.ok()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot count the rollouts under way (max_concurrent): ",
+                     runs.status().message()));
+  }
+  for (const auto& other : *runs) {
+    if (other.service() == run.service() &&
+        other.canary_id() != run.canary_id() && !IsFinalPhase(other.phase()) &&
+        other.phase() != "created") {
+      ++request.running_experiments;
     }
   }
   const ExplorationAllowance allowance =
