@@ -20,17 +20,19 @@ namespace phaseloop::replay_buffer {
 
 class DecisionStore {
  public:
-  // Opens the buffer at `path`, creating it if needed. Errors name the path.
+  // Opens the buffer at `path`, creating it if needed unless `options` say
+  // not to (a reader: a mistyped path is an error, not a new empty buffer).
+  // Errors name the path.
   static absl::StatusOr<std::unique_ptr<DecisionStore>> Open(
-      const std::string& path);
+      const std::string& path, const OpenOptions& options = {});
 
   absl::Status Upsert(const std::vector<v1::Decision>& decisions);
 
-  // 0 when the buffer cannot be read.
-  int64_t Count();
-  // (outcome name, reason) -> count, ordered by outcome then reason; empty
-  // when the buffer cannot be read.
-  std::vector<std::pair<std::pair<std::string, std::string>, int64_t>>
+  // Errors (a locked or damaged buffer) name the path.
+  absl::StatusOr<int64_t> Count();
+  // (outcome name, reason) -> count, ordered by outcome then reason.
+  absl::StatusOr<
+      std::vector<std::pair<std::pair<std::string, std::string>, int64_t>>>
   CountByOutcomeAndReason();
 
  private:

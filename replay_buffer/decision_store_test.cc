@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "common/testing/test_util.h"
 
 namespace phaseloop::replay_buffer {
@@ -28,8 +30,10 @@ TEST(DecisionStoreTest, UpsertIsIdempotentAndCounts) {
       MakeDecision("c", v1::PASS_THROUGH, "not_compile_only")};
   ASSERT_TRUE((*store)->Upsert(batch).ok());
   ASSERT_TRUE((*store)->Upsert(batch).ok());  // shipped twice
-  EXPECT_EQ((*store)->Count(), 3);
-  auto rows = (*store)->CountByOutcomeAndReason();
+  EXPECT_EQ(*(*store)->Count(), 3);
+  auto counted = (*store)->CountByOutcomeAndReason();
+  ASSERT_TRUE(counted.ok()) << counted.status();
+  const auto& rows = *counted;
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].first.first, "optimized");
   EXPECT_EQ(rows[1].first.second, "not_compile_only");
@@ -39,7 +43,20 @@ TEST(DecisionStoreTest, UpsertIsIdempotentAndCounts) {
   store->reset();
   auto again = DecisionStore::Open(path);
   ASSERT_TRUE(again.ok());
-  EXPECT_EQ((*again)->Count(), 3);
+  EXPECT_EQ(*(*again)->Count(), 3);
+}
+
+// A reader's mistyped path is an error, and creates nothing.
+TEST(DecisionStoreTest, AReaderDoesNotCreateABuffer) {
+  const std::string path = testing::MakeTempDir() + "/typo.db";
+  OpenOptions reader;
+  reader.create = false;
+  reader.read_only = true;
+  auto store = DecisionStore::Open(path, reader);
+  ASSERT_FALSE(store.ok());
+  EXPECT_NE(store.status().message().find(path), std::string::npos)
+      << store.status();
+  EXPECT_FALSE(std::filesystem::exists(path));
 }
 
 TEST(DecisionStoreTest, UnusablePathIsAClearError) {

@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <iostream>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <iostream>
 #include <ostream>
 
 #include "absl/strings/str_cat.h"
@@ -129,8 +129,7 @@ int RunShip(const ShipFlags& flags, std::ostream& out, std::ostream& err) {
   }
   absl::StatusOr<SpoolShipment> shipment = ShipSpool(spool, send);
   if (!shipment.ok()) {
-    err << "phaseloop decisions ship: " << shipment.status().message()
-        << "\n";
+    err << "phaseloop decisions ship: " << shipment.status().message() << "\n";
     return command::kExitBadInput;
   }
   for (const std::string& path : shipment->corrupt) {
@@ -149,9 +148,9 @@ int RunShip(const ShipFlags& flags, std::ostream& out, std::ostream& err) {
       << destination << "\n";
   if (shipment->kept.empty()) return command::kExitOk;
   err << "phaseloop decisions ship: " << shipment->kept.size() << " of "
-      << files << " spool files were not delivered to " << destination
-      << ": " << shipment->kept.front().second.message()
-      << "\nThey stay unshipped in " << spool << ":\n";
+      << files << " spool files were not delivered to " << destination << ": "
+      << shipment->kept.front().second.message() << "\nThey stay unshipped in "
+      << spool << ":\n";
   for (const auto& [path, status] : shipment->kept) err << "  " << path << "\n";
   err << "Check that Kafka answers at " << flags.kafka
       << " (a real cluster, or what `phaseloop kafka serve` prints), then run "
@@ -344,13 +343,23 @@ int RunStats(const StatsFlags& flags, std::ostream& out, std::ostream& err) {
   stats.zeroed_at_ms = zero.unix_ms;
   stats.max_size = WrapperMaxSize();
   if (!flags.buffer.empty()) {
-    auto store = replay_buffer::DecisionStore::Open(flags.buffer);
+    // Read only: a mistyped --buffer is an error, not a new empty buffer.
+    replay_buffer::OpenOptions reader;
+    reader.create = false;
+    reader.read_only = true;
+    auto store = replay_buffer::DecisionStore::Open(flags.buffer, reader);
     if (!store.ok()) {
-      err << "phaseloop stats: " << store.status().message() << "\n";
+      err << "phaseloop stats: --buffer " << store.status().message() << "\n";
       return command::kExitBadInput;
     }
+    auto counts = (*store)->CountByOutcomeAndReason();
+    if (!counts.ok()) {
+      err << "phaseloop stats: cannot read the decisions of " << flags.buffer
+          << ": " << counts.status().message() << "\n";
+      return command::kExitInternal;
+    }
     stats.buffer = flags.buffer;
-    AddBufferCounts((*store)->CountByOutcomeAndReason(), &stats);
+    AddBufferCounts(*counts, &stats);
   }
   if (flags.json) {
     PrintStatsJson(stats, spool, out);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
 #include <sstream>
 #include <thread>
 
@@ -48,6 +49,14 @@ TEST(DecisionsCommandTest, ShipMovesRecordsOnceAndStatsCountThem) {
   ASSERT_EQ(RunStats({spool, buffer, false}, out, err), 0);
   EXPECT_NE(out.str().find("4 records"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("optimizer_crashed"), std::string::npos);
+
+  // A mistyped --buffer is an error naming it, and creates nothing.
+  const std::string typo = dir + "/bufer.db";
+  std::ostringstream typo_out, typo_err;
+  EXPECT_EQ(RunStats({spool, typo, false}, typo_out, typo_err), 2);
+  EXPECT_NE(typo_err.str().find("--buffer " + typo), std::string::npos)
+      << typo_err.str();
+  EXPECT_FALSE(std::filesystem::exists(typo));
 }
 
 // Optimised decisions are counted by the policy that made them (which
