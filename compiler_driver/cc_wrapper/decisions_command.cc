@@ -349,7 +349,7 @@ int RunStats(const StatsFlags& flags, std::ostream& out, std::ostream& err) {
     reader.read_only = true;
     auto store = replay_buffer::DecisionStore::Open(flags.buffer, reader);
     if (!store.ok()) {
-      err << "phaseloop stats: --buffer " << store.status().message() << "\n";
+      err << "phaseloop stats: --buffer: " << store.status().message() << "\n";
       return command::kExitBadInput;
     }
     auto counts = (*store)->CountByOutcomeAndReason();

@@ -54,7 +54,8 @@ TEST(DecisionsCommandTest, ShipMovesRecordsOnceAndStatsCountThem) {
   const std::string typo = dir + "/bufer.db";
   std::ostringstream typo_out, typo_err;
   EXPECT_EQ(RunStats({spool, typo, false}, typo_out, typo_err), 2);
-  EXPECT_NE(typo_err.str().find("--buffer " + typo), std::string::npos)
+  EXPECT_NE(typo_err.str().find("--buffer: no replay buffer at '" + typo),
+            std::string::npos)
       << typo_err.str();
   EXPECT_FALSE(std::filesystem::exists(typo));
 }
