@@ -62,11 +62,14 @@ class ProtoStateStore {
   }
 
   // NotFound when `id` has no state yet; DataLoss naming the file when it
-  // cannot be parsed.
+  // cannot be parsed; the read error naming it when it cannot be read (a
+  // state that exists is never taken for none, which would start afresh
+  // over it).
   absl::StatusOr<Message> Load(const std::string& id) const {
     const std::string path = StatePath(id);
     std::string text;
-    if (!ReadWholeFile(path, &text).ok()) {
+    if (absl::Status read = ReadWholeFile(path, &text); !read.ok()) {
+      if (!absl::IsNotFound(read)) return read;
       return absl::NotFoundError(
           absl::StrCat("no ", kind_.noun, " '", id, "' (", path, ")"));
     }

@@ -79,6 +79,15 @@ TEST(ProtoStateStoreTest, RefusalsNameTheIdTheFileAndTheWayOut) {
   // A damaged state stops the listing, named, rather than being skipped.
   auto listed = store.List();
   EXPECT_EQ(listed.status().code(), absl::StatusCode::kDataLoss);
+  // A state that exists but cannot be read is not "none" (a loop would
+  // start afresh over it).
+  ASSERT_TRUE(MakeDirectories(store.StatePath("unreadable")).ok());
+  auto unreadable = store.Load("unreadable");
+  EXPECT_FALSE(unreadable.ok());
+  EXPECT_FALSE(absl::IsNotFound(unreadable.status())) << unreadable.status();
+  EXPECT_NE(unreadable.status().message().find("unreadable/state.json"),
+            std::string::npos)
+      << unreadable.status();
 }
 
 }  // namespace
