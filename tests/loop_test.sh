@@ -119,6 +119,25 @@ rc="$(loop)"
 "$phaseloop" loop --config "$work/loop.yaml" --state-dir "$state" --json \
   >"$work/loop.json" 2>/dev/null || fail "the finished loop's second start failed"
 [ "$(field "$work/loop.json" "r['phase']")" = done ] || fail "the loop is not done"
+# A resumed loop keeps its buffer and its plan: another --buffer, or fewer
+# --iterations than it planned, is refused before anything runs.
+rc="$(loop --buffer "$work/other.db")"
+[ "$rc" = 2 ] && grep -q "keeps its replay buffer at $state/buffer.db" "$work/loop.err" ||
+  fail "another --buffer was not refused ($rc): $(tail -2 "$work/loop.err")"
+[ ! -e "$work/other.db" ] || fail "the refused --buffer was created"
+planned() {  # N: sets the loop's planned iterations in its state
+  python3 - "$loop_state" "$1" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["iterationsPlanned" if "iterationsPlanned" in r else "iterations_planned"] = int(sys.argv[2])
+json.dump(r, open(sys.argv[1], "w"))
+PY
+}
+planned 3
+rc="$(loop --iterations 2)"
+planned 1
+[ "$rc" = 2 ] && grep -q -- "--iterations 2: loop loop planned 3 iterations already" "$work/loop.err" ||
+  fail "fewer --iterations than planned were not refused ($rc): $(tail -2 "$work/loop.err")"
 attempts="$(field "$work/loop.json" "{s['name']: s['attempts'] for s in r['iterations'][0]['stages']}")"
 [ "$attempts" = "{'explore': 1, 'train': 1, 'publish': 1, 'stage': 1, 'canary': 2}" ] ||
   fail "stages ran more than once besides the interrupted canary: $attempts"

@@ -101,12 +101,41 @@ int RunLoop(const LoopFlags& flags, std::ostream& out, std::ostream& err) {
         << "); let it finish or stop it (Ctrl-C), or pick another --loop-id\n";
     return command::kExitBadInput;
   }
+  // A loop that ran before keeps its buffer, its policy directory and the
+  // iterations it planned: resumed with other ones, it would train from
+  // another buffer than its earlier iterations filled.
+  auto existing = store.Load(setup.loop_id);
+  if (!existing.ok() && !absl::IsNotFound(existing.status())) {
+    err << kName << existing.status().message() << "\n";
+    return command::kExitBadInput;
+  }
+  const v1::LoopRun* before = existing.ok() ? &*existing : nullptr;
+  if (before != nullptr && flags.iterations > 0 &&
+      flags.iterations < before->iterations_planned()) {
+    err << kName << "--iterations " << flags.iterations << ": loop "
+        << setup.loop_id << " planned " << before->iterations_planned()
+        << " iterations already (a loop does not shrink); pass "
+        << before->iterations_planned()
+        << " or more, or start another loop with --loop-id\n";
+    return command::kExitBadInput;
+  }
   setup.phaseloop = process::SelfExecutable();
   setup.cc = FindWrapper(flags.cc, setup.phaseloop);
   setup.buffer =
       fs::absolute(flags.buffer.empty() ? setup.state_dir + "/buffer.db"
                                         : flags.buffer)
           .string();
+  if (before != nullptr && !before->buffer_path().empty() &&
+      setup.buffer != before->buffer_path()) {
+    if (!flags.buffer.empty()) {
+      err << kName << "--buffer " << setup.buffer << ": loop " << setup.loop_id
+          << " keeps its replay buffer at " << before->buffer_path()
+          << " (its earlier iterations' data); pass that, or start another "
+             "loop with --loop-id\n";
+      return command::kExitBadInput;
+    }
+    setup.buffer = before->buffer_path();
+  }
 
   Helpers helpers;
   setup.kafka = flags.kafka;
@@ -137,6 +166,17 @@ int RunLoop(const LoopFlags& flags, std::ostream& out, std::ostream& err) {
         fs::absolute(flags.policy_dir.empty() ? setup.state_dir + "/policies"
                                               : flags.policy_dir)
             .string();
+    if (before != nullptr && !before->policy_dir().empty() &&
+        setup.policy_dir != before->policy_dir()) {
+      if (!flags.policy_dir.empty()) {
+        err << kName << "--policy-dir " << setup.policy_dir << ": loop "
+            << setup.loop_id << " keeps its policies in "
+            << before->policy_dir()
+            << "; pass that, or start another loop with --loop-id\n";
+        return command::kExitBadInput;
+      }
+      setup.policy_dir = before->policy_dir();
+    }
     process::BackgroundProcess server;
     auto address = policy_store::ServePolicyDirectory(
         setup.phaseloop, setup.policy_dir, helper_dir + "/policy", stop,
@@ -207,7 +247,8 @@ void AddLoopCommand(CLI::App& app, int& exit_code) {
                  "same id resumes it");
   command::AddStateDirOption(cmd, flags.state_dir);
   cmd.add_option("--buffer", flags.buffer,
-                 "replay buffer (default STATE/buffer.db)");
+                 "replay buffer (default STATE/buffer.db; a resumed loop "
+                 "keeps the one it started with)");
   command::AddKafkaOption(cmd, flags.kafka);
   cmd.add_option("--policy-store", flags.policy_store,
                  "policy store address HOST:PORT (default "
@@ -215,7 +256,7 @@ void AddLoopCommand(CLI::App& app, int& exit_code) {
                  "--policy-dir)");
   cmd.add_option("--policy-dir", flags.policy_dir,
                  "policy store directory served for the loop (default "
-                 "STATE/policies)");
+                 "STATE/policies; a resumed loop keeps its own)");
   cmd.add_option("--cc", flags.cc,
                  "phaseloop-cc (default: beside this binary, else on PATH)");
   cmd.add_flag("--json", flags.json, "print the loop's state as JSON");
