@@ -18,6 +18,14 @@
 namespace phaseloop::loop {
 namespace {
 
+std::string ArgAfterFlag(const std::vector<std::string>& argv,
+                         const std::string& flag) {
+  for (size_t i = 0; i + 1 < argv.size(); ++i) {
+    if (argv[i] == flag) return argv[i + 1];
+  }
+  return "";
+}
+
 // Plays each command by its subcommand ("search", "train", "policy list",
 // ...): writes what the real one prints to stdout, returns its exit code.
 class ScriptedExecutor : public StageExecutor {
@@ -40,6 +48,12 @@ class ScriptedExecutor : public StageExecutor {
     }
     ran.push_back(name);
     now += 1000;
+    // The search and the stage write their own buffer file, as the real
+    // ones do (a resumed stage merges it again if they finished).
+    if (name == "search" || name == "stage") {
+      const std::string db = ArgAfterFlag(argv, "--buffer");
+      if (!db.empty()) std::ofstream(db, std::ios::app) << "";
+    }
     std::ofstream(log_path, std::ios::app) << label << "\n";
     if (name == stop_at) {
       stop = true;
@@ -305,13 +319,62 @@ TEST_F(LoopRunnerTest, AFailedStageStopsTheLoopAndRerunsAfterTheFix) {
             std::string::npos)
       << run->failure();
   EXPECT_NE(run->failure().find("/iteration-1/stage.log"), std::string::npos);
-  executor_.scripts.erase("stage");  // "fixed": prints {} and exits 0
+  // "Fixed" so that it exits 0 but gives no speed figure: the loop fails
+  // rather than tell the canary a made-up 1.0.
+  executor_.scripts["stage"] = [](auto&, const std::string& out) {
+    std::ofstream(out) << R"({"workloads": [{"verdict": "unusable",
+                             "detail": "the baseline's output varies"}]})";
+    return 0;
+  };
+  executor_.ran.clear();
+  run = RunLoop();
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ(run->phase(), "failed");
+  EXPECT_NE(run->failure().find("phaseloop stage gave no speed figure for "
+                                "zlib (verdict unusable: the baseline's "
+                                "output varies)"),
+            std::string::npos)
+      << run->failure();
+  EXPECT_EQ(absl::StrJoin(executor_.ran, ","), "stage");
+  executor_.scripts.erase("stage");  // and with nothing at all ({})
+  executor_.ran.clear();
+  run = RunLoop();
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ(run->phase(), "failed");
+  EXPECT_NE(run->failure().find("(verdict none)"), std::string::npos)
+      << run->failure();
+  executor_.scripts["stage"] = [](auto&, const std::string& out) {
+    std::ofstream(out) << R"({"workloads": [{"verdict": "identical",
+        "speedup": {"median": 1.0, "low": 1.0, "high": 1.0}}]})";
+    return 0;
+  };
   executor_.ran.clear();
   run = RunLoop();
   ASSERT_TRUE(run.ok());
   EXPECT_EQ(run->phase(), "done");
   EXPECT_EQ(absl::StrJoin(executor_.ran, ","),
             "stage,buffer import,canary run");
+}
+
+// Stopped while merging what the search found: the search is not run
+// again (its new ids would put its rows in the buffer twice); its file is
+// merged again, which adds nothing twice.
+TEST_F(LoopRunnerTest, AStageStoppedInItsMergeMergesAgainWithoutRerunning) {
+  executor_.stop_at = "buffer import";
+  auto run = RunLoop();
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->phase(), "running");
+  EXPECT_EQ(absl::StrJoin(executor_.ran, ","), "search,buffer import");
+  executor_.stop = false;
+  executor_.stop_at.clear();
+  executor_.ran.clear();
+  run = RunLoop();
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->phase(), "done");
+  EXPECT_EQ(absl::StrJoin(executor_.ran, ","),
+            "buffer import,train,policy list,policy push,stage,buffer "
+            "import,canary run");
+  EXPECT_EQ(run->iterations(0).explore_evaluations(), 7);  // its report
 }
 
 TEST_F(LoopRunnerTest, ARolledBackCandidateKeepsStable) {

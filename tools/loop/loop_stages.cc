@@ -6,11 +6,14 @@
 #include <optional>
 #include <sstream>
 #include <tuple>
+#include <variant>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "canary/controller/canary_state_store.h"
+#include "common/files/atomic_file.h"
 #include "nlohmann/json.hpp"
 #include "offline_rl/learner/gate_metrics.h"
 #include "tools/loop/build_figures.h"
@@ -92,12 +95,69 @@ void RemoveFile(const std::string& path) {
   fs::remove(path + "-shm", ignored);
 }
 
+absl::StatusOr<StageOutcome> Search(const StageContext& ctx,
+                                    StageExecutor& executor,
+                                    const std::string& db);
+absl::StatusOr<std::variant<StageOutcome, int>> RunStage(
+    const StageContext& ctx, v1::LoopIteration& it, StageExecutor& executor,
+    const std::string& db);
+
+// A stage's command that ran to its end leaves its exit code in a file
+// beside the stage's own buffer file: a stage resumed after it (its merge
+// interrupted, or the loop killed before it saved) merges that file again
+// (idempotent) instead of running the command anew, whose new build and
+// episode ids would put a second copy of its rows in the buffer.
+std::string FinishedPath(const StageContext& ctx, const std::string& stage) {
+  return absl::StrCat(ctx.iteration_dir, "/", stage, ".finished");
+}
+std::optional<int> FinishedExitCode(const StageContext& ctx,
+                                    const std::string& stage,
+                                    const std::string& db) {
+  std::string text;
+  int code = 0;
+  if (!fs::exists(db) ||
+      !files::ReadWholeFile(FinishedPath(ctx, stage), &text).ok() ||
+      !absl::SimpleAtoi(text, &code)) {
+    return std::nullopt;
+  }
+  return code;
+}
+
 absl::StatusOr<StageOutcome> Explore(const StageContext& ctx,
                                      v1::LoopIteration& it,
                                      StageExecutor& executor) {
   const LoopConfig& c = *ctx.config;
   const std::string db = ctx.iteration_dir + "/explore.db";
-  RemoveFile(db);
+  if (!FinishedExitCode(ctx, "explore", db)) {
+    RemoveFile(FinishedPath(ctx, "explore"));
+    RemoveFile(db);
+    auto searched = Search(ctx, executor, db);
+    if (!searched.ok() || searched->kind != StageOutcome::kDone) {
+      return searched;
+    }
+  }
+  auto report = ReadJson(OutPath(ctx, "explore"));
+  if (!report.ok()) return report.status();
+  it.set_explore_evaluations(
+      report->value("/counts/evaluations"_json_pointer, 0));
+  auto merged = MergeBuffer(ctx, executor, "explore", db);
+  if (!merged.ok() || merged->kind != StageOutcome::kDone) return merged;
+  std::string summary = absl::StrCat(it.explore_evaluations(),
+                                     " evaluations of ", c.explore_workload);
+  const json& confirmed = (*report)["confirmed_speedup"];
+  if (confirmed.is_object()) {
+    absl::StrAppend(&summary,
+                    absl::StrFormat("; winners confirmed at %.3fx vs -O3",
+                                    confirmed.value("median", 1.0)));
+  }
+  return StageOutcome{StageOutcome::kDone, summary};
+}
+
+// Explore's runtime search into `db`; kDone once it finished (marked).
+absl::StatusOr<StageOutcome> Search(const StageContext& ctx,
+                                    StageExecutor& executor,
+                                    const std::string& db) {
+  const LoopConfig& c = *ctx.config;
   auto ran = RunCommand(ctx, executor, "explore", "explore",
                         {ctx.setup->phaseloop,
                          "search",
@@ -129,21 +189,12 @@ absl::StatusOr<StageOutcome> Explore(const StageContext& ctx,
   if (ran->exit_code != kExitOk) {
     return Failed(ctx, "explore", "phaseloop search", ran->exit_code);
   }
-  auto report = ReadJson(OutPath(ctx, "explore"));
-  if (!report.ok()) return report.status();
-  it.set_explore_evaluations(
-      report->value("/counts/evaluations"_json_pointer, 0));
-  auto merged = MergeBuffer(ctx, executor, "explore", db);
-  if (!merged.ok() || merged->kind != StageOutcome::kDone) return merged;
-  std::string summary = absl::StrCat(it.explore_evaluations(),
-                                     " evaluations of ", c.explore_workload);
-  const json& confirmed = (*report)["confirmed_speedup"];
-  if (confirmed.is_object()) {
-    absl::StrAppend(&summary,
-                    absl::StrFormat("; winners confirmed at %.3fx vs -O3",
-                                    confirmed.value("median", 1.0)));
+  if (auto s = files::WriteFileAtomically(FinishedPath(ctx, "explore"),
+                                          absl::StrCat(ran->exit_code));
+      !s.ok()) {
+    return s;
   }
-  return StageOutcome{StageOutcome::kDone, summary};
+  return StageOutcome{StageOutcome::kDone, ""};
 }
 
 // Whether `it`'s stage `name` ran to its end.
@@ -332,7 +383,69 @@ absl::StatusOr<StageOutcome> Stage(const StageContext& ctx,
                                    StageExecutor& executor) {
   const LoopConfig& c = *ctx.config;
   const std::string db = ctx.iteration_dir + "/stage.db";
-  RemoveFile(db);
+  std::optional<int> exit_code = FinishedExitCode(ctx, "stage", db);
+  if (!exit_code) {
+    RemoveFile(FinishedPath(ctx, "stage"));
+    RemoveFile(db);
+    auto staged = RunStage(ctx, it, executor, db);
+    if (!staged.ok()) return staged.status();
+    if (std::holds_alternative<StageOutcome>(*staged)) {
+      return std::get<StageOutcome>(*staged);
+    }
+    exit_code = std::get<int>(*staged);
+  }
+  auto report = ReadJson(OutPath(ctx, "stage"));
+  if (!report.ok()) return report.status();
+  // The canary's error budget is told staging's lower bound: a speed figure
+  // the stage did not give is never made up.
+  const json& rows = (*report)["workloads"];
+  const json row = rows.is_array() && !rows.empty() ? rows[0] : json::object();
+  const json& speedup = row.contains("speedup") ? row["speedup"] : json();
+  if (*exit_code != kStageMiscompile &&
+      !(speedup.is_object() && speedup.value("median", json()).is_number() &&
+        speedup.value("low", json()).is_number() &&
+        speedup.value("high", json()).is_number())) {
+    RemoveFile(FinishedPath(ctx, "stage"));  // a rerun stages again
+    return StageOutcome{
+        StageOutcome::kFailed,
+        absl::StrCat(
+            "phaseloop stage gave no speed figure for ", c.stage_workload,
+            " (verdict ", row.value("verdict", std::string("none")),
+            row.contains("detail") ? absl::StrCat(": ", row.value("detail", ""))
+                                   : std::string(),
+            "); the canary needs one; see ", OutPath(ctx, "stage"))};
+  }
+  it.set_staged(true);
+  it.set_staging_verdict(row.value("verdict", ""));
+  if (speedup.is_object()) {
+    it.set_staging_speedup(speedup["median"].get<double>());
+    it.set_staging_low(speedup["low"].get<double>());
+    it.set_staging_high(speedup["high"].get<double>());
+  }
+  // A miscompile's record and block list must reach the buffer too.
+  auto merged = MergeBuffer(ctx, executor, "stage", db);
+  if (!merged.ok() || merged->kind != StageOutcome::kDone) return merged;
+  if (*exit_code == kStageMiscompile) {
+    return StageOutcome{
+        StageOutcome::kEndsIteration,
+        absl::StrCat("miscompile on ", c.stage_workload,
+                     ": recorded and blocked, never rolled out (",
+                     row.value("detail", ""), ")")};
+  }
+  return StageOutcome{
+      StageOutcome::kDone,
+      absl::StrFormat("%s: %s, %.4fx vs %s [%.4f, %.4f]", c.stage_workload,
+                      it.staging_verdict(), it.staging_speedup(),
+                      it.stable_before().empty() ? "-O3" : "stable",
+                      it.staging_low(), it.staging_high())};
+}
+
+// The stage command into `db` (stable pulled first when there is one): its
+// exit code once it finished (marked), or the outcome that ends the stage.
+absl::StatusOr<std::variant<StageOutcome, int>> RunStage(
+    const StageContext& ctx, v1::LoopIteration& it, StageExecutor& executor,
+    const std::string& db) {
+  const LoopConfig& c = *ctx.config;
   // Staged against stable (what the error budget's lower bound is about):
   // its artifact pulled from the store; plain -O3 while nothing is stable.
   std::string baseline = "baseline";
@@ -376,31 +489,12 @@ absl::StatusOr<StageOutcome> Stage(const StageContext& ctx,
   if (ran->exit_code != kExitOk && ran->exit_code != kStageMiscompile) {
     return Failed(ctx, "stage", "phaseloop stage", ran->exit_code);
   }
-  auto report = ReadJson(OutPath(ctx, "stage"));
-  if (!report.ok()) return report.status();
-  const json row = (*report)["workloads"].empty() ? json::object()
-                                                  : (*report)["workloads"][0];
-  it.set_staged(true);
-  it.set_staging_verdict(row.value("verdict", ""));
-  it.set_staging_speedup(row.value("/speedup/median"_json_pointer, 1.0));
-  it.set_staging_low(row.value("/speedup/low"_json_pointer, 1.0));
-  it.set_staging_high(row.value("/speedup/high"_json_pointer, 1.0));
-  // A miscompile's record and block list must reach the buffer too.
-  auto merged = MergeBuffer(ctx, executor, "stage", db);
-  if (!merged.ok() || merged->kind != StageOutcome::kDone) return merged;
-  if (ran->exit_code == kStageMiscompile) {
-    return StageOutcome{
-        StageOutcome::kEndsIteration,
-        absl::StrCat("miscompile on ", c.stage_workload,
-                     ": recorded and blocked, never rolled out (",
-                     row.value("detail", ""), ")")};
+  if (auto s = files::WriteFileAtomically(FinishedPath(ctx, "stage"),
+                                          absl::StrCat(ran->exit_code));
+      !s.ok()) {
+    return s;
   }
-  return StageOutcome{
-      StageOutcome::kDone,
-      absl::StrFormat("%s: %s, %.4fx vs %s [%.4f, %.4f]", c.stage_workload,
-                      it.staging_verdict(), it.staging_speedup(),
-                      it.stable_before().empty() ? "-O3" : "stable",
-                      it.staging_low(), it.staging_high())};
+  return ran->exit_code;
 }
 
 absl::StatusOr<StageOutcome> Canary(const StageContext& ctx,
