@@ -289,10 +289,13 @@ absl::Status CanaryController::Step(v1::CanaryRun& run) {
     absl::StatusOr<StepEvidence> evidence;
     while (true) {
       evidence = env_->CollectStep(run, from, end);
+      // The step judges the windows wholly inside it: the last one ends at
+      // the last multiple of the window length not after `end`.
+      const int64_t window = env_->RewardWindowMs();
+      const int64_t last_end = end - ((end % window) + window) % window;
       const bool settled =
           evidence.ok() && std::min(evidence->baseline_newest_end_ms,
-                                    evidence->canary_newest_end_ms) >=
-                               end - env_->RewardWindowMs();
+                                    evidence->canary_newest_end_ms) >= last_end;
       if (settled || env_->NowMs() >= settle_deadline ||
           env_->StopRequested()) {
         break;

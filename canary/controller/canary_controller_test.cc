@@ -37,6 +37,9 @@ class ScriptedEnvironment : public RolloutEnvironment {
   int collections_without_windows = 0;
   // Requests a stop once this many steps have been collected.
   int stop_after_collections = -1;
+  // Collections whose newest closed window ends one window before the step
+  // (the reward engine has not closed the last one yet).
+  int collections_one_window_behind = 0;
 
   int collections = 0;
   int starts = 0;
@@ -118,8 +121,11 @@ class ScriptedEnvironment : public RolloutEnvironment {
       ++evidence.canary_windows;
     }
     evidence.metrics["latency_median_ms"] = latency;
-    evidence.baseline_newest_end_ms = to_ms;
-    evidence.canary_newest_end_ms = to_ms;
+    const int64_t newest = collections <= collections_one_window_behind
+                               ? to_ms - window_ms
+                               : to_ms;
+    evidence.baseline_newest_end_ms = newest;
+    evidence.canary_newest_end_ms = newest;
     evidence.relative_reward = -std::log(canary_factor);
     return evidence;
   }
@@ -348,6 +354,17 @@ TEST(CanaryControllerTest, AResumedRolloutReadsTheBudgetAgain) {
   EXPECT_NE(run->final_reasons(0).find("no longer allows exploration"),
             std::string::npos)
       << run->final_reasons(0);
+}
+
+// A step ending on a window boundary waits for its last window: one that
+// ends a window before the step's end is not all of it.
+TEST(CanaryControllerTest, AStepWaitsForItsLastWindow) {
+  Fixture f;
+  f.env.collections_one_window_behind = 1;
+  auto run = f.Run();
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->phase(), "promoted");
+  EXPECT_EQ(f.env.collections, 4);  // step 1 collected twice
 }
 
 TEST(CanaryControllerTest, UnreadableRewardsAbortWithoutPromotionOrBlame) {
