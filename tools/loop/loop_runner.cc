@@ -115,7 +115,16 @@ absl::Status LoopRunner::RunIteration(v1::LoopRun& run, int index) {
     executor_->Progress(absl::StrFormat("iteration %d/%d %-8s started",
                                         index + 1, run.iterations_planned(),
                                         definition.name));
-    absl::StatusOr<StageOutcome> outcome = definition.run(ctx, it, *executor_);
+    absl::StatusOr<StageOutcome> outcome;
+    try {
+      outcome = definition.run(ctx, it, *executor_);
+    } catch (const std::exception& e) {
+      // A command's JSON with a value of another type than the loop reads
+      // (a null where a number was): the stage fails, named, resumable.
+      outcome = absl::DataLossError(absl::StrCat(
+          "the output of its command is not what the loop reads (", e.what(),
+          "); see ", ctx.iteration_dir, "/", definition.name, ".json"));
+    }
     // `stage` may have moved if the stage added to `it`: look it up again.
     stage = FindStage(it, definition.name);
     const int64_t now = executor_->NowMs();

@@ -356,6 +356,34 @@ TEST_F(LoopRunnerTest, AFailedStageStopsTheLoopAndRerunsAfterTheFix) {
             "stage,buffer import,canary run");
 }
 
+// A command's JSON the loop cannot read as it expects fails the stage,
+// named, never the loop process; a training that names no policy fails too.
+TEST_F(LoopRunnerTest, UnreadableCommandOutputFailsTheStage) {
+  executor_.scripts["search"] = [](auto&, const std::string& out) {
+    std::ofstream(out) << R"({"counts": {"evaluations": null}})";
+    return 0;
+  };
+  auto run = RunLoop();
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->phase(), "failed");
+  EXPECT_NE(run->failure().find("iteration 1 explore: the output of its "
+                                "command is not what the loop reads"),
+            std::string::npos)
+      << run->failure();
+
+  setup_.loop_id = "nameless";
+  executor_.scripts.erase("search");
+  executor_.scripts["train"] = [](auto&, const std::string& out) {
+    std::ofstream(out) << R"({"metrics": {"train_transitions": 3}})";
+    return 0;
+  };
+  run = RunLoop();
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->phase(), "failed");
+  EXPECT_NE(run->failure().find("named no policy_version"), std::string::npos)
+      << run->failure();
+}
+
 // Stopped while merging what the search found: the search is not run
 // again (its new ids would put its rows in the buffer twice); its file is
 // merged again, which adds nothing twice.

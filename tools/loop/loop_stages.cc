@@ -297,9 +297,17 @@ absl::StatusOr<StageOutcome> Train(const StageContext& ctx,
     return Failed(ctx, "train", "phaseloop train", ran->exit_code);
   }
   if (!report.ok()) return report.status();
+  const std::string version = report->value("policy_version", "");
+  if (version.empty()) {
+    return StageOutcome{
+        StageOutcome::kFailed,
+        absl::StrCat("phaseloop train exited 0 but named no policy_version; "
+                     "see ",
+                     OutPath(ctx, "train"))};
+  }
   it.set_gate_passed(true);
   it.set_candidate_path(out);
-  it.set_candidate_version(report->value("policy_version", ""));
+  it.set_candidate_version(version);
   it.set_train_transitions(static_cast<int>(
       report->value("/metrics/train_transitions"_json_pointer, 0.0)));
   it.set_train_canary_runs(static_cast<int>(
