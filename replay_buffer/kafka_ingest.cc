@@ -239,9 +239,11 @@ absl::StatusOr<IngestStats> RunKafkaIngest(ReplayStore& store,
 
   const Clock::time_point started = Clock::now();
   Clock::time_point last_record = started;
+  stats.ended_by = "stop";
   while (stop == nullptr || !stop->load()) {
     if (options.run_limit.count() > 0 &&
         Clock::now() - started >= options.run_limit) {
+      stats.ended_by = "limit";
       break;
     }
     absl::StatusOr<std::optional<kafka::ConsumedMessage>> message =
@@ -333,12 +335,18 @@ absl::StatusOr<IngestStats> RunKafkaIngest(ReplayStore& store,
     }
     const std::vector<kafka::TopicPartition> assignment =
         (*consumer)->Assignment();
-    if (ends.enabled() && !got_record && ends.AtEnd(assignment)) break;
+    if (ends.enabled() && !got_record && ends.AtEnd(assignment)) {
+      stats.ended_by = "end";
+      break;
+    }
     if (options.idle_exit.count() > 0) {
       // Idle time counts only once partitions are assigned (a group join
       // can take seconds).
       if (assignment.empty()) last_record = Clock::now();
-      if (Clock::now() - last_record >= options.idle_exit) break;
+      if (Clock::now() - last_record >= options.idle_exit) {
+        stats.ended_by = "idle";
+        break;
+      }
     }
   }
   absl::Status committed = commit();

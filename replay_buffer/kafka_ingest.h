@@ -76,6 +76,9 @@ struct IngestStats {
   // the topic was recreated under the group (e.g. a new embedded cluster)
   // and read from its first record, its offsets replacing the stored ones.
   int64_t recreated_partitions = 0;
+  // Why it returned: "end" (exit_at_end), "idle" (idle_exit), "limit"
+  // (run_limit: records may be left unread), "stop" (*stop).
+  std::string ended_by;
   // Dead letters the producer refused at once (not queued, so not among
   // what Drain returns): the caller keeps them (delivery_spool.h).
   std::vector<kafka::SpooledRecord> unqueued_dead_letters;

@@ -482,7 +482,15 @@ TEST(KafkaIngestTest, ExitAtEndStopsAtTheEndOfTheTopic) {
   auto stats = RunKafkaIngest(**store, options, nullptr, nullptr);
   ASSERT_TRUE(stats.ok()) << stats.status();
   EXPECT_EQ(stats->decisions, 8);
+  EXPECT_EQ(stats->ended_by, "end");
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(50));
+
+  // Cut short by its run limit: it says so (the canary warns of it).
+  options.group = "another-group";
+  options.run_limit = std::chrono::milliseconds(1);
+  stats = RunKafkaIngest(**store, options, nullptr, nullptr);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->ended_by, "limit");
 }
 
 // Kafka unreachable: every batch fails (none counts as delivered).

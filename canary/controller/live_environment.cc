@@ -253,6 +253,15 @@ absl::Status LiveEnvironment::ShipAndIngestDecisions(const v1::CanaryRun& run) {
         " were not decisions and ", stats->records_lost,
         " were deleted before they were read (stderr names them)"));
   }
+  if (stats->ended_by == "limit") {
+    return absl::DeadlineExceededError(absl::StrCat(
+        "reading ", kafka::kDecisionsTopic, " stopped at its ",
+        std::chrono::duration_cast<std::chrono::seconds>(ingest.run_limit)
+            .count(),
+        " s limit before its end: this build's decisions may not all be in ",
+        options_.buffer_path,
+        " (a long topic: `phaseloop buffer ingest` reads the rest)"));
+  }
   return absl::OkStatus();
 }
 
