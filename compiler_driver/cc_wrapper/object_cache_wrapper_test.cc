@@ -71,6 +71,32 @@ TEST_F(ObjectCacheWrapperTest, SecondCompileIsAHitWithTheSameObject) {
   EXPECT_EQ(std::distance(fs::directory_iterator(cache_ + "/identity"), {}), 1);
 }
 
+// An object whose making printed a backend warning is not cached: a hit
+// would skip the backend and its warning, and pass a -Werror build clang
+// fails (every compile of it goes to clang, which fails it).
+TEST_F(ObjectCacheWrapperTest, NothingIsCachedWhenTheBackendWarned) {
+  const std::string frame = scratch_.dir() + "/frame.c";
+  std::ofstream(frame) << "void use(char *);\n"
+                          "void big(void) { char b[4096]; use(b); }\n";
+  const std::map<std::string, std::string> env = {
+      {"PHASELOOP_POLICY", policy_}, {"PHASELOOP_OBJECT_CACHE", cache_}};
+  std::string output;
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(scratch_.Run({cc_, "-O2", "-c", frame, "-Werror",
+                            "-Wframe-larger-than=100", "-o", "frame.o"},
+                           env, &output),
+              1)
+        << output;
+    EXPECT_NE(output.find("frame.c:2:6: error: stack frame size"),
+              std::string::npos)
+        << output;
+  }
+  for (const v1::Decision& d : scratch_.Decisions()) {
+    EXPECT_EQ(d.reason(), "backend_diagnostics") << d.detail();
+    EXPECT_NE(d.object_cache(), "hit");
+  }
+}
+
 TEST_F(ObjectCacheWrapperTest, AnUnwritableCacheStillCompiles) {
   std::string output;
   ASSERT_EQ(Compile("plain.o", "", &output), 0) << output;

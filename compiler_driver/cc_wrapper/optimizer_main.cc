@@ -241,6 +241,12 @@ class Optimizer {
         [&]() -> absl::StatusOr<std::string> {
           // What LLVM prints by itself goes to a file (stderr_capture.h).
           StderrCapture backend_output;
+          if (!backend_output.active()) {
+            return absl::FailedPreconditionError(
+                "backend_diagnostics: stderr cannot be captured (no memfd "
+                "or temporary file), so what LLVM might print could not be "
+                "left to clang");
+          }
           // Outlives the module (OptimizeModule destroys it).
           llvm::LLVMContext context;
           StageTrace trace;

@@ -8,8 +8,10 @@
 // warning and error attributes, inline assembly's .warning, an unhonoured
 // loop pragma) would be printed raw by LLVM, ignore -Werror and -w, and
 // repeat once per candidate measured. The optimiser's child therefore runs
-// with stderr (fd 2) sent to an unlinked temporary file: anything written
-// there sends the compile to plain clang, which reports it as clang does.
+// with stderr (fd 2) sent to an anonymous file: anything written there
+// sends the compile to plain clang, which reports it as clang does. (A
+// backend error makes LLVM exit at once; that child's failure falls back
+// too.)
 
 #include <cstdio>
 #include <string>
@@ -18,8 +20,9 @@ namespace phaseloop::cc_wrapper {
 
 class StderrCapture {
  public:
-  // Sends fd 2 to a temporary file; when it cannot (no temporary file),
-  // stderr stays as it was and Captured() is always empty.
+  // Sends fd 2 to an anonymous file (memfd, else an unlinked temporary
+  // file); when it cannot, stderr stays as it was and active() is false
+  // (the optimiser then falls back to clang rather than let LLVM print).
   StderrCapture();
   ~StderrCapture();  // fd 2 restored
   StderrCapture(const StderrCapture&) = delete;
@@ -33,8 +36,13 @@ class StderrCapture {
   // What was written to stderr since, at most `limit` bytes.
   std::string Captured(size_t limit = 4096) const;
 
+  // Whether the capture now active (if any) holds anything: the object
+  // cache stores no object whose making printed a diagnostic (a later hit
+  // would skip the backend, and the diagnostic with it).
+  static bool ActiveCapturedAnything();
+
  private:
-  FILE* file_ = nullptr;      // the temporary file
+  int file_fd_ = -1;          // the capture file
   int saved_fd_ = -1;         // a duplicate of the old fd 2
   FILE* original_ = nullptr;  // over saved_fd_'s duplicate
 };

@@ -21,13 +21,16 @@ TEST(StderrCaptureTest, CapturesWhatIsWrittenToFdTwoAndRestoresIt) {
     StderrCapture capture;
     ASSERT_TRUE(capture.active());
     empty_before = capture.Captured();
+    EXPECT_FALSE(StderrCapture::ActiveCapturedAnything());
     std::fprintf(stderr, "warning: from stdio\n");
+    EXPECT_TRUE(StderrCapture::ActiveCapturedAnything());
     ASSERT_EQ(write(STDERR_FILENO, "error: raw\n", 11), 11);
     std::fprintf(capture.original(), "trace line\n");
     std::fflush(capture.original());
     captured = capture.Captured();
     EXPECT_EQ(capture.Captured(7), "warning");
   }
+  EXPECT_FALSE(StderrCapture::ActiveCapturedAnything());  // none active
   std::fprintf(stderr, "after\n");
   std::fflush(stderr);
   dup2(saved, STDERR_FILENO);

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler_driver/cc_wrapper/stage_trace.h"
+#include "compiler_driver/cc_wrapper/stderr_capture.h"
 #include "compiler_driver/codegen/codegen_options.h"
 #include "compiler_driver/instrumentation/executed_count.h"
 #include "compiler_driver/ir/module_hash.h"
@@ -286,7 +287,9 @@ absl::StatusOr<TuResult> OptimizeModule(
       result.alloc_size = sizes->alloc_size;
     }
   }
-  if (cache != nullptr) {
+  // An object whose making printed a diagnostic is not stored: a later hit
+  // would skip the backend, and the diagnostic with it (stderr_capture.h).
+  if (cache != nullptr && !StderrCapture::ActiveCapturedAnything()) {
     std::string note =
         cache->Store(cached, {result.object, result.ir_count_after,
                               result.text_size, result.alloc_size});
