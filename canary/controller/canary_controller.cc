@@ -303,6 +303,27 @@ absl::Status CanaryController::Step(v1::CanaryRun& run) {
       env_->SleepUntilMs(env_->NowMs() + kCollectRetryMs);
     }
     if (env_->StopRequested()) return absl::OkStatus();
+    // An instance that died is never judged on what it answered before: a
+    // canary that ended (crashed or killed) fails its step and is blamed;
+    // any other ended instance makes the step unjudgeable.
+    if (const std::vector<std::string> ended = env_->EndedInstances(run);
+        !ended.empty()) {
+      const bool canary =
+          std::find(ended.begin(), ended.end(), "canary") != ended.end();
+      result = JudgeStep(run, plan, started, end,
+                         evidence.ok() ? *evidence : StepEvidence{}, extensions,
+                         /*last_look=*/true);
+      result.set_outcome(
+          OutcomeName(canary ? Outcome::kFail : Outcome::kError));
+      result.clear_reasons();
+      result.add_reasons(
+          canary ? std::string("the canary instance exited during the step "
+                               "(the candidate crashed or was killed)")
+                 : absl::StrCat("the ", absl::StrJoin(ended, ", "),
+                                " instance exited during the step: it "
+                                "cannot be judged"));
+      break;
+    }
     if (!evidence.ok()) {
       result = JudgeStep(run, plan, started, end, StepEvidence{}, extensions,
                          /*last_look=*/true);

@@ -87,8 +87,13 @@ class RolloutEnvironment {
   // (the reward engine's lateness plus idle close).
   virtual int64_t WindowSettleMs() = 0;
   // The reward engine's window length: a side has reached a step's end
-  // once its newest window ends within one window of it.
+  // once its newest window ends at the last window boundary not after it.
   virtual int64_t RewardWindowMs() = 0;
+  // The groups ("stable", "baseline", "canary", "rewards") whose process
+  // `run` records has ended; by default none (nothing runs as a process).
+  virtual std::vector<std::string> EndedInstances(const v1::CanaryRun& run) {
+    return {};
+  }
   virtual absl::Status Promote(const v1::CanaryRun& run) = 0;
   virtual absl::Status MarkFailed(const v1::CanaryRun& run,
                                   const std::string& reason) = 0;

@@ -40,6 +40,9 @@ class ScriptedEnvironment : public RolloutEnvironment {
   // Collections whose newest closed window ends one window before the step
   // (the reward engine has not closed the last one yet).
   int collections_one_window_behind = 0;
+  // From this collection on, `ended_group`'s process has ended.
+  int ended_from_collection = 0;
+  std::string ended_group = "canary";
 
   int collections = 0;
   int starts = 0;
@@ -128,6 +131,12 @@ class ScriptedEnvironment : public RolloutEnvironment {
     evidence.canary_newest_end_ms = newest;
     evidence.relative_reward = -std::log(canary_factor);
     return evidence;
+  }
+  std::vector<std::string> EndedInstances(const v1::CanaryRun&) override {
+    if (ended_from_collection > 0 && collections >= ended_from_collection) {
+      return {ended_group};
+    }
+    return {};
   }
   int64_t WindowSettleMs() override { return 3000; }
   int64_t RewardWindowMs() override { return window_ms; }
@@ -365,6 +374,34 @@ TEST(CanaryControllerTest, AStepWaitsForItsLastWindow) {
   ASSERT_TRUE(run.ok()) << run.status();
   EXPECT_EQ(run->phase(), "promoted");
   EXPECT_EQ(f.env.collections, 4);  // step 1 collected twice
+}
+
+// A canary that dies mid-rollout is not judged on what it answered before:
+// its step fails and the candidate is blamed; another instance dying makes
+// the step unjudgeable (aborted, nothing blamed).
+TEST(CanaryControllerTest, AnInstanceThatEndedIsNeverJudgedOnItsPast) {
+  Fixture f;
+  f.env.ended_from_collection = 2;  // during step 2
+  auto run = f.Run();
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->phase(), "rolled_back");
+  ASSERT_EQ(run->steps_size(), 2);
+  EXPECT_EQ(run->steps(1).outcome(), "Fail");
+  EXPECT_NE(run->steps(1).reasons(0).find("the canary instance exited"),
+            std::string::npos);
+  EXPECT_EQ(Count(f.env.actions, "mark_failed"), 1);
+  EXPECT_TRUE(run->has_final_reward());
+  EXPECT_LT(run->final_reward(), 0);
+
+  Fixture other;
+  other.env.ended_from_collection = 1;
+  other.env.ended_group = "baseline";
+  run = other.Run();
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->phase(), "aborted");
+  EXPECT_EQ(run->steps(0).outcome(), "Error");
+  EXPECT_EQ(Count(other.env.actions, "mark_failed"), 0);
+  EXPECT_FALSE(run->has_final_reward());
 }
 
 TEST(CanaryControllerTest, UnreadableRewardsAbortWithoutPromotionOrBlame) {

@@ -73,6 +73,7 @@ class LiveEnvironment : public RolloutEnvironment {
   absl::StatusOr<VariantBuilds> BuildAndCheck(
       const v1::CanaryRun& run) override;
   absl::StatusOr<RolloutAllowance> Allowance(const v1::CanaryRun& run) override;
+  std::vector<std::string> EndedInstances(const v1::CanaryRun& run) override;
   absl::Status StartInstances(v1::CanaryRun* run) override;
   absl::Status StopInstances(const v1::CanaryRun& run) override;
   absl::Status SetCanaryWeight(double weight) override;

@@ -187,6 +187,17 @@ absl::Status LiveEnvironment::StopInstances(const v1::CanaryRun& run) {
   return first_error;
 }
 
+std::vector<std::string> LiveEnvironment::EndedInstances(
+    const v1::CanaryRun& run) {
+  std::vector<std::string> ended;
+  for (const auto& instance : run.instances()) {
+    if (!process::IsRunning(AsProcess(instance))) {
+      ended.push_back(instance.group());
+    }
+  }
+  return ended;
+}
+
 absl::Status LiveEnvironment::SetCanaryWeight(double weight) {
   if (load_ == nullptr) {
     return weight == 0 ? absl::OkStatus()
