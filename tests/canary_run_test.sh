@@ -103,6 +103,19 @@ grep -q "rate: 160" "$work/demo.yaml" && grep -q "payload_bytes: 32768" "$work/d
   grep -q "^  allowed_increase: 1.5$" "$work/rollout_judge_lenient.yaml" &&
   grep -q "judge: $work/rollout_judge_lenient.yaml" "$work/demo-lenient.yaml" ||
   fail "configs/services/demo.yaml or configs/canary/rollout_judge.yaml changed: update this test's edits"
+# An SLO directory without the service's SLO is refused before anything
+# starts (the reward engine could reward none of its windows).
+mkdir -p "$work/other-slo"
+sed -e "s#service: demo-service#service: another-service#" \
+    "$repo/configs/slo/demo-service.yaml" >"$work/other-slo/another.yaml"
+sed -e "s#^slo_dir: .*#slo_dir: $work/other-slo#" "$work/demo.yaml" >"$work/demo-noslo.yaml"
+set +e
+"$phaseloop" canary run --service "$work/demo-noslo.yaml" --candidate nothing \
+  >"$work/noslo.out" 2>"$work/noslo.err"
+rc=$?
+set -e
+[ "$rc" = 2 ] && grep -q "has no SLO whose spec.service is demo-service" "$work/noslo.err" ||
+  fail "a service without its SLO was not refused ($rc): $(cat "$work/noslo.err")"
 "$policy_tool" --pick o3 --out "$work/fast.plpolicy" >"$work/fast.version"
 "$policy_tool" --pick pipeline --pipeline instcombine --out "$work/slow.plpolicy" >"$work/slow.version"
 "$policy_tool" --pick pipeline --pipeline instcombine --seed 2 --out "$work/slow2.plpolicy" >"$work/slow2.version"

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -26,6 +27,7 @@
 #include "common/process/background_process.h"
 #include "common/process/self_executable.h"
 #include "offline_rl/policy_store/policy_server_process.h"
+#include "reward_engine/slo/slo_config.h"
 #include "staging_harness/corpus/debian_sources.h"
 
 namespace phaseloop::canary {
@@ -93,6 +95,24 @@ int RunCanaryRun(const CanaryRunFlags& flags, std::ostream& out,
   auto service = LoadServiceConfig(flags.service);
   if (!service.ok()) {
     err << kName << service.status().message() << "\n";
+    return command::kExitBadInput;
+  }
+  // The reward engine reads the SLO directory: a bad one, or one with no SLO
+  // for this service, would show only minutes later, as steps without
+  // reward windows.
+  auto slos = slo::LoadSloDirectory(service->slo_dir);
+  if (!slos.ok()) {
+    err << kName << flags.service << ": slo_dir: " << slos.status().message()
+        << "\n";
+    return command::kExitBadInput;
+  }
+  if (std::none_of(slos->begin(), slos->end(), [&](const slo::Slo& slo) {
+        return slo.service == service->service;
+      })) {
+    err << kName << flags.service << ": slo_dir " << service->slo_dir
+        << " has no SLO whose spec.service is " << service->service
+        << ": the reward engine could not reward its windows; add one (see "
+           "configs/slo)\n";
     return command::kExitBadInput;
   }
   const std::string state_dir = CanaryStateDir(flags.state_dir);
