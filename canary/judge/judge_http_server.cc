@@ -3,6 +3,7 @@
 #include <httplib.h>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "canary/judge/judge.h"
 #include "canary/judge/judge_json.h"
@@ -73,11 +74,20 @@ absl::StatusOr<std::unique_ptr<JudgeHttpServer>> JudgeHttpServer::Start(
   http.Put("/v1/judge", not_allowed);
   http.Put("/v1/gate", not_allowed);
   http.Post("/healthz", not_allowed);
-  http.set_error_handler([](const httplib::Request&,
+  http.set_error_handler([](const httplib::Request& request,
                             httplib::Response& response) {
     if (response.body.empty()) {
+      // httplib caps a form-encoded body (curl -d's default type) at 8 KiB,
+      // whatever the payload limit: name the header that lifts it.
+      const bool form =
+          absl::StartsWith(request.get_header_value("Content-Type"),
+                           "application/x-www-form-urlencoded");
       const std::string message =
-          response.status == 413
+          response.status == 413 && form
+              ? "a form-encoded body is limited to 8192 bytes; send the JSON "
+                "with Content-Type: application/json (curl: -H "
+                "'Content-Type: application/json')"
+          : response.status == 413
               ? absl::StrCat("request body over ", kMaxRequestBytes,
                              " bytes; send fewer samples (e.g. per-window "
                              "p95s) per request")

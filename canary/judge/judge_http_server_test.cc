@@ -146,6 +146,14 @@ TEST_F(JudgeHttpServerTest, OversizedBodyIs413AndOtherRoutesAreRefused) {
   EXPECT_TRUE(
       absl::StrContains(json["error"].get<std::string>(), "request body over"))
       << json.dump();
+  // A JSON body sent form-encoded (curl -d's default type) over httplib's
+  // 8 KiB form limit: the answer names the header, not the 16 MB limit.
+  auto form = client_->Post("/v1/judge", std::string(32768, ' '),
+                            "application/x-www-form-urlencoded");
+  ASSERT_TRUE(form);
+  EXPECT_EQ(form->status, 413);
+  EXPECT_TRUE(absl::StrContains(form->body, "Content-Type: application/json"))
+      << form->body;
   auto get = client_->Get("/v1/judge");
   ASSERT_TRUE(get);
   EXPECT_EQ(get->status, 405);
