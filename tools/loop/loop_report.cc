@@ -10,6 +10,7 @@
 #include "common/report/html_page.h"
 #include "common/report/svg_chart.h"
 #include "nlohmann/json.hpp"
+#include "tools/loop/loop_state.h"
 
 namespace phaseloop::loop {
 namespace {
@@ -119,9 +120,7 @@ std::string Table(const v1::LoopRun& run) {
                                      "</code>"))
             : "-",
         "</td><td>",
-        it.candidate_version().empty()
-            ? "-"
-            : (it.gate_passed() ? "passed" : "refused"),
+        GateVerdict(it).empty() ? std::string("-") : GateVerdict(it),
         "</td><td>", ServiceBuild(it), "</td><td>", EscapeHtml(staging),
         "</td><td style=\"color:", Colour(it.canary_phase()), "\">",
         EscapeHtml(Outcome(it)), "</td><td>",
@@ -298,6 +297,8 @@ std::string LoopReportJson(
     json row = {{"iteration", it.index() + 1},
                 {"candidate_version", it.candidate_version()},
                 {"gate_passed", it.gate_passed()},
+                {"gate", GateVerdict(it).empty() ? json(nullptr)
+                                                 : json(GateVerdict(it))},
                 {"train_transitions", it.train_transitions()},
                 {"train_canary_runs", it.train_canary_runs()},
                 {"explore_evaluations", it.explore_evaluations()},

@@ -37,6 +37,9 @@ v1::LoopRun TwoIterations(std::map<std::string, v1::CanaryRun>* canaries) {
   first->mutable_candidate_build()->set_policy_time_us(20'000);
   first->mutable_stable_build()->set_modules(13);
   first->mutable_stable_build()->set_alloc_size(91000);
+  v1::LoopStage* trained = first->add_stages();
+  trained->set_name("train");
+  trained->set_status("done");
   v1::LoopStage* stage = first->add_stages();
   stage->set_name("canary");
   stage->set_status("done");
@@ -87,6 +90,8 @@ TEST(LoopReportTest, HtmlHasEveryChartAndEscapesText) {
   EXPECT_NE(html.find("promoted &lt;fast&gt;"), std::string::npos);
   EXPECT_EQ(html.find("<fast>"), std::string::npos);
   EXPECT_NE(html.find("the gate refused the new policy"), std::string::npos);
+  EXPECT_NE(html.find("<td>refused</td>"), std::string::npos);
+  EXPECT_NE(html.find("44 transitions"), std::string::npos);
   EXPECT_NE(html.find("12 of 13 units off -O3, 90000 B"), std::string::npos);
   EXPECT_EQ(html.find("http://"), std::string::npos);
   EXPECT_EQ(html, LoopReportHtml(run, canaries));  // deterministic
@@ -105,8 +110,11 @@ TEST(LoopReportTest, JsonCarriesTheFigures) {
       j["iterations"][0]["canary_steps"][1]["p95_canary_ms"].get<double>(),
       1.9);
   EXPECT_EQ(j["iterations"][1]["outcome"], "not rolled out");
+  // The gate's word: a refusal (no candidate version) is said as one.
+  EXPECT_EQ(j["iterations"][0]["gate"], "passed");
+  EXPECT_EQ(j["iterations"][1]["gate"], "refused");
   EXPECT_TRUE(j["iterations"][1]["final_reward"].is_null());
-  EXPECT_EQ(j["iterations"][0]["stages"][0]["attempts"], 2);
+  EXPECT_EQ(j["iterations"][0]["stages"][1]["attempts"], 2);
   EXPECT_EQ(j["iterations"][0]["candidate_build"]["alloc_size"], 90000);
   EXPECT_DOUBLE_EQ(
       j["iterations"][0]["candidate_build"]["policy_time_s"].get<double>(),

@@ -205,8 +205,9 @@ std::string FormatIterations(const v1::LoopRun& run) {
         absl::StrFormat(
             "%-4d %-12s %-6s %-22s %-11s %9s %8s %-12s %-12s %7s\n",
             it.index() + 1, Short(it.candidate_version()),
-            it.candidate_version().empty() ? (it.gate_passed() ? "-" : "no")
-                                           : "yes",
+            GateVerdict(it) == "passed"    ? "yes"
+            : GateVerdict(it) == "refused" ? "no"
+                                           : "-",
             staging, it.canary_phase().empty() ? "-" : it.canary_phase(),
             it.has_final_reward() ? absl::StrFormat("%+.4f", it.final_reward())
                                   : "-",

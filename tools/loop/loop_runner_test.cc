@@ -18,8 +18,8 @@
 namespace phaseloop::loop {
 namespace {
 
-std::string ArgAfterFlag(const std::vector<std::string>& argv,
-                         const std::string& flag) {
+std::string ArgAfter(const std::vector<std::string>& argv,
+                     const std::string& flag) {
   for (size_t i = 0; i + 1 < argv.size(); ++i) {
     if (argv[i] == flag) return argv[i + 1];
   }
@@ -51,7 +51,7 @@ class ScriptedExecutor : public StageExecutor {
     // The search and the stage write their own buffer file, as the real
     // ones do (a resumed stage merges it again if they finished).
     if (name == "search" || name == "stage") {
-      const std::string db = ArgAfterFlag(argv, "--buffer");
+      const std::string db = ArgAfter(argv, "--buffer");
       if (!db.empty()) std::ofstream(db, std::ios::app) << "";
     }
     std::ofstream(log_path, std::ios::app) << label << "\n";
@@ -71,14 +71,6 @@ class ScriptedExecutor : public StageExecutor {
   int64_t NowMs() const override { return now; }
   std::string progress;
 };
-
-std::string ArgAfter(const std::vector<std::string>& argv,
-                     const std::string& flag) {
-  for (size_t i = 0; i + 1 < argv.size(); ++i) {
-    if (argv[i] == flag) return argv[i + 1];
-  }
-  return "";
-}
 
 class LoopRunnerTest : public ::testing::Test {
  protected:

@@ -285,6 +285,10 @@ absl::StatusOr<StageOutcome> Train(const StageContext& ctx,
   }
   if (ran->exit_code == kTrainGateRefused && report.ok()) {
     it.set_gate_passed(false);
+    it.set_train_transitions(static_cast<int>(
+        report->value("/metrics/train_transitions"_json_pointer, 0.0)));
+    it.set_train_canary_runs(static_cast<int>(
+        report->value("/metrics/train_canary_runs"_json_pointer, 0.0)));
     const json& gate = (*report)["gate"];
     return StageOutcome{
         StageOutcome::kEndsIteration,

@@ -30,6 +30,15 @@ std::string LoopStateStore::IterationDir(const std::string& loop_id,
   return absl::StrCat(LoopDir(loop_id), "/iteration-", index + 1);
 }
 
+std::string GateVerdict(const v1::LoopIteration& it) {
+  for (const v1::LoopStage& stage : it.stages()) {
+    if (stage.name() == "train" && stage.status() == "done") {
+      return it.gate_passed() ? "passed" : "refused";
+    }
+  }
+  return "";
+}
+
 std::string LoopRunToJson(const v1::LoopRun& run) {
   return files::ProtoToJson(run);
 }

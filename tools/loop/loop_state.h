@@ -32,6 +32,10 @@ class LoopStateStore
   std::string IterationDir(const std::string& loop_id, int index) const;
 };
 
+// What the publish gate said of an iteration's training: "passed",
+// "refused", or "" while its train stage has not finished.
+std::string GateVerdict(const v1::LoopIteration& it);
+
 std::string LoopRunToJson(const v1::LoopRun& run);
 absl::StatusOr<v1::LoopRun> LoopRunFromJson(const std::string& text,
                                             const std::string& source);
