@@ -397,13 +397,16 @@ absl::Status CanaryController::CheckBudgetBeforeStep(v1::CanaryRun& run) {
         "; stable serves"));
     return Enter(run, "aborting");
   }
-  if (run.plan(index).canary_weight() <= allowance->max_canary_weight) {
+  // As Build cuts the plan: the first step that reaches the weight allowed
+  // now runs at it, and is the last.
+  if (run.plan(index).canary_weight() < allowance->max_canary_weight) {
     return absl::OkStatus();
   }
-  // This step at the weight allowed now, and none after it.
   const int planned = run.plan_size();
   run.mutable_plan(index)->set_canary_weight(allowance->max_canary_weight);
   while (run.plan_size() > index + 1) run.mutable_plan()->RemoveLast();
+  if (run.plan_size() == planned) return Save(run);
+  run.set_budget_tier(allowance->tier);
   run.add_budget_reasons(absl::StrFormat(
       "before step %d: tier %s allows a canary weight of at most %.3f; plan "
       "cut to %d of %d steps",

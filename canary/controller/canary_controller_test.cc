@@ -345,6 +345,19 @@ TEST(CanaryControllerTest, TheBudgetIsReadAgainBeforeEveryStep) {
   ASSERT_EQ(run->budget_reasons_size(), 1);
   EXPECT_NE(run->budget_reasons(0).find("plan cut to 2 of 3 steps"),
             std::string::npos);
+
+  // Reached exactly, as at build: that step is the last.
+  Fixture exact;
+  RolloutAllowance quarter;
+  quarter.max_canary_weight = 0.25;
+  quarter.tier = "cautious";
+  exact.env.allowance_at_call[3] = quarter;
+  run = exact.Run();
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->phase(), "promoted");
+  EXPECT_EQ(run->plan_size(), 2);
+  EXPECT_EQ(run->budget_tier(), "cautious");
+  EXPECT_EQ(exact.env.weights, (std::vector<double>{0.05, 0.25, 0}));
 }
 
 // Resumed after the budget ran out, the rollout does not go on.

@@ -363,18 +363,23 @@ absl::StatusOr<RolloutAllowance> LiveEnvironment::Allowance(
     if (!staged.ok()) return staged.status();
     request.candidate_lower_bound = *staged;
   }
-  // The service's other rollouts under way count against max_concurrent;
-  // a state that cannot be read cannot be counted, so nothing is allowed.
+  // The service's rollouts under way that began before this one count
+  // against max_concurrent (a later one never stops an earlier one: it is
+  // refused instead). A state that cannot be read cannot be counted, so
+  // nothing is allowed until it is repaired or removed.
   auto runs = CanaryStateStore(options_.state_dir).List();
   if (!runs.ok()) {
     return absl::FailedPreconditionError(
         absl::StrCat("cannot count the rollouts under way (max_concurrent): ",
-                     runs.status().message()));
+                     runs.status().message(),
+                     "; repair or remove that rollout's directory"));
   }
   for (const auto& other : *runs) {
-    if (other.service() == run.service() &&
-        other.canary_id() != run.canary_id() && !IsFinalPhase(other.phase()) &&
-        other.phase() != "created") {
+    const bool earlier = other.created_ms() < run.created_ms() ||
+                         (other.created_ms() == run.created_ms() &&
+                          other.canary_id() < run.canary_id());
+    if (other.service() == run.service() && earlier &&
+        !IsFinalPhase(other.phase()) && other.phase() != "created") {
       ++request.running_experiments;
     }
   }
