@@ -1,5 +1,7 @@
 #include "tools/loop/loop_runner.h"
 
+#include <filesystem>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/files/atomic_file.h"
@@ -120,10 +122,13 @@ absl::Status LoopRunner::RunIteration(v1::LoopRun& run, int index) {
       outcome = definition.run(ctx, it, *executor_);
     } catch (const std::exception& e) {
       // A command's JSON with a value of another type than the loop reads
-      // (a null where a number was): the stage fails, named, resumable.
+      // (a null where a number was): the stage fails, named, and its
+      // command runs again on resume (its finished mark is dropped).
+      std::error_code ignored;
+      std::filesystem::remove(FinishedPath(ctx, definition.name), ignored);
       outcome = absl::DataLossError(absl::StrCat(
           "the output of its command is not what the loop reads (", e.what(),
-          "); see ", ctx.iteration_dir, "/", definition.name, ".json"));
+          "); see the stage's files in ", ctx.iteration_dir));
     }
     // `stage` may have moved if the stage added to `it`: look it up again.
     stage = FindStage(it, definition.name);

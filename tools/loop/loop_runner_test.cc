@@ -362,9 +362,16 @@ TEST_F(LoopRunnerTest, UnreadableCommandOutputFailsTheStage) {
                                 "command is not what the loop reads"),
             std::string::npos)
       << run->failure();
+  // Fixed, the same command runs the search again (not its bad output).
+  executor_.scripts.erase("search");
+  executor_.ran.clear();
+  run = RunLoop();
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->phase(), "done");
+  ASSERT_FALSE(executor_.ran.empty());
+  EXPECT_EQ(executor_.ran[0], "search");
 
   setup_.loop_id = "nameless";
-  executor_.scripts.erase("search");
   executor_.scripts["train"] = [](auto&, const std::string& out) {
     std::ofstream(out) << R"({"metrics": {"train_transitions": 3}})";
     return 0;

@@ -102,14 +102,6 @@ absl::StatusOr<std::variant<StageOutcome, int>> RunStage(
     const StageContext& ctx, v1::LoopIteration& it, StageExecutor& executor,
     const std::string& db);
 
-// A stage's command that ran to its end leaves its exit code in a file
-// beside the stage's own buffer file: a stage resumed after it (its merge
-// interrupted, or the loop killed before it saved) merges that file again
-// (idempotent) instead of running the command anew, whose new build and
-// episode ids would put a second copy of its rows in the buffer.
-std::string FinishedPath(const StageContext& ctx, const std::string& stage) {
-  return absl::StrCat(ctx.iteration_dir, "/", stage, ".finished");
-}
 std::optional<int> FinishedExitCode(const StageContext& ctx,
                                     const std::string& stage,
                                     const std::string& db) {
@@ -137,7 +129,10 @@ absl::StatusOr<StageOutcome> Explore(const StageContext& ctx,
     }
   }
   auto report = ReadJson(OutPath(ctx, "explore"));
-  if (!report.ok()) return report.status();
+  if (!report.ok()) {
+    RemoveFile(FinishedPath(ctx, "explore"));  // a rerun searches again
+    return report.status();
+  }
   it.set_explore_evaluations(
       report->value("/counts/evaluations"_json_pointer, 0));
   auto merged = MergeBuffer(ctx, executor, "explore", db);
@@ -407,7 +402,10 @@ absl::StatusOr<StageOutcome> Stage(const StageContext& ctx,
     exit_code = std::get<int>(*staged);
   }
   auto report = ReadJson(OutPath(ctx, "stage"));
-  if (!report.ok()) return report.status();
+  if (!report.ok()) {
+    RemoveFile(FinishedPath(ctx, "stage"));  // a rerun stages again
+    return report.status();
+  }
   // The canary's error budget is told staging's lower bound: a speed figure
   // the stage did not give is never made up.
   const json& rows = (*report)["workloads"];
@@ -600,6 +598,10 @@ absl::StatusOr<StageOutcome> Canary(const StageContext& ctx,
 }
 
 }  // namespace
+
+std::string FinishedPath(const StageContext& ctx, const std::string& stage) {
+  return absl::StrCat(ctx.iteration_dir, "/", stage, ".finished");
+}
 
 const v1::LoopBuildFigures* EarlierBuildFigures(const StageContext& ctx,
                                                 const std::string& version) {
