@@ -122,11 +122,12 @@ int RunLoop(const LoopFlags& flags, std::ostream& out, std::ostream& err) {
   setup.phaseloop = process::SelfExecutable();
   setup.cc = FindWrapper(flags.cc, setup.phaseloop);
   setup.buffer =
-      fs::absolute(flags.buffer.empty() ? setup.state_dir + "/buffer.db"
-                                        : flags.buffer)
+      fs::weakly_canonical(fs::absolute(flags.buffer.empty()
+                                            ? setup.state_dir + "/buffer.db"
+                                            : flags.buffer))
           .string();
   if (before != nullptr && !before->buffer_path().empty() &&
-      setup.buffer != before->buffer_path()) {
+      setup.buffer != fs::weakly_canonical(before->buffer_path()).string()) {
     if (!flags.buffer.empty()) {
       err << kName << "--buffer " << setup.buffer << ": loop " << setup.loop_id
           << " keeps its replay buffer at " << before->buffer_path()
@@ -161,13 +162,34 @@ int RunLoop(const LoopFlags& flags, std::ostream& out, std::ostream& err) {
       setup.policy_store = env;
     }
   }
+  // A resumed loop keeps its policy store: the one it was given, or the
+  // directory it served (its channels are what its iterations moved).
+  if (before != nullptr && before->policy_dir().empty() &&
+      !before->policy_store().empty() && setup.policy_store.empty()) {
+    err << kName << "loop " << setup.loop_id
+        << " keeps its policies in the store at " << before->policy_store()
+        << "; pass --policy-store " << before->policy_store()
+        << " (or set PHASELOOP_POLICY_STORE), or start another loop with "
+           "--loop-id\n";
+    return command::kExitBadInput;
+  }
+  if (before != nullptr && !before->policy_dir().empty() &&
+      !setup.policy_store.empty()) {
+    err << kName << "loop " << setup.loop_id << " serves its policies from "
+        << before->policy_dir() << "; drop --policy-store (and "
+        << kPolicyStoreEnv
+        << ") to resume it, or start another loop with --loop-id\n";
+    return command::kExitBadInput;
+  }
   if (setup.policy_store.empty()) {
     setup.policy_dir =
-        fs::absolute(flags.policy_dir.empty() ? setup.state_dir + "/policies"
-                                              : flags.policy_dir)
+        fs::weakly_canonical(fs::absolute(flags.policy_dir.empty()
+                                              ? setup.state_dir + "/policies"
+                                              : flags.policy_dir))
             .string();
     if (before != nullptr && !before->policy_dir().empty() &&
-        setup.policy_dir != before->policy_dir()) {
+        setup.policy_dir !=
+            fs::weakly_canonical(before->policy_dir()).string()) {
       if (!flags.policy_dir.empty()) {
         err << kName << "--policy-dir " << setup.policy_dir << ": loop "
             << setup.loop_id << " keeps its policies in "

@@ -57,6 +57,7 @@ absl::StatusOr<v1::LoopRun> LoopRunner::Run() {
     run.set_config_path(config_.source);
     run.set_buffer_path(setup_.buffer);
     run.set_policy_dir(setup_.policy_dir);
+    if (setup_.policy_dir.empty()) run.set_policy_store(setup_.policy_store);
   } else {
     return loaded.status();
   }

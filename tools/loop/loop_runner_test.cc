@@ -160,6 +160,9 @@ TEST_F(LoopRunnerTest, AnIterationRunsEveryStageAndRecordsItsFigures) {
   EXPECT_EQ(absl::StrJoin(executor_.ran, ","),
             "search,buffer import,train,policy list,policy push,stage,"
             "buffer import,canary run");
+  // Given a store (no directory of its own), the loop records its address.
+  EXPECT_EQ(run->policy_store(), "127.0.0.1:2");
+  EXPECT_EQ(run->buffer_path(), setup_.buffer);
   ASSERT_EQ(run->iterations_size(), 1);
   const v1::LoopIteration& it = run->iterations(0);
   EXPECT_EQ(it.explore_evaluations(), 7);
