@@ -178,9 +178,10 @@ TEST_F(RunnerTest, LinkFlagsReachEveryLinkAndNoCompile) {
   // both under -Werror: neither links, so neither may get the flags.
   std::ofstream(two->source_dir + "/extra.h")
       << "int extra_checksum(const char *s);\n";
+  // The link also names a header, as -include's argument: still a link.
   std::ofstream(two->source_dir + "/Makefile")
       << "wordfreq: wordfreq.o extra.o extra.h.pch other.h.pch\n"
-         "\t$(CC) $(CFLAGS) -o $@ wordfreq.o extra.o\n"
+         "\t$(CC) $(CFLAGS) -include extra.h -o $@ wordfreq.o extra.o\n"
          "wordfreq.o: wordfreq.c\n\t$(CC) $(CFLAGS) -c wordfreq.c\n"
          "extra.o: extra.c\n\tprintf '%s\\n' -c extra.c > extra.rsp\n"
          "\t$(CC) $(CFLAGS) -Werror @extra.rsp\n"

@@ -227,17 +227,22 @@ absl::StatusOr<Compilers> VariantCompilers(const Compilers& compilers,
         // c-header, or a header given as input): there clang warns of the
         // unused flags (an error under -Werror) or, for a header and -o,
         // refuses to write "multiple output files".
-        out << "links=yes\nafter_x=no\n"
+        out << "links=yes\nafter=\n"
                "for arg in \"$@\"; do\n"
-               "  if [ $after_x = yes ]; then\n"
-               "    case \"$arg\" in *-header) links=no;; esac\n"
-               "    after_x=no\n"
-               "  fi\n"
+               "  case \"$after\" in\n"
+               "    x) case \"$arg\" in *-header) links=no;; esac; after=; "
+               "continue;;\n"
+               "    value) after=; continue;;\n"
+               "  esac\n"
                "  case \"$arg\" in\n"
                "    -c|-S|-E|-M|-MM|-fsyntax-only|--compile|--preprocess|"
                "--assemble|--version|-dumpversion|-dumpmachine|-print-*|"
                "-x*-header) links=no;;\n"
-               "    -x) after_x=yes;;\n"
+               "    -x) after=x;;\n"
+               // An option's own argument (-include foo.h) is no input.
+               "    -include|-imacros|-include-pch|-o|-MF|-MT|-MQ|-I|-isystem|"
+               "-iquote|-idirafter|-isysroot|-D|-U|-L|-Xlinker|-Xclang|"
+               "-mllvm|-target) after=value;;\n"
                "    -*) ;;\n"
                "    @*) if [ -r \"${arg#@}\" ] && grep -qE -- "
                "'(^|[[:space:]])(-c|-S|-E|-M|-MM|-fsyntax-only|-x[[:space:]]*"
