@@ -354,9 +354,11 @@ absl::StatusOr<sqlite3*> OpenDatabaseOnce(const std::string& path,
   if (rc != SQLITE_OK) {
     const std::string message = db ? sqlite3_errmsg(db) : "out of memory";
     sqlite3_close(db);
-    return absl::InvalidArgumentError(
-        absl::StrCat("cannot open the replay buffer '", path, "': ", message,
-                     "; pass a writable path (it is created if missing)"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot open the replay buffer '", path, "': ", message,
+        options.read_only
+            ? "; pass a readable buffer file"
+            : "; pass a writable path (it is created if missing)"));
   }
   sqlite3_busy_timeout(db, 30000);
   sqlite3_extended_result_codes(db, 1);

@@ -98,9 +98,11 @@ std::optional<std::string> ParseOptLevel(std::string_view value) {
   const std::size_t first = value.find_first_not_of('0');
   if (first == std::string_view::npos) return std::string();  // -O0
   const std::string_view digits = value.substr(first);
-  // -O5 and above: clang's frontend warns ("optimization level '-O9' is not
-  // supported"), which the wrapper would report its driver's way.
+  // -O5 and above, and -O4 spelt otherwise (-O04): clang's frontend warns
+  // ("optimization level '-O9' is not supported"), which the wrapper would
+  // report its driver's way. (Its driver says -O4 "is equivalent to -O3".)
   if (digits.size() > 1 || digits[0] >= '5') return std::nullopt;
+  if (digits[0] == '4' && value != "4") return std::nullopt;
   if (digits[0] >= '3') return std::string("O3");
   return "O" + std::string(digits);
 }

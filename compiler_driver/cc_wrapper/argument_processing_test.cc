@@ -176,6 +176,7 @@ TEST(ArgumentProcessingTest, OptLevels) {
   // clang's frontend warns of -O5 and above in its own way.
   EXPECT_PASS_THROUGH((Args{"-c", "-O9", "a.c"}), R::kUnknownOption, "-O9");
   EXPECT_PASS_THROUGH((Args{"-c", "-O12", "a.c"}), R::kUnknownOption, "-O12");
+  EXPECT_PASS_THROUGH((Args{"-c", "-O04", "a.c"}), R::kUnknownOption, "-O04");
 }
 
 // Only Linux (GNU) targets: the backend is set up as clang sets it up there.
