@@ -331,22 +331,15 @@ int RunBufferIngest(const std::string& buffer, const IngestOptions& options,
     run.lost_records_log = kafka::LostRecordsLogPath(kafka::DefaultStateDir());
   }
   absl::StatusOr<IngestStats> stats = RunKafkaIngest(
-      **store, run, dead_letters->get(), command::StopFlagOnSignals());
+      **store, run, dead_letters->get(), command::StopFlagOnSignals(),
+      dead_letter_spool.ok() ? &*dead_letter_spool : nullptr);
   // Dead letters Kafka did not acknowledge are kept for the next run (the
   // lost-records log and stderr already name every loss).
   if (dead_letter_spool.ok()) {
     absl::StatusOr<int64_t> kept = dead_letter_spool->KeepUndelivered(
         **dead_letters, std::chrono::seconds(10));
-    // And those the producer refused at once (never queued).
-    if (kept.ok() && stats.ok() && !stats->unqueued_dead_letters.empty()) {
-      absl::Status kept_unqueued =
-          dead_letter_spool->Keep(stats->unqueued_dead_letters);
-      if (kept_unqueued.ok()) {
-        *kept += static_cast<int64_t>(stats->unqueued_dead_letters.size());
-      } else {
-        kept = kept_unqueued;
-      }
-    }
+    // And those the producer refused at once (kept as they came).
+    if (kept.ok() && stats.ok()) *kept += stats->dead_letters_spooled;
     if (!kept.ok()) {
       err << "phaseloop buffer ingest: dead letters not kept: "
           << kept.status().message() << "\n";

@@ -135,26 +135,38 @@ class EndTracker {
   std::set<kafka::TopicPartition> read_;  // read (or lost) since assigned
 };
 
-// Queues a dead letter; one the producer refuses at once (too large, its
-// queue full for too long, the producer unusable) is kept in
-// IngestStats::unqueued_dead_letters for the caller's spool.
-void DeadLetter(kafka::Producer& producer, kafka::SpooledRecord record,
-                IngestStats& stats) {
+// Queues a dead letter. One the producer refuses at once (too large, its
+// queue full for too long, the producer unusable) is kept in `spool` before
+// its offset can be stored; when it cannot be kept either, the error stops
+// the ingest with the offset unstored (the record is read again).
+absl::Status DeadLetter(kafka::Producer& producer, kafka::DeliverySpool* spool,
+                        const kafka::SpooledRecord& record,
+                        IngestStats& stats) {
   absl::Status queued =
       producer.Produce(record.topic, record.key, record.value);
-  if (!queued.ok()) {
-    std::cerr << "buffer ingest: dead letter " << record.key
-              << " not queued: " << queued.message() << "\n";
-    stats.unqueued_dead_letters.push_back(std::move(record));
+  if (queued.ok()) return absl::OkStatus();
+  std::cerr << "buffer ingest: dead letter " << record.key
+            << " not queued: " << queued.message() << "\n";
+  if (spool == nullptr) {
+    return absl::UnavailableError(
+        absl::StrCat("dead letter ", record.key, " could not be queued (",
+                     queued.message(), ") and there is no spool to keep it"));
   }
+  if (absl::Status kept = spool->Keep({record}); !kept.ok()) {
+    return absl::UnavailableError(
+        absl::StrCat("dead letter ", record.key, " could not be queued (",
+                     queued.message(), ") nor kept (", kept.message(), ")"));
+  }
+  ++stats.dead_letters_spooled;
+  return absl::OkStatus();
 }
 
 }  // namespace
 
-absl::StatusOr<IngestStats> RunKafkaIngest(ReplayStore& store,
-                                           const IngestOptions& options,
-                                           kafka::Producer* dead_letters,
-                                           const std::atomic<bool>* stop) {
+absl::StatusOr<IngestStats> RunKafkaIngest(
+    ReplayStore& store, const IngestOptions& options,
+    kafka::Producer* dead_letters, const std::atomic<bool>* stop,
+    kafka::DeliverySpool* dead_letter_spool) {
   std::vector<std::string> topics;
   for (const std::string* topic : {&options.topic, &options.decisions_topic}) {
     if (!topic->empty()) topics.push_back(*topic);
@@ -270,12 +282,16 @@ absl::StatusOr<IngestStats> RunKafkaIngest(ReplayStore& store,
                     << "\n";
         }
         if (dead_letters != nullptr) {
-          DeadLetter(*dead_letters,
-                     {std::string(kafka::kDeadLetterTopic),
-                      absl::StrCat(lost->topic, "/", lost->partition, "/",
-                                   lost->first_offset, "-", lost->last_offset),
-                      kafka::LostRecordsLine(entry)},
-                     stats);
+          if (absl::Status s = DeadLetter(
+                  *dead_letters, dead_letter_spool,
+                  {std::string(kafka::kDeadLetterTopic),
+                   absl::StrCat(lost->topic, "/", lost->partition, "/",
+                                lost->first_offset, "-", lost->last_offset),
+                   kafka::LostRecordsLine(entry)},
+                  stats);
+              !s.ok()) {
+            return s;
+          }
         }
         continue;
       }
@@ -318,11 +334,15 @@ absl::StatusOr<IngestStats> RunKafkaIngest(ReplayStore& store,
         std::cerr << "buffer ingest: " << m.topic << "/" << m.partition << "@"
                   << m.offset << " " << *problem << "; skipped\n";
         if (dead_letters != nullptr) {
-          DeadLetter(
-              *dead_letters,
-              {std::string(kafka::kDeadLetterTopic),
-               absl::StrCat(m.topic, "/", m.partition, "/", m.offset), m.value},
-              stats);
+          if (absl::Status s = DeadLetter(
+                  *dead_letters, dead_letter_spool,
+                  {std::string(kafka::kDeadLetterTopic),
+                   absl::StrCat(m.topic, "/", m.partition, "/", m.offset),
+                   m.value},
+                  stats);
+              !s.ok()) {
+            return s;
+          }
         }
       }
     }

@@ -80,17 +80,21 @@ struct IngestStats {
   // (run_limit: records may be left unread), "stop" (*stop).
   std::string ended_by;
   // Dead letters the producer refused at once (not queued, so not among
-  // what Drain returns): the caller keeps them (delivery_spool.h).
-  std::vector<kafka::SpooledRecord> unqueued_dead_letters;
+  // what Drain returns), kept in the dead-letter spool instead.
+  int64_t dead_letters_spooled = 0;
 };
 
 // Runs until *stop (checked between polls; may be null), `idle_exit`,
 // `exit_at_end`, `run_limit`, or a fatal error; what was read is stored.
-// `dead_letters` may be null. InvalidArgument when no topic is set.
-absl::StatusOr<IngestStats> RunKafkaIngest(ReplayStore& store,
-                                           const IngestOptions& options,
-                                           kafka::Producer* dead_letters,
-                                           const std::atomic<bool>* stop);
+// `dead_letters` may be null. A dead letter it refuses at once is kept in
+// `dead_letter_spool` before the record's offset is stored; without a
+// spool, or when it cannot be kept, ingest stops with that error (the
+// record is read again by the next run). InvalidArgument when no topic is
+// set.
+absl::StatusOr<IngestStats> RunKafkaIngest(
+    ReplayStore& store, const IngestOptions& options,
+    kafka::Producer* dead_letters, const std::atomic<bool>* stop,
+    kafka::DeliverySpool* dead_letter_spool = nullptr);
 
 }  // namespace phaseloop::replay_buffer
 
