@@ -1,6 +1,7 @@
 #include "canary/budget_policy/exploration_allowance.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -57,7 +58,7 @@ ExplorationAllowance ComputeExplorationAllowance(
   ExplorationAllowance allowance;
   // 1. Alerts.
   const v1::BudgetStatus* worst = nullptr;
-  std::string page, ticket;
+  std::string page, ticket, unreadable;
   for (const v1::BudgetStatus& status : request.budgets) {
     if (status.service() != request.service) continue;
     if (InGroups(policy.alert_groups, status.group())) {
@@ -73,12 +74,24 @@ ExplorationAllowance ComputeExplorationAllowance(
         }
       }
     }
-    // 2. The budget: the lowest remaining that saw events.
-    if (InGroups(policy.budget_groups, status.group()) && status.total() > 0 &&
-        (worst == nullptr ||
-         status.error_budget_remaining() < worst->error_budget_remaining())) {
-      worst = &status;
+    // 2. The budget: the lowest remaining that saw events. A status whose
+    // remaining budget is not a number (the topic is outside input) compares
+    // false with everything and would hide the lowest: it freezes instead.
+    if (InGroups(policy.budget_groups, status.group()) && status.total() > 0) {
+      if (!std::isfinite(status.error_budget_remaining())) {
+        if (unreadable.empty()) unreadable = Where(status);
+      } else if (worst == nullptr || status.error_budget_remaining() <
+                                         worst->error_budget_remaining()) {
+        worst = &status;
+      }
     }
+  }
+  if (!unreadable.empty()) {
+    return Frozen(std::move(allowance),
+                  absl::StrCat("the budget status of ", unreadable,
+                               " has no finite error_budget_remaining (a "
+                               "damaged or foreign record on the budget "
+                               "topic): no exploration until it is valid"));
   }
   if (worst != nullptr) {
     allowance.budget_remaining = worst->error_budget_remaining();

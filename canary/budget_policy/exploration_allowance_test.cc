@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -138,6 +139,12 @@ TEST(ExplorationAllowanceTest, LowOrExhaustedBudgetFreezes) {
   flagged.set_budget_exhausted(true);
   ExpectFrozen(ComputeExplorationAllowance(kPolicy, Request({flagged})),
                "exhausted");
+  // A remaining budget that is not a number (outside input) would compare
+  // false with everything and hide an exhausted one: it freezes.
+  ExpectFrozen(ComputeExplorationAllowance(
+                   kPolicy, Request({Status("baseline", std::nan("")),
+                                     Status("baseline", -0.5)})),
+               "has no finite error_budget_remaining");
 }
 
 TEST(ExplorationAllowanceTest, APageAlertAnywhereFreezes) {
