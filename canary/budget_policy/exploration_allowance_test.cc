@@ -141,9 +141,10 @@ TEST(ExplorationAllowanceTest, LowOrExhaustedBudgetFreezes) {
                "exhausted");
   // A remaining budget that is not a number (outside input) would compare
   // false with everything and hide an exhausted one: it freezes.
+  v1::BudgetStatus not_a_number = Status("baseline", 0.9);
+  not_a_number.set_error_budget_remaining(std::nan(""));
   ExpectFrozen(ComputeExplorationAllowance(
-                   kPolicy, Request({Status("baseline", std::nan("")),
-                                     Status("baseline", -0.5)})),
+                   kPolicy, Request({not_a_number, Status("baseline", -0.5)})),
                "has no finite error_budget_remaining");
 }
 
