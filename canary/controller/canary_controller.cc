@@ -399,19 +399,20 @@ absl::Status CanaryController::CheckBudgetBeforeStep(v1::CanaryRun& run) {
   }
   // As Build cuts the plan: the first step that reaches the weight allowed
   // now runs at it, and is the last.
-  if (run.plan(index).canary_weight() < allowance->max_canary_weight) {
-    return absl::OkStatus();
-  }
+  const double weight = run.plan(index).canary_weight();
   const int planned = run.plan_size();
+  if (weight < allowance->max_canary_weight ||
+      (weight == allowance->max_canary_weight && planned == index + 1)) {
+    return absl::OkStatus();  // nothing to change
+  }
   run.mutable_plan(index)->set_canary_weight(allowance->max_canary_weight);
   while (run.plan_size() > index + 1) run.mutable_plan()->RemoveLast();
-  if (run.plan_size() == planned) return Save(run);
   run.set_budget_tier(allowance->tier);
   run.add_budget_reasons(absl::StrFormat(
-      "before step %d: tier %s allows a canary weight of at most %.3f; plan "
-      "cut to %d of %d steps",
-      index + 1, allowance->tier, allowance->max_canary_weight, run.plan_size(),
-      planned));
+      "before step %d: tier %s allows a canary weight of at most %.3f "
+      "(planned %.3f); plan cut to %d of %d steps",
+      index + 1, allowance->tier, allowance->max_canary_weight, weight,
+      run.plan_size(), planned));
   return Save(run);
 }
 
