@@ -249,6 +249,20 @@ TEST_F(ClangAgreementTest, NoCanonicalPrefixesNamesClangAsFound) {
   EXPECT_EQ(Reasons(), (std::vector<std::string>{"", ""}));
 }
 
+// The code generator is set up with the command line's CPU, as clang's:
+// not the first function's own target("arch=...") (module-level asm's
+// alignment padding is assembled with the CPU's longest NOPs).
+TEST_F(ClangAgreementTest, TheCommandLinesCpuGeneratesTheCode) {
+  ExpectAgreement(
+      {"-c", "-O2", "ma.c"}, {},
+      {{"ma.c",
+        "__attribute__((target(\"arch=znver3\"))) int first(int x) {\n"
+        "  return x * 3;\n}\nint second(int x) { return x + 1; }\n"
+        "__asm__(\".text\\n.p2align 4\\nmarker: nop\\n.p2align 5\\n"
+        "marker2: ret\\n\");\n"}});
+  EXPECT_EQ(Reasons(), std::vector<std::string>{""});
+}
+
 // CCC_OVERRIDE_OPTIONS edits clang's command line inside its driver.
 TEST_F(ClangAgreementTest, DriverOverridesAreLeftToClang) {
   fs::copy_file(AbsolutePath("compiler_driver/fixtures/structs.c"),

@@ -10,6 +10,7 @@
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/DiagnosticDriver.h"
 #include "clang/Basic/DiagnosticOptions.h"
+#include "clang/Basic/TargetOptions.h"
 #include "clang/CodeGen/CodeGenAction.h"
 #include "clang/Driver/Compilation.h"
 #include "clang/Driver/Driver.h"
@@ -20,6 +21,7 @@
 #include "clang/Frontend/TextDiagnosticPrinter.h"
 #include "compiler_driver/cc_wrapper/argument_processing.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
@@ -297,6 +299,11 @@ InProcessFrontendRun RunFrontendInProcess(
   }
   run.module = action.takeModule();
   if (run.module == nullptr) run.error = "frontend_failed: no module";
+  // The target options as the frontend completed them (clang's backend
+  // builds its TargetMachine from these: BackendUtil.cpp).
+  const clang::TargetOptions& target = instance.getTargetOpts();
+  run.target_cpu = target.CPU;
+  run.target_features = llvm::join(target.Features, ",");
   return run;
 }
 

@@ -46,6 +46,10 @@ struct InProcessFrontendRun {
   std::string driver_diagnostics_after;
   std::string diagnostics;
   std::string error;  // why it failed: "reason: detail"
+  // What clang gives its code generator: the cc1 job's -target-cpu and its
+  // target features (comma-joined), as its backend would take them.
+  std::string target_cpu;
+  std::string target_features;
 };
 
 // `clang_path`: the clang the user's build would run (a name looked up on

@@ -27,16 +27,22 @@ constexpr char kEntryMagic[] = "phaseloop object cache entry";
 
 // Every field of CodegenSettings: a field added there without a line here
 // would let two settings share objects, so the size is pinned.
-static_assert(sizeof(codegen::CodegenSettings) == 5 * sizeof(bool),
+struct SerialisedCodegenSettings {
+  bool flags[5];
+  std::string target_cpu, target_features;
+};
+static_assert(sizeof(codegen::CodegenSettings) ==
+                  sizeof(SerialisedCodegenSettings),
               "CodegenSettings changed: serialise the new field in "
               "CodegenSettingsText (object_cache.cc) and bump "
               "kObjectCacheFormat");
 std::string CodegenSettingsText(const codegen::CodegenSettings& s) {
-  return absl::StrCat("function_sections=", s.function_sections,
-                      " data_sections=", s.data_sections,
-                      " unique_section_names=", s.unique_section_names,
-                      " addrsig=", s.addrsig,
-                      " split_machine_functions=", s.split_machine_functions);
+  return absl::StrCat(
+      "function_sections=", s.function_sections,
+      " data_sections=", s.data_sections,
+      " unique_section_names=", s.unique_section_names, " addrsig=", s.addrsig,
+      " split_machine_functions=", s.split_machine_functions,
+      " target_cpu=", s.target_cpu, " target_features=", s.target_features);
 }
 
 bool IsHex32(absl::string_view s) {

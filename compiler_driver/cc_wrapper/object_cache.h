@@ -33,7 +33,7 @@ namespace phaseloop::cc_wrapper {
 inline constexpr char kObjectCacheEnv[] = "PHASELOOP_OBJECT_CACHE";
 
 // Bumped when the entry layout or the key's meaning changes.
-inline constexpr int kObjectCacheFormat = 3;
+inline constexpr int kObjectCacheFormat = 4;
 
 // Everything that decides a translation unit's object once the policy chose
 // its pipeline. A new input of the optimizer that changes object bytes (a

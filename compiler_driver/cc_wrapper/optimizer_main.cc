@@ -258,9 +258,13 @@ class Optimizer {
           }
           std::string module_hash = FrontendModuleHash(*frontend.module);
           trace.Mark("hash");
+          // The CPU and features clang's own backend would be given.
+          codegen::CodegenSettings job_codegen = codegen;
+          job_codegen.target_cpu = frontend.target_cpu;
+          job_codegen.target_features = frontend.target_features;
           absl::StatusOr<TuResult> result =
               OptimizeModule(std::move(frontend.module), module_hash, opt_level,
-                             codegen, policy, config_.count_executed,
+                             job_codegen, policy, config_.count_executed,
                              object_cache_ ? &*object_cache_ : nullptr, lto);
           if (!result.ok()) return result.status();
           if (const std::string printed = backend_output.Captured();

@@ -129,8 +129,9 @@ absl::StatusOr<std::unique_ptr<ObjectEmitter>> ObjectEmitter::ForModule(
         "module '", module.getModuleIdentifier(), "' targets '", triple_name,
         "'; phaseloop generates code for x86-64 only (", error, ")"));
   }
-  std::string cpu, features;
-  CpuAndFeatures(module, cpu, features);
+  std::string cpu = settings.target_cpu;
+  std::string features = settings.target_features;
+  if (cpu.empty()) CpuAndFeatures(module, cpu, features);
 
   // clang-16's defaults on Linux (clang/lib/CodeGen/BackendUtil.cpp).
   llvm::TargetOptions options;

@@ -29,6 +29,13 @@ struct CodegenSettings {
   // -fsplit-machine-functions: cold blocks (by the profile) to
   // .text.split. sections; without profile data it splits nothing.
   bool split_machine_functions = false;
+  // clang's -target-cpu and -target-feature (its cc1 job's, comma-joined),
+  // which it gives the code generator; empty: read from the first defined
+  // function's attributes (a module made elsewhere). They differ where a
+  // function says otherwise (target("arch=...")) or the module has no
+  // function (module-level asm is assembled for the command line's CPU).
+  std::string target_cpu;
+  std::string target_features;
 };
 
 // Not thread-safe: one emitter per thread.
