@@ -6,6 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "common/files/atomic_file.h"
 #include "tools/loop/loop_stages.h"
+#include "tools/loop/stage_commands.h"
 
 namespace phaseloop::loop {
 namespace {

@@ -63,14 +63,6 @@ std::string LastLogLine(const std::string& path);
 // The canary id of an iteration: <loop_id>-<n> (n from 1).
 std::string CanaryIdOf(const std::string& loop_id, int index);
 
-// A stage's command that ran to its end leaves its exit code here, beside
-// the stage's own buffer file: a stage resumed after it (its merge
-// interrupted, or the loop killed before it saved) merges that file again
-// (idempotent) instead of running the command anew, whose new build and
-// episode ids would put a second copy of its rows in the buffer. Dropped
-// whenever the command's output cannot be used, so a rerun runs it again.
-std::string FinishedPath(const StageContext& ctx, const std::string& stage);
-
 }  // namespace phaseloop::loop
 
 #endif  // PHASELOOP_TOOLS_LOOP_LOOP_STAGES_H_
