@@ -33,6 +33,21 @@ v1::CanaryMetricResult MetricResult(const MetricJudgement& metric) {
   return result;
 }
 
+// The error budget's rule for a plan, from step `from` on: the first step
+// whose weight reaches `max_weight` runs at it and is the last. Returns how
+// many steps the plan had.
+int CutPlan(v1::CanaryRun& run, int from, double max_weight) {
+  const int planned = run.plan_size();
+  for (int i = from; i < run.plan_size(); ++i) {
+    v1::CanaryStepPlan& step = *run.mutable_plan(i);
+    if (step.canary_weight() < max_weight) continue;
+    step.set_canary_weight(max_weight);
+    while (run.plan_size() > i + 1) run.mutable_plan()->RemoveLast();
+    break;
+  }
+  return planned;
+}
+
 }  // namespace
 
 CanaryController::CanaryController(CanaryStateStore store, RolloutConfig config,
@@ -170,26 +185,14 @@ absl::Status CanaryController::Build(v1::CanaryRun& run) {
         "; only stable ships"));
     return Enter(run, "refused");
   }
-  // Steps above the allowance are cut; the first step that reaches it is
-  // kept at the allowance.
-  std::vector<v1::CanaryStepPlan> plan;
-  for (const auto& step : run.plan()) {
-    v1::CanaryStepPlan clipped = step;
-    if (step.canary_weight() > allowance->max_canary_weight) {
-      clipped.set_canary_weight(allowance->max_canary_weight);
-    }
-    plan.push_back(clipped);
-    if (step.canary_weight() >= allowance->max_canary_weight) break;
-  }
-  if (plan.size() < static_cast<size_t>(run.plan_size())) {
+  const int planned = CutPlan(run, 0, allowance->max_canary_weight);
+  if (run.plan_size() < planned) {
     run.add_budget_reasons(absl::StrFormat(
-        "plan cut to %d of %d steps (canary weight at most %.3f)", plan.size(),
-        run.plan_size(), allowance->max_canary_weight));
+        "plan cut to %d of %d steps (canary weight at most %.3f)",
+        run.plan_size(), planned, allowance->max_canary_weight));
   }
-  run.clear_plan();
-  for (size_t i = 0; i < plan.size(); ++i) {
-    plan[i].set_index(static_cast<int32_t>(i));
-    *run.add_plan() = plan[i];
+  for (int i = 0; i < run.plan_size(); ++i) {
+    run.mutable_plan(i)->set_index(i);
   }
   return Enter(run, "starting");
 }
@@ -400,13 +403,12 @@ absl::Status CanaryController::CheckBudgetBeforeStep(v1::CanaryRun& run) {
   // As Build cuts the plan: the first step that reaches the weight allowed
   // now runs at it, and is the last.
   const double weight = run.plan(index).canary_weight();
-  const int planned = run.plan_size();
   if (weight < allowance->max_canary_weight ||
-      (weight == allowance->max_canary_weight && planned == index + 1)) {
+      (weight == allowance->max_canary_weight &&
+       run.plan_size() == index + 1)) {
     return absl::OkStatus();  // nothing to change
   }
-  run.mutable_plan(index)->set_canary_weight(allowance->max_canary_weight);
-  while (run.plan_size() > index + 1) run.mutable_plan()->RemoveLast();
+  const int planned = CutPlan(run, index, allowance->max_canary_weight);
   run.set_budget_tier(allowance->tier);
   run.add_budget_reasons(absl::StrFormat(
       "before step %d: tier %s allows a canary weight of at most %.3f "
