@@ -236,6 +236,20 @@ TEST(KafkaIngestTest, BufferIngestReportsRecordsDeletedBeforeItReadThem) {
   unsetenv("PHASELOOP_STATE_DIR");
 }
 
+// The dead-letter spool of the state directory `state`, and what it keeps
+// (a test failure when it cannot be read).
+std::string DeadLetterSpool(const std::string& state) {
+  return kafka::SpoolDirPath(state, "dead-letters");
+}
+std::vector<kafka::SpooledRecord> KeptDeadLetters(const std::string& state) {
+  auto spool = kafka::DeliverySpool::Open(DeadLetterSpool(state));
+  EXPECT_TRUE(spool.ok()) << spool.status();
+  if (!spool.ok()) return {};
+  auto kept = spool->Records();
+  EXPECT_TRUE(kept.ok()) << kept.status();
+  return kept.ok() ? *std::move(kept) : std::vector<kafka::SpooledRecord>{};
+}
+
 // A malformed record's dead letter that Kafka refuses is kept in the state
 // directory's spool (never dropped) and delivered first by the next run.
 TEST(KafkaIngestTest, DeadLettersKafkaRefusesAreKeptForTheNextRun) {
@@ -268,16 +282,13 @@ TEST(KafkaIngestTest, DeadLettersKafkaRefusesAreKeptForTheNextRun) {
   EXPECT_NE(out.str().find("1 malformed records dead-lettered"),
             std::string::npos)
       << out.str();
-  const std::string spool_dir = kafka::SpoolDirPath(state, "dead-letters");
-  EXPECT_NE(err.str().find("kept for retry in " + spool_dir), std::string::npos)
+  EXPECT_NE(err.str().find("kept for retry in " + DeadLetterSpool(state)),
+            std::string::npos)
       << err.str();
-  auto spool = kafka::DeliverySpool::Open(spool_dir);
-  ASSERT_TRUE(spool.ok()) << spool.status();
-  auto kept = spool->Records();
-  ASSERT_TRUE(kept.ok()) << kept.status();
-  ASSERT_EQ(kept->size(), 1u);
-  EXPECT_EQ((*kept)[0].topic, kafka::kDeadLetterTopic);
-  EXPECT_EQ((*kept)[0].value, "not an episode");
+  std::vector<kafka::SpooledRecord> kept = KeptDeadLetters(state);
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(kept[0].topic, kafka::kDeadLetterTopic);
+  EXPECT_EQ(kept[0].value, "not an episode");
   EXPECT_EQ(kafka::testing::Watermarks(bootstrap,
                                        std::string(kafka::kDeadLetterTopic), 0)
                 .second,
@@ -289,9 +300,7 @@ TEST(KafkaIngestTest, DeadLettersKafkaRefusesAreKeptForTheNextRun) {
   EXPECT_NE(err2.str().find("1 dead letters of an earlier run delivered"),
             std::string::npos)
       << err2.str();
-  kept = spool->Records();
-  ASSERT_TRUE(kept.ok());
-  EXPECT_TRUE(kept->empty());
+  EXPECT_TRUE(KeptDeadLetters(state).empty());
   EXPECT_EQ(kafka::testing::Watermarks(bootstrap,
                                        std::string(kafka::kDeadLetterTopic), 0)
                 .second,
@@ -324,15 +333,12 @@ TEST(KafkaIngestTest, ADeadLetterTheProducerRefusesAtOnceIsKept) {
       << err.str();
   EXPECT_NE(out.str().find("ingested 2 episodes"), std::string::npos)
       << out.str();
-  const std::string spool_dir = kafka::SpoolDirPath(state, "dead-letters");
-  EXPECT_NE(err.str().find("kept for retry in " + spool_dir), std::string::npos)
+  EXPECT_NE(err.str().find("kept for retry in " + DeadLetterSpool(state)),
+            std::string::npos)
       << err.str();
-  auto spool = kafka::DeliverySpool::Open(spool_dir);
-  ASSERT_TRUE(spool.ok()) << spool.status();
-  auto kept = spool->Records();
-  ASSERT_TRUE(kept.ok()) << kept.status();
-  ASSERT_EQ(kept->size(), 1u);
-  EXPECT_EQ((*kept)[0].value, huge);
+  std::vector<kafka::SpooledRecord> kept = KeptDeadLetters(state);
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(kept[0].value, huge);
   unsetenv("PHASELOOP_STATE_DIR");
 }
 
