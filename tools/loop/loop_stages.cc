@@ -12,20 +12,13 @@
 #include "offline_rl/learner/gate_metrics.h"
 #include "tools/loop/build_figures.h"
 #include "tools/loop/lab_stages.h"
+#include "tools/loop/loop_state.h"
 #include "tools/loop/stage_commands.h"
 
 namespace phaseloop::loop {
 namespace {
 
 using json = nlohmann::json;
-
-// Whether `it`'s stage `name` ran to its end.
-bool StageDone(const v1::LoopIteration& it, const std::string& name) {
-  for (const v1::LoopStage& stage : it.stages()) {
-    if (stage.name() == name) return stage.status() == "done";
-  }
-  return false;
-}
 
 // The stable version ("" plain clang) as the latest earlier iteration that
 // knew it left it: after its canary stage, stable_after; after its publish

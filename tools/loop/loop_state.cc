@@ -30,13 +30,16 @@ std::string LoopStateStore::IterationDir(const std::string& loop_id,
   return absl::StrCat(LoopDir(loop_id), "/iteration-", index + 1);
 }
 
-std::string GateVerdict(const v1::LoopIteration& it) {
+bool StageDone(const v1::LoopIteration& it, const std::string& name) {
   for (const v1::LoopStage& stage : it.stages()) {
-    if (stage.name() == "train" && stage.status() == "done") {
-      return it.gate_passed() ? "passed" : "refused";
-    }
+    if (stage.name() == name) return stage.status() == "done";
   }
-  return "";
+  return false;
+}
+
+std::string GateVerdict(const v1::LoopIteration& it) {
+  if (!StageDone(it, "train")) return "";
+  return it.gate_passed() ? "passed" : "refused";
 }
 
 std::string LoopRunToJson(const v1::LoopRun& run) {

@@ -32,6 +32,9 @@ class LoopStateStore
   std::string IterationDir(const std::string& loop_id, int index) const;
 };
 
+// Whether `it`'s stage `name` ran to its end.
+bool StageDone(const v1::LoopIteration& it, const std::string& name);
+
 // What the publish gate said of an iteration's training: "passed",
 // "refused", or "" while its train stage has not finished.
 std::string GateVerdict(const v1::LoopIteration& it);
