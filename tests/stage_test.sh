@@ -13,7 +13,9 @@
 #   4. bad input: an unknown workload (exit 2, the available ones listed),
 #      a workload file with a bad field (exit 2, file and field named);
 #   5. the product's wrapper refuses the test-only pass: staged with it, the
-#      same policy builds the baseline's program (identical);
+#      policy reaches no unit, which is bad input (exit 2, the refusal
+#      named, nothing recorded); a policy file that does not exist is bad
+#      input before any build;
 #   6. `phaseloop profile` (JSON) and `stage --profile`: the profile-guided
 #      candidate is measured with its unit still optimised in process; a
 #      missing profile is bad input naming the command that writes one.
@@ -118,12 +120,27 @@ set -e
 [ $rc -eq 2 ] || { cat "$work/4b.err"; fail "step 4: bad field exited $rc"; }
 grep -q "bad.yaml: run\[0\].timeout_s" "$work/4b.err" || { cat "$work/4b.err"; fail "step 4: field not named"; }
 
-step "5. the product's wrapper refuses the test-only pass"
+step "5. the product's wrapper refuses the test-only pass: bad input, nothing recorded"
+set +e
 "$phaseloop" stage --workload example \
   --policy 'fixed:default<O3>,phaseloop-test-miscompile' --cc "$cc" \
-  --work-dir "$work/w5" "${quick[@]}" >"$work/5.txt" 2>"$work/5.err" \
-  || { cat "$work/5.err"; fail "step 5 failed"; }
-grep -Eq "^example +train +identical" "$work/5.txt" || { cat "$work/5.txt"; fail "step 5: not identical"; }
+  --buffer "$work/5.db" --work-dir "$work/w5" "${quick[@]}" >"$work/5.txt" 2>"$work/5.err"
+rc=$?
+set -e
+[ $rc -eq 2 ] || { cat "$work/5.err"; fail "step 5: a refused policy exited $rc"; }
+grep -q -- "--policy fixed:default<O3>,phaseloop-test-miscompile: phaseloop-cc could not use it.*policy_refused" "$work/5.err" \
+  || { cat "$work/5.err"; fail "step 5: the refusal is not named"; }
+[ "$(sqlite3 "$work/5.db" "SELECT count(*) FROM final_rewards")" = 0 ] \
+  || fail "step 5: a reward was recorded for a policy the wrapper refused"
+# A policy file that does not exist is bad input before any build.
+set +e
+"$phaseloop" stage --workload example --policy "$work/no-such.plpolicy" --cc "$cc" \
+  --work-dir "$work/w5b" "${quick[@]}" >/dev/null 2>"$work/5b.err"
+rc=$?
+set -e
+[ $rc -eq 2 ] || { cat "$work/5b.err"; fail "step 5: a missing policy file exited $rc"; }
+grep -q -- "--policy $work/no-such.plpolicy" "$work/5b.err" || { cat "$work/5b.err"; fail "step 5: missing policy not named"; }
+[ ! -e "$work/w5b" ] || fail "step 5: built before reading the policy"
 
 step "6. a profile, then a profile-guided candidate; a missing profile is bad input"
 "$phaseloop" profile --workload example --workloads-dir configs/workloads --cc "$cc" \

@@ -220,11 +220,17 @@ class TokenReader {
   int64_t line_ = 1;
 };
 
+// A token as a finite number within double's range; nullopt otherwise, so
+// that "inf", "nan" and literals strtod cannot hold ("1e999", "1e-999") are
+// compared as text: a tolerance scaled by an infinite expected value would
+// accept any number, and two different out-of-range literals read alike.
 std::optional<double> Number(const std::string& token) {
   if (token.empty()) return std::nullopt;
   char* end = nullptr;
+  errno = 0;
   const double value = strtod(token.c_str(), &end);
-  if (end != token.c_str() + token.size() || std::isnan(value)) {
+  if (end != token.c_str() + token.size() || errno == ERANGE ||
+      !std::isfinite(value)) {
     return std::nullopt;
   }
   return value;
@@ -296,19 +302,21 @@ std::string ExitText(int status) {
 absl::StatusOr<std::optional<Mismatch>> CompareOne(
     const std::string& what, const std::string& noun,
     const std::string& reference_path, const std::string& candidate_path,
-    const workloads::Check& check) {
+    const workloads::Check& check, const RunNames& names) {
   if (reference_path.empty() || candidate_path.empty()) {
-    const char* detail = reference_path.empty() && candidate_path.empty()
-                             ? "neither run wrote it"
-                         : reference_path.empty()
-                             ? "the reference run did not write it"
-                             : "the candidate run did not write it";
+    const std::string detail =
+        reference_path.empty() && candidate_path.empty()
+            ? std::string("neither run wrote it")
+            : absl::StrCat(
+                  "the ",
+                  reference_path.empty() ? names.reference : names.candidate,
+                  " run did not write it");
     return std::optional<Mismatch>(Mismatch{what, detail});
   }
-  const Output reference{reference_path,
-                         absl::StrCat("the reference run's ", noun)};
-  const Output candidate{candidate_path,
-                         absl::StrCat("the candidate run's ", noun)};
+  const Output reference{
+      reference_path, absl::StrCat("the ", names.reference, " run's ", noun)};
+  const Output candidate{
+      candidate_path, absl::StrCat("the ", names.candidate, " run's ", noun)};
   absl::StatusOr<std::optional<std::string>> detail =
       check.compare == workloads::Compare::kNumeric
           ? CompareNumeric(reference, candidate, check)
@@ -322,19 +330,19 @@ absl::StatusOr<std::optional<Mismatch>> CompareOne(
 
 absl::StatusOr<std::optional<Mismatch>> CompareOutputs(
     const RunOutputs& reference, const RunOutputs& candidate,
-    const workloads::Check& check) {
-  const std::pair<const RunOutputs*, const char*> runs[] = {
-      {&reference, "reference"}, {&candidate, "candidate"}};
+    const workloads::Check& check, const RunNames& names) {
+  const std::pair<const RunOutputs*, const std::string*> runs[] = {
+      {&reference, &names.reference}, {&candidate, &names.candidate}};
   for (const auto& [run, name] : runs) {
     if (run->timed_out) {
       return std::optional<Mismatch>(
-          Mismatch{"timed_out", absl::StrCat("the ", name, " run timed out")});
+          Mismatch{"timed_out", absl::StrCat("the ", *name, " run timed out")});
     }
   }
   for (const auto& [run, name] : runs) {
     if (run->exit_status != check.exit_status) {
       return std::optional<Mismatch>(Mismatch{
-          "exit_status", absl::StrCat("the ", name, " run exited with ",
+          "exit_status", absl::StrCat("the ", *name, " run exited with ",
                                       ExitText(run->exit_status), ", expected ",
                                       ExitText(check.exit_status))});
     }
@@ -343,14 +351,14 @@ absl::StatusOr<std::optional<Mismatch>> CompareOutputs(
     for (const auto& [run, name] : runs) {
       if (run->stdout_path.empty()) {
         return absl::InvalidArgumentError(absl::StrCat(
-            "the ", name,
+            "the ", *name,
             " run has no stdout_path but the check compares standard output; "
             "capture each run's stdout to a file"));
       }
     }
     absl::StatusOr<std::optional<Mismatch>> mismatch =
         CompareOne("stdout", "stdout", reference.stdout_path,
-                   candidate.stdout_path, check);
+                   candidate.stdout_path, check, names);
     if (!mismatch.ok() || mismatch->has_value()) return mismatch;
   }
   for (const std::string& name : check.files) {
@@ -360,7 +368,7 @@ absl::StatusOr<std::optional<Mismatch>> CompareOutputs(
     };
     absl::StatusOr<std::optional<Mismatch>> mismatch = CompareOne(
         absl::StrCat("file:", name), absl::StrCat("output file '", name, "'"),
-        path(reference), path(candidate), check);
+        path(reference), path(candidate), check, names);
     if (!mismatch.ok() || mismatch->has_value()) return mismatch;
   }
   return std::optional<Mismatch>();

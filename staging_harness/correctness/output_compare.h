@@ -11,9 +11,10 @@
 //  3. stdout (when check.compare_stdout), then each of check.files in order.
 //     Compare::kExact: byte equality, streamed in chunks (outputs of 100 MB
 //     are fine). Compare::kNumeric: whitespace-separated tokens in order;
-//     tokens that are both numbers (strtod reads all of them; "nan" is not a
-//     number here) a (candidate) and b (reference, so the relative tolerance
-//     scales with the expected value) match when a == b or
+//     tokens that are both finite numbers in double's range (strtod reads
+//     all of them; "nan", "inf" and out-of-range literals such as "1e999"
+//     are compared as text) a (candidate) and b (reference, so the relative
+//     tolerance scales with the expected value) match when a == b or
 //     |a - b| <= max(absolute_tolerance, relative_tolerance * |b|); other
 //     tokens must be equal (so "3.14," is not a number: separate numbers by
 //     whitespace); both outputs must have as many tokens.
@@ -49,12 +50,19 @@ struct Mismatch {
   std::string detail;
 };
 
+// How the two runs are named in a Mismatch's detail ("the candidate run
+// timed out").
+struct RunNames {
+  std::string reference = "reference";
+  std::string candidate = "candidate";
+};
+
 // nullopt when `candidate` matches `reference` under `check`, the first
 // Mismatch otherwise. Errors only when an output file cannot be read
 // (NotFound / InvalidArgument naming the file and the run).
 absl::StatusOr<std::optional<Mismatch>> CompareOutputs(
     const RunOutputs& reference, const RunOutputs& candidate,
-    const workloads::Check& check);
+    const workloads::Check& check, const RunNames& names = {});
 
 }  // namespace phaseloop::correctness
 

@@ -23,8 +23,8 @@ class OutputCompareTest : public ::testing::Test {
     reference_.stdout_path = Write("ref.out", expected);
     candidate_.stdout_path = Write("cand.out", got);
   }
-  std::optional<Mismatch> Compare() {
-    auto result = CompareOutputs(reference_, candidate_, check_);
+  std::optional<Mismatch> Compare(const RunNames& names = {}) {
+    auto result = CompareOutputs(reference_, candidate_, check_, names);
     EXPECT_TRUE(result.ok()) << result.status();
     return result.ok() ? *result : std::nullopt;
   }
@@ -140,6 +140,33 @@ TEST_F(OutputCompareTest, NumericComparesWordsExactlyAndCountsTokens) {
   EXPECT_EQ(Compare(), std::nullopt);
   SetStdout("nan\n", "1\n");
   EXPECT_TRUE(Compare().has_value());
+}
+
+TEST_F(OutputCompareTest, NumericInfinitiesAndOutOfRangeLiteralsAreWords) {
+  check_.compare = workloads::Compare::kNumeric;
+  check_.relative_tolerance = 1e-9;
+  // An infinite expected value would scale the tolerance to infinity.
+  SetStdout("inf\n", "5\n");
+  std::optional<Mismatch> m = Compare();
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->detail, "line 1, token 1: expected 'inf', got '5'");
+  SetStdout("inf\n", "-inf\n");
+  EXPECT_TRUE(Compare().has_value());
+  // Two literals beyond double's range read as the same infinity.
+  SetStdout("2e999\n", "1e999\n");
+  EXPECT_TRUE(Compare().has_value());
+  SetStdout("2e-999\n", "1e-999\n");
+  EXPECT_TRUE(Compare().has_value());
+  SetStdout("1e999 inf\n", "1e999 inf\n");
+  EXPECT_EQ(Compare(), std::nullopt);
+}
+
+TEST_F(OutputCompareTest, RunsAreNamedAsTheCallerSays) {
+  SetStdout("same\n", "same\n");
+  candidate_.timed_out = true;
+  std::optional<Mismatch> m = Compare({"baseline", "-O0 reference"});
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->detail, "the -O0 reference run timed out");
 }
 
 TEST_F(OutputCompareTest, ExitStatusMustEqualTheChecksForBothRuns) {

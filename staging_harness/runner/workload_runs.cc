@@ -60,7 +60,7 @@ absl::StatusOr<std::vector<CommandRun>> RunPass(
     measured.argv = {"sh", "-c", command.command};
     measured.cwd = run_dir;
     measured.stdout_path = (fs::path(run_dir) / kStdoutFile).string();
-    measured.timeout_s = command.timeout_s;
+    measured.timeout_s = command.timeout_s * options.timeout_scale;
     measured.cpu = options.cpu;
     measured.count_hardware = options.count_hardware;
     if (!options.executed_out_dir.empty()) {
@@ -108,9 +108,13 @@ absl::StatusOr<std::vector<CommandRun>> RunPass(
         continue;
       }
       if (!keep.empty()) {
+        // Copied, not moved: a later command of the pass may read it.
         const fs::path kept = keep / "files" / file;
         fs::create_directories(kept.parent_path(), error);
-        fs::rename(path, kept, error);
+        if (!error) {
+          fs::copy_file(path, kept, fs::copy_options::overwrite_existing,
+                        error);
+        }
         if (error) return Failed("cannot keep " + file, error);
         path = kept;
       }

@@ -34,9 +34,13 @@ struct CommandRun {
 };
 
 struct PassOptions {
-  // When set, each command's stdout and check.files are moved to
-  // <keep_outputs_dir>/<command index>/ for the correctness check.
+  // When set, each command's stdout is moved, and its check.files copied
+  // (a later command may read them), to <keep_outputs_dir>/<command index>/
+  // for the correctness check.
   std::string keep_outputs_dir;
+  // Each command's time limit is its timeout_s times this (an -O0 reference
+  // or a sanitizer build runs several times slower than the level timed).
+  double timeout_scale = 1;
   int cpu = -1;  // pin to this CPU (measured_process.h)
   bool count_hardware = false;
   // When set, command i runs with PHASELOOP_EXECUTED_OUT=<dir>/<i> (the

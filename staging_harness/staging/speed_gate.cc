@@ -40,6 +40,11 @@ SpeedGateResult JudgeSpeedPolicy(std::vector<StageResult> results) {
         gate.refusals.push_back(
             absl::StrCat(r.workload, ": miscompile: ", r.detail));
         break;
+      case Verdict::kTimedOut:
+        ++gate.slower;
+        gate.refusals.push_back(
+            absl::StrCat(r.workload, ": slower: ", r.detail));
+        break;
       case Verdict::kUnusable:
         ++gate.unusable;
         gate.refusals.push_back(

@@ -3,10 +3,14 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <thread>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "common/command/exit_code.h"
 #include "common/command/subcommand.h"
+#include "compiler_driver/cc_wrapper/policy.h"
+#include "compiler_driver/passes/pipeline_check.h"
 #include "replay_buffer/replay_store.h"
 #include "staging_harness/profiling/profile_collection.h"
 #include "staging_harness/runner/build_options.h"
@@ -79,6 +83,22 @@ absl::Status WriteRecords(replay_buffer::ReplayStore& store,
   return store.Write(batch);
 }
 
+// Bad input when the wrapper could not use a policy on some unit of either
+// build (PolicyFallback): the result would stage clang against clang.
+absl::Status PoliciesApplied(const StageFlags& f, const StageResult& result) {
+  for (const auto& [flag, spec, built] :
+       {std::tuple{"--policy", &f.policy, &result.candidate},
+        {"--baseline", &f.baseline, &result.baseline}}) {
+    if (const v1::Decision* d = PolicyFallback(*built)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          flag, " ", *spec, ": phaseloop-cc could not use it on ", d->source(),
+          " and compiled it with plain clang (", d->reason(), ": ", d->detail(),
+          "); nothing recorded: fix the policy"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 int RunStage(const StageFlags& f) {
   auto fail = [](const absl::Status& status) {
     std::cerr << "phaseloop stage: " << status.message() << "\n";
@@ -87,6 +107,31 @@ int RunStage(const StageFlags& f) {
   if (f.workloads.empty() == !f.all) {
     return fail(absl::InvalidArgumentError(
         "give --workload NAME (repeatable) or --all"));
+  }
+  // The policies, read before any build: one the wrapper cannot read would
+  // only fall back to clang on every unit. Which pipelines a policy may run
+  // is the wrapper's to say (--cc may name a lab build of it): that is
+  // checked after the build, from its decisions (PolicyFallback).
+  for (const auto& [flag, spec] :
+       {std::pair{"--policy", &f.policy}, {"--baseline", &f.baseline}}) {
+    if (absl::StatusOr<std::unique_ptr<cc_wrapper::PolicyRunner>> loaded =
+            cc_wrapper::LoadPolicy(*spec);
+        !loaded.ok() && !passes::IsRefusedPipeline(loaded.status())) {
+      return fail(absl::InvalidArgumentError(
+          absl::StrCat(flag, " ", *spec, ": ", loaded.status().message())));
+    }
+  }
+  if (f.cpu < -1 ||
+      f.cpu >= static_cast<int>(std::thread::hardware_concurrency())) {
+    return fail(absl::InvalidArgumentError(
+        absl::StrCat("--cpu ", f.cpu, ": this machine has CPUs 0 to ",
+                     std::thread::hardware_concurrency() - 1,
+                     "; give one of them, or leave --cpu out (not pinned)")));
+  }
+  if (f.min_pairs > f.max_pairs) {
+    return fail(absl::InvalidArgumentError(
+        absl::StrCat("--min-pairs ", f.min_pairs, " is above --max-pairs ",
+                     f.max_pairs, ": give --min-pairs <= --max-pairs")));
   }
   absl::StatusOr<std::vector<std::string>> files = WorkloadFiles(f);
   if (!files.ok()) return fail(files.status());
@@ -125,7 +170,10 @@ int RunStage(const StageFlags& f) {
   options.ubsan = f.ubsan;
   options.time_identical = f.time_identical;
   options.count_executed = !f.no_count;
-  options.object_cache_dir = f.object_cache;
+  // Absolute: builds, generators and the wrapper run in directories of
+  // their own, where a relative path would name another place.
+  options.object_cache_dir =
+      f.object_cache.empty() ? "" : fs::absolute(f.object_cache).string();
   absl::StatusOr<std::string> candidate_cflags =
       CandidateCflags(f.profile, f.candidate_cflags);
   if (!candidate_cflags.ok()) return fail(candidate_cflags.status());
@@ -142,7 +190,7 @@ int RunStage(const StageFlags& f) {
   const std::string work_root =
       f.work_dir.empty()
           ? (fs::temp_directory_path() / "phaseloop-stage").string()
-          : f.work_dir;
+          : fs::absolute(f.work_dir).lexically_normal().string();
 
   // Opened before any build, so a buffer that cannot be used fails fast.
   std::unique_ptr<replay_buffer::ReplayStore> store;
@@ -154,24 +202,51 @@ int RunStage(const StageFlags& f) {
   }
   std::vector<StageResult> results;
   bool miscompiled = false, unusable = false;
+  // A workload that cannot be staged stops the run; what was staged before
+  // it is still shown (and was recorded), and a miscompile found keeps its
+  // exit code.
+  absl::Status stopped;
   for (const workloads::Workload& workload : chosen) {
     options.work_dir = work_root + "/" + workload.name;
     absl::StatusOr<StageResult> result =
         StageWorkload(workload, options, std::cerr);
-    if (!result.ok()) return fail(result.status());
+    if (result.ok()) {
+      if (absl::Status usable = PoliciesApplied(f, *result); !usable.ok()) {
+        result = usable;
+      }
+    }
+    if (!result.ok()) {
+      stopped = absl::Status(
+          result.status().code(),
+          absl::StrCat(workload.name, ": ", result.status().message()));
+      break;
+    }
     miscompiled = miscompiled || result->verdict == Verdict::kMiscompile;
-    unusable = unusable || result->verdict == Verdict::kUnusable;
+    unusable = unusable || result->verdict == Verdict::kUnusable ||
+               result->verdict == Verdict::kTimedOut;
     if (store) {
       if (absl::Status written = WriteRecords(*store, RecordsOf(*result));
           !written.ok()) {
-        return fail(written);
+        stopped = written;
+        break;
       }
       std::cerr << "stage: " << workload.name
                 << ": recorded in the replay buffer " << f.buffer << "\n";
     }
     results.push_back(*std::move(result));
   }
-  std::cout << (f.json ? FormatStageJson(results) : FormatStageTable(results));
+  if (!results.empty() || stopped.ok()) {
+    std::cout << (f.json ? FormatStageJson(results)
+                         : FormatStageTable(results));
+  }
+  if (!stopped.ok()) {
+    const int code = fail(stopped);
+    if (!results.empty()) {
+      std::cerr << "phaseloop stage: stopped after " << results.size() << " of "
+                << chosen.size() << " workloads (shown above)\n";
+    }
+    return miscompiled ? kExitMiscompile : code;
+  }
   if (miscompiled) return kExitMiscompile;
   return unusable ? command::kExitBadInput : command::kExitOk;
 }
@@ -185,8 +260,9 @@ void AddStageCommand(CLI::App& app, int& exit_code) {
       "candidate's outputs (against the baseline run twice and an -O0 "
       "reference) before any timing, then time them in interleaved pairs "
       "until the 99 % interval of the speedup is within ±1 %. Exit 0 "
-      "measured, 1 internal error, 2 bad input (or an unusable workload), "
-      "3 miscompile found",
+      "measured, 1 internal error, 2 bad input (or an unusable workload, or "
+      "a candidate that ran past a time limit), 3 miscompile found (even "
+      "when a later workload could not be staged)",
       exit_code, RunStage);
   cmd->add_option("--workload", flags->workloads,
                   "workload name (configs/workloads/NAME.yaml) or a YAML "

@@ -8,8 +8,10 @@
 #include <map>
 #include <ostream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
 #include "common/timing/elapsed.h"
 #include "compiler_driver/ir/module_hash.h"
 #include "compiler_driver/ir/module_loader.h"
@@ -25,25 +27,44 @@ using runner::CommandRun;
 
 constexpr char kUbsanFlags[] =
     "-fsanitize=undefined -fno-sanitize-recover=undefined";
+// The time limit of builds that run slower than the level staged (the -O0
+// reference, the UBSan and counting builds): timeout_s times this.
+constexpr double kSlowBuildTimeoutScale = 10;
 
 std::string Describe(const std::pair<std::string, correctness::Mismatch>& m) {
   return absl::StrCat(m.first, ": ", m.second.what, ": ", m.second.detail);
 }
 
 // Pairs the candidate changed: modules whose pipeline differs from the
-// baseline build's for the same module.
+// baseline build's for the same module, or, for a module the baseline never
+// saw (the candidate's own flags, a profile, changed it), for the same
+// source. A module that ran the baseline's pipeline is not blamed: its
+// difference came from the flags, not from a pipeline.
 std::vector<std::pair<std::string, std::string>> Blame(
     const BuiltVariant& baseline, const BuiltVariant& candidate) {
-  std::map<std::string, std::string> baseline_pipeline;
+  // A source as the build named it, without the build's own directory
+  // (each variant builds in a copy of its own).
+  auto source_of = [](const v1::Decision& d, const BuiltVariant& built) {
+    return absl::StripPrefix(d.source(), built.build_dir + "/");
+  };
+  std::map<std::string, std::string, std::less<>> by_hash, by_source;
   for (const v1::Decision& d : baseline.decisions) {
-    if (!d.module_hash().empty())
-      baseline_pipeline[d.module_hash()] = d.pipeline();
+    if (!d.module_hash().empty()) by_hash[d.module_hash()] = d.pipeline();
+    if (!d.source().empty()) {
+      by_source[std::string(source_of(d, baseline))] = d.pipeline();
+    }
   }
   std::vector<std::pair<std::string, std::string>> blamed;
   for (const v1::Decision& d : candidate.decisions) {
     if (d.module_hash().empty() || d.pipeline().empty()) continue;
-    auto it = baseline_pipeline.find(d.module_hash());
-    if (it != baseline_pipeline.end() && it->second == d.pipeline()) continue;
+    const std::string* baseline_pipeline = nullptr;
+    if (auto h = by_hash.find(d.module_hash()); h != by_hash.end()) {
+      baseline_pipeline = &h->second;
+    } else if (auto f = by_source.find(source_of(d, candidate));
+               f != by_source.end()) {
+      baseline_pipeline = &f->second;
+    }
+    if (baseline_pipeline && *baseline_pipeline == d.pipeline()) continue;
     blamed.emplace_back(d.module_hash(), d.pipeline());
   }
   return blamed;
@@ -90,7 +111,8 @@ struct WorkloadStager::Impl {
 
   // One checked pass of `built`, outputs kept under check/<label>.
   absl::StatusOr<std::vector<CommandRun>> CheckedPass(
-      const BuiltVariant& built, const std::string& label) {
+      const BuiltVariant& built, const std::string& label,
+      double timeout_scale = 1) {
     const std::string run_dir = Dir("run-" + built.variant.name);
     if (absl::Status ready =
             runner::PrepareRunDirectory(workload, built, inputs, run_dir);
@@ -99,6 +121,7 @@ struct WorkloadStager::Impl {
     }
     runner::PassOptions pass;
     pass.keep_outputs_dir = Dir("check/" + label);
+    pass.timeout_scale = timeout_scale;
     absl::StatusOr<std::vector<CommandRun>> runs =
         runner::RunPass(workload, run_dir, pass);
     if (!runs.ok()) return runs;
@@ -114,11 +137,12 @@ struct WorkloadStager::Impl {
   // The first command whose outputs differ, with what differed.
   absl::StatusOr<std::optional<std::pair<std::string, correctness::Mismatch>>>
   FirstMismatch(const std::vector<CommandRun>& reference,
-                const std::vector<CommandRun>& other) {
+                const std::vector<CommandRun>& other,
+                const correctness::RunNames& names) {
     for (size_t i = 0; i < workload.runs.size(); ++i) {
       absl::StatusOr<std::optional<correctness::Mismatch>> mismatch =
           correctness::CompareOutputs(reference[i].outputs, other[i].outputs,
-                                      workload.runs[i].check);
+                                      workload.runs[i].check, names);
       if (!mismatch.ok()) return mismatch.status();
       if (mismatch->has_value()) {
         return std::make_optional(
@@ -168,10 +192,11 @@ absl::StatusOr<ExecutedIr> WorkloadStager::Impl::CountExecuted(
   runner::PassOptions pass;
   pass.keep_outputs_dir = Dir("check/" + name);
   pass.executed_out_dir = Dir("executed/" + name);
+  pass.timeout_scale = kSlowBuildTimeoutScale;
   absl::StatusOr<std::vector<CommandRun>> runs =
       runner::RunPass(workload, run_dir, pass);
   if (!runs.ok()) return runs.status();
-  auto differs = FirstMismatch(reference, *runs);
+  auto differs = FirstMismatch(reference, *runs, {"baseline", name});
   if (!differs.ok()) return differs.status();
   if (differs->has_value()) {
     return unavailable(absl::StrCat(
@@ -202,8 +227,20 @@ const char* VerdictName(Verdict verdict) {
       return "unusable";
     case Verdict::kChecked:
       return "checked";
+    case Verdict::kTimedOut:
+      return "timed_out";
   }
   return "unknown";
+}
+
+const v1::Decision* PolicyFallback(const runner::BuiltVariant& built) {
+  for (const v1::Decision& d : built.decisions) {
+    if (d.outcome() == v1::FAIL_OPEN &&
+        absl::StartsWith(d.reason(), "policy_")) {
+      return &d;
+    }
+  }
+  return nullptr;
 }
 
 WorkloadStager::WorkloadStager(const workloads::Workload& workload,
@@ -247,7 +284,8 @@ absl::Status WorkloadStager::Impl::CheckBaseline(const BuiltVariant& baseline) {
   absl::StatusOr<std::vector<CommandRun>> second =
       CheckedPass(baseline, "baseline-2");
   if (!second.ok()) return second.status();
-  auto differs = FirstMismatch(*first, *second);
+  auto differs =
+      FirstMismatch(*first, *second, {"first baseline", "second baseline"});
   if (!differs.ok()) return differs.status();
   if (differs->has_value()) {
     unusable = absl::StrCat(
@@ -257,10 +295,18 @@ absl::Status WorkloadStager::Impl::CheckBaseline(const BuiltVariant& baseline) {
   }
   absl::StatusOr<BuiltVariant> reference = Build("O0", "baseline", "O0");
   if (!reference.ok()) return reference.status();
-  absl::StatusOr<std::vector<CommandRun>> at_o0 = CheckedPass(*reference, "O0");
+  absl::StatusOr<std::vector<CommandRun>> at_o0 =
+      CheckedPass(*reference, "O0", kSlowBuildTimeoutScale);
   if (!at_o0.ok()) return at_o0.status();
-  differs = FirstMismatch(*first, *at_o0);
+  differs = FirstMismatch(*first, *at_o0, {"baseline", "-O0 reference"});
   if (!differs.ok()) return differs.status();
+  if (differs->has_value() && (*differs)->second.what == "timed_out") {
+    unusable = absl::StrCat(
+        "the -O0 reference ran past ", kSlowBuildTimeoutScale,
+        " times the time limit (", Describe(**differs),
+        "): raise that run's timeout_s, or give it a smaller input");
+    return absl::OkStatus();
+  }
   if (differs->has_value()) {
     unusable = absl::StrCat(
         "the -O0 reference's outputs differ from the baseline's (",
@@ -348,8 +394,18 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
   absl::StatusOr<std::vector<CommandRun>> checked =
       s.CheckedPass(*candidate, label);
   if (!checked.ok()) return checked.status();
-  auto differs = s.FirstMismatch(s.reference, *checked);
+  auto differs = s.FirstMismatch(s.reference, *checked, {"baseline", label});
   if (!differs.ok()) return differs.status();
+  // The baseline passed within the limit: the candidate is too slow, which
+  // is no miscompile (nothing blocked) and gives no speed figure.
+  if (differs->has_value() && (*differs)->second.what == "timed_out") {
+    progress << "  TIMED OUT: " << Describe(**differs) << "\n";
+    return finish(
+        Verdict::kTimedOut,
+        absl::StrCat("the candidate ran past the time limit the "
+                     "baseline kept (",
+                     Describe(**differs), "): far slower, or it never ends"));
+  }
   if (differs->has_value()) {
     result.mismatch_run = (*differs)->first;
     result.mismatch = (*differs)->second;
@@ -364,7 +420,8 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
       absl::StatusOr<std::vector<CommandRun>> before =
           s.CheckedPass(*before_bolt, label + "-before-bolt");
       if (!before.ok()) return before.status();
-      auto differs_before = s.FirstMismatch(s.reference, *before);
+      auto differs_before =
+          s.FirstMismatch(s.reference, *before, {"baseline", "before-BOLT"});
       if (!differs_before.ok()) return differs_before.status();
       bolt_alone = !differs_before->has_value();
     }
@@ -372,10 +429,11 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
       absl::StatusOr<BuiltVariant> ubsan =
           s.Build("ubsan", "baseline", s.options.opt_level, kUbsanFlags);
       absl::StatusOr<std::vector<CommandRun>> sanitized =
-          ubsan.ok() ? s.CheckedPass(*ubsan, "ubsan")
+          ubsan.ok() ? s.CheckedPass(*ubsan, "ubsan", kSlowBuildTimeoutScale)
                      : absl::StatusOr<std::vector<CommandRun>>(ubsan.status());
       if (sanitized.ok()) {
-        auto ub = s.FirstMismatch(s.reference, *sanitized);
+        auto ub = s.FirstMismatch(s.reference, *sanitized,
+                                  {"baseline", "UBSan build"});
         result.cause =
             ub.ok() && !ub->has_value() ? "miscompile" : "undefined_behaviour";
       } else {
@@ -386,6 +444,10 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
     if (bolt_alone && result.cause != "undefined_behaviour") {
       result.cause = "bolt";
       result.blamed.clear();
+    } else if (result.blamed.empty() && result.cause == "unknown" &&
+               !s.options.candidate_cflags.empty()) {
+      // Every module ran the baseline's pipeline: the flags changed it.
+      result.cause = "build_flags";
     }
     progress << "  MISCOMPILE: " << Describe(**differs) << " ("
              << result.blamed.size() << " module pipelines blamed, cause "

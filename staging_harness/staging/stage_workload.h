@@ -91,8 +91,16 @@ enum class Verdict {
   kMiscompile,  // the candidate's outputs differ (no speed figure)
   kUnusable,    // the baseline cannot be checked (nondeterministic, UB)
   kChecked,     // outputs match the baseline's; not timed (time_candidate off)
+  kTimedOut,    // the candidate ran past a time limit the baseline kept (no
+                // speed figure; not a miscompile: nothing blocked)
 };
 const char* VerdictName(Verdict verdict);
+
+// The first decision of `built` whose unit went to plain clang because the
+// policy itself could not be used there (unreadable, refused, unsigned or
+// untrusted: reasons policy_*); nullptr when none did. A policy that reaches
+// no unit stages clang against clang: bad input, not a speedup of 1.
+const v1::Decision* PolicyFallback(const runner::BuiltVariant& built);
 
 struct StageResult {
   std::string workload;

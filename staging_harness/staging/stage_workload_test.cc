@@ -187,6 +187,43 @@ TEST_F(StageWorkloadTest, AnO0ReferenceThatDisagreesMakesTheWorkloadUnusable) {
       << result->detail;
 }
 
+TEST_F(StageWorkloadTest, ACandidateSlowerThanTheTimeLimitIsNoMiscompile) {
+  // The candidate's own flag makes its run sleep past the limit the
+  // baseline keeps: too slow, nothing blamed or recorded as a miscompile.
+  workload_.build.command = "make wordfreq && echo \"$CFLAGS\" > flags.txt";
+  workload_.build.artifacts = {"wordfreq", "flags.txt"};
+  workload_.runs[0].command =
+      "grep -q SLOW flags.txt && sleep 30; ./wordfreq data/words.txt";
+  workload_.runs[0].timeout_s = 3;
+  options_.candidate_cflags = "-DSLOW";
+  absl::StatusOr<StageResult> result = Stage("baseline");
+  ASSERT_TRUE(result.ok()) << result.status() << log_.str();
+  EXPECT_EQ(result->verdict, Verdict::kTimedOut) << result->detail;
+  EXPECT_NE(result->detail.find("the candidate run timed out"),
+            std::string::npos)
+      << result->detail;
+  EXPECT_FALSE(result->timing.has_value());
+  StageRecords records = RecordsOf(*result);
+  EXPECT_FALSE(records.miscompile.has_value());
+  EXPECT_TRUE(records.rewards.empty());
+}
+
+TEST_F(StageWorkloadTest, AMismatchFromTheCandidatesFlagsBlamesNoPipeline) {
+  // -DBREAK changes what the program prints; every module runs the
+  // baseline's pipeline, so no (module, pipeline) pair is to blame.
+  workload_.runs[0].command = "./wordfreq data/words.txt; cat cflags.txt";
+  workload_.build.command =
+      "make wordfreq && { echo \"$CFLAGS\" | grep -o BREAK > cflags.txt || "
+      "true; }";
+  workload_.build.artifacts = {"wordfreq", "cflags.txt"};
+  options_.candidate_cflags = "-DBREAK";
+  absl::StatusOr<StageResult> result = Stage("baseline");
+  ASSERT_TRUE(result.ok()) << result.status() << log_.str();
+  ASSERT_EQ(result->verdict, Verdict::kMiscompile) << result->detail;
+  EXPECT_TRUE(result->blamed.empty());
+  EXPECT_EQ(result->cause, "build_flags");
+}
+
 TEST_F(StageWorkloadTest, AWrongExitStatusOfTheBaselineIsNotACandidateFault) {
   workload_.runs[1].check.exit_status = 1;  // wordfreq exits 0
   absl::StatusOr<StageResult> result = Stage("fixed:default<O1>");
