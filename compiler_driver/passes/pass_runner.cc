@@ -18,6 +18,7 @@
 #include "llvm/IR/PassManager.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/IPO/AlwaysInliner.h"
 #include "llvm/Transforms/IPO/ThinLTOBitcodeWriter.h"
 
 namespace phaseloop::passes {
@@ -257,6 +258,12 @@ absl::Status PassRunner::Run(llvm::Module& module, const std::string& pipeline,
     if (ParseStandardElement(element)) has_standard = true;
   }
   if (!has_standard) {
+    // always_inline is a promise the standard pipelines keep (clang's -O0
+    // pipeline runs this pass; the others inline mandatory calls first): a
+    // pipeline without one would leave such calls in place, which breaks
+    // the link of a C99 `inline` function and drops _FORTIFY_SOURCE's
+    // checks. A module without always_inline functions is not changed.
+    mpm.addPass(llvm::AlwaysInlinerPass(/*InsertLifetimeIntrinsics=*/true));
     if (llvm::Error error = builder.parsePassPipeline(mpm, pipeline)) {
       return ParseError(pipeline, std::move(error));
     }

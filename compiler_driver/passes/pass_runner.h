@@ -82,7 +82,11 @@ class PassRunner {
   PassRunner& operator=(const PassRunner&) = delete;
 
   // Parses and runs `pipeline` (PassBuilder text). A parse error is
-  // InvalidArgument naming the text; the module is untouched then. With an
+  // InvalidArgument naming the text; the module is untouched then. A
+  // pipeline without a standard element (default<...>, tuned<...>) runs
+  // after LLVM's always-inliner, as the standard pipelines honour
+  // always_inline themselves (a module without such functions is not
+  // changed by it). With an
   // `inline_advice` (not owned), the standard pipelines' inliner asks it at
   // each call site (inline_site_advice.h); without, LLVM decides alone.
   absl::Status Run(llvm::Module& module, const std::string& pipeline,

@@ -26,6 +26,31 @@ constexpr Excluded kLlvm16Excluded[] = {
 #include "compiler_driver/passes/llvm-16/excluded.inc"
 };
 
+// Passes of the action space that a policy may still not run: each can
+// change what a program means. They stay in the versioned action list
+// (artifacts index into it); a stepwise policy never takes them
+// (policy_runtime/artifact_policy.cc masks them).
+constexpr Excluded kNotForPolicies[] = {
+    {"lower-ifunc",
+     "it erases every ifunc, exported ones too: their callers in other "
+     "objects no longer link"},
+    {"lower-constant-intrinsics",
+     "run before inlining it folds llvm.objectsize to 'unknown', which "
+     "removes _FORTIFY_SOURCE's buffer overflow checks"},
+    {"lower-global-dtors",
+     "it turns destructors into atexit registrations made by a constructor, "
+     "which changes their order against the program's own atexit handlers"},
+};
+
+// Bounds on a policy's pipeline, so that no policy can exhaust the
+// compiler's stack (the reader recurses per nesting level), memory or time
+// (a pipeline is run as written). Generous for everything search and the
+// learner produce: their pipelines hold tens of passes and one or two
+// standard pipelines.
+constexpr int kMaxNesting = 16;
+constexpr int kMaxElements = 1000;
+constexpr int kMaxStandardPipelines = 8;
+
 // One element of a pass pipeline: NAME[<PARAMS>][(CHILDREN)].
 struct Element {
   absl::string_view text;  // the whole element, for messages
@@ -42,7 +67,7 @@ class PipelineReader {
   explicit PipelineReader(absl::string_view text) : text_(text) {}
 
   absl::Status Read(std::vector<Element>* elements) {
-    absl::Status status = ReadList(elements);
+    absl::Status status = ReadList(elements, 0);
     if (status.ok() && pos_ != text_.size()) {
       return Malformed("unbalanced ')'");
     }
@@ -56,10 +81,17 @@ class PipelineReader {
                      " at character ", pos_ + 1, ")"));
   }
 
-  absl::Status ReadList(std::vector<Element>* elements) {
+  absl::Status ReadList(std::vector<Element>* elements, int depth) {
+    if (depth > kMaxNesting) {
+      return Malformed(
+          absl::StrCat("more than ", kMaxNesting, " nested adaptors (...)"));
+    }
     while (true) {
+      if (++elements_read_ > kMaxElements) {
+        return Malformed(absl::StrCat("more than ", kMaxElements, " elements"));
+      }
       Element element;
-      if (absl::Status s = ReadElement(&element); !s.ok()) return s;
+      if (absl::Status s = ReadElement(&element, depth); !s.ok()) return s;
       elements->push_back(std::move(element));
       if (pos_ < text_.size() && text_[pos_] == ',') {
         ++pos_;
@@ -69,7 +101,7 @@ class PipelineReader {
     }
   }
 
-  absl::Status ReadElement(Element* element) {
+  absl::Status ReadElement(Element* element, int depth) {
     const size_t start = pos_;
     while (pos_ < text_.size() && text_[pos_] != '<' && text_[pos_] != '(' &&
            text_[pos_] != ',' && text_[pos_] != ')' && text_[pos_] != '>') {
@@ -91,7 +123,9 @@ class PipelineReader {
     if (pos_ < text_.size() && text_[pos_] == '(') {
       ++pos_;
       element->has_children = true;
-      if (absl::Status s = ReadList(&element->children); !s.ok()) return s;
+      if (absl::Status s = ReadList(&element->children, depth + 1); !s.ok()) {
+        return s;
+      }
       if (pos_ >= text_.size() || text_[pos_] != ')') {
         return Malformed("an unclosed '('");
       }
@@ -103,6 +137,7 @@ class PipelineReader {
 
   absl::string_view text_;
   size_t pos_ = 0;
+  int elements_read_ = 0;
 };
 
 // The pass and adaptor names the action space's pipelines use.
@@ -163,15 +198,23 @@ std::string WhyNot(absl::string_view name) {
                       "tuned<O1|O2|O3|Os|Oz;...>");
 }
 
-absl::Status Check(const std::vector<Element>& elements, bool top_level) {
+absl::Status Check(const std::vector<Element>& elements, bool top_level,
+                   int* standard_pipelines) {
   const Allowed& allowed = AllowedNames();
   for (const Element& e : elements) {
+    if ((e.name == kTunedPipelineName || e.name == "default") &&
+        ++*standard_pipelines > kMaxStandardPipelines) {
+      return Refuse(e,
+                    absl::StrCat("a policy's pipeline may hold at most ",
+                                 kMaxStandardPipelines, " standard pipelines"));
+    }
     if (e.name == kTunedPipelineName) {
       // Like default<Ox>, a module pipeline of its own: the runner builds it
       // only at the top level of the text.
       if (!top_level || e.has_children) {
-        return Refuse(e, "tuned<...> is a standard pipeline, allowed only at "
-                         "the top level of the pipeline, without (...)");
+        return Refuse(e,
+                      "tuned<...> is a standard pipeline, allowed only at "
+                      "the top level of the pipeline, without (...)");
       }
       absl::StatusOr<TunedPipeline> tuned = ParseTunedParams(e.params);
       if (!tuned.ok()) return Refuse(e, tuned.status().message());
@@ -184,7 +227,9 @@ absl::Status Check(const std::vector<Element>& elements, bool top_level) {
                                       "(module, cgscc, function, loop, "
                                       "loop-mssa)"));
       }
-      if (absl::Status s = Check(e.children, /*top_level=*/false); !s.ok()) {
+      if (absl::Status s =
+              Check(e.children, /*top_level=*/false, standard_pipelines);
+          !s.ok()) {
         return s;
       }
       continue;
@@ -192,6 +237,12 @@ absl::Status Check(const std::vector<Element>& elements, bool top_level) {
     if (e.name == "default") {
       if (IsStandardLevel(e.params)) continue;
       return Refuse(e, "the standard pipelines are default<O0|O1|O2|O3|Os|Oz>");
+    }
+    for (const Excluded& x : kNotForPolicies) {
+      if (e.name == x.name) {
+        return Refuse(
+            e, absl::StrCat("'", e.name, "' is not for policies: ", x.reason));
+      }
     }
     // A test binary's extension (pass_extensions.h); none in production.
     if (allowed.passes.count(e.name) == 0 && !IsPassExtension(e.name)) {
@@ -211,15 +262,16 @@ absl::Status CheckPolicyPipeline(absl::string_view ir_pipeline) {
     read.SetPayload(kRefusedPayload, absl::Cord("malformed"));
     return read;
   }
-  return Check(elements, /*top_level=*/true);
+  int standard_pipelines = 0;
+  return Check(elements, /*top_level=*/true, &standard_pipelines);
 }
 
 absl::Status CheckWholePolicyPipeline(absl::string_view pipeline,
                                       absl::string_view context) {
   absl::StatusOr<codegen::SplitPipelineText> split =
       codegen::SplitPipeline(pipeline);
-  absl::Status checked = split.ok() ? CheckPolicyPipeline(split->ir_pipeline)
-                                    : split.status();
+  absl::Status checked =
+      split.ok() ? CheckPolicyPipeline(split->ir_pipeline) : split.status();
   if (checked.ok() || context.empty()) return checked;
   absl::Status named = absl::InvalidArgumentError(
       absl::StrCat(context, ": ", checked.message()));

@@ -15,8 +15,14 @@
 // Anything else — internalize (changes every symbol's linkage), strip,
 // instrumentation, a pass the action tests excluded, an unknown name — is
 // refused with the offending element named (and why, for the passes
-// llvm-16/excluded*.tsv lists). The codegen<...> element is checked by
-// codegen::SplitPipeline, not here. Pure functions; thread-safe.
+// llvm-16/excluded*.tsv lists). Three passes of the action space are refused
+// too, as each can change what a program means: lower-ifunc (erases
+// exported ifuncs), lower-constant-intrinsics (before inlining, removes
+// _FORTIFY_SOURCE's checks) and lower-global-dtors (reorders destructors
+// against atexit handlers). A pipeline may nest adaptors at most 16 deep and
+// hold at most 1000 elements, 8 of them standard pipelines: no policy can
+// exhaust the compiler's stack, memory or time. The codegen<...> element is
+// checked by codegen::SplitPipeline, not here. Pure functions; thread-safe.
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
+#include <limits>
 #include <numeric>
 #include <optional>
 
@@ -58,6 +60,7 @@ absl::StatusOr<std::unique_ptr<ArtifactPolicy>> ArtifactPolicy::Create(
   }
   const passes::ActionSpace& space = passes::ActionSpace::Llvm16();
   std::vector<std::string> pipelines;
+  std::vector<bool> allowed;
   for (const std::string& name : artifact.action_names()) {
     std::optional<int> index = space.Find(name);
     if (!index) {
@@ -70,6 +73,10 @@ absl::StatusOr<std::unique_ptr<ArtifactPolicy>> ArtifactPolicy::Create(
                        "); retrain it for this action space"));
     }
     pipelines.push_back(space.at(*index).pipeline);
+    // An action of the space a policy may not run (pipeline_check.h) is
+    // never taken: Score masks it.
+    allowed.push_back(
+        passes::CheckPolicyPipeline(space.at(*index).pipeline).ok());
   }
   for (const v1::CandidatePipeline& c : artifact.candidates()) {
     if (absl::Status allowed = passes::CheckWholePolicyPipeline(
@@ -81,6 +88,7 @@ absl::StatusOr<std::unique_ptr<ArtifactPolicy>> ArtifactPolicy::Create(
   std::unique_ptr<ArtifactPolicy> policy(
       new ArtifactPolicy(std::move(artifact), options, std::move(*network)));
   policy->action_pipelines_ = std::move(pipelines);
+  policy->action_allowed_ = std::move(allowed);
   return policy;
 }
 
@@ -108,6 +116,13 @@ std::vector<float> ArtifactPolicy::Score(
              artifact_.action_names_size(), absl::MakeSpan(state));
   std::vector<float> scores(network_.output_dim());
   network_.Forward(state, absl::MakeSpan(scores));
+  if (artifact_.formulation() == kFormulationStepwise) {
+    for (size_t a = 0; a < scores.size() && a < action_allowed_.size(); ++a) {
+      if (!action_allowed_[a]) {
+        scores[a] = -std::numeric_limits<float>::infinity();
+      }
+    }
+  }
   return scores;
 }
 
@@ -292,6 +307,7 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
     std::vector<int> firsts = Ranked(scores);
     firsts.resize(std::min<size_t>(firsts.size(), k));
     for (int first : firsts) {
+      if (std::isinf(scores[first])) continue;  // an action not for policies
       tries.emplace_back(
           absl::StrCat("rollout:", artifact_.action_names(first)),
           std::to_string(first));  // rolled out lazily below

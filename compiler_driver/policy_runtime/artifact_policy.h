@@ -161,6 +161,9 @@ class ArtifactPolicy {
   std::string version_;
   std::vector<bool> single_excluded_;          // per candidate
   std::vector<std::string> action_pipelines_;  // per artifact action index
+  // Per artifact action index: whether a policy may run it
+  // (passes::CheckPolicyPipeline); Score gives the others -infinity.
+  std::vector<bool> action_allowed_;
 };
 
 }  // namespace phaseloop::policy_runtime

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <memory>
 #include <thread>
 
@@ -499,6 +500,29 @@ TEST_F(ArtifactPolicyTest, TopKStepwiseAndIrCount) {
   EXPECT_LE(choice->measured, observation::IrInstructionCount(*oz));
   // No object is kept for an ir_count policy: it measures no object.
   EXPECT_TRUE(choice->object.empty());
+}
+
+// An action of the space that a policy may not run (lower-ifunc erases
+// exported ifuncs: passes/pipeline_check.h) is never taken, whatever the
+// network scores it.
+TEST_F(ArtifactPolicyTest, StepwiseNeverTakesAnActionNotForPolicies) {
+  Load("hashtable.c");
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    testing::RandomArtifactOptions options;
+    options.action_names = {"lower-ifunc", "instcombine", "sroa"};
+    options.formulation = "stepwise";
+    options.max_steps = 3;
+    options.seed = seed;
+    auto policy = ArtifactPolicy::Create(testing::RandomArtifact(options));
+    ASSERT_TRUE(policy.ok()) << policy.status();
+    const std::vector<float> scores =
+        (*policy)->Score(autophase_, inst_count_, {});
+    EXPECT_TRUE(std::isinf(scores[0]) && scores[0] < 0) << seed;
+    auto choice = (*policy)->Choose(*module_, autophase_, inst_count_, Env());
+    ASSERT_TRUE(choice.ok()) << choice.status();
+    EXPECT_EQ(choice->pipeline.find("lower-ifunc"), std::string::npos)
+        << seed << ": " << choice->pipeline;
+  }
 }
 
 TEST_F(ArtifactPolicyTest, RejectsActionsOutsideTheActionSpace) {

@@ -291,11 +291,12 @@ absl::Status ValidatePolicyArtifact(const v1::PolicyArtifact& artifact) {
                        "per action (",
                        num_actions, "), this one outputs ", width));
     }
-    if (artifact.max_steps() < 1) {
-      return Invalid(
-          absl::StrCat("a stepwise policy needs max_steps >= 1, "
-                       "got ",
-                       artifact.max_steps()));
+    // Each step runs one action on the module, in every compile: bounded
+    // like a pipeline's elements (passes/pipeline_check.h).
+    if (artifact.max_steps() < 1 || artifact.max_steps() > kMaxStepwiseSteps) {
+      return Invalid(absl::StrCat("a stepwise policy needs max_steps in [1, ",
+                                  kMaxStepwiseSteps, "], got ",
+                                  artifact.max_steps()));
     }
   } else {
     if (artifact.candidates_size() == 0) {

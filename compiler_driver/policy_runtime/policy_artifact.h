@@ -52,6 +52,9 @@ using objectives::kObjectiveIrCount;
 using objectives::kObjectiveRuntime;
 using objectives::kObjectiveTextSize;
 inline constexpr char kFormulationStepwise[] = "stepwise";
+// The most steps a stepwise policy may take (its max_steps): each runs an
+// action on the module in every compile.
+inline constexpr int kMaxStepwiseSteps = 1000;
 inline constexpr char kFormulationCandidate[] = "candidate";
 // The -Oz pipeline: always a topk candidate, and single mode's abstain
 // choice (the candidate with this pipeline, PolicyArtifact
