@@ -299,14 +299,30 @@ absl::StatusOr<PushResult> DirectoryPolicyStore::Push(
     absl::Status allowed = CheckVerdictLocked(version, channel, false);
     if (!allowed.ok()) return allowed;
   }
+  // Without a trust file only a signature's form can be checked: one that
+  // replaced the stored signature could be anybody's, and every trusting
+  // pull of the version would fail. The first one stays.
+  if (!signature.empty() && options_.trust == nullptr &&
+      result.already_stored) {
+    std::string stored;
+    if (files::ReadWholeFile(SignaturePath(version), &stored).ok() &&
+        stored != signature) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "refused the pushed signature: version ", version,
+          " already has a signature, and this store has no trust file to "
+          "check a replacement against; serve the store with --trust-file "
+          "to re-sign versions (a rotated key)"));
+    }
+  }
   if (!result.already_stored || !ReadVerified(version).ok()) {
     absl::Status written =
         files::WriteFileAtomically(ArtifactPath(version), canonical);
     if (!written.ok()) return written;
   }
   // The signature before the index: a version is never listed with a
-  // signature still missing. A new valid signature replaces the old one
-  // (re-signing with a rotated key); no signature keeps what is stored.
+  // signature still missing. A new signature the trust file accepts
+  // replaces the old one (re-signing with a rotated key); no signature
+  // keeps what is stored.
   if (!signature.empty()) {
     absl::Status written =
         files::WriteFileAtomically(SignaturePath(version), signature);
@@ -419,6 +435,15 @@ absl::StatusOr<ChannelChange> DirectoryPolicyStore::Rollback(
             ? std::string("points at nothing yet")
             : absl::StrCat("has only ever pointed at ", state.policy_version),
         ")"));
+  }
+  // A version marked failed does not come back to stable this way either:
+  // promote() refuses it without --force, and so does a rollback.
+  if (absl::Status allowed = CheckVerdictLocked(state.previous_versions.front(),
+                                                channel, /*force=*/false);
+      !allowed.ok()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("rolling channel ", channel, " back would point it at ",
+                     allowed.message()));
   }
   ChannelChange change{std::string(channel), state.policy_version,
                        state.previous_versions.front()};

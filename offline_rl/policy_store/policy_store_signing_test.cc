@@ -145,6 +145,17 @@ TEST(PolicyStoreSigningTest, AStoreWithoutTrustKeepsSignaturesAsPushed) {
   // A push without a signature keeps the stored one.
   ASSERT_TRUE((*store)->Push(TinyPolicyFile(1), "", "").ok());
   EXPECT_EQ((*store)->GetChannel("stable")->signature, sig);
+  // Another signature (well formed, but of another artifact: the review's
+  // overwrite that broke every trusting pull) is refused, not stored.
+  const std::string other = SignArtifact(TinyPolicyFile(2), TestKey(1));
+  absl::StatusOr<PushResult> replaced =
+      (*store)->Push(TinyPolicyFile(1), other, "", "");
+  EXPECT_EQ(replaced.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(absl::StrContains(replaced.status().message(), "--trust-file"))
+      << replaced.status().message();
+  EXPECT_EQ((*store)->GetChannel("stable")->signature, sig);
+  // The same signature again is fine.
+  EXPECT_TRUE((*store)->Push(TinyPolicyFile(1), sig, "", "").ok());
   // A malformed signature is refused even so.
   absl::StatusOr<PushResult> bad =
       (*store)->Push(TinyPolicyFile(3), "junk", "", "");

@@ -235,6 +235,15 @@ TEST(PolicyStoreTest, AVersionMarkedFailedIsRefusedForStableUnlessForced) {
   EXPECT_EQ(store->GetChannel("stable")->policy_version, VersionOf(2));
   EXPECT_EQ(store->List()->policies[1].verdict.verdict, "failed");
   ASSERT_TRUE(store->Rollback("stable").ok());
+  // Nor does a rollback bring a failed version back to stable: with stable
+  // at V1 after V2 (marked failed), rolling back would point it at V2.
+  ASSERT_TRUE(store->Promote(VersionOf(2), "stable", /*force=*/true).ok());
+  ASSERT_TRUE(store->Promote(VersionOf(1), "stable").ok());
+  absl::StatusOr<ChannelChange> back = store->Rollback("stable");
+  EXPECT_EQ(back.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(absl::StrContains(back.status().message(), "marked failed"))
+      << back.status().message();
+  EXPECT_EQ(store->GetChannel("stable")->policy_version, VersionOf(1));
 
   absl::StatusOr<VersionMark> cleared =
       store->MarkVersion(VersionOf(2), kVerdictCleared, "judge bug #12");
