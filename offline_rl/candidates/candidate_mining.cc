@@ -80,6 +80,8 @@ absl::Status CheckFixedCandidate(const MineOptions::FixedCandidate& f) {
 
 }  // namespace
 
+// The learner computes the same (offline_rl/learner/dataset.h) to read only
+// this set's episodes; candidate_mining_test holds the two equal.
 std::string CandidateSetVersion(const std::vector<Candidate>& candidates) {
   std::vector<std::string> pipelines;
   for (const Candidate& c : candidates) pipelines.push_back(c.pipeline);
@@ -132,9 +134,23 @@ absl::StatusOr<std::vector<Candidate>> CollectCandidates(
       blocked.emplace(b.module_hash, b.pipeline);
     }
   }
+  // Only the split's own modules choose candidates: a sequence best on a
+  // test module would carry the test split into training.
+  std::set<std::string> split_modules;
+  if (!options.split.empty()) {
+    absl::StatusOr<std::vector<v1::ModuleRecord>> records =
+        staging::ReadCorpusRecords(options.corpus_dir, options.split);
+    if (!records.ok()) return records.status();
+    for (const v1::ModuleRecord& r : *records) {
+      split_modules.insert(r.module_hash());
+    }
+  }
   // actions -> modules it is best for (one count per module).
   std::map<std::vector<int32_t>, std::set<std::string>> modules_of;
   for (const v1::BestSequence& b : sequences) {
+    if (!options.split.empty() && split_modules.count(b.module_hash()) == 0) {
+      continue;
+    }
     if (b.objective() != options.objective ||
         b.action_space_version() != space.version() || b.actions().empty()) {
       continue;

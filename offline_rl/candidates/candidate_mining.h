@@ -7,7 +7,9 @@
 //
 //  1. Sources: best sequences of the objective from a replay buffer
 //     (ReplayStore best_sequences) and/or best-sequences files
-//     (search/best_sequences.h); a sequence whose pipeline the buffer's block
+//     (search/best_sequences.h), counted only on the split's own modules
+//     (a test module's best would carry the test split into training; split
+//     "" counts every module); a sequence whose pipeline the buffer's block
 //     list blocks for a module (a miscompile blamed it) does not count for
 //     that module. Identical action sequences are one
 //     candidate; candidates are ranked by how many modules they are best

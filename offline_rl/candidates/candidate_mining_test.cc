@@ -8,6 +8,7 @@
 #include "compiler_driver/passes/action_space.h"
 #include "gtest/gtest.h"
 #include "offline_rl/candidates/candidates_command.h"
+#include "offline_rl/learner/dataset.h"
 #include "replay_buffer/replay_store.h"
 #include "staging_harness/corpus/fixture_corpus.h"
 #include "staging_harness/search/best_sequences.h"
@@ -89,6 +90,32 @@ TEST_F(CandidateMiningTest, CollectsDedupedRankedCandidatesWithOzFirst) {
   one.max_candidates = 1;
   one.oz_prefix_variants = false;
   EXPECT_EQ(CollectCandidates(one)->size(), 2u);
+}
+
+// The review: every buffer sequence was ranked, so a mining for the train
+// split took the test modules' best sequences as its candidates.
+TEST_F(CandidateMiningTest, OnlyTheSplitsOwnModulesChooseCandidates) {
+  auto records = staging::ReadCorpusRecords(corpus_, "");
+  ASSERT_TRUE(records.ok()) << records.status();
+  std::map<std::string, std::string> split_of;
+  for (const v1::ModuleRecord& r : *records) {
+    split_of[r.module_hash()] = r.split();
+  }
+  // The three modules are not all of one split (else nothing is checked).
+  ASSERT_FALSE(split_of[hashes_[0]] == split_of[hashes_[1]] &&
+               split_of[hashes_[1]] == split_of[hashes_[2]]);
+  for (const std::string split : {"train", "validation", "test"}) {
+    MineOptions o = Options();
+    o.split = split;
+    o.oz_prefix_variants = false;
+    auto candidates = CollectCandidates(o);
+    ASSERT_TRUE(candidates.ok()) << candidates.status();
+    // The file's alloc_size entries: a_ best on modules 0 and 1, b_ on 2.
+    int expected = 0, counted = 0;
+    for (int i = 0; i < 3; ++i) expected += split_of[hashes_[i]] == split;
+    for (const Candidate& c : *candidates) counted += c.best_for_modules;
+    EXPECT_EQ(counted, expected) << split;
+  }
 }
 
 TEST_F(CandidateMiningTest, BlockedPairsDoNotCountAsBest) {
@@ -268,6 +295,13 @@ TEST_F(CandidateMiningTest, MeasuresEveryCandidateAndStoresEpisodes) {
     ASSERT_EQ(e.steps_size(), 1);
     EXPECT_EQ(e.action_space_version(),
               CandidateSetVersion(report->candidates));
+    // The learner computes it alike, to read only this set's episodes.
+    std::vector<offline_rl::Candidate> as_learner_reads;
+    for (const Candidate& c : report->candidates) {
+      as_learner_reads.push_back({c.name, c.actions, c.pipeline});
+    }
+    EXPECT_EQ(e.action_space_version(),
+              offline_rl::CandidateSetVersion(as_learner_reads));
     const v1::Step& s = e.steps(0);
     EXPECT_EQ(s.autophase_size(), 56);
     EXPECT_EQ(s.inst_count_size(), 70);

@@ -166,6 +166,7 @@ absl::Status ReadCandidateSplit(replay_buffer::ReplayStore& store,
   std::set<std::pair<std::string, int>> runoff_cells;
   std::map<std::string, int> by_pipeline;
   for (int c = 0; c < k; ++c) by_pipeline[options.candidates[c].pipeline] = c;
+  const std::string set_version = CandidateSetVersion(options.candidates);
   const auto o3 = by_pipeline.find(kRuntimeBaselinePipeline);
   absl::Status status = ForEachEpisode(store, *ids, [&](const v1::Episode& e) {
     std::map<std::string, int>::const_iterator c;
@@ -179,6 +180,13 @@ absl::Status ReadCandidateSplit(replay_buffer::ReplayStore& store,
       c = by_pipeline.find(e.pipeline());
     } else {
       if (!absl::StartsWith(e.behaviour_policy(), kCandidatePrefix)) return;
+      // Mined for another candidate set: its "c001" may be another pipeline
+      // (a second `candidates mine` renumbers them).
+      if (absl::StartsWith(e.action_space_version(), kCandidateSetPrefix) &&
+          e.action_space_version() != set_version) {
+        ++out->skipped_episodes;
+        return;
+      }
       c = index.find(e.behaviour_policy().substr(sizeof(kCandidatePrefix) - 1));
     }
     const auto found = bonus->find(e.episode_id());

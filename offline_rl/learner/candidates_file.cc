@@ -6,10 +6,20 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "compiler_driver/ir/module_hash.h"
 #include "nlohmann/json.hpp"
 #include "offline_rl/learner/dataset.h"
 
 namespace phaseloop::offline_rl {
+
+std::string CandidateSetVersion(const std::vector<Candidate>& candidates) {
+  std::vector<std::string> pipelines;
+  for (const Candidate& c : candidates) pipelines.push_back(c.pipeline);
+  return absl::StrCat(
+      "candidates/",
+      ir::ContentHash(absl::StrJoin(pipelines, "\n")).substr(0, 16));
+}
 
 absl::StatusOr<std::vector<Candidate>> ReadCandidatesFile(
     const std::string& path, const std::vector<std::string>& pass_names,

@@ -25,6 +25,9 @@ namespace phaseloop::offline_rl::internal {
 
 // A mined candidate episode's behaviour_policy: "candidate:<name>".
 inline constexpr char kCandidatePrefix[] = "candidate:";
+// A mined candidate episode's action_space_version: "candidates/<hash>"
+// (CandidateSetVersion).
+inline constexpr char kCandidateSetPrefix[] = "candidates/";
 inline constexpr int kReadChunk = 256;  // episodes per ReadEpisodes call
 
 // The content hash of what the learner reads from an episode: without when,

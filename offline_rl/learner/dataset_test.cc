@@ -102,6 +102,43 @@ class DatasetTest : public ::testing::Test {
   DatasetOptions options_;
 };
 
+// The review: a second `candidates mine` named other pipelines c000/c001,
+// and the first mining's episodes were read as the new candidates' (30
+// episodes where 18 were this set's, two conflicting values per cell).
+TEST_F(DatasetTest, EpisodesMinedForAnotherCandidateSetAreNotRead) {
+  ASSERT_TRUE(testing::WriteCandidateBuffer(*store_, 10, 4, 7).ok());
+  ASSERT_TRUE(testing::WriteCandidatesFile(dir_ + "/c.json").ok());
+  auto candidates = ReadCandidatesFile(dir_ + "/c.json", options_.pass_names);
+  ASSERT_TRUE(candidates.ok()) << candidates.status();
+  options_.candidates = *candidates;
+  LearnerConfig config;
+  auto before = BuildDataset(*store_, config, options_);
+  ASSERT_TRUE(before.ok()) << before.status();
+  // An older mining's episode of "c1" on a training module, and one of
+  // this set (as `candidates mine` versions them): only the latter counts.
+  replay_buffer::WriteBatch batch;
+  for (const std::string& version :
+       {std::string("candidates/0123456789abcdef"),
+        CandidateSetVersion(options_.candidates)}) {
+    v1::Episode e;
+    e.set_episode_id("mined-" + version);
+    e.set_module_hash(before->train.table.module_hashes[0]);
+    e.set_action_space_version(version);
+    e.set_objective("alloc_size");
+    e.set_behaviour_policy("candidate:c1");
+    v1::Step* step = e.add_steps();
+    for (int i = 0; i < 56; ++i) step->add_autophase(1);
+    for (int i = 0; i < 70; ++i) step->add_inst_count(1);
+    step->set_reward(0.5);
+    batch.episodes.push_back(e);
+  }
+  ASSERT_TRUE(store_->Write(batch).ok());
+  auto after = BuildDataset(*store_, config, options_);
+  ASSERT_TRUE(after.ok()) << after.status();
+  EXPECT_EQ(after->train.episodes, before->train.episodes + 1);
+  EXPECT_EQ(after->train.skipped_episodes, before->train.skipped_episodes + 1);
+}
+
 TEST_F(DatasetTest, CandidateTransitionsTableAndDemonstrations) {
   ASSERT_TRUE(testing::WriteCandidateBuffer(*store_, 10, 4, 7).ok());
   ASSERT_TRUE(testing::WriteCandidatesFile(dir_ + "/c.json").ok());
