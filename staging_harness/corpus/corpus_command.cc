@@ -7,6 +7,7 @@
 #include <iostream>
 #include <mutex>
 #include <set>
+#include <string_view>
 
 #include "absl/strings/str_cat.h"
 #include "common/command/exit_code.h"
@@ -138,6 +139,23 @@ int RunCorpusBuild(const BuildFlags& flags, std::ostream& out,
     err << "phaseloop corpus build: " << built.status().message() << "\n";
     return ExitCodeFor(built.status());
   }
+  // Nothing built: the corpus stays as it was (committing would list every
+  // earlier module of these directories as gone and delete its bitcode).
+  if (built->modules.empty()) {
+    err << "phaseloop corpus build: no module was built from "
+        << flags.source_dirs.size() << " directories, so " << flags.corpus.out
+        << " is left as it was; why each program was skipped:\n";
+    int shown = 0;
+    for (const SkippedEntry& s : built->skipped) {
+      if (++shown > 10) {
+        err << "  ... and " << built->skipped.size() - 10 << " more\n";
+        break;
+      }
+      err << "  " << s.name << ": "
+          << std::string_view(s.reason).substr(0, s.reason.find('\n')) << "\n";
+    }
+    return command::kExitBadInput;
+  }
   std::set<std::string> origins;
   for (const SourceTree& t : trees) origins.insert(t.origin);
   absl::Status committed =
@@ -150,12 +168,6 @@ int RunCorpusBuild(const BuildFlags& flags, std::ostream& out,
       << built->skipped.size() << " (reasons in " << flags.corpus.out
       << "/manifest.json)\n";
   PrintSummary(flags.corpus.out, *corpus, timing::SecondsSince(start), out);
-  if (built->modules.empty()) {
-    err << "phaseloop corpus build: no module was built from "
-        << flags.source_dirs.size() << " directories; see the skipped "
-        << "reasons in the manifest\n";
-    return command::kExitInternal;
-  }
   return command::kExitOk;
 }
 

@@ -1,0 +1,50 @@
+// `phaseloop corpus build` as a user runs it: a rebuild that builds nothing
+// leaves the corpus as it was.
+#include "staging_harness/corpus/corpus_command.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "gtest/gtest.h"
+#include "staging_harness/corpus/corpus_test_util.h"
+
+namespace phaseloop::corpus {
+namespace {
+namespace fs = std::filesystem;
+
+// The review: a rebuild with a flag that broke every compile committed an
+// empty build, listing every module as gone and deleting its bitcode.
+TEST(CorpusCommandTest, ARebuildThatBuildsNothingLeavesTheCorpusAsItWas) {
+  const fs::path base = testing::FreshDir("cmd");
+  testing::WriteSource(base / "src", "one/main.c",
+                       "int main(void) { return 0; }\n");
+  BuildFlags flags;
+  flags.corpus.out = (base / "corpus").string();
+  flags.corpus.jobs = 1;
+  flags.source_dirs = {(base / "src").string()};
+  std::ostringstream out, err;
+  ASSERT_EQ(RunCorpusBuild(flags, out, err), 0) << err.str();
+  const fs::path manifest = base / "corpus" / "manifest.json";
+  std::stringstream before;
+  before << std::ifstream(manifest).rdbuf();
+  ASSERT_NE(before.str().find("\"modules\""), std::string::npos);
+
+  flags.corpus.cflags = {"-include/nonexistent.h"};
+  std::ostringstream out2, err2;
+  EXPECT_EQ(RunCorpusBuild(flags, out2, err2), 2);
+  EXPECT_NE(err2.str().find("is left as it was"), std::string::npos)
+      << err2.str();
+  EXPECT_NE(err2.str().find("nonexistent.h"), std::string::npos) << err2.str();
+  std::stringstream after;
+  after << std::ifstream(manifest).rdbuf();
+  EXPECT_EQ(after.str(), before.str());
+  bool bitcode = false;
+  for (const auto& entry : fs::recursive_directory_iterator(base / "corpus")) {
+    bitcode |= entry.path().extension() == ".bc";
+  }
+  EXPECT_TRUE(bitcode);
+}
+
+}  // namespace
+}  // namespace phaseloop::corpus
