@@ -473,12 +473,17 @@ absl::StatusOr<ExportedPolicy> ExportPolicy(
   }
   auto artifact = BuildPolicyArtifact(inputs);
   if (!artifact.ok()) return artifact.status();
-  // With a gate, the artifact is evaluated from a temporary file beside
-  // --out and renamed into place only when it wins.
+  // With a gate (the corpus gate, or a speed policy's staging gate), the
+  // artifact is evaluated from a temporary file beside --out and renamed
+  // into place only when it wins: --out keeps the policy it held until then
+  // (a refused gate, or a run stopped while staging, left it deleted or
+  // replaced by an ungated one).
+  const bool gated = training.config.policy_objective == kObjectiveRuntime
+                         ? !flags.ungated
+                         : !flags.gate_corpus.empty();
   ExportedPolicy exported;
   exported.artifact = *std::move(artifact);
-  exported.path =
-      flags.gate_corpus.empty() ? flags.out : flags.out + ".gate.tmp";
+  exported.path = gated ? flags.out + ".gate.tmp" : flags.out;
   if (exported.path == flags.out) {
     absl::Status placed =
         PlaceSignature(exported.artifact, flags.out, signing_key);
@@ -537,13 +542,8 @@ absl::StatusOr<PublishOutcome> GateAndPublish(
     result = RunPublishGate(exported.path, config.policy_objective, gate);
   }
   std::error_code ignored;
-  // A refused artifact written straight to --out (the speed gate) takes
-  // its signature with it.
   auto remove_refused = [&] {
     std::filesystem::remove(exported.path, ignored);
-    if (exported.path == flags.out) {
-      std::filesystem::remove(signing::SignaturePathFor(flags.out), ignored);
-    }
   };
   if (!result.ok()) {
     remove_refused();

@@ -141,6 +141,30 @@ TEST_F(TrainPipelineTest, WithoutAGateExportWritesOutAndPublishIsANoOp) {
             policy_runtime::SerializePolicyArtifactFile(exported.artifact));
 }
 
+// A speed policy's gate stages it for minutes: the review found it written
+// straight to --out first (a run stopped meanwhile left an ungated policy
+// there, a refusal deleted the policy --out held). It waits beside --out.
+TEST_F(TrainPipelineTest, ASpeedPolicyWaitsForItsGateBesideOut) {
+  std::ofstream(flags_.out) << "the current policy";
+  std::ostringstream err;
+  auto training = LoadTrainingData(flags_, err);
+  ASSERT_TRUE(training.ok()) << training.status();
+  auto trained = TrainNetwork(*training, flags_, err);
+  ASSERT_TRUE(trained.ok()) << trained.status();
+  auto measures = MeasurePolicy(*training, *trained, flags_, err);
+  ASSERT_TRUE(measures.ok()) << measures.status();
+  training->config.policy_objective = kObjectiveRuntime;
+  auto exported = ExportPolicy(*training, *trained, *measures, flags_);
+  ASSERT_TRUE(exported.ok()) << exported.status();
+  EXPECT_EQ(exported->path, flags_.out + ".gate.tmp");
+  EXPECT_EQ(ReadOut(), "the current policy");
+  fs::remove(exported->path);
+  flags_.ungated = true;  // --ungated: nothing to wait for
+  exported = ExportPolicy(*training, *trained, *measures, flags_);
+  ASSERT_TRUE(exported.ok()) << exported.status();
+  EXPECT_EQ(exported->path, flags_.out);
+}
+
 // The gate cannot run (no corpus there): the temp file goes, --out stays.
 TEST_F(TrainPipelineTest, AGateThatCannotRunLeavesOutUntouched) {
   std::ofstream(flags_.out) << "the current policy";
