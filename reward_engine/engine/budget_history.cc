@@ -12,24 +12,45 @@ namespace phaseloop::reward_engine {
 BudgetHistory HistoryFromRewards(const std::vector<v1::Reward>& rewards) {
   std::map<std::string, const v1::Reward*> latest;  // by reward_id
   for (const v1::Reward& reward : rewards) latest[reward.reward_id()] = &reward;
-  std::map<std::tuple<std::string, std::string, int64_t>,
-           slo::SloWindowObservation>
-      windows;
+  struct Window {
+    slo::SloWindowObservation observation;
+    // Each SLO's good requests come from the records' sketches; one record
+    // without a readable sketch of its count leaves `good` (the strictest
+    // threshold's) for every SLO of the window.
+    bool sketches_usable = true;
+  };
+  std::map<std::tuple<std::string, std::string, int64_t>, Window> windows;
   BudgetHistory history;
   for (const auto& [id, reward] : latest) {
-    slo::SloWindowObservation& o = windows[{reward->service(), reward->group(),
-                                            reward->window_start_ms()}];
+    Window& w = windows[{reward->service(), reward->group(),
+                         reward->window_start_ms()}];
+    slo::SloWindowObservation& o = w.observation;
     o.service = reward->service();
     o.group = reward->group();
     o.window_start_ms = reward->window_start_ms();
     o.window_end_ms = reward->window_end_ms();
     o.total += reward->count();
     o.good += reward->good_count();
+    o.errors += reward->error_count();
+    absl::StatusOr<sli::LatencySketch> sketch =
+        sli::LatencySketch::FromProto(reward->sketch());
+    if (!sketch.ok() || sketch->count() != reward->count()) {
+      w.sketches_usable = false;
+    } else if (w.sketches_usable) {
+      if (!o.latencies) {
+        o.latencies = *std::move(sketch);
+      } else if (!o.latencies->Merge(*sketch).ok()) {
+        w.sketches_usable = false;
+      }
+    }
     history.newest_window_end_ms =
         std::max(history.newest_window_end_ms, reward->window_end_ms());
   }
   history.observations.reserve(windows.size());
-  for (auto& [key, o] : windows) history.observations.push_back(std::move(o));
+  for (auto& [key, w] : windows) {
+    if (!w.sketches_usable) w.observation.latencies.reset();
+    history.observations.push_back(std::move(w.observation));
+  }
   return history;
 }
 

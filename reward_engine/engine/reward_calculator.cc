@@ -108,6 +108,8 @@ WindowRewards ComputeRewards(const ClosedWindow& window,
     observation.window_end_ms = window.window_end_ms;
     observation.total = group.sketch.count();
     observation.good = good;
+    observation.latencies = group.sketch;
+    observation.errors = group.error_count;
 
     out.rewards.push_back(std::move(reward));
     out.final_rewards.push_back(std::move(final_reward));
@@ -115,8 +117,15 @@ WindowRewards ComputeRewards(const ClosedWindow& window,
     // group's deployments in the window together.
     if (!out.observations.empty() &&
         out.observations.back().group == observation.group) {
-      out.observations.back().total += observation.total;
-      out.observations.back().good += observation.good;
+      slo::SloWindowObservation& same = out.observations.back();
+      same.total += observation.total;
+      same.good += observation.good;
+      same.errors += observation.errors;
+      // Sketches of one engine always merge; were one not to, `good` (the
+      // strictest threshold's) would count for every SLO.
+      if (!same.latencies || !same.latencies->Merge(group.sketch).ok()) {
+        same.latencies.reset();
+      }
     } else {
       out.observations.push_back(std::move(observation));
     }

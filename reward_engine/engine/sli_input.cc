@@ -46,6 +46,17 @@ absl::StatusOr<SliInput> DecodeSliRecord(const kafka::ConsumedMessage& message,
         "misaligned: window_length_ms ", window.window_length_ms(),
         " does not divide the engine's window of ", window_ms, " ms"));
   }
+  // Event time runs ahead of the record's own time only by clock skew: a
+  // window dated later (a wrong clock, a bad field) would close every
+  // earlier window as late, now and after any restart.
+  if (message.timestamp_ms >= 0 &&
+      window.window_start_ms() > message.timestamp_ms + kMaxFutureSkewMs) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "future: the window starts at ", window.window_start_ms(), ", ",
+        window.window_start_ms() - message.timestamp_ms,
+        " ms after the record was produced (", message.timestamp_ms,
+        "); fix the producer's clock or the window's window_start_ms"));
+  }
   if (slos.find(window.service()) == slos.end()) {
     return absl::FailedPreconditionError(
         absl::StrCat("unknown_service: no SLO for service \"", window.service(),

@@ -10,6 +10,9 @@
 //   key_mismatch     the Kafka key is not the service of the value (the
 //                    partitioning, and so the windowing, relies on it)
 //   misaligned       its window length does not divide the engine's window
+//   future           the window starts more than kMaxFutureSkewMs after the
+//                    record's own (producer) timestamp: a wrong clock or
+//                    field, which would make every earlier window late
 //   unknown_service  no SLO names the service (add one to --slo-dir)
 //   conflict         set by the engine (EventTimeWindows' kConflict)
 
@@ -25,6 +28,10 @@
 #include "reward_engine/slo/slo_config.h"
 
 namespace phaseloop::reward_engine {
+
+// How far a window's start may be ahead of its record's timestamp (clock
+// skew between the producer and the services it measures).
+inline constexpr int64_t kMaxFutureSkewMs = 5 * 60 * 1000;
 
 // Service -> SLO latency threshold in seconds. With several SLOs for one
 // service the strictest (lowest) threshold is the reward's SLO.

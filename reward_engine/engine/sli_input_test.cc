@@ -71,6 +71,20 @@ TEST(SliInputTest, EveryBadRecordHasAClassifiedReason) {
   EXPECT_EQ(letter.reason(), "key_mismatch: x");
 }
 
+// The review: one window dated a day ahead moved the partition's event
+// time, so every later (correct) window was late, after restarts too.
+TEST(SliInputTest, AWindowFromTheFutureIsADeadLetter) {
+  v1::SliWindow w = testing::MakeSliWindow("checkout", "canary", "i1", 86400000,
+                                           10000, {0.01}, 0);
+  kafka::ConsumedMessage m = Message(w);
+  m.timestamp_ms = 86400000 - kMaxFutureSkewMs;  // within the skew
+  EXPECT_EQ(ReasonOf(m), "ok");
+  m.timestamp_ms = 10000;  // produced a day before the window starts
+  EXPECT_EQ(ReasonOf(m).rfind("future: ", 0), 0u) << ReasonOf(m);
+  m.timestamp_ms = -1;  // no timestamp: nothing to compare with
+  EXPECT_EQ(ReasonOf(m), "ok");
+}
+
 TEST(SliInputTest, StrictestSloIsTheRewardsThreshold) {
   slo::Slo a;
   a.service = "checkout";

@@ -38,6 +38,11 @@ absl::StatusOr<LatencySketch> CheckedSketch(const v1::SliWindow& w) {
         absl::StrCat("window_length_ms: ", w.window_length_ms(),
                      " is outside [1, ", kMaxWindowLengthMs, "]"));
   }
+  if (w.window_start_ms() > kMaxWindowStartMs) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("window_start_ms: ", w.window_start_ms(),
+                     " is after the year 9999; give Unix milliseconds"));
+  }
   if (w.window_start_ms() < 0 ||
       w.window_start_ms() % w.window_length_ms() != 0) {
     return absl::InvalidArgumentError(

@@ -16,16 +16,19 @@ namespace phaseloop::sli {
 
 // Longest window accepted: one day.
 inline constexpr int64_t kMaxWindowLengthMs = int64_t{24} * 3600 * 1000;
+// Latest window start accepted: the year 9999 (Unix milliseconds), far
+// from where a start plus a length overflows.
+inline constexpr int64_t kMaxWindowStartMs = int64_t{253402300799999};
 
 // OK, or InvalidArgument whose message starts with the first offending field
 // ("service", "window_start_ms", "sketch.counts[3]", ...) and says what is
 // wrong. The rules: service, group, instance, deployment_id and
 // policy_version are non-empty (service and group without '/', they form
 // the Kafka key); 0 < window_length_ms <= kMaxWindowLengthMs; window_start_ms
-// >= 0 and a multiple of window_length_ms; 0 <= error_count <= count; the
-// sketch is well formed, of relative accuracy kDefaultRelativeAccuracy,
-// holds `count` values, and agrees with sum/min/max (see
-// LatencySketch::SetExactStats).
+// in [0, kMaxWindowStartMs] and a multiple of window_length_ms; 0 <=
+// error_count <= count; the sketch is well formed, of relative accuracy
+// kDefaultRelativeAccuracy, holds `count` values, and agrees with sum/min/max
+// (see LatencySketch::SetExactStats).
 absl::Status ValidateSliWindow(const v1::SliWindow& window);
 
 // The window's sketch with its exact statistics; the window is validated

@@ -3,6 +3,7 @@
 #include <google/protobuf/stubs/logging.h>
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <random>
 #include <string>
 
@@ -59,6 +60,10 @@ TEST(SliWindowTest, EachRuleNamesItsField) {
   EXPECT_EQ(FirstField(w), "window_length_ms");
   w = GoodWindow();
   w.set_window_start_ms(1700000000001);
+  EXPECT_EQ(FirstField(w), "window_start_ms");
+  w = GoodWindow();  // start + length overflowed the engine's event time
+  w.set_window_start_ms(std::numeric_limits<int64_t>::max() / 60000 * 60000);
+  w.set_window_length_ms(60000);
   EXPECT_EQ(FirstField(w), "window_start_ms");
   w = GoodWindow();
   w.set_error_count(4);

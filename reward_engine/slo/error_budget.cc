@@ -53,17 +53,25 @@ void ErrorBudgetTracker::Observe(const SloWindowObservation& obs) {
   if (obs.window_start_ms < horizon) return;
 
   Windows& windows = windows_[{obs.service, obs.group}];
-  const Counts counts{obs.window_start_ms, obs.window_end_ms, obs.total,
-                      std::clamp<int64_t>(obs.good, 0, obs.total)};
+  Counts counts{obs.window_start_ms, obs.window_end_ms, obs.total, {}};
+  for (const Slo& slo : slos_) {
+    if (slo.service != obs.service) continue;
+    const int64_t good =
+        obs.latencies
+            ? obs.latencies->CountAtOrBelow(slo.threshold_ms / 1000.0) -
+                  obs.errors
+            : obs.good;
+    counts.good.push_back(std::clamp<int64_t>(good, 0, obs.total));
+  }
   auto at = windows.end();
   if (!windows.empty() &&
       windows.back().window_start_ms >= obs.window_start_ms) {
     at = StartingAtOrAfter(windows, obs.window_start_ms);
   }
   if (at != windows.end() && at->window_start_ms == obs.window_start_ms) {
-    *at = counts;  // a replayed window replaces the earlier one
+    *at = std::move(counts);  // a replayed window replaces the earlier one
   } else {
-    windows.insert(at, counts);
+    windows.insert(at, std::move(counts));
   }
 
   if (!newer) return;
@@ -85,16 +93,20 @@ size_t ErrorBudgetTracker::kept_windows() const {
 
 std::vector<v1::BudgetStatus> ErrorBudgetTracker::Status(int64_t now_ms) const {
   std::vector<v1::BudgetStatus> statuses;
-  for (const Slo& slo : slos_) {
+  size_t position = 0;  // of the SLO among its service's
+  for (size_t i = 0; i < slos_.size(); ++i) {
+    const Slo& slo = slos_[i];
+    position = i > 0 && slos_[i - 1].service == slo.service ? position + 1 : 0;
     for (auto it = windows_.lower_bound({slo.service, ""});
          it != windows_.end() && it->first.first == slo.service; ++it) {
-      statuses.push_back(StatusOf(slo, it->first.second, it->second, now_ms));
+      statuses.push_back(
+          StatusOf(slo, position, it->first.second, it->second, now_ms));
     }
   }
   return statuses;  // slos_ and windows_ are sorted: (service, name, group)
 }
 
-v1::BudgetStatus ErrorBudgetTracker::StatusOf(const Slo& slo,
+v1::BudgetStatus ErrorBudgetTracker::StatusOf(const Slo& slo, size_t position,
                                               const std::string& group,
                                               const Windows& windows,
                                               int64_t now_ms) const {
@@ -114,13 +126,14 @@ v1::BudgetStatus ErrorBudgetTracker::StatusOf(const Slo& slo,
   for (auto it = std::make_reverse_iterator(StartingAtOrAfter(windows, now_ms));
        it != windows.rend() && it->window_start_ms >= now_ms - longest; ++it) {
     const Counts& c = *it;
+    const int64_t good = c.good[position];
     Tally add;
     if (timeslices) {
       add.total = 1;
-      add.good = static_cast<double>(c.good) >= slice_target * c.total;
+      add.good = static_cast<double>(good) >= slice_target * c.total;
     } else {
       add.total = c.total;
-      add.good = c.good;
+      add.good = good;
     }
     for (size_t i = 0; i <= kLookbacks; ++i) {
       if (c.window_start_ms >= now_ms - spans[i]) {

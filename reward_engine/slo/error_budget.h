@@ -18,8 +18,13 @@
 //    page when both 1h and 5m burn rates exceed 14.4, ticket-fast when 6h
 //    and 30m exceed 6, ticket-slow when 3d and 6h exceed 1.
 //
+// Each SLO counts its own good requests: an observation that carries its
+// window's latencies and errors gives every SLO of the service the requests
+// within that SLO's threshold, minus errors; one without gives `good` to
+// all of them.
+//
 // Memory: observations are kept per (service, group) by window_start_ms
-// (32 bytes each), for
+// (about 56 bytes each, 8 more per SLO of the service), for
 // the longest of the SLO windows and 3 days behind the newest window end
 // seen; older ones are dropped, and an observation that old on arrival is
 // ignored. That is O(window / SLI window length) entries per group.
@@ -29,11 +34,13 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "phaseloop/v1/slo.pb.h"
+#include "reward_engine/sli/latency_sketch.h"
 #include "reward_engine/slo/slo_config.h"
 
 namespace phaseloop::slo {
@@ -43,6 +50,11 @@ struct SloWindowObservation {
   std::string service, group;
   int64_t window_start_ms = 0, window_end_ms = 0;
   int64_t total = 0, good = 0;  // good = within the threshold minus errors
+  // The window's latencies (total of them) and failed requests: when set,
+  // each SLO's good requests are those within its own threshold minus
+  // `errors`, and `good` is not used.
+  std::optional<sli::LatencySketch> latencies;
+  int64_t errors = 0;
 };
 
 // One lookback of the burn-rate table.
@@ -93,7 +105,8 @@ class ErrorBudgetTracker {
     int64_t window_start_ms = 0;
     int64_t window_end_ms = 0;
     int64_t total = 0;
-    int64_t good = 0;
+    // Per SLO of the service, in slos_ order.
+    std::vector<int64_t> good;
   };
   // Sorted by window_start_ms, unique: windows mostly arrive in order
   // (append) and expire from the front; a deque keeps both cheap and the
@@ -101,8 +114,10 @@ class ErrorBudgetTracker {
   // error_budget_benchmark).
   using Windows = std::deque<Counts>;
 
-  v1::BudgetStatus StatusOf(const Slo& slo, const std::string& group,
-                            const Windows& windows, int64_t now_ms) const;
+  // `position`: the SLO's index among its service's SLOs (Counts::good).
+  v1::BudgetStatus StatusOf(const Slo& slo, size_t position,
+                            const std::string& group, const Windows& windows,
+                            int64_t now_ms) const;
 
   std::vector<Slo> slos_;
   // service → how far back (ms) its windows are kept.

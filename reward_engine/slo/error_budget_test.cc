@@ -52,6 +52,35 @@ bool Firing(const v1::BudgetStatus& status, const std::string& alert) {
   return false;
 }
 
+// The review: a service with a 250 ms and a 1 s SLO counted every 500 ms
+// request bad against both (the strictest threshold's good count for all):
+// the 1 s SLO showed 100/100 bad and fired its alerts.
+TEST(ErrorBudgetTest, EachSloCountsGoodRequestsWithinItsOwnThreshold) {
+  Slo strict = MakeSlo();
+  Slo lenient = MakeSlo();
+  lenient.name = "latency-1s";
+  lenient.threshold_ms = 1000;
+  lenient.target = 0.9;
+  ErrorBudgetTracker tracker({strict, lenient});
+  SloWindowObservation obs = Window(1, 100, 0);
+  obs.latencies.emplace();
+  for (int i = 0; i < 90; ++i) ASSERT_TRUE(obs.latencies->Add(0.5).ok());
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(obs.latencies->Add(0.1).ok());
+  obs.errors = 4;  // of the fast ones, say
+  tracker.Observe(obs);
+  const auto statuses = tracker.Status(kNow);
+  ASSERT_EQ(statuses.size(), 2u);
+  EXPECT_EQ(statuses[0].slo_name(), "latency");
+  EXPECT_EQ(statuses[0].good(), 6);  // 10 within 250 ms, 4 failed
+  EXPECT_EQ(statuses[1].slo_name(), "latency-1s");
+  EXPECT_EQ(statuses[1].good(), 96);  // all within 1 s, 4 failed
+  EXPECT_FALSE(statuses[1].budget_exhausted());
+  // Without latencies, `good` counts for every SLO (older records).
+  ErrorBudgetTracker plain({strict, lenient});
+  plain.Observe(Window(1, 100, 6));
+  EXPECT_EQ(plain.Status(kNow)[1].good(), 6);
+}
+
 TEST(ErrorBudgetTest, NoObservationsNoStatus) {
   ErrorBudgetTracker tracker({MakeSlo()});
   EXPECT_TRUE(tracker.Status(kNow).empty());
