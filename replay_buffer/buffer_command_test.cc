@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -133,6 +134,28 @@ TEST(BufferCommandTest, ExportImportRoundTripsAndImportIsIdempotent) {
   // Offsets belong to the source's Kafka cluster: not imported.
   EXPECT_TRUE(
       (*store)->ReadOffsets("ingest", "phaseloop.search.episodes")->empty());
+}
+
+// The review: a buffer damaged on disk exported with exit 0 into a copy
+// SQLite calls malformed, the very file the errors say to restore from.
+TEST(BufferCommandTest, ADamagedBufferIsNotExported) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string source = dir + "/a.db", copy = dir + "/copy.db";
+  Fill(source);
+  {
+    auto store = OpenReplayStore(source);  // checkpoints the WAL on close
+    ASSERT_TRUE(store.ok()) << store.status();
+  }
+  {
+    std::fstream file(source, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(8192);
+    const std::string junk(4096, '\x5a');
+    file.write(junk.data(), junk.size());
+  }
+  std::ostringstream out, err;
+  EXPECT_NE(RunBufferExport(source, copy, out, err), 0);
+  EXPECT_NE(err.str().find("damaged"), std::string::npos) << err.str();
+  EXPECT_FALSE(std::filesystem::exists(copy));
 }
 
 TEST(BufferCommandTest, MiscompilesListsRecordsAndTheBlockList) {

@@ -350,6 +350,25 @@ absl::Status SqliteReplayStore::SetPriorities(
   return Named(status);
 }
 
+namespace {
+
+// SQLite's quick_check of `db` (a copy of `source`): DataLoss naming the
+// source and its first problem unless it answers "ok".
+absl::Status QuickCheck(sqlite3* db, const std::string& source) {
+  absl::StatusOr<Statement> check =
+      Statement::Prepare(db, "PRAGMA quick_check");
+  if (!check.ok()) return check.status();
+  absl::StatusOr<bool> row = check->Step();
+  if (!row.ok()) return row.status();
+  const std::string answer = *row ? check->Text(0) : "no answer";
+  if (answer == "ok") return absl::OkStatus();
+  return absl::DataLossError(absl::StrCat(
+      "the buffer '", source, "' is damaged (sqlite quick_check: ", answer,
+      "); nothing was exported: restore it from an earlier export"));
+}
+
+}  // namespace
+
 absl::Status SqliteReplayStore::Snapshot(const std::string& path) {
   if (access(path.c_str(), F_OK) == 0) {
     return absl::AlreadyExistsError(absl::StrCat(
@@ -378,6 +397,9 @@ absl::Status SqliteReplayStore::Snapshot(const std::string& path) {
     }
     // A self-contained single file: no -wal beside it.
     if (status.ok()) status = Exec(out, "PRAGMA journal_mode = DELETE");
+    // The backup copies pages as they are: a damaged buffer gives a damaged
+    // copy, which is no snapshot to restore from.
+    if (status.ok()) status = QuickCheck(out, path_);
   }
   sqlite3_close(out);
   if (status.ok()) {
