@@ -181,6 +181,20 @@ absl::StatusOr<std::vector<Candidate>> CollectCandidates(
   if (static_cast<int>(ranked.size()) > options.max_candidates) {
     ranked.resize(std::max(0, options.max_candidates));
   }
+  // Nothing to mine and nothing fixed: -Oz alone is no candidate set (the
+  // command "succeeded" with one candidate).
+  if (ranked.empty() && options.max_candidates > 0 &&
+      options.fixed_candidates.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "no best sequence of objective ", options.objective, " (action space ",
+        space.version(), ")",
+        options.split.empty() ? ""
+                              : absl::StrCat(" on split '", options.split, "'"),
+        " in ",
+        options.buffer.empty() ? "the --best files" : "--buffer and --best",
+        ": run `phaseloop search --objective ", options.objective,
+        "` into the buffer first, or give --fixed-candidate"));
+  }
   std::vector<Candidate> out;
   out.push_back({"oz", {}, kOzPipeline});
   for (const MineOptions::FixedCandidate& f : options.fixed_candidates) {
