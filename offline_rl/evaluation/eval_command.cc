@@ -1,11 +1,14 @@
 #include "offline_rl/evaluation/eval_command.h"
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "common/command/exit_code.h"
 #include "common/command/subcommand.h"
+#include "compiler_driver/passes/pipeline_check.h"
 #include "compiler_driver/policy_runtime/artifact_policy.h"
 
 namespace phaseloop::evaluation {
@@ -27,9 +30,18 @@ int RunEval(const EvalFlags& flags, std::ostream& out, std::ostream& err) {
     return command::kExitBadInput;
   }
   EvalOptions options = flags.options;
-  options.fixed_references = flags.no_fixed ? std::vector<std::string>{}
+  options.fixed_references = flags.no_fixed        ? std::vector<std::string>{}
                              : flags.fixed.empty() ? DefaultFixedReferences()
                                                    : flags.fixed;
+  // A fixed reference a policy could not carry would fail on every module.
+  for (const std::string& pipeline : options.fixed_references) {
+    if (absl::Status allowed = passes::CheckWholePolicyPipeline(
+            pipeline, absl::StrCat("--fixed ", pipeline));
+        !allowed.ok()) {
+      err << kName << allowed.message() << "\n";
+      return command::kExitBadInput;
+    }
+  }
   if (flags.budget_ms >= 0) {  // deprecated clock budget, read as work
     options.budget = flags.budget_ms * policy_runtime::kBudgetInstructionsPerMs;
   }
@@ -45,6 +57,17 @@ int RunEval(const EvalFlags& flags, std::ostream& out, std::ostream& err) {
   }
   out << (flags.json ? FormatReportJson(*report) : FormatReportTable(*report))
       << "\n";
+  // A report of failures only measured nothing.
+  const bool all_failed =
+      !report->modules.empty() &&
+      std::all_of(report->modules.begin(), report->modules.end(),
+                  [](const ModuleEval& m) { return !m.error.empty(); });
+  if (all_failed) {
+    err << kName << "every one of the " << report->modules.size()
+        << " modules failed (their errors are in the report): nothing was "
+           "measured\n";
+    return command::kExitInternal;
+  }
   return command::kExitOk;
 }
 

@@ -339,6 +339,14 @@ TEST_F(PolicyEvaluationTest, CommandPrintsTableAndJsonAndRejectsBadInput) {
   std::ostringstream contradiction;
   EXPECT_EQ(RunEval(flags, out, contradiction), 2);
   EXPECT_NE(contradiction.str().find("--no-fixed"), std::string::npos);
+  // A fixed reference no policy may run failed every module with exit 0.
+  flags.options = Options("baseline");
+  flags.no_fixed = false;
+  flags.fixed = {"bogus<pass>"};
+  std::ostringstream refused;
+  EXPECT_EQ(RunEval(flags, out, refused), 2);
+  EXPECT_NE(refused.str().find("--fixed bogus<pass>"), std::string::npos)
+      << refused.str();
 }
 
 }  // namespace

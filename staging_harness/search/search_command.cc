@@ -274,6 +274,11 @@ int RunSearchCommand(const SearchFlags& flags, std::ostream& out,
     modules.push_back(std::move(*input));
   }
   for (const std::string& w : warnings) err << "warning: " << w << "\n";
+  if (modules.empty()) {
+    err << "error: no module left to search (see the warnings above): "
+           "raise --max-ir-count or choose another split\n";
+    return command::kExitBadInput;
+  }
   std::vector<KnownBest> known;
   if (!flags.best_in.empty()) {
     absl::StatusOr<std::vector<KnownBest>> read =
@@ -361,10 +366,29 @@ int RunSearchCommand(const SearchFlags& flags, std::ostream& out,
     }
     kept.push_back(std::move(k));
   }
+  // The default best-sequences file accumulates, as the episodes file
+  // beside it does (an earlier run's modules would otherwise be dropped).
+  if (flags.best_in.empty() && std::filesystem::exists(best_out)) {
+    absl::StatusOr<std::vector<KnownBest>> earlier =
+        ReadBestSequences(best_out);
+    if (!earlier.ok()) {
+      err << "error: cannot merge the earlier best sequences in " << best_out
+          << ": " << earlier.status().message()
+          << "; move it away or give --best-out\n";
+      return command::kExitBadInput;
+    }
+    for (KnownBest& k : *earlier) {
+      if (!IsBlocked(options.blocked, k.best)) kept.push_back(std::move(k));
+    }
+  }
   MergeBestSequences(BestSequencesOf(*results, *objective), kept);
-  if (absl::Status s = WriteBestSequences(best_out, kept); !s.ok()) {
-    err << "error: " << s.message() << "\n";
-    return command::kExitInternal;
+  const bool measured = Metrics(*results)["modules_measured"].get<int>() > 0;
+  // A run that measured nothing leaves the file as it was.
+  if (measured) {
+    if (absl::Status s = WriteBestSequences(best_out, kept); !s.ok()) {
+      err << "error: " << s.message() << "\n";
+      return command::kExitInternal;
+    }
   }
   nlohmann::json summary = {
       {"strategy", flags.strategy},

@@ -152,6 +152,40 @@ TEST(SearchCommand, MaxIrCountLeavesOutLargerCorpusModules) {
       << err.str();
 }
 
+// The review: a second run into the same episodes file dropped the first
+// run's best sequences, and a run that measured nothing emptied the file.
+TEST(SearchCommand, TheDefaultBestFileAccumulatesAndNothingMeasuredKeepsIt) {
+  const std::string dir = testing::MakeTempDir();
+  std::ostringstream out, err;
+  ASSERT_EQ(RunSearchCommand(Flags(dir), out, err), 0) << err.str();
+  SearchFlags second = Flags(dir);
+  second.inputs = {"compiler_driver/fixtures/sorting.c"};
+  ASSERT_EQ(RunSearchCommand(second, out, err), 0) << err.str();
+  const std::string best_file = dir + "/episodes.bin.best.json";
+  auto best = ReadBestSequences(best_file);
+  ASSERT_TRUE(best.ok()) << best.status();
+  EXPECT_EQ(best->size(), 2u);  // bits.c's and sorting.c's
+  std::stringstream before;
+  before << std::ifstream(best_file).rdbuf();
+
+  // Every corpus module over --max-ir-count: bad input, the file untouched.
+  std::ofstream(dir + "/manifest.json")
+      << R"({"modules": [{"name": "large", "bitcode_path": ")"
+      << std::filesystem::absolute("compiler_driver/fixtures/bits.c").string()
+      << R"(", "ir_count_o0": 5000}]})";
+  SearchFlags none = Flags(dir);
+  none.inputs.clear();
+  none.corpus = dir;
+  none.max_ir_count = 1000;
+  std::ostringstream none_err;
+  EXPECT_EQ(RunSearchCommand(none, out, none_err), 2);
+  EXPECT_NE(none_err.str().find("no module left to search"), std::string::npos)
+      << none_err.str();
+  std::stringstream after;
+  after << std::ifstream(best_file).rdbuf();
+  EXPECT_EQ(after.str(), before.str());
+}
+
 // A miscompile blamed the pipeline greedy search finds on bits.c: with the
 // buffer, search reports (and writes) the best sequence that is not blocked.
 TEST(SearchCommand, ABlockedPipelineIsNeverReportedAsBest) {
