@@ -141,6 +141,25 @@ set -e
 [ $rc -eq 2 ] || { cat "$work/5b.err"; fail "step 5: a missing policy file exited $rc"; }
 grep -q -- "--policy $work/no-such.plpolicy" "$work/5b.err" || { cat "$work/5b.err"; fail "step 5: missing policy not named"; }
 [ ! -e "$work/w5b" ] || fail "step 5: built before reading the policy"
+# One stage at a time in a work directory (two replaced each other's builds):
+# with its lock held, another is refused at once, naming the directory.
+mkdir -p "$work/w5c"
+flock "$work/w5c/example.lock" sleep 60 &
+holder=$!
+for _ in $(seq 50); do
+  ! flock -n "$work/w5c/example.lock" true || { sleep 0.1; continue; }
+  break
+done
+set +e
+"$phaseloop" stage --workload example --policy 'fixed:default<O1>' --cc "$cc" \
+  --work-dir "$work/w5c" "${quick[@]}" >/dev/null 2>"$work/5c.err"
+rc=$?
+set -e
+kill "$holder" 2>/dev/null || true
+wait "$holder" 2>/dev/null || true
+[ $rc -eq 2 ] || { cat "$work/5c.err"; fail "step 5: a busy work directory exited $rc"; }
+grep -q "another phaseloop stage is using $work/w5c/example" "$work/5c.err" \
+  || { cat "$work/5c.err"; fail "step 5: the busy work directory is not named"; }
 
 step "6. a profile, then a profile-guided candidate; a missing profile is bad input"
 "$phaseloop" profile --workload example --workloads-dir configs/workloads --cc "$cc" \

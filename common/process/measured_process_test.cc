@@ -2,6 +2,8 @@
 
 #include <sched.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <csignal>
 #include <fstream>
@@ -88,6 +90,37 @@ TEST(MeasuredProcessTest, TimeoutKillsTheWholeGroup) {
   while (!pid.empty() && pid.back() == '\n') pid.pop_back();
   ASSERT_FALSE(pid.empty());
   EXPECT_TRUE(Dead(pid)) << "the background sleep " << pid << " survived";
+}
+
+// The review: Ctrl-C (SIGINT) ended `phaseloop stage`, and the workload's
+// run (in a group of its own) went on without its time limit.
+TEST(MeasuredProcessTest, AStopSignalKillsTheRunningCommandsGroup) {
+  const std::string dir = MakeTempDir();
+  const pid_t runner = fork();
+  ASSERT_GE(runner, 0);
+  if (runner == 0) {  // the command being stopped
+    KillMeasuredCommandsOnStopSignals();
+    MeasuredCommand command =
+        Shell("echo $$ > " + dir + "/run.pid.tmp && mv " + dir +
+              "/run.pid.tmp " + dir + "/run.pid; sleep 100");
+    command.timeout_s = 200;
+    RunMeasured(command).IgnoreError();
+    _exit(3);  // not reached: the signal ends it
+  }
+  std::string pid;
+  for (int i = 0; i < 500 && pid.empty(); ++i) {
+    usleep(10000);
+    pid = ReadFileOrEmpty(dir + "/run.pid");
+  }
+  while (!pid.empty() && pid.back() == '\n') pid.pop_back();
+  ASSERT_FALSE(pid.empty());
+  kill(runner, SIGINT);
+  int status = 0;
+  ASSERT_EQ(waitpid(runner, &status, 0), runner);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << status;
+  // SIGKILL was sent before the command ended; its delivery may lag.
+  for (int i = 0; i < 200 && !Dead(pid); ++i) usleep(10000);
+  EXPECT_TRUE(Dead(pid)) << "the run " << pid << " survived its command";
 }
 
 TEST(MeasuredProcessTest, BackgroundLeftoversAreKilledAtExit) {

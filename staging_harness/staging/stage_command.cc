@@ -9,6 +9,8 @@
 #include "absl/strings/str_cat.h"
 #include "common/command/exit_code.h"
 #include "common/command/subcommand.h"
+#include "common/files/file_lock.h"
+#include "common/process/measured_process.h"
 #include "compiler_driver/cc_wrapper/policy.h"
 #include "compiler_driver/passes/pipeline_check.h"
 #include "replay_buffer/replay_store.h"
@@ -100,6 +102,7 @@ absl::Status PoliciesApplied(const StageFlags& f, const StageResult& result) {
 }
 
 int RunStage(const StageFlags& f) {
+  process::KillMeasuredCommandsOnStopSignals();
   auto fail = [](const absl::Status& status) {
     std::cerr << "phaseloop stage: " << status.message() << "\n";
     return command::ExitCodeOf(status);
@@ -208,6 +211,19 @@ int RunStage(const StageFlags& f) {
   absl::Status stopped;
   for (const workloads::Workload& workload : chosen) {
     options.work_dir = work_root + "/" + workload.name;
+    // One stage at a time in a work directory: two (the default one is
+    // shared) replaced each other's builds mid-run.
+    std::error_code made;
+    fs::create_directories(work_root, made);
+    absl::StatusOr<files::FileLock> lock =
+        files::FileLock::Acquire(options.work_dir + ".lock", 0);
+    if (!lock.ok()) {
+      stopped = absl::FailedPreconditionError(
+          absl::StrCat(workload.name, ": another phaseloop stage is using ",
+                       options.work_dir, " (", lock.status().message(),
+                       "); wait for it, or give this one its own --work-dir"));
+      break;
+    }
     absl::StatusOr<StageResult> result =
         StageWorkload(workload, options, std::cerr);
     if (result.ok()) {
