@@ -172,6 +172,19 @@ std::string FormatStageTable(const std::vector<StageResult>& results) {
     if (r.verdict != Verdict::kMeasured) {
       absl::StrAppend(&notes, "  ", r.workload, ": ", r.detail, "\n");
     }
+    // Too few pairs for the confidence asked: the interval is the pairs'
+    // range, which covers the median less often than the header says.
+    if (r.timing && r.timing->wall.coverage > 0 &&
+        r.timing->wall.coverage < r.timing->wall.confidence) {
+      absl::StrAppend(
+          &notes, "  ", r.workload,
+          absl::StrFormat(": with %d pairs the interval is their range, a "
+                          "%.1f %% interval, not %g %%: allow more pairs "
+                          "(--max-pairs)\n",
+                          r.timing->baseline.size(),
+                          100 * r.timing->wall.coverage,
+                          100 * r.timing->wall.confidence));
+    }
     for (const std::string& warning : r.machine_warnings) {
       absl::StrAppend(&notes, "  ", r.workload, ": busy machine: ", warning,
                       "; ", kBusyMachineAdvice, "\n");

@@ -58,5 +58,19 @@ TEST(StageReportTest, AQuietRunHasNoBusyMachineNote) {
   EXPECT_EQ(FormatStageTable({r}).find("busy machine"), std::string::npos);
 }
 
+// The review: with --max-pairs 5 the interval was the pairs' range (75 %
+// coverage with 3 pairs) under a "99% interval" header, without a word.
+TEST(StageReportTest, AnIntervalBelowTheConfidenceAskedIsSaid) {
+  StageResult r = MeasuredOnABusyMachine();
+  r.timing->wall.coverage = 0.75;
+  const std::string table = FormatStageTable({r});
+  EXPECT_NE(table.find("zopfli: with 3 pairs the interval is their range, a "
+                       "75.0 % interval, not 99 %"),
+            std::string::npos)
+      << table;
+  EXPECT_EQ(FormatStageTable({MeasuredOnABusyMachine()}).find("their range"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace phaseloop::staging

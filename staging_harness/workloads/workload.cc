@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -155,6 +156,10 @@ std::vector<std::string> GetPathList(const YAML::Node& node,
     if (!node[i].IsScalar() || node[i].Scalar().empty()) {
       problems.Add(item,
                    absl::StrCat("must be a path, got ", Describe(node[i])));
+    } else if (std::find(paths.begin(), paths.end(), node[i].Scalar()) !=
+               paths.end()) {
+      problems.Add(item, absl::StrCat("'", node[i].Scalar(),
+                                      "' is listed twice; list it once"));
     } else if (CheckRelativePath(node[i].Scalar(), item, problems)) {
       paths.push_back(node[i].Scalar());
     }

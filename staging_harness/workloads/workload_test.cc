@@ -261,6 +261,10 @@ TEST_F(WorkloadTest, PathsMustStayInsideTheirDirectory) {
                         "relative path"));
   EXPECT_THAT(Error(Edit("[out.txt]", "[]")),
               HasSubstr(": run[1].check.files: must be a non-empty list"));
+  // Listed twice, the file was kept after the first and "not written" by
+  // either run the second time: the workload called unusable.
+  EXPECT_THAT(Error(Edit("[out.txt]", "[out.txt, out.txt]")),
+              HasSubstr(": run[1].check.files[1]: 'out.txt' is listed twice"));
 }
 
 TEST_F(WorkloadTest, ShippedInputsMustExist) {
