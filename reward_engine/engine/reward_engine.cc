@@ -53,7 +53,13 @@ void Engine::Handle(const kafka::ConsumedMessage& m, int64_t now_ms) {
       if (added.replayed) break;
       ++stats_.late;
       metrics_.Late();
-      (void)Produce(options_.late_topic, m.key, m.value);
+      if (absl::Status produced = Produce(options_.late_topic, m.key, m.value);
+          !produced.ok() && options_.progress != nullptr) {
+        *options_.progress << "phaseloop rewards: late record " << m.topic
+                           << "/" << m.partition << "@" << m.offset
+                           << " not copied to " << options_.late_topic << ": "
+                           << produced.message() << "\n";
+      }
       break;
     case Admission::kConflict:
       if (added.replayed) break;

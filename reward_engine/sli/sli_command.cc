@@ -1,6 +1,7 @@
 #include "reward_engine/sli/sli_command.h"
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <utility>
@@ -75,6 +76,13 @@ int RunSliSend(const SliSendFlags& flags, std::istream& standard_input,
   const bool from_stdin = flags.in == "-";
   std::ifstream file;
   if (!from_stdin) {
+    std::error_code error;
+    if (std::filesystem::is_directory(flags.in, error)) {
+      err << kName << "--in " << flags.in
+          << " is a directory; give a JSON-lines file, or - for standard "
+             "input\n";
+      return command::kExitBadInput;
+    }
     file.open(flags.in);
     if (!file) {
       err << kName << "cannot read --in " << flags.in

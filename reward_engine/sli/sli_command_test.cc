@@ -94,6 +94,11 @@ TEST(SliCommandTest, BadInputSendsNothingAndExits2) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("cannot read --in"), std::string::npos);
 
+  flags.in = dir;  // opened fine and read as no lines: "0 valid windows"
+  r = RunSend(flags, "", factory);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("is a directory"), std::string::npos) << r.err;
+
   flags.in = "-";
   flags.kafka.clear();
   r = RunSend(flags, Line(0, "[1]"), factory);

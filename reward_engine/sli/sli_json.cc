@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cstdint>
 #include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -174,9 +175,33 @@ absl::Status ParseSketch(const json& object, v1::LatencySketch* sketch) {
 
 absl::StatusOr<v1::SliWindow> ParseSliWindowJson(absl::string_view line) {
   json object;
+  // A key given twice in one object: JSON parsers keep one of them (here
+  // the last) without a word, and a latency list would be lost.
+  struct DuplicateKey {
+    std::string key;
+  };
+  std::vector<std::set<std::string>> keys_of_open_objects;
+  const json::parser_callback_t refuse_duplicates =
+      [&](int, json::parse_event_t event, json& parsed) {
+        if (event == json::parse_event_t::object_start) {
+          keys_of_open_objects.emplace_back();
+        } else if (event == json::parse_event_t::object_end) {
+          keys_of_open_objects.pop_back();
+        } else if (event == json::parse_event_t::key &&
+                   !keys_of_open_objects.empty() &&
+                   !keys_of_open_objects.back()
+                        .insert(parsed.get<std::string>())
+                        .second) {
+          throw DuplicateKey{parsed.get<std::string>()};
+        }
+        return true;
+      };
   try {
-    object = json::parse(line.begin(), line.end());
-  } catch (const json::exception& e) {  // parse_error, and out_of_range for 1e400
+    object = json::parse(line.begin(), line.end(), refuse_duplicates);
+  } catch (const DuplicateKey& duplicate) {
+    return FieldError(duplicate.key, "given twice; give each field once");
+  } catch (
+      const json::exception& e) {  // parse_error, and out_of_range for 1e400
     std::string what = e.what();
     const size_t bracket = what.find("] ");
     if (bracket != std::string::npos) what = what.substr(bracket + 2);
@@ -227,6 +252,11 @@ absl::StatusOr<v1::SliWindow> ParseSliWindowJson(absl::string_view line) {
   if (!status.ok()) return status;
 
   const bool raw = object.contains("latencies_ms");
+  if (raw && object["latencies_ms"].is_null()) {
+    return FieldError("latencies_ms",
+                      "null; give the window's latencies as a list ([] for "
+                      "a window without requests)");
+  }
   if (raw) {
     if (object.contains("sketch")) {
       return FieldError("sketch",

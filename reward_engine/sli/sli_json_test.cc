@@ -126,6 +126,15 @@ TEST(SliJsonTest, ErrorsNameTheField) {
       "sketch.gamma: unknown field"));
   EXPECT_TRUE(StartsWith(ErrorOf(Raw(R"("latencies_ms": [1], "sketch": {})")),
                          "sketch: "));
+  // The review: a key given twice kept the last value (a 5 s latency was
+  // lost), and null latencies made an empty window, both without a word.
+  EXPECT_EQ(ErrorOf(Raw(R"("latencies_ms": [5000], "latencies_ms": [1])")),
+            "latencies_ms: given twice; give each field once");
+  EXPECT_EQ(ErrorOf(Raw(R"("service": "other", "latencies_ms": [1])")),
+            "service: given twice; give each field once");
+  EXPECT_TRUE(StartsWith(ErrorOf(Raw(R"("latencies_ms": null)")),
+                         "latencies_ms: null"));
+  EXPECT_TRUE(ParseSliWindowJson(Raw(R"("latencies_ms": [])")).ok());
 }
 
 TEST(SliJsonTest, LinesAreNumberedAndAllReported) {

@@ -74,6 +74,14 @@ absl::Status ParseIndicator(const YamlFields& fields, const YAML::Node& spec) {
       !s.ok()) {
     return s;
   }
+  if (const YAML::Node metadata = (*indicator)["metadata"]; metadata) {
+    if (auto s =
+            fields.CheckKeys("spec.indicator.metadata", metadata,
+                             {"name", "displayName", "labels", "annotations"});
+        !s.ok()) {
+      return s;
+    }
+  }
   auto sli = RequiredMapping(fields, "spec.indicator.spec", *indicator, "spec");
   if (!sli.ok()) return sli.status();
   if (auto s = fields.CheckKeys(
@@ -97,8 +105,11 @@ absl::Status ParseIndicator(const YamlFields& fields, const YAML::Node& spec) {
   auto source =
       RequiredMapping(fields, ms_field, *threshold_metric, "metricSource");
   if (!source.ok()) return source.status();
-  if (auto s = fields.CheckKeys(ms_field, *source,
-                                {"type", "metricSourceRef", "spec"});
+  if (auto s = fields.CheckKeys(
+          ms_field, *source, {"type", "spec"},
+          {{"metricSourceRef",
+            "not supported: phaseloop's SLI windows come from Kafka "
+            "(phaseloop sli send, the SLI recorder); remove it"}});
       !s.ok()) {
     return s;
   }

@@ -205,6 +205,32 @@ TEST(SloConfigTest, ErrorsNameTheFileTheFieldAndTheFix) {
   EXPECT_NE(e.find("no SLO found"), std::string::npos) << e;
 }
 
+// The review: the indicator's metadata took any key (and a name twice), and
+// metricSourceRef was accepted and ignored.
+TEST(SloConfigTest, TheIndicatorsMetadataAndSourceAreChecked) {
+  std::string e =
+      ErrorOf(Replace("      name: checkout-p95\n",
+                      "      name: checkout-p95\n      bogus: 1\n"));
+  EXPECT_NE(e.find("spec.indicator.metadata.bogus: unknown field"),
+            std::string::npos)
+      << e;
+  e = ErrorOf(Replace("      name: checkout-p95\n",
+                      "      name: checkout-p95\n      name: other\n"));
+  EXPECT_NE(e.find("spec.indicator.metadata.name: given twice"),
+            std::string::npos)
+      << e;
+  e = ErrorOf(Replace("          type: phaseloop\n",
+                      "          type: phaseloop\n"
+                      "          metricSourceRef: prometheus-prod\n"));
+  EXPECT_NE(e.find("metricSource.metricSourceRef: not supported"),
+            std::string::npos)
+      << e;
+  EXPECT_EQ(ErrorOf(Replace("      name: checkout-p95\n",
+                            "      name: checkout-p95\n"
+                            "      labels: {team: payments}\n")),
+            "");
+}
+
 TEST(SloConfigTest, DuplicateNamesPerServiceAreRejected) {
   const std::string two = std::string(kValid) + "---\n" + kValid;
   std::string e = ErrorOf(two);
