@@ -165,8 +165,8 @@ absl::StatusOr<std::vector<std::string>> ParseCflagsFile(
     const std::string& text, const std::string& path) {
   // Flags that would change what the frontend writes, or where.
   static const std::set<std::string> kRefused = {
-      "-o", "-c", "-S", "-E", "-M", "-MM", "-MD", "-MMD", "-MF", "-MT", "-MQ",
-      "-emit-llvm", "-save-temps", "-###", "-v"};
+      "-o",  "-c",  "-S",  "-E",         "-M",          "-MM",  "-MD", "-MMD",
+      "-MF", "-MT", "-MQ", "-emit-llvm", "-save-temps", "-###", "-v"};
   std::vector<std::string> flags;
   int line_number = 0;
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
@@ -233,6 +233,17 @@ absl::StatusOr<Discovery> DiscoverSourceGroups(
       continue;
     }
     if (EndsWith(name, ".h")) header_dirs.insert(path.parent_path().string());
+    // C++ sources are not built (the corpus is of C programs): said, not
+    // dropped without a word.
+    if ((EndsWith(name, ".cc") || EndsWith(name, ".cpp") ||
+         EndsWith(name, ".cxx") || EndsWith(name, ".C")) &&
+        it->is_regular_file(ec)) {
+      found.left_out.push_back(
+          {path.string(), "source",
+           "C++: corpus build builds C programs (phaseloop-c++ optimises "
+           "C++ in your own build)"});
+      continue;
+    }
     if (!EndsWith(name, ".c") || !it->is_regular_file(ec)) continue;
     if (!options.keep_test_sources && IsTestFileStem(path.stem().string())) {
       found.left_out.push_back(

@@ -30,6 +30,7 @@ TEST(ProgramDiscoveryTest, GroupsByDirectoryAndLeavesOutTestsAndIncludes) {
   WriteSource(root, "include/api.h", "int api;\n");
   WriteSource(root, "src/config.h", "#define X 1\n");
   WriteSource(root, "docs/README", "no C here\n");
+  WriteSource(root, "tool/main.cpp", "int main() { return 0; }\n");
 
   absl::StatusOr<Discovery> found = DiscoverSourceGroups(root.string(), "pkg");
   ASSERT_TRUE(found.ok()) << found.status();
@@ -54,16 +55,15 @@ TEST(ProgramDiscoveryTest, GroupsByDirectoryAndLeavesOutTestsAndIncludes) {
   // skipped directory only when it holds C sources (docs/ does not).
   std::vector<std::string> left_out;
   for (const LeftOutPath& p : found->left_out) {
-    left_out.push_back(p.kind + " " +
-                       std::filesystem::path(p.path)
-                           .lexically_relative(root)
-                           .string());
+    left_out.push_back(
+        p.kind + " " +
+        std::filesystem::path(p.path).lexically_relative(root).string());
     EXPECT_FALSE(p.reason.empty()) << p.path;
   }
   EXPECT_EQ(left_out,
-            (std::vector<std::string>{"directory .pc", "directory examples",
-                                      "source pngtest.c", "source table.c",
-                                      "directory tests"}));
+            (std::vector<std::string>{
+                "directory .pc", "directory examples", "source pngtest.c",
+                "source table.c", "directory tests", "source tool/main.cpp"}));
 }
 
 TEST(ProgramDiscoveryTest, KeepsTestNamedSourcesWhenAsked) {
