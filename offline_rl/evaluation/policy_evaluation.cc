@@ -343,8 +343,7 @@ void ReadModuleOutcome(const staging::MeasureOutcome& outcome,
   row.total_ms = j.value("total_ms", 0.0);
   row.pipeline = j.value("pipeline", "");
   row.note = j.value("note", "");
-  row.fixed_alloc_size =
-      j.value("fixed_alloc_size", std::vector<int64_t>{});
+  row.fixed_alloc_size = j.value("fixed_alloc_size", std::vector<int64_t>{});
   row.error = j.value("error", "");
 }
 
@@ -360,7 +359,8 @@ std::string ConventionOf(const std::vector<staging::CorpusModule>& inputs) {
       "-Oz reference";
   if (research && real_build) {
     return "mixed: real-build modules as stored, research (-O0 frontend) "
-           "modules measured at -Oz; " + measured;
+           "modules measured at -Oz; " +
+           measured;
   }
   if (research) {
     return "research modules (-O0 frontend); the policy's output and the "
@@ -393,6 +393,19 @@ absl::StatusOr<EvalReport> EvaluatePolicy(const EvalOptions& options) {
         "; check --corpus (a directory built by phaseloop corpus build) and "
         "--split"));
   }
+  // eval measures size against -Oz: a module stored at another level (a
+  // speed corpus's -O3) would be tuned and code-generated at -O3 against an
+  // -Oz reference, unlike with like (an exact -Oz pipeline read 0.92).
+  for (const staging::CorpusModule& m : *inputs) {
+    if (m.opt_level != "Oz" && m.opt_level != "O0" && !m.opt_level.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "corpus ", options.corpus_dir, " holds modules stored at -",
+          m.opt_level, " (", m.name,
+          "): eval compares sizes with -Oz, which such modules are not "
+          "built for; evaluate size policies on an -Oz corpus (corpus build "
+          "--objective size) and speed policies with phaseloop stage"));
+    }
+  }
   EvalReport report;
   report.policy = options.policy;
   report.policy_kind = policy->kind;
@@ -413,9 +426,8 @@ absl::StatusOr<EvalReport> EvaluatePolicy(const EvalOptions& options) {
   staging::MeasureEachInChild(
       inputs->size(), measure_options,
       [&](size_t i) {
-        return EvaluateModuleReport((*inputs)[i], *policy,
-                                    options.fixed_references,
-                                    report.modules[i]);
+        return EvaluateModuleReport(
+            (*inputs)[i], *policy, options.fixed_references, report.modules[i]);
       },
       [&](size_t i, const staging::MeasureOutcome& outcome, double elapsed_ms) {
         ModuleEval& row = report.modules[i];

@@ -1,6 +1,7 @@
 #include "offline_rl/evaluation/policy_evaluation.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -303,6 +304,25 @@ TEST_F(PolicyEvaluationTest, AHangingModuleFailsNotTheEvaluation) {
     EXPECT_NE(row.error.find("timed_out"), std::string::npos) << row.error;
   }
   EXPECT_EQ(report->aggregates.failed, 2);
+}
+
+// The review: on a speed (-O3) corpus the exact -Oz pipeline read 0.92 of
+// -Oz (tuned and code-generated at -O3 against an -Oz reference).
+TEST_F(PolicyEvaluationTest, ACorpusOfAnotherLevelIsRefused) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string dir = std::string(tmp != nullptr ? tmp : "/tmp") + "/o3";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/manifest.json")
+      << R"({"modules": [{"name": "bits", "opt_level": "O3", "bitcode_path": ")"
+      << std::filesystem::absolute("compiler_driver/fixtures/bits.c").string()
+      << R"("}]})";
+  EvalOptions options = Options("fixed:default<Oz>");
+  options.corpus_dir = dir;
+  options.split = "";
+  auto report = EvaluatePolicy(options);
+  EXPECT_TRUE(absl::IsInvalidArgument(report.status())) << report.status();
+  EXPECT_NE(report.status().message().find("stored at -O3"), std::string::npos)
+      << report.status();
 }
 
 TEST_F(PolicyEvaluationTest, CommandPrintsTableAndJsonAndRejectsBadInput) {
