@@ -206,6 +206,16 @@ for option in --candidate-cflags --link-flags; do
       || { cat "$work/7b.err"; fail "step 7: $option '$bad' exited $rc"; }
   done
 done
+# With link flags the builds' CC is a script in the work directory, which
+# make splits at blanks: such a directory is refused before any build.
+set +e
+"$phaseloop" stage --workload example --policy baseline --cc "$cc" \
+  --link-flags="-Wl,-Map,link.map" --work-dir "$work/w 7" "${quick[@]}" \
+  >/dev/null 2>"$work/7c.err"
+rc=$?
+set -e
+[ $rc -eq 2 ] && grep -q "holds a blank" "$work/7c.err" \
+  || { cat "$work/7c.err"; fail "step 7: a work directory with a blank exited $rc"; }
 
 step "8. the candidate rewritten by BOLT; what does not go with --bolt is bad input"
 "$phaseloop" stage --workload example --policy baseline --cc "$cc" --bolt \

@@ -194,6 +194,17 @@ int RunStage(const StageFlags& f) {
       f.work_dir.empty()
           ? (fs::temp_directory_path() / "phaseloop-stage").string()
           : fs::absolute(f.work_dir).lexically_normal().string();
+  // With link flags the builds' CC is a script under the work directory,
+  // and make splits $(CC) at blanks: every build failed, blamed on the
+  // workload.
+  if (!options.link_flags.empty() &&
+      work_root.find_first_of(" \t\n") != std::string::npos) {
+    return fail(absl::InvalidArgumentError(absl::StrCat(
+        "--work-dir '", work_root,
+        "' holds a blank, and with --link-flags (or --bolt) the builds' CC "
+        "is a script in it, which make splits at blanks: give a --work-dir "
+        "without blanks")));
+  }
 
   // Opened before any build, so a buffer that cannot be used fails fast.
   std::unique_ptr<replay_buffer::ReplayStore> store;
