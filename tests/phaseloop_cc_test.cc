@@ -546,19 +546,26 @@ TEST_F(PhaseloopCcTest, AlwaysInlineIsHonouredWhateverThePolicyRuns) {
          "{ return 2 * x; }\n"
          "int main(int argc, char **argv) "
          "{ printf(\"%d\\n\", twice(argc + 20)); return 0; }\n";
-  std::string log;
-  ASSERT_EQ(Run({cc_, "-std=c99", "-O2", "-c", "ai.c",
-                 "--phaseloop-policy=fixed:instcombine"},
-                {}, &log),
-            0)
-      << log;
-  ASSERT_EQ(Run({"clang-16", "ai.o", "-o", "ai"}, {}, &log), 0) << log;
-  ASSERT_EQ(Run({dir_ + "/ai"}, {}, &log), 0);
-  EXPECT_EQ(log, "42\n");
-  std::vector<v1::Decision> decisions = Decisions();
-  ASSERT_FALSE(decisions.empty());
-  EXPECT_EQ(decisions[0].outcome(), v1::OPTIMIZED) << decisions[0].detail();
-  EXPECT_EQ(decisions[0].pipeline(), "instcombine");
+  // An IR pipeline of passes without an inliner, and none at all (only a
+  // code generator option).
+  for (const std::string pipeline :
+       {"instcombine", "codegen<machine-outliner>"}) {
+    std::string log;
+    ASSERT_EQ(Run({cc_, "-std=c99", "-O2", "-c", "ai.c",
+                   "--phaseloop-policy=fixed:" + pipeline},
+                  {}, &log),
+              0)
+        << log;
+    ASSERT_EQ(Run({"clang-16", "ai.o", "-o", "ai"}, {}, &log), 0)
+        << pipeline << ": " << log;
+    ASSERT_EQ(Run({dir_ + "/ai"}, {}, &log), 0);
+    EXPECT_EQ(log, "42\n");
+    std::vector<v1::Decision> decisions = Decisions();
+    ASSERT_FALSE(decisions.empty());
+    EXPECT_EQ(decisions.back().outcome(), v1::OPTIMIZED)
+        << decisions.back().detail();
+    EXPECT_EQ(decisions.back().pipeline(), pipeline);
+  }
 }
 
 TEST_F(PhaseloopCcTest, CoroutinesAreLoweredWhateverThePolicyRuns) {

@@ -84,7 +84,7 @@ absl::StatusOr<codegen::SplitPipelineText> RunVerifiedPipeline(
     return absl::InvalidArgumentError(
         absl::StrCat("invalid_pipeline: ", split.status().message()));
   }
-  absl::Status ran = split->ir_pipeline.empty()
+  absl::Status ran = split->ir_pipeline.empty() && !runner.always_inline_first()
                          ? absl::OkStatus()
                          : runner.Run(module, split->ir_pipeline);
   if (!ran.ok()) {
@@ -220,6 +220,7 @@ absl::StatusOr<TuResult> OptimizeModule(
   passes::PassRunner runner(
       &(*emitter)->target_machine(),
       passes::TuningFor(*level, passes::PipelineFlavor::kClang));
+  runner.set_always_inline_first(true);
   PolicyInput input{result.module_hash, &result.autophase, opt_level};
   input.inst_count = &inst_count;
   input.module = module->get();
@@ -256,6 +257,7 @@ absl::StatusOr<TuResult> OptimizeModule(
         &(*emitter)->target_machine(),
         passes::TuningFor(*level, passes::PipelineFlavor::kClang),
         PreLinkPipelines(lto));
+    lto_runner.set_always_inline_first(true);
     absl::StatusOr<std::string> bitcode = OptimizeToLtoBitcode(
         **module, result.pipeline, lto_runner, trace, &result.ir_count_after);
     if (!bitcode.ok()) return bitcode.status();

@@ -263,7 +263,14 @@ absl::Status PassRunner::Run(llvm::Module& module, const std::string& pipeline,
     // pipeline without one would leave such calls in place, which breaks
     // the link of a C99 `inline` function and drops _FORTIFY_SOURCE's
     // checks. A module without always_inline functions is not changed.
-    mpm.addPass(llvm::AlwaysInlinerPass(/*InsertLifetimeIntrinsics=*/true));
+    if (always_inline_first_) {
+      mpm.addPass(llvm::AlwaysInlinerPass(/*InsertLifetimeIntrinsics=*/true));
+      if (pipeline.empty()) {
+        mpm.run(module, mam_);
+        ClearAnalyses();
+        return absl::OkStatus();
+      }
+    }
     if (llvm::Error error = builder.parsePassPipeline(mpm, pipeline)) {
       return ParseError(pipeline, std::move(error));
     }

@@ -82,15 +82,24 @@ class PassRunner {
   PassRunner& operator=(const PassRunner&) = delete;
 
   // Parses and runs `pipeline` (PassBuilder text). A parse error is
-  // InvalidArgument naming the text; the module is untouched then. A
-  // pipeline without a standard element (default<...>, tuned<...>) runs
-  // after LLVM's always-inliner, as the standard pipelines honour
-  // always_inline themselves (a module without such functions is not
-  // changed by it). With an
+  // InvalidArgument naming the text; the module is untouched then. With
+  // always_inline_first, a pipeline without a standard element (default<>,
+  // tuned<>), the empty one included, runs after LLVM's always-inliner.
+  // With an
   // `inline_advice` (not owned), the standard pipelines' inliner asks it at
   // each call site (inline_site_advice.h); without, LLVM decides alone.
   absl::Status Run(llvm::Module& module, const std::string& pipeline,
                    InlineSiteAdvice* inline_advice = nullptr);
+
+  // The wrapper's runners (and eval's, which measures as the wrapper does):
+  // the standard pipelines honour always_inline themselves, and a policy's
+  // pipeline without one would leave such calls (a C99 inline function then
+  // fails to link), so it runs after LLVM's always-inliner (a module without
+  // such functions is not changed by it). Off by default: search sessions
+  // and candidate mining run the action space's pipelines as defined, so
+  // stepping actions one by one and running them whole agree there.
+  void set_always_inline_first(bool on) { always_inline_first_ = on; }
+  bool always_inline_first() const { return always_inline_first_; }
 
   // Checks that `pipeline` parses, without running it.
   absl::Status Validate(const std::string& pipeline);
@@ -112,6 +121,7 @@ class PassRunner {
   llvm::TargetMachine* target_machine_;
   llvm::PipelineTuningOptions tuning_;
   StandardPipelines standard_;
+  bool always_inline_first_ = false;
   // Analysis managers are registered once (registration dominates the cost of
   // a single-pass run) and cleared after every run.
   llvm::LoopAnalysisManager lam_;

@@ -41,7 +41,7 @@ absl::StatusOr<PipelineMeasurement> MeasurePipeline(
   absl::StatusOr<codegen::SplitPipelineText> split =
       codegen::SplitPipeline(pipeline);
   if (!split.ok()) return split.status();
-  if (!split->ir_pipeline.empty()) {
+  if (!split->ir_pipeline.empty() || runner.always_inline_first()) {
     absl::Status ran = runner.Run(*module, split->ir_pipeline);
     if (!ran.ok()) return ran;
   }
@@ -140,9 +140,15 @@ absl::StatusOr<PipelineMeasurement> OzContinuation::Measure(
     return absl::InternalError(absl::StrCat("cannot read -Oz's IR back: ",
                                             llvm::toString(copy.takeError())));
   }
-  return MeasurePipeline(std::move(*copy),
-                         codegen::JoinPipeline(tail, split.codegen), runner,
-                         emitter, /*keep_object=*/false, memo);
+  // The whole pipeline begins with -Oz, a standard element: run whole, it
+  // gets no always-inliner first, so neither does its tail here.
+  const bool always_inline_first = runner.always_inline_first();
+  runner.set_always_inline_first(false);
+  absl::StatusOr<PipelineMeasurement> measured = MeasurePipeline(
+      std::move(*copy), codegen::JoinPipeline(tail, split.codegen), runner,
+      emitter, /*keep_object=*/false, memo);
+  runner.set_always_inline_first(always_inline_first);
+  return measured;
 }
 
 }  // namespace phaseloop::policy_runtime

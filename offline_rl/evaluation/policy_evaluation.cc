@@ -154,6 +154,7 @@ void EvaluateModule(const staging::CorpusModule& input,
   passes::PassRunner runner(
       session::PassTargetMachine(**emitter, passes::PipelineFlavor::kOpt),
       passes::TuningFor(level, passes::PipelineFlavor::kOpt));
+  runner.set_always_inline_first(true);  // as the wrapper runs policies
 
   const auto policy_start = Clock::now();
   const auto autophase = observation::ComputeAutophase(**module);
