@@ -484,11 +484,11 @@ absl::StatusOr<ExportedPolicy> ExportPolicy(
   ExportedPolicy exported;
   exported.artifact = *std::move(artifact);
   exported.path = gated ? flags.out + ".gate.tmp" : flags.out;
-  if (exported.path == flags.out) {
-    absl::Status placed =
-        PlaceSignature(exported.artifact, flags.out, signing_key);
-    if (!placed.ok()) return placed;
-  }
+  // Signed where it is evaluated too: a speed gate stages it through the
+  // wrapper, which refuses an unsigned artifact when a trust file is set.
+  absl::Status placed =
+      PlaceSignature(exported.artifact, exported.path, signing_key);
+  if (!placed.ok()) return placed;
   absl::Status written =
       policy_runtime::WritePolicyArtifactFile(exported.artifact, exported.path);
   if (!written.ok()) return written;
@@ -544,6 +544,7 @@ absl::StatusOr<PublishOutcome> GateAndPublish(
   std::error_code ignored;
   auto remove_refused = [&] {
     std::filesystem::remove(exported.path, ignored);
+    std::filesystem::remove(signing::SignaturePathFor(exported.path), ignored);
   };
   if (!result.ok()) {
     remove_refused();
@@ -564,6 +565,7 @@ absl::StatusOr<PublishOutcome> GateAndPublish(
   }
   absl::Status moved = files::CommitFile(exported.path, flags.out);
   if (!moved.ok()) return moved;
+  std::filesystem::remove(signing::SignaturePathFor(exported.path), ignored);
   outcome.published = true;
   return outcome;
 }

@@ -147,15 +147,19 @@ absl::StatusOr<PolicyMeasures> MeasurePolicy(const TrainingData& training,
 
 // Builds the policy artifact (training command from flags.args; parent
 // version from --gate-against when that is a readable artifact) and writes
-// it atomically to flags.out, or with --gate-corpus to flags.out +
-// ".gate.tmp" for GateAndPublish. On failure returns the error and neither
-// path holds a new file.
+// it atomically to flags.out, or, when a gate judges it first (the corpus
+// gate with --gate-corpus; a speed policy's staging gate unless
+// --ungated), to flags.out + ".gate.tmp" for GateAndPublish, so --out
+// keeps its policy until the new one wins. On failure returns the error and
+// neither path holds a new file.
 //
 // Signing (--signing-key, loaded by the caller into `signing_key`): the
-// detached signature flags.out + ".sig" (common/signing/signature.h) is
-// written just before the artifact reaches flags.out, here or in
-// GateAndPublish; without a key a stale flags.out + ".sig" is removed, so
-// an artifact is never left beside another artifact's signature.
+// detached signature (common/signing/signature.h) is written beside the
+// artifact where it is written (the speed gate stages it through the
+// wrapper, which may require one) and beside flags.out just before the
+// artifact reaches it, here or in GateAndPublish; without a key a stale
+// signature there is removed, so an artifact is never left beside another
+// artifact's signature.
 absl::StatusOr<ExportedPolicy> ExportPolicy(
     const TrainingData& training, const TrainedNetwork& trained,
     const PolicyMeasures& measures, const TrainFlags& flags,

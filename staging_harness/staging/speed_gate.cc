@@ -16,6 +16,14 @@ SpeedGateResult JudgeSpeedPolicy(std::vector<StageResult> results) {
   gate.workloads = static_cast<int>(results.size());
   double log_sum = 0;
   for (const StageResult& r : results) {
+    // A policy the wrapper could not use (unreadable, refused, untrusted)
+    // built clang's program: "identical" would pass it unstaged.
+    if (const v1::Decision* d = PolicyFallback(r.candidate)) {
+      gate.refusals.push_back(absl::StrCat(
+          r.workload, ": phaseloop-cc could not use the policy (", d->reason(),
+          ": ", d->detail(), "), so it was not staged"));
+      continue;
+    }
     switch (r.verdict) {
       case Verdict::kIdentical:
         break;  // exactly 1
