@@ -91,7 +91,7 @@ std::string CandidateSetVersion(const std::vector<Candidate>& candidates) {
 }
 
 absl::StatusOr<std::vector<Candidate>> CollectCandidates(
-    const MineOptions& options) {
+    const MineOptions& options, int* refused_sequences) {
   if (!replay_buffer::IsMeasuredObjective(options.objective)) {
     return absl::InvalidArgumentError(
         absl::StrCat("unknown objective '", options.objective,
@@ -159,13 +159,15 @@ absl::StatusOr<std::vector<Candidate>> CollectCandidates(
     bool in_range = true;
     for (int32_t a : actions) in_range &= a >= 0 && a < space.size();
     if (!in_range) continue;
-    if (!blocked.empty()) {
-      std::vector<const passes::Action*> chosen;
-      for (int32_t a : actions) chosen.push_back(&space.at(a));
-      if (blocked.count({b.module_hash(),
-                         passes::ActionSpace::JoinPipelines(chosen)}) > 0) {
-        continue;
-      }
+    std::vector<const passes::Action*> chosen;
+    for (int32_t a : actions) chosen.push_back(&space.at(a));
+    const std::string pipeline = passes::ActionSpace::JoinPipelines(chosen);
+    if (blocked.count({b.module_hash(), pipeline}) > 0) continue;
+    // Search explores every action, the few no policy may run too: such a
+    // sequence would make a candidate the exported artifact is refused for.
+    if (!passes::CheckWholePolicyPipeline(pipeline).ok()) {
+      if (refused_sequences != nullptr) ++*refused_sequences;
+      continue;
     }
     modules_of[actions].insert(b.module_hash());
   }
@@ -429,7 +431,9 @@ absl::StatusOr<MineReport> MineCandidates(const MineOptions& options) {
     return absl::InvalidArgumentError(
         "episodes go into the replay buffer: give --buffer, or --no-episodes");
   }
-  absl::StatusOr<std::vector<Candidate>> collected = CollectCandidates(options);
+  MineReport report;
+  absl::StatusOr<std::vector<Candidate>> collected =
+      CollectCandidates(options, &report.refused_sequences);
   if (!collected.ok()) return collected.status();
   std::vector<Candidate>& candidates = *collected;
   absl::StatusOr<std::vector<v1::ModuleRecord>> records =
@@ -466,7 +470,6 @@ absl::StatusOr<MineReport> MineCandidates(const MineOptions& options) {
   // it. (Under the pass action space's version the buffer would take the
   // candidate index for a pass and derive bogus best pass sequences.)
   const std::string space_version = CandidateSetVersion(candidates);
-  MineReport report;
   std::vector<double> reward_sum(candidates.size(), 0);
   std::vector<int> reward_n(candidates.size(), 0);
   absl::Status write_error;

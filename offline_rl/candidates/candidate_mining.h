@@ -110,15 +110,19 @@ struct MineReport {
   int modules = 0;
   int failed_modules = 0;  // incl. modules without function bodies
   int64_t episodes_written = 0;
+  // Best sequences left out because their pipeline runs a pass no policy
+  // may run (passes/pipeline_check.h): search explores every action.
+  int refused_sequences = 0;
 };
 
 // InvalidArgument/NotFound naming the input for bad options, no sources, an
 // unreadable corpus or buffer.
 absl::StatusOr<MineReport> MineCandidates(const MineOptions& options);
 
-// The candidate set alone (step 1), for tests and dry runs.
+// The candidate set alone (step 1), for tests and dry runs; counts the
+// best sequences a policy could not run into `refused_sequences` when given.
 absl::StatusOr<std::vector<Candidate>> CollectCandidates(
-    const MineOptions& options);
+    const MineOptions& options, int* refused_sequences = nullptr);
 
 // "candidates/<16 hex digits>": content hash of the candidates' pipelines
 // in order.

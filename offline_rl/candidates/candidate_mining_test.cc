@@ -125,6 +125,35 @@ TEST_F(CandidateMiningTest, OnlyTheSplitsOwnModulesChooseCandidates) {
   }
 }
 
+// The review: search explores every action, lower-constant-intrinsics
+// too; a best sequence running it became a candidate, and training failed
+// at the very end (the exported artifact was refused).
+TEST_F(CandidateMiningTest, SequencesNoPolicyMayRunAreLeftOutAndCounted) {
+  const auto& space = passes::ActionSpace::Llvm16();
+  std::vector<search::KnownBest> known(2);
+  for (int i = 0; i < 2; ++i) {
+    known[i].best.set_module_hash(hashes_[i]);
+    known[i].best.set_objective("alloc_size");
+    known[i].best.set_action_space_version(space.version());
+    known[i].best.set_value(100);
+  }
+  known[0].best.add_actions(*space.Find("lower-constant-intrinsics"));
+  known[0].best.add_actions(*space.Find("instcombine"));
+  known[1].best.add_actions(*space.Find("instcombine"));
+  const std::string best = (base_ / "refused_best.json").string();
+  ASSERT_TRUE(search::WriteBestSequences(best, known).ok());
+  MineOptions options = Options();
+  options.best_files = {best};
+  options.buffer.clear();
+  options.oz_prefix_variants = false;
+  int refused = 0;
+  auto candidates = CollectCandidates(options, &refused);
+  ASSERT_TRUE(candidates.ok()) << candidates.status();
+  EXPECT_EQ(refused, 1);
+  ASSERT_EQ(candidates->size(), 2u);  // oz and instcombine
+  EXPECT_EQ((*candidates)[1].pipeline, "function(instcombine)");
+}
+
 TEST_F(CandidateMiningTest, BlockedPairsDoNotCountAsBest) {
   // A miscompile blamed a_'s pipeline on the first module: a_ is best for
   // one module now, like b_, and the shorter b_ ranks first. (A buffer of

@@ -52,6 +52,7 @@ int RunMine(const MineFlags& flags, std::ostream& out, std::ostream& err) {
     nlohmann::json j = {{"modules", report->modules},
                         {"failed_modules", report->failed_modules},
                         {"episodes_written", report->episodes_written},
+                        {"refused_sequences", report->refused_sequences},
                         {"candidates_file", options.out},
                         {"candidates", report->candidates.size()}};
     out << j.dump(1) << "\n";
@@ -71,6 +72,11 @@ int RunMine(const MineFlags& flags, std::ostream& out, std::ostream& err) {
       "candidates file %s\n",
       report->candidates.size(), report->modules, report->failed_modules,
       report->episodes_written, options.out);
+  if (report->refused_sequences > 0) {
+    out << report->refused_sequences
+        << " best sequences left out: their pipelines run a pass no policy "
+           "may run (compiler_driver/passes/pipeline_check.h)\n";
+  }
   return command::kExitOk;
 }
 
