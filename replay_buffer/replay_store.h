@@ -168,6 +168,9 @@ inline constexpr char kBehaviourRuntimeRunoff[] = "runtime_search:runoff";
 inline constexpr char kVerdictMiscompile[] = "miscompile";
 inline constexpr char kVerdictUndefinedBehaviour[] = "undefined_behaviour";
 inline constexpr char kVerdictUnknown[] = "unknown";
+// Not a miscompile: the candidate ran past a time limit the baseline kept
+// (staging's kTimedOut); its pairs are blocked all the same.
+inline constexpr char kVerdictTimedOut[] = "timed_out";
 
 // One blocked (module, pipeline) pair and the miscompile that blocked it.
 struct BlockedPipeline {

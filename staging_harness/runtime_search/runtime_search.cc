@@ -314,6 +314,11 @@ class RuntimeSearch {
     } else {
       if (result->verdict == Verdict::kMiscompile) {
         out_.miscompile_found = true;
+      }
+      // A pipeline past the run's time limit is blocked as well (recorded
+      // with cause timed_out): never proposed again.
+      if (result->verdict == Verdict::kMiscompile ||
+          result->verdict == Verdict::kTimedOut) {
         blocked_.insert({module.module_hash, pipeline});
       }
       std::string episode_id;

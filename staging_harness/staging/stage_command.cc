@@ -248,9 +248,11 @@ int RunStage(const StageFlags& f) {
           absl::StrCat(workload.name, ": ", result.status().message()));
       break;
     }
-    miscompiled = miscompiled || result->verdict == Verdict::kMiscompile;
-    unusable = unusable || result->verdict == Verdict::kUnusable ||
-               result->verdict == Verdict::kTimedOut;
+    // A candidate that failed its check: wrong outputs, or past a time
+    // limit the baseline kept.
+    miscompiled = miscompiled || result->verdict == Verdict::kMiscompile ||
+                  result->verdict == Verdict::kTimedOut;
+    unusable = unusable || result->verdict == Verdict::kUnusable;
     if (store) {
       if (absl::Status written = WriteRecords(*store, RecordsOf(*result));
           !written.ok()) {
@@ -287,9 +289,10 @@ void AddStageCommand(CLI::App& app, int& exit_code) {
       "candidate's outputs (against the baseline run twice and an -O0 "
       "reference) before any timing, then time them in interleaved pairs "
       "until the 99 % interval of the speedup is within ±1 %. Exit 0 "
-      "measured, 1 internal error, 2 bad input (or an unusable workload, or "
-      "a candidate that ran past a time limit), 3 miscompile found (even "
-      "when a later workload could not be staged)",
+      "measured, 1 internal error, 2 bad input (or an unusable workload), 3 "
+      "the candidate failed its check: a miscompile, or a run past a time "
+      "limit the baseline kept (even when a later workload could not be "
+      "staged)",
       exit_code, RunStage);
   cmd->add_option("--workload", flags->workloads,
                   "workload name (configs/workloads/NAME.yaml) or a YAML "

@@ -194,7 +194,7 @@ std::string FormatStageTable(const std::vector<StageResult>& results) {
                       ExecutedNote("baseline", *r.baseline_executed), ", ",
                       ExecutedNote("candidate", *r.candidate_executed), "\n");
     }
-    if (r.verdict == Verdict::kMiscompile) {
+    if (r.verdict == Verdict::kMiscompile || r.verdict == Verdict::kTimedOut) {
       absl::StrAppend(&notes, "    cause: ", r.cause, "; blamed ",
                       r.blamed.size(), " (module, pipeline) pairs:\n");
       for (const auto& [module_hash, pipeline] : r.blamed) {

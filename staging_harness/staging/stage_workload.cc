@@ -396,10 +396,16 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
   if (!checked.ok()) return checked.status();
   auto differs = s.FirstMismatch(s.reference, *checked, {"baseline", label});
   if (!differs.ok()) return differs.status();
-  // The baseline passed within the limit: the candidate is too slow, which
-  // is no miscompile (nothing blocked) and gives no speed figure.
+  // The baseline passed within the limit: the candidate is far slower, or
+  // never ends. No speed figure; not called a miscompile, but its pairs are
+  // blocked all the same (cause "timed_out"): no search should propose a
+  // pipeline that costs a run's whole time limit again.
   if (differs->has_value() && (*differs)->second.what == "timed_out") {
     progress << "  TIMED OUT: " << Describe(**differs) << "\n";
+    result.mismatch_run = (*differs)->first;
+    result.mismatch = (*differs)->second;
+    result.blamed = Blame(baseline_, *candidate);
+    result.cause = "timed_out";  // replay_buffer::kVerdictTimedOut
     return finish(
         Verdict::kTimedOut,
         absl::StrCat("the candidate ran past the time limit the "
@@ -575,7 +581,8 @@ StageRecords RecordsOf(const StageResult& result) {
       std::chrono::duration_cast<std::chrono::milliseconds>(
           std::chrono::system_clock::now().time_since_epoch())
           .count();
-  if (result.verdict == Verdict::kMiscompile) {
+  if (result.verdict == Verdict::kMiscompile ||
+      result.verdict == Verdict::kTimedOut) {
     v1::Miscompile miscompile;
     miscompile.set_miscompile_id(ir::ContentHash(absl::StrCat(
         "miscompile\n", result.workload, "\n", candidate.build_id)));

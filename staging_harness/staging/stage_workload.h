@@ -92,7 +92,8 @@ enum class Verdict {
   kUnusable,    // the baseline cannot be checked (nondeterministic, UB)
   kChecked,     // outputs match the baseline's; not timed (time_candidate off)
   kTimedOut,    // the candidate ran past a time limit the baseline kept (no
-                // speed figure; not a miscompile: nothing blocked)
+                // speed figure; recorded like a miscompile, with cause
+                // "timed_out", so its pairs are blocked)
 };
 const char* VerdictName(Verdict verdict);
 

@@ -203,8 +203,13 @@ TEST_F(StageWorkloadTest, ACandidateSlowerThanTheTimeLimitIsNoMiscompile) {
             std::string::npos)
       << result->detail;
   EXPECT_FALSE(result->timing.has_value());
+  // Recorded with its own cause, not as a miscompile; the flags made the
+  // difference, so no pipeline is blamed.
   StageRecords records = RecordsOf(*result);
-  EXPECT_FALSE(records.miscompile.has_value());
+  ASSERT_TRUE(records.miscompile.has_value());
+  EXPECT_EQ(records.miscompile->verdict(), "timed_out");
+  EXPECT_EQ(records.miscompile->what(), "timed_out");
+  EXPECT_TRUE(result->blamed.empty());
   EXPECT_TRUE(records.rewards.empty());
 }
 
