@@ -78,6 +78,12 @@ absl::StatusOr<std::unique_ptr<ArtifactPolicy>> ArtifactPolicy::Create(
     allowed.push_back(
         passes::CheckPolicyPipeline(space.at(*index).pipeline).ok());
   }
+  if (artifact.formulation() == kFormulationStepwise &&
+      std::find(allowed.begin(), allowed.end(), true) == allowed.end()) {
+    return absl::InvalidArgumentError(
+        "every action of this stepwise policy is one no policy may run "
+        "(compiler_driver/passes/pipeline_check.h); retrain it");
+  }
   for (const v1::CandidatePipeline& c : artifact.candidates()) {
     if (absl::Status allowed = passes::CheckWholePolicyPipeline(
             c.pipeline(), absl::StrCat("candidate '", c.name(), "'"));
@@ -307,7 +313,8 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
     std::vector<int> firsts = Ranked(scores);
     firsts.resize(std::min<size_t>(firsts.size(), k));
     for (int first : firsts) {
-      if (std::isinf(scores[first])) continue;  // an action not for policies
+      // An action not for policies (Score gave it -infinity).
+      if (std::isinf(scores[first]) && scores[first] < 0) continue;
       tries.emplace_back(
           absl::StrCat("rollout:", artifact_.action_names(first)),
           std::to_string(first));  // rolled out lazily below

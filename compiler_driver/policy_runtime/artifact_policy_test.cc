@@ -525,6 +525,17 @@ TEST_F(ArtifactPolicyTest, StepwiseNeverTakesAnActionNotForPolicies) {
   }
 }
 
+TEST_F(ArtifactPolicyTest, AStepwisePolicyWithNoActionItMayTakeIsRefused) {
+  testing::RandomArtifactOptions options;
+  options.action_names = {"lower-ifunc"};
+  options.formulation = "stepwise";
+  auto policy = ArtifactPolicy::Create(testing::RandomArtifact(options));
+  ASSERT_FALSE(policy.ok());
+  EXPECT_NE(policy.status().message().find("no policy may run"),
+            std::string::npos)
+      << policy.status();
+}
+
 TEST_F(ArtifactPolicyTest, RejectsActionsOutsideTheActionSpace) {
   testing::RandomArtifactOptions options;
   options.action_names = {"instcombine", "no-such-pass"};

@@ -67,6 +67,23 @@ TEST(SpeedGateTest, MiscompileUnusableAndNothingRefuse) {
   EXPECT_FALSE(JudgeSpeedPolicy({}).passed);
 }
 
+// The review of this session's diff: under a trust file the wrapper refused
+// the unsigned artifact being gated, built clang's program everywhere, and
+// the gate passed it as "identical".
+TEST(SpeedGateTest, APolicyTheWrapperCouldNotUseRefuses) {
+  StageResult r = Other("a", Verdict::kIdentical);
+  v1::Decision& d = r.candidate.decisions.emplace_back();
+  d.set_outcome(v1::FAIL_OPEN);
+  d.set_reason("policy_unsigned");
+  d.set_detail("no signature beside the artifact");
+  SpeedGateResult gate = JudgeSpeedPolicy({r});
+  EXPECT_FALSE(gate.passed);
+  ASSERT_EQ(gate.refusals.size(), 1u);
+  EXPECT_NE(gate.refusals[0].find("could not use the policy (policy_unsigned"),
+            std::string::npos)
+      << gate.refusals[0];
+}
+
 TEST(SpeedGateTest, CheckedButUntimedPassesAndIsSaidSo) {
   SpeedGateResult gate = JudgeSpeedPolicy({Other("c", Verdict::kChecked)});
   EXPECT_TRUE(gate.passed);
