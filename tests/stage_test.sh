@@ -141,6 +141,16 @@ set -e
 [ $rc -eq 2 ] || { cat "$work/5b.err"; fail "step 5: a missing policy file exited $rc"; }
 grep -q -- "--policy $work/no-such.plpolicy" "$work/5b.err" || { cat "$work/5b.err"; fail "step 5: missing policy not named"; }
 [ ! -e "$work/w5b" ] || fail "step 5: built before reading the policy"
+# A policy named by a relative path is read where stage was started, not in
+# the build's own directory (the wrapper runs there).
+root="$PWD"
+echo 'fixed:default<O1>' > "$work/rel.policy"
+(cd "$work" && "$phaseloop" stage --workload example --policy rel.policy \
+  --cc "$cc" --workloads-dir "$root/configs/workloads" --min-pairs 3 \
+  --max-pairs 4 --work-dir "$work/w5d" >"$work/5d.txt" 2>"$work/5d.err") \
+  || { cat "$work/5d.err"; fail "step 5: a relative policy path failed"; }
+grep -Eq "^example +train +measured" "$work/5d.txt" \
+  || { cat "$work/5d.txt"; fail "step 5: the relative policy was not staged"; }
 # One stage at a time in a work directory (two replaced each other's builds):
 # with its lock held, another is refused at once, naming the directory.
 mkdir -p "$work/w5c"

@@ -6,7 +6,10 @@
 #include <thread>
 #include <tuple>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "common/command/exit_code.h"
 #include "common/command/subcommand.h"
 #include "common/files/file_lock.h"
@@ -85,6 +88,28 @@ absl::Status WriteRecords(replay_buffer::ReplayStore& store,
   return store.Write(batch);
 }
 
+// `spec` as the wrapper must read it from a build's own directory: its file
+// path made absolute (a relative one named another file there).
+std::string AbsolutePolicySpec(const std::string& spec) {
+  absl::string_view text = absl::StripAsciiWhitespace(spec);
+  auto absolute = [](absl::string_view path) {
+    return path.empty() || path.front() == '/'
+               ? std::string(path)
+               : fs::absolute(std::string(path)).string();
+  };
+  if (text == "baseline" || absl::StartsWith(text, "fixed:")) return spec;
+  if (absl::ConsumePrefix(&text, "table:")) {
+    return absl::StrCat("table:", absolute(text));
+  }
+  if (absl::ConsumePrefix(&text, "artifact:")) {
+    const size_t query = text.find('?');
+    return absl::StrCat("artifact:", absolute(text.substr(0, query)),
+                        query == absl::string_view::npos ? absl::string_view()
+                                                         : text.substr(query));
+  }
+  return absolute(text);
+}
+
 // Bad input when the wrapper could not use a policy on some unit of either
 // build (PolicyFallback): the result would stage clang against clang.
 absl::Status PoliciesApplied(const StageFlags& f, const StageResult& result) {
@@ -158,8 +183,8 @@ int RunStage(const StageFlags& f) {
   if (!build.ok()) return fail(build.status());
 
   StageOptions options;
-  options.candidate_policy = f.policy;
-  options.baseline_policy = f.baseline;
+  options.candidate_policy = AbsolutePolicySpec(f.policy);
+  options.baseline_policy = AbsolutePolicySpec(f.baseline);
   options.opt_level = f.opt_level;
   options.compilers = build->compilers;
   options.link_flags = build->link_flags;
