@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/command/exit_code.h"
 #include "common/command/subcommand.h"
+#include "common/process/measured_process.h"
 #include "nlohmann/json.hpp"
 #include "staging_harness/profiling/profile_collection.h"
 #include "staging_harness/runner/build_options.h"
@@ -27,6 +28,7 @@ struct ProfileFlags {
 };
 
 int RunProfile(const ProfileFlags& f) {
+  process::KillMeasuredCommandsOnStopSignals();
   auto fail = [](const absl::Status& status) {
     std::cerr << "phaseloop profile: " << status.message() << "\n";
     return command::ExitCodeOf(status);
