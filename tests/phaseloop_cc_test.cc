@@ -11,48 +11,10 @@
 #include <map>
 
 #include "absl/strings/str_join.h"
-#include "common/testing/test_util.h"
-#include "compiler_driver/cc_wrapper/spool_reader.h"
-#include "compiler_driver/cc_wrapper/wrapper_scratch.h"
-#include "compiler_driver/testing/fixture_paths.h"
+#include "tests/phaseloop_cc_fixture.h"
 
 namespace phaseloop {
 namespace {
-
-using testing::ReadFileOrEmpty;
-
-using cc_wrapper::testing::AbsolutePath;
-
-class PhaseloopCcTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    cc_ = AbsolutePath("compiler_driver/cc_wrapper/phaseloop-cc");
-    cxx_ = AbsolutePath("compiler_driver/cc_wrapper/phaseloop-c++");
-    for (const std::string& f : testing::FixturePaths()) {
-      fixtures_[f.substr(f.rfind('/') + 1)] = AbsolutePath(f);
-    }
-  }
-
-  // Runs `argv` in dir_ with the wrapper's environment plus `env`; returns
-  // the exit code, output (stdout+stderr) in `output`.
-  int Run(const std::vector<std::string>& argv,
-          const std::map<std::string, std::string>& env = {},
-          std::string* output = nullptr) {
-    return scratch_.Run(argv, env, output);
-  }
-
-  std::string Read(const std::string& name) {
-    return ReadFileOrEmpty(dir_ + "/" + name);
-  }
-
-  std::vector<v1::Decision> Decisions() { return scratch_.Decisions(); }
-
-  cc_wrapper::testing::WrapperScratch scratch_;
-  const std::string dir_ = scratch_.dir();
-  const std::string spool_ = scratch_.spool();
-  std::string cc_, cxx_;
-  std::map<std::string, std::string> fixtures_;
-};
 
 TEST_F(PhaseloopCcTest, ObjectsEqualPlainClangsForEveryFixture) {
   // The baseline policy runs the very pipeline clang runs: same frontend,
@@ -534,81 +496,6 @@ TEST_F(PhaseloopCcTest, FailsOpenToPlainClang) {
     testing::RunCommand({"ls", dir_}, &listing);
     EXPECT_EQ(listing.find(".phaseloop-"), std::string::npos) << listing;
   }
-}
-
-TEST_F(PhaseloopCcTest, AlwaysInlineIsHonouredWhateverThePolicyRuns) {
-  // A C99 inline function has no external definition: clang's pipelines
-  // inline it (always_inline), and a policy pipeline without a standard
-  // element left the call, an undefined reference at link time.
-  std::ofstream(dir_ + "/ai.c")
-      << "#include <stdio.h>\n"
-         "inline __attribute__((always_inline)) int twice(int x) "
-         "{ return 2 * x; }\n"
-         "int main(int argc, char **argv) "
-         "{ printf(\"%d\\n\", twice(argc + 20)); return 0; }\n";
-  // An IR pipeline of passes without an inliner, and none at all (only a
-  // code generator option).
-  for (const std::string pipeline :
-       {"instcombine", "codegen<machine-outliner>"}) {
-    std::string log;
-    ASSERT_EQ(Run({cc_, "-std=c99", "-O2", "-c", "ai.c",
-                   "--phaseloop-policy=fixed:" + pipeline},
-                  {}, &log),
-              0)
-        << log;
-    ASSERT_EQ(Run({"clang-16", "ai.o", "-o", "ai"}, {}, &log), 0)
-        << pipeline << ": " << log;
-    ASSERT_EQ(Run({dir_ + "/ai"}, {}, &log), 0);
-    EXPECT_EQ(log, "42\n");
-    std::vector<v1::Decision> decisions = Decisions();
-    ASSERT_FALSE(decisions.empty());
-    EXPECT_EQ(decisions.back().outcome(), v1::OPTIMIZED)
-        << decisions.back().detail();
-    EXPECT_EQ(decisions.back().pipeline(), pipeline);
-  }
-}
-
-TEST_F(PhaseloopCcTest, CoroutinesAreLoweredWhateverThePolicyRuns) {
-  // A policy pipeline without the coroutine passes must still give a
-  // working program: the optimizer lowers what the policy left unsplit.
-  std::ofstream(dir_ + "/coro.cc") << R"(
-#include <coroutine>
-#include <cstdio>
-struct Gen {
-  struct promise_type {
-    int value = 0;
-    Gen get_return_object() { return Gen{Handle::from_promise(*this)}; }
-    std::suspend_always initial_suspend() { return {}; }
-    std::suspend_always final_suspend() noexcept { return {}; }
-    std::suspend_always yield_value(int v) { value = v; return {}; }
-    void return_void() {}
-    void unhandled_exception() {}
-  };
-  using Handle = std::coroutine_handle<promise_type>;
-  Handle h;
-  ~Gen() { h.destroy(); }
-};
-Gen Count(int n) { for (int i = 1; i <= n; ++i) co_yield i; }
-int main() {
-  Gen g = Count(4);
-  int sum = 0;
-  for (g.h.resume(); !g.h.done(); g.h.resume()) sum += g.h.promise().value;
-  std::printf("%d\n", sum);
-  return sum == 10 ? 0 : 1;
-}
-)";
-  std::string log;
-  ASSERT_EQ(Run({cxx_, "-std=c++20", "-O2", "-c", "coro.cc",
-                 "--phaseloop-policy=fixed:function(sroa,instcombine)"},
-                {}, &log),
-            0)
-      << log;
-  ASSERT_EQ(Run({cxx_, "coro.o", "-o", "coro"}), 0);
-  ASSERT_EQ(Run({dir_ + "/coro"}, {}, &log), 0);
-  EXPECT_EQ(log, "10\n");
-  std::vector<v1::Decision> decisions = Decisions();
-  ASSERT_EQ(decisions.size(), 2u);
-  EXPECT_EQ(decisions[0].outcome(), v1::OPTIMIZED) << decisions[0].detail();
 }
 
 TEST_F(PhaseloopCcTest, KillSwitchRunsPlainClang) {
