@@ -8,12 +8,10 @@
 #include <map>
 #include <ostream>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
 #include "common/timing/elapsed.h"
-#include "compiler_driver/ir/module_hash.h"
 #include "compiler_driver/ir/module_loader.h"
 #include "staging_harness/runner/workload_inputs.h"
 #include "staging_harness/runner/workload_runs.h"
@@ -231,16 +229,6 @@ const char* VerdictName(Verdict verdict) {
       return "timed_out";
   }
   return "unknown";
-}
-
-const v1::Decision* PolicyFallback(const runner::BuiltVariant& built) {
-  for (const v1::Decision& d : built.decisions) {
-    if (d.outcome() == v1::FAIL_OPEN &&
-        absl::StartsWith(d.reason(), "policy_")) {
-      return &d;
-    }
-  }
-  return nullptr;
 }
 
 WorkloadStager::WorkloadStager(const workloads::Workload& workload,
@@ -564,69 +552,6 @@ absl::StatusOr<StageResult> StageWorkload(const workloads::Workload& workload,
   if (!stager.ok()) return stager.status();
   return (*stager)->Evaluate(options.candidate_policy, "candidate",
                              options.timing, options.bolt);
-}
-
-StageRecords RecordsOf(const StageResult& result) {
-  StageRecords records;
-  if (result.bolt) return records;
-  const runner::BuiltVariant& candidate = result.candidate;
-  std::string policy_version;
-  for (const v1::Decision& d : candidate.decisions) {
-    if (!d.policy_version().empty()) {
-      policy_version = d.policy_version();
-      break;
-    }
-  }
-  const int64_t now_ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(
-          std::chrono::system_clock::now().time_since_epoch())
-          .count();
-  if (result.verdict == Verdict::kMiscompile ||
-      result.verdict == Verdict::kTimedOut) {
-    v1::Miscompile miscompile;
-    miscompile.set_miscompile_id(ir::ContentHash(absl::StrCat(
-        "miscompile\n", result.workload, "\n", candidate.build_id)));
-    miscompile.set_workload(result.workload);
-    miscompile.set_build_id(candidate.build_id);
-    miscompile.set_policy_version(policy_version);
-    miscompile.set_candidate(candidate.variant.policy);
-    miscompile.set_run(result.mismatch_run);
-    if (result.mismatch) {
-      miscompile.set_what(result.mismatch->what);
-      miscompile.set_detail(result.mismatch->detail);
-    }
-    miscompile.set_verdict(result.cause);
-    for (const auto& [module_hash, pipeline] : result.blamed) {
-      v1::BlamedPipeline* blamed = miscompile.add_blamed();
-      blamed->set_module_hash(module_hash);
-      blamed->set_pipeline(pipeline);
-    }
-    miscompile.set_unix_time_ms(now_ms);
-    records.miscompile = miscompile;
-    return records;
-  }
-  if (result.verdict != Verdict::kMeasured &&
-      result.verdict != Verdict::kIdentical) {
-    return records;
-  }
-  records.decisions = candidate.decisions;
-  v1::FinalReward reward;
-  reward.set_reward_id(ir::ContentHash(
-      absl::StrCat("staging\n", result.workload, "\n", candidate.build_id)));
-  reward.set_source("staging");
-  reward.set_policy_version(policy_version);
-  reward.set_build_id(candidate.build_id);
-  reward.set_value(result.reward);
-  reward.set_value_low(result.reward_low);
-  reward.set_value_high(result.reward_high);
-  reward.set_workload(result.workload);
-  reward.set_pairs(result.timing ? int(result.timing->baseline.size()) : 0);
-  if (result.executed_ir_ratio > 0) {
-    reward.set_executed_ir_ratio(result.executed_ir_ratio);
-  }
-  reward.set_unix_time_ms(now_ms);
-  records.rewards.push_back(reward);
-  return records;
 }
 
 }  // namespace phaseloop::staging
