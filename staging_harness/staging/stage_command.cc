@@ -255,9 +255,15 @@ int RunStage(const StageFlags& f) {
         files::FileLock::Acquire(options.work_dir + ".lock", 0);
     if (!lock.ok()) {
       stopped = absl::FailedPreconditionError(
-          absl::StrCat(workload.name, ": another phaseloop stage is using ",
-                       options.work_dir, " (", lock.status().message(),
-                       "); wait for it, or give this one its own --work-dir"));
+          absl::IsUnavailable(lock.status())
+              ? absl::StrCat(workload.name,
+                             ": another phaseloop stage is using ",
+                             options.work_dir, " (", lock.status().message(),
+                             "); wait for it, or give this one its own "
+                             "--work-dir")
+              : absl::StrCat(workload.name, ": cannot lock ", options.work_dir,
+                             " for this stage (", lock.status().message(),
+                             "); give a --work-dir you can write"));
       break;
     }
     absl::StatusOr<StageResult> result =
