@@ -34,6 +34,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "nlohmann/json.hpp"
+#include "offline_rl/learner/dataset.h"
 #include "replay_buffer/objective_values.h"
 #include "replay_buffer/replay_store.h"
 #include "staging_harness/search/best_sequences.h"
@@ -80,14 +81,14 @@ absl::Status CheckFixedCandidate(const MineOptions::FixedCandidate& f) {
 
 }  // namespace
 
-// The learner computes the same (offline_rl/learner/dataset.h) to read only
-// this set's episodes; candidate_mining_test holds the two equal.
+// The learner's own (offline_rl/learner/dataset.h), which reads only this
+// set's episodes by it.
 std::string CandidateSetVersion(const std::vector<Candidate>& candidates) {
-  std::vector<std::string> pipelines;
-  for (const Candidate& c : candidates) pipelines.push_back(c.pipeline);
-  return absl::StrCat(
-      "candidates/",
-      ir::ContentHash(absl::StrJoin(pipelines, "\n")).substr(0, 16));
+  std::vector<offline_rl::Candidate> as_read;
+  for (const Candidate& c : candidates) {
+    as_read.push_back({c.name, c.actions, c.pipeline});
+  }
+  return offline_rl::CandidateSetVersion(as_read);
 }
 
 absl::StatusOr<std::vector<Candidate>> CollectCandidates(

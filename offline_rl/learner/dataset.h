@@ -96,10 +96,9 @@ struct Candidate {
 
 // The version `phaseloop candidates mine` gives its episodes
 // (action_space_version): "candidates/" and 16 hex digits of the content
-// hash of the candidates' pipelines, in order (candidate_mining.h's
-// CandidateSetVersion; candidate_mining_test holds the two equal). A mined
-// episode of another candidate set may name another pipeline by the same
-// candidate name, so the learner reads only this set's.
+// hash of the candidates' pipelines, in order (the miner calls this one). A
+// mined episode of another candidate set may name another pipeline by the
+// same candidate name, so the learner reads only this set's.
 std::string CandidateSetVersion(const std::vector<Candidate>& candidates);
 
 // Every module's measured candidate values (candidate formulation).
