@@ -45,6 +45,28 @@ class TrainPipelineTest : public ::testing::Test {
     flags_.args = {"--out", flags_.out};
   }
 
+  // Loaded, trained and measured with flags_, ready to export (on the heap:
+  // the network refers to the training data).
+  struct Trained {
+    TrainingData training;
+    TrainedNetwork network;
+    PolicyMeasures measures;
+  };
+  absl::StatusOr<std::unique_ptr<Trained>> TrainAndMeasure() {
+    std::ostringstream err;
+    auto t = std::make_unique<Trained>();
+    auto loaded = LoadTrainingData(flags_, err);
+    if (!loaded.ok()) return loaded.status();
+    t->training = *std::move(loaded);
+    auto trained = TrainNetwork(t->training, flags_, err);
+    if (!trained.ok()) return trained.status();
+    t->network = *std::move(trained);
+    auto measures = MeasurePolicy(t->training, t->network, flags_, err);
+    if (!measures.ok()) return measures.status();
+    t->measures = *std::move(measures);
+    return t;
+  }
+
   // Loads, trains, measures and exports with flags_: the artifact written.
   absl::StatusOr<ExportedPolicy> TrainAndExport(TrainingData* training) {
     std::ostringstream err;
@@ -146,21 +168,18 @@ TEST_F(TrainPipelineTest, WithoutAGateExportWritesOutAndPublishIsANoOp) {
 // there, a refusal deleted the policy --out held). It waits beside --out.
 TEST_F(TrainPipelineTest, ASpeedPolicyWaitsForItsGateBesideOut) {
   std::ofstream(flags_.out) << "the current policy";
-  std::ostringstream err;
-  auto training = LoadTrainingData(flags_, err);
-  ASSERT_TRUE(training.ok()) << training.status();
-  auto trained = TrainNetwork(*training, flags_, err);
-  ASSERT_TRUE(trained.ok()) << trained.status();
-  auto measures = MeasurePolicy(*training, *trained, flags_, err);
-  ASSERT_TRUE(measures.ok()) << measures.status();
-  training->config.policy_objective = kObjectiveRuntime;
-  auto exported = ExportPolicy(*training, *trained, *measures, flags_);
+  auto t = TrainAndMeasure();
+  ASSERT_TRUE(t.ok()) << t.status();
+  (*t)->training.config.policy_objective = kObjectiveRuntime;
+  auto exported =
+      ExportPolicy((*t)->training, (*t)->network, (*t)->measures, flags_);
   ASSERT_TRUE(exported.ok()) << exported.status();
   EXPECT_EQ(exported->path, flags_.out + ".gate.tmp");
   EXPECT_EQ(ReadOut(), "the current policy");
   fs::remove(exported->path);
   flags_.ungated = true;  // --ungated: nothing to wait for
-  exported = ExportPolicy(*training, *trained, *measures, flags_);
+  exported =
+      ExportPolicy((*t)->training, (*t)->network, (*t)->measures, flags_);
   ASSERT_TRUE(exported.ok()) << exported.status();
   EXPECT_EQ(exported->path, flags_.out);
 }
@@ -227,17 +246,14 @@ namespace {
 using signing::testing::TestKey;
 
 TEST_F(TrainPipelineTest, ASigningKeySignsTheArtifactBeforeItLands) {
-  std::ostringstream err;
-  auto training = LoadTrainingData(flags_, err);
-  ASSERT_TRUE(training.ok()) << training.status();
-  auto trained = TrainNetwork(*training, flags_, err);
-  ASSERT_TRUE(trained.ok()) << trained.status();
-  auto measures = MeasurePolicy(*training, *trained, flags_, err);
-  ASSERT_TRUE(measures.ok()) << measures.status();
+  auto t = TrainAndMeasure();
+  ASSERT_TRUE(t.ok()) << t.status();
   const signing::SigningKey key = TestKey(5);
-  auto exported = ExportPolicy(*training, *trained, *measures, flags_, &key);
+  auto exported =
+      ExportPolicy((*t)->training, (*t)->network, (*t)->measures, flags_, &key);
   ASSERT_TRUE(exported.ok()) << exported.status();
-  ASSERT_TRUE(GateAndPublish(*exported, training->config, flags_, &key).ok());
+  ASSERT_TRUE(
+      GateAndPublish(*exported, (*t)->training.config, flags_, &key).ok());
   const std::string sig = phaseloop::testing::ReadFileOrEmpty(
       signing::SignaturePathFor(flags_.out));
   absl::StatusOr<std::string> signer = signing::VerifyArtifact(
@@ -247,7 +263,8 @@ TEST_F(TrainPipelineTest, ASigningKeySignsTheArtifactBeforeItLands) {
 
   // Exported again without a key: the stale signature goes, so the new
   // artifact never sits beside the old one's signature.
-  auto unsigned_export = ExportPolicy(*training, *trained, *measures, flags_);
+  auto unsigned_export =
+      ExportPolicy((*t)->training, (*t)->network, (*t)->measures, flags_);
   ASSERT_TRUE(unsigned_export.ok());
   EXPECT_FALSE(fs::exists(signing::SignaturePathFor(flags_.out)));
 }
