@@ -110,6 +110,27 @@ TEST_F(RunnerTest, BuildsThroughTheWrapperWithThePolicyAndReadsItsDecisions) {
   EXPECT_EQ(Compiled(*other)->module_hash(), compiled->module_hash());
 }
 
+// The build runs in its scratch copy: a work directory given relative to
+// the caller's (`search --work-dir scratch`) put the decision spool relative
+// to the copy, and every decision was lost.
+TEST_F(RunnerTest, ARelativeWorkDirectoryKeepsTheDecisions) {
+  const fs::path before = fs::current_path();
+  const std::string source = fs::absolute(workload_.source_dir).string();
+  fs::current_path(dir_);
+  Variant variant;
+  variant.name = "relative";
+  variant.policy = "baseline";
+  absl::StatusOr<BuiltVariant> built = BuildVariant(
+      workload_, source, compilers_, variant, "scratch/relative", log_);
+  fs::current_path(before);
+  ASSERT_TRUE(built.ok()) << built.status() << log_.str();
+  EXPECT_EQ(built->decisions.size(), 2u);
+  ASSERT_NE(Compiled(*built), nullptr);
+  EXPECT_EQ(Compiled(*built)->pipeline(), "default<O3>");
+  EXPECT_TRUE(fs::path(built->artifacts_dir).is_absolute());
+  EXPECT_TRUE(fs::is_regular_file(built->artifacts_dir + "/wordfreq"));
+}
+
 // Builds sharing the wrapper's object cache: a variant that changes one
 // unit's pipeline compiles that unit only, and its program is the one an
 // uncached build gives.

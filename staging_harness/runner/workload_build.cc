@@ -276,9 +276,19 @@ absl::StatusOr<Compilers> VariantCompilers(const Compilers& compilers,
 absl::StatusOr<BuiltVariant> BuildVariant(const workloads::Workload& workload,
                                           const std::string& source_tree,
                                           const Compilers& compilers,
-                                          const Variant& variant,
-                                          const std::string& work_dir,
+                                          const Variant& given_variant,
+                                          const std::string& given_work_dir,
                                           std::ostream& progress) {
+  // The build runs in its own copy of the tree: every path it is given
+  // (the decision spool, the object cache, profiles) is absolute, or a
+  // relative work directory loses the build's decisions.
+  const std::string work_dir =
+      fs::absolute(given_work_dir).lexically_normal().string();
+  Variant variant = given_variant;
+  if (!variant.object_cache_dir.empty()) {
+    variant.object_cache_dir =
+        fs::absolute(variant.object_cache_dir).lexically_normal().string();
+  }
   BuiltVariant built;
   built.variant = variant;
   built.build_id = NewBuildId(workload, variant);
