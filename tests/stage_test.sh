@@ -168,7 +168,7 @@ set -e
 kill "$holder" 2>/dev/null || true
 wait "$holder" 2>/dev/null || true
 [ $rc -eq 2 ] || { cat "$work/5c.err"; fail "step 5: a busy work directory exited $rc"; }
-grep -q "another phaseloop stage is using $work/w5c/example" "$work/5c.err" \
+grep -q "another phaseloop run (a stage, a runtime search or a training.s speed gate) is using $work/w5c/example" "$work/5c.err" \
   || { cat "$work/5c.err"; fail "step 5: the busy work directory is not named"; }
 
 step "6. a profile, then a profile-guided candidate; a missing profile is bad input"

@@ -12,7 +12,6 @@
 #include "absl/strings/strip.h"
 #include "common/command/exit_code.h"
 #include "common/command/subcommand.h"
-#include "common/files/file_lock.h"
 #include "common/process/measured_process.h"
 #include "compiler_driver/cc_wrapper/policy.h"
 #include "compiler_driver/passes/pipeline_check.h"
@@ -247,25 +246,6 @@ int RunStage(const StageFlags& f) {
   absl::Status stopped;
   for (const workloads::Workload& workload : chosen) {
     options.work_dir = work_root + "/" + workload.name;
-    // One stage at a time in a work directory: two (the default one is
-    // shared) replaced each other's builds mid-run.
-    std::error_code made;
-    fs::create_directories(work_root, made);
-    absl::StatusOr<files::FileLock> lock =
-        files::FileLock::Acquire(options.work_dir + ".lock", 0);
-    if (!lock.ok()) {
-      stopped = absl::FailedPreconditionError(
-          absl::IsUnavailable(lock.status())
-              ? absl::StrCat(workload.name,
-                             ": another phaseloop stage is using ",
-                             options.work_dir, " (", lock.status().message(),
-                             "); wait for it, or give this one its own "
-                             "--work-dir")
-              : absl::StrCat(workload.name, ": cannot lock ", options.work_dir,
-                             " for this stage (", lock.status().message(),
-                             "); give a --work-dir you can write"));
-      break;
-    }
     absl::StatusOr<StageResult> result =
         StageWorkload(workload, options, std::cerr);
     if (result.ok()) {

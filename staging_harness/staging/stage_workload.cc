@@ -4,13 +4,16 @@
 
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <ostream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
+#include "common/files/file_lock.h"
 #include "common/timing/elapsed.h"
 #include "compiler_driver/ir/module_loader.h"
 #include "staging_harness/runner/workload_inputs.h"
@@ -76,6 +79,8 @@ struct WorkloadStager::Impl {
   const workloads::Workload workload;
   const StageOptions options;
   std::ostream& progress;
+  // Held while the stager lives: one stager at a time in a work directory.
+  std::optional<files::FileLock> lock;
   std::string source;
   runner::PreparedInputs inputs;
   // The baseline's checks, made once before the first differing candidate:
@@ -89,6 +94,30 @@ struct WorkloadStager::Impl {
 
   std::string Dir(const std::string& name) const {
     return options.work_dir + "/" + name;
+  }
+  // Two stagers in one work directory (a stage, a runtime search or a
+  // training's speed gate each make one; their default directories are
+  // shared) replaced each other's builds mid-run: the second is refused.
+  absl::Status LockWorkDir() {
+    std::error_code made;
+    std::filesystem::create_directories(
+        std::filesystem::path(options.work_dir).parent_path(), made);
+    absl::StatusOr<files::FileLock> held =
+        files::FileLock::Acquire(options.work_dir + ".lock", 0);
+    if (!held.ok()) {
+      return absl::FailedPreconditionError(
+          absl::IsUnavailable(held.status())
+              ? absl::StrCat("another phaseloop run (a stage, a runtime "
+                             "search or a training's speed gate) is using ",
+                             options.work_dir, " (", held.status().message(),
+                             "); wait for it, or give this one its own "
+                             "--work-dir")
+              : absl::StrCat("cannot lock ", options.work_dir, " (",
+                             held.status().message(),
+                             "); give a --work-dir you can write"));
+    }
+    lock.emplace(*std::move(held));
+    return absl::OkStatus();
   }
   absl::StatusOr<BuiltVariant> Build(const std::string& name,
                                      const std::string& policy,
@@ -246,6 +275,7 @@ absl::StatusOr<std::unique_ptr<WorkloadStager>> WorkloadStager::Prepare(
   std::unique_ptr<WorkloadStager> stager(
       new WorkloadStager(workload, options, progress));
   Impl& s = *stager->impl_;
+  if (absl::Status locked = s.LockWorkDir(); !locked.ok()) return locked;
   absl::StatusOr<std::string> source =
       workloads::ResolveWorkloadSource(workload, progress);
   if (!source.ok()) return source.status();

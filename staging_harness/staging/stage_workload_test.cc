@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/files/file_lock.h"
 #include "common/testing/test_util.h"
 #include "gtest/gtest.h"
 #include "staging_harness/runner/runner_test_util.h"
@@ -62,6 +63,36 @@ TEST_F(StageWorkloadTest, ByteIdenticalArtifactsAreNotTimed) {
   EXPECT_EQ(result->executed_ir_ratio, 1);
   EXPECT_FALSE(result->baseline_executed.has_value());
   EXPECT_EQ(RecordsOf(*result).rewards[0].executed_ir_ratio(), 1);
+}
+
+// A stage, a runtime search and a training's speed gate each prepare a
+// stager; two in one work directory replaced each other's builds.
+TEST_F(StageWorkloadTest, OneStagerAtATimeInAWorkDirectory) {
+  const std::string lock_path = options_.work_dir + ".lock";
+  {
+    absl::StatusOr<files::FileLock> held =
+        files::FileLock::Acquire(lock_path, 0);
+    ASSERT_TRUE(held.ok()) << held.status();
+    absl::StatusOr<std::unique_ptr<WorkloadStager>> refused =
+        WorkloadStager::Prepare(workload_, options_, log_);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_NE(refused.status().message().find("another phaseloop run"),
+              std::string::npos)
+        << refused.status();
+    EXPECT_NE(refused.status().message().find(options_.work_dir),
+              std::string::npos);
+    EXPECT_FALSE(fs::exists(options_.work_dir + "/inputs"))
+        << "refused before anything is made";
+  }
+  absl::StatusOr<std::unique_ptr<WorkloadStager>> stager =
+      WorkloadStager::Prepare(workload_, options_, log_);
+  ASSERT_TRUE(stager.ok()) << stager.status() << log_.str();
+  // Held while the stager lives, let go with it.
+  EXPECT_TRUE(
+      absl::IsUnavailable(files::FileLock::Acquire(lock_path, 0).status()));
+  stager->reset();
+  EXPECT_TRUE(files::FileLock::Acquire(lock_path, 0).ok());
 }
 
 TEST_F(StageWorkloadTest, ExecutedIrIsCountedBesideTheTimeTheSameEachTime) {
