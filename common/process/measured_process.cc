@@ -24,6 +24,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "common/process/perf_counter.h"
+#include "common/process/stop_signals.h"
 
 extern char** environ;
 
@@ -377,48 +378,7 @@ void ReadHardwareCounters(const HardwareCounters& counters, Measurement* m) {
 
 double Seconds(const timeval& t) { return t.tv_sec + t.tv_usec / 1e6; }
 
-// The process groups of the measured commands running now (0: free slot),
-// for the stop-signal handler. Lock-free: the handler may run at any time.
-constexpr int kGroupSlots = 64;
-std::atomic<pid_t> running_groups[kGroupSlots];
-
-void AddRunningGroup(pid_t group) {
-  for (std::atomic<pid_t>& slot : running_groups) {
-    pid_t free = 0;
-    if (slot.compare_exchange_strong(free, group)) return;
-  }
-}
-
-void RemoveRunningGroup(pid_t group) {
-  for (std::atomic<pid_t>& slot : running_groups) {
-    pid_t mine = group;
-    if (slot.compare_exchange_strong(mine, 0)) return;
-  }
-}
-
-extern "C" void KillRunningGroupsAndStop(int signal_number) {
-  for (std::atomic<pid_t>& slot : running_groups) {
-    const pid_t group = slot.load();
-    if (group > 0) kill(-group, SIGKILL);
-  }
-  struct sigaction default_action;
-  std::memset(&default_action, 0, sizeof default_action);
-  default_action.sa_handler = SIG_DFL;
-  sigaction(signal_number, &default_action, nullptr);
-  raise(signal_number);
-}
-
 }  // namespace
-
-void KillMeasuredCommandsOnStopSignals() {
-  struct sigaction action;
-  std::memset(&action, 0, sizeof action);
-  action.sa_handler = KillRunningGroupsAndStop;
-  sigemptyset(&action.sa_mask);
-  for (int signal_number : {SIGINT, SIGTERM}) {
-    sigaction(signal_number, &action, nullptr);
-  }
-}
 
 absl::StatusOr<Measurement> RunMeasured(const MeasuredCommand& command) {
   if (command.argv.empty() || command.argv[0].empty()) {
@@ -484,7 +444,7 @@ absl::StatusOr<Measurement> RunMeasured(const MeasuredCommand& command) {
   failure_write.Reset();
   // Both sides set the group, so it exists whichever runs first.
   setpgid(pid, pid);
-  AddRunningGroup(pid);
+  AddStoppableChild(pid);
 
   Measurement m;
   HardwareCounters counters;
@@ -506,7 +466,7 @@ absl::StatusOr<Measurement> RunMeasured(const MeasuredCommand& command) {
   m.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
   m.timed_out = released && !exited;
   kill(-pid, SIGKILL);  // what is left of its group (all of it on timeout)
-  RemoveRunningGroup(pid);
+  RemoveStoppableChild(pid);
   if (!released) kill(pid, SIGKILL);  // still waiting for its go byte
   int status = 0;
   rusage usage;

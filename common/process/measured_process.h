@@ -82,14 +82,6 @@ struct Measurement {
 // is a Measurement.
 absl::StatusOr<Measurement> RunMeasured(const MeasuredCommand& command);
 
-// Each measured command runs in a process group of its own, which a
-// terminal's Ctrl-C does not reach: a command stopped by SIGINT or SIGTERM
-// while one runs would leave it running without its time limit. After this
-// call (process-wide handlers), SIGINT and SIGTERM kill the groups of the
-// measured commands running, then end the process by the same signal (exit
-// status 128 + signal, as before).
-void KillMeasuredCommandsOnStopSignals();
-
 // Whether hardware counting works on this machine, and why not when it does
 // not (the same notes RunMeasured gives). Probed once per process, cached.
 struct HardwareCounterSupport {

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 
+#include "common/process/stop_signals.h"
 #include "common/testing/test_util.h"
 #include "gtest/gtest.h"
 
@@ -99,7 +100,7 @@ TEST(MeasuredProcessTest, AStopSignalKillsTheRunningCommandsGroup) {
   const pid_t runner = fork();
   ASSERT_GE(runner, 0);
   if (runner == 0) {  // the command being stopped
-    KillMeasuredCommandsOnStopSignals();
+    KillChildrenOnStopSignals();
     MeasuredCommand command =
         Shell("echo $$ > " + dir + "/run.pid.tmp && mv " + dir +
               "/run.pid.tmp " + dir + "/run.pid; sleep 100");

@@ -1,10 +1,14 @@
 #include "common/process/subprocess.h"
 
+#include <sys/wait.h>
+
+#include <cerrno>
 #include <fstream>
 #include <optional>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "common/process/stop_signals.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Program.h"
@@ -48,9 +52,26 @@ absl::StatusOr<ProcessResult> RunProcess(const ProcessSpec& spec) {
       llvm::StringRef(""), llvm::StringRef(log), llvm::StringRef(log)};
   std::string exec_error;
   bool failed_to_start = false;
-  int rc = llvm::sys::ExecuteAndWait(*env, argv, std::nullopt, redirects,
-                                     /*SecondsToWait=*/0, /*MemoryLimit=*/0,
-                                     &exec_error, &failed_to_start);
+  // Registered while it runs: under a time limit it is timeout(1), which
+  // makes a process group of its own that a stop signal must kill.
+  int rc = -1;
+  llvm::sys::ProcessInfo started = llvm::sys::ExecuteNoWait(
+      *env, argv, std::nullopt, redirects, /*MemoryLimit=*/0, &exec_error,
+      &failed_to_start);
+  if (!failed_to_start) {
+    AddStoppableChild(started.Pid);
+    // waitpid, not llvm::sys::Wait: that reports an exit status of 127
+    // (env's "not found") as -1.
+    int status = 0;
+    pid_t waited;
+    do {
+      waited = waitpid(started.Pid, &status, 0);
+    } while (waited < 0 && errno == EINTR);
+    RemoveStoppableChild(started.Pid);
+    if (waited == started.Pid) {
+      rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+  }
   absl::StatusOr<std::string> output = ReadLog(log);
   llvm::sys::fs::remove(log);
   if (failed_to_start) {

@@ -25,7 +25,8 @@ struct ProcessResult {
 
 // Runs the command to completion (or its time limit: TERM, then KILL a second
 // later) with stdin from /dev/null. Failing to start is an error; a non-zero
-// exit is a result. Thread-safe.
+// exit is a result. Thread-safe. Killed with this process's stop signals
+// after KillChildrenOnStopSignals (common/process/stop_signals.h).
 absl::StatusOr<ProcessResult> RunProcess(const ProcessSpec& spec);
 
 // The first `max_lines` lines of `text` that look like errors ("error:",

@@ -14,7 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/files/atomic_file.h"
-#include "common/process/measured_process.h"
+#include "common/process/stop_signals.h"
 #include "common/signing/signature.h"
 #include "compiler_driver/passes/action_space.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
@@ -506,7 +506,7 @@ absl::StatusOr<GateResult> RunSpeedPublishGate(const std::string& path,
   // The gate runs workloads in process groups of their own: a train stopped
   // now (the loop sends SIGTERM) stops them too, and --out is left as it
   // was (the artifact waits beside it).
-  process::KillMeasuredCommandsOnStopSignals();
+  process::KillChildrenOnStopSignals();
   absl::StatusOr<staging::SpeedGateResult> speed = staging::RunSpeedGate(
       absl::StrCat("artifact:", path), SpeedGateOptionsOf(flags), std::cerr);
   if (!speed.ok()) return speed.status();

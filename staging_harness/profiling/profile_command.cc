@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/command/exit_code.h"
 #include "common/command/subcommand.h"
-#include "common/process/measured_process.h"
+#include "common/process/stop_signals.h"
 #include "nlohmann/json.hpp"
 #include "staging_harness/profiling/profile_collection.h"
 #include "staging_harness/runner/build_options.h"
@@ -28,7 +28,7 @@ struct ProfileFlags {
 };
 
 int RunProfile(const ProfileFlags& f) {
-  process::KillMeasuredCommandsOnStopSignals();
+  process::KillChildrenOnStopSignals();
   auto fail = [](const absl::Status& status) {
     std::cerr << "phaseloop profile: " << status.message() << "\n";
     return command::ExitCodeOf(status);

@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/command/exit_code.h"
 #include "common/files/atomic_file.h"
-#include "common/process/measured_process.h"
+#include "common/process/stop_signals.h"
 #include "common/process/shell_quote.h"
 #include "replay_buffer/replay_store.h"
 #include "staging_harness/profiling/bolt_optimization.h"
@@ -109,7 +109,7 @@ void AddRuntimeSearchOptions(CLI::App& search, RuntimeSearchFlags& flags) {
 
 int RunRuntimeSearchCommand(const RuntimeSearchFlags& f, std::ostream& out,
                             std::ostream& err) {
-  process::KillMeasuredCommandsOnStopSignals();
+  process::KillChildrenOnStopSignals();
   auto fail = [&err](const absl::Status& status) {
     err << "phaseloop search: " << status.message() << "\n";
     return command::ExitCodeOf(status);

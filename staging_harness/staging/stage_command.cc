@@ -12,7 +12,7 @@
 #include "absl/strings/strip.h"
 #include "common/command/exit_code.h"
 #include "common/command/subcommand.h"
-#include "common/process/measured_process.h"
+#include "common/process/stop_signals.h"
 #include "compiler_driver/cc_wrapper/policy.h"
 #include "compiler_driver/passes/pipeline_check.h"
 #include "replay_buffer/replay_store.h"
@@ -126,7 +126,7 @@ absl::Status PoliciesApplied(const StageFlags& f, const StageResult& result) {
 }
 
 int RunStage(const StageFlags& f) {
-  process::KillMeasuredCommandsOnStopSignals();
+  process::KillChildrenOnStopSignals();
   auto fail = [](const absl::Status& status) {
     std::cerr << "phaseloop stage: " << status.message() << "\n";
     return command::ExitCodeOf(status);

@@ -1,0 +1,91 @@
+#include "common/process/subprocess.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <fstream>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "common/process/stop_signals.h"
+#include "common/testing/test_util.h"
+#include "gtest/gtest.h"
+
+namespace phaseloop::process {
+namespace {
+
+using ::phaseloop::testing::MakeTempDir;
+using ::phaseloop::testing::ReadFileOrEmpty;
+
+// Whether process `pid` is gone: no /proc entry, or a zombie.
+bool Dead(const std::string& pid) {
+  std::ifstream stat("/proc/" + pid + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return true;
+  const size_t paren = line.rfind(')');
+  return paren != std::string::npos && paren + 2 < line.size() &&
+         line[paren + 2] == 'Z';
+}
+
+TEST(SubprocessTest, ExitStatusTimeLimitAndOutput) {
+  absl::StatusOr<ProcessResult> ok =
+      RunProcess({{"sh", "-c", "echo out; echo err >&2; exit 3"}, "", {}, 0});
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ(ok->exit_code, 3);
+  EXPECT_FALSE(ok->timed_out);
+  EXPECT_EQ(ok->output, "out\nerr\n");
+
+  absl::StatusOr<ProcessResult> slow =
+      RunProcess({{"sleep", "30"}, "", {}, 0.2});
+  ASSERT_TRUE(slow.ok()) << slow.status();
+  EXPECT_TRUE(slow->timed_out);
+
+  absl::StatusOr<ProcessResult> missing =
+      RunProcess({{"no-such-program-here"}, "", {}, 0});
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kFailedPrecondition)
+      << (missing.ok() ? absl::StrCat(missing->exit_code, " ", missing->output)
+                       : "");
+
+  // A command killed by a signal: 128 + the signal, as a shell says.
+  absl::StatusOr<ProcessResult> killed =
+      RunProcess({{"sh", "-c", "kill -9 $$"}, "", {}, 0});
+  ASSERT_TRUE(killed.ok()) << killed.status();
+  EXPECT_EQ(killed->exit_code, 128 + SIGKILL);
+}
+
+// A build runs under timeout(1), in a process group of its own that a
+// terminal's Ctrl-C does not reach: `phaseloop stage` stopped by SIGINT left
+// the build running until its own time limit.
+TEST(SubprocessTest, AStopSignalKillsACommandUnderATimeLimit) {
+  const std::string dir = MakeTempDir();
+  const pid_t runner = fork();
+  ASSERT_GE(runner, 0);
+  if (runner == 0) {  // the command being stopped
+    KillChildrenOnStopSignals();
+    ProcessSpec spec;
+    spec.argv = {"sh", "-c",
+                 "sleep 100 & echo $! > " + dir + "/run.pid.tmp && mv " + dir +
+                     "/run.pid.tmp " + dir + "/run.pid; wait"};
+    spec.timeout_seconds = 200;
+    RunProcess(spec).IgnoreError();
+    _exit(3);  // not reached: the signal ends it
+  }
+  std::string pid;
+  for (int i = 0; i < 500 && pid.empty(); ++i) {
+    usleep(10000);
+    pid = ReadFileOrEmpty(dir + "/run.pid");
+  }
+  while (!pid.empty() && pid.back() == '\n') pid.pop_back();
+  ASSERT_FALSE(pid.empty());
+  kill(runner, SIGINT);
+  int status = 0;
+  ASSERT_EQ(waitpid(runner, &status, 0), runner);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << status;
+  for (int i = 0; i < 200 && !Dead(pid); ++i) usleep(10000);
+  EXPECT_TRUE(Dead(pid)) << "the build's process " << pid << " survived";
+  if (!Dead(pid)) kill(std::stoi(pid), SIGKILL);
+}
+
+}  // namespace
+}  // namespace phaseloop::process
