@@ -233,6 +233,57 @@ TEST_F(ArtifactPolicyWrapperTest, TheOutcomeCacheGivesTheSameObject) {
             testing::ReadFileOrEmpty(dir_ + "/third.o"));
 }
 
+// The same with debug information (the review: a C++ unit at -Os -g got
+// more DWARF types from topk's measured object, made from a copy of the
+// module, than a cache hit's, made from the module: one compile action, two
+// objects, and a shared Bazel cache kept whichever came first).
+TEST_F(ArtifactPolicyWrapperTest,
+       TheOutcomeCacheGivesTheSameObjectWithDebugInfo) {
+  const std::string topk = "--phaseloop-policy=artifact:" + artifact_path_ +
+                           "?mode=topk&k=2&budget=1000000000";
+  // The review's unit: a lambda given to std::sort, std::string.
+  const std::string sorted = dir_ + "/sorted.cc";
+  std::ofstream(sorted) << R"(#include <algorithm>
+#include <string>
+#include <vector>
+std::string joined(std::vector<int> v) {
+  std::sort(v.begin(), v.end(), [](int a, int b) { return a > b; });
+  std::string out;
+  for (int x : v) out += std::to_string(x) + ",";
+  return out;
+}
+)";
+  for (const std::string& source :
+       {sorted, AbsolutePath("compiler_driver/fixtures/templates.cc"),
+        AbsolutePath("compiler_driver/fixtures/sorting.c")}) {
+    const std::string name = std::filesystem::path(source).filename();
+    const char* fixture = name.c_str();
+    for (const char* level : {"-Os", "-Oz"}) {
+      const std::string miss = name + level + "-miss.o";
+      const std::string hit = name + level + "-hit.o";
+      const std::string off = name + level + "-off.o";
+      ASSERT_EQ(
+          scratch_.Run({cc_, level, "-g", "-c", source, "-o", miss, topk}), 0);
+      ASSERT_EQ(scratch_.Run({cc_, level, "-g", "-c", source, "-o", hit, topk}),
+                0);
+      ASSERT_EQ(scratch_.Run({cc_, level, "-g", "-c", source, "-o", off, topk},
+                             {{"PHASELOOP_OUTCOME_CACHE", "off"}}),
+                0);
+      std::vector<v1::Decision> d = Decisions();
+      ASSERT_GE(d.size(), 3u);
+      const v1::Decision& last_hit = d[d.size() - 2];
+      EXPECT_EQ(last_hit.outcome_cache(), "hit") << last_hit.detail();
+      const std::string want = testing::ReadFileOrEmpty(dir_ + "/" + miss);
+      ASSERT_FALSE(want.empty());
+      // (compared as booleans: a failure prints no object bytes)
+      EXPECT_TRUE(want == testing::ReadFileOrEmpty(dir_ + "/" + hit))
+          << fixture << " " << level << ": a hit wrote another object";
+      EXPECT_TRUE(want == testing::ReadFileOrEmpty(dir_ + "/" + off))
+          << fixture << " " << level << ": uncached wrote another object";
+    }
+  }
+}
+
 // One machine's measurements serve another (outcome_bundle.h): the first
 // compiles and exports its cache, the second imports the bundle, and its
 // compile of the same source takes topk's choice from it (nothing

@@ -49,8 +49,13 @@ absl::StatusOr<PipelineMeasurement> MeasurePipeline(
   m.ir_count = observation::IrInstructionCount(*module);
   if (emitter == nullptr) return m;
   // The wrapper lowers coroutines a pipeline left unsplit before it emits:
-  // that object is not this one, so it is not kept.
-  keep_object = keep_object && !passes::HasUnloweredCoroutines(*module);
+  // that object is not this one, so it is not kept. Nor is one with debug
+  // information: a clone's debug metadata differs from the module's (a C++
+  // unit at -Os -g got more DWARF types), so the object would differ from
+  // the one the chosen pipeline gives the module itself, which an outcome
+  // cache hit writes: the same compile gave two objects.
+  keep_object = keep_object && !passes::HasUnloweredCoroutines(*module) &&
+                module->getNamedMetadata("llvm.dbg.cu") == nullptr;
   if (keep_object) {
     absl::Status verified =
         passes::VerifyPipelineOutput(*module, std::string(pipeline));
