@@ -1,5 +1,6 @@
 #include "common/files/user_dirs.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -53,8 +54,16 @@ std::string UserDir(UserDirKind kind, std::string_view name,
   return name.empty() ? base : base + "/" + std::string(name);
 }
 
-std::string PerUserTmpDir(std::string_view prefix) {
-  return "/tmp/" + std::string(prefix) + "-" + std::to_string(getuid());
+std::string PerUserTmpDir(std::string_view prefix, const std::string& base) {
+  const std::string dir =
+      base + "/" + std::string(prefix) + "-" + std::to_string(getuid());
+  mkdir(dir.c_str(), 0700);  // or it exists: checked below either way
+  struct stat made;
+  if (lstat(dir.c_str(), &made) != 0 || !S_ISDIR(made.st_mode) ||
+      made.st_uid != getuid() || (made.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    return "";
+  }
+  return dir;
 }
 
 }  // namespace phaseloop::files

@@ -38,8 +38,13 @@ enum class UserDirKind {
 std::string UserDir(UserDirKind kind, std::string_view name,
                     const EnvLookup& env = ProcessEnvironment());
 
-// /tmp/<prefix>-<uid>: a per-user place for a default when UserDir is "".
-std::string PerUserTmpDir(std::string_view prefix);
+// <base>/<prefix>-<uid> (base /tmp): a per-user place for a default when
+// UserDir is "", made private (0700) when missing. "" when it is not this
+// user's own private directory — a name anyone can take first in /tmp (a
+// link, another user's, group- or world-writable): the caller goes without
+// (another local user planted cache entries and decision records there).
+std::string PerUserTmpDir(std::string_view prefix,
+                          const std::string& base = "/tmp");
 
 }  // namespace phaseloop::files
 

@@ -1,7 +1,10 @@
 #include "common/files/user_dirs.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <utility>
@@ -43,6 +46,33 @@ TEST(UserDirTest, NothingWithoutHomeOrXdg) {
   EXPECT_EQ(UserDir(UserDirKind::kCache, "spool", Env({{"HOME", ""}})), "");
   EXPECT_EQ(PerUserTmpDir("phaseloop-spool"),
             "/tmp/phaseloop-spool-" + std::to_string(getuid()));
+}
+
+// Anyone can make /tmp/<prefix>-<uid> first: only this user's own private
+// directory is used (the review planted cache entries and records there).
+TEST(UserDirTest, APerUserTmpDirIsPrivateOrNotUsed) {
+  char base_template[] = "/tmp/user-dirs-test-XXXXXX";
+  const std::string base = mkdtemp(base_template);
+  const std::string uid = std::to_string(getuid());
+  const std::string made = base + "/made-" + uid;
+  EXPECT_EQ(PerUserTmpDir("made", base), made);
+  struct stat st;
+  ASSERT_EQ(stat(made.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  EXPECT_EQ(PerUserTmpDir("made", base), made);  // again: the same
+
+  const std::string open = base + "/open-" + uid;
+  ASSERT_EQ(mkdir(open.c_str(), 0700), 0);
+  ASSERT_EQ(chmod(open.c_str(), 0777), 0);
+  EXPECT_EQ(PerUserTmpDir("open", base), "");
+
+  const std::string elsewhere = base + "/elsewhere";
+  ASSERT_EQ(mkdir(elsewhere.c_str(), 0700), 0);
+  ASSERT_EQ(symlink(elsewhere.c_str(), (base + "/link-" + uid).c_str()), 0);
+  EXPECT_EQ(PerUserTmpDir("link", base), "");
+
+  ASSERT_EQ(close(creat((base + "/file-" + uid).c_str(), 0600)), 0);
+  EXPECT_EQ(PerUserTmpDir("file", base), "");
 }
 
 }  // namespace

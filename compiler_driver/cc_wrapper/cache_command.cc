@@ -21,9 +21,16 @@ std::string CacheDir(const CacheFlags& flags, std::ostream& err) {
   if (!flags.dir.empty()) return flags.dir;
   std::string dir = OutcomeCacheDirFromEnv();
   if (dir.empty()) {
-    err << kName << kOutcomeCacheEnv << " turns the outcome cache off ('"
-        << std::getenv(kOutcomeCacheEnv)
-        << "'): pass --dir DIR to read or clear a cache directory\n";
+    if (const char* off = std::getenv(kOutcomeCacheEnv); off != nullptr) {
+      err << kName << kOutcomeCacheEnv << " turns the outcome cache off ('"
+          << off << "'): pass --dir DIR to read or clear a cache directory\n";
+    } else {
+      err << kName
+          << "no outcome cache: HOME is unset and the per-user one under "
+             "/tmp is not this user's own private directory; pass --dir DIR "
+             "(or set HOME or "
+          << kOutcomeCacheEnv << ")\n";
+    }
   }
   return dir;
 }
