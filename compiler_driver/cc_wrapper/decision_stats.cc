@@ -133,6 +133,9 @@ void PrintStatsTable(const DecisionStats& s, const std::string& spool,
   out << std::left << std::setw(20) << "dropped" << std::setw(28)
       << "spool_full_of_unshipped" << std::right << std::setw(8)
       << s.dropped_records << "\n";
+  out << std::left << std::setw(20) << "failed" << std::setw(28)
+      << "spool_write_failed" << std::right << std::setw(8) << s.failed_records
+      << "\n";
 
   const int64_t optimized =
       s.by_outcome.count("optimized") ? s.by_outcome.at("optimized") : 0;
@@ -192,6 +195,13 @@ void PrintStatsTable(const DecisionStats& s, const std::string& spool,
         << " records were dropped because the spool was full of unshipped "
            "records: run phaseloop decisions ship, or raise max_size\n";
   }
+  if (s.failed_records > 0) {
+    out << "warning: " << s.failed_records
+        << " records could not be written to the spool (disk full, or no "
+           "permission): free space or fix the spool directory's "
+           "permissions; PHASELOOP_VERBOSE=1 shows the error on each "
+           "compile\n";
+  }
   if (s.corrupt_files > 0) {
     out << s.corrupt_files << " unreadable spool files left in place\n";
   }
@@ -209,6 +219,7 @@ void PrintStatsJson(const DecisionStats& s, const std::string& spool,
     j["by_outcome"][outcome] = count;
   }
   j["dropped_records"] = s.dropped_records;
+  j["failed_records"] = s.failed_records;
   Json reasons = Json::object();
   for (const auto& [key, count] : s.by_reason) {
     reasons[key.second] = reasons.value(key.second, int64_t{0}) + count;

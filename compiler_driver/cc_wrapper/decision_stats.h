@@ -55,9 +55,10 @@ struct DecisionStats {
   // From the spool's counters, since the zero point.
   int64_t dropped_records = 0;
   int64_t evicted_files = 0;
-  SpoolCounters space;       // as last written (bytes, shipped_bytes)
-  int64_t max_size = 0;      // the cap in effect for this user (0: none)
-  int64_t zeroed_at_ms = 0;  // 0: never zeroed
+  int64_t failed_records = 0;  // the wrapper could not write them
+  SpoolCounters space;         // as last written (bytes, shipped_bytes)
+  int64_t max_size = 0;        // the cap in effect for this user (0: none)
+  int64_t zeroed_at_ms = 0;    // 0: never zeroed
   // With --buffer: counts from the replay buffer (all of it, not zeroed).
   std::string buffer;
 };

@@ -27,11 +27,31 @@
 namespace phaseloop::cc_wrapper {
 namespace {
 
-std::string SpoolDir(const std::string& flag) {
-  if (!flag.empty()) return flag;
+// The spool to read: --spool, which must be a directory (a mistyped path
+// read as an empty spool, "shipped 0", exit 0, in every CI run), else the
+// wrapper's own, which may not exist yet (nothing compiled).
+absl::StatusOr<std::string> SpoolDir(const std::string& flag,
+                                     bool may_be_missing = false) {
+  if (!flag.empty()) {
+    std::error_code error;
+    if (!may_be_missing && !std::filesystem::is_directory(flag, error)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--spool ", flag,
+          ": no such directory; give the spool phaseloop-cc writes "
+          "(PHASELOOP_SPOOL, spool_dir in cc.conf, or the default "
+          "~/.cache/phaseloop/spool)"));
+    }
+    return flag;
+  }
   WrapperConfig config;
   std::string ignored;
   LoadWrapperConfig("", ProcessEnvironment(), &config, &ignored);
+  if (config.spool_dir.empty()) {
+    return absl::FailedPreconditionError(
+        "no spool directory: HOME is unset and the per-user one under /tmp "
+        "is not this user's own private directory; give --spool or set "
+        "PHASELOOP_SPOOL (or HOME)");
+  }
   return config.spool_dir;
 }
 
@@ -49,6 +69,7 @@ struct StatsZero {
   int64_t unix_ms = 0;  // 0: never zeroed
   int64_t dropped_records = 0;
   int64_t evicted_files = 0;
+  int64_t failed_records = 0;
 };
 
 // A missing or unreadable marker is no zero point (everything counts).
@@ -60,6 +81,7 @@ StatsZero ReadStatsZero(const std::string& spool) {
   if (in >> magic >> read.unix_ms >> read.dropped_records >>
           read.evicted_files &&
       magic == kStatsZeroMagic) {
+    if (!(in >> read.failed_records)) read.failed_records = 0;  // older
     zero = read;
   }
   return zero;
@@ -95,7 +117,12 @@ int RunShip(const ShipFlags& flags, std::ostream& out, std::ostream& err) {
            "FILE (a replay buffer on this machine)\n";
     return command::kExitBadInput;
   }
-  const std::string spool = SpoolDir(flags.spool);
+  absl::StatusOr<std::string> spool_dir = SpoolDir(flags.spool);
+  if (!spool_dir.ok()) {
+    err << "phaseloop decisions ship: " << spool_dir.status().message() << "\n";
+    return command::kExitBadInput;
+  }
+  const std::string spool = *spool_dir;
   DecisionBatchSender send;
   std::string destination;
   std::unique_ptr<replay_buffer::DecisionStore> store;
@@ -270,7 +297,13 @@ int RunShow(const ShowFlags& flags, std::ostream& out, std::ostream& err) {
       files.push_back(*std::move(file));
     }
   } else {
-    const std::string spool = SpoolDir(flags.spool);
+    absl::StatusOr<std::string> spool_dir = SpoolDir(flags.spool);
+    if (!spool_dir.ok()) {
+      err << "phaseloop decisions show: " << spool_dir.status().message()
+          << "\n";
+      return command::kExitBadInput;
+    }
+    const std::string spool = *spool_dir;
     absl::StatusOr<SpoolContents> contents =
         ReadSpool(spool, /*with_shipped=*/true);
     if (!contents.ok()) {
@@ -304,16 +337,22 @@ int RunShow(const ShowFlags& flags, std::ostream& out, std::ostream& err) {
 }
 
 int RunStats(const StatsFlags& flags, std::ostream& out, std::ostream& err) {
-  const std::string spool = SpoolDir(flags.spool);
+  absl::StatusOr<std::string> spool_dir =
+      SpoolDir(flags.spool, /*may_be_missing=*/flags.zero);
+  if (!spool_dir.ok()) {
+    err << "phaseloop stats: " << spool_dir.status().message() << "\n";
+    return command::kExitBadInput;
+  }
+  const std::string spool = *spool_dir;
   SpoolCounters counters;
   const bool have_counters = ReadSpoolCounters(spool, &counters);
   const StatsZero zero = ReadStatsZero(spool);
   if (flags.zero) {
     std::error_code ignored;
     std::filesystem::create_directories(spool, ignored);
-    const std::string line = absl::StrCat(kStatsZeroMagic, " ", UnixTimeMs(),
-                                          " ", counters.dropped_records, " ",
-                                          counters.evicted_files, "\n");
+    const std::string line = absl::StrCat(
+        kStatsZeroMagic, " ", UnixTimeMs(), " ", counters.dropped_records, " ",
+        counters.evicted_files, " ", counters.failed_records, "\n");
     absl::Status written =
         files::WriteFileAtomically(spool + "/" + kStatsZeroFile, line);
     if (!written.ok()) {
@@ -339,6 +378,8 @@ int RunStats(const StatsFlags& flags, std::ostream& out, std::ostream& err) {
         std::max<int64_t>(0, counters.dropped_records - zero.dropped_records);
     stats.evicted_files =
         std::max<int64_t>(0, counters.evicted_files - zero.evicted_files);
+    stats.failed_records =
+        std::max<int64_t>(0, counters.failed_records - zero.failed_records);
   }
   stats.zeroed_at_ms = zero.unix_ms;
   stats.max_size = WrapperMaxSize();

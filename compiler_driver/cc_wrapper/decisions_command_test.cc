@@ -225,6 +225,25 @@ TEST(DecisionsCommandTest, ShowPrintsEveryRecordReadably) {
 
 // --zero moves the zero point; it deletes nothing: what was not shipped is
 // still shipped afterwards, and what is shipped stays until space is needed.
+// A mistyped --spool read as an empty spool: "shipped 0 decisions", exit 0,
+// in every CI run.
+TEST(DecisionsCommandTest, AMissingSpoolDirectoryIsBadInput) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string typo = dir + "/spoool", buffer = dir + "/buffer.db";
+  std::ostringstream out, err;
+  EXPECT_EQ(RunShip({typo, buffer}, out, err), 2);
+  EXPECT_NE(err.str().find("--spool " + typo + ": no such directory"),
+            std::string::npos)
+      << err.str();
+  EXPECT_FALSE(std::filesystem::exists(buffer)) << "nothing was created";
+  err.str("");
+  EXPECT_EQ(RunStats({typo, "", false}, out, err), 2);
+  EXPECT_NE(err.str().find("no such directory"), std::string::npos);
+  // --zero makes the spool's zero point before any compile: allowed.
+  EXPECT_EQ(RunStats({typo, "", false, /*zero=*/true}, out, err), 0)
+      << err.str();
+}
+
 TEST(DecisionsCommandTest, ZeroKeepsUnshippedRecords) {
   const std::string dir = testing::MakeTempDir();
   const std::string spool = dir + "/spool", buffer = dir + "/buffer.db";

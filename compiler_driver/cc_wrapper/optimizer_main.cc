@@ -355,8 +355,13 @@ class Optimizer {
       d.set_compile_time_us(MicrosSince(start_));
     }
     std::string error;
-    WriteSpoolFile(config_.spool_dir, batch_.SerializeAsString(), &error,
-                   {batch_.decisions_size(), config_.spool_max_size});
+    if (!WriteSpoolFile(config_.spool_dir, batch_.SerializeAsString(), &error,
+                        {batch_.decisions_size(), config_.spool_max_size}) &&
+        std::getenv("PHASELOOP_VERBOSE") != nullptr) {
+      // Counted in the spool (phaseloop stats) where it can be; said here.
+      std::fprintf(stderr, "phaseloop-cc: decision records not logged: %s\n",
+                   error.c_str());
+    }
   }
 
   // Records why, removes the staged files, runs plain clang.

@@ -47,23 +47,24 @@ class CountersLock {
     ssize_t n = pread(fd_, buffer, sizeof buffer - 1, 0);
     if (n <= 0) return false;
     char magic[64] = {};
-    long long v[4];
-    if (std::sscanf(buffer, "%63s %lld %lld %lld %lld", magic, &v[0], &v[1],
-                    &v[2], &v[3]) != 5 ||
-        std::strcmp(magic, kCountersMagic) != 0) {
-      return false;
-    }
-    *c = {v[0], v[1], v[2], v[3]};
+    long long v[5] = {};
+    // The fifth (failed_records) is newer: a line without it counts 0.
+    const int read = std::sscanf(buffer, "%63s %lld %lld %lld %lld %lld", magic,
+                                 &v[0], &v[1], &v[2], &v[3], &v[4]);
+    if (read < 5 || std::strcmp(magic, kCountersMagic) != 0) return false;
+    *c = {v[0], v[1], v[2], v[3], v[4]};
     return true;
   }
 
   void Write(const SpoolCounters& c) const {
     char buffer[256];
-    int n = std::snprintf(buffer, sizeof buffer, "%s %lld %lld %lld %lld\n",
-                          kCountersMagic, static_cast<long long>(c.bytes),
-                          static_cast<long long>(c.shipped_bytes),
-                          static_cast<long long>(c.dropped_records),
-                          static_cast<long long>(c.evicted_files));
+    int n =
+        std::snprintf(buffer, sizeof buffer, "%s %lld %lld %lld %lld %lld\n",
+                      kCountersMagic, static_cast<long long>(c.bytes),
+                      static_cast<long long>(c.shipped_bytes),
+                      static_cast<long long>(c.dropped_records),
+                      static_cast<long long>(c.evicted_files),
+                      static_cast<long long>(c.failed_records));
     // A failed write leaves a line that does not parse: the next writer
     // measures the spool again.
     if (pwrite(fd_, buffer, n, 0) != n) return;
@@ -186,7 +187,11 @@ bool WriteWithinCap(const std::string& dir, int64_t file_size, int records,
     return false;
   }
   const bool written = write();
-  if (written) c.bytes += need;
+  if (written) {
+    c.bytes += need;
+  } else {
+    c.failed_records += records;
+  }
   lock.Write(c);
   return written;
 }

@@ -38,6 +38,8 @@ struct SpoolCounters {
   int64_t shipped_bytes = 0;    // of which *.shipped
   int64_t dropped_records = 0;  // not written: full of unshipped records
   int64_t evicted_files = 0;    // shipped files deleted to make room
+  int64_t failed_records = 0;   // not written: the file could not be (disk
+                                // full, no permission)
 };
 
 // `file_size` rounded up to whole 4 KiB blocks.
@@ -52,7 +54,8 @@ bool ParseSize(const std::string& text, int64_t* bytes);
 // holding `records` records when the spool (capped at `max_size`; 0 = no
 // cap) can take it, and calls `write` (which returns whether the file was
 // written). When it cannot, counts the records as dropped and returns
-// false with `error` saying so. Accounting problems (no counters file can
+// false with `error` saying so; records `write` failed to write count as
+// failed. Accounting problems (no counters file can
 // be created) never stop a write: `write` then runs without them.
 bool WriteWithinCap(const std::string& dir, int64_t file_size, int records,
                     int64_t max_size, const std::function<bool()>& write,

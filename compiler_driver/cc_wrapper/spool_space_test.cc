@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,38 @@ TEST(SpoolSpaceTest, FullOfUnshippedRecordsDropsNewOnesAndCountsThem) {
   EXPECT_NE(error.find("full of unshipped records"), std::string::npos)
       << error;
   EXPECT_NE(error.find(dir), std::string::npos);
+}
+
+// A disk full, a directory without permission: records the wrapper could
+// not write were lost with no word (phaseloop stats said 0 dropped).
+TEST(SpoolSpaceTest, RecordsThatCouldNotBeWrittenAreCounted) {
+  const std::string dir = testing::MakeTempDir() + "/spool";
+  ASSERT_TRUE(Write(dir, 0));
+  std::string error;
+  EXPECT_FALSE(WriteWithinCap(
+      dir, 100, 3, 0, [] { return false; }, &error));
+  SpoolCounters c;
+  ASSERT_TRUE(ReadSpoolCounters(dir, &c));
+  EXPECT_EQ(c.failed_records, 3);
+  EXPECT_EQ(c.dropped_records, 0);
+  EXPECT_EQ(c.bytes, kBlock);  // the failed file takes no room
+
+  // A counters line from before failed_records counts it 0.
+  const std::string old = testing::MakeTempDir() + "/spool";
+  ASSERT_TRUE(Write(old, 0));
+  {
+    std::ofstream(old + "/" + kCountersFile, std::ios::trunc)
+        << "phaseloop-spool-counters-v1 4096 0 2 1\n";
+  }
+  ASSERT_TRUE(ReadSpoolCounters(old, &c));
+  EXPECT_EQ(c.dropped_records, 2);
+  EXPECT_EQ(c.evicted_files, 1);
+  EXPECT_EQ(c.failed_records, 0);
+
+  // No directory to write to at all (HOME unset, /tmp's taken): an error
+  // saying so, never a file at the filesystem's root.
+  EXPECT_FALSE(WriteSpoolFile("", "x", &error, {1, 0}));
+  EXPECT_NE(error.find("no spool directory"), std::string::npos) << error;
 }
 
 TEST(SpoolSpaceTest, OldestShippedFilesMakeRoomUnshippedNeverDo) {

@@ -127,6 +127,12 @@ std::string EncodeLauncherBatch(const LauncherRecord& record) {
 
 bool WriteSpoolFile(const std::string& dir, const std::string& batch,
                     std::string* error, const SpoolWriteOptions& options) {
+  if (dir.empty()) {
+    *error =
+        "no spool directory: HOME is unset and the per-user one under /tmp "
+        "is not this user's own private directory (set PHASELOOP_SPOOL)";
+    return false;
+  }
   if (!MakeDirs(dir)) {
     *error = "cannot create the spool directory '" + dir +
              "': " + std::strerror(errno);
