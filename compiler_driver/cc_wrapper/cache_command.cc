@@ -74,7 +74,8 @@ int RunCacheClear(const CacheFlags& flags, std::ostream& out,
   absl::StatusOr<OutcomeCacheStats> before = ReadOutcomeCacheStats(dir);
   if (absl::Status cleared = ClearOutcomeCache(dir); !cleared.ok()) {
     err << kName << cleared.message() << "\n";
-    return command::kExitInternal;
+    return absl::IsFailedPrecondition(cleared) ? command::kExitBadInput
+                                               : command::kExitInternal;
   }
   out << "cleared " << (before.ok() ? before->entries : 0) << " choices from "
       << dir << "\n";

@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "common/testing/test_util.h"
@@ -32,6 +34,40 @@ TEST(CacheCommandTest, StatsCountsAndClearEmpties) {
   ASSERT_EQ(RunCacheClear({dir, false}, out, err), 0);
   EXPECT_NE(out.str().find("cleared 3 choices"), std::string::npos);
   EXPECT_EQ(ReadOutcomeCacheStats(dir)->entries, 0);
+}
+
+// `cache clear --dir D` removed whatever D/outcomes held (a project's own
+// outcomes/ folder): only the cache's own files go, or nothing does.
+TEST(CacheCommandTest, ClearRemovesOnlyTheCachesOwnFiles) {
+  const std::string dir = testing::MakeTempDir();
+  ASSERT_TRUE(std::filesystem::create_directories(dir + "/outcomes/q3"));
+  std::ofstream(dir + "/outcomes/q3/report.txt") << "data\n";
+  std::ostringstream out, err;
+  EXPECT_EQ(RunCacheClear({dir, false}, out, err), 2);
+  EXPECT_NE(err.str().find("not outcome-cache entries"), std::string::npos)
+      << err.str();
+  EXPECT_NE(err.str().find("outcomes/q3"), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(dir + "/outcomes/q3/report.txt"));
+
+  // A cache with a write under way (another compile's temporary file):
+  // entries go, the write is left to finish; stats count entries only.
+  const std::string cache_dir = testing::MakeTempDir();
+  OutcomeCache cache(cache_dir, std::string("opt:test"));
+  PolicyDecision decision;
+  decision.pipeline = "default<Oz>";
+  decision.measured_pipelines = {{"default<Oz>", 100}};
+  OutcomeLookup lookup = cache.Lookup("m1", "Oz", {}, "s");
+  ASSERT_EQ(cache.Store(lookup, decision), "");
+  const std::string sub = cache_dir + "/outcomes/" + lookup.key.substr(0, 2);
+  const std::string writing = sub + "/.tmp-" + lookup.key + ".123.0";
+  std::ofstream(writing) << "partial";
+  EXPECT_EQ(ReadOutcomeCacheStats(cache_dir)->entries, 1);
+  out.str("");
+  ASSERT_EQ(RunCacheClear({cache_dir, false}, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("cleared 1 choices"), std::string::npos)
+      << out.str();
+  EXPECT_EQ(ReadOutcomeCacheStats(cache_dir)->entries, 0);
+  EXPECT_TRUE(std::filesystem::exists(writing));
 }
 
 // The cap the wrapper applies comes from one reader; a value it cannot read

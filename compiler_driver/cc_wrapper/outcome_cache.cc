@@ -11,6 +11,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/files/atomic_file.h"
 #include "common/files/user_dirs.h"
 #include "compiler_driver/cc_wrapper/cache_fields.h"
@@ -51,7 +52,60 @@ namespace fs = std::filesystem;
 constexpr char kMagic[] = "phaseloop-outcome";
 
 // Keeps the files of `subdir` within `budget` bytes, oldest removed first.
-void TrimSubdirectory(const fs::path& subdir, int64_t budget) {
+bool IsHex(const std::string& s) {
+  return !s.empty() && s.find_first_not_of("0123456789abcdef") == s.npos;
+}
+
+// An entry's name in its subdirectory: 32 hex digits beginning with the
+// subdirectory's two.
+bool IsEntryName(const std::string& subdir, const std::string& name) {
+  return name.size() == 32 && IsHex(name) && name.compare(0, 2, subdir) == 0;
+}
+
+// What a store leaves in a subdirectory: entries, and atomic writes of
+// entries under way (files::TempPathFor: ".tmp-<key>.<pid>.<n>").
+bool IsCacheFile(const std::string& subdir, const std::string& name) {
+  if (IsEntryName(subdir, name)) return true;
+  const std::string prefix = files::kTempFilePrefix;
+  return name.compare(0, prefix.size(), prefix) == 0 &&
+         name.size() > prefix.size() + 32 &&
+         IsEntryName(subdir, name.substr(prefix.size(), 32)) &&
+         name[prefix.size() + 32] == '.';
+}
+
+bool IsSubdirectoryName(const std::string& name) {
+  return name.size() == 2 && IsHex(name);
+}
+
+// Every file under `root` (DIR/outcomes) that is not the cache's own, up
+// to `max` of them.
+std::vector<std::string> ForeignFiles(const fs::path& root, size_t max) {
+  std::vector<std::string> foreign;
+  std::error_code ec;
+  for (const fs::directory_entry& sub : fs::directory_iterator(root, ec)) {
+    const std::string sub_name = sub.path().filename().string();
+    if (!IsSubdirectoryName(sub_name) || !sub.is_directory(ec) ||
+        sub.is_symlink(ec)) {
+      foreign.push_back(sub.path().string());
+    } else {
+      for (const fs::directory_entry& e : fs::directory_iterator(sub, ec)) {
+        if (!e.is_regular_file(ec) || e.is_symlink(ec) ||
+            !IsCacheFile(sub_name, e.path().filename().string())) {
+          foreign.push_back(e.path().string());
+        }
+        if (foreign.size() >= max) break;
+      }
+    }
+    if (foreign.size() >= max) break;
+  }
+  return foreign;
+}
+
+// Removes the least recently used entries of `subdir` beyond `budget`
+// bytes, never `keep` (the entry just stored: a budget below one entry
+// evicted every entry as it was written).
+void TrimSubdirectory(const fs::path& subdir, int64_t budget,
+                      const fs::path& keep) {
   std::error_code ec;
   struct Entry {
     fs::file_time_type time;
@@ -60,8 +114,13 @@ void TrimSubdirectory(const fs::path& subdir, int64_t budget) {
   };
   std::vector<Entry> entries;
   int64_t total = 0;
+  const std::string subdir_name = subdir.filename().string();
   for (const fs::directory_entry& e : fs::directory_iterator(subdir, ec)) {
-    if (!e.is_regular_file(ec)) continue;
+    // Another compile's write under way is not an entry to trim.
+    if (!e.is_regular_file(ec) ||
+        !IsEntryName(subdir_name, e.path().filename().string())) {
+      continue;
+    }
     const int64_t size = static_cast<int64_t>(e.file_size(ec));
     entries.push_back({e.last_write_time(ec), size, e.path()});
     total += size;
@@ -72,6 +131,7 @@ void TrimSubdirectory(const fs::path& subdir, int64_t budget) {
   });
   for (const Entry& e : entries) {
     if (total <= budget) break;
+    if (e.path == keep) continue;
     if (fs::remove(e.path, ec)) total -= e.size;
   }
 }
@@ -206,7 +266,7 @@ std::string OutcomeCache::Store(const OutcomeLookup& miss,
   if (!stored.ok()) {
     return absl::StrCat("outcome cache: not stored: ", stored.message());
   }
-  TrimSubdirectory(subdir, std::max<int64_t>(1, max_bytes_ / 256));
+  TrimSubdirectory(subdir, std::max<int64_t>(1, max_bytes_ / 256), path);
   return "";
 }
 
@@ -218,7 +278,11 @@ absl::StatusOr<OutcomeCacheStats> ReadOutcomeCacheStats(
   if (!fs::exists(root, ec)) return stats;
   for (auto it = fs::recursive_directory_iterator(root, ec);
        !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (!it->is_regular_file(ec)) continue;
+    if (!it->is_regular_file(ec) ||
+        !IsEntryName(it->path().parent_path().filename().string(),
+                     it->path().filename().string())) {
+      continue;  // a write under way, or not the cache's
+    }
     ++stats.entries;
     stats.bytes += static_cast<int64_t>(it->file_size(ec));
   }
@@ -230,11 +294,36 @@ absl::StatusOr<OutcomeCacheStats> ReadOutcomeCacheStats(
 }
 
 absl::Status ClearOutcomeCache(const std::string& dir) {
+  const fs::path root = fs::path(dir) / "outcomes";
   std::error_code ec;
-  fs::remove_all(fs::path(dir) / "outcomes", ec);
+  if (!fs::exists(root, ec)) return absl::OkStatus();
+  // A --dir naming the wrong directory lost whatever its outcomes/ held.
+  if (std::vector<std::string> foreign = ForeignFiles(root, 3);
+      !foreign.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        root.string(), " holds files that are not outcome-cache entries (",
+        absl::StrJoin(foreign, ", "),
+        "): nothing cleared; give --dir the outcome cache's own directory"));
+  }
+  // Entry by entry: compiles storing meanwhile keep their subdirectories.
+  for (const fs::directory_entry& sub : fs::directory_iterator(root, ec)) {
+    for (const fs::directory_entry& e : fs::directory_iterator(sub, ec)) {
+      if (IsEntryName(sub.path().filename().string(),
+                      e.path().filename().string())) {
+        std::error_code removed;
+        fs::remove(e.path(), removed);
+        if (removed && removed != std::errc::no_such_file_or_directory) {
+          return absl::InternalError(absl::StrCat(
+              "cannot remove ", e.path().string(), ": ", removed.message()));
+        }
+      }
+    }
+    std::error_code not_empty;  // a store under way: left for it
+    fs::remove(sub.path(), not_empty);
+  }
   if (ec) {
     return absl::InternalError(
-        absl::StrCat("cannot clear ", dir, "/outcomes: ", ec.message()));
+        absl::StrCat("cannot clear ", root.string(), ": ", ec.message()));
   }
   return absl::OkStatus();
 }

@@ -20,8 +20,9 @@
 // none; two writing one key write equal bytes). Bounded like ccache: each of
 // the 256 subdirectories may hold max_bytes/256; after a store, entries of
 // that subdirectory are removed oldest first (by modification time; a hit
-// touches its entry) until it fits. `phaseloop cache stats|clear` reads and
-// empties it. Thread-compatible; safe across processes.
+// touches its entry) until it fits, never the entry just stored (so a cap
+// below 256 entries holds one per subdirectory). `phaseloop cache
+// stats|clear` reads and empties it, touching only the cache's own files. Thread-compatible; safe across processes.
 
 #include <cstdint>
 #include <optional>
@@ -111,6 +112,8 @@ struct OutcomeCacheStats {
 };
 absl::StatusOr<OutcomeCacheStats> ReadOutcomeCacheStats(const std::string& dir);
 // Removes every entry (DIR/outcomes); the directory itself stays.
+// FailedPrecondition, nothing removed, when DIR/outcomes holds anything
+// that is not the cache's own (a --dir naming another directory).
 absl::Status ClearOutcomeCache(const std::string& dir);
 
 // A policy runner that consults `cache` before `inner` when `inner`

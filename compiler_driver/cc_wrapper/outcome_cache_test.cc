@@ -99,17 +99,33 @@ TEST(OutcomeCacheTest, StoresTrimTheOldestEntriesOfTheirSubdirectory) {
   const fs::path subdir = fs::path(cache.EntryPath(miss.key)).parent_path();
   fs::create_directories(subdir);
   const std::string filler(entry, 'x');
+  // Entries' names: 32 hex digits beginning with their subdirectory's two.
+  const std::string sub = subdir.filename().string();
+  const std::string older = sub + std::string(30, 'a');
+  const std::string old = sub + std::string(30, 'b');
   for (const auto& [name, age] :
-       std::vector<std::pair<std::string, int>>{{"older", 200}, {"old", 100}}) {
+       std::vector<std::pair<std::string, int>>{{older, 200}, {old, 100}}) {
     std::ofstream((subdir / name).string()) << filler;
     struct utimbuf times;
     times.actime = times.modtime = time(nullptr) - age;
     ASSERT_EQ(utime((subdir / name).c_str(), &times), 0);
   }
   EXPECT_EQ(cache.Store(miss, Measured()), "");
-  EXPECT_FALSE(fs::exists(subdir / "older"));
-  EXPECT_TRUE(fs::exists(subdir / "old"));
+  EXPECT_FALSE(fs::exists(subdir / older));
+  EXPECT_TRUE(fs::exists(subdir / old));
   EXPECT_EQ(cache.Lookup("m", "Oz", {}, "s").outcome, "hit");
+}
+
+// A cap smaller than 256 entries left each subdirectory less room than one
+// entry: every store evicted the entry it had just written ("0 choices",
+// everything "measured and stored"). The newest is kept.
+TEST(OutcomeCacheTest, ASmallCapKeepsTheEntryJustStored) {
+  const std::string dir = testing::MakeTempDir();
+  OutcomeCache cache(dir, std::string("opt:test"), /*max_bytes=*/1000);
+  for (const char* module : {"m1", "m2", "m3"}) {
+    EXPECT_EQ(cache.Store(cache.Lookup(module, "Oz", {}, "s"), Measured()), "");
+    EXPECT_EQ(cache.Lookup(module, "Oz", {}, "s").outcome, "hit") << module;
+  }
 }
 
 // A policy whose decision is cheap (no OutcomeSpec) is never cached.
