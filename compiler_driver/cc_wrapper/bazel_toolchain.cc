@@ -132,6 +132,16 @@ absl::StatusOr<std::string> CheckedCc(const std::string& cc) {
                      "path of phaseloop-cc "
                      "(bazel-bin/compiler_driver/cc_wrapper/phaseloop-cc)"));
   }
+  // The `phaseloop` command itself passed this check, and every compile
+  // then failed on its unknown --phaseloop-policy option.
+  if (const std::string name = fs::path(cc).filename().string();
+      name != "phaseloop-cc" && name != "phaseloop-c++") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--cc '", cc,
+                     "' is not phaseloop-cc; pass the compiler wrapper "
+                     "(bazel-bin/compiler_driver/cc_wrapper/phaseloop-cc, or "
+                     "PREFIX/bin/phaseloop-cc after tools/install.sh)"));
+  }
   // The wrapper finds its optimizer next to its resolved executable.
   fs::path opt = fs::weakly_canonical(cc).parent_path() / "phaseloop-cc-opt";
   if (access(opt.c_str(), X_OK) != 0) {
@@ -144,6 +154,48 @@ absl::StatusOr<std::string> CheckedCc(const std::string& cc) {
   return fs::absolute(cc).lexically_normal().string();
 }
 
+// The spec line of a --policy file, checked here so a typo fails the
+// generator, not every compile (each failed open to plain clang without a
+// word on the console): baseline, fixed:<pipeline>, or artifact:<file> in
+// the package (Bazel neither tracks nor ships to remote executors a file
+// outside it: a fixed artifact left plain-clang objects in place).
+absl::Status CheckPackagePolicySpec(absl::string_view spec,
+                                    const std::string& policy_file,
+                                    const fs::path& package) {
+  auto bad = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--policy file '", policy_file, "': '", spec, "' ", why));
+  };
+  if (spec == "baseline") return absl::OkStatus();
+  if (absl::StartsWith(spec, "fixed:")) {
+    if (spec.size() > 6) return absl::OkStatus();
+    return bad("names no pipeline; write e.g. fixed:default<Oz>");
+  }
+  if (absl::ConsumePrefix(&spec, "artifact:")) {
+    const fs::path file(std::string(spec.substr(0, spec.find('?'))));
+    bool escapes = file.empty() || file.is_absolute();
+    for (const fs::path& part : file) escapes = escapes || part == "..";
+    if (escapes) {
+      return bad(
+          "names an artifact outside the toolchain package, which Bazel "
+          "neither tracks as an input nor ships to remote executors; pass "
+          "the artifact with --artifact FILE instead (it is copied into the "
+          "package)");
+    }
+    if (!fs::is_regular_file(package / file)) {
+      return bad(absl::StrCat(
+          "names ", (package / file).string(),
+          ", which is not in the package; pass the artifact with --artifact "
+          "FILE (copied beside the policy)"));
+    }
+    return absl::OkStatus();
+  }
+  return bad(
+      "is not a policy the toolchain can run; write baseline, "
+      "fixed:<pipeline> or artifact:<file in the package> (or pass a learned "
+      "artifact with --artifact FILE)");
+}
+
 absl::StatusOr<std::string> PolicyContent(const BazelToolchainOptions& options,
                                           const fs::path& existing) {
   if (options.policy_file.empty()) {
@@ -153,9 +205,20 @@ absl::StatusOr<std::string> PolicyContent(const BazelToolchainOptions& options,
   absl::StatusOr<std::string> text =
       ReadFile(options.policy_file, "--policy file");
   if (!text.ok()) return text.status();
+  // A table or an artifact given as the policy file runs as it is.
+  if (absl::StartsWith(*text, "# phaseloop policy table") ||
+      absl::StartsWith(*text, "phaseloop-policy\n")) {
+    return text;
+  }
   for (absl::string_view line : absl::StrSplit(*text, '\n')) {
     line = absl::StripAsciiWhitespace(line);
-    if (!line.empty() && line.front() != '#') return text;
+    if (line.empty() || line.front() == '#') continue;
+    if (absl::Status spec = CheckPackagePolicySpec(line, options.policy_file,
+                                                   existing.parent_path());
+        !spec.ok()) {
+      return spec;
+    }
+    return text;
   }
   return absl::InvalidArgumentError(
       absl::StrCat("--policy file '", options.policy_file,
@@ -378,6 +441,7 @@ absl::StatusOr<BazelToolchain> WriteBazelToolchain(
   build.tool_paths = ToolPaths();
   build.use_lld = !FindProgram("ld.lld-16").empty();
   CcWrapperSettings wrapper{*cc, *fingerprint, clang, *spool, *outcomes};
+  wrapper.optimizer = (cc_dir / "phaseloop-cc-opt").string();
   if (has_trust) {
     wrapper.trust_file = absl::StrCat(
         build.package.empty() ? "" : build.package + "/", kTrustFileName);

@@ -187,20 +187,26 @@ export PHASELOOP_OUTCOME_CACHE="${PHASELOOP_OUTCOME_CACHE-$outcomes}"
                 "# Only artifacts the package's trust file accepts run (the "
                 "rest: plain clang).\nexport PHASELOOP_TRUST_FILE=",
                 process::ShellQuote(s.trust_file), "\n"),
-      R"x(if [ -x "$phaseloop_cc" ]; then
+      "optimizer=",
+      process::ShellQuote(s.optimizer.empty()
+                              ? std::filesystem::path(s.phaseloop_cc)
+                                    .parent_path()
+                                    .append("phaseloop-cc-opt")
+                                    .string()
+                              : s.optimizer),
+      R"x(
+if [ -x "$phaseloop_cc" ] && [ -x "$optimizer" ]; then
   exec "$phaseloop_cc" "$@"
 fi
-# phaseloop-cc is gone (cleaned, moved): fail open to plain clang.
-echo "phaseloop: $phaseloop_cc is missing; compiling with plain $clang" \
-  "(rerun \`phaseloop toolchain bazel\` with --cc)" >&2
-for arg in "$@"; do
-  shift
-  case "$arg" in
-    --phaseloop-*) ;;
-    *) set -- "$@" "$arg" ;;
-  esac
-done
-exec "$clang" "$@"
+# phaseloop-cc or its optimiser is gone (cleaned, moved). Plain clang here
+# would be cached (locally, remotely) as this action's phaseloop output and
+# served after the install is back: the action fails instead.
+missing="$phaseloop_cc"
+[ -x "$phaseloop_cc" ] && missing="$optimizer"
+echo "phaseloop: $missing is missing or not executable: reinstall" \
+  "phaseloop (tools/install.sh), or rerun \`phaseloop toolchain bazel\`" \
+  "with --cc naming an installed phaseloop-cc" >&2
+exit 1
 )x");
 }
 

@@ -58,12 +58,15 @@ struct CcWrapperSettings {
   std::string outcome_cache_dir;  // absolute; "" = the cache off
   // Execroot-relative path of the package's trust file; "" = none.
   std::string trust_file;
+  // phaseloop-cc-opt beside phaseloop-cc's resolved path; "" = beside
+  // phaseloop_cc.
+  std::string optimizer;
 };
 
 // cc_wrapper.sh: exports PHASELOOP_SPOOL and PHASELOOP_OUTCOME_CACHE
 // (unless the action environment has them) and PATH, then execs phaseloop-cc;
-// without phaseloop-cc, warns and execs plain clang with the --phaseloop-*
-// flags removed.
+// without phaseloop-cc or phaseloop-cc-opt the action fails naming the
+// missing file (plain clang's object would be cached as this action's).
 std::string RenderCcWrapper(const CcWrapperSettings& settings);
 
 }  // namespace phaseloop::cc_wrapper

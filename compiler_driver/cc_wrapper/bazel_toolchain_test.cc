@@ -18,6 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 std::string Read(const fs::path& path) {
@@ -167,15 +168,25 @@ TEST_F(BazelToolchainTest, WithoutHomeTheOutcomeCacheIsBesideTheSpool) {
   EXPECT_TRUE(fs::is_directory(root_ / "work" / "outcomes"));
 }
 
-TEST_F(BazelToolchainTest, CcWrapperFailsOpenToClangWithoutPhaseloopCc) {
+// A plain-clang object in place of phaseloop-cc's was cached (disk and
+// remote caches) under the action's key and served after the install came
+// back: without the wrapper or its optimiser the action fails, naming it.
+TEST_F(BazelToolchainTest, CcWrapperFailsWithoutPhaseloopCcOrItsOptimiser) {
   ASSERT_TRUE(WriteBazelToolchain(options_).ok());
-  fs::remove(root_ / "bin" / "phaseloop-cc");
-  const std::string output =
-      RunSh((root_ / "ws" / "tools" / "phaseloop" / "cc_wrapper.sh").string() +
-            " --phaseloop-policy=tools/phaseloop/policy --version");
-  EXPECT_THAT(output,
-              HasSubstr("phaseloop-cc is missing; compiling with plain"));
-  EXPECT_THAT(output, HasSubstr("clang version 16"));  // the flag was dropped
+  const std::string wrapper =
+      (root_ / "ws" / "tools" / "phaseloop" / "cc_wrapper.sh").string();
+  for (const char* gone : {"phaseloop-cc-opt", "phaseloop-cc"}) {
+    fs::remove(root_ / "bin" / gone);
+    const std::string output =
+        RunSh(wrapper +
+              " --phaseloop-policy=tools/phaseloop/policy --version 2>&1; "
+              "echo exit=$?");
+    EXPECT_THAT(output, HasSubstr((root_ / "bin" / gone).string() +
+                                  " is missing or not executable"))
+        << output;
+    EXPECT_THAT(output, HasSubstr("exit=1"));
+    EXPECT_THAT(output, Not(HasSubstr("clang version")));
+  }
 }
 
 TEST_F(BazelToolchainTest, CopiesAPolicyAndKeepsItOnRerun) {
@@ -266,7 +277,8 @@ TEST_F(BazelToolchainTest, WithoutATrustFileTheScriptIsUnchanged) {
   EXPECT_THAT(Read(root_ / "ws" / "tools" / "phaseloop" / "cc_wrapper.sh"),
               ::testing::Not(HasSubstr("PHASELOOP_TRUST_FILE")));
   EXPECT_THAT(Read(root_ / "ws" / "tools" / "phaseloop" / "cc_wrapper.sh"),
-              HasSubstr("PHASELOOP_OUTCOME_CACHE-$outcomes}\"\nif [ -x"));
+              HasSubstr("PHASELOOP_OUTCOME_CACHE-$outcomes}\"\n"
+                        "optimizer="));
 }
 
 TEST_F(BazelToolchainTest, RejectsBadInput) {
@@ -282,6 +294,14 @@ TEST_F(BazelToolchainTest, RejectsBadInput) {
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(status.message(), HasSubstr("not inside a Bazel workspace"));
 
+  BazelToolchainOptions cli = options_;
+  Write(root_ / "bin" / "phaseloop", "#!/bin/sh\n");
+  fs::permissions(root_ / "bin" / "phaseloop", fs::perms::owner_all);
+  cli.cc = (root_ / "bin" / "phaseloop").string();
+  status = WriteBazelToolchain(cli).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("is not phaseloop-cc"));
+
   BazelToolchainOptions no_opt = options_;
   fs::remove(root_ / "bin" / "phaseloop-cc-opt");
   status = WriteBazelToolchain(no_opt).status();
@@ -296,6 +316,27 @@ TEST_F(BazelToolchainTest, RejectsBadInput) {
   status = WriteBazelToolchain(empty_policy).status();
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(status.message(), HasSubstr("no spec line"));
+
+  // A typo'd spec, and an artifact outside the package (neither a Bazel
+  // input nor on a remote executor): each compile failed open silently.
+  for (const auto& [spec, why] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"fixd:default<Oz>", "is not a policy the toolchain can run"},
+           {"fixed:", "names no pipeline"},
+           {"artifact:/tmp/abs.plpolicy?mode=topk",
+            "outside the toolchain package"},
+           {"artifact:../up.plpolicy", "outside the toolchain package"},
+           {"artifact:absent.plpolicy", "not in the package"},
+           {"table:hashes.tsv", "is not a policy the toolchain can run"}}) {
+    BazelToolchainOptions typo = options_;
+    Write(root_ / "typo_policy", "# mine\n" + spec + "\n");
+    typo.policy_file = (root_ / "typo_policy").string();
+    status = WriteBazelToolchain(typo).status();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << spec;
+    EXPECT_THAT(status.message(), HasSubstr(why)) << spec;
+    EXPECT_FALSE(fs::exists(root_ / "ws" / "tools" / "phaseloop" / "policy"))
+        << spec << ": nothing written";
+  }
 
   // A BUILD file the user wrote is never overwritten.
   Write(root_ / "ws" / "tools" / "phaseloop" / "BUILD",

@@ -18,6 +18,7 @@
 #include "compiler_driver/cc_wrapper/policy.h"
 #include "compiler_driver/policy_runtime/artifact_trust.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
+#include "compiler_driver/policy_runtime/topk_defaults.h"
 
 namespace phaseloop::cc_wrapper {
 namespace {
@@ -97,7 +98,9 @@ int RunToolchainBazel(BazelToolchainOptions options) {
             << " (edit it to change the policy; Bazel recompiles)\n";
   if (!artifact_version.empty()) {
     std::cout << "artifact:  " << options.artifact_file << " (policy_version "
-              << artifact_version << ", topk k=4, 1 s per file)\n";
+              << artifact_version << ", topk k=" << policy_runtime::kDefaultTopK
+              << ", a budget of " << policy_runtime::kDefaultTopKBudget
+              << " IR instructions of work per file, never the clock)\n";
   }
   if (!toolchain->trust_path.empty()) {
     std::cout << "trust:     " << toolchain->trust_path
