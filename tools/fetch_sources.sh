@@ -19,6 +19,10 @@ set -euo pipefail
 cache="${PHASELOOP_CACHE:-${HOME}/.cache/phaseloop}"
 dest="${cache}/debian-src"
 apt_dir="${cache}/apt-src"
+case "${1:-}" in
+  -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+  -*) echo "fetch_sources.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
+esac
 packages=("$@")
 [ ${#packages[@]} -gt 0 ] || packages=(bzip2 zlib)
 

@@ -6,7 +6,6 @@
 #   tools/install.sh [--prefix DIR]      (default: $HOME/.local)
 # phaseloop-cc finds phaseloop-cc-opt beside itself: keep them together.
 set -euo pipefail
-cd "$(dirname "$0")/.."
 
 prefix="$HOME/.local"
 while [[ $# -gt 0 ]]; do
@@ -17,8 +16,17 @@ while [[ $# -gt 0 ]]; do
     *) echo "install.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
+# Relative to the caller's directory, and ~ as a shell would read it.
+case "$prefix" in
+  "~") prefix="$HOME" ;;
+  "~/"*) prefix="$HOME/${prefix#\~/}" ;;
+esac
+mkdir -p "$prefix"
+prefix="$(cd "$prefix" && pwd)"
+cd "$(dirname "$0")/.."
 
-tools/setup.sh
+# The binaries need no Debian source packages (those are for the tests).
+tools/setup.sh --no-sources
 targets=(//tools:phaseloop //compiler_driver/cc_wrapper:phaseloop-cc
          //compiler_driver/cc_wrapper:phaseloop-c++
          //compiler_driver/cc_wrapper:phaseloop-cc-opt
