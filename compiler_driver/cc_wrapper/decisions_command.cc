@@ -254,30 +254,71 @@ void PrintBlock(const SpoolFile& file, const v1::Decision& d,
 
 // Every set field by its proto name; int64s as numbers, the outcome by
 // OutcomeName; then where the record is.
-nlohmann::ordered_json DecisionJson(const SpoolFile& file,
-                                    const v1::Decision& d) {
-  nlohmann::ordered_json j;
-  const google::protobuf::Reflection* reflection = d.GetReflection();
+nlohmann::ordered_json MessageJson(const google::protobuf::Message& m);
+
+// One value of field `f` (element `index` of a repeated one, else -1), of
+// any type: every field set is shown (repeated messages such as
+// topk_measured came out as []).
+nlohmann::ordered_json FieldJson(const google::protobuf::Message& m,
+                                 const google::protobuf::FieldDescriptor* f,
+                                 int index) {
+  using FD = google::protobuf::FieldDescriptor;
+  const google::protobuf::Reflection* r = m.GetReflection();
+  const bool rep = index >= 0;
+  switch (f->cpp_type()) {
+    case FD::CPPTYPE_INT32:
+      return rep ? r->GetRepeatedInt32(m, f, index) : r->GetInt32(m, f);
+    case FD::CPPTYPE_INT64:
+      return rep ? r->GetRepeatedInt64(m, f, index) : r->GetInt64(m, f);
+    case FD::CPPTYPE_UINT32:
+      return rep ? r->GetRepeatedUInt32(m, f, index) : r->GetUInt32(m, f);
+    case FD::CPPTYPE_UINT64:
+      return rep ? r->GetRepeatedUInt64(m, f, index) : r->GetUInt64(m, f);
+    case FD::CPPTYPE_DOUBLE:
+      return rep ? r->GetRepeatedDouble(m, f, index) : r->GetDouble(m, f);
+    case FD::CPPTYPE_FLOAT:
+      return rep ? r->GetRepeatedFloat(m, f, index) : r->GetFloat(m, f);
+    case FD::CPPTYPE_BOOL:
+      return rep ? r->GetRepeatedBool(m, f, index) : r->GetBool(m, f);
+    case FD::CPPTYPE_ENUM: {
+      const google::protobuf::EnumValueDescriptor* value =
+          rep ? r->GetRepeatedEnum(m, f, index) : r->GetEnum(m, f);
+      if (f->enum_type() == v1::DecisionOutcome_descriptor()) {
+        return OutcomeName(static_cast<v1::DecisionOutcome>(value->number()));
+      }
+      return value->name();
+    }
+    case FD::CPPTYPE_STRING:
+      return rep ? r->GetRepeatedString(m, f, index) : r->GetString(m, f);
+    case FD::CPPTYPE_MESSAGE:
+      return MessageJson(rep ? r->GetRepeatedMessage(m, f, index)
+                             : r->GetMessage(m, f));
+  }
+  return nullptr;
+}
+
+nlohmann::ordered_json MessageJson(const google::protobuf::Message& m) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  const google::protobuf::Reflection* reflection = m.GetReflection();
   std::vector<const google::protobuf::FieldDescriptor*> fields;
-  reflection->ListFields(d, &fields);
+  reflection->ListFields(m, &fields);
   for (const google::protobuf::FieldDescriptor* f : fields) {
-    using FD = google::protobuf::FieldDescriptor;
     if (f->is_repeated()) {
       nlohmann::ordered_json values = nlohmann::ordered_json::array();
-      for (int i = 0; i < reflection->FieldSize(d, f); ++i) {
-        if (f->cpp_type() == FD::CPPTYPE_INT64) {
-          values.push_back(reflection->GetRepeatedInt64(d, f, i));
-        }
+      for (int i = 0; i < reflection->FieldSize(m, f); ++i) {
+        values.push_back(FieldJson(m, f, i));
       }
       j[f->name()] = values;
-    } else if (f->cpp_type() == FD::CPPTYPE_INT64) {
-      j[f->name()] = reflection->GetInt64(d, f);
-    } else if (f->cpp_type() == FD::CPPTYPE_ENUM) {
-      j[f->name()] = OutcomeName(d.outcome());
-    } else if (f->cpp_type() == FD::CPPTYPE_STRING) {
-      j[f->name()] = reflection->GetString(d, f);
+    } else {
+      j[f->name()] = FieldJson(m, f, -1);
     }
   }
+  return j;
+}
+
+nlohmann::ordered_json DecisionJson(const SpoolFile& file,
+                                    const v1::Decision& d) {
+  nlohmann::ordered_json j = MessageJson(d);
   j["spool_file"] = file.path;
   j["shipped"] = file.shipped;
   return j;

@@ -213,6 +213,9 @@ TEST(DecisionsCommandTest, ShowPrintsEveryRecordReadably) {
       EXPECT_NE(line.find("\"oz_alloc_size\":10787"), std::string::npos)
           << line;
       EXPECT_NE(line.find("\"shipped\":false"), std::string::npos) << line;
+      // Repeated messages too (topk_measured came out as []).
+      EXPECT_NE(line.find("\"topk_measured\":[{"), std::string::npos) << line;
+      EXPECT_NE(line.find("10787"), std::string::npos) << line;
     }
   }
   EXPECT_EQ(records, 3);
