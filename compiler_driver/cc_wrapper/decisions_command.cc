@@ -252,8 +252,8 @@ void PrintBlock(const SpoolFile& file, const v1::Decision& d,
   }
 }
 
-// Every set field by its proto name; int64s as numbers, the outcome by
-// OutcomeName; then where the record is.
+// Every set field by its proto name: numbers as numbers, the outcome by
+// OutcomeName, other enums by name, messages as objects.
 nlohmann::ordered_json MessageJson(const google::protobuf::Message& m);
 
 // One value of field `f` (element `index` of a repeated one, else -1), of
@@ -316,6 +316,7 @@ nlohmann::ordered_json MessageJson(const google::protobuf::Message& m) {
   return j;
 }
 
+// A record's fields, then where the record is.
 nlohmann::ordered_json DecisionJson(const SpoolFile& file,
                                     const v1::Decision& d) {
   nlohmann::ordered_json j = MessageJson(d);
