@@ -133,14 +133,24 @@ int RunShip(const ShipFlags& flags, std::ostream& out, std::ostream& err) {
       return command::kExitBadInput;
     }
     store = *std::move(opened);
-    // All files in one transaction: all stored, or none.
+    // All files in one transaction; when it fails, file by file, so one
+    // file's bad record (no decision_id) does not hold back every other
+    // file at every run: that file stays, named with its reason.
     send = [&store](const std::vector<const v1::DecisionBatch*>& batches) {
       std::vector<v1::Decision> decisions;
       for (const v1::DecisionBatch* batch : batches) {
         for (const v1::Decision& d : batch->decisions()) decisions.push_back(d);
       }
-      return std::vector<absl::Status>(batches.size(),
-                                       store->Upsert(decisions));
+      absl::Status together = store->Upsert(decisions);
+      if (together.ok() || batches.size() == 1) {
+        return std::vector<absl::Status>(batches.size(), together);
+      }
+      std::vector<absl::Status> each;
+      for (const v1::DecisionBatch* batch : batches) {
+        each.push_back(store->Upsert(std::vector<v1::Decision>(
+            batch->decisions().begin(), batch->decisions().end())));
+      }
+      return each;
     };
     destination = flags.buffer;
   } else {
@@ -164,16 +174,21 @@ int RunShip(const ShipFlags& flags, std::ostream& out, std::ostream& err) {
         << " (not a DecisionBatch; inspect or delete it)\n";
   }
   const size_t files = shipment->shipped.size() + shipment->kept.size();
-  if (!shipment->kept.empty() && !flags.buffer.empty()) {
-    err << "phaseloop decisions ship: nothing shipped, the spool is "
-           "untouched: "
-        << shipment->kept.front().second.message() << "\n";
-    return command::kExitInternal;
-  }
   out << "shipped " << shipment->decisions << " decisions from "
       << shipment->shipped.size() << " spool files in " << spool << " to "
       << destination << "\n";
   if (shipment->kept.empty()) return command::kExitOk;
+  if (!flags.buffer.empty()) {
+    err << "phaseloop decisions ship: " << shipment->kept.size() << " of "
+        << files << " spool files were not stored in " << flags.buffer
+        << "; they stay unshipped in " << spool << ":\n";
+    for (const auto& [path, status] : shipment->kept) {
+      err << "  " << path << ": " << status.message() << "\n";
+    }
+    err << "Look at a file with `phaseloop decisions show FILE`; move a "
+           "damaged one out of the spool, then ship again.\n";
+    return command::kExitInternal;
+  }
   err << "phaseloop decisions ship: " << shipment->kept.size() << " of "
       << files << " spool files were not delivered to " << destination << ": "
       << shipment->kept.front().second.message() << "\nThey stay unshipped in "

@@ -228,6 +228,36 @@ TEST(DecisionsCommandTest, ShowPrintsEveryRecordReadably) {
 
 // --zero moves the zero point; it deletes nothing: what was not shipped is
 // still shipped afterwards, and what is shipped stays until space is needed.
+// One spool file with a record the buffer refuses (no decision_id) held
+// back every other file at every run, and was not named: the rest ship, it
+// stays, named with the reason.
+TEST(DecisionsCommandTest, OneBadFileDoesNotHoldBackTheRest) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string spool = dir + "/spool", buffer = dir + "/buffer.db";
+  Spool(spool, Outcome::kPassThrough, "not_compile_only");
+  Spool(spool, Outcome::kFailOpen, "optimizer_crashed");
+  v1::DecisionBatch bad;
+  bad.add_decisions()->set_outcome(v1::OPTIMIZED);  // no decision_id
+  std::string error;
+  ASSERT_TRUE(WriteSpoolFile(spool, bad.SerializeAsString(), &error, {1, 0}))
+      << error;
+  std::ostringstream out, err;
+  EXPECT_EQ(RunShip({spool, buffer}, out, err), 1);
+  EXPECT_NE(out.str().find("shipped 2 decisions from 2 spool files"),
+            std::string::npos)
+      << out.str() << err.str();
+  EXPECT_NE(err.str().find("1 of 3 spool files were not stored"),
+            std::string::npos)
+      << err.str();
+  EXPECT_NE(err.str().find("decision_id"), std::string::npos) << err.str();
+  EXPECT_NE(err.str().find(".decisions: "), std::string::npos) << err.str();
+  // The bad file stays unshipped; a second run ships nothing new.
+  out.str("");
+  err.str("");
+  EXPECT_EQ(RunShip({spool, buffer}, out, err), 1);
+  EXPECT_NE(out.str().find("shipped 0 decisions"), std::string::npos);
+}
+
 // A mistyped --spool read as an empty spool: "shipped 0 decisions", exit 0,
 // in every CI run.
 TEST(DecisionsCommandTest, AMissingSpoolDirectoryIsBadInput) {
