@@ -171,10 +171,15 @@ absl::StatusOr<CachedObject> ParseEntry(const std::string& key,
   if (ir::ContentHash(entry.object) != fields[5].second) {
     return bad("the object's content hash does not match the header's");
   }
-  if (entry.object.compare(0, 4,
-                           "\x7f"
-                           "ELF") != 0) {
-    return bad("the object is not ELF");
+  // An object, or under -flto the bitcode the wrapper writes (raw, or in
+  // its wrapper header: ThinLTO's).
+  const absl::string_view start = absl::string_view(entry.object).substr(0, 4);
+  if (start != absl::string_view("\x7f"
+                                 "ELF",
+                                 4) &&
+      start != absl::string_view("BC\xc0\xde", 4) &&
+      start != absl::string_view("\xde\xc0\x17\x0b", 4)) {
+    return bad("the object is neither ELF nor LLVM bitcode");
   }
   return entry;
 }

@@ -74,6 +74,32 @@ TEST_F(ObjectCacheWrapperTest, SecondCompileIsAHitWithTheSameObject) {
 // An object whose making printed a backend warning is not cached: a hit
 // would skip the backend and its warning, and pass a -Werror build clang
 // fails (every compile of it goes to clang, which fails it).
+// Under -flto the wrapper writes bitcode; its entries were refused as "not
+// ELF", so every compile missed and rewrote its entry.
+TEST_F(ObjectCacheWrapperTest, LtoBitcodeIsCachedToo) {
+  for (const char* lto : {"-flto", "-flto=thin"}) {
+    const std::string name = std::string(lto).substr(1);
+    for (const char* which : {"plain", "first", "second"}) {
+      std::map<std::string, std::string> env = {{"PHASELOOP_POLICY", policy_}};
+      if (std::string(which) != "plain") env["PHASELOOP_OBJECT_CACHE"] = cache_;
+      std::string output;
+      ASSERT_EQ(scratch_.Run({cc_, "-O2", lto, "-c", source_, "-o",
+                              name + "-" + which + ".o"},
+                             env, &output),
+                0)
+          << output;
+    }
+    const std::string plain = Object(name + "-plain.o");
+    ASSERT_FALSE(plain.empty());
+    EXPECT_TRUE(Object(name + "-second.o") == plain) << lto;
+    const std::vector<v1::Decision> d = scratch_.Decisions();
+    ASSERT_GE(d.size(), 2u);
+    EXPECT_EQ(d[d.size() - 2].object_cache(), "miss")
+        << d[d.size() - 2].detail();
+    EXPECT_EQ(d.back().object_cache(), "hit") << d.back().detail();
+  }
+}
+
 TEST_F(ObjectCacheWrapperTest, NothingIsCachedWhenTheBackendWarned) {
   const std::string frame = scratch_.dir() + "/frame.c";
   std::ofstream(frame) << "void use(char *);\n"
