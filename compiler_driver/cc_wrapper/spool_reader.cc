@@ -36,6 +36,15 @@ absl::StatusOr<SpoolFile> ReadSpoolFile(const std::string& path) {
         "' is not a spool file (not a phaseloop.v1.DecisionBatch); pass a "
         "*.decisions or *.shipped file of a phaseloop-cc spool"));
   }
+  // Every file the wrapper writes holds a record; an empty one was cut
+  // short (a crash or power loss before the data reached the disk) and was
+  // shipped as if whole.
+  if (file.batch.decisions_size() == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'", path,
+        "' holds no decision record (cut short by a crash or a full disk?); "
+        "inspect it, then delete it"));
+  }
   return file;
 }
 

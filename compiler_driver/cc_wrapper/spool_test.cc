@@ -42,11 +42,19 @@ TEST(SpoolTest, WrittenFilesAreReadBackWholeAndCorruptOnesListed) {
       &error));
   std::ofstream(dir + "/junk" + kSpoolSuffix) << "\xff\xff\xff not proto";
   std::ofstream(dir + "/in-progress.tmp") << "partial";
+  // Cut short before its data reached the disk: parsed as an empty batch
+  // and shipped as if whole.
+  std::ofstream(dir + "/1700000000000-1-deadbeef" + kSpoolSuffix);
 
   auto contents = ReadSpool(dir);
   ASSERT_TRUE(contents.ok()) << contents.status();
   ASSERT_EQ(contents->files.size(), 2u);
-  EXPECT_EQ(contents->corrupt.size(), 1u);
+  EXPECT_EQ(contents->corrupt.size(), 2u);
+  EXPECT_NE(ReadSpoolFile(dir + "/1700000000000-1-deadbeef" + kSpoolSuffix)
+                .status()
+                .message()
+                .find("holds no decision record"),
+            std::string::npos);
   // Both written within a millisecond may sort either way.
   std::set<std::string> outcomes = {
       OutcomeName(contents->files[0].batch.decisions(0).outcome()),
