@@ -28,6 +28,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "common/objectives/objective_names.h"
+#include "compiler_driver/policy_runtime/artifact_limits.h"
 #include "proto/phaseloop/v1/policy.pb.h"
 
 namespace phaseloop::policy_runtime {
@@ -52,9 +53,6 @@ using objectives::kObjectiveIrCount;
 using objectives::kObjectiveRuntime;
 using objectives::kObjectiveTextSize;
 inline constexpr char kFormulationStepwise[] = "stepwise";
-// The most steps a stepwise policy may take (its max_steps): each runs an
-// action on the module in every compile.
-inline constexpr int kMaxStepwiseSteps = 1000;
 inline constexpr char kFormulationCandidate[] = "candidate";
 // The -Oz pipeline: always a topk candidate, and single mode's abstain
 // choice (the candidate with this pipeline, PolicyArtifact

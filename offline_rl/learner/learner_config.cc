@@ -14,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "common/config/yaml_fields.h"
 #include "common/config/yaml_keys.h"
+#include "compiler_driver/policy_runtime/artifact_limits.h"
 
 namespace phaseloop::offline_rl {
 namespace {
@@ -254,7 +255,16 @@ absl::StatusOr<LearnerConfig> ParseLearnerConfig(absl::string_view yaml,
   if (!(c.reward_scale > 0) || !std::isfinite(c.reward_scale)) {
     r.Fail("reward.scale", "must be a finite number > 0");
   }
-  if (c.max_steps < 1) r.Fail("max_steps", "must be >= 1");
+  if (c.max_steps < 1 || c.max_steps > policy_runtime::kMaxStepwiseSteps) {
+    r.Fail("max_steps",
+           absl::StrCat("must be in [1, ", policy_runtime::kMaxStepwiseSteps,
+                        "] (an artifact with more is refused at load)"));
+  }
+  if (c.train_split == "test") {
+    r.Fail("train_split",
+           "the test split is held out for the figures reported, never "
+           "trained on: use train");
+  }
   if (c.default_top_k < 0) r.Fail("default_top_k", "must be >= 0");
   if (!(c.gamma >= 0 && c.gamma < 1)) r.Fail("gamma", "must be in [0, 1)");
   if (!(c.cql_alpha >= 0) || !std::isfinite(c.cql_alpha)) {

@@ -384,6 +384,10 @@ absl::StatusOr<PolicyMeasures> MeasurePolicy(const TrainingData& training,
     metrics["train_topk_decisions"] = data.train.topk_decisions;
   }
   AddValidationMetrics(data, learner, &metrics);
+  if (config.fqe.steps > 0 && data.validation.transitions.size() == 0) {
+    err << "train: fitted Q evaluation skipped: the validation split '"
+        << config.validation_split << "' has no transitions\n";
+  }
   if (config.fqe.steps > 0 && data.validation.transitions.size() > 0) {
     auto fqe = learner.FittedQEvaluation(data.validation.transitions);
     if (!fqe.ok()) return fqe.status();
