@@ -340,6 +340,15 @@ absl::StatusOr<std::optional<Mismatch>> CompareOutputs(
     }
   }
   for (const auto& [run, name] : runs) {
+    // A crash is never the exit a check expects (exit_status: 139 accepted
+    // a segfault, 128 + SIGSEGV).
+    if (run->term_signal != 0) {
+      return std::optional<Mismatch>(
+          Mismatch{"exit_status",
+                   absl::StrCat("the ", *name, " run was killed by signal ",
+                                run->term_signal, ", expected exit status ",
+                                ExitText(check.exit_status))});
+    }
     if (run->exit_status != check.exit_status) {
       return std::optional<Mismatch>(Mismatch{
           "exit_status", absl::StrCat("the ", *name, " run exited with ",

@@ -35,6 +35,7 @@ namespace phaseloop::correctness {
 // What one run of one command produced.
 struct RunOutputs {
   int exit_status = 0;  // exit code, or 128 + signal
+  int term_signal = 0;  // the signal that killed the run, else 0
   bool timed_out = false;
   std::string stdout_path;  // file holding its standard output
   // check.files name -> path of the copy ("" when the run did not write it).

@@ -184,6 +184,24 @@ TEST_F(OutputCompareTest, ExitStatusMustEqualTheChecksForBothRuns) {
             "the reference run exited with 0, expected 139 (128 + signal 11)");
 }
 
+// A check expecting 139 (a shell's report of a crashed child) accepted a
+// run the kernel killed with SIGSEGV: a signal is never an expected exit.
+TEST_F(OutputCompareTest, ARunKilledByASignalNeverMatches) {
+  SetStdout("same\n", "same\n");
+  check_.exit_status = 139;
+  reference_.exit_status = 139;  // the shell's exit code: matches
+  candidate_.exit_status = 139;
+  candidate_.term_signal = 11;  // killed itself
+  std::optional<Mismatch> m = Compare();
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->what, "exit_status");
+  EXPECT_EQ(m->detail,
+            "the candidate run was killed by signal 11, expected exit status "
+            "139 (128 + signal 11)");
+  candidate_.term_signal = 0;
+  EXPECT_FALSE(Compare().has_value());
+}
+
 TEST_F(OutputCompareTest, ATimedOutRunNeverMatches) {
   SetStdout("same\n", "same\n");
   candidate_.timed_out = true;

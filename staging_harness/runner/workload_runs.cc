@@ -90,6 +90,7 @@ absl::StatusOr<std::vector<CommandRun>> RunPass(
     run.name = command.name;
     run.measurement = *measurement;
     run.outputs.exit_status = measurement->exit_status;
+    run.outputs.term_signal = measurement->term_signal;
     run.outputs.timed_out = measurement->timed_out;
     run.outputs.stdout_path = measured.stdout_path;
     fs::path keep;
