@@ -171,6 +171,39 @@ absl::Status ParseSketch(const json& object, v1::LatencySketch* sketch) {
   return status.ok() ? f.NoOthers() : status;
 }
 
+// proto3's canonical JSON names fields in lowerCamelCase (windowStartMs):
+// what a protobuf JSON printer writes was refused as "missing" fields. Keys
+// of `object` and its objects are read in snake_case; a field given both
+// ways is an error naming both.
+absl::Status SnakeCaseKeys(json& object, const std::string& path) {
+  if (!object.is_object()) return absl::OkStatus();
+  json renamed = json::object();
+  std::map<std::string, std::string> spelled;  // snake -> as given
+  for (auto& [key, value] : object.items()) {
+    std::string snake;
+    for (char c : key) {
+      if (c >= 'A' && c <= 'Z') {
+        snake += '_';
+        snake += static_cast<char>(c - 'A' + 'a');
+      } else {
+        snake += c;
+      }
+    }
+    if (auto [it, added] = spelled.emplace(snake, key); !added) {
+      return FieldError(path + snake,
+                        absl::StrCat("given twice (as ", it->second, " and ",
+                                     key, "); give each field once"));
+    }
+    if (absl::Status inner = SnakeCaseKeys(value, path + snake + ".");
+        !inner.ok()) {
+      return inner;
+    }
+    renamed[snake] = std::move(value);
+  }
+  object = std::move(renamed);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<v1::SliWindow> ParseSliWindowJson(absl::string_view line) {
@@ -210,6 +243,9 @@ absl::StatusOr<v1::SliWindow> ParseSliWindowJson(absl::string_view line) {
   if (!object.is_object()) {
     return absl::InvalidArgumentError(
         "not a JSON object (one SLI window per line)");
+  }
+  if (absl::Status names = SnakeCaseKeys(object, ""); !names.ok()) {
+    return names;
   }
   // Every missing required field at once (a newcomer should not need one
   // round per field to learn the schema).

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <string>
 
+#include "google/protobuf/util/json_util.h"
 #include "reward_engine/sli/sli_window.h"
 
 namespace phaseloop::sli {
@@ -72,6 +73,27 @@ TEST(SliJsonTest, PrintedWindowsParseBackIdentically) {
   absl::StatusOr<v1::SliWindow> back = ParseSliWindowJson(printed);
   ASSERT_TRUE(back.ok()) << back.status() << "\n" << printed;
   EXPECT_EQ(back->SerializeAsString(), raw->SerializeAsString());
+}
+
+// What a protobuf JSON printer writes by default (proto3's canonical
+// lowerCamelCase names) was refused as "missing" fields.
+TEST(SliJsonTest, CanonicalCamelCaseNamesAreRead) {
+  absl::StatusOr<v1::SliWindow> raw = ParseSliWindowJson(
+      Raw(R"("latencies_ms": [1, 2, 3, 400, 5000.5], "errors": 0)"));
+  ASSERT_TRUE(raw.ok()) << raw.status();
+  std::string camel;
+  google::protobuf::util::JsonPrintOptions options;  // camelCase names
+  ASSERT_TRUE(
+      google::protobuf::util::MessageToJsonString(*raw, &camel, options).ok());
+  ASSERT_NE(camel.find("windowStartMs"), std::string::npos) << camel;
+  absl::StatusOr<v1::SliWindow> back = ParseSliWindowJson(camel);
+  ASSERT_TRUE(back.ok()) << back.status() << "\n" << camel;
+  EXPECT_EQ(back->SerializeAsString(), raw->SerializeAsString());
+
+  EXPECT_NE(ErrorOf(Raw(R"("latencies_ms": [1], "windowLengthMs": 5)"))
+                .find("window_length_ms: given twice (as "),
+            std::string::npos)
+      << ErrorOf(Raw(R"("latencies_ms": [1], "windowLengthMs": 5)"));
 }
 
 TEST(SliJsonTest, PrebuiltSketchWithNumbers) {
