@@ -520,11 +520,25 @@ absl::StatusOr<std::vector<Slo>> LoadSloDirectory(const std::string& dir) {
                      "configs/slo"));
   }
   std::vector<std::string> files;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    const std::string ext = entry.path().extension().string();
-    if (entry.is_regular_file() && (ext == ".yaml" || ext == ".yml")) {
-      files.push_back(entry.path().string());
+  std::vector<std::string> nested;  // SLO files this one-level read misses
+  for (auto it = fs::recursive_directory_iterator(dir, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    const std::string ext = it->path().extension().string();
+    std::error_code type_error;
+    if (!it->is_regular_file(type_error) || (ext != ".yaml" && ext != ".yml")) {
+      continue;
     }
+    (it.depth() == 0 ? files : nested).push_back(it->path().string());
+  }
+  // `config check configs/slo` walks subdirectories and passed a nested
+  // SLO whose windows the engine then dead-lettered as unknown_service.
+  if (!ec && !nested.empty()) {
+    std::sort(nested.begin(), nested.end());
+    return absl::InvalidArgumentError(absl::StrCat(
+        dir, ": ", nested.front(),
+        " is in a subdirectory, and an SLO directory is read one level "
+        "deep (its SLOs would never be judged); move the file up into ",
+        dir, ", or give that subdirectory as the SLO directory"));
   }
   if (ec) {
     return absl::NotFoundError(

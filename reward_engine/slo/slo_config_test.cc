@@ -286,6 +286,27 @@ TEST(SloConfigTest, LoadsDirectoriesInNameOrder) {
       << missing.status();
 }
 
+// `config check` walks subdirectories; the engine read one level, so a
+// nested SLO passed the check and its windows were dead-lettered.
+TEST(SloConfigTest, AnSloInASubdirectoryIsAnErrorNotIgnored) {
+  const std::string dir = TempDir();
+  std::ofstream(dir + "/a.yaml") << Replace("service: checkout", "service: a");
+  std::filesystem::create_directories(dir + "/team-b");
+  std::ofstream(dir + "/team-b/b.yaml")
+      << Replace("service: checkout", "service: b");
+  auto slos = LoadSloDirectory(dir);
+  ASSERT_FALSE(slos.ok());
+  EXPECT_EQ(slos.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(slos.status().message().find(dir + "/team-b/b.yaml is in a "
+                                               "subdirectory"),
+            std::string::npos)
+      << slos.status();
+  // The subdirectory itself is an SLO directory of its own.
+  auto team = LoadSloDirectory(dir + "/team-b");
+  ASSERT_TRUE(team.ok()) << team.status();
+  EXPECT_EQ((*team)[0].service, "b");
+}
+
 TEST(SloConfigTest, ShippedConfigsLoad) {
   auto slos = LoadSloDirectory("configs/slo");
   ASSERT_TRUE(slos.ok()) << slos.status();
