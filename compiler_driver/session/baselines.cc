@@ -1,6 +1,7 @@
 #include "compiler_driver/session/baselines.h"
 
 #include "compiler_driver/codegen/object_emitter.h"
+#include "compiler_driver/ir/collected_diagnostics.h"
 #include "compiler_driver/observation/features.h"
 #include "compiler_driver/passes/pass_runner.h"
 #include "compiler_driver/session/pass_target.h"
@@ -51,11 +52,16 @@ absl::StatusOr<std::vector<Baseline>> SourceBaselines(
     ir::FrontendOptions at_level = frontend;
     at_level.opt_level = level;
     llvm::LLVMContext context;
+    ir::CollectedDiagnostics diagnostics(context);
     absl::StatusOr<std::unique_ptr<llvm::Module>> module =
         ir::LoadModule(source, at_level, context);
     if (!module.ok()) return module.status();
     absl::StatusOr<Baseline> b =
         Measure(std::move(*module), level, passes::PipelineFlavor::kClang);
+    if (absl::Status errors = diagnostics.ErrorsAsStatus(source);
+        !errors.ok()) {
+      return errors;
+    }
     if (!b.ok()) return b.status();
     out.push_back(*b);
   }
@@ -80,10 +86,16 @@ absl::StatusOr<std::vector<Baseline>> FileBaselines(
     const std::vector<ir::OptLevel>& levels) {
   if (ir::IsSourcePath(path)) return SourceBaselines(path, frontend, levels);
   llvm::LLVMContext context;
+  ir::CollectedDiagnostics diagnostics(context);
   absl::StatusOr<std::unique_ptr<llvm::Module>> module =
       ir::LoadModule(path, frontend, context);
   if (!module.ok()) return module.status();
-  return ModuleBaselines(**module, levels);
+  absl::StatusOr<std::vector<Baseline>> baselines =
+      ModuleBaselines(**module, levels);
+  if (absl::Status errors = diagnostics.ErrorsAsStatus(path); !errors.ok()) {
+    return errors;
+  }
+  return baselines;
 }
 
 }  // namespace phaseloop::session

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 #include <utility>
 
@@ -275,6 +276,26 @@ TEST(Baselines, OzIsSmallerThanO0AndMissingFileIsAnError) {
   EXPECT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("no/such/file.c"),
             std::string::npos);
+}
+
+// An inline asm label defined twice once -Oz inlines its function: LLVM's
+// default handler printed the error and called exit(1), ending the search
+// worker that computed the baseline, for every job that came back.
+TEST(BaselinesTest, AnLlvmErrorIsAStatusNotAnExit) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string source = dir + "/dup.c";
+  std::ofstream(source)
+      << ("static inline __attribute__((always_inline)) void f(void) {\n"
+          "  __asm__ volatile(\"mylabel_x: nop\");\n"
+          "}\n"
+          "int main(void) { f(); f(); return 0; }\n");
+  absl::StatusOr<std::vector<Baseline>> from_source =
+      FileBaselines(source, ir::FrontendOptions{}, {OptLevel::kOz});
+  ASSERT_FALSE(from_source.ok());
+  EXPECT_NE(from_source.status().message().find("already defined"),
+            std::string::npos)
+      << from_source.status();
+  EXPECT_NE(from_source.status().message().find(source), std::string::npos);
 }
 
 }  // namespace

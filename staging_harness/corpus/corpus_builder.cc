@@ -9,10 +9,9 @@
 #include "absl/strings/str_cat.h"
 #include "common/process/parallel_for.h"
 #include "common/process/subprocess.h"
+#include "compiler_driver/ir/collected_diagnostics.h"
 #include "compiler_driver/ir/module_hash.h"
 #include "compiler_driver/ir/module_loader.h"
-#include "llvm/IR/DiagnosticInfo.h"
-#include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Linker/Linker.h"
 #include "llvm/Support/raw_ostream.h"
@@ -32,18 +31,7 @@ struct Group {
 // LLVM's default handler would exit the process on an error.
 struct CollectingContext {
   llvm::LLVMContext context;
-  std::string messages;
-  CollectingContext() {
-    context.setDiagnosticHandlerCallBack(
-        [](const llvm::DiagnosticInfo& info, void* self) {
-          auto* me = static_cast<CollectingContext*>(self);
-          llvm::raw_string_ostream os(me->messages);
-          llvm::DiagnosticPrinterRawOStream printer(os);
-          info.print(printer);
-          os << "; ";
-        },
-        this);
-  }
+  ir::CollectedDiagnostics diagnostics{context};
 };
 
 bool DefinesMain(const llvm::Module& module) {
@@ -124,9 +112,10 @@ class GroupBuilder {
                           group_.sources.name));
         continue;
       }
-      ctx_.messages.clear();
+      ctx_.diagnostics.Clear();
       if (llvm::Linker::linkModules(*library, *std::move(module))) {
-        Skip(as_program, "source", absl::StrCat("link: ", ctx_.messages));
+        Skip(as_program, "source",
+             absl::StrCat("link: ", ctx_.diagnostics.messages()));
         continue;
       }
       library_defs.insert(defs.begin(), defs.end());
@@ -147,12 +136,12 @@ class GroupBuilder {
       if (!library_bitcode.empty()) {
         absl::StatusOr<std::unique_ptr<llvm::Module>> copy =
             ir::ParseModule(library_bitcode, name, ctx_.context);
-        ctx_.messages.clear();
+        ctx_.diagnostics.Clear();
         if (!copy.ok() ||
             llvm::Linker::linkModules(*program, *std::move(copy),
                                       llvm::Linker::LinkOnlyNeeded)) {
           Skip(name, "program",
-               absl::StrCat("link: ", copy.ok() ? ctx_.messages
+               absl::StrCat("link: ", copy.ok() ? ctx_.diagnostics.messages()
                                                 : copy.status().message()));
           continue;
         }

@@ -1,0 +1,37 @@
+#include "compiler_driver/ir/collected_diagnostics.h"
+
+#include "absl/strings/str_cat.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace phaseloop::ir {
+
+CollectedDiagnostics::CollectedDiagnostics(llvm::LLVMContext& context)
+    : context_(context) {
+  context_.setDiagnosticHandlerCallBack(&CollectedDiagnostics::Handle, this);
+}
+
+CollectedDiagnostics::~CollectedDiagnostics() {
+  context_.setDiagnosticHandlerCallBack(nullptr, nullptr);
+}
+
+void CollectedDiagnostics::Handle(const llvm::DiagnosticInfo& info,
+                                  void* self) {
+  auto* me = static_cast<CollectedDiagnostics*>(self);
+  if (info.getSeverity() == llvm::DS_Error) ++me->errors_;
+  llvm::raw_string_ostream os(me->messages_);
+  llvm::DiagnosticPrinterRawOStream printer(os);
+  info.print(printer);
+  os << "; ";
+}
+
+absl::Status CollectedDiagnostics::ErrorsAsStatus(
+    const std::string& what) const {
+  if (errors_ == 0) return absl::OkStatus();
+  return absl::FailedPreconditionError(
+      absl::StrCat(what, ": LLVM reported ", errors_,
+                   " error(s): ", messages_.substr(0, 500)));
+}
+
+}  // namespace phaseloop::ir

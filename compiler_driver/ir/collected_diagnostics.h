@@ -1,0 +1,43 @@
+#ifndef PHASELOOP_COMPILER_DRIVER_IR_COLLECTED_DIAGNOSTICS_H_
+#define PHASELOOP_COMPILER_DRIVER_IR_COLLECTED_DIAGNOSTICS_H_
+
+// An LLVMContext whose diagnostics are collected instead of printed. With
+// no handler, LLVM prints a diagnostic and, for an error (an inline asm
+// label defined twice once inlined, a linker clash), calls exit(1): one bad
+// module ended a whole search worker, every time its job came back.
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "llvm/IR/LLVMContext.h"
+
+namespace phaseloop::ir {
+
+class CollectedDiagnostics {
+ public:
+  // Installs the handler on `context` for as long as this lives (not
+  // movable: the handler points at it).
+  explicit CollectedDiagnostics(llvm::LLVMContext& context);
+  ~CollectedDiagnostics();
+  CollectedDiagnostics(const CollectedDiagnostics&) = delete;
+  CollectedDiagnostics& operator=(const CollectedDiagnostics&) = delete;
+
+  // Every diagnostic so far, "; "-separated.
+  const std::string& messages() const { return messages_; }
+  void Clear() {
+    messages_.clear();
+    errors_ = 0;
+  }
+  // OK, or FailedPrecondition naming `what` and the errors reported.
+  absl::Status ErrorsAsStatus(const std::string& what) const;
+
+ private:
+  static void Handle(const llvm::DiagnosticInfo& info, void* self);
+  llvm::LLVMContext& context_;
+  std::string messages_;
+  int errors_ = 0;
+};
+
+}  // namespace phaseloop::ir
+
+#endif  // PHASELOOP_COMPILER_DRIVER_IR_COLLECTED_DIAGNOSTICS_H_
