@@ -42,13 +42,17 @@ std::optional<std::string> AddRecord(const IngestOptions& options,
   WriteBatch rows;
   if (m.topic == options.decisions_topic) {
     v1::Decision decision;
-    if (!decision.ParseFromString(m.value) || decision.decision_id().empty()) {
+    // Another message type often parses too, its fields landing in unknown
+    // ones (a SearchJob was stored as a decision).
+    if (!decision.ParseFromString(m.value) || decision.decision_id().empty() ||
+        !decision.GetReflection()->GetUnknownFields(decision).empty()) {
       return "is not a phaseloop.v1.Decision with a decision_id";
     }
     rows.decisions.push_back(std::move(decision));
   } else {
     v1::Episode episode;
-    if (!episode.ParseFromString(m.value) || episode.episode_id().empty()) {
+    if (!episode.ParseFromString(m.value) || episode.episode_id().empty() ||
+        !episode.GetReflection()->GetUnknownFields(episode).empty()) {
       return "is not a phaseloop.v1.Episode with an episode_id";
     }
     v1::BestSequence best;

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <sstream>
 #include <utility>
 
@@ -68,6 +69,21 @@ TEST(KafkaIngestTest, StoresEveryEpisodeOnceAndResumesFromStoredOffsets) {
       (*producer)
           ->Produce(kTopic, twice.module_hash(), twice.SerializeAsString())
           .ok());
+  // A NaN reward (SQLite stores it as NULL: the batch's write failed at
+  // every run), and a Decision on the episodes topic (it parsed as an
+  // Episode, its fields unknown ones, and was stored).
+  v1::Episode nan =
+      test_records::MakeEpisode("episode-nan", std::string(32, 'd'), 3, 7);
+  nan.mutable_steps(0)->set_reward(std::nan(""));
+  ASSERT_TRUE((*producer)
+                  ->Produce(kTopic, nan.module_hash(), nan.SerializeAsString())
+                  .ok());
+  v1::Decision decision;
+  decision.set_decision_id("dec-123");
+  decision.set_outcome(v1::OPTIMIZED);
+  decision.set_source("a.c");
+  ASSERT_TRUE(
+      (*producer)->Produce(kTopic, "dec", decision.SerializeAsString()).ok());
   ASSERT_TRUE((*producer)->Flush(std::chrono::seconds(30)).ok());
 
   const std::string path = testing::MakeTempDir() + "/buffer.db";
@@ -79,8 +95,8 @@ TEST(KafkaIngestTest, StoresEveryEpisodeOnceAndResumesFromStoredOffsets) {
     auto stats = RunKafkaIngest(**store, options, nullptr, nullptr);
     ASSERT_TRUE(stats.ok()) << stats.status();
     EXPECT_EQ(stats->episodes, 40);
-    EXPECT_EQ(stats->malformed, 2);
-    EXPECT_EQ(stats->records, 42);
+    EXPECT_EQ(stats->malformed, 4);
+    EXPECT_EQ(stats->records, 44);
   }
   // More episodes, and ten old ones again (a producer retrying after a
   // timeout): the second run reads only what is new and upserts.
@@ -101,7 +117,7 @@ TEST(KafkaIngestTest, StoresEveryEpisodeOnceAndResumesFromStoredOffsets) {
   ASSERT_TRUE(offsets.ok());
   int64_t total = 0;
   for (const ConsumerOffset& o : *offsets) total += o.next_offset;
-  EXPECT_EQ(total, 72);  // every record of the topic, committed with rows
+  EXPECT_EQ(total, 74);  // every record of the topic, committed with rows
 }
 
 // The topic recreated under the group (a new embedded cluster, the buffer

@@ -30,11 +30,28 @@ absl::Status ValidateWriteBatch(const WriteBatch& batch) {
       return bad(absl::StrCat("an episode of module '", e.module_hash(),
                               "' has no episode_id"));
     }
+    if (e.module_hash().empty()) {
+      return bad(
+          absl::StrCat("episode '", e.episode_id(), "' has no module_hash"));
+    }
+    // SQLite stores NaN as NULL: one such record failed every ingest of
+    // its batch, run after run.
+    if (!std::isfinite(e.seconds())) {
+      return bad(absl::StrCat("episode '", e.episode_id(),
+                              "' has non-finite seconds"));
+    }
     std::set<int32_t> indexes;
     for (const v1::Step& s : e.steps()) {
       if (!indexes.insert(s.index()).second) {
         return bad(absl::StrCat("episode '", e.episode_id(),
                                 "' has two steps with index ", s.index()));
+      }
+      if (!std::isfinite(s.reward()) ||
+          !std::isfinite(s.action_probability())) {
+        return bad(absl::StrCat("episode '", e.episode_id(), "' step ",
+                                s.index(),
+                                " has a non-finite reward or "
+                                "action_probability"));
       }
     }
   }
