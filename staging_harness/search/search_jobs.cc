@@ -60,6 +60,14 @@ absl::StatusOr<std::string> TempFile(const std::string& bytes,
 
 absl::StatusOr<std::vector<std::string>> SubmitSearchJobs(
     const std::vector<ModuleInput>& modules, const SubmitOptions& options) {
+  // NaN fails both comparisons; a budget of 0 or less searched nothing
+  // and reported "done".
+  if (!(options.budget_seconds > 0 &&
+        options.budget_seconds <= kMaxJobBudgetSeconds)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--budget ", options.budget_seconds, ": a job's budget is in (0, ",
+        kMaxJobBudgetSeconds, "] seconds (a worker polls Kafka between jobs)"));
+  }
   kafka::ProducerOptions producer_options;
   producer_options.bootstrap_servers = options.bootstrap_servers;
   producer_options.client_id = "phaseloop-search-submit";
@@ -119,6 +127,11 @@ absl::StatusOr<WorkStats> RunSearchJobWorker(const WorkOptions& options,
   consumer_options.client_id = "phaseloop-search-worker";
   consumer_options.topics = {options.jobs_topic};
   consumer_options.config = options.consumer_config;
+  // A job is worked between two polls: past librdkafka's default 300 s the
+  // worker left the group, its commit was refused and the job was worked
+  // again, forever. Jobs are bounded by their budget (kMaxJobBudgetSeconds).
+  consumer_options.config.emplace("max.poll.interval.ms",
+                                  std::to_string(kMaxPollIntervalMs));
   absl::StatusOr<std::unique_ptr<kafka::Consumer>> consumer =
       kafka::Consumer::Create(consumer_options);
   if (!consumer.ok()) return consumer.status();
@@ -165,10 +178,14 @@ absl::StatusOr<WorkStats> RunSearchJobWorker(const WorkOptions& options,
     if (!job.ParseFromString(m.value) || job.job_id().empty() ||
         !(strategy = ParseStrategy(job.strategy())) ||
         !(objective = ParseObjective(job.objective())) ||
-        (job.bitcode().empty() && job.bitcode_path().empty())) {
+        (job.bitcode().empty() && job.bitcode_path().empty()) ||
+        !(job.budget_seconds() > 0 &&
+          job.budget_seconds() <= kMaxJobBudgetSeconds)) {
       ++stats.malformed_jobs;
       log << "job at " << m.topic << "/" << m.partition << "@" << m.offset
-          << " is not a valid SearchJob; skipped\n";
+          << " is not a valid SearchJob (a job_id, a known strategy and "
+             "objective, bitcode or a path, a budget in (0, "
+          << kMaxJobBudgetSeconds << "] s); skipped\n";
       (void)(*consumer)->CommitMessage(m);
       continue;
     }
@@ -190,6 +207,9 @@ absl::StatusOr<WorkStats> RunSearchJobWorker(const WorkOptions& options,
     run.run_id = job.job_id();
     ModuleInput input{job.job_id(), path, ""};
     int64_t episodes_before = 0;
+    // Before the search: it flushes the sink itself, spooling what Kafka
+    // did not take (reported as "produced" when counted after it).
+    const int64_t kept_before = (*sink)->kept_for_retry();
     struct CountingSink : EpisodeSink {
       EpisodeSink* inner;
       int64_t* count;
@@ -205,7 +225,6 @@ absl::StatusOr<WorkStats> RunSearchJobWorker(const WorkOptions& options,
         RunSearch({input}, run, {}, counting);
     if (!temp.empty()) unlink(temp.c_str());
     if (!results.ok()) return results.status();
-    const int64_t kept_before = (*sink)->kept_for_retry();
     absl::Status flushed = (*sink)->Flush();
     if (!flushed.ok())
       return flushed;  // not committed: another member redoes it

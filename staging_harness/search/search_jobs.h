@@ -28,6 +28,12 @@
 
 namespace phaseloop::search {
 
+// The longest budget a job may have, and how long a worker may go without
+// polling Kafka (librdkafka's max.poll.interval.ms; its default, 300 s, made
+// longer jobs leave the group and be worked again forever).
+inline constexpr double kMaxJobBudgetSeconds = 12 * 3600;
+inline constexpr int kMaxPollIntervalMs = 24 * 3600 * 1000;
+
 struct SubmitOptions {
   std::string bootstrap_servers;
   std::string topic = "phaseloop.search.jobs";

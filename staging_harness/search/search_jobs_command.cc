@@ -114,7 +114,11 @@ int Work(const JobsFlags& flags) {
   if (!stats.ok()) {
     std::cerr << "phaseloop search-jobs work: " << stats.status().message()
               << "\n(jobs not finished are left for other workers)\n";
-    return command::kExitInternal;
+    // No --kafka, a bootstrap that does not parse: bad input, as submit
+    // and buffer ingest say it.
+    return stats.status().code() == absl::StatusCode::kInvalidArgument
+               ? command::kExitBadInput
+               : command::kExitInternal;
   }
   std::cerr << "worked " << stats->jobs_done.size() << " jobs, "
             << stats->episodes << " episodes produced, " << stats->failed_jobs

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <set>
 #include <sstream>
 
@@ -123,8 +124,7 @@ TEST(SearchJobsTest, TwoWorkersShareTheJobsAndEveryEpisodeReachesTheBuffer) {
   ingest.bootstrap_servers = bootstrap;
   ingest.idle_exit = std::chrono::milliseconds(2500);
   ingest.consumer_config = kafka::testing::QuickGroupConfig();
-  auto stats =
-      replay_buffer::RunKafkaIngest(**store, ingest, nullptr, nullptr);
+  auto stats = replay_buffer::RunKafkaIngest(**store, ingest, nullptr, nullptr);
   ASSERT_TRUE(stats.ok()) << stats.status();
   EXPECT_GT(stats->episodes, 0);
   EXPECT_EQ(stats->malformed, 0);
@@ -178,6 +178,23 @@ TEST(SearchJobsTest, SubmitCommandCarriesTheWorkBudget) {
   };
   EXPECT_EQ(submit_cli({"--max-evaluations", "40"}), *ids);
   EXPECT_NE(submit_cli({}), *ids);
+}
+
+// A budget of 0 or less (or NaN) searched nothing and reported "done"; one
+// longer than a worker may go without polling Kafka was worked again
+// forever. Refused before anything is produced.
+TEST(SearchJobsTest, ABudgetOutsideItsRangeIsRefused) {
+  for (double budget : {0.0, -3.0, std::nan(""), kMaxJobBudgetSeconds + 1}) {
+    SubmitOptions options;
+    options.bootstrap_servers = "127.0.0.1:1";  // never reached
+    options.budget_seconds = budget;
+    auto ids = SubmitSearchJobs(FixtureSources(1), options);
+    EXPECT_EQ(ids.status().code(), absl::StatusCode::kInvalidArgument)
+        << budget;
+    EXPECT_NE(ids.status().message().find("a job's budget is in (0, "),
+              std::string::npos)
+        << ids.status();
+  }
 }
 
 // Commits refused while the group rebalances (seen in CI when the second
