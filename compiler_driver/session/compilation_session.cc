@@ -15,7 +15,13 @@ absl::StatusOr<std::unique_ptr<CompilationSession>> CompilationSession::Start(
   absl::StatusOr<std::unique_ptr<codegen::ObjectEmitter>> emitter =
       codegen::ObjectEmitter::ForModule(*module,
                                         ir::CodegenLevel(options.opt_level));
-  if (!emitter.ok()) return emitter.status();
+  if (!emitter.ok()) {
+    // The module first, while its context lives: the parameters' own
+    // destruction order freed the context first (SIGSEGV in `phaseloop env`
+    // on IR for a target this build has no backend for).
+    module.reset();
+    return emitter.status();
+  }
   std::unique_ptr<CompilationSession> session(new CompilationSession());
   session->context_ = std::move(context);
   session->emitter_ = std::move(*emitter);

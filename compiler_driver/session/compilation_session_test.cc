@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
+
 #include "compiler_driver/codegen/object_emitter.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
@@ -125,6 +128,16 @@ TEST(CompilationSession, BadInputsAreClearErrors) {
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("does/not/exist.ll"),
             std::string::npos);
+
+  // IR for a target without a backend here: an error, not a crash (the
+  // context was freed before the module).
+  const std::string ir =
+      std::string(std::getenv("TEST_TMPDIR")) + "/bogus-target.ll";
+  std::ofstream(ir) << "target triple = \"bogus-unknown-thing\"\n"
+                       "define i32 @f() {\n  ret i32 0\n}\n";
+  auto foreign = CompilationSession::StartFromFile(ir, ir::FrontendOptions{},
+                                                   SessionOptions{});
+  ASSERT_FALSE(foreign.ok());
 }
 
 }  // namespace
