@@ -181,15 +181,16 @@ absl::StatusOr<std::unique_ptr<llvm::Module>> ParseModule(
 absl::StatusOr<std::unique_ptr<llvm::Module>> LoadModule(
     const std::string& path, const FrontendOptions& options,
     llvm::LLVMContext& context) {
-  absl::StatusOr<std::string> bytes =
-      IsSourcePath(path) ? CompileToBitcode(path, options) : ReadFile(path);
-  if (!bytes.ok()) return bytes.status();
+  // The name first: `--input /dev/zero` read 4 GB before being refused.
   if (!IsSourcePath(path) && !EndsWith(path, ".bc") && !EndsWith(path, ".ll")) {
     return absl::InvalidArgumentError(absl::StrCat(
         "'", path,
         "' is neither a C/C++ source (.c .cc .cpp .cxx) nor LLVM IR "
         "(.bc .ll); pass one of those"));
   }
+  absl::StatusOr<std::string> bytes =
+      IsSourcePath(path) ? CompileToBitcode(path, options) : ReadFile(path);
+  if (!bytes.ok()) return bytes.status();
   return ParseModule(*bytes, path, context);
 }
 

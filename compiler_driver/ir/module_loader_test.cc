@@ -77,6 +77,12 @@ TEST(ModuleLoader, ErrorsNameTheInput) {
   options.extra_args = {"-include", "no/such/header.h"};
   auto broken = CompileToBitcode(kSource, options);
   EXPECT_FALSE(broken.ok());
+
+  // Refused by its name before anything is read (it read gigabytes first).
+  auto device = LoadModule("/dev/zero", FrontendOptions{}, context);
+  ASSERT_FALSE(device.ok());
+  EXPECT_NE(device.status().message().find("neither a C/C++ source"),
+            std::string::npos);
 }
 
 // A path with a NUL byte would open another file (the part before the
