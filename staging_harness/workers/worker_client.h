@@ -38,6 +38,7 @@ class WorkerProcess {
   void Kill();
   bool can_restart() const { return !options_.worker_binary.empty(); }
   int generation() const { return generation_; }
+  pid_t pid() const { return pid_; }
   const WorkerOptions& options() const { return options_; }
   v1::CompilationSessionService::Stub& stub() { return *stub_; }
 

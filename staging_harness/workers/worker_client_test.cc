@@ -1,6 +1,12 @@
 #include "staging_harness/workers/worker_client.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
 
 #include "compiler_driver/passes/action_space.h"
 
@@ -118,6 +124,40 @@ TEST(WorkerClient, RejectedInputsAreTypedErrors) {
   EXPECT_EQ(step.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE((*session)->history().empty());
   EXPECT_EQ(HashOf(**session).size(), 32u);
+}
+
+// A search worker killed with SIGKILL left its session worker running.
+TEST(WorkerClient, TheWorkerDiesWithItsParent) {
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  const pid_t parent = fork();
+  ASSERT_GE(parent, 0);
+  if (parent == 0) {
+    close(pipe_fds[0]);
+    std::unique_ptr<WorkerProcess> worker = StartWorker();
+    const pid_t pid = worker ? worker->pid() : -1;
+    if (write(pipe_fds[1], &pid, sizeof pid) != sizeof pid) _exit(2);
+    pause();  // until killed
+    _exit(3);
+  }
+  close(pipe_fds[1]);
+  pid_t worker = -1;
+  ASSERT_EQ(read(pipe_fds[0], &worker, sizeof worker),
+            static_cast<ssize_t>(sizeof worker));
+  close(pipe_fds[0]);
+  ASSERT_GT(worker, 0);
+  kill(parent, SIGKILL);
+  ASSERT_EQ(waitpid(parent, nullptr, 0), parent);
+  bool gone = false;
+  for (int i = 0; i < 300 && !gone; ++i) {
+    // Gone, or a zombie its new parent has not reaped yet.
+    std::ifstream stat("/proc/" + std::to_string(worker) + "/stat");
+    std::string line;
+    gone = !std::getline(stat, line) || line[line.rfind(')') + 2] == 'Z';
+    if (!gone) usleep(10000);
+  }
+  EXPECT_TRUE(gone) << "session worker " << worker << " outlived its parent";
+  if (!gone) kill(worker, SIGKILL);
 }
 
 TEST(WorkerClient, MissingWorkerBinaryIsAClearError) {
