@@ -74,7 +74,10 @@ absl::StatusOr<std::vector<std::string>> SubmitSearchJobs(
   absl::StatusOr<std::unique_ptr<kafka::Producer>> producer =
       kafka::Producer::Create(producer_options);
   if (!producer.ok()) return producer.status();
-  std::vector<std::string> ids;
+  // Every job made and checked before any is produced: a module too large
+  // for a Kafka message failed the run after earlier jobs had gone out
+  // (and were worked), without naming the module or printing their ids.
+  std::vector<v1::SearchJob> jobs;
   for (const ModuleInput& module : modules) {
     absl::StatusOr<std::string> bitcode =
         ModuleBitcode(module, module.opt_level.empty() ? options.opt_level
@@ -83,7 +86,7 @@ absl::StatusOr<std::vector<std::string>> SubmitSearchJobs(
       return absl::InvalidArgumentError(absl::StrCat(
           "module '", module.name, "': ", bitcode.status().message()));
     }
-    v1::SearchJob job;
+    v1::SearchJob& job = jobs.emplace_back();
     job.set_bitcode(*bitcode);
     job.set_bitcode_path(module.name);  // a label for people; bytes rule
     job.set_strategy(StrategyName(options.strategy));
@@ -92,6 +95,16 @@ absl::StatusOr<std::vector<std::string>> SubmitSearchJobs(
     job.set_max_evaluations(options.max_evaluations);
     job.set_seed(options.seed);
     job.set_job_id(ir::ContentHash(job.SerializeAsString()).substr(0, 20));
+    if (job.ByteSizeLong() > kMaxJobBytes) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "module '", module.name, "': its job is ", job.ByteSizeLong(),
+          " bytes, more than a Kafka message takes (", kMaxJobBytes,
+          "); nothing was submitted: search it locally with `phaseloop "
+          "search --input`, or leave it out"));
+    }
+  }
+  std::vector<std::string> ids;
+  for (const v1::SearchJob& job : jobs) {
     absl::Status produced = (*producer)->Produce(options.topic, job.job_id(),
                                                  job.SerializeAsString());
     if (!produced.ok()) return produced;

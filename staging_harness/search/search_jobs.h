@@ -33,6 +33,9 @@ namespace phaseloop::search {
 // longer jobs leave the group and be worked again forever).
 inline constexpr double kMaxJobBudgetSeconds = 12 * 3600;
 inline constexpr int kMaxPollIntervalMs = 24 * 3600 * 1000;
+// The largest job submit sends: librdkafka's default message.max.bytes
+// (1,000,000) less room for the record's key and headers.
+inline constexpr size_t kMaxJobBytes = 990000;
 
 struct SubmitOptions {
   std::string bootstrap_servers;

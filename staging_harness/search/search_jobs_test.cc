@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <fstream>
 #include <set>
 #include <sstream>
 
@@ -195,6 +196,31 @@ TEST(SearchJobsTest, ABudgetOutsideItsRangeIsRefused) {
               std::string::npos)
         << ids.status();
   }
+}
+
+// A module too large for a Kafka message failed submit after the earlier
+// jobs had gone out, without naming it: every job is checked first.
+TEST(SearchJobsTest, AJobTooLargeForKafkaIsNamedBeforeAnyIsSent) {
+  const std::string big = testing::MakeTempDir() + "/big.ll";
+  {
+    std::ofstream out(big);
+    out << "@s = constant [1100000 x i8] c\"";
+    for (int i = 0; i < 1100000; ++i) out << static_cast<char>('a' + i % 26);
+    out << "\"\n";
+  }
+  std::vector<ModuleInput> modules = FixtureSources(1);
+  auto input = InputFile(big);
+  ASSERT_TRUE(input.ok()) << input.status();
+  modules.push_back(*input);
+  SubmitOptions options;
+  options.bootstrap_servers = "127.0.0.1:1";  // never reached
+  options.budget_seconds = 10;
+  auto ids = SubmitSearchJobs(modules, options);
+  EXPECT_EQ(ids.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(ids.status().message().find("big.ll"), std::string::npos)
+      << ids.status();
+  EXPECT_NE(ids.status().message().find("nothing was submitted"),
+            std::string::npos);
 }
 
 // Commits refused while the group rebalances (seen in CI when the second
