@@ -14,6 +14,8 @@
 #include "common/kafka/kafka_error.h"
 #include "common/kafka/lost_records_log.h"
 #include "common/kafka/topics.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/unknown_field_set.h"
 
 namespace phaseloop::replay_buffer {
 namespace {
@@ -36,23 +38,40 @@ struct PendingBatch {
 // wrong with it: not what that topic carries, or a row the buffer refuses
 // (ValidateWriteBatch's rules, checked per record, so that one bad record
 // is dead-lettered instead of failing every batch it would join).
+// Another message type often parses as this one: its fields land among the
+// unknown ones (a SearchJob was stored as a decision). Unknown fields with
+// numbers this type already uses (so of another wire type) or leaves
+// between its own give it away; numbers above its highest are a newer
+// producer's added fields and are kept as protobuf keeps them.
+bool LooksLikeAnotherType(const google::protobuf::Message& message) {
+  const google::protobuf::Descriptor* type = message.GetDescriptor();
+  int highest = 0;
+  for (int i = 0; i < type->field_count(); ++i) {
+    highest = std::max(highest, type->field(i)->number());
+  }
+  const google::protobuf::UnknownFieldSet& unknown =
+      message.GetReflection()->GetUnknownFields(message);
+  for (int i = 0; i < unknown.field_count(); ++i) {
+    if (unknown.field(i).number() <= highest) return true;
+  }
+  return false;
+}
+
 std::optional<std::string> AddRecord(const IngestOptions& options,
                                      const kafka::ConsumedMessage& m,
                                      PendingBatch* pending) {
   WriteBatch rows;
   if (m.topic == options.decisions_topic) {
     v1::Decision decision;
-    // Another message type often parses too, its fields landing in unknown
-    // ones (a SearchJob was stored as a decision).
     if (!decision.ParseFromString(m.value) || decision.decision_id().empty() ||
-        !decision.GetReflection()->GetUnknownFields(decision).empty()) {
+        LooksLikeAnotherType(decision)) {
       return "is not a phaseloop.v1.Decision with a decision_id";
     }
     rows.decisions.push_back(std::move(decision));
   } else {
     v1::Episode episode;
     if (!episode.ParseFromString(m.value) || episode.episode_id().empty() ||
-        !episode.GetReflection()->GetUnknownFields(episode).empty()) {
+        LooksLikeAnotherType(episode)) {
       return "is not a phaseloop.v1.Episode with an episode_id";
     }
     v1::BestSequence best;

@@ -459,6 +459,22 @@ TEST(KafkaIngestTest, MalformedDecisionRecordsAreDeadLettered) {
   no_id.set_build_id("build-1");
   ASSERT_TRUE(
       (*producer)->Produce(kDecisions, "", no_id.SerializeAsString()).ok());
+  // A search job on the decisions topic (it parsed, and was stored as a
+  // decision): dead-lettered. A newer producer's decision with a field this
+  // build does not know (number 1000): stored, as protobuf means it to be.
+  v1::SearchJob job;
+  job.set_job_id("missing1");
+  job.set_bitcode_path("/nonexistent/x.bc");
+  job.set_budget_seconds(10);
+  ASSERT_TRUE(
+      (*producer)->Produce(kDecisions, "job", job.SerializeAsString()).ok());
+  v1::Decision newer = batches[0].decisions(0);
+  newer.set_decision_id("decision-from-a-newer-producer");
+  const std::string added_field("\xc0\x3e\x01", 3);  // field 1000 = 1
+  ASSERT_TRUE((*producer)
+                  ->Produce(kDecisions, "newer",
+                            newer.SerializeAsString() + added_field)
+                  .ok());
   ASSERT_TRUE((*producer)->Flush(std::chrono::seconds(30)).ok());
 
   const std::string path = testing::MakeTempDir() + "/buffer.db";
@@ -469,15 +485,15 @@ TEST(KafkaIngestTest, MalformedDecisionRecordsAreDeadLettered) {
   ASSERT_TRUE(store.ok());
   auto stats = RunKafkaIngest(**store, options, producer->get(), nullptr);
   ASSERT_TRUE(stats.ok()) << stats.status();
-  EXPECT_EQ(stats->records, 5);
-  EXPECT_EQ(stats->decisions, 3);
-  EXPECT_EQ(stats->malformed, 2);
-  EXPECT_EQ((*store)->ReadDecisions(DecisionFilter())->size(), 3u);
+  EXPECT_EQ(stats->records, 7);
+  EXPECT_EQ(stats->decisions, 4);
+  EXPECT_EQ(stats->malformed, 3);
+  EXPECT_EQ((*store)->ReadDecisions(DecisionFilter())->size(), 4u);
   ASSERT_TRUE((*producer)->Flush(std::chrono::seconds(30)).ok());
   EXPECT_EQ(kafka::testing::Watermarks(bootstrap,
                                        std::string(kafka::kDeadLetterTopic), 0)
                 .second,
-            2);
+            3);
 }
 
 // A bounded ingest (the canary's): stops once it has read to the end of
