@@ -464,6 +464,18 @@ int RunStats(const StatsFlags& flags, std::ostream& out, std::ostream& err) {
   } else {
     PrintStatsTable(stats, spool, out);
   }
+  // The wrapper ignores a cap it cannot read (the compile path says
+  // nothing): said here, as `cache stats` says it of the outcome cache's.
+  if (const char* cap = std::getenv("PHASELOOP_SPOOL_MAX_SIZE");
+      cap != nullptr) {
+    int64_t ignored = 0;
+    if (!ParseSize(cap, &ignored)) {
+      err << "warning: PHASELOOP_SPOOL_MAX_SIZE='" << cap
+          << "' is not a size (e.g. 64Mi, 500M, 1048576; 0 = no cap): the "
+             "wrapper ignores it and applies "
+          << stats.max_size << " bytes\n";
+    }
+  }
   return command::kExitOk;
 }
 

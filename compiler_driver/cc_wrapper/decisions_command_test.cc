@@ -272,6 +272,16 @@ TEST(DecisionsCommandTest, AMissingSpoolDirectoryIsBadInput) {
   err.str("");
   EXPECT_EQ(RunStats({typo, "", false}, out, err), 2);
   EXPECT_NE(err.str().find("no such directory"), std::string::npos);
+  // A cap the wrapper cannot read is ignored there silently: said here.
+  setenv("PHASELOOP_SPOOL_MAX_SIZE", "8kb", 1);
+  err.str("");
+  const std::string spool = dir + "/spool";
+  Spool(spool, Outcome::kPassThrough, "not_compile_only");
+  EXPECT_EQ(RunStats({spool, "", false}, out, err), 0) << err.str();
+  unsetenv("PHASELOOP_SPOOL_MAX_SIZE");
+  EXPECT_NE(err.str().find("PHASELOOP_SPOOL_MAX_SIZE='8kb' is not a size"),
+            std::string::npos)
+      << err.str();
   // --zero makes the spool's zero point before any compile: allowed.
   EXPECT_EQ(RunStats({typo, "", false, /*zero=*/true}, out, err), 0)
       << err.str();
