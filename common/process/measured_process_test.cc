@@ -35,17 +35,6 @@ Measurement RunOk(const MeasuredCommand& command) {
   return m.ok() ? *m : Measurement{};
 }
 
-// Whether process `pid` is gone: no /proc entry, or a zombie (dead, waiting
-// for its new parent to reap it).
-bool Dead(const std::string& pid) {
-  std::ifstream stat("/proc/" + pid + "/stat");
-  std::string line;
-  if (!std::getline(stat, line)) return true;
-  const size_t paren = line.rfind(')');
-  return paren != std::string::npos && paren + 2 < line.size() &&
-         line[paren + 2] == 'Z';
-}
-
 TEST(MeasuredProcessTest, ExitCodeIsAMeasurement) {
   Measurement m = RunOk(Shell("exit 3"));
   EXPECT_EQ(m.exit_status, 3);
@@ -90,7 +79,8 @@ TEST(MeasuredProcessTest, TimeoutKillsTheWholeGroup) {
   std::string pid = ReadFileOrEmpty(dir + "/bg.pid");
   while (!pid.empty() && pid.back() == '\n') pid.pop_back();
   ASSERT_FALSE(pid.empty());
-  EXPECT_TRUE(Dead(pid)) << "the background sleep " << pid << " survived";
+  EXPECT_TRUE(testing::ProcessGone(pid))
+      << "the background sleep " << pid << " survived";
 }
 
 // The review: Ctrl-C (SIGINT) ended `phaseloop stage`, and the workload's
@@ -108,20 +98,15 @@ TEST(MeasuredProcessTest, AStopSignalKillsTheRunningCommandsGroup) {
     RunMeasured(command).IgnoreError();
     _exit(3);  // not reached: the signal ends it
   }
-  std::string pid;
-  for (int i = 0; i < 500 && pid.empty(); ++i) {
-    usleep(10000);
-    pid = ReadFileOrEmpty(dir + "/run.pid");
-  }
-  while (!pid.empty() && pid.back() == '\n') pid.pop_back();
+  const std::string pid = testing::WaitForPidFile(dir + "/run.pid");
   ASSERT_FALSE(pid.empty());
   kill(runner, SIGINT);
   int status = 0;
   ASSERT_EQ(waitpid(runner, &status, 0), runner);
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << status;
   // SIGKILL was sent before the command ended; its delivery may lag.
-  for (int i = 0; i < 200 && !Dead(pid); ++i) usleep(10000);
-  EXPECT_TRUE(Dead(pid)) << "the run " << pid << " survived its command";
+  EXPECT_TRUE(testing::WaitForProcessGone(pid))
+      << "the run " << pid << " survived its command";
 }
 
 TEST(MeasuredProcessTest, BackgroundLeftoversAreKilledAtExit) {
@@ -132,7 +117,8 @@ TEST(MeasuredProcessTest, BackgroundLeftoversAreKilledAtExit) {
   std::string pid = ReadFileOrEmpty(dir + "/bg.pid");
   while (!pid.empty() && pid.back() == '\n') pid.pop_back();
   ASSERT_FALSE(pid.empty());
-  EXPECT_TRUE(Dead(pid)) << "the background sleep " << pid << " survived";
+  EXPECT_TRUE(testing::ProcessGone(pid))
+      << "the background sleep " << pid << " survived";
 }
 
 TEST(MeasuredProcessTest, RedirectsStandardStreams) {

@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <csignal>
-#include <fstream>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -17,16 +16,6 @@ namespace {
 
 using ::phaseloop::testing::MakeTempDir;
 using ::phaseloop::testing::ReadFileOrEmpty;
-
-// Whether process `pid` is gone: no /proc entry, or a zombie.
-bool Dead(const std::string& pid) {
-  std::ifstream stat("/proc/" + pid + "/stat");
-  std::string line;
-  if (!std::getline(stat, line)) return true;
-  const size_t paren = line.rfind(')');
-  return paren != std::string::npos && paren + 2 < line.size() &&
-         line[paren + 2] == 'Z';
-}
 
 TEST(SubprocessTest, ExitStatusTimeLimitAndOutput) {
   absl::StatusOr<ProcessResult> ok =
@@ -71,20 +60,15 @@ TEST(SubprocessTest, AStopSignalKillsACommandUnderATimeLimit) {
     RunProcess(spec).IgnoreError();
     _exit(3);  // not reached: the signal ends it
   }
-  std::string pid;
-  for (int i = 0; i < 500 && pid.empty(); ++i) {
-    usleep(10000);
-    pid = ReadFileOrEmpty(dir + "/run.pid");
-  }
-  while (!pid.empty() && pid.back() == '\n') pid.pop_back();
+  const std::string pid = testing::WaitForPidFile(dir + "/run.pid");
   ASSERT_FALSE(pid.empty());
   kill(runner, SIGINT);
   int status = 0;
   ASSERT_EQ(waitpid(runner, &status, 0), runner);
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << status;
-  for (int i = 0; i < 200 && !Dead(pid); ++i) usleep(10000);
-  EXPECT_TRUE(Dead(pid)) << "the build's process " << pid << " survived";
-  if (!Dead(pid)) kill(std::stoi(pid), SIGKILL);
+  EXPECT_TRUE(testing::WaitForProcessGone(pid))
+      << "the build's process " << pid << " survived";
+  if (!testing::ProcessGone(pid)) kill(std::stoi(pid), SIGKILL);
 }
 
 }  // namespace

@@ -58,4 +58,31 @@ std::string ReadFileOrEmpty(const std::string& path) {
   return s.str();
 }
 
+std::string WaitForPidFile(const std::string& path) {
+  std::string pid;
+  for (int i = 0; i < 500 && pid.empty(); ++i) {
+    pid = ReadFileOrEmpty(path);
+    if (pid.empty()) usleep(10000);
+  }
+  while (!pid.empty() && pid.back() == '\n') pid.pop_back();
+  return pid;
+}
+
+bool ProcessGone(const std::string& pid) {
+  std::ifstream stat("/proc/" + pid + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return true;
+  const size_t paren = line.rfind(')');
+  return paren != std::string::npos && paren + 2 < line.size() &&
+         line[paren + 2] == 'Z';
+}
+
+bool WaitForProcessGone(const std::string& pid) {
+  for (int i = 0; i < 300; ++i) {
+    if (ProcessGone(pid)) return true;
+    usleep(10000);
+  }
+  return ProcessGone(pid);
+}
+
 }  // namespace phaseloop::testing

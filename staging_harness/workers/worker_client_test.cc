@@ -5,9 +5,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <fstream>
 #include <string>
 
+#include "common/testing/test_util.h"
 #include "compiler_driver/passes/action_space.h"
 
 namespace phaseloop::service {
@@ -148,14 +148,7 @@ TEST(WorkerClient, TheWorkerDiesWithItsParent) {
   ASSERT_GT(worker, 0);
   kill(parent, SIGKILL);
   ASSERT_EQ(waitpid(parent, nullptr, 0), parent);
-  bool gone = false;
-  for (int i = 0; i < 300 && !gone; ++i) {
-    // Gone, or a zombie its new parent has not reaped yet.
-    std::ifstream stat("/proc/" + std::to_string(worker) + "/stat");
-    std::string line;
-    gone = !std::getline(stat, line) || line[line.rfind(')') + 2] == 'Z';
-    if (!gone) usleep(10000);
-  }
+  const bool gone = testing::WaitForProcessGone(std::to_string(worker));
   EXPECT_TRUE(gone) << "session worker " << worker << " outlived its parent";
   if (!gone) kill(worker, SIGKILL);
 }
