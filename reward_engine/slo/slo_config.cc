@@ -521,8 +521,16 @@ absl::StatusOr<std::vector<Slo>> LoadSloDirectory(const std::string& dir) {
   }
   std::vector<std::string> files;
   std::vector<std::string> nested;  // SLO files this one-level read misses
-  for (auto it = fs::recursive_directory_iterator(dir, ec);
+  // Walked as `config check` walks it: links to directories followed,
+  // entries named with a leading dot left out (a Kubernetes ConfigMap
+  // mount keeps its real files in `..<timestamp>/`, linked from the top).
+  for (auto it = fs::recursive_directory_iterator(
+           dir, fs::directory_options::follow_directory_symlink, ec);
        !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->path().filename().string().rfind('.', 0) == 0) {
+      it.disable_recursion_pending();
+      continue;
+    }
     const std::string ext = it->path().extension().string();
     std::error_code type_error;
     if (!it->is_regular_file(type_error) || (ext != ".yaml" && ext != ".yml")) {

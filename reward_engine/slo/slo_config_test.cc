@@ -305,6 +305,28 @@ TEST(SloConfigTest, AnSloInASubdirectoryIsAnErrorNotIgnored) {
   auto team = LoadSloDirectory(dir + "/team-b");
   ASSERT_TRUE(team.ok()) << team.status();
   EXPECT_EQ((*team)[0].service, "b");
+
+  // A linked subdirectory is one too (config check follows links).
+  const std::string linked = dir + "/linked";
+  std::filesystem::create_directories(linked);
+  std::ofstream(linked + "/a.yaml")
+      << Replace("service: checkout", "service: a");
+  std::filesystem::create_directory_symlink(dir + "/team-b",
+                                            linked + "/team-b");
+  EXPECT_EQ(LoadSloDirectory(linked).status().code(),
+            absl::StatusCode::kInvalidArgument);
+
+  // A Kubernetes ConfigMap mount: the files link into a dot-named copy.
+  const std::string mount = dir + "/mount";
+  const std::string copy = mount + "/..2026_11_30_09_00_00.1";
+  std::filesystem::create_directories(copy);
+  std::ofstream(copy + "/a.yaml") << Replace("service: checkout", "service: a");
+  std::filesystem::create_directory_symlink(copy, mount + "/..data");
+  std::filesystem::create_symlink(mount + "/..data/a.yaml", mount + "/a.yaml");
+  auto mounted = LoadSloDirectory(mount);
+  ASSERT_TRUE(mounted.ok()) << mounted.status();
+  ASSERT_EQ(mounted->size(), 1u);
+  EXPECT_EQ((*mounted)[0].service, "a");
 }
 
 TEST(SloConfigTest, ShippedConfigsLoad) {

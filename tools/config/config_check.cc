@@ -345,6 +345,12 @@ absl::StatusOr<std::vector<ConfigFile>> ConfigFiles(
            end;
            !error && it != end; it.increment(error)) {
         std::error_code entry_error;
+        // Dot-named entries are left out, as an SLO directory leaves them
+        // (a ConfigMap mount's `..<timestamp>/` copies).
+        if (it->path().filename().string().rfind('.', 0) == 0) {
+          it.disable_recursion_pending();
+          continue;
+        }
         const fs::file_type type = it->status(entry_error).type();
         if (type == fs::file_type::directory) {
           if (!listed.insert(fs::canonical(it->path(), entry_error)).second) {
