@@ -251,4 +251,13 @@ for bad in "--buffer $work/8.db" "--bolt-input-seed 3"; do
   [ $rc -eq 2 ] && grep -q -- "--bolt" "$work/8b.err" \
     || { cat "$work/8b.err"; fail "step 8: '$extra $bad' exited $rc"; }
 done
+
+step "9. a runtime search with a relative --work-dir (its input generator wrote nowhere)"
+mkdir -p "$work/rel"
+(cd "$work/rel" && "$phaseloop" search --objective runtime --workload example \
+  --workloads-dir "$OLDPWD/configs/workloads" --cc "$cc" --work-dir scratch \
+  --budget 20 --max-evaluations 1 >/dev/null 2>"$work/9.err") \
+  || { cat "$work/9.err"; fail "step 9: the runtime search failed"; }
+[ -f "$work/rel/scratch/example/inputs/generated.txt" ] \
+  || { cat "$work/9.err"; fail "step 9: no inputs under the relative work directory"; }
 echo "PASS"

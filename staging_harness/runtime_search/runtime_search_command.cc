@@ -7,8 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "common/command/exit_code.h"
 #include "common/files/atomic_file.h"
-#include "common/process/stop_signals.h"
 #include "common/process/shell_quote.h"
+#include "common/process/stop_signals.h"
 #include "replay_buffer/replay_store.h"
 #include "staging_harness/profiling/bolt_optimization.h"
 #include "staging_harness/runner/build_options.h"
@@ -139,10 +139,12 @@ int RunRuntimeSearchCommand(const RuntimeSearchFlags& f, std::ostream& out,
       staging::CandidateCflags(f.profile, f.candidate_cflags);
   if (!candidate_cflags.ok()) return fail(candidate_cflags.status());
   stage.candidate_cflags = *std::move(candidate_cflags);
+  // Absolute: the input generator and perf run in directories of their own
+  // (a relative --work-dir made them write nowhere).
   stage.work_dir =
       (f.work_dir.empty()
            ? (fs::temp_directory_path() / "phaseloop-runtime-search").string()
-           : f.work_dir) +
+           : fs::absolute(f.work_dir).lexically_normal().string()) +
       "/" + workload->name;
   RuntimeSearchOptions options;
   absl::StatusOr<std::optional<profiling::BoltOptions>> bolt =

@@ -160,7 +160,9 @@ absl::StatusOr<SpeedGateResult> RunSpeedGate(const std::string& policy_spec,
       options.work_dir.empty()
           ? (std::filesystem::temp_directory_path() / "phaseloop-speed-gate")
                 .string()
-          : options.work_dir;
+          : std::filesystem::absolute(options.work_dir)
+                .lexically_normal()
+                .string();
   return RunSpeedGate(policy_spec, *chosen, stage, progress);
 }
 
