@@ -8,12 +8,14 @@
 namespace phaseloop::ir {
 
 CollectedDiagnostics::CollectedDiagnostics(llvm::LLVMContext& context)
-    : context_(context) {
+    : context_(context),
+      previous_(context.getDiagnosticHandlerCallBack()),
+      previous_context_(context.getDiagnosticContext()) {
   context_.setDiagnosticHandlerCallBack(&CollectedDiagnostics::Handle, this);
 }
 
 CollectedDiagnostics::~CollectedDiagnostics() {
-  context_.setDiagnosticHandlerCallBack(nullptr, nullptr);
+  context_.setDiagnosticHandlerCallBack(previous_, previous_context_);
 }
 
 void CollectedDiagnostics::Handle(const llvm::DiagnosticInfo& info,

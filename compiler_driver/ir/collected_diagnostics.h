@@ -9,14 +9,15 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "llvm/IR/DiagnosticHandler.h"
 #include "llvm/IR/LLVMContext.h"
 
 namespace phaseloop::ir {
 
 class CollectedDiagnostics {
  public:
-  // Installs the handler on `context` for as long as this lives (not
-  // movable: the handler points at it).
+  // Installs the handler on `context` for as long as this lives, then puts
+  // back the one it found (not movable: the handler points at it).
   explicit CollectedDiagnostics(llvm::LLVMContext& context);
   ~CollectedDiagnostics();
   CollectedDiagnostics(const CollectedDiagnostics&) = delete;
@@ -34,6 +35,8 @@ class CollectedDiagnostics {
  private:
   static void Handle(const llvm::DiagnosticInfo& info, void* self);
   llvm::LLVMContext& context_;
+  llvm::DiagnosticHandler::DiagnosticHandlerTy previous_;
+  void* previous_context_;
   std::string messages_;
   int errors_ = 0;
 };

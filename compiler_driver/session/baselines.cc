@@ -12,9 +12,13 @@ namespace phaseloop::session {
 namespace {
 
 // Runs default<level> on `module` (consumed) and measures it.
+// LLVM's errors while optimising or emitting (an inline asm label defined
+// twice once inlined) are a status: with no handler LLVM calls exit(1).
 absl::StatusOr<Baseline> Measure(std::unique_ptr<llvm::Module> module,
                                  ir::OptLevel level,
                                  passes::PipelineFlavor flavor) {
+  ir::CollectedDiagnostics diagnostics(module->getContext());
+  const std::string name = module->getModuleIdentifier();
   absl::StatusOr<std::unique_ptr<codegen::ObjectEmitter>> emitter =
       codegen::ObjectEmitter::ForModule(*module, ir::CodegenLevel(level));
   if (!emitter.ok()) return emitter.status();
@@ -26,6 +30,9 @@ absl::StatusOr<Baseline> Measure(std::unique_ptr<llvm::Module> module,
   baseline.ir_count = observation::IrInstructionCount(*module);
   absl::StatusOr<std::string> object =
       (*emitter)->EmitObject(std::move(module));
+  if (absl::Status errors = diagnostics.ErrorsAsStatus(name); !errors.ok()) {
+    return errors;
+  }
   if (!object.ok()) return object.status();
   absl::StatusOr<codegen::ObjectSizes> sizes =
       codegen::MeasureObjectSizes(*object);
@@ -52,16 +59,11 @@ absl::StatusOr<std::vector<Baseline>> SourceBaselines(
     ir::FrontendOptions at_level = frontend;
     at_level.opt_level = level;
     llvm::LLVMContext context;
-    ir::CollectedDiagnostics diagnostics(context);
     absl::StatusOr<std::unique_ptr<llvm::Module>> module =
         ir::LoadModule(source, at_level, context);
     if (!module.ok()) return module.status();
     absl::StatusOr<Baseline> b =
         Measure(std::move(*module), level, passes::PipelineFlavor::kClang);
-    if (absl::Status errors = diagnostics.ErrorsAsStatus(source);
-        !errors.ok()) {
-      return errors;
-    }
     if (!b.ok()) return b.status();
     out.push_back(*b);
   }
@@ -86,16 +88,10 @@ absl::StatusOr<std::vector<Baseline>> FileBaselines(
     const std::vector<ir::OptLevel>& levels) {
   if (ir::IsSourcePath(path)) return SourceBaselines(path, frontend, levels);
   llvm::LLVMContext context;
-  ir::CollectedDiagnostics diagnostics(context);
   absl::StatusOr<std::unique_ptr<llvm::Module>> module =
       ir::LoadModule(path, frontend, context);
   if (!module.ok()) return module.status();
-  absl::StatusOr<std::vector<Baseline>> baselines =
-      ModuleBaselines(**module, levels);
-  if (absl::Status errors = diagnostics.ErrorsAsStatus(path); !errors.ok()) {
-    return errors;
-  }
-  return baselines;
+  return ModuleBaselines(**module, levels);
 }
 
 }  // namespace phaseloop::session

@@ -110,10 +110,9 @@ TEST_F(CorpusBuilderTest, FindsProgramsLibrariesAndSkips) {
   auto modules = ByName(*manifest_);
   std::vector<std::string> names;
   for (const auto& [name, r] : modules) names.push_back(name);
-  EXPECT_EQ(names,
-            (std::vector<std::string>{"demo/dup", "demo/lib", "demo/multi/main",
-                                      "demo/needs/main", "demo/one",
-                                      "demo/two"}));
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "demo/dup", "demo/lib", "demo/multi/main",
+                       "demo/needs/main", "demo/one", "demo/two"}));
   std::map<std::string, SkippedEntry> skipped;
   for (const SkippedEntry& s : manifest_->skipped) skipped[s.name] = s;
   ASSERT_EQ(skipped.size(), 3u);
@@ -124,6 +123,27 @@ TEST_F(CorpusBuilderTest, FindsProgramsLibrariesAndSkips) {
   EXPECT_NE(skipped["demo/broken"].reason.find("undeclared_thing"),
             std::string::npos);
   EXPECT_NE(skipped["demo/dup/x2"].reason.find("'f'"), std::string::npos);
+}
+
+// A program whose -Oz baseline fails to assemble (an inline asm label
+// defined twice once inlined) was stored with a baseline size from the
+// failed object, and every search of it failed: it is left out, with why.
+TEST(CorpusBuilderErrors, AModuleWhoseBaselineLlvmRefusesIsLeftOut) {
+  const fs::path root = FreshDir("asm_root");
+  WriteSource(root, "dup.c",
+              "static inline __attribute__((always_inline)) void f(void) {\n"
+              "  __asm__ volatile(\"mylabel_x: nop\");\n"
+              "}\n"
+              "int main(void) { f(); f(); return 0; }\n");
+  WriteSource(root, "fine.c", "int main(void) { return 0; }\n");
+  auto built = Build(root, FreshDir("asm_out"), Settings());
+  ASSERT_TRUE(built.ok()) << built.status();
+  auto modules = ByName(*built);
+  EXPECT_EQ(modules.count("demo/fine"), 1u);
+  EXPECT_EQ(modules.count("demo/dup"), 0u);
+  ASSERT_EQ(built->skipped.size(), 1u);
+  EXPECT_NE(built->skipped[0].reason.find("already defined"), std::string::npos)
+      << built->skipped[0].reason;
 }
 
 TEST_F(CorpusBuilderTest, LinksWhatEachProgramNeeds) {
