@@ -26,6 +26,7 @@
 #include "common/signing/signature.h"
 #include "common/signing/trust_file.h"
 #include "compiler_driver/cc_wrapper/bazel_toolchain_files.h"
+#include "compiler_driver/passes/pipeline_check.h"
 
 namespace phaseloop::cc_wrapper {
 namespace {
@@ -133,9 +134,10 @@ absl::StatusOr<std::string> CheckedCc(const std::string& cc) {
                      "(bazel-bin/compiler_driver/cc_wrapper/phaseloop-cc)"));
   }
   // The `phaseloop` command itself passed this check, and every compile
-  // then failed on its unknown --phaseloop-policy option.
-  if (const std::string name = fs::path(cc).filename().string();
-      name != "phaseloop-cc" && name != "phaseloop-c++") {
+  // then failed on its unknown --phaseloop-policy option; phaseloop-c++
+  // would compile C files as C++. A link named otherwise is fine.
+  if (fs::path(cc).filename() != "phaseloop-cc" &&
+      fs::weakly_canonical(cc).filename() != "phaseloop-cc") {
     return absl::InvalidArgumentError(
         absl::StrCat("--cc '", cc,
                      "' is not phaseloop-cc; pass the compiler wrapper "
@@ -168,8 +170,15 @@ absl::Status CheckPackagePolicySpec(absl::string_view spec,
   };
   if (spec == "baseline") return absl::OkStatus();
   if (absl::StartsWith(spec, "fixed:")) {
-    if (spec.size() > 6) return absl::OkStatus();
-    return bad("names no pipeline; write e.g. fixed:default<Oz>");
+    if (spec.size() == 6) {
+      return bad("names no pipeline; write e.g. fixed:default<Oz>");
+    }
+    // A misspelled pass (defualt<Oz>) failed every compile open.
+    if (absl::Status allowed = passes::CheckWholePolicyPipeline(spec.substr(6));
+        !allowed.ok()) {
+      return bad(absl::StrCat("cannot run: ", allowed.message()));
+    }
+    return absl::OkStatus();
   }
   if (absl::ConsumePrefix(&spec, "artifact:")) {
     const fs::path file(std::string(spec.substr(0, spec.find('?'))));
@@ -441,7 +450,6 @@ absl::StatusOr<BazelToolchain> WriteBazelToolchain(
   build.tool_paths = ToolPaths();
   build.use_lld = !FindProgram("ld.lld-16").empty();
   CcWrapperSettings wrapper{*cc, *fingerprint, clang, *spool, *outcomes};
-  wrapper.optimizer = (cc_dir / "phaseloop-cc-opt").string();
   if (has_trust) {
     wrapper.trust_file = absl::StrCat(
         build.package.empty() ? "" : build.package + "/", kTrustFileName);

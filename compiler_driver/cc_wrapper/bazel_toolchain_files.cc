@@ -187,22 +187,16 @@ export PHASELOOP_OUTCOME_CACHE="${PHASELOOP_OUTCOME_CACHE-$outcomes}"
                 "# Only artifacts the package's trust file accepts run (the "
                 "rest: plain clang).\nexport PHASELOOP_TRUST_FILE=",
                 process::ShellQuote(s.trust_file), "\n"),
-      "optimizer=",
-      process::ShellQuote(s.optimizer.empty()
-                              ? std::filesystem::path(s.phaseloop_cc)
-                                    .parent_path()
-                                    .append("phaseloop-cc-opt")
-                                    .string()
-                              : s.optimizer),
-      R"x(
-if [ -x "$phaseloop_cc" ] && [ -x "$optimizer" ]; then
-  exec "$phaseloop_cc" "$@"
+      R"x(# phaseloop-cc runs phaseloop-cc-opt from beside its resolved path.
+missing="$phaseloop_cc"
+if [ -x "$phaseloop_cc" ]; then
+  resolved="$(readlink -f "$phaseloop_cc")"
+  missing="${resolved%/*}/phaseloop-cc-opt"
+  [ -x "$missing" ] && exec "$phaseloop_cc" "$@"
 fi
 # phaseloop-cc or its optimiser is gone (cleaned, moved). Plain clang here
 # would be cached (locally, remotely) as this action's phaseloop output and
 # served after the install is back: the action fails instead.
-missing="$phaseloop_cc"
-[ -x "$phaseloop_cc" ] && missing="$optimizer"
 echo "phaseloop: $missing is missing or not executable: reinstall" \
   "phaseloop (tools/install.sh), or rerun \`phaseloop toolchain bazel\`" \
   "with --cc naming an installed phaseloop-cc" >&2

@@ -58,9 +58,6 @@ struct CcWrapperSettings {
   std::string outcome_cache_dir;  // absolute; "" = the cache off
   // Execroot-relative path of the package's trust file; "" = none.
   std::string trust_file;
-  // phaseloop-cc-opt beside phaseloop-cc's resolved path; "" = beside
-  // phaseloop_cc.
-  std::string optimizer;
 };
 
 // cc_wrapper.sh: exports PHASELOOP_SPOOL and PHASELOOP_OUTCOME_CACHE

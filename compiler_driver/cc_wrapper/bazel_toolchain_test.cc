@@ -278,7 +278,20 @@ TEST_F(BazelToolchainTest, WithoutATrustFileTheScriptIsUnchanged) {
               ::testing::Not(HasSubstr("PHASELOOP_TRUST_FILE")));
   EXPECT_THAT(Read(root_ / "ws" / "tools" / "phaseloop" / "cc_wrapper.sh"),
               HasSubstr("PHASELOOP_OUTCOME_CACHE-$outcomes}\"\n"
-                        "optimizer="));
+                        "# phaseloop-cc runs phaseloop-cc-opt"));
+}
+
+// A link to phaseloop-cc under another name is phaseloop-cc (the wrapper
+// resolves its own path); phaseloop-c++ is not (C files compiled as C++).
+TEST_F(BazelToolchainTest, ALinkToPhaseloopCcIsAcceptedPhaseloopCxxIsNot) {
+  fs::create_symlink(root_ / "bin" / "phaseloop-cc", root_ / "bin" / "cc");
+  options_.cc = (root_ / "bin" / "cc").string();
+  EXPECT_TRUE(WriteBazelToolchain(options_).ok());
+  Write(root_ / "bin" / "phaseloop-c++", "#!/bin/sh\n");
+  fs::permissions(root_ / "bin" / "phaseloop-c++", fs::perms::owner_all);
+  options_.cc = (root_ / "bin" / "phaseloop-c++").string();
+  EXPECT_THAT(WriteBazelToolchain(options_).status().message(),
+              HasSubstr("is not phaseloop-cc"));
 }
 
 TEST_F(BazelToolchainTest, RejectsBadInput) {
@@ -322,6 +335,7 @@ TEST_F(BazelToolchainTest, RejectsBadInput) {
   for (const auto& [spec, why] :
        std::vector<std::pair<std::string, std::string>>{
            {"fixd:default<Oz>", "is not a policy the toolchain can run"},
+           {"fixed:defualt<Oz>", "cannot run"},
            {"fixed:", "names no pipeline"},
            {"artifact:/tmp/abs.plpolicy?mode=topk",
             "outside the toolchain package"},
