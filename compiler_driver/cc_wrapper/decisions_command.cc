@@ -10,6 +10,7 @@
 #include <iomanip>
 #include <iostream>
 #include <ostream>
+#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "common/command/exit_code.h"
@@ -27,19 +28,26 @@
 namespace phaseloop::cc_wrapper {
 namespace {
 
-// The spool to read: --spool, which must be a directory (a mistyped path
-// read as an empty spool, "shipped 0", exit 0, in every CI run), else the
-// wrapper's own, which may not exist yet (nothing compiled).
+// The spool to read: --spool, else the wrapper's own. Either may not exist
+// yet (a build that compiled nothing: every action cached): said on `err`,
+// so a mistyped path is visible, and read as empty. One that exists and is
+// not a directory is an error.
 absl::StatusOr<std::string> SpoolDir(const std::string& flag,
-                                     bool may_be_missing = false) {
+                                     std::ostream& err) {
   if (!flag.empty()) {
     std::error_code error;
-    if (!may_be_missing && !std::filesystem::is_directory(flag, error)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--spool ", flag,
-          ": no such directory; give the spool phaseloop-cc writes "
-          "(PHASELOOP_SPOOL, spool_dir in cc.conf, or the default "
-          "~/.cache/phaseloop/spool)"));
+    if (std::filesystem::exists(flag, error) &&
+        !std::filesystem::is_directory(flag, error)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--spool ", flag,
+                       ": not a directory; give the spool phaseloop-cc writes "
+                       "(PHASELOOP_SPOOL, spool_dir in cc.conf, or the default "
+                       "~/.cache/phaseloop/spool)"));
+    }
+    if (!std::filesystem::exists(flag, error)) {
+      err << "note: --spool " << flag
+          << ": no such directory yet, read as an empty spool (nothing "
+             "compiled since it was set up; or a mistyped path?)\n";
     }
     return flag;
   }
@@ -117,7 +125,7 @@ int RunShip(const ShipFlags& flags, std::ostream& out, std::ostream& err) {
            "FILE (a replay buffer on this machine)\n";
     return command::kExitBadInput;
   }
-  absl::StatusOr<std::string> spool_dir = SpoolDir(flags.spool);
+  absl::StatusOr<std::string> spool_dir = SpoolDir(flags.spool, err);
   if (!spool_dir.ok()) {
     err << "phaseloop decisions ship: " << spool_dir.status().message() << "\n";
     return command::kExitBadInput;
@@ -354,7 +362,7 @@ int RunShow(const ShowFlags& flags, std::ostream& out, std::ostream& err) {
       files.push_back(*std::move(file));
     }
   } else {
-    absl::StatusOr<std::string> spool_dir = SpoolDir(flags.spool);
+    absl::StatusOr<std::string> spool_dir = SpoolDir(flags.spool, err);
     if (!spool_dir.ok()) {
       err << "phaseloop decisions show: " << spool_dir.status().message()
           << "\n";
@@ -394,8 +402,9 @@ int RunShow(const ShowFlags& flags, std::ostream& out, std::ostream& err) {
 }
 
 int RunStats(const StatsFlags& flags, std::ostream& out, std::ostream& err) {
-  absl::StatusOr<std::string> spool_dir =
-      SpoolDir(flags.spool, /*may_be_missing=*/flags.zero);
+  std::ostringstream quiet;  // --zero makes the spool when missing
+  absl::StatusOr<std::string> spool_dir = SpoolDir(
+      flags.spool, flags.zero ? static_cast<std::ostream&>(quiet) : err);
   if (!spool_dir.ok()) {
     err << "phaseloop stats: " << spool_dir.status().message() << "\n";
     return command::kExitBadInput;
