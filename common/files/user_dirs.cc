@@ -60,7 +60,13 @@ std::string PerUserTmpDir(std::string_view prefix, const std::string& base) {
   mkdir(dir.c_str(), 0700);  // or it exists: checked below either way
   struct stat made;
   if (lstat(dir.c_str(), &made) != 0 || !S_ISDIR(made.st_mode) ||
-      made.st_uid != getuid() || (made.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+      made.st_uid != getuid()) {
+    return "";
+  }
+  // This user's own, made writable to others (earlier versions made it
+  // under the umask, 0775 with Debian's 002): made private again.
+  if ((made.st_mode & (S_IWGRP | S_IWOTH)) != 0 &&
+      chmod(dir.c_str(), 0700) != 0) {
     return "";
   }
   return dir;
