@@ -60,14 +60,19 @@ absl::StatusOr<ProcessResult> RunProcess(const ProcessSpec& spec) {
       &failed_to_start);
   if (!failed_to_start) {
     AddStoppableChild(started.Pid);
-    // waitpid, not llvm::sys::Wait: that reports an exit status of 127
-    // (env's "not found") as -1.
+    // Waited for without reaping, then unregistered, then reaped: a stop
+    // signal in between never meets a pid the kernel gave another process.
+    // (waitpid, not llvm::sys::Wait: that reports exit 127 as -1.)
+    siginfo_t ended;
+    while (waitid(P_PID, started.Pid, &ended, WEXITED | WNOWAIT) != 0 &&
+           errno == EINTR) {
+    }
+    RemoveStoppableChild(started.Pid);
     int status = 0;
     pid_t waited;
     do {
       waited = waitpid(started.Pid, &status, 0);
     } while (waited < 0 && errno == EINTR);
-    RemoveStoppableChild(started.Pid);
     if (waited == started.Pid) {
       rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     }
@@ -88,7 +93,14 @@ absl::StatusOr<ProcessResult> RunProcess(const ProcessSpec& spec) {
                         ? output->substr(output->size() - kKeep)
                         : std::move(*output);
   }
-  if (rc == 127 && result.output.find("No such file") != std::string::npos) {
+  // env's or timeout's own "cannot run", the only output then (a build
+  // script's missing inner command exits 127 too, in the script's words).
+  const std::string first_line =
+      result.output.substr(0, result.output.find('\n'));
+  if (rc == 127 &&
+      (first_line.find("env: ") != std::string::npos ||
+       first_line.find("timeout: ") != std::string::npos) &&
+      first_line.find("No such file") != std::string::npos) {
     return absl::FailedPreconditionError(absl::StrCat(
         "cannot run '", spec.argv[0], "': not found; ", result.output));
   }

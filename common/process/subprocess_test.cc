@@ -30,6 +30,21 @@ TEST(SubprocessTest, ExitStatusTimeLimitAndOutput) {
   ASSERT_TRUE(slow.ok()) << slow.status();
   EXPECT_TRUE(slow->timed_out);
 
+  // A script's own missing command is its exit 127, not "cannot run".
+  absl::StatusOr<ProcessResult> inner =
+      RunProcess({{"sh", "-c", "echo No such file here; no-such-inner-command"},
+                  "",
+                  {},
+                  10});
+  ASSERT_TRUE(inner.ok()) << inner.status();
+  EXPECT_EQ(inner->exit_code, 127);
+
+  for (double limit : {0.0, 10.0}) {  // env alone, and env running timeout
+    absl::StatusOr<ProcessResult> missing =
+        RunProcess({{"no-such-program-here"}, "", {}, limit});
+    EXPECT_EQ(missing.status().code(), absl::StatusCode::kFailedPrecondition)
+        << limit;
+  }
   absl::StatusOr<ProcessResult> missing =
       RunProcess({{"no-such-program-here"}, "", {}, 0});
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kFailedPrecondition)
