@@ -241,8 +241,8 @@ absl::StatusOr<WorkStats> RunSearchJobWorker(const WorkOptions& options,
     absl::Status flushed = (*sink)->Flush();
     if (!flushed.ok())
       return flushed;  // not committed: another member redoes it
-    if (const int64_t kept = (*sink)->kept_for_retry() - kept_before;
-        kept > 0) {
+    const int64_t kept = (*sink)->kept_for_retry() - kept_before;
+    if (kept > 0) {
       stats.episodes_kept_for_retry += kept;
       log << "job " << job.job_id() << ": "
           << kafka::KeptForRetryMessage(kept, (*sink)->spool_dir()) << "\n";
@@ -258,7 +258,8 @@ absl::StatusOr<WorkStats> RunSearchJobWorker(const WorkOptions& options,
       log << "job " << job.job_id() << ": offset not committed ("
           << committed.message() << "); it may be worked again\n";
     }
-    stats.episodes += episodes_before;
+    // Produced: what Kafka took; the rest is counted as kept for retry.
+    stats.episodes += episodes_before - kept;
     const ModuleResult& result = results->front();
     if (!result.status.ok()) ++stats.failed_jobs;
     stats.jobs_done.push_back(job.job_id());

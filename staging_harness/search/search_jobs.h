@@ -75,7 +75,7 @@ struct WorkOptions {
 
 struct WorkStats {
   std::vector<std::string> jobs_done;
-  int64_t episodes = 0;
+  int64_t episodes = 0;  // produced (acknowledged by Kafka)
   int64_t malformed_jobs = 0;
   int64_t failed_jobs = 0;  // the module could not be searched
   // Jobs deleted from Kafka (retention) before this worker's group read
