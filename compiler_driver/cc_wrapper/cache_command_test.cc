@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -68,6 +69,12 @@ TEST(CacheCommandTest, ClearRemovesOnlyTheCachesOwnFiles) {
       << out.str();
   EXPECT_EQ(ReadOutcomeCacheStats(cache_dir)->entries, 0);
   EXPECT_TRUE(std::filesystem::exists(writing));
+  // One left by a crashed compile (an hour old) goes.
+  std::filesystem::last_write_time(
+      writing,
+      std::filesystem::file_time_type::clock::now() - std::chrono::hours(1));
+  ASSERT_EQ(RunCacheClear({cache_dir, false}, out, err), 0) << err.str();
+  EXPECT_FALSE(std::filesystem::exists(writing));
 }
 
 // The cap the wrapper applies comes from one reader; a value it cannot read

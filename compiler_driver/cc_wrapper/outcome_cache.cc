@@ -4,6 +4,7 @@
 #include <utime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <utility>
@@ -306,10 +307,15 @@ absl::Status ClearOutcomeCache(const std::string& dir) {
         "): nothing cleared; give --dir the outcome cache's own directory"));
   }
   // Entry by entry: compiles storing meanwhile keep their subdirectories.
+  // A write left by a crashed compile goes once it is 10 minutes old.
+  const fs::file_time_type stale =
+      fs::file_time_type::clock::now() - std::chrono::minutes(10);
   for (const fs::directory_entry& sub : fs::directory_iterator(root, ec)) {
     for (const fs::directory_entry& e : fs::directory_iterator(sub, ec)) {
+      std::error_code time_error;
       if (IsEntryName(sub.path().filename().string(),
-                      e.path().filename().string())) {
+                      e.path().filename().string()) ||
+          e.last_write_time(time_error) < stale) {
         std::error_code removed;
         fs::remove(e.path(), removed);
         if (removed && removed != std::errc::no_such_file_or_directory) {
