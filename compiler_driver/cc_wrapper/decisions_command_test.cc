@@ -227,8 +227,6 @@ TEST(DecisionsCommandTest, ShowPrintsEveryRecordReadably) {
   EXPECT_NE(err.str().find("nope.decisions"), std::string::npos) << err.str();
 }
 
-// --zero moves the zero point; it deletes nothing: what was not shipped is
-// still shipped afterwards, and what is shipped stays until space is needed.
 // One spool file with a record the buffer refuses (no decision_id) held
 // back every other file at every run, and was not named: the rest ship, it
 // stays, named with the reason.
@@ -295,6 +293,8 @@ TEST(DecisionsCommandTest, AMissingSpoolDirectoryIsSaid) {
       << err.str();
 }
 
+// --zero moves the zero point; it deletes nothing: what was not shipped is
+// still shipped afterwards, and what is shipped stays until space is needed.
 TEST(DecisionsCommandTest, ZeroKeepsUnshippedRecords) {
   const std::string dir = testing::MakeTempDir();
   const std::string spool = dir + "/spool", buffer = dir + "/buffer.db";

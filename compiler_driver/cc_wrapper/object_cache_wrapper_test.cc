@@ -71,9 +71,6 @@ TEST_F(ObjectCacheWrapperTest, SecondCompileIsAHitWithTheSameObject) {
   EXPECT_EQ(std::distance(fs::directory_iterator(cache_ + "/identity"), {}), 1);
 }
 
-// An object whose making printed a backend warning is not cached: a hit
-// would skip the backend and its warning, and pass a -Werror build clang
-// fails (every compile of it goes to clang, which fails it).
 // Under -flto the wrapper writes bitcode; its entries were refused as "not
 // ELF", so every compile missed and rewrote its entry.
 TEST_F(ObjectCacheWrapperTest, LtoBitcodeIsCachedToo) {
@@ -100,6 +97,9 @@ TEST_F(ObjectCacheWrapperTest, LtoBitcodeIsCachedToo) {
   }
 }
 
+// An object whose making printed a backend warning is not cached: a hit
+// would skip the backend and its warning, and pass a -Werror build clang
+// fails (every compile of it goes to clang, which fails it).
 TEST_F(ObjectCacheWrapperTest, NothingIsCachedWhenTheBackendWarned) {
   const std::string frame = scratch_.dir() + "/frame.c";
   std::ofstream(frame) << "void use(char *);\n"
