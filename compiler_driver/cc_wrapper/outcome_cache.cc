@@ -52,7 +52,6 @@ namespace fs = std::filesystem;
 
 constexpr char kMagic[] = "phaseloop-outcome";
 
-// Keeps the files of `subdir` within `budget` bytes, oldest removed first.
 bool IsHex(const std::string& s) {
   return !s.empty() && s.find_first_not_of("0123456789abcdef") == s.npos;
 }
