@@ -63,10 +63,11 @@ std::string PerUserTmpDir(std::string_view prefix, const std::string& base) {
       made.st_uid != getuid()) {
     return "";
   }
-  // This user's own, made writable to others (earlier versions made it
-  // under the umask, 0775 with Debian's 002): made private again.
-  if ((made.st_mode & (S_IWGRP | S_IWOTH)) != 0 &&
-      chmod(dir.c_str(), 0700) != 0) {
+  // Writable by anyone: what another user may have planted in it stays
+  // untrusted. Group-writable only (earlier versions made it under the
+  // umask, 0775 with Debian's 002, the group the user's own): made private.
+  if ((made.st_mode & S_IWOTH) != 0) return "";
+  if ((made.st_mode & S_IWGRP) != 0 && chmod(dir.c_str(), 0700) != 0) {
     return "";
   }
   return dir;

@@ -40,10 +40,10 @@ std::string UserDir(UserDirKind kind, std::string_view name,
 
 // <base>/<prefix>-<uid> (base /tmp): a per-user place for a default when
 // UserDir is "", made private (0700) when missing or when this user's own
-// is writable to others. "" when it is not this user's own directory — a
-// name anyone can take first in /tmp (a link, another user's): the caller
-// goes without (another local user planted cache entries and decision
-// records there).
+// is group-writable. "" when it is not this user's own directory — a name
+// anyone can take first in /tmp (a link, another user's) — or anyone may
+// write to it: the caller goes without (another local user planted cache
+// entries and decision records there).
 std::string PerUserTmpDir(std::string_view prefix,
                           const std::string& base = "/tmp");
 

@@ -61,14 +61,19 @@ TEST(UserDirTest, APerUserTmpDirIsPrivateOrNotUsed) {
   EXPECT_EQ(st.st_mode & 0777, 0700u);
   EXPECT_EQ(PerUserTmpDir("made", base), made);  // again: the same
 
-  // This user's own, left writable to others by an earlier version: made
-  // private again and used.
+  // This user's own, left group-writable by an earlier version (umask
+  // 002): made private again and used.
+  const std::string group = base + "/group-" + uid;
+  ASSERT_EQ(mkdir(group.c_str(), 0700), 0);
+  ASSERT_EQ(chmod(group.c_str(), 0775), 0);
+  EXPECT_EQ(PerUserTmpDir("group", base), group);
+  ASSERT_EQ(stat(group.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  // Writable by anyone: what it holds may be anyone's; not used.
   const std::string open = base + "/open-" + uid;
   ASSERT_EQ(mkdir(open.c_str(), 0700), 0);
   ASSERT_EQ(chmod(open.c_str(), 0777), 0);
-  EXPECT_EQ(PerUserTmpDir("open", base), open);
-  ASSERT_EQ(stat(open.c_str(), &st), 0);
-  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  EXPECT_EQ(PerUserTmpDir("open", base), "");
 
   const std::string elsewhere = base + "/elsewhere";
   ASSERT_EQ(mkdir(elsewhere.c_str(), 0700), 0);

@@ -136,8 +136,11 @@ absl::StatusOr<std::string> CheckedCc(const std::string& cc) {
   // The `phaseloop` command itself passed this check, and every compile
   // then failed on its unknown --phaseloop-policy option; phaseloop-c++
   // would compile C files as C++. A link named otherwise is fine.
-  if (fs::path(cc).filename() != "phaseloop-cc" &&
-      fs::weakly_canonical(cc).filename() != "phaseloop-cc") {
+  // (The launcher is C++ when the name it is run by ends in "++".)
+  const std::string given = fs::path(cc).filename().string();
+  if ((given != "phaseloop-cc" &&
+       fs::weakly_canonical(cc).filename() != "phaseloop-cc") ||
+      absl::EndsWith(given, "++")) {
     return absl::InvalidArgumentError(
         absl::StrCat("--cc '", cc,
                      "' is not phaseloop-cc; pass the compiler wrapper "
@@ -174,7 +177,9 @@ absl::Status CheckPackagePolicySpec(absl::string_view spec,
       return bad("names no pipeline; write e.g. fixed:default<Oz>");
     }
     // A misspelled pass (defualt<Oz>) failed every compile open.
-    if (absl::Status allowed = passes::CheckWholePolicyPipeline(spec.substr(6));
+    // Trimmed as the wrapper trims it (`fixed: default<Oz>` runs).
+    if (absl::Status allowed = passes::CheckWholePolicyPipeline(
+            absl::StripAsciiWhitespace(spec.substr(6)));
         !allowed.ok()) {
       return bad(absl::StrCat("cannot run: ", allowed.message()));
     }

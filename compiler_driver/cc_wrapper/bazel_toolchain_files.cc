@@ -187,10 +187,15 @@ export PHASELOOP_OUTCOME_CACHE="${PHASELOOP_OUTCOME_CACHE-$outcomes}"
                 "# Only artifacts the package's trust file accepts run (the "
                 "rest: plain clang).\nexport PHASELOOP_TRUST_FILE=",
                 process::ShellQuote(s.trust_file), "\n"),
-      R"x(# phaseloop-cc runs phaseloop-cc-opt from beside its resolved path.
+      R"x(# phaseloop-cc runs phaseloop-cc-opt from beside its resolved path
+# (readlink only for a link: no process on the common path).
 missing="$phaseloop_cc"
 if [ -x "$phaseloop_cc" ]; then
-  resolved="$(readlink -f "$phaseloop_cc")"
+  resolved="$phaseloop_cc"
+  if [ -L "$phaseloop_cc" ]; then
+    resolved="$(readlink -f "$phaseloop_cc" 2>/dev/null)" || resolved=""
+    [ -n "$resolved" ] || resolved="$phaseloop_cc"
+  fi
   missing="${resolved%/*}/phaseloop-cc-opt"
   [ -x "$missing" ] && exec "$phaseloop_cc" "$@"
 fi

@@ -284,12 +284,25 @@ TEST_F(BazelToolchainTest, WithoutATrustFileTheScriptIsUnchanged) {
 // A link to phaseloop-cc under another name is phaseloop-cc (the wrapper
 // resolves its own path); phaseloop-c++ is not (C files compiled as C++).
 TEST_F(BazelToolchainTest, ALinkToPhaseloopCcIsAcceptedPhaseloopCxxIsNot) {
-  fs::create_symlink(root_ / "bin" / "phaseloop-cc", root_ / "bin" / "cc");
-  options_.cc = (root_ / "bin" / "cc").string();
-  EXPECT_TRUE(WriteBazelToolchain(options_).ok());
+  // A link in another directory: the script finds phaseloop-cc-opt beside
+  // the link's target, and runs phaseloop-cc.
+  fs::create_directories(root_ / "links");
+  fs::create_symlink(root_ / "bin" / "phaseloop-cc", root_ / "links" / "cc");
+  options_.cc = (root_ / "links" / "cc").string();
+  ASSERT_TRUE(WriteBazelToolchain(options_).ok());
+  const std::string output =
+      RunSh((root_ / "ws" / "tools" / "phaseloop" / "cc_wrapper.sh").string() +
+            " -c x.c 2>&1; echo exit=$?");
+  EXPECT_THAT(output, HasSubstr("exit=0"));
+  EXPECT_THAT(output, Not(HasSubstr("missing")));
   Write(root_ / "bin" / "phaseloop-c++", "#!/bin/sh\n");
   fs::permissions(root_ / "bin" / "phaseloop-c++", fs::perms::owner_all);
   options_.cc = (root_ / "bin" / "phaseloop-c++").string();
+  EXPECT_THAT(WriteBazelToolchain(options_).status().message(),
+              HasSubstr("is not phaseloop-cc"));
+  // A link named c++: the launcher, run by that name, is C++.
+  fs::create_symlink(root_ / "bin" / "phaseloop-cc", root_ / "bin" / "c++");
+  options_.cc = (root_ / "bin" / "c++").string();
   EXPECT_THAT(WriteBazelToolchain(options_).status().message(),
               HasSubstr("is not phaseloop-cc"));
 }
@@ -336,6 +349,7 @@ TEST_F(BazelToolchainTest, RejectsBadInput) {
        std::vector<std::pair<std::string, std::string>>{
            {"fixd:default<Oz>", "is not a policy the toolchain can run"},
            {"fixed:defualt<Oz>", "cannot run"},
+           {"fixed: defualt<Oz>", "cannot run"},
            {"fixed:", "names no pipeline"},
            {"artifact:/tmp/abs.plpolicy?mode=topk",
             "outside the toolchain package"},

@@ -29,9 +29,9 @@ namespace phaseloop::cc_wrapper {
 namespace {
 
 // The spool to read: --spool, else the wrapper's own. Either may not exist
-// yet (a build that compiled nothing: every action cached): said on `err`,
-// so a mistyped path is visible, and read as empty. One that exists and is
-// not a directory is an error.
+// yet (a build that compiled nothing: every action cached) and is read as
+// empty; a missing --spool is said on `err`, so a mistyped path is visible.
+// One that exists and is not a directory is an error.
 absl::StatusOr<std::string> SpoolDir(const std::string& flag,
                                      std::ostream& err) {
   if (!flag.empty()) {

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -524,6 +525,8 @@ absl::StatusOr<std::vector<Slo>> LoadSloDirectory(const std::string& dir) {
   // Walked as `config check` walks it: links to directories followed,
   // entries named with a leading dot left out (a Kubernetes ConfigMap
   // mount keeps its real files in `..<timestamp>/`, linked from the top).
+  // Each directory listed once (a link back up the tree would loop).
+  std::set<fs::path> listed = {fs::canonical(dir, ec)};
   for (auto it = fs::recursive_directory_iterator(
            dir, fs::directory_options::follow_directory_symlink, ec);
        !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
@@ -531,8 +534,13 @@ absl::StatusOr<std::vector<Slo>> LoadSloDirectory(const std::string& dir) {
       it.disable_recursion_pending();
       continue;
     }
-    const std::string ext = it->path().extension().string();
     std::error_code type_error;
+    if (it->is_directory(type_error) &&
+        !listed.insert(fs::canonical(it->path(), type_error)).second) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    const std::string ext = it->path().extension().string();
     if (!it->is_regular_file(type_error) || (ext != ".yaml" && ext != ".yml")) {
       continue;
     }

@@ -315,6 +315,15 @@ TEST(SloConfigTest, AnSloInASubdirectoryIsAnErrorNotIgnored) {
                                             linked + "/team-b");
   EXPECT_EQ(LoadSloDirectory(linked).status().code(),
             absl::StatusCode::kInvalidArgument);
+  // A link back up the tree is listed once, not followed round and round.
+  const std::string looped = dir + "/looped";
+  std::filesystem::create_directories(looped);
+  std::ofstream(looped + "/a.yaml")
+      << Replace("service: checkout", "service: a");
+  std::filesystem::create_directory_symlink(looped, looped + "/current");
+  auto once = LoadSloDirectory(looped);
+  ASSERT_TRUE(once.ok()) << once.status();
+  EXPECT_EQ(once->size(), 1u);
 
   // A Kubernetes ConfigMap mount: the files link into a dot-named copy.
   const std::string mount = dir + "/mount";
