@@ -6,13 +6,13 @@
 #include <cctype>
 #include <filesystem>
 #include <map>
-#include <set>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/config/yaml_documents.h"
 #include "common/config/yaml_fields.h"
+#include "common/config/yaml_files.h"
 
 namespace phaseloop::slo {
 namespace {
@@ -520,47 +520,23 @@ absl::StatusOr<std::vector<Slo>> LoadSloDirectory(const std::string& dir) {
                      ": not a directory; give the SLO directory, e.g. "
                      "configs/slo"));
   }
+  // Walked as `config check` walks it.
+  absl::StatusOr<std::vector<config::FoundYaml>> found =
+      config::FindYamlFiles(dir);
+  if (!found.ok()) return found.status();
   std::vector<std::string> files;
-  std::vector<std::string> nested;  // SLO files this one-level read misses
-  // Walked as `config check` walks it: links to directories followed,
-  // entries named with a leading dot left out (a Kubernetes ConfigMap
-  // mount keeps its real files in `..<timestamp>/`, linked from the top).
-  // Each directory listed once (a link back up the tree would loop).
-  std::set<fs::path> listed = {fs::canonical(dir, ec)};
-  for (auto it = fs::recursive_directory_iterator(
-           dir, fs::directory_options::follow_directory_symlink, ec);
-       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (it->path().filename().string().rfind('.', 0) == 0) {
-      it.disable_recursion_pending();
-      continue;
+  for (const config::FoundYaml& yaml : *found) {
+    // `config check configs/slo` walks subdirectories and passed a nested
+    // SLO whose windows the engine then dead-lettered as unknown_service.
+    if (yaml.depth > 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          dir, ": ", yaml.path,
+          " is in a subdirectory, and an SLO directory is read one level "
+          "deep (its SLOs would never be judged); move the file up into ",
+          dir, ", or give that subdirectory as the SLO directory"));
     }
-    std::error_code type_error;
-    if (it->is_directory(type_error) &&
-        !listed.insert(fs::canonical(it->path(), type_error)).second) {
-      it.disable_recursion_pending();
-      continue;
-    }
-    const std::string ext = it->path().extension().string();
-    if (!it->is_regular_file(type_error) || (ext != ".yaml" && ext != ".yml")) {
-      continue;
-    }
-    (it.depth() == 0 ? files : nested).push_back(it->path().string());
+    files.push_back(yaml.path);
   }
-  // `config check configs/slo` walks subdirectories and passed a nested
-  // SLO whose windows the engine then dead-lettered as unknown_service.
-  if (!ec && !nested.empty()) {
-    std::sort(nested.begin(), nested.end());
-    return absl::InvalidArgumentError(absl::StrCat(
-        dir, ": ", nested.front(),
-        " is in a subdirectory, and an SLO directory is read one level "
-        "deep (its SLOs would never be judged); move the file up into ",
-        dir, ", or give that subdirectory as the SLO directory"));
-  }
-  if (ec) {
-    return absl::NotFoundError(
-        absl::StrCat(dir, ": cannot list the directory: ", ec.message()));
-  }
-  std::sort(files.begin(), files.end());
   if (files.empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat(dir,

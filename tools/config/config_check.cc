@@ -16,6 +16,7 @@
 #include "canary/load/load_spec_yaml.h"
 #include "common/config/yaml_documents.h"
 #include "common/config/yaml_fields.h"
+#include "common/config/yaml_files.h"
 #include "common/config/yaml_keys.h"
 #include "common/files/atomic_file.h"
 #include "offline_rl/learner/learner_config.h"
@@ -336,43 +337,11 @@ absl::StatusOr<std::vector<ConfigFile>> ConfigFiles(
   for (const std::string& path : paths) {
     std::error_code error;
     if (fs::is_directory(path, error)) {
-      std::vector<std::string> found;
-      // Symbolic links to directories are followed, each directory listed
-      // once (a link back up the tree would otherwise loop).
-      std::set<fs::path> listed = {fs::canonical(path, error)};
-      for (fs::recursive_directory_iterator
-               it(path, fs::directory_options::follow_directory_symlink, error),
-           end;
-           !error && it != end; it.increment(error)) {
-        std::error_code entry_error;
-        // Dot-named entries are left out, as an SLO directory leaves them
-        // (a ConfigMap mount's `..<timestamp>/` copies).
-        if (it->path().filename().string().rfind('.', 0) == 0) {
-          it.disable_recursion_pending();
-          continue;
-        }
-        const fs::file_type type = it->status(entry_error).type();
-        if (type == fs::file_type::directory) {
-          if (!listed.insert(fs::canonical(it->path(), entry_error)).second) {
-            it.disable_recursion_pending();
-          }
-          continue;
-        }
-        // A dangling link is listed: its check says it cannot be read.
-        const std::string extension = it->path().extension().string();
-        if ((type == fs::file_type::regular ||
-             type == fs::file_type::not_found) &&
-            (extension == ".yaml" || extension == ".yml")) {
-          found.push_back(it->path().string());
-        }
-      }
-      if (error) {
-        return absl::NotFoundError(
-            absl::StrCat("cannot list ", path, ": ", error.message()));
-      }
-      std::sort(found.begin(), found.end());
-      for (std::string& file : found) {
-        files.push_back({std::move(file), /*found_in_directory=*/true});
+      absl::StatusOr<std::vector<config::FoundYaml>> found =
+          config::FindYamlFiles(path);
+      if (!found.ok()) return found.status();
+      for (config::FoundYaml& yaml : *found) {
+        files.push_back({std::move(yaml.path), /*found_in_directory=*/true});
       }
     } else if (fs::exists(path, error)) {
       files.push_back({path, /*found_in_directory=*/false});
