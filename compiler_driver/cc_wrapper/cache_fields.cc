@@ -13,8 +13,7 @@ void AppendField(std::string* text, absl::string_view name,
 absl::StatusOr<std::string> ReadField(const std::string& bytes, size_t* pos,
                                       absl::string_view name) {
   const std::string prefix = absl::StrCat(name, " ");
-  if (*pos > bytes.size() ||
-      bytes.compare(*pos, prefix.size(), prefix) != 0) {
+  if (*pos > bytes.size() || bytes.compare(*pos, prefix.size(), prefix) != 0) {
     return absl::DataLossError(absl::StrCat("expected field '", name, "'"));
   }
   *pos += prefix.size();
@@ -40,6 +39,11 @@ absl::StatusOr<int64_t> ReadNumberField(const std::string& bytes, size_t* pos,
     return absl::DataLossError(absl::StrCat("field '", name, "' is no number"));
   }
   return value;
+}
+
+bool IsCacheKey(absl::string_view s) {
+  return s.size() == 32 &&
+         s.find_first_not_of("0123456789abcdef") == absl::string_view::npos;
 }
 
 }  // namespace phaseloop::cc_wrapper

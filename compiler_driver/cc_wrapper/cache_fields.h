@@ -22,6 +22,10 @@ void AppendField(std::string* text, absl::string_view name,
 absl::StatusOr<std::string> ReadField(const std::string& bytes, size_t* pos,
                                       absl::string_view name);
 
+// Whether `s` is a cache key as both caches name entries by it: 32
+// lowercase hex digits (ir::ContentHash).
+bool IsCacheKey(absl::string_view s);
+
 // ReadField of a decimal int64; DataLoss when it is not one.
 absl::StatusOr<int64_t> ReadNumberField(const std::string& bytes, size_t* pos,
                                         absl::string_view name);

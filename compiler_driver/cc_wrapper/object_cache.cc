@@ -45,14 +45,6 @@ std::string CodegenSettingsText(const codegen::CodegenSettings& s) {
       " target_cpu=", s.target_cpu, " target_features=", s.target_features);
 }
 
-bool IsHex32(absl::string_view s) {
-  if (s.size() != 32) return false;
-  for (char c : s) {
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-  }
-  return true;
-}
-
 // BLAKE3 of a file, read in chunks.
 absl::StatusOr<std::string> HashFile(const std::string& path) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -112,7 +104,7 @@ absl::StatusOr<std::string> WrapperIdentity(const std::string& exe_path,
                     info.st_ctim.tv_sec, ".", info.st_ctim.tv_nsec)));
   std::string remembered;
   if (!memo.empty() && files::ReadWholeFile(memo, &remembered).ok() &&
-      IsHex32(remembered)) {
+      IsCacheKey(remembered)) {
     return absl::StrCat("phaseloop-cc-opt:", remembered);
   }
   absl::StatusOr<std::string> hash = HashFile(exe_path);

@@ -52,14 +52,11 @@ namespace fs = std::filesystem;
 
 constexpr char kMagic[] = "phaseloop-outcome";
 
-bool IsHex(const std::string& s) {
-  return !s.empty() && s.find_first_not_of("0123456789abcdef") == s.npos;
-}
-
-// An entry's name in its subdirectory: 32 hex digits beginning with the
-// subdirectory's two.
+// An entry's name in its subdirectory: its key, beginning with the
+// subdirectory's name.
 bool IsEntryName(const std::string& subdir, const std::string& name) {
-  return name.size() == 32 && IsHex(name) && name.compare(0, 2, subdir) == 0;
+  return subdir.size() == 2 && IsCacheKey(name) &&
+         name.compare(0, 2, subdir) == 0;
 }
 
 // What a store leaves in a subdirectory: entries, and atomic writes of
@@ -74,7 +71,8 @@ bool IsCacheFile(const std::string& subdir, const std::string& name) {
 }
 
 bool IsSubdirectoryName(const std::string& name) {
-  return name.size() == 2 && IsHex(name);
+  return name.size() == 2 &&
+         name.find_first_not_of("0123456789abcdef") == std::string::npos;
 }
 
 // Every file under `root` (DIR/outcomes) that is not the cache's own, up
