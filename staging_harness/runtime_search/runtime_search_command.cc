@@ -1,7 +1,6 @@
 #include "staging_harness/runtime_search/runtime_search_command.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
@@ -20,7 +19,6 @@
 namespace phaseloop::runtime_search {
 namespace {
 
-namespace fs = std::filesystem;
 
 // --workload NAME is <workloads_dir>/NAME.yaml; a path is taken as it is.
 absl::StatusOr<std::string> WorkloadFile(const RuntimeSearchFlags& f) {
@@ -139,13 +137,8 @@ int RunRuntimeSearchCommand(const RuntimeSearchFlags& f, std::ostream& out,
       staging::CandidateCflags(f.profile, f.candidate_cflags);
   if (!candidate_cflags.ok()) return fail(candidate_cflags.status());
   stage.candidate_cflags = *std::move(candidate_cflags);
-  // Absolute: the input generator and perf run in directories of their own
-  // (a relative --work-dir made them write nowhere).
-  stage.work_dir =
-      (f.work_dir.empty()
-           ? (fs::temp_directory_path() / "phaseloop-runtime-search").string()
-           : fs::absolute(f.work_dir).lexically_normal().string()) +
-      "/" + workload->name;
+  stage.work_dir = staging::WorkRoot(f.work_dir, "phaseloop-runtime-search") +
+                   "/" + workload->name;
   RuntimeSearchOptions options;
   absl::StatusOr<std::optional<profiling::BoltOptions>> bolt =
       staging::BoltFromFlags(f.bolt, f.bolt_input_seed, stage.link_flags);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <ostream>
 
 #include "absl/strings/str_cat.h"
@@ -156,13 +155,7 @@ absl::StatusOr<SpeedGateResult> RunSpeedGate(const std::string& policy_spec,
   stage.timing.min_pairs = std::min(stage.timing.min_pairs, options.max_pairs);
   stage.object_cache_dir = options.object_cache_dir;
   stage.time_candidate = options.timed;
-  stage.work_dir =
-      options.work_dir.empty()
-          ? (std::filesystem::temp_directory_path() / "phaseloop-speed-gate")
-                .string()
-          : std::filesystem::absolute(options.work_dir)
-                .lexically_normal()
-                .string();
+  stage.work_dir = WorkRoot(options.work_dir, "phaseloop-speed-gate");
   return RunSpeedGate(policy_spec, *chosen, stage, progress);
 }
 

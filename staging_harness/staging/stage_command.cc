@@ -214,10 +214,7 @@ int RunStage(const StageFlags& f) {
       BoltFromFlags(f.bolt, f.bolt_input_seed, options.link_flags);
   if (!bolt.ok()) return fail(bolt.status());
   options.bolt = *std::move(bolt);
-  const std::string work_root =
-      f.work_dir.empty()
-          ? (fs::temp_directory_path() / "phaseloop-stage").string()
-          : fs::absolute(f.work_dir).lexically_normal().string();
+  const std::string work_root = WorkRoot(f.work_dir, "phaseloop-stage");
   // With link flags the builds' CC is a script under the work directory,
   // and make splits $(CC) at blanks: every build failed, blamed on the
   // workload.

@@ -269,6 +269,13 @@ const runner::PreparedInputs& WorkloadStager::inputs() const {
   return impl_->inputs;
 }
 
+std::string WorkRoot(const std::string& given,
+                     const std::string& default_name) {
+  namespace fs = std::filesystem;
+  return given.empty() ? (fs::temp_directory_path() / default_name).string()
+                       : fs::absolute(given).lexically_normal().string();
+}
+
 absl::StatusOr<std::unique_ptr<WorkloadStager>> WorkloadStager::Prepare(
     const workloads::Workload& workload, const StageOptions& options,
     std::ostream& progress) {

@@ -179,6 +179,12 @@ class WorkloadStager {
   runner::BuiltVariant baseline_;
 };
 
+// The work directory a command stages in: `given` made absolute (builds
+// run in copies of the tree, the input generator and perf in directories of
+// their own: a relative one lost decisions and inputs), else
+// $TMPDIR/<default_name>.
+std::string WorkRoot(const std::string& given, const std::string& default_name);
+
 // Prepare + Evaluate(options.candidate_policy, "candidate", options.timing,
 // options.bolt).
 absl::StatusOr<StageResult> StageWorkload(const workloads::Workload& workload,
