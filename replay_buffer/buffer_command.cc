@@ -317,11 +317,13 @@ int RunBufferIngest(const std::string& buffer, const IngestOptions& options,
   if (dead_letter_spool.ok()) {
     absl::StatusOr<kafka::SpoolRetry> retried =
         dead_letter_spool->Retry(**dead_letters, std::chrono::seconds(10));
-    if (retried.ok() && retried->delivered > 0) {
-      err << "phaseloop buffer ingest: " << retried->delivered
-          << " dead letters of an earlier run delivered from "
-          << dead_letter_spool->dir() << "\n";
-    } else if (!retried.ok()) {
+    if (retried.ok()) {
+      if (std::string said =
+              kafka::SpoolRetryMessage(*retried, dead_letter_spool->dir());
+          !said.empty()) {
+        err << "phaseloop buffer ingest: dead letters' " << said << "\n";
+      }
+    } else {
       err << "phaseloop buffer ingest: dead-letter spool: "
           << retried.status().message() << "\n";
     }

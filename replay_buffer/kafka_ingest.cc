@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/kafka/consumer.h"
+#include "common/kafka/dead_letter.h"
 #include "common/kafka/end_offset_probe.h"
 #include "common/kafka/kafka_error.h"
 #include "common/kafka/lost_records_log.h"
@@ -19,6 +20,9 @@
 
 namespace phaseloop::replay_buffer {
 namespace {
+
+// The ingest's name in the dead letters it writes.
+constexpr absl::string_view kDeadLetterConsumer = "buffer-ingest";
 
 using Clock = std::chrono::steady_clock;
 
@@ -57,6 +61,8 @@ bool LooksLikeAnotherType(const google::protobuf::Message& message) {
   return false;
 }
 
+// Adds `m` to `pending`, or returns why it cannot be stored, as a dead
+// letter's "class: text" reason (common/kafka/dead_letter.h).
 std::optional<std::string> AddRecord(const IngestOptions& options,
                                      const kafka::ConsumedMessage& m,
                                      PendingBatch* pending) {
@@ -65,21 +71,21 @@ std::optional<std::string> AddRecord(const IngestOptions& options,
     v1::Decision decision;
     if (!decision.ParseFromString(m.value) || decision.decision_id().empty() ||
         LooksLikeAnotherType(decision)) {
-      return "is not a phaseloop.v1.Decision with a decision_id";
+      return "malformed: not a phaseloop.v1.Decision with a decision_id";
     }
     rows.decisions.push_back(std::move(decision));
   } else {
     v1::Episode episode;
     if (!episode.ParseFromString(m.value) || episode.episode_id().empty() ||
         LooksLikeAnotherType(episode)) {
-      return "is not a phaseloop.v1.Episode with an episode_id";
+      return "malformed: not a phaseloop.v1.Episode with an episode_id";
     }
     v1::BestSequence best;
     if (BestSequenceOf(episode, &best)) rows.best_sequences.push_back(best);
     rows.episodes.push_back(std::move(episode));
   }
   if (absl::Status valid = ValidateWriteBatch(rows); !valid.ok()) {
-    return absl::StrCat("is refused by the buffer: ", valid.message());
+    return absl::StrCat("invalid: refused by the buffer: ", valid.message());
   }
   for (v1::Decision& d : rows.decisions) {
     pending->batch.decisions.push_back(std::move(d));
@@ -308,9 +314,9 @@ absl::StatusOr<IngestStats> RunKafkaIngest(
           if (absl::Status s = DeadLetter(
                   *dead_letters, dead_letter_spool,
                   {std::string(kafka::kDeadLetterTopic),
-                   absl::StrCat(lost->topic, "/", lost->partition, "/",
-                                lost->first_offset, "-", lost->last_offset),
-                   kafka::LostRecordsLine(entry)},
+                   kafka::LostRecordsDeadLetterKey(*lost),
+                   kafka::MakeLostRecordsDeadLetter(entry, kDeadLetterConsumer)
+                       .SerializeAsString()},
                   stats);
               !s.ok()) {
             return s;
@@ -355,13 +361,14 @@ absl::StatusOr<IngestStats> RunKafkaIngest(
               AddRecord(options, m, &pending)) {
         ++pending.malformed;
         std::cerr << "buffer ingest: " << m.topic << "/" << m.partition << "@"
-                  << m.offset << " " << *problem << "; skipped\n";
+                  << m.offset << " dead-lettered (" << *problem
+                  << "); skipped\n";
         if (dead_letters != nullptr) {
           if (absl::Status s = DeadLetter(
                   *dead_letters, dead_letter_spool,
-                  {std::string(kafka::kDeadLetterTopic),
-                   absl::StrCat(m.topic, "/", m.partition, "/", m.offset),
-                   m.value},
+                  {std::string(kafka::kDeadLetterTopic), m.key,
+                   kafka::MakeDeadLetter(m, *problem, kDeadLetterConsumer)
+                       .SerializeAsString()},
                   stats);
               !s.ok()) {
             return s;

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <sstream>
 #include <utility>
 
@@ -18,6 +19,7 @@
 #include "common/kafka/test_util.h"
 #include "common/kafka/topics.h"
 #include "common/testing/test_util.h"
+#include "phaseloop/v1/reward.pb.h"
 #include "replay_buffer/buffer_command.h"
 #include "replay_buffer/decision_producer.h"
 #include "replay_buffer/test_records.h"
@@ -49,10 +51,34 @@ IngestOptions QuickIngestOptions(const std::string& bootstrap) {
   return options;
 }
 
+// The dead letters on the topic, parsed (`count` of them, or the test
+// fails).
+std::vector<v1::DeadLetter> ReadDeadLetters(const std::string& bootstrap,
+                                            size_t count) {
+  auto consumer = kafka::Consumer::Create(kafka::testing::GroupOptions(
+      bootstrap, "dead-letter-reader", {std::string(kafka::kDeadLetterTopic)}));
+  EXPECT_TRUE(consumer.ok()) << consumer.status();
+  std::vector<v1::DeadLetter> letters;
+  if (!consumer.ok()) return letters;
+  const std::vector<std::vector<kafka::ConsumedMessage>> read =
+      kafka::testing::ConsumeFrom({consumer->get()}, count,
+                                  std::chrono::seconds(30));
+  for (const kafka::ConsumedMessage& m : read[0]) {
+    v1::DeadLetter letter;
+    EXPECT_TRUE(letter.ParseFromString(m.value)) << m.key;
+    EXPECT_EQ(letter.key(), m.key);
+    letters.push_back(std::move(letter));
+  }
+  EXPECT_EQ(letters.size(), count);
+  return letters;
+}
+
 TEST(KafkaIngestTest, StoresEveryEpisodeOnceAndResumesFromStoredOffsets) {
   auto cluster = kafka::EmbeddedCluster::Start(1);
   ASSERT_TRUE(cluster.ok()) << cluster.status();
   ASSERT_TRUE((*cluster)->CreateTopic(kTopic, 4, 1).ok());
+  ASSERT_TRUE(
+      (*cluster)->CreateTopic(std::string(kafka::kDeadLetterTopic), 1, 1).ok());
   kafka::ProducerOptions producer_options;
   producer_options.bootstrap_servers = (*cluster)->bootstrap_servers();
   auto producer = kafka::Producer::Create(producer_options);
@@ -92,12 +118,28 @@ TEST(KafkaIngestTest, StoresEveryEpisodeOnceAndResumesFromStoredOffsets) {
   {
     auto store = OpenReplayStore(path);
     ASSERT_TRUE(store.ok());
-    auto stats = RunKafkaIngest(**store, options, nullptr, nullptr);
+    auto stats = RunKafkaIngest(**store, options, producer->get(), nullptr);
     ASSERT_TRUE(stats.ok()) << stats.status();
     EXPECT_EQ(stats->episodes, 40);
     EXPECT_EQ(stats->malformed, 4);
     EXPECT_EQ(stats->records, 44);
   }
+  // Each dead letter says why: not an Episode, or refused by the buffer.
+  ASSERT_TRUE((*producer)->Flush(std::chrono::seconds(30)).ok());
+  std::map<std::string, std::string> reasons;  // key -> reason
+  for (const v1::DeadLetter& letter :
+       ReadDeadLetters((*cluster)->bootstrap_servers(), 4)) {
+    reasons[letter.key()] = letter.reason();
+  }
+  EXPECT_EQ(reasons["junk"],
+            "malformed: not a phaseloop.v1.Episode with an episode_id");
+  EXPECT_EQ(reasons["dec"], reasons["junk"]);
+  EXPECT_EQ(
+      reasons[twice.module_hash()].rfind("invalid: refused by the buffer: ", 0),
+      0u)
+      << reasons[twice.module_hash()];
+  EXPECT_NE(reasons[nan.module_hash()].find("reward"), std::string::npos)
+      << reasons[nan.module_hash()];
   // More episodes, and ten old ones again (a producer retrying after a
   // timeout): the second run reads only what is new and upserts.
   ProduceEpisodes(**producer, 40, 20);
@@ -304,7 +346,11 @@ TEST(KafkaIngestTest, DeadLettersKafkaRefusesAreKeptForTheNextRun) {
   std::vector<kafka::SpooledRecord> kept = KeptDeadLetters(state);
   ASSERT_EQ(kept.size(), 1u);
   EXPECT_EQ(kept[0].topic, kafka::kDeadLetterTopic);
-  EXPECT_EQ(kept[0].value, "not an episode");
+  v1::DeadLetter letter;
+  ASSERT_TRUE(letter.ParseFromString(kept[0].value));
+  EXPECT_EQ(letter.value(), "not an episode");
+  EXPECT_EQ(letter.reason(),
+            "malformed: not a phaseloop.v1.Episode with an episode_id");
   EXPECT_EQ(kafka::testing::Watermarks(bootstrap,
                                        std::string(kafka::kDeadLetterTopic), 0)
                 .second,
@@ -313,7 +359,8 @@ TEST(KafkaIngestTest, DeadLettersKafkaRefusesAreKeptForTheNextRun) {
   // The next run delivers it first, once; the spool is empty after.
   std::ostringstream out2, err2;
   EXPECT_EQ(RunBufferIngest(path, options, out2, err2), 0) << err2.str();
-  EXPECT_NE(err2.str().find("1 dead letters of an earlier run delivered"),
+  EXPECT_NE(err2.str().find("dead letters' spool " + DeadLetterSpool(state) +
+                            ": 1 records of an earlier run delivered"),
             std::string::npos)
       << err2.str();
   EXPECT_TRUE(KeptDeadLetters(state).empty());
@@ -324,12 +371,15 @@ TEST(KafkaIngestTest, DeadLettersKafkaRefusesAreKeptForTheNextRun) {
   unsetenv("PHASELOOP_STATE_DIR");
 }
 
-// A dead letter the producer refuses at once (larger than it may send) is
-// not queued, so Kafka never reports on it: it is kept in the spool too.
-TEST(KafkaIngestTest, ADeadLetterTheProducerRefusesAtOnceIsKept) {
+// A record larger than the ingest's producer may send (1 MB): its dead
+// letter carries the first 512 KiB and says so, so Kafka takes it (a whole
+// copy was refused, and kept in the spool to be refused at every run).
+TEST(KafkaIngestTest, AHugeRecordsDeadLetterIsCutAndDelivered) {
   auto cluster = kafka::EmbeddedCluster::Start(1);
   ASSERT_TRUE(cluster.ok()) << cluster.status();
   ASSERT_TRUE((*cluster)->CreateTopic(kTopic, 1, 1).ok());
+  ASSERT_TRUE(
+      (*cluster)->CreateTopic(std::string(kafka::kDeadLetterTopic), 1, 1).ok());
   const std::string bootstrap = (*cluster)->bootstrap_servers();
   kafka::ProducerOptions producer_options;
   producer_options.bootstrap_servers = bootstrap;
@@ -349,12 +399,19 @@ TEST(KafkaIngestTest, ADeadLetterTheProducerRefusesAtOnceIsKept) {
       << err.str();
   EXPECT_NE(out.str().find("ingested 2 episodes"), std::string::npos)
       << out.str();
-  EXPECT_NE(err.str().find("kept for retry in " + DeadLetterSpool(state)),
-            std::string::npos)
-      << err.str();
-  std::vector<kafka::SpooledRecord> kept = KeptDeadLetters(state);
-  ASSERT_EQ(kept.size(), 1u);
-  EXPECT_EQ(kept[0].value, huge);
+  EXPECT_EQ(err.str().find("kept for retry"), std::string::npos) << err.str();
+  EXPECT_TRUE(KeptDeadLetters(state).empty());
+  const std::vector<v1::DeadLetter> letters = ReadDeadLetters(bootstrap, 1);
+  ASSERT_EQ(letters.size(), 1u);
+  EXPECT_EQ(letters[0].source_topic(), kTopic);
+  EXPECT_EQ(letters[0].source_offset(), 2);
+  EXPECT_EQ(letters[0].key(), "huge");
+  EXPECT_EQ(letters[0].consumer(), "buffer-ingest");
+  EXPECT_EQ(letters[0].reason(),
+            "malformed: not a phaseloop.v1.Episode with an episode_id");
+  EXPECT_TRUE(letters[0].value_truncated());
+  EXPECT_EQ(letters[0].value_size(), 2000000);
+  EXPECT_EQ(letters[0].value(), huge.substr(0, 512 * 1024));
   unsetenv("PHASELOOP_STATE_DIR");
 }
 
@@ -490,10 +547,17 @@ TEST(KafkaIngestTest, MalformedDecisionRecordsAreDeadLettered) {
   EXPECT_EQ(stats->malformed, 3);
   EXPECT_EQ((*store)->ReadDecisions(DecisionFilter())->size(), 4u);
   ASSERT_TRUE((*producer)->Flush(std::chrono::seconds(30)).ok());
-  EXPECT_EQ(kafka::testing::Watermarks(bootstrap,
-                                       std::string(kafka::kDeadLetterTopic), 0)
-                .second,
-            3);
+  // Each letter names the record and why.
+  std::map<std::string, std::string> reasons;  // key -> reason
+  for (const v1::DeadLetter& letter : ReadDeadLetters(bootstrap, 3)) {
+    EXPECT_EQ(letter.source_topic(), kDecisions);
+    EXPECT_EQ(letter.consumer(), "buffer-ingest");
+    reasons[letter.key()] = letter.reason();
+  }
+  EXPECT_EQ(reasons["junk"],
+            "malformed: not a phaseloop.v1.Decision with a decision_id");
+  EXPECT_EQ(reasons["job"], reasons["junk"]);
+  EXPECT_EQ(reasons[""].rfind("malformed: ", 0), 0u) << reasons[""];
 }
 
 // A bounded ingest (the canary's): stops once it has read to the end of

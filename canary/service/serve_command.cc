@@ -16,6 +16,7 @@
 #include "common/command/stop_signals.h"
 #include "common/command/subcommand.h"
 #include "common/files/atomic_file.h"
+#include "common/kafka/delivery_spool.h"
 #include "common/kafka/state_dir.h"
 #include "common/kafka/topics.h"
 #include "common/metrics/metrics_registry.h"
@@ -109,11 +110,10 @@ int RunServe(const ServeFlags& flags, std::ostream& out, std::ostream& err) {
     err << kName << delivery.status().message() << "\n";
     return command::ExitCodeOf(delivery.status());
   }
-  const SliDeliveryStats at_start = (*delivery)->stats();
-  if (at_start.spool_redelivered > 0 || at_start.spool_kept > 0) {
-    err << kName << "delivered " << at_start.spool_redelivered
-        << " SLI windows an earlier run had spooled; " << at_start.spool_kept
-        << " still in " << spool << "\n";
+  if (std::string said =
+          kafka::SpoolRetryMessage((*delivery)->spool_retry(), spool);
+      !said.empty()) {
+    err << kName << "SLI windows' " << said << "\n";
   }
   if (absl::Status started = (*recorder)->StartFlusher(delivery->get());
       !started.ok()) {

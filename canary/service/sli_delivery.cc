@@ -36,8 +36,7 @@ absl::StatusOr<std::unique_ptr<SliDelivery>> SliDelivery::Create(
   absl::StatusOr<kafka::SpoolRetry> retried =
       delivery->spool_.Retry(*delivery->producer_, options.delivery_timeout);
   if (!retried.ok()) return retried.status();
-  delivery->spool_redelivered_ = retried->delivered;
-  delivery->spool_kept_ = retried->kept;
+  delivery->spool_retry_ = *std::move(retried);
   // The topic's metadata now, so the first window is not held back a
   // second; a cluster that does not answer shows in the first Publish.
   (void)delivery->producer_->LoadTopicMetadata(
@@ -83,8 +82,8 @@ SliDeliveryStats SliDelivery::stats() const {
   SliDeliveryStats stats;
   stats.delivered = delivered_.load();
   stats.spooled = spooled_.load();
-  stats.spool_redelivered = spool_redelivered_;
-  stats.spool_kept = spool_kept_;
+  stats.spool_redelivered = spool_retry_.delivered;
+  stats.spool_kept = spool_retry_.kept;
   return stats;
 }
 

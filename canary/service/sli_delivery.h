@@ -57,6 +57,8 @@ class SliDelivery : public sli::SliSink {
 
   SliDeliveryStats stats() const;
   const std::string& spool_dir() const { return spool_.dir(); }
+  // What Create's retry of earlier runs' records did.
+  const kafka::SpoolRetry& spool_retry() const { return spool_retry_; }
 
  private:
   SliDelivery(SliDeliveryOptions options,
@@ -72,8 +74,7 @@ class SliDelivery : public sli::SliSink {
   std::chrono::steady_clock::time_point kafka_retry_at_{};
   std::atomic<int64_t> delivered_{0};
   std::atomic<int64_t> spooled_{0};
-  int64_t spool_redelivered_ = 0;  // set before Create returns
-  int64_t spool_kept_ = 0;
+  kafka::SpoolRetry spool_retry_;  // set before Create returns
 };
 
 }  // namespace phaseloop::canary

@@ -21,12 +21,28 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "common/files/atomic_file.h"
+#include "common/kafka/kafka_error.h"
 
 namespace phaseloop::kafka {
 namespace {
 
 constexpr absl::string_view kHeader = "phaseloop-delivery-spool 1\n";
 constexpr absl::string_view kSuffix = ".spool";
+constexpr absl::string_view kRefusedSuffix = ".refused";
+
+// Kafka refused the record for what it is (too large, invalid), not for the
+// cluster's state: producing it again can never succeed.
+bool RefusedForItself(const absl::Status& status) {
+  return ClassOf(status) == ErrorClass::kPermanent &&
+         status.code() == absl::StatusCode::kInvalidArgument;
+}
+
+// A new file name in a spool: "<ms>-<pid>-<n><suffix>", in age order.
+std::string NewFileName(absl::string_view suffix) {
+  static std::atomic<int> counter{0};
+  return absl::StrFormat("%013d-%d-%d%s", absl::ToUnixMillis(absl::Now()),
+                         getpid(), counter.fetch_add(1), suffix);
+}
 
 // Header, then per record "TOPIC_LEN KEY_LEN VALUE_LEN\n" and the bytes.
 std::string Encode(const std::vector<SpooledRecord>& records) {
@@ -126,10 +142,7 @@ absl::StatusOr<DeliverySpool> DeliverySpool::Open(const std::string& dir) {
 
 absl::Status DeliverySpool::Keep(const std::vector<SpooledRecord>& records) {
   if (records.empty()) return absl::OkStatus();
-  static std::atomic<int> counter{0};
-  const std::string name =
-      absl::StrFormat("%013d-%d-%d%s", absl::ToUnixMillis(absl::Now()),
-                      getpid(), counter.fetch_add(1), kSuffix);
+  const std::string name = NewFileName(kSuffix);
   absl::Status written = files::WriteFileAtomically(
       absl::StrCat(dir_, "/", name), Encode(records));
   if (!written.ok()) {
@@ -169,7 +182,8 @@ absl::StatusOr<SpoolRetry> DeliverySpool::Retry(
     uint64_t first_tag = 0;
   };
   std::vector<Batch> batches;
-  std::set<uint64_t> failed;  // tags
+  std::set<uint64_t> failed;                // tags
+  std::map<uint64_t, std::string> refused;  // tag -> why, never retried
   uint64_t next_tag = 1;
   for (const std::string& name : *names) {
     Batch batch;
@@ -187,8 +201,12 @@ absl::StatusOr<SpoolRetry> DeliverySpool::Retry(
     batch.first_tag = next_tag;
     for (const SpooledRecord& r : batch.records) {
       const uint64_t tag = next_tag++;
-      // Refused at once (full queue for too long, fatal producer): kept.
-      if (!producer.Produce(r.topic, r.key, r.value, tag).ok()) {
+      // Refused at once: kept (full queue for too long, fatal producer), or
+      // set aside when refused for what it is (too large).
+      absl::Status produced = producer.Produce(r.topic, r.key, r.value, tag);
+      if (RefusedForItself(produced)) {
+        refused[tag] = std::string(produced.message());
+      } else if (!produced.ok()) {
         failed.insert(tag);
       }
     }
@@ -197,20 +215,40 @@ absl::StatusOr<SpoolRetry> DeliverySpool::Retry(
   std::vector<SpooledRecord> others;  // failures of someone else's records
   for (const DeliveryFailure& f : producer.Drain(timeout)) {
     if (f.tag >= 1 && f.tag < next_tag) {
-      failed.insert(f.tag);
+      if (RefusedForItself(f.status)) {
+        refused[f.tag] = std::string(f.status.message());
+      } else {
+        failed.insert(f.tag);
+      }
     } else {
       others.push_back({f.topic, f.key, f.value});
     }
   }
   for (const Batch& batch : batches) {
-    std::vector<SpooledRecord> left;
+    std::vector<SpooledRecord> left, set_aside;
+    std::string reason;
     for (size_t i = 0; i < batch.records.size(); ++i) {
-      if (failed.count(batch.first_tag + i) > 0) {
+      const uint64_t tag = batch.first_tag + i;
+      if (auto why = refused.find(tag); why != refused.end()) {
+        set_aside.push_back(batch.records[i]);
+        if (reason.empty()) reason = why->second;
+      } else if (failed.count(tag) > 0) {
         left.push_back(batch.records[i]);
       }
     }
-    result.delivered +=
-        static_cast<int64_t>(batch.records.size() - left.size());
+    if (!set_aside.empty()) {
+      // Written before the batch is rewritten without them: a crash in
+      // between leaves them twice, never nowhere.
+      const std::string aside =
+          absl::StrCat(dir_, "/", NewFileName(kRefusedSuffix));
+      absl::Status written =
+          files::WriteFileAtomically(aside, Encode(set_aside));
+      if (!written.ok()) return written;
+      result.refused.push_back(
+          {aside, static_cast<int64_t>(set_aside.size()), reason});
+    }
+    result.delivered += static_cast<int64_t>(batch.records.size() -
+                                             left.size() - set_aside.size());
     result.kept += static_cast<int64_t>(left.size());
     if (left.size() == batch.records.size()) continue;
     if (!left.empty()) {
@@ -243,6 +281,24 @@ absl::StatusOr<std::vector<SpooledRecord>> DeliverySpool::Records() const {
     for (SpooledRecord& r : batch) records.push_back(std::move(r));
   }
   return records;
+}
+
+std::string SpoolRetryMessage(const SpoolRetry& retry, const std::string& dir) {
+  if (retry.delivered == 0 && retry.kept == 0 && retry.unreadable.empty() &&
+      retry.refused.empty()) {
+    return "";
+  }
+  std::string message = absl::StrCat("spool ", dir, ": ", retry.delivered,
+                                     " records of an earlier run delivered, ",
+                                     retry.kept, " still kept for retry");
+  for (const std::string& file : retry.unreadable) {
+    absl::StrAppend(&message, "; unreadable, set aside: ", file);
+  }
+  for (const RefusedRecords& r : retry.refused) {
+    absl::StrAppend(&message, "; ", r.count, " refused by Kafka for good (",
+                    r.reason, "), set aside: ", r.file);
+  }
+  return message;
 }
 
 std::string KeptForRetryMessage(int64_t kept, const std::string& dir) {

@@ -10,7 +10,9 @@
 // temp file, fsync, rename; common/files), named so that listing them in
 // name order gives the oldest batch first; DIR/.lock serialises retries
 // between processes sharing DIR. A file that cannot be parsed is renamed
-// *.unreadable and named in SpoolRetry (never deleted).
+// *.unreadable, and records Kafka refuses for themselves (too large: no
+// retry can deliver them) are moved to a *.refused file of the same format;
+// both are named in SpoolRetry, never deleted and never retried.
 //
 // Delivery is at least once: a record whose earlier attempt may have reached
 // the broker (possibly_persisted) is produced again. phaseloop's outputs
@@ -37,11 +39,20 @@ struct SpooledRecord {
   std::string value;
 };
 
+// Records moved out of the spool to `file` (*.refused) because Kafka
+// refused them for themselves; `reason` is the first refusal's message.
+struct RefusedRecords {
+  std::string file;
+  int64_t count = 0;
+  std::string reason;
+};
+
 struct SpoolRetry {
   int64_t delivered = 0;  // acknowledged, removed from the spool
   int64_t kept = 0;       // still in the spool (delivery failed again)
   bool busy = false;      // another process was retrying this spool
   std::vector<std::string> unreadable;  // files set aside (*.unreadable)
+  std::vector<RefusedRecords> refused;  // set aside, never to be retried
 };
 
 class DeliverySpool {
@@ -76,6 +87,11 @@ class DeliverySpool {
   explicit DeliverySpool(std::string dir) : dir_(std::move(dir)) {}
   std::string dir_;
 };
+
+// What a command says about a retry of the spool in `dir`: "spool DIR: N
+// records of an earlier run delivered, M still kept for retry", then each
+// file set aside; "" when there is nothing to say.
+std::string SpoolRetryMessage(const SpoolRetry& retry, const std::string& dir);
 
 // "N records kept for retry in DIR (...)": what commands print.
 std::string KeptForRetryMessage(int64_t kept, const std::string& dir);

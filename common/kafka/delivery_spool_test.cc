@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/files/atomic_file.h"
 #include "common/kafka/embedded_cluster.h"
@@ -148,6 +149,48 @@ TEST(DeliverySpoolTest, UnreadableFileIsSetAsideAndNamed) {
   ASSERT_EQ(retry->unreadable.size(), 1u);
   EXPECT_EQ(retry->unreadable[0], dir + "/0-1-0.spool.unreadable");
   EXPECT_TRUE(std::filesystem::exists(retry->unreadable[0]));
+}
+
+// A record Kafka refuses for itself (larger than the producer may send) can
+// never be delivered: kept, it was refused at every run. It is moved to a
+// *.refused file, named with the reason, and the records beside it are
+// delivered; the next retry has nothing left to do.
+TEST(DeliverySpoolTest, ARecordKafkaRefusesForItselfIsSetAsideAndNamed) {
+  auto cluster = StartCluster();
+  ASSERT_NE(cluster, nullptr);
+  ASSERT_TRUE(cluster->CreateTopic("sized", 1, 1).ok());
+  const std::string dir = testing::MakeTempDir();
+  DeliverySpool spool = OpenSpool(dir);
+  const std::string huge(2'000'000, 'x');  // over the producer's 1 MB
+  ASSERT_TRUE(spool.Keep({{"sized", "a", "small"}, {"sized", "b", huge}}).ok());
+  auto producer = MakeProducer(cluster->bootstrap_servers(), seconds(10));
+  ASSERT_NE(producer, nullptr);
+  auto retry = spool.Retry(*producer, seconds(10));
+  ASSERT_TRUE(retry.ok()) << retry.status();
+  EXPECT_EQ(retry->delivered, 1);
+  EXPECT_EQ(retry->kept, 0);
+  ASSERT_EQ(retry->refused.size(), 1u);
+  EXPECT_EQ(retry->refused[0].count, 1);
+  EXPECT_TRUE(absl::EndsWith(retry->refused[0].file, ".refused"))
+      << retry->refused[0].file;
+  EXPECT_FALSE(retry->refused[0].reason.empty());
+  EXPECT_EQ(
+      testing::Watermarks(cluster->bootstrap_servers(), "sized", 0).second, 1);
+  // The set-aside file holds the record, in the spool's format.
+  std::string content;
+  ASSERT_TRUE(files::ReadWholeFile(retry->refused[0].file, &content).ok());
+  EXPECT_NE(content.find(huge), std::string::npos);
+  EXPECT_TRUE(ValuesIn(spool).empty());
+  const std::string said = SpoolRetryMessage(*retry, dir);
+  EXPECT_NE(said.find("1 refused by Kafka for good"), std::string::npos)
+      << said;
+  EXPECT_NE(said.find(retry->refused[0].file), std::string::npos) << said;
+
+  auto again = spool.Retry(*producer, seconds(10));
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->delivered + again->kept, 0);
+  EXPECT_TRUE(again->refused.empty());
+  EXPECT_EQ(SpoolRetryMessage(*again, dir), "");
 }
 
 TEST(DeliverySpoolTest, RetryRefusesAProducerWithRecordsInFlight) {

@@ -62,8 +62,9 @@ inline constexpr absl::string_view kRewardsLateTopic = "phaseloop.rewards.late";
 inline constexpr absl::string_view kBudgetTopic = "phaseloop.budget";
 
 // Malformed or unjoinable input, with the reason.
-// key: the original record's key. value: the original bytes with the source
-// topic, partition, offset and reason.
+// key: the original record's key ("topic/partition" for a lost range).
+// value: a v1::DeadLetter (dead_letter.h): the original bytes with the
+// source topic, partition, offset, reason and consumer.
 inline constexpr absl::string_view kDeadLetterTopic = "phaseloop.deadletter";
 
 // All of the above, e.g. to create them on a cluster.

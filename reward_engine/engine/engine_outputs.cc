@@ -1,14 +1,14 @@
 // The reward engine's output side (engine_run.h): what it produces to
 // Kafka and stores in the buffer, and its progress lines.
-#include "reward_engine/engine/engine_run.h"
-
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/kafka/dead_letter.h"
 #include "common/kafka/kafka_error.h"
 #include "common/kafka/lost_records_log.h"
 #include "reward_engine/engine/budget_history.h"
 #include "reward_engine/engine/engine_checkpoint.h"
+#include "reward_engine/engine/engine_run.h"
 #include "reward_engine/engine/reward_calculator.h"
 
 namespace phaseloop::reward_engine::engine_run {
@@ -34,7 +34,8 @@ void Engine::DeadLetter(const kafka::ConsumedMessage& m,
   metrics_.DeadLetter(reason);
   absl::Status produced =
       Produce(options_.dead_letter_topic, m.key,
-              MakeDeadLetter(m, reason).SerializeAsString());
+              kafka::MakeDeadLetter(m, reason, kDeadLetterConsumer)
+                  .SerializeAsString());
   if (!produced.ok() && options_.progress != nullptr) {
     *options_.progress << "phaseloop rewards: dead letter for " << m.topic
                        << "/" << m.partition << "@" << m.offset
@@ -93,18 +94,10 @@ void Engine::RecordsLost(const kafka::RecordsLost& lost,
                             : std::string(recorded.message()))
           << "\n";
   }
-  v1::DeadLetter letter;
-  letter.set_source_topic(lost.topic);
-  letter.set_source_partition(lost.partition);
-  letter.set_source_offset(lost.first_offset);
-  letter.set_reason(absl::StrCat("lost: offsets ", lost.first_offset, "..",
-                                 lost.last_offset,
-                                 " deleted from Kafka before they were read"));
-  letter.set_value(kafka::LostRecordsLine(entry));
-  letter.set_consumer("reward-engine");
   (void)Produce(options_.dead_letter_topic,
-                absl::StrCat(lost.topic, "/", lost.partition),
-                letter.SerializeAsString());
+                kafka::LostRecordsDeadLetterKey(lost),
+                kafka::MakeLostRecordsDeadLetter(entry, kDeadLetterConsumer)
+                    .SerializeAsString());
 }
 
 absl::Status Engine::Commit(std::vector<ClosedWindow> closed, int64_t now_ms) {
@@ -230,14 +223,9 @@ absl::Status Engine::StartOutputs() {
         spool_->Retry(*producer_, std::chrono::seconds(30));
     if (!retry.ok()) return retry.status();
     stats_.spool_delivered = retry->delivered;
-    if (retry->delivered > 0 || retry->kept > 0 || !retry->unreadable.empty()) {
-      Log() << "phaseloop rewards: spool " << spool_->dir() << ": "
-            << retry->delivered << " records of an earlier run delivered, "
-            << retry->kept << " still kept for retry";
-      for (const std::string& file : retry->unreadable) {
-        Log() << "; unreadable, set aside: " << file;
-      }
-      Log() << "\n";
+    if (std::string said = kafka::SpoolRetryMessage(*retry, spool_->dir());
+        !said.empty()) {
+      Log() << "phaseloop rewards: " << said << "\n";
     }
   }
   // Pay the first-connection and topic-lookup costs now, not on the first

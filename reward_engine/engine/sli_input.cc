@@ -78,17 +78,4 @@ absl::StatusOr<SliInput> DecodeSliRecord(const kafka::ConsumedMessage& message,
   return input;
 }
 
-v1::DeadLetter MakeDeadLetter(const kafka::ConsumedMessage& message,
-                              const std::string& reason) {
-  v1::DeadLetter letter;
-  letter.set_source_topic(message.topic);
-  letter.set_source_partition(message.partition);
-  letter.set_source_offset(message.offset);
-  letter.set_key(message.key);
-  letter.set_value(message.value);
-  letter.set_reason(reason);
-  letter.set_consumer("phaseloop-rewards");
-  return letter;
-}
-
 }  // namespace phaseloop::reward_engine

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "common/kafka/consumer.h"
 #include "phaseloop/v1/reward.pb.h"
 #include "reward_engine/engine/event_time_windows.h"
@@ -44,9 +45,8 @@ absl::StatusOr<SliInput> DecodeSliRecord(const kafka::ConsumedMessage& message,
                                          int64_t window_ms,
                                          const SloThresholds& slos);
 
-// The dead letter for `message` (key and bytes kept as they came).
-v1::DeadLetter MakeDeadLetter(const kafka::ConsumedMessage& message,
-                              const std::string& reason);
+// The engine's name in the dead letters it writes (kafka::MakeDeadLetter).
+inline constexpr absl::string_view kDeadLetterConsumer = "reward-engine";
 
 }  // namespace phaseloop::reward_engine
 

@@ -61,14 +61,6 @@ TEST(SliInputTest, EveryBadRecordHasAClassifiedReason) {
   v1::SliWindow stranger =
       testing::MakeSliWindow("search", "canary", "i1", 0, 10000, {0.01});
   EXPECT_EQ(ReasonOf(Message(stranger)).substr(0, 16), "unknown_service:");
-
-  v1::DeadLetter letter = MakeDeadLetter(m, "key_mismatch: x");
-  EXPECT_EQ(letter.source_topic(), "phaseloop.sli");
-  EXPECT_EQ(letter.source_partition(), 2);
-  EXPECT_EQ(letter.source_offset(), 17);
-  EXPECT_EQ(letter.key(), "checkout/baseline");
-  EXPECT_EQ(letter.value(), m.value);
-  EXPECT_EQ(letter.reason(), "key_mismatch: x");
 }
 
 // The review: one window dated a day ahead moved the partition's event

@@ -12,6 +12,7 @@
 
 #include "absl/strings/match.h"
 #include "common/fuzzing/fuzz_target.h"
+#include "common/kafka/dead_letter.h"
 #include "common/kafka/topics.h"
 #include "reward_engine/engine/sli_input.h"
 
@@ -33,9 +34,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                absl::StartsWith(reason, "key_mismatch: ") ||
                absl::StartsWith(reason, "misaligned: ") ||
                absl::StartsWith(reason, "unknown_service: "));
-    const v1::DeadLetter letter =
-        reward_engine::MakeDeadLetter(message, reason);
-    FUZZ_CHECK(letter.value() == message.value);
+    const v1::DeadLetter letter = kafka::MakeDeadLetter(
+        message, reason, reward_engine::kDeadLetterConsumer);
+    FUZZ_CHECK(letter.value() ==
+               message.value.substr(0, kafka::kMaxDeadLetterValueBytes));
     return 0;
   }
   FUZZ_CHECK(parses);

@@ -125,14 +125,9 @@ absl::StatusOr<WorkStats> RunSearchJobWorker(const WorkOptions& options,
   WorkStats stats;
   const kafka::SpoolRetry& retry = (*sink)->spool_retry();
   stats.spool_delivered = retry.delivered;
-  if (retry.delivered > 0 || retry.kept > 0 || !retry.unreadable.empty()) {
-    log << "search jobs: spool " << options.spool_dir << ": " << retry.delivered
-        << " episodes of an earlier run delivered, " << retry.kept
-        << " still kept for retry";
-    for (const std::string& file : retry.unreadable) {
-      log << "; unreadable, set aside: " << file;
-    }
-    log << "\n";
+  if (std::string said = kafka::SpoolRetryMessage(retry, options.spool_dir);
+      !said.empty()) {
+    log << "search jobs: " << said << "\n";
   }
   kafka::ConsumerOptions consumer_options;
   consumer_options.bootstrap_servers = options.bootstrap_servers;
