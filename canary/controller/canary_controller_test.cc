@@ -21,9 +21,11 @@ class ScriptedEnvironment : public RolloutEnvironment {
   int64_t now = 1'000'000'000;
   double canary_factor = 1.0;  // canary latency / baseline latency
   static constexpr int kRequestsPerWindow = 40;
-  // The canary's slowest tenth of requests are this many times slower (its
-  // p95 rises, its median does not: a rise the rank test cannot prove).
+  // The canary's requests whose wave is above canary_tail_above (0.95: the
+  // slowest tenth) are this many times slower: its p95 rises, its median
+  // does not.
   double canary_tail_factor = 1.0;
+  double canary_tail_above = 0.95;
   int64_t window_ms = 1000;
   bool outputs_differ = false;
   RolloutAllowance allowance;
@@ -113,8 +115,9 @@ class ScriptedEnvironment : public RolloutEnvironment {
         const double wave = std::sin(0.7 * k + 1.3 * i);
         const double ms = 10 * (1 + 0.2 * wave);
         latency.baseline.push_back(ms);
-        latency.canary.push_back(ms * canary_factor *
-                                 (wave > 0.95 ? canary_tail_factor : 1.0));
+        latency.canary.push_back(
+            ms * canary_factor *
+            (wave > canary_tail_above ? canary_tail_factor : 1.0));
       }
       evidence.baseline_window_p95_ms.push_back(12);
       evidence.canary_window_p95_ms.push_back(12 * canary_factor);
@@ -219,9 +222,13 @@ TEST(CanaryControllerTest, AnEqualCanaryIsPromotedAfterEveryStep) {
 
 // A p95 rise the rank test cannot prove extends the step to its maximum;
 // there it passes (unproven_at_max: pass) or rolls back (rollback).
+// The slowest 6 % of the canary's requests 10 % slower: its p95 is 1.1x
+// the baseline's, and neither the rank test nor the tail test proves it at
+// 99 % over a step's 1200 requests (p = 0.04 at the maximum).
 TEST(CanaryControllerTest, AnUnprovenRiseAtTheStepsMaximum) {
   Fixture f;
-  f.env.canary_tail_factor = 1.5;
+  f.env.canary_tail_factor = 1.1;
+  f.env.canary_tail_above = 0.98;
   auto passed = f.Run(Request("tail-pass"));
   ASSERT_TRUE(passed.ok()) << passed.status();
   EXPECT_EQ(passed->phase(), "promoted");
@@ -246,6 +253,20 @@ TEST(CanaryControllerTest, AnUnprovenRiseAtTheStepsMaximum) {
   EXPECT_EQ(refused->phase(), "rolled_back");
   ASSERT_EQ(refused->steps_size(), 1);
   EXPECT_EQ(refused->steps(0).outcome(), "Inconclusive");
+}
+
+// The canary's slowest tenth 1.5x slower, its median unchanged: the rank
+// test alone could not prove it (it passed at the step's maximum); the
+// p95's tail test does, at the first look.
+TEST(CanaryControllerTest, ASlowerTailIsRolledBackAtTheFirstStep) {
+  Fixture f;
+  f.env.canary_tail_factor = 1.5;
+  auto run = f.Run(Request("tail-fail"));
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->phase(), "rolled_back");
+  ASSERT_EQ(run->steps_size(), 1);
+  EXPECT_EQ(run->steps(0).outcome(), "Fail");
+  EXPECT_EQ(run->steps(0).extensions(), 0);
 }
 
 TEST(CanaryControllerTest, ASlowCanaryIsRolledBackAtTheFirstStep) {

@@ -14,7 +14,11 @@
 //      data");
 //   3. a SLO threshold (slo_p95) below the canary's p95 → Fail;
 //   4. the Mann-Whitney U test (staging_harness/stats) finds a change
-//      (p < 1 - confidence) and the effect size — canary/baseline ratio of
+//      (p < 1 - confidence) — for a rule on a percentile other than the
+//      median, it or the exceedance test of that percentile (the shares of
+//      each side above the pooled percentile, Fisher's exact test: the
+//      tail, which a test of location hardly sees), Bonferroni-corrected —
+//      and the effect size — canary/baseline ratio of
 //      the rule's percentile — is beyond allowed_increase (direction
 //      increase or either) or allowed_decrease (decrease or either) → Fail;
 //   5. no change found, but the effect size is beyond what the rule allows
@@ -67,8 +71,12 @@ struct MetricJudgement {
   SampleSummary baseline;
   SampleSummary canary;
   // Set once both sides have enough data:
-  std::optional<double> ratio;    // canary / baseline at the percentile
-  std::optional<double> p_value;  // Mann-Whitney, two-sided
+  std::optional<double> ratio;  // canary / baseline at the percentile
+  // Two-sided: Mann-Whitney's; for a rule on a percentile other than the
+  // median, the smaller of it and the exceedance test's at that percentile,
+  // doubled (Bonferroni), at most 1.
+  std::optional<double> p_value;
+  std::string test;  // "mann_whitney" or "mann_whitney+exceedance_p95"
 };
 
 struct Judgement {

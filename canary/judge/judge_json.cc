@@ -127,7 +127,8 @@ std::string JudgementToJson(const Judgement& judgement) {
          {"baseline", Summary(m.baseline)},
          {"canary", Summary(m.canary)},
          {"ratio", m.ratio ? Number(*m.ratio) : Json(nullptr)},
-         {"p_value", m.p_value ? Number(*m.p_value) : Json(nullptr)}});
+         {"p_value", m.p_value ? Number(*m.p_value) : Json(nullptr)},
+         {"test", m.test.empty() ? Json(nullptr) : Json(m.test)}});
   }
   const Json response = {{"result",
                           {{"outcome", OutcomeName(judgement.outcome)},

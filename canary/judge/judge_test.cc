@@ -1,11 +1,13 @@
 #include "canary/judge/judge.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "staging_harness/stats/mann_whitney.h"
 
 namespace phaseloop::canary {
 namespace {
@@ -138,12 +140,15 @@ TEST(Judge, TooFewSamplesIsInconclusive) {
 }
 
 TEST(Judge, EmptySideIsError) {
-  for (const Samples& samples :
-       {Samples{{}, Latencies(2, 400, 100)},
-        Samples{Latencies(1, 400, 100), {}}, Samples{{}, {}}}) {
+  const std::pair<Samples, std::string> cases[] = {
+      {Samples{{}, Latencies(2, 400, 100)}, "baseline has no samples"},
+      {Samples{Latencies(1, 400, 100), {}}, "canary has no samples"},
+      {Samples{{}, {}}, "neither baseline nor canary has any samples"}};
+  for (const auto& [samples, said] : cases) {
     const Judgement j = Judge({{"latency_ms", samples}}, Config());
     EXPECT_EQ(j.outcome, Outcome::kError);
-    EXPECT_NE(j.reasons[0].find("no data"), std::string::npos) << j.reasons[0];
+    EXPECT_NE(j.reasons[0].find("no data: " + said), std::string::npos)
+        << j.reasons[0];
   }
 }
 
@@ -269,6 +274,38 @@ TEST(Judge, EffectSizeOnAPercentile) {
   EXPECT_GT(*p95.metrics[0].ratio, 1.05);
   EXPECT_LT(*p95.metrics[0].p_value, 0.05);
   EXPECT_EQ(p95.outcome, Outcome::kFail) << p95.metrics[0].reason;
+}
+
+// The review's case: the canary's slowest tenth 25 % slower, the median
+// unchanged. Mann-Whitney alone gave p = 0.12, so the p95 rule's 1.2x was
+// "not significant" and a last look (unproven_change: pass) shipped it; the
+// tail test finds it, with the rollout judge's settings (99 %, p95).
+TEST(Judge, TailOnlyRegressionFailsAP95Rule) {
+  const std::vector<double> base = Latencies(1, 1000, 15);
+  std::vector<double> canary = Latencies(2, 1000, 15);
+  std::vector<double> sorted = base;
+  std::sort(sorted.begin(), sorted.end());
+  const double p90 = sorted[900];
+  for (double& v : canary) {
+    if (v > p90) v *= 1.25;
+  }
+  JudgeConfig config = Config();
+  config.confidence = 0.99;
+  config.unproven_change = UnprovenChange::kPass;
+  config.defaults.percentile = 95;
+  config.defaults.min_samples = 300;
+  const auto mann_whitney = stats::MannWhitneyU(base, canary);
+  ASSERT_TRUE(mann_whitney.ok());
+  EXPECT_GT(mann_whitney->p_value, 0.01);  // what alone let it pass
+  const Judgement j = Judge({{"latency_ms", {base, canary}}}, config);
+  EXPECT_EQ(j.outcome, Outcome::kFail) << j.metrics[0].reason;
+  EXPECT_GT(*j.metrics[0].ratio, 1.05);
+  EXPECT_LT(*j.metrics[0].p_value, 0.01);
+  EXPECT_EQ(j.metrics[0].test, "mann_whitney+exceedance_p95");
+  // The median rule keeps Mann-Whitney alone.
+  config.defaults.percentile = 50;
+  EXPECT_EQ(Judge({{"latency_ms", {base, canary}}}, config).metrics[0].test,
+            "mann_whitney");
 }
 
 TEST(Percentile, InterpolatesBetweenClosestRanks) {
