@@ -235,6 +235,22 @@ TEST_F(ClangAgreementTest, BackendDiagnosticsAreClangs) {
                                                  "backend_diagnostics"}));
 }
 
+// Errors LLVM's backend reports are the program's (invalid inline asm, a
+// call to a function marked `error`): clang fails with its own message, and
+// so does the wrapper, recording backend_failed, not optimizer_crashed
+// (without a handler LLVM exited the optimizer with status 1).
+TEST_F(ClangAgreementTest, BackendErrorsAreTheProgramsNotCrashes) {
+  const std::map<std::string, std::string> sources = {
+      {"asm.c", "void f(void) { __asm__(\"bogusinstr %%eax\"); }\n"},
+      {"dce.c",
+       "void bad(void) __attribute__((error(\"never call bad\")));\n"
+       "void use(void) { bad(); }\n"}};
+  ExpectAgreement({"-c", "-O2", "asm.c"}, {}, sources);
+  ExpectAgreement({"-c", "-O2", "dce.c"}, {}, sources);
+  EXPECT_EQ(Reasons(),
+            (std::vector<std::string>{"backend_failed", "backend_failed"}));
+}
+
 // -no-canonical-prefixes (the Bazel toolchain passes it): clang names
 // itself as found on PATH (/usr/bin/clang-16, a link), so its headers are
 // under /usr/lib/clang/16 in the .d file and the debug info, and its

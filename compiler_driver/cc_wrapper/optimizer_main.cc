@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/process/child_process.h"
 #include "common/signing/signature.h"
@@ -42,6 +43,7 @@
 #include "compiler_driver/cc_wrapper/stderr_capture.h"
 #include "compiler_driver/cc_wrapper/tu_optimizer.h"
 #include "compiler_driver/cc_wrapper/wrapper_config.h"
+#include "compiler_driver/ir/collected_diagnostics.h"
 #include "compiler_driver/passes/pipeline_check.h"
 #include "compiler_driver/policy_runtime/topk_defaults.h"
 #include "llvm/IR/LLVMContext.h"
@@ -262,10 +264,22 @@ class Optimizer {
           codegen::CodegenSettings job_codegen = codegen;
           job_codegen.target_cpu = frontend.target_cpu;
           job_codegen.target_features = frontend.target_features;
+          // An error LLVM reports in the backend (invalid inline asm, a
+          // call to an `error` function) is the program's, not a crash:
+          // without a handler LLVM exits 1 and it read as
+          // optimizer_crashed. Warnings are printed as without it.
+          ir::CollectedDiagnostics backend_errors(
+              context, ir::CollectedDiagnostics::Others::kPrint);
           absl::StatusOr<TuResult> result =
               OptimizeModule(std::move(frontend.module), module_hash, opt_level,
                              job_codegen, policy, config_.count_executed,
                              object_cache_ ? &*object_cache_ : nullptr, lto);
+          if (backend_errors.errors() > 0) {
+            return absl::FailedPreconditionError(absl::StrCat(
+                "backend_failed: LLVM reported an error clang would report "
+                "its own way: ",
+                backend_errors.messages().substr(0, 300)));
+          }
           if (!result.ok()) return result.status();
           if (const std::string printed = backend_output.Captured();
               !printed.empty()) {
@@ -382,8 +396,11 @@ class Optimizer {
     Fill(batch_.add_decisions(), Outcome::kFailOpen, reason, detail, job);
     WriteBatch();
     if (std::getenv("PHASELOOP_VERBOSE") != nullptr) {
-      std::fprintf(stderr, "phaseloop-cc: falling back to clang: %s: %s\n",
-                   reason.c_str(), detail.c_str());
+      // A child's message already starts with its reason.
+      const bool prefixed = absl::StartsWith(detail, reason + ":");
+      std::fprintf(stderr, "phaseloop-cc: falling back to clang: %s%s%s\n",
+                   prefixed ? "" : reason.c_str(), prefixed ? "" : ": ",
+                   detail.c_str());
     }
     return ExecClang(config_, kind_, stripped_.args);
   }

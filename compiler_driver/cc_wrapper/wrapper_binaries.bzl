@@ -108,6 +108,7 @@ def optimizer_binary(name, extra_deps = [], **kwargs):
             _PKG + ":stderr_capture",
             _PKG + ":tu_optimizer",
             _PKG + ":wrapper_config",
+            "//compiler_driver/ir:collected_diagnostics",
             "//compiler_driver/passes:pipeline_check",
             "//compiler_driver/policy_runtime:topk_defaults",
             "//proto:decision",

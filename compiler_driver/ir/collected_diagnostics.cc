@@ -7,8 +7,10 @@
 
 namespace phaseloop::ir {
 
-CollectedDiagnostics::CollectedDiagnostics(llvm::LLVMContext& context)
+CollectedDiagnostics::CollectedDiagnostics(llvm::LLVMContext& context,
+                                           Others others)
     : context_(context),
+      others_(others),
       previous_(context.getDiagnosticHandlerCallBack()),
       previous_context_(context.getDiagnosticContext()) {
   context_.setDiagnosticHandlerCallBack(&CollectedDiagnostics::Handle, this);
@@ -21,7 +23,25 @@ CollectedDiagnostics::~CollectedDiagnostics() {
 void CollectedDiagnostics::Handle(const llvm::DiagnosticInfo& info,
                                   void* self) {
   auto* me = static_cast<CollectedDiagnostics*>(self);
-  if (info.getSeverity() == llvm::DS_Error) ++me->errors_;
+  if (info.getSeverity() == llvm::DS_Error) {
+    ++me->errors_;
+  } else if (me->others_ == Others::kPrint) {
+    // What LLVMContext::diagnose does without a handler: remarks only when
+    // enabled (and verbose ones only with hotness), then a prefix.
+    if (const auto* remark =
+            llvm::dyn_cast<llvm::DiagnosticInfoOptimizationBase>(&info)) {
+      if (!remark->isEnabled() ||
+          (remark->isVerbose() && !remark->getHotness()))
+        return;
+    }
+    llvm::DiagnosticPrinterRawOStream printer(llvm::errs());
+    llvm::errs() << llvm::LLVMContext::getDiagnosticMessagePrefix(
+                        info.getSeverity())
+                 << ": ";
+    info.print(printer);
+    llvm::errs() << "\n";
+    return;
+  }
   llvm::raw_string_ostream os(me->messages_);
   llvm::DiagnosticPrinterRawOStream printer(os);
   info.print(printer);

@@ -16,15 +16,22 @@ namespace phaseloop::ir {
 
 class CollectedDiagnostics {
  public:
+  // What becomes of warnings, notes and enabled remarks: collected with the
+  // errors, or printed to stderr as LLVM prints them without a handler (the
+  // wrapper leaves what LLVM prints to clang; only errors are taken).
+  enum class Others { kCollect, kPrint };
+
   // Installs the handler on `context` for as long as this lives, then puts
   // back the one it found (not movable: the handler points at it).
-  explicit CollectedDiagnostics(llvm::LLVMContext& context);
+  explicit CollectedDiagnostics(llvm::LLVMContext& context,
+                                Others others = Others::kCollect);
   ~CollectedDiagnostics();
   CollectedDiagnostics(const CollectedDiagnostics&) = delete;
   CollectedDiagnostics& operator=(const CollectedDiagnostics&) = delete;
 
-  // Every diagnostic so far, "; "-separated.
+  // Every diagnostic collected so far, "; "-separated.
   const std::string& messages() const { return messages_; }
+  int errors() const { return errors_; }
   void Clear() {
     messages_.clear();
     errors_ = 0;
@@ -35,6 +42,7 @@ class CollectedDiagnostics {
  private:
   static void Handle(const llvm::DiagnosticInfo& info, void* self);
   llvm::LLVMContext& context_;
+  const Others others_;
   llvm::DiagnosticHandler::DiagnosticHandlerTy previous_;
   void* previous_context_;
   std::string messages_;
