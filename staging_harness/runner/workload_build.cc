@@ -401,7 +401,7 @@ absl::StatusOr<BuiltVariant> BuildVariant(const workloads::Workload& workload,
     }
   }
   progress << " " << absl::StrFormat("%.1f", built.build_s) << " s, "
-           << built.decisions.size() << " translation units"
+           << built.decisions.size() << " compiler commands"
            << (variant.object_cache_dir.empty()
                    ? ""
                    : absl::StrCat(" (", built.objects_reused,

@@ -5,10 +5,10 @@
 // never trained on, each against the baseline. It passes only when every
 // workload was staged to a verdict (measured or byte-identical), none is
 // slower — the upper end of the speedup's 95 % interval below 1 counts as
-// slower — and none miscompiled or was unusable. The geometric mean of the
-// median speedups is reported beside the verdict (not part of it: a policy
-// that slows no workload is safe to publish; whether it is worth publishing
-// is the geomean's to show).
+// slower (kSpeedGateConfidence) — and none miscompiled or was unusable. The
+// geometric mean of the median speedups is reported beside the verdict (not
+// part of it: a policy that slows no workload is safe to publish; whether it is
+// worth publishing is the geomean's to show).
 
 #include <iosfwd>
 #include <string>
@@ -19,6 +19,9 @@
 #include "staging_harness/workloads/workload.h"
 
 namespace phaseloop::staging {
+
+// The confidence of the gate's intervals (RunSpeedGate with options).
+inline constexpr double kSpeedGateConfidence = 0.95;
 
 struct SpeedGateResult {
   bool passed = false;
@@ -50,7 +53,7 @@ absl::StatusOr<SpeedGateResult> RunSpeedGate(
 
 // What the learner's publish gate needs to say, without the lab's types.
 struct SpeedGateOptions {
-  std::string split = "test";  // the workloads of this split ...
+  std::string split = "test";      // the workloads of this split ...
   std::vector<std::string> names;  // ... only these, when given
   std::string workloads_dir = "configs/workloads";  // ... found here
   std::string cc;         // phaseloop-cc (runner::FindCompilers's --cc)

@@ -116,9 +116,12 @@ absl::Status PoliciesApplied(const StageFlags& f, const StageResult& result) {
        {std::tuple{"--policy", &f.policy, &result.candidate},
         {"--baseline", &f.baseline, &result.baseline}}) {
     if (const v1::Decision* d = PolicyFallback(*built)) {
+      // A policy refused as a whole (a pipeline the wrapper will not run)
+      // is decided before any source is read: its record names none.
       return absl::InvalidArgumentError(absl::StrCat(
-          flag, " ", *spec, ": phaseloop-cc could not use it on ", d->source(),
-          " and compiled it with plain clang (", d->reason(), ": ", d->detail(),
+          flag, " ", *spec, ": phaseloop-cc could not use it on ",
+          d->source().empty() ? std::string("any unit") : d->source(),
+          " and compiled with plain clang (", d->reason(), ": ", d->detail(),
           "); nothing recorded: fix the policy"));
     }
   }
@@ -262,13 +265,18 @@ int RunStage(const StageFlags& f) {
                   result->verdict == Verdict::kTimedOut;
     unusable = unusable || result->verdict == Verdict::kUnusable;
     if (store) {
-      if (absl::Status written = WriteRecords(*store, RecordsOf(*result));
-          !written.ok()) {
+      const StageRecords records = RecordsOf(*result);
+      if (absl::Status written = WriteRecords(*store, records); !written.ok()) {
         stopped = written;
         break;
       }
-      std::cerr << "stage: " << workload.name
-                << ": recorded in the replay buffer " << f.buffer << "\n";
+      std::cerr << "stage: " << workload.name << ": "
+                << (records.empty()
+                        ? absl::StrCat("nothing to record in the replay buffer "
+                                       "(verdict ",
+                                       VerdictName(result->verdict), ")")
+                        : "recorded in the replay buffer " + f.buffer)
+                << "\n";
     }
     results.push_back(*std::move(result));
   }

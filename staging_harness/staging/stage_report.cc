@@ -166,8 +166,9 @@ std::string FormatStageTable(const std::vector<StageResult>& results) {
     if (r.optimized_units == 0) {
       absl::StrAppend(&notes, "  ", r.workload,
                       ": the candidate policy ran on none of the ", r.units,
-                      " translation units (phaseloop-cc optimises compile-only "
-                      "commands at the levels the policy acts at)\n");
+                      " compiler commands, links included (phaseloop-cc "
+                      "optimises compile-only commands at the levels the "
+                      "policy acts at)\n");
     }
     if (r.verdict != Verdict::kMeasured) {
       absl::StrAppend(&notes, "  ", r.workload, ": ", r.detail, "\n");

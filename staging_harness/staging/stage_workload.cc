@@ -397,7 +397,8 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
   if (result.optimized_units == 0) {
     progress << "  note: the candidate policy ran on none of the "
              << result.units
-             << " translation units (see `phaseloop decisions show --spool "
+             << " compiler commands (links included; see `phaseloop "
+                "decisions show --spool "
              << s.Dir("build-" + label) << "/spool`)\n";
   }
   if (baseline_.artifacts_hash == candidate->artifacts_hash &&

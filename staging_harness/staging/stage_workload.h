@@ -199,6 +199,9 @@ struct StageRecords {
   std::vector<v1::Decision> decisions;
   std::vector<v1::FinalReward> rewards;
   std::optional<v1::Miscompile> miscompile;
+  bool empty() const {
+    return decisions.empty() && rewards.empty() && !miscompile;
+  }
 };
 StageRecords RecordsOf(const StageResult& result);
 
