@@ -145,6 +145,15 @@ TEST(PolicyCommandTest, ServePushPromotePullRollbackRoundTrip) {
       0)
       << output;
   EXPECT_EQ(ReadFileOrEmpty(pulled), testing::TinyPolicyFile(2));
+  // Into a directory that does not exist yet (CI's first pull into a fresh
+  // checkout, as the README shows it): made.
+  const std::string fresh = dir + "/policies/current.plpolicy";
+  ASSERT_EQ(
+      Policy({"pull", "--channel", "stable", "--store", store, "--out", fresh},
+             &output),
+      0)
+      << output;
+  EXPECT_EQ(ReadFileOrEmpty(fresh), testing::TinyPolicyFile(2));
 
   ASSERT_EQ(
       Policy({"rollback", "--channel", "stable", "--store", store}, &output), 0)

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 
@@ -167,7 +168,8 @@ int RunPolicyList(const PolicyFlags& flags, std::ostream& out,
   out << std::left << std::setw(34) << "VERSION" << std::setw(18) << "CHANNELS"
       << std::setw(11) << "OBJECTIVE" << std::setw(11) << "FORM" << std::setw(6)
       << "ALGO" << std::setw(21) << "PUSHED (UTC)" << std::setw(9) << "VERDICT"
-      << std::setw(18) << "SIGNED BY" << "METRICS\n";
+      << std::setw(18) << "SIGNED BY"
+      << "METRICS\n";
   std::vector<const StoredPolicy*> marked;
   for (const StoredPolicy& p : listing->policies) {
     std::vector<std::string> metrics;
@@ -284,6 +286,15 @@ int RunPolicyPull(const PolicyFlags& flags, std::ostream& out,
                      flags.store));
     if (!key_id.ok()) return Fail("pull", key_id.status(), err);
     signed_by = *key_id;
+  }
+  // The directory of --out, as CI's first pull into a fresh checkout needs
+  // it (`--out policies/current.plpolicy`).
+  if (const std::string dir =
+          std::filesystem::path(flags.out).parent_path().string();
+      !dir.empty()) {
+    if (absl::Status made = files::MakeDirectories(dir); !made.ok()) {
+      return Fail("pull", made, err);
+    }
   }
   // The signature first: a crash between the two leaves a .sig that does
   // not match the old artifact (refused, fails open), never a new artifact
