@@ -108,10 +108,11 @@ absl::Status ReadStepwiseSplit(replay_buffer::ReplayStore& store,
     ++out->episodes;
     modules[e.module_hash()] = true;
     absl::StrAppend(&digest_input, EpisodeDigest(e));
-    // Final rewards judge the whole episode, not a prefix cut by a block.
+    // Final rewards judge the whole episode, not a prefix cut by a block
+    // or by max_steps.
     const auto found = bonus->find(e.episode_id());
     const double final_bonus =
-        found == bonus->end() || steps < uncut ? 0 : found->second;
+        found == bonus->end() || steps < e.steps_size() ? 0 : found->second;
     std::vector<int32_t> history;
     for (int i = 0; i < steps; ++i) {
       const v1::Step& s = e.steps(i);

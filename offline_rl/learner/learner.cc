@@ -410,11 +410,18 @@ absl::StatusOr<FqeResult> Learner::FittedQEvaluation(
     const torch::Tensor next_actions = model->forward(t.next_states).argmax(1);
     const torch::Tensor initial_actions =
         model->forward(initial).argmax(1, true);
-    double returns = 0;
+    // Discounted as Q_fqe is (transitions are in episode order, each
+    // episode's last one done): an undiscounted sum read a policy that
+    // acts as the logged one 4x worse at gamma 0.9 over 40 steps.
+    double returns = 0, discount = 1;
     int64_t episodes = 0;
     for (int64_t i = 0; i < data.size(); ++i) {
-      returns += data.rewards[i];
-      episodes += data.done[i];
+      returns += discount * data.rewards[i];
+      discount *= c.gamma;
+      if (data.done[i] != 0) {
+        ++episodes;
+        discount = 1;
+      }
     }
     result.logged_value = episodes > 0 ? returns / episodes : 0;
 

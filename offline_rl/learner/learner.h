@@ -52,7 +52,8 @@ struct FqeResult {
   // Estimated value of the greedy policy: mean over the evaluation data's
   // initial states of Q_fqe(s0, argmax_a Q(s0, a)).
   double policy_value = 0;
-  // The logged (behaviour) data's mean undiscounted return per episode.
+  // The logged (behaviour) data's mean return per episode, discounted by
+  // gamma as policy_value is.
   // Both in the data's reward units (reward_scale undone).
   double logged_value = 0;
   double final_loss = 0;
