@@ -254,9 +254,12 @@ absl::StatusOr<double> LatencySketch::InterpolatedQuantile(double q) const {
     if (static_cast<double>(cumulative + in_bucket) > rank) {
       const int index = offset_ + static_cast<int>(k);
       // Value j (0-based) of the bucket's n sits at fraction (j + 0.5) / n
-      // of the bucket in log(value).
-      const double fraction = (rank - static_cast<double>(cumulative) + 0.5) /
-                              static_cast<double>(in_bucket);
+      // of the bucket in log(value). A fractional rank past the last value
+      // would reach beyond the bucket (up to half of it again, past the
+      // documented error): clamped to the bucket.
+      const double fraction =
+          std::min(1.0, (rank - static_cast<double>(cumulative) + 0.5) /
+                            static_cast<double>(in_bucket));
       const double lower = mapping_.LowerBound(index);
       const double estimate =
           lower * std::pow(mapping_.UpperBound(index) / lower, fraction);

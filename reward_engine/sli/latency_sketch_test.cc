@@ -410,5 +410,17 @@ TEST(LatencySketchTest, InterpolatedQuantileMovesWithTheData) {
   EXPECT_EQ(*a.InterpolatedQuantile(1), a.max());
 }
 
+// The review's case: a bucket holding one value, a rank 0.9 past it. The
+// estimate stays inside the bucket, within gamma - 1 of the value (it was
+// 10.0917 ms for 9.952 ms: 1.40 % against the documented 1.005 %).
+TEST(LatencySketchTest, InterpolatedQuantileStaysInsideItsBucket) {
+  std::vector<double> values;
+  for (int i = 1; i <= 11; ++i) values.push_back(i * 1e-3);
+  values[9] = 9.952e-3;
+  const LatencySketch sketch = SketchOf(values);
+  const double estimate = *sketch.InterpolatedQuantile(0.99);
+  EXPECT_NEAR(estimate / 9.952e-3, 1, sketch.mapping().gamma() - 1) << estimate;
+}
+
 }  // namespace
 }  // namespace phaseloop::sli
