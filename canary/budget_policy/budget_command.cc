@@ -112,7 +112,8 @@ void PrintAllowance(const BudgetCommandFlags& flags,
     for (const auto& alert : s.alerts()) {
       if (alert.firing()) firing.push_back(alert.name());
     }
-    out << "  " << absl::StrFormat("%-28s", s.slo_name() + "/" + s.group())
+    // A name longer than its column still leaves a space before the next.
+    out << "  " << absl::StrFormat("%-28s ", s.slo_name() + "/" + s.group())
         << absl::StrFormat("%-14s", Percent(s.error_budget_remaining()) +
                                         (s.budget_exhausted() ? " spent" : ""))
         << absl::StrCat(s.bad(), "/", s.total(), " bad  alerts ",

@@ -29,12 +29,12 @@ int RunCanaryList(const CanaryListFlags& flags, std::ostream& out,
                   std::ostream& err) {
   const std::string dir = CanaryStateDir(flags.state_dir);
   if (dir.empty()) {
-    err << "error: " << kNoStateDir << "\n";
+    err << "phaseloop canary list: " << kNoStateDir << "\n";
     return command::kExitBadInput;
   }
   auto runs = CanaryStateStore(dir).List();
   if (!runs.ok()) {
-    err << "error: " << runs.status().message() << "\n";
+    err << "phaseloop canary list: " << runs.status().message() << "\n";
     return command::ExitCodeOf(runs.status());
   }
   if (flags.json) {
@@ -51,13 +51,13 @@ int RunCanaryReport(const CanaryReportFlags& flags, std::ostream& out,
                     std::ostream& err) {
   const std::string dir = CanaryStateDir(flags.state_dir);
   if (dir.empty()) {
-    err << "error: " << kNoStateDir << "\n";
+    err << "phaseloop canary report: " << kNoStateDir << "\n";
     return command::kExitBadInput;
   }
   CanaryStateStore store(dir);
   auto run = store.Load(flags.canary_id);
   if (!run.ok()) {
-    err << "error: " << run.status().message()
+    err << "phaseloop canary report: " << run.status().message()
         << (absl::IsNotFound(run.status())
                 ? "; `phaseloop canary list` shows the runs there"
                 : "")
@@ -77,7 +77,7 @@ int RunCanaryReport(const CanaryReportFlags& flags, std::ostream& out,
   }
   auto path = WriteCanaryReport(store, *run);
   if (!path.ok()) {
-    err << "error: " << path.status().message() << "\n";
+    err << "phaseloop canary report: " << path.status().message() << "\n";
     return command::ExitCodeOf(path.status());
   }
   out << *path << "\n";

@@ -135,8 +135,17 @@ absl::StatusOr<std::string> SummarizeSlo(const std::string& path) {
 absl::StatusOr<std::string> SummarizeLearner(const std::string& path) {
   auto learner = offline_rl::LoadLearnerConfig(path);
   if (!learner.ok()) return learner.status();
-  return absl::StrCat(learner->formulation, " formulation, ",
-                      learner->algorithm, " on ", learner->objective);
+  // A runtime policy learns from staging rewards over episodes of another
+  // objective (ir_count steps): name the policy's objective first.
+  const std::string& policy = learner->policy_objective.empty()
+                                  ? learner->objective
+                                  : learner->policy_objective;
+  return absl::StrCat(
+      learner->formulation, " formulation, ", learner->algorithm, ", a ",
+      policy, " policy",
+      policy == learner->objective
+          ? ""
+          : absl::StrCat(" from ", learner->objective, " episodes"));
 }
 
 absl::StatusOr<std::string> SummarizeWorkload(const std::string& path) {
