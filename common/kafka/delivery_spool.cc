@@ -30,13 +30,6 @@ constexpr absl::string_view kHeader = "phaseloop-delivery-spool 1\n";
 constexpr absl::string_view kSuffix = ".spool";
 constexpr absl::string_view kRefusedSuffix = ".refused";
 
-// Kafka refused the record for what it is (too large, invalid), not for the
-// cluster's state: producing it again can never succeed.
-bool RefusedForItself(const absl::Status& status) {
-  return ClassOf(status) == ErrorClass::kPermanent &&
-         status.code() == absl::StatusCode::kInvalidArgument;
-}
-
 // A new file name in a spool: "<ms>-<pid>-<n><suffix>", in age order.
 std::string NewFileName(absl::string_view suffix) {
   static std::atomic<int> counter{0};

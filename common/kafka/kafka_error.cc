@@ -1,8 +1,10 @@
 #include "common/kafka/kafka_error.h"
 
+#include <optional>
 #include <string>
 
 #include "absl/strings/cord.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
 namespace phaseloop::kafka {
@@ -10,6 +12,8 @@ namespace {
 
 constexpr absl::string_view kClassPayload =
     "type.phaseloop.dev/phaseloop.kafka.ErrorClass";
+constexpr absl::string_view kCodePayload =
+    "type.phaseloop.dev/phaseloop.kafka.ErrorCode";
 
 bool IsTimeout(RdKafka::ErrorCode code) {
   return code == RdKafka::ERR__TIMED_OUT ||
@@ -170,7 +174,25 @@ absl::Status KafkaStatus(RdKafka::ErrorCode code, absl::string_view what,
       CodeFor(error_class, code),
       absl::StrCat(message, " [", ErrorClassName(error_class), "]"));
   status.SetPayload(kClassPayload, absl::Cord(ErrorClassName(error_class)));
+  status.SetPayload(kCodePayload, absl::Cord(absl::StrCat(code)));
   return status;
+}
+
+std::optional<RdKafka::ErrorCode> KafkaCodeOf(const absl::Status& status) {
+  int code = 0;
+  if (auto payload = status.GetPayload(kCodePayload);
+      payload && absl::SimpleAtoi(std::string(*payload), &code)) {
+    return static_cast<RdKafka::ErrorCode>(code);
+  }
+  return std::nullopt;
+}
+
+bool RefusedForItself(const absl::Status& status) {
+  const std::optional<RdKafka::ErrorCode> code = KafkaCodeOf(status);
+  return code && (*code == RdKafka::ERR_MSG_SIZE_TOO_LARGE ||
+                  *code == RdKafka::ERR_RECORD_LIST_TOO_LARGE ||
+                  *code == RdKafka::ERR_INVALID_MSG ||
+                  *code == RdKafka::ERR_INVALID_RECORD);
 }
 
 }  // namespace phaseloop::kafka

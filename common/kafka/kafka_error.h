@@ -21,6 +21,8 @@
 
 #include <librdkafka/rdkafkacpp.h>
 
+#include <optional>
+
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 
@@ -45,6 +47,13 @@ ErrorClass ClassifyErrorCode(RdKafka::ErrorCode code);
 // `detail` (librdkafka's error string, if richer than the code's) is added.
 absl::Status KafkaStatus(RdKafka::ErrorCode code, absl::string_view what,
                          absl::string_view detail = "", bool fatal = false);
+
+// The librdkafka code a KafkaStatus was made from; nullopt for others.
+std::optional<RdKafka::ErrorCode> KafkaCodeOf(const absl::Status& status);
+
+// Kafka refused a record for what it is — too large, invalid — not for the
+// cluster's state: producing the same bytes again can never succeed.
+bool RefusedForItself(const absl::Status& status);
 
 // A Status of class `error_class` with `message` (for errors that are not a
 // librdkafka code, e.g. a failed offset lookup).
