@@ -32,6 +32,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/kafka/delivery_spool.h"
+#include "common/kafka/idle_exit.h"
 #include "common/kafka/producer.h"
 #include "replay_buffer/replay_store.h"
 
@@ -45,9 +46,13 @@ struct IngestOptions {
   std::string decisions_topic = "phaseloop.decisions";  // Decision records
   size_t max_batch = 200;  // records per transaction
   std::chrono::milliseconds max_batch_delay{500};
-  // Return after this long without a record once partitions are assigned
-  // (0: run until *stop).
+  // Return after this long without a record once partitions are assigned,
+  // or after unassigned_grace (at least idle_exit) holding none: a cluster
+  // no broker of which ever answered fails the ingest (Unavailable), a
+  // topic nobody created yet ends it ("unassigned"). 0: run until *stop
+  // (kafka/idle_exit.h).
   std::chrono::milliseconds idle_exit{0};
+  std::chrono::milliseconds unassigned_grace = kafka::kUnassignedGrace;
   // Return once every assigned partition has been read up to its end offset
   // (high watermark) as last seen, for a bounded ingest of what is there now
   // (the canary's builds). Gaps no record fills (compaction, transaction
@@ -76,8 +81,9 @@ struct IngestStats {
   // the topic was recreated under the group (e.g. a new embedded cluster)
   // and read from its first record, its offsets replacing the stored ones.
   int64_t recreated_partitions = 0;
-  // Why it returned: "end" (exit_at_end), "idle" (idle_exit), "limit"
-  // (run_limit: records may be left unread), "stop" (*stop).
+  // Why it returned: "end" (exit_at_end), "idle" (idle_exit),
+  // "unassigned" (idle_exit, no partition ever assigned: nothing to read),
+  // "limit" (run_limit: records may be left unread), "stop" (*stop).
   std::string ended_by;
   // Dead letters the producer refused at once (not queued, so not among
   // what Drain returns), kept in the dead-letter spool instead.

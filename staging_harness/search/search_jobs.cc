@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/kafka/consumer.h"
+#include "common/kafka/idle_exit.h"
 #include "common/kafka/kafka_error.h"
 #include "common/kafka/lost_records_log.h"
 #include "common/kafka/producer.h"
@@ -144,7 +145,9 @@ absl::StatusOr<WorkStats> RunSearchJobWorker(const WorkOptions& options,
       kafka::Consumer::Create(consumer_options);
   if (!consumer.ok()) return consumer.status();
 
-  Clock::time_point last_job = Clock::now();
+  kafka::IdleExit idle(options.idle_exit, Clock::now(),
+                       options.unassigned_grace);
+  absl::Status last_error;  // the last retriable error Poll returned, said
   while (stop == nullptr || !stop->load()) {
     absl::StatusOr<std::optional<kafka::ConsumedMessage>> message =
         (*consumer)->Poll(std::chrono::milliseconds(200));
@@ -166,19 +169,29 @@ absl::StatusOr<WorkStats> RunSearchJobWorker(const WorkOptions& options,
         }
         continue;
       }
-      if (kafka::ClassOf(message.status()) == kafka::ErrorClass::kRetriable) {
-        continue;
+      if (kafka::ClassOf(message.status()) != kafka::ErrorClass::kRetriable) {
+        return message.status();
       }
-      return message.status();
+      last_error = message.status();
     }
-    if (!message->has_value()) {
-      if (options.idle_exit.count() > 0) {
-        if ((*consumer)->Assignment().empty()) last_job = Clock::now();
-        if (Clock::now() - last_job >= options.idle_exit) break;
+    if (!message.ok() || !message->has_value()) {
+      if (idle.Due(!(*consumer)->Assignment().empty(), Clock::now())) {
+        // No cluster id: no broker ever answered (an empty one answers).
+        if (idle.never_assigned() &&
+            (*consumer)->ClusterId(std::chrono::seconds(1)).empty()) {
+          (void)(*consumer)->Close();
+          return absl::UnavailableError(absl::StrCat(
+              "search jobs: no Kafka broker at ", options.bootstrap_servers,
+              " answered in ", idle.unassigned_wait().count() / 1000, " s",
+              last_error.ok() ? std::string()
+                              : absl::StrCat(" (", last_error.message(), ")"),
+              "; is the cluster running, and is --kafka its address?"));
+        }
+        break;
       }
       continue;
     }
-    last_job = Clock::now();
+    idle.Input(Clock::now());
     const kafka::ConsumedMessage& m = **message;
     v1::SearchJob job;
     std::optional<Strategy> strategy;

@@ -253,5 +253,23 @@ TEST(SearchJobsTest, ACommitRefusedDuringARebalanceDoesNotStopTheWorker) {
       << log.str();
 }
 
+// A worker told to exit when idle, pointed at an address where no broker
+// answers, waited for ever (idle time counted only with partitions): it
+// now fails after the grace, naming the address.
+TEST(SearchJobsTest, AnIdleWorkerOfAnUnreachableClusterFails) {
+  WorkOptions work;
+  work.bootstrap_servers = "127.0.0.1:1";
+  work.worker_binary = "staging_harness/workers/session_worker";
+  work.idle_exit = std::chrono::milliseconds(200);
+  work.unassigned_grace = std::chrono::milliseconds(1500);
+  std::ostringstream log;
+  auto stats = RunSearchJobWorker(work, nullptr, log);
+  ASSERT_FALSE(stats.ok()) << log.str();
+  EXPECT_TRUE(absl::IsUnavailable(stats.status())) << stats.status();
+  EXPECT_NE(stats.status().message().find("no Kafka broker at 127.0.0.1:1"),
+            std::string::npos)
+      << stats.status();
+}
+
 }  // namespace
 }  // namespace phaseloop::search
