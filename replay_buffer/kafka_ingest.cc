@@ -12,6 +12,7 @@
 #include "common/kafka/consumer.h"
 #include "common/kafka/dead_letter.h"
 #include "common/kafka/end_offset_probe.h"
+#include "common/kafka/idle_exit.h"
 #include "common/kafka/kafka_error.h"
 #include "common/kafka/lost_records_log.h"
 #include "common/kafka/topics.h"
@@ -224,6 +225,12 @@ absl::StatusOr<IngestStats> RunKafkaIngest(
   // resume at the old offset and skip this log's records below it.
   kafka::OffsetMap placed_at;
   std::set<kafka::TopicPartition> replacing;
+  // The cluster the assigned partitions live on; stored offsets taken on
+  // another (an embedded cluster started again, the buffer kept) are not
+  // used: its log may have grown past them, and the records below would be
+  // skipped without a word.
+  kafka::Consumer* self = nullptr;
+  std::string cluster_id;
   kafka::ConsumerOptions consumer_options;
   consumer_options.bootstrap_servers = options.bootstrap_servers;
   consumer_options.group_id = options.group;
@@ -232,6 +239,7 @@ absl::StatusOr<IngestStats> RunKafkaIngest(
   consumer_options.offset_lookup =
       [&](const std::vector<kafka::TopicPartition>& assigned)
       -> absl::StatusOr<kafka::OffsetMap> {
+    if (self != nullptr) cluster_id = self->ClusterId(std::chrono::seconds(5));
     kafka::OffsetMap next;
     for (const std::string& topic : topics) {
       absl::StatusOr<std::vector<ConsumerOffset>> stored =
@@ -240,7 +248,22 @@ absl::StatusOr<IngestStats> RunKafkaIngest(
       for (const ConsumerOffset& offset : *stored) {
         kafka::TopicPartition tp{offset.topic, offset.partition};
         for (const kafka::TopicPartition& a : assigned) {
-          if (a == tp) next[tp] = offset.next_offset;
+          if (!(a == tp)) continue;
+          if (!cluster_id.empty() && !offset.cluster_id.empty() &&
+              offset.cluster_id != cluster_id) {
+            // Read from the start (no offset given), and what is stored
+            // then replaces the other cluster's offset, though lower.
+            replacing.insert(tp);
+            ++stats.recreated_partitions;
+            std::cerr << "buffer ingest: the offset stored for " << tp.topic
+                      << "/" << tp.partition << " (group " << options.group
+                      << ") was taken on Kafka cluster " << offset.cluster_id
+                      << ", this is " << cluster_id
+                      << ": read from its start; its offsets replace the "
+                         "stored ones\n";
+            continue;
+          }
+          next[tp] = offset.next_offset;
         }
       }
     }
@@ -258,13 +281,15 @@ absl::StatusOr<IngestStats> RunKafkaIngest(
   absl::StatusOr<std::unique_ptr<kafka::Consumer>> consumer =
       kafka::Consumer::Create(consumer_options);
   if (!consumer.ok()) return consumer.status();
+  self = consumer->get();
 
   auto commit = [&]() -> absl::Status {
     if (pending.records == 0) return absl::OkStatus();
     for (const auto& [tp, next] : pending.next_offsets) {
-      pending.batch.offsets.push_back(ConsumerOffset{options.group, tp.topic,
-                                                     tp.partition, next,
-                                                     replacing.count(tp) > 0});
+      ConsumerOffset offset{options.group, tp.topic, tp.partition, next,
+                            replacing.count(tp) > 0};
+      offset.cluster_id = cluster_id;
+      pending.batch.offsets.push_back(std::move(offset));
     }
     absl::Status written = store.Write(pending.batch);
     if (!written.ok()) return written;
@@ -279,7 +304,8 @@ absl::StatusOr<IngestStats> RunKafkaIngest(
   };
 
   const Clock::time_point started = Clock::now();
-  Clock::time_point last_record = started;
+  kafka::IdleExit idle(options.idle_exit, started, options.unassigned_grace);
+  absl::Status last_error;  // the last retriable error Poll returned, said
   stats.ended_by = "stop";
   while (stop == nullptr || !stop->load()) {
     if (options.run_limit.count() > 0 &&
@@ -334,10 +360,11 @@ absl::StatusOr<IngestStats> RunKafkaIngest(
       }
       // Retriable (a topic not created yet, a broker down): the idle and
       // end checks below still apply.
+      last_error = message.status();
     } else if (message->has_value()) {
       got_record = true;
       const kafka::ConsumedMessage& m = **message;
-      last_record = Clock::now();
+      idle.Input(Clock::now());
       if (pending.records == 0) pending.first = Clock::now();
       ++pending.records;
       const kafka::TopicPartition tp{m.topic, m.partition};
@@ -389,14 +416,20 @@ absl::StatusOr<IngestStats> RunKafkaIngest(
       stats.ended_by = "end";
       break;
     }
-    if (options.idle_exit.count() > 0) {
-      // Idle time counts only once partitions are assigned (a group join
-      // can take seconds).
-      if (assignment.empty()) last_record = Clock::now();
-      if (Clock::now() - last_record >= options.idle_exit) {
-        stats.ended_by = "idle";
-        break;
+    if (idle.Due(!assignment.empty(), Clock::now())) {
+      // No cluster id: no broker ever answered (an empty one answers).
+      if (idle.never_assigned() &&
+          (*consumer)->ClusterId(std::chrono::seconds(1)).empty()) {
+        (void)(*consumer)->Close();
+        return absl::UnavailableError(absl::StrCat(
+            "buffer ingest: no Kafka broker at ", options.bootstrap_servers,
+            " answered in ", idle.unassigned_wait().count() / 1000, " s",
+            last_error.ok() ? std::string()
+                            : absl::StrCat(" (", last_error.message(), ")"),
+            "; is the cluster running, and is --kafka its address?"));
       }
+      stats.ended_by = idle.never_assigned() ? "unassigned" : "idle";
+      break;
     }
   }
   absl::Status committed = commit();

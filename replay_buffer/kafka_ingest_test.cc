@@ -11,67 +11,28 @@
 #include <sstream>
 #include <utility>
 
-#include "common/kafka/delivery_spool.h"
 #include "common/kafka/embedded_cluster.h"
 #include "common/kafka/lost_records_log.h"
 #include "common/kafka/producer.h"
-#include "common/kafka/state_dir.h"
 #include "common/kafka/test_util.h"
 #include "common/kafka/topics.h"
 #include "common/testing/test_util.h"
 #include "phaseloop/v1/reward.pb.h"
 #include "replay_buffer/buffer_command.h"
 #include "replay_buffer/decision_producer.h"
+#include "replay_buffer/kafka_ingest_test_util.h"
 #include "replay_buffer/test_records.h"
 
 namespace phaseloop::replay_buffer {
 namespace {
 
-constexpr char kTopic[] = "phaseloop.search.episodes";
-
-void ProduceEpisodes(kafka::Producer& producer, int first, int count) {
-  for (int i = first; i < first + count; ++i) {
-    std::string module = std::string(31, 'a') + static_cast<char>('0' + i % 10);
-    v1::Episode episode = test_records::MakeEpisode(
-        "episode-" + std::to_string(i), module, 5, static_cast<uint64_t>(i));
-    ASSERT_TRUE(
-        producer.Produce(kTopic, module, episode.SerializeAsString()).ok());
-  }
-  ASSERT_TRUE(producer.Flush(std::chrono::seconds(30)).ok());
-}
-
-// Ingest of kTopic that stops 2.5 s after the last record, in a quickly
-// settling consumer group.
-IngestOptions QuickIngestOptions(const std::string& bootstrap) {
-  IngestOptions options;
-  options.bootstrap_servers = bootstrap;
-  options.topic = kTopic;
-  options.idle_exit = std::chrono::milliseconds(2500);
-  options.consumer_config = kafka::testing::QuickGroupConfig();
-  return options;
-}
-
-// The dead letters on the topic, parsed (`count` of them, or the test
-// fails).
-std::vector<v1::DeadLetter> ReadDeadLetters(const std::string& bootstrap,
-                                            size_t count) {
-  auto consumer = kafka::Consumer::Create(kafka::testing::GroupOptions(
-      bootstrap, "dead-letter-reader", {std::string(kafka::kDeadLetterTopic)}));
-  EXPECT_TRUE(consumer.ok()) << consumer.status();
-  std::vector<v1::DeadLetter> letters;
-  if (!consumer.ok()) return letters;
-  const std::vector<std::vector<kafka::ConsumedMessage>> read =
-      kafka::testing::ConsumeFrom({consumer->get()}, count,
-                                  std::chrono::seconds(30));
-  for (const kafka::ConsumedMessage& m : read[0]) {
-    v1::DeadLetter letter;
-    EXPECT_TRUE(letter.ParseFromString(m.value)) << m.key;
-    EXPECT_EQ(letter.key(), m.key);
-    letters.push_back(std::move(letter));
-  }
-  EXPECT_EQ(letters.size(), count);
-  return letters;
-}
+using ingest_test::DecisionBatches;
+using ingest_test::kDecisions;
+using ingest_test::kTopic;
+using ingest_test::Pointers;
+using ingest_test::ProduceEpisodes;
+using ingest_test::QuickIngestOptions;
+using ingest_test::ReadDeadLetters;
 
 TEST(KafkaIngestTest, StoresEveryEpisodeOnceAndResumesFromStoredOffsets) {
   auto cluster = kafka::EmbeddedCluster::Start(1);
@@ -163,10 +124,10 @@ TEST(KafkaIngestTest, StoresEveryEpisodeOnceAndResumesFromStoredOffsets) {
 }
 
 // The topic recreated under the group (a new embedded cluster, the buffer
-// kept): the stored offset is past the new log's end, so the consumer
-// starts at its first record; the offsets it commits replace the stored
-// ones, so a later run resumes in this log, not at the old log's offset
-// (which, once this log outgrew it, would skip records unseen).
+// kept): the stored offset was taken on another cluster, so the consumer
+// starts at the new log's first record; the offsets it commits replace the
+// stored ones, so a later run resumes in this log, not at the old log's
+// offset (which, once this log outgrew it, would skip records unseen).
 TEST(KafkaIngestTest, ARecreatedTopicIsReadWholeAndItsOffsetsReplaceTheOld) {
   const std::string path = testing::MakeTempDir() + "/buffer.db";
   // Runs one ingest (stopping at the topic's end, as the canary's builds
@@ -229,6 +190,18 @@ TEST(KafkaIngestTest, ARecreatedTopicIsReadWholeAndItsOffsetsReplaceTheOld) {
   EXPECT_EQ(stats->records, 40);
   EXPECT_EQ(stats->recreated_partitions, 0);
   EXPECT_EQ(stored_offset(), 50);
+
+  // A third cluster whose log outgrew the stored offset (50) before the
+  // ingest ran: the offset is there, but it was taken on another cluster
+  // (kept with it); read from the start, nothing skipped (offsets 0..49
+  // were skipped without a word).
+  Topic third;
+  ASSERT_NO_FATAL_FAILURE(start(200, 70, &third));
+  stats = ingest(third.cluster->bootstrap_servers(), false);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->records, 70);
+  EXPECT_EQ(stats->recreated_partitions, 1);
+  EXPECT_EQ(stored_offset(), 70);
 }
 
 // More than the embedded cluster keeps of one partition (10 MB of
@@ -294,154 +267,6 @@ TEST(KafkaIngestTest, BufferIngestReportsRecordsDeletedBeforeItReadThem) {
   unsetenv("PHASELOOP_STATE_DIR");
 }
 
-// The dead-letter spool of the state directory `state`, and what it keeps
-// (a test failure when it cannot be read).
-std::string DeadLetterSpool(const std::string& state) {
-  return kafka::SpoolDirPath(state, "dead-letters");
-}
-std::vector<kafka::SpooledRecord> KeptDeadLetters(const std::string& state) {
-  auto spool = kafka::DeliverySpool::Open(DeadLetterSpool(state));
-  EXPECT_TRUE(spool.ok()) << spool.status();
-  if (!spool.ok()) return {};
-  auto kept = spool->Records();
-  EXPECT_TRUE(kept.ok()) << kept.status();
-  return kept.ok() ? *std::move(kept) : std::vector<kafka::SpooledRecord>{};
-}
-
-// A malformed record's dead letter that Kafka refuses is kept in the state
-// directory's spool (never dropped) and delivered first by the next run.
-TEST(KafkaIngestTest, DeadLettersKafkaRefusesAreKeptForTheNextRun) {
-  auto cluster = kafka::EmbeddedCluster::Start(1);
-  ASSERT_TRUE(cluster.ok()) << cluster.status();
-  ASSERT_TRUE((*cluster)->CreateTopic(kTopic, 1, 1).ok());
-  ASSERT_TRUE(
-      (*cluster)->CreateTopic(std::string(kafka::kDeadLetterTopic), 1, 1).ok());
-  const std::string bootstrap = (*cluster)->bootstrap_servers();
-  kafka::ProducerOptions producer_options;
-  producer_options.bootstrap_servers = bootstrap;
-  auto producer = kafka::Producer::Create(producer_options);
-  ASSERT_TRUE(producer.ok()) << producer.status();
-  ProduceEpisodes(**producer, 0, 3);
-  ASSERT_TRUE((*producer)->Produce(kTopic, "junk", "not an episode").ok());
-  ASSERT_TRUE((*producer)->Flush(std::chrono::seconds(30)).ok());
-  // The next produce request (the dead letter's) is refused for good.
-  ASSERT_TRUE(
-      (*cluster)
-          ->PushRequestErrors(kafka::ApiKey::kProduce,
-                              {RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED})
-          .ok());
-
-  const std::string path = testing::MakeTempDir() + "/buffer.db";
-  const std::string state = testing::MakeTempDir() + "/state";
-  setenv("PHASELOOP_STATE_DIR", state.c_str(), 1);
-  const IngestOptions options = QuickIngestOptions(bootstrap);
-  std::ostringstream out, err;
-  EXPECT_EQ(RunBufferIngest(path, options, out, err), 0) << err.str();
-  EXPECT_NE(out.str().find("1 malformed records dead-lettered"),
-            std::string::npos)
-      << out.str();
-  EXPECT_NE(err.str().find("kept for retry in " + DeadLetterSpool(state)),
-            std::string::npos)
-      << err.str();
-  std::vector<kafka::SpooledRecord> kept = KeptDeadLetters(state);
-  ASSERT_EQ(kept.size(), 1u);
-  EXPECT_EQ(kept[0].topic, kafka::kDeadLetterTopic);
-  v1::DeadLetter letter;
-  ASSERT_TRUE(letter.ParseFromString(kept[0].value));
-  EXPECT_EQ(letter.value(), "not an episode");
-  EXPECT_EQ(letter.reason(),
-            "malformed: not a phaseloop.v1.Episode with an episode_id");
-  EXPECT_EQ(kafka::testing::Watermarks(bootstrap,
-                                       std::string(kafka::kDeadLetterTopic), 0)
-                .second,
-            0);
-
-  // The next run delivers it first, once; the spool is empty after.
-  std::ostringstream out2, err2;
-  EXPECT_EQ(RunBufferIngest(path, options, out2, err2), 0) << err2.str();
-  EXPECT_NE(err2.str().find("dead letters' spool " + DeadLetterSpool(state) +
-                            ": 1 records of an earlier run delivered"),
-            std::string::npos)
-      << err2.str();
-  EXPECT_TRUE(KeptDeadLetters(state).empty());
-  EXPECT_EQ(kafka::testing::Watermarks(bootstrap,
-                                       std::string(kafka::kDeadLetterTopic), 0)
-                .second,
-            1);
-  unsetenv("PHASELOOP_STATE_DIR");
-}
-
-// A record larger than the ingest's producer may send (1 MB): its dead
-// letter carries the first 512 KiB and says so, so Kafka takes it (a whole
-// copy was refused, and kept in the spool to be refused at every run).
-TEST(KafkaIngestTest, AHugeRecordsDeadLetterIsCutAndDelivered) {
-  auto cluster = kafka::EmbeddedCluster::Start(1);
-  ASSERT_TRUE(cluster.ok()) << cluster.status();
-  ASSERT_TRUE((*cluster)->CreateTopic(kTopic, 1, 1).ok());
-  ASSERT_TRUE(
-      (*cluster)->CreateTopic(std::string(kafka::kDeadLetterTopic), 1, 1).ok());
-  const std::string bootstrap = (*cluster)->bootstrap_servers();
-  kafka::ProducerOptions producer_options;
-  producer_options.bootstrap_servers = bootstrap;
-  producer_options.config["message.max.bytes"] = "4000000";
-  auto producer = kafka::Producer::Create(producer_options);
-  ASSERT_TRUE(producer.ok()) << producer.status();
-  ProduceEpisodes(**producer, 0, 2);
-  const std::string huge(2000000, 'x');  // over ingest's producer's 1 MB
-  ASSERT_TRUE((*producer)->Produce(kTopic, "huge", huge).ok());
-  ASSERT_TRUE((*producer)->Flush(std::chrono::seconds(30)).ok());
-
-  const std::string path = testing::MakeTempDir() + "/buffer.db";
-  const std::string state = testing::MakeTempDir() + "/state";
-  setenv("PHASELOOP_STATE_DIR", state.c_str(), 1);
-  std::ostringstream out, err;
-  EXPECT_EQ(RunBufferIngest(path, QuickIngestOptions(bootstrap), out, err), 0)
-      << err.str();
-  EXPECT_NE(out.str().find("ingested 2 episodes"), std::string::npos)
-      << out.str();
-  EXPECT_EQ(err.str().find("kept for retry"), std::string::npos) << err.str();
-  EXPECT_TRUE(KeptDeadLetters(state).empty());
-  const std::vector<v1::DeadLetter> letters = ReadDeadLetters(bootstrap, 1);
-  ASSERT_EQ(letters.size(), 1u);
-  EXPECT_EQ(letters[0].source_topic(), kTopic);
-  EXPECT_EQ(letters[0].source_offset(), 2);
-  EXPECT_EQ(letters[0].key(), "huge");
-  EXPECT_EQ(letters[0].consumer(), "buffer-ingest");
-  EXPECT_EQ(letters[0].reason(),
-            "malformed: not a phaseloop.v1.Episode with an episode_id");
-  EXPECT_TRUE(letters[0].value_truncated());
-  EXPECT_EQ(letters[0].value_size(), 2000000);
-  EXPECT_EQ(letters[0].value(), huge.substr(0, 512 * 1024));
-  unsetenv("PHASELOOP_STATE_DIR");
-}
-
-constexpr char kDecisions[] = "phaseloop.decisions";
-
-// `files` spool-file-like batches of `per_file` decisions each, ids
-// "decision-<file>-<i>".
-std::vector<v1::DecisionBatch> DecisionBatches(int files, int per_file) {
-  std::vector<v1::DecisionBatch> batches(files);
-  for (int f = 0; f < files; ++f) {
-    for (int i = 0; i < per_file; ++i) {
-      v1::Decision* d = batches[f].add_decisions();
-      d->set_decision_id("decision-" + std::to_string(f) + "-" +
-                         std::to_string(i));
-      d->set_build_id("build-1");
-      d->set_module_hash(std::string(31, 'b') + static_cast<char>('0' + i));
-      d->set_outcome(v1::OPTIMIZED);
-      d->set_pipeline("instcombine");
-    }
-  }
-  return batches;
-}
-
-std::vector<const v1::DecisionBatch*> Pointers(
-    const std::vector<v1::DecisionBatch>& batches) {
-  std::vector<const v1::DecisionBatch*> pointers;
-  for (const v1::DecisionBatch& b : batches) pointers.push_back(&b);
-  return pointers;
-}
-
 // One consumer reads both topics; decisions shipped twice (a CI job that
 // ran `decisions ship` again after a crash between delivery and marking)
 // are stored once, and a second ingest reads nothing old again.
@@ -495,71 +320,6 @@ TEST(KafkaIngestTest, DecisionsShippedTwiceAreStoredOnceBesideEpisodes) {
   EXPECT_EQ((*store)->ReadDecisions(DecisionFilter())->size(), 15u);
 }
 
-// A record on phaseloop.decisions that is not a Decision (or has no id) is
-// counted, produced to the dead-letter topic and skipped; the decisions
-// around it are stored.
-TEST(KafkaIngestTest, MalformedDecisionRecordsAreDeadLettered) {
-  auto cluster = kafka::EmbeddedCluster::Start(1);
-  ASSERT_TRUE(cluster.ok()) << cluster.status();
-  ASSERT_TRUE((*cluster)->CreateTopic(kDecisions, 1, 1).ok());
-  ASSERT_TRUE(
-      (*cluster)->CreateTopic(std::string(kafka::kDeadLetterTopic), 1, 1).ok());
-  const std::string bootstrap = (*cluster)->bootstrap_servers();
-  const std::vector<v1::DecisionBatch> batches = DecisionBatches(1, 3);
-  ASSERT_TRUE(ProduceDecisionBatches(bootstrap, Pointers(batches))[0].ok());
-  kafka::ProducerOptions producer_options;
-  producer_options.bootstrap_servers = bootstrap;
-  auto producer = kafka::Producer::Create(producer_options);
-  ASSERT_TRUE(producer.ok()) << producer.status();
-  ASSERT_TRUE((*producer)->Produce(kDecisions, "junk", "not a decision").ok());
-  v1::Decision no_id;
-  no_id.set_build_id("build-1");
-  ASSERT_TRUE(
-      (*producer)->Produce(kDecisions, "", no_id.SerializeAsString()).ok());
-  // A search job on the decisions topic (it parsed, and was stored as a
-  // decision): dead-lettered. A newer producer's decision with a field this
-  // build does not know (number 1000): stored, as protobuf means it to be.
-  v1::SearchJob job;
-  job.set_job_id("missing1");
-  job.set_bitcode_path("/nonexistent/x.bc");
-  job.set_budget_seconds(10);
-  ASSERT_TRUE(
-      (*producer)->Produce(kDecisions, "job", job.SerializeAsString()).ok());
-  v1::Decision newer = batches[0].decisions(0);
-  newer.set_decision_id("decision-from-a-newer-producer");
-  const std::string added_field("\xc0\x3e\x01", 3);  // field 1000 = 1
-  ASSERT_TRUE((*producer)
-                  ->Produce(kDecisions, "newer",
-                            newer.SerializeAsString() + added_field)
-                  .ok());
-  ASSERT_TRUE((*producer)->Flush(std::chrono::seconds(30)).ok());
-
-  const std::string path = testing::MakeTempDir() + "/buffer.db";
-  IngestOptions options = QuickIngestOptions(bootstrap);
-  options.topic = "";  // decisions only
-  options.decisions_topic = kDecisions;
-  auto store = OpenReplayStore(path);
-  ASSERT_TRUE(store.ok());
-  auto stats = RunKafkaIngest(**store, options, producer->get(), nullptr);
-  ASSERT_TRUE(stats.ok()) << stats.status();
-  EXPECT_EQ(stats->records, 7);
-  EXPECT_EQ(stats->decisions, 4);
-  EXPECT_EQ(stats->malformed, 3);
-  EXPECT_EQ((*store)->ReadDecisions(DecisionFilter())->size(), 4u);
-  ASSERT_TRUE((*producer)->Flush(std::chrono::seconds(30)).ok());
-  // Each letter names the record and why.
-  std::map<std::string, std::string> reasons;  // key -> reason
-  for (const v1::DeadLetter& letter : ReadDeadLetters(bootstrap, 3)) {
-    EXPECT_EQ(letter.source_topic(), kDecisions);
-    EXPECT_EQ(letter.consumer(), "buffer-ingest");
-    reasons[letter.key()] = letter.reason();
-  }
-  EXPECT_EQ(reasons["junk"],
-            "malformed: not a phaseloop.v1.Decision with a decision_id");
-  EXPECT_EQ(reasons["job"], reasons["junk"]);
-  EXPECT_EQ(reasons[""].rfind("malformed: ", 0), 0u) << reasons[""];
-}
-
 // A bounded ingest (the canary's): stops once it has read to the end of
 // the topic, well before its idle timeout.
 TEST(KafkaIngestTest, ExitAtEndStopsAtTheEndOfTheTopic) {
@@ -596,6 +356,42 @@ TEST(KafkaIngestTest, ExitAtEndStopsAtTheEndOfTheTopic) {
 }
 
 // Kafka unreachable: every batch fails (none counts as delivered).
+// --exit-when-idle-ms against an address where no broker answers: the
+// ingest never holds a partition; it waited for ever, and now fails after
+// the grace, naming the address.
+TEST(KafkaIngestTest, AnIdleIngestOfAnUnreachableClusterFails) {
+  IngestOptions options = QuickIngestOptions("127.0.0.1:1");
+  options.idle_exit = std::chrono::milliseconds(200);
+  options.unassigned_grace = std::chrono::milliseconds(1500);
+  auto store = OpenReplayStore(testing::MakeTempDir() + "/buffer.db");
+  ASSERT_TRUE(store.ok());
+  auto stats = RunKafkaIngest(**store, options, nullptr, nullptr);
+  ASSERT_FALSE(stats.ok());
+  EXPECT_TRUE(absl::IsUnavailable(stats.status())) << stats.status();
+  EXPECT_NE(stats.status().message().find("no Kafka broker at 127.0.0.1:1"),
+            std::string::npos)
+      << stats.status();
+}
+
+// A cluster that answers but a topic nobody produced to: nothing to read,
+// an ordinary end.
+TEST(KafkaIngestTest, AnIdleIngestOfATopicNobodyCreatedEnds) {
+  auto cluster = kafka::EmbeddedCluster::Start(1);
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  IngestOptions options = QuickIngestOptions((*cluster)->bootstrap_servers());
+  options.topic = "never.produced";
+  options.decisions_topic = "";
+  options.idle_exit = std::chrono::milliseconds(200);
+  options.unassigned_grace = std::chrono::milliseconds(5000);
+  auto store = OpenReplayStore(testing::MakeTempDir() + "/buffer.db");
+  ASSERT_TRUE(store.ok());
+  auto stats = RunKafkaIngest(**store, options, nullptr, nullptr);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->records, 0);
+  EXPECT_TRUE(stats->ended_by == "unassigned" || stats->ended_by == "idle")
+      << stats->ended_by;
+}
+
 TEST(KafkaIngestTest, ProducingToAnUnreachableClusterFailsEveryBatch) {
   const std::vector<v1::DecisionBatch> batches = DecisionBatches(2, 2);
   const std::vector<absl::Status> sent = ProduceDecisionBatches(

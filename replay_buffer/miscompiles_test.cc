@@ -161,13 +161,15 @@ TEST(MiscompilesTest, ScanCarriesMiscompilesSoAnImportRebuildsTheBlockList) {
 TEST(MiscompilesTest, AVersionOneBufferIsMigrated) {
   const std::string path = testing::MakeTempDir() + "/v1.db";
   ASSERT_NE(Open(path), nullptr);
-  // Take the buffer back to what schema version 1 had: migration 3's
-  // columns and index gone (its view is replaced by a stand-in, which
-  // migration 3 replaces again), migration 2's tables gone.
+  // Take the buffer back to what schema version 1 had: migration 4's
+  // column and migration 3's columns and index gone (its view is replaced
+  // by a stand-in, which migration 3 replaces again), migration 2's tables
+  // gone.
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(db,
-                         "DROP VIEW episode_rewards; DROP INDEX "
+                         "ALTER TABLE consumer_offsets DROP COLUMN "
+                         "cluster_id; DROP VIEW episode_rewards; DROP INDEX "
                          "final_rewards_by_window; ALTER TABLE final_rewards "
                          "DROP COLUMN relative_value; ALTER TABLE "
                          "final_rewards DROP COLUMN baseline_deployment_id; "
@@ -181,7 +183,7 @@ TEST(MiscompilesTest, AVersionOneBufferIsMigrated) {
   ASSERT_NE(store, nullptr);
   auto stats = store->Stats();
   ASSERT_TRUE(stats.ok()) << stats.status();
-  EXPECT_EQ(stats->schema_version, 3);
+  EXPECT_EQ(stats->schema_version, 4);
   ASSERT_TRUE(store
                   ->AddMiscompile(MakeMiscompile("run[0]", kVerdictMiscompile,
                                                  {{"m1", "p"}}))

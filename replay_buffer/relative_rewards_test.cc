@@ -135,6 +135,7 @@ TEST(RelativeRewardsTest, NonFiniteRelativeValuesAreRefusedNamingTheReward) {
 // final_rewards table without the relative columns and the episode_rewards
 // view without relative_value (as migration 1 created them).
 constexpr char kBackToVersion2[] = R"sql(
+ALTER TABLE consumer_offsets DROP COLUMN cluster_id;
 DROP VIEW episode_rewards;
 DROP INDEX final_rewards_by_window;
 ALTER TABLE final_rewards DROP COLUMN relative_value;
@@ -204,7 +205,7 @@ TEST(RelativeRewardsTest, AVersionTwoBufferIsMigratedKeepingItsRewards) {
   ASSERT_NE(store, nullptr);
   auto stats = store->Stats();
   ASSERT_TRUE(stats.ok()) << stats.status();
-  EXPECT_EQ(stats->schema_version, 3);
+  EXPECT_EQ(stats->schema_version, 4);
   // The old row is kept, without a relative value.
   auto all = store->ReadFinalRewards({});
   ASSERT_TRUE(all.ok()) << all.status();

@@ -52,6 +52,10 @@ struct ConsumerOffset {
   // group, e.g. a new embedded cluster). Without it a lower offset is
   // ignored (below).
   bool replaces_stored = false;
+  // The Kafka cluster the offset was taken on (Consumer::ClusterId; "":
+  // unknown, as for offsets stored before it was kept). An offset of
+  // another cluster says nothing of this one's log.
+  std::string cluster_id;
 };
 
 // What one Write() stores, in one transaction. Offsets only move forward: an

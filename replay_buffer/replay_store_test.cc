@@ -157,6 +157,20 @@ TEST(ReplayStoreTest, OffsetsCommitWithTheRowsOrNotAtAll) {
   b.offsets = {{"g", "episodes", 0, 2}};
   ASSERT_TRUE(store->Write(b).ok());
   EXPECT_EQ(store->ReadOffsets("g", "episodes")->at(0).next_offset, 3);
+
+  // Each offset keeps the cluster it was taken on: set where none was,
+  // kept by an ordinary write, replaced with the offset that replaces.
+  b.offsets = {{"g", "episodes", 0, 4, false, "cluster-a"}};
+  ASSERT_TRUE(store->Write(b).ok());
+  EXPECT_EQ(store->ReadOffsets("g", "episodes")->at(0).cluster_id, "cluster-a");
+  b.offsets = {{"g", "episodes", 0, 5, false, "cluster-b"}};
+  ASSERT_TRUE(store->Write(b).ok());
+  EXPECT_EQ(store->ReadOffsets("g", "episodes")->at(0).cluster_id, "cluster-a");
+  b.offsets = {{"g", "episodes", 0, 1, true, "cluster-b"}};
+  ASSERT_TRUE(store->Write(b).ok());
+  EXPECT_EQ(store->ReadOffsets("g", "episodes")->at(0).next_offset, 1);
+  EXPECT_EQ(store->ReadOffsets("g", "episodes")->at(0).cluster_id, "cluster-b");
+  EXPECT_EQ(store->ReadOffsets("g", "episodes")->at(1).cluster_id, "");
 }
 
 TEST(ReplayStoreTest, MalformedBatchesAreRejectedWhole) {
@@ -372,7 +386,7 @@ TEST(ReplayStoreTest, UnversionedDecisionFilesAreAdopted) {
   ASSERT_NE(store, nullptr);
   auto stats = store->Stats();
   ASSERT_TRUE(stats.ok());
-  EXPECT_EQ(stats->schema_version, 3);
+  EXPECT_EQ(stats->schema_version, 4);
   EXPECT_EQ(Rows(*store, "decisions"), 1);
   ASSERT_TRUE(store->Write(SampleBatch()).ok());
   EXPECT_EQ(Rows(*store, "decisions"), 2);

@@ -221,6 +221,10 @@ SELECT e.episode_id, r.reward_id, r.source, r.value, r.relative_value
    AND e.behaviour_policy = 'policy:' || d.policy_version
  WHERE r.episode_id = '' AND r.module_hash = '';
 )sql",
+    // 4: which Kafka cluster a stored offset was taken on ('' before).
+    R"sql(
+ALTER TABLE consumer_offsets ADD COLUMN cluster_id TEXT NOT NULL DEFAULT '';
+)sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion,
               "one migration per schema version");

@@ -77,10 +77,14 @@ constexpr char kBlockingMiscompiles[] =
     "SELECT record FROM miscompiles WHERE verdict <> 'undefined_behaviour' "
     "ORDER BY unix_time_ms, miscompile_id";
 constexpr char kUpsertOffset[] = R"sql(
-INSERT INTO consumer_offsets VALUES (?1, ?2, ?3, ?4)
+INSERT INTO consumer_offsets (consumer_group, topic, partition, next_offset,
+                              cluster_id)
+VALUES (?1, ?2, ?3, ?4, ?6)
 ON CONFLICT(consumer_group, topic, partition) DO UPDATE SET
   next_offset = CASE WHEN ?5 THEN excluded.next_offset
-                     ELSE MAX(next_offset, excluded.next_offset) END
+                     ELSE MAX(next_offset, excluded.next_offset) END,
+  cluster_id = CASE WHEN ?5 OR cluster_id = '' THEN excluded.cluster_id
+                    ELSE cluster_id END
 )sql";
 
 std::string OutcomeName(v1::DecisionOutcome outcome) {
@@ -327,6 +331,7 @@ absl::Status SqliteReplayStore::WriteLocked(const WriteBatch& b) {
                    s.Bind(3, static_cast<int64_t>(o.partition));
                    s.Bind(4, o.next_offset);
                    s.Bind(5, static_cast<int64_t>(o.replaces_stored));
+                   s.Bind(6, o.cluster_id);
                  });
 }
 

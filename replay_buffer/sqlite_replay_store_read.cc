@@ -100,7 +100,7 @@ absl::StatusOr<std::vector<ConsumerOffset>> SqliteReplayStore::ReadOffsets(
     const std::string& group, const std::string& topic) {
   absl::StatusOr<Statement> stmt = Statement::Prepare(
       db_,
-      "SELECT partition, next_offset FROM consumer_offsets "
+      "SELECT partition, next_offset, cluster_id FROM consumer_offsets "
       "WHERE consumer_group = ?1 AND topic = ?2 ORDER BY partition");
   if (!stmt.ok()) return Named(stmt.status());
   stmt->Bind(1, group).Bind(2, topic);
@@ -109,8 +109,10 @@ absl::StatusOr<std::vector<ConsumerOffset>> SqliteReplayStore::ReadOffsets(
     absl::StatusOr<bool> row = stmt->Step();
     if (!row.ok()) return Named(row.status());
     if (!*row) return offsets;
-    offsets.push_back(
-        {group, topic, static_cast<int32_t>(stmt->Int(0)), stmt->Int(1)});
+    ConsumerOffset offset{group, topic, static_cast<int32_t>(stmt->Int(0)),
+                          stmt->Int(1)};
+    offset.cluster_id = stmt->Text(2);
+    offsets.push_back(std::move(offset));
   }
 }
 

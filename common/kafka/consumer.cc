@@ -552,6 +552,10 @@ std::vector<TopicPartition> Consumer::Assignment() const {
   return result;
 }
 
+std::string Consumer::ClusterId(std::chrono::milliseconds timeout) const {
+  return impl_->consumer->clusterid(static_cast<int>(timeout.count()));
+}
+
 absl::Status Consumer::Close() {
   if (impl_->closed) return absl::OkStatus();
   impl_->closed = true;
