@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <string_view>
 #include <utility>
 
 namespace phaseloop::slo {
@@ -106,6 +107,17 @@ std::vector<v1::BudgetStatus> ErrorBudgetTracker::Status(int64_t now_ms) const {
   return statuses;  // slos_ and windows_ are sorted: (service, name, group)
 }
 
+double AlertThreshold(const AlertRule& rule, int64_t slo_window_ms) {
+  int64_t long_ms = 0;
+  for (const BurnWindow& window : kBurnWindows) {
+    if (std::string_view(window.name) == rule.long_window) long_ms = window.ms;
+  }
+  // Integer products first: 2 x 720 / 100 is 14.4 exactly as a double.
+  return static_cast<double>(rule.budget_percent) *
+         static_cast<double>(slo_window_ms) /
+         (100.0 * static_cast<double>(long_ms));
+}
+
 v1::BudgetStatus ErrorBudgetTracker::StatusOf(const Slo& slo, size_t position,
                                               const std::string& group,
                                               const Windows& windows,
@@ -177,15 +189,16 @@ v1::BudgetStatus ErrorBudgetTracker::StatusOf(const Slo& slo, size_t position,
     rates[window.name] = rate->burn_rate();
   }
   for (const AlertRule& rule : kAlertRules) {
+    const double threshold = AlertThreshold(rule, slo.window_ms);
     v1::BurnRateAlert* alert = status.add_alerts();
     alert->set_name(rule.name);
     alert->set_long_window(rule.long_window);
     alert->set_short_window(rule.short_window);
-    alert->set_threshold(rule.threshold);
+    alert->set_threshold(threshold);
     alert->set_long_burn_rate(rates[rule.long_window]);
     alert->set_short_burn_rate(rates[rule.short_window]);
-    alert->set_firing(alert->long_burn_rate() > rule.threshold &&
-                      alert->short_burn_rate() > rule.threshold);
+    alert->set_firing(alert->long_burn_rate() > threshold &&
+                      alert->short_burn_rate() > threshold);
   }
   return status;
 }

@@ -207,6 +207,30 @@ TEST(ErrorBudgetTest, PageNeedsBothTheHourAndTheFiveMinutes) {
   }
 }
 
+// The thresholds spend a share of the SLO's budget, so they follow its
+// window: a 7-day SLO pages at 3.36 (2 % of its budget in an hour); the
+// fixed 14.4 let it burn 8.6 % an hour without a page.
+TEST(ErrorBudgetTest, AlertThresholdsScaleWithTheSloWindow) {
+  Slo week = MakeSlo();
+  week.window_ms = 7 * kDay;
+  ErrorBudgetTracker tracker({week});
+  tracker.Observe(Window(2, 100, 95));  // 5 % bad: burn 5
+  const v1::BudgetStatus s = tracker.Status(kNow)[0];
+  ASSERT_EQ(s.alerts_size(), 3);
+  EXPECT_DOUBLE_EQ(s.alerts(0).threshold(), 3.36);
+  EXPECT_DOUBLE_EQ(s.alerts(1).threshold(), 1.4);
+  EXPECT_NEAR(s.alerts(2).threshold(), 0.1 * 7 / 3, 1e-12);
+  EXPECT_NEAR(Burn(s, "1h"), 5, 1e-9);
+  EXPECT_TRUE(Firing(s, "page"));  // 5 > 3.36; over 30 days it would not
+  EXPECT_FALSE(Firing(
+      [&] {
+        ErrorBudgetTracker month({MakeSlo()});
+        month.Observe(Window(2, 100, 95));
+        return month.Status(kNow)[0];
+      }(),
+      "page"));
+}
+
 TEST(ErrorBudgetTest, ReplayedWindowReplacesInsteadOfDoubleCounting) {
   ErrorBudgetTracker once({MakeSlo()});
   ErrorBudgetTracker replayed({MakeSlo()});

@@ -146,8 +146,10 @@ int RunSloStatus(const SloStatusFlags& flags, std::ostream& out,
   PrintStatusTable(shown, out);
   int64_t as_of = 0;
   for (const auto& s : shown) as_of = std::max(as_of, s.as_of_ms());
-  out << "burn rate = (bad / total) / (1 - target); alerts: page 1h&5m > "
-         "14.4, ticket-fast 6h&30m > 6, ticket-slow 3d&6h > 1; latest as of "
+  out << "burn rate = (bad / total) / (1 - target); alerts when both windows "
+         "burn fast enough to spend: page 1h&5m 2 % of the budget, "
+         "ticket-fast 6h&30m 5 %, ticket-slow 3d&6h 10 % (14.4, 6, 1 for a "
+         "30-day SLO); latest as of "
       << as_of << " ms event time\n";
   return command::kExitOk;
 }
