@@ -15,7 +15,8 @@
 //   3. a SLO threshold (slo_p95) below the canary's p95 → Fail;
 //   4. the Mann-Whitney U test (staging_harness/stats) finds a change
 //      (p < 1 - confidence) — for a rule on a percentile other than the
-//      median, it or the exceedance test of that percentile (the shares of
+//      median, with at least kMinTailSamples pooled samples expected beyond
+//      it, it or the exceedance test of that percentile (the shares of
 //      each side above the pooled percentile, Fisher's exact test: the
 //      tail, which a test of location hardly sees), Bonferroni-corrected —
 //      and the effect size — canary/baseline ratio of
@@ -44,6 +45,11 @@
 #include "canary/judge/judge_config.h"
 
 namespace phaseloop::canary {
+
+// A percentile rule's tail is tested when the pooled samples put at least
+// this many beyond the percentile (30 at p95 over 600 requests; not for 8
+// windows' error rates a side, where it could find nothing).
+inline constexpr double kMinTailSamples = 10;
 
 enum class Outcome { kPass, kFail, kInconclusive, kError };
 

@@ -302,10 +302,20 @@ TEST(Judge, TailOnlyRegressionFailsAP95Rule) {
   EXPECT_GT(*j.metrics[0].ratio, 1.05);
   EXPECT_LT(*j.metrics[0].p_value, 0.01);
   EXPECT_EQ(j.metrics[0].test, "mann_whitney+exceedance_p95");
-  // The median rule keeps Mann-Whitney alone.
+  // The median rule keeps Mann-Whitney alone; so does a p95 rule over too
+  // few samples for a tail (8 a side: 0.8 expected beyond the p95), whose
+  // p is Mann-Whitney's, not halved by a test that could find nothing.
   config.defaults.percentile = 50;
   EXPECT_EQ(Judge({{"latency_ms", {base, canary}}}, config).metrics[0].test,
             "mann_whitney");
+  config.defaults.percentile = 95;
+  config.defaults.min_samples = 8;
+  const std::vector<double> few_base(base.begin(), base.begin() + 8);
+  const std::vector<double> few_canary(canary.begin(), canary.begin() + 8);
+  const Judgement few = Judge({{"error_rate", {few_base, few_canary}}}, config);
+  EXPECT_EQ(few.metrics[0].test, "mann_whitney");
+  EXPECT_DOUBLE_EQ(*few.metrics[0].p_value,
+                   stats::MannWhitneyU(few_base, few_canary)->p_value);
 }
 
 TEST(Percentile, InterpolatesBetweenClosestRanks) {
