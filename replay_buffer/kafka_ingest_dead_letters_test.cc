@@ -48,12 +48,10 @@ std::vector<kafka::SpooledRecord> KeptDeadLetters(const std::string& state) {
 // A malformed record's dead letter that Kafka refuses is kept in the state
 // directory's spool (never dropped) and delivered first by the next run.
 TEST(KafkaIngestTest, DeadLettersKafkaRefusesAreKeptForTheNextRun) {
-  auto cluster = kafka::EmbeddedCluster::Start(1);
-  ASSERT_TRUE(cluster.ok()) << cluster.status();
-  ASSERT_TRUE((*cluster)->CreateTopic(kTopic, 1, 1).ok());
-  ASSERT_TRUE(
-      (*cluster)->CreateTopic(std::string(kafka::kDeadLetterTopic), 1, 1).ok());
-  const std::string bootstrap = (*cluster)->bootstrap_servers();
+  std::unique_ptr<kafka::EmbeddedCluster> cluster =
+      ingest_test::ClusterWithDeadLetters(kTopic);
+  ASSERT_NE(cluster, nullptr);
+  const std::string bootstrap = cluster->bootstrap_servers();
   kafka::ProducerOptions producer_options;
   producer_options.bootstrap_servers = bootstrap;
   auto producer = kafka::Producer::Create(producer_options);
@@ -63,7 +61,7 @@ TEST(KafkaIngestTest, DeadLettersKafkaRefusesAreKeptForTheNextRun) {
   ASSERT_TRUE((*producer)->Flush(std::chrono::seconds(30)).ok());
   // The next produce request (the dead letter's) is refused for good.
   ASSERT_TRUE(
-      (*cluster)
+      cluster
           ->PushRequestErrors(kafka::ApiKey::kProduce,
                               {RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED})
           .ok());
@@ -112,12 +110,10 @@ TEST(KafkaIngestTest, DeadLettersKafkaRefusesAreKeptForTheNextRun) {
 // letter carries the first 512 KiB and says so, so Kafka takes it (a whole
 // copy was refused, and kept in the spool to be refused at every run).
 TEST(KafkaIngestTest, AHugeRecordsDeadLetterIsCutAndDelivered) {
-  auto cluster = kafka::EmbeddedCluster::Start(1);
-  ASSERT_TRUE(cluster.ok()) << cluster.status();
-  ASSERT_TRUE((*cluster)->CreateTopic(kTopic, 1, 1).ok());
-  ASSERT_TRUE(
-      (*cluster)->CreateTopic(std::string(kafka::kDeadLetterTopic), 1, 1).ok());
-  const std::string bootstrap = (*cluster)->bootstrap_servers();
+  std::unique_ptr<kafka::EmbeddedCluster> cluster =
+      ingest_test::ClusterWithDeadLetters(kTopic);
+  ASSERT_NE(cluster, nullptr);
+  const std::string bootstrap = cluster->bootstrap_servers();
   kafka::ProducerOptions producer_options;
   producer_options.bootstrap_servers = bootstrap;
   producer_options.config["message.max.bytes"] = "4000000";
@@ -156,12 +152,10 @@ TEST(KafkaIngestTest, AHugeRecordsDeadLetterIsCutAndDelivered) {
 // counted, produced to the dead-letter topic and skipped; the decisions
 // around it are stored.
 TEST(KafkaIngestTest, MalformedDecisionRecordsAreDeadLettered) {
-  auto cluster = kafka::EmbeddedCluster::Start(1);
-  ASSERT_TRUE(cluster.ok()) << cluster.status();
-  ASSERT_TRUE((*cluster)->CreateTopic(kDecisions, 1, 1).ok());
-  ASSERT_TRUE(
-      (*cluster)->CreateTopic(std::string(kafka::kDeadLetterTopic), 1, 1).ok());
-  const std::string bootstrap = (*cluster)->bootstrap_servers();
+  std::unique_ptr<kafka::EmbeddedCluster> cluster =
+      ingest_test::ClusterWithDeadLetters(kDecisions);
+  ASSERT_NE(cluster, nullptr);
+  const std::string bootstrap = cluster->bootstrap_servers();
   const std::vector<v1::DecisionBatch> batches = DecisionBatches(1, 3);
   ASSERT_TRUE(ProduceDecisionBatches(bootstrap, Pointers(batches))[0].ok());
   kafka::ProducerOptions producer_options;

@@ -12,6 +12,20 @@
 
 namespace phaseloop::replay_buffer::ingest_test {
 
+std::unique_ptr<kafka::EmbeddedCluster> ClusterWithDeadLetters(
+    const std::string& topic) {
+  auto cluster = kafka::EmbeddedCluster::Start(1);
+  EXPECT_TRUE(cluster.ok()) << cluster.status();
+  if (!cluster.ok()) return nullptr;
+  for (const std::string& name :
+       {topic, std::string(kafka::kDeadLetterTopic)}) {
+    absl::Status created = (*cluster)->CreateTopic(name, 1, 1);
+    EXPECT_TRUE(created.ok()) << created;
+    if (!created.ok()) return nullptr;
+  }
+  return *std::move(cluster);
+}
+
 void ProduceEpisodes(kafka::Producer& producer, int first, int count) {
   for (int i = first; i < first + count; ++i) {
     std::string module = std::string(31, 'a') + static_cast<char>('0' + i % 10);

@@ -4,9 +4,11 @@
 // What the ingest's tests share: the topics, episodes and decisions to
 // produce, a quickly settling ingest, and the dead letters read back.
 
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "common/kafka/embedded_cluster.h"
 #include "common/kafka/producer.h"
 #include "phaseloop/v1/decision.pb.h"
 #include "phaseloop/v1/reward.pb.h"
@@ -16,6 +18,11 @@ namespace phaseloop::replay_buffer::ingest_test {
 
 inline constexpr char kTopic[] = "phaseloop.search.episodes";
 inline constexpr char kDecisions[] = "phaseloop.decisions";
+
+// An embedded cluster holding `topic` and the dead-letter topic, one
+// partition each; nullptr (the test failed) when it cannot start.
+std::unique_ptr<kafka::EmbeddedCluster> ClusterWithDeadLetters(
+    const std::string& topic);
 
 // Episodes "episode-<i>" for i in [first, first + count) to kTopic, keyed by
 // module (ten modules), flushed; a failure fails the test.

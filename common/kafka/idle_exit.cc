@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
+
 namespace phaseloop::kafka {
 
 IdleExit::IdleExit(std::chrono::milliseconds idle, Clock::time_point now,
@@ -27,6 +29,18 @@ bool IdleExit::Due(bool assigned, Clock::time_point now) {
   unassigned_ = false;
   ever_assigned_ = true;
   return now - last_input_ >= idle_;
+}
+
+absl::Status NoBrokerAnswered(absl::string_view who,
+                              const std::string& bootstrap,
+                              const IdleExit& idle,
+                              const absl::Status& last_error) {
+  return absl::UnavailableError(absl::StrCat(
+      who, ": no Kafka broker at ", bootstrap, " answered in ",
+      idle.unassigned_wait().count() / 1000, " s",
+      last_error.ok() ? std::string()
+                      : absl::StrCat(" (", last_error.message(), ")"),
+      "; is the cluster running, and is --kafka its address?"));
 }
 
 }  // namespace phaseloop::kafka

@@ -12,6 +12,10 @@
 // A pure clock-driven rule: the caller passes the time, tests pass their own.
 
 #include <chrono>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 
 namespace phaseloop::kafka {
 
@@ -45,6 +49,14 @@ class IdleExit {
   bool ever_assigned_ = false;
   std::chrono::milliseconds wait_{0};
 };
+
+// What `who` ("buffer ingest") fails with when it stopped idle without a
+// partition and no broker at `bootstrap` ever answered (no cluster id):
+// Unavailable, naming the address, the wait and `last_error` if any.
+absl::Status NoBrokerAnswered(absl::string_view who,
+                              const std::string& bootstrap,
+                              const IdleExit& idle,
+                              const absl::Status& last_error);
 
 }  // namespace phaseloop::kafka
 

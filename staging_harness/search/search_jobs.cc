@@ -180,12 +180,8 @@ absl::StatusOr<WorkStats> RunSearchJobWorker(const WorkOptions& options,
         if (idle.never_assigned() &&
             (*consumer)->ClusterId(std::chrono::seconds(1)).empty()) {
           (void)(*consumer)->Close();
-          return absl::UnavailableError(absl::StrCat(
-              "search jobs: no Kafka broker at ", options.bootstrap_servers,
-              " answered in ", idle.unassigned_wait().count() / 1000, " s",
-              last_error.ok() ? std::string()
-                              : absl::StrCat(" (", last_error.message(), ")"),
-              "; is the cluster running, and is --kafka its address?"));
+          return kafka::NoBrokerAnswered(
+              "search jobs", options.bootstrap_servers, idle, last_error);
         }
         break;
       }
