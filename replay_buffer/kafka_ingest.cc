@@ -170,21 +170,25 @@ class EndTracker {
 // its offset can be stored; when it cannot be kept either, the error stops
 // the ingest with the offset unstored (the record is read again).
 absl::Status DeadLetter(kafka::Producer& producer, kafka::DeliverySpool* spool,
-                        const kafka::SpooledRecord& record,
-                        IngestStats& stats) {
+                        const v1::DeadLetter& letter, IngestStats& stats) {
+  const kafka::SpooledRecord record{std::string(kafka::kDeadLetterTopic),
+                                    letter.key(), letter.SerializeAsString()};
+  const std::string label =
+      absl::StrCat("of ", letter.source_topic(), "/", letter.source_partition(),
+                   "@", letter.source_offset());
   absl::Status queued =
       producer.Produce(record.topic, record.key, record.value);
   if (queued.ok()) return absl::OkStatus();
-  std::cerr << "buffer ingest: dead letter " << record.key
+  std::cerr << "buffer ingest: dead letter " << label
             << " not queued: " << queued.message() << "\n";
   if (spool == nullptr) {
     return absl::UnavailableError(
-        absl::StrCat("dead letter ", record.key, " could not be queued (",
+        absl::StrCat("dead letter ", label, " could not be queued (",
                      queued.message(), ") and there is no spool to keep it"));
   }
   if (absl::Status kept = spool->Keep({record}); !kept.ok()) {
     return absl::UnavailableError(
-        absl::StrCat("dead letter ", record.key, " could not be queued (",
+        absl::StrCat("dead letter ", label, " could not be queued (",
                      queued.message(), ") nor kept (", kept.message(), ")"));
   }
   ++stats.dead_letters_spooled;
@@ -231,6 +235,7 @@ absl::StatusOr<IngestStats> RunKafkaIngest(
   // skipped without a word.
   kafka::Consumer* self = nullptr;
   std::string cluster_id;
+  std::set<kafka::TopicPartition> other_cluster;  // said and counted once
   kafka::ConsumerOptions consumer_options;
   consumer_options.bootstrap_servers = options.bootstrap_servers;
   consumer_options.group_id = options.group;
@@ -254,6 +259,7 @@ absl::StatusOr<IngestStats> RunKafkaIngest(
             // Read from the start (no offset given), and what is stored
             // then replaces the other cluster's offset, though lower.
             replacing.insert(tp);
+            if (!other_cluster.insert(tp).second) continue;
             ++stats.recreated_partitions;
             std::cerr << "buffer ingest: the offset stored for " << tp.topic
                       << "/" << tp.partition << " (group " << options.group
@@ -339,10 +345,7 @@ absl::StatusOr<IngestStats> RunKafkaIngest(
         if (dead_letters != nullptr) {
           if (absl::Status s = DeadLetter(
                   *dead_letters, dead_letter_spool,
-                  {std::string(kafka::kDeadLetterTopic),
-                   kafka::LostRecordsDeadLetterKey(*lost),
-                   kafka::MakeLostRecordsDeadLetter(entry, kDeadLetterConsumer)
-                       .SerializeAsString()},
+                  kafka::MakeLostRecordsDeadLetter(entry, kDeadLetterConsumer),
                   stats);
               !s.ok()) {
             return s;
@@ -393,9 +396,7 @@ absl::StatusOr<IngestStats> RunKafkaIngest(
         if (dead_letters != nullptr) {
           if (absl::Status s = DeadLetter(
                   *dead_letters, dead_letter_spool,
-                  {std::string(kafka::kDeadLetterTopic), m.key,
-                   kafka::MakeDeadLetter(m, *problem, kDeadLetterConsumer)
-                       .SerializeAsString()},
+                  kafka::MakeDeadLetter(m, *problem, kDeadLetterConsumer),
                   stats);
               !s.ok()) {
             return s;
@@ -416,15 +417,17 @@ absl::StatusOr<IngestStats> RunKafkaIngest(
       stats.ended_by = "end";
       break;
     }
-    if (idle.Due(!assignment.empty(), Clock::now())) {
-      // No cluster id: no broker ever answered (an empty one answers).
-      if (idle.never_assigned() &&
-          (*consumer)->ClusterId(std::chrono::seconds(1)).empty()) {
+    if (idle.ShouldCheckBroker(!assignment.empty(), Clock::now())) {
+      // No cluster id: no broker ever answered (an empty cluster answers).
+      if ((*consumer)->ClusterId(std::chrono::seconds(1)).empty()) {
         (void)(*consumer)->Close();
-        return kafka::NoBrokerAnswered(
-            "buffer ingest", options.bootstrap_servers, idle, last_error);
+        return kafka::NoBrokerAnswered("the ingest", options.bootstrap_servers,
+                                       idle.waited(Clock::now()), last_error);
       }
-      stats.ended_by = idle.never_assigned() ? "unassigned" : "idle";
+      idle.ClusterAnswered();  // a slow join: wait for it, as ever
+    }
+    if (idle.Due(!assignment.empty(), Clock::now())) {
+      stats.ended_by = "idle";
       break;
     }
   }

@@ -46,11 +46,10 @@ struct IngestOptions {
   std::string decisions_topic = "phaseloop.decisions";  // Decision records
   size_t max_batch = 200;  // records per transaction
   std::chrono::milliseconds max_batch_delay{500};
-  // Return after this long without a record once partitions are assigned,
-  // or after unassigned_grace (at least idle_exit) holding none: a cluster
-  // no broker of which ever answered fails the ingest (Unavailable), a
-  // topic nobody created yet ends it ("unassigned"). 0: run until *stop
-  // (kafka/idle_exit.h).
+  // Return after this long without a record once partitions are assigned
+  // (0: run until *stop). Holding none since the start for
+  // unassigned_grace (at least idle_exit), and no broker ever answered: an
+  // Unavailable error (kafka/idle_exit.h); a broker answered: wait on.
   std::chrono::milliseconds idle_exit{0};
   std::chrono::milliseconds unassigned_grace = kafka::kUnassignedGrace;
   // Return once every assigned partition has been read up to its end offset
@@ -81,9 +80,8 @@ struct IngestStats {
   // the topic was recreated under the group (e.g. a new embedded cluster)
   // and read from its first record, its offsets replacing the stored ones.
   int64_t recreated_partitions = 0;
-  // Why it returned: "end" (exit_at_end), "idle" (idle_exit),
-  // "unassigned" (idle_exit, no partition ever assigned: nothing to read),
-  // "limit" (run_limit: records may be left unread), "stop" (*stop).
+  // Why it returned: "end" (exit_at_end), "idle" (idle_exit), "limit"
+  // (run_limit: records may be left unread), "stop" (*stop).
   std::string ended_by;
   // Dead letters the producer refused at once (not queued, so not among
   // what Drain returns), kept in the dead-letter spool instead.

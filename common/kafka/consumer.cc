@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "absl/strings/cord.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -553,7 +554,15 @@ std::vector<TopicPartition> Consumer::Assignment() const {
 }
 
 std::string Consumer::ClusterId(std::chrono::milliseconds timeout) const {
-  return impl_->consumer->clusterid(static_cast<int>(timeout.count()));
+  std::string id =
+      impl_->consumer->clusterid(static_cast<int>(timeout.count()));
+  // librdkafka's mock cluster names itself from addresses in memory, which
+  // repeat across starts without address randomisation (or within one
+  // process): its bootstrap address, an ephemeral port, tells them apart.
+  if (absl::StartsWith(id, "mockCluster")) {
+    absl::StrAppend(&id, "@", impl_->options.bootstrap_servers);
+  }
+  return id;
 }
 
 absl::Status Consumer::Close() {

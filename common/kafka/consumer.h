@@ -171,9 +171,10 @@ class Consumer {
   // The partitions currently assigned to this consumer.
   std::vector<TopicPartition> Assignment() const;
 
-  // The cluster's id (a real cluster's is stable across restarts; each
-  // embedded cluster has its own), waiting up to `timeout` for metadata;
-  // "" when not known. May be called from offset_lookup.
+  // The cluster's id (a real cluster's is stable across restarts; an
+  // embedded cluster's gets its bootstrap address, an ephemeral port, so
+  // each start has its own), waiting up to `timeout` for metadata; "" when
+  // not known (no broker answered). May be called from offset_lookup.
   std::string ClusterId(std::chrono::milliseconds timeout) const;
 
   // Leaves the group (on_revoke runs). Idempotent.

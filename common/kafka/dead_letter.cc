@@ -23,7 +23,12 @@ v1::DeadLetter MakeDeadLetter(const ConsumedMessage& message,
   letter.set_source_topic(message.topic);
   letter.set_source_partition(message.partition);
   letter.set_source_offset(message.offset);
-  letter.set_key(message.key);
+  if (message.key.size() > kMaxDeadLetterKeyBytes) {
+    letter.set_key(message.key.substr(0, kMaxDeadLetterKeyBytes));
+    letter.set_key_truncated(true);
+  } else {
+    letter.set_key(message.key);
+  }
   SetValue(message.value, letter);
   letter.set_reason(std::string(reason));
   letter.set_consumer(std::string(consumer));

@@ -20,6 +20,9 @@ namespace phaseloop::kafka {
 // then fits a Kafka message at the default 1 MB limit whatever the record
 // was (a larger one would be refused, and a spool would keep it forever).
 inline constexpr size_t kMaxDeadLetterValueBytes = 512 * 1024;
+// And its key to this many (a letter's key travels twice: in the letter and
+// as the Kafka record's key, which is the letter's).
+inline constexpr size_t kMaxDeadLetterKeyBytes = 64 * 1024;
 
 // The dead letter of `message`: refused by `consumer` for `reason`.
 v1::DeadLetter MakeDeadLetter(const ConsumedMessage& message,

@@ -45,6 +45,12 @@ TEST(DeadLetterTest, ALargeRecordsValueIsCutSoTheLetterFitsAMessage) {
   EXPECT_EQ(letter.value(), huge.substr(0, kMaxDeadLetterValueBytes));
   EXPECT_LT(letter.ByteSizeLong(), 1'000'000u);
 
+  ConsumedMessage keyed = Message("v");
+  keyed.key = std::string(100'000, 'k');
+  const v1::DeadLetter cut = MakeDeadLetter(keyed, "r", "c");
+  EXPECT_TRUE(cut.key_truncated());
+  EXPECT_EQ(cut.key().size(), kMaxDeadLetterKeyBytes);
+
   const v1::DeadLetter exact = MakeDeadLetter(
       Message(std::string(kMaxDeadLetterValueBytes, 'y')), "r", "c");
   EXPECT_FALSE(exact.value_truncated());

@@ -195,9 +195,9 @@ absl::StatusOr<SpoolRetry> DeliverySpool::Retry(
     for (const SpooledRecord& r : batch.records) {
       const uint64_t tag = next_tag++;
       // Refused at once: kept (full queue for too long, fatal producer), or
-      // set aside when refused for what it is (too large).
+      // set aside when too large to produce at all.
       absl::Status produced = producer.Produce(r.topic, r.key, r.value, tag);
-      if (RefusedForItself(produced)) {
+      if (TooLargeToProduce(produced)) {
         refused[tag] = std::string(produced.message());
       } else if (!produced.ok()) {
         failed.insert(tag);
@@ -208,15 +208,14 @@ absl::StatusOr<SpoolRetry> DeliverySpool::Retry(
   std::vector<SpooledRecord> others;  // failures of someone else's records
   for (const DeliveryFailure& f : producer.Drain(timeout)) {
     if (f.tag >= 1 && f.tag < next_tag) {
-      if (RefusedForItself(f.status)) {
-        refused[f.tag] = std::string(f.status.message());
-      } else {
-        failed.insert(f.tag);
-      }
+      failed.insert(f.tag);  // a broker's refusal fails whole batches: kept
     } else {
       others.push_back({f.topic, f.key, f.value});
     }
   }
+  // Kept first: an error below must not drop them.
+  if (absl::Status kept = Keep(others); !kept.ok()) return kept;
+  result.kept += static_cast<int64_t>(others.size());
   for (const Batch& batch : batches) {
     std::vector<SpooledRecord> left, set_aside;
     std::string reason;
@@ -234,11 +233,14 @@ absl::StatusOr<SpoolRetry> DeliverySpool::Retry(
       // between leaves them twice, never nowhere.
       const std::string aside =
           absl::StrCat(dir_, "/", NewFileName(kRefusedSuffix));
-      absl::Status written =
-          files::WriteFileAtomically(aside, Encode(set_aside));
-      if (!written.ok()) return written;
-      result.refused.push_back(
-          {aside, static_cast<int64_t>(set_aside.size()), reason});
+      if (files::WriteFileAtomically(aside, Encode(set_aside)).ok()) {
+        result.refused.push_back(
+            {aside, static_cast<int64_t>(set_aside.size()), reason});
+      } else {
+        // Not written (disk full, say): they stay, as retriable ones do.
+        left.insert(left.end(), set_aside.begin(), set_aside.end());
+        set_aside.clear();
+      }
     }
     result.delivered += static_cast<int64_t>(batch.records.size() -
                                              left.size() - set_aside.size());
@@ -253,9 +255,6 @@ absl::StatusOr<SpoolRetry> DeliverySpool::Retry(
                                               ": ", std::strerror(errno)));
     }
   }
-  absl::Status kept = Keep(others);
-  if (!kept.ok()) return kept;
-  result.kept += static_cast<int64_t>(others.size());
   return result;
 }
 

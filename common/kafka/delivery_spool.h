@@ -10,9 +10,10 @@
 // temp file, fsync, rename; common/files), named so that listing them in
 // name order gives the oldest batch first; DIR/.lock serialises retries
 // between processes sharing DIR. A file that cannot be parsed is renamed
-// *.unreadable, and records Kafka refuses for themselves (too large: no
-// retry can deliver them) are moved to a *.refused file of the same format;
-// both are named in SpoolRetry, never deleted and never retried.
+// *.unreadable, and records too large to produce at all (the producer
+// refuses them at once: no retry can deliver them) are moved to a *.refused
+// file of the same format; both are named in SpoolRetry, never deleted and
+// never retried. What a broker refuses (for a whole batch) stays.
 //
 // Delivery is at least once: a record whose earlier attempt may have reached
 // the broker (possibly_persisted) is produced again. phaseloop's outputs
@@ -39,8 +40,8 @@ struct SpooledRecord {
   std::string value;
 };
 
-// Records moved out of the spool to `file` (*.refused) because Kafka
-// refused them for themselves; `reason` is the first refusal's message.
+// Records moved out of the spool to `file` (*.refused) because they are too
+// large to produce; `reason` is the first refusal's message.
 struct RefusedRecords {
   std::string file;
   int64_t count = 0;

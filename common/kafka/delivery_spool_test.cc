@@ -151,11 +151,11 @@ TEST(DeliverySpoolTest, UnreadableFileIsSetAsideAndNamed) {
   EXPECT_TRUE(std::filesystem::exists(retry->unreadable[0]));
 }
 
-// A record Kafka refuses for itself (larger than the producer may send) can
+// A record too large to produce (larger than the producer may send) can
 // never be delivered: kept, it was refused at every run. It is moved to a
 // *.refused file, named with the reason, and the records beside it are
 // delivered; the next retry has nothing left to do.
-TEST(DeliverySpoolTest, ARecordKafkaRefusesForItselfIsSetAsideAndNamed) {
+TEST(DeliverySpoolTest, ARecordTooLargeToProduceIsSetAsideAndNamed) {
   auto cluster = StartCluster();
   ASSERT_NE(cluster, nullptr);
   ASSERT_TRUE(cluster->CreateTopic("sized", 1, 1).ok());
@@ -191,6 +191,40 @@ TEST(DeliverySpoolTest, ARecordKafkaRefusesForItselfIsSetAsideAndNamed) {
   EXPECT_EQ(again->delivered + again->kept, 0);
   EXPECT_TRUE(again->refused.empty());
   EXPECT_EQ(SpoolRetryMessage(*again, dir), "");
+}
+
+// The broker refusing a produce request (message size, for the whole
+// batch) says nothing of each record: all are kept and delivered by the
+// next retry (a first version set the five small records aside for good).
+TEST(DeliverySpoolTest, ABatchTheBrokerRefusesIsKeptNotSetAside) {
+  auto cluster = StartCluster();
+  ASSERT_NE(cluster, nullptr);
+  ASSERT_TRUE(cluster->CreateTopic("batch", 1, 1).ok());
+  const std::string dir = testing::MakeTempDir();
+  DeliverySpool spool = OpenSpool(dir);
+  std::vector<SpooledRecord> records;
+  for (int i = 0; i < 5; ++i) {
+    records.push_back({"batch", "k", absl::StrCat("v", i)});
+  }
+  ASSERT_TRUE(spool.Keep(records).ok());
+  ASSERT_TRUE(cluster
+                  ->PushRequestErrors(ApiKey::kProduce,
+                                      {RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE})
+                  .ok());
+  auto producer = MakeProducer(cluster->bootstrap_servers(), seconds(10));
+  ASSERT_NE(producer, nullptr);
+  auto retry = spool.Retry(*producer, seconds(10));
+  ASSERT_TRUE(retry.ok()) << retry.status();
+  EXPECT_TRUE(retry->refused.empty());
+  EXPECT_EQ(retry->delivered + retry->kept, 5);
+  // A new producer, as the next run has (the refusal may have made this
+  // one's idempotence state unusable).
+  auto next = MakeProducer(cluster->bootstrap_servers(), seconds(10));
+  ASSERT_NE(next, nullptr);
+  auto again = spool.Retry(*next, seconds(10));
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(retry->delivered + again->delivered, 5);
+  EXPECT_TRUE(ValuesIn(spool).empty());
 }
 
 TEST(DeliverySpoolTest, RetryRefusesAProducerWithRecordsInFlight) {

@@ -2,12 +2,14 @@
 #define PHASELOOP_COMMON_KAFKA_IDLE_EXIT_H_
 
 // When a consumer run with --exit-when-idle-ms N stops: N ms without a
-// record while it holds partitions. While it holds none, the time counts
-// too, but only past a grace of at least kUnassignedGrace: joining a group
-// takes seconds (the old rule, never counting it, kept a batch job waiting
-// for ever on a broker it could not reach). A consumer that never held a
-// partition when it stops is told apart (never_assigned), so its command
-// can say that the cluster may be unreachable.
+// record while it holds partitions (a group join or rebalance is not
+// idling: a member that died holds one up for its whole session timeout,
+// 45 s by default). And one case more: a consumer that has held no
+// partition for the grace (at least N) since it started is asked to check
+// whether any broker ever answered (Consumer::ClusterId); when none did, it
+// fails (NoBrokerAnswered) instead of waiting for ever on an address where
+// nothing listens; when one did, it says so (ClusterAnswered) and waits as
+// before.
 //
 // A pure clock-driven rule: the caller passes the time, tests pass their own.
 
@@ -25,37 +27,43 @@ class IdleExit {
  public:
   using Clock = std::chrono::steady_clock;
 
-  // `idle` 0: never due.
+  // `idle` 0: never due, never asks.
   IdleExit(std::chrono::milliseconds idle, Clock::time_point now,
            std::chrono::milliseconds unassigned_grace = kUnassignedGrace);
 
   // A record (or a job) arrived.
   void Input(Clock::time_point now) { last_input_ = now; }
 
-  // Whether to stop now, with `assigned` whether partitions are held.
+  // Whether to stop now, idle, with `assigned` whether partitions are held.
   bool Due(bool assigned, Clock::time_point now);
 
-  // Never held a partition (meaningful once Due returned true).
-  bool never_assigned() const { return !ever_assigned_; }
-  // How long it waited without partitions before it was due.
-  std::chrono::milliseconds unassigned_wait() const { return wait_; }
+  // Whether to check that a broker answered: no partition held since the
+  // start for the grace, and not checked yet.
+  bool ShouldCheckBroker(bool assigned, Clock::time_point now);
+  // A broker answered: a join, not an unreachable cluster; never ask again.
+  void ClusterAnswered() { answered_ = true; }
+
+  // How long since the start (for the message).
+  std::chrono::milliseconds waited(Clock::time_point now) const {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(now -
+                                                                 started_);
+  }
 
  private:
   const std::chrono::milliseconds idle_;
   const std::chrono::milliseconds unassigned_grace_;
+  const Clock::time_point started_;
   Clock::time_point last_input_;
-  Clock::time_point unassigned_since_;
-  bool unassigned_ = true;
   bool ever_assigned_ = false;
-  std::chrono::milliseconds wait_{0};
+  bool answered_ = false;
 };
 
-// What `who` ("buffer ingest") fails with when it stopped idle without a
-// partition and no broker at `bootstrap` ever answered (no cluster id):
-// Unavailable, naming the address, the wait and `last_error` if any.
-absl::Status NoBrokerAnswered(absl::string_view who,
+// What `what` ("the ingest") fails with when no broker at `bootstrap`
+// answered in `waited` (no cluster id): Unavailable, naming the address,
+// the wait and `last_error` if any.
+absl::Status NoBrokerAnswered(absl::string_view what,
                               const std::string& bootstrap,
-                              const IdleExit& idle,
+                              std::chrono::milliseconds waited,
                               const absl::Status& last_error);
 
 }  // namespace phaseloop::kafka

@@ -9,41 +9,35 @@ namespace {
 using std::chrono::milliseconds;
 using Clock = IdleExit::Clock;
 
-TEST(IdleExitTest, IdleCountsFromTheLastInputOnceAssigned) {
+TEST(IdleExitTest, IdleCountsFromTheLastInputOnlyWhileAssigned) {
   const Clock::time_point t0{};
   IdleExit idle(milliseconds(500), t0, milliseconds(2000));
-  // Joining the group: no partitions for 1.5 s is not idling.
+  // Joining the group, or a rebalance held up by a member that died: no
+  // partitions for any time is not idling.
   EXPECT_FALSE(idle.Due(false, t0 + milliseconds(1500)));
-  EXPECT_FALSE(idle.Due(true, t0 + milliseconds(1600)));
-  EXPECT_FALSE(idle.Due(true, t0 + milliseconds(1900)));
-  idle.Input(t0 + milliseconds(1900));
-  EXPECT_FALSE(idle.Due(true, t0 + milliseconds(2300)));
-  EXPECT_TRUE(idle.Due(true, t0 + milliseconds(2400)));
-  EXPECT_FALSE(idle.never_assigned());
+  EXPECT_FALSE(idle.Due(false, t0 + std::chrono::minutes(5)));
+  EXPECT_FALSE(idle.Due(true, t0 + std::chrono::minutes(5)));
+  idle.Input(t0 + std::chrono::minutes(5));
+  EXPECT_FALSE(
+      idle.Due(true, t0 + std::chrono::minutes(5) + milliseconds(400)));
+  EXPECT_TRUE(idle.Due(true, t0 + std::chrono::minutes(5) + milliseconds(500)));
 }
 
-// A broker that never answers: no partition ever, so it stops after the
-// grace and says it was never assigned (it waited for ever before).
-TEST(IdleExitTest, NoPartitionForTheWholeGraceIsDueAndSaysSo) {
+// No partition for the whole grace since the start: check the broker,
+// once; a consumer that answered (a slow join) or that held partitions
+// is never asked.
+TEST(IdleExitTest, NoPartitionForTheGraceAsksOnceWhetherABrokerAnswered) {
   const Clock::time_point t0{};
   IdleExit idle(milliseconds(500), t0, milliseconds(2000));
-  EXPECT_FALSE(idle.Due(false, t0 + milliseconds(1999)));
-  EXPECT_TRUE(idle.Due(false, t0 + milliseconds(2000)));
-  EXPECT_TRUE(idle.never_assigned());
-  EXPECT_EQ(idle.unassigned_wait(), milliseconds(2000));
-}
+  EXPECT_FALSE(idle.ShouldCheckBroker(false, t0 + milliseconds(1999)));
+  EXPECT_TRUE(idle.ShouldCheckBroker(false, t0 + milliseconds(2000)));
+  EXPECT_EQ(idle.waited(t0 + milliseconds(2000)), milliseconds(2000));
+  idle.ClusterAnswered();
+  EXPECT_FALSE(idle.ShouldCheckBroker(false, t0 + milliseconds(9000)));
 
-// Partitions held, then lost to a rebalance (more members than
-// partitions): idle again after the grace, counted from the loss.
-TEST(IdleExitTest, PartitionsLostCountFromTheLoss) {
-  const Clock::time_point t0{};
-  IdleExit idle(milliseconds(500), t0, milliseconds(2000));
-  EXPECT_FALSE(idle.Due(true, t0 + milliseconds(100)));
-  idle.Input(t0 + milliseconds(300));
-  EXPECT_FALSE(idle.Due(false, t0 + milliseconds(400)));
-  EXPECT_FALSE(idle.Due(false, t0 + milliseconds(2300)));
-  EXPECT_TRUE(idle.Due(false, t0 + milliseconds(2400)));
-  EXPECT_FALSE(idle.never_assigned());
+  IdleExit held(milliseconds(500), t0, milliseconds(2000));
+  EXPECT_FALSE(held.ShouldCheckBroker(true, t0 + milliseconds(100)));
+  EXPECT_FALSE(held.ShouldCheckBroker(false, t0 + milliseconds(9000)));
 }
 
 // The grace is never shorter than the idle time asked for, and 0 means no
@@ -51,11 +45,22 @@ TEST(IdleExitTest, PartitionsLostCountFromTheLoss) {
 TEST(IdleExitTest, TheGraceIsAtLeastTheIdleTimeAndZeroIsOff) {
   const Clock::time_point t0{};
   IdleExit long_idle(milliseconds(5000), t0, milliseconds(2000));
-  EXPECT_FALSE(long_idle.Due(false, t0 + milliseconds(4999)));
-  EXPECT_TRUE(long_idle.Due(false, t0 + milliseconds(5000)));
+  EXPECT_FALSE(long_idle.ShouldCheckBroker(false, t0 + milliseconds(4999)));
+  EXPECT_TRUE(long_idle.ShouldCheckBroker(false, t0 + milliseconds(5000)));
   IdleExit off(milliseconds(0), t0, milliseconds(2000));
-  EXPECT_FALSE(off.Due(false, t0 + std::chrono::hours(1)));
+  EXPECT_FALSE(off.ShouldCheckBroker(false, t0 + std::chrono::hours(1)));
   EXPECT_FALSE(off.Due(true, t0 + std::chrono::hours(2)));
+}
+
+TEST(IdleExitTest, TheErrorNamesTheAddressAndTheWait) {
+  const absl::Status error =
+      NoBrokerAnswered("the ingest", "127.0.0.1:1", milliseconds(30500),
+                       absl::UnavailableError("Local: Broker transport"));
+  EXPECT_TRUE(absl::IsUnavailable(error));
+  EXPECT_EQ(error.message(),
+            "no Kafka broker at 127.0.0.1:1 answered the ingest in 30 s "
+            "(Local: Broker transport); is the cluster running, and is "
+            "--kafka its address?");
 }
 
 }  // namespace

@@ -187,12 +187,8 @@ std::optional<RdKafka::ErrorCode> KafkaCodeOf(const absl::Status& status) {
   return std::nullopt;
 }
 
-bool RefusedForItself(const absl::Status& status) {
-  const std::optional<RdKafka::ErrorCode> code = KafkaCodeOf(status);
-  return code && (*code == RdKafka::ERR_MSG_SIZE_TOO_LARGE ||
-                  *code == RdKafka::ERR_RECORD_LIST_TOO_LARGE ||
-                  *code == RdKafka::ERR_INVALID_MSG ||
-                  *code == RdKafka::ERR_INVALID_RECORD);
+bool TooLargeToProduce(const absl::Status& status) {
+  return KafkaCodeOf(status) == RdKafka::ERR_MSG_SIZE_TOO_LARGE;
 }
 
 }  // namespace phaseloop::kafka

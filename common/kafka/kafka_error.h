@@ -51,9 +51,11 @@ absl::Status KafkaStatus(RdKafka::ErrorCode code, absl::string_view what,
 // The librdkafka code a KafkaStatus was made from; nullopt for others.
 std::optional<RdKafka::ErrorCode> KafkaCodeOf(const absl::Status& status);
 
-// Kafka refused a record for what it is — too large, invalid — not for the
-// cluster's state: producing the same bytes again can never succeed.
-bool RefusedForItself(const absl::Status& status);
+// The record is larger than the producer may send (message.max.bytes):
+// when Producer::Produce returns it, that record alone is refused, and the
+// same bytes can never be produced. (The same code in a delivery report is
+// the broker's, and fails a whole batch of records that may each be fine.)
+bool TooLargeToProduce(const absl::Status& status);
 
 // A Status of class `error_class` with `message` (for errors that are not a
 // librdkafka code, e.g. a failed offset lookup).

@@ -40,13 +40,17 @@ TEST(KafkaErrorTest, StatusCarriesClassCodeAndContext) {
       KafkaStatus(RdKafka::ERR_MSG_SIZE_TOO_LARGE, "produce");
   EXPECT_TRUE(absl::IsInvalidArgument(permanent));
   EXPECT_EQ(ClassOf(permanent), ErrorClass::kPermanent);
-  // The code travels with it: a record too large is refused for itself (a
-  // spool sets it aside); a bad configuration or an unknown topic is not.
+  // The code travels with it: a record too large to produce (a spool sets
+  // it aside); a bad configuration, a batch the broker refused or an
+  // unknown topic is not.
   EXPECT_EQ(KafkaCodeOf(permanent), RdKafka::ERR_MSG_SIZE_TOO_LARGE);
-  EXPECT_TRUE(RefusedForItself(permanent));
-  EXPECT_FALSE(RefusedForItself(KafkaStatus(RdKafka::ERR__INVALID_ARG, "x")));
-  EXPECT_FALSE(RefusedForItself(KafkaStatus(RdKafka::ERR__UNKNOWN_TOPIC, "x")));
-  EXPECT_FALSE(RefusedForItself(retriable));
+  EXPECT_TRUE(TooLargeToProduce(permanent));
+  EXPECT_FALSE(TooLargeToProduce(KafkaStatus(RdKafka::ERR__INVALID_ARG, "x")));
+  EXPECT_FALSE(
+      TooLargeToProduce(KafkaStatus(RdKafka::ERR_RECORD_LIST_TOO_LARGE, "x")));
+  EXPECT_FALSE(
+      TooLargeToProduce(KafkaStatus(RdKafka::ERR__UNKNOWN_TOPIC, "x")));
+  EXPECT_FALSE(TooLargeToProduce(retriable));
   EXPECT_FALSE(KafkaCodeOf(absl::InvalidArgumentError("x")).has_value());
 
   // Any code can be escalated to fatal (librdkafka's fatal flag).

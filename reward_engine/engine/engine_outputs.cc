@@ -32,10 +32,10 @@ void Engine::DeadLetter(const kafka::ConsumedMessage& m,
                         const std::string& reason) {
   ++stats_.dead_letters;
   metrics_.DeadLetter(reason);
-  absl::Status produced =
-      Produce(options_.dead_letter_topic, m.key,
-              kafka::MakeDeadLetter(m, reason, kDeadLetterConsumer)
-                  .SerializeAsString());
+  const v1::DeadLetter letter =
+      kafka::MakeDeadLetter(m, reason, kDeadLetterConsumer);
+  absl::Status produced = Produce(options_.dead_letter_topic, letter.key(),
+                                  letter.SerializeAsString());
   if (!produced.ok() && options_.progress != nullptr) {
     *options_.progress << "phaseloop rewards: dead letter for " << m.topic
                        << "/" << m.partition << "@" << m.offset

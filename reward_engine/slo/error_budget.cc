@@ -113,9 +113,10 @@ double AlertThreshold(const AlertRule& rule, int64_t slo_window_ms) {
     if (std::string_view(window.name) == rule.long_window) long_ms = window.ms;
   }
   // Integer products first: 2 x 720 / 100 is 14.4 exactly as a double.
-  return static_cast<double>(rule.budget_percent) *
-         static_cast<double>(slo_window_ms) /
-         (100.0 * static_cast<double>(long_ms));
+  // Never below 1: a slower burn leaves budget at the window's end.
+  return std::max(1.0, static_cast<double>(rule.budget_percent) *
+                           static_cast<double>(slo_window_ms) /
+                           (100.0 * static_cast<double>(long_ms)));
 }
 
 v1::BudgetStatus ErrorBudgetTracker::StatusOf(const Slo& slo, size_t position,

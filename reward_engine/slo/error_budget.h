@@ -71,8 +71,9 @@ inline constexpr BurnWindow kBurnWindows[] = {
 // One multiwindow alert (the SRE workbook's): fires when both burn rates
 // exceed the rate that spends `budget_percent` % of the SLO's budget within
 // the long window — budget_percent / 100 x the SLO's window / the long
-// window: 14.4, 6 and 1 for a 30-day SLO, 3.36, 1.4 and 0.23 for 7 days
-// (fixed numbers held a 7-day SLO's page to 8.6 % of its budget an hour).
+// window, at least 1 (a slower burn leaves budget over): 14.4, 6 and 1 for
+// a 30-day SLO, 3.36, 1.4 and 1 for 7 days (fixed numbers held a 7-day
+// SLO's page to 8.6 % of its budget an hour).
 struct AlertRule {
   const char* name;
   const char* long_window;

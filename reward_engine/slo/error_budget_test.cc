@@ -219,7 +219,16 @@ TEST(ErrorBudgetTest, AlertThresholdsScaleWithTheSloWindow) {
   ASSERT_EQ(s.alerts_size(), 3);
   EXPECT_DOUBLE_EQ(s.alerts(0).threshold(), 3.36);
   EXPECT_DOUBLE_EQ(s.alerts(1).threshold(), 1.4);
-  EXPECT_NEAR(s.alerts(2).threshold(), 0.1 * 7 / 3, 1e-12);
+  EXPECT_DOUBLE_EQ(s.alerts(2).threshold(), 1);  // 0.23, floored
+  // Never below 1: a 1-day SLO burning at 0.5 ends its day with half its
+  // budget left, and does not page (0.48 would have).
+  Slo day = MakeSlo();
+  day.window_ms = kDay;
+  ErrorBudgetTracker daily({day});
+  daily.Observe(Window(2, 200, 199));  // 0.5 % bad: burn 0.5
+  const v1::BudgetStatus d = daily.Status(kNow)[0];
+  EXPECT_DOUBLE_EQ(d.alerts(0).threshold(), 1);
+  EXPECT_FALSE(Firing(d, "page"));
   EXPECT_NEAR(Burn(s, "1h"), 5, 1e-9);
   EXPECT_TRUE(Firing(s, "page"));  // 5 > 3.36; over 30 days it would not
   EXPECT_FALSE(Firing(

@@ -175,16 +175,18 @@ absl::StatusOr<WorkStats> RunSearchJobWorker(const WorkOptions& options,
       last_error = message.status();
     }
     if (!message.ok() || !message->has_value()) {
-      if (idle.Due(!(*consumer)->Assignment().empty(), Clock::now())) {
-        // No cluster id: no broker ever answered (an empty one answers).
-        if (idle.never_assigned() &&
-            (*consumer)->ClusterId(std::chrono::seconds(1)).empty()) {
+      const bool assigned = !(*consumer)->Assignment().empty();
+      if (idle.ShouldCheckBroker(assigned, Clock::now())) {
+        // No cluster id: no broker ever answered (an empty cluster answers).
+        if ((*consumer)->ClusterId(std::chrono::seconds(1)).empty()) {
           (void)(*consumer)->Close();
-          return kafka::NoBrokerAnswered(
-              "search jobs", options.bootstrap_servers, idle, last_error);
+          return kafka::NoBrokerAnswered("the worker",
+                                         options.bootstrap_servers,
+                                         idle.waited(Clock::now()), last_error);
         }
-        break;
+        idle.ClusterAnswered();  // a slow join: wait for it, as ever
       }
+      if (idle.Due(assigned, Clock::now())) break;
       continue;
     }
     idle.Input(Clock::now());
