@@ -493,10 +493,10 @@ void AddBufferCommand(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   command::AddRenamedOption(*ingest, "--exit-when-idle-ms", "--idle-exit-ms",
                             ingest_flags->idle_exit_ms,
-                            "stop after this long without a record while "
-                            "partitions are held (0: run until "
-                            "SIGINT/SIGTERM); exit 1 when no broker answered "
-                            "in 30 s (or this long)",
+                            "stop after this long without a record once the "
+                            "group has settled (0: run until SIGINT/SIGTERM); "
+                            "exit 1 when no broker answered in 30 s (or this "
+                            "long)",
                             std::cerr);
 }
 

@@ -417,7 +417,8 @@ absl::StatusOr<IngestStats> RunKafkaIngest(
       stats.ended_by = "end";
       break;
     }
-    if (idle.ShouldCheckBroker(!assignment.empty(), Clock::now())) {
+    const bool settled = (*consumer)->GroupSettled();
+    if (idle.ShouldCheckBroker(settled, Clock::now())) {
       // No cluster id: no broker ever answered (an empty cluster answers).
       if ((*consumer)->ClusterId(std::chrono::seconds(1)).empty()) {
         (void)(*consumer)->Close();
@@ -426,7 +427,7 @@ absl::StatusOr<IngestStats> RunKafkaIngest(
       }
       idle.ClusterAnswered();  // a slow join: wait for it, as ever
     }
-    if (idle.Due(!assignment.empty(), Clock::now())) {
+    if (idle.Due(settled, Clock::now())) {
       stats.ended_by = "idle";
       break;
     }

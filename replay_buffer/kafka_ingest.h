@@ -46,9 +46,9 @@ struct IngestOptions {
   std::string decisions_topic = "phaseloop.decisions";  // Decision records
   size_t max_batch = 200;  // records per transaction
   std::chrono::milliseconds max_batch_delay{500};
-  // Return after this long without a record once partitions are assigned
-  // (0: run until *stop). Holding none since the start for
-  // unassigned_grace (at least idle_exit), and no broker ever answered: an
+  // Return after this long without a record while the group is settled,
+  // partitions held or none (0: run until *stop). Never settled in
+  // unassigned_grace (at least idle_exit) and no broker ever answered: an
   // Unavailable error (kafka/idle_exit.h); a broker answered: wait on.
   std::chrono::milliseconds idle_exit{0};
   std::chrono::milliseconds unassigned_grace = kafka::kUnassignedGrace;

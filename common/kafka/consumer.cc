@@ -133,6 +133,9 @@ struct Consumer::Impl : public RdKafka::RebalanceCb {
   bool closed = false;
   absl::Status broken;           // fatal: set once, returned by every call
   absl::Status rebalance_error;  // retriable: returned by the next Poll
+  // Between an assignment (even an empty one) and the next revocation: the
+  // group has settled and this member holds what it was given.
+  bool settled = false;
   ConsumerStats stats;
   // Next offset owed per assigned partition (absent: not known yet, e.g.
   // after a seek to a logical offset; the next record sets it).
@@ -313,7 +316,9 @@ void Consumer::Impl::rebalance_cb(
     } else {
       result = consumer->assign(partitions);
     }
+    settled = broken.ok();
   } else if (err == RdKafka::ERR__REVOKE_PARTITIONS) {
+    settled = false;
     if (options.on_revoke) options.on_revoke(ToPartitions(partitions));
     for (const TopicPartition& tp : ToPartitions(partitions)) {
       expected.erase(tp);
@@ -326,6 +331,7 @@ void Consumer::Impl::rebalance_cb(
     }
   } else {
     rebalance_error = KafkaStatus(err, "rebalance");
+    settled = false;
     result = consumer->unassign();
     expected.clear();
     suspected.clear();
@@ -552,6 +558,8 @@ std::vector<TopicPartition> Consumer::Assignment() const {
   RdKafka::TopicPartition::destroy(list);
   return result;
 }
+
+bool Consumer::GroupSettled() const { return impl_->settled; }
 
 std::string Consumer::ClusterId(std::chrono::milliseconds timeout) const {
   std::string id =

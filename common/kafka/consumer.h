@@ -171,6 +171,13 @@ class Consumer {
   // The partitions currently assigned to this consumer.
   std::vector<TopicPartition> Assignment() const;
 
+  // Whether the group has given this member its share, possibly none
+  // (more members than partitions, a topic nobody created): true from an
+  // assignment until the next revocation, false while joining or
+  // rebalancing (which a member that died holds up for its session
+  // timeout).
+  bool GroupSettled() const;
+
   // The cluster's id (a real cluster's is stable across restarts; an
   // embedded cluster's gets its bootstrap address, an ephemeral port, so
   // each start has its own), waiting up to `timeout` for metadata; "" when

@@ -217,29 +217,37 @@ absl::StatusOr<SpoolRetry> DeliverySpool::Retry(
   if (absl::Status kept = Keep(others); !kept.ok()) return kept;
   result.kept += static_cast<int64_t>(others.size());
   for (const Batch& batch : batches) {
-    std::vector<SpooledRecord> left, set_aside;
+    std::vector<SpooledRecord> set_aside;
     std::string reason;
     for (size_t i = 0; i < batch.records.size(); ++i) {
-      const uint64_t tag = batch.first_tag + i;
-      if (auto why = refused.find(tag); why != refused.end()) {
+      if (auto why = refused.find(batch.first_tag + i); why != refused.end()) {
         set_aside.push_back(batch.records[i]);
         if (reason.empty()) reason = why->second;
-      } else if (failed.count(tag) > 0) {
-        left.push_back(batch.records[i]);
       }
     }
+    bool aside_written = true;
     if (!set_aside.empty()) {
       // Written before the batch is rewritten without them: a crash in
       // between leaves them twice, never nowhere.
       const std::string aside =
           absl::StrCat(dir_, "/", NewFileName(kRefusedSuffix));
-      if (files::WriteFileAtomically(aside, Encode(set_aside)).ok()) {
-        result.refused.push_back(
-            {aside, static_cast<int64_t>(set_aside.size()), reason});
-      } else {
-        // Not written (disk full, say): they stay, as retriable ones do.
-        left.insert(left.end(), set_aside.begin(), set_aside.end());
-        set_aside.clear();
+      absl::Status written =
+          files::WriteFileAtomically(aside, Encode(set_aside));
+      aside_written = written.ok();
+      // Not written (disk full, say): they stay in the batch, in order.
+      result.refused.push_back(
+          {aside_written ? aside : std::string(),
+           static_cast<int64_t>(set_aside.size()),
+           aside_written
+               ? reason
+               : absl::StrCat(reason, "; not set aside: ", written.message())});
+      if (!aside_written) set_aside.clear();
+    }
+    std::vector<SpooledRecord> left;  // in the batch's order
+    for (size_t i = 0; i < batch.records.size(); ++i) {
+      const uint64_t tag = batch.first_tag + i;
+      if (failed.count(tag) > 0 || (!aside_written && refused.count(tag) > 0)) {
+        left.push_back(batch.records[i]);
       }
     }
     result.delivered += static_cast<int64_t>(batch.records.size() -
@@ -287,8 +295,10 @@ std::string SpoolRetryMessage(const SpoolRetry& retry, const std::string& dir) {
     absl::StrAppend(&message, "; unreadable, set aside: ", file);
   }
   for (const RefusedRecords& r : retry.refused) {
-    absl::StrAppend(&message, "; ", r.count, " refused by Kafka for good (",
-                    r.reason, "), set aside: ", r.file);
+    absl::StrAppend(&message, "; ", r.count, " too large to produce, ever (",
+                    r.reason, ")",
+                    r.file.empty() ? ", still kept"
+                                   : absl::StrCat(", set aside: ", r.file));
   }
   return message;
 }

@@ -41,7 +41,9 @@ struct SpooledRecord {
 };
 
 // Records moved out of the spool to `file` (*.refused) because they are too
-// large to produce; `reason` is the first refusal's message.
+// large to produce; `reason` is the first refusal's message. `file` is ""
+// when the file could not be written (the reason then says why): they are
+// still in the spool, counted as kept.
 struct RefusedRecords {
   std::string file;
   int64_t count = 0;

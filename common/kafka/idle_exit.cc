@@ -13,21 +13,21 @@ IdleExit::IdleExit(std::chrono::milliseconds idle, Clock::time_point now,
       started_(now),
       last_input_(now) {}
 
-bool IdleExit::Due(bool assigned, Clock::time_point now) {
+bool IdleExit::Due(bool settled, Clock::time_point now) {
   if (idle_.count() <= 0) return false;
-  if (!assigned) {
-    // Idle time starts afresh once partitions come (a join is not idling).
+  if (!settled) {
+    // Idle time starts afresh once the group settles (a join is not idling).
     last_input_ = now;
     return false;
   }
-  ever_assigned_ = true;
+  ever_settled_ = true;
   return now - last_input_ >= idle_;
 }
 
-bool IdleExit::ShouldCheckBroker(bool assigned, Clock::time_point now) {
-  if (idle_.count() <= 0 || answered_ || ever_assigned_) return false;
-  if (assigned) {
-    ever_assigned_ = true;
+bool IdleExit::ShouldCheckBroker(bool settled, Clock::time_point now) {
+  if (idle_.count() <= 0 || answered_ || ever_settled_) return false;
+  if (settled) {
+    ever_settled_ = true;
     return false;
   }
   return now - started_ >= unassigned_grace_;

@@ -2,14 +2,15 @@
 #define PHASELOOP_COMMON_KAFKA_IDLE_EXIT_H_
 
 // When a consumer run with --exit-when-idle-ms N stops: N ms without a
-// record while it holds partitions (a group join or rebalance is not
-// idling: a member that died holds one up for its whole session timeout,
-// 45 s by default). And one case more: a consumer that has held no
-// partition for the grace (at least N) since it started is asked to check
-// whether any broker ever answered (Consumer::ClusterId); when none did, it
-// fails (NoBrokerAnswered) instead of waiting for ever on an address where
-// nothing listens; when one did, it says so (ClusterAnswered) and waits as
-// before.
+// record while its group is settled (Consumer::GroupSettled: it holds its
+// share, partitions or none — more members than partitions, a topic nobody
+// created). A join or rebalance is not idling: a member that died holds one
+// up for its whole session timeout, 45 s by default. And one case more: a
+// consumer whose group has not settled once in the grace (at least N) since
+// it started is asked to check whether any broker ever answered
+// (Consumer::ClusterId); when none did, it fails (NoBrokerAnswered)
+// instead of waiting for ever on an address where nothing listens; when
+// one did, it says so (ClusterAnswered) and waits for the group.
 //
 // A pure clock-driven rule: the caller passes the time, tests pass their own.
 
@@ -34,12 +35,12 @@ class IdleExit {
   // A record (or a job) arrived.
   void Input(Clock::time_point now) { last_input_ = now; }
 
-  // Whether to stop now, idle, with `assigned` whether partitions are held.
-  bool Due(bool assigned, Clock::time_point now);
+  // Whether to stop now, idle, with `settled` whether the group is.
+  bool Due(bool settled, Clock::time_point now);
 
-  // Whether to check that a broker answered: no partition held since the
-  // start for the grace, and not checked yet.
-  bool ShouldCheckBroker(bool assigned, Clock::time_point now);
+  // Whether to check that a broker answered: the group never settled in
+  // the grace since the start, and no broker was found to answer yet.
+  bool ShouldCheckBroker(bool settled, Clock::time_point now);
   // A broker answered: a join, not an unreachable cluster; never ask again.
   void ClusterAnswered() { answered_ = true; }
 
@@ -54,7 +55,7 @@ class IdleExit {
   const std::chrono::milliseconds unassigned_grace_;
   const Clock::time_point started_;
   Clock::time_point last_input_;
-  bool ever_assigned_ = false;
+  bool ever_settled_ = false;
   bool answered_ = false;
 };
 

@@ -9,11 +9,11 @@ namespace {
 using std::chrono::milliseconds;
 using Clock = IdleExit::Clock;
 
-TEST(IdleExitTest, IdleCountsFromTheLastInputOnlyWhileAssigned) {
+TEST(IdleExitTest, IdleCountsFromTheLastInputOnlyWhileSettled) {
   const Clock::time_point t0{};
   IdleExit idle(milliseconds(500), t0, milliseconds(2000));
-  // Joining the group, or a rebalance held up by a member that died: no
-  // partitions for any time is not idling.
+  // Joining the group, or a rebalance held up by a member that died: not
+  // settled for any time is not idling.
   EXPECT_FALSE(idle.Due(false, t0 + milliseconds(1500)));
   EXPECT_FALSE(idle.Due(false, t0 + std::chrono::minutes(5)));
   EXPECT_FALSE(idle.Due(true, t0 + std::chrono::minutes(5)));
@@ -23,10 +23,10 @@ TEST(IdleExitTest, IdleCountsFromTheLastInputOnlyWhileAssigned) {
   EXPECT_TRUE(idle.Due(true, t0 + std::chrono::minutes(5) + milliseconds(500)));
 }
 
-// No partition for the whole grace since the start: check the broker,
-// once; a consumer that answered (a slow join) or that held partitions
-// is never asked.
-TEST(IdleExitTest, NoPartitionForTheGraceAsksOnceWhetherABrokerAnswered) {
+// Never settled for the whole grace since the start: check the broker; a
+// consumer whose broker answered (a slow join) or whose group settled once
+// is never asked again.
+TEST(IdleExitTest, NeverSettledForTheGraceAsksWhetherABrokerAnswered) {
   const Clock::time_point t0{};
   IdleExit idle(milliseconds(500), t0, milliseconds(2000));
   EXPECT_FALSE(idle.ShouldCheckBroker(false, t0 + milliseconds(1999)));

@@ -175,8 +175,8 @@ absl::StatusOr<WorkStats> RunSearchJobWorker(const WorkOptions& options,
       last_error = message.status();
     }
     if (!message.ok() || !message->has_value()) {
-      const bool assigned = !(*consumer)->Assignment().empty();
-      if (idle.ShouldCheckBroker(assigned, Clock::now())) {
+      const bool settled = (*consumer)->GroupSettled();
+      if (idle.ShouldCheckBroker(settled, Clock::now())) {
         // No cluster id: no broker ever answered (an empty cluster answers).
         if ((*consumer)->ClusterId(std::chrono::seconds(1)).empty()) {
           (void)(*consumer)->Close();
@@ -186,7 +186,7 @@ absl::StatusOr<WorkStats> RunSearchJobWorker(const WorkOptions& options,
         }
         idle.ClusterAnswered();  // a slow join: wait for it, as ever
       }
-      if (idle.Due(assigned, Clock::now())) break;
+      if (idle.Due(settled, Clock::now())) break;
       continue;
     }
     idle.Input(Clock::now());

@@ -68,10 +68,10 @@ struct WorkOptions {
   std::string spool_dir;
   // Lost jobs are recorded here (kafka::LostRecordsLogPath); "": not.
   std::string lost_records_log;
-  // Return after this long without a job once partitions are assigned
-  // (0: run until *stop); Unavailable after unassigned_grace (at least
-  // idle_exit) without partitions when no broker ever answered
-  // (kafka/idle_exit.h).
+  // Return after this long without a job while the group is settled,
+  // partitions held or none (0: run until *stop); Unavailable when it never
+  // settled in unassigned_grace (at least idle_exit) and no broker ever
+  // answered (kafka/idle_exit.h).
   std::chrono::milliseconds idle_exit{0};
   std::chrono::milliseconds unassigned_grace = kafka::kUnassignedGrace;
   std::map<std::string, std::string> consumer_config;

@@ -193,8 +193,8 @@ void AddSearchJobsCommand(CLI::App& app, int& exit_code) {
                    "session worker (default: next to phaseloop)");
   command::AddRenamedOption(*work, "--exit-when-idle-ms", "--idle-exit-ms",
                             work_flags->idle_exit_ms,
-                            "stop after this long without a job while "
-                            "partitions are held (0: until SIGTERM); exit 1 "
+                            "stop after this long without a job once the "
+                            "group has settled (0: until SIGTERM); exit 1 "
                             "when no broker answered in 30 s (or this long)",
                             std::cerr);
 }
