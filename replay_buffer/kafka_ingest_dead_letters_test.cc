@@ -52,13 +52,11 @@ TEST(KafkaIngestTest, DeadLettersKafkaRefusesAreKeptForTheNextRun) {
       ingest_test::ClusterWithDeadLetters(kTopic);
   ASSERT_NE(cluster, nullptr);
   const std::string bootstrap = cluster->bootstrap_servers();
-  kafka::ProducerOptions producer_options;
-  producer_options.bootstrap_servers = bootstrap;
-  auto producer = kafka::Producer::Create(producer_options);
-  ASSERT_TRUE(producer.ok()) << producer.status();
-  ProduceEpisodes(**producer, 0, 3);
-  ASSERT_TRUE((*producer)->Produce(kTopic, "junk", "not an episode").ok());
-  ASSERT_TRUE((*producer)->Flush(std::chrono::seconds(30)).ok());
+  auto producer = ingest_test::MakeProducer(bootstrap);
+  ASSERT_NE(producer, nullptr);
+  ProduceEpisodes(*producer, 0, 3);
+  ASSERT_TRUE(producer->Produce(kTopic, "junk", "not an episode").ok());
+  ASSERT_TRUE(producer->Flush(std::chrono::seconds(30)).ok());
   // The next produce request (the dead letter's) is refused for good.
   ASSERT_TRUE(
       cluster
@@ -158,15 +156,13 @@ TEST(KafkaIngestTest, MalformedDecisionRecordsAreDeadLettered) {
   const std::string bootstrap = cluster->bootstrap_servers();
   const std::vector<v1::DecisionBatch> batches = DecisionBatches(1, 3);
   ASSERT_TRUE(ProduceDecisionBatches(bootstrap, Pointers(batches))[0].ok());
-  kafka::ProducerOptions producer_options;
-  producer_options.bootstrap_servers = bootstrap;
-  auto producer = kafka::Producer::Create(producer_options);
-  ASSERT_TRUE(producer.ok()) << producer.status();
-  ASSERT_TRUE((*producer)->Produce(kDecisions, "junk", "not a decision").ok());
+  auto producer = ingest_test::MakeProducer(bootstrap);
+  ASSERT_NE(producer, nullptr);
+  ASSERT_TRUE(producer->Produce(kDecisions, "junk", "not a decision").ok());
   v1::Decision no_id;
   no_id.set_build_id("build-1");
   ASSERT_TRUE(
-      (*producer)->Produce(kDecisions, "", no_id.SerializeAsString()).ok());
+      producer->Produce(kDecisions, "", no_id.SerializeAsString()).ok());
   // A search job on the decisions topic (it parsed, and was stored as a
   // decision): dead-lettered. A newer producer's decision with a field this
   // build does not know (number 1000): stored, as protobuf means it to be.
@@ -175,15 +171,15 @@ TEST(KafkaIngestTest, MalformedDecisionRecordsAreDeadLettered) {
   job.set_bitcode_path("/nonexistent/x.bc");
   job.set_budget_seconds(10);
   ASSERT_TRUE(
-      (*producer)->Produce(kDecisions, "job", job.SerializeAsString()).ok());
+      producer->Produce(kDecisions, "job", job.SerializeAsString()).ok());
   v1::Decision newer = batches[0].decisions(0);
   newer.set_decision_id("decision-from-a-newer-producer");
   const std::string added_field("\xc0\x3e\x01", 3);  // field 1000 = 1
-  ASSERT_TRUE((*producer)
+  ASSERT_TRUE(producer
                   ->Produce(kDecisions, "newer",
                             newer.SerializeAsString() + added_field)
                   .ok());
-  ASSERT_TRUE((*producer)->Flush(std::chrono::seconds(30)).ok());
+  ASSERT_TRUE(producer->Flush(std::chrono::seconds(30)).ok());
 
   const std::string path = testing::MakeTempDir() + "/buffer.db";
   IngestOptions options = QuickIngestOptions(bootstrap);
@@ -191,13 +187,13 @@ TEST(KafkaIngestTest, MalformedDecisionRecordsAreDeadLettered) {
   options.decisions_topic = kDecisions;
   auto store = OpenReplayStore(path);
   ASSERT_TRUE(store.ok());
-  auto stats = RunKafkaIngest(**store, options, producer->get(), nullptr);
+  auto stats = RunKafkaIngest(**store, options, producer.get(), nullptr);
   ASSERT_TRUE(stats.ok()) << stats.status();
   EXPECT_EQ(stats->records, 7);
   EXPECT_EQ(stats->decisions, 4);
   EXPECT_EQ(stats->malformed, 3);
   EXPECT_EQ((*store)->ReadDecisions(DecisionFilter())->size(), 4u);
-  ASSERT_TRUE((*producer)->Flush(std::chrono::seconds(30)).ok());
+  ASSERT_TRUE(producer->Flush(std::chrono::seconds(30)).ok());
   // Each letter names the record and why.
   std::map<std::string, std::string> reasons;  // key -> reason
   for (const v1::DeadLetter& letter : ReadDeadLetters(bootstrap, 3)) {

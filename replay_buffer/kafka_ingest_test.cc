@@ -383,11 +383,9 @@ TEST(KafkaIngestTest, AnIdleIngestWaitsForItsGroupToSettle) {
   auto cluster = kafka::EmbeddedCluster::Start(1);
   ASSERT_TRUE(cluster.ok()) << cluster.status();
   ASSERT_TRUE((*cluster)->CreateTopic(kTopic, 1, 1).ok());
-  kafka::ProducerOptions producer_options;
-  producer_options.bootstrap_servers = (*cluster)->bootstrap_servers();
-  auto producer = kafka::Producer::Create(producer_options);
-  ASSERT_TRUE(producer.ok()) << producer.status();
-  ProduceEpisodes(**producer, 0, 5);
+  auto producer = ingest_test::MakeProducer((*cluster)->bootstrap_servers());
+  ASSERT_NE(producer, nullptr);
+  ProduceEpisodes(*producer, 0, 5);
   IngestOptions options = QuickIngestOptions((*cluster)->bootstrap_servers());
   options.decisions_topic = "";
   options.idle_exit = std::chrono::milliseconds(200);

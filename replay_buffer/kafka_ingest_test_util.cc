@@ -12,6 +12,14 @@
 
 namespace phaseloop::replay_buffer::ingest_test {
 
+std::unique_ptr<kafka::Producer> MakeProducer(const std::string& bootstrap) {
+  kafka::ProducerOptions options;
+  options.bootstrap_servers = bootstrap;
+  auto producer = kafka::Producer::Create(options);
+  EXPECT_TRUE(producer.ok()) << producer.status();
+  return producer.ok() ? *std::move(producer) : nullptr;
+}
+
 std::unique_ptr<kafka::EmbeddedCluster> ClusterWithDeadLetters(
     const std::string& topic) {
   auto cluster = kafka::EmbeddedCluster::Start(1);

@@ -24,6 +24,10 @@ inline constexpr char kDecisions[] = "phaseloop.decisions";
 std::unique_ptr<kafka::EmbeddedCluster> ClusterWithDeadLetters(
     const std::string& topic);
 
+// A producer to `bootstrap` with the default settings; nullptr (the test
+// failed) when it cannot be made.
+std::unique_ptr<kafka::Producer> MakeProducer(const std::string& bootstrap);
+
 // Episodes "episode-<i>" for i in [first, first + count) to kTopic, keyed by
 // module (ten modules), flushed; a failure fails the test.
 void ProduceEpisodes(kafka::Producer& producer, int first, int count);
