@@ -43,6 +43,15 @@ BudgetHistory HistoryFromRewards(const std::vector<v1::Reward>& rewards) {
         w.sketches_usable = false;
       }
     }
+    // Failures of a record whose error sketch cannot be read count as of
+    // unknown latency (within every threshold), as in older records.
+    if (reward->has_error_sketch()) {
+      absl::StatusOr<sli::LatencySketch> failures =
+          sli::LatencySketch::FromProto(reward->error_sketch());
+      if (failures.ok() && failures->count() <= reward->error_count()) {
+        o.error_latencies.Merge(*failures).IgnoreError();
+      }
+    }
     history.newest_window_end_ms =
         std::max(history.newest_window_end_ms, reward->window_end_ms());
   }

@@ -57,6 +57,35 @@ TEST(BudgetHistoryTest, LaterRecordOfARewardReplacesTheEarlier) {
   EXPECT_EQ(history.observations[0].good, 95);
 }
 
+TEST(BudgetHistoryTest, TheFailuresLatenciesComeBackFromTheRecords) {
+  auto reward = [](const std::string& deployment, int64_t slow_failures,
+                   bool with_error_sketch) {
+    v1::Reward r = MakeReward("canary", deployment, 0, 100, 0);
+    sli::LatencySketch all;
+    sli::LatencySketch failures;
+    for (int i = 0; i < 100; ++i) {
+      EXPECT_TRUE(all.Add(i < 90 ? 0.1 : 0.5).ok());
+    }
+    for (int i = 0; i < slow_failures; ++i) {
+      EXPECT_TRUE(failures.Add(0.5).ok());
+    }
+    *r.mutable_sketch() = all.ToProto();
+    r.set_error_count(slow_failures);
+    if (with_error_sketch) *r.mutable_error_sketch() = failures.ToProto();
+    return r;
+  };
+  BudgetHistory history =
+      HistoryFromRewards({reward("dep-a", 6, true), reward("dep-b", 4, false)});
+  ASSERT_EQ(history.observations.size(), 1u);
+  const slo::SloWindowObservation& o = history.observations[0];
+  ASSERT_TRUE(o.latencies.has_value());
+  EXPECT_EQ(o.errors, 10);
+  EXPECT_EQ(o.error_latencies.count(), 6);  // dep-b's 4: latency unknown
+  // 180 within 250 ms; dep-b's 4 failures taken as within it.
+  EXPECT_EQ(slo::GoodRequests(*o.latencies, o.error_latencies, o.errors, 0.25),
+            176);
+}
+
 TEST(BudgetHistoryTest, NoRewardsNoHistory) {
   BudgetHistory history = HistoryFromRewards({});
   EXPECT_TRUE(history.observations.empty());

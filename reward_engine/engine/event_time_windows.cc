@@ -94,11 +94,13 @@ AddResult EventTimeWindows::Add(SliInput input, int64_t now_ms) {
     group.deployment_id = input.deployment_id;
     group.policy_version = input.policy_version;
     group.sketch = std::move(input.sketch);
+    group.error_sketch = std::move(input.error_sketch);
   } else if (group.policy_version != input.policy_version) {
     window.seen.erase({input.group, input.instance, input.sli_window_start_ms});
     result.admission = Admission::kConflict;
     return result;
-  } else if (!group.sketch.Merge(input.sketch).ok()) {
+  } else if (!group.sketch.Merge(input.sketch).ok() ||
+             !group.error_sketch.Merge(input.error_sketch).ok()) {
     // Only a count overflow (2^62 requests) can fail here: treat as a
     // conflict rather than corrupting the window.
     window.seen.erase({input.group, input.instance, input.sli_window_start_ms});

@@ -147,6 +147,8 @@ struct SliInput {
   int64_t count = 0;
   int64_t error_count = 0;
   sli::LatencySketch sketch;  // with its exact statistics
+  // The failures' latencies (SliWindow.error_sketch); empty without one.
+  sli::LatencySketch error_sketch;
 };
 
 enum class Admission {
@@ -172,6 +174,9 @@ struct GroupWindow {
   int64_t sli_windows = 0;
   int64_t error_count = 0;
   sli::LatencySketch sketch;
+  // The latencies of the failures whose SLI windows carried them (some of
+  // error_count).
+  sli::LatencySketch error_sketch;
 };
 
 // Every group of one service in one closed window, groups ordered by

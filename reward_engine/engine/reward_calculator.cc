@@ -72,10 +72,13 @@ WindowRewards ComputeRewards(const ClosedWindow& window,
     reward.set_p95_seconds(p95);
     reward.set_p99_seconds(QuantileOr(group.sketch, 0.99));
     *reward.mutable_sketch() = group.sketch.ToProto();
+    if (!group.error_sketch.empty()) {
+      *reward.mutable_error_sketch() = group.error_sketch.ToProto();
+    }
     reward.set_slo_threshold_seconds(slo_threshold_seconds);
-    const int64_t good = std::clamp<int64_t>(
-        group.sketch.CountAtOrBelow(slo_threshold_seconds) - group.error_count,
-        0, group.sketch.count());
+    const int64_t good =
+        slo::GoodRequests(group.sketch, group.error_sketch, group.error_count,
+                          slo_threshold_seconds);
     reward.set_good_count(good);
     const double p95_floor = std::max(p95, sli::kMinValue);
     reward.set_reward(std::log(slo_threshold_seconds / p95_floor));
@@ -110,6 +113,7 @@ WindowRewards ComputeRewards(const ClosedWindow& window,
     observation.good = good;
     observation.latencies = group.sketch;
     observation.errors = group.error_count;
+    observation.error_latencies = group.error_sketch;
 
     out.rewards.push_back(std::move(reward));
     out.final_rewards.push_back(std::move(final_reward));
@@ -123,7 +127,8 @@ WindowRewards ComputeRewards(const ClosedWindow& window,
       same.errors += observation.errors;
       // Sketches of one engine always merge; were one not to, `good` (the
       // strictest threshold's) would count for every SLO.
-      if (!same.latencies || !same.latencies->Merge(group.sketch).ok()) {
+      if (!same.latencies || !same.latencies->Merge(group.sketch).ok() ||
+          !same.error_latencies.Merge(group.error_sketch).ok()) {
         same.latencies.reset();
       }
     } else {

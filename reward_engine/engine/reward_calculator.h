@@ -14,9 +14,9 @@
 //   relative_reward = log(p95 of the baseline / p95 of this group), set for
 //                     every non-baseline deployment when the window has
 //                     exactly one deployment of group kBaselineGroup
-//   good            = requests with latency <= threshold (from the merged
-//                     sketch, LatencySketch::CountAtOrBelow) minus errors,
-//                     at least 0
+//   good            = requests with latency <= threshold that did not fail
+//                     (slo::GoodRequests over the merged sketches: failures
+//                     of unknown latency count as within the threshold)
 // A p95 of 0 (every request under 1 ns) is taken as 1 ns so the logarithm
 // stays finite. Groups without requests give no reward (counted in
 // `empty_groups`).

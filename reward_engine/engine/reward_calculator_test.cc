@@ -87,6 +87,25 @@ TEST(RewardCalculatorTest, RewardsRelativeRewardsAndGoodCounts) {
 // Synthetic latencies, a canary 0.5 % faster than its baseline at every
 // request: the relative reward reads about log(1.005) = 0.005, not 0 (plain
 // sketch quantiles move in whole buckets of log gamma = 0.01).
+TEST(RewardCalculatorTest, FailuresOfKnownLatencyCountOnceInTheGoodCount) {
+  ClosedWindow window = Window();
+  GroupWindow& canary = window.groups[1];  // 2..200 ms, 3 failures
+  // Two failures at 150 and 200 ms (outside the 100 ms SLO, already not
+  // good), the third of unknown latency.
+  ASSERT_TRUE(canary.error_sketch.Add(0.150).ok());
+  ASSERT_TRUE(canary.error_sketch.Add(0.200).ok());
+  WindowRewards out = ComputeRewards(window, 0.100);
+  ASSERT_EQ(out.rewards.size(), 2u);
+  EXPECT_NEAR(out.rewards[1].good_count(), 50 - 1, 1);
+  auto failures = sli::LatencySketch::FromProto(out.rewards[1].error_sketch());
+  ASSERT_TRUE(failures.ok()) << failures.status();
+  EXPECT_EQ(failures->count(), 2);
+  EXPECT_FALSE(out.rewards[0].has_error_sketch());  // no failures
+  ASSERT_EQ(out.observations.size(), 2u);
+  EXPECT_EQ(out.observations[1].error_latencies.count(), 2);
+  EXPECT_EQ(out.observations[1].good, out.rewards[1].good_count());
+}
+
 TEST(RewardCalculatorTest, RelativeRewardResolvesHalfAPercent) {
   for (double spread : {0.3, 0.6, 1.0}) {
     ClosedWindow w;

@@ -26,10 +26,10 @@ absl::StatusOr<SliInput> DecodeSliRecord(const kafka::ConsumedMessage& message,
     return absl::FailedPreconditionError(
         "malformed: not a serialized phaseloop.v1.SliWindow");
   }
-  absl::StatusOr<sli::LatencySketch> sketch = sli::WindowSketch(window);
-  if (!sketch.ok()) {
+  absl::StatusOr<sli::WindowLatencies> sketches = sli::WindowSketches(window);
+  if (!sketches.ok()) {
     return absl::FailedPreconditionError(
-        absl::StrCat("invalid: ", sketch.status().message()));
+        absl::StrCat("invalid: ", sketches.status().message()));
   }
   const std::string key = kafka::SliKey(window.service());
   if (message.key != key) {
@@ -74,7 +74,8 @@ absl::StatusOr<SliInput> DecodeSliRecord(const kafka::ConsumedMessage& message,
   input.sli_window_length_ms = window.window_length_ms();
   input.count = window.count();
   input.error_count = window.error_count();
-  input.sketch = *std::move(sketch);
+  input.sketch = std::move(sketches->all);
+  input.error_sketch = std::move(sketches->failures);
   return input;
 }
 

@@ -129,11 +129,12 @@ class Fields {
   std::set<std::string> seen_;
 };
 
-absl::Status ParseSketch(const json& object, v1::LatencySketch* sketch) {
+absl::Status ParseSketch(const char* name, const json& object,
+                         v1::LatencySketch* sketch) {
   if (!object.is_object()) {
-    return FieldError("sketch", "expected an object");
+    return FieldError(name, "expected an object");
   }
-  Fields f(object, "sketch.");
+  Fields f(object, absl::StrCat(name, "."));
   absl::Status status = f.Double(
       "relative_accuracy", [&](double v) { sketch->set_relative_accuracy(v); });
   if (status.ok()) {
@@ -298,28 +299,52 @@ absl::StatusOr<v1::SliWindow> ParseSliWindowJson(absl::string_view line) {
       return FieldError("sketch",
                         "give either latencies_ms or a sketch, not both");
     }
+    if (object.contains("error_sketch")) {
+      return FieldError("error_sketch",
+                        "goes with a sketch; with latencies_ms give the "
+                        "failures' latencies as error_latencies_ms");
+    }
+    auto latencies_into = [&f](const char* name, LatencySketch& sketch) {
+      return f.Array(name, [&](const json& v, const std::string& path) {
+        absl::StatusOr<double> ms = ToDouble(v, path);
+        if (!ms.ok()) return ms.status();
+        if (!(*ms >= 0 && *ms <= kMaxValue * 1000)) {
+          return FieldError(
+              path, absl::StrCat("latency ", *ms, " ms is not in [0, 1e12]"));
+        }
+        absl::Status added = sketch.Add(*ms / 1000);
+        return added.ok() ? added : FieldError(path, added.message());
+      });
+    };
     LatencySketch sketch;
-    status =
-        f.Array("latencies_ms", [&](const json& v, const std::string& path) {
-          absl::StatusOr<double> ms = ToDouble(v, path);
-          if (!ms.ok()) return ms.status();
-          if (!(*ms >= 0 && *ms <= kMaxValue * 1000)) {
-            return FieldError(
-                path, absl::StrCat("latency ", *ms, " ms is not in [0, 1e12]"));
-          }
-          absl::Status added = sketch.Add(*ms / 1000);
-          return added.ok() ? added : FieldError(path, added.message());
-        });
+    LatencySketch failures;
+    status = latencies_into("latencies_ms", sketch);
+    if (status.ok()) status = latencies_into("error_latencies_ms", failures);
+    const bool failure_latencies = f.Find("error_latencies_ms") != nullptr;
+    if (failure_latencies) w.set_error_count(failures.count());
     if (status.ok()) {
-      status =
-          f.Int64("errors", false, [&](int64_t v) { w.set_error_count(v); });
+      status = f.Int64("errors", false, [&](int64_t v) {
+        if (!failure_latencies) w.set_error_count(v);
+      });
     }
     if (!status.ok()) return status;
     SetWindowSketch(sketch, &w);
+    if (const json* errors = f.Find("errors");
+        failure_latencies && errors != nullptr &&
+        ToInt64(*errors, "errors").value_or(-1) != failures.count()) {
+      return FieldError(
+          "errors",
+          absl::StrCat(errors->dump(), " but error_latencies_ms lists ",
+                       failures.count(),
+                       " latencies; give one of them, or both agreeing"));
+    }
     if (w.error_count() < 0 || w.error_count() > w.count()) {
       return FieldError(
           "errors", absl::StrCat(w.error_count(), " is outside [0, ", w.count(),
                                  "] (the number of latencies)"));
+    }
+    if (failure_latencies) {
+      *w.mutable_error_sketch() = failures.ToProto();
     }
   } else {
     const json* sketch = f.Find("sketch");
@@ -328,7 +353,16 @@ absl::StatusOr<v1::SliWindow> ParseSliWindowJson(absl::string_view line) {
                         "missing (give latencies_ms, or a sketch with count, "
                         "sum_seconds, min_seconds and max_seconds)");
     }
-    status = ParseSketch(*sketch, w.mutable_sketch());
+    status = ParseSketch("sketch", *sketch, w.mutable_sketch());
+    if (const json* failures = f.Find("error_sketch");
+        status.ok() && failures != nullptr) {
+      status = ParseSketch("error_sketch", *failures, w.mutable_error_sketch());
+    }
+    if (status.ok() && object.contains("error_latencies_ms")) {
+      status = FieldError("error_latencies_ms",
+                          "goes with latencies_ms; with a sketch give the "
+                          "failures' latencies as error_sketch");
+    }
     if (status.ok()) {
       status = f.Int64("count", true, [&](int64_t v) { w.set_count(v); });
     }

@@ -9,12 +9,16 @@
 //      "deployment_id": "dep-7", "policy_version": "pv-3",
 //      "window_start_ms": 1700000000000, "window_length_ms": 10000,
 //      "latencies_ms": [12.5, 13.1, 250], "errors": 1}
+//     or, better, with the failed requests' latencies (each also in
+//     latencies_ms), so a slow failure counts once against the SLO:
+//      "latencies_ms": [12.5, 13.1, 250], "error_latencies_ms": [250]
 //   a pre-built sketch: the proto3 JSON of v1::SliWindow with its field
 //     names (what SliWindowToJson prints, so --dry-run output is valid
 //     input): the ids and window as above, "count", "sum_seconds",
 //     "min_seconds", "max_seconds", "error_count" and "sketch":
 //     {"relative_accuracy": 0.005, "zero_count": 0, "index_offset": -400,
-//      "counts": [3, 0, 1]} (or "sparse_indexes" + "sparse_counts").
+//      "counts": [3, 0, 1]} (or "sparse_indexes" + "sparse_counts"), and
+//     optionally "error_sketch", the failures' share of it.
 //
 // Integers may be JSON numbers or decimal strings (proto3 JSON prints int64
 // as strings). Unknown fields are errors (a typo must not drop data). Every

@@ -96,6 +96,50 @@ TEST(SliJsonTest, CanonicalCamelCaseNamesAreRead) {
       << ErrorOf(Raw(R"("latencies_ms": [1], "windowLengthMs": 5)"));
 }
 
+TEST(SliJsonTest, TheFailuresLatenciesBecomeTheErrorSketch) {
+  absl::StatusOr<v1::SliWindow> w =
+      ParseSliWindowJson(Raw(R"("latencies_ms": [12.5, 13, 250, 300], )"
+                             R"("error_latencies_ms": [300, 12.5])"));
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_EQ(w->count(), 4);
+  EXPECT_EQ(w->error_count(), 2);
+  absl::StatusOr<WindowLatencies> sketches = WindowSketches(*w);
+  ASSERT_TRUE(sketches.ok()) << sketches.status();
+  EXPECT_EQ(sketches->failures.count(), 2);
+  EXPECT_EQ(sketches->failures.CountAtOrBelow(0.1), 1);
+  // Printed (as --dry-run does) and read back in the sketch form.
+  const std::string printed = SliWindowToJson(*w);
+  EXPECT_NE(printed.find("\"error_sketch\""), std::string::npos) << printed;
+  absl::StatusOr<v1::SliWindow> back = ParseSliWindowJson(printed);
+  ASSERT_TRUE(back.ok()) << back.status() << "\n" << printed;
+  EXPECT_EQ(back->SerializeAsString(), w->SerializeAsString());
+  // "errors" beside them must agree.
+  EXPECT_TRUE(
+      ParseSliWindowJson(Raw(R"("latencies_ms": [1, 2], )"
+                             R"("error_latencies_ms": [2], "errors": 1)"))
+          .ok());
+  EXPECT_TRUE(
+      StartsWith(ErrorOf(Raw(R"("latencies_ms": [1, 2], )"
+                             R"("error_latencies_ms": [2], "errors": 2)")),
+                 "errors: 2 but error_latencies_ms lists 1"))
+      << ErrorOf(Raw(R"("latencies_ms": [1, 2], "error_latencies_ms": [2], )"
+                     R"("errors": 2)"));
+  // A failure that is not one of the requests.
+  EXPECT_TRUE(StartsWith(ErrorOf(Raw(R"("latencies_ms": [1, 2], )"
+                                     R"("error_latencies_ms": [900])")),
+                         "error_sketch: 1 failures above"))
+      << ErrorOf(Raw(R"("latencies_ms": [1, 2], "error_latencies_ms": [900])"));
+  // Each goes with its own form.
+  EXPECT_TRUE(StartsWith(
+      ErrorOf(Raw(R"("latencies_ms": [1], "error_sketch": {}, "errors": 0)")),
+      "error_sketch: goes with a sketch"));
+  std::string sketch_form = printed;
+  sketch_form.insert(sketch_form.size() - 1, R"(,"error_latencies_ms":[300])");
+  EXPECT_TRUE(StartsWith(ErrorOf(sketch_form),
+                         "error_latencies_ms: goes with latencies_ms"))
+      << ErrorOf(sketch_form);
+}
+
 TEST(SliJsonTest, PrebuiltSketchWithNumbers) {
   const std::string line = Raw(
       R"("count": 3, "sum_seconds": 0.03, "min_seconds": 0.00999, )"

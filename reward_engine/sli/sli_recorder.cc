@@ -173,7 +173,15 @@ void SliRecorder::RecordNanosAt(int64_t event_time_ms, int64_t latency_ns,
   if (latency_ns > slot->max_ns.load(std::memory_order_relaxed)) {
     slot->max_ns.store(latency_ns, std::memory_order_relaxed);
   }
-  if (error) Bump(slot->errors, 1);
+  if (error) {
+    Bump(slot->errors, 1);
+    if (ABSL_PREDICT_FALSE(slot->error_buckets == nullptr)) {
+      slot->error_buckets.reset(
+          new std::atomic<int64_t>[mapping_.max_index() - mapping_.min_index() +
+                                   2]());
+    }
+    Bump(slot->error_buckets[entry], 1);
+  }
   slot->state.store(State(window, kIdle), std::memory_order_release);
 }
 

@@ -3,7 +3,8 @@
 
 // SliRecorder: the SLI library a service links. Request handlers record each
 // request's latency (and whether it failed); the recorder keeps exact count,
-// sum, min, max, error count and a latency sketch (latency_sketch.h) per
+// sum, min, max, error count, a latency sketch (latency_sketch.h) and one of
+// the failed requests' latencies (SliWindow.error_sketch) per
 // event-time tumbling window [k * L, (k + 1) * L) of Unix epoch
 // milliseconds (L = window_length_ms, default 10 s), and closes windows into
 // v1::SliWindow protos, either on demand (CloseWindowsBefore) or from a
@@ -35,7 +36,8 @@
 // Accuracy: the recorder's buckets are the sketch's (relative accuracy
 // 0.005) over its whole domain [1 ns, 1e9 s], so windows are exactly the
 // sketch of the recorded latencies at nanosecond resolution (sums exact in
-// integer nanoseconds). Memory: about 130 KB per recording thread.
+// integer nanoseconds). Memory: about 130 KB per recording thread, twice
+// that once it has recorded failures in each of its slots.
 //
 // Event time: RecordMicros/RecordSeconds read CLOCK_REALTIME_COARSE (cheap,
 // a few ms of resolution); RecordNanosAt takes the event time explicitly.
@@ -157,6 +159,8 @@ class SliRecorder {
   // Closes the windows with id < `window` (id = start / length).
   std::vector<v1::SliWindow> CloseBeforeWindow(int64_t window);
   v1::SliWindow ToWindow(int64_t window, const Accumulator& acc) const;
+  // A sketch of counts laid out as a slot's buckets.
+  LatencySketch SketchOf(const std::vector<int64_t>& buckets) const;
   void FlusherLoop();
   // Queues closed windows for publishing, dropping the oldest beyond
   // max_pending_windows.

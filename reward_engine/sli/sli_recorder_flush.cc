@@ -60,10 +60,19 @@ std::vector<v1::SliWindow> SliRecorder::CloseBeforeWindow(int64_t target) {
         acc.min_ns = std::min(
             acc.min_ns, Take(slot.min_ns, std::numeric_limits<int64_t>::max()));
         acc.max_ns = std::max(acc.max_ns, Take(slot.max_ns, 0));
-        acc.errors += Take(slot.errors, 0);
+        const int64_t errors = Take(slot.errors, 0);
+        acc.errors += errors;
         for (int k = 0; k < entries; ++k) {
           if (slot.buckets[k].load(std::memory_order_relaxed) != 0) {
             acc.buckets[k] += Take(slot.buckets[k], 0);
+          }
+        }
+        if (errors > 0) {
+          if (acc.error_buckets.empty()) acc.error_buckets.assign(entries, 0);
+          for (int k = 0; k < entries; ++k) {
+            if (slot.error_buckets[k].load(std::memory_order_relaxed) != 0) {
+              acc.error_buckets[k] += Take(slot.error_buckets[k], 0);
+            }
           }
         }
         slot.state.store(State(held, kFree), std::memory_order_release);
@@ -94,22 +103,27 @@ v1::SliWindow SliRecorder::ToWindow(int64_t window,
   w.set_min_seconds(static_cast<double>(acc.min_ns) * 1e-9);
   w.set_max_seconds(static_cast<double>(acc.max_ns) * 1e-9);
   w.set_error_count(acc.errors);
+  *w.mutable_sketch() = SketchOf(acc.buckets).ToProto();
+  if (acc.errors > 0)
+    *w.mutable_error_sketch() = SketchOf(acc.error_buckets).ToProto();
+  return w;
+}
+
+LatencySketch SliRecorder::SketchOf(const std::vector<int64_t>& buckets) const {
   // The highest and lowest buckets first, so the sketch sizes its range
   // once. Indexes come from the mapping and counts are positive: no errors.
   LatencySketch sketch;
-  const int n = static_cast<int>(acc.buckets.size());
+  const int n = static_cast<int>(buckets.size());
   std::vector<int> order;
   for (int k = n - 1; k >= 1; --k) {
-    if (acc.buckets[k] != 0) order.push_back(k);
+    if (buckets[k] != 0) order.push_back(k);
   }
   if (order.size() > 1) std::swap(order[1], order.back());
   for (int k : order) {
-    sketch.AddToBucket(mapping_.min_index() + k - 1, acc.buckets[k])
-        .IgnoreError();
+    sketch.AddToBucket(mapping_.min_index() + k - 1, buckets[k]).IgnoreError();
   }
-  if (acc.buckets[0] != 0) sketch.Add(0, acc.buckets[0]).IgnoreError();
-  *w.mutable_sketch() = sketch.ToProto();
-  return w;
+  if (buckets[0] != 0) sketch.Add(0, buckets[0]).IgnoreError();
+  return sketch;
 }
 
 absl::Status SliRecorder::StartFlusher(SliSink* sink) {

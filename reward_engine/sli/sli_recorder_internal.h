@@ -71,6 +71,10 @@ struct Slot {
   std::atomic<int64_t> errors{0};
   // [0]: latencies of 0 ns; [1 + i - min_index]: bucket i of the mapping.
   std::unique_ptr<std::atomic<int64_t>[]> buckets;
+  // The failed requests' latencies, laid out as `buckets`: allocated by the
+  // writing thread at the slot's first failure (under kWriting), kept for
+  // later windows, read by the closer under kClosing.
+  std::unique_ptr<std::atomic<int64_t>[]> error_buckets;
 };
 
 // One thread's counters (a thread at a time; handed over when it exits).
@@ -102,6 +106,7 @@ struct Accumulator {
   int64_t max_ns = 0;
   int64_t errors = 0;
   std::vector<int64_t> buckets;
+  std::vector<int64_t> error_buckets;  // empty until a failure
 };
 
 }  // namespace phaseloop::sli::recorder_internal

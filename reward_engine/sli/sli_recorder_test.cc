@@ -119,6 +119,7 @@ TEST(SliRecorderTest, FourThreadsCountsAndSumsExactNothingLostAtBoundaries) {
     const Expected& e = expected[w.window_start_ms()];
     EXPECT_EQ(w.count(), e.count);
     EXPECT_EQ(w.error_count(), e.errors);
+    EXPECT_EQ(w.has_error_sketch(), e.errors > 0);
     EXPECT_EQ(w.sum_seconds(), static_cast<double>(e.sum_ns) * 1e-9);
     EXPECT_EQ(w.min_seconds(), static_cast<double>(e.min_ns) * 1e-9);
     EXPECT_EQ(w.max_seconds(), static_cast<double>(e.max_ns) * 1e-9);
@@ -168,11 +169,15 @@ TEST(SliRecorderTest, EagerCloserMakesLateRecordsButLosesNone) {
 TEST(SliRecorderTest, WindowsAreByEventTimeAndSketchesMatch) {
   auto recorder = MakeRecorder(Options());
   LatencySketch first;
+  LatencySketch first_failures;
   LatencySketch second;
   for (int i = 1; i <= 1000; ++i) {
     recorder->RecordNanosAt(kT0 + 999, int64_t{i} * 1000, i % 10 == 0);
     recorder->RecordNanosAt(kT0 + 1000, int64_t{i} * 2000, false);
     ASSERT_TRUE(first.Add(i * 1e-6).ok());
+    if (i % 10 == 0) {
+      ASSERT_TRUE(first_failures.Add(i * 1e-6).ok());
+    }
     ASSERT_TRUE(second.Add(i * 2e-6).ok());
   }
   recorder->RecordNanosAt(kT0 + 500, 0, false);  // a zero latency
@@ -186,6 +191,9 @@ TEST(SliRecorderTest, WindowsAreByEventTimeAndSketchesMatch) {
   EXPECT_EQ(windows[0].min_seconds(), 0);
   EXPECT_EQ(windows[0].sketch().SerializeAsString(),
             first.ToProto().SerializeAsString());
+  // The failures' own sketch: which latencies failed.
+  EXPECT_EQ(windows[0].error_sketch().SerializeAsString(),
+            first_failures.ToProto().SerializeAsString());
   // Records for the closed window are late, the next one is still open.
   recorder->RecordNanosAt(kT0 + 10, 5000, false);
   EXPECT_EQ(recorder->stats().late_records, 1);
@@ -194,7 +202,21 @@ TEST(SliRecorderTest, WindowsAreByEventTimeAndSketchesMatch) {
   EXPECT_EQ(windows[0].window_start_ms(), kT0 + kLength);
   EXPECT_EQ(windows[0].sketch().SerializeAsString(),
             second.ToProto().SerializeAsString());
+  EXPECT_FALSE(windows[0].has_error_sketch());             // no failures
   EXPECT_TRUE(recorder->CloseWindowsBefore(kT0).empty());  // never goes back
+  // The first window's slot again, kSlots windows on: its failures' buckets
+  // were emptied when it closed.
+  const int64_t again = kT0 + SliRecorder::kSlots * kLength;
+  recorder->RecordNanosAt(again, 7000, true);
+  recorder->RecordNanosAt(again, 9000, false);
+  windows = recorder->CloseWindowsBefore(again + kLength);
+  ASSERT_EQ(windows.size(), 1u);
+  EXPECT_EQ(windows[0].window_start_ms(), again);
+  EXPECT_EQ(windows[0].error_count(), 1);
+  LatencySketch one_failure;
+  ASSERT_TRUE(one_failure.Add(7e-6).ok());
+  EXPECT_EQ(windows[0].error_sketch().SerializeAsString(),
+            one_failure.ToProto().SerializeAsString());
 }
 
 TEST(SliRecorderTest, InvalidAndOutOfRingRecordsAreCounted) {

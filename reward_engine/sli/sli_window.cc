@@ -1,7 +1,9 @@
 #include "reward_engine/sli/sli_window.h"
 
+#include <algorithm>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
@@ -77,14 +79,79 @@ absl::StatusOr<LatencySketch> CheckedSketch(const v1::SliWindow& w) {
   return sketch;
 }
 
+int BucketOf(const LatencySketch& sketch, double value) {
+  return sketch.mapping().Index(std::clamp(value, kMinValue, kMaxValue));
+}
+
+// The failures' sketch, empty when the window has none; `all` is the
+// window's checked sketch.
+absl::StatusOr<LatencySketch> CheckedErrorSketch(const v1::SliWindow& w,
+                                                 const LatencySketch& all) {
+  if (!w.has_error_sketch()) return LatencySketch();
+  if (w.error_sketch().relative_accuracy() != kDefaultRelativeAccuracy) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("error_sketch.relative_accuracy: ",
+                     w.error_sketch().relative_accuracy(),
+                     "; phaseloop merges only sketches of relative accuracy ",
+                     kDefaultRelativeAccuracy));
+  }
+  absl::StatusOr<LatencySketch> failures =
+      LatencySketch::FromProto(w.error_sketch());
+  if (!failures.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("error_sketch.", failures.status().message()));
+  }
+  if (failures->count() != w.error_count()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "error_sketch: holds ", failures->count(),
+        " latencies, but error_count is ", w.error_count(),
+        "; it is the distribution of the failed requests' latencies"));
+  }
+  if (failures->empty()) return failures;
+  // The failures are some of the requests: above any latency, never more
+  // failures than requests. Compared tail by tail, which bucket collapsing
+  // (which only moves counts up into the lowest kept bucket) cannot break.
+  const int lo =
+      std::min(BucketOf(all, all.min()), BucketOf(all, failures->min())) - 1;
+  const int hi =
+      std::max(BucketOf(all, all.max()), BucketOf(all, failures->max())) + 1;
+  int64_t requests_above = 0;
+  int64_t failures_above = 0;
+  for (int index = hi; index >= lo; --index) {
+    requests_above += all.BucketCount(index);
+    failures_above += failures->BucketCount(index);
+    if (failures_above > requests_above) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "error_sketch: ", failures_above, " failures above ",
+          all.mapping().LowerBound(index), " s, but sketch holds only ",
+          requests_above,
+          " requests there; error_sketch must be the failed requests' share "
+          "of sketch (their latencies are in both)"));
+    }
+  }
+  return failures;
+}
+
 }  // namespace
 
 absl::Status ValidateSliWindow(const v1::SliWindow& window) {
-  return CheckedSketch(window).status();
+  absl::StatusOr<LatencySketch> all = CheckedSketch(window);
+  if (!all.ok()) return all.status();
+  return CheckedErrorSketch(window, *all).status();
+}
+
+absl::StatusOr<WindowLatencies> WindowSketches(const v1::SliWindow& window) {
+  absl::StatusOr<LatencySketch> all = CheckedSketch(window);
+  if (!all.ok()) return all.status();
+  absl::StatusOr<LatencySketch> failures = CheckedErrorSketch(window, *all);
+  if (!failures.ok()) return failures.status();
+  return WindowLatencies{*std::move(all), *std::move(failures)};
 }
 
 absl::StatusOr<LatencySketch> WindowSketch(const v1::SliWindow& window) {
-  return CheckedSketch(window);
+  absl::StatusOr<WindowLatencies> sketches = WindowSketches(window);
+  if (!sketches.ok()) return sketches.status();
+  return std::move(sketches->all);
 }
 
 void SetWindowSketch(const LatencySketch& sketch, v1::SliWindow* window) {

@@ -28,11 +28,21 @@ inline constexpr int64_t kMaxWindowStartMs = int64_t{253402300799999};
 // in [0, kMaxWindowStartMs] and a multiple of window_length_ms; 0 <=
 // error_count <= count; the sketch is well formed, of relative accuracy
 // kDefaultRelativeAccuracy, holds `count` values, and agrees with sum/min/max
-// (see LatencySketch::SetExactStats).
+// (see LatencySketch::SetExactStats); an error_sketch, when present, is well
+// formed, of the same accuracy, holds error_count values, and above any
+// latency holds no more than the sketch (the failures are some of the
+// requests).
 absl::Status ValidateSliWindow(const v1::SliWindow& window);
 
-// The window's sketch with its exact statistics; the window is validated
-// first (errors as ValidateSliWindow).
+struct WindowLatencies {
+  LatencySketch all;       // every request's latency, with exact statistics
+  LatencySketch failures;  // the error_sketch; empty when the window has none
+};
+
+// The window's sketches; the window is validated first (errors as
+// ValidateSliWindow).
+absl::StatusOr<WindowLatencies> WindowSketches(const v1::SliWindow& window);
+// WindowSketches(window).all.
 absl::StatusOr<LatencySketch> WindowSketch(const v1::SliWindow& window);
 
 // Sets count, sum_seconds, min_seconds, max_seconds and sketch of `window`

@@ -83,6 +83,56 @@ TEST(SliWindowTest, EachRuleNamesItsField) {
   EXPECT_EQ(FirstField(w), "max_seconds");
 }
 
+TEST(SliWindowTest, TheFailuresSketchIsAShareOfTheSketch) {
+  v1::SliWindow w = GoodWindow();  // 10, 12, 200 ms; one failure
+  LatencySketch failures;
+  ASSERT_TRUE(failures.Add(0.200).ok());
+  *w.mutable_error_sketch() = failures.ToProto();
+  EXPECT_EQ(FirstField(w), "ok");
+  absl::StatusOr<WindowLatencies> sketches = WindowSketches(w);
+  ASSERT_TRUE(sketches.ok()) << sketches.status();
+  EXPECT_EQ(sketches->all.count(), 3);
+  EXPECT_EQ(sketches->failures.count(), 1);
+  EXPECT_EQ(sketches->failures.CountAtOrBelow(0.1), 0);
+  // Without one, the failures' sketch is empty.
+  sketches = WindowSketches(GoodWindow());
+  ASSERT_TRUE(sketches.ok()) << sketches.status();
+  EXPECT_TRUE(sketches->failures.empty());
+
+  w.set_error_count(2);  // the sketch holds one
+  EXPECT_EQ(FirstField(w), "error_sketch");
+  // A failure slower than any request.
+  failures = LatencySketch();
+  ASSERT_TRUE(failures.Add(0.500).ok());
+  w = GoodWindow();
+  *w.mutable_error_sketch() = failures.ToProto();
+  const absl::Status status = ValidateSliWindow(w);
+  EXPECT_EQ(FirstField(w), "error_sketch");
+  EXPECT_NE(status.message().find("1 failures above"), std::string::npos)
+      << status;
+  // Two failures at 200 ms, where one request is.
+  failures = LatencySketch();
+  ASSERT_TRUE(failures.Add(0.200, 2).ok());
+  w = GoodWindow();
+  w.set_error_count(2);
+  *w.mutable_error_sketch() = failures.ToProto();
+  EXPECT_EQ(FirstField(w), "error_sketch");
+  // Failures spread below the requests above them pass the tail rule.
+  failures = LatencySketch();
+  ASSERT_TRUE(failures.Add(0.010).ok());
+  ASSERT_TRUE(failures.Add(0.012).ok());
+  w = GoodWindow();
+  w.set_error_count(2);
+  *w.mutable_error_sketch() = failures.ToProto();
+  EXPECT_EQ(FirstField(w), "ok");
+  w.mutable_error_sketch()->set_relative_accuracy(0.01);
+  EXPECT_EQ(FirstField(w), "error_sketch.relative_accuracy");
+  w = GoodWindow();
+  w.mutable_error_sketch()->set_relative_accuracy(kDefaultRelativeAccuracy);
+  w.mutable_error_sketch()->set_zero_count(-1);
+  EXPECT_EQ(FirstField(w), "error_sketch.zero_count");
+}
+
 TEST(SliWindowTest, CorruptedBytesNeverCrash) {
   v1::SliWindow w = GoodWindow();
   LatencySketch sketch;

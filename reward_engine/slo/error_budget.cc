@@ -33,6 +33,17 @@ double BurnRate(const Tally& tally, double target) {
 
 }  // namespace
 
+int64_t GoodRequests(const sli::LatencySketch& latencies,
+                     const sli::LatencySketch& failures, int64_t errors,
+                     double threshold_seconds) {
+  const int64_t failures_of_unknown_latency =
+      std::max<int64_t>(errors - failures.count(), 0);
+  const int64_t good = latencies.CountAtOrBelow(threshold_seconds) -
+                       failures.CountAtOrBelow(threshold_seconds) -
+                       failures_of_unknown_latency;
+  return std::clamp<int64_t>(good, 0, latencies.count());
+}
+
 ErrorBudgetTracker::ErrorBudgetTracker(std::vector<Slo> slos)
     : slos_(std::move(slos)) {
   std::sort(slos_.begin(), slos_.end(), [](const Slo& a, const Slo& b) {
@@ -58,10 +69,9 @@ void ErrorBudgetTracker::Observe(const SloWindowObservation& obs) {
   for (const Slo& slo : slos_) {
     if (slo.service != obs.service) continue;
     const int64_t good =
-        obs.latencies
-            ? obs.latencies->CountAtOrBelow(slo.threshold_ms / 1000.0) -
-                  obs.errors
-            : obs.good;
+        obs.latencies ? GoodRequests(*obs.latencies, obs.error_latencies,
+                                     obs.errors, slo.threshold_ms / 1000.0)
+                      : obs.good;
     counts.good.push_back(std::clamp<int64_t>(good, 0, obs.total));
   }
   auto at = windows.end();

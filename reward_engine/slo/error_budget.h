@@ -19,9 +19,9 @@
 //    and 30m exceed 6, ticket-slow when 3d and 6h exceed 1.
 //
 // Each SLO counts its own good requests: an observation that carries its
-// window's latencies and errors gives every SLO of the service the requests
-// within that SLO's threshold, minus errors; one without gives `good` to
-// all of them.
+// window's latencies gives every SLO of the service the requests within
+// that SLO's threshold that did not fail (GoodRequests); one without gives
+// `good` to all of them.
 //
 // Memory: observations are kept per (service, group) by window_start_ms
 // (about 56 bytes each, 8 more per SLO of the service), for
@@ -49,13 +49,25 @@ namespace phaseloop::slo {
 struct SloWindowObservation {
   std::string service, group;
   int64_t window_start_ms = 0, window_end_ms = 0;
-  int64_t total = 0, good = 0;  // good = within the threshold minus errors
+  int64_t total = 0, good = 0;  // good: within the threshold, not failed
   // The window's latencies (total of them) and failed requests: when set,
-  // each SLO's good requests are those within its own threshold minus
-  // `errors`, and `good` is not used.
+  // each SLO's good requests are GoodRequests(*latencies, error_latencies,
+  // errors, its threshold), and `good` is not used.
   std::optional<sli::LatencySketch> latencies;
   int64_t errors = 0;
+  // The latencies of the failures whose latency is known (some of `errors`).
+  sli::LatencySketch error_latencies;
 };
+
+// Requests that met an SLO of latency threshold `threshold_seconds`: within
+// it and not failed. `failures` holds the latencies of the failures whose
+// latency is known (at most `errors` of them); the others are taken as
+// within the threshold, the bound records without failure latencies allow
+// (a slow failure is then counted twice, as slow and as failed). In
+// [0, latencies.count()].
+int64_t GoodRequests(const sli::LatencySketch& latencies,
+                     const sli::LatencySketch& failures, int64_t errors,
+                     double threshold_seconds);
 
 // One lookback of the burn-rate table.
 struct BurnWindow {

@@ -81,6 +81,48 @@ TEST(ErrorBudgetTest, EachSloCountsGoodRequestsWithinItsOwnThreshold) {
   EXPECT_EQ(plain.Status(kNow)[1].good(), 6);
 }
 
+// The review: a failure slower than the threshold was counted twice (out
+// of the fast count, then again as an error): 8 % slow failures burned the
+// budget at 16x where it burned at 8x.
+TEST(ErrorBudgetTest, ASlowFailureCountsOnceWhenItsLatencyIsKnown) {
+  SloWindowObservation obs = Window(1, 100, 0);
+  obs.latencies.emplace();
+  for (int i = 0; i < 92; ++i) ASSERT_TRUE(obs.latencies->Add(0.1).ok());
+  for (int i = 0; i < 8; ++i) {  // slow, and failed
+    ASSERT_TRUE(obs.latencies->Add(0.5).ok());
+    ASSERT_TRUE(obs.error_latencies.Add(0.5).ok());
+  }
+  obs.errors = 8;
+  ErrorBudgetTracker known({MakeSlo()});
+  known.Observe(obs);
+  EXPECT_EQ(known.Status(kNow)[0].good(), 92);
+  EXPECT_NEAR(Burn(known.Status(kNow)[0], "5m"), 8, 1e-9);
+  // Without the failures' latencies, each is taken as within the threshold:
+  // the bound that counts the 8 twice (as before).
+  obs.error_latencies = sli::LatencySketch();
+  ErrorBudgetTracker unknown({MakeSlo()});
+  unknown.Observe(obs);
+  EXPECT_EQ(unknown.Status(kNow)[0].good(), 84);
+  EXPECT_NEAR(Burn(unknown.Status(kNow)[0], "5m"), 16, 1e-9);
+}
+
+TEST(ErrorBudgetTest, GoodRequestsSubtractOnlyTheFailuresWithinTheThreshold) {
+  sli::LatencySketch all;
+  sli::LatencySketch failures;
+  for (int i = 1; i <= 100; ++i) ASSERT_TRUE(all.Add(i / 100.0).ok());
+  // 25 requests within 0.255 s (no value in its bucket: exact). Failures at
+  // 0.05 s, 0.10 s (within 0.255 s) and 0.60 s, 0.90 s (not).
+  for (double v : {0.05, 0.10, 0.60, 0.90}) {
+    ASSERT_TRUE(failures.Add(v).ok());
+  }
+  EXPECT_EQ(GoodRequests(all, failures, 4, 0.255), 25 - 2);
+  // Two more failures of unknown latency count as within it.
+  EXPECT_EQ(GoodRequests(all, failures, 6, 0.255), 25 - 4);
+  EXPECT_EQ(GoodRequests(all, sli::LatencySketch(), 4, 0.255), 25 - 4);
+  EXPECT_EQ(GoodRequests(all, failures, 4, 10), 96);
+  EXPECT_EQ(GoodRequests(all, sli::LatencySketch(), 100, 0.255), 0);  // clamped
+}
+
 TEST(ErrorBudgetTest, NoObservationsNoStatus) {
   ErrorBudgetTracker tracker({MakeSlo()});
   EXPECT_TRUE(tracker.Status(kNow).empty());
