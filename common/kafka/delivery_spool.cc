@@ -198,7 +198,8 @@ absl::StatusOr<SpoolRetry> DeliverySpool::Retry(
       // set aside when too large to produce at all.
       absl::Status produced = producer.Produce(r.topic, r.key, r.value, tag);
       if (TooLargeToProduce(produced)) {
-        refused[tag] = std::string(produced.message());
+        refused[tag] = absl::StrCat("larger than the producer may send: ",
+                                    produced.message());
       } else if (!produced.ok()) {
         failed.insert(tag);
       }
@@ -206,12 +207,44 @@ absl::StatusOr<SpoolRetry> DeliverySpool::Retry(
     batches.push_back(std::move(batch));
   }
   std::vector<SpooledRecord> others;  // failures of someone else's records
+  std::vector<uint64_t> suspects;     // in batches the broker refused
   for (const DeliveryFailure& f : producer.Drain(timeout)) {
     if (f.tag >= 1 && f.tag < next_tag) {
-      failed.insert(f.tag);  // a broker's refusal fails whole batches: kept
+      failed.insert(f.tag);
+      if (BrokerRefusedTheRecords(f.status)) suspects.push_back(f.tag);
     } else {
       others.push_back({f.topic, f.key, f.value});
     }
+  }
+  // A broker's refusal fails a whole batch: a record the topic can never
+  // take (larger than its max.message.bytes) would keep its batch-mates in
+  // the spool with it at every run. Each is produced again alone; only one
+  // refused alone is set aside. Those not tried in `timeout` stay kept.
+  std::sort(suspects.begin(), suspects.end());
+  const absl::Time deadline = absl::Now() + absl::FromChrono(timeout);
+  for (uint64_t tag : suspects) {
+    const absl::Duration left = deadline - absl::Now();
+    if (left <= absl::ZeroDuration() || !producer.fatal_error().ok()) break;
+    auto batch = std::upper_bound(
+        batches.begin(), batches.end(), tag,
+        [](uint64_t t, const Batch& b) { return t < b.first_tag; });
+    const SpooledRecord& r =
+        std::prev(batch)->records[tag - std::prev(batch)->first_tag];
+    if (!producer.Produce(r.topic, r.key, r.value, tag).ok()) continue;
+    bool alone_failed = false;
+    for (const DeliveryFailure& f :
+         producer.Drain(absl::ToChronoMilliseconds(left))) {
+      if (f.tag != tag) {
+        others.push_back({f.topic, f.key, f.value});
+      } else if (BrokerRefusedTheRecords(f.status)) {
+        alone_failed = true;
+        refused[tag] = absl::StrCat("refused by the broker even alone: ",
+                                    f.status.message());
+      } else {
+        alone_failed = true;  // another failure: kept, as any
+      }
+    }
+    if (!alone_failed || refused.count(tag) > 0) failed.erase(tag);
   }
   // Kept first: an error below must not drop them.
   if (absl::Status kept = Keep(others); !kept.ok()) return kept;
@@ -295,7 +328,7 @@ std::string SpoolRetryMessage(const SpoolRetry& retry, const std::string& dir) {
     absl::StrAppend(&message, "; unreadable, set aside: ", file);
   }
   for (const RefusedRecords& r : retry.refused) {
-    absl::StrAppend(&message, "; ", r.count, " too large to produce, ever (",
+    absl::StrAppend(&message, "; ", r.count, " that can never be produced (",
                     r.reason, ")",
                     r.file.empty() ? ", still kept"
                                    : absl::StrCat(", set aside: ", r.file));

@@ -10,10 +10,13 @@
 // temp file, fsync, rename; common/files), named so that listing them in
 // name order gives the oldest batch first; DIR/.lock serialises retries
 // between processes sharing DIR. A file that cannot be parsed is renamed
-// *.unreadable, and records too large to produce at all (the producer
-// refuses them at once: no retry can deliver them) are moved to a *.refused
-// file of the same format; both are named in SpoolRetry, never deleted and
-// never retried. What a broker refuses (for a whole batch) stays.
+// *.unreadable, and records that can never be produced are moved to a
+// *.refused file of the same format: those the producer refuses at once as
+// larger than it may send, and those the broker refuses even when produced
+// alone (larger than the topic takes, invalid) — a broker's refusal fails a
+// whole batch, so each record of such a batch is produced again alone, and
+// only those refused alone are set aside. Both kinds of file are named in
+// SpoolRetry, never deleted and never retried.
 //
 // Delivery is at least once: a record whose earlier attempt may have reached
 // the broker (possibly_persisted) is produced again. phaseloop's outputs
@@ -40,8 +43,8 @@ struct SpooledRecord {
   std::string value;
 };
 
-// Records moved out of the spool to `file` (*.refused) because they are too
-// large to produce; `reason` is the first refusal's message. `file` is ""
+// Records moved out of the spool to `file` (*.refused) because they can
+// never be produced; `reason` is the first refusal's message. `file` is ""
 // when the file could not be written (the reason then says why): they are
 // still in the spool, counted as kept.
 struct RefusedRecords {
@@ -75,7 +78,9 @@ class DeliverySpool {
                                           std::chrono::milliseconds timeout);
 
   // Produces every spooled record through `producer` (oldest first) and
-  // waits up to `timeout` for their delivery reports: each file is removed
+  // waits up to `timeout` for their delivery reports (and up to `timeout`
+  // more for records of batches the broker refused, produced again one at
+  // a time): each file is removed
   // once all its records are delivered, or rewritten with those that were
   // not. Call it first, before producing anything else: FailedPrecondition
   // when `producer` has records in flight. Failures of records produced

@@ -182,7 +182,9 @@ TEST(DeliverySpoolTest, ARecordTooLargeToProduceIsSetAsideAndNamed) {
   EXPECT_NE(content.find(huge), std::string::npos);
   EXPECT_TRUE(ValuesIn(spool).empty());
   const std::string said = SpoolRetryMessage(*retry, dir);
-  EXPECT_NE(said.find("1 too large to produce, ever"), std::string::npos)
+  EXPECT_NE(said.find("1 that can never be produced (larger than the "
+                      "producer may send"),
+            std::string::npos)
       << said;
   EXPECT_NE(said.find(retry->refused[0].file), std::string::npos) << said;
 
@@ -194,9 +196,11 @@ TEST(DeliverySpoolTest, ARecordTooLargeToProduceIsSetAsideAndNamed) {
 }
 
 // The broker refusing a produce request (message size, for the whole
-// batch) says nothing of each record: all are kept and delivered by the
-// next retry (a first version set the five small records aside for good).
-TEST(DeliverySpoolTest, ABatchTheBrokerRefusesIsKeptNotSetAside) {
+// batch) says nothing of each record: each is produced again alone, and a
+// record the broker takes alone is delivered (a first version set the five
+// small records aside for good; the next kept them all, so one record the
+// topic can never take held its batch-mates in the spool for ever).
+TEST(DeliverySpoolTest, ABatchTheBrokerRefusesOnceIsDeliveredRecordByRecord) {
   auto cluster = StartCluster();
   ASSERT_NE(cluster, nullptr);
   ASSERT_TRUE(cluster->CreateTopic("batch", 1, 1).ok());
@@ -216,16 +220,51 @@ TEST(DeliverySpoolTest, ABatchTheBrokerRefusesIsKeptNotSetAside) {
   auto retry = spool.Retry(*producer, seconds(10));
   ASSERT_TRUE(retry.ok()) << retry.status();
   EXPECT_TRUE(retry->refused.empty());
-  EXPECT_GT(retry->kept, 0);  // the refusal happened, and kept what it hit
-  EXPECT_EQ(retry->delivered + retry->kept, 5);
-  // A new producer, as the next run has (the refusal may have made this
-  // one's idempotence state unusable).
-  auto next = MakeProducer(cluster->bootstrap_servers(), seconds(10));
-  ASSERT_NE(next, nullptr);
-  auto again = spool.Retry(*next, seconds(10));
-  ASSERT_TRUE(again.ok()) << again.status();
-  EXPECT_EQ(retry->delivered + again->delivered, 5);
+  EXPECT_EQ(retry->kept, 0);
+  EXPECT_EQ(retry->delivered, 5);
   EXPECT_TRUE(ValuesIn(spool).empty());
+  EXPECT_EQ(
+      testing::Watermarks(cluster->bootstrap_servers(), "batch", 0).second, 5);
+}
+
+// The first record is refused again when produced alone (as a record larger
+// than the topic's max.message.bytes is, at every attempt): it alone is set
+// aside, named with the broker's reason; its batch-mates are delivered.
+TEST(DeliverySpoolTest, ARecordTheBrokerRefusesAloneIsSetAside) {
+  auto cluster = StartCluster();
+  ASSERT_NE(cluster, nullptr);
+  ASSERT_TRUE(cluster->CreateTopic("batch", 1, 1).ok());
+  const std::string dir = testing::MakeTempDir();
+  DeliverySpool spool = OpenSpool(dir);
+  std::vector<SpooledRecord> records;
+  for (int i = 0; i < 5; ++i) {
+    records.push_back({"batch", "k", absl::StrCat("v", i)});
+  }
+  ASSERT_TRUE(spool.Keep(records).ok());
+  // The batch's request, then the first record's alone.
+  ASSERT_TRUE(cluster
+                  ->PushRequestErrors(ApiKey::kProduce,
+                                      {RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE,
+                                       RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE})
+                  .ok());
+  auto producer = MakeProducer(cluster->bootstrap_servers(), seconds(10));
+  ASSERT_NE(producer, nullptr);
+  auto retry = spool.Retry(*producer, seconds(10));
+  ASSERT_TRUE(retry.ok()) << retry.status();
+  EXPECT_EQ(retry->delivered, 4);
+  EXPECT_EQ(retry->kept, 0);
+  ASSERT_EQ(retry->refused.size(), 1u);
+  EXPECT_EQ(retry->refused[0].count, 1);
+  EXPECT_NE(retry->refused[0].reason.find("refused by the broker even alone"),
+            std::string::npos)
+      << retry->refused[0].reason;
+  std::string content;
+  ASSERT_TRUE(files::ReadWholeFile(retry->refused[0].file, &content).ok());
+  EXPECT_NE(content.find("v0"), std::string::npos);
+  EXPECT_EQ(content.find("v1"), std::string::npos);
+  EXPECT_TRUE(ValuesIn(spool).empty());
+  EXPECT_EQ(
+      testing::Watermarks(cluster->bootstrap_servers(), "batch", 0).second, 4);
 }
 
 TEST(DeliverySpoolTest, RetryRefusesAProducerWithRecordsInFlight) {

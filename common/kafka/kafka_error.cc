@@ -191,4 +191,11 @@ bool TooLargeToProduce(const absl::Status& status) {
   return KafkaCodeOf(status) == RdKafka::ERR_MSG_SIZE_TOO_LARGE;
 }
 
+bool BrokerRefusedTheRecords(const absl::Status& status) {
+  const std::optional<RdKafka::ErrorCode> code = KafkaCodeOf(status);
+  return code == RdKafka::ERR_MSG_SIZE_TOO_LARGE ||
+         code == RdKafka::ERR_RECORD_LIST_TOO_LARGE ||
+         code == RdKafka::ERR_INVALID_RECORD;
+}
+
 }  // namespace phaseloop::kafka

@@ -57,6 +57,12 @@ std::optional<RdKafka::ErrorCode> KafkaCodeOf(const absl::Status& status);
 // the broker's, and fails a whole batch of records that may each be fine.)
 bool TooLargeToProduce(const absl::Status& status);
 
+// A delivery failure in which the broker refused the records for what they
+// are (message too large for the topic, batch too large, invalid record):
+// the refusal is of a whole batch, so one of its records may be at fault,
+// or none alone; producing each record alone tells which.
+bool BrokerRefusedTheRecords(const absl::Status& status);
+
 // A Status of class `error_class` with `message` (for errors that are not a
 // librdkafka code, e.g. a failed offset lookup).
 absl::Status ClassifiedStatus(ErrorClass error_class,
