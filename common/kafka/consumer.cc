@@ -566,9 +566,26 @@ std::string Consumer::ClusterId(std::chrono::milliseconds timeout) const {
       impl_->consumer->clusterid(static_cast<int>(timeout.count()));
   // librdkafka's mock cluster names itself from addresses in memory, which
   // repeat across starts without address randomisation (or within one
-  // process): its bootstrap address, an ephemeral port, tells them apart.
+  // process): its first broker's address as the cluster advertises it (an
+  // ephemeral port) tells them apart, however the bootstrap list spells it
+  // (localhost or 127.0.0.1); the bootstrap list when metadata is late.
   if (absl::StartsWith(id, "mockCluster")) {
-    absl::StrAppend(&id, "@", impl_->options.bootstrap_servers);
+    std::string address = impl_->options.bootstrap_servers;
+    RdKafka::Metadata* metadata = nullptr;
+    if (impl_->consumer->metadata(false, nullptr, &metadata,
+                                  static_cast<int>(timeout.count())) ==
+            RdKafka::ERR_NO_ERROR &&
+        metadata != nullptr) {
+      const RdKafka::BrokerMetadata* first = nullptr;
+      for (const RdKafka::BrokerMetadata* broker : *metadata->brokers()) {
+        if (first == nullptr || broker->id() < first->id()) first = broker;
+      }
+      if (first != nullptr) {
+        address = absl::StrCat(first->host(), ":", first->port());
+      }
+    }
+    delete metadata;
+    absl::StrAppend(&id, "@", address);
   }
   return id;
 }

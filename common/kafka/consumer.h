@@ -179,8 +179,9 @@ class Consumer {
   bool GroupSettled() const;
 
   // The cluster's id (a real cluster's is stable across restarts; an
-  // embedded cluster's gets its bootstrap address, an ephemeral port, so
-  // each start has its own), waiting up to `timeout` for metadata; "" when
+  // embedded cluster's gets its first broker's advertised address, an
+  // ephemeral port, so each start has its own, however the bootstrap list
+  // spells it), waiting up to `timeout` for metadata; "" when
   // not known (no broker answered). May be called from offset_lookup.
   std::string ClusterId(std::chrono::milliseconds timeout) const;
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <tuple>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/kafka/embedded_cluster.h"
 #include "common/kafka/kafka_error.h"
@@ -149,6 +150,35 @@ TEST_F(ConsumerTest, ResumesExactlyAfterExternallyStoredOffsets) {
   auto extra = consumer->Poll(milliseconds(300));
   ASSERT_TRUE(extra.ok());
   EXPECT_FALSE(extra->has_value());
+}
+
+// An embedded cluster's id carries its address as it advertises it: the
+// same cluster reached as 127.0.0.1 or as localhost has one id (the
+// buffer would otherwise read its partitions again from 0), another
+// embedded cluster another.
+TEST_F(ConsumerTest,
+       AnEmbeddedClustersIdDoesNotDependOnTheSpellingOfItsAddress) {
+  SetUpTopic(1, "ids", 1, 0);
+  std::string other_spelling = bootstrap();
+  const size_t host = other_spelling.find("127.0.0.1");
+  ASSERT_NE(host, std::string::npos) << other_spelling;
+  other_spelling.replace(host, 9, "localhost");
+  auto as_given =
+      MakeConsumer(testing::GroupOptions(bootstrap(), "a", {"ids"}));
+  auto as_localhost =
+      MakeConsumer(testing::GroupOptions(other_spelling, "b", {"ids"}));
+  ASSERT_NE(as_given, nullptr);
+  ASSERT_NE(as_localhost, nullptr);
+  const std::string id = as_given->ClusterId(seconds(10));
+  EXPECT_TRUE(absl::StartsWith(id, "mockCluster")) << id;
+  EXPECT_NE(id.find('@'), std::string::npos) << id;
+  EXPECT_EQ(as_localhost->ClusterId(seconds(10)), id);
+  auto another = EmbeddedCluster::Start(1);
+  ASSERT_TRUE(another.ok()) << another.status();
+  auto there = MakeConsumer(
+      testing::GroupOptions((*another)->bootstrap_servers(), "c", {"ids"}));
+  ASSERT_NE(there, nullptr);
+  EXPECT_NE(there->ClusterId(seconds(10)), id);
 }
 
 TEST_F(ConsumerTest, FailedOffsetLookupIsFatal) {
