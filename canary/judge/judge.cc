@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "staging_harness/stats/exceedance_test.h"
 #include "staging_harness/stats/mann_whitney.h"
+#include "staging_harness/stats/percentile.h"
 
 namespace phaseloop::canary {
 namespace {
@@ -16,15 +17,10 @@ SampleSummary Summarize(const std::vector<double>& values, double percentile) {
   SampleSummary summary;
   summary.count = static_cast<int>(values.size());
   if (values.empty()) return summary;
-  summary.median = Percentile(values, 50);
-  summary.p95 = Percentile(values, 95);
-  summary.percentile = Percentile(values, percentile);
+  summary.median = stats::Percentile(values, 50);
+  summary.p95 = stats::Percentile(values, 95);
+  summary.percentile = stats::Percentile(values, percentile);
   return summary;
-}
-
-bool AllFinite(const std::vector<double>& values) {
-  return std::all_of(values.begin(), values.end(),
-                     [](double v) { return std::isfinite(v); });
 }
 
 std::string PercentileName(double p) {
@@ -156,7 +152,8 @@ MetricJudgement JudgeMetric(const std::string& name, const Samples* samples,
         "its metric pipeline");
     return out;
   }
-  if (!AllFinite(samples->baseline) || !AllFinite(samples->canary)) {
+  if (!stats::AllFinite(samples->baseline) ||
+      !stats::AllFinite(samples->canary)) {
     out.outcome = Outcome::kError;
     out.reason =
         "bad data: a sample is not a finite number (NaN or "
@@ -194,16 +191,6 @@ std::string OutcomeName(Outcome outcome) {
       return "Error";
   }
   return "Error";
-}
-
-double Percentile(std::vector<double> values, double p) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const double rank = p / 100 * static_cast<double>(values.size() - 1);
-  const size_t lo = static_cast<size_t>(std::floor(rank));
-  const size_t hi = std::min(lo + 1, values.size() - 1);
-  const double frac = rank - static_cast<double>(lo);
-  return values[lo] + (values[hi] - values[lo]) * frac;
 }
 
 Judgement Judge(const std::map<std::string, Samples>& metrics,

@@ -95,10 +95,6 @@ struct Judgement {
 Judgement Judge(const std::map<std::string, Samples>& metrics,
                 const JudgeConfig& config);
 
-// The p-th percentile (0 < p < 100) of `values` by linear interpolation
-// between closest ranks; 0 for no values.
-double Percentile(std::vector<double> values, double p);
-
 }  // namespace phaseloop::canary
 
 #endif  // PHASELOOP_CANARY_JUDGE_JUDGE_H_

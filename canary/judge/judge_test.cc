@@ -318,12 +318,5 @@ TEST(Judge, TailOnlyRegressionFailsAP95Rule) {
                    stats::MannWhitneyU(few_base, few_canary)->p_value);
 }
 
-TEST(Percentile, InterpolatesBetweenClosestRanks) {
-  EXPECT_EQ(Percentile({}, 50), 0);
-  EXPECT_EQ(Percentile({3, 1, 2}, 50), 2);
-  EXPECT_EQ(Percentile({1, 2, 3, 4}, 50), 2.5);
-  EXPECT_DOUBLE_EQ(Percentile({0, 10}, 95), 9.5);
-}
-
 }  // namespace
 }  // namespace phaseloop::canary

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <vector>
 
+#include "staging_harness/stats/percentile.h"
+
 namespace phaseloop::stats {
 namespace {
 
@@ -11,18 +13,6 @@ double LogChoose(int64_t n, int64_t k) {
   return std::lgamma(static_cast<double>(n) + 1) -
          std::lgamma(static_cast<double>(k) + 1) -
          std::lgamma(static_cast<double>(n - k) + 1);
-}
-
-double PercentileOfSorted(const std::vector<double>& sorted, double p) {
-  const double rank = p / 100 * static_cast<double>(sorted.size() - 1);
-  const size_t lo = static_cast<size_t>(std::floor(rank));
-  const size_t hi = std::min(lo + 1, sorted.size() - 1);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - std::floor(rank));
-}
-
-bool AllFinite(absl::Span<const double> values) {
-  return std::all_of(values.begin(), values.end(),
-                     [](double v) { return std::isfinite(v); });
 }
 
 }  // namespace

@@ -5,8 +5,8 @@
 // percentile? A test of the tail, where the Mann-Whitney U test (a test of
 // location) hardly looks: a canary whose slowest 10 % of requests got 25 %
 // slower moves U by little while its p95 moves by 20 %. The threshold is
-// the pooled samples' `percentile` (linear interpolation, as the judge's
-// percentiles); each side's values strictly above it are counted, and the
+// the pooled samples' `percentile` (stats::Percentile, the judge's own);
+// each side's values strictly above it are counted, and the
 // 2x2 table (above / not above, per side) is judged by Fisher's exact test,
 // two-sided: the probabilities of every table with the same margins that is
 // no more likely than the one observed, under the hypergeometric law.
