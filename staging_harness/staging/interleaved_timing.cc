@@ -1,11 +1,12 @@
 #include "staging_harness/staging/interleaved_timing.h"
 
 #include <chrono>
+#include <cmath>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "common/timing/elapsed.h"
-#include "staging_harness/stats/mann_whitney.h"
+#include "staging_harness/stats/signed_rank.h"
 
 namespace phaseloop::staging {
 namespace {
@@ -50,8 +51,16 @@ absl::Status Summarize(const TimingOptions& options, TimingResult& result) {
   absl::StatusOr<stats::SpeedupInterval> cpu_interval =
       stats::MedianSpeedupInterval(cpu, options.confidence);
   result.cpu = cpu_interval.ok() ? *cpu_interval : stats::SpeedupInterval{};
-  absl::StatusOr<stats::MannWhitneyResult> test =
-      stats::MannWhitneyU(wall_a, wall_b);
+  // The pairs' log speedups: each pair's two runs share the machine's
+  // moment, which a test of the two samples apart would count as noise.
+  std::vector<double> log_speedups;
+  for (size_t i = 0; i < wall_a.size(); ++i) {
+    if (wall_a[i] > 0 && wall_b[i] > 0) {
+      log_speedups.push_back(std::log(wall_a[i] / wall_b[i]));
+    }
+  }
+  absl::StatusOr<stats::SignedRankResult> test =
+      stats::WilcoxonSignedRank(log_speedups);
   result.p_value = test.ok() ? test->p_value : 1;
   result.instructions_ratio = 0;
   if (counted && !instruction_ratios.empty()) {

@@ -9,9 +9,9 @@
 // 99 % by default: stopping once an interval looks narrow favours samples
 // whose spread happened to be small, and 95 % held an A/A comparison's 1
 // too rarely) is within ±half_width of the median, the pair limit, or the
-// time budget. Reports the wall and CPU (user+sys) speedups
-// with their intervals, the Mann-Whitney p-value of the wall times, and the
-// instructions ratio where the hardware counted them (a deterministic
+// time budget. Reports the wall and CPU (user+sys) speedups with their
+// intervals, the Wilcoxon signed-rank p-value of the pairs' wall times, and
+// the instructions ratio where the hardware counted them (a deterministic
 // secondary metric: the same binary retires nearly the same instructions on
 // the same input whatever the machine's load).
 
@@ -53,7 +53,7 @@ struct TimingResult {
   std::vector<PassSample> candidate;
   stats::SpeedupInterval wall;  // t_baseline / t_candidate: > 1 faster
   stats::SpeedupInterval cpu;
-  double p_value = 1;  // Mann-Whitney U, wall times
+  double p_value = 1;  // Wilcoxon signed-rank, the pairs' wall times
   bool narrow = false;
   std::string stop_reason;  // "narrow", "max_pairs", "budget"
   // Median of the per-pair instructions_baseline / instructions_candidate;
