@@ -101,6 +101,13 @@ int RunCanaryRun(const CanaryRunFlags& flags, std::ostream& out,
   // for this service, would show only minutes later, as steps without
   // reward windows.
   auto slos = slo::LoadSloDirectory(service->slo_dir);
+  if (slos.ok()) {
+    if (absl::Status slices =
+            slo::CheckTimeSlices(*slos, service->reward_window_ms);
+        !slices.ok()) {
+      slos = slices;
+    }
+  }
   if (!slos.ok()) {
     err << kName << flags.service << ": slo_dir: " << slos.status().message()
         << "\n";

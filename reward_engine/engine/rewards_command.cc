@@ -54,6 +54,12 @@ int RunRewards(const RewardsRunFlags& flags, std::ostream& out,
   }
   absl::StatusOr<std::vector<slo::Slo>> slos =
       slo::LoadSloDirectory(flags.slo_dir);
+  if (slos.ok()) {
+    if (absl::Status slices = slo::CheckTimeSlices(*slos, flags.window_ms);
+        !slices.ok()) {
+      slos = slices;
+    }
+  }
   if (!slos.ok()) {
     err << kName << "--slo-dir " << flags.slo_dir << ": "
         << slos.status().message() << "\n";

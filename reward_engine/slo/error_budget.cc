@@ -146,25 +146,45 @@ v1::BudgetStatus ErrorBudgetTracker::StatusOf(const Slo& slo, size_t position,
   spans[kSlo] = slo.window_ms;
   const int64_t longest = std::max(slo.window_ms, kLongestBurnWindowMs);
   Tally tallies[kLookbacks + 1];
-  for (auto it = std::make_reverse_iterator(StartingAtOrAfter(windows, now_ms));
-       it != windows.rend() && it->window_start_ms >= now_ms - longest; ++it) {
-    const Counts& c = *it;
-    const int64_t good = c.good[position];
-    Tally add;
-    if (timeslices) {
-      add.total = 1;
-      add.good = static_cast<double>(good) >= slice_target * c.total;
-    } else {
-      add.total = c.total;
-      add.good = good;
-    }
+  auto count = [&](int64_t start_ms, const Tally& add) {
     for (size_t i = 0; i <= kLookbacks; ++i) {
-      if (c.window_start_ms >= now_ms - spans[i]) {
+      if (start_ms >= now_ms - spans[i]) {
         tallies[i].total += add.total;
         tallies[i].good += add.good;
       }
     }
+  };
+  // Timeslices: the windows of one slice (time_slice_window_ms long, from
+  // multiples of it; one window each without it) are one event, good when
+  // their requests meet the slice target; a slice belongs to a lookback
+  // when its first window does.
+  const int64_t slice_ms = slo.time_slice_window_ms;
+  Tally slice;
+  int64_t slice_index = 0;
+  int64_t slice_start_ms = 0;
+  auto close_slice = [&] {
+    if (slice.total == 0) return;
+    count(slice_start_ms,
+          {1, static_cast<double>(slice.good) >= slice_target * slice.total});
+    slice = Tally();
+  };
+  for (auto it = std::make_reverse_iterator(StartingAtOrAfter(windows, now_ms));
+       it != windows.rend() && it->window_start_ms >= now_ms - longest; ++it) {
+    const Counts& c = *it;
+    const Tally add{c.total, c.good[position]};
+    if (!timeslices) {
+      count(c.window_start_ms, add);
+      continue;
+    }
+    const int64_t index =
+        slice_ms > 0 ? c.window_start_ms / slice_ms : c.window_start_ms;
+    if (slice.total > 0 && index != slice_index) close_slice();
+    slice_index = index;
+    slice_start_ms = c.window_start_ms;  // going back: the slice's first
+    slice.total += add.total;
+    slice.good += add.good;
   }
+  close_slice();
 
   v1::BudgetStatus status;
   status.set_service(slo.service);

@@ -360,6 +360,32 @@ TEST(ErrorBudgetTest, TimeslicesCountWindowsMeetingTheSliceTarget) {
   EXPECT_EQ(plain.Status(kNow)[0].bad(), 2);
 }
 
+// timeSliceWindow: 5m over one-minute engine windows: the windows of a
+// slice are one event, judged on their requests together.
+TEST(ErrorBudgetTest, ATimesliceHoldsTheWindowsOfItsTimeSliceWindow) {
+  Slo slo = MakeSlo(kTimeslices, /*target=*/0.8);
+  slo.time_slice_target = 0.95;
+  slo.time_slice_window_ms = 5 * kMinute;
+  ErrorBudgetTracker tracker({slo});
+  const int64_t goods[] = {100, 95, 99, 100, 94, 100, 0, 97, 50, 100};
+  const int64_t totals[] = {100, 100, 100, 100, 100, 100, 10, 100, 100, 100};
+  for (int i = 0; i < 10; ++i) {
+    tracker.Observe(Window(10 - i, totals[i], goods[i]));
+  }
+  // kNow is a multiple of 5 minutes: [-10, -5) holds 488/500 good
+  // (97.6 %, a good slice), [-5, 0) 347/410 (84.6 %, bad).
+  const v1::BudgetStatus s = tracker.Status(kNow)[0];
+  EXPECT_EQ(s.total(), 2);
+  EXPECT_EQ(s.good(), 1);
+  EXPECT_EQ(s.burn_rates(0).total(), 1);  // 5m: the last slice
+  EXPECT_NEAR(Burn(s, "5m"), 5, 1e-9);    // (1 / 1) / 0.2
+  // Two minutes later, the 5m lookback starts inside the first slice's
+  // successor: [-5, 0) began 7 minutes before, outside it.
+  const v1::BudgetStatus later = tracker.Status(kNow + 2 * kMinute)[0];
+  EXPECT_EQ(later.burn_rates(0).total(), 0);
+  EXPECT_EQ(later.total(), 2);
+}
+
 TEST(ErrorBudgetTest, GroupsAndSlosAreSeparateAndSorted) {
   Slo strict = MakeSlo();
   strict.name = "latency-strict";

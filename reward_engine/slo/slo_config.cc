@@ -282,12 +282,23 @@ absl::Status ParseObjective(const YamlFields& fields, const YAML::Node& spec,
     slo.time_slice_target = *tst;
   }
   if (objective["timeSliceWindow"]) {
+    if (slo.budgeting_method != kTimeslices) {
+      return fields.Bad(
+          field + ".timeSliceWindow",
+          "only meaningful with budgetingMethod: Timeslices; remove it");
+    }
     auto w = RequiredText(fields, field, objective, "timeSliceWindow");
     if (!w.ok()) return w.status();
-    if (auto ms = ParseDurationMs(*w); !ms.ok()) {
+    auto ms = ParseDurationMs(*w);
+    if (!ms.ok()) {
       return fields.Bad(field + ".timeSliceWindow",
                         std::string(ms.status().message()));
     }
+    if (*ms > slo.window_ms) {
+      return fields.Bad(field + ".timeSliceWindow",
+                        absl::StrCat(*w, " is longer than the SLO's window"));
+    }
+    slo.time_slice_window_ms = *ms;
   }
   return absl::OkStatus();
 }
@@ -551,6 +562,24 @@ absl::StatusOr<std::vector<Slo>> LoadSloDirectory(const std::string& dir) {
   }
   if (auto s = CheckDuplicates(slos); !s.ok()) return s;
   return slos;
+}
+
+absl::Status CheckTimeSlices(const std::vector<Slo>& slos,
+                             int64_t engine_window_ms) {
+  for (const Slo& slo : slos) {
+    if (slo.time_slice_window_ms == 0 || engine_window_ms <= 0 ||
+        slo.time_slice_window_ms % engine_window_ms == 0) {
+      continue;
+    }
+    return absl::InvalidArgumentError(absl::StrCat(
+        slo.source.empty() ? "" : absl::StrCat(slo.source, ": "), "SLO ",
+        slo.name, ": timeSliceWindow is ", slo.time_slice_window_ms,
+        " ms, not a multiple of the reward engine's window (", engine_window_ms,
+        " ms): a timeslice holds whole engine windows; make it a multiple, "
+        "or change the engine's window (--window-ms, or reward_window_ms of "
+        "the service)"));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace phaseloop::slo

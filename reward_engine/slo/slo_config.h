@@ -29,8 +29,9 @@
 //         value: 250                         # threshold, milliseconds
 //         target: 0.99                       # in (0, 1); or targetPercent: 99
 //         timeSliceTarget: 0.99              # Timeslices only; default target
-//         timeSliceWindow: 10s               # optional; accepted, unused: a
-//                                            # timeslice is one SLI window
+//         timeSliceWindow: 1m                # Timeslices only; a multiple of
+//                                            # the reward engine's window;
+//                                            # default: one engine window
 //
 // Durations: a positive integer and a unit s, m, h, d or w ("30d").
 // Simplifications against OpenSLO v1: the threshold lives in the objective
@@ -53,9 +54,12 @@ struct Slo {
   double target = 0;             // e.g. 0.99, in (0, 1)
   int64_t window_ms = 0;         // rolling SLO window, e.g. 30 days
   std::string budgeting_method;  // "Occurrences" | "Timeslices"
-  // Timeslices: a timeslice (one SLI window) is good when good / total >=
-  // time_slice_target; 0 means `target`.
+  // Timeslices: a timeslice is good when good / total >= time_slice_target
+  // (0 means `target`); it lasts time_slice_window_ms, a multiple of the
+  // reward engine's window (CheckTimeSlices), slices aligned to multiples
+  // of it since the epoch (0: one engine window each).
   double time_slice_target = 0;
+  int64_t time_slice_window_ms = 0;
   std::string display_name;  // metadata.displayName, may be empty
   std::string source;        // file it was loaded from ("" if built in code)
 };
@@ -71,6 +75,12 @@ absl::StatusOr<std::vector<Slo>> LoadSloFile(const std::string& path);
 // Also rejects the same SLO name twice for one service across files. An
 // empty directory is an error (an engine without SLOs is a mistake).
 absl::StatusOr<std::vector<Slo>> LoadSloDirectory(const std::string& dir);
+
+// InvalidArgument, naming the SLO's file and the fix, when a Timeslices
+// SLO's timeSliceWindow is not a multiple of the reward engine's window
+// (`engine_window_ms`): a slice must hold whole engine windows.
+absl::Status CheckTimeSlices(const std::vector<Slo>& slos,
+                             int64_t engine_window_ms);
 
 // Parses YAML text; `source` names it in error messages.
 absl::StatusOr<std::vector<Slo>> ParseSloYaml(const std::string& text,

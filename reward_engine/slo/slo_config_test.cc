@@ -101,6 +101,29 @@ TEST(SloConfigTest, TimeslicesAndTargetPercent) {
   EXPECT_EQ((*slos)[0].budgeting_method, "Timeslices");
   EXPECT_DOUBLE_EQ((*slos)[0].target, 0.99);
   EXPECT_EQ((*slos)[0].time_slice_target, 0.9);
+  EXPECT_EQ((*slos)[0].time_slice_window_ms, 60000);
+  // A slice holds whole engine windows.
+  EXPECT_TRUE(CheckTimeSlices(*slos, 10000).ok());
+  EXPECT_TRUE(CheckTimeSlices(*slos, 60000).ok());
+  const absl::Status odd = CheckTimeSlices(*slos, 7000);
+  EXPECT_TRUE(absl::IsInvalidArgument(odd));
+  EXPECT_NE(odd.message().find("test.yaml: SLO "), std::string::npos) << odd;
+  EXPECT_NE(odd.message().find("not a multiple of the reward engine's window "
+                               "(7000 ms)"),
+            std::string::npos)
+      << odd;
+  // Only with Timeslices.
+  auto occurrences =
+      ParseSloYaml(absl::StrReplaceAll(
+                       Replace("budgetingMethod: Occurrences",
+                               "budgetingMethod: Occurrences"),
+                       {{"      target: 0.995\n",
+                         "      target: 0.995\n      timeSliceWindow: 1m\n"}}),
+                   "test.yaml");
+  ASSERT_FALSE(occurrences.ok());
+  EXPECT_NE(occurrences.status().message().find("timeSliceWindow"),
+            std::string::npos)
+      << occurrences.status();
 
   // Without timeSliceTarget the slice target is the target.
   auto plain = ParseSloYaml(
