@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 
 #include <cerrno>
+#include <chrono>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -55,6 +56,7 @@ absl::StatusOr<ProcessResult> RunProcess(const ProcessSpec& spec) {
   // Registered while it runs: under a time limit it is timeout(1), which
   // makes a process group of its own that a stop signal must kill.
   int rc = -1;
+  const auto started_at = std::chrono::steady_clock::now();
   llvm::sys::ProcessInfo started = llvm::sys::ExecuteNoWait(
       *env, argv, std::nullopt, redirects, /*MemoryLimit=*/0, &exec_error,
       &failed_to_start);
@@ -85,8 +87,15 @@ absl::StatusOr<ProcessResult> RunProcess(const ProcessSpec& spec) {
   }
   ProcessResult result;
   result.exit_code = rc;
-  // timeout(1) exits 124 when the limit hit, 137 when KILL was needed.
-  result.timed_out = spec.timeout_seconds > 0 && (rc == 124 || rc == 137);
+  // timeout(1) exits 124 when the limit hit, 137 when KILL was needed —
+  // and 137 too when the command itself was killed by SIGKILL (the OOM
+  // killer, say), which is a timeout only once the limit had passed.
+  const double ran_s = std::chrono::duration<double>(
+                           std::chrono::steady_clock::now() - started_at)
+                           .count();
+  result.timed_out =
+      spec.timeout_seconds > 0 &&
+      (rc == 124 || (rc == 137 && ran_s >= spec.timeout_seconds));
   if (output.ok()) {
     constexpr size_t kKeep = 64 * 1024;
     result.output = output->size() > kKeep

@@ -56,6 +56,13 @@ TEST(SubprocessTest, ExitStatusTimeLimitAndOutput) {
       RunProcess({{"sh", "-c", "kill -9 $$"}, "", {}, 0});
   ASSERT_TRUE(killed.ok()) << killed.status();
   EXPECT_EQ(killed->exit_code, 128 + SIGKILL);
+  // The same under a time limit (the OOM killer's SIGKILL looks so): timeout
+  // passes the 137 on, which is not a timeout before the limit.
+  absl::StatusOr<ProcessResult> killed_in_time =
+      RunProcess({{"sh", "-c", "kill -9 $$"}, "", {}, 30});
+  ASSERT_TRUE(killed_in_time.ok()) << killed_in_time.status();
+  EXPECT_EQ(killed_in_time->exit_code, 128 + SIGKILL);
+  EXPECT_FALSE(killed_in_time->timed_out);
 }
 
 // A build runs under timeout(1), in a process group of its own that a
