@@ -110,6 +110,10 @@ StateObservation ModuleSearch::Parse(
 double ModuleSearch::Elapsed() const { return timing::SecondsSince(begin_); }
 
 bool ModuleSearch::OutOfBudget() const {
+  if (options_.stop != nullptr && options_.stop->load()) {
+    stopped_ = true;
+    return true;
+  }
   if (options_.max_evaluations > 0 &&
       evaluations_ >= options_.max_evaluations) {
     return true;

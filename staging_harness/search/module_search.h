@@ -1,6 +1,7 @@
 #ifndef PHASELOOP_STAGING_HARNESS_SEARCH_MODULE_SEARCH_H_
 #define PHASELOOP_STAGING_HARNESS_SEARCH_MODULE_SEARCH_H_
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -75,6 +76,9 @@ struct ModuleSearchOptions {
   // OfferBest skips them, so the search reports the best one not blocked.
   // nullptr: nothing is blocked.
   PipelineBlocked blocked;
+  // Set (by a stop signal): the search ends at its next step, as when its
+  // budget runs out, and says so (stopped()). nullptr: never.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 // One module's search: a root session on the start state, the clock, the
@@ -100,6 +104,7 @@ class ModuleSearch {
   // Whether the clock, rather than max_evaluations, ended the search: a
   // time-limited search may stop elsewhere on a faster or slower machine.
   bool time_limited() const { return time_limited_; }
+  bool stopped() const { return stopped_; }
   double Elapsed() const;
   int action_count() const { return action_count_; }
   const ModuleSearchOptions& options() const { return options_; }
@@ -181,6 +186,7 @@ class ModuleSearch {
   int64_t episodes_ = 0;
   int64_t evaluations_ = 0;
   mutable bool time_limited_ = false;
+  mutable bool stopped_ = false;
   int64_t failed_steps_ = 0;
   int64_t timed_out_steps_ = 0;
   int64_t blocked_offers_ = 0;

@@ -64,12 +64,11 @@ std::unique_ptr<Harness> Open(const std::string& fixture,
   h->worker = std::move(*worker);
   v1::ModuleSource source;
   source.set_path(Fixture(fixture));
-  auto root =
-      service::RemoteSession::Start(*h->worker, source,
-                                    {v1::IR_COUNT, v1::TEXT_SIZE, v1::ALLOC_SIZE,
-                                     v1::AUTOPHASE, v1::INST_COUNT,
-                                     v1::MODULE_HASH},
-                                    &h->reply);
+  auto root = service::RemoteSession::Start(
+      *h->worker, source,
+      {v1::IR_COUNT, v1::TEXT_SIZE, v1::ALLOC_SIZE, v1::AUTOPHASE,
+       v1::INST_COUNT, v1::MODULE_HASH},
+      &h->reply);
   EXPECT_TRUE(root.ok()) << root.status();
   if (!root.ok()) return nullptr;
   h->root = std::move(*root);
@@ -78,8 +77,8 @@ std::unique_ptr<Harness> Open(const std::string& fixture,
                                    {ir::OptLevel::kOz});
   EXPECT_TRUE(oz.ok()) << oz.status();
   if (!oz.ok()) return nullptr;
-  h->reference = {h->start.ir_count,  h->start.text_size,
-                  oz->at(0).ir_count, oz->at(0).text_size,
+  h->reference = {h->start.ir_count,   h->start.text_size,
+                  oz->at(0).ir_count,  oz->at(0).text_size,
                   h->start.alloc_size, oz->at(0).alloc_size};
   h->search = h->NewSearch(options, h->reference);
   return h;
@@ -219,8 +218,8 @@ TEST(ModuleSearch, RewardScaleIsTheStartValueWhenOzGainsNothing) {
   // The other objective's figures are not used.
   auto text = h->NewSearch(Options(Objective::kTextSize), {100, 50, 10, 40});
   EXPECT_DOUBLE_EQ(text->Reward(50, 45), 0.5);
-  auto alloc = h->NewSearch(Options(Objective::kAllocSize),
-                            {100, 50, 10, 40, 300, 200});
+  auto alloc =
+      h->NewSearch(Options(Objective::kAllocSize), {100, 50, 10, 40, 300, 200});
   EXPECT_DOUBLE_EQ(alloc->Reward(300, 250), 0.5);
 }
 

@@ -224,6 +224,7 @@ absl::StatusOr<WorkStats> RunSearchJobWorker(const WorkOptions& options,
     run.max_evaluations = job.max_evaluations();
     run.seed = job.seed();
     run.run_id = job.job_id();
+    run.stop = stop;  // a stop signal ends the job's search at its next step
     ModuleInput input{job.job_id(), path, ""};
     int64_t episodes_before = 0;
     // Before the search: it flushes the sink itself, spooling what Kafka
@@ -252,6 +253,20 @@ absl::StatusOr<WorkStats> RunSearchJobWorker(const WorkOptions& options,
       stats.episodes_kept_for_retry += kept;
       log << "job " << job.job_id() << ": "
           << kafka::KeptForRetryMessage(kept, (*sink)->spool_dir()) << "\n";
+    }
+    if (stop != nullptr && stop->load()) {
+      // Stopped during the job (its search ended at the next step, or its
+      // session worker died of the same Ctrl-C): its episodes so far are
+      // out (or spooled), the job not committed, so the group's next owner
+      // of the partition works it whole.
+      stats.episodes += episodes_before - kept;
+      stats.jobs_stopped.push_back(job.job_id());
+      log << "job " << job.job_id() << ": stopped by a signal after "
+          << episodes_before
+          << " episodes, before its budget; not committed: the next worker "
+             "of its partition works it again\n";
+      log.flush();
+      break;
     }
     absl::Status committed = (*consumer)->CommitMessage(m);
     if (!committed.ok()) {

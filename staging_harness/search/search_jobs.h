@@ -89,6 +89,8 @@ struct WorkStats {
   // them), and spooled episodes of an earlier run delivered at start.
   int64_t episodes_kept_for_retry = 0;
   int64_t spool_delivered = 0;
+  // Jobs a stop signal ended before their budget, left uncommitted.
+  std::vector<std::string> jobs_stopped;
 };
 
 // One line per job on `log`, one per gap of lost jobs (also recorded in

@@ -129,6 +129,10 @@ int Work(const JobsFlags& flags) {
               << kafka::KeptForRetryMessage(stats->episodes_kept_for_retry,
                                             options.spool_dir);
   }
+  if (!stats->jobs_stopped.empty()) {
+    std::cerr << "; job " << stats->jobs_stopped.front()
+              << " stopped before its budget and left for the next worker";
+  }
   if (stats->jobs_lost > 0) {
     std::cerr << "; " << stats->jobs_lost
               << " jobs LOST (deleted from Kafka before any worker read them; "

@@ -7,10 +7,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "absl/strings/str_split.h"
 #include "common/kafka/embedded_cluster.h"
@@ -251,6 +253,53 @@ TEST(SearchJobsTest, ACommitRefusedDuringARebalanceDoesNotStopTheWorker) {
       std::set<std::string>(ids->begin(), ids->end()));
   EXPECT_NE(log.str().find("offset not committed"), std::string::npos)
       << log.str();
+}
+
+// SIGTERM during a job waited for the whole job (up to its 12 h budget; a
+// pod's grace period then killed it, episodes in flight lost): the search
+// ends at its next step, its episodes are delivered, and the job is left
+// uncommitted for the next worker, which works it whole.
+TEST(SearchJobsTest, AStopSignalEndsAJobEarlyAndLeavesItForTheNextWorker) {
+  auto cluster = ClusterWithTopics(1);
+  ASSERT_NE(cluster, nullptr);
+  const std::string bootstrap = cluster->bootstrap_servers();
+  auto ids = SubmitSearchJobs(FixtureSources(1),
+                              IrCountJobs(bootstrap, /*max_evaluations=*/300));
+  ASSERT_TRUE(ids.ok()) << ids.status();
+  WorkOptions work;
+  work.bootstrap_servers = bootstrap;
+  work.worker_binary = "staging_harness/workers/session_worker";
+  work.idle_exit = std::chrono::milliseconds(3000);
+  work.consumer_config = kafka::testing::QuickGroupConfig();
+  work.spool_dir = testing::MakeTempDir();
+  std::atomic<bool> stop{false};
+  // The signal, once the job's first episodes reached Kafka: mid-job.
+  std::thread signal([&] {
+    while (kafka::testing::Watermarks(bootstrap, "phaseloop.search.episodes", 0)
+               .second < 1) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    stop = true;
+  });
+  std::ostringstream first_log;
+  auto first = RunSearchJobWorker(work, &stop, first_log);
+  signal.join();
+  ASSERT_TRUE(first.ok()) << first.status() << "\n" << first_log.str();
+  EXPECT_TRUE(first->jobs_done.empty()) << first_log.str();
+  EXPECT_EQ(first->jobs_stopped, *ids) << first_log.str();
+  EXPECT_NE(first_log.str().find("stopped by a signal"), std::string::npos)
+      << first_log.str();
+  const int64_t stopped_at =
+      kafka::testing::Watermarks(bootstrap, "phaseloop.search.episodes", 0)
+          .second;
+  EXPECT_GT(stopped_at, 0);
+
+  std::ostringstream next_log;
+  auto next = RunSearchJobWorker(work, nullptr, next_log);
+  ASSERT_TRUE(next.ok()) << next.status() << "\n" << next_log.str();
+  EXPECT_EQ(next->jobs_done, *ids) << next_log.str();
+  EXPECT_TRUE(next->jobs_stopped.empty());
+  EXPECT_GT(next->episodes, 0);
 }
 
 // A worker told to exit when idle, pointed at an address where no broker

@@ -80,6 +80,7 @@ void SearchModule(service::WorkerProcess& worker, Shared& shared,
   search_options.run_id = options.run_id;
   search_options.observe_hash = options.strategy.strategy == Strategy::kBeam;
   search_options.blocked = options.blocked;
+  search_options.stop = options.stop;
   auto log = [&shared](const v1::Episode& episode) {
     std::lock_guard<std::mutex> lock(shared.sink_mutex);
     return shared.sink.Write(episode);
@@ -94,6 +95,7 @@ void SearchModule(service::WorkerProcess& worker, Shared& shared,
   result.timed_out_steps = search.timed_out_steps();
   result.blocked_skipped = search.blocked_offers();
   result.time_limited = search.time_limited();
+  result.stopped = search.stopped();
   {
     std::lock_guard<std::mutex> lock(shared.sink_mutex);
     absl::Status flushed = shared.sink.Flush();

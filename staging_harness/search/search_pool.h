@@ -1,6 +1,7 @@
 #ifndef PHASELOOP_STAGING_HARNESS_SEARCH_SEARCH_POOL_H_
 #define PHASELOOP_STAGING_HARNESS_SEARCH_SEARCH_POOL_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -28,6 +29,9 @@ struct SearchRunOptions {
   // Pairs never reported as a module's best (ModuleSearchOptions::blocked);
   // called from every worker thread. nullptr: nothing is blocked.
   PipelineBlocked blocked;
+  // Set (by a stop signal): each module's search ends at its next step
+  // (ModuleResult::stopped). nullptr: never.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 // What the search found on one module. `status` not OK: the module could not
@@ -53,6 +57,7 @@ struct ModuleResult {
   // The clock ended the search before max_evaluations did (or there was no
   // max_evaluations): its result depends on the machine's speed.
   bool time_limited = false;
+  bool stopped = false;  // `stop` ended it before its budget
 };
 
 // The result's value of `objective` (after best_actions).
