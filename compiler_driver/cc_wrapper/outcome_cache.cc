@@ -29,8 +29,11 @@ std::string OutcomeCacheDirFromEnv() {
     }
     return value;
   }
-  const std::string dir =
-      files::UserDir(files::UserDirKind::kCache, "outcomes");
+  std::string dir = files::UserDir(files::UserDirKind::kCache, "outcomes");
+  // Without HOME (a Bazel action): the account's home, else /tmp.
+  if (dir.empty()) {
+    dir = files::AccountUserDir(files::UserDirKind::kCache, "outcomes");
+  }
   return dir.empty() ? files::PerUserTmpDir("phaseloop-outcomes") : dir;
 }
 

@@ -42,9 +42,12 @@ std::string DefaultConfigPath(const EnvLookup& env) {
 }
 
 std::string DefaultSpoolDir(const EnvLookup& env) {
-  const std::string dir =
-      files::UserDir(files::UserDirKind::kCache, "spool", env);
-  // Bazel runs actions without HOME: a per-user directory under /tmp.
+  std::string dir = files::UserDir(files::UserDirKind::kCache, "spool", env);
+  // Bazel runs actions without HOME: the account's home, as the generated
+  // toolchain expects (it does not write the path into its inputs), else a
+  // per-user directory under /tmp.
+  if (dir.empty())
+    dir = files::AccountUserDir(files::UserDirKind::kCache, "spool");
   return dir.empty() ? files::PerUserTmpDir("phaseloop-spool") : dir;
 }
 
