@@ -265,6 +265,12 @@ absl::StatusOr<LearnerConfig> ParseLearnerConfig(absl::string_view yaml,
            "the test split is held out for the figures reported, never "
            "trained on: use train");
   }
+  if (c.validation_split == "test") {
+    r.Fail("validation_split",
+           "the test split is held out for the figures reported, never "
+           "looked at while training (validation figures are what one "
+           "chooses on): use validation");
+  }
   if (c.default_top_k < 0) r.Fail("default_top_k", "must be >= 0");
   if (!(c.gamma >= 0 && c.gamma < 1)) r.Fail("gamma", "must be in [0, 1)");
   if (!(c.cql_alpha >= 0) || !std::isfinite(c.cql_alpha)) {

@@ -121,7 +121,8 @@ TEST(LearnerConfigTest, RefusesBadInputNamingTheField) {
       {"optimizer: {learning_rate: fast}", "optimizer.learning_rate"},
       {"gamma: 1.0", "gamma"},
       {"train_split: test", "train_split"},  // held out: never trained on
-      {"max_steps: 1001", "max_steps"},      // no artifact could carry it
+      {"validation_split: test", "validation_split"},  // nor chosen on
+      {"max_steps: 1001", "max_steps"},  // no artifact could carry it
       {"reward: {final_weights: {prod: 1}}", "reward.final_weights.prod"},
       {"network: {hidden: [0]}", "network.hidden"},
       {"single_abstain: {folds: 1}", "single_abstain.folds"},
