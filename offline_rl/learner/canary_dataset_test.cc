@@ -37,7 +37,7 @@ class CanaryDatasetTest : public ::testing::Test {
         testing::WriteRuntimeSearchBuffer(*store_, kPipelines, 6, 3, 5).ok());
     config_.objective = "runtime";
     config_.policy_objective = "runtime";
-    config_.validation_split = "test";
+    config_.validation_split = "validation";
     config_.step_reward_weight = 0;
     config_.final_reward_weights = {{"staging", 1.0}, {"canary", 1.0}};
   }
@@ -168,7 +168,7 @@ TEST_F(CanaryDatasetTest, RunRewardsBecomeValuesOfTheBuildsChoices) {
   // Its transitions: (svc, p0, 0) and (svc, p3, -0.12).
   EXPECT_EQ(data.train.transitions.size(), before.train.transitions.size() + 2);
 
-  // The test module's run value stays in the test split.
+  // The held-out module's run value stays in its split.
   const auto test_rows = Rows(data.validation.table);
   const auto test_rs = Rows(before.validation.table);
   EXPECT_EQ(rows.count("r6"), 0u);

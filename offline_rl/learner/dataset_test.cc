@@ -86,12 +86,12 @@ class DatasetTest : public ::testing::Test {
     }
   }
   // A speed policy's config valued by staging rewards alone, validated on
-  // the test split.
+  // the validation split.
   static LearnerConfig RuntimeConfig() {
     LearnerConfig config;
     config.objective = "runtime";
     config.policy_objective = "runtime";
-    config.validation_split = "test";
+    config.validation_split = "validation";
     config.step_reward_weight = 0;
     config.final_reward_weights = {{"staging", 1.0}};
     return config;
@@ -424,7 +424,7 @@ TEST_F(DatasetTest, FinalRewardsAddedAtTheLastStepWithTheirWeight) {
 
 // A speed policy's data: runtime-search evaluations matched to candidates
 // by pipeline, valued by their staging reward; -O3 worth 0 everywhere; an
-// evaluation without a reward is no value; the test split stays out.
+// evaluation without a reward is no value; the held-out split stays out.
 TEST_F(DatasetTest, RuntimeCandidatesFromRuntimeSearchEpisodes) {
   const std::vector<std::string> pipelines = {"default<O3>", "default<O2>",
                                               "default<O1>,default<O3>",

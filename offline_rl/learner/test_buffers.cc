@@ -97,11 +97,11 @@ absl::Status WriteCandidateBuffer(replay_buffer::ReplayStore& store,
 
 absl::Status WriteRuntimeSearchBuffer(replay_buffer::ReplayStore& store,
                                       const std::vector<std::string>& pipelines,
-                                      int train_modules, int test_modules,
+                                      int train_modules, int held_out_modules,
                                       uint64_t seed) {
   replay_buffer::WriteBatch batch;
   uint64_t state = seed;
-  for (int i = 0; i < train_modules + test_modules; ++i) {
+  for (int i = 0; i < train_modules + held_out_modules; ++i) {
     const std::string hash = absl::StrCat("r", i);
     v1::ModuleRecord m;
     m.set_module_hash(hash);
@@ -109,7 +109,7 @@ absl::Status WriteRuntimeSearchBuffer(replay_buffer::ReplayStore& store,
     m.set_origin("workload:test");
     m.set_convention("real-build");
     m.set_opt_level("O3");
-    m.set_split(i < train_modules ? "train" : "test");
+    m.set_split(i < train_modules ? "train" : "validation");
     batch.modules.push_back(m);
     const int kind = static_cast<int>(Next(&state) % 3);
     v1::Step features;

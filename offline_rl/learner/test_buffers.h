@@ -32,7 +32,8 @@ absl::Status WriteCandidatesFile(const std::string& path);
 std::vector<std::string> CandidateNames();  // oz, c1, c2, c3
 
 // Speed policy (candidate formulation, objective runtime): modules "r<i>"
-// (split "train" for the first `train_modules`, then "test"), each of one
+// (split "train" for the first `train_modules`, then "validation"), each of
+// one
 // of 3 kinds visible in its features; per module one runtime-search
 // episode (behaviour replay_buffer::kBehaviourRuntimeSearch, one step of
 // features, Episode.pipeline) per pipeline of `pipelines` that is not
@@ -41,7 +42,7 @@ std::vector<std::string> CandidateNames();  // oz, c1, c2, c3
 // pipeline without a reward (a miscompile, say), which is never a value.
 absl::Status WriteRuntimeSearchBuffer(replay_buffer::ReplayStore& store,
                                       const std::vector<std::string>& pipelines,
-                                      int train_modules, int test_modules,
+                                      int train_modules, int held_out_modules,
                                       uint64_t seed);
 
 // A canary run of a speed policy over the runtime-search modules already in

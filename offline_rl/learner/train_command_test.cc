@@ -342,7 +342,7 @@ TEST_F(TrainCommandTest, SpeedPolicyFromRuntimeSearchEpisodes) {
   const std::string config = dir_ + "/speed.yaml";
   std::ofstream(config)
       << "formulation: candidate\nalgorithm: cql\nobjective: runtime\n"
-      << "validation_split: test\ncandidates_file: " << dir_
+      << "validation_split: validation\ncandidates_file: " << dir_
       << "/speed.json\nreward: {step_weight: 0, scale: 100, "
       << "final_weights: {staging: 1, canary: 1}}\nnetwork: {hidden: [32, "
          "32]}\n"
