@@ -420,7 +420,7 @@ absl::StatusOr<IngestStats> RunKafkaIngest(
     const bool settled = (*consumer)->GroupSettled();
     if (idle.ShouldCheckBroker(settled, Clock::now())) {
       // No cluster id: no broker ever answered (an empty cluster answers).
-      if ((*consumer)->ClusterId(std::chrono::seconds(1)).empty()) {
+      if (!(*consumer)->BrokerAnswered(std::chrono::seconds(1))) {
         (void)(*consumer)->Close();
         return kafka::NoBrokerAnswered("the ingest", options.bootstrap_servers,
                                        idle.waited(Clock::now()), last_error);

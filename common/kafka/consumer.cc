@@ -3,6 +3,7 @@
 #include <librdkafka/rdkafkacpp.h>
 
 #include <algorithm>
+#include <chrono>
 #include <deque>
 #include <set>
 #include <utility>
@@ -562,18 +563,24 @@ std::vector<TopicPartition> Consumer::Assignment() const {
 bool Consumer::GroupSettled() const { return impl_->settled; }
 
 std::string Consumer::ClusterId(std::chrono::milliseconds timeout) const {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
   std::string id =
       impl_->consumer->clusterid(static_cast<int>(timeout.count()));
   // librdkafka's mock cluster names itself from addresses in memory, which
   // repeat across starts without address randomisation (or within one
   // process): its first broker's address as the cluster advertises it (an
   // ephemeral port) tells them apart, however the bootstrap list spells it
-  // (localhost or 127.0.0.1); the bootstrap list when metadata is late.
+  // (localhost or 127.0.0.1). Without metadata in time: not known ("", as
+  // with no answer), never another spelling of the same cluster's id.
   if (absl::StartsWith(id, "mockCluster")) {
-    std::string address = impl_->options.bootstrap_servers;
+    const auto left =
+        std::max(std::chrono::milliseconds(200),
+                 std::chrono::duration_cast<std::chrono::milliseconds>(
+                     deadline - std::chrono::steady_clock::now()));
     RdKafka::Metadata* metadata = nullptr;
+    std::string address;
     if (impl_->consumer->metadata(false, nullptr, &metadata,
-                                  static_cast<int>(timeout.count())) ==
+                                  static_cast<int>(left.count())) ==
             RdKafka::ERR_NO_ERROR &&
         metadata != nullptr) {
       const RdKafka::BrokerMetadata* first = nullptr;
@@ -585,9 +592,14 @@ std::string Consumer::ClusterId(std::chrono::milliseconds timeout) const {
       }
     }
     delete metadata;
+    if (address.empty()) return "";
     absl::StrAppend(&id, "@", address);
   }
   return id;
+}
+
+bool Consumer::BrokerAnswered(std::chrono::milliseconds timeout) const {
+  return !impl_->consumer->clusterid(static_cast<int>(timeout.count())).empty();
 }
 
 absl::Status Consumer::Close() {

@@ -181,9 +181,14 @@ class Consumer {
   // The cluster's id (a real cluster's is stable across restarts; an
   // embedded cluster's gets its first broker's advertised address, an
   // ephemeral port, so each start has its own, however the bootstrap list
-  // spells it), waiting up to `timeout` for metadata; "" when
-  // not known (no broker answered). May be called from offset_lookup.
+  // spells it; "" when its metadata does not come), waiting up to `timeout`
+  // for metadata; "" when not known (no broker answered). May be called
+  // from offset_lookup.
   std::string ClusterId(std::chrono::milliseconds timeout) const;
+
+  // Whether any broker of the cluster answered (it told its cluster id),
+  // waiting up to `timeout`.
+  bool BrokerAnswered(std::chrono::milliseconds timeout) const;
 
   // Leaves the group (on_revoke runs). Idempotent.
   absl::Status Close();

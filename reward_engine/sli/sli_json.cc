@@ -304,7 +304,8 @@ absl::StatusOr<v1::SliWindow> ParseSliWindowJson(absl::string_view line) {
                         "goes with a sketch; with latencies_ms give the "
                         "failures' latencies as error_latencies_ms");
     }
-    auto latencies_into = [&f](const char* name, LatencySketch& sketch) {
+    auto latencies_into = [&f](const char* name, LatencySketch& sketch,
+                               std::vector<double>& values) {
       return f.Array(name, [&](const json& v, const std::string& path) {
         absl::StatusOr<double> ms = ToDouble(v, path);
         if (!ms.ok()) return ms.status();
@@ -312,14 +313,35 @@ absl::StatusOr<v1::SliWindow> ParseSliWindowJson(absl::string_view line) {
           return FieldError(
               path, absl::StrCat("latency ", *ms, " ms is not in [0, 1e12]"));
         }
+        values.push_back(*ms);
         absl::Status added = sketch.Add(*ms / 1000);
         return added.ok() ? added : FieldError(path, added.message());
       });
     };
     LatencySketch sketch;
     LatencySketch failures;
-    status = latencies_into("latencies_ms", sketch);
-    if (status.ok()) status = latencies_into("error_latencies_ms", failures);
+    std::vector<double> all_ms;
+    std::vector<double> failed_ms;
+    status = latencies_into("latencies_ms", sketch, all_ms);
+    if (status.ok()) {
+      status = latencies_into("error_latencies_ms", failures, failed_ms);
+    }
+    if (status.ok()) {
+      // Each failure is one of the requests: its latency is listed in
+      // latencies_ms too (as many times as it failed at most).
+      std::multiset<double> listed(all_ms.begin(), all_ms.end());
+      for (size_t k = 0; k < failed_ms.size(); ++k) {
+        auto it = listed.find(failed_ms[k]);
+        if (it == listed.end()) {
+          return FieldError(
+              absl::StrCat("error_latencies_ms[", k, "]"),
+              absl::StrCat(failed_ms[k],
+                           " ms is not (or not that often) in latencies_ms; "
+                           "list every request there, failures included"));
+        }
+        listed.erase(it);
+      }
+    }
     const bool failure_latencies = f.Find("error_latencies_ms") != nullptr;
     if (failure_latencies) w.set_error_count(failures.count());
     if (status.ok()) {

@@ -124,11 +124,18 @@ TEST(SliJsonTest, TheFailuresLatenciesBecomeTheErrorSketch) {
                  "errors: 2 but error_latencies_ms lists 1"))
       << ErrorOf(Raw(R"("latencies_ms": [1, 2], "error_latencies_ms": [2], )"
                      R"("errors": 2)"));
-  // A failure that is not one of the requests.
+  // A failure that is not one of the requests (nor twice one that is once),
+  // named by its own field.
   EXPECT_TRUE(StartsWith(ErrorOf(Raw(R"("latencies_ms": [1, 2], )"
                                      R"("error_latencies_ms": [900])")),
-                         "error_sketch: 1 failures above"))
+                         "error_latencies_ms[0]: 900 ms is not"))
       << ErrorOf(Raw(R"("latencies_ms": [1, 2], "error_latencies_ms": [900])"));
+  EXPECT_TRUE(StartsWith(ErrorOf(Raw(R"("latencies_ms": [1, 2], )"
+                                     R"("error_latencies_ms": [2, 1.5])")),
+                         "error_latencies_ms[1]: 1.5 ms is not"));
+  EXPECT_TRUE(StartsWith(ErrorOf(Raw(R"("latencies_ms": [1, 2], )"
+                                     R"("error_latencies_ms": [2, 2])")),
+                         "error_latencies_ms[1]: 2 ms is not"));
   // Each goes with its own form.
   EXPECT_TRUE(StartsWith(
       ErrorOf(Raw(R"("latencies_ms": [1], "error_sketch": {}, "errors": 0)")),

@@ -150,6 +150,14 @@ void SliRecorder::RecordNanosAt(int64_t event_time_ms, int64_t latency_ns,
     shard->cached_end_ms = shard->cached_start_ms + options_.window_length_ms;
   }
   Slot* slot = &shard->slots[window % kSlots];
+  if (ABSL_PREDICT_FALSE(error) &&
+      slot->error_buckets.load(std::memory_order_relaxed) == nullptr) {
+    // Once per slot and thread, before claiming it: only its owner stores.
+    slot->error_buckets.store(
+        new std::atomic<int64_t>[mapping_.max_index() - mapping_.min_index() +
+                                 2](),
+        std::memory_order_release);
+  }
   uint64_t seen = State(window, kIdle);
   if (ABSL_PREDICT_FALSE(!slot->state.compare_exchange_strong(
           seen, State(window, kWriting), std::memory_order_acquire,
@@ -175,12 +183,7 @@ void SliRecorder::RecordNanosAt(int64_t event_time_ms, int64_t latency_ns,
   }
   if (error) {
     Bump(slot->errors, 1);
-    if (ABSL_PREDICT_FALSE(slot->error_buckets == nullptr)) {
-      slot->error_buckets.reset(
-          new std::atomic<int64_t>[mapping_.max_index() - mapping_.min_index() +
-                                   2]());
-    }
-    Bump(slot->error_buckets[entry], 1);
+    Bump(slot->error_buckets.load(std::memory_order_relaxed)[entry], 1);
   }
   slot->state.store(State(window, kIdle), std::memory_order_release);
 }

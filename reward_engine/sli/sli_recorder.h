@@ -13,7 +13,9 @@
 // Threading contract.
 //  - Record* may be called from any number of threads concurrently, and
 //    concurrently with everything else except destruction. The hot path takes
-//    no lock and never waits: each thread writes its own shard (per-thread
+//    no lock and never waits (but for allocating a slot's failure buckets,
+//    once per slot, at its first failure, before claiming it): each thread
+//    writes its own shard (per-thread
 //    counters, relaxed atomics), and claims the shard's slot for the window
 //    with one uncontended compare-and-swap, released with a store. A thread's
 //    first Record takes a mutex once to get its shard; a shard is handed to

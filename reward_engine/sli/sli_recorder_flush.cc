@@ -67,11 +67,13 @@ std::vector<v1::SliWindow> SliRecorder::CloseBeforeWindow(int64_t target) {
             acc.buckets[k] += Take(slot.buckets[k], 0);
           }
         }
-        if (errors > 0) {
+        std::atomic<int64_t>* error_buckets =
+            slot.error_buckets.load(std::memory_order_acquire);
+        if (errors > 0 && error_buckets != nullptr) {
           if (acc.error_buckets.empty()) acc.error_buckets.assign(entries, 0);
           for (int k = 0; k < entries; ++k) {
-            if (slot.error_buckets[k].load(std::memory_order_relaxed) != 0) {
-              acc.error_buckets[k] += Take(slot.error_buckets[k], 0);
+            if (error_buckets[k].load(std::memory_order_relaxed) != 0) {
+              acc.error_buckets[k] += Take(error_buckets[k], 0);
             }
           }
         }

@@ -63,6 +63,7 @@ inline int64_t ClockMs(clockid_t clock) {
 // kClosing; the state word's acquire/release orders the two.
 struct Slot {
   explicit Slot(int entries) : buckets(new std::atomic<int64_t>[entries]()) {}
+  ~Slot() { delete[] error_buckets.load(); }
   std::atomic<uint64_t> state{State(-1, kFree)};
   std::atomic<int64_t> count{0};
   std::atomic<int64_t> sum_ns{0};
@@ -72,9 +73,11 @@ struct Slot {
   // [0]: latencies of 0 ns; [1 + i - min_index]: bucket i of the mapping.
   std::unique_ptr<std::atomic<int64_t>[]> buckets;
   // The failed requests' latencies, laid out as `buckets`: allocated by the
-  // writing thread at the slot's first failure (under kWriting), kept for
-  // later windows, read by the closer under kClosing.
-  std::unique_ptr<std::atomic<int64_t>[]> error_buckets;
+  // owning thread at the slot's first failure, before it claims the slot
+  // (an allocation failure then leaves nothing held), published with a
+  // release store, kept for later windows; read by the closer under
+  // kClosing.
+  std::atomic<std::atomic<int64_t>*> error_buckets{nullptr};
 };
 
 // One thread's counters (a thread at a time; handed over when it exits).

@@ -156,15 +156,18 @@ v1::BudgetStatus ErrorBudgetTracker::StatusOf(const Slo& slo, size_t position,
   };
   // Timeslices: the windows of one slice (time_slice_window_ms long, from
   // multiples of it; one window each without it) are one event, good when
-  // their requests meet the slice target; a slice belongs to a lookback
-  // when its first window does.
+  // their requests meet the slice target. A slice belongs to every lookback
+  // it overlaps (its newest window in it): a slice longer than a lookback
+  // still counts there (by its first window, a 1 h slice left the 5m
+  // lookback empty for 55 minutes of an outage and the page silent), and
+  // the slice still filling is judged on its requests so far.
   const int64_t slice_ms = slo.time_slice_window_ms;
   Tally slice;
   int64_t slice_index = 0;
-  int64_t slice_start_ms = 0;
+  int64_t slice_newest_ms = 0;
   auto close_slice = [&] {
     if (slice.total == 0) return;
-    count(slice_start_ms,
+    count(slice_newest_ms,
           {1, static_cast<double>(slice.good) >= slice_target * slice.total});
     slice = Tally();
   };
@@ -179,8 +182,8 @@ v1::BudgetStatus ErrorBudgetTracker::StatusOf(const Slo& slo, size_t position,
     const int64_t index =
         slice_ms > 0 ? c.window_start_ms / slice_ms : c.window_start_ms;
     if (slice.total > 0 && index != slice_index) close_slice();
+    if (slice.total == 0) slice_newest_ms = c.window_start_ms;  // going back
     slice_index = index;
-    slice_start_ms = c.window_start_ms;  // going back: the slice's first
     slice.total += add.total;
     slice.good += add.good;
   }

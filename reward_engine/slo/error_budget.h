@@ -6,11 +6,14 @@
 // sketches). Pure and deterministic: time is the caller's event time.
 //
 // For an SLO with target t over a rolling window of length L, at time `now`:
-//  - Occurrences: every request is an event; Timeslices: every observed SLI
-//    window (a slice) is an event, good when good / total >=
-//    time_slice_target (slices without requests are not counted).
+//  - Occurrences: every request is an event; Timeslices: every observed
+//    slice is an event — time_slice_window_ms of engine windows, aligned to
+//    multiples of it (one engine window without it) — good when its
+//    requests' good / total >= time_slice_target (slices without requests
+//    are not counted; the slice still filling is judged on its requests so
+//    far).
 //  - An observation belongs to a lookback [now - W, now) when its
-//    window_start_ms lies in it.
+//    window_start_ms lies in it; a slice, when any of its windows does.
 //  - burn rate over W = (bad / total in W) / (1 - t), 0 with no events;
 //  - error budget remaining = 1 - bad_L / ((1 - t) * total_L), 1 with no
 //    events; negative once overspent;

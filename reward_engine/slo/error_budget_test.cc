@@ -379,11 +379,29 @@ TEST(ErrorBudgetTest, ATimesliceHoldsTheWindowsOfItsTimeSliceWindow) {
   EXPECT_EQ(s.good(), 1);
   EXPECT_EQ(s.burn_rates(0).total(), 1);  // 5m: the last slice
   EXPECT_NEAR(Burn(s, "5m"), 5, 1e-9);    // (1 / 1) / 0.2
-  // Two minutes later, the 5m lookback starts inside the first slice's
-  // successor: [-5, 0) began 7 minutes before, outside it.
+  // Two minutes later the 5m lookback [-3, +2) still overlaps [-5, 0): a
+  // slice counts in every lookback it overlaps.
   const v1::BudgetStatus later = tracker.Status(kNow + 2 * kMinute)[0];
-  EXPECT_EQ(later.burn_rates(0).total(), 0);
+  EXPECT_EQ(later.burn_rates(0).total(), 1);
+  EXPECT_NEAR(Burn(later, "5m"), 5, 1e-9);
   EXPECT_EQ(later.total(), 2);
+}
+
+// The review: slices longer than a lookback, counted by their first
+// window, left the 5m and 1h lookbacks empty most of the time — a total
+// outage paged for 5 of 60 minutes with 1 h slices.
+TEST(ErrorBudgetTest, ASliceLongerThanALookbackStillCountsInIt) {
+  Slo slo = MakeSlo(kTimeslices, /*target=*/0.99);
+  slo.time_slice_window_ms = 60 * kMinute;
+  ErrorBudgetTracker tracker({slo});
+  // An outage: every request bad, minute after minute through an hour that
+  // began 30 minutes before kNow + 30 m.
+  for (int m = 1; m <= 90; ++m) tracker.Observe(Window(m - 60, 100, 0));
+  for (int minute = 0; minute < 60; ++minute) {
+    const v1::BudgetStatus s = tracker.Status(kNow + minute * kMinute)[0];
+    EXPECT_GE(s.burn_rates(0).total(), 1) << minute;  // 5m sees a slice
+    EXPECT_TRUE(Firing(s, "page")) << minute;
+  }
 }
 
 TEST(ErrorBudgetTest, GroupsAndSlosAreSeparateAndSorted) {

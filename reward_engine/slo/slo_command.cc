@@ -177,6 +177,8 @@ int RunSloCheck(const std::string& path, bool json_output, std::ostream& out,
       if (!slo.display_name.empty()) entry["display_name"] = slo.display_name;
       if (slo.budgeting_method == kTimeslices) {
         entry["time_slice_target"] = slo.time_slice_target;
+        // 0: one reward-engine window per slice.
+        entry["time_slice_window_ms"] = slo.time_slice_window_ms;
       }
       doc.push_back(entry);
     }
@@ -189,9 +191,13 @@ int RunSloCheck(const std::string& path, bool json_output, std::ostream& out,
         << " ms (reward SLO at p95); target " << TargetText(slo.target)
         << " over a rolling " << FormatDurationMs(slo.window_ms) << "; ";
     if (slo.budgeting_method == kTimeslices) {
-      out << "Timeslices: an SLI window is good when at least "
-          << TargetText(slo.time_slice_target) << " of its requests are good; "
-          << TargetText(1 - slo.target) << " of windows may be bad\n";
+      out << "Timeslices: a slice ("
+          << (slo.time_slice_window_ms > 0
+                  ? FormatDurationMs(slo.time_slice_window_ms)
+                  : std::string("one reward-engine window"))
+          << ") is good when at least " << TargetText(slo.time_slice_target)
+          << " of its requests are good; " << TargetText(1 - slo.target)
+          << " of slices may be bad\n";
     } else {
       out << "Occurrences: " << TargetText(1 - slo.target)
           << " of requests may be bad\n";

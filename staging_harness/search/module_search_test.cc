@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <memory>
 #include <set>
 #include <string>
@@ -142,6 +143,23 @@ TEST(ModuleSearch, SpentClockIsTimeLimited) {
   EXPECT_TRUE(h->search->OutOfBudget());
   EXPECT_TRUE(h->search->time_limited());
   EXPECT_EQ(h->search->evaluations(), 0);
+}
+
+// A stop signal ends the search at its next budget check, as a spent budget
+// does, and says so (a search-jobs worker then leaves the job uncommitted).
+TEST(ModuleSearch, AStopFlagEndsTheSearchAndSaysSo) {
+  std::atomic<bool> stop{false};
+  ModuleSearchOptions options =
+      Options(Objective::kIrCount, /*max_evaluations=*/100);
+  options.stop = &stop;
+  auto h = Open("bits.c", options);
+  ASSERT_NE(h, nullptr);
+  EXPECT_FALSE(h->search->OutOfBudget());
+  EXPECT_FALSE(h->search->stopped());
+  stop = true;
+  EXPECT_TRUE(h->search->OutOfBudget());
+  EXPECT_TRUE(h->search->stopped());
+  EXPECT_FALSE(h->search->time_limited());
 }
 
 // Every step's reward is (v_before - v_after) / (v_start - v_Oz), so a path

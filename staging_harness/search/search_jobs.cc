@@ -178,7 +178,7 @@ absl::StatusOr<WorkStats> RunSearchJobWorker(const WorkOptions& options,
       const bool settled = (*consumer)->GroupSettled();
       if (idle.ShouldCheckBroker(settled, Clock::now())) {
         // No cluster id: no broker ever answered (an empty cluster answers).
-        if ((*consumer)->ClusterId(std::chrono::seconds(1)).empty()) {
+        if (!(*consumer)->BrokerAnswered(std::chrono::seconds(1))) {
           (void)(*consumer)->Close();
           return kafka::NoBrokerAnswered("the worker",
                                          options.bootstrap_servers,
@@ -254,11 +254,16 @@ absl::StatusOr<WorkStats> RunSearchJobWorker(const WorkOptions& options,
       log << "job " << job.job_id() << ": "
           << kafka::KeptForRetryMessage(kept, (*sink)->spool_dir()) << "\n";
     }
-    if (stop != nullptr && stop->load()) {
+    const bool cut_short =
+        !results->empty() &&
+        (results->front().stopped ||
+         (stop != nullptr && stop->load() && !results->front().status.ok()));
+    if (cut_short) {
       // Stopped during the job (its search ended at the next step, or its
       // session worker died of the same Ctrl-C): its episodes so far are
       // out (or spooled), the job not committed, so the group's next owner
-      // of the partition works it whole.
+      // of the partition works it whole. A job that ran its whole budget
+      // before the signal is committed as done; the loop then ends.
       stats.episodes += episodes_before - kept;
       stats.jobs_stopped.push_back(job.job_id());
       log << "job " << job.job_id() << ": stopped by a signal after "

@@ -20,7 +20,7 @@ namespace {
 // doubles: C(60, 30) ~ 1.2e17 is held to 16 digits), then sums those at
 // least as far from the mean m (n + 1) as the observed one.
 double ExactRankSumP(const std::vector<int>& doubled_ranks, int m,
-                     int observed) {
+                     int64_t observed) {
   const int n = static_cast<int>(doubled_ranks.size());
   const int max_sum = 2 * n * m;  // each doubled rank is at most 2n
   std::vector<std::vector<double>> ways(m + 1,
@@ -78,7 +78,7 @@ absl::StatusOr<MannWhitneyResult> MannWhitneyU(absl::Span<const double> a,
   double tie_term = 0;
   std::vector<int> doubled_ranks;  // midranks times two, in sorted order
   doubled_ranks.reserve(values.size());
-  int doubled_rank_sum_a = 0;
+  int64_t doubled_rank_sum_a = 0;  // in int64: 100k latencies a side
   for (size_t i = 0; i < values.size();) {
     size_t j = i;
     while (j < values.size() && values[j].first == values[i].first) ++j;
@@ -116,9 +116,10 @@ absl::StatusOr<MannWhitneyResult> MannWhitneyU(absl::Span<const double> a,
     // distance from the mean is the same for either sample.
     const bool a_smaller = a.size() <= b.size();
     const int m = static_cast<int>(a_smaller ? a.size() : b.size());
-    const int total = static_cast<int>(values.size());
-    const int observed = a_smaller ? doubled_rank_sum_a
-                                   : total * (total + 1) - doubled_rank_sum_a;
+    const int64_t total = static_cast<int64_t>(values.size());
+    const int64_t observed = a_smaller
+                                 ? doubled_rank_sum_a
+                                 : total * (total + 1) - doubled_rank_sum_a;
     result.p_value = ExactRankSumP(doubled_ranks, m, observed);
     result.exact = true;
   }

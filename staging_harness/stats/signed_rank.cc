@@ -34,7 +34,7 @@ absl::StatusOr<SignedRankResult> WilcoxonSignedRank(
   // Midranks of the magnitudes, doubled to stay integers.
   const int n = result.pairs;
   std::vector<int> doubled_ranks(n);
-  int doubled_w_plus = 0;
+  int64_t doubled_w_plus = 0;  // int64: sums of ranks of many pairs
   double tie_term = 0;  // sum of t^3 - t over groups of t tied magnitudes
   for (int i = 0; i < n;) {
     int j = i;
@@ -48,7 +48,7 @@ absl::StatusOr<SignedRankResult> WilcoxonSignedRank(
     i = j;
   }
   result.w_plus = doubled_w_plus / 2.0;
-  const int doubled_total = n * (n + 1);  // sum of all doubled ranks
+  const int64_t doubled_total = int64_t{n} * (n + 1);  // all doubled ranks
   if (static_cast<size_t>(n) <= kExactMaxPairs) {
     // ways[s]: sign assignments whose positive doubled ranks sum to s.
     std::vector<double> ways(doubled_total + 1, 0);
@@ -65,7 +65,7 @@ absl::StatusOr<SignedRankResult> WilcoxonSignedRank(
     const int64_t distance = std::abs(2 * doubled_w_plus - doubled_total);
     double all = 0;
     double as_far = 0;
-    for (int s = 0; s <= doubled_total; ++s) {
+    for (int64_t s = 0; s <= doubled_total; ++s) {
       all += ways[s];
       if (std::abs(2 * s - doubled_total) >= distance) as_far += ways[s];
     }
@@ -73,8 +73,10 @@ absl::StatusOr<SignedRankResult> WilcoxonSignedRank(
     result.exact = true;
     return result;
   }
-  const double mean = n * (n + 1) / 4.0;
-  const double variance = n * (n + 1) * (2.0 * n + 1) / 24 - tie_term / 48;
+  const double pairs = n;
+  const double mean = pairs * (pairs + 1) / 4;
+  const double variance =
+      pairs * (pairs + 1) * (2 * pairs + 1) / 24 - tie_term / 48;
   const double z =
       std::max(0.0, std::abs(result.w_plus - mean) - 0.5) / std::sqrt(variance);
   result.p_value = std::min(1.0, std::erfc(z / std::sqrt(2.0)));

@@ -111,6 +111,17 @@ TEST(WilcoxonSignedRank, ManyPairsUseTheNormalApproximation) {
   EXPECT_TRUE(exact->exact);
 }
 
+// n (n + 1) overflowed an int from 46,341 pairs.
+TEST(WilcoxonSignedRank, ManyPairsDoNotOverflow) {
+  std::vector<double> d;
+  for (int i = 1; i <= 50000; ++i) d.push_back(i % 2 == 0 ? i : -i);
+  auto result = WilcoxonSignedRank(d);
+  ASSERT_TRUE(result.ok());
+  EXPECT_DOUBLE_EQ(result->w_plus, 25000.0 * 25001);  // 2 + 4 + ... + 50000
+  EXPECT_GT(result->p_value, 0.9);
+  EXPECT_LE(result->p_value, 1);
+}
+
 TEST(WilcoxonSignedRank, RefusesNoDifferencesOrNonFiniteOnes) {
   EXPECT_FALSE(WilcoxonSignedRank({}).ok());
   EXPECT_FALSE(
