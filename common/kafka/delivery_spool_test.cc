@@ -195,6 +195,27 @@ TEST(DeliverySpoolTest, ARecordTooLargeToProduceIsSetAsideAndNamed) {
   EXPECT_EQ(SpoolRetryMessage(*again, dir), "");
 }
 
+// Five small records "v0".."v4" for topic "batch" kept in `spool` as one
+// batch, retried after the cluster's next `refusals` produce requests are
+// refused as too large (the first: the whole batch's).
+absl::StatusOr<SpoolRetry> RetryFiveRecordsAfterRefusals(
+    EmbeddedCluster& cluster, DeliverySpool& spool, int refusals) {
+  absl::Status created = cluster.CreateTopic("batch", 1, 1);
+  if (!created.ok()) return created;
+  std::vector<SpooledRecord> records;
+  for (int i = 0; i < 5; ++i) {
+    records.push_back({"batch", "k", absl::StrCat("v", i)});
+  }
+  if (absl::Status kept = spool.Keep(records); !kept.ok()) return kept;
+  absl::Status pushed = cluster.PushRequestErrors(
+      ApiKey::kProduce, std::vector<rd_kafka_resp_err_t>(
+                            refusals, RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE));
+  if (!pushed.ok()) return pushed;
+  auto producer = MakeProducer(cluster.bootstrap_servers(), seconds(10));
+  if (producer == nullptr) return absl::InternalError("no producer");
+  return spool.Retry(*producer, seconds(10));
+}
+
 // The broker refusing a produce request (message size, for the whole
 // batch) says nothing of each record: each is produced again alone, and a
 // record the broker takes alone is delivered (a first version set the five
@@ -203,21 +224,8 @@ TEST(DeliverySpoolTest, ARecordTooLargeToProduceIsSetAsideAndNamed) {
 TEST(DeliverySpoolTest, ABatchTheBrokerRefusesOnceIsDeliveredRecordByRecord) {
   auto cluster = StartCluster();
   ASSERT_NE(cluster, nullptr);
-  ASSERT_TRUE(cluster->CreateTopic("batch", 1, 1).ok());
-  const std::string dir = testing::MakeTempDir();
-  DeliverySpool spool = OpenSpool(dir);
-  std::vector<SpooledRecord> records;
-  for (int i = 0; i < 5; ++i) {
-    records.push_back({"batch", "k", absl::StrCat("v", i)});
-  }
-  ASSERT_TRUE(spool.Keep(records).ok());
-  ASSERT_TRUE(cluster
-                  ->PushRequestErrors(ApiKey::kProduce,
-                                      {RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE})
-                  .ok());
-  auto producer = MakeProducer(cluster->bootstrap_servers(), seconds(10));
-  ASSERT_NE(producer, nullptr);
-  auto retry = spool.Retry(*producer, seconds(10));
+  DeliverySpool spool = OpenSpool(testing::MakeTempDir());
+  auto retry = RetryFiveRecordsAfterRefusals(*cluster, spool, 1);
   ASSERT_TRUE(retry.ok()) << retry.status();
   EXPECT_TRUE(retry->refused.empty());
   EXPECT_EQ(retry->kept, 0);
@@ -233,23 +241,9 @@ TEST(DeliverySpoolTest, ABatchTheBrokerRefusesOnceIsDeliveredRecordByRecord) {
 TEST(DeliverySpoolTest, ARecordTheBrokerRefusesAloneIsSetAside) {
   auto cluster = StartCluster();
   ASSERT_NE(cluster, nullptr);
-  ASSERT_TRUE(cluster->CreateTopic("batch", 1, 1).ok());
-  const std::string dir = testing::MakeTempDir();
-  DeliverySpool spool = OpenSpool(dir);
-  std::vector<SpooledRecord> records;
-  for (int i = 0; i < 5; ++i) {
-    records.push_back({"batch", "k", absl::StrCat("v", i)});
-  }
-  ASSERT_TRUE(spool.Keep(records).ok());
+  DeliverySpool spool = OpenSpool(testing::MakeTempDir());
   // The batch's request, then the first record's alone.
-  ASSERT_TRUE(cluster
-                  ->PushRequestErrors(ApiKey::kProduce,
-                                      {RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE,
-                                       RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE})
-                  .ok());
-  auto producer = MakeProducer(cluster->bootstrap_servers(), seconds(10));
-  ASSERT_NE(producer, nullptr);
-  auto retry = spool.Retry(*producer, seconds(10));
+  auto retry = RetryFiveRecordsAfterRefusals(*cluster, spool, 2);
   ASSERT_TRUE(retry.ok()) << retry.status();
   EXPECT_EQ(retry->delivered, 4);
   EXPECT_EQ(retry->kept, 0);

@@ -326,17 +326,23 @@ TEST(ErrorBudgetTest, ArrivalOrderDoesNotMatter) {
   EXPECT_NEAR(Burn(shuffled.Status(kNow)[0], "5m"), 3, 1e-9);
 }
 
-TEST(ErrorBudgetTest, TimeslicesCountWindowsMeetingTheSliceTarget) {
-  Slo slo = MakeSlo(kTimeslices, /*target=*/0.8);
-  slo.time_slice_target = 0.95;
-  ErrorBudgetTracker tracker({slo});
-  // Ten one-minute slices in the last 10 minutes: 7 good (>= 95 % good,
-  // 95/100 included), 3 bad (94/100, 0/10 and 50/100).
+// Ten one-minute windows in the last 10 minutes, good/total: 100/100,
+// 95/100, 99/100, 100/100, 94/100, 100/100, 0/10, 97/100, 50/100, 100/100.
+void ObserveTenMinutes(ErrorBudgetTracker& tracker) {
   const int64_t goods[] = {100, 95, 99, 100, 94, 100, 0, 97, 50, 100};
   const int64_t totals[] = {100, 100, 100, 100, 100, 100, 10, 100, 100, 100};
   for (int i = 0; i < 10; ++i) {
     tracker.Observe(Window(10 - i, totals[i], goods[i]));
   }
+}
+
+TEST(ErrorBudgetTest, TimeslicesCountWindowsMeetingTheSliceTarget) {
+  Slo slo = MakeSlo(kTimeslices, /*target=*/0.8);
+  slo.time_slice_target = 0.95;
+  ErrorBudgetTracker tracker({slo});
+  // Ten one-minute slices: 7 good (>= 95 % good, 95/100 included), 3 bad
+  // (94/100, 0/10 and 50/100).
+  ObserveTenMinutes(tracker);
   const v1::BudgetStatus s = tracker.Status(kNow)[0];
   EXPECT_EQ(s.budgeting_method(), "Timeslices");
   EXPECT_EQ(s.total(), 10);
@@ -354,9 +360,7 @@ TEST(ErrorBudgetTest, TimeslicesCountWindowsMeetingTheSliceTarget) {
   // Without a slice target the objective's target is the slice target:
   // 94/100 >= 0.8 becomes good, 50/100 and 0/10 stay bad.
   ErrorBudgetTracker plain({MakeSlo(kTimeslices, 0.8)});
-  for (int i = 0; i < 10; ++i) {
-    plain.Observe(Window(10 - i, totals[i], goods[i]));
-  }
+  ObserveTenMinutes(plain);
   EXPECT_EQ(plain.Status(kNow)[0].bad(), 2);
 }
 
@@ -367,11 +371,7 @@ TEST(ErrorBudgetTest, ATimesliceHoldsTheWindowsOfItsTimeSliceWindow) {
   slo.time_slice_target = 0.95;
   slo.time_slice_window_ms = 5 * kMinute;
   ErrorBudgetTracker tracker({slo});
-  const int64_t goods[] = {100, 95, 99, 100, 94, 100, 0, 97, 50, 100};
-  const int64_t totals[] = {100, 100, 100, 100, 100, 100, 10, 100, 100, 100};
-  for (int i = 0; i < 10; ++i) {
-    tracker.Observe(Window(10 - i, totals[i], goods[i]));
-  }
+  ObserveTenMinutes(tracker);
   // kNow is a multiple of 5 minutes: [-10, -5) holds 488/500 good
   // (97.6 %, a good slice), [-5, 0) 347/410 (84.6 %, bad).
   const v1::BudgetStatus s = tracker.Status(kNow)[0];

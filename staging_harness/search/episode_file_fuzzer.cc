@@ -41,7 +41,8 @@ std::string Framed(std::string_view rest) {
   if (rest.empty()) return {};
   const size_t cut = static_cast<uint8_t>(rest[0]);
   std::string file;
-  for (const std::string& payload : fuzzing::SplitAll(rest.substr(1), '\xff')) {
+  for (const std::string& payload :
+       fuzzing::SplitAll(rest.substr(1), '\xff')) {
     AppendVarint32(file, static_cast<uint32_t>(payload.size()));
     file += payload;
     const uint32_t crc = MaskedCrc(payload);
@@ -79,15 +80,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                std::string::npos);
   } else {
     FUZZ_CHECK(read->truncated_tail_bytes >= 0 &&
-               read->truncated_tail_bytes <= static_cast<int64_t>(file.size()));
+               read->truncated_tail_bytes <=
+                   static_cast<int64_t>(file.size()));
   }
   {
     auto sink = search::FileEpisodeSink::Open(path);
     if (read.ok()) {
       FUZZ_CHECK(sink.ok());
       // Only the incomplete tail may go.
-      FUZZ_CHECK(search::FileSize(path) == static_cast<int64_t>(file.size()) -
-                                               read->truncated_tail_bytes);
+      FUZZ_CHECK(search::FileSize(path) ==
+                 static_cast<int64_t>(file.size()) -
+                     read->truncated_tail_bytes);
       const auto again = search::ReadEpisodeFile(path);
       FUZZ_CHECK(again.ok());
       FUZZ_CHECK(again->episodes.size() == read->episodes.size());

@@ -62,9 +62,10 @@ size_t MedianOrderStatistic(size_t n, double confidence, double* coverage) {
   size_t k = 0;
   double tail_below_k = 0;  // P(B <= k - 1) for the k found so far
   for (size_t j = 0; 2 * j < n; ++j) {
-    const double log_pmf =
-        std::lgamma(double(n) + 1) - std::lgamma(double(j) + 1) -
-        std::lgamma(double(n - j) + 1) - double(n) * std::log(2.0);
+    const double log_pmf = std::lgamma(double(n) + 1) -
+                           std::lgamma(double(j) + 1) -
+                           std::lgamma(double(n - j) + 1) -
+                           double(n) * std::log(2.0);
     cdf += std::exp(log_pmf);
     if (cdf > alpha) break;
     k = j + 1;  // P(B <= k - 1) = cdf <= alpha
@@ -98,8 +99,9 @@ absl::StatusOr<SpeedupInterval> MedianSpeedupInterval(
   std::vector<double> sorted = *std::move(ratios);
   std::sort(sorted.begin(), sorted.end());
   const size_t n = sorted.size();
-  const size_t k = std::max<size_t>(
-      1, MedianOrderStatistic(n, confidence, &interval.coverage));
+  const size_t k =
+      std::max<size_t>(1, MedianOrderStatistic(n, confidence,
+                                               &interval.coverage));
   interval.low = sorted[k - 1];
   interval.high = sorted[n - k];
   return interval;

@@ -66,8 +66,7 @@ TEST(MedianOrderStatistic, BinomialTailsByHand) {
 TEST(MedianSpeedupInterval, IsAPairOfOrderStatistics) {
   // Ratios 1.00, 1.01, ..., 1.09 (given shuffled): at 95 % x(2) and x(9).
   std::vector<TimedPair> pairs;
-  for (int i : {3, 7, 0, 9, 5, 1, 8, 2, 6, 4})
-    pairs.push_back({1 + 0.01 * i, 1});
+  for (int i : {3, 7, 0, 9, 5, 1, 8, 2, 6, 4}) pairs.push_back({1 + 0.01 * i, 1});
   auto interval = MedianSpeedupInterval(pairs, 0.95);
   ASSERT_TRUE(interval.ok()) << interval.status();
   EXPECT_DOUBLE_EQ(interval->median, 1.045);
@@ -128,11 +127,8 @@ TEST(NarrowEnough, BothEndsWithinOnePercentOfTheMedian) {
   EXPECT_TRUE(NarrowEnough({.median = 1.0, .low = 0.985, .high = 1.001}, 0.02));
   EXPECT_FALSE(NarrowEnough({}));  // no estimate
   // Narrow, but too few pairs for the confidence asked.
-  EXPECT_FALSE(NarrowEnough({.median = 1.0,
-                             .low = 0.995,
-                             .high = 1.005,
-                             .confidence = 0.99,
-                             .coverage = 0.98}));
+  EXPECT_FALSE(NarrowEnough({.median = 1.0, .low = 0.995, .high = 1.005,
+                             .confidence = 0.99, .coverage = 0.98}));
 }
 
 TEST(MedianSpeedupInterval, TwentyPairsWithinHalfAPercentAreNarrowEnough) {
