@@ -16,6 +16,9 @@
 #         //compiler_driver/cc_wrapper:all
 #         //canary/controller/testing:fixed_speed_policy)
 set -euo pipefail
+case "${1:-}" in  # the header above
+  -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+esac
 aa_runs=20 slow_runs=20 slowdown=0.10 out=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -24,7 +27,7 @@ while [ $# -gt 0 ]; do
     --slow-runs) slow_runs="$2"; shift 2 ;;
     --slowdown) slowdown="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
-    *) echo "unknown argument '$1' (usage: --runs N | --aa-runs N --slow-runs N, --slowdown F, --out DIR)" >&2; exit 2 ;;
+    *) echo "unknown argument '$1' (usage: --runs N | --aa-runs N --slow-runs N, --slowdown F, --out DIR; try --help)" >&2; exit 2 ;;
   esac
 done
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -16,13 +16,13 @@
 # or unpack leaves nothing half-written under the final names.
 set -euo pipefail
 
-cache="${PHASELOOP_CACHE:-${HOME}/.cache/phaseloop}"
-dest="${cache}/debian-src"
-apt_dir="${cache}/apt-src"
 case "${1:-}" in
   -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
   -*) echo "fetch_sources.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
 esac
+cache="${PHASELOOP_CACHE:-${HOME:?is not set: set PHASELOOP_CACHE to the cache directory}/.cache/phaseloop}"
+dest="${cache}/debian-src"
+apt_dir="${cache}/apt-src"
 packages=("$@")
 [ ${#packages[@]} -gt 0 ] || packages=(bzip2 zlib)
 

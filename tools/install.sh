@@ -7,7 +7,7 @@
 # phaseloop-cc finds phaseloop-cc-opt beside itself: keep them together.
 set -euo pipefail
 
-prefix="$HOME/.local"
+prefix=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --prefix) prefix="${2:?--prefix needs a directory}"; shift 2 ;;
@@ -16,10 +16,11 @@ while [[ $# -gt 0 ]]; do
     *) echo "install.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
+prefix="${prefix:-${HOME:?is not set: pass --prefix DIR}/.local}"
 # Relative to the caller's directory, and ~ as a shell would read it.
 case "$prefix" in
-  "~") prefix="$HOME" ;;
-  "~/"*) prefix="$HOME/${prefix#\~/}" ;;
+  "~") prefix="${HOME:?is not set: pass --prefix DIR}" ;;
+  "~/"*) prefix="${HOME:?is not set: pass --prefix DIR}/${prefix#\~/}" ;;
 esac
 mkdir -p "$prefix"
 prefix="$(cd "$prefix" && pwd)"

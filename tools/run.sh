@@ -6,6 +6,9 @@
 # ~/.local/state/phaseloop). Arguments go to `phaseloop loop` (e.g.
 # --iterations 5); run it again to resume or continue. Then the report.
 set -euo pipefail
+case "${1:-}" in  # the header above
+  -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+esac
 cd "$(dirname "$0")/.."
 tools/setup.sh
 tools/bazel.sh build -c opt //tools:phaseloop //offline_rl/learner:phaseloop-train \

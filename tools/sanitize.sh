@@ -12,6 +12,9 @@
 # .bazelrc (--config=asan / --config=tsan); their outputs sit beside the
 # plain build's (--platform_suffix), so switching costs no rebuild.
 set -euo pipefail
+case "${1:-}" in  # the header above
+  -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+esac
 cd "$(dirname "$0")/.."
 mode="${1:-}"
 shift || true

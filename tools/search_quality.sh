@@ -7,6 +7,9 @@
 # /tmp/phaseloop-search-quality) with one JSON file per run and prints a
 # table. Needs: tools/bazel.sh build -c opt //tools:phaseloop
 set -euo pipefail
+case "${1:-}" in  # the header above
+  -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+esac
 cd "$(dirname "$0")/.."
 corpus="${1:?usage: tools/search_quality.sh CORPUS_DIR [SPLIT] [BUDGETS...]}"
 split="${2:-validation}"

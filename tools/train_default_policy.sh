@@ -38,8 +38,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$(pwd)"
 
-work="${XDG_CACHE_HOME:-$HOME/.cache}/phaseloop/default-policy"
-corpus="${XDG_CACHE_HOME:-$HOME/.cache}/phaseloop/corpus-debian"
+work="" corpus=""
 out="configs/policies/default.plpolicy"
 check=0
 while [[ $# -gt 0 ]]; do
@@ -52,6 +51,11 @@ while [[ $# -gt 0 ]]; do
     *) echo "train_default_policy.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
+if [ -z "$work" ] || [ -z "$corpus" ]; then
+  caches="${XDG_CACHE_HOME:-${HOME:?is not set: pass --work and --corpus, or set XDG_CACHE_HOME}/.cache}"
+  work="${work:-$caches/phaseloop/default-policy}"
+  corpus="${corpus:-$caches/phaseloop/corpus-debian}"
+fi
 mkdir -p "$work"
 work="$(cd "$work" && pwd)"
 [ "$check" -eq 0 ] || out="$work/default.plpolicy"
