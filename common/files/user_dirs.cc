@@ -1,12 +1,10 @@
 #include "common/files/user_dirs.h"
 
-#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <utility>
-#include <vector>
 
 namespace phaseloop::files {
 
@@ -27,48 +25,29 @@ EnvLookup FixedEnvironment(std::map<std::string, std::string> vars) {
       };
 }
 
-namespace {
-
-// The directory under a home for `kind`.
-const char* UnderHome(UserDirKind kind) {
-  switch (kind) {
-    case UserDirKind::kCache:
-      return "/.cache";
-    case UserDirKind::kConfig:
-      return "/.config";
-    case UserDirKind::kState:
-      return "/.local/state";
-  }
-  return "/.cache";
-}
-
-}  // namespace
-
-std::string AccountUserDir(UserDirKind kind, std::string_view name) {
-  std::vector<char> buffer(16384);
-  passwd entry;
-  passwd* found = nullptr;
-  if (getpwuid_r(getuid(), &entry, buffer.data(), buffer.size(), &found) != 0 ||
-      found == nullptr || found->pw_dir == nullptr || found->pw_dir[0] != '/') {
-    return "";
-  }
-  std::string base =
-      std::string(found->pw_dir) + UnderHome(kind) + "/phaseloop";
-  return name.empty() ? base : base + "/" + std::string(name);
-}
-
 std::string UserDir(UserDirKind kind, std::string_view name,
                     const EnvLookup& env) {
-  const char* xdg_variable = kind == UserDirKind::kConfig  ? "XDG_CONFIG_HOME"
-                             : kind == UserDirKind::kState ? "XDG_STATE_HOME"
-                                                           : "XDG_CACHE_HOME";
+  const char* xdg_variable = "XDG_CACHE_HOME";
+  const char* under_home = "/.cache";
+  switch (kind) {
+    case UserDirKind::kCache:
+      break;
+    case UserDirKind::kConfig:
+      xdg_variable = "XDG_CONFIG_HOME";
+      under_home = "/.config";
+      break;
+    case UserDirKind::kState:
+      xdg_variable = "XDG_STATE_HOME";
+      under_home = "/.local/state";
+      break;
+  }
   std::string base;
   if (std::optional<std::string> xdg = env(xdg_variable);
       xdg && !xdg->empty()) {
     base = *xdg + "/phaseloop";
   } else if (std::optional<std::string> home = env("HOME");
              home && !home->empty()) {
-    base = *home + UnderHome(kind) + "/phaseloop";
+    base = *home + under_home + "/phaseloop";
   } else {
     return "";
   }

@@ -38,15 +38,6 @@ enum class UserDirKind {
 std::string UserDir(UserDirKind kind, std::string_view name,
                     const EnvLookup& env = ProcessEnvironment());
 
-// `name` under the phaseloop directory of `kind` in the home directory the
-// account database gives this user (getpwuid), XDG variables and HOME
-// aside: what UserDir gives without XDG variables when HOME is the
-// account's. For a process started without HOME (a Bazel action), so that
-// its default does not have to be written into the build's inputs (where
-// one user's home would differ from the next, and defeat a shared cache).
-// "" when the account has no absolute home directory.
-std::string AccountUserDir(UserDirKind kind, std::string_view name);
-
 // <base>/<prefix>-<uid> (base /tmp): a per-user place for a default when
 // UserDir is "", made private (0700) when missing or when this user's own
 // is group-writable. "" when it is not this user's own directory — a name

@@ -48,25 +48,6 @@ TEST(UserDirTest, NothingWithoutHomeOrXdg) {
             "/tmp/phaseloop-spool-" + std::to_string(getuid()));
 }
 
-// Without HOME (a Bazel action) the account database still knows the home:
-// the same directories as UserDir with HOME set to it.
-TEST(UserDirTest, TheAccountsHomeFromTheUserDatabase) {
-  const std::string spool = AccountUserDir(UserDirKind::kCache, "spool");
-  if (spool.empty()) GTEST_SKIP() << "this account has no home directory";
-  const std::string suffix = "/.cache/phaseloop/spool";
-  ASSERT_GT(spool.size(), suffix.size());
-  ASSERT_EQ(spool.substr(spool.size() - suffix.size()), suffix);
-  const std::string home = spool.substr(0, spool.size() - suffix.size());
-  EXPECT_EQ(home[0], '/');
-  for (UserDirKind kind :
-       {UserDirKind::kCache, UserDirKind::kConfig, UserDirKind::kState}) {
-    EXPECT_EQ(AccountUserDir(kind, "x"),
-              UserDir(kind, "x", Env({{"HOME", home}})));
-  }
-  EXPECT_EQ(AccountUserDir(UserDirKind::kState, ""),
-            home + "/.local/state/phaseloop");
-}
-
 // Anyone can make /tmp/<prefix>-<uid> first: only this user's own private
 // directory is used (the review planted cache entries and records there).
 TEST(UserDirTest, APerUserTmpDirIsPrivateOrNotUsed) {

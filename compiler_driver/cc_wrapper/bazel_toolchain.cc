@@ -455,23 +455,6 @@ absl::StatusOr<BazelToolchain> WriteBazelToolchain(
   build.tool_paths = ToolPaths();
   build.use_lld = !FindProgram("ld.lld-16").empty();
   CcWrapperSettings wrapper{*cc, *fingerprint, clang, *spool, *outcomes};
-  // Defaults that phaseloop-cc finds by itself in an action stay out of the
-  // script: an input of every compile, the same for every user then.
-  auto found_in_action = [](const std::string& requested,
-                            const std::string& resolved, const char* name) {
-    const std::string account =
-        files::AccountUserDir(files::UserDirKind::kCache, name);
-    return requested.empty() && !account.empty() &&
-           fs::path(account).lexically_normal() == fs::path(resolved);
-  };
-  if (found_in_action(options.spool_dir, *spool, "spool")) {
-    wrapper.spool_dir.clear();
-  }
-  wrapper.outcome_cache_off = outcomes->empty();
-  if (!outcomes->empty() &&
-      found_in_action(options.outcome_cache_dir, *outcomes, "outcomes")) {
-    wrapper.outcome_cache_dir.clear();
-  }
   if (has_trust) {
     wrapper.trust_file = absl::StrCat(
         build.package.empty() ? "" : build.package + "/", kTrustFileName);

@@ -165,32 +165,22 @@ std::string RenderCcWrapper(const CcWrapperSettings& s) {
   return absl::StrCat(
       "#!/bin/sh\n", kGeneratedMarker, R"x(; rerun it rather than editing.
 # Bazel's compiler and linker driver: phaseloop-cc, with the decision spool
-# and topk's outcome cache where the generator was told (by default
-# phaseloop-cc finds them under the home of the account running the action,
-# which Bazel runs without HOME; an action_env PHASELOOP_SPOOL or
-# PHASELOOP_OUTCOME_CACHE wins; an empty outcome cache is off), and PATH
-# leading to the clang-16 whose builtin include directories BUILD lists
-# (phaseloop-cc runs clang-16 from PATH).
+# and topk's outcome cache set here because Bazel runs actions without HOME
+# (an action_env PHASELOOP_SPOOL or PHASELOOP_OUTCOME_CACHE wins; an empty
+# outcome cache is off), and PATH leading to the clang-16 whose builtin
+# include directories BUILD lists (phaseloop-cc runs clang-16 from PATH).
 # This file is an input of every compile action: rerunning the generator
 # after upgrading phaseloop changes the fingerprint below, so Bazel recompiles.
 # phaseloop-cc and phaseloop-cc-opt fingerprint: )x",
       s.fingerprint, "\nphaseloop_cc=", process::ShellQuote(s.phaseloop_cc),
       "\nclang=", process::ShellQuote(s.clang),
-      "\nexport PATH=", process::ShellQuote(clang_dir), "\":$PATH\"\n",
-      s.spool_dir.empty()
-          ? "# The spool: phaseloop-cc's default (the account's home).\n"
-          : absl::StrCat("spool=", process::ShellQuote(s.spool_dir),
-                         "\nexport PHASELOOP_SPOOL=\"${PHASELOOP_SPOOL:-"
-                         "$spool}\"\n"),
-      s.outcome_cache_off || !s.outcome_cache_dir.empty()
-          ? absl::StrCat(
-                "outcomes=",
-                s.outcome_cache_off ? "off"
-                                    : process::ShellQuote(s.outcome_cache_dir),
-                "\nexport PHASELOOP_OUTCOME_CACHE=\"${PHASELOOP_OUTCOME_CACHE-"
-                "$outcomes}\"\n")
-          : "# The outcome cache: phaseloop-cc's default (the account's "
-            "home).\n",
+      "\nspool=", process::ShellQuote(s.spool_dir), "\noutcomes=",
+      s.outcome_cache_dir.empty() ? "off"
+                                  : process::ShellQuote(s.outcome_cache_dir),
+      "\nexport PATH=", process::ShellQuote(clang_dir), R"x(":$PATH"
+export PHASELOOP_SPOOL="${PHASELOOP_SPOOL:-$spool}"
+export PHASELOOP_OUTCOME_CACHE="${PHASELOOP_OUTCOME_CACHE-$outcomes}"
+)x",
       s.trust_file.empty()
           ? ""
           : absl::StrCat(

@@ -51,25 +51,17 @@ struct BuildFileSettings {
 std::string RenderBuildFile(const BuildFileSettings& settings);
 
 struct CcWrapperSettings {
-  std::string phaseloop_cc;  // absolute
-  std::string fingerprint;   // of phaseloop-cc and phaseloop-cc-opt
-  std::string clang;         // absolute; its directory goes first on PATH
-  // Absolute; "" = phaseloop-cc's own default, the spool (outcome cache)
-  // under the home of the account running the action — not written into
-  // the script, which is an input of every compile action: one user's home
-  // in it would make every action key differ from the next user's (no
-  // shared cache hits), and a package checked in by one user would send
-  // everyone's records to that user's home.
-  std::string spool_dir;
-  std::string outcome_cache_dir;
-  bool outcome_cache_off = false;
+  std::string phaseloop_cc;       // absolute
+  std::string fingerprint;        // of phaseloop-cc and phaseloop-cc-opt
+  std::string clang;              // absolute; its directory goes first on PATH
+  std::string spool_dir;          // absolute
+  std::string outcome_cache_dir;  // absolute; "" = the cache off
   // Execroot-relative path of the package's trust file; "" = none.
   std::string trust_file;
 };
 
-// cc_wrapper.sh: exports PHASELOOP_SPOOL and PHASELOOP_OUTCOME_CACHE when
-// given (unless the action environment has them) and PATH, then execs
-// phaseloop-cc;
+// cc_wrapper.sh: exports PHASELOOP_SPOOL and PHASELOOP_OUTCOME_CACHE
+// (unless the action environment has them) and PATH, then execs phaseloop-cc;
 // without phaseloop-cc or phaseloop-cc-opt the action fails naming the
 // missing file (plain clang's object would be cached as this action's).
 std::string RenderCcWrapper(const CcWrapperSettings& settings);

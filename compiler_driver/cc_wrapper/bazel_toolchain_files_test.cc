@@ -76,28 +76,5 @@ TEST(RenderCcWrapperTest, QuotesEveryPath) {
   EXPECT_THAT(script, HasSubstr("export PATH='/usr/bin'\":$PATH\"\n"));
 }
 
-// The defaults are phaseloop-cc's own (the account's home): no path of the
-// generating user's in the script, which is an input of every compile
-// action (another user's keys differed; a checked-in package sent everyone's
-// records to its author's home).
-TEST(RenderCcWrapperTest, DefaultDirectoriesAreLeftToPhaseloopCc) {
-  CcWrapperSettings settings{"/opt/phaseloop/bin/phaseloop-cc",
-                             "0123456789abcdef", "/usr/bin/clang-16", "", ""};
-  const std::string script = RenderCcWrapper(settings);
-  EXPECT_THAT(script, Not(HasSubstr("spool=")));
-  EXPECT_THAT(script, Not(HasSubstr("PHASELOOP_SPOOL=")));
-  EXPECT_THAT(script, Not(HasSubstr("PHASELOOP_OUTCOME_CACHE=")));
-  EXPECT_THAT(script, Not(HasSubstr("/home")));
-  settings.outcome_cache_off = true;
-  EXPECT_THAT(RenderCcWrapper(settings),
-              HasSubstr("outcomes=off\nexport PHASELOOP_OUTCOME_CACHE="));
-  settings.outcome_cache_off = false;
-  settings.outcome_cache_dir = "/srv/outcomes";
-  EXPECT_THAT(RenderCcWrapper(settings),
-              HasSubstr("outcomes='/srv/outcomes'\nexport "
-                        "PHASELOOP_OUTCOME_CACHE=\"${PHASELOOP_OUTCOME_CACHE-"
-                        "$outcomes}\""));
-}
-
 }  // namespace
 }  // namespace phaseloop::cc_wrapper

@@ -29,11 +29,8 @@ std::string OutcomeCacheDirFromEnv() {
     }
     return value;
   }
-  std::string dir = files::UserDir(files::UserDirKind::kCache, "outcomes");
-  // Without HOME (a Bazel action): the account's home, else /tmp.
-  if (dir.empty()) {
-    dir = files::AccountUserDir(files::UserDirKind::kCache, "outcomes");
-  }
+  const std::string dir =
+      files::UserDir(files::UserDirKind::kCache, "outcomes");
   return dir.empty() ? files::PerUserTmpDir("phaseloop-outcomes") : dir;
 }
 

@@ -42,12 +42,9 @@ std::string DefaultConfigPath(const EnvLookup& env) {
 }
 
 std::string DefaultSpoolDir(const EnvLookup& env) {
-  std::string dir = files::UserDir(files::UserDirKind::kCache, "spool", env);
-  // Bazel runs actions without HOME: the account's home, as the generated
-  // toolchain expects (it does not write the path into its inputs), else a
-  // per-user directory under /tmp.
-  if (dir.empty())
-    dir = files::AccountUserDir(files::UserDirKind::kCache, "spool");
+  const std::string dir =
+      files::UserDir(files::UserDirKind::kCache, "spool", env);
+  // Bazel runs actions without HOME: a per-user directory under /tmp.
   return dir.empty() ? files::PerUserTmpDir("phaseloop-spool") : dir;
 }
 
