@@ -5,7 +5,10 @@
 # output tree (DIR), with the convenience symlinks at DIR/bazel-bin etc., so
 # several builds of one checkout can run side by side.
 set -euo pipefail
-cache="${PHASELOOP_BAZEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/phaseloop/bazel-disk}"
+# Without HOME (cron, a service's clean environment): the account's home.
+HOME="${HOME:-$(getent passwd "$(id -u)" 2>/dev/null | cut -d: -f6)}"
+[ -z "$HOME" ] || export HOME
+cache="${PHASELOOP_BAZEL_CACHE:-${XDG_CACHE_HOME:-${HOME:?is not set and the account has no home: set PHASELOOP_BAZEL_CACHE}/.cache}/phaseloop/bazel-disk}"
 mkdir -p "$cache"
 startup=()
 build_flags=()

@@ -15,6 +15,9 @@
 # the cache; the system's apt configuration is not touched. A failed download
 # or unpack leaves nothing half-written under the final names.
 set -euo pipefail
+# Without HOME (cron, a service's clean environment): the account's home.
+HOME="${HOME:-$(getent passwd "$(id -u)" 2>/dev/null | cut -d: -f6)}"
+[ -z "$HOME" ] || export HOME
 
 case "${1:-}" in
   -h|--help) sed -n '2,16p' "$0"; exit 0 ;;

@@ -6,13 +6,16 @@
 #   tools/install.sh [--prefix DIR]      (default: $HOME/.local)
 # phaseloop-cc finds phaseloop-cc-opt beside itself: keep them together.
 set -euo pipefail
+# Without HOME (cron, a service's clean environment): the account's home.
+HOME="${HOME:-$(getent passwd "$(id -u)" 2>/dev/null | cut -d: -f6)}"
+[ -z "$HOME" ] || export HOME
 
 prefix=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --prefix) prefix="${2:?--prefix needs a directory}"; shift 2 ;;
     --prefix=*) prefix="${1#--prefix=}"; shift ;;
-    -h|--help) sed -n '2,5p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
     *) echo "install.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
 done

@@ -19,10 +19,11 @@ cd "$(dirname "$0")/.."
 mode="${1:-}"
 shift || true
 # The fast subset: the parsers of outside input (with their fuzz runs) and
-# the helpers every stage uses, the reward engine, the judge and the
-# buffer — unit tests that need no nested Bazel, clang run or network
-# beyond loopback. Tests that run //tools:phaseloop are left to --all: an
-# instrumented build of the whole binary would double CI's build.
+# the helpers every stage uses, the reward engine, the judge and its
+# statistics, and the buffer — unit tests that need no nested Bazel, clang
+# run or network beyond loopback. Tests that run //tools:phaseloop are left
+# to --all: an instrumented build of the whole binary would double CI's
+# build.
 fast=(
   //common/...
   //reward_engine/...
@@ -40,6 +41,7 @@ fast=(
   //compiler_driver/cc_wrapper:spool_test
   //compiler_driver/policy_runtime:policy_artifact_test
   //staging_harness/workloads/...
+  //staging_harness/stats/...
 )
 # The Kafka-backed suites take 20-60 s each under ASan (over half the
 # subset's time): they run under TSan (tools/sanitize.sh tsan) and --all,

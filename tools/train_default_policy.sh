@@ -35,6 +35,9 @@
 # directory. --check trains into the work directory and compares the
 # result's policy_version with the shipped artifact's (exit 1 if they differ).
 set -euo pipefail
+# Without HOME (cron, a service's clean environment): the account's home.
+HOME="${HOME:-$(getent passwd "$(id -u)" 2>/dev/null | cut -d: -f6)}"
+[ -z "$HOME" ] || export HOME
 cd "$(dirname "$0")/.."
 repo="$(pwd)"
 

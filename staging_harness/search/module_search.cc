@@ -110,16 +110,18 @@ StateObservation ModuleSearch::Parse(
 double ModuleSearch::Elapsed() const { return timing::SecondsSince(begin_); }
 
 bool ModuleSearch::OutOfBudget() const {
-  if (options_.stop != nullptr && options_.stop->load()) {
-    stopped_ = true;
-    return true;
-  }
+  // The budget first: a search that spent it is whole, whatever signal
+  // came meanwhile (a stopped one is worked again by another worker).
   if (options_.max_evaluations > 0 &&
       evaluations_ >= options_.max_evaluations) {
     return true;
   }
   if (Elapsed() >= options_.budget_seconds) {
     time_limited_ = true;
+    return true;
+  }
+  if (options_.stop != nullptr && options_.stop->load()) {
+    stopped_ = true;
     return true;
   }
   return false;

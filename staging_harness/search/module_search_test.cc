@@ -160,6 +160,15 @@ TEST(ModuleSearch, AStopFlagEndsTheSearchAndSaysSo) {
   EXPECT_TRUE(h->search->OutOfBudget());
   EXPECT_TRUE(h->search->stopped());
   EXPECT_FALSE(h->search->time_limited());
+
+  // A search whose budget is spent is whole, even with the signal set: its
+  // job is committed, not worked again.
+  options.budget_seconds = 0;
+  auto spent = Open("bits.c", options);
+  ASSERT_NE(spent, nullptr);
+  EXPECT_TRUE(spent->search->OutOfBudget());
+  EXPECT_FALSE(spent->search->stopped());
+  EXPECT_TRUE(spent->search->time_limited());
 }
 
 // Every step's reward is (v_before - v_after) / (v_start - v_Oz), so a path
