@@ -28,6 +28,7 @@ v1::CanaryMetricResult MetricResult(const MetricJudgement& metric) {
   result.set_canary_median(metric.canary.median);
   result.set_ratio(metric.ratio.value_or(0));
   result.set_p_value(metric.p_value.value_or(0));
+  result.set_test(metric.test);
   result.set_baseline_at_percentile(metric.baseline.percentile);
   result.set_canary_at_percentile(metric.canary.percentile);
   return result;

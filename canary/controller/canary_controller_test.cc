@@ -267,6 +267,13 @@ TEST(CanaryControllerTest, ASlowerTailIsRolledBackAtTheFirstStep) {
   ASSERT_EQ(run->steps_size(), 1);
   EXPECT_EQ(run->steps(0).outcome(), "Fail");
   EXPECT_EQ(run->steps(0).extensions(), 0);
+  // The run's record says which test gave each metric's p-value.
+  bool tail_tested = false;
+  for (const auto& metric : run->steps(0).metrics()) {
+    EXPECT_FALSE(metric.test().empty()) << metric.name();
+    tail_tested |= metric.test() == "mann_whitney+exceedance_p95";
+  }
+  EXPECT_TRUE(tail_tested);
 }
 
 TEST(CanaryControllerTest, ASlowCanaryIsRolledBackAtTheFirstStep) {

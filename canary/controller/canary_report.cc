@@ -141,9 +141,8 @@ std::string CanaryReportHtml(const v1::CanaryRun& run) {
         "<td>%+.4f</td><td>%d</td></tr>\n",
         step.index() + 1, 100 * step.canary_weight(),
         EscapeHtml(step.outcome()), EscapeHtml(step.outcome()), step.score(),
-        step.baseline_windows(), step.canary_windows(),
-        p95.baseline_ms, p95.canary_ms, step.relative_reward(),
-        step.extensions());
+        step.baseline_windows(), step.canary_windows(), p95.baseline_ms,
+        p95.canary_ms, step.relative_reward(), step.extensions());
   }
   html += "</table>\n";
   for (const auto& step : run.steps()) {
@@ -158,20 +157,20 @@ std::string CanaryReportHtml(const v1::CanaryRun& run) {
         "<table><tr><th>metric</th><th>outcome</th><th>n baseline</th><th>n "
         "canary</th><th>median baseline</th><th>median canary</th>"
         "<th>percentile</th><th>baseline at it</th><th>canary at it</th>"
-        "<th>ratio</th><th>p (Mann-Whitney)</th><th>reason</th></tr>";
+        "<th>ratio</th><th>p</th><th>test</th><th>reason</th></tr>";
     for (const auto& metric : step.metrics()) {
       absl::StrAppendFormat(
           &html,
           "<tr><td>%s</td><td class=\"%s\">%s</td><td>%d</td><td>%d</td>"
           "<td>%.4g</td><td>%.4g</td><td>p%g</td><td>%.4g</td><td>%.4g</td>"
-          "<td>%.4f</td><td>%.4g</td>"
+          "<td>%.4f</td><td>%.4g</td><td>%s</td>"
           "<td style=\"text-align:left\">%s</td></tr>",
           EscapeHtml(metric.name()), EscapeHtml(metric.outcome()),
           EscapeHtml(metric.outcome()), metric.baseline_count(),
           metric.canary_count(), metric.baseline_median(),
           metric.canary_median(), metric.percentile(),
           metric.baseline_at_percentile(), metric.canary_at_percentile(),
-          metric.ratio(), metric.p_value(),
+          metric.ratio(), metric.p_value(), EscapeHtml(metric.test()),
           EscapeHtml(metric.reason()));
     }
     html += "</table>\n<ul>";

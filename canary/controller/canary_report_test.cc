@@ -45,6 +45,8 @@ v1::CanaryRun RolledBack() {
   metric->set_percentile(95);
   metric->set_baseline_at_percentile(1.25);
   metric->set_canary_at_percentile(1.875);
+  metric->set_p_value(0.0004);
+  metric->set_test("mann_whitney+exceedance_p95");
   run.add_final_reasons("step 1: latency_ms failed");
   run.set_has_final_reward(true);
   run.set_final_reward(-0.5);
@@ -69,8 +71,11 @@ TEST(CanaryReportTest, HtmlDrawsEverySideOfEveryJudgedStep) {
   EXPECT_NE(html.find("step 1: latency_ms failed"), std::string::npos);
   EXPECT_NE(html.find("80.0 %"), std::string::npos);
   EXPECT_NE(html.find("-0.5000"), std::string::npos);
-  // The steps table shows the p95s the judge compared (every request).
+  // The steps table shows the p95s the judge compared (every request), and
+  // which test gave the p-value (the tail's too, for a p95 rule).
   EXPECT_NE(html.find("<td>1.250</td><td>1.875</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td>0.0004</td><td>mann_whitney+exceedance_p95</td>"),
+            std::string::npos);
   // Names are escaped, and nothing is fetched from elsewhere.
   EXPECT_NE(html.find("cand&lt;1&gt;"), std::string::npos);
   EXPECT_EQ(html.find(" src="), std::string::npos);
