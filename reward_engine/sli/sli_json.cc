@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -304,8 +305,11 @@ absl::StatusOr<v1::SliWindow> ParseSliWindowJson(absl::string_view line) {
                         "goes with a sketch; with latencies_ms give the "
                         "failures' latencies as error_latencies_ms");
     }
-    auto latencies_into = [&f](const char* name, LatencySketch& sketch,
-                               std::vector<double>& values) {
+    const bool failure_latencies = f.Find("error_latencies_ms") != nullptr;
+    // The values are kept only to check the failures against the requests.
+    auto latencies_into = [&f, failure_latencies](const char* name,
+                                                  LatencySketch& sketch,
+                                                  std::vector<double>& values) {
       return f.Array(name, [&](const json& v, const std::string& path) {
         absl::StatusOr<double> ms = ToDouble(v, path);
         if (!ms.ok()) return ms.status();
@@ -313,7 +317,7 @@ absl::StatusOr<v1::SliWindow> ParseSliWindowJson(absl::string_view line) {
           return FieldError(
               path, absl::StrCat("latency ", *ms, " ms is not in [0, 1e12]"));
         }
-        values.push_back(*ms);
+        if (failure_latencies) values.push_back(*ms);
         absl::Status added = sketch.Add(*ms / 1000);
         return added.ok() ? added : FieldError(path, added.message());
       });
@@ -326,7 +330,7 @@ absl::StatusOr<v1::SliWindow> ParseSliWindowJson(absl::string_view line) {
     if (status.ok()) {
       status = latencies_into("error_latencies_ms", failures, failed_ms);
     }
-    if (status.ok()) {
+    if (status.ok() && !failed_ms.empty()) {
       // Each failure is one of the requests: its latency is listed in
       // latencies_ms too (as many times as it failed at most).
       std::multiset<double> listed(all_ms.begin(), all_ms.end());
@@ -342,24 +346,21 @@ absl::StatusOr<v1::SliWindow> ParseSliWindowJson(absl::string_view line) {
         listed.erase(it);
       }
     }
-    const bool failure_latencies = f.Find("error_latencies_ms") != nullptr;
-    if (failure_latencies) w.set_error_count(failures.count());
+    std::optional<int64_t> errors;
     if (status.ok()) {
-      status = f.Int64("errors", false, [&](int64_t v) {
-        if (!failure_latencies) w.set_error_count(v);
-      });
+      status = f.Int64("errors", false, [&](int64_t v) { errors = v; });
     }
     if (!status.ok()) return status;
     SetWindowSketch(sketch, &w);
-    if (const json* errors = f.Find("errors");
-        failure_latencies && errors != nullptr &&
-        ToInt64(*errors, "errors").value_or(-1) != failures.count()) {
+    if (failure_latencies && errors && *errors != failures.count()) {
       return FieldError(
           "errors",
-          absl::StrCat(errors->dump(), " but error_latencies_ms lists ",
+          absl::StrCat(*errors, " but error_latencies_ms lists ",
                        failures.count(),
                        " latencies; give one of them, or both agreeing"));
     }
+    w.set_error_count(failure_latencies ? failures.count()
+                                        : errors.value_or(0));
     if (w.error_count() < 0 || w.error_count() > w.count()) {
       return FieldError(
           "errors", absl::StrCat(w.error_count(), " is outside [0, ", w.count(),

@@ -106,8 +106,9 @@ v1::SliWindow SliRecorder::ToWindow(int64_t window,
   w.set_max_seconds(static_cast<double>(acc.max_ns) * 1e-9);
   w.set_error_count(acc.errors);
   *w.mutable_sketch() = SketchOf(acc.buckets).ToProto();
-  if (acc.errors > 0)
+  if (acc.errors > 0) {
     *w.mutable_error_sketch() = SketchOf(acc.error_buckets).ToProto();
+  }
   return w;
 }
 

@@ -74,22 +74,19 @@ absl::StatusOr<MannWhitneyResult> MannWhitneyU(absl::Span<const double> a,
   // Ranks from 1, tied values sharing their mean rank; sum of t^3 - t over
   // groups of t ties.
   const double n = static_cast<double>(values.size());
-  double rank_sum_a = 0;
+  const bool exact = values.size() <= kExactMaxValues;
   double tie_term = 0;
-  std::vector<int> doubled_ranks;  // midranks times two, in sorted order
-  doubled_ranks.reserve(values.size());
+  // Midranks times two (integers), in sorted order: only the exact p needs
+  // them all.
+  std::vector<int> doubled_ranks;
   int64_t doubled_rank_sum_a = 0;  // in int64: 100k latencies a side
   for (size_t i = 0; i < values.size();) {
     size_t j = i;
     while (j < values.size() && values[j].first == values[i].first) ++j;
     const int doubled = static_cast<int>(i + 1 + j);
-    const double mean_rank = static_cast<double>(doubled) / 2;
     for (size_t k = i; k < j; ++k) {
-      doubled_ranks.push_back(doubled);
-      if (values[k].second) {
-        rank_sum_a += mean_rank;
-        doubled_rank_sum_a += doubled;
-      }
+      if (exact) doubled_ranks.push_back(doubled);
+      if (values[k].second) doubled_rank_sum_a += doubled;
     }
     const double t = static_cast<double>(j - i);
     tie_term += t * t * t - t;
@@ -98,7 +95,7 @@ absl::StatusOr<MannWhitneyResult> MannWhitneyU(absl::Span<const double> a,
   const double n_a = static_cast<double>(a.size());
   const double n_b = static_cast<double>(b.size());
   MannWhitneyResult result;
-  result.u = rank_sum_a - n_a * (n_a + 1) / 2;
+  result.u = static_cast<double>(doubled_rank_sum_a) / 2 - n_a * (n_a + 1) / 2;
   const double mean = n_a * n_b / 2;
   const double variance = n_a * n_b / 12 * ((n + 1) - tie_term / (n * (n - 1)));
   if (!(variance > 0)) {  // every value ties: no evidence of a difference
@@ -111,7 +108,7 @@ absl::StatusOr<MannWhitneyResult> MannWhitneyU(absl::Span<const double> a,
   result.asymptotic_p_value =
       std::min(1.0, std::erfc(result.z / std::sqrt(2.0)));
   result.p_value = result.asymptotic_p_value;
-  if (values.size() <= kExactMaxValues) {
+  if (exact) {
     // The smaller sample's rank sum: fewer subset sizes to count. The
     // distance from the mean is the same for either sample.
     const bool a_smaller = a.size() <= b.size();
