@@ -100,14 +100,8 @@ int RunCanaryRun(const CanaryRunFlags& flags, std::ostream& out,
   // The reward engine reads the SLO directory: a bad one, or one with no SLO
   // for this service, would show only minutes later, as steps without
   // reward windows.
-  auto slos = slo::LoadSloDirectory(service->slo_dir);
-  if (slos.ok()) {
-    if (absl::Status slices =
-            slo::CheckTimeSlices(*slos, service->reward_window_ms);
-        !slices.ok()) {
-      slos = slices;
-    }
-  }
+  auto slos =
+      slo::LoadSloDirectory(service->slo_dir, service->reward_window_ms);
   if (!slos.ok()) {
     err << kName << flags.service << ": slo_dir: " << slos.status().message()
         << "\n";

@@ -53,13 +53,7 @@ int RunRewards(const RewardsRunFlags& flags, std::ostream& out,
     return command::kExitBadInput;
   }
   absl::StatusOr<std::vector<slo::Slo>> slos =
-      slo::LoadSloDirectory(flags.slo_dir);
-  if (slos.ok()) {
-    if (absl::Status slices = slo::CheckTimeSlices(*slos, flags.window_ms);
-        !slices.ok()) {
-      slos = slices;
-    }
-  }
+      slo::LoadSloDirectory(flags.slo_dir, flags.window_ms);
   if (!slos.ok()) {
     err << kName << "--slo-dir " << flags.slo_dir << ": "
         << slos.status().message() << "\n";

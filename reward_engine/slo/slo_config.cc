@@ -564,6 +564,17 @@ absl::StatusOr<std::vector<Slo>> LoadSloDirectory(const std::string& dir) {
   return slos;
 }
 
+absl::StatusOr<std::vector<Slo>> LoadSloDirectory(const std::string& dir,
+                                                  int64_t engine_window_ms) {
+  absl::StatusOr<std::vector<Slo>> slos = LoadSloDirectory(dir);
+  if (!slos.ok()) return slos;
+  if (absl::Status slices = CheckTimeSlices(*slos, engine_window_ms);
+      !slices.ok()) {
+    return slices;
+  }
+  return slos;
+}
+
 absl::Status CheckTimeSlices(const std::vector<Slo>& slos,
                              int64_t engine_window_ms) {
   for (const Slo& slo : slos) {

@@ -82,6 +82,11 @@ absl::StatusOr<std::vector<Slo>> LoadSloDirectory(const std::string& dir);
 absl::Status CheckTimeSlices(const std::vector<Slo>& slos,
                              int64_t engine_window_ms);
 
+// LoadSloDirectory(dir), then CheckTimeSlices against a reward engine's
+// window: what a command that runs (or configures) an engine loads.
+absl::StatusOr<std::vector<Slo>> LoadSloDirectory(const std::string& dir,
+                                                  int64_t engine_window_ms);
+
 // Parses YAML text; `source` names it in error messages.
 absl::StatusOr<std::vector<Slo>> ParseSloYaml(const std::string& text,
                                               const std::string& source);

@@ -281,6 +281,21 @@ TEST(SloConfigTest, DuplicateNamesPerServiceAreRejected) {
       << slos.status();
 }
 
+// What an engine's command loads: slices of whole engine windows only.
+TEST(SloConfigTest, LoadingForAnEngineChecksItsTimeslices) {
+  const std::string dir = TempDir();
+  std::ofstream(dir + "/a.yaml") << absl::StrReplaceAll(
+      Replace("budgetingMethod: Occurrences", "budgetingMethod: Timeslices"),
+      {{"      target: 0.995\n",
+        "      target: 0.995\n      timeSliceWindow: 1m\n"}});
+  EXPECT_TRUE(LoadSloDirectory(dir, 10000).ok());
+  auto odd = LoadSloDirectory(dir, 7000);
+  ASSERT_FALSE(odd.ok());
+  EXPECT_NE(odd.status().message().find(dir + "/a.yaml: SLO "),
+            std::string::npos)
+      << odd.status();
+}
+
 TEST(SloConfigTest, LoadsDirectoriesInNameOrder) {
   const std::string dir = TempDir();
   std::ofstream(dir + "/b.yaml") << Replace("service: checkout", "service: b");
