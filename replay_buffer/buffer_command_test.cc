@@ -87,7 +87,7 @@ TEST(BufferCommandTest, StatsCountsEverything) {
   ASSERT_EQ(RunBufferStats(buffer, /*json=*/true, out, err), 0) << err.str();
   const std::string json = out.str();
   for (const char* expected :
-       {"\"schema_version\": 4", "\"episodes\": 602", "\"steps\": 2405",
+       {"\"schema_version\": 5", "\"episodes\": 602", "\"steps\": 2405",
         "\"consumer_offsets\": 1",
         "{\"split\": \"train\", \"objective\": "
         "\"ir_count\", \"behaviour_policy\": \"random\", \"episodes\": 300",

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <set>
+
 #include "common/testing/test_util.h"
 #include "replay_buffer/replay_store.h"
 
@@ -139,6 +141,105 @@ TEST(MiscompilesTest, MalformedMiscompilesAreRefusedNamingTheRecord) {
   EXPECT_TRUE(store->ReadMiscompiles()->empty());
 }
 
+// Staging's other causes (stage_workload.cc) are stored too: a timed-out
+// candidate's pairs are blocked; a difference its build flags or BOLT made
+// blames no pipeline. Version 4's CHECK refused all three, and `stage
+// --buffer` stored nothing of such a result.
+TEST(MiscompilesTest, StagingsOtherCausesAreStored) {
+  auto store = Open(testing::MakeTempDir() + "/buffer.db");
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store
+                  ->AddMiscompile(
+                      MakeMiscompile("run[0]", kVerdictTimedOut, {{"m1", "p"}}))
+                  .ok());
+  ASSERT_TRUE(
+      store->AddMiscompile(MakeMiscompile("run[1]", kVerdictBuildFlags, {}))
+          .ok());
+  ASSERT_TRUE(
+      store->AddMiscompile(MakeMiscompile("run[2]", kVerdictBolt, {})).ok());
+  EXPECT_TRUE(*store->IsBlocked("m1", "p"));
+  auto stored = store->ReadMiscompiles();
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  std::multiset<std::string> verdicts;
+  for (const v1::Miscompile& m : *stored) verdicts.insert(m.verdict());
+  EXPECT_EQ(verdicts, (std::multiset<std::string>{
+                          kVerdictBolt, kVerdictBuildFlags, kVerdictTimedOut}));
+  // Flags and BOLT name no pipeline: a record blaming one is malformed.
+  absl::Status status = store->AddMiscompile(
+      MakeMiscompile("run[3]", kVerdictBuildFlags, {{"m2", "q"}}));
+  EXPECT_TRUE(absl::IsInvalidArgument(status)) << status;
+  EXPECT_FALSE(*store->IsBlocked("m2", "q"));
+}
+
+// Version 5 made both tables again (a CHECK cannot be altered): what a
+// version 4 buffer held, records and blocks, comes through whole.
+TEST(MiscompilesTest, AVersionFourBufferKeepsItsMiscompilesAndBlocks) {
+  const std::string path = testing::MakeTempDir() + "/v4.db";
+  {
+    auto store = Open(path);
+    ASSERT_NE(store, nullptr);
+    ASSERT_TRUE(store
+                    ->AddMiscompile(MakeMiscompile("run[0]", kVerdictMiscompile,
+                                                   {{"m1", "p"}, {"m2", "q"}}))
+                    .ok());
+    ASSERT_TRUE(store
+                    ->AddMiscompile(MakeMiscompile(
+                        "run[1]", kVerdictUndefinedBehaviour, {{"m3", "r"}}))
+                    .ok());
+  }
+  const std::vector<std::string> blocked_before = [&] {
+    auto store = Open(path);
+    return store ? Blocked(*store) : std::vector<std::string>{};
+  }();
+  ASSERT_EQ(blocked_before.size(), 2u);
+  // Back to version 4's tables: its CHECK, which refused 'timed_out'.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(
+      sqlite3_exec(
+          db,
+          "PRAGMA foreign_keys = OFF; "
+          "CREATE TABLE m4 (miscompile_id TEXT PRIMARY KEY, workload TEXT NOT "
+          "NULL, build_id TEXT NOT NULL, policy_version TEXT NOT NULL, "
+          "candidate TEXT NOT NULL, run TEXT NOT NULL, what TEXT NOT NULL, "
+          "verdict TEXT NOT NULL CHECK (verdict IN ('miscompile', "
+          "'undefined_behaviour', 'unknown')), unix_time_ms INTEGER NOT NULL, "
+          "record BLOB NOT NULL); INSERT INTO m4 SELECT * FROM miscompiles; "
+          "DROP TABLE miscompiles; ALTER TABLE m4 RENAME TO miscompiles; "
+          "PRAGMA user_version = 4",
+          nullptr, nullptr, nullptr),
+      SQLITE_OK);
+  char* error = nullptr;
+  EXPECT_NE(sqlite3_exec(db,
+                         "INSERT INTO miscompiles VALUES ('x', 'w', 'b', 'p', "
+                         "'c', 'r', 'stdout', 'timed_out', 1, x'')",
+                         nullptr, nullptr, &error),
+            SQLITE_OK);
+  sqlite3_free(error);
+  sqlite3_close(db);
+  auto store = Open(path);
+  ASSERT_NE(store, nullptr);
+  auto stats = store->Stats();
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->schema_version, 5);
+  EXPECT_EQ(Blocked(*store), blocked_before);
+  EXPECT_EQ(store->ReadMiscompiles()->size(), 2u);
+  ASSERT_TRUE(store
+                  ->AddMiscompile(
+                      MakeMiscompile("run[2]", kVerdictTimedOut, {{"m4", "s"}}))
+                  .ok());
+  EXPECT_TRUE(*store->IsBlocked("m4", "s"));
+  // The foreign key still holds: re-storing run[0] as undefined behaviour
+  // lifts its blocks, and only its.
+  ASSERT_TRUE(
+      store
+          ->AddMiscompile(MakeMiscompile("run[0]", kVerdictUndefinedBehaviour,
+                                         {{"m1", "p"}, {"m2", "q"}}))
+          .ok());
+  EXPECT_FALSE(*store->IsBlocked("m1", "p"));
+  EXPECT_TRUE(*store->IsBlocked("m4", "s"));
+}
+
 TEST(MiscompilesTest, ScanCarriesMiscompilesSoAnImportRebuildsTheBlockList) {
   const std::string dir = testing::MakeTempDir();
   auto source = Open(dir + "/a.db");
@@ -183,7 +284,7 @@ TEST(MiscompilesTest, AVersionOneBufferIsMigrated) {
   ASSERT_NE(store, nullptr);
   auto stats = store->Stats();
   ASSERT_TRUE(stats.ok()) << stats.status();
-  EXPECT_EQ(stats->schema_version, 4);
+  EXPECT_EQ(stats->schema_version, 5);
   ASSERT_TRUE(store
                   ->AddMiscompile(MakeMiscompile("run[0]", kVerdictMiscompile,
                                                  {{"m1", "p"}}))

@@ -205,7 +205,7 @@ TEST(RelativeRewardsTest, AVersionTwoBufferIsMigratedKeepingItsRewards) {
   ASSERT_NE(store, nullptr);
   auto stats = store->Stats();
   ASSERT_TRUE(stats.ok()) << stats.status();
-  EXPECT_EQ(stats->schema_version, 4);
+  EXPECT_EQ(stats->schema_version, 5);
   // The old row is kept, without a relative value.
   auto all = store->ReadFinalRewards({});
   ASSERT_TRUE(all.ok()) << all.status();

@@ -1,9 +1,12 @@
 #include "replay_buffer/replay_store.h"
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "replay_buffer/objective_values.h"
 #include "replay_buffer/sqlite_replay_store.h"
 
@@ -97,13 +100,21 @@ absl::Status ValidateWriteBatch(const WriteBatch& batch) {
                               "' has no workload or run; set both (the "
                               "workload's name and the run's)"));
     }
-    if (m.verdict() != kVerdictMiscompile &&
-        m.verdict() != kVerdictUndefinedBehaviour &&
-        m.verdict() != kVerdictUnknown) {
+    static constexpr const char* kVerdicts[] = {
+        kVerdictMiscompile, kVerdictUndefinedBehaviour, kVerdictUnknown,
+        kVerdictTimedOut,   kVerdictBuildFlags,         kVerdictBolt};
+    if (std::find(std::begin(kVerdicts), std::end(kVerdicts), m.verdict()) ==
+        std::end(kVerdicts)) {
       return bad(absl::StrCat("miscompile '", id, "' has verdict '",
-                              m.verdict(), "'; expected \"", kVerdictMiscompile,
-                              "\", \"", kVerdictUndefinedBehaviour, "\" or \"",
-                              kVerdictUnknown, "\""));
+                              m.verdict(), "'; expected one of ",
+                              absl::StrJoin(kVerdicts, ", ")));
+    }
+    if ((m.verdict() == kVerdictBuildFlags || m.verdict() == kVerdictBolt) &&
+        m.blamed_size() > 0) {
+      return bad(absl::StrCat("miscompile '", id, "' has verdict '",
+                              m.verdict(),
+                              "', which blames no pipeline, but blames ",
+                              m.blamed_size(), " (module, pipeline) pairs"));
     }
     for (const v1::BlamedPipeline& b : m.blamed()) {
       if (b.module_hash().empty() || b.pipeline().empty()) {

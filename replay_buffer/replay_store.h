@@ -175,6 +175,11 @@ inline constexpr char kVerdictUnknown[] = "unknown";
 // Not a miscompile: the candidate ran past a time limit the baseline kept
 // (staging's kTimedOut); its pairs are blocked all the same.
 inline constexpr char kVerdictTimedOut[] = "timed_out";
+// Not a pipeline's: the candidate's outputs differ, but only its build
+// flags (`stage --candidate-cflags`, `--profile`) or BOLT's rewrite made
+// them so; such a record blames no pipeline.
+inline constexpr char kVerdictBuildFlags[] = "build_flags";
+inline constexpr char kVerdictBolt[] = "bolt";
 
 // One blocked (module, pipeline) pair and the miscompile that blocked it.
 struct BlockedPipeline {

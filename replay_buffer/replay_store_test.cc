@@ -386,7 +386,7 @@ TEST(ReplayStoreTest, UnversionedDecisionFilesAreAdopted) {
   ASSERT_NE(store, nullptr);
   auto stats = store->Stats();
   ASSERT_TRUE(stats.ok());
-  EXPECT_EQ(stats->schema_version, 4);
+  EXPECT_EQ(stats->schema_version, 5);
   EXPECT_EQ(Rows(*store, "decisions"), 1);
   ASSERT_TRUE(store->Write(SampleBatch()).ok());
   EXPECT_EQ(Rows(*store, "decisions"), 2);

@@ -225,6 +225,45 @@ SELECT e.episode_id, r.reward_id, r.source, r.value, r.relative_value
     R"sql(
 ALTER TABLE consumer_offsets ADD COLUMN cluster_id TEXT NOT NULL DEFAULT '';
 )sql",
+    // 5: staging's other causes are miscompiles' verdicts too: 'timed_out'
+    // (its pairs blocked), 'build_flags' and 'bolt' (no pipeline blamed);
+    // version 2's CHECK refused them, so no such result could be stored.
+    // SQLite cannot alter a CHECK: both tables are made again, the block
+    // list set aside first (dropping `miscompiles` under foreign_keys = ON
+    // would cascade to it) and put back unchanged.
+    R"sql(
+CREATE TABLE blocked_pipelines_v4 AS SELECT * FROM blocked_pipelines;
+DROP TABLE blocked_pipelines;
+CREATE TABLE miscompiles_v5 (
+  miscompile_id TEXT PRIMARY KEY,
+  workload TEXT NOT NULL,
+  build_id TEXT NOT NULL,
+  policy_version TEXT NOT NULL,
+  candidate TEXT NOT NULL,
+  run TEXT NOT NULL,
+  what TEXT NOT NULL,
+  verdict TEXT NOT NULL
+    CHECK (verdict IN ('miscompile', 'undefined_behaviour', 'unknown',
+                       'timed_out', 'build_flags', 'bolt')),
+  unix_time_ms INTEGER NOT NULL,
+  record BLOB NOT NULL);
+INSERT INTO miscompiles_v5 SELECT * FROM miscompiles;
+DROP TABLE miscompiles;
+ALTER TABLE miscompiles_v5 RENAME TO miscompiles;
+CREATE TABLE blocked_pipelines (
+  module_hash TEXT NOT NULL,
+  pipeline TEXT NOT NULL,
+  miscompile_id TEXT NOT NULL
+    REFERENCES miscompiles(miscompile_id) ON DELETE CASCADE,
+  unix_time_ms INTEGER NOT NULL,
+  PRIMARY KEY (module_hash, pipeline)) WITHOUT ROWID;
+INSERT INTO blocked_pipelines
+  SELECT module_hash, pipeline, miscompile_id, unix_time_ms
+    FROM blocked_pipelines_v4;
+DROP TABLE blocked_pipelines_v4;
+CREATE INDEX blocked_pipelines_by_miscompile
+  ON blocked_pipelines(miscompile_id);
+)sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion,
               "one migration per schema version");

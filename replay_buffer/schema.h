@@ -17,7 +17,7 @@ struct sqlite3;
 
 namespace phaseloop::replay_buffer::internal {
 
-inline constexpr int32_t kSchemaVersion = 4;
+inline constexpr int32_t kSchemaVersion = 5;
 inline constexpr int32_t kApplicationId = 0x50484c50;  // "PHLP"
 
 // Table names in schema order (what BufferStats::table_rows lists).

@@ -12,6 +12,7 @@
 #include "common/files/file_lock.h"
 #include "common/testing/test_util.h"
 #include "gtest/gtest.h"
+#include "replay_buffer/replay_store.h"
 #include "staging_harness/runner/runner_test_util.h"
 
 namespace phaseloop::staging {
@@ -36,6 +37,23 @@ class StageWorkloadTest : public ::testing::Test {
   absl::StatusOr<StageResult> Stage(const std::string& candidate) {
     options_.candidate_policy = candidate;
     return StageWorkload(workload_, options_, log_);
+  }
+
+  // The records stored in a new buffer, as `stage --buffer` stores them;
+  // the miscompiles the buffer then holds.
+  absl::StatusOr<std::vector<v1::Miscompile>> StoredMiscompiles(
+      const StageRecords& records) {
+    auto store =
+        replay_buffer::OpenReplayStore(testing::MakeTempDir() + "/buffer.db");
+    if (!store.ok()) return store.status();
+    replay_buffer::WriteBatch batch;
+    batch.decisions = records.decisions;
+    batch.rewards = records.rewards;
+    if (records.miscompile) batch.miscompiles.push_back(*records.miscompile);
+    if (absl::Status written = (*store)->Write(batch); !written.ok()) {
+      return written;
+    }
+    return (*store)->ReadMiscompiles();
   }
 
   workloads::Workload workload_;
@@ -242,6 +260,11 @@ TEST_F(StageWorkloadTest, ACandidateSlowerThanTheTimeLimitIsNoMiscompile) {
   EXPECT_EQ(records.miscompile->what(), "timed_out");
   EXPECT_TRUE(result->blamed.empty());
   EXPECT_TRUE(records.rewards.empty());
+  // And a buffer stores it (its schema refused the cause until version 5).
+  auto stored = StoredMiscompiles(records);
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  ASSERT_EQ(stored->size(), 1u);
+  EXPECT_EQ((*stored)[0].verdict(), "timed_out");
 }
 
 TEST_F(StageWorkloadTest, AMismatchFromTheCandidatesFlagsBlamesNoPipeline) {
@@ -258,6 +281,11 @@ TEST_F(StageWorkloadTest, AMismatchFromTheCandidatesFlagsBlamesNoPipeline) {
   ASSERT_EQ(result->verdict, Verdict::kMiscompile) << result->detail;
   EXPECT_TRUE(result->blamed.empty());
   EXPECT_EQ(result->cause, "build_flags");
+  auto stored = StoredMiscompiles(RecordsOf(*result));
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  ASSERT_EQ(stored->size(), 1u);
+  EXPECT_EQ((*stored)[0].verdict(), "build_flags");
+  EXPECT_EQ((*stored)[0].blamed_size(), 0);
 }
 
 TEST_F(StageWorkloadTest, AWrongExitStatusOfTheBaselineIsNotACandidateFault) {
