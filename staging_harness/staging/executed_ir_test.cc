@@ -71,5 +71,16 @@ TEST(ExecutedIrTest, CompilesThatRanPlainClangLeaveCodeUncounted) {
             std::string::npos);
 }
 
+TEST(ExecutedIrTest, ABuildSystemsVerboseCompilerProbeIsNotTheProgram) {
+  // CMake's ABI check (`cc -v` on a file of its own) before the program's
+  // units: every CMake workload read "1 compile commands ... too_hard".
+  v1::Decision probe = Decision(v1::PASS_THROUGH, "too_hard");
+  probe.set_detail("-v");
+  EXPECT_EQ(UncountedUnits({probe, Decision(v1::OPTIMIZED, "")}), "");
+  v1::Decision other = Decision(v1::PASS_THROUGH, "too_hard");
+  other.set_detail("-save-temps");
+  EXPECT_NE(UncountedUnits({other, Decision(v1::OPTIMIZED, "")}), "");
+}
+
 }  // namespace
 }  // namespace phaseloop::staging

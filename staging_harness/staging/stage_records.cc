@@ -1,6 +1,9 @@
 // What a staging result leaves in the replay buffer (RecordsOf), and the
-// decisions that show the wrapper could not use a policy (PolicyFallback).
+// decisions that show the wrapper could not use a policy (PolicyFallback)
+// or never had the program in its hands (WrapperNotReached).
 #include <chrono>
+#include <map>
+#include <string>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -17,6 +20,68 @@ const v1::Decision* PolicyFallback(const runner::BuiltVariant& built) {
     }
   }
   return nullptr;
+}
+
+std::string WrapperNotReached(const runner::BuiltVariant& built,
+                              const std::string& opt_level) {
+  const std::string pass_compilers =
+      "let the build take the compilers and flags staging sets (e.g. `make "
+      "CC=\"$CC\" CXX=\"$CXX\" CFLAGS=\"$CFLAGS\" CXXFLAGS=\"$CXXFLAGS\"`; "
+      "staging_harness/workloads/README.md)";
+  if (built.decisions.empty()) {
+    return absl::StrCat(
+        "the build ran no compiler command through phaseloop-cc (its spool "
+        "holds no record): its build system does not use $CC/$CXX (a "
+        "Makefile that sets CC itself, or calls gcc by name?); ",
+        pass_compilers);
+  }
+  std::map<std::string, int> others;  // why units were not compiled in process
+  std::map<std::string, int> levels;  // of the units compiled in process
+  for (const v1::Decision& d : built.decisions) {
+    if (d.outcome() == v1::DISABLED ||
+        (d.outcome() == v1::FAIL_OPEN && (d.reason() == "config_invalid" ||
+                                          d.reason() == "optimizer_missing"))) {
+      return absl::StrCat(
+          "phaseloop-cc compiled ",
+          d.source().empty() ? std::string("its units") : d.source(),
+          " with plain clang (", v1::DecisionOutcome_Name(d.outcome()), " ",
+          d.reason(), d.detail().empty() ? "" : ": ", d.detail(),
+          "): fix the wrapper's setup (PHASELOOP_DISABLE or PHASELOOP_CONFIG "
+          "in the environment, the wrapper's config file, an installation "
+          "without phaseloop-opt)");
+    }
+    if (d.outcome() == v1::OPTIMIZED || d.outcome() == v1::POLICY_NOT_APPLIED) {
+      ++levels[d.opt_level().empty() ? "O0" : d.opt_level()];
+    } else {
+      ++others[absl::StrCat(v1::DecisionOutcome_Name(d.outcome()), " ",
+                            d.reason())];
+    }
+  }
+  auto list = [](const std::map<std::string, int>& counts) {
+    std::string text;
+    for (const auto& [what, n] : counts) {
+      absl::StrAppend(&text, text.empty() ? "" : ", ", what, " ", n);
+    }
+    return text;
+  };
+  if (levels.empty()) {
+    return absl::StrCat(
+        "phaseloop-cc compiled none of the build's ", built.decisions.size(),
+        " compiler commands itself (", list(others),
+        "), so no policy could act: it optimises commands that compile "
+        "without linking (-c); a build that compiles and links in one "
+        "command (make's built-in `prog: prog.c` rule) gets plain clang. "
+        "Compile with -c and link apart");
+  }
+  if (!opt_level.empty() && levels.count(opt_level) == 0) {
+    return absl::StrCat(
+        "the build compiled at ", list(levels), " (level and units), none at -",
+        opt_level,
+        " as asked: its build system sets the level itself (CFLAGS = -O2 "
+        "in a Makefile?); ",
+        pass_compilers);
+  }
+  return "";
 }
 
 StageRecords RecordsOf(const StageResult& result) {

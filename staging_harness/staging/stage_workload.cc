@@ -294,6 +294,11 @@ absl::StatusOr<std::unique_ptr<WorkloadStager>> WorkloadStager::Prepare(
   absl::StatusOr<BuiltVariant> baseline =
       s.Build("baseline", options.baseline_policy, options.opt_level);
   if (!baseline.ok()) return baseline.status();
+  if (std::string why = WrapperNotReached(*baseline, options.opt_level);
+      !why.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(workload.path, ": the baseline build: ", why));
+  }
   stager->baseline_ = *std::move(baseline);
   return stager;
 }
@@ -360,6 +365,10 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
   absl::StatusOr<BuiltVariant> candidate = s.Build(
       label, candidate_policy, s.options.opt_level, s.options.candidate_cflags);
   if (!candidate.ok()) return candidate.status();
+  if (std::string why = WrapperNotReached(*candidate, ""); !why.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(workload.path, ": the ", label, " build: ", why));
+  }
   auto finish = [&](Verdict verdict, std::string detail) {
     result.verdict = verdict;
     result.detail = std::move(detail);
@@ -395,10 +404,16 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
     if (d.outcome() == v1::OPTIMIZED) ++result.optimized_units;
   }
   if (result.optimized_units == 0) {
+    std::map<std::string, int> reasons;
+    for (const v1::Decision& d : candidate->decisions) ++reasons[d.reason()];
+    std::string why;
+    for (const auto& [reason, n] : reasons) {
+      absl::StrAppend(&why, why.empty() ? "" : ", ",
+                      reason.empty() ? "-" : reason, " ", n);
+    }
     progress << "  note: the candidate policy ran on none of the "
-             << result.units
-             << " compiler commands (links included; see `phaseloop "
-                "decisions show --spool "
+             << result.units << " compiler commands (links included: " << why
+             << "; `phaseloop decisions show --spool "
              << s.Dir("build-" + label) << "/spool`)\n";
   }
   if (baseline_.artifacts_hash == candidate->artifacts_hash &&

@@ -103,6 +103,15 @@ const char* VerdictName(Verdict verdict);
 // no unit stages clang against clang: bad input, not a speedup of 1.
 const v1::Decision* PolicyFallback(const runner::BuiltVariant& built);
 
+// Why no policy could have acted on `built`'s program, from its decisions,
+// or "": the build ran no command through phaseloop-cc (a Makefile that
+// sets CC itself), the wrapper was switched off or misconfigured, it
+// compiled no unit in process (one-step compile-and-link), or (opt_level
+// not "") no unit was compiled at -`opt_level` (a Makefile's own CFLAGS).
+// Staging then compares clang with clang: bad input, not "identical".
+std::string WrapperNotReached(const runner::BuiltVariant& built,
+                              const std::string& opt_level);
+
 struct StageResult {
   std::string workload;
   std::string split;

@@ -288,6 +288,42 @@ TEST_F(StageWorkloadTest, AMismatchFromTheCandidatesFlagsBlamesNoPipeline) {
   EXPECT_EQ((*stored)[0].blamed_size(), 0);
 }
 
+// Builds that never put the program in phaseloop-cc's hands stage clang
+// against clang: bad input naming the cause, never "identical" (which
+// `stage --buffer` recorded as a reward of 0).
+TEST_F(StageWorkloadTest, ABuildThePolicyNeverReachedIsBadInput) {
+  struct Case {
+    std::string build, env, expected;
+  };
+  const Case cases[] = {
+      // The Makefile's compiler wins over the harness's.
+      {"make CC=/usr/bin/clang-16 wordfreq", "",
+       "ran no compiler command through phaseloop-cc"},
+      // make's built-in one-step rule: compile and link in one command.
+      {"rm -f Makefile && make wordfreq", "",
+       "compiled none of the build's 1 compiler commands itself"},
+      // The Makefile's own level.
+      {"make CFLAGS=-O1 wordfreq", "", "the build compiled at O1 1"},
+      // The wrapper switched off in the user's environment.
+      {"make wordfreq", "PHASELOOP_DISABLE", "DISABLED kill_switch"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.build + " " + c.env);
+    workload_.build.command = c.build;
+    options_.work_dir = testing::MakeTempDir();
+    if (!c.env.empty()) setenv(c.env.c_str(), "1", 1);
+    absl::StatusOr<StageResult> result = Stage("fixed:default<O1>");
+    if (!c.env.empty()) unsetenv(c.env.c_str());
+    ASSERT_FALSE(result.ok()) << VerdictName(result->verdict) << log_.str();
+    EXPECT_TRUE(absl::IsInvalidArgument(result.status())) << result.status();
+    EXPECT_NE(result.status().message().find(c.expected), std::string::npos)
+        << result.status();
+    EXPECT_NE(result.status().message().find("the baseline build"),
+              std::string::npos)
+        << result.status();
+  }
+}
+
 TEST_F(StageWorkloadTest, AWrongExitStatusOfTheBaselineIsNotACandidateFault) {
   workload_.runs[1].check.exit_status = 1;  // wordfreq exits 0
   absl::StatusOr<StageResult> result = Stage("fixed:default<O1>");
