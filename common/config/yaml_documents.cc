@@ -25,14 +25,14 @@ bool HoldsNothing(std::string_view text) {
   return true;
 }
 
-}  // namespace
+struct Piece {
+  int first_line;  // 0-based line of the piece's first line
+  std::string_view text;
+  bool after_marker;  // opened by "---"
+};
 
-std::vector<YAML::Node> LoadYamlDocuments(const std::string& text) {
-  struct Piece {
-    int first_line;  // 0-based line of the piece's first line
-    std::string_view text;
-    bool after_marker;  // opened by "---"
-  };
+// The stream's documents, each as its text (with its first line).
+std::vector<Piece> SplitDocuments(const std::string& text) {
   std::vector<Piece> pieces;
   const std::string_view all(text);
   size_t start = 0, pos = 0;
@@ -45,8 +45,8 @@ std::vector<YAML::Node> LoadYamlDocuments(const std::string& text) {
     const bool starts = IsMarker(line, "---");
     const bool ends = IsMarker(line, "...");
     if (starts || ends) {
-      pieces.push_back({start_line, all.substr(start, pos - start),
-                        after_marker});
+      pieces.push_back(
+          {start_line, all.substr(start, pos - start), after_marker});
       // "--- value" keeps its content: the document starts on this line.
       start = starts ? pos + 3 : end + 1;
       start_line = starts ? line_no : line_no + 1;
@@ -58,10 +58,24 @@ std::vector<YAML::Node> LoadYamlDocuments(const std::string& text) {
     ++line_no;
   }
   pieces.push_back({start_line, all.substr(start), after_marker});
-
-  std::vector<YAML::Node> documents;
+  std::vector<Piece> documents;
   for (const Piece& piece : pieces) {
     if (!piece.after_marker && HoldsNothing(piece.text)) continue;
+    documents.push_back(piece);
+  }
+  return documents;
+}
+
+}  // namespace
+
+int SecondYamlDocumentLine(const std::string& text) {
+  const std::vector<Piece> pieces = SplitDocuments(text);
+  return pieces.size() < 2 ? 0 : pieces[1].first_line + 1;
+}
+
+std::vector<YAML::Node> LoadYamlDocuments(const std::string& text) {
+  std::vector<YAML::Node> documents;
+  for (const Piece& piece : SplitDocuments(text)) {
     // Leading newlines keep yaml-cpp's line numbers those of the stream.
     std::string source(static_cast<size_t>(piece.first_line), '\n');
     source.append(piece.text);

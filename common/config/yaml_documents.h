@@ -14,10 +14,10 @@
 // YAML::Load. Line numbers in yaml-cpp's exceptions stay those of the whole
 // stream. Like LoadAll, it throws YAML::Exception on malformed YAML.
 
+#include <yaml-cpp/yaml.h>
+
 #include <string>
 #include <vector>
-
-#include <yaml-cpp/yaml.h>
 
 namespace phaseloop::config {
 
@@ -25,6 +25,12 @@ namespace phaseloop::config {
 // before the first "---" counts as a document only if it holds more than
 // comments and blank lines.
 std::vector<YAML::Node> LoadYamlDocuments(const std::string& text);
+
+// The 1-based line where the stream's second document begins (its "---"),
+// or 0 when it holds at most one: a config file is one document, and
+// YAML::Load reads the first alone, so whatever follows would be ignored
+// without a word.
+int SecondYamlDocumentLine(const std::string& text);
 
 }  // namespace phaseloop::config
 

@@ -6,6 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/config/yaml_documents.h"
 #include "common/config/yaml_keys.h"
 #include "common/files/atomic_file.h"
 
@@ -74,6 +75,13 @@ absl::StatusOr<std::string> YamlFields::ReadText() const {
 }
 
 absl::StatusOr<YAML::Node> YamlFields::Parse(const std::string& text) const {
+  if (const int line = SecondYamlDocumentLine(text); line > 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        source_, ":", line,
+        ": a second YAML document begins here; a config file holds one "
+        "(the rest would be ignored): remove the '---' line, or put each "
+        "document in a file of its own"));
+  }
   try {
     return YAML::Load(text);
   } catch (const YAML::Exception& e) {

@@ -259,6 +259,15 @@ TEST(YamlFieldsTest, MissingFileAndBadYamlAreNamed) {
   YamlFields bad(Write("a: [1,\n"), "docs.yaml");
   EXPECT_NE(bad.LoadMapping().status().message().find("not valid YAML"),
             std::string::npos);
+  // A second document was ignored, whatever it held; a leading "---" and
+  // a closing "..." are one document still.
+  YamlFields two(Write("a: 1\n---\nbogus: 2\n"), "docs.yaml");
+  EXPECT_NE(two.LoadMapping().status().message().find(
+                ":2: a second YAML document begins here"),
+            std::string::npos)
+      << two.LoadMapping().status();
+  YamlFields one(Write("# c\n---\na: 1\n...\n"), "docs.yaml");
+  EXPECT_TRUE(one.LoadMapping().ok()) << one.LoadMapping().status();
   YamlFields scalar(Write("just text\n"), "docs.yaml");
   EXPECT_NE(scalar.LoadMapping().status().message().find("expected a mapping"),
             std::string::npos);

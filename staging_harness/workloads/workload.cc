@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "common/config/yaml_documents.h"
 #include "common/config/yaml_keys.h"
 
 namespace phaseloop::workloads {
@@ -476,6 +477,13 @@ const char* BuildKindName(BuildKind kind) {
 
 absl::StatusOr<Workload> ParseWorkload(const std::string& text,
                                        const std::string& path) {
+  if (const int line = config::SecondYamlDocumentLine(text); line > 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ":", line,
+        ": a second YAML document begins here; a workload file holds one "
+        "(the rest would be ignored): remove the '---' line, or put each "
+        "workload in a file of its own"));
+  }
   YAML::Node root;
   try {
     root = YAML::Load(text);

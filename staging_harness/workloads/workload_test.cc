@@ -120,6 +120,12 @@ TEST_F(WorkloadTest, InvalidYamlNamesTheLine) {
               HasSubstr(path_ + ":3:1: not valid YAML"));
 }
 
+TEST_F(WorkloadTest, ASecondDocumentIsRefusedNotIgnored) {
+  // YAML::Load reads the first document alone: the second was dropped.
+  EXPECT_THAT(Error("---\nname: a\n---\nbogus: 1\n"),
+              HasSubstr(path_ + ":3: a second YAML document begins here"));
+}
+
 TEST_F(WorkloadTest, TopLevelMustBeAMapping) {
   EXPECT_THAT(Error("- a\n- b\n"),
               HasSubstr(path_ + ": (top level): must be a mapping"));
