@@ -17,6 +17,7 @@
 #include "absl/strings/strip.h"
 #include "common/files/atomic_file.h"
 #include "compiler_driver/ir/module_hash.h"
+#include "compiler_driver/passes/action_space.h"
 #include "compiler_driver/passes/pipeline_check.h"
 #include "compiler_driver/policy_runtime/state_features.h"
 #include "google/protobuf/io/coded_stream.h"
@@ -105,8 +106,10 @@ absl::StatusOr<v1::PolicyArtifact> ParsePolicyArtifactFile(
   if (!NextLine(file_bytes, &pos, &line) ||
       !HeaderField(line, "format_version", &value) ||
       !absl::SimpleAtoi(value, &version)) {
-    return fail(absl::StatusCode::kDataLoss,
-                "the header is truncated or damaged (no format_version line)");
+    return fail(
+        absl::StatusCode::kDataLoss,
+        "the header is truncated or damaged (no format_version line, or "
+        "one whose value is not a version number)");
   }
   if (version != kPolicyFormatVersion &&
       version != kPolicyFormatVersionSingleExcluded) {
@@ -115,14 +118,15 @@ absl::StatusOr<v1::PolicyArtifact> ParsePolicyArtifactFile(
                              " is not a version this driver reads (",
                              kPolicyFormatVersion, " or ",
                              kPolicyFormatVersionSingleExcluded,
-                             "); use a driver of the same release or"));
+                             "); use a driver of the same release"));
   }
   uint64_t payload_bytes = 0;
   if (!NextLine(file_bytes, &pos, &line) ||
       !HeaderField(line, "payload_bytes", &value) ||
       !absl::SimpleAtoi(value, &payload_bytes)) {
     return fail(absl::StatusCode::kDataLoss,
-                "the header is truncated or damaged (no payload_bytes line)");
+                "the header is truncated or damaged (no payload_bytes line, or "
+                "one whose value is not a byte count)");
   }
   absl::string_view checksum;
   if (!NextLine(file_bytes, &pos, &line) ||
@@ -217,6 +221,19 @@ absl::Status ValidatePolicyArtifact(const v1::PolicyArtifact& artifact) {
   }
   const int num_actions = artifact.action_names_size();
   if (num_actions == 0) return Invalid("action_names is empty");
+  // Checked here, not only when a compile loads it: `policy show`, the
+  // store and `toolchain bazel` accepted an artifact every compile then
+  // refused (falling back to plain clang on every file).
+  const passes::ActionSpace& space = passes::ActionSpace::Llvm16();
+  for (const std::string& name : artifact.action_names()) {
+    if (!space.Find(name)) {
+      return Invalid(absl::StrCat(
+          "the policy uses action '", name,
+          "', which is not in this driver's action space ", space.version(),
+          " (the artifact says ", artifact.action_space_version(),
+          "); retrain it for this action space"));
+    }
+  }
   const int state_dim = StateDim(num_actions);
   const v1::FeatureNormalization& norm = artifact.normalization();
   if (norm.layout() != kStateLayoutV1) {

@@ -125,6 +125,16 @@ TEST(PolicyArtifactTest, RejectsInvalidProtoEvenWithAGoodChecksum) {
 TEST(PolicyArtifactTest, ValidateChecksShapesAndIndices) {
   EXPECT_TRUE(ValidatePolicyArtifact(Sample()).ok());
   {
+    // An action this driver does not have: every compile refused the
+    // artifact, while `policy show`, the store and `toolchain bazel`
+    // (which validate it) took it.
+    v1::PolicyArtifact a = Sample();
+    a.set_action_names(0, "no-such-pass");
+    EXPECT_THAT(ValidatePolicyArtifact(a).message(),
+                HasSubstr("the policy uses action 'no-such-pass', which is "
+                          "not in this driver's action space"));
+  }
+  {
     v1::PolicyArtifact a = Sample();
     a.mutable_normalization()->mutable_mean()->RemoveLast();
     EXPECT_THAT(ValidatePolicyArtifact(a).message(),

@@ -12,6 +12,7 @@
 #include <random>
 #include <vector>
 
+#include "compiler_driver/passes/action_space.h"
 #include "compiler_driver/policy_runtime/policy_network.h"
 #include "compiler_driver/policy_runtime/state_features.h"
 #include "compiler_driver/policy_runtime/test_artifacts.h"
@@ -51,8 +52,11 @@ int main() {
   constexpr int kActions = 122;
   pr::testing::RandomArtifactOptions options;
   options.hidden = {256, 256};
+  // Named as the driver's actions (an artifact naming others is refused).
+  const phaseloop::passes::ActionSpace& space =
+      phaseloop::passes::ActionSpace::Llvm16();
   for (int a = 0; a < kActions; ++a) {
-    options.action_names.push_back("a" + std::to_string(a));
+    options.action_names.push_back(space.at(a % space.size()).name);
   }
   options.candidate_pipelines.push_back("default<Oz>");
   for (int c = 1; c < 64; ++c) {

@@ -2,6 +2,7 @@
 
 #include <random>
 
+#include "compiler_driver/passes/action_space.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "compiler_driver/policy_runtime/state_features.h"
 
@@ -18,7 +19,10 @@ v1::PolicyArtifact RandomArtifact(const RandomArtifactOptions& options) {
   artifact.set_action_space_version("llvm-16/v1");
   std::vector<std::string> names = options.action_names;
   if (names.empty()) {
-    for (int i = 0; i < 8; ++i) names.push_back("a" + std::to_string(i));
+    // The driver's first eight actions (an artifact naming others is
+    // refused: ValidatePolicyArtifact).
+    const passes::ActionSpace& space = passes::ActionSpace::Llvm16();
+    for (int i = 0; i < 8; ++i) names.push_back(space.at(i).name);
   }
   for (const std::string& name : names) artifact.add_action_names(name);
   const int state_dim = StateDim(static_cast<int>(names.size()));
