@@ -268,21 +268,26 @@ int RunBufferExport(const std::string& buffer, const std::string& out_path,
 
 int RunBufferImport(const std::string& buffer, const std::string& in_path,
                     std::ostream& out, std::ostream& err) {
-  {  // A bad input must not leave a new, empty buffer behind: check it first.
+  {  // A bad input must not leave a new, empty buffer behind, nor part of
+     // itself: check it whole first (a damaged page stopped the import part
+     // way, every time).
     OpenOptions input;
     input.create = false;
     input.read_only = true;
     absl::StatusOr<std::unique_ptr<ReplayStore>> check =
         OpenReplayStore(in_path, input);
     if (!check.ok()) return Fail("import", check.status(), err);
+    if (absl::Status whole = (*check)->CheckIntegrity(); !whole.ok()) {
+      return Fail("import", whole, err);
+    }
   }
   absl::StatusOr<std::unique_ptr<ReplayStore>> store = OpenReplayStore(buffer);
   if (!store.ok()) return Fail("import", store.status(), err);
   absl::StatusOr<int64_t> records = ImportBuffer(in_path, **store);
   if (!records.ok()) {
     err << "phaseloop buffer import: " << records.status().message()
-        << "\n(batches already imported stay; running the import again "
-           "completes it)\n";
+        << "\n(batches already imported stay, upserted by id; once the "
+           "cause is fixed, running the import again completes it)\n";
     return command::ExitCodeOf(records.status());
   }
   out << "imported " << *records << " records from " << in_path << " into "

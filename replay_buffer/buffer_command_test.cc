@@ -158,6 +158,30 @@ TEST(BufferCommandTest, ADamagedBufferIsNotExported) {
   EXPECT_FALSE(std::filesystem::exists(copy));
 }
 
+// A damaged snapshot was imported part way (a batch or two of its 256
+// records), left a new buffer behind, and said a re-run would complete it,
+// which it never could: it is refused whole, and nothing is written.
+TEST(BufferCommandTest, ADamagedSnapshotIsNotImportedPartWay) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string source = dir + "/a.db", copy = dir + "/copy.db",
+                    target = dir + "/b.db";
+  Fill(source);
+  std::ostringstream out, err;
+  ASSERT_EQ(RunBufferExport(source, copy, out, err), 0) << err.str();
+  {
+    std::fstream file(copy, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(8192);
+    const std::string junk(4096, '\x5a');
+    file.write(junk.data(), junk.size());
+  }
+  EXPECT_EQ(RunBufferImport(target, copy, out, err), 2) << err.str();
+  EXPECT_NE(err.str().find("is damaged (sqlite quick_check"), std::string::npos)
+      << err.str();
+  EXPECT_NE(err.str().find("nothing was read from it"), std::string::npos)
+      << err.str();
+  EXPECT_FALSE(std::filesystem::exists(target));
+}
+
 TEST(BufferCommandTest, MiscompilesListsRecordsAndTheBlockList) {
   const std::string buffer = testing::MakeTempDir() + "/buffer.db";
   Fill(buffer);

@@ -300,6 +300,11 @@ class ReplayStore {
   // atomically: a temporary file renamed into place), which OpenReplayStore
   // can open. Fails if `path` exists.
   virtual absl::Status Snapshot(const std::string& path) = 0;
+
+  // OK when SQLite's quick_check of the buffer answers "ok"; DataLoss
+  // naming the buffer and its first problem otherwise (a damaged page
+  // would stop a Scan part way: `buffer import` checks its input first).
+  virtual absl::Status CheckIntegrity() = 0;
 };
 
 struct OpenOptions {

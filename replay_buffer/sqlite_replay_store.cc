@@ -357,9 +357,11 @@ absl::Status SqliteReplayStore::SetPriorities(
 
 namespace {
 
-// SQLite's quick_check of `db` (a copy of `source`): DataLoss naming the
-// source and its first problem unless it answers "ok".
-absl::Status QuickCheck(sqlite3* db, const std::string& source) {
+// SQLite's quick_check of `db` (`source`, or a copy of it): DataLoss
+// naming the source, its first problem and `consequence` unless it answers
+// "ok".
+absl::Status QuickCheck(sqlite3* db, const std::string& source,
+                        const std::string& consequence) {
   absl::StatusOr<Statement> check =
       Statement::Prepare(db, "PRAGMA quick_check");
   if (!check.ok()) return check.status();
@@ -369,10 +371,14 @@ absl::Status QuickCheck(sqlite3* db, const std::string& source) {
   if (answer == "ok") return absl::OkStatus();
   return absl::DataLossError(absl::StrCat(
       "the buffer '", source, "' is damaged (sqlite quick_check: ", answer,
-      "); nothing was exported: restore it from an earlier export"));
+      "); ", consequence, ": restore it from an earlier export"));
 }
 
 }  // namespace
+
+absl::Status SqliteReplayStore::CheckIntegrity() {
+  return QuickCheck(db_, path_, "nothing was read from it");
+}
 
 absl::Status SqliteReplayStore::Snapshot(const std::string& path) {
   if (access(path.c_str(), F_OK) == 0) {
@@ -404,7 +410,7 @@ absl::Status SqliteReplayStore::Snapshot(const std::string& path) {
     if (status.ok()) status = Exec(out, "PRAGMA journal_mode = DELETE");
     // The backup copies pages as they are: a damaged buffer gives a damaged
     // copy, which is no snapshot to restore from.
-    if (status.ok()) status = QuickCheck(out, path_);
+    if (status.ok()) status = QuickCheck(out, path_, "nothing was exported");
   }
   sqlite3_close(out);
   if (status.ok()) {

@@ -59,6 +59,7 @@ class SqliteReplayStore : public ReplayStore {
       int batch_size,
       const std::function<absl::Status(const WriteBatch&)>& visit) override;
   absl::Status Snapshot(const std::string& path) override;
+  absl::Status CheckIntegrity() override;
 
  private:
   absl::Status WriteLocked(const WriteBatch& batch);

@@ -177,15 +177,28 @@ int RunShip(const ShipFlags& flags, std::ostream& out, std::ostream& err) {
     err << "phaseloop decisions ship: " << shipment.status().message() << "\n";
     return command::kExitBadInput;
   }
-  for (const std::string& path : shipment->corrupt) {
-    err << "warning: left unreadable spool file " << path
-        << " (not a DecisionBatch; inspect or delete it)\n";
-  }
   const size_t files = shipment->shipped.size() + shipment->kept.size();
   out << "shipped " << shipment->decisions << " decisions from "
       << shipment->shipped.size() << " spool files in " << spool << " to "
       << destination << "\n";
-  if (shipment->kept.empty()) return command::kExitOk;
+  // Unreadable files hold records that were not delivered: a CI step must
+  // not pass on them (it did, with a warning).
+  if (!shipment->corrupt.empty()) {
+    err << "phaseloop decisions ship: " << shipment->corrupt.size()
+        << " spool files in " << spool
+        << " are unreadable (not a DecisionBatch: damaged on disk?), so "
+           "their records were not shipped; they stay in the spool:\n";
+    for (const std::string& path : shipment->corrupt) {
+      err << "  " << path << "\n";
+    }
+    err << "Inspect one with `phaseloop decisions show FILE`, then move it "
+           "out of the spool (or delete it); shipping again leaves it as "
+           "it is.\n";
+  }
+  if (shipment->kept.empty()) {
+    return shipment->corrupt.empty() ? command::kExitOk
+                                     : command::kExitInternal;
+  }
   if (!flags.buffer.empty()) {
     err << "phaseloop decisions ship: " << shipment->kept.size() << " of "
         << files << " spool files were not stored in " << flags.buffer

@@ -257,6 +257,33 @@ TEST(DecisionsCommandTest, OneBadFileDoesNotHoldBackTheRest) {
   EXPECT_NE(out.str().find("shipped 0 decisions"), std::string::npos);
 }
 
+// An unreadable spool file (damaged on disk) holds records that were not
+// delivered: the ship said so in a warning and exited 0, so a CI step
+// passed. It exits 1 naming the file, which stays, and the rest ship.
+TEST(DecisionsCommandTest, AnUnreadableSpoolFileFailsTheShip) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string spool = dir + "/spool", buffer = dir + "/buffer.db";
+  Spool(spool, Outcome::kPassThrough, "not_compile_only");
+  const std::string damaged = spool + "/1-2-3.decisions";
+  std::ofstream(damaged) << "\xff\xff\xff not a batch";
+  std::ostringstream out, err;
+  EXPECT_EQ(RunShip({spool, buffer}, out, err), 1) << err.str();
+  EXPECT_NE(out.str().find("shipped 1 decisions from 1 spool files"),
+            std::string::npos)
+      << out.str();
+  EXPECT_NE(err.str().find("1 spool files in " + spool + " are unreadable"),
+            std::string::npos)
+      << err.str();
+  EXPECT_NE(err.str().find("  " + damaged + "\n"), std::string::npos)
+      << err.str();
+  EXPECT_TRUE(std::filesystem::exists(damaged));
+  out.str("");
+  err.str("");
+  EXPECT_EQ(RunShip({spool, buffer}, out, err), 1);  // until it is moved
+  std::filesystem::remove(damaged);
+  EXPECT_EQ(RunShip({spool, buffer}, out, err), 0) << err.str();
+}
+
 // A mistyped --spool read as an empty spool without a word ("shipped 0
 // decisions", exit 0, in every CI run). A spool not made yet is legitimate
 // (a build whose every action was cached compiled nothing): it is said, and
