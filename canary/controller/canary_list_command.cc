@@ -32,7 +32,10 @@ int RunCanaryList(const CanaryListFlags& flags, std::ostream& out,
     err << "phaseloop canary list: " << kNoStateDir << "\n";
     return command::kExitBadInput;
   }
-  auto runs = CanaryStateStore(dir).List();
+  // The readable runs are listed; each unreadable one is named (and makes
+  // the exit status that of its error).
+  std::vector<absl::Status> unreadable;
+  auto runs = CanaryStateStore(dir).List(&unreadable);
   if (!runs.ok()) {
     err << "phaseloop canary list: " << runs.status().message() << "\n";
     return command::ExitCodeOf(runs.status());
@@ -44,7 +47,11 @@ int RunCanaryList(const CanaryListFlags& flags, std::ostream& out,
   } else {
     out << CanaryRunsTable(*runs);
   }
-  return command::kExitOk;
+  for (const absl::Status& status : unreadable) {
+    err << "phaseloop canary list: not listed: " << status.message() << "\n";
+  }
+  return unreadable.empty() ? command::kExitOk
+                            : command::ExitCodeOf(unreadable.front());
 }
 
 int RunCanaryReport(const CanaryReportFlags& flags, std::ostream& out,

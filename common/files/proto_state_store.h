@@ -62,9 +62,11 @@ class ProtoStateStore {
   }
 
   // NotFound when `id` has no state yet; DataLoss naming the file when it
-  // cannot be parsed; the read error naming it when it cannot be read (a
-  // state that exists is never taken for none, which would start afresh
-  // over it).
+  // cannot be parsed or names another id than its directory's (reports and
+  // later saves are written under the id a state holds: an empty or a
+  // "../.." one wrote outside the state directory); the read error naming
+  // it when it cannot be read (a state that exists is never taken for none,
+  // which would start afresh over it).
   absl::StatusOr<Message> Load(const std::string& id) const {
     const std::string path = StatePath(id);
     std::string text;
@@ -73,7 +75,16 @@ class ProtoStateStore {
       return absl::NotFoundError(
           absl::StrCat("no ", kind_.noun, " '", id, "' (", path, ")"));
     }
-    return StateFromJson<Message>(text, path, kind_);
+    absl::StatusOr<Message> state = StateFromJson<Message>(text, path, kind_);
+    if (state.ok() && ((*state).*kId)() != id) {
+      return absl::DataLossError(absl::StrCat(
+          path, ": a ", kind_.state_noun, " of '", ((*state).*kId)(),
+          "', not of '", id,
+          "' (the directory it is in): damaged, or copied from another; "
+          "move it aside and ",
+          kind_.fresh_start));
+    }
+    return state;
   }
 
   // Atomically replaces the state (its directory is created).
@@ -88,13 +99,20 @@ class ProtoStateStore {
   }
 
   // Every state under the state dir, newest first (by created_ms, then id);
-  // one that cannot be parsed is an error naming it.
-  absl::StatusOr<std::vector<Message>> List() const {
+  // one that cannot be read or parsed is an error naming it, or, given
+  // `unreadable`, is added there and the others are listed (one damaged
+  // state hid every other run from `canary list`).
+  absl::StatusOr<std::vector<Message>> List(
+      std::vector<absl::Status>* unreadable = nullptr) const {
     std::vector<Message> states;
     for (const std::string& id :
          ListStateIds(absl::StrCat(state_dir_, "/", kind_.dir))) {
       auto state = Load(id);
       if (absl::IsNotFound(state.status())) continue;  // a directory being made
+      if (!state.ok() && unreadable != nullptr) {
+        unreadable->push_back(state.status());
+        continue;
+      }
       if (!state.ok()) return state.status();
       states.push_back(*std::move(state));
     }

@@ -76,9 +76,33 @@ TEST(ProtoStateStoreTest, RefusalsNameTheIdTheFileAndTheWayOut) {
                 "move it aside and start again under a new --thing-id"),
             std::string::npos)
       << damaged.status();
-  // A damaged state stops the listing, named, rather than being skipped.
+  // A damaged state stops the listing, named, rather than being skipped;
+  // asked for, the others are listed and it is named apart.
   auto listed = store.List();
   EXPECT_EQ(listed.status().code(), absl::StatusCode::kDataLoss);
+  ASSERT_TRUE(store.Save(StateOf("fine", 1)).ok());
+  std::vector<absl::Status> unlisted;
+  auto rest = store.List(&unlisted);
+  ASSERT_TRUE(rest.ok()) << rest.status();
+  ASSERT_EQ(rest->size(), 1u);
+  EXPECT_EQ((*rest)[0].loop_id(), "fine");
+  ASSERT_EQ(unlisted.size(), 1u);
+  EXPECT_NE(unlisted[0].message().find("damaged/state.json"), std::string::npos)
+      << unlisted[0];
+  // A state naming another id than its directory's (empty, or "../..")
+  // had reports written where that id pointed: refused, naming both.
+  for (const std::string& other : {std::string(), std::string("../..")}) {
+    ASSERT_TRUE(MakeDirectories(store.Dir("moved")).ok());
+    ASSERT_TRUE(WriteFileAtomically(store.StatePath("moved"),
+                                    "{\"loopId\": \"" + other + "\"}")
+                    .ok());
+    auto moved = store.Load("moved");
+    EXPECT_EQ(moved.status().code(), absl::StatusCode::kDataLoss) << other;
+    EXPECT_NE(moved.status().message().find("a thing state of '" + other +
+                                            "', not of 'moved'"),
+              std::string::npos)
+        << moved.status();
+  }
   // A state that exists but cannot be read is not "none" (a loop would
   // start afresh over it).
   ASSERT_TRUE(MakeDirectories(store.StatePath("unreadable")).ok());
