@@ -13,7 +13,8 @@
 #   b. `phaseloop report` writes HTML and JSON; the HTML is looked at in
 #      headless Chromium (tools/check_report.sh): every chart drew.
 #   c. A second start of the finished loop runs nothing; a loop config with
-#      a typo is bad input (exit 2) naming the file and the field.
+#      a typo is bad input (exit 2) naming the file and the field, and so is
+#      a mistyped --policy-store, refused before any stage runs.
 #
 # Usage: loop_test.sh --phaseloop BIN --check-report SCRIPT
 set -euo pipefail
@@ -181,4 +182,14 @@ rc=$?
 set -e
 [ "$rc" = 2 ] || fail "a typo in the loop config exited $rc, not 2"
 grep -q "typo.yaml: iterashuns: unknown field" "$work/typo.err" || fail "the error does not name the field: $(cat "$work/typo.err")"
+# A mistyped policy store is refused before any stage runs, and is not
+# saved as the loop's store (it was, after explore had spent its budget).
+set +e
+"$phaseloop" loop --config "$work/loop.yaml" --state-dir "$state" --loop-id typo-store \
+  --policy-store x >/dev/null 2>"$work/store.err"
+rc=$?
+set -e
+[ "$rc" = 2 ] || fail "a mistyped --policy-store exited $rc, not 2: $(cat "$work/store.err")"
+grep -q "policy store x: .*is not HOST:PORT" "$work/store.err" || fail "the error does not name the store: $(cat "$work/store.err")"
+[ ! -e "$state/loops/typo-store/state.json" ] || fail "the loop saved a state with the mistyped store"
 echo PASS

@@ -17,6 +17,7 @@
 #include "common/process/background_process.h"
 #include "common/process/self_executable.h"
 #include "offline_rl/policy_store/policy_server_process.h"
+#include "offline_rl/policy_store/policy_store_client.h"
 #include "tools/loop/child_stage_executor.h"
 #include "tools/loop/loop_config.h"
 #include "tools/loop/loop_runner.h"
@@ -138,6 +139,12 @@ int RunLoop(const LoopFlags& flags, std::ostream& out, std::ostream& err) {
     setup.buffer = before->buffer_path();
   }
 
+  if (!flags.policy_store.empty() && !flags.policy_dir.empty()) {
+    err << kName
+        << "give --policy-store (a store that runs) or --policy-dir (one the "
+           "loop serves), not both\n";
+    return command::kExitBadInput;
+  }
   Helpers helpers;
   setup.kafka = flags.kafka;
   if (setup.kafka.empty()) {
@@ -173,6 +180,16 @@ int RunLoop(const LoopFlags& flags, std::ostream& out, std::ostream& err) {
            "--loop-id\n";
     return command::kExitBadInput;
   }
+  if (before != nullptr && before->policy_dir().empty() &&
+      !before->policy_store().empty() && !setup.policy_store.empty() &&
+      setup.policy_store != before->policy_store()) {
+    err << kName << "--policy-store " << setup.policy_store << ": loop "
+        << setup.loop_id << " keeps its policies in the store at "
+        << before->policy_store()
+        << " (its earlier iterations' channels); pass that, or start another "
+           "loop with --loop-id\n";
+    return command::kExitBadInput;
+  }
   if (before != nullptr && !before->policy_dir().empty() &&
       !setup.policy_store.empty()) {
     err << kName << "loop " << setup.loop_id << " serves its policies from "
@@ -180,6 +197,28 @@ int RunLoop(const LoopFlags& flags, std::ostream& out, std::ostream& err) {
         << kPolicyStoreEnv
         << ") to resume it, or start another loop with --loop-id\n";
     return command::kExitBadInput;
+  }
+  // A store given is asked before any stage runs: a mistyped address was
+  // found only at the first publish, after explore had spent its budget,
+  // and was saved in the loop's state.
+  if (!setup.policy_store.empty()) {
+    absl::Status answered;
+    auto client =
+        policy_store::ConnectPolicyStore(setup.policy_store, absl::Seconds(15));
+    if (!client.ok()) {
+      answered = client.status();
+    } else if (auto listed = (*client)->List(); !listed.ok()) {
+      answered = listed.status();
+    }
+    if (!answered.ok()) {
+      err << kName << "policy store " << setup.policy_store << ": "
+          << answered.message()
+          << "; or leave --policy-store out: the loop serves a store of its "
+             "own\n";
+      return command::ExitCodeOf(answered) == command::kExitInternal
+                 ? command::kExitBadInput
+                 : command::ExitCodeOf(answered);
+    }
   }
   if (setup.policy_store.empty()) {
     setup.policy_dir =
