@@ -184,6 +184,9 @@ absl::StatusOr<std::string> SummarizeLoop(const std::string& path) {
       return fields.InFile(field, workload.status());
     }
   }
+  if (absl::Status gate = loop::CheckGateWorkloads(*loop, path); !gate.ok()) {
+    return gate;
+  }
   return absl::StrCat(Count(loop->iterations, "iteration"), " exploring ",
                       loop->explore_workload, ", staging ",
                       loop->stage_workload, " (service ", Normal(loop->service),

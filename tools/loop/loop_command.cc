@@ -59,6 +59,12 @@ int RunLoop(const LoopFlags& flags, std::ostream& out, std::ostream& err) {
     err << kName << config.status().message() << "\n";
     return command::kExitBadInput;
   }
+  // What the train stage's publish gate would refuse, before explore runs.
+  if (absl::Status gate = CheckGateWorkloads(*config, flags.config);
+      !gate.ok()) {
+    err << kName << gate.message() << "\n";
+    return command::kExitBadInput;
+  }
   if (!config->gate_timed) {
     err << kName << "warning: " << flags.config
         << " sets gate.timed: false; the publish gate checks outputs only "

@@ -1,6 +1,12 @@
 #include "tools/loop/loop_config.h"
 
+#include <algorithm>
+#include <map>
+
+#include "absl/strings/str_cat.h"
 #include "common/config/yaml_fields.h"
+#include "staging_harness/workloads/workload.h"
+#include "staging_harness/workloads/workload_files.h"
 
 namespace phaseloop::loop {
 namespace {
@@ -91,7 +97,11 @@ absl::StatusOr<LoopConfig> LoadLoopConfig(const std::string& path) {
         !s.ok()) {
       return s;
     }
-    if (auto s = fields.Text("gate", gate, "split", config.gate_split);
+    if (auto s = fields.Choice(
+            "gate", gate, "split",
+            {{"test", "the held-out workloads (the publish gate's own)"},
+             {"train", "the workloads the learner may see"}},
+            config.gate_split);
         !s.ok()) {
       return s;
     }
@@ -128,6 +138,49 @@ absl::StatusOr<LoopConfig> LoadLoopConfig(const std::string& path) {
     return s;
   }
   return config;
+}
+
+absl::Status CheckGateWorkloads(const LoopConfig& config,
+                                const std::string& path) {
+  const config::YamlFields fields(path, kDocs);
+  std::map<std::string, std::string> split_of;  // workload name -> split
+  for (const std::string& file :
+       workloads::ListWorkloadFiles(config.workloads_dir)) {
+    absl::StatusOr<workloads::Workload> workload =
+        workloads::LoadWorkload(file);
+    if (!workload.ok()) {
+      return fields.InFile(
+          "workloads_dir",
+          absl::InvalidArgumentError(absl::StrCat(
+              workload.status().message(),
+              " (the publish gate loads every workload file here)")));
+    }
+    split_of[workload->name] = workloads::SplitName(workload->split);
+  }
+  const bool any = std::any_of(
+      split_of.begin(), split_of.end(),
+      [&](const auto& entry) { return entry.second == config.gate_split; });
+  if (!any) {
+    return fields.Bad("gate.split",
+                      absl::StrCat("no workload of split '", config.gate_split,
+                                   "' under ", config.workloads_dir));
+  }
+  for (const std::string& name : config.gate_workloads) {
+    auto found = split_of.find(name);
+    if (found != split_of.end() && found->second != config.gate_split) {
+      return fields.Bad(
+          "gate.workloads",
+          absl::StrCat("'", name, "' is a ", found->second,
+                       " workload; the gate stages split '", config.gate_split,
+                       "': name one of that split's workloads"));
+    }
+    if (found == split_of.end()) {
+      return fields.Bad("gate.workloads",
+                        absl::StrCat("no workload named '", name, "' under ",
+                                     config.workloads_dir));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace phaseloop::loop

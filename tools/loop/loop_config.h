@@ -40,6 +40,14 @@ struct LoopConfig {
 // InvalidArgument naming the file and the field; NotFound when unreadable.
 absl::StatusOr<LoopConfig> LoadLoopConfig(const std::string& path);
 
+// What the publish gate will ask of `config`'s workloads, checked before
+// any stage runs (loop, config check): every workload file under
+// workloads_dir loads (the gate loads them all), the gate's split has
+// workloads there, and each of gate.workloads is one of that split's.
+// InvalidArgument naming the file (`path`) and the field.
+absl::Status CheckGateWorkloads(const LoopConfig& config,
+                                const std::string& path);
+
 }  // namespace phaseloop::loop
 
 #endif  // PHASELOOP_TOOLS_LOOP_LOOP_CONFIG_H_

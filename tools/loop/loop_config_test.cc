@@ -74,6 +74,7 @@ TEST(LoopConfigTest, BadFieldsAreNamed) {
        "explore: required"},
       {base + "gate: {workloads: bc}\n", "gate.workloads: expected a list"},
       {base + "gate: {timed: no}\n", "gate.timed: expected true or false"},
+      {base + "gate: {split: nope}\n", "gate.split: "},
       {"service: s.yaml\nlearner: l.yaml\nexplore: {workload: w, in_canary: "
        "1}\nstage: {workload: w}\n",
        "explore.in_canary: expected true or false"},
@@ -94,6 +95,37 @@ TEST(LoopConfigTest, BadFieldsAreNamed) {
   }
   EXPECT_EQ(LoadLoopConfig("/nonexistent.yaml").status().code(),
             absl::StatusCode::kNotFound);
+}
+
+// The publish gate's refusals (a workload of another split, a workload
+// file that does not load), found at the start, not at the train stage
+// after explore had spent its budget.
+TEST(LoopConfigTest, TheGatesWorkloadsAreCheckedUpFront) {
+  auto config = LoadLoopConfig("configs/loop/demo.yaml");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_TRUE(CheckGateWorkloads(*config, "demo.yaml").ok());
+  LoopConfig other_split = *config;
+  other_split.gate_workloads = {"zlib"};
+  EXPECT_NE(CheckGateWorkloads(other_split, "demo.yaml")
+                .message()
+                .find("gate.workloads: 'zlib' is a train workload; the gate "
+                      "stages split 'test'"),
+            std::string::npos)
+      << CheckGateWorkloads(other_split, "demo.yaml");
+  LoopConfig unknown = *config;
+  unknown.gate_workloads = {"nosuch"};
+  EXPECT_NE(CheckGateWorkloads(unknown, "demo.yaml")
+                .message()
+                .find("no workload named 'nosuch'"),
+            std::string::npos);
+  LoopConfig broken = *config;
+  broken.workloads_dir = testing::MakeTempDir();
+  std::ofstream(broken.workloads_dir + "/bad.yaml") << "name: [\n";
+  EXPECT_NE(CheckGateWorkloads(broken, "demo.yaml")
+                .message()
+                .find("the publish gate loads every workload file here"),
+            std::string::npos)
+      << CheckGateWorkloads(broken, "demo.yaml");
 }
 
 }  // namespace
