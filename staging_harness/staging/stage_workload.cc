@@ -18,6 +18,7 @@
 #include "compiler_driver/ir/module_loader.h"
 #include "staging_harness/runner/workload_inputs.h"
 #include "staging_harness/runner/workload_runs.h"
+#include "staging_harness/staging/stage_workload_impl.h"
 #include "staging_harness/workloads/workload_source.h"
 
 namespace phaseloop::staging {
@@ -25,16 +26,6 @@ namespace {
 
 using runner::BuiltVariant;
 using runner::CommandRun;
-
-constexpr char kUbsanFlags[] =
-    "-fsanitize=undefined -fno-sanitize-recover=undefined";
-// The time limit of builds that run slower than the level staged (the -O0
-// reference, the UBSan and counting builds): timeout_s times this.
-constexpr double kSlowBuildTimeoutScale = 10;
-
-std::string Describe(const std::pair<std::string, correctness::Mismatch>& m) {
-  return absl::StrCat(m.first, ": ", m.second.what, ": ", m.second.detail);
-}
 
 // Pairs the candidate changed: modules whose pipeline differs from the
 // baseline build's for the same module, or, for a module the baseline never
@@ -72,175 +63,6 @@ std::vector<std::pair<std::string, std::string>> Blame(
 }
 
 }  // namespace
-
-struct WorkloadStager::Impl {
-  Impl(const workloads::Workload& w, const StageOptions& o, std::ostream& p)
-      : workload(w), options(o), progress(p) {}
-  const workloads::Workload workload;
-  const StageOptions options;
-  std::ostream& progress;
-  // Held while the stager lives: one stager at a time in a work directory.
-  std::optional<files::FileLock> lock;
-  std::string source;
-  runner::PreparedInputs inputs;
-  // The baseline's checks, made once before the first differing candidate:
-  // its first pass's outputs (the reference every candidate is compared
-  // with), and why the workload is unusable ("" when it is usable).
-  bool checked = false;
-  std::vector<CommandRun> reference;
-  std::string unusable;
-  // The baseline's executed IR instructions, counted once (step 5).
-  std::optional<ExecutedIr> baseline_executed;
-
-  std::string Dir(const std::string& name) const {
-    return options.work_dir + "/" + name;
-  }
-  // Two stagers in one work directory (a stage, a runtime search or a
-  // training's speed gate each make one; their default directories are
-  // shared) replaced each other's builds mid-run: the second is refused.
-  absl::Status LockWorkDir() {
-    std::error_code made;
-    std::filesystem::create_directories(
-        std::filesystem::path(options.work_dir).parent_path(), made);
-    absl::StatusOr<files::FileLock> held =
-        files::FileLock::Acquire(options.work_dir + ".lock", 0);
-    if (!held.ok()) {
-      return absl::FailedPreconditionError(
-          absl::IsUnavailable(held.status())
-              ? absl::StrCat("another phaseloop run (a stage, a runtime "
-                             "search or a training's speed gate) is using ",
-                             options.work_dir, " (", held.status().message(),
-                             "); wait for it, or give this one its own "
-                             "--work-dir")
-              : absl::StrCat("cannot lock ", options.work_dir, " (",
-                             held.status().message(),
-                             "); give a --work-dir you can write"));
-    }
-    lock.emplace(*std::move(held));
-    return absl::OkStatus();
-  }
-  absl::StatusOr<BuiltVariant> Build(const std::string& name,
-                                     const std::string& policy,
-                                     const std::string& opt_level,
-                                     const std::string& extra_cflags = "",
-                                     bool count_executed = false) {
-    runner::Variant variant;
-    variant.name = name;
-    variant.policy = policy;
-    variant.opt_level = opt_level;
-    variant.extra_cflags = extra_cflags;
-    variant.count_executed = count_executed;
-    variant.object_cache_dir = options.object_cache_dir;
-    variant.link_flags = options.link_flags;
-    return runner::BuildVariant(workload, source, options.compilers, variant,
-                                Dir("build-" + name), progress);
-  }
-
-  // One checked pass of `built`, outputs kept under check/<label>.
-  absl::StatusOr<std::vector<CommandRun>> CheckedPass(
-      const BuiltVariant& built, const std::string& label,
-      double timeout_scale = 1) {
-    const std::string run_dir = Dir("run-" + built.variant.name);
-    if (absl::Status ready =
-            runner::PrepareRunDirectory(workload, built, inputs, run_dir);
-        !ready.ok()) {
-      return ready;
-    }
-    runner::PassOptions pass;
-    pass.keep_outputs_dir = Dir("check/" + label);
-    pass.timeout_scale = timeout_scale;
-    absl::StatusOr<std::vector<CommandRun>> runs =
-        runner::RunPass(workload, run_dir, pass);
-    if (!runs.ok()) return runs;
-    if (absl::Status same = runner::InputsUnchanged(
-            inputs, run_dir,
-            absl::StrCat(workload.path, ": the ", label, " run"));
-        !same.ok()) {
-      return same;
-    }
-    return runs;
-  }
-
-  // The first command whose outputs differ, with what differed.
-  absl::StatusOr<std::optional<std::pair<std::string, correctness::Mismatch>>>
-  FirstMismatch(const std::vector<CommandRun>& reference,
-                const std::vector<CommandRun>& other,
-                const correctness::RunNames& names) {
-    for (size_t i = 0; i < workload.runs.size(); ++i) {
-      absl::StatusOr<std::optional<correctness::Mismatch>> mismatch =
-          correctness::CompareOutputs(reference[i].outputs, other[i].outputs,
-                                      workload.runs[i].check, names);
-      if (!mismatch.ok()) return mismatch.status();
-      if (mismatch->has_value()) {
-        return std::make_optional(
-            std::make_pair(workload.runs[i].name, **mismatch));
-      }
-    }
-    return std::nullopt;
-  }
-
-  absl::Status CheckBaseline(const BuiltVariant& baseline);
-  absl::StatusOr<ExecutedIr> CountExecuted(const std::string& name,
-                                           const std::string& policy,
-                                           const std::string& extra_cflags);
-};
-
-// A counting build of `policy` as variant `name`, each run command once
-// (outputs checked against the reference), its executed IR instructions.
-// What keeps the figure from being right makes it unavailable, with why;
-// only what stops the harness itself (a run that cannot start, a directory
-// that cannot be made) is an error.
-absl::StatusOr<ExecutedIr> WorkloadStager::Impl::CountExecuted(
-    const std::string& name, const std::string& policy,
-    const std::string& extra_cflags) {
-  ExecutedIr counted;
-  auto unavailable = [&](std::string why) {
-    progress << "  count: " << name << ": unavailable: " << why << "\n";
-    counted.available = false;
-    counted.unavailable = std::move(why);
-    return counted;
-  };
-  absl::StatusOr<BuiltVariant> built =
-      Build(name, policy, options.opt_level, extra_cflags,
-            /*count_executed=*/true);
-  if (!built.ok()) {
-    return unavailable(
-        absl::StrCat("the counting build failed: ", built.status().message()));
-  }
-  if (std::string why = UncountedUnits(built->decisions); !why.empty()) {
-    return unavailable(why);
-  }
-  const std::string run_dir = Dir("run-" + name);
-  if (absl::Status ready =
-          runner::PrepareRunDirectory(workload, *built, inputs, run_dir);
-      !ready.ok()) {
-    return ready;
-  }
-  runner::PassOptions pass;
-  pass.keep_outputs_dir = Dir("check/" + name);
-  pass.executed_out_dir = Dir("executed/" + name);
-  pass.timeout_scale = kSlowBuildTimeoutScale;
-  absl::StatusOr<std::vector<CommandRun>> runs =
-      runner::RunPass(workload, run_dir, pass);
-  if (!runs.ok()) return runs.status();
-  auto differs = FirstMismatch(reference, *runs, {"baseline", name});
-  if (!differs.ok()) return differs.status();
-  if (differs->has_value()) {
-    return unavailable(absl::StrCat(
-        "the counting build's outputs differ from the baseline's (",
-        Describe(**differs), ")"));
-  }
-  for (size_t i = 0; i < workload.runs.size(); ++i) {
-    absl::StatusOr<std::string> text =
-        ir::ReadFile(runner::ExecutedOutPath(pass.executed_out_dir, i));
-    AddExecutedCounts(workload.runs[i].name, text.ok() ? *text : "", &counted);
-  }
-  if (!counted.available) return unavailable(counted.unavailable);
-  progress << "  count: " << name << ": " << counted.count
-           << " executed IR instructions (" << counted.processes
-           << " processes)\n";
-  return counted;
-}
 
 const char* VerdictName(Verdict verdict) {
   switch (verdict) {
@@ -301,50 +123,6 @@ absl::StatusOr<std::unique_ptr<WorkloadStager>> WorkloadStager::Prepare(
   }
   stager->baseline_ = *std::move(baseline);
   return stager;
-}
-
-// The baseline twice (same outputs, passing the check), then the -O0
-// reference (the baseline's outputs too).
-absl::Status WorkloadStager::Impl::CheckBaseline(const BuiltVariant& baseline) {
-  checked = true;
-  progress << "  check: baseline twice, -O0 reference\n";
-  absl::StatusOr<std::vector<CommandRun>> first =
-      CheckedPass(baseline, "baseline-1");
-  if (!first.ok()) return first.status();
-  absl::StatusOr<std::vector<CommandRun>> second =
-      CheckedPass(baseline, "baseline-2");
-  if (!second.ok()) return second.status();
-  auto differs =
-      FirstMismatch(*first, *second, {"first baseline", "second baseline"});
-  if (!differs.ok()) return differs.status();
-  if (differs->has_value()) {
-    unusable = absl::StrCat(
-        "the baseline's outputs differ from run to run or fail the check (",
-        Describe(**differs), ")");
-    return absl::OkStatus();
-  }
-  absl::StatusOr<BuiltVariant> reference = Build("O0", "baseline", "O0");
-  if (!reference.ok()) return reference.status();
-  absl::StatusOr<std::vector<CommandRun>> at_o0 =
-      CheckedPass(*reference, "O0", kSlowBuildTimeoutScale);
-  if (!at_o0.ok()) return at_o0.status();
-  differs = FirstMismatch(*first, *at_o0, {"baseline", "-O0 reference"});
-  if (!differs.ok()) return differs.status();
-  if (differs->has_value() && (*differs)->second.what == "timed_out") {
-    unusable = absl::StrCat(
-        "the -O0 reference ran past ", kSlowBuildTimeoutScale,
-        " times the time limit (", Describe(**differs),
-        "): raise that run's timeout_s, or give it a smaller input");
-    return absl::OkStatus();
-  }
-  if (differs->has_value()) {
-    unusable = absl::StrCat(
-        "the -O0 reference's outputs differ from the baseline's (",
-        Describe(**differs), "): undefined behaviour in the program?");
-    return absl::OkStatus();
-  }
-  this->reference = *std::move(first);
-  return absl::OkStatus();
 }
 
 absl::StatusOr<StageResult> WorkloadStager::Evaluate(
