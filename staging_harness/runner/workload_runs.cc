@@ -79,6 +79,14 @@ absl::StatusOr<std::vector<CommandRun>> RunPass(
           absl::StrCat("LLVM_PROFILE_FILE=", options.profile_out_dir, "/", i,
                        "-%p.profraw"));
     }
+    fs::path keep;
+    if (!options.keep_outputs_dir.empty()) {
+      // Kept with the outputs: a run that fails says why only there.
+      keep = fs::path(options.keep_outputs_dir) / std::to_string(i);
+      fs::create_directories(keep, error);
+      if (error) return Failed("cannot create " + keep.string(), error);
+      measured.stderr_path = (keep / "stderr").string();
+    }
     absl::StatusOr<process::Measurement> measurement =
         process::RunMeasured(measured);
     if (!measurement.ok()) {
@@ -93,11 +101,7 @@ absl::StatusOr<std::vector<CommandRun>> RunPass(
     run.outputs.term_signal = measurement->term_signal;
     run.outputs.timed_out = measurement->timed_out;
     run.outputs.stdout_path = measured.stdout_path;
-    fs::path keep;
-    if (!options.keep_outputs_dir.empty()) {
-      keep = fs::path(options.keep_outputs_dir) / std::to_string(i);
-      fs::create_directories(keep, error);
-      if (error) return Failed("cannot create " + keep.string(), error);
+    if (!keep.empty()) {
       run.outputs.stdout_path = (keep / "stdout").string();
       fs::rename(measured.stdout_path, run.outputs.stdout_path, error);
       if (error) return Failed("cannot keep the stdout of " + run.name, error);

@@ -36,7 +36,8 @@ struct CommandRun {
 struct PassOptions {
   // When set, each command's stdout is moved, and its check.files copied
   // (a later command may read them), to <keep_outputs_dir>/<command index>/
-  // for the correctness check.
+  // for the correctness check, and its stderr is written there (`stderr`;
+  // otherwise it is dropped).
   std::string keep_outputs_dir;
   // Each command's time limit is its timeout_s times this (an -O0 reference
   // or a sanitizer build runs several times slower than the level timed).

@@ -30,8 +30,10 @@ absl::Status WorkloadStager::Impl::CheckBaseline(const BuiltVariant& baseline) {
   if (!differs.ok()) return differs.status();
   if (differs->has_value()) {
     unusable = absl::StrCat(
-        "the baseline's outputs differ from run to run or fail the check (",
-        Describe(**differs), ")");
+        "the baseline's runs fail the check, or their outputs differ from "
+        "run to run (",
+        Describe(**differs), "; each run's stdout and stderr are kept under ",
+        Dir("check"), ")");
     return absl::OkStatus();
   }
   absl::StatusOr<BuiltVariant> reference = Build("O0", "baseline", "O0");
@@ -56,6 +58,40 @@ absl::Status WorkloadStager::Impl::CheckBaseline(const BuiltVariant& baseline) {
   }
   this->reference = *std::move(first);
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> WorkloadStager::Impl::VariesFromRunToRun(
+    const BuiltVariant& baseline, const BuiltVariant& candidate,
+    const std::string& label) {
+  progress << "  check: the difference again (" << kConfirmRuns
+           << " more runs of each)\n";
+  for (int i = 1; i <= kConfirmRuns; ++i) {
+    const std::string again = absl::StrCat(label, "-again-", i);
+    absl::StatusOr<std::vector<CommandRun>> runs =
+        CheckedPass(candidate, again);
+    if (!runs.ok()) return runs.status();
+    auto differs = FirstMismatch(reference, *runs, {"baseline", again});
+    if (!differs.ok()) return differs.status();
+    if (!differs->has_value()) {
+      return absl::StrCat(
+          "the candidate's outputs equal the baseline's on "
+          "run ",
+          i + 1,
+          ": they vary from run to run (a race, "
+          "uninitialised memory, time or addresses in the "
+          "output?)");
+    }
+    const std::string baseline_again = absl::StrCat("baseline-again-", i);
+    runs = CheckedPass(baseline, baseline_again);
+    if (!runs.ok()) return runs.status();
+    differs = FirstMismatch(reference, *runs, {"baseline", baseline_again});
+    if (!differs.ok()) return differs.status();
+    if (differs->has_value()) {
+      return absl::StrCat("the baseline's own outputs differ on a later run (",
+                          Describe(**differs), "): they vary from run to run");
+    }
+  }
+  return std::string();
 }
 
 // A counting build of `policy` as variant `name`, each run command once

@@ -99,8 +99,13 @@ StageRecords RecordsOf(const StageResult& result) {
       std::chrono::duration_cast<std::chrono::milliseconds>(
           std::chrono::system_clock::now().time_since_epoch())
           .count();
+  // Undefined behaviour UBSan showed is kept as the program's (verdict
+  // undefined_behaviour: it blocks nothing), though the workload is
+  // unusable.
   if (result.verdict == Verdict::kMiscompile ||
-      result.verdict == Verdict::kTimedOut) {
+      result.verdict == Verdict::kTimedOut ||
+      (result.verdict == Verdict::kUnusable &&
+       result.cause == "undefined_behaviour")) {
     v1::Miscompile miscompile;
     miscompile.set_miscompile_id(ir::ContentHash(absl::StrCat(
         "miscompile\n", result.workload, "\n", candidate.build_id)));

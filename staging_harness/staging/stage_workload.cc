@@ -232,6 +232,17 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
                      Describe(**differs), "): far slower, or it never ends"));
   }
   if (differs->has_value()) {
+    absl::StatusOr<std::string> varies =
+        s.VariesFromRunToRun(baseline_, *candidate, label);
+    if (!varies.ok()) return varies.status();
+    if (!varies->empty()) {
+      progress << "  UNUSABLE: " << *varies << "\n";
+      return finish(Verdict::kUnusable,
+                    absl::StrCat("the candidate's outputs differed once (",
+                                 Describe(**differs), "), but ", *varies,
+                                 ": not a miscompile; make the workload's "
+                                 "outputs deterministic"));
+    }
     result.mismatch_run = (*differs)->first;
     result.mismatch = (*differs)->second;
     result.blamed = Blame(baseline_, *candidate);
@@ -273,6 +284,20 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
                !s.options.candidate_cflags.empty()) {
       // Every module ran the baseline's pipeline: the flags changed it.
       result.cause = "build_flags";
+    }
+    if (result.cause == "undefined_behaviour") {
+      // The program's own: not a miscompile (exit 3 filed compiler bugs for
+      // it). Recorded, blocking nothing (RecordsOf).
+      progress << "  UNDEFINED BEHAVIOUR: " << Describe(**differs)
+               << " (the UBSan build of the baseline disagrees with it)\n";
+      return finish(
+          Verdict::kUnusable,
+          absl::StrCat("the candidate's outputs differ from the baseline's (",
+                       Describe(**differs),
+                       "), and a UBSan build of the baseline shows the "
+                       "program's own undefined behaviour (its outputs "
+                       "differ too): not a miscompile; fix the program, "
+                       "or leave the workload out"));
     }
     progress << "  MISCOMPILE: " << Describe(**differs) << " ("
              << result.blamed.size() << " module pipelines blamed, cause "

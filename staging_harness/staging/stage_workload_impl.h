@@ -30,6 +30,11 @@ inline constexpr char kUbsanFlags[] =
 // The time limit of builds that run slower than the level staged (the -O0
 // reference, the UBSan and counting builds): timeout_s times this.
 inline constexpr double kSlowBuildTimeoutScale = 10;
+// How often each side runs again to confirm a difference: a program whose
+// outputs vary one run in four passes the baseline's own checks (3 runs)
+// about 40 % of the time, and was then called a miscompile, its pipeline
+// blocked for good; with 3 more runs a side, about 0.7 %.
+inline constexpr int kConfirmRuns = 3;
 
 inline std::string Describe(
     const std::pair<std::string, correctness::Mismatch>& m) {
@@ -142,6 +147,13 @@ struct WorkloadStager::Impl {
   }
 
   absl::Status CheckBaseline(const runner::BuiltVariant& baseline);
+  // Before a candidate's difference is called its fault: the candidate runs
+  // again (a miscompile differs every time) and the baseline too (it must
+  // still agree with itself). Why the outputs vary from run to run, or ""
+  // when the difference held.
+  absl::StatusOr<std::string> VariesFromRunToRun(
+      const runner::BuiltVariant& baseline,
+      const runner::BuiltVariant& candidate, const std::string& label);
   absl::StatusOr<ExecutedIr> CountExecuted(const std::string& name,
                                            const std::string& policy,
                                            const std::string& extra_cflags);

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/str_cat.h"
 #include "common/files/file_lock.h"
 #include "common/testing/test_util.h"
 #include "gtest/gtest.h"
@@ -322,6 +323,43 @@ TEST_F(StageWorkloadTest, ABuildThePolicyNeverReachedIsBadInput) {
               std::string::npos)
         << result.status();
   }
+}
+
+// A program whose outputs vary now and then passed the baseline's three
+// runs, then differed once in the candidate's: a "miscompile" whose
+// pipeline was blocked for good. The difference is checked again first.
+TEST_F(StageWorkloadTest, ADifferenceThatDoesNotRecurIsNoMiscompile) {
+  const std::string count = testing::MakeTempDir() + "/runs";
+  // The 4th run of the first command (the candidate's check, after the
+  // baseline's two and the -O0 reference's) prints one line more.
+  workload_.runs[0].command = absl::StrCat(
+      "n=$(cat ", count, " 2>/dev/null || echo 0); n=$((n + 1)); echo $n > ",
+      count, "; ./wordfreq data/words.txt; [ $n != 4 ] || echo flaky");
+  absl::StatusOr<StageResult> result = Stage("fixed:default<O1>");
+  ASSERT_TRUE(result.ok()) << result.status() << log_.str();
+  EXPECT_EQ(result->verdict, Verdict::kUnusable) << result->detail;
+  EXPECT_NE(result->detail.find("vary from run to run"), std::string::npos)
+      << result->detail;
+  EXPECT_TRUE(result->blamed.empty());
+  EXPECT_TRUE(RecordsOf(*result).empty());  // nothing blocked, no reward
+}
+
+// Undefined behaviour a UBSan build showed is the program's: the workload
+// is unusable (exit 2, not 3's "miscompile found"), and the record kept
+// says undefined_behaviour, which blocks nothing.
+TEST(StageRecordsTest, UndefinedBehaviourIsRecordedAsTheProgramsOwn) {
+  StageResult result;
+  result.workload = "w";
+  result.verdict = Verdict::kUnusable;
+  result.cause = "undefined_behaviour";
+  result.mismatch_run = "run[0]";
+  result.blamed = {{"m1", "default<O3>"}};
+  StageRecords records = RecordsOf(result);
+  ASSERT_TRUE(records.miscompile.has_value());
+  EXPECT_EQ(records.miscompile->verdict(), "undefined_behaviour");
+  EXPECT_TRUE(records.rewards.empty());
+  result.cause.clear();  // unusable for any other reason: nothing recorded
+  EXPECT_TRUE(RecordsOf(result).empty());
 }
 
 TEST_F(StageWorkloadTest, AWrongExitStatusOfTheBaselineIsNotACandidateFault) {
