@@ -236,6 +236,82 @@ std::optional<double> Number(const std::string& token) {
   return value;
 }
 
+// A token as runs of text and numbers ("v0=67.21" is "v", 0, "=", 67.21;
+// "1.5%" is 1.5, "%"), so numbers inside key=value, CSV or unit-suffixed
+// tokens are compared within the tolerance too. A number starts at a digit,
+// or at '+', '-' or '.' just before one; what strtod takes from there is
+// the number, unless out of double's range (then text, as Number says).
+struct Segment {
+  std::string text;
+  std::optional<double> number;
+};
+std::vector<Segment> Segments(const std::string& token) {
+  std::vector<Segment> out;
+  auto text = [&](char c) {
+    if (out.empty() || out.back().number) out.push_back({"", std::nullopt});
+    out.back().text.push_back(c);
+  };
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  size_t i = 0;
+  while (i < token.size()) {
+    const char c = token[i];
+    const bool starts =
+        digit(c) ||
+        ((c == '+' || c == '-' || c == '.') && i + 1 < token.size() &&
+         (digit(token[i + 1]) || (token[i + 1] == '.' && i + 2 < token.size() &&
+                                  digit(token[i + 2]))));
+    if (!starts) {
+      text(c);
+      ++i;
+      continue;
+    }
+    const char* begin = token.c_str() + i;
+    char* end = nullptr;
+    errno = 0;
+    const double value = strtod(begin, &end);
+    const size_t used = static_cast<size_t>(end - begin);
+    if (used == 0) {
+      text(c);
+      ++i;
+      continue;
+    }
+    if (errno == ERANGE || !std::isfinite(value)) {
+      for (size_t k = 0; k < used; ++k) text(token[i + k]);
+    } else {
+      out.push_back({token.substr(i, used), value});
+    }
+    i += used;
+  }
+  return out;
+}
+
+// Whether tokens `a` (candidate) and `b` (reference) agree part by part:
+// the same text runs, and numbers within the tolerance; the largest
+// difference and its tolerance when one number is out of it.
+bool SegmentsAgree(const std::string& a, const std::string& b,
+                   const workloads::Check& check, double* difference,
+                   double* tolerance) {
+  const std::vector<Segment> x = Segments(a), y = Segments(b);
+  if (x.size() != y.size()) return false;
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (x[i].number.has_value() != y[i].number.has_value()) return false;
+    if (!x[i].number) {
+      if (x[i].text != y[i].text) return false;
+      continue;
+    }
+    const double allowed =
+        std::max(check.absolute_tolerance,
+                 check.relative_tolerance * std::fabs(*y[i].number));
+    const double off = std::fabs(*x[i].number - *y[i].number);
+    if (*x[i].number != *y[i].number && off > allowed) {
+      *difference = off;
+      *tolerance = allowed;
+      return false;
+    }
+  }
+  return true;
+}
+
 std::string ShownToken(const std::string& token) {
   std::string out = "'";
   for (size_t i = 0; i < token.size() && i < kTokenShown; ++i) {
@@ -276,7 +352,19 @@ absl::StatusOr<std::optional<std::string>> CompareNumeric(
     }
     if (a == b) continue;
     const std::optional<double> x = Number(a), y = Number(b);
-    if (x && y) {
+    if (!x || !y) {
+      double difference = -1, tolerance = 0;
+      if (SegmentsAgree(a, b, check, &difference, &tolerance)) continue;
+      return std::optional<std::string>(absl::StrCat(
+          prefix, "expected ", ShownToken(b), ", got ", ShownToken(a),
+          difference >= 0
+              ? absl::StrCat(" (a number in it differs by ",
+                             absl::StrFormat("%.6g", difference),
+                             " > tolerance ",
+                             absl::StrFormat("%.6g", tolerance), ")")
+              : std::string()));
+    }
+    {
       const double tolerance = std::max(
           check.absolute_tolerance, check.relative_tolerance * std::fabs(*y));
       const double difference = std::fabs(*x - *y);
@@ -286,8 +374,6 @@ absl::StatusOr<std::optional<std::string>> CompareNumeric(
           " (difference ", absl::StrFormat("%.6g", difference), " > tolerance ",
           absl::StrFormat("%.6g", tolerance), ")"));
     }
-    return std::optional<std::string>(absl::StrCat(
-        prefix, "expected ", ShownToken(b), ", got ", ShownToken(a)));
   }
 }
 

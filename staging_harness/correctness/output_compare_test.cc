@@ -142,6 +142,29 @@ TEST_F(OutputCompareTest, NumericComparesWordsExactlyAndCountsTokens) {
   EXPECT_TRUE(Compare().has_value());
 }
 
+// Numbers inside a token (key=value, CSV, units) were compared as text:
+// a float within the tolerance read as a miscompile.
+TEST_F(OutputCompareTest, NumericComparesTheNumbersInsideATokenToo) {
+  check_.compare = workloads::Compare::kNumeric;
+  check_.relative_tolerance = 1e-3;
+  SetStdout("v0=67.2182083 a,1.5,-2e3 12.5% x-3\n",
+            "v0=67.2431717 a,1.5001,-2.0001e3 12.501% x-3.0001\n");
+  EXPECT_EQ(Compare(), std::nullopt);
+  SetStdout("v0=67.2\n", "v0=68.2\n");
+  std::optional<Mismatch> m = Compare();
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->detail,
+            "line 1, token 1: expected 'v0=67.2', got 'v0=68.2' (a number in "
+            "it differs by 1 > tolerance 0.0672)");
+  // The text around the numbers must be the same.
+  SetStdout("v0=1\n", "w0=1\n");
+  EXPECT_TRUE(Compare().has_value());
+  SetStdout("1,2\n", "1;2\n");
+  EXPECT_TRUE(Compare().has_value());
+  SetStdout("1,2\n", "1,2,3\n");
+  EXPECT_TRUE(Compare().has_value());
+}
+
 TEST_F(OutputCompareTest, NumericInfinitiesAndOutOfRangeLiteralsAreWords) {
   check_.compare = workloads::Compare::kNumeric;
   check_.relative_tolerance = 1e-9;
