@@ -124,10 +124,13 @@ step "5. the product's wrapper refuses the test-only pass: bad input, nothing re
 set +e
 "$phaseloop" stage --workload example \
   --policy 'fixed:default<O3>,phaseloop-test-miscompile' --cc "$cc" \
-  --buffer "$work/5.db" --work-dir "$work/w5" "${quick[@]}" >"$work/5.txt" 2>"$work/5.err"
+  --buffer "$work/5.db" --work-dir "$work/w5" --json "${quick[@]}" >"$work/5.txt" 2>"$work/5.err"
 rc=$?
 set -e
 [ $rc -eq 2 ] || { cat "$work/5.err"; fail "step 5: a refused policy exited $rc"; }
+# --json prints JSON even when a workload could not be staged.
+jq -e '(.workloads | length) == 0 and (.error | test("could not use it"))' "$work/5.txt" >/dev/null \
+  || { cat "$work/5.txt"; fail "step 5: no JSON with the error"; }
 grep -q -- "--policy fixed:default<O3>,phaseloop-test-miscompile: phaseloop-cc could not use it.*policy_refused" "$work/5.err" \
   || { cat "$work/5.err"; fail "step 5: the refusal is not named"; }
 [ "$(sqlite3 "$work/5.db" "SELECT count(*) FROM final_rewards")" = 0 ] \

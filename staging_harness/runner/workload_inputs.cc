@@ -52,13 +52,15 @@ absl::StatusOr<PreparedInputs> PrepareInputs(
       if (result->exit_code != 0 || result->timed_out ||
           !fs::is_regular_file(target)) {
         progress << " failed\n";
-        return absl::FailedPreconditionError(
-            absl::StrCat(where, ": the generator ",
-                         result->timed_out ? "ran over 10 minutes"
-                         : result->exit_code != 0
-                             ? absl::StrCat("exited ", result->exit_code)
-                             : "wrote no $OUTPUT",
-                         ": ", process::ShortReason(result->output)));
+        return absl::FailedPreconditionError(absl::StrCat(
+            where, ": the generator ",
+            result->timed_out ? "ran over 10 minutes"
+            : result->exit_code != 0
+                ? absl::StrCat("exited ", result->exit_code)
+                : "wrote no $OUTPUT",
+            result->output.empty()
+                ? std::string(" (it printed nothing)")
+                : absl::StrCat(": ", process::ShortReason(result->output))));
       }
       progress << " " << fs::file_size(target, error) << " bytes\n";
     }

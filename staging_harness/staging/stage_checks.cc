@@ -147,7 +147,7 @@ absl::StatusOr<ExecutedIr> WorkloadStager::Impl::CountExecuted(
   if (!counted.available) return unavailable(counted.unavailable);
   progress << "  count: " << name << ": " << counted.count
            << " executed IR instructions (" << counted.processes
-           << " processes)\n";
+           << (counted.processes == 1 ? " process" : " processes") << ")\n";
   return counted;
 }
 

@@ -280,9 +280,10 @@ int RunStage(const StageFlags& f) {
     }
     results.push_back(*std::move(result));
   }
-  if (!results.empty() || stopped.ok()) {
-    std::cout << (f.json ? FormatStageJson(results)
-                         : FormatStageTable(results));
+  if (f.json) {
+    std::cout << FormatStageJson(results, std::string(stopped.message()));
+  } else if (!results.empty() || stopped.ok()) {
+    std::cout << FormatStageTable(results);
   }
   if (!stopped.ok()) {
     const int code = fail(stopped);

@@ -35,6 +35,9 @@ std::string WrapperNotReached(const runner::BuiltVariant& built,
         "Makefile that sets CC itself, or calls gcc by name?); ",
         pass_compilers);
   }
+  // A policy the wrapper could not use is the policy's fault, named as
+  // such by PolicyFallback.
+  if (PolicyFallback(built) != nullptr) return "";
   std::map<std::string, int> others;  // why units were not compiled in process
   std::map<std::string, int> levels;  // of the units compiled in process
   for (const v1::Decision& d : built.decisions) {

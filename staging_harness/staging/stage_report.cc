@@ -1,5 +1,7 @@
 #include "staging_harness/staging/stage_report.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -119,9 +121,14 @@ std::string FormatStageTable(const std::vector<StageResult>& results) {
   for (const StageResult& r : results) {
     if (r.timing) confidence = r.timing->wall.confidence;
   }
+  // The workload column as wide as its longest name (up to 64).
+  int name_width = 14;
+  for (const StageResult& r : results) {
+    name_width = std::max(name_width, static_cast<int>(r.workload.size()));
+  }
   std::string out = absl::StrFormat(
-      "%-14s %-5s %-10s %8s %-19s %8s %5s %9s %9s %8s %8s %8s\n", "workload",
-      "split", "verdict", "speedup",
+      "%-*s %-5s %-10s %8s %-19s %8s %5s %9s %9s %8s %8s %8s\n", name_width,
+      "workload", "split", "verdict", "speedup",
       absl::StrFormat("%g%% interval", 100 * confidence), "p", "pairs",
       "base (s)", "cand (s)", "cpu", "instr", "exec-ir");
   std::string notes;
@@ -130,9 +137,10 @@ std::string FormatStageTable(const std::vector<StageResult>& results) {
       const TimingResult& t = *r.timing;
       absl::StrAppend(
           &out, absl::StrFormat(
-                    "%-14s %-5s %-10s %8.4f %-19s %8.2g %5d %9.3f %9.3f %8.4f "
+                    "%-*s %-5s %-10s %8.4f %-19s %8.2g %5d %9.3f %9.3f %8.4f "
                     "%8s %8s\n",
-                    r.workload, r.split, VerdictName(r.verdict), t.wall.median,
+                    name_width, r.workload, r.split, VerdictName(r.verdict),
+                    t.wall.median,
                     absl::StrFormat("[%.4f, %.4f]", t.wall.low, t.wall.high),
                     t.p_value, t.baseline.size(), MedianOf(t.baseline, true),
                     MedianOf(t.candidate, true), t.cpu.median,
@@ -143,8 +151,8 @@ std::string FormatStageTable(const std::vector<StageResult>& results) {
     } else {
       // Blank columns, and the executed IR ratio under its header when known.
       std::string row = absl::StrFormat(
-          "%-14s %-5s %-10s %8s %-19s %8s %5s %9s %9s %8s %8s %8s", r.workload,
-          r.split, VerdictName(r.verdict),
+          "%-*s %-5s %-10s %8s %-19s %8s %5s %9s %9s %8s %8s %8s", name_width,
+          r.workload, r.split, VerdictName(r.verdict),
           r.verdict == Verdict::kIdentical ? "1" : "-", "", "", "", "", "", "",
           "", r.executed_ir_ratio > 0 ? ExecutedRatio(r) : "");
       absl::StripTrailingAsciiWhitespace(&row);
@@ -196,8 +204,11 @@ std::string FormatStageTable(const std::vector<StageResult>& results) {
                       ExecutedNote("candidate", *r.candidate_executed), "\n");
     }
     if (r.verdict == Verdict::kMiscompile || r.verdict == Verdict::kTimedOut) {
-      absl::StrAppend(&notes, "    cause: ", r.cause, "; blamed ",
-                      r.blamed.size(), " (module, pipeline) pairs:\n");
+      absl::StrAppend(&notes, "    cause: ", r.cause, "; ",
+                      r.blamed.empty()
+                          ? std::string("no (module, pipeline) pair blamed\n")
+                          : absl::StrCat("blamed ", r.blamed.size(),
+                                         " (module, pipeline) pairs:\n"));
       for (const auto& [module_hash, pipeline] : r.blamed) {
         absl::StrAppend(&notes, "      ", module_hash, "  ", pipeline, "\n");
       }
@@ -213,7 +224,8 @@ std::string FormatStageTable(const std::vector<StageResult>& results) {
   return out;
 }
 
-std::string FormatStageJson(const std::vector<StageResult>& results) {
+std::string FormatStageJson(const std::vector<StageResult>& results,
+                            const std::string& error) {
   nlohmann::json rows = nlohmann::json::array();
   for (const StageResult& r : results) {
     nlohmann::json row = {{"workload", r.workload},
@@ -237,7 +249,11 @@ std::string FormatStageJson(const std::vector<StageResult>& results) {
       row["p_value"] = t.p_value;
       row["pairs"] = t.baseline.size();
       row["stop_reason"] = t.stop_reason;
-      row["instructions_ratio"] = t.instructions_ratio;
+      // null, as the table's "n/a", when the kernel gave no counts (a
+      // ratio of 0 read as a real figure).
+      row["instructions_ratio"] = t.instructions_ratio > 0
+                                      ? nlohmann::json(t.instructions_ratio)
+                                      : nlohmann::json(nullptr);
       row["baseline_median_s"] = MedianOf(t.baseline, true);
       row["candidate_median_s"] = MedianOf(t.candidate, true);
       row["baseline_cpu_median_s"] = MedianOf(t.baseline, false);
@@ -267,6 +283,7 @@ std::string FormatStageJson(const std::vector<StageResult>& results) {
     rows.push_back(std::move(row));
   }
   nlohmann::json j = {{"workloads", std::move(rows)}};
+  if (!error.empty()) j["error"] = error;
   return j.dump(2) + "\n";
 }
 

@@ -30,8 +30,10 @@ std::string FormatStageTable(const std::vector<StageResult>& results);
 //               "baseline_cpu_share", "candidate_cpu_share", "warnings"}}]}
 // (executed_ir when counted; executed_ir_ratio when both were available,
 // or 1 for identical builds; machine for timed workloads, its /proc
-// figures when available).
-std::string FormatStageJson(const std::vector<StageResult>& results);
+// figures when available). `error` (a workload that could not be staged
+// stopped the run) adds "error": the message, so --json always prints JSON.
+std::string FormatStageJson(const std::vector<StageResult>& results,
+                            const std::string& error = "");
 
 // What BOLT did to a candidate (StageResult::bolt), for the stage's and the
 // runtime search's reports: {"artifacts": [{"path", "optimized",

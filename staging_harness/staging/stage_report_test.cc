@@ -1,5 +1,8 @@
 #include "staging_harness/staging/stage_report.h"
 
+#include <string>
+#include <vector>
+
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 
@@ -48,6 +51,27 @@ TEST(StageReportTest, JsonCarriesTheMachinesActivityAndWarnings) {
   EXPECT_EQ(machine["timed_cpu"], 1);
   EXPECT_NEAR(machine["candidate_cpu_share"].get<double>(), 0.99, 1e-12);
   EXPECT_EQ(machine["warnings"].size(), 2u);
+}
+
+// A name longer than the column pushed its row out of line; instruction
+// counts the kernel did not give read 0.0 in JSON where the table said n/a.
+TEST(StageReportTest, LongNamesKeepTheColumnsAndMissingCountsAreNull) {
+  StageResult r = MeasuredOnABusyMachine();
+  r.workload = "flt-numeric-tight-and-long";
+  StageResult other = MeasuredOnABusyMachine();
+  const std::string table = FormatStageTable({r, other});
+  std::vector<std::string> lines;
+  for (size_t at = 0, end; (end = table.find('\n', at)) != std::string::npos;
+       at = end + 1) {
+    lines.push_back(table.substr(at, end - at));
+  }
+  ASSERT_GE(lines.size(), 3u);
+  // The split column starts at the same place in the header and both rows.
+  const size_t split = lines[0].find("split");
+  EXPECT_EQ(lines[1].find(" test ") + 1, split) << table;
+  EXPECT_EQ(lines[2].find(" test ") + 1, split) << table;
+  nlohmann::json j = nlohmann::json::parse(FormatStageJson({r}));
+  EXPECT_TRUE(j["workloads"][0]["instructions_ratio"].is_null()) << j.dump();
 }
 
 TEST(StageReportTest, AQuietRunHasNoBusyMachineNote) {

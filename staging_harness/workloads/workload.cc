@@ -55,7 +55,7 @@ std::string Field(const std::string& prefix, const std::string& key) {
 // What a value is, for messages: the scalar itself, or its kind.
 std::string Describe(const YAML::Node& node) {
   if (node.IsScalar()) return absl::StrCat("'", node.Scalar(), "'");
-  if (node.IsSequence()) return "a list";
+  if (node.IsSequence()) return node.size() == 0 ? "an empty list" : "a list";
   if (node.IsMap()) return "a mapping";
   return "nothing";
 }
