@@ -40,7 +40,22 @@ constexpr Excluded kNotForPolicies[] = {
     {"lower-global-dtors",
      "it turns destructors into atexit registrations made by a constructor, "
      "which changes their order against the program's own atexit handlers"},
+    // A review (2026-11-30) found UB-free csmith programs it breaks: after
+    // default<Oz>, `attributor` turned main's tail into unreachable (a
+    // segfault; opt-16 alone reproduces it), 13 of 35 programs wrong or
+    // crashing. LLVM 16's standard pipelines never run it.
+    {"attributor",
+     "LLVM 16's Attributor miscompiles correct programs (code after a call "
+     "deleted as unreachable); LLVM's own pipelines do not run it"},
+    {"attributor-cgscc",
+     "LLVM 16's Attributor miscompiles correct programs (code after a call "
+     "deleted as unreachable); LLVM's own pipelines do not run it"},
 };
+// The payload marking a refusal by kNotForPolicies alone: a pass of the
+// action space, which an artifact may name (it indexes the space) but no
+// policy runs.
+constexpr char kNotForPoliciesPayload[] =
+    "phaseloop.dev/policy-pipeline-not-for-policies";
 
 // Bounds on a policy's pipeline, so that no policy can exhaust the
 // compiler's stack (the reader recurses per nesting level), memory or time
@@ -240,8 +255,10 @@ absl::Status Check(const std::vector<Element>& elements, bool top_level,
     }
     for (const Excluded& x : kNotForPolicies) {
       if (e.name == x.name) {
-        return Refuse(
+        absl::Status refused = Refuse(
             e, absl::StrCat("'", e.name, "' is not for policies: ", x.reason));
+        refused.SetPayload(kNotForPoliciesPayload, absl::Cord(e.name));
+        return refused;
       }
     }
     // A test binary's extension (pass_extensions.h); none in production.
@@ -283,6 +300,10 @@ absl::Status CheckWholePolicyPipeline(absl::string_view pipeline,
 
 bool IsRefusedPipeline(const absl::Status& status) {
   return status.GetPayload(kRefusedPayload).has_value();
+}
+
+bool IsNotForPolicies(const absl::Status& status) {
+  return status.GetPayload(kNotForPoliciesPayload).has_value();
 }
 
 }  // namespace phaseloop::passes

@@ -15,14 +15,16 @@
 // Anything else — internalize (changes every symbol's linkage), strip,
 // instrumentation, a pass the action tests excluded, an unknown name — is
 // refused with the offending element named (and why, for the passes
-// llvm-16/excluded*.tsv lists). Three passes of the action space are refused
+// llvm-16/excluded*.tsv lists). Some passes of the action space are refused
 // too, as each can change what a program means: lower-ifunc (erases
 // exported ifuncs), lower-constant-intrinsics (before inlining, removes
-// _FORTIFY_SOURCE's checks) and lower-global-dtors (reorders destructors
-// against atexit handlers). A pipeline may nest adaptors at most 16 deep and
-// hold at most 1000 elements, 8 of them standard pipelines: no policy can
-// exhaust the compiler's stack, memory or time. The codegen<...> element is
-// checked by codegen::SplitPipeline, not here. Pure functions; thread-safe.
+// _FORTIFY_SOURCE's checks), lower-global-dtors (reorders destructors
+// against atexit handlers) and attributor/attributor-cgscc (LLVM 16's
+// Attributor miscompiles correct programs). A pipeline may nest adaptors at
+// most 16 deep and hold at most 1000 elements, 8 of them standard pipelines: no
+// policy can exhaust the compiler's stack, memory or time. The codegen<...>
+// element is checked by codegen::SplitPipeline, not here. Pure functions;
+// thread-safe.
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
@@ -45,6 +47,12 @@ absl::Status CheckWholePolicyPipeline(absl::string_view pipeline,
 // Whether `status` is CheckPolicyPipeline's refusal (it carries a payload),
 // so that the wrapper can count a refused policy apart from a missing one.
 bool IsRefusedPipeline(const absl::Status& status);
+
+// Whether the refusal is of a pass of the action space that no policy may
+// run (lower-ifunc, attributor, ...): an artifact may carry a candidate
+// holding one (trained before the pass was refused); it is never measured
+// or chosen (policy_runtime/artifact_policy.cc).
+bool IsNotForPolicies(const absl::Status& status);
 
 }  // namespace phaseloop::passes
 

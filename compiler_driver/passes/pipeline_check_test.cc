@@ -16,7 +16,8 @@ using ::testing::HasSubstr;
 
 TEST(PipelineCheckTest, EveryActionAndStandardPipelineIsAllowed) {
   const std::set<std::string> not_for_policies = {
-      "lower-ifunc", "lower-constant-intrinsics", "lower-global-dtors"};
+      "lower-ifunc", "lower-constant-intrinsics", "lower-global-dtors",
+      "attributor", "attributor-cgscc"};
   for (const Action& action : ActionSpace::Llvm16().actions()) {
     if (not_for_policies.count(action.name)) {
       EXPECT_FALSE(CheckPolicyPipeline(action.pipeline).ok()) << action.name;
@@ -63,10 +64,11 @@ TEST(PipelineCheckTest, PassesThatChangeWhatAProgramMeansAreRefused) {
 TEST(PipelineCheckTest, ActionsThatCanChangeWhatAProgramMeansAreRefused) {
   for (const char* pipeline :
        {"lower-ifunc", "lower-ifunc,default<O2>",
-        "function(lower-constant-intrinsics),default<O2>",
-        "lower-global-dtors"}) {
+        "function(lower-constant-intrinsics),default<O2>", "lower-global-dtors",
+        "default<Oz>,attributor", "cgscc(attributor-cgscc)"}) {
     absl::Status status = CheckPolicyPipeline(pipeline);
     EXPECT_TRUE(IsRefusedPipeline(status)) << pipeline;
+    EXPECT_TRUE(IsNotForPolicies(status)) << pipeline;
     EXPECT_THAT(status.message(), HasSubstr("is not for policies")) << pipeline;
   }
 }

@@ -84,17 +84,32 @@ absl::StatusOr<std::unique_ptr<ArtifactPolicy>> ArtifactPolicy::Create(
         "every action of this stepwise policy is one no policy may run "
         "(compiler_driver/passes/pipeline_check.h); retrain it");
   }
+  // A candidate holding a pass no policy may run (ValidatePolicyArtifact
+  // let it through) is never measured or chosen.
+  std::vector<bool> candidate_allowed;
   for (const v1::CandidatePipeline& c : artifact.candidates()) {
-    if (absl::Status allowed = passes::CheckWholePolicyPipeline(
-            c.pipeline(), absl::StrCat("candidate '", c.name(), "'"));
-        !allowed.ok()) {
-      return allowed;
-    }
+    absl::Status checked = passes::CheckWholePolicyPipeline(
+        c.pipeline(), absl::StrCat("candidate '", c.name(), "'"));
+    if (!checked.ok() && !passes::IsNotForPolicies(checked)) return checked;
+    candidate_allowed.push_back(checked.ok());
+  }
+  if (artifact.formulation() == kFormulationCandidate &&
+      std::find(candidate_allowed.begin(), candidate_allowed.end(), true) ==
+          candidate_allowed.end()) {
+    return absl::InvalidArgumentError(
+        "every candidate of this policy runs a pass no policy may run "
+        "(compiler_driver/passes/pipeline_check.h); retrain it");
   }
   std::unique_ptr<ArtifactPolicy> policy(
       new ArtifactPolicy(std::move(artifact), options, std::move(*network)));
   policy->action_pipelines_ = std::move(pipelines);
   policy->action_allowed_ = std::move(allowed);
+  for (size_t c = 0; c < candidate_allowed.size(); ++c) {
+    if (!candidate_allowed[c] && c < policy->single_excluded_.size()) {
+      policy->single_excluded_[c] = true;
+    }
+  }
+  policy->candidate_allowed_ = std::move(candidate_allowed);
   return policy;
 }
 
@@ -306,6 +321,7 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
       if (static_cast<int>(tries.size()) >= k) break;
       const v1::CandidatePipeline& c = artifact_.candidates(index);
       if (c.pipeline() == kOzPipeline) continue;  // measured already
+      if (!candidate_allowed_[index]) continue;   // no policy runs it
       tries.emplace_back(c.name(), c.pipeline());
     }
   } else {

@@ -159,7 +159,12 @@ class ArtifactPolicy {
   InferenceOptions options_;
   PolicyNetwork network_;
   std::string version_;
-  std::vector<bool> single_excluded_;          // per candidate
+  // Per candidate: excluded from single mode (the artifact's mark, or not
+  // allowed below).
+  std::vector<bool> single_excluded_;
+  // Per candidate: whether a policy may run its pipeline; topk never
+  // measures the others (a pass refused after training: the Attributor).
+  std::vector<bool> candidate_allowed_;
   std::vector<std::string> action_pipelines_;  // per artifact action index
   // Per artifact action index: whether a policy may run it
   // (passes::CheckPolicyPipeline); Score gives the others -infinity.

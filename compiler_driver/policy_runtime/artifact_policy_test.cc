@@ -525,6 +525,48 @@ TEST_F(ArtifactPolicyTest, StepwiseNeverTakesAnActionNotForPolicies) {
   }
 }
 
+// A candidate holding the Attributor (refused after the shipped artifact
+// was trained: it miscompiles correct programs) keeps the artifact usable
+// but is never measured or chosen, in topk or single mode, whatever its
+// score; an artifact of such candidates alone is refused.
+TEST_F(ArtifactPolicyTest, ACandidateNoPolicyMayRunIsNeverMeasuredOrChosen) {
+  Load("interpreter.c");
+  const std::string attributor = "default<Oz>,attributor";
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    testing::RandomArtifactOptions artifact;
+    artifact.action_names = kActions;
+    artifact.seed = seed;
+    artifact.candidate_pipelines = {"default<Oz>", attributor,
+                                    "scc-oz-module-inliner,attributor",
+                                    "function(mem2reg)"};
+    const v1::PolicyArtifact a = testing::RandomArtifact(artifact);
+    ASSERT_TRUE(ValidatePolicyArtifact(a).ok()) << ValidatePolicyArtifact(a);
+    for (InferenceMode mode : {InferenceMode::kTopK, InferenceMode::kSingle}) {
+      InferenceOptions options;
+      options.mode = mode;
+      options.top_k = 4;
+      options.budget = 1'000'000'000;
+      auto policy = ArtifactPolicy::Create(a, options);
+      ASSERT_TRUE(policy.ok()) << policy.status();
+      auto choice = (*policy)->Choose(*module_, autophase_, inst_count_, Env());
+      ASSERT_TRUE(choice.ok()) << choice.status();
+      EXPECT_EQ(choice->pipeline.find("attributor"), std::string::npos)
+          << seed << ": " << choice->pipeline;
+      for (const auto& [pipeline, value] : choice->measured_pipelines) {
+        EXPECT_EQ(pipeline.find("attributor"), std::string::npos) << pipeline;
+      }
+    }
+  }
+  testing::RandomArtifactOptions only;
+  only.action_names = kActions;
+  only.candidate_pipelines = {attributor};
+  auto refused = ArtifactPolicy::Create(testing::RandomArtifact(only));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("no policy may run"),
+            std::string::npos)
+      << refused.status();
+}
+
 TEST_F(ArtifactPolicyTest, AStepwisePolicyWithNoActionItMayTakeIsRefused) {
   testing::RandomArtifactOptions options;
   options.action_names = {"lower-ifunc"};

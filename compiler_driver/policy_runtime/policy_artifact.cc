@@ -287,10 +287,14 @@ absl::Status ValidatePolicyArtifact(const v1::PolicyArtifact& artifact) {
       return Invalid(absl::StrCat("candidate ", c, " (\"", candidate.name(),
                                   "\") has an empty pipeline"));
     }
+    // A pass of the action space no policy may run (refused after the
+    // artifact was trained: the Attributor) leaves its candidate unused
+    // (ArtifactPolicy never measures or chooses it); anything else is no
+    // artifact of this driver's.
     if (absl::Status allowed = passes::CheckWholePolicyPipeline(
             candidate.pipeline(),
             absl::StrCat("candidate ", c, " (\"", candidate.name(), "\")"));
-        !allowed.ok()) {
+        !allowed.ok() && !passes::IsNotForPolicies(allowed)) {
       return allowed;
     }
     for (int32_t action : candidate.actions()) {
