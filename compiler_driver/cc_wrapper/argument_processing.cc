@@ -412,6 +412,8 @@ const char* PassThroughReasonName(PassThroughReason reason) {
       return "special_output";
     case PassThroughReason::kDriverOverride:
       return "driver_override";
+    case PassThroughReason::kSpecialInput:
+      return "special_input";
   }
   return "unknown";
 }

@@ -47,8 +47,17 @@ enum class PassThroughReason {
   // system), not by ProcessArguments.
   kSpecialOutput,
   // CCC_OVERRIDE_OPTIONS is set: clang's driver edits its own command line
-  // by it, which the wrapper's reading of the arguments would not see.
+  // by it, which the wrapper's reading of the arguments would not see; or
+  // one of the variables clang's driver program reads to log what it does
+  // (CC_PRINT_OPTIONS, CC_PRINT_HEADERS, CC_LOG_DIAGNOSTICS,
+  // CC_PRINT_PROC_STAT), which the wrapper's in-process driver does not.
   kDriverOverride,
+  // An input that exists and is not a regular file (/dev/stdin, a pipe
+  // from `<(...)`, a FIFO): it can be read once, and the optimiser reading
+  // it left a fallback to plain clang an empty stream (broken code passed
+  // with an empty object) or, for a FIFO, nothing ever (detail: the path).
+  // Found by the launcher.
+  kSpecialInput,
 };
 const char* PassThroughReasonName(PassThroughReason reason);
 

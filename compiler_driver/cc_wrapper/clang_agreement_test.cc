@@ -296,5 +296,39 @@ TEST_F(ClangAgreementTest, DriverOverridesAreLeftToClang) {
   EXPECT_EQ(Reasons(), std::vector<std::string>{"driver_override"});
 }
 
+// An input that can be read once (/dev/stdin, a pipe, a FIFO): the
+// optimiser read it to its end, then a fallback to clang read an empty
+// stream and passed broken code with an empty object. Left to clang.
+TEST_F(ClangAgreementTest, InputsThatAreNotRegularFilesAreLeftToClang) {
+  const std::string dir = wrapper_.dir();
+  std::ofstream(dir + "/bad.c") << "int f(void) { return syntax error here }\n";
+  std::string output;
+  EXPECT_NE(wrapper_.Run({"sh", "-c",
+                          "cat bad.c | " + AbsolutePath(kWrapper) +
+                              " --phaseloop-policy=baseline -O2 -x c -c "
+                              "/dev/stdin -o s.o"},
+                         {}, &output),
+            0)
+      << output;
+  EXPECT_NE(output.find("error:"), std::string::npos) << output;
+  EXPECT_FALSE(fs::exists(dir + "/s.o"));
+  EXPECT_EQ(Reasons(), std::vector<std::string>{"special_input"});
+}
+
+// The variables clang's driver program reads to log what it does: clang
+// itself compiles, so the log is what clang writes.
+TEST_F(ClangAgreementTest, DriverLogVariablesAreLeftToClang) {
+  const std::string dir = wrapper_.dir();
+  std::ofstream(dir + "/h.c") << "#include <stddef.h>\nsize_t n;\n";
+  std::string output;
+  EXPECT_EQ(wrapper_.Run({AbsolutePath(kWrapper), "--phaseloop-policy=baseline",
+                          "-c", "-O2", "h.c"},
+                         {{"CC_PRINT_HEADERS", "1"}}, &output),
+            0)
+      << output;
+  EXPECT_NE(output.find("stddef.h"), std::string::npos) << output;
+  EXPECT_EQ(Reasons(), std::vector<std::string>{"driver_override"});
+}
+
 }  // namespace
 }  // namespace phaseloop::cc_wrapper

@@ -40,6 +40,34 @@ std::optional<std::string> SpecialOutput(const Compilation& compilation) {
   return std::nullopt;
 }
 
+// The first input of `compilation` that exists and is not a regular file
+// (/dev/stdin, /dev/fd/N, a FIFO): it can be read once, so the optimiser
+// must not read it before a fallback to clang does.
+std::optional<std::string> SpecialInput(const Compilation& compilation) {
+  for (const CompileJob& job : compilation.jobs) {
+    struct stat st;
+    if (!job.source.empty() && stat(job.source.c_str(), &st) == 0 &&
+        !S_ISREG(st.st_mode)) {
+      return job.source;
+    }
+  }
+  return std::nullopt;
+}
+
+// The first of the variables clang's driver program reads to log what it
+// does (clang's driver.cpp), which the in-process driver does not: under
+// one, clang itself compiles, so the log is written.
+std::optional<std::string> DriverLogVariable() {
+  for (const char* name : {"CC_PRINT_OPTIONS", "CC_PRINT_HEADERS",
+                           "CC_LOG_DIAGNOSTICS", "CC_PRINT_PROC_STAT"}) {
+    if (const char* value = std::getenv(name);
+        value != nullptr && *value != '\0') {
+      return std::string(name);
+    }
+  }
+  return std::nullopt;
+}
+
 int Main(int argc, char** argv) {
   const DriverKind kind = DriverKindOf(argv[0]);
   const std::vector<std::string> original(argv + 1, argv + argc);
@@ -80,9 +108,14 @@ int Main(int argc, char** argv) {
   if (const char* edits = std::getenv("CCC_OVERRIDE_OPTIONS");
       edits != nullptr && *edits != '\0') {
     special = PassThrough{PassThroughReason::kDriverOverride, edits};
+  } else if (auto variable = DriverLogVariable()) {
+    special = PassThrough{PassThroughReason::kDriverOverride, *variable};
   } else if (auto path =
                  SpecialOutput(std::get<Compilation>(processed.result))) {
     special = PassThrough{PassThroughReason::kSpecialOutput, *path};
+  } else if (auto input =
+                 SpecialInput(std::get<Compilation>(processed.result))) {
+    special = PassThrough{PassThroughReason::kSpecialInput, *input};
   }
   if (special) {
     Record(config,
