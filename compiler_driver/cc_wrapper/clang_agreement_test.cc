@@ -296,6 +296,24 @@ TEST_F(ClangAgreementTest, DriverOverridesAreLeftToClang) {
   EXPECT_EQ(Reasons(), std::vector<std::string>{"driver_override"});
 }
 
+// optnone functions (the attribute, #pragma clang optimize off) are left
+// as written by clang's pipeline: the wrapper's pass runner optimised them
+// (an overflow probe read 0 where clang's object says 1), baseline too.
+TEST_F(ClangAgreementTest, OptnoneFunctionsAreNotOptimised) {
+  const std::string source =
+      "#include <limits.h>\n"
+      "__attribute__((optnone, noinline)) int overflows(int x) {\n"
+      "  return x + 1 < x;\n}\n"
+      "#pragma clang optimize off\n"
+      "long depth(long n) { return n == 0 ? 0 : 1 + depth(n - 1); }\n"
+      "#pragma clang optimize on\n"
+      "int probe(void) { return overflows(INT_MAX) + (int)depth(3); }\n";
+  for (const char* level : {"-O2", "-Oz"}) {
+    ExpectAgreement({"-c", level, "on.c"}, {}, {{"on.c", source}});
+  }
+  EXPECT_EQ(Reasons(), (std::vector<std::string>{"", ""}));
+}
+
 // An input that can be read once (/dev/stdin, a pipe, a FIFO): the
 // optimiser read it to its end, then a fallback to clang read an empty
 // stream and passed broken code with an empty object. Left to clang.

@@ -217,7 +217,9 @@ PassRunner::PassRunner(llvm::TargetMachine* target_machine,
     : target_machine_(target_machine),
       tuning_(tuning),
       standard_(standard),
-      builder_(std::make_unique<llvm::PassBuilder>(target_machine, tuning)) {
+      builder_(std::make_unique<llvm::PassBuilder>(
+          target_machine, tuning, std::nullopt, &instrumentation_)) {
+  optnone_.registerCallbacks(instrumentation_);
   AddPassExtensions(*builder_);  // test-only passes, when a test links them
   // Registered once; Run clears every cached result afterwards, so nothing
   // computed on one module (or one state of it) is seen by the next run.

@@ -11,7 +11,9 @@
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/PassInstrumentation.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Passes/StandardInstrumentations.h"
 #include "llvm/Target/TargetMachine.h"
 
 namespace phaseloop::passes {
@@ -128,6 +130,14 @@ class PassRunner {
   llvm::FunctionAnalysisManager fam_;
   llvm::CGSCCAnalysisManager cgam_;
   llvm::ModuleAnalysisManager mam_;
+  // LLVM's optnone handling, as clang's backend registers it (with its
+  // other standard instrumentations): no pass but the required ones runs on
+  // an `optnone` function (`__attribute__((optnone))`, `#pragma clang
+  // optimize off`). Without it every pipeline optimised them, baseline's
+  // too. Given to builder_, whose analysis registration hands it to every
+  // pass manager a run makes.
+  llvm::PassInstrumentationCallbacks instrumentation_;
+  llvm::OptNoneInstrumentation optnone_{/*DebugLogging=*/false};
   std::unique_ptr<llvm::PassBuilder> builder_;
 };
 
