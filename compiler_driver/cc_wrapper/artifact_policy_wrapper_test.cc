@@ -233,6 +233,43 @@ TEST_F(ArtifactPolicyWrapperTest, TheOutcomeCacheGivesTheSameObject) {
             testing::ReadFileOrEmpty(dir_ + "/third.o"));
 }
 
+// A compile that falls back to clang (LLVM printed a backend warning while
+// topk measured) stores no choice: the choice was stored, and the same
+// compile again was a hit that measured nothing, printed nothing and wrote
+// another object than clang's (a -Werror build failed, then passed).
+TEST_F(ArtifactPolicyWrapperTest, ACompileThatFellBackStoresNoOutcome) {
+  const std::string topk = "--phaseloop-policy=artifact:" + artifact_path_ +
+                           "?mode=topk&k=2&budget=1000000000";
+  for (const char* object : {"first.o", "second.o"}) {
+    std::string output;
+    ASSERT_EQ(scratch_.Run({cc_, "-Oz", "-Wframe-larger-than=1", "-c", source_,
+                            "-o", object, topk},
+                           {}, &output),
+              0);
+    EXPECT_NE(output.find("-Wframe-larger-than"), std::string::npos)
+        << object << ": " << output;
+  }
+  std::vector<v1::Decision> d = Decisions();
+  ASSERT_EQ(d.size(), 2u);
+  for (const v1::Decision& decision : d) {
+    EXPECT_EQ(decision.outcome(), v1::FAIL_OPEN) << decision.detail();
+    EXPECT_EQ(decision.reason(), "backend_diagnostics") << decision.detail();
+    EXPECT_NE(decision.outcome_cache(), "hit") << decision.detail();
+  }
+  int entries = 0;
+  if (std::filesystem::exists(dir_ + "/outcomes")) {
+    for (const auto& entry :
+         std::filesystem::recursive_directory_iterator(dir_ + "/outcomes")) {
+      // identity/ holds the binary's identity, made at the first lookup.
+      entries += entry.is_regular_file() &&
+                         entry.path().parent_path().filename() != "identity"
+                     ? 1
+                     : 0;
+    }
+  }
+  EXPECT_EQ(entries, 0) << "a choice was stored for a compile that fell back";
+}
+
 // The same with debug information (the review: a C++ unit at -Os -g got
 // more DWARF types from topk's measured object, made from a copy of the
 // module, than a cache hit's, made from the module: one compile action, two

@@ -176,6 +176,7 @@ class Optimizer {
           OutcomeCache::ForRunningBinary(dir, OutcomeCacheMaxBytesFromEnv()));
       caching.emplace(**policy, *outcome_cache_, codegen);
       runner = &*caching;
+      caching_ = &*caching;
     }
 
     // Shown once all succeeded, in clang's order for the whole command
@@ -292,17 +293,26 @@ class Optimizer {
           if (!WriteNewFile(temp, result->object, &error)) {
             return absl::InternalError(absl::StrCat("write_failed: ", error));
           }
+          // Nothing made this compile fall back: topk's choice may be kept
+          // (a choice stored before a fallback was a hit next time that
+          // printed nothing and wrote another object).
+          std::string policy_note = result->policy_note;
+          if (caching_ != nullptr) {
+            if (const std::string stored = caching_->StorePending();
+                !stored.empty()) {
+              absl::StrAppend(&policy_note, "; ", stored);
+            }
+          }
           v1::Decision d;
           d.set_module_hash(result->module_hash);
           for (int64_t v : result->autophase) d.add_autophase(v);
           for (int64_t v : result->inst_count) d.add_inst_count(v);
           d.set_pipeline(result->pipeline);
-          d.set_detail(
-              result->object_cache_note.empty()
-                  ? result->policy_note
-                  : absl::StrCat(result->policy_note,
-                                 result->policy_note.empty() ? "" : "; ",
-                                 result->object_cache_note));
+          d.set_detail(result->object_cache_note.empty()
+                           ? policy_note
+                           : absl::StrCat(policy_note,
+                                          policy_note.empty() ? "" : "; ",
+                                          result->object_cache_note));
           d.set_object_cache(result->object_cache);
           d.set_outcome_cache(result->outcome_cache);
           d.set_ir_count_before(result->ir_count_before);
@@ -415,6 +425,9 @@ class Optimizer {
   std::vector<Staged> objects_, dependencies_;
   std::optional<ObjectCache> object_cache_;
   std::optional<OutcomeCache> outcome_cache_;
+  // The outcome cache's policy, when topk consults it: its choice is stored
+  // by the child once the compile writes its object.
+  const OutcomeCachingPolicy* caching_ = nullptr;
 };
 
 }  // namespace

@@ -351,13 +351,18 @@ PolicyDecision OutcomeCachingPolicy::DecideWithNote(
   // Only what topk measured is worth keeping (not a baseline fallback).
   if (decision.not_applied.empty() && !decision.measured_pipelines.empty()) {
     decision.outcome_cache = "miss";
-    const std::string note = cache_.Store(lookup, decision);
-    if (!lookup.note.empty() || !note.empty()) {
-      absl::StrAppend(&decision.note, "; ", lookup.note,
-                      !lookup.note.empty() && !note.empty() ? "; " : "", note);
-    }
+    if (!lookup.note.empty())
+      absl::StrAppend(&decision.note, "; ", lookup.note);
+    pending_.emplace(std::move(lookup), decision);
   }
   return decision;
+}
+
+std::string OutcomeCachingPolicy::StorePending() const {
+  if (!pending_) return "";
+  const std::string note = cache_.Store(pending_->first, pending_->second);
+  pending_.reset();
+  return note;
 }
 
 }  // namespace phaseloop::cc_wrapper

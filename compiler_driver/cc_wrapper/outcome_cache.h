@@ -22,7 +22,8 @@
 // that subdirectory are removed oldest first (by modification time; a hit
 // touches its entry) until it fits, never the entry just stored (so a cap
 // below 256 entries holds one per subdirectory). `phaseloop cache
-// stats|clear` reads and empties it, touching only the cache's own files. Thread-compatible; safe across processes.
+// stats|clear` reads and empties it, touching only the cache's own files.
+// Thread-compatible; safe across processes.
 
 #include <cstdint>
 #include <optional>
@@ -131,12 +132,24 @@ class OutcomeCachingPolicy : public PolicyRunner {
   std::string Decide(const PolicyInput& input) const override {
     return DecideWithNote(input).pipeline;
   }
+  // A miss is not stored here: StorePending stores it once the compile is
+  // known to write its object.
   PolicyDecision DecideWithNote(const PolicyInput& input) const override;
+
+  // Stores the choice of the last miss DecideWithNote made, if any; the
+  // store's note ("" when nothing was pending or it said nothing). The
+  // wrapper calls it once nothing made the compile fall back to clang: a
+  // stored choice of a compile that fell back (LLVM printed a diagnostic
+  // while measuring) made the next identical compile a hit that measured
+  // nothing, printed nothing and wrote another object (a -Werror build
+  // failed once, then passed).
+  std::string StorePending() const;
 
  private:
   const PolicyRunner& inner_;
   const OutcomeCache& cache_;
   codegen::CodegenSettings codegen_;
+  mutable std::optional<std::pair<OutcomeLookup, PolicyDecision>> pending_;
 };
 
 }  // namespace phaseloop::cc_wrapper

@@ -160,8 +160,14 @@ TEST(OutcomeCacheTest, TheCachingPolicyMeasuresOncePerKey) {
   PolicyDecision first = caching.DecideWithNote(input);
   EXPECT_EQ(first.outcome_cache, "miss");
   EXPECT_EQ(first.measured_pipelines.size(), 2u);
+  // A miss is stored only when the compile says its object is written (a
+  // compile that fell back to clang stores nothing): until then, a miss.
+  EXPECT_EQ(caching.DecideWithNote(input).outcome_cache, "miss");
+  EXPECT_EQ(topk.calls, 2);
+  caching.StorePending();
+  EXPECT_EQ(caching.StorePending(), "");  // nothing pending any more
   PolicyDecision second = caching.DecideWithNote(input);
-  EXPECT_EQ(topk.calls, 1);
+  EXPECT_EQ(topk.calls, 2);
   EXPECT_EQ(second.outcome_cache, "hit");
   EXPECT_EQ(second.pipeline, first.pipeline);
   EXPECT_EQ(second.oz_alloc_size, first.oz_alloc_size);
