@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "compiler_driver/cc_wrapper/compiler_options.h"
+#include "compiler_driver/cc_wrapper/response_file.h"
 
 namespace phaseloop::cc_wrapper {
 namespace {
@@ -421,6 +422,19 @@ const char* PassThroughReasonName(PassThroughReason reason) {
 // `kind` does not change the classification: both drivers compile C and C++
 // sources (clang++ compiles a .c file as C++), and the jobs run the same
 // driver the user asked for.
+std::vector<std::string> FallbackClangArgs(
+    const std::vector<std::string>& original) {
+  StrippedArgs from_original = StripPhaseloopFlags(original);
+  std::string error;
+  std::optional<std::vector<std::string>> expanded =
+      ExpandResponseFiles(original, &error);
+  if (!expanded) return std::move(from_original.args);  // clang says why
+  StrippedArgs from_expanded = StripPhaseloopFlags(*expanded);
+  return from_expanded.removed > from_original.removed
+             ? std::move(from_expanded.args)
+             : std::move(from_original.args);
+}
+
 ProcessedArgs ProcessArguments(const std::vector<std::string>& original,
                                const std::vector<std::string>& expanded,
                                DriverKind /*kind*/) {

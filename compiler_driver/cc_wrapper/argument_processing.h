@@ -152,6 +152,14 @@ struct StrippedArgs {
 };
 StrippedArgs StripPhaseloopFlags(const std::vector<std::string>& args);
 
+// What plain clang runs with when the wrapper steps aside (kill switch, a
+// bad config, any fallback): `original` without the --phaseloop-* flags,
+// @files kept, unless a response file holds one, which cannot be removed
+// from the file: then the expanded arguments (clang refused the flag read
+// from the file, and the build broke, whenever the wrapper fell back).
+std::vector<std::string> FallbackClangArgs(
+    const std::vector<std::string>& original);
+
 struct ProcessedArgs {
   PhaseloopFlags phaseloop;
   // The caller's arguments (no argv[0]) with the --phaseloop-* flags

@@ -333,6 +333,42 @@ TEST_F(ClangAgreementTest, InputsThatAreNotRegularFilesAreLeftToClang) {
   EXPECT_EQ(Reasons(), std::vector<std::string>{"special_input"});
 }
 
+// --phaseloop-policy inside a response file: the policy is the one named
+// there, and a fallback to clang gets the expanded arguments without it
+// (it got the @file, and clang refused the flag: the build broke on any
+// fallback, under the kill switch or with a bad config).
+TEST_F(ClangAgreementTest, APolicyFlagInAResponseFileIsTheWrappers) {
+  const std::string dir = wrapper_.dir();
+  std::ofstream(dir + "/big.c")
+      << "void ext(char *);\nint f(void) { char b[400]; ext(b); return 1; }\n";
+  std::ofstream(dir + "/small.c") << "int g(int x) { return x * 3; }\n";
+  std::ofstream(dir + "/flags.rsp")
+      << "--phaseloop-policy=fixed:default<O1> -O2 -Wframe-larger-than=100\n";
+  std::string output;
+  // LLVM warns of the frame while the wrapper compiles: it falls back.
+  EXPECT_EQ(wrapper_.Run({AbsolutePath(kWrapper), "@flags.rsp", "-c", "big.c"},
+                         {}, &output),
+            0)
+      << output;
+  EXPECT_NE(output.find("-Wframe-larger-than"), std::string::npos) << output;
+  EXPECT_TRUE(fs::exists(dir + "/big.o"));
+  EXPECT_EQ(
+      wrapper_.Run({AbsolutePath(kWrapper), "@flags.rsp", "-c", "small.c"},
+                   {{"PHASELOOP_DISABLE", "1"}}, &output),
+      0)
+      << output;
+  EXPECT_EQ(
+      wrapper_.Run({AbsolutePath(kWrapper), "@flags.rsp", "-c", "small.c"}, {},
+                   &output),
+      0)
+      << output;
+  std::vector<v1::Decision> d = wrapper_.Decisions();
+  ASSERT_EQ(d.size(), 3u);
+  EXPECT_EQ(d[0].reason(), "backend_diagnostics") << d[0].detail();
+  EXPECT_EQ(d[1].outcome(), v1::DISABLED);
+  EXPECT_EQ(d[2].pipeline(), "default<O1>") << d[2].detail();
+}
+
 // The variables clang's driver program reads to log what it does: clang
 // itself compiles, so the log is what clang writes.
 TEST_F(ClangAgreementTest, DriverLogVariablesAreLeftToClang) {

@@ -77,7 +77,7 @@ int Main(int argc, char** argv) {
   const StrippedArgs stripped = StripPhaseloopFlags(original);
   bool config_ok = LoadWrapperConfig(stripped.policy, ProcessEnvironment(),
                                      &config, &config_error);
-  const std::vector<std::string>& clang_args = stripped.args;
+  const std::vector<std::string> clang_args = FallbackClangArgs(original);
   if (config.disabled) {
     Record(config, {Outcome::kDisabled, "kill_switch", "", config.build_id});
     return ExecClang(config, kind, clang_args);

@@ -105,7 +105,8 @@ class Optimizer {
       : start_(Clock::now()),
         kind_(DriverKindOf(argv0)),
         original_(std::move(original)),
-        stripped_(StripPhaseloopFlags(original_)) {}
+        stripped_(StripPhaseloopFlags(original_)),
+        fallback_args_(FallbackClangArgs(original_)) {}
 
   int Run() {
     std::string error;
@@ -117,6 +118,13 @@ class Optimizer {
         ExpandResponseFiles(original_, &error);
     if (!expanded) return FailOpen("bad_response_file", error, nullptr);
     ProcessedArgs processed = ProcessArguments(original_, *expanded, kind_);
+    // A policy flag read from a response file is the command line's too
+    // (the config above saw only the flags outside @files).
+    if (!processed.phaseloop.policy.empty() &&
+        processed.phaseloop.policy != stripped_.policy) {
+      config_.policy = processed.phaseloop.policy;
+      config_.policy_given = true;
+    }
     const auto* compilation = std::get_if<Compilation>(&processed.result);
     if (compilation == nullptr) {
       return FailOpen("not_optimizable", "the launcher and optimizer disagree",
@@ -412,14 +420,17 @@ class Optimizer {
                    prefixed ? "" : reason.c_str(), prefixed ? "" : ": ",
                    detail.c_str());
     }
-    return ExecClang(config_, kind_, stripped_.args);
+    return ExecClang(config_, kind_, fallback_args_);
   }
 
   Clock::time_point start_;
   StageTrace trace_{start_};
   DriverKind kind_;
   std::vector<std::string> original_;
-  StrippedArgs stripped_;  // clang_args: the fallback's command line
+  StrippedArgs stripped_;  // the policy flag given on the command line
+  // The fallback's command line (FallbackClangArgs: expanded when a
+  // response file holds a --phaseloop-* flag).
+  std::vector<std::string> fallback_args_;
   WrapperConfig config_;
   v1::DecisionBatch batch_;
   std::vector<Staged> objects_, dependencies_;
