@@ -369,6 +369,27 @@ TEST_F(ClangAgreementTest, APolicyFlagInAResponseFileIsTheWrappers) {
   EXPECT_EQ(d[2].pipeline(), "default<O1>") << d[2].detail();
 }
 
+// A clang configuration file (here clang.cfg beside the clang the wrapper
+// runs) adds options the wrapper never classified: it took the frontend's
+// half and dropped the rest. Left to clang, which reads it whole.
+TEST_F(ClangAgreementTest, AClangConfigFileIsLeftToClang) {
+  const std::string dir = wrapper_.dir();
+  fs::create_directories(dir + "/cfg/bin");
+  fs::create_symlink("/usr/lib/llvm-16/bin/clang", dir + "/cfg/bin/clang-16");
+  std::ofstream(dir + "/cfg/bin/clang.cfg") << "-DFROM_CONFIG=1\n";
+  std::ofstream(dir + "/cc.conf") << "clang = " << dir << "/cfg/bin/clang-16\n";
+  std::ofstream(dir + "/c.c")
+      << "#ifndef FROM_CONFIG\n#error no config\n#endif\nint x;\n";
+  std::string output;
+  EXPECT_EQ(wrapper_.Run({AbsolutePath(kWrapper), "--phaseloop-policy=baseline",
+                          "-no-canonical-prefixes", "-O2", "-c", "c.c"},
+                         {{"PHASELOOP_CONFIG", dir + "/cc.conf"}}, &output),
+            0)
+      << output;
+  EXPECT_TRUE(fs::exists(dir + "/c.o"));
+  EXPECT_EQ(Reasons(), std::vector<std::string>{"config_file"});
+}
+
 // The variables clang's driver program reads to log what it does: clang
 // itself compiles, so the log is what clang writes.
 TEST_F(ClangAgreementTest, DriverLogVariablesAreLeftToClang) {

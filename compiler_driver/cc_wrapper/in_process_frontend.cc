@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "absl/strings/str_cat.h"
 #include "clang/Basic/CodeGenOptions.h"
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/DiagnosticDriver.h"
@@ -233,6 +234,17 @@ InProcessFrontendRun RunFrontendInProcess(
   driver_after.stream().flush();
   if (!compilation || driver_diags.hasErrorOccurred()) {
     run.error = "frontend_failed: clang's driver rejected the arguments";
+    return run;
+  }
+  // A clang configuration file (clang.cfg beside clang, --config, the
+  // configured directories) adds options the wrapper never read: it took
+  // the frontend's half of them and dropped the rest (-fsanitize=address
+  // from a config file gave an object without ASan). Left to clang.
+  if (!driver.getConfigFiles().empty()) {
+    run.error = absl::StrCat(
+        "config_file: clang reads a configuration file (",
+        driver.getConfigFiles().front(),
+        ") whose options the wrapper has not classified; clang compiles");
     return run;
   }
   const clang::driver::JobList& jobs = compilation->getJobs();
