@@ -314,6 +314,37 @@ TEST_F(ClangAgreementTest, OptnoneFunctionsAreNotOptimised) {
   EXPECT_EQ(Reasons(), (std::vector<std::string>{"", ""}));
 }
 
+// Warnings only clang's own pipeline prints (a forced loop transformation
+// it could not make, a frame over the limit): a policy's other pipeline
+// printed none, so a -Werror build clang fails passed. clang's pipeline
+// runs on a copy for them, and the compile falls back.
+TEST_F(ClangAgreementTest, ClangsPipelineWarningsAreKeptUnderAnyPolicy) {
+  const std::map<std::string, std::string> sources = {
+      {"pv.c",
+       "int ext(int);\nvoid f(int *a, int n) {\n"
+       "#pragma clang loop vectorize(enable)\n"
+       "  for (int i = 0; i < n; i++) a[i] = ext(a[i]);\n}\n"},
+      {"fr.c",
+       "void ext(char *);\nint f(void) { char b[400]; ext(b); return 1; }\n"}};
+  const std::vector<std::vector<std::string>> commands = {
+      {"-Oz", "-Werror", "-c", "pv.c"},
+      {"-O2", "-Werror", "-Wframe-larger-than=100", "-c", "fr.c"}};
+  for (const std::vector<std::string>& args : commands) {
+    SCOPED_TRACE(args.back());
+    const Side theirs = RunIn(clang_, "clang-16", args, {}, sources);
+    ASSERT_NE(theirs.exit_code, 0) << theirs.output;  // -Werror: an error
+    std::vector<std::string> ours_args = {
+        "--phaseloop-policy=fixed:function(mem2reg)"};
+    ours_args.insert(ours_args.end(), args.begin(), args.end());
+    const Side ours =
+        RunIn(wrapper_, AbsolutePath(kWrapper), ours_args, {}, sources);
+    EXPECT_EQ(ours.exit_code, theirs.exit_code);
+    EXPECT_EQ(ours.output, theirs.output);
+  }
+  EXPECT_EQ(Reasons(), (std::vector<std::string>{"backend_diagnostics",
+                                                 "backend_diagnostics"}));
+}
+
 // An input that can be read once (/dev/stdin, a pipe, a FIFO): the
 // optimiser read it to its end, then a fallback to clang read an empty
 // stream and passed broken code with an empty object. Left to clang.

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "compiler_driver/cc_wrapper/pipeline_diagnostics.h"
 #include "compiler_driver/cc_wrapper/stage_trace.h"
 #include "compiler_driver/cc_wrapper/stderr_capture.h"
 #include "compiler_driver/codegen/codegen_options.h"
@@ -23,6 +24,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 
 namespace phaseloop::cc_wrapper {
 namespace {
@@ -237,6 +239,20 @@ absl::StatusOr<TuResult> OptimizeModule(
   result.ir_count_before = inst_count[0];
   trace.Mark("policy");
   MaybeCrashOrHang();
+  // Warnings only clang's own pipeline may print (pipeline_diagnostics.h)
+  // when another pipeline was chosen: clang's runs on a copy for them
+  // alone; what it prints is captured and the child falls back to clang.
+  // Not under -flto, where the code generator runs at the link.
+  if (lto == LtoMode::kNone && result.pipeline != BaselinePipeline(opt_level) &&
+      HasPipelineDependentDiagnostics(**module)) {
+    StageTrace unused_trace;
+    int64_t unused_count = 0;
+    (void)OptimizeAndEmit(llvm::CloneModule(**module),
+                          BaselinePipeline(opt_level), runner, **emitter,
+                          /*count_executed=*/false, unused_trace,
+                          &unused_count);
+    trace.Mark("clang-diagnostics");
+  }
   ObjectCacheLookup cached;
   if (cache != nullptr) {
     cached = LookUpObject(*cache, {"", module_hash, opt_level, result.pipeline,
