@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "absl/strings/str_cat.h"
 #include "clang/Basic/CodeGenOptions.h"
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/DiagnosticDriver.h"
@@ -241,10 +240,10 @@ InProcessFrontendRun RunFrontendInProcess(
   // the frontend's half of them and dropped the rest (-fsanitize=address
   // from a config file gave an object without ASan). Left to clang.
   if (!driver.getConfigFiles().empty()) {
-    run.error = absl::StrCat(
-        "config_file: clang reads a configuration file (",
-        driver.getConfigFiles().front(),
-        ") whose options the wrapper has not classified; clang compiles");
+    run.error = "config_file: clang reads a configuration file (" +
+                driver.getConfigFiles().front() +
+                ") whose options the wrapper has not classified; clang "
+                "compiles";
     return run;
   }
   const clang::driver::JobList& jobs = compilation->getJobs();
