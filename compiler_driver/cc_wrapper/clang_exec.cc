@@ -26,11 +26,16 @@ std::string SiblingBinary(const std::string& name) {
   return slash == std::string::npos ? name : self.substr(0, slash + 1) + name;
 }
 
+bool Verbose() {
+  const char* value = std::getenv("PHASELOOP_VERBOSE");
+  return value != nullptr && *value != '\0' && std::string(value) != "0";
+}
+
 void Record(const WrapperConfig& config, const LauncherRecord& record) {
   std::string error;
   WriteSpoolFile(config.spool_dir, EncodeLauncherBatch(record), &error,
                  {1, config.spool_max_size});
-  if (std::getenv("PHASELOOP_VERBOSE") != nullptr) {
+  if (Verbose()) {
     std::fprintf(stderr, "phaseloop-cc: %s%s%s%s\n", record.reason.c_str(),
                  record.detail.empty() ? "" : ": ", record.detail.c_str(),
                  error.empty() ? "" : (" (not logged: " + error + ")").c_str());

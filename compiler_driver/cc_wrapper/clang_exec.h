@@ -24,6 +24,10 @@ std::string SiblingBinary(const std::string& name);
 // never fails a build). With PHASELOOP_VERBOSE set, also says it on stderr.
 void Record(const WrapperConfig& config, const LauncherRecord& record);
 
+// PHASELOOP_VERBOSE set to something other than "" or "0": the wrapper
+// says on stderr why a command fell back (an empty value turned it on).
+bool Verbose();
+
 // Replaces this process with clang (config.clang / config.clangxx) and
 // `args`. Returns only if exec fails: 127 after a message, like a shell.
 int ExecClang(const WrapperConfig& config, DriverKind kind,

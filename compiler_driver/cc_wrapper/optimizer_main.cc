@@ -389,7 +389,7 @@ class Optimizer {
     std::string error;
     if (!WriteSpoolFile(config_.spool_dir, batch_.SerializeAsString(), &error,
                         {batch_.decisions_size(), config_.spool_max_size}) &&
-        std::getenv("PHASELOOP_VERBOSE") != nullptr) {
+        Verbose()) {
       // Counted in the spool (phaseloop stats) where it can be; said here.
       std::fprintf(stderr, "phaseloop-cc: decision records not logged: %s\n",
                    error.c_str());
@@ -413,7 +413,7 @@ class Optimizer {
     }
     Fill(batch_.add_decisions(), Outcome::kFailOpen, reason, detail, job);
     WriteBatch();
-    if (std::getenv("PHASELOOP_VERBOSE") != nullptr) {
+    if (Verbose()) {
       // A child's message already starts with its reason.
       const bool prefixed = absl::StartsWith(detail, reason + ":");
       std::fprintf(stderr, "phaseloop-cc: falling back to clang: %s%s%s\n",

@@ -127,9 +127,23 @@ bool LoadWrapperConfig(const std::string& policy_flag, const EnvLookup& env,
   if (!path.empty()) {
     ok = ApplyConfigFile(path, explicit_path.has_value(), config, error);
   }
+  // A value the wrapper cannot read is config_invalid (plain clang runs,
+  // the record says why), as the same value in cc.conf is: it was ignored
+  // without a word (PHASELOOP_TIMEOUT_MS=abc ran with the default limit).
+  auto invalid = [&](const char* name, const std::string& value,
+                     const char* expected) {
+    if (ok) {
+      *error = std::string("$") + name + "='" + value + "': " + expected;
+      ok = false;
+    }
+  };
   if (auto v = env("PHASELOOP_DISABLE")) {
     bool disabled = false;
-    if (ParseBool(*v, &disabled)) config->disabled = disabled;
+    if (ParseBool(*v, &disabled)) {
+      config->disabled = disabled;
+    } else {
+      invalid("PHASELOOP_DISABLE", *v, "expected 0 or 1");
+    }
   }
   if (auto v = env("PHASELOOP_POLICY"); v && !v->empty()) {
     config->policy = *v;
@@ -141,16 +155,30 @@ bool LoadWrapperConfig(const std::string& policy_flag, const EnvLookup& env,
   }
   if (auto v = env("PHASELOOP_SPOOL_MAX_SIZE")) {
     int64_t size = 0;
-    if (ParseSize(*v, &size)) config->spool_max_size = size;
+    if (ParseSize(*v, &size)) {
+      config->spool_max_size = size;
+    } else {
+      invalid("PHASELOOP_SPOOL_MAX_SIZE", *v,
+              "expected bytes or a size such as 64Mi, 500M or 2G (0: no cap)");
+    }
   }
   if (auto v = env("PHASELOOP_BUILD_ID")) config->build_id = *v;
   if (auto v = env("PHASELOOP_TIMEOUT_MS")) {
     int timeout = 0;
-    if (ParseTimeout(*v, &timeout)) config->timeout_ms = timeout;
+    if (ParseTimeout(*v, &timeout)) {
+      config->timeout_ms = timeout;
+    } else {
+      invalid("PHASELOOP_TIMEOUT_MS", *v,
+              "expected a positive number of milliseconds");
+    }
   }
   if (auto v = env("PHASELOOP_COUNT_EXECUTED")) {
     bool count = false;
-    if (ParseBool(*v, &count)) config->count_executed = count;
+    if (ParseBool(*v, &count)) {
+      config->count_executed = count;
+    } else {
+      invalid("PHASELOOP_COUNT_EXECUTED", *v, "expected 0 or 1");
+    }
   }
   if (!policy_flag.empty()) {
     config->policy = policy_flag;

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <map>
 #include <utility>
+#include <vector>
 
 #include "common/files/user_dirs.h"
 #include "common/testing/test_util.h"
@@ -121,6 +122,26 @@ TEST(WrapperConfigTest, CountingExecutedInstructionsFromTheEnvironmentOnly) {
       "", FakeEnv({{"PHASELOOP_CONFIG", dir + "/cc.conf"}}), &config, &error));
   EXPECT_NE(error.find("unknown key 'count_executed'"), std::string::npos)
       << error;
+}
+
+// A value of the environment the wrapper cannot read is config_invalid,
+// as the same value in cc.conf is (it was ignored without a word).
+TEST(WrapperConfigTest, BadEnvironmentValuesAreNamed) {
+  for (const auto& [name, value] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"PHASELOOP_TIMEOUT_MS", "abc"},
+           {"PHASELOOP_TIMEOUT_MS", "-5"},
+           {"PHASELOOP_COUNT_EXECUTED", "maybe"},
+           {"PHASELOOP_DISABLE", "2"},
+           {"PHASELOOP_SPOOL_MAX_SIZE", "lots"}}) {
+    WrapperConfig config;
+    std::string error;
+    EXPECT_FALSE(
+        LoadWrapperConfig("", FakeEnv({{name, value}}), &config, &error))
+        << name << "=" << value;
+    EXPECT_NE(error.find("$" + name + "='" + value + "'"), std::string::npos)
+        << error;
+  }
 }
 
 TEST(WrapperConfigTest, BadConfigFilesNameTheLine) {
