@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -57,11 +58,20 @@ void AddTrainCommand(CLI::App& app, int& exit_code) {
   train->callback([train, &exit_code] {
     const std::string binary = FindTrainBinary();
     if (binary.empty()) {
+      // An installation without the learner: not the user's flags (exit 1),
+      // and --help still says what the command is.
+      const std::vector<std::string>& args = train->remaining();
+      const bool help =
+          std::find_if(args.begin(), args.end(), [](const std::string& a) {
+            return a == "--help" || a == "-h";
+          }) != args.end();
+      if (help) std::cout << train->get_description() << "\n";
       std::cerr << "phaseloop train: cannot find " << kBinary
-                << " beside this phaseloop binary (or $PHASELOOP_TRAIN_BINARY):"
-                   " build //offline_rl/learner:phaseloop-train and install it"
-                   " next to phaseloop\n";
-      exit_code = command::kExitBadInput;
+                << " beside this phaseloop binary (or $PHASELOOP_TRAIN_BINARY),"
+                   " which has the learner and its flags: build "
+                   "//offline_rl/learner:phaseloop-train and install it next "
+                   "to phaseloop\n";
+      exit_code = help ? command::kExitOk : command::kExitInternal;
       return;
     }
     std::vector<std::string> args = {binary};

@@ -64,5 +64,33 @@ TEST(TrainLauncherTest, ExecsTheLearnerWithTheArguments) {
   unsetenv("PHASELOOP_TRAIN_BINARY");
 }
 
+// An installation without phaseloop-train: `train --help` still says what
+// the command is (exit 0; it was exit 2, bad input), and a run is exit 1
+// (the installation's fault, not the user's flags).
+TEST(TrainLauncherTest, AMissingLearnerIsNamedAndHelpStillAnswers) {
+  ASSERT_EQ(setenv("PHASELOOP_TRAIN_BINARY", "/nonexistent/phaseloop-train", 1),
+            0);
+  for (const char* flag : {"--help", "--buffer"}) {
+    CLI::App app;
+    int exit_code = -1;
+    AddTrainCommand(app, exit_code);
+    const char* argv[] = {"phaseloop", "train", flag, "b.db"};
+    ::testing::internal::CaptureStderr();
+    ::testing::internal::CaptureStdout();
+    app.parse(4, const_cast<char**>(argv));
+    const std::string out = ::testing::internal::GetCapturedStdout();
+    const std::string err = ::testing::internal::GetCapturedStderr();
+    EXPECT_NE(err.find("cannot find phaseloop-train"), std::string::npos)
+        << err;
+    if (std::string(flag) == "--help") {
+      EXPECT_EQ(exit_code, 0);
+      EXPECT_NE(out.find("learn a policy"), std::string::npos) << out;
+    } else {
+      EXPECT_EQ(exit_code, 1);
+    }
+  }
+  unsetenv("PHASELOOP_TRAIN_BINARY");
+}
+
 }  // namespace
 }  // namespace phaseloop::offline_rl

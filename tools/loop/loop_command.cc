@@ -16,6 +16,7 @@
 #include "common/kafka/state_dir.h"
 #include "common/process/background_process.h"
 #include "common/process/self_executable.h"
+#include "offline_rl/learner/train_launcher.h"
 #include "offline_rl/policy_store/policy_server_process.h"
 #include "offline_rl/policy_store/policy_store_client.h"
 #include "tools/loop/child_stage_executor.h"
@@ -58,6 +59,15 @@ int RunLoop(const LoopFlags& flags, std::ostream& out, std::ostream& err) {
   if (!config.ok()) {
     err << kName << config.status().message() << "\n";
     return command::kExitBadInput;
+  }
+  // The train stage's learner, before explore spends its budget.
+  if (offline_rl::FindTrainBinary().empty()) {
+    err << kName
+        << "cannot find phaseloop-train beside this phaseloop binary (or "
+           "$PHASELOOP_TRAIN_BINARY), which the train stage runs: build "
+           "//offline_rl/learner:phaseloop-train and install it next to "
+           "phaseloop\n";
+    return command::kExitInternal;
   }
   // What the train stage's publish gate would refuse, before explore runs.
   if (absl::Status gate = CheckGateWorkloads(*config, flags.config);
