@@ -158,6 +158,27 @@ TEST(BufferCommandTest, ADamagedBufferIsNotExported) {
   EXPECT_FALSE(std::filesystem::exists(copy));
 }
 
+// A killed export left its temporary file (as big as the buffer) for good:
+// the next export to the same path removes those of processes that are
+// gone, and leaves a live one's.
+TEST(BufferCommandTest, AnExportRemovesTheTemporariesOfDeadExports) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string source = dir + "/a.db", copy = dir + "/copy.db";
+  Fill(source);
+  // No process has pid 2^22 + 1 (pid_max is at most 2^22).
+  const std::string dead = copy + ".tmp-4194305";
+  const std::string live = copy + ".tmp-" + std::to_string(getppid());
+  for (const std::string& path : {dead, dead + "-journal", live}) {
+    std::ofstream(path) << "left by an export";
+  }
+  std::ostringstream out, err;
+  ASSERT_EQ(RunBufferExport(source, copy, out, err), 0) << err.str();
+  EXPECT_FALSE(std::filesystem::exists(dead));
+  EXPECT_FALSE(std::filesystem::exists(dead + "-journal"));
+  EXPECT_TRUE(std::filesystem::exists(live));  // its process still runs
+  EXPECT_TRUE(std::filesystem::exists(copy));
+}
+
 // A damaged snapshot was imported part way (a batch or two of its 256
 // records), left a new buffer behind, and said a re-run would complete it,
 // which it never could: it is refused whole, and nothing is written.

@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include "common/testing/test_util.h"
@@ -369,6 +370,16 @@ TEST(ReplayStoreTest, NonBuffersAreRefusedAndLeftUntouched) {
   auto missing = OpenReplayStore(dir + "/missing.db", existing);
   EXPECT_TRUE(absl::IsInvalidArgument(missing.status()));
   EXPECT_NE(missing.status().message().find("missing.db"), std::string::npos);
+  // An empty file is not made a buffer by a command that only reads (buffer
+  // stats did); one that creates buffers may still start from it.
+  const std::string empty = dir + "/empty.db";
+  std::ofstream(empty).flush();
+  auto read = OpenReplayStore(empty, existing);
+  EXPECT_TRUE(absl::IsInvalidArgument(read.status())) << read.status();
+  EXPECT_NE(read.status().message().find("is an empty file"), std::string::npos)
+      << read.status();
+  EXPECT_EQ(std::filesystem::file_size(empty), 0u);
+  EXPECT_TRUE(OpenReplayStore(empty).ok());
 }
 
 TEST(ReplayStoreTest, UnversionedDecisionFilesAreAdopted) {

@@ -1,6 +1,7 @@
 #include "replay_buffer/schema.h"
 
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -386,6 +387,16 @@ absl::StatusOr<sqlite3*> OpenDatabaseOnce(const std::string& path,
         "no replay buffer at '", path,
         "'; check the path (a writer such as `phaseloop buffer import` or "
         "`phaseloop decisions ship` creates one)"));
+  }
+  // An empty file is no buffer to read: SQLite would take it for a new
+  // database, and a command that only reads (buffer stats) made it one.
+  if (struct stat st; (!options.create || options.read_only) &&
+                      stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+                      st.st_size == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'", path,
+        "' is an empty file, not a replay buffer; pass a buffer file (the "
+        "file was not modified)"));
   }
   sqlite3* db = nullptr;
   const int flags =

@@ -3,13 +3,17 @@
 #include "replay_buffer/sqlite_replay_store.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "replay_buffer/schema.h"
 #include "replay_buffer/sqlite_util.h"
@@ -374,6 +378,32 @@ absl::Status QuickCheck(sqlite3* db, const std::string& source,
       "); ", consequence, ": restore it from an earlier export"));
 }
 
+// The temporary files of an earlier export to `path` whose process is
+// gone (killed: `<path>.tmp-<pid>` and its -journal, as big as the buffer,
+// were left for good).
+void RemoveDeadExportsTemporaries(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  const std::string prefix = target.filename().string() + ".tmp-";
+  std::error_code error;
+  const fs::path dir =
+      target.has_parent_path() ? target.parent_path() : fs::path(".");
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir, error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    std::string rest = name.substr(prefix.size());
+    if (const size_t dash = rest.find('-'); dash != std::string::npos) {
+      rest = rest.substr(0, dash);  // <pid>-journal
+    }
+    int pid = 0;
+    if (!absl::SimpleAtoi(rest, &pid) || pid <= 0) continue;
+    if (kill(pid, 0) != 0 && errno == ESRCH) {
+      std::error_code ignored;
+      fs::remove(entry.path(), ignored);
+    }
+  }
+}
+
 }  // namespace
 
 absl::Status SqliteReplayStore::CheckIntegrity() {
@@ -385,6 +415,7 @@ absl::Status SqliteReplayStore::Snapshot(const std::string& path) {
     return absl::AlreadyExistsError(absl::StrCat(
         "'", path, "' exists; pass a new path (nothing was written)"));
   }
+  RemoveDeadExportsTemporaries(path);
   const std::string temp = absl::StrCat(path, ".tmp-", getpid());
   sqlite3* out = nullptr;
   int rc = sqlite3_open_v2(temp.c_str(), &out,
