@@ -119,7 +119,12 @@ absl::StatusOr<TimingResult> TimeInterleaved(const RunSide& run,
     result.baseline.push_back(a);
     result.candidate.push_back(b);
     const int pairs = static_cast<int>(result.baseline.size());
-    if (pairs < options.min_pairs) continue;
+    if (pairs < options.min_pairs) {
+      // Said too (nothing showed for the first pairs: a minute of silence
+      // for a 3 s program); no interval yet.
+      if (progress) progress(result);
+      continue;
+    }
     if (absl::Status summed = Summarize(options, result); !summed.ok()) {
       return summed;
     }

@@ -67,8 +67,9 @@ struct TimingResult {
   bool all_pinned = false;  // every pass ran on the CPU asked for
 };
 
-// Called after every pair from min_pairs on (and once at the end) with the
-// figures so far, for live progress.
+// Called after every pair with the figures so far, for live progress;
+// before min_pairs the result holds the pairs alone (no interval, no
+// p-value yet).
 using TimingProgress = std::function<void(const TimingResult&)>;
 
 // InvalidArgument for options that cannot work (min_pairs < 3, max_pairs <

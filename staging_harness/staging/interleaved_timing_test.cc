@@ -34,9 +34,14 @@ class NoisyTimes {
 TEST(InterleavedTimingTest, StopsOnceTheIntervalIsNarrowAroundTheTrueSpeedup) {
   NoisyTimes times(1.05, 1.0, 0.005);
   TimingOptions options;
-  int reports = 0;
+  int reports = 0, before_an_interval = 0;
   absl::StatusOr<TimingResult> result = TimeInterleaved(
-      std::ref(times), options, [&](const TimingResult&) { ++reports; });
+      std::ref(times), options, [&](const TimingResult& so_far) {
+        ++reports;
+        // Every pair is reported, the first ones without an interval.
+        EXPECT_EQ(so_far.baseline.size(), static_cast<size_t>(reports));
+        if (so_far.baseline.size() < 10) ++before_an_interval;
+      });
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->stop_reason, "narrow");
   EXPECT_TRUE(result->narrow);
@@ -48,7 +53,8 @@ TEST(InterleavedTimingTest, StopsOnceTheIntervalIsNarrowAroundTheTrueSpeedup) {
   EXPECT_NEAR(result->cpu.median, 1.05, 0.01);
   EXPECT_NEAR(result->instructions_ratio, 1.1, 1e-9);
   EXPECT_LT(result->p_value, 0.05);
-  EXPECT_EQ(reports, 1);
+  EXPECT_EQ(reports, 10);
+  EXPECT_EQ(before_an_interval, 9);
 }
 
 TEST(InterleavedTimingTest, ReportsEachSidesCpuShareAndTheMachineAround) {

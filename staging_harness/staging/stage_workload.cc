@@ -355,10 +355,22 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
   };
   const bool tty = &progress == &std::cerr && ::isatty(2);
   TimingProgress report = [&](const TimingResult& so_far) {
+    const int pairs = static_cast<int>(so_far.baseline.size());
+    if (pairs < timing_options.min_pairs) {
+      // One line a pair on a terminal; off one, only the first.
+      if (tty || pairs == 1) {
+        progress << (tty ? "\r" : "")
+                 << absl::StrFormat(
+                        "  timing: %2d pairs (an interval from %d pairs on)",
+                        pairs, timing_options.min_pairs)
+                 << (tty ? "" : "\n") << std::flush;
+      }
+      return;
+    }
     progress << (tty ? "\r" : "")
              << absl::StrFormat(
                     "  timing: %2d pairs  speedup %.4f [%.4f, %.4f]  p %.3g",
-                    so_far.baseline.size(), so_far.wall.median, so_far.wall.low,
+                    pairs, so_far.wall.median, so_far.wall.low,
                     so_far.wall.high, so_far.p_value)
              << (tty && so_far.stop_reason.empty() ? "" : "\n") << std::flush;
   };
