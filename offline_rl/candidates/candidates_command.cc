@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/command/exit_code.h"
+#include "common/command/number_checks.h"
 #include "common/command/subcommand.h"
 #include "compiler_driver/codegen/codegen_options.h"
 #include "nlohmann/json.hpp"
@@ -127,14 +128,14 @@ void AddCandidatesCommand(CLI::App& app, int& exit_code) {
   mine->add_option("--max-ir-count", o.max_ir_count,
                    "leave out modules with a larger unoptimised ir_count "
                    "(0 = no limit)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(command::NonNegativeNumber());
   mine->add_option("--exclude", o.exclude,
                    "module name to leave out (repeatable)");
   mine->add_option("--module-timeout", o.module_timeout_s,
                    "seconds for one module's candidates (measured in a child "
                    "process; a module over the limit is skipped)")
       ->default_str("600")
-      ->check(CLI::PositiveNumber);
+      ->check(command::PositiveNumber());
   mine->add_option("--max-modules", o.max_modules, "0 = every module")
       ->default_str("0");
   mine->add_option("--out", o.out, "the candidates file (JSON) to write")

@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/command/exit_code.h"
+#include "common/command/number_checks.h"
 #include "common/command/subcommand.h"
 #include "compiler_driver/passes/pipeline_check.h"
 #include "compiler_driver/policy_runtime/artifact_policy.h"
@@ -96,7 +97,7 @@ void AddEvalCommand(CLI::App& app, int& exit_code) {
   eval->add_option("--budget-ms", flags->budget_ms,
                    "deprecated alias of --budget: M ms reads as M*20 "
                    "instructions (the rate the old clock budget assumed)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(command::NonNegativeNumber());
   eval->add_option("--k", flags->options.top_k,
                    "topk: candidates to measure besides -Oz (0: the "
                    "artifact's default_top_k)")
@@ -112,7 +113,7 @@ void AddEvalCommand(CLI::App& app, int& exit_code) {
                    "seconds for one module (evaluated in a child process; a "
                    "module over the limit is reported failed)")
       ->default_str("600")
-      ->check(CLI::PositiveNumber);
+      ->check(command::PositiveNumber());
   eval->add_option("--max-modules", flags->options.max_modules,
                    "evaluate only the first N modules (name order); 0 = all")
       ->default_str("0");

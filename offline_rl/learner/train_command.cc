@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/command/exit_code.h"
+#include "common/command/number_checks.h"
 #include "common/signing/keys.h"
 #include "common/signing/signature.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
@@ -161,7 +162,7 @@ void AddTrainFlags(CLI::App& app, TrainFlags& flags) {
                  "bit-identical weights)")
       ->check(CLI::Range(1, 256));
   app.add_option("--seed", flags.seed, "overrides the config's seed")
-      ->check(CLI::NonNegativeNumber);
+      ->check(command::NonNegativeNumber());
   app.add_option("--gate-corpus", flags.gate_corpus,
                  "publish only if the new policy beats --gate-against on "
                  "this corpus's validation split");
@@ -186,7 +187,7 @@ void AddTrainFlags(CLI::App& app, TrainFlags& flags) {
                  "the speed gate's scratch directory");
   app.add_option("--gate-budget-s", flags.gate_budget_s,
                  "the speed gate's timing seconds per workload")
-      ->check(CLI::PositiveNumber)
+      ->check(command::PositiveNumber())
       ->capture_default_str();
   app.add_flag("--gate-untimed", flags.gate_untimed,
                "the speed gate checks each workload's outputs and times "

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/command/exit_code.h"
+#include "common/command/number_checks.h"
 #include "common/command/subcommand.h"
 #include "common/process/parallel_for.h"
 #include "common/timing/elapsed.h"
@@ -363,14 +364,14 @@ void AddCorpusCommand(CLI::App& app, int& exit_code) {
       });
   g->add_option("--csmith", generate->csmith, "number of programs")
       ->required()
-      ->check(CLI::PositiveNumber);
+      ->check(command::PositiveNumber());
   AddCommonFlags(g, generate->corpus);
   g->add_option("--seed", generate->seed, "first csmith seed")
       ->capture_default_str();
   g->add_option("--timeout-ms", generate->timeout_ms,
                 "run-time limit of each -O0 binary")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(command::PositiveNumber());
 }
 
 }  // namespace phaseloop::corpus

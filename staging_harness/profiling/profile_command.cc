@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/command/exit_code.h"
+#include "common/command/number_checks.h"
 #include "common/command/subcommand.h"
 #include "common/process/stop_signals.h"
 #include "nlohmann/json.hpp"
@@ -114,7 +115,7 @@ void AddProfileCommand(CLI::App& app, int& exit_code) {
                   "make the generated inputs from this seed instead of the "
                   "workload's own (profile other data than staging times; "
                   "shipped inputs stay as they are)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(command::NonNegativeNumber());
   runner::AddWorkloadBuildOptions(*cmd, flags->build);
   cmd->add_flag("--json", flags->json, "print JSON instead of text");
 }

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/command/exit_code.h"
+#include "common/command/number_checks.h"
 #include "common/files/atomic_file.h"
 #include "common/process/shell_quote.h"
 #include "common/process/stop_signals.h"
@@ -18,7 +19,6 @@
 
 namespace phaseloop::runtime_search {
 namespace {
-
 
 // --workload NAME is <workloads_dir>/NAME.yaml; a path is taken as it is.
 absl::StatusOr<std::string> WorkloadFile(const RuntimeSearchFlags& f) {
@@ -44,7 +44,7 @@ void AddRuntimeSearchOptions(CLI::App& search, RuntimeSearchFlags& flags) {
                   "runtime: seconds of timing for the confirmation run of "
                   "the combined winners")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(command::PositiveNumber());
   search
       .add_option("--runoff-contenders", flags.runoff_contenders,
                   "runtime: each hot module's best few pipelines above 1 in "
@@ -57,7 +57,7 @@ void AddRuntimeSearchOptions(CLI::App& search, RuntimeSearchFlags& flags) {
                   "runtime: seconds of runoff; a module's runoff starts "
                   "only while some remain")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(command::PositiveNumber());
   search.add_flag("--count-executed", flags.count_executed,
                   "runtime: count each measured evaluation's executed IR "
                   "instructions beside its time (two more builds and one "

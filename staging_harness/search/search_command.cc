@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/command/exit_code.h"
+#include "common/command/number_checks.h"
 #include "common/command/subcommand.h"
 #include "common/process/self_executable.h"
 #include "nlohmann/json.hpp"
@@ -439,19 +440,19 @@ void AddSearchCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--budget", flags->budget_seconds,
                   "search seconds per module (runtime: of the whole search)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(command::PositiveNumber());
   cmd->add_option(
          "--max-evaluations", flags->max_evaluations,
          "stop a module's search after this many actions tried (0: only "
          "--budget); a seeded search ended by this budget gives the same "
          "result on any machine")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(command::NonNegativeNumber());
   cmd->add_option("--max-ir-count", flags->max_ir_count,
                   "leave out corpus modules with a larger unoptimised ir_count "
                   "(manifest); 0: no limit")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(command::NonNegativeNumber());
   cmd->add_option("--run-id", flags->run_id,
                   "prefix of this run's episode ids (default: random); with a "
                   "fixed id a rerun writes the same ids")
@@ -465,7 +466,7 @@ void AddSearchCommand(CLI::App& app, int& exit_code) {
                             "worker process (0: hardware threads)",
                             std::cerr)
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(command::NonNegativeNumber());
   cmd->add_option("--episodes-out", flags->episodes_out,
                   "episode file to append to (required)");
   cmd->add_option("--best-in", flags->best_in,
@@ -484,20 +485,20 @@ void AddSearchCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--episode-length", flags->episode_length,
                   "random episode length")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(command::PositiveNumber());
   cmd->add_option("--beam-width", flags->beam_width, "beam width")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(command::PositiveNumber());
   cmd->add_option("--neighbours", flags->neighbours,
                   "guided: similar modules whose best sequences are replayed")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(command::PositiveNumber());
   cmd->add_option("--worker-binary", flags->worker_binary,
                   "session worker to spawn (default: next to phaseloop)");
   cmd->add_option("--step-timeout", flags->step_timeout_seconds,
                   "seconds before a step (or module load) counts as hung")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(command::PositiveNumber());
   runtime_search::AddRuntimeSearchOptions(*cmd, flags->runtime);
   cmd->callback([flags, &exit_code] {
     if (flags->objective == "runtime") {

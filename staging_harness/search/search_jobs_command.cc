@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "common/command/exit_code.h"
+#include "common/command/number_checks.h"
 #include "common/command/stop_signals.h"
 #include "common/command/subcommand.h"
 #include "common/kafka/delivery_spool.h"
@@ -180,7 +181,7 @@ void AddSearchJobsCommand(CLI::App& app, int& exit_code) {
                    "only --budget); a seeded job ended by this budget gives "
                    "the same episodes on any worker")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(command::NonNegativeNumber());
   submit->add_option("--seed", submit_flags->seed, "seed")
       ->capture_default_str();
 

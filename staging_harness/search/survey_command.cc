@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "common/command/exit_code.h"
+#include "common/command/number_checks.h"
 #include "compiler_driver/ir/module_loader.h"
 #include "compiler_driver/session/baselines.h"
 #include "compiler_driver/session/compilation_session.h"
@@ -145,12 +146,13 @@ void AddSurveyCommand(CLI::App& app, int& exit_code) {
       "Baselines and a short greedy search over a directory of programs");
   cmd->add_option("--corpus", flags->corpus, "directory of C/C++ programs")
       ->capture_default_str();
-  cmd->add_option("--objective", flags->objective, "ir_count, text_size or alloc_size")
+  cmd->add_option("--objective", flags->objective,
+                  "ir_count, text_size or alloc_size")
       ->capture_default_str();
   cmd->add_option("--budget", flags->budget_seconds,
                   "greedy search seconds per program")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(command::PositiveNumber());
   cmd->add_flag("--json", flags->json, "print JSON instead of a table");
   cmd->callback([flags, &exit_code] {
     exit_code = RunSurvey(*flags, std::cout, std::cerr);

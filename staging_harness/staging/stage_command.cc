@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "common/command/exit_code.h"
+#include "common/command/number_checks.h"
 #include "common/command/subcommand.h"
 #include "common/process/stop_signals.h"
 #include "compiler_driver/cc_wrapper/policy.h"
@@ -330,7 +331,7 @@ void AddStageCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--budget-s", flags->budget_s,
                   "seconds of timing per workload (builds and checks not "
                   "counted)")
-      ->check(CLI::PositiveNumber)
+      ->check(command::PositiveNumber())
       ->capture_default_str();
   cmd->add_option("--min-pairs", flags->min_pairs,
                   "interleaved pairs before the interval is looked at "
@@ -421,7 +422,7 @@ void AddBoltOptions(CLI::App& cmd, bool& bolt, int64_t& input_seed,
                  "make BOLT's training inputs from this seed (default: the "
                  "timed inputs), so the profile comes from other data than "
                  "the runs it is judged on")
-      ->check(CLI::NonNegativeNumber);
+      ->check(command::NonNegativeNumber());
 }
 
 absl::StatusOr<std::string> CandidateCflags(const std::string& profile,

@@ -1,0 +1,40 @@
+#include "common/command/number_checks.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+namespace phaseloop::command {
+namespace {
+
+CLI::Validator NumberCheck(bool zero_allowed) {
+  const std::string wanted =
+      zero_allowed ? "a number of 0 or more" : "a number above 0";
+  return CLI::Validator(
+      [zero_allowed, wanted](std::string& text) -> std::string {
+        char* end = nullptr;
+        errno = 0;
+        const double value = std::strtod(text.c_str(), &end);
+        const bool number = !text.empty() &&
+                            end == text.c_str() + text.size() &&
+                            errno != ERANGE && std::isfinite(value);
+        if (number && (zero_allowed ? value >= 0 : value > 0)) return "";
+        return "expected " + wanted + ", got '" + text + "'";
+      },
+      zero_allowed ? "NUMBER >= 0" : "NUMBER > 0");
+}
+
+}  // namespace
+
+const CLI::Validator& PositiveNumber() {
+  static const CLI::Validator* check = new CLI::Validator(NumberCheck(false));
+  return *check;
+}
+
+const CLI::Validator& NonNegativeNumber() {
+  static const CLI::Validator* check = new CLI::Validator(NumberCheck(true));
+  return *check;
+}
+
+}  // namespace phaseloop::command
