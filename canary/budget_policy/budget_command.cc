@@ -12,6 +12,7 @@
 #include "canary/budget_policy/budget_policy_config.h"
 #include "canary/budget_policy/exploration_allowance.h"
 #include "common/command/exit_code.h"
+#include "common/command/number_checks.h"
 #include "common/command/subcommand.h"
 #include "common/kafka/topics.h"
 #include "nlohmann/json.hpp"
@@ -215,10 +216,13 @@ void AddBudgetCommand(CLI::App* canary, int& exit_code) {
       "--policy", flags.policy,
       "error budget policy, YAML (configs/error_budget_policy.yaml); "
       "default: the built-in defaults that file documents");
-  budget.app->add_option("--candidate-lower-bound", flags.candidate_lower_bound,
-                         "lower bound of the candidate's staging speedup "
-                         "interval vs stable (1.02 = at least 2 % faster); "
-                         "omit when it was not staged");
+  budget.app
+      ->add_option("--candidate-lower-bound", flags.candidate_lower_bound,
+                   "lower bound of the candidate's staging speedup "
+                   "interval vs stable (1.02 = at least 2 % faster); "
+                   "omit when it was not staged")
+      // NaN is "omitted" inside; given, it was taken for no flag at all.
+      ->check(command::PositiveNumber());
   budget.app
       ->add_option("--running", flags.running,
                    "canaries already running for this service")
