@@ -130,6 +130,11 @@ TEST_F(JudgeHttpServerTest, BadRequestsAre400WithAClearMessage) {
       {R"({"metrics": {"l": {"baseline": [], "canary": [], "x": 1}}})",
        "metrics.l.x: unknown field"},
       {R"({"metadata": {"other": "1"}})", "metadata.metrics: missing"},
+      // A key given twice: the last one won without a word.
+      {R"({"metrics": {"l": {"baseline": [1], "baseline": [5], "canary": [1]}}})",
+       "baseline: given twice"},
+      {R"({"metrics": {"l": {"baseline": [1], "canary": [1]}, "l": {}}})",
+       "l: given twice"},
   };
   for (const auto& [body, expected] : cases) {
     Json json;

@@ -5,6 +5,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/json/strict_json.h"
 
 namespace phaseloop::canary {
 namespace {
@@ -85,10 +86,17 @@ Json Summary(const SampleSummary& s) {
 
 absl::StatusOr<std::map<std::string, Samples>> ParseJudgeRequest(
     const std::string& body) {
-  const Json request = Json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (request.is_discarded()) {
+  // A key given twice (two "baseline" lists, a metric named twice) is
+  // refused: the last one won without a word.
+  std::string duplicate;
+  absl::StatusOr<Json> parsed = json_text::ParseStrictJson(body, &duplicate);
+  if (!parsed.ok() && !duplicate.empty()) {
+    return Bad(duplicate, "given twice; give each field once");
+  }
+  if (!parsed.ok()) {
     return Bad("request body", absl::StrCat("not valid JSON", kShape));
   }
+  const Json request = *std::move(parsed);
   if (!request.is_object()) {
     return Bad("request body", absl::StrCat("must be a JSON object", kShape));
   }
@@ -104,11 +112,14 @@ absl::StatusOr<std::map<std::string, Samples>> ParseJudgeRequest(
                  "missing; a Flagger webhook must carry the samples as a "
                  "JSON string in metadata.metrics");
     }
-    const Json metrics = Json::parse(text->get<std::string>(), nullptr, false);
-    if (metrics.is_discarded()) {
-      return Bad("metadata.metrics", "not valid JSON");
+    absl::StatusOr<Json> metrics =
+        json_text::ParseStrictJson(text->get<std::string>(), &duplicate);
+    if (!metrics.ok() && !duplicate.empty()) {
+      return Bad("metadata.metrics." + duplicate,
+                 "given twice; give each field once");
     }
-    return ReadMetrics(metrics);
+    if (!metrics.ok()) return Bad("metadata.metrics", "not valid JSON");
+    return ReadMetrics(*metrics);
   }
   return Bad("request body", absl::StrCat("has no \"metrics\" (nor Flagger's "
                                           "metadata.metrics)",

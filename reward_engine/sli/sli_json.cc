@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/json/strict_json.h"
 #include "nlohmann/json.hpp"
 #include "reward_engine/sli/latency_sketch.h"
 #include "reward_engine/sli/sli_window.h"
@@ -209,39 +210,17 @@ absl::Status SnakeCaseKeys(json& object, const std::string& path) {
 }  // namespace
 
 absl::StatusOr<v1::SliWindow> ParseSliWindowJson(absl::string_view line) {
-  json object;
-  // A key given twice in one object: JSON parsers keep one of them (here
-  // the last) without a word, and a latency list would be lost.
-  struct DuplicateKey {
-    std::string key;
-  };
-  std::vector<std::set<std::string>> keys_of_open_objects;
-  const json::parser_callback_t refuse_duplicates =
-      [&](int, json::parse_event_t event, json& parsed) {
-        if (event == json::parse_event_t::object_start) {
-          keys_of_open_objects.emplace_back();
-        } else if (event == json::parse_event_t::object_end) {
-          keys_of_open_objects.pop_back();
-        } else if (event == json::parse_event_t::key &&
-                   !keys_of_open_objects.empty() &&
-                   !keys_of_open_objects.back()
-                        .insert(parsed.get<std::string>())
-                        .second) {
-          throw DuplicateKey{parsed.get<std::string>()};
-        }
-        return true;
-      };
-  try {
-    object = json::parse(line.begin(), line.end(), refuse_duplicates);
-  } catch (const DuplicateKey& duplicate) {
-    return FieldError(duplicate.key, "given twice; give each field once");
-  } catch (
-      const json::exception& e) {  // parse_error, and out_of_range for 1e400
-    std::string what = e.what();
-    const size_t bracket = what.find("] ");
-    if (bracket != std::string::npos) what = what.substr(bracket + 2);
-    return absl::InvalidArgumentError(absl::StrCat("not JSON: ", what));
+  // A key given twice in one object (common/json/strict_json.h): JSON
+  // parsers keep one of them without a word, and a latency list was lost.
+  std::string duplicate;
+  absl::StatusOr<json> parsed = json_text::ParseStrictJson(line, &duplicate);
+  if (!parsed.ok()) {
+    if (!duplicate.empty()) {
+      return FieldError(duplicate, "given twice; give each field once");
+    }
+    return parsed.status();
   }
+  json object = *std::move(parsed);
   if (!object.is_object()) {
     return absl::InvalidArgumentError(
         "not a JSON object (one SLI window per line)");
