@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
@@ -55,6 +56,13 @@ absl::StatusOr<v1::ModuleRecord> RecordFromJson(const json& in) {
       reflection->SetString(&record, field, it->get<std::string>());
     } else if (field->cpp_type() == FieldDescriptor::CPPTYPE_INT64 &&
                it->is_number_integer()) {
+      // Counts and sizes: -1 says "not measured"; below that, a damaged or
+      // hand-edited manifest.
+      if (it->get<int64_t>() < -1) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("field '", field->name(), "' is ", it->get<int64_t>(),
+                         ", below -1 (not measured)"));
+      }
       reflection->SetInt64(&record, field, it->get<int64_t>());
     } else {
       return absl::InvalidArgumentError(
@@ -114,16 +122,27 @@ absl::StatusOr<Manifest> ReadManifest(const std::string& corpus_dir) {
     const json skipped = doc.value("skipped", json::array());
     if (!modules.is_array()) return bad("modules is not a list");
     if (!skipped.is_array()) return bad("skipped is not a list");
+    std::set<std::string> names;
     for (const json& entry : modules) {
       absl::StatusOr<v1::ModuleRecord> record = RecordFromJson(entry);
       if (!record.ok()) return bad(std::string(record.status().message()));
+      // A module of another split left train, validation and test alike
+      // without a word; one listed twice was counted twice.
+      const std::string& split = record->split();
+      if (split != "train" && split != "validation" && split != "test") {
+        return bad(absl::StrCat("module '", record->name(), "' has split '",
+                                split, "', not train, validation or test"));
+      }
+      if (!names.insert(record->name()).second) {
+        return bad(
+            absl::StrCat("module '", record->name(), "' is listed twice"));
+      }
       m.modules.push_back(*std::move(record));
     }
     for (const json& entry : skipped) {
       if (!entry.is_object()) return bad("skipped entry is not an object");
       m.skipped.push_back({entry.value("name", ""), entry.value("origin", ""),
-                           entry.value("kind", ""),
-                           entry.value("reason", "")});
+                           entry.value("kind", ""), entry.value("reason", "")});
     }
   } catch (const json::exception& e) {
     return bad(e.what());

@@ -1,6 +1,9 @@
 #include "staging_harness/corpus/manifest.h"
 
 #include <map>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "staging_harness/corpus/corpus_test_util.h"
@@ -75,6 +78,29 @@ TEST(ManifestTest, MissingAndMalformed) {
     EXPECT_TRUE(absl::IsInvalidArgument(status)) << text << ": " << status;
     EXPECT_NE(status.message().find("manifest.json"), std::string::npos);
   }
+}
+
+// A hand-edited or damaged manifest: a module of no split left every
+// split without a word, one listed twice was counted twice.
+TEST(ManifestTest, ModulesMustHaveASplitAndAName) {
+  const auto dir = testing::FreshDir("manifest_values");
+  const std::string head = R"({"format": "phaseloop-corpus-v1", "modules": [)";
+  const std::string a =
+      R"({"name": "a", "split": "train", "module_hash": "h1"})";
+  for (const auto& [text, expected] :
+       std::vector<std::pair<std::string, std::string>>{
+           {head + R"({"name": "a", "split": "bogus"}]})",
+            "module 'a' has split 'bogus'"},
+           {head + a + ", " + a + "]}", "module 'a' is listed twice"},
+           {head + R"({"name": "a", "split": "test", "alloc_size_o3": -5}]})",
+            "'alloc_size_o3' is -5"}}) {
+    testing::WriteSource(dir, kManifestFile, text);
+    const absl::Status status = ReadManifest(dir.string()).status();
+    EXPECT_TRUE(absl::IsInvalidArgument(status)) << text << ": " << status;
+    EXPECT_NE(status.message().find(expected), std::string::npos) << status;
+  }
+  testing::WriteSource(dir, kManifestFile, head + a + "]}");
+  EXPECT_TRUE(ReadManifest(dir.string()).ok());
 }
 
 TEST(ManifestTest, MergeReplacesRebuiltOriginsOnly) {
