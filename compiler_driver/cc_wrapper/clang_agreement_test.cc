@@ -361,7 +361,26 @@ TEST_F(ClangAgreementTest, InputsThatAreNotRegularFilesAreLeftToClang) {
       << output;
   EXPECT_NE(output.find("error:"), std::string::npos) << output;
   EXPECT_FALSE(fs::exists(dir + "/s.o"));
-  EXPECT_EQ(Reasons(), std::vector<std::string>{"special_input"});
+  // Not only a source: a header given with -include (a broken one passed,
+  // a macro from a good one was lost), and a response file.
+  std::ofstream(dir + "/ok.c") << "int f(void) { return VALUE; }\n";
+  EXPECT_NE(wrapper_.Run({"sh", "-c",
+                          "cat bad.c | " + AbsolutePath(kWrapper) +
+                              " --phaseloop-policy=baseline -O2 -include "
+                              "/dev/stdin -c ok.c -o i.o"},
+                         {}, &output),
+            0)
+      << output;
+  EXPECT_FALSE(fs::exists(dir + "/i.o"));
+  EXPECT_EQ(wrapper_.Run({"sh", "-c",
+                          "echo '-O2 -DVALUE=3 -c ok.c -o r.o' | " +
+                              AbsolutePath(kWrapper) + " @/dev/stdin"},
+                         {}, &output),
+            0)
+      << output;
+  EXPECT_TRUE(fs::exists(dir + "/r.o"));
+  EXPECT_EQ(Reasons(), (std::vector<std::string>{
+                           "special_input", "special_input", "special_input"}));
 }
 
 // --phaseloop-policy inside a response file: the policy is the one named
@@ -433,7 +452,15 @@ TEST_F(ClangAgreementTest, DriverLogVariablesAreLeftToClang) {
             0)
       << output;
   EXPECT_NE(output.find("stddef.h"), std::string::npos) << output;
-  EXPECT_EQ(Reasons(), std::vector<std::string>{"driver_override"});
+  // Set but empty is set, as clang reads it.
+  EXPECT_EQ(wrapper_.Run({AbsolutePath(kWrapper), "--phaseloop-policy=baseline",
+                          "-c", "-O2", "h.c"},
+                         {{"CC_PRINT_HEADERS", ""}}, &output),
+            0)
+      << output;
+  EXPECT_NE(output.find("stddef.h"), std::string::npos) << output;
+  EXPECT_EQ(Reasons(),
+            (std::vector<std::string>{"driver_override", "driver_override"}));
 }
 
 }  // namespace

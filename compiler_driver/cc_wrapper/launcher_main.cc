@@ -40,15 +40,47 @@ std::optional<std::string> SpecialOutput(const Compilation& compilation) {
   return std::nullopt;
 }
 
-// The first input of `compilation` that exists and is not a regular file
-// (/dev/stdin, /dev/fd/N, a FIFO): it can be read once, so the optimiser
-// must not read it before a fallback to clang does.
-std::optional<std::string> SpecialInput(const Compilation& compilation) {
+// `path` when it names something that exists and is neither a regular
+// file nor a directory (/dev/stdin, /dev/fd/N from `<(...)`, a FIFO): what
+// can be read once.
+std::optional<std::string> OneShot(const std::string& path) {
+  struct stat st;
+  if (path.empty() || stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode) ||
+      S_ISDIR(st.st_mode)) {
+    return std::nullopt;
+  }
+  return path;
+}
+
+// The first file the compile would read that can be read once: a source,
+// or any other argument naming one (-include, -imacros, a profile, a
+// sanitizer list: an option's separate value, or the value after '=').
+// The optimiser must not read it before a fallback to clang does: it read
+// it to its end, and the fallback compiled without it (broken code passed,
+// a macro was lost) or waited on a FIFO for ever.
+std::optional<std::string> SpecialInput(const Compilation& compilation,
+                                        const std::vector<std::string>& args) {
   for (const CompileJob& job : compilation.jobs) {
-    struct stat st;
-    if (!job.source.empty() && stat(job.source.c_str(), &st) == 0 &&
-        !S_ISREG(st.st_mode)) {
-      return job.source;
+    if (auto path = OneShot(job.source)) return path;
+  }
+  for (const std::string& arg : args) {
+    const size_t equals = arg.find('=');
+    const std::string value =
+        !arg.empty() && arg[0] == '-' && equals != std::string::npos
+            ? arg.substr(equals + 1)
+            : arg;
+    if (auto path = OneShot(value)) return path;
+  }
+  return std::nullopt;
+}
+
+// The first response file that can be read once (@/dev/stdin, @<(...), a
+// FIFO): clang alone may read it, so nothing here expands it.
+std::optional<std::string> OneShotResponseFile(
+    const std::vector<std::string>& args) {
+  for (const std::string& arg : args) {
+    if (arg.size() > 1 && arg[0] == '@') {
+      if (auto path = OneShot(arg.substr(1))) return path;
     }
   }
   return std::nullopt;
@@ -58,12 +90,12 @@ std::optional<std::string> SpecialInput(const Compilation& compilation) {
 // does (clang's driver.cpp), which the in-process driver does not: under
 // one, clang itself compiles, so the log is written.
 std::optional<std::string> DriverLogVariable() {
-  for (const char* name : {"CC_PRINT_OPTIONS", "CC_PRINT_HEADERS",
-                           "CC_LOG_DIAGNOSTICS", "CC_PRINT_PROC_STAT"}) {
-    if (const char* value = std::getenv(name);
-        value != nullptr && *value != '\0') {
-      return std::string(name);
-    }
+  // Set at all, even empty, as clang's driver reads them.
+  for (const char* name :
+       {"CC_PRINT_OPTIONS", "CC_PRINT_HEADERS", "CC_PRINT_HEADERS_FORMAT",
+        "CC_PRINT_HEADERS_FILTERING", "CC_LOG_DIAGNOSTICS",
+        "CC_PRINT_PROC_STAT"}) {
+    if (std::getenv(name) != nullptr) return std::string(name);
   }
   return std::nullopt;
 }
@@ -77,6 +109,12 @@ int Main(int argc, char** argv) {
   const StrippedArgs stripped = StripPhaseloopFlags(original);
   bool config_ok = LoadWrapperConfig(stripped.policy, ProcessEnvironment(),
                                      &config, &config_error);
+  if (auto response = OneShotResponseFile(original)) {
+    Record(config, {Outcome::kPassThrough,
+                    PassThroughReasonName(PassThroughReason::kSpecialInput),
+                    "@" + *response, config.build_id});
+    return ExecClang(config, kind, stripped.args);
+  }
   const std::vector<std::string> clang_args = FallbackClangArgs(original);
   if (config.disabled) {
     Record(config, {Outcome::kDisabled, "kill_switch", "", config.build_id});
@@ -113,8 +151,8 @@ int Main(int argc, char** argv) {
   } else if (auto path =
                  SpecialOutput(std::get<Compilation>(processed.result))) {
     special = PassThrough{PassThroughReason::kSpecialOutput, *path};
-  } else if (auto input =
-                 SpecialInput(std::get<Compilation>(processed.result))) {
+  } else if (auto input = SpecialInput(std::get<Compilation>(processed.result),
+                                       *expanded)) {
     special = PassThrough{PassThroughReason::kSpecialInput, *input};
   }
   if (special) {
