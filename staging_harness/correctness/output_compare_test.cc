@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "common/testing/test_util.h"
 
@@ -147,9 +150,25 @@ TEST_F(OutputCompareTest, NumericComparesWordsExactlyAndCountsTokens) {
 TEST_F(OutputCompareTest, NumericComparesTheNumbersInsideATokenToo) {
   check_.compare = workloads::Compare::kNumeric;
   check_.relative_tolerance = 1e-3;
-  SetStdout("v0=67.2182083 a,1.5,-2e3 12.5% x-3\n",
-            "v0=67.2431717 a,1.5001,-2.0001e3 12.501% x-3.0001\n");
+  SetStdout("v0=67.2182083 a,1.5,-2e3 12.5% x=-3.25\n",
+            "v0=67.2431717 a,1.5001,-2.0001e3 12.501% x=-3.2501\n");
   EXPECT_EQ(Compare(), std::nullopt);
+  // Only float literals take the tolerance: integers (checksums, counters,
+  // IDs), hex, identifiers, dates and versions inside a token are text (the
+  // review: a changed crc=0x1a2b3c4d passed as equal).
+  for (const auto& [reference, candidate] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"crc=0x1a2b3c4d", "crc=0x1a2b3c4e"},
+           {"count=100000", "count=100001"},
+           {"user1000", "user1001"},
+           {"sha=ab123456789012cd", "sha=ab123456789013cd"},
+           {"date=2023-01-05", "date=2023-1-5"},
+           {"v=1.2.3", "v=1.2.4"},
+           {"id:12345678901234567890.5", "id:12345678901234567891.5"},
+           {"x.5", "x0.5"}}) {
+    SetStdout(reference + "\n", candidate + "\n");
+    EXPECT_TRUE(Compare().has_value()) << reference << " vs " << candidate;
+  }
   SetStdout("v0=67.2\n", "v0=68.2\n");
   std::optional<Mismatch> m = Compare();
   ASSERT_TRUE(m.has_value());
