@@ -60,11 +60,13 @@ absl::Status WorkloadStager::Impl::CheckBaseline(const BuiltVariant& baseline) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::string> WorkloadStager::Impl::VariesFromRunToRun(
-    const BuiltVariant& baseline, const BuiltVariant& candidate,
-    const std::string& label) {
+absl::StatusOr<WorkloadStager::Impl::DifferenceCheck>
+WorkloadStager::Impl::CheckDifferenceAgain(const BuiltVariant& baseline,
+                                           const BuiltVariant& candidate,
+                                           const std::string& label) {
+  DifferenceCheck check;
   progress << "  check: the difference again (" << kConfirmRuns
-           << " more runs of each)\n";
+           << " more runs of the candidate, then of the baseline)\n";
   for (int i = 1; i <= kConfirmRuns; ++i) {
     const std::string again = absl::StrCat(label, "-again-", i);
     absl::StatusOr<std::vector<CommandRun>> runs =
@@ -72,26 +74,26 @@ absl::StatusOr<std::string> WorkloadStager::Impl::VariesFromRunToRun(
     if (!runs.ok()) return runs.status();
     auto differs = FirstMismatch(reference, *runs, {"baseline", again});
     if (!differs.ok()) return differs.status();
-    if (!differs->has_value()) {
-      return absl::StrCat(
-          "the candidate's outputs equal the baseline's on "
-          "run ",
-          i + 1,
-          ": they vary from run to run (a race, "
-          "uninitialised memory, time or addresses in the "
-          "output?)");
-    }
-    const std::string baseline_again = absl::StrCat("baseline-again-", i);
-    runs = CheckedPass(baseline, baseline_again);
+    ++check.candidate_runs;
+    if (differs->has_value()) ++check.candidate_differed;
+  }
+  const int baseline_runs = check.candidate_differed < check.candidate_runs
+                                ? 3 * kConfirmRuns
+                                : kConfirmRuns;
+  for (int i = 1; i <= baseline_runs; ++i) {
+    const std::string again = absl::StrCat("baseline-again-", i);
+    absl::StatusOr<std::vector<CommandRun>> runs = CheckedPass(baseline, again);
     if (!runs.ok()) return runs.status();
-    differs = FirstMismatch(reference, *runs, {"baseline", baseline_again});
+    auto differs = FirstMismatch(reference, *runs, {"baseline", again});
     if (!differs.ok()) return differs.status();
     if (differs->has_value()) {
-      return absl::StrCat("the baseline's own outputs differ on a later run (",
-                          Describe(**differs), "): they vary from run to run");
+      check.workload_varies =
+          absl::StrCat("the baseline's own outputs differ on a later run (",
+                       Describe(**differs), "): they vary from run to run");
+      break;
     }
   }
-  return std::string();
+  return check;
 }
 
 // A counting build of `policy` as variant `name`, each run command once

@@ -1,6 +1,7 @@
 // What a staging result leaves in the replay buffer (RecordsOf), and the
 // decisions that show the wrapper could not use a policy (PolicyFallback)
 // or never had the program in its hands (WrapperNotReached).
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <string>
@@ -68,13 +69,25 @@ std::string WrapperNotReached(const runner::BuiltVariant& built,
     return text;
   };
   if (levels.empty()) {
+    // One-step compile-and-link is the usual cause; name it only when it is.
+    const bool one_step =
+        std::all_of(built.decisions.begin(), built.decisions.end(),
+                    [](const v1::Decision& d) {
+                      return d.outcome() == v1::PASS_THROUGH &&
+                             d.reason() == "not_compile_only";
+                    });
     return absl::StrCat(
         "phaseloop-cc compiled none of the build's ", built.decisions.size(),
         " compiler commands itself (", list(others),
-        "), so no policy could act: it optimises commands that compile "
-        "without linking (-c); a build that compiles and links in one "
-        "command (make's built-in `prog: prog.c` rule) gets plain clang. "
-        "Compile with -c and link apart");
+        "), so no policy could act",
+        one_step
+            ? ": it optimises commands that compile without linking (-c); a "
+              "build that compiles and links in one command (make's built-in "
+              "`prog: prog.c` rule) gets plain clang. Compile with -c and "
+              "link apart"
+            : "; each reason is the wrapper's for leaving a command to clang "
+              "(compiler_driver/README.md): `phaseloop decisions show "
+              "--spool` on the build's spool shows every command");
   }
   if (!opt_level.empty() && levels.count(opt_level) == 0) {
     return absl::StrCat(

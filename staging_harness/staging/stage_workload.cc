@@ -143,7 +143,13 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
   absl::StatusOr<BuiltVariant> candidate = s.Build(
       label, candidate_policy, s.options.opt_level, s.options.candidate_cflags);
   if (!candidate.ok()) return candidate.status();
-  if (std::string why = WrapperNotReached(*candidate, ""); !why.empty()) {
+  // The candidate builds as the baseline did; only its own flags can keep
+  // the wrapper out (-ffast-math, -mllvm ... are left to clang), and a
+  // build flag is measured as it is, wrapper or not.
+  if (std::string why = s.options.candidate_cflags.empty()
+                            ? WrapperNotReached(*candidate, "")
+                            : std::string();
+      !why.empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat(workload.path, ": the ", label, " build: ", why));
   }
@@ -232,17 +238,24 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
                      Describe(**differs), "): far slower, or it never ends"));
   }
   if (differs->has_value()) {
-    absl::StatusOr<std::string> varies =
-        s.VariesFromRunToRun(baseline_, *candidate, label);
+    absl::StatusOr<WorkloadStager::Impl::DifferenceCheck> varies =
+        s.CheckDifferenceAgain(baseline_, *candidate, label);
     if (!varies.ok()) return varies.status();
-    if (!varies->empty()) {
-      progress << "  UNUSABLE: " << *varies << "\n";
-      return finish(Verdict::kUnusable,
-                    absl::StrCat("the candidate's outputs differed once (",
-                                 Describe(**differs), "), but ", *varies,
-                                 ": not a miscompile; make the workload's "
-                                 "outputs deterministic"));
+    if (!varies->workload_varies.empty()) {
+      progress << "  UNUSABLE: " << varies->workload_varies << "\n";
+      return finish(
+          Verdict::kUnusable,
+          absl::StrCat("the candidate's outputs differed (",
+                       Describe(**differs), "), but ", varies->workload_varies,
+                       ": not a miscompile; make the workload's outputs "
+                       "deterministic"));
     }
+    const std::string how_often =
+        varies->candidate_differed == varies->candidate_runs
+            ? std::string()
+            : absl::StrCat(" (on ", varies->candidate_differed, " of its ",
+                           varies->candidate_runs,
+                           " runs; the baseline's never varied)");
     result.mismatch_run = (*differs)->first;
     result.mismatch = (*differs)->second;
     result.blamed = Blame(baseline_, *candidate);
@@ -270,8 +283,19 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
       if (sanitized.ok()) {
         auto ub = s.FirstMismatch(s.reference, *sanitized,
                                   {"baseline", "UBSan build"});
-        result.cause =
-            ub.ok() && !ub->has_value() ? "miscompile" : "undefined_behaviour";
+        // The program's own UB only when the UBSan build's outputs differ
+        // from the baseline's; its time-out or a failed comparison says
+        // nothing either way (the cause stays unknown, a miscompile).
+        if (ub.ok() && !ub->has_value()) {
+          result.cause = "miscompile";
+        } else if (ub.ok() && (*ub)->second.what != "timed_out") {
+          result.cause = "undefined_behaviour";
+        } else {
+          progress << "  the UBSan build's run tells nothing ("
+                   << (ub.ok() ? Describe(**ub)
+                               : std::string(ub.status().message()))
+                   << ")\n";
+        }
       } else {
         progress << "  the UBSan build could not run: "
                  << sanitized.status().message() << "\n";
@@ -304,8 +328,8 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
              << result.cause << ")\n";
     return finish(Verdict::kMiscompile,
                   absl::StrCat("the candidate's outputs differ from the "
-                               "baseline's: ",
-                               Describe(**differs)));
+                               "baseline's",
+                               how_often, ": ", Describe(**differs)));
   }
 
   if (!s.options.time_candidate) {

@@ -33,7 +33,8 @@ inline constexpr double kSlowBuildTimeoutScale = 10;
 // How often each side runs again to confirm a difference: a program whose
 // outputs vary one run in four passes the baseline's own checks (3 runs)
 // about 40 % of the time, and was then called a miscompile, its pipeline
-// blocked for good; with 3 more runs a side, about 0.7 %.
+// blocked for good; with the candidate's 3 more runs and, since its
+// difference then comes and goes, the baseline's 9 more, about 3 %.
 inline constexpr int kConfirmRuns = 3;
 
 inline std::string Describe(
@@ -148,10 +149,19 @@ struct WorkloadStager::Impl {
 
   absl::Status CheckBaseline(const runner::BuiltVariant& baseline);
   // Before a candidate's difference is called its fault: the candidate runs
-  // again (a miscompile differs every time) and the baseline too (it must
-  // still agree with itself). Why the outputs vary from run to run, or ""
-  // when the difference held.
-  absl::StatusOr<std::string> VariesFromRunToRun(
+  // again kConfirmRuns times, and the baseline as often — three times as
+  // often when the candidate's difference came and went, since a program
+  // whose outputs vary now and then is then the likelier cause. A baseline
+  // that differs from its own reference makes the workload unusable
+  // (`workload_varies` says how); otherwise the difference is the
+  // candidate's, on `candidate_differed` of its `candidate_runs` runs (a
+  // pipeline that brings in nondeterminism is blamed like any other).
+  struct DifferenceCheck {
+    std::string workload_varies;
+    int candidate_runs = 1;
+    int candidate_differed = 1;
+  };
+  absl::StatusOr<DifferenceCheck> CheckDifferenceAgain(
       const runner::BuiltVariant& baseline,
       const runner::BuiltVariant& candidate, const std::string& label);
   absl::StatusOr<ExecutedIr> CountExecuted(const std::string& name,
