@@ -206,6 +206,8 @@ TEST(MiscompilesTest, AVersionFourBufferKeepsItsMiscompilesAndBlocks) {
           "'undefined_behaviour', 'unknown')), unix_time_ms INTEGER NOT NULL, "
           "record BLOB NOT NULL); INSERT INTO m4 SELECT * FROM miscompiles; "
           "DROP TABLE miscompiles; ALTER TABLE m4 RENAME TO miscompiles; "
+          // A block whose miscompile was deleted by hand (foreign keys off).
+          "INSERT INTO blocked_pipelines VALUES ('h9', 'p9', 'gone', 9); "
           "PRAGMA user_version = 4",
           nullptr, nullptr, nullptr),
       SQLITE_OK);

@@ -231,7 +231,9 @@ ALTER TABLE consumer_offsets ADD COLUMN cluster_id TEXT NOT NULL DEFAULT '';
     // version 2's CHECK refused them, so no such result could be stored.
     // SQLite cannot alter a CHECK: both tables are made again, the block
     // list set aside first (dropping `miscompiles` under foreign_keys = ON
-    // would cascade to it) and put back unchanged.
+    // would cascade to it) and put back unchanged, but for rows whose
+    // miscompile is gone (left by a hand edit with foreign keys off: they
+    // block on behalf of nothing, and failed the migration).
     R"sql(
 CREATE TABLE blocked_pipelines_v4 AS SELECT * FROM blocked_pipelines;
 DROP TABLE blocked_pipelines;
@@ -260,7 +262,8 @@ CREATE TABLE blocked_pipelines (
   PRIMARY KEY (module_hash, pipeline)) WITHOUT ROWID;
 INSERT INTO blocked_pipelines
   SELECT module_hash, pipeline, miscompile_id, unix_time_ms
-    FROM blocked_pipelines_v4;
+    FROM blocked_pipelines_v4
+   WHERE miscompile_id IN (SELECT miscompile_id FROM miscompiles);
 DROP TABLE blocked_pipelines_v4;
 CREATE INDEX blocked_pipelines_by_miscompile
   ON blocked_pipelines(miscompile_id);

@@ -11,7 +11,8 @@ bool IsMarker(std::string_view line, std::string_view marker) {
          line[3] == '\r';
 }
 
-// Only comments and blank lines (no content, no directive).
+// Only comments, blank lines and directives (%YAML, %TAG: they belong to
+// the document the next "---" opens), no content.
 bool HoldsNothing(std::string_view text) {
   size_t pos = 0;
   while (pos < text.size()) {
@@ -19,7 +20,10 @@ bool HoldsNothing(std::string_view text) {
     if (end == std::string_view::npos) end = text.size();
     const std::string_view line = text.substr(pos, end - pos);
     const size_t first = line.find_first_not_of(" \t\r");
-    if (first != std::string_view::npos && line[first] != '#') return false;
+    if (first != std::string_view::npos && line[first] != '#' &&
+        line[0] != '%') {
+      return false;
+    }
     pos = end + 1;
   }
   return true;

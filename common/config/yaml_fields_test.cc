@@ -268,6 +268,10 @@ TEST(YamlFieldsTest, MissingFileAndBadYamlAreNamed) {
       << two.LoadMapping().status();
   YamlFields one(Write("# c\n---\na: 1\n...\n"), "docs.yaml");
   EXPECT_TRUE(one.LoadMapping().ok()) << one.LoadMapping().status();
+  // A directive belongs to the document its "---" opens (the review: a
+  // %YAML line read as a document of its own).
+  YamlFields directive(Write("%YAML 1.2\n---\na: 1\n"), "docs.yaml");
+  EXPECT_TRUE(directive.LoadMapping().ok()) << directive.LoadMapping().status();
   YamlFields scalar(Write("just text\n"), "docs.yaml");
   EXPECT_NE(scalar.LoadMapping().status().message().find("expected a mapping"),
             std::string::npos);

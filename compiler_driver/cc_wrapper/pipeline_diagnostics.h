@@ -5,7 +5,9 @@
 // warnings only its passes and code generator find: a stack frame over
 // -Wframe-larger-than (function attribute "warn-stack-size"), a loop
 // transformation a pragma forces that did not happen (-Wpass-failed: loop
-// metadata llvm.loop.*), a call left to a function marked
+// metadata such as llvm.loop.vectorize.enable 1 or unroll.count 8; not
+// what merely allows or forbids one, such as the unroll.disable clang puts
+// on every loop at -O1), a call left to a function marked
 // __attribute__((error/warning)) ("dontcall-error"/"dontcall-warn").
 // Another pipeline may print none of them, so a -Werror build clang fails
 // passed through the wrapper. The wrapper runs clang's pipeline on a copy
