@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -221,129 +222,161 @@ class TokenReader {
   int64_t line_ = 1;
 };
 
-// A token as a finite number within double's range; nullopt otherwise, so
-// that "inf", "nan" and literals strtod cannot hold ("1e999", "1e-999") are
-// compared as text: a tolerance scaled by an infinite expected value would
-// accept any number, and two different out-of-range literals read alike.
-std::optional<double> Number(const std::string& token) {
-  if (token.empty()) return std::nullopt;
-  char* end = nullptr;
-  errno = 0;
-  const double value = strtod(token.c_str(), &end);
-  if (end != token.c_str() + token.size() || errno == ERANGE ||
-      !std::isfinite(value)) {
-    return std::nullopt;
-  }
-  return value;
-}
-
-// A token as runs of text and numbers, so that a float inside key=value,
-// CSV or unit-suffixed tokens ("v0=67.21", "1.5,2.5", "12.5%") is compared
-// within the tolerance. Only a decimal literal with a fraction or an
-// exponent is such a number: [+-]digits.digits, .digits or digits with
-// e[+-]digits, not touching a letter, '_' or '.' on either side, and of at
-// most 17 significant digits. Everything else — integers (counters,
-// checksums, IDs), hex (0x1F), identifiers (user1000, ab12cd), dates and
-// versions — is text, compared exactly: a tolerance read into them let a
-// changed checksum pass.
-struct Segment {
-  std::string text;
-  std::optional<double> number;
+// Decimal literals: [+-]digits[.digits][e[+-]digits] or [+-].digits[...],
+// never hex (0x1F), inf or nan. Read by hand, not by strtod, which also
+// takes those. `DecimalAt` gives the literal's length at `i` (0 when there
+// is none) and whether it has a fraction or an exponent; an integer of
+// more than 17 significant digits (a long ID) is refused: two of them can
+// read as the same double.
+struct Decimal {
+  size_t length = 0;
+  bool fraction_or_exponent = false;
 };
-bool IsWordChar(char c) {
-  return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '.';
-}
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
-// The length of the float literal at `i` in `token` (0 when there is none).
-size_t FloatLiteralAt(const std::string& token, size_t i) {
-  if (i > 0 && (IsWordChar(token[i - 1]) || IsDigit(token[i - 1]))) return 0;
+Decimal DecimalAt(const std::string& token, size_t i) {
+  Decimal d;
   size_t j = i;
   if (j < token.size() && (token[j] == '+' || token[j] == '-')) ++j;
-  const size_t digits_start = j;
-  while (j < token.size() && IsDigit(token[j])) ++j;
-  size_t significant = j - digits_start;
-  bool fraction = false, exponent = false;
-  if (j < token.size() && token[j] == '.') {
-    size_t k = j + 1;
-    while (k < token.size() && IsDigit(token[k])) ++k;
-    if (k > j + 1) {
-      fraction = true;
-      significant += k - j - 1;
-      j = k;
+  const size_t start = j;
+  std::string digits;  // every mantissa digit, for the significant count
+  while (j < token.size() && IsDigit(token[j])) digits.push_back(token[j++]);
+  size_t fraction_digits = 0;
+  if (j < token.size() && token[j] == '.' && j + 1 < token.size() &&
+      IsDigit(token[j + 1])) {
+    ++j;
+    while (j < token.size() && IsDigit(token[j])) {
+      digits.push_back(token[j++]);
+      ++fraction_digits;
     }
+    d.fraction_or_exponent = true;
   }
-  if (j == digits_start) return 0;  // no digits
+  if (digits.empty() || j == start) return d;
   if (j < token.size() && (token[j] == 'e' || token[j] == 'E')) {
     size_t k = j + 1;
     if (k < token.size() && (token[k] == '+' || token[k] == '-')) ++k;
-    const size_t exponent_digits = k;
+    const size_t exponent = k;
     while (k < token.size() && IsDigit(token[k])) ++k;
-    if (k > exponent_digits) {
-      exponent = true;
+    if (k > exponent) {
       j = k;
+      d.fraction_or_exponent = true;
     }
   }
-  if (!fraction && !exponent) return 0;  // an integer: text
-  if (significant > 17) return 0;        // beyond a double's digits: text
-  if (j < token.size() && (IsWordChar(token[j]) || IsDigit(token[j]))) {
-    return 0;  // touches a letter: part of a word
+  // Significant digits: without leading zeros, nor the fraction's trailing
+  // ones (%.17e prints 18 digits of which the last may be a 0).
+  size_t first = digits.find_first_not_of('0');
+  size_t last = digits.size();
+  while (fraction_digits > 0 && last > 0 && digits[last - 1] == '0') {
+    --last;
+    --fraction_digits;
   }
-  return j - i;
+  const size_t significant =
+      first == std::string::npos || first >= last ? 1 : last - first;
+  // An integer beyond a double's 17 digits is an ID, not a quantity; a
+  // float is compared by value anyway (%.17e prints 18 digits).
+  if (significant > 17 && !d.fraction_or_exponent) return d;
+  d.length = j - i;
+  return d;
 }
 
-std::vector<Segment> Segments(const std::string& token) {
-  std::vector<Segment> out;
-  size_t i = 0;
-  while (i < token.size()) {
-    if (const size_t n = FloatLiteralAt(token, i); n > 0) {
-      const std::string literal = token.substr(i, n);
-      errno = 0;
-      const double value = std::strtod(literal.c_str(), nullptr);
-      if (errno != ERANGE && std::isfinite(value)) {
-        out.push_back({literal, value});
-        i += n;
-        continue;
-      }
+std::optional<double> ValueOf(const std::string& literal) {
+  errno = 0;
+  const double value = std::strtod(literal.c_str(), nullptr);
+  if (errno == ERANGE || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+// A whole token as a number: a decimal literal (integer or not) within
+// double's range; nullopt otherwise, so that "inf", "nan", hex and
+// literals a double cannot hold ("1e999", a 20-digit ID) are compared as
+// text: a tolerance scaled by an infinite expected value would accept any
+// number, and two different IDs read alike.
+std::optional<double> Number(const std::string& token) {
+  if (token.empty()) return std::nullopt;
+  const Decimal d = DecimalAt(token, 0);
+  if (d.length != token.size()) return std::nullopt;
+  return ValueOf(token);
+}
+
+// Inside a token ("v0=67.21", "1.5,2.5", "12.5%", "0.5s", "x=2.5."), the
+// float literals (a fraction or an exponent) are compared within the
+// tolerance and everything else exactly: a literal starts where no letter,
+// digit, '_' or '.' precedes it, and ends where no digit or letter but a
+// unit's follows. Integers inside a token (counters, checksums, IDs), hex
+// (0x1F), identifiers (user1000, ab12cd), dates and versions (1.2.3) are
+// text: a tolerance read into them let a changed checksum pass.
+bool IsWordChar(char c) {
+  return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
+}
+// The float literal at `i`, or 0.
+size_t FloatLiteralAt(const std::string& token, size_t i) {
+  if (i > 0) {
+    const char before = token[i - 1];
+    if (IsWordChar(before) || IsDigit(before) || before == '.') return 0;
+  }
+  const Decimal d = DecimalAt(token, i);
+  if (d.length == 0 || !d.fraction_or_exponent) return 0;
+  const size_t end = i + d.length;
+  // Followed by a digit, or by '.' and a digit (1.2.3), it is not one.
+  if (end < token.size() &&
+      (IsDigit(token[end]) || (token[end] == '.' && end + 1 < token.size() &&
+                               IsDigit(token[end + 1])))) {
+    return 0;
+  }
+  return d.length;
+}
+
+// One segment of a token from `*at` on: a float literal (its value) or the
+// text up to the next one; false at the end.
+struct Segment {
+  std::string_view text;
+  std::optional<double> number;
+};
+bool NextSegment(const std::string& token, size_t* at, Segment* segment) {
+  const size_t start = *at;
+  if (start >= token.size()) return false;
+  if (const size_t n = FloatLiteralAt(token, start); n > 0) {
+    const std::optional<double> value = ValueOf(token.substr(start, n));
+    if (value) {
+      *segment = {std::string_view(token).substr(start, n), value};
+      *at = start + n;
+      return true;
     }
-    if (out.empty() || out.back().number) out.push_back({"", std::nullopt});
-    out.back().text.push_back(token[i]);
-    ++i;
   }
-  return out;
+  size_t end = start + 1;
+  while (end < token.size() && FloatLiteralAt(token, end) == 0) ++end;
+  *segment = {std::string_view(token).substr(start, end - start), std::nullopt};
+  *at = end;
+  return true;
 }
 
-// Whether tokens `a` (candidate) and `b` (reference) agree part by part:
-// the same text runs, and float literals within the tolerance; the largest
-// difference and its tolerance when one is out of it. Tokens longer than
-// kMaxSegmentedToken are compared as they are (a 20 MB line in numeric mode
-// took 2.5 GB to split).
-constexpr size_t kMaxSegmentedToken = 4096;
+// Whether tokens `a` (candidate) and `b` (reference) agree segment by
+// segment, walked side by side (no copy of either: a 20 MB token once took
+// 2.5 GB): the same text, and float literals within the tolerance; the
+// difference and its tolerance when one is out of it.
 bool SegmentsAgree(const std::string& a, const std::string& b,
                    const workloads::Check& check, double* difference,
                    double* tolerance) {
-  if (a.size() > kMaxSegmentedToken || b.size() > kMaxSegmentedToken) {
-    return a == b;
-  }
-  const std::vector<Segment> x = Segments(a), y = Segments(b);
-  if (x.size() != y.size()) return false;
-  for (size_t i = 0; i < x.size(); ++i) {
-    if (x[i].number.has_value() != y[i].number.has_value()) return false;
-    if (!x[i].number) {
-      if (x[i].text != y[i].text) return false;
+  size_t i = 0, j = 0;
+  Segment x, y;
+  for (;;) {
+    const bool has_x = NextSegment(a, &i, &x);
+    const bool has_y = NextSegment(b, &j, &y);
+    if (!has_x || !has_y) return has_x == has_y;
+    if (x.number.has_value() != y.number.has_value()) return false;
+    if (!x.number) {
+      if (x.text != y.text) return false;
       continue;
     }
     const double allowed =
         std::max(check.absolute_tolerance,
-                 check.relative_tolerance * std::fabs(*y[i].number));
-    const double off = std::fabs(*x[i].number - *y[i].number);
-    if (*x[i].number != *y[i].number && off > allowed) {
+                 check.relative_tolerance * std::fabs(*y.number));
+    const double off = std::fabs(*x.number - *y.number);
+    if (*x.number != *y.number && off > allowed) {
       *difference = off;
       *tolerance = allowed;
       return false;
     }
   }
-  return true;
 }
 
 std::string ShownToken(const std::string& token) {

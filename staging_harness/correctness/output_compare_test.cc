@@ -164,11 +164,31 @@ TEST_F(OutputCompareTest, NumericComparesTheNumbersInsideATokenToo) {
            {"sha=ab123456789012cd", "sha=ab123456789013cd"},
            {"date=2023-01-05", "date=2023-1-5"},
            {"v=1.2.3", "v=1.2.4"},
-           {"id:12345678901234567890.5", "id:12345678901234567891.5"},
-           {"x.5", "x0.5"}}) {
+           {"id:12345678901234567890", "id:12345678901234567891"},
+           {"x.5", "x0.5"},
+           // Whole tokens too: hex is not a number, nor a 20-digit ID.
+           {"0x1a2b3c4d", "0x1a2b3c4e"},
+           {"12345678901234567890", "12345678901234567891"}}) {
     SetStdout(reference + "\n", candidate + "\n");
     EXPECT_TRUE(Compare().has_value()) << reference << " vs " << candidate;
   }
+  // Units, a sentence's full stop, %.17e's 18 printed digits.
+  for (const auto& [reference, candidate] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"0.5s", "0.50001s"},
+           {"x=2.5.", "x=2.50001."},
+           {"1.23456789012345670e+00", "1.23456789012345671e+00"}}) {
+    SetStdout(reference + "\n", candidate + "\n");
+    EXPECT_EQ(Compare(), std::nullopt) << reference << " vs " << candidate;
+  }
+  // A long token is walked, not copied: a 4 MB CSV row keeps its tolerance.
+  std::string row, near;
+  for (int i = 0; i < 400000; ++i) {
+    row += "1.5,";
+    near += "1.5001,";
+  }
+  SetStdout(row + "\n", near + "\n");
+  EXPECT_EQ(Compare(), std::nullopt);
   SetStdout("v0=67.2\n", "v0=68.2\n");
   std::optional<Mismatch> m = Compare();
   ASSERT_TRUE(m.has_value());

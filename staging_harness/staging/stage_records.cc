@@ -52,7 +52,7 @@ std::string WrapperNotReached(const runner::BuiltVariant& built,
           d.reason(), d.detail().empty() ? "" : ": ", d.detail(),
           "): fix the wrapper's setup (PHASELOOP_DISABLE or PHASELOOP_CONFIG "
           "in the environment, the wrapper's config file, an installation "
-          "without phaseloop-opt)");
+          "without phaseloop-cc-opt)");
     }
     if (d.outcome() == v1::OPTIMIZED || d.outcome() == v1::POLICY_NOT_APPLIED) {
       ++levels[d.opt_level().empty() ? "O0" : d.opt_level()];
