@@ -372,6 +372,14 @@ TEST_F(ClangAgreementTest, InputsThatAreNotRegularFilesAreLeftToClang) {
             0)
       << output;
   EXPECT_FALSE(fs::exists(dir + "/i.o"));
+  EXPECT_NE(wrapper_.Run({"sh", "-c",
+                          "cat bad.c | " + AbsolutePath(kWrapper) +
+                              " --phaseloop-policy=baseline -O2 "
+                              "-include/dev/stdin -c ok.c -o j.o"},
+                         {}, &output),
+            0)
+      << output;
+  EXPECT_FALSE(fs::exists(dir + "/j.o"));
   EXPECT_EQ(wrapper_.Run({"sh", "-c",
                           "echo '-O2 -DVALUE=3 -c ok.c -o r.o' | " +
                               AbsolutePath(kWrapper) + " @/dev/stdin"},
@@ -379,8 +387,9 @@ TEST_F(ClangAgreementTest, InputsThatAreNotRegularFilesAreLeftToClang) {
             0)
       << output;
   EXPECT_TRUE(fs::exists(dir + "/r.o"));
-  EXPECT_EQ(Reasons(), (std::vector<std::string>{
-                           "special_input", "special_input", "special_input"}));
+  EXPECT_EQ(Reasons(),
+            (std::vector<std::string>{"special_input", "special_input",
+                                      "special_input", "special_input"}));
 }
 
 // --phaseloop-policy inside a response file: the policy is the one named

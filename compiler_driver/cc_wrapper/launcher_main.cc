@@ -64,12 +64,17 @@ std::optional<std::string> SpecialInput(const Compilation& compilation,
     if (auto path = OneShot(job.source)) return path;
   }
   for (const std::string& arg : args) {
-    const size_t equals = arg.find('=');
-    const std::string value =
-        !arg.empty() && arg[0] == '-' && equals != std::string::npos
-            ? arg.substr(equals + 1)
-            : arg;
-    if (auto path = OneShot(value)) return path;
+    if (auto path = OneShot(arg)) return path;
+    if (arg.empty() || arg[0] != '-') continue;
+    // An option's value after '=', or joined to it as an absolute path
+    // (-include/dev/stdin; bash turns -include<(...) into
+    // -include/dev/fd/63).
+    for (const size_t at : {arg.find('='), arg.find('/')}) {
+      if (at == std::string::npos) continue;
+      if (auto path = OneShot(arg.substr(arg[at] == '=' ? at + 1 : at))) {
+        return path;
+      }
+    }
   }
   return std::nullopt;
 }

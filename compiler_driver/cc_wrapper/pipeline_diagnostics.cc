@@ -24,8 +24,9 @@ bool ForcesATransformation(const llvm::MDNode& loop) {
     if (name == nullptr) continue;
     const llvm::StringRef text = name->getString();
     if (text == "llvm.loop.unroll.full" || text == "llvm.loop.unroll.enable" ||
-        text == "llvm.loop.unroll_and_jam.enable") {
-      return true;
+        text == "llvm.loop.unroll_and_jam.enable" ||
+        text == "llvm.loop.unroll_and_jam.count") {
+      return true;  // #pragma unroll_and_jam [N]: -O2 warns when not done
     }
     if (property->getNumOperands() < 2) continue;
     const auto* value = llvm::mdconst::dyn_extract_or_null<llvm::ConstantInt>(

@@ -29,7 +29,8 @@ bool Triggers(const std::string& loop_properties,
                          "!3 = !{!\"llvm.loop.vectorize.enable\", i1 true}\n"
                          "!4 = !{!\"llvm.loop.vectorize.width\", i32 1}\n"
                          "!5 = !{!\"llvm.loop.unroll.count\", i32 8}\n"
-                         "!6 = !{!\"llvm.loop.unroll.full\"}\n";
+                         "!6 = !{!\"llvm.loop.unroll.full\"}\n"
+                         "!7 = !{!\"llvm.loop.unroll_and_jam.count\", i32 4}\n";
   llvm::LLVMContext context;
   llvm::SMDiagnostic error;
   std::unique_ptr<llvm::Module> module =
@@ -46,6 +47,7 @@ TEST(PipelineDiagnosticsTest, OnlyWhatForcesATransformationOrWarnsCounts) {
   EXPECT_TRUE(Triggers(", !1, !3"));  // vectorize(enable)
   EXPECT_TRUE(Triggers(", !5"));      // unroll_count(8)
   EXPECT_TRUE(Triggers(", !6"));      // unroll(full)
+  EXPECT_TRUE(Triggers(", !7"));      // unroll_and_jam(4)
   EXPECT_TRUE(Triggers("", "\"warn-stack-size\"=\"100\""));
 }
 
