@@ -486,15 +486,16 @@ int RunStats(const StatsFlags& flags, std::ostream& out, std::ostream& err) {
   } else {
     PrintStatsTable(stats, spool, out);
   }
-  // The wrapper ignores a cap it cannot read (the compile path says
-  // nothing): said here, as `cache stats` says it of the outcome cache's.
+  // A cap the wrapper cannot read makes it step aside (config_invalid):
+  // said here too, as `cache stats` says it of the outcome cache's.
   if (const char* cap = std::getenv("PHASELOOP_SPOOL_MAX_SIZE");
-      cap != nullptr) {
+      cap != nullptr && *cap != '\0') {
     int64_t ignored = 0;
     if (!ParseSize(cap, &ignored)) {
       err << "warning: PHASELOOP_SPOOL_MAX_SIZE='" << cap
           << "' is not a size (e.g. 64Mi, 500M, 1048576; 0 = no cap): the "
-             "wrapper ignores it and applies "
+             "wrapper leaves every compile to plain clang under it "
+             "(config_invalid); the cap shown is the default, "
           << stats.max_size << " bytes\n";
     }
   }

@@ -130,6 +130,7 @@ bool LoadWrapperConfig(const std::string& policy_flag, const EnvLookup& env,
   // A value the wrapper cannot read is config_invalid (plain clang runs,
   // the record says why), as the same value in cc.conf is: it was ignored
   // without a word (PHASELOOP_TIMEOUT_MS=abc ran with the default limit).
+  // An empty value is no value.
   auto invalid = [&](const char* name, const std::string& value,
                      const char* expected) {
     if (ok) {
@@ -153,7 +154,7 @@ bool LoadWrapperConfig(const std::string& policy_flag, const EnvLookup& env,
   if (auto v = env("PHASELOOP_TRUST_FILE"); v && !v->empty()) {
     config->trust_file = *v;
   }
-  if (auto v = env("PHASELOOP_SPOOL_MAX_SIZE")) {
+  if (auto v = env("PHASELOOP_SPOOL_MAX_SIZE"); v && !v->empty()) {
     int64_t size = 0;
     if (ParseSize(*v, &size)) {
       config->spool_max_size = size;
@@ -163,7 +164,7 @@ bool LoadWrapperConfig(const std::string& policy_flag, const EnvLookup& env,
     }
   }
   if (auto v = env("PHASELOOP_BUILD_ID")) config->build_id = *v;
-  if (auto v = env("PHASELOOP_TIMEOUT_MS")) {
+  if (auto v = env("PHASELOOP_TIMEOUT_MS"); v && !v->empty()) {
     int timeout = 0;
     if (ParseTimeout(*v, &timeout)) {
       config->timeout_ms = timeout;
@@ -172,7 +173,7 @@ bool LoadWrapperConfig(const std::string& policy_flag, const EnvLookup& env,
               "expected a positive number of milliseconds");
     }
   }
-  if (auto v = env("PHASELOOP_COUNT_EXECUTED")) {
+  if (auto v = env("PHASELOOP_COUNT_EXECUTED"); v && !v->empty()) {
     bool count = false;
     if (ParseBool(*v, &count)) {
       config->count_executed = count;

@@ -142,6 +142,15 @@ TEST(WrapperConfigTest, BadEnvironmentValuesAreNamed) {
     EXPECT_NE(error.find("$" + name + "='" + value + "'"), std::string::npos)
         << error;
   }
+  // Set but empty is no value (as before).
+  WrapperConfig config;
+  std::string error;
+  EXPECT_TRUE(LoadWrapperConfig("",
+                                FakeEnv({{"PHASELOOP_TIMEOUT_MS", ""},
+                                         {"PHASELOOP_SPOOL_MAX_SIZE", ""},
+                                         {"PHASELOOP_COUNT_EXECUTED", ""}}),
+                                &config, &error))
+      << error;
 }
 
 TEST(WrapperConfigTest, BadConfigFilesNameTheLine) {
