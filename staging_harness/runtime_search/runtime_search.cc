@@ -299,9 +299,18 @@ class RuntimeSearch {
     absl::StatusOr<StageResult> result =
         stager_->Evaluate(absl::StrCat("table:", table), label, timing);
     if (!result.ok()) return result.status();
-    if (result->verdict == Verdict::kUnusable) {
+    if (result->verdict == Verdict::kUnusable && !result->unconfirmed) {
       return absl::FailedPreconditionError(absl::StrCat(
           workload_.path, ": the workload cannot be staged: ", result->detail));
+    }
+    if (result->unconfirmed) {
+      // A difference seen once: this candidate is left out (no episode,
+      // not blocked); the search goes on.
+      e.verdict = "unconfirmed";
+      e.detail = result->detail;
+      progress_ << "  unconfirmed: " << result->detail << "; dropped\n";
+      Cleanup(*result, label);
+      return e;
     }
     Fill(*result, &e);
     std::string why;

@@ -250,6 +250,24 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
                        ": not a miscompile; make the workload's outputs "
                        "deterministic"));
     }
+    // Seen once in the candidate's runs, never in the baseline's: a rare
+    // variation, too weak to block a pipeline for good (a workload that
+    // varies one run in twenty would block one in forty of a search's
+    // candidates); said, nothing recorded.
+    if (varies->candidate_differed == 1) {
+      progress << "  NOT CONFIRMED: the difference did not recur in the "
+                  "candidate's "
+               << varies->candidate_runs - 1 << " more runs\n";
+      result.unconfirmed = true;
+      return finish(
+          Verdict::kUnusable,
+          absl::StrCat("the candidate's outputs differed once (",
+                       Describe(**differs), ") and not in its ",
+                       varies->candidate_runs - 1,
+                       " more runs, the baseline's never: a rare variation "
+                       "of the outputs, not a confirmed miscompile; nothing "
+                       "recorded"));
+    }
     const std::string how_often =
         varies->candidate_differed == varies->candidate_runs
             ? std::string()
@@ -283,12 +301,23 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
       if (sanitized.ok()) {
         auto ub = s.FirstMismatch(s.reference, *sanitized,
                                   {"baseline", "UBSan build"});
-        // The program's own UB only when the UBSan build's outputs differ
-        // from the baseline's; its time-out or a failed comparison says
-        // nothing either way (the cause stays unknown, a miscompile).
+        // The program's own UB only when UBSan said so: a "runtime error:"
+        // in a run's stderr (kept beside its stdout). A UBSan build that
+        // differs otherwise (timed out, crashed on its larger frames) or a
+        // failed comparison says nothing either way (the cause stays
+        // unknown, a miscompile).
+        bool reported = false;
+        for (const CommandRun& run : *sanitized) {
+          absl::StatusOr<std::string> err = ir::ReadFile(
+              (std::filesystem::path(run.outputs.stdout_path).parent_path() /
+               "stderr")
+                  .string());
+          reported = reported || (err.ok() && err->find("runtime error:") !=
+                                                  std::string::npos);
+        }
         if (ub.ok() && !ub->has_value()) {
           result.cause = "miscompile";
-        } else if (ub.ok() && (*ub)->second.what != "timed_out") {
+        } else if (ub.ok() && reported) {
           result.cause = "undefined_behaviour";
         } else {
           progress << "  the UBSan build's run tells nothing ("

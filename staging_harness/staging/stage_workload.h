@@ -116,6 +116,10 @@ struct StageResult {
   std::string workload;
   std::string split;
   Verdict verdict = Verdict::kMeasured;
+  // kUnusable for this candidate alone: its outputs differed once and not
+  // again, the baseline's never (the workload is not known to be unusable;
+  // a runtime search goes on without this candidate).
+  bool unconfirmed = false;
   std::string detail;  // why, for miscompile/unusable; how it stopped
   runner::BuiltVariant baseline;
   runner::BuiltVariant candidate;
