@@ -1,8 +1,10 @@
 #include "replay_buffer/buffer_command.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -165,17 +167,31 @@ TEST(BufferCommandTest, AnExportRemovesTheTemporariesOfDeadExports) {
   const std::string dir = testing::MakeTempDir();
   const std::string source = dir + "/a.db", copy = dir + "/copy.db";
   Fill(source);
-  // No process has pid 2^22 + 1 (pid_max is at most 2^22).
-  const std::string dead = copy + ".tmp-4194305";
+  // Pids whose processes are gone: children, reaped.
+  auto dead_pid = [] {
+    const pid_t child = fork();
+    if (child == 0) _exit(0);
+    waitpid(child, nullptr, 0);
+    return child;
+  };
+  const std::string dead = copy + ".tmp-" + std::to_string(dead_pid());
   const std::string live = copy + ".tmp-" + std::to_string(getppid());
-  for (const std::string& path : {dead, dead + "-journal", live}) {
+  const std::string recent = copy + ".tmp-" + std::to_string(dead_pid());
+  for (const std::string& path : {dead, dead + "-journal", live, recent}) {
     std::ofstream(path) << "left by an export";
+  }
+  // Left an hour ago (a fresh one may be another machine's live export).
+  for (const std::string& path : {dead, dead + "-journal", live}) {
+    std::filesystem::last_write_time(
+        path,
+        std::filesystem::file_time_type::clock::now() - std::chrono::hours(1));
   }
   std::ostringstream out, err;
   ASSERT_EQ(RunBufferExport(source, copy, out, err), 0) << err.str();
   EXPECT_FALSE(std::filesystem::exists(dead));
   EXPECT_FALSE(std::filesystem::exists(dead + "-journal"));
   EXPECT_TRUE(std::filesystem::exists(live));  // its process still runs
+  EXPECT_TRUE(std::filesystem::exists(recent));
   EXPECT_TRUE(std::filesystem::exists(copy));
 }
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -395,8 +396,21 @@ void RemoveDeadExportsTemporaries(const std::string& path) {
     if (const size_t dash = rest.find('-'); dash != std::string::npos) {
       rest = rest.substr(0, dash);  // <pid>-journal
     }
+    // A pid (at most 2^22 on Linux), its process gone, and the file left
+    // untouched for 10 minutes: another machine or container writing an
+    // export into the same directory has a pid this one cannot see.
     int pid = 0;
-    if (!absl::SimpleAtoi(rest, &pid) || pid <= 0) continue;
+    if (rest.empty() ||
+        rest.find_first_not_of("0123456789") != std::string::npos ||
+        !absl::SimpleAtoi(rest, &pid) || pid <= 0 || pid > (1 << 22)) {
+      continue;
+    }
+    std::error_code time_error;
+    const auto written = fs::last_write_time(entry.path(), time_error);
+    if (time_error ||
+        fs::file_time_type::clock::now() - written < std::chrono::minutes(10)) {
+      continue;
+    }
     if (kill(pid, 0) != 0 && errno == ESRCH) {
       std::error_code ignored;
       fs::remove(entry.path(), ignored);
