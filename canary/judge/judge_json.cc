@@ -88,10 +88,11 @@ absl::StatusOr<std::map<std::string, Samples>> ParseJudgeRequest(
     const std::string& body) {
   // A key given twice (two "baseline" lists, a metric named twice) is
   // refused: the last one won without a word.
-  std::string duplicate;
+  std::optional<std::string> duplicate;
   absl::StatusOr<Json> parsed = json_text::ParseStrictJson(body, &duplicate);
-  if (!parsed.ok() && !duplicate.empty()) {
-    return Bad(duplicate, "given twice; give each field once");
+  if (!parsed.ok() && duplicate) {
+    return Bad(duplicate->empty() ? "\"\"" : *duplicate,
+               "given twice; give each field once");
   }
   if (!parsed.ok()) {
     return Bad("request body", absl::StrCat("not valid JSON", kShape));
@@ -114,8 +115,8 @@ absl::StatusOr<std::map<std::string, Samples>> ParseJudgeRequest(
     }
     absl::StatusOr<Json> metrics =
         json_text::ParseStrictJson(text->get<std::string>(), &duplicate);
-    if (!metrics.ok() && !duplicate.empty()) {
-      return Bad("metadata.metrics." + duplicate,
+    if (!metrics.ok() && duplicate) {
+      return Bad("metadata.metrics." + *duplicate,
                  "given twice; give each field once");
     }
     if (!metrics.ok()) return Bad("metadata.metrics", "not valid JSON");

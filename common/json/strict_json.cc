@@ -14,8 +14,8 @@ struct DuplicateKey {
 
 }  // namespace
 
-absl::StatusOr<nlohmann::json> ParseStrictJson(absl::string_view text,
-                                               std::string* duplicate_key) {
+absl::StatusOr<nlohmann::json> ParseStrictJson(
+    absl::string_view text, std::optional<std::string>* duplicate_key) {
   using Json = nlohmann::json;
   std::vector<std::set<std::string>> keys_of_open_objects;
   const Json::parser_callback_t refuse_duplicates =

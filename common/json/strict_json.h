@@ -6,6 +6,7 @@
 // parsers keep one of the two (nlohmann's the last) without a word, so a
 // latency list or a metric was lost; the YAML configs refuse it too.
 
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -16,9 +17,10 @@ namespace phaseloop::json_text {
 
 // The parsed value; InvalidArgument "not JSON: <parser's reason>", or, for
 // a key given twice, "'<key>': given twice; give each field once" with
-// `*duplicate_key` set to the key (when given).
+// `*duplicate_key` set to the key (when given; an empty key is a key).
 absl::StatusOr<nlohmann::json> ParseStrictJson(
-    absl::string_view text, std::string* duplicate_key = nullptr);
+    absl::string_view text,
+    std::optional<std::string>* duplicate_key = nullptr);
 
 }  // namespace phaseloop::json_text
 

@@ -7,10 +7,13 @@ namespace {
 
 TEST(StrictJsonTest, AKeyGivenTwiceInOneObjectIsRefused) {
   EXPECT_TRUE(ParseStrictJson(R"({"a": 1, "b": {"a": 2}})").ok());
-  std::string key;
+  std::optional<std::string> key;
   auto twice = ParseStrictJson(R"({"m": {"x": [1], "x": [5]}})", &key);
   ASSERT_FALSE(twice.ok());
   EXPECT_EQ(key, "x");
+  key.reset();
+  EXPECT_FALSE(ParseStrictJson(R"({"": 1, "": 2})", &key).ok());
+  EXPECT_EQ(key, "");  // an empty key is named too
   EXPECT_EQ(twice.status().message(), "'x': given twice; give each field once");
   auto bad = ParseStrictJson("{");
   ASSERT_FALSE(bad.ok());

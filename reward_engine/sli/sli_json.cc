@@ -212,11 +212,11 @@ absl::Status SnakeCaseKeys(json& object, const std::string& path) {
 absl::StatusOr<v1::SliWindow> ParseSliWindowJson(absl::string_view line) {
   // A key given twice in one object (common/json/strict_json.h): JSON
   // parsers keep one of them without a word, and a latency list was lost.
-  std::string duplicate;
+  std::optional<std::string> duplicate;
   absl::StatusOr<json> parsed = json_text::ParseStrictJson(line, &duplicate);
   if (!parsed.ok()) {
-    if (!duplicate.empty()) {
-      return FieldError(duplicate, "given twice; give each field once");
+    if (duplicate) {
+      return FieldError(*duplicate, "given twice; give each field once");
     }
     return parsed.status();
   }

@@ -60,15 +60,6 @@ int RunLoop(const LoopFlags& flags, std::ostream& out, std::ostream& err) {
     err << kName << config.status().message() << "\n";
     return command::kExitBadInput;
   }
-  // The train stage's learner, before explore spends its budget.
-  if (offline_rl::FindTrainBinary().empty()) {
-    err << kName
-        << "cannot find phaseloop-train beside this phaseloop binary (or "
-           "$PHASELOOP_TRAIN_BINARY), which the train stage runs: build "
-           "//offline_rl/learner:phaseloop-train and install it next to "
-           "phaseloop\n";
-    return command::kExitInternal;
-  }
   // What the train stage's publish gate would refuse, before explore runs.
   if (absl::Status gate = CheckGateWorkloads(*config, flags.config);
       !gate.ok()) {
@@ -127,6 +118,16 @@ int RunLoop(const LoopFlags& flags, std::ostream& out, std::ostream& err) {
     return command::kExitBadInput;
   }
   const v1::LoopRun* before = existing.ok() ? &*existing : nullptr;
+  // A new loop's train stage needs the learner: said before explore spends
+  // its budget (a resumed loop may be past its training).
+  if (before == nullptr && offline_rl::FindTrainBinary().empty()) {
+    err << kName
+        << "cannot find phaseloop-train beside this phaseloop binary (or "
+           "$PHASELOOP_TRAIN_BINARY), which the train stage runs: build "
+           "//offline_rl/learner:phaseloop-train and install it next to "
+           "phaseloop\n";
+    return command::kExitInternal;
+  }
   if (before != nullptr && flags.iterations > 0 &&
       flags.iterations < before->iterations_planned()) {
     err << kName << "--iterations " << flags.iterations << ": loop "
