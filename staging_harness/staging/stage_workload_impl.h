@@ -154,8 +154,9 @@ struct WorkloadStager::Impl {
   // whose outputs vary now and then is then the likelier cause. A baseline
   // that differs from its own reference makes the workload unusable
   // (`workload_varies` says how); otherwise the difference is the
-  // candidate's, on `candidate_differed` of its `candidate_runs` runs (a
-  // pipeline that brings in nondeterminism is blamed like any other).
+  // candidate's, on `candidate_differed` of its `candidate_runs` runs: a
+  // miscompile from 2 on (a pipeline that brings in nondeterminism is
+  // blamed like any other), unconfirmed at 1 (Evaluate).
   struct DifferenceCheck {
     std::string workload_varies;
     int candidate_runs = 1;
