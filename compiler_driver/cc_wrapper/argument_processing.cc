@@ -422,17 +422,33 @@ const char* PassThroughReasonName(PassThroughReason reason) {
 // `kind` does not change the classification: both drivers compile C and C++
 // sources (clang++ compiles a .c file as C++), and the jobs run the same
 // driver the user asked for.
-std::vector<std::string> FallbackClangArgs(
-    const std::vector<std::string>& original) {
-  StrippedArgs from_original = StripPhaseloopFlags(original);
-  std::string error;
-  std::optional<std::vector<std::string>> expanded =
-      ExpandResponseFiles(original, &error);
-  if (!expanded) return std::move(from_original.args);  // clang says why
-  StrippedArgs from_expanded = StripPhaseloopFlags(*expanded);
+namespace {
+
+// A policy flag inside a response file cannot be removed from the file, so
+// plain clang then gets the expanded arguments instead.
+std::vector<std::string> ClangArgsOf(StrippedArgs from_original,
+                                     StrippedArgs from_expanded) {
   return from_expanded.removed > from_original.removed
              ? std::move(from_expanded.args)
              : std::move(from_original.args);
+}
+
+}  // namespace
+
+std::vector<std::string> FallbackClangArgs(
+    const std::vector<std::string>& original,
+    const std::vector<std::string>& expanded) {
+  return ClangArgsOf(StripPhaseloopFlags(original),
+                     StripPhaseloopFlags(expanded));
+}
+
+std::vector<std::string> FallbackClangArgs(
+    const std::vector<std::string>& original) {
+  std::string error;
+  std::optional<std::vector<std::string>> expanded =
+      ExpandResponseFiles(original, &error);
+  if (!expanded) return StripPhaseloopFlags(original).args;  // clang says why
+  return FallbackClangArgs(original, *expanded);
 }
 
 ProcessedArgs ProcessArguments(const std::vector<std::string>& original,
@@ -443,11 +459,7 @@ ProcessedArgs ProcessArguments(const std::vector<std::string>& original,
 
   ProcessedArgs processed;
   processed.phaseloop.policy = from_expanded.policy;
-  // A policy flag inside a response file cannot be removed from the file, so
-  // plain clang then gets the expanded arguments instead.
-  processed.clang_args = from_expanded.removed > from_original.removed
-                             ? from_expanded.args
-                             : std::move(from_original.args);
+  processed.clang_args = ClangArgsOf(std::move(from_original), from_expanded);
   if (from_expanded.error) {
     processed.result = *from_expanded.error;
     return processed;

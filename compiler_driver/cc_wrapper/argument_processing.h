@@ -159,6 +159,11 @@ StrippedArgs StripPhaseloopFlags(const std::vector<std::string>& args);
 // from the file, and the build broke, whenever the wrapper fell back).
 std::vector<std::string> FallbackClangArgs(
     const std::vector<std::string>& original);
+// The same with the response files already expanded (`expanded`), so that
+// they are read once.
+std::vector<std::string> FallbackClangArgs(
+    const std::vector<std::string>& original,
+    const std::vector<std::string>& expanded);
 
 struct ProcessedArgs {
   PhaseloopFlags phaseloop;

@@ -120,7 +120,13 @@ int Main(int argc, char** argv) {
                     "@" + *response, config.build_id});
     return ExecClang(config, kind, stripped.args);
   }
-  const std::vector<std::string> clang_args = FallbackClangArgs(original);
+  // Response files read once: the fallback's arguments come from the same
+  // expansion the classification reads.
+  std::string expand_error;
+  std::optional<std::vector<std::string>> expanded =
+      ExpandResponseFiles(original, &expand_error);
+  const std::vector<std::string> clang_args =
+      expanded ? FallbackClangArgs(original, *expanded) : stripped.args;
   if (config.disabled) {
     Record(config, {Outcome::kDisabled, "kill_switch", "", config.build_id});
     return ExecClang(config, kind, clang_args);
@@ -131,9 +137,6 @@ int Main(int argc, char** argv) {
     return ExecClang(config, kind, clang_args);
   }
 
-  std::string expand_error;
-  std::optional<std::vector<std::string>> expanded =
-      ExpandResponseFiles(original, &expand_error);
   if (!expanded) {
     Record(config, {Outcome::kPassThrough,
                     PassThroughReasonName(PassThroughReason::kBadResponseFile),

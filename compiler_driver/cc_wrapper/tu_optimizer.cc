@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -243,14 +244,19 @@ absl::StatusOr<TuResult> OptimizeModule(
   // when another pipeline was chosen: clang's runs on a copy for them
   // alone; what it prints is captured and the child falls back to clang.
   // Not under -flto, where the code generator runs at the link.
-  if (lto == LtoMode::kNone && result.pipeline != BaselinePipeline(opt_level) &&
+  // topk ran clang's pipeline already when it measured it (-Oz): its
+  // diagnostics were captured then.
+  const std::string clangs = BaselinePipeline(opt_level);
+  const bool clangs_ran = std::any_of(
+      result.measured_pipelines.begin(), result.measured_pipelines.end(),
+      [&](const auto& measured) { return measured.first == clangs; });
+  if (lto == LtoMode::kNone && result.pipeline != clangs && !clangs_ran &&
       HasPipelineDependentDiagnostics(**module)) {
     StageTrace unused_trace;
     int64_t unused_count = 0;
-    (void)OptimizeAndEmit(llvm::CloneModule(**module),
-                          BaselinePipeline(opt_level), runner, **emitter,
-                          /*count_executed=*/false, unused_trace,
-                          &unused_count);
+    (void)OptimizeAndEmit(
+        llvm::CloneModule(**module), clangs, runner, **emitter,
+        /*count_executed=*/false, unused_trace, &unused_count);
     trace.Mark("clang-diagnostics");
   }
   ObjectCacheLookup cached;
