@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler_driver/ir/module_hash.h"
+#include "compiler_driver/passes/pipeline_check.h"
 #include "nlohmann/json.hpp"
 #include "offline_rl/learner/dataset.h"
 
@@ -74,6 +75,18 @@ absl::StatusOr<std::vector<Candidate>> ReadCandidatesFile(
     }
     if (seen[c.name])
       return bad(absl::StrCat(where, ": duplicate name ", c.name));
+    // A candidate mined before a pass was found unsafe (LLVM 16's Attributor)
+    // would be learned and counted as choosable, yet the wrapper never runs
+    // it: refused, so the metrics describe what the policy can do. Other
+    // pipeline errors are the export's to report.
+    if (const absl::Status checked = passes::CheckWholePolicyPipeline(
+            c.pipeline, absl::StrCat(where, " (", c.name, ")"));
+        passes::IsNotForPolicies(checked)) {
+      return bad(absl::StrCat(
+          checked.message(),
+          ": mine the candidates again with `phaseloop candidates mine` "
+          "(it leaves such pipelines out) or remove this candidate"));
+    }
     seen[c.name] = true;
     if (j.contains("actions")) {
       if (!j["actions"].is_array())
