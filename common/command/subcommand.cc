@@ -1,6 +1,8 @@
 #include "common/command/subcommand.h"
 
+#include <cctype>
 #include <ostream>
+#include <string>
 
 namespace phaseloop::command {
 
@@ -11,12 +13,95 @@ CLI::App* AddCommandGroup(CLI::App& parent, const std::string& name,
   return group;
 }
 
+namespace {
+
+bool IsPort(const std::string& text) {
+  if (text.empty() || text.size() > 5) return false;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+  }
+  const int port = std::stoi(text);
+  return port >= 1 && port <= 65535;
+}
+
+bool IsHostName(const std::string& text) {
+  if (text.empty()) return false;
+  for (char c : text) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' &&
+        c != '_') {
+      return false;
+    }
+  }
+  return true;
+}
+
+// "" when `entry` is [SCHEME://]host[:port] or [SCHEME://][ipv6][:port].
+std::string BootstrapEntryError(std::string entry) {
+  const size_t scheme_end = entry.find("://");
+  if (scheme_end != std::string::npos) {
+    const std::string scheme = entry.substr(0, scheme_end);
+    if (!IsHostName(scheme) || scheme.find_first_of(".-") != std::string::npos)
+      return "a security protocol (PLAINTEXT://, SSL://) before the host";
+    entry = entry.substr(scheme_end + 3);
+  }
+  std::string host = entry, port;
+  if (!entry.empty() && entry[0] == '[') {
+    const size_t close = entry.find(']');
+    if (close == std::string::npos || close == 1) return "an IPv6 address";
+    host = "";  // (checked by the brackets)
+    const std::string rest = entry.substr(close + 1);
+    if (!rest.empty()) {
+      if (rest[0] != ':') return "host:port";
+      port = rest.substr(1);
+      if (!IsPort(port)) return "a port from 1 to 65535";
+    }
+    return "";
+  }
+  const size_t colon = entry.find(':');
+  if (colon != std::string::npos) {
+    host = entry.substr(0, colon);
+    port = entry.substr(colon + 1);
+    if (port.find(':') != std::string::npos)
+      return "host:port (an IPv6 address goes in brackets: [::1]:9092)";
+    if (!IsPort(port)) return "a port from 1 to 65535";
+  }
+  if (!IsHostName(host)) return "a host name or address";
+  return "";
+}
+
+}  // namespace
+
+std::string BootstrapServersError(const std::string& bootstrap) {
+  if (bootstrap.empty()) return "";  // not given: each command says so
+  size_t start = 0;
+  while (true) {
+    const size_t comma = bootstrap.find(',', start);
+    std::string entry = bootstrap.substr(
+        start, comma == std::string::npos ? std::string::npos : comma - start);
+    while (!entry.empty() && entry.front() == ' ') entry.erase(0, 1);
+    while (!entry.empty() && entry.back() == ' ') entry.pop_back();
+    const std::string expected =
+        entry.empty() ? "a host:port" : BootstrapEntryError(entry);
+    if (!expected.empty()) {
+      return "'" + bootstrap + "' is not a list of Kafka bootstrap servers: " +
+             (entry.empty() ? std::string("an entry is empty")
+                            : "'" + entry + "' is not " + expected) +
+             "; give host:port[,host:port...], e.g. 127.0.0.1:9092";
+    }
+    if (comma == std::string::npos) return "";
+    start = comma + 1;
+  }
+}
+
 CLI::Option* AddKafkaOption(CLI::App& command, std::string& bootstrap) {
   return command
       .add_option("--kafka", bootstrap,
                   "Kafka bootstrap servers, host:port[,host:port...] (a real "
                   "cluster, or what `phaseloop kafka serve` prints)")
-      ->envname(kKafkaEnv);
+      ->envname(kKafkaEnv)
+      ->check(CLI::Validator(
+          [](std::string& value) { return BootstrapServersError(value); },
+          "HOST:PORT[,...]"));
 }
 
 CLI::Option* AddStateDirOption(CLI::App& command, std::string& state_dir) {

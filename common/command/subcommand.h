@@ -46,7 +46,14 @@ inline constexpr char kKafkaEnv[] = "PHASELOOP_KAFKA";
 
 // `--kafka BOOTSTRAP` (host:port[,host:port...]; default $PHASELOOP_KAFKA),
 // the option of every command that talks to Kafka.
+// The value (flag or environment) is checked with BootstrapServersError.
 CLI::Option* AddKafkaOption(CLI::App& command, std::string& bootstrap);
+
+// "" when `bootstrap` is empty or a comma-separated list of
+// [PROTOCOL://]host[:port] (an IPv6 address in brackets), as librdkafka
+// reads bootstrap.servers; else what is wrong, naming the entry and the form
+// expected. (librdkafka itself only logs a bad entry and retries for ever.)
+std::string BootstrapServersError(const std::string& bootstrap);
 
 // `--state-dir DIR`: where durable state lives (canaries, loops, spools);
 // "" means kafka::DefaultStateDir(): $PHASELOOP_STATE_DIR, else

@@ -74,6 +74,39 @@ TEST(KafkaOptionTest, ParsesKafkaFlag) {
   EXPECT_EQ(bootstrap, "127.0.0.1:9092,127.0.0.1:9093");
 }
 
+TEST(KafkaOptionTest, TakesWhatLibrdkafkaTakes) {
+  for (const std::string ok :
+       {"127.0.0.1:9092", "h:1", "broker-1.example.com:9093", "a:1, b:2",
+        "localhost", "PLAINTEXT://k1:9092,SSL://k2:9093", "[::1]:9092",
+        "[fe80::1]", "kafka_0:65535"}) {
+    EXPECT_EQ(BootstrapServersError(ok), "") << ok;
+  }
+  EXPECT_EQ(BootstrapServersError(""), "");
+}
+
+TEST(KafkaOptionTest, RefusesWhatIsNoBootstrapList) {
+  for (const std::string bad :
+       {"garbage::::", "::1:9092", "h:0", "h:65536", "h:port", "h:", ":9092",
+        "a:1,,b:2", "a:1,", "host name:1", "[::1", "[::1]9092",
+        "bad-scheme.x://h:1", "h/1:2"}) {
+    const std::string error = BootstrapServersError(bad);
+    EXPECT_NE(error.find("'" + bad + "' is not a list of Kafka bootstrap"),
+              std::string::npos)
+        << bad << ": " << error;
+    EXPECT_NE(error.find("host:port"), std::string::npos) << error;
+  }
+  EXPECT_NE(BootstrapServersError("a:1,b::2").find("'b::2' is not host:port"),
+            std::string::npos);
+  // Through the option (flag and environment): a parse error.
+  EchoFlags seen;
+  EXPECT_EQ(
+      RunTool({"tool", "echo", "--word", "x", "--kafka", "garbage::::"}, &seen),
+      100 + CLI::ValidationError("", "").get_exit_code());
+  setenv(kKafkaEnv, "a:b:c", 1);
+  EXPECT_GT(RunTool({"tool", "echo", "--word", "x"}, &seen), 100);
+  unsetenv(kKafkaEnv);
+}
+
 // `tool wait [--exit-when-idle-ms N | --idle-exit-ms N]`, parsed from
 // `args`; what the old name printed goes to *notes.
 struct Renamed {

@@ -125,6 +125,11 @@ int RunShip(const ShipFlags& flags, std::ostream& out, std::ostream& err) {
            "FILE (a replay buffer on this machine)\n";
     return command::kExitBadInput;
   }
+  if (const std::string bad = command::BootstrapServersError(flags.kafka);
+      !bad.empty()) {
+    err << "phaseloop decisions ship: --kafka " << bad << "\n";
+    return command::kExitBadInput;
+  }
   absl::StatusOr<std::string> spool_dir = SpoolDir(flags.spool, err);
   if (!spool_dir.ok()) {
     err << "phaseloop decisions ship: " << spool_dir.status().message() << "\n";
@@ -428,6 +433,12 @@ int RunStats(const StatsFlags& flags, std::ostream& out, std::ostream& err) {
   const StatsZero zero = ReadStatsZero(spool);
   if (flags.zero) {
     std::error_code ignored;
+    if (!flags.spool.empty() && !std::filesystem::exists(spool, ignored)) {
+      err << "note: --spool " << spool
+          << ": no such directory yet; made it for the zero point (the "
+             "wrapper writes there once PHASELOOP_SPOOL or cc.conf names it; "
+             "a mistyped path? remove it)\n";
+    }
     std::filesystem::create_directories(spool, ignored);
     const std::string line = absl::StrCat(
         kStatsZeroMagic, " ", UnixTimeMs(), " ", counters.dropped_records, " ",

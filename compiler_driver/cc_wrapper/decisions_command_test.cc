@@ -316,7 +316,23 @@ TEST(DecisionsCommandTest, AMissingSpoolDirectoryIsSaid) {
             std::string::npos)
       << err.str();
   // --zero makes the spool's zero point before any compile: allowed.
+  // A bootstrap list librdkafka would retry for ever: bad input at once.
+  err.str("");
+  ShipFlags garbage;
+  garbage.spool = typo;
+  garbage.kafka = "garbage::::";
+  EXPECT_EQ(RunShip(garbage, out, err), 2);
+  EXPECT_NE(err.str().find("--kafka 'garbage::::' is not a list of Kafka "
+                           "bootstrap servers"),
+            std::string::npos)
+      << err.str();
+  // A new directory is said, so a mistyped path is seen.
+  err.str("");
   EXPECT_EQ(RunStats({typo, "", false, /*zero=*/true}, out, err), 0)
+      << err.str();
+  EXPECT_NE(
+      err.str().find("--spool " + typo + ": no such directory yet; made it"),
+      std::string::npos)
       << err.str();
 }
 
