@@ -257,5 +257,20 @@ TEST_F(CliMessagesTest, DamagedArtifactHintNamesRealCommands) {
   ExpectNamedCommandsExist(output);
 }
 
+// A refused run leaves nothing behind: `rewards run` checks its metrics
+// port before it creates the buffer the flags name.
+TEST_F(CliMessagesTest, RefusedRewardsRunCreatesNoBuffer) {
+  const std::string buffer = testing::MakeTempDir() + "/rewards.db";
+  std::string output;
+  EXPECT_EQ(
+      Phaseloop({"rewards", "run", "--kafka", "127.0.0.1:1", "--buffer", buffer,
+                 "--slo-dir", "configs/slo", "--metrics-port", "99999"},
+                &output),
+      2)
+      << output;
+  EXPECT_TRUE(absl::StrContains(output, "--metrics-port 99999")) << output;
+  EXPECT_FALSE(std::filesystem::exists(buffer)) << output;
+}
+
 }  // namespace
 }  // namespace phaseloop

@@ -59,12 +59,8 @@ int RunRewards(const RewardsRunFlags& flags, std::ostream& out,
         << slos.status().message() << "\n";
     return command::kExitBadInput;
   }
-  absl::StatusOr<std::unique_ptr<replay_buffer::ReplayStore>> store =
-      replay_buffer::OpenReplayStore(flags.buffer);
-  if (!store.ok()) {
-    err << kName << store.status().message() << "\n";
-    return command::kExitBadInput;
-  }
+  // The metrics port is taken before the buffer is opened: a port that is
+  // busy or out of range leaves no new buffer file behind.
   metrics::MetricsRegistry registry;
   std::unique_ptr<metrics::MetricsHttpServer> server;
   if (flags.metrics_port >= 0) {
@@ -79,6 +75,13 @@ int RunRewards(const RewardsRunFlags& flags, std::ostream& out,
     server = *std::move(started);
     err << kName << "metrics at http://" << flags.metrics_host << ":"
         << server->port() << "/metrics" << std::endl;
+  }
+
+  absl::StatusOr<std::unique_ptr<replay_buffer::ReplayStore>> store =
+      replay_buffer::OpenReplayStore(flags.buffer);
+  if (!store.ok()) {
+    err << kName << store.status().message() << "\n";
+    return command::kExitBadInput;
   }
 
   EngineOptions options;

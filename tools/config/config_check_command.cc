@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "common/command/exit_code.h"
@@ -26,24 +27,30 @@ std::string KindText(const CheckedConfig& checked) {
 
 int RunConfigCheck(const ConfigCheckFlags& flags, std::ostream& out,
                    std::ostream& err) {
+  // Nothing checked: the message on stderr and, with --json, as JSON.
+  auto refuse = [&](const std::string& message) {
+    err << kName << message << "\n";
+    if (flags.json) {
+      const json doc = {
+          {"ok", false}, {"error", message}, {"files", json::array()}};
+      out << doc.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+    }
+    return command::kExitBadInput;
+  };
   std::optional<ConfigKind> kind;
   if (!flags.kind.empty()) {
     kind = ConfigKindFromName(flags.kind);
     if (!kind) {
-      err << kName << "--kind " << flags.kind << " is not a kind; use one of "
-          << absl::StrJoin(ConfigKindNames(), ", ") << "\n";
-      return command::kExitBadInput;
+      return refuse(absl::StrCat("--kind ", flags.kind,
+                                 " is not a kind; use one of ",
+                                 absl::StrJoin(ConfigKindNames(), ", ")));
     }
   }
   auto files = ConfigFiles(flags.paths);
-  if (!files.ok()) {
-    err << kName << files.status().message() << "\n";
-    return command::kExitBadInput;
-  }
+  if (!files.ok()) return refuse(std::string(files.status().message()));
   if (files->empty()) {
-    err << kName << "no *.yaml or *.yml files under "
-        << absl::StrJoin(flags.paths, ", ") << "\n";
-    return command::kExitBadInput;
+    return refuse(absl::StrCat("no *.yaml or *.yml files under ",
+                               absl::StrJoin(flags.paths, ", ")));
   }
   std::vector<CheckedConfig> checked;
   std::vector<bool> skipped;

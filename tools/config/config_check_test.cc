@@ -6,6 +6,7 @@
 
 #include "common/testing/test_util.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "tools/config/config_check_command.h"
 
 namespace phaseloop::config_check {
@@ -164,6 +165,14 @@ TEST(ConfigCheckTest, TheCommandPrintsATableAndExitsTwoOnAnyInvalidFile) {
   EXPECT_NE(none_err.str().find("missing.yaml: no such file or directory"),
             std::string::npos)
       << none_err.str();
+  // --json (set above) answers in JSON also when nothing could be checked.
+  const nlohmann::json refused =
+      nlohmann::json::parse(none_out.str(), nullptr, false);
+  ASSERT_TRUE(refused.is_object()) << none_out.str();
+  EXPECT_EQ(refused["ok"], false);
+  EXPECT_NE(refused["error"].get<std::string>().find("missing.yaml"),
+            std::string::npos);
+  none_out.str("");
   flags.paths = {dir};
   flags.kind = "judges";
   EXPECT_EQ(RunConfigCheck(flags, none_out, none_err), 2);
