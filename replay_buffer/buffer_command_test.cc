@@ -1,6 +1,8 @@
 #include "replay_buffer/buffer_command.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -158,6 +160,50 @@ TEST(BufferCommandTest, ADamagedBufferIsNotExported) {
   EXPECT_NE(RunBufferExport(source, copy, out, err), 0);
   EXPECT_NE(err.str().find("damaged"), std::string::npos) << err.str();
   EXPECT_FALSE(std::filesystem::exists(copy));
+}
+
+// An export that cannot be written (here a file-size limit stands in for a
+// full disk) names the export and the likely cause, leaves no file behind
+// and the buffer whole. It named only the source buffer.
+TEST(BufferCommandTest, AnExportThatCannotBeWrittenNamesTheExport) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string source = dir + "/a.db", copy = dir + "/copy.db";
+  Fill(source);
+  const std::string before = Dump(source);
+  ASSERT_GT(std::filesystem::file_size(source), 128u << 10);
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  const pid_t child = fork();
+  if (child == 0) {
+    close(pipe_fds[0]);
+    signal(SIGXFSZ, SIG_IGN);  // a write past the limit fails with EFBIG
+    // Above the source's shared-memory file (32 KiB), below the export.
+    const struct rlimit limit = {64 << 10, 64 << 10};
+    setrlimit(RLIMIT_FSIZE, &limit);
+    std::ostringstream out, err;
+    const int code = RunBufferExport(source, copy, out, err);
+    const std::string said = std::to_string(code) + "\n" + err.str();
+    (void)!write(pipe_fds[1], said.data(), said.size());
+    _exit(0);
+  }
+  close(pipe_fds[1]);
+  std::string said;
+  char buffer[4096];
+  for (ssize_t n; (n = read(pipe_fds[0], buffer, sizeof buffer)) > 0;) {
+    said.append(buffer, n);
+  }
+  close(pipe_fds[0]);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_NE(said.substr(0, 2), "0\n") << said;
+  EXPECT_NE(said.find("writing the export '" + copy + "'"), std::string::npos)
+      << said;
+  EXPECT_FALSE(std::filesystem::exists(copy));
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    EXPECT_EQ(entry.path().string().find(".tmp-"), std::string::npos)
+        << entry.path();
+  }
+  EXPECT_EQ(Dump(source), before);
 }
 
 // A killed export left its temporary file (as big as the buffer) for good:

@@ -435,6 +435,8 @@ absl::Status SqliteReplayStore::Snapshot(const std::string& path) {
   int rc = sqlite3_open_v2(temp.c_str(), &out,
                            SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
   absl::Status status;
+  // The export's errors name the export (a full disk is --out's disk).
+  const std::string writing = absl::StrCat("writing the export '", path, "'");
   if (rc != SQLITE_OK) {
     status = absl::InvalidArgumentError(
         absl::StrCat("cannot create '", temp,
@@ -445,14 +447,20 @@ absl::Status SqliteReplayStore::Snapshot(const std::string& path) {
     // snapshot even while other processes write.
     sqlite3_backup* backup = sqlite3_backup_init(out, "main", db_, "main");
     if (backup == nullptr) {
-      status = SqliteError(out, sqlite3_errcode(out), "sqlite backup");
+      status = SqliteError(out, sqlite3_errcode(out), writing);
     } else {
       rc = sqlite3_backup_step(backup, -1);
       sqlite3_backup_finish(backup);
-      if (rc != SQLITE_DONE) status = SqliteError(out, rc, "sqlite backup");
+      // (The backup step returns its error; `out` may not hold it.)
+      if (rc != SQLITE_DONE) status = SqliteError(nullptr, rc, writing);
     }
     // A self-contained single file: no -wal beside it.
-    if (status.ok()) status = Exec(out, "PRAGMA journal_mode = DELETE");
+    if (status.ok()) {
+      status = Exec(out, "PRAGMA journal_mode = DELETE");
+      if (!status.ok())
+        status = absl::Status(status.code(),
+                              absl::StrCat(writing, ": ", status.message()));
+    }
     // The backup copies pages as they are: a damaged buffer gives a damaged
     // copy, which is no snapshot to restore from.
     if (status.ok()) status = QuickCheck(out, path_, "nothing was exported");

@@ -8,9 +8,39 @@
 
 namespace phaseloop::replay_buffer::internal {
 
+namespace {
+
+// What usually causes an error SQLite names only by its code, and the fix.
+absl::string_view LikelyCause(int rc) {
+  switch (rc & 0xff) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return " (another process is writing this buffer, e.g. `phaseloop "
+             "rewards run`, `buffer ingest` or a loop; wait for it or stop "
+             "it, then run again)";
+    case SQLITE_READONLY:
+      return " (the buffer file, or its directory, is not writable by this "
+             "user: SQLite writes its -wal and -shm files beside the buffer; "
+             "fix the permissions or copy the buffer to a writable "
+             "directory)";
+    case SQLITE_CANTOPEN:
+    case SQLITE_PERM:
+      return " (its directory is missing or not writable, or the file is not "
+             "readable by this user)";
+    case SQLITE_FULL:
+      return " (the disk is full: free space, then run again; nothing "
+             "already stored is lost)";
+    default:
+      return "";
+  }
+}
+
+}  // namespace
+
 absl::Status SqliteError(sqlite3* db, int rc, absl::string_view what) {
   const std::string message =
-      absl::StrCat(what, ": ", db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+      absl::StrCat(what, ": ", db ? sqlite3_errmsg(db) : sqlite3_errstr(rc),
+                   LikelyCause(rc));
   switch (rc & 0xff) {
     case SQLITE_CORRUPT:
     case SQLITE_NOTADB:
