@@ -79,7 +79,7 @@ absl::StatusOr<std::unique_ptr<FileEpisodeSink>> FileEpisodeSink::Open(
         "episode file '", path, "' is being written by another process; ",
         "give each search its own --episodes-out"));
   }
-  int64_t valid = 0;
+  int64_t valid = 0, cut = 0;
   if (existed) {
     absl::StatusOr<std::unique_ptr<EpisodeFileReader>> reader =
         EpisodeFileReader::Open(path);
@@ -98,7 +98,8 @@ absl::StatusOr<std::unique_ptr<FileEpisodeSink>> FileEpisodeSink::Open(
       if (!*next) break;
     }
     valid = (*reader)->valid_bytes();
-    if ((*reader)->truncated_tail_bytes() > 0 && ftruncate(fd, valid) != 0) {
+    cut = (*reader)->truncated_tail_bytes();
+    if (cut > 0 && ftruncate(fd, valid) != 0) {
       ::close(fd);
       return absl::InternalError(
           absl::StrCat("cannot cut the incomplete last record off '", path,
@@ -114,7 +115,9 @@ absl::StatusOr<std::unique_ptr<FileEpisodeSink>> FileEpisodeSink::Open(
       ::close(dir_fd);
     }
   }
-  return std::unique_ptr<FileEpisodeSink>(new FileEpisodeSink(path, fd, valid));
+  std::unique_ptr<FileEpisodeSink> sink(new FileEpisodeSink(path, fd, valid));
+  sink->cut_tail_bytes_ = cut;
+  return sink;
 }
 
 FileEpisodeSink::~FileEpisodeSink() {

@@ -30,7 +30,8 @@ namespace phaseloop::search {
 class FileEpisodeSink final : public EpisodeSink {
  public:
   // Creates the file or opens it for appending after checking its records;
-  // an incomplete last record (an earlier writer's crash) is truncated away.
+  // an incomplete last record (an earlier writer's crash) is truncated away
+  // and counted in cut_tail_bytes(), for the caller to say.
   static absl::StatusOr<std::unique_ptr<FileEpisodeSink>> Open(
       const std::string& path);
   ~FileEpisodeSink() override;
@@ -43,6 +44,8 @@ class FileEpisodeSink final : public EpisodeSink {
 
   const std::string& path() const { return path_; }
   int64_t records_written() const { return records_written_; }
+  // Bytes of an incomplete last record Open cut off (0: none).
+  int64_t cut_tail_bytes() const { return cut_tail_bytes_; }
 
  private:
   FileEpisodeSink(std::string path, int fd, int64_t size)
@@ -52,6 +55,7 @@ class FileEpisodeSink final : public EpisodeSink {
   int fd_ = -1;
   int64_t size_ = 0;  // bytes of whole records in the file
   int64_t records_written_ = 0;
+  int64_t cut_tail_bytes_ = 0;
 };
 
 // Reads an episode file record by record. Not thread-safe.

@@ -90,10 +90,20 @@ TEST(EpisodeFile, ZeroFilledTailIsIgnored) {
 TEST(EpisodeFile, ReopeningCutsTheIncompleteRecordBeforeAppending) {
   const std::string path = WriteThree("episodes.bin");
   ASSERT_EQ(truncate(path.c_str(), SizeOf(path) - 5), 0);  // a crash mid-write
+  auto before = ReadEpisodeFile(path);
+  ASSERT_TRUE(before.ok()) << before.status();
+  ASSERT_GT(before->truncated_tail_bytes, 0);
   {
     auto sink = FileEpisodeSink::Open(path);
     ASSERT_TRUE(sink.ok()) << sink.status();
+    // What was cut is counted, for the search to say.
+    EXPECT_EQ((*sink)->cut_tail_bytes(), before->truncated_tail_bytes);
     ASSERT_TRUE((*sink)->Write(MakeEpisode(7)).ok());
+  }
+  {
+    auto again = FileEpisodeSink::Open(path);
+    ASSERT_TRUE(again.ok()) << again.status();
+    EXPECT_EQ((*again)->cut_tail_bytes(), 0);
   }
   auto contents = ReadEpisodeFile(path);
   ASSERT_TRUE(contents.ok()) << contents.status();

@@ -332,6 +332,13 @@ int RunSearchCommand(const SearchFlags& flags, std::ostream& out,
     err << "error: " << sink.status().message() << "\n";
     return command::kExitBadInput;
   }
+  if ((*sink)->cut_tail_bytes() > 0) {
+    err << "note: " << flags.episodes_out << " ended in an incomplete record ("
+        << (*sink)->cut_tail_bytes()
+        << " bytes: a search stopped while writing it); cut off before "
+           "appending: that one episode is lost, every whole record before "
+           "it is kept\n";
+  }
   auto progress = [&err](const ModuleResult& r, int done, int total) {
     err << "[" << done << "/" << total << "] " << r.input.name << ": ";
     if (!r.status.ok()) {
