@@ -51,6 +51,24 @@ std::vector<std::string> Blocked(ReplayStore& store,
   return out;
 }
 
+// A record whose text is not UTF-8 (a program's Latin-1 output in the
+// detail) was stored as it was and could never be read back: every read of
+// the buffer's miscompiles failed. Its invalid bytes are stored as \xNN.
+TEST(MiscompilesTest, TextThatIsNotUtf8IsStoredReadably) {
+  auto store = Open(testing::MakeTempDir() + "/buffer.db");
+  ASSERT_NE(store, nullptr);
+  v1::Miscompile m =
+      MakeMiscompile("run[0]", kVerdictMiscompile, {{"m1", "function(gvn)"}});
+  m.set_detail("line 1: expected 'caf\xe9', got 'caf\xe8'");
+  ASSERT_TRUE(store->AddMiscompile(m).ok());
+  auto stored = store->ReadMiscompiles();
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  ASSERT_EQ(stored->size(), 1u);
+  EXPECT_EQ((*stored)[0].detail(),
+            "line 1: expected 'caf\\xe9', got 'caf\\xe8'");
+  EXPECT_EQ(Blocked(*store).size(), 1u);
+}
+
 TEST(MiscompilesTest, AMiscompileBlocksThePairsItBlamesIdempotently) {
   auto store = Open(testing::MakeTempDir() + "/buffer.db");
   ASSERT_NE(store, nullptr);

@@ -16,6 +16,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/protobuf/utf8_strings.h"
 #include "replay_buffer/schema.h"
 #include "replay_buffer/sqlite_util.h"
 
@@ -246,7 +247,42 @@ absl::Status SqliteReplayStore::Named(const absl::Status& status) const {
                                                   "': ", status.message()));
 }
 
+namespace {
+
+// Calls `visit` on every record of `batch` (offsets are no records).
+template <typename Batch, typename Visit>
+void ForEachRecord(Batch& batch, Visit visit) {
+  for (auto& m : batch.modules) visit(m);
+  for (auto& e : batch.episodes) visit(e);
+  for (auto& r : batch.rewards) visit(r);
+  for (auto& d : batch.decisions) visit(d);
+  for (auto& b : batch.best_sequences) visit(b);
+  for (auto& d : batch.deployments) visit(d);
+  for (auto& p : batch.policy_versions) visit(p);
+  for (auto& m : batch.miscompiles) visit(m);
+}
+
+bool HasInvalidUtf8(const WriteBatch& batch) {
+  bool invalid = false;
+  ForEachRecord(batch, [&](const google::protobuf::Message& record) {
+    invalid = invalid || protobuf::HasInvalidUtf8(record);
+  });
+  return invalid;
+}
+
+}  // namespace
+
 absl::Status SqliteReplayStore::Write(const WriteBatch& batch) {
+  // A string field that is not UTF-8 (a path named in Latin-1, a program's
+  // output in a miscompile's detail) is stored as \xNN: stored as it was,
+  // its record could never be parsed again.
+  if (HasInvalidUtf8(batch)) {
+    WriteBatch valid = batch;
+    ForEachRecord(valid, [](google::protobuf::Message& record) {
+      protobuf::MakeStringsValidUtf8(&record);
+    });
+    return Write(valid);
+  }
   absl::Status status = ValidateWriteBatch(batch);
   if (!status.ok()) return status;
   absl::StatusOr<Transaction> txn = Transaction::Begin(db_, /*write=*/true);

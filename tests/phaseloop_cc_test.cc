@@ -346,6 +346,32 @@ TEST_F(PhaseloopCcTest, WarningsShowOnceAndWerrorFailsLikeClang) {
   EXPECT_EQ(Read("warn.o"), "");  // no object, as with clang
 }
 
+// A file name need not be UTF-8 on Linux. The decision record of a source
+// named in Latin-1 made libprotobuf print an ERROR line into the build's
+// output (clang prints nothing) and could never be read back: the compile
+// is as quiet as clang's, its object clang's, and the record readable, the
+// name's byte as \xe9.
+TEST_F(PhaseloopCcTest, ASourceNamedInLatin1IsQuietAndRecorded) {
+  const std::string name = "caf\xe9.c";
+  std::ofstream(dir_ + "/" + name) << "int triple(int x) { return x * 3; }\n";
+  std::string ours, theirs;
+  ASSERT_EQ(Run({cc_, "-Oz", "--phaseloop-policy=fixed:default<Oz>", "-c", name,
+                 "-o", "ours.o"},
+                {}, &ours),
+            0)
+      << ours;
+  ASSERT_EQ(Run({"clang-16", "-Oz", "-c", name, "-o", "theirs.o"}, {}, &theirs),
+            0);
+  EXPECT_EQ(ours, theirs);
+  EXPECT_EQ(ours, "");
+  EXPECT_EQ(Read("ours.o"), Read("theirs.o"));
+  const std::vector<v1::Decision> decisions = Decisions();
+  ASSERT_EQ(decisions.size(), 1u);
+  EXPECT_EQ(decisions[0].outcome(), v1::OPTIMIZED);
+  EXPECT_NE(decisions[0].source().find("caf\\xe9.c"), std::string::npos)
+      << decisions[0].source();
+}
+
 // clang's driver diagnostics are clang's own (the probe's reproductions):
 // an argument unused during compilation under -Werror fails the build as it
 // does with clang, -Wno-unused-command-line-argument silences it, the text

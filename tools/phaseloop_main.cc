@@ -12,6 +12,7 @@
 #include "common/command/command_line.h"
 #include "common/command/version.h"
 #include "common/kafka/kafka_command.h"
+#include "common/protobuf/protobuf_logs.h"
 #include "compiler_driver/cc_wrapper/cache_command.h"
 #include "compiler_driver/cc_wrapper/decisions_command.h"
 #include "compiler_driver/cc_wrapper/toolchain_command.h"
@@ -38,6 +39,9 @@
 #include "tools/loop/report_command.h"
 
 int main(int argc, char** argv) {
+  // Every parse failure is reported with the file and the fix: libprotobuf
+  // need not add its own line.
+  phaseloop::protobuf::DropProtobufLogs();
   CLI::App app{
       "phaseloop: a production feedback-loop optimizer for LLVM pass ordering"};
   app.name("phaseloop");

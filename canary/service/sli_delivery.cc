@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/kafka/topics.h"
+#include "common/protobuf/utf8_strings.h"
 
 namespace phaseloop::canary {
 
@@ -47,7 +48,7 @@ absl::StatusOr<std::unique_ptr<SliDelivery>> SliDelivery::Create(
 
 absl::Status SliDelivery::Publish(const v1::SliWindow& window) {
   const std::string key = kafka::SliKey(window.service());
-  const std::string value = window.SerializeAsString();
+  const std::string value = protobuf::SerializeAsValidUtf8(window);
   if (std::chrono::steady_clock::now() >= kafka_retry_at_) {
     absl::Status produced = producer_->Produce(options_.topic, key, value);
     if (produced.ok()) {

@@ -28,6 +28,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/process/child_process.h"
+#include "common/protobuf/protobuf_logs.h"
+#include "common/protobuf/utf8_strings.h"
 #include "common/signing/signature.h"
 #include "compiler_driver/cc_wrapper/argument_processing.h"
 #include "compiler_driver/cc_wrapper/clang_exec.h"
@@ -340,7 +342,7 @@ class Optimizer {
           return EncodeReport(
               {frontend.driver_diagnostics_before, frontend.driver_diagnostics,
                frontend.driver_diagnostics_after, frontend.diagnostics},
-              d.SerializeAsString());
+              protobuf::SerializeAsValidUtf8(d));
         },
         config_.timeout_ms);
     if (outcome.kind != process::ChildOutcome::kOk) {
@@ -387,6 +389,9 @@ class Optimizer {
       d.set_compile_time_us(MicrosSince(start_));
     }
     std::string error;
+    // Paths and diagnostics need not be UTF-8: made valid (\xNN), or the
+    // record could be written but never read.
+    protobuf::MakeStringsValidUtf8(&batch_);
     if (!WriteSpoolFile(config_.spool_dir, batch_.SerializeAsString(), &error,
                         {batch_.decisions_size(), config_.spool_max_size}) &&
         Verbose()) {
@@ -445,6 +450,8 @@ class Optimizer {
 }  // namespace phaseloop::cc_wrapper
 
 int main(int argc, char** argv) {
+  // Its stderr is the compile's: libprotobuf's own lines stay off it.
+  phaseloop::protobuf::DropProtobufLogs();
   phaseloop::cc_wrapper::Optimizer optimizer(
       argv[0], std::vector<std::string>(argv + 1, argv + argc));
   return optimizer.Run();

@@ -94,6 +94,8 @@ def optimizer_binary(name, extra_deps = [], **kwargs):
         deps = [
             _PKG + ":argument_processing",
             "//common/process:child_process",
+            "//common/protobuf:protobuf_logs",
+            "//common/protobuf:utf8_strings",
             "//common/signing:signature",
             _PKG + ":clang_exec",
             _PKG + ":in_process_frontend",

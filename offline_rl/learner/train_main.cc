@@ -7,11 +7,15 @@
 
 #include "CLI/CLI.hpp"
 #include "common/command/command_line.h"
+#include "common/protobuf/protobuf_logs.h"
 #include "offline_rl/learner/openmp_env.h"
 #include "offline_rl/learner/train_command.h"
 
 int main(int argc, char** argv) {
   phaseloop::offline_rl::EnsurePassiveOpenMpWait(argv);
+  // Every parse failure is reported with the file and the fix: libprotobuf
+  // need not add its own line.
+  phaseloop::protobuf::DropProtobufLogs();
   CLI::App app{
       "phaseloop train: learn a pass-ordering policy from a replay buffer "
       "(behaviour cloning or discrete CQL) and export the policy artifact"};

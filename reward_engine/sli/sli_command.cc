@@ -11,6 +11,7 @@
 #include "common/command/subcommand.h"
 #include "common/kafka/producer.h"
 #include "common/kafka/topics.h"
+#include "common/protobuf/utf8_strings.h"
 #include "reward_engine/sli/sli_json.h"
 
 namespace phaseloop::sli {
@@ -24,8 +25,9 @@ class KafkaSliSink : public SliSink {
   KafkaSliSink(std::unique_ptr<kafka::Producer> producer, std::string topic)
       : producer_(std::move(producer)), topic_(std::move(topic)) {}
   absl::Status Publish(const v1::SliWindow& window) override {
-    absl::Status produced = producer_->Produce(
-        topic_, kafka::SliKey(window.service()), window.SerializeAsString());
+    absl::Status produced =
+        producer_->Produce(topic_, kafka::SliKey(window.service()),
+                           protobuf::SerializeAsValidUtf8(window));
     if (!produced.ok()) return produced;
     return producer_->Flush(std::chrono::seconds(30));
   }

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "common/protobuf/utf8_strings.h"
 
 namespace phaseloop::search {
 
@@ -50,7 +51,7 @@ absl::StatusOr<std::unique_ptr<KafkaEpisodeSink>> KafkaEpisodeSink::Create(
 
 absl::Status KafkaEpisodeSink::Write(const v1::Episode& episode) {
   return producer_->Produce(topic_, episode.module_hash(),
-                            episode.SerializeAsString());
+                            protobuf::SerializeAsValidUtf8(episode));
 }
 
 absl::Status KafkaEpisodeSink::Flush() {

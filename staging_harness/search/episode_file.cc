@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
+#include "common/protobuf/utf8_strings.h"
 
 namespace phaseloop::search {
 namespace {
@@ -125,11 +126,8 @@ FileEpisodeSink::~FileEpisodeSink() {
 }
 
 absl::Status FileEpisodeSink::Write(const v1::Episode& episode) {
-  std::string payload;
-  if (!episode.SerializeToString(&payload)) {
-    return absl::InternalError(
-        absl::StrCat("cannot serialise episode ", episode.episode_id()));
-  }
+  // (Strings that are not UTF-8 are written as \xNN: readable again.)
+  const std::string payload = protobuf::SerializeAsValidUtf8(episode);
   if (payload.size() > kMaxRecordBytes) {
     return absl::InvalidArgumentError(absl::StrCat(
         "episode ", episode.episode_id(), " is ", payload.size(),

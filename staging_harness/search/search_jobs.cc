@@ -12,6 +12,7 @@
 #include "common/kafka/kafka_error.h"
 #include "common/kafka/lost_records_log.h"
 #include "common/kafka/producer.h"
+#include "common/protobuf/utf8_strings.h"
 #include "compiler_driver/ir/module_hash.h"
 #include "compiler_driver/ir/module_loader.h"
 #include "phaseloop/v1/episode.pb.h"
@@ -106,8 +107,8 @@ absl::StatusOr<std::vector<std::string>> SubmitSearchJobs(
   }
   std::vector<std::string> ids;
   for (const v1::SearchJob& job : jobs) {
-    absl::Status produced = (*producer)->Produce(options.topic, job.job_id(),
-                                                 job.SerializeAsString());
+    absl::Status produced = (*producer)->Produce(
+        options.topic, job.job_id(), protobuf::SerializeAsValidUtf8(job));
     if (!produced.ok()) return produced;
     ids.push_back(job.job_id());
   }

@@ -4,10 +4,14 @@
 #include <iostream>
 
 #include "CLI/CLI.hpp"
+#include "common/protobuf/protobuf_logs.h"
 #include "grpcpp/server_builder.h"
 #include "staging_harness/workers/session_service.h"
 
 int main(int argc, char** argv) {
+  // Every parse failure is reported with the file and the fix: libprotobuf
+  // need not add its own line.
+  phaseloop::protobuf::DropProtobufLogs();
   CLI::App app{"phaseloop-session-worker: compilation sessions over gRPC"};
   std::string listen = "127.0.0.1:0";
   phaseloop::service::FaultInjection faults;

@@ -1,0 +1,42 @@
+#ifndef PHASELOOP_COMMON_PROTOBUF_UTF8_STRINGS_H_
+#define PHASELOOP_COMMON_PROTOBUF_UTF8_STRINGS_H_
+
+// Protobuf's `string` fields must hold UTF-8: a record serialised with other
+// bytes in one (a source file named in Latin-1, a program's raw output, a
+// diagnostic cut in the middle of a character) is written with a libprotobuf
+// ERROR line on stderr, and every later parse of it fails, so the record is
+// lost. Records are made valid before they are written: each byte that is
+// not part of valid UTF-8 becomes the four characters \xNN.
+
+#include <memory>
+#include <string>
+
+#include "absl/strings/string_view.h"
+#include "google/protobuf/message.h"
+
+namespace phaseloop::protobuf {
+
+// Whether `text` is valid UTF-8 (RFC 3629: no overlong forms, no surrogates,
+// nothing above U+10FFFF), as protobuf checks a string field.
+bool IsValidUtf8(absl::string_view text);
+
+// `text` with each byte that is not part of valid UTF-8 written as \xNN
+// (valid text is returned unchanged).
+std::string ValidUtf8(absl::string_view text);
+
+// Makes every `string` field (not `bytes`) of `message` and its sub-messages,
+// repeated and map fields included, valid UTF-8 with ValidUtf8. Returns how
+// many values were changed (0: the message was valid and is untouched).
+int MakeStringsValidUtf8(google::protobuf::Message* message);
+
+// Whether some `string` field of `message` or its sub-messages is not valid
+// UTF-8 (a check that copies nothing).
+bool HasInvalidUtf8(const google::protobuf::Message& message);
+
+// `message` serialised, its invalid strings made valid first (on a copy, so
+// a valid message costs one check and no copy).
+std::string SerializeAsValidUtf8(const google::protobuf::Message& message);
+
+}  // namespace phaseloop::protobuf
+
+#endif  // PHASELOOP_COMMON_PROTOBUF_UTF8_STRINGS_H_
