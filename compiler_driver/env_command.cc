@@ -150,7 +150,8 @@ int RunEnv(const EnvFlags& flags, std::ostream& out, std::ostream& err) {
   }
 
   if (flags.json) {
-    out << json.dump(2) << "\n";
+    out << json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+        << "\n";
     return command::kExitOk;
   }
   out << "input        " << flags.input << " ("
@@ -168,7 +169,10 @@ int RunEnv(const EnvFlags& flags, std::ostream& out, std::ostream& err) {
     } else if (name == "ir") {
       out << "ir:\n" << obs["ir"].get<std::string>();
     } else {
-      out << std::left << std::setw(13) << name << obs[name].dump() << "\n";
+      out << std::left << std::setw(13) << name
+          << obs[name].dump(-1, ' ', false,
+                            nlohmann::json::error_handler_t::replace)
+          << "\n";
     }
   }
   if (flags.baselines) {
@@ -230,7 +234,8 @@ void AddActionsCommand(CLI::App& app, int& exit_code) {
       }
       std::cout << nlohmann::json{{"version", space.version()},
                                   {"actions", list}}
-                       .dump(2)
+                       .dump(2, ' ', false,
+                             nlohmann::json::error_handler_t::replace)
                 << "\n";
     } else {
       std::cout << "action space " << space.version() << " (" << space.size()

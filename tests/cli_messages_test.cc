@@ -272,5 +272,16 @@ TEST_F(CliMessagesTest, RefusedRewardsRunCreatesNoBuffer) {
   EXPECT_FALSE(std::filesystem::exists(buffer)) << output;
 }
 
+// A path need not be UTF-8: JSON output holding one aborted with an uncaught
+// nlohmann type_error (exit 134). Every command's JSON replaces such bytes.
+TEST_F(CliMessagesTest, JsonOfAPathThatIsNotUtf8) {
+  const std::string dir = testing::MakeTempDir() + "/cach\xe9";
+  std::filesystem::create_directories(dir);
+  std::string output;
+  EXPECT_EQ(Phaseloop({"cache", "stats", "--dir", dir, "--json"}, &output), 0)
+      << output;
+  EXPECT_TRUE(absl::StrContains(output, "cach\xef\xbf\xbd")) << output;
+}
+
 }  // namespace
 }  // namespace phaseloop

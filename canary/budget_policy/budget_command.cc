@@ -192,7 +192,8 @@ int RunCanaryBudget(const BudgetCommandFlags& flags, std::ostream& out,
   const ExplorationAllowance allowance =
       ComputeExplorationAllowance(policy, request);
   if (flags.json) {
-    out << AllowanceJson(flags, topic, policy, statuses, allowance).dump(2)
+    out << AllowanceJson(flags, topic, policy, statuses, allowance)
+               .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
         << "\n";
   } else {
     PrintAllowance(flags, statuses, allowance, out);

@@ -34,8 +34,11 @@ absl::Status ReadSide(const Json& metric, const std::string& where,
   for (size_t i = 0; i < it->size(); ++i) {
     const Json& value = (*it)[i];
     if (!value.is_number()) {
-      return Bad(absl::StrCat(field, "[", i, "]"),
-                 absl::StrCat("expected a number, got ", value.dump()));
+      return Bad(
+          absl::StrCat(field, "[", i, "]"),
+          absl::StrCat("expected a number, got ",
+                       value.dump(-1, ' ', false,
+                                  nlohmann::json::error_handler_t::replace)));
     }
     out.push_back(value.get<double>());
   }

@@ -113,7 +113,7 @@ std::string ResultsJson(const LoadResults& results,
   }
   out["targets"] = std::move(list);
   out["overall"] = TargetJson(results, results.overall);
-  return out.dump();
+  return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace phaseloop::canary::load

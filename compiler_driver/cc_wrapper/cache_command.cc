@@ -56,7 +56,7 @@ int RunCacheStats(const CacheFlags& flags, std::ostream& out,
                                   {"entries", stats->entries},
                                   {"bytes", stats->bytes},
                                   {"max_bytes", max_bytes}}
-               .dump()
+               .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
         << "\n";
   } else {
     out << absl::StrFormat(
@@ -125,7 +125,7 @@ int RunCacheImport(const CacheFlags& flags, std::ostream& out,
                                   {"imported", imported->imported},
                                   {"present", imported->present},
                                   {"refused", imported->refused.size()}}
-               .dump()
+               .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
         << "\n";
   } else {
     out << "imported " << imported->imported << " of " << imported->entries

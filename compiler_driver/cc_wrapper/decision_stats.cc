@@ -19,7 +19,10 @@ std::string OneLine(const Json& j) {
     std::string out = "{";
     const char* sep = "";
     for (const auto& [key, value] : j.items()) {
-      absl::StrAppend(&out, sep, Json(key).dump(), ": ", OneLine(value));
+      absl::StrAppend(&out, sep,
+                      Json(key).dump(-1, ' ', false,
+                                     nlohmann::json::error_handler_t::replace),
+                      ": ", OneLine(value));
       sep = ", ";
     }
     return out + "}";

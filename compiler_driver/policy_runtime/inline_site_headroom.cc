@@ -204,7 +204,9 @@ void MeasureModule(const std::string& path, const std::string& name,
       trial.insert(i);
       const int64_t size = lab.Size(trial);
       if (round == 0 && sites_out != nullptr) {
-        *sites_out << SiteJson(name, pipeline, site, oz, base, size).dump()
+        *sites_out << SiteJson(name, pipeline, site, oz, base, size)
+                          .dump(-1, ' ', false,
+                                nlohmann::json::error_handler_t::replace)
                    << "\n";
       }
       if (size > 0 && size < best) gains.push_back({best - size, i});

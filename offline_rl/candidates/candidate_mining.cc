@@ -272,8 +272,10 @@ absl::Status WriteCandidatesFile(const std::string& path,
                     {"worse_than_oz", c.worse_than_oz}});
   }
   j["candidates"] = std::move(list);
-  absl::Status written =
-      files::WriteFileAtomically(path, absl::StrCat(j.dump(1), "\n"));
+  absl::Status written = files::WriteFileAtomically(
+      path, absl::StrCat(
+                j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace),
+                "\n"));
   if (!written.ok() && written.code() == absl::StatusCode::kInvalidArgument) {
     return absl::InvalidArgumentError(
         absl::StrCat("cannot write the candidates file: ", written.message()));

@@ -56,7 +56,8 @@ int RunMine(const MineFlags& flags, std::ostream& out, std::ostream& err) {
                         {"refused_sequences", report->refused_sequences},
                         {"candidates_file", options.out},
                         {"candidates", report->candidates.size()}};
-    out << j.dump(1) << "\n";
+    out << j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace)
+        << "\n";
     return command::kExitOk;
   }
   out << absl::StrFormat("%-12s %7s %11s %8s %8s  %s\n", "candidate",

@@ -16,7 +16,8 @@ std::vector<FixedReferenceEval> AggregateFixed(
     const std::vector<ModuleEval>& modules) {
   std::vector<FixedReferenceEval> out(pipelines.size() + 1);
   out[0].pipeline = "default<Oz>";
-  for (size_t p = 0; p < pipelines.size(); ++p) out[p + 1].pipeline = pipelines[p];
+  for (size_t p = 0; p < pipelines.size(); ++p)
+    out[p + 1].pipeline = pipelines[p];
   std::vector<double> oz_log(out.size(), 0), policy_log(out.size(), 0);
   for (const ModuleEval& m : modules) {
     if (!m.error.empty() || m.alloc_size <= 0 || m.alloc_size_oz <= 0) continue;
@@ -185,7 +186,7 @@ std::string FormatReportJson(const EvalReport& report) {
   j["fixed_pipelines"] = std::move(fixed);
   j["best_fixed"] = report.best_fixed;
   j["policy_vs_best_fixed"] = report.policy_vs_best_fixed;
-  return j.dump(1);
+  return j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace phaseloop::evaluation

@@ -116,7 +116,8 @@ void PrintSummary(const TrainFlags& flags, const TrainingData& training,
     if (measures.exploration) {
       j["exploration"] = ExplorationJson(training, *measures.exploration);
     }
-    out << j.dump(2) << "\n";
+    out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+        << "\n";
     return;
   }
   out << "policy " << flags.out << "\n"
@@ -257,7 +258,8 @@ int RunTrain(const TrainFlags& flags, std::ostream& out, std::ostream& err) {
       if (measures->exploration) {
         j["exploration"] = ExplorationJson(*training, *measures->exploration);
       }
-      out << j.dump(2) << "\n";
+      out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+          << "\n";
     }
     return kGateRefused;
   }

@@ -153,7 +153,9 @@ absl::Status WriteCrossFitTable(const std::string& path, const Dataset& data,
     row["object_sizes"] = std::move(sizes);
     j["modules"].push_back(std::move(row));
   }
-  absl::Status written = files::WriteFileAtomically(path, j.dump() + "\n");
+  absl::Status written = files::WriteFileAtomically(
+      path,
+      j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   if (written.ok()) return written;
   return absl::Status(written.code(),
                       absl::StrCat("--crossfit-out: ", written.message()));

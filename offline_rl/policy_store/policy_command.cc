@@ -141,7 +141,8 @@ int RunPolicyShow(const PolicyFlags& flags, std::ostream& out,
       }
       doc["store"] = in_store;
     }
-    out << doc.dump(2) << "\n";
+    out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+        << "\n";
   } else {
     out << DescribePolicyText(*artifact, version, bytes.size());
     if (!flags.store.empty() && stored == nullptr) {

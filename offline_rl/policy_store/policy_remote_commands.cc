@@ -117,7 +117,7 @@ int RunPolicyPush(const PolicyFlags& flags, std::ostream& out,
                 {"already_stored", pushed->already_stored},
                 {"channel", flags.channel},
                 {"signed", !signature.empty()}}
-               .dump()
+               .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
         << "\n";
     return command::kExitOk;
   }
@@ -162,7 +162,9 @@ int RunPolicyList(const PolicyFlags& flags, std::ostream& out,
                           {"updated_unix_ms", c.updated_unix_ms},
                           {"previous_versions", c.previous_versions}});
     }
-    out << json{{"policies", policies}, {"channels", channels}}.dump(2) << "\n";
+    out << json{{"policies", policies}, {"channels", channels}}.dump(
+               2, ' ', false, nlohmann::json::error_handler_t::replace)
+        << "\n";
     return command::kExitOk;
   }
   out << std::left << std::setw(34) << "VERSION" << std::setw(18) << "CHANNELS"
@@ -210,7 +212,9 @@ int RunPolicyPromote(const PolicyFlags& flags, std::ostream& out,
       (*store)->Promote(flags.version, flags.channel, flags.force);
   if (!change.ok()) return Fail("promote", change.status(), err);
   if (flags.json) {
-    out << ChangeJson(*change).dump() << "\n";
+    out << ChangeJson(*change).dump(-1, ' ', false,
+                                    nlohmann::json::error_handler_t::replace)
+        << "\n";
   } else {
     out << change->channel << ": "
         << (change->previous_version.empty() ? "(nothing)"
@@ -231,7 +235,7 @@ int RunPolicyMark(const PolicyFlags& flags, std::ostream& out,
     out << json{{"policy_version", mark->policy_version},
                 {"verdict", VerdictJson(mark->verdict)},
                 {"previous", VerdictJson(mark->previous)}}
-               .dump()
+               .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
         << "\n";
   } else {
     out << mark->policy_version << ": "
@@ -250,7 +254,9 @@ int RunPolicyRollback(const PolicyFlags& flags, std::ostream& out,
   absl::StatusOr<ChannelChange> change = (*store)->Rollback(flags.channel);
   if (!change.ok()) return Fail("rollback", change.status(), err);
   if (flags.json) {
-    out << ChangeJson(*change).dump() << "\n";
+    out << ChangeJson(*change).dump(-1, ' ', false,
+                                    nlohmann::json::error_handler_t::replace)
+        << "\n";
   } else {
     out << change->channel << ": rolled back " << change->previous_version
         << " -> " << change->policy_version << "\n";
@@ -319,7 +325,7 @@ int RunPolicyPull(const PolicyFlags& flags, std::ostream& out,
                 {"bytes", fetched->artifact_file.size()},
                 {"signed", !fetched->signature.empty()},
                 {"signed_by", signed_by}}
-               .dump()
+               .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
         << "\n";
   } else {
     out << "pulled " << fetched->policy_version << " ("

@@ -37,7 +37,7 @@ int RunPolicyKeygen(const PolicyFlags& flags, std::ostream& out,
     out << nlohmann::json{{"key_id", key->key_id},
                           {"secret_key", secret},
                           {"public_key", pub}}
-               .dump()
+               .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
         << "\n";
     return command::kExitOk;
   }
@@ -71,7 +71,7 @@ int RunPolicySign(const PolicyFlags& flags, std::ostream& out,
                           {"key_id", key->key_id},
                           {"policy_version",
                            policy_runtime::PolicyVersionOf(*artifact)}}
-               .dump()
+               .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
         << "\n";
   } else {
     out << "signed " << policy_runtime::PolicyVersionOf(*artifact)
@@ -106,7 +106,8 @@ int RunPolicyVerify(const PolicyFlags& flags, std::ostream& out,
     return command::kExitBadInput;
   }
   if (flags.json) {
-    out << nlohmann::json{{"file", flags.file}, {"key_id", *key_id}}.dump()
+    out << nlohmann::json{{"file", flags.file}, {"key_id", *key_id}}.dump(
+               -1, ' ', false, nlohmann::json::error_handler_t::replace)
         << "\n";
   } else {
     out << flags.file << ": signed by trusted key " << *key_id << "\n";

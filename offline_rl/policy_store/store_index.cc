@@ -133,7 +133,8 @@ std::string StoreIndexToJson(const StoreIndex& index) {
   json root{{"format", any_verdict ? kStoreIndexFormat : kStoreIndexFormatV1},
             {"policies", policies},
             {"channels", channels}};
-  return root.dump(2) + "\n";
+  return root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+         "\n";
 }
 
 absl::StatusOr<StoreIndex> StoreIndexFromJson(absl::string_view json_text,

@@ -142,7 +142,8 @@ int RunRewards(const RewardsRunFlags& flags, std::ostream& out,
         {"emission_latency_p99_ms", p99},
     };
     if (stats->watermark_ms != kNoTime) j["watermark_ms"] = stats->watermark_ms;
-    out << j.dump() << "\n";
+    out << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+        << "\n";
   } else {
     out << "records          " << stats->records << "\n"
         << "merged           " << stats->merged << "\n"

@@ -46,14 +46,20 @@ absl::StatusOr<int64_t> ToInt64(const json& value, absl::string_view field) {
       return parsed;
     }
   }
-  return FieldError(field,
-                    absl::StrCat("expected an integer, got ", value.dump()));
+  return FieldError(
+      field,
+      absl::StrCat("expected an integer, got ",
+                   value.dump(-1, ' ', false,
+                              nlohmann::json::error_handler_t::replace)));
 }
 
 absl::StatusOr<double> ToDouble(const json& value, absl::string_view field) {
   if (value.is_number()) return value.get<double>();
-  return FieldError(field,
-                    absl::StrCat("expected a number, got ", value.dump()));
+  return FieldError(
+      field,
+      absl::StrCat("expected a number, got ",
+                   value.dump(-1, ' ', false,
+                              nlohmann::json::error_handler_t::replace)));
 }
 
 // Reads the fields of one JSON object, remembering which were seen.

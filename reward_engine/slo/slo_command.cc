@@ -131,7 +131,8 @@ int RunSloStatus(const SloStatusFlags& flags, std::ostream& out,
                 {"statuses", json::array()}};
     for (const auto& status : shown)
       doc["statuses"].push_back(StatusJson(status));
-    out << doc.dump(2) << "\n";
+    out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+        << "\n";
     return command::kExitOk;
   }
   if (shown.empty()) {
@@ -182,7 +183,8 @@ int RunSloCheck(const std::string& path, bool json_output, std::ostream& out,
       }
       doc.push_back(entry);
     }
-    out << doc.dump(2) << "\n";
+    out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+        << "\n";
     return command::kExitOk;
   }
   for (const Slo& slo : *slos) {

@@ -195,8 +195,11 @@ absl::Status WriteManifest(const std::string& corpus_dir, Manifest manifest) {
   std::filesystem::create_directories(corpus_dir, ec);
   const std::filesystem::path final_path =
       std::filesystem::path(corpus_dir) / kManifestFile;
-  return files::WriteFileAtomically(final_path.string(),
-                                    absl::StrCat(doc.dump(1), "\n"));
+  return files::WriteFileAtomically(
+      final_path.string(),
+      absl::StrCat(
+          doc.dump(1, ' ', false, nlohmann::json::error_handler_t::replace),
+          "\n"));
 }
 
 std::vector<std::string> MergeManifest(

@@ -68,7 +68,8 @@ int RunProfile(const ProfileFlags& f) {
                         {"run_s", profile->run_s},
                         {"summary", profile->summary}};
     if (f.input_seed >= 0) j["input_seed"] = f.input_seed;
-    std::cout << j.dump(2) << "\n";
+    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+              << "\n";
   } else {
     std::cout << "profile of " << workload->name << ": " << profile->path
               << "\n  " << profile->raw_profiles << " processes, "

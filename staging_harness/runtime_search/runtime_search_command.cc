@@ -210,7 +210,9 @@ int RunRuntimeSearchCommand(const RuntimeSearchFlags& f, std::ostream& out,
         << "\n";
   }
   if (f.json) {
-    out << RuntimeSearchJson(*result).dump(2) << "\n";
+    out << RuntimeSearchJson(*result).dump(
+               2, ' ', false, nlohmann::json::error_handler_t::replace)
+        << "\n";
   } else {
     out << FormatRuntimeSearchTable(*result);
   }

@@ -110,7 +110,9 @@ absl::Status WriteBestSequences(const std::string& path,
         {"value", k.best.value()},
         {"episode_id", k.best.episode_id()},
         {"autophase", k.autophase}};
-    absl::StrAppend(&text, i == 0 ? "\n  " : ",\n  ", entry.dump());
+    absl::StrAppend(
+        &text, i == 0 ? "\n  " : ",\n  ",
+        entry.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   }
   absl::StrAppend(&text, "\n]}\n");
   absl::Status written = files::WriteFileAtomically(path, text);

@@ -413,7 +413,8 @@ int RunSearchCommand(const SearchFlags& flags, std::ostream& out,
     summary["modules"].push_back(ResultJson(r));
   summary["metrics"] = Metrics(*results);
   if (flags.json) {
-    out << summary.dump(2) << "\n";
+    out << summary.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+        << "\n";
   } else {
     PrintTable(summary, out);
   }

@@ -109,7 +109,8 @@ int RunSurvey(const SurveyFlags& flags, std::ostream& out, std::ostream& err) {
                             {"text_oz_ratio", text_oz_ratio},
                             {"geomean_oz_ratio", geomean_oz_ratio}};
   if (flags.json) {
-    out << summary.dump(2) << "\n";
+    out << summary.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+        << "\n";
     return command::kExitOk;
   }
   out << "corpus " << flags.corpus << " (real-build modules); greedy search on "

@@ -284,7 +284,7 @@ std::string FormatStageJson(const std::vector<StageResult>& results,
   }
   nlohmann::json j = {{"workloads", std::move(rows)}};
   if (!error.empty()) j["error"] = error;
-  return j.dump(2) + "\n";
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace phaseloop::staging

@@ -370,7 +370,7 @@ std::string LoopReportJson(
               {"starts", run.starts()},
               {"failure", run.failure()},
               {"iterations", iterations}}
-             .dump(2) +
+             .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
          "\n";
 }
 
