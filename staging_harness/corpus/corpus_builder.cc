@@ -274,6 +274,13 @@ absl::StatusOr<Manifest> BuildModules(const std::vector<SourceTree>& trees,
 
 absl::StatusOr<Manifest> OpenCorpus(const std::string& corpus_dir,
                                     const CorpusSettings& settings) {
+  std::error_code ec;
+  if (fs::exists(corpus_dir, ec) && !fs::is_directory(corpus_dir, ec)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--out ", corpus_dir,
+        " exists and is not a directory; give a new directory or an "
+        "existing corpus's"));
+  }
   absl::StatusOr<Manifest> existing = ReadManifest(corpus_dir);
   if (absl::IsNotFound(existing.status())) {
     Manifest empty;

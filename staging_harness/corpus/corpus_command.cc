@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/command/exit_code.h"
 #include "common/command/number_checks.h"
 #include "common/command/subcommand.h"
@@ -142,6 +143,13 @@ int RunCorpusBuild(const BuildFlags& flags, std::ostream& out,
   }
   // Nothing built: the corpus stays as it was (committing would list every
   // earlier module of these directories as gone and delete its bitcode).
+  if (built->modules.empty() && built->skipped.empty()) {
+    err << "phaseloop corpus build: no C source (*.c) under "
+        << absl::StrJoin(flags.source_dirs, ", ") << "; pass the directories "
+        << "holding the programs' .c files (" << flags.corpus.out
+        << " is left as it was)\n";
+    return command::kExitBadInput;
+  }
   if (built->modules.empty()) {
     err << "phaseloop corpus build: no module was built from "
         << flags.source_dirs.size() << " directories, so " << flags.corpus.out

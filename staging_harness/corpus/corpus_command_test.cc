@@ -46,5 +46,36 @@ TEST(CorpusCommandTest, ARebuildThatBuildsNothingLeavesTheCorpusAsItWas) {
   EXPECT_TRUE(bitcode);
 }
 
+// Nothing to build, or nowhere to put it: said before anything is written
+// (an empty directory printed "why each program was skipped:" and nothing
+// more; a file as --out failed module by module).
+TEST(CorpusCommandTest, NoSourcesOrAFileAsOutIsSaidAtOnce) {
+  const fs::path base = testing::FreshDir("cmd-empty");
+  fs::create_directories(base / "empty");
+  BuildFlags flags;
+  flags.corpus.out = (base / "corpus").string();
+  flags.corpus.jobs = 1;
+  flags.source_dirs = {(base / "empty").string()};
+  std::ostringstream out, err;
+  EXPECT_EQ(RunCorpusBuild(flags, out, err), 2);
+  EXPECT_NE(
+      err.str().find("no C source (*.c) under " + (base / "empty").string()),
+      std::string::npos)
+      << err.str();
+  EXPECT_FALSE(fs::exists(base / "corpus"));
+
+  testing::WriteSource(base / "src", "one/main.c",
+                       "int main(void) { return 0; }\n");
+  std::ofstream(base / "a-file") << "x";
+  flags.corpus.out = (base / "a-file").string();
+  flags.source_dirs = {(base / "src").string()};
+  std::ostringstream out2, err2;
+  EXPECT_EQ(RunCorpusBuild(flags, out2, err2), 2);
+  EXPECT_NE(err2.str().find("--out " + (base / "a-file").string() +
+                            " exists and is not a directory"),
+            std::string::npos)
+      << err2.str();
+}
+
 }  // namespace
 }  // namespace phaseloop::corpus
