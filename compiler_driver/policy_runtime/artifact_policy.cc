@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler_driver/ir/faithful_clone.h"
 #include "compiler_driver/observation/features.h"
 #include "compiler_driver/passes/action_space.h"
 #include "compiler_driver/passes/pipeline_check.h"
@@ -273,7 +274,7 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
   MeasurementMemo memo;
   auto measure =
       [&](const std::string& pipeline) -> absl::StatusOr<PipelineMeasurement> {
-    return MeasurePipeline(llvm::CloneModule(module), pipeline, *env.runner,
+    return MeasurePipeline(ir::FaithfulClone(module), pipeline, *env.runner,
                            text ? env.emitter : nullptr, /*keep_object=*/text,
                            text ? &memo : nullptr);
   };
@@ -288,7 +289,7 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
   // -Oz's optimised IR is kept for the candidates that begin with -Oz.
   std::string oz_bitcode;
   absl::StatusOr<PipelineMeasurement> oz =
-      MeasurePipeline(llvm::CloneModule(module), kOzPipeline, *env.runner,
+      MeasurePipeline(ir::FaithfulClone(module), kOzPipeline, *env.runner,
                       text ? env.emitter : nullptr, /*keep_object=*/text,
                       text ? &memo : nullptr, text ? &oz_bitcode : nullptr);
   best.evaluated = 1;
