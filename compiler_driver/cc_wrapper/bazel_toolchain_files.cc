@@ -31,7 +31,7 @@ std::string ArtifactPolicyFile() {
       "# The phaseloop policy of this Bazel toolchain: one spec line.\n"
       "# policy.plpolicy is a learned size policy (by default the one "
       "phaseloop\n"
-      "# ships); at -Os/-Oz each file gets -Oz or the best of the ",
+      "# ships); at -Oz each file gets -Oz or the best of the ",
       policy_runtime::kDefaultTopK,
       " candidate\n"
       "# pipelines it rates highest, measured in the compile within a budget\n"

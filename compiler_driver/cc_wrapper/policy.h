@@ -23,7 +23,7 @@
 //                      the artifact's default_top_k, budget = 10000;
 //                      budget_ms=M, deprecated, reads as M * 20)
 // A learned size policy (objective alloc_size, text_size or ir_count) applies
-// only at the user's -Os/-Oz, a runtime policy only at -O2/-O3; at other levels
+// only at the user's -Oz, a runtime policy only at -O2/-O3; at other levels
 // the baseline pipeline runs and the decision's note says why (DESIGN.md: a
 // speed policy never replaces the user's pipeline without runtime evidence).
 

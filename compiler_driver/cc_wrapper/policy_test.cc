@@ -144,6 +144,15 @@ TEST(PolicyTest, ArtifactFileIsALearnedPolicy) {
     EXPECT_NE(o2.note.find("does not apply at -O2"), std::string::npos);
     // The baseline ran: stats must not count this file as optimized.
     EXPECT_EQ(o2.not_applied, "not_applicable_at_level");
+    // Nor at -Os: the size policy is -Oz's (at -Os it made objects larger
+    // than clang -Os's); clang's -Os pipeline runs.
+    input.opt_level = "Os";
+    PolicyDecision os = (*policy)->DecideWithNote(input);
+    EXPECT_EQ(os.pipeline, "default<Os>");
+    EXPECT_EQ(os.not_applied, "not_applicable_at_level");
+    EXPECT_NE(os.note.find("does not apply at -Os (size policies act at -Oz)"),
+              std::string::npos)
+        << os.note;
   }
 }
 

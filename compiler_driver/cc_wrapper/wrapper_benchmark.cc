@@ -7,7 +7,7 @@
 // --flag appends a compiler flag to every unit's (both sides), e.g.
 // --flag -flto=thin for the cost of an LTO compile (bitcode written);
 // --opt-level replaces the units' -O2 (the size policies act only at
-// -Os/-Oz); --policy replaces the policy variant's `baseline`, e.g.
+// -Oz); --policy replaces the policy variant's `baseline`, e.g.
 // 'artifact:configs/policies/default.plpolicy?mode=topk&k=4&budget=10000'
 // for the shipped default's compile cost. The printed targets are issue
 // #3's, for the baseline policy at -O2.

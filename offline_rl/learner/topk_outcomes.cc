@@ -55,7 +55,8 @@ absl::StatusOr<TopkRows> ReadTopkRows(
     by_pipeline.emplace(candidates[c].pipeline, static_cast<int>(c));
   }
   replay_buffer::DecisionFilter filter;
-  filter.opt_levels = {"Os", "Oz"};  // where a size policy acts
+  // Where a size policy acts (Oz; Os in records of earlier releases).
+  filter.opt_levels = {"Os", "Oz"};
   // Two passes over the records, one at a time (a fleet's decisions do not
   // fit in memory): the modules topk measured, to learn their splits; then
   // one row per module, the preferred record's.
