@@ -10,12 +10,17 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler_driver/ir/faithful_clone.h"
+#include "compiler_driver/ir/module_hash.h"
 #include "compiler_driver/observation/features.h"
 #include "compiler_driver/passes/action_space.h"
 #include "compiler_driver/passes/pipeline_check.h"
 #include "compiler_driver/policy_runtime/pipeline_measurement.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "compiler_driver/policy_runtime/state_features.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
 namespace phaseloop::policy_runtime {
@@ -272,11 +277,35 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
   // size equals that earlier one's, so it cannot be chosen over it (a
   // choice needs a strictly smaller size) and needs no object.
   MeasurementMemo memo;
+  // measure_apart: copies read back from the module's bitcode into a
+  // context of their own (declared before them: it outlives them).
+  llvm::LLVMContext apart_context;
+  const std::string module_bitcode =
+      env.measure_apart ? ir::ModuleStateBitcode(module) : "";
+  auto copy = [&]() -> absl::StatusOr<std::unique_ptr<llvm::Module>> {
+    if (!env.measure_apart) return ir::FaithfulClone(module);
+    llvm::Expected<std::unique_ptr<llvm::Module>> read = llvm::parseBitcodeFile(
+        llvm::MemoryBufferRef(module_bitcode, module.getModuleIdentifier()),
+        apart_context);
+    if (!read) {
+      return absl::InternalError(absl::StrCat(
+          "cannot read the module back: ", llvm::toString(read.takeError())));
+    }
+    return std::move(*read);
+  };
+  const bool keep = text && !env.measure_apart;
+  auto measure_copy =
+      [&](const std::string& pipeline,
+          std::string* bitcode) -> absl::StatusOr<PipelineMeasurement> {
+    absl::StatusOr<std::unique_ptr<llvm::Module>> module_copy = copy();
+    if (!module_copy.ok()) return module_copy.status();
+    return MeasurePipeline(*std::move(module_copy), pipeline, *env.runner,
+                           text ? env.emitter : nullptr, /*keep_object=*/keep,
+                           text ? &memo : nullptr, bitcode);
+  };
   auto measure =
       [&](const std::string& pipeline) -> absl::StatusOr<PipelineMeasurement> {
-    return MeasurePipeline(ir::FaithfulClone(module), pipeline, *env.runner,
-                           text ? env.emitter : nullptr, /*keep_object=*/text,
-                           text ? &memo : nullptr);
+    return measure_copy(pipeline, nullptr);
   };
   auto value_of = [&](const PipelineMeasurement& m) {
     return text ? m.alloc_size : m.ir_count;
@@ -289,9 +318,7 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
   // -Oz's optimised IR is kept for the candidates that begin with -Oz.
   std::string oz_bitcode;
   absl::StatusOr<PipelineMeasurement> oz =
-      MeasurePipeline(ir::FaithfulClone(module), kOzPipeline, *env.runner,
-                      text ? env.emitter : nullptr, /*keep_object=*/text,
-                      text ? &memo : nullptr, text ? &oz_bitcode : nullptr);
+      measure_copy(kOzPipeline, text ? &oz_bitcode : nullptr);
   best.evaluated = 1;
   best.work = unit;
   if (!oz.ok()) {

@@ -455,6 +455,64 @@ TEST_F(ArtifactPolicyTest, TopKKeepsTheObjectThePipelineGivesTheModule) {
   EXPECT_EQ(choice->object, *itself);
 }
 
+// Under -flto the module's bitcode is the output, and the bitcode writer
+// lists every metadata kind its context knows: measuring objects taught the
+// context "heapallocsite", so topk's bitcode differed from clang's (and a
+// cold cache's from a warm one's). Measured apart, the context is left as
+// it was, and the choice is the same. (Which kinds code generation adds
+// depends on the module: giflib's gifbg.c and giftext.c under the shipped
+// default gave clang's -flto=thin bitcode byte for byte only measured
+// apart.)
+TEST_F(ArtifactPolicyTest, TopKMeasuredApartLeavesTheContextAsItWas) {
+  Load("bits.c");  // the runner and emitter; the module is read here
+  const std::string triple = module_->getTargetTriple();
+  const std::string layout = module_->getDataLayoutStr();
+  // A context no code generator has run in, as the frontend leaves it.
+  llvm::LLVMContext fresh;
+  llvm::SMDiagnostic error;
+  std::unique_ptr<llvm::Module> module = llvm::parseAssemblyString(
+      "declare i32 @g(i32)\n"
+      "define i32 @f(i32 %x) {\n"
+      "  %a = call i32 @g(i32 %x)\n"
+      "  %b = mul i32 %a, 3\n"
+      "  ret i32 %b\n"
+      "}\n",
+      error, fresh);
+  ASSERT_NE(module, nullptr) << error.getMessage().str();
+  module->setTargetTriple(triple);
+  module->setDataLayout(layout);
+  const auto autophase = observation::ComputeAutophase(*module);
+  const auto inst_count = observation::ComputeInstCount(*module);
+  auto kinds = [&] {
+    llvm::SmallVector<llvm::StringRef> names;
+    fresh.getMDKindNames(names);
+    return std::vector<std::string>(names.begin(), names.end());
+  };
+  const std::vector<std::string> before = kinds();
+  testing::RandomArtifactOptions artifact;
+  artifact.action_names = kActions;
+  artifact.candidate_pipelines = {"default<Oz>",
+                                  "function(mem2reg),default<Oz>",
+                                  "default<Oz>,function(instcombine)"};
+  InferenceOptions options;
+  options.mode = InferenceMode::kTopK;
+  options.budget = 1'000'000'000;
+  auto policy =
+      ArtifactPolicy::Create(testing::RandomArtifact(artifact), options);
+  ASSERT_TRUE(policy.ok()) << policy.status();
+  ModuleEnvironment apart = Env();
+  apart.measure_apart = true;
+  auto choice_apart = (*policy)->Choose(*module, autophase, inst_count, apart);
+  ASSERT_TRUE(choice_apart.ok()) << choice_apart.status();
+  EXPECT_EQ(kinds(), before);
+  EXPECT_TRUE(choice_apart->object.empty());  // kept only for objects
+  auto choice = (*policy)->Choose(*module, autophase, inst_count, Env());
+  ASSERT_TRUE(choice.ok()) << choice.status();
+  EXPECT_EQ(choice_apart->pipeline, choice->pipeline);
+  EXPECT_EQ(choice_apart->measured, choice->measured);
+  EXPECT_EQ(choice_apart->measured_pipelines, choice->measured_pipelines);
+}
+
 // The budget counts work, never the clock: each measurement costs the
 // module's instruction count, so a budget of n such units measures exactly
 // n pipelines (-Oz and n - 1 candidates), whatever the machine's load.
