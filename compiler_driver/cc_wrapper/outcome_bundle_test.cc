@@ -87,7 +87,8 @@ TEST(OutcomeBundleTest, EntriesAreVerifiedOnTheWayIn) {
 
   PolicyDecision evil;
   evil.pipeline = "internalize";  // changes every symbol's linkage
-  evil.measured_pipelines = {{"default<Oz>", 100}};
+  // (Consistent with itself, so the pipeline check is what refuses it.)
+  evil.measured_pipelines = {{"default<Oz>", 100}, {"internalize", 90}};
   const std::string evil_key = cache.Lookup("m9", "Oz", {}, "s").key;
   const std::string evil_entry = SerializeOutcome(evil_key, evil);
   const std::string other_key = cache.Lookup("m8", "Oz", {}, "s").key;

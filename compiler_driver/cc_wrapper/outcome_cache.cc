@@ -187,6 +187,36 @@ absl::StatusOr<PolicyDecision> ParseOutcome(const std::string& key,
     decision.measured_pipelines.emplace_back(*std::move(p), *value);
   }
   if (pos != bytes.size()) return absl::DataLossError("trailing bytes");
+  // An entry says what topk measured; one that contradicts itself was
+  // changed after it was written (a damaged disk, a bundle edited on its
+  // way) and would run a pipeline nothing measured (review: an entry edited
+  // to default<O3> at -Oz was a hit).
+  if (decision.measured_pipelines.empty()) {
+    if (decision.pipeline != "default<Oz>") {
+      return absl::DataLossError(
+          "keeps a pipeline other than -Oz with nothing measured");
+    }
+    return decision;
+  }
+  const auto& [first, oz_value] = decision.measured_pipelines.front();
+  if (first != "default<Oz>" ||
+      (decision.oz_alloc_size >= 0 && decision.oz_alloc_size != oz_value)) {
+    return absl::DataLossError("its first measurement is not -Oz's");
+  }
+  int64_t smallest = oz_value;
+  bool chosen_measured = false;
+  int64_t chosen_value = 0;
+  for (const auto& [pipeline, value] : decision.measured_pipelines) {
+    smallest = std::min(smallest, value);
+    if (!chosen_measured && pipeline == decision.pipeline) {
+      chosen_measured = true;
+      chosen_value = value;
+    }
+  }
+  if (!chosen_measured || chosen_value != smallest) {
+    return absl::DataLossError(
+        "keeps a pipeline that is not the smallest it measured");
+  }
   return decision;
 }
 

@@ -36,6 +36,30 @@ TEST(OutcomeCacheTest, EntriesRoundTripAndBadOnesAreRefused) {
   EXPECT_FALSE(ParseOutcome(key, bytes.substr(0, bytes.size() - 3)).ok());
   EXPECT_FALSE(ParseOutcome(key, bytes + "x").ok());
   EXPECT_FALSE(ParseOutcome(key, "phaseloop-object 1\n").ok());
+  // An entry that contradicts itself was changed after it was written: it
+  // would run a pipeline nothing measured (review: edited to default<O3>).
+  PolicyDecision edited = Measured();
+  edited.pipeline = "default<O3>";
+  EXPECT_FALSE(ParseOutcome(key, SerializeOutcome(key, edited)).ok());
+  edited = Measured();
+  edited.pipeline = "default<Oz>";  // measured, but not the smallest
+  EXPECT_FALSE(ParseOutcome(key, SerializeOutcome(key, edited)).ok());
+  edited = Measured();
+  edited.measured_pipelines[1].second = 1100;  // the choice now larger
+  EXPECT_FALSE(ParseOutcome(key, SerializeOutcome(key, edited)).ok());
+  edited = Measured();
+  edited.oz_alloc_size = 999;
+  EXPECT_FALSE(ParseOutcome(key, SerializeOutcome(key, edited)).ok());
+  edited = Measured();
+  std::swap(edited.measured_pipelines[0], edited.measured_pipelines[1]);
+  EXPECT_FALSE(ParseOutcome(key, SerializeOutcome(key, edited)).ok());
+  // -Oz kept unmeasured (over the budget) is an entry too; anything else
+  // with nothing measured is not.
+  PolicyDecision unmeasured;
+  unmeasured.pipeline = "default<Oz>";
+  EXPECT_TRUE(ParseOutcome(key, SerializeOutcome(key, unmeasured)).ok());
+  unmeasured.pipeline = "default<Oz>,codegen<machine-outliner>";
+  EXPECT_FALSE(ParseOutcome(key, SerializeOutcome(key, unmeasured)).ok());
 }
 
 TEST(OutcomeCacheTest, HitsOnlyForTheSameKey) {
