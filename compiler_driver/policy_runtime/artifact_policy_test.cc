@@ -80,7 +80,8 @@ class ArtifactPolicyTest : public ::testing::Test {
 
   // topk over exactly `pipelines` (the first is -Oz), k = all of them, a
   // budget that never binds, and the choice on the loaded module.
-  absl::StatusOr<PolicyChoice> ChooseTopK(
+  // A topk policy over `pipelines` with a budget nothing exhausts.
+  static absl::StatusOr<std::unique_ptr<ArtifactPolicy>> TopKPolicy(
       const std::vector<std::string>& pipelines) {
     testing::RandomArtifactOptions artifact;
     artifact.action_names = kActions;
@@ -88,10 +89,27 @@ class ArtifactPolicyTest : public ::testing::Test {
     InferenceOptions options;
     options.mode = InferenceMode::kTopK;
     options.budget = 1'000'000'000;
-    auto policy =
-        ArtifactPolicy::Create(testing::RandomArtifact(artifact), options);
+    return ArtifactPolicy::Create(testing::RandomArtifact(artifact), options);
+  }
+
+  absl::StatusOr<PolicyChoice> ChooseTopK(
+      const std::vector<std::string>& pipelines) {
+    auto policy = TopKPolicy(pipelines);
     if (!policy.ok()) return policy.status();
     return (*policy)->Choose(*module_, autophase_, inst_count_, Env());
+  }
+
+  // `ir` parsed into `context`, for the target the loaded fixture has.
+  std::unique_ptr<llvm::Module> ParseForTarget(const std::string& ir,
+                                               llvm::LLVMContext& context) {
+    llvm::SMDiagnostic error;
+    std::unique_ptr<llvm::Module> module =
+        llvm::parseAssemblyString(ir, error, context);
+    EXPECT_NE(module, nullptr) << error.getMessage().str();
+    if (module == nullptr) return nullptr;
+    module->setTargetTriple(module_->getTargetTriple());
+    module->setDataLayout(module_->getDataLayoutStr());
+    return module;
   }
 
   llvm::LLVMContext context_;
@@ -413,10 +431,7 @@ TEST_F(ArtifactPolicyTest, TopKContinuesFromOzAndWritesTheWholeObject) {
 // 2026-11-30: 6 of 138 real units, cold and warm caches disagreeing).
 TEST_F(ArtifactPolicyTest, TopKKeepsTheObjectThePipelineGivesTheModule) {
   Load("bits.c");  // the runner and emitter; the module is made here
-  const std::string triple = module_->getTargetTriple();
-  const std::string layout = module_->getDataLayoutStr();
-  llvm::SMDiagnostic error;
-  module_ = llvm::parseAssemblyString(
+  std::unique_ptr<llvm::Module> printing = ParseForTarget(
       "@.fmt1 = private unnamed_addr constant [7 x i8] c\"hello\\0A\\00\"\n"
       "@.fmt2 = private unnamed_addr constant [7 x i8] c\"world\\0A\\00\"\n"
       "declare i32 @printf(ptr, ...)\n"
@@ -425,10 +440,9 @@ TEST_F(ArtifactPolicyTest, TopKKeepsTheObjectThePipelineGivesTheModule) {
       "  %2 = call i32 (ptr, ...) @printf(ptr @.fmt2)\n"
       "  ret i32 0\n"
       "}\n",
-      error, context_);
-  ASSERT_NE(module_, nullptr) << error.getMessage().str();
-  module_->setTargetTriple(triple);
-  module_->setDataLayout(layout);
+      context_);
+  ASSERT_NE(printing, nullptr);
+  module_ = std::move(printing);
   // clang's frontend advances the module's unique-name counter with every
   // name it makes unique (.str.1, .str.2, ...): five of them here.
   llvm::Type* byte = llvm::Type::getInt8Ty(context_);
@@ -465,22 +479,17 @@ TEST_F(ArtifactPolicyTest, TopKKeepsTheObjectThePipelineGivesTheModule) {
 // apart.)
 TEST_F(ArtifactPolicyTest, TopKMeasuredApartLeavesTheContextAsItWas) {
   Load("bits.c");  // the runner and emitter; the module is read here
-  const std::string triple = module_->getTargetTriple();
-  const std::string layout = module_->getDataLayoutStr();
   // A context no code generator has run in, as the frontend leaves it.
   llvm::LLVMContext fresh;
-  llvm::SMDiagnostic error;
-  std::unique_ptr<llvm::Module> module = llvm::parseAssemblyString(
+  std::unique_ptr<llvm::Module> module = ParseForTarget(
       "declare i32 @g(i32)\n"
       "define i32 @f(i32 %x) {\n"
       "  %a = call i32 @g(i32 %x)\n"
       "  %b = mul i32 %a, 3\n"
       "  ret i32 %b\n"
       "}\n",
-      error, fresh);
-  ASSERT_NE(module, nullptr) << error.getMessage().str();
-  module->setTargetTriple(triple);
-  module->setDataLayout(layout);
+      fresh);
+  ASSERT_NE(module, nullptr);
   const auto autophase = observation::ComputeAutophase(*module);
   const auto inst_count = observation::ComputeInstCount(*module);
   auto kinds = [&] {
@@ -489,16 +498,8 @@ TEST_F(ArtifactPolicyTest, TopKMeasuredApartLeavesTheContextAsItWas) {
     return std::vector<std::string>(names.begin(), names.end());
   };
   const std::vector<std::string> before = kinds();
-  testing::RandomArtifactOptions artifact;
-  artifact.action_names = kActions;
-  artifact.candidate_pipelines = {"default<Oz>",
-                                  "function(mem2reg),default<Oz>",
-                                  "default<Oz>,function(instcombine)"};
-  InferenceOptions options;
-  options.mode = InferenceMode::kTopK;
-  options.budget = 1'000'000'000;
-  auto policy =
-      ArtifactPolicy::Create(testing::RandomArtifact(artifact), options);
+  auto policy = TopKPolicy({"default<Oz>", "function(mem2reg),default<Oz>",
+                            "default<Oz>,function(instcombine)"});
   ASSERT_TRUE(policy.ok()) << policy.status();
   ModuleEnvironment apart = Env();
   apart.measure_apart = true;
