@@ -203,21 +203,18 @@ absl::StatusOr<PolicyDecision> ParseOutcome(const std::string& key,
       (decision.oz_alloc_size >= 0 && decision.oz_alloc_size != oz_value)) {
     return absl::DataLossError("its first measurement is not -Oz's");
   }
-  int64_t smallest = oz_value;
-  bool chosen_measured = false;
-  int64_t chosen_value = 0;
+  // (Not necessarily the smallest listed: a candidate measured from -Oz's
+  // IR that led is measured again whole, and a failed or larger whole run
+  // leaves the earlier choice standing.)
   for (const auto& [pipeline, value] : decision.measured_pipelines) {
-    smallest = std::min(smallest, value);
-    if (!chosen_measured && pipeline == decision.pipeline) {
-      chosen_measured = true;
-      chosen_value = value;
+    if (pipeline == decision.pipeline) {
+      if (value > oz_value) {
+        return absl::DataLossError("keeps a pipeline larger than -Oz's");
+      }
+      return decision;
     }
   }
-  if (!chosen_measured || chosen_value != smallest) {
-    return absl::DataLossError(
-        "keeps a pipeline that is not the smallest it measured");
-  }
-  return decision;
+  return absl::DataLossError("keeps a pipeline it never measured");
 }
 
 OutcomeCache::OutcomeCache(std::string dir,
