@@ -77,7 +77,7 @@ class ArtifactPolicyRunner : public PolicyRunner {
     }
     absl::StatusOr<pr::PolicyChoice> choice =
         policy_->Choose(*input.module, *input.autophase, *input.inst_count,
-                        {input.runner, input.emitter, input.measure_apart});
+                        {input.runner, input.emitter});
     if (!choice.ok()) {
       return NotApplied(
           input, "policy_failed",

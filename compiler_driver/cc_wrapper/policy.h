@@ -56,8 +56,6 @@ struct PolicyInput {
   const llvm::Module* module = nullptr;
   passes::PassRunner* runner = nullptr;
   codegen::ObjectEmitter* emitter = nullptr;
-  // Measure apart from the module's LLVMContext (ModuleEnvironment): -flto.
-  bool measure_apart = false;
 };
 
 // A pipeline and how it was chosen (for the decision record's detail).

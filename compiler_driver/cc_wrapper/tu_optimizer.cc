@@ -229,9 +229,6 @@ absl::StatusOr<TuResult> OptimizeModule(
   input.module = module->get();
   input.runner = &runner;
   input.emitter = emitter->get();
-  // Under -flto the module's bitcode is the output: its context must not
-  // learn what measuring objects teaches it.
-  input.measure_apart = lto != LtoMode::kNone;
   PolicyDecision decision = policy.DecideWithNote(input);
   result.pipeline = std::move(decision.pipeline);
   result.policy_note = std::move(decision.note);

@@ -10,17 +10,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler_driver/ir/faithful_clone.h"
-#include "compiler_driver/ir/module_hash.h"
 #include "compiler_driver/observation/features.h"
 #include "compiler_driver/passes/action_space.h"
 #include "compiler_driver/passes/pipeline_check.h"
 #include "compiler_driver/policy_runtime/pipeline_measurement.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "compiler_driver/policy_runtime/state_features.h"
-#include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/LLVMContext.h"
-#include "llvm/Support/Error.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
 namespace phaseloop::policy_runtime {
@@ -261,10 +257,17 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
     return best;
   }
   std::vector<std::string> skipped;
-  // Runs `pipeline` on a clone and measures the objective. The object is
-  // emitted from the optimised clone itself: it then has the sections the
-  // module gets when the caller runs the pipeline on it and emits it (a
-  // clone of an optimised module, as codegen::TextSize makes, can differ).
+  // Runs `pipeline` on a faithful copy of the module (ir::FaithfulCopier:
+  // read back from its bitcode with use-list order, its symbol tables'
+  // unique-name counters set to the module's) and measures the objective.
+  // Each copy lives in an LLVMContext of its own, made for it: the
+  // module's context is left as it was (under -flto the module's bitcode
+  // is the output, and code generation teaches its context metadata kinds
+  // — heapallocsite — that the bitcode writer then lists: topk's bitcode
+  // differed from clang's), and each copy's types keep their names.
+  // The object is emitted from the optimised copy itself: byte for byte
+  // what the pipeline gives the module, which an outcome-cache hit writes
+  // (a CloneModule copy gave another object for 9 of 150 real C files).
   // A size policy compares whole objects (alloc_size: every allocated
   // section), never .text alone, so no object it keeps is larger than
   // -Oz's in total (a pipeline that trimmed crc32.c's .text by 19 bytes
@@ -277,30 +280,17 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
   // size equals that earlier one's, so it cannot be chosen over it (a
   // choice needs a strictly smaller size) and needs no object.
   MeasurementMemo memo;
-  // measure_apart: copies read back from the module's bitcode into a
-  // context of their own (declared before them: it outlives them).
-  llvm::LLVMContext apart_context;
-  const std::string module_bitcode =
-      env.measure_apart ? ir::ModuleStateBitcode(module) : "";
-  auto copy = [&]() -> absl::StatusOr<std::unique_ptr<llvm::Module>> {
-    if (!env.measure_apart) return ir::FaithfulClone(module);
-    llvm::Expected<std::unique_ptr<llvm::Module>> read = llvm::parseBitcodeFile(
-        llvm::MemoryBufferRef(module_bitcode, module.getModuleIdentifier()),
-        apart_context);
-    if (!read) {
-      return absl::InternalError(absl::StrCat(
-          "cannot read the module back: ", llvm::toString(read.takeError())));
-    }
-    return std::move(*read);
-  };
-  const bool keep = text && !env.measure_apart;
+  const ir::FaithfulCopier copier(module);
   auto measure_copy =
       [&](const std::string& pipeline,
           std::string* bitcode) -> absl::StatusOr<PipelineMeasurement> {
-    absl::StatusOr<std::unique_ptr<llvm::Module>> module_copy = copy();
-    if (!module_copy.ok()) return module_copy.status();
-    return MeasurePipeline(*std::move(module_copy), pipeline, *env.runner,
-                           text ? env.emitter : nullptr, /*keep_object=*/keep,
+    // Declared before the copy: it outlives it (MeasurePipeline destroys
+    // the copy before it returns).
+    llvm::LLVMContext context;
+    absl::StatusOr<std::unique_ptr<llvm::Module>> copy = copier.Copy(context);
+    if (!copy.ok()) return copy.status();
+    return MeasurePipeline(*std::move(copy), pipeline, *env.runner,
+                           text ? env.emitter : nullptr, /*keep_object=*/text,
                            text ? &memo : nullptr, bitcode);
   };
   auto measure =

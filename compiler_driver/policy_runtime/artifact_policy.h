@@ -78,14 +78,6 @@ const char* InferenceModeName(InferenceMode mode);
 struct ModuleEnvironment {
   passes::PassRunner* runner = nullptr;
   codegen::ObjectEmitter* emitter = nullptr;
-  // topk measures each pipeline on a copy in an LLVMContext of its own
-  // (the module read back from bitcode), leaving the module's context as
-  // it was. For -flto, where the module's bitcode is the output: code
-  // generation registers metadata kinds in its context ("heapallocsite"),
-  // and the bitcode writer lists every kind its context knows, so topk's
-  // bitcode differed from clang's and a cold cache's from a warm one's
-  // (review, 2026-11-30). Measurements apart keep no object.
-  bool measure_apart = false;
 };
 
 struct PolicyChoice {
