@@ -35,13 +35,19 @@ bool IsHostName(const std::string& text) {
   return true;
 }
 
-// "" when `entry` is [SCHEME://]host[:port] or [SCHEME://][ipv6][:port].
+// "" when `entry` is [PLAINTEXT://]host[:port] or [PLAINTEXT://][ipv6][:port].
+// phaseloop's clients speak plaintext (no security.protocol is set):
+// librdkafka drops an SSL:// or SASL_SSL:// address and retries for ever.
 std::string BootstrapEntryError(std::string entry) {
   const size_t scheme_end = entry.find("://");
   if (scheme_end != std::string::npos) {
-    const std::string scheme = entry.substr(0, scheme_end);
-    if (!IsHostName(scheme) || scheme.find_first_of(".-") != std::string::npos)
-      return "a security protocol (PLAINTEXT://, SSL://) before the host";
+    std::string scheme = entry.substr(0, scheme_end);
+    for (char& c : scheme) c = std::toupper(static_cast<unsigned char>(c));
+    if (scheme != "PLAINTEXT") {
+      return "a plaintext listener (phaseloop's Kafka clients speak "
+             "plaintext: give the broker's PLAINTEXT address, with or "
+             "without PLAINTEXT://)";
+    }
     entry = entry.substr(scheme_end + 3);
   }
   std::string host = entry, port;
@@ -73,24 +79,35 @@ std::string BootstrapEntryError(std::string entry) {
 
 std::string BootstrapServersError(const std::string& bootstrap) {
   if (bootstrap.empty()) return "";  // not given: each command says so
+  auto is_space = [](char c) {
+    return std::isspace(static_cast<unsigned char>(c)) != 0;
+  };
+  auto refused = [&](const std::string& why) {
+    return "'" + bootstrap +
+           "' is not a list of Kafka bootstrap servers: " + why +
+           "; give host:port[,host:port...], e.g. 127.0.0.1:9092";
+  };
+  int entries = 0;
   size_t start = 0;
   while (true) {
     const size_t comma = bootstrap.find(',', start);
     std::string entry = bootstrap.substr(
         start, comma == std::string::npos ? std::string::npos : comma - start);
-    while (!entry.empty() && entry.front() == ' ') entry.erase(0, 1);
-    while (!entry.empty() && entry.back() == ' ') entry.pop_back();
-    const std::string expected =
-        entry.empty() ? "a host:port" : BootstrapEntryError(entry);
-    if (!expected.empty()) {
-      return "'" + bootstrap + "' is not a list of Kafka bootstrap servers: " +
-             (entry.empty() ? std::string("an entry is empty")
-                            : "'" + entry + "' is not " + expected) +
-             "; give host:port[,host:port...], e.g. 127.0.0.1:9092";
+    // As librdkafka reads it: blanks around an entry (a value read from a
+    // file ends in a newline) and empty entries are nothing.
+    while (!entry.empty() && is_space(entry.front())) entry.erase(0, 1);
+    while (!entry.empty() && is_space(entry.back())) entry.pop_back();
+    if (!entry.empty()) {
+      ++entries;
+      const std::string expected = BootstrapEntryError(entry);
+      if (!expected.empty()) {
+        return refused("'" + entry + "' is not " + expected);
+      }
     }
-    if (comma == std::string::npos) return "";
+    if (comma == std::string::npos) break;
     start = comma + 1;
   }
+  return entries > 0 ? "" : refused("it names no server");
 }
 
 CLI::Option* AddKafkaOption(CLI::App& command, std::string& bootstrap) {
