@@ -1,6 +1,7 @@
 #include "offline_rl/learner/policy_export.h"
 
 #include "absl/strings/str_cat.h"
+#include "common/protobuf/utf8_strings.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "compiler_driver/policy_runtime/state_features.h"
 
@@ -54,6 +55,10 @@ absl::StatusOr<v1::PolicyArtifact> BuildPolicyArtifact(
   for (const auto& [name, value] : inputs.metrics) {
     (*m->mutable_metrics())[name] = value;
   }
+  // The command line and the config are the user's bytes (a path named in
+  // Latin-1): made valid UTF-8, or the artifact could be written but never
+  // loaded.
+  protobuf::MakeStringsValidUtf8(&a);
   absl::Status valid = policy_runtime::ValidatePolicyArtifact(a);
   if (!valid.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(

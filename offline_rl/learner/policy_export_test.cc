@@ -64,7 +64,8 @@ class PolicyExportTest : public ::testing::Test {
     inputs.pass_names = options_.pass_names;
     inputs.normalization = (*learner)->normalization();
     inputs.layers = (*learner)->ExportLayers();
-    inputs.training_command = "phaseloop train --buffer b.db";
+    // A buffer named in Latin-1: the artifact still reads back.
+    inputs.training_command = "phaseloop train --buffer b\xe9.db";
     inputs.metrics = {{"validation_mean_value", 0.25}};
     auto artifact = BuildPolicyArtifact(inputs);
     EXPECT_TRUE(artifact.ok()) << artifact.status();
@@ -148,7 +149,8 @@ TEST_F(PolicyExportTest, CandidateArtifactMatchesLibtorch) {
   EXPECT_EQ(a.layers_size(), 3);
   EXPECT_EQ(a.layers(2).outputs(), 4);
   EXPECT_EQ(a.metadata().algorithm(), "cql");
-  EXPECT_EQ(a.metadata().training_command(), "phaseloop train --buffer b.db");
+  EXPECT_EQ(a.metadata().training_command(),
+            "phaseloop train --buffer b\\xe9.db");
   EXPECT_EQ(a.metadata().data_snapshot(), data->snapshot);
   EXPECT_EQ(a.metadata().config(), config.text);
   EXPECT_EQ(a.metadata().seed(), 5u);
