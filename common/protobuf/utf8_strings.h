@@ -11,18 +11,10 @@
 #include <memory>
 #include <string>
 
-#include "absl/strings/string_view.h"
+#include "common/protobuf/utf8_text.h"
 #include "google/protobuf/message.h"
 
 namespace phaseloop::protobuf {
-
-// Whether `text` is valid UTF-8 (RFC 3629: no overlong forms, no surrogates,
-// nothing above U+10FFFF), as protobuf checks a string field.
-bool IsValidUtf8(absl::string_view text);
-
-// `text` with each byte that is not part of valid UTF-8 written as \xNN
-// (valid text is returned unchanged).
-std::string ValidUtf8(absl::string_view text);
 
 // Makes every `string` field (not `bytes`) of `message` and its sub-messages,
 // repeated and map fields included, valid UTF-8 with ValidUtf8. Returns how

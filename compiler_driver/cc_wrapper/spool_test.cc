@@ -26,6 +26,18 @@ TEST(SpoolTest, LauncherRecordsParseWithTheGeneratedClass) {
   EXPECT_GT(d.unix_time_ms(), 1700000000000);
 }
 
+// A pass-through of a source named in Latin-1: the record's text is made
+// valid UTF-8, or no reader could parse it.
+TEST(SpoolTest, LauncherRecordsOfTextThatIsNotUtf8Parse) {
+  LauncherRecord record{Outcome::kPassThrough, "special_output",
+                        "output caf\xe9.o", "build-\xff"};
+  v1::DecisionBatch batch;
+  ASSERT_TRUE(batch.ParseFromString(EncodeLauncherBatch(record)));
+  ASSERT_EQ(batch.decisions_size(), 1);
+  EXPECT_EQ(batch.decisions(0).detail(), "output caf\\xe9.o");
+  EXPECT_EQ(batch.decisions(0).build_id(), "build-\\xff");
+}
+
 TEST(SpoolTest, DecisionIdsDiffer) {
   EXPECT_NE(NewDecisionId(), NewDecisionId());
 }

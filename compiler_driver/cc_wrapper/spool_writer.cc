@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "common/protobuf/utf8_text.h"
+
 namespace phaseloop::cc_wrapper {
 namespace {
 
@@ -25,11 +27,16 @@ void PutTag(int field, int wire_type, std::string* out) {
   PutVarint((static_cast<uint64_t>(field) << 3) | wire_type, out);
 }
 
+// A proto3 string must be UTF-8, or no reader can parse the record: paths,
+// options and messages need not be (a source named in Latin-1), so other
+// bytes are written as \xNN.
 void PutString(int field, const std::string& value, std::string* out) {
   if (value.empty()) return;  // proto3 default, not serialized
+  const std::string valid =
+      protobuf::IsValidUtf8(value) ? value : protobuf::ValidUtf8(value);
   PutTag(field, 2, out);
-  PutVarint(value.size(), out);
-  out->append(value);
+  PutVarint(valid.size(), out);
+  out->append(valid);
 }
 
 void PutInt(int field, int64_t value, std::string* out) {
