@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/process/parallel_for.h"
 #include "common/process/subprocess.h"
+#include "common/protobuf/utf8_text.h"
 #include "compiler_driver/ir/collected_diagnostics.h"
 #include "compiler_driver/ir/module_hash.h"
 #include "compiler_driver/ir/module_loader.h"
@@ -203,9 +204,11 @@ absl::StatusOr<Manifest> BuildModules(const std::vector<SourceTree>& trees,
     const std::string root =
         fs::weakly_canonical(fs::absolute(tree.dir)).string();
     for (const LeftOutPath& path : found->left_out) {
+      // (Named as valid UTF-8: the manifest is JSON.)
       left_out.push_back(
-          {absl::StrCat(tree.root_name, "/",
-                        fs::path(path.path).lexically_relative(root).string()),
+          {protobuf::ValidUtf8(absl::StrCat(
+               tree.root_name, "/",
+               fs::path(path.path).lexically_relative(root).string())),
            tree.origin, path.kind, path.reason});
     }
     for (SourceGroup& g : found->groups) {

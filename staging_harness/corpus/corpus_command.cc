@@ -15,6 +15,7 @@
 #include "common/command/number_checks.h"
 #include "common/command/subcommand.h"
 #include "common/process/parallel_for.h"
+#include "common/protobuf/utf8_text.h"
 #include "common/timing/elapsed.h"
 #include "staging_harness/corpus/corpus_builder.h"
 #include "staging_harness/corpus/csmith_generator.h"
@@ -127,6 +128,13 @@ int RunCorpusBuild(const BuildFlags& flags, std::ostream& out,
       return command::kExitBadInput;
     }
     const fs::path canonical = fs::weakly_canonical(fs::absolute(dir), ec);
+    if (!protobuf::IsValidUtf8(canonical.string())) {
+      err << "phaseloop corpus build: '" << dir
+          << "': its path is not UTF-8, and the manifest (JSON) records each "
+             "module's origin by path; rename the directory (or a parent) "
+             "to build it\n";
+      return command::kExitBadInput;
+    }
     trees.push_back({canonical.string(), canonical.filename().string(),
                      "dir:" + canonical.string()});
   }

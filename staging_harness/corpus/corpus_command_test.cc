@@ -77,5 +77,32 @@ TEST(CorpusCommandTest, NoSourcesOrAFileAsOutIsSaidAtOnce) {
       << err2.str();
 }
 
+// A source named in Latin-1 was stored under another name (JSON replaced
+// its byte) and a rebuild listed the module twice, after which every read
+// refused the corpus: it is left out, listed with the reason, and the rest
+// builds, again and again.
+TEST(CorpusCommandTest, ASourceWhosePathIsNotUtf8IsListedNotBuilt) {
+  const fs::path base = testing::FreshDir("cmd-latin1");
+  testing::WriteSource(base / "src", "one/main.c",
+                       "int main(void) { return 0; }\n");
+  testing::WriteSource(base / "src", "two/caf\xe9.c",
+                       "int main(void) { return 1; }\n");
+  BuildFlags flags;
+  flags.corpus.out = (base / "corpus").string();
+  flags.corpus.jobs = 1;
+  flags.source_dirs = {(base / "src").string()};
+  for (int run = 0; run < 2; ++run) {
+    std::ostringstream out, err;
+    ASSERT_EQ(RunCorpusBuild(flags, out, err), 0) << err.str();
+  }
+  std::stringstream manifest;
+  manifest << std::ifstream(base / "corpus" / "manifest.json").rdbuf();
+  EXPECT_NE(manifest.str().find("src/two/caf\\\\xe9.c"), std::string::npos)
+      << manifest.str();
+  EXPECT_NE(manifest.str().find("its path is not UTF-8"), std::string::npos);
+  EXPECT_NE(manifest.str().find("\"src/one/main\""), std::string::npos)
+      << manifest.str();
+}
+
 }  // namespace
 }  // namespace phaseloop::corpus

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/protobuf/utf8_text.h"
 #include "compiler_driver/ir/module_loader.h"
 
 namespace phaseloop::corpus {
@@ -245,6 +246,16 @@ absl::StatusOr<Discovery> DiscoverSourceGroups(
       continue;
     }
     if (!EndsWith(name, ".c") || !it->is_regular_file(ec)) continue;
+    // A module's name is its path, and the manifest is JSON: a path that is
+    // not UTF-8 (a file named in Latin-1) would be stored as another name,
+    // and a rebuild would list the module twice.
+    if (!protobuf::IsValidUtf8(path.lexically_relative(base).string())) {
+      found.left_out.push_back(
+          {path.string(), "source",
+           "its path is not UTF-8, and the manifest (JSON) names modules by "
+           "path: rename it to build it"});
+      continue;
+    }
     if (!options.keep_test_sources && IsTestFileStem(path.stem().string())) {
       found.left_out.push_back(
           {path.string(), "source",
