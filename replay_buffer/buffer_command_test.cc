@@ -196,7 +196,8 @@ TEST(BufferCommandTest, AnExportThatCannotBeWrittenNamesTheExport) {
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
   EXPECT_NE(said.substr(0, 2), "0\n") << said;
-  EXPECT_NE(said.find("writing the export '" + copy + "'"), std::string::npos)
+  EXPECT_NE(said.find("copying it to the export '" + copy + "'"),
+            std::string::npos)
       << said;
   EXPECT_FALSE(std::filesystem::exists(copy));
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {

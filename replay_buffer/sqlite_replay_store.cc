@@ -472,7 +472,8 @@ absl::Status SqliteReplayStore::Snapshot(const std::string& path) {
                            SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
   absl::Status status;
   // The export's errors name the export (a full disk is --out's disk).
-  const std::string writing = absl::StrCat("writing the export '", path, "'");
+  const std::string writing =
+      absl::StrCat("copying it to the export '", path, "'");
   if (rc != SQLITE_OK) {
     status = absl::InvalidArgumentError(
         absl::StrCat("cannot create '", temp,

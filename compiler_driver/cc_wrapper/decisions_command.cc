@@ -433,13 +433,13 @@ int RunStats(const StatsFlags& flags, std::ostream& out, std::ostream& err) {
   const StatsZero zero = ReadStatsZero(spool);
   if (flags.zero) {
     std::error_code ignored;
-    if (!flags.spool.empty() && !std::filesystem::exists(spool, ignored)) {
+    const bool made = std::filesystem::create_directories(spool, ignored);
+    if (made && !flags.spool.empty()) {
       err << "note: --spool " << spool
           << ": no such directory yet; made it for the zero point (the "
              "wrapper writes there once PHASELOOP_SPOOL or cc.conf names it; "
              "a mistyped path? remove it)\n";
     }
-    std::filesystem::create_directories(spool, ignored);
     const std::string line = absl::StrCat(
         kStatsZeroMagic, " ", UnixTimeMs(), " ", counters.dropped_records, " ",
         counters.evicted_files, " ", counters.failed_records, "\n");
