@@ -12,6 +12,35 @@
 namespace phaseloop {
 namespace {
 
+// A C++20 generator: coroutines the pipeline must split before the code
+// generator sees them.
+constexpr char kCoroutineProgram[] = R"(
+#include <coroutine>
+#include <cstdio>
+struct Gen {
+  struct promise_type {
+    int value = 0;
+    Gen get_return_object() { return Gen{Handle::from_promise(*this)}; }
+    std::suspend_always initial_suspend() { return {}; }
+    std::suspend_always final_suspend() noexcept { return {}; }
+    std::suspend_always yield_value(int v) { value = v; return {}; }
+    void return_void() {}
+    void unhandled_exception() {}
+  };
+  using Handle = std::coroutine_handle<promise_type>;
+  Handle h;
+  ~Gen() { h.destroy(); }
+};
+Gen Count(int n) { for (int i = 1; i <= n; ++i) co_yield i; }
+int main() {
+  Gen g = Count(4);
+  int sum = 0;
+  for (g.h.resume(); !g.h.done(); g.h.resume()) sum += g.h.promise().value;
+  std::printf("%d\n", sum);
+  return sum == 10 ? 0 : 1;
+}
+)";
+
 TEST_F(PhaseloopCcTest, AlwaysInlineIsHonouredWhateverThePolicyRuns) {
   // A C99 inline function has no external definition: clang's pipelines
   // inline it (always_inline), and a policy pipeline without a standard
@@ -47,32 +76,7 @@ TEST_F(PhaseloopCcTest, AlwaysInlineIsHonouredWhateverThePolicyRuns) {
 TEST_F(PhaseloopCcTest, CoroutinesAreLoweredWhateverThePolicyRuns) {
   // A policy pipeline without the coroutine passes must still give a
   // working program: the optimizer lowers what the policy left unsplit.
-  std::ofstream(dir_ + "/coro.cc") << R"(
-#include <coroutine>
-#include <cstdio>
-struct Gen {
-  struct promise_type {
-    int value = 0;
-    Gen get_return_object() { return Gen{Handle::from_promise(*this)}; }
-    std::suspend_always initial_suspend() { return {}; }
-    std::suspend_always final_suspend() noexcept { return {}; }
-    std::suspend_always yield_value(int v) { value = v; return {}; }
-    void return_void() {}
-    void unhandled_exception() {}
-  };
-  using Handle = std::coroutine_handle<promise_type>;
-  Handle h;
-  ~Gen() { h.destroy(); }
-};
-Gen Count(int n) { for (int i = 1; i <= n; ++i) co_yield i; }
-int main() {
-  Gen g = Count(4);
-  int sum = 0;
-  for (g.h.resume(); !g.h.done(); g.h.resume()) sum += g.h.promise().value;
-  std::printf("%d\n", sum);
-  return sum == 10 ? 0 : 1;
-}
-)";
+  std::ofstream(dir_ + "/coro.cc") << kCoroutineProgram;
   std::string log;
   ASSERT_EQ(Run({cxx_, "-std=c++20", "-O2", "-c", "coro.cc",
                  "--phaseloop-policy=fixed:function(sroa,instcombine)"},
@@ -85,6 +89,69 @@ int main() {
   std::vector<v1::Decision> decisions = Decisions();
   ASSERT_EQ(decisions.size(), 2u);
   EXPECT_EQ(decisions[0].outcome(), v1::OPTIMIZED) << decisions[0].detail();
+}
+
+TEST_F(PhaseloopCcTest, TopKMeasuresCandidatesThatLeaveCoroutinesUnsplit) {
+  // A third of the shipped default's candidates (those starting with the
+  // module inliner, without -Oz) leave the coroutines unsplit; topk emitted
+  // them as they were and the code generator crashed (a heap corruption),
+  // so every coroutine unit fell back to clang. They are measured lowered,
+  // as the wrapper lowers before it emits. k covers every candidate.
+  std::ofstream(dir_ + "/coro.cc") << kCoroutineProgram;
+  const std::string policy =
+      "--phaseloop-policy=artifact:" +
+      cc_wrapper::testing::AbsolutePath("configs/policies/default.plpolicy") +
+      "?mode=topk&k=200&budget=100000000";
+  std::string log;
+  ASSERT_EQ(Run({cxx_, "-std=c++20", "-Oz", "-c", "coro.cc", policy},
+                {{"PHASELOOP_OUTCOME_CACHE", "off"}}, &log),
+            0)
+      << log;
+  EXPECT_EQ(log, "");
+  std::vector<v1::Decision> decisions = Decisions();
+  ASSERT_EQ(decisions.size(), 1u);
+  const v1::Decision& d = decisions[0];
+  EXPECT_EQ(d.outcome(), v1::OPTIMIZED) << d.reason() << ": " << d.detail();
+  int unsplit_candidates = 0;
+  for (const v1::MeasuredPipeline& m : d.topk_measured()) {
+    if (m.pipeline().rfind("scc-oz-module-inliner", 0) == 0) {
+      ++unsplit_candidates;
+    }
+  }
+  EXPECT_GT(unsplit_candidates, 0) << d.detail();
+  EXPECT_EQ(d.detail().find("failed:"), std::string::npos) << d.detail();
+  ASSERT_EQ(Run({cxx_, "coro.o", "-o", "coro"}), 0);
+  ASSERT_EQ(Run({dir_ + "/coro"}, {}, &log), 0);
+  EXPECT_EQ(log, "10\n");
+}
+
+TEST_F(PhaseloopCcTest, ThePipelineThatSplitsCoroutinesGetsThemPrepared) {
+  // The module inliner's pipeline splits coroutines: clang's pipelines run
+  // CoroEarly before it, and without it the coroutine came out unsplit with
+  // its intrinsics in place (the code generator crashed; lowered later, the
+  // program crashed). -Oz's pipeline still gives clang's object.
+  std::ofstream(dir_ + "/coro.cc") << kCoroutineProgram;
+  for (const std::string pipeline :
+       {"scc-oz-module-inliner", "scc-oz-module-inliner,constmerge",
+        "function(sroa),scc-oz-module-inliner", "default<Oz>"}) {
+    std::string log;
+    ASSERT_EQ(Run({cxx_, "-std=c++20", "-Oz", "-c", "coro.cc",
+                   "--phaseloop-policy=fixed:" + pipeline},
+                  {}, &log),
+              0)
+        << log;
+    const v1::Decision d = Decisions().back();
+    EXPECT_EQ(d.outcome(), v1::OPTIMIZED)
+        << pipeline << ": " << d.reason() << ": " << d.detail();
+    ASSERT_EQ(Run({cxx_, "coro.o", "-o", "coro"}), 0);
+    ASSERT_EQ(Run({dir_ + "/coro"}, {}, &log), 0) << pipeline;
+    EXPECT_EQ(log, "10\n") << pipeline;
+  }
+  const std::string ours = Read("coro.o");
+  ASSERT_EQ(Run({"clang++-16", "-std=c++20", "-Oz", "-c", "coro.cc", "-o",
+                 "clang.o"}),
+            0);
+  EXPECT_EQ(ours, Read("clang.o"));
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "llvm/IR/PassManager.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Coroutines/CoroEarly.h"
 #include "llvm/Transforms/IPO/AlwaysInliner.h"
 #include "llvm/Transforms/IPO/ThinLTOBitcodeWriter.h"
 
@@ -259,6 +260,19 @@ absl::Status PassRunner::Run(llvm::Module& module, const std::string& pipeline,
   for (std::string_view element : elements) {
     if (ParseStandardElement(element)) has_standard = true;
   }
+  // Coroutines: clang's pipelines run CoroEarly before anything else (then
+  // CoroSplit inside the inliner's CGSCC pipeline, CoroCleanup at the end).
+  // A pipeline that begins otherwise ran the module inliner's CoroSplit
+  // (`scc-oz-module-inliner`) on coroutines CoroEarly had not prepared: they
+  // came out unsplit and unmarked, their intrinsics in place — the code
+  // generator crashed, and lowered afterwards the program crashed when it
+  // ran. A module without coroutine intrinsics is not changed, nor is a
+  // pipeline beginning with a standard element (which runs CoroEarly
+  // itself).
+  if (!elements.empty() && !ParseStandardElement(elements.front()) &&
+      UsesCoroutineIntrinsics(module)) {
+    mpm.addPass(llvm::CoroEarlyPass());
+  }
   if (!has_standard) {
     // always_inline is a promise the standard pipelines keep (clang's -O0
     // pipeline runs this pass; the others inline mandatory calls first): a
@@ -390,11 +404,21 @@ absl::StatusOr<std::string> PassRunner::WriteLtoBitcode(llvm::Module& module) {
   return bytes;
 }
 
+bool UsesCoroutineIntrinsics(const llvm::Module& module) {
+  for (const llvm::Function& f : module) {
+    if (f.isIntrinsic() && f.getName().startswith("llvm.coro.") &&
+        !f.use_empty()) {
+      return true;
+    }
+  }
+  return false;
+}
+
 bool HasUnloweredCoroutines(const llvm::Module& module) {
   for (const llvm::Function& f : module) {
     if (f.isPresplitCoroutine()) return true;
   }
-  return false;
+  return UsesCoroutineIntrinsics(module);
 }
 
 absl::Status VerifyPipelineOutput(const llvm::Module& module,

@@ -41,8 +41,14 @@ std::string DefaultPipelineText(ir::OptLevel level);
 
 // Coroutines must be lowered before codegen whatever a policy chose (the
 // coro passes are not in the action space). True when a function is still
-// marked presplitcoroutine, i.e. was not split by the pipeline that ran.
+// marked presplitcoroutine, i.e. was not split by the pipeline that ran, or
+// a coroutine intrinsic is still called (CoroCleanup did not run: the code
+// generator cannot select them, and crashed).
 bool HasUnloweredCoroutines(const llvm::Module& module);
+// Whether some llvm.coro.* intrinsic is called in `module`. Run, like
+// clang's pipelines, CoroEarly first on such a module when a pipeline does
+// not begin with a standard element.
+bool UsesCoroutineIntrinsics(const llvm::Module& module);
 // Internal "verifier_failed: pipeline '<pipeline>' produced invalid IR: ..."
 // when `module`, after `pipeline` ran on it, fails LLVM's verifier; OK
 // otherwise. The wrapper's check before code generation, and topk's before

@@ -45,16 +45,29 @@ absl::StatusOr<PipelineMeasurement> MeasurePipeline(
     absl::Status ran = runner.Run(*module, split->ir_pipeline);
     if (!ran.ok()) return ran;
   }
+  // Coroutines the pipeline left unsplit are lowered as the wrapper lowers
+  // them before it emits (tu_optimizer): the code generator cannot select
+  // the coroutine intrinsics, and emitting them crashed the optimiser
+  // (a heap corruption in instruction selection).
+  const bool lowered_coroutines = passes::HasUnloweredCoroutines(*module);
+  if (lowered_coroutines) {
+    absl::Status lowered =
+        runner.Run(*module, passes::kCoroutineLoweringPipeline);
+    if (!lowered.ok()) {
+      return absl::InternalError(
+          absl::StrCat("coroutine_lowering_failed: ", lowered.message()));
+    }
+  }
   PipelineMeasurement m;
   m.ir_count = observation::IrInstructionCount(*module);
   if (emitter == nullptr) return m;
-  // The wrapper lowers coroutines a pipeline left unsplit before it emits:
-  // that object is not this one, so it is not kept. Nor is one with debug
+  // An object made after lowering coroutines is not kept (the wrapper's
+  // full path makes it, lowering as above). Nor is one with debug
   // information: a clone's debug metadata differs from the module's (a C++
   // unit at -Os -g got more DWARF types), so the object would differ from
   // the one the chosen pipeline gives the module itself, which an outcome
   // cache hit writes: the same compile gave two objects.
-  keep_object = keep_object && !passes::HasUnloweredCoroutines(*module) &&
+  keep_object = keep_object && !lowered_coroutines &&
                 module->getNamedMetadata("llvm.dbg.cu") == nullptr;
   if (keep_object) {
     absl::Status verified =
