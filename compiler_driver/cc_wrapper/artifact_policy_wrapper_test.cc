@@ -350,6 +350,43 @@ TEST_F(ArtifactPolicyWrapperTest, ABundleCarriesChoicesToAnotherMachine) {
             testing::ReadFileOrEmpty(there.dir() + "/there.o"));
 }
 
+// CMake compiles by absolute path: the same source in checkouts at other
+// paths (its path prefix-mapped, as reproducible builds do) gives the same
+// object, and shares the choice (the key leaves source_filename's
+// directory out; it missed on every unit).
+TEST_F(ArtifactPolicyWrapperTest, ACheckoutAtAnotherPathSharesTheChoice) {
+  const std::string topk = "--phaseloop-policy=artifact:" + artifact_path_ +
+                           "?mode=topk&k=2&budget=1000000000";
+  std::vector<std::string> objects;
+  for (const std::string checkout : {"/ci/a", "/home/dev/work/b"}) {
+    const std::string root = dir_ + checkout;
+    std::filesystem::create_directories(root + "/src");
+    std::filesystem::copy_file(source_, root + "/src/sorting.c");
+    ASSERT_EQ(
+        Run({cc_, "-Oz", "-c", root + "/src/sorting.c", "-o",
+             root + "/sorting.o", "-ffile-prefix-map=" + root + "=.", topk}),
+        0);
+    objects.push_back(testing::ReadFileOrEmpty(root + "/sorting.o"));
+  }
+  std::vector<v1::Decision> d = Decisions();
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_NE(d[0].module_hash(), d[1].module_hash());  // source_filename
+  EXPECT_EQ(d[0].outcome_cache(), "miss") << d[0].detail();
+  EXPECT_EQ(d[1].outcome_cache(), "hit") << d[1].detail();
+  EXPECT_EQ(d[1].pipeline(), d[0].pipeline());
+  ASSERT_FALSE(objects[0].empty());
+  EXPECT_EQ(objects[0], objects[1]);
+  // What the second checkout's miss would have written.
+  const std::string root = dir_ + "/home/dev/work/b";
+  ASSERT_EQ(scratch_.Run({cc_, "-Oz", "-c", root + "/src/sorting.c", "-o",
+                          root + "/measured.o",
+                          "-ffile-prefix-map=" + root + "=.", topk},
+                         {{"PHASELOOP_OUTCOME_CACHE", "off"}}),
+            0);
+  EXPECT_EQ(Decisions().back().pipeline(), d[0].pipeline());
+  EXPECT_EQ(testing::ReadFileOrEmpty(root + "/measured.o"), objects[1]);
+}
+
 // A policy that measures nothing (fixed:, single mode) never touches the
 // outcome cache: no directory is made, the records say nothing of it.
 TEST_F(ArtifactPolicyWrapperTest, OnlyTopkUsesTheOutcomeCache) {

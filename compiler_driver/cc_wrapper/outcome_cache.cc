@@ -17,6 +17,7 @@
 #include "common/files/user_dirs.h"
 #include "compiler_driver/cc_wrapper/cache_fields.h"
 #include "compiler_driver/cc_wrapper/spool_space.h"
+#include "compiler_driver/ir/module_hash.h"
 #include "compiler_driver/passes/pipeline_check.h"
 
 namespace phaseloop::cc_wrapper {
@@ -364,8 +365,26 @@ PolicyDecision OutcomeCachingPolicy::DecideWithNote(
   if (spec.empty() || input.module_hash.empty()) {
     return inner_.DecideWithNote(input);
   }
+  // The module's hash without source_filename's directory: checkouts at
+  // other paths (CMake compiles by absolute path) share their choices.
+  const std::string module_key =
+      input.module != nullptr
+          ? ir::ModuleHashIgnoringSourceDirectory(*input.module)
+          : input.module_hash;
   OutcomeLookup lookup =
-      cache_.Lookup(input.module_hash, input.opt_level, codegen_, spec);
+      cache_.Lookup(module_key, input.opt_level, codegen_, spec);
+  // An entry consistent in itself may still keep a pipeline this policy
+  // never chooses (an entry edited together with its measurements, or
+  // moved from another policy's key): the policy's choice, not the entry,
+  // says what may run (review: such an entry was a hit).
+  if (lookup.hit && !inner_.MayChoose(lookup.hit->pipeline)) {
+    lookup.note =
+        absl::StrCat("outcome cache: bad entry ", cache_.EntryPath(lookup.key),
+                     " (keeps a pipeline the policy never "
+                     "chooses): measured again");
+    lookup.hit.reset();
+    lookup.outcome = "miss";
+  }
   if (lookup.hit) {
     PolicyDecision decision = *std::move(lookup.hit);
     decision.note = absl::StrCat(decision.note, "; outcome cache hit");

@@ -5,7 +5,9 @@
 // by default (OutcomeCacheDirFromEnv), when a learned policy measures
 // candidates on a module (topk), the pipeline it keeps is stored under a
 // key of everything that decides it — the optimizer binary, the module
-// (module_hash: its bitcode, target triple and CPU included), the -O level,
+// (its bitcode, target triple and CPU included, with source_filename's
+// directory left out: ir::ModuleHashIgnoringSourceDirectory, so that a
+// checkout at another path shares the entries), the -O level,
 // the code generator settings, the policy's version and its inference
 // options (mode, k, budget). A rebuild, or another configuration of the
 // same code, then runs one pipeline instead of topk's k+1 measurements.
@@ -120,7 +122,9 @@ absl::Status ClearOutcomeCache(const std::string& dir);
 // A policy runner that consults `cache` before `inner` when `inner`
 // measures candidates (a non-empty OutcomeSpec), and stores what `inner`
 // measured after a miss. Decisions say "outcome cache hit" in their note
-// and carry PolicyDecision::outcome_cache. Neither is owned.
+// and carry PolicyDecision::outcome_cache. A hit keeping a pipeline `inner`
+// never chooses (PolicyRunner::MayChoose) is a bad entry: measured again.
+// Neither is owned.
 class OutcomeCachingPolicy : public PolicyRunner {
  public:
   OutcomeCachingPolicy(const PolicyRunner& inner, const OutcomeCache& cache,
@@ -129,6 +133,9 @@ class OutcomeCachingPolicy : public PolicyRunner {
   const char* kind() const override { return inner_.kind(); }
   const std::string& version() const override { return inner_.version(); }
   std::string OutcomeSpec() const override { return inner_.OutcomeSpec(); }
+  bool MayChoose(const std::string& pipeline) const override {
+    return inner_.MayChoose(pipeline);
+  }
   std::string Decide(const PolicyInput& input) const override {
     return DecideWithNote(input).pipeline;
   }

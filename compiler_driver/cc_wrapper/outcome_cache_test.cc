@@ -168,7 +168,11 @@ class CountingPolicy : public PolicyRunner {
     ++calls;
     return Measured();
   }
+  bool MayChoose(const std::string& pipeline) const override {
+    return pipeline != never_chooses;
+  }
   mutable int calls = 0;
+  std::string never_chooses;
 
  private:
   std::string spec_;
@@ -206,6 +210,35 @@ TEST(OutcomeCacheTest, TheCachingPolicyMeasuresOncePerKey) {
   PolicyDecision again = not_cached.DecideWithNote(input);
   EXPECT_EQ(cheap.calls, 2);
   EXPECT_EQ(again.outcome_cache, "");
+}
+
+TEST(OutcomeCacheTest, AnEntryKeepingAPipelineThePolicyNeverChoosesIsAMiss) {
+  // An entry consistent in itself (its pipeline among its measurements,
+  // no larger than -Oz) under a policy whose candidates do not hold that
+  // pipeline: edited on its way, or from another policy. Measured again,
+  // and the policy's own choice replaces it.
+  const std::string dir = testing::MakeTempDir();
+  OutcomeCache cache(dir, std::string("opt:test"));
+  CountingPolicy writer("artifact v1 mode=topk k=4");
+  OutcomeCachingPolicy writing(writer, cache, {});
+  PolicyInput input;
+  input.module_hash = "m";
+  input.opt_level = "Oz";
+  writing.DecideWithNote(input);
+  ASSERT_EQ(writing.StorePending(), "");
+  ASSERT_EQ(writing.DecideWithNote(input).outcome_cache, "hit");
+
+  CountingPolicy reader("artifact v1 mode=topk k=4");
+  reader.never_chooses = Measured().pipeline;
+  OutcomeCachingPolicy reading(reader, cache, {});
+  PolicyDecision d = reading.DecideWithNote(input);
+  EXPECT_EQ(reader.calls, 1);
+  EXPECT_EQ(d.outcome_cache, "miss");
+  EXPECT_NE(d.note.find("keeps a pipeline the policy never chooses"),
+            std::string::npos)
+      << d.note;
+  EXPECT_FALSE(reading.MayChoose(Measured().pipeline));
+  EXPECT_TRUE(reading.MayChoose("default<Oz>"));
 }
 
 }  // namespace

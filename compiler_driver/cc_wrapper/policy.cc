@@ -46,6 +46,9 @@ class ArtifactPolicyRunner : public PolicyRunner {
                         " mode=topk k=", policy_->top_k(),
                         " budget=", o.budget);
   }
+  bool MayChoose(const std::string& pipeline) const override {
+    return policy_->MayChoose(pipeline);
+  }
   std::string Decide(const PolicyInput& input) const override {
     return DecideWithNote(input).pipeline;
   }

@@ -108,6 +108,13 @@ class PolicyRunner {
   // options), so outcome_cache.h can key on it; "" for cheap policies,
   // which are never cached.
   virtual std::string OutcomeSpec() const { return ""; }
+  // Whether DecideWithNote could ever answer `pipeline` (for a choice
+  // stored outside the policy: an outcome cache entry, perhaps from another
+  // machine). True unless the policy knows its choices (learned artifacts).
+  virtual bool MayChoose(const std::string& pipeline) const {
+    (void)pipeline;
+    return true;
+  }
 };
 
 struct LoadPolicyOptions {

@@ -3,6 +3,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/Support/BLAKE3.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace phaseloop::ir {
@@ -24,6 +25,17 @@ std::string ContentHash(std::string_view bytes) {
 
 std::string ModuleHash(const llvm::Module& module) {
   return ContentHash(ModuleBitcode(module));
+}
+
+std::string ModuleHashIgnoringSourceDirectory(const llvm::Module& module) {
+  const std::string source = module.getSourceFileName();
+  const std::string name = llvm::sys::path::filename(source).str();
+  if (name == source) return ModuleHash(module);
+  llvm::Module& changed = const_cast<llvm::Module&>(module);
+  changed.setSourceFileName(name);
+  std::string hash = ModuleHash(changed);
+  changed.setSourceFileName(source);
+  return hash;
 }
 
 std::string ModuleStateBitcode(const llvm::Module& module) {

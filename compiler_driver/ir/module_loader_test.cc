@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "compiler_driver/ir/module_hash.h"
 #include "llvm/IR/Attributes.h"
 
@@ -51,6 +54,30 @@ TEST(ModuleLoader, BitcodeAndTextRoundTripToTheSameHash) {
   auto from_ll = ParseModule(ModuleText(**module), "ll", context);
   ASSERT_TRUE(from_ll.ok()) << from_ll.status();
   EXPECT_EQ(ModuleHash(**from_ll), hash);
+}
+
+TEST(ModuleLoader, OnlyTheSourceFileNameReachesTheLocationFreeHash) {
+  // Checkouts at other paths give modules that differ only in
+  // source_filename's directory: the outcome cache's key ignores it.
+  llvm::LLVMContext context;
+  auto module = LoadModule(kSource, FrontendOptions{}, context);
+  ASSERT_TRUE(module.ok()) << module.status();
+  llvm::Module& m = **module;
+  std::vector<std::string> hashes, location_free;
+  for (const char* name : {"/home/ci/work/src/sorting.c", "src/sorting.c",
+                           "sorting.c", "/home/ci/work/src/other.c"}) {
+    m.setSourceFileName(name);
+    hashes.push_back(ModuleHash(m));
+    location_free.push_back(ModuleHashIgnoringSourceDirectory(m));
+    EXPECT_EQ(m.getSourceFileName(), name);  // restored
+    EXPECT_EQ(ModuleHash(m), hashes.back());
+  }
+  EXPECT_NE(hashes[0], hashes[1]);
+  EXPECT_NE(hashes[1], hashes[2]);
+  EXPECT_EQ(location_free[0], location_free[1]);
+  EXPECT_EQ(location_free[1], location_free[2]);
+  EXPECT_EQ(location_free[2], hashes[2]);  // no directory: the hash itself
+  EXPECT_NE(location_free[3], location_free[0]);  // another file's name
 }
 
 TEST(ModuleLoader, ErrorsNameTheInput) {

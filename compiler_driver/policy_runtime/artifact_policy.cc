@@ -126,6 +126,18 @@ bool ArtifactPolicy::is_size_policy() const {
          artifact_.objective() == kObjectiveIrCount;
 }
 
+bool ArtifactPolicy::MayChoose(const std::string& pipeline) const {
+  if (pipeline == kOzPipeline) return true;
+  if (artifact_.formulation() == kFormulationStepwise) {
+    return passes::CheckWholePolicyPipeline(pipeline).ok();
+  }
+  for (int i = 0; i < artifact_.candidates_size(); ++i) {
+    if (candidate_allowed_[i] && artifact_.candidates(i).pipeline() == pipeline)
+      return true;
+  }
+  return false;
+}
+
 bool ArtifactPolicy::NeedsModule() const {
   return artifact_.formulation() == kFormulationStepwise ||
          (options_.mode == InferenceMode::kTopK && is_size_policy());

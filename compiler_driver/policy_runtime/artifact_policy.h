@@ -129,6 +129,13 @@ class ArtifactPolicy {
   PolicyChoice ChooseFromFeatures(absl::Span<const int64_t> autophase,
                                   absl::Span<const int64_t> inst_count) const;
 
+  // Whether Choose could ever return `pipeline`: -Oz, or (candidate
+  // formulation) a candidate's pipeline a policy may run. A stepwise
+  // policy's choices are sequences of its actions: any pipeline a policy
+  // may run (passes::CheckWholePolicyPipeline) is answered true. For
+  // choices stored outside the artifact (the outcome cache).
+  bool MayChoose(const std::string& pipeline) const;
+
   // Any mode and formulation. `module` is left unchanged (clones are
   // optimised and measured); autophase/inst_count are its features.
   // Fails only when the environment cannot run anything (e.g. no emitter

@@ -183,6 +183,13 @@ TEST_F(ArtifactPolicyTest, ACandidateNoPolicyMayRunIsNeverMeasuredOrChosen) {
       for (const auto& [pipeline, value] : choice->measured_pipelines) {
         EXPECT_EQ(pipeline.find("attributor"), std::string::npos) << pipeline;
       }
+      // What an outcome cache entry may keep: -Oz and the candidates a
+      // policy may run, nothing else.
+      EXPECT_TRUE((*policy)->MayChoose("default<Oz>"));
+      EXPECT_TRUE((*policy)->MayChoose("function(mem2reg)"));
+      EXPECT_FALSE((*policy)->MayChoose(attributor));
+      EXPECT_FALSE((*policy)->MayChoose("default<O3>"));
+      EXPECT_FALSE((*policy)->MayChoose("function(mem2reg),instcombine"));
     }
   }
   testing::RandomArtifactOptions only;
