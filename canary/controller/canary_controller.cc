@@ -110,6 +110,9 @@ absl::StatusOr<v1::CanaryRun> CanaryController::Run(
         absl::StrCat(request.canary_id, "-baseline"));
     run.set_canary_deployment_id(absl::StrCat(request.canary_id, "-canary"));
     run.set_created_ms(env_->NowMs());
+    if (auto s = files::CheckStartsInUtf8(run, CanaryStateKind()); !s.ok()) {
+      return s;
+    }
     if (auto s = Save(run); !s.ok()) return s;
   } else {
     return loaded.status();

@@ -9,6 +9,7 @@
 // loops/) are kept this way.
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "common/files/atomic_file.h"
 #include "common/files/proto_json.h"
 #include "common/files/state_ids.h"
+#include "common/protobuf/utf8_strings.h"
 
 namespace phaseloop::files {
 
@@ -45,6 +47,21 @@ absl::StatusOr<Message> StateFromJson(const std::string& text,
         kind.fresh_start));
   }
   return state;
+}
+
+// A new state, holding only what it was started with (paths, names, the
+// command line), before its first save: InvalidArgument naming the field
+// when one is not UTF-8. Its JSON file cannot hold such bytes, and escaped
+// (as ProtoStateStore::Save escapes text) a path would name another file:
+// a resumed run would open another buffer.
+inline absl::Status CheckStartsInUtf8(const google::protobuf::Message& state,
+                                      const StateKind& kind) {
+  std::optional<std::string> field = protobuf::FirstInvalidUtf8Field(state);
+  if (!field) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "the ", kind.noun, "'s ", *field,
+      " is not UTF-8 text, which its JSON state file cannot keep: give "
+      "paths and names in UTF-8 (a symlink with a UTF-8 name will do)"));
 }
 
 // Message has its id as a string field (read by kId) and created_ms().
@@ -95,6 +112,17 @@ class ProtoStateStore {
       return status;
     }
     if (auto status = MakeDirectories(Dir(id)); !status.ok()) return status;
+    // Protobuf's JSON printer drops the bytes of a string that is not
+    // UTF-8; text a state collects (a child's output line, a reason) is
+    // saved with each such byte as \xNN instead (protobuf/utf8_strings).
+    // Paths and names a state is started with are checked by its owner
+    // before the first save (CheckStartsInUtf8): escaped, they would name
+    // another file.
+    if (protobuf::HasInvalidUtf8(state)) {
+      Message valid = state;
+      protobuf::MakeStringsValidUtf8(&valid);
+      return WriteFileAtomically(StatePath(id), ProtoToJson(valid));
+    }
     return WriteFileAtomically(StatePath(id), ProtoToJson(state));
   }
 

@@ -51,6 +51,29 @@ TEST(ProtoStateStoreTest, SavesLoadsAndListsNewestFirst) {
   EXPECT_EQ(store.List()->size(), 3u);
 }
 
+TEST(ProtoStateStoreTest, TextThatIsNotUtf8IsSavedEscapedPathsAreRefused) {
+  // Protobuf's JSON printer would drop the byte.
+  const std::string dir = testing::MakeTempDir();
+  const Store store(dir, TestKind());
+  v1::LoopRun run = StateOf("latin", 1);
+  run.add_iterations()->add_gate_lines("gate: caf\xe9 is slower");
+  ASSERT_TRUE(store.Save(run).ok());
+  auto loaded = store.Load("latin");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->iterations(0).gate_lines(0), "gate: caf\\xe9 is slower");
+  EXPECT_EQ(run.iterations(0).gate_lines(0), "gate: caf\xe9 is slower");
+  // A path a state starts with is refused before the first save: escaped,
+  // it would name another file.
+  v1::LoopRun started = StateOf("new", 1);
+  EXPECT_TRUE(CheckStartsInUtf8(started, TestKind()).ok());
+  started.set_buffer_path("/data/caf\xe9/b.db");
+  absl::Status refused = CheckStartsInUtf8(started, TestKind());
+  EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.message().find("the thing's buffer_path is not UTF-8"),
+            std::string::npos)
+      << refused;
+}
+
 TEST(ProtoStateStoreTest, RefusalsNameTheIdTheFileAndTheWayOut) {
   const std::string dir = testing::MakeTempDir();
   const Store store(dir, TestKind());

@@ -2,6 +2,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "google/protobuf/descriptor.h"
@@ -61,36 +63,60 @@ int MakeStringsValidUtf8(Message* message) {
   return changed;
 }
 
-bool HasInvalidUtf8(const Message& message) {
+namespace {
+
+// FirstInvalidUtf8Field below `message`, its names after `prefix`.
+std::optional<std::string> FindInvalidUtf8(const Message& message,
+                                           const std::string& prefix) {
   const Reflection* reflection = message.GetReflection();
   std::vector<const FieldDescriptor*> fields;
   reflection->ListFields(message, &fields);
   std::string scratch;
+  auto where = [&](const FieldDescriptor* field, int index) {
+    std::string name = prefix + field->name();
+    if (index >= 0) name += "[" + std::to_string(index) + "]";
+    return name;
+  };
   for (const FieldDescriptor* field : fields) {
     if (IsTextField(field)) {
       if (field->is_repeated()) {
         for (int i = 0; i < reflection->FieldSize(message, field); ++i) {
           if (!IsValidUtf8(reflection->GetRepeatedStringReference(
                   message, field, i, &scratch))) {
-            return true;
+            return where(field, i);
           }
         }
       } else if (!IsValidUtf8(reflection->GetStringReference(message, field,
                                                              &scratch))) {
-        return true;
+        return where(field, -1);
       }
     } else if (IsMessageField(field)) {
       if (field->is_repeated()) {
         for (int i = 0; i < reflection->FieldSize(message, field); ++i) {
-          if (HasInvalidUtf8(reflection->GetRepeatedMessage(message, field, i)))
-            return true;
+          if (std::optional<std::string> found = FindInvalidUtf8(
+                  reflection->GetRepeatedMessage(message, field, i),
+                  where(field, i) + ".")) {
+            return found;
+          }
         }
-      } else if (HasInvalidUtf8(reflection->GetMessage(message, field))) {
-        return true;
+      } else if (std::optional<std::string> found =
+                     FindInvalidUtf8(reflection->GetMessage(message, field),
+                                     where(field, -1) + ".")) {
+        return found;
       }
     }
   }
-  return false;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> FirstInvalidUtf8Field(const Message& message) {
+  return FindInvalidUtf8(message, "");
+}
+
+bool HasInvalidUtf8(const Message& message) {
+  return FirstInvalidUtf8Field(message).has_value();
 }
 
 std::string SerializeAsValidUtf8(const Message& message) {

@@ -9,6 +9,7 @@
 // not part of valid UTF-8 becomes the four characters \xNN.
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "common/protobuf/utf8_text.h"
@@ -24,6 +25,11 @@ int MakeStringsValidUtf8(google::protobuf::Message* message);
 // Whether some `string` field of `message` or its sub-messages is not valid
 // UTF-8 (a check that copies nothing).
 bool HasInvalidUtf8(const google::protobuf::Message& message);
+
+// The first such field's path ("iterations[2].candidate_path"; a map
+// entry's as "<map>[i].key"/".value"), or nullopt when every one is valid.
+std::optional<std::string> FirstInvalidUtf8Field(
+    const google::protobuf::Message& message);
 
 // `message` serialised, its invalid strings made valid first (on a copy, so
 // a valid message costs one check and no copy).

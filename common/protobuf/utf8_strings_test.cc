@@ -76,12 +76,19 @@ TEST(Utf8StringsTest, RepeatedStringsAndMapKeysToo) {
   iteration.add_gate_lines("ok");
   iteration.add_gate_lines("bad \xfe");
   EXPECT_TRUE(HasInvalidUtf8(iteration));
+  EXPECT_EQ(FirstInvalidUtf8Field(iteration), "gate_lines[1]");
+  v1::LoopRun run;
+  *run.add_iterations() = iteration;
+  run.set_buffer_path("ok.db");
+  EXPECT_EQ(FirstInvalidUtf8Field(run), "iterations[0].gate_lines[1]");
   EXPECT_EQ(MakeStringsValidUtf8(&iteration), 1);
+  EXPECT_EQ(FirstInvalidUtf8Field(iteration), std::nullopt);
   EXPECT_EQ(iteration.gate_lines(1), "bad \\xfe");
 
   v1::PolicyMetadata artifact;
   (*artifact.mutable_metrics())["size\xe9"] = 1.5;
   EXPECT_TRUE(HasInvalidUtf8(artifact));
+  EXPECT_EQ(FirstInvalidUtf8Field(artifact), "metrics[0].key");
   EXPECT_EQ(MakeStringsValidUtf8(&artifact), 1);
   EXPECT_EQ(artifact.metrics().count("size\\xe9"), 1u);
   EXPECT_EQ(artifact.metrics().at("size\\xe9"), 1.5);

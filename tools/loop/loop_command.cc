@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "common/command/exit_code.h"
@@ -16,6 +17,7 @@
 #include "common/kafka/state_dir.h"
 #include "common/process/background_process.h"
 #include "common/process/self_executable.h"
+#include "common/protobuf/utf8_text.h"
 #include "offline_rl/learner/train_launcher.h"
 #include "offline_rl/policy_store/policy_server_process.h"
 #include "offline_rl/policy_store/policy_store_client.h"
@@ -90,6 +92,22 @@ int RunLoop(const LoopFlags& flags, std::ostream& out, std::ostream& err) {
     return command::kExitBadInput;
   }
   setup.state_dir = fs::absolute(setup.state_dir).string();
+  // The loop's state file (JSON) keeps these paths: one that is not UTF-8
+  // would be saved altered, and the resumed loop would open another file.
+  for (const auto& [flag, value] :
+       {std::pair<const char*, const std::string*>{"--config", &flags.config},
+        {"--state-dir", &setup.state_dir},
+        {"--buffer", &flags.buffer},
+        {"--policy-store", &flags.policy_store},
+        {"--policy-dir", &flags.policy_dir},
+        {"--cc", &flags.cc}}) {
+    if (!protobuf::IsValidUtf8(*value)) {
+      err << kName << flag << " " << protobuf::ValidUtf8(*value)
+          << ": not UTF-8 text, which the loop's state file cannot keep: "
+             "give a path in UTF-8 (a symlink with a UTF-8 name will do)\n";
+      return command::kExitBadInput;
+    }
+  }
   // Every stage's command, and whatever it starts, keeps its state here
   // (delivery spools, lost-records logs), not in the caller's environment's.
   setenv("PHASELOOP_STATE_DIR", setup.state_dir.c_str(), 1);

@@ -59,6 +59,9 @@ absl::StatusOr<v1::LoopRun> LoopRunner::Run() {
     run.set_buffer_path(setup_.buffer);
     run.set_policy_dir(setup_.policy_dir);
     if (setup_.policy_dir.empty()) run.set_policy_store(setup_.policy_store);
+    if (auto s = files::CheckStartsInUtf8(run, LoopStateKind()); !s.ok()) {
+      return s;
+    }
   } else {
     return loaded.status();
   }

@@ -418,6 +418,17 @@ TEST_F(LoopRunnerTest, ARolledBackCandidateKeepsStable) {
   EXPECT_LT(it.final_reward(), 0);
 }
 
+TEST_F(LoopRunnerTest, ABufferPathThatIsNotUtf8IsRefusedBeforeAnyStage) {
+  // JSON would keep "/data/cafb.db": a resumed loop opened another buffer.
+  setup_.buffer = "/data/caf\xe9/b.db";
+  auto run = RunLoop();
+  EXPECT_EQ(run.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(run.status().message().find("buffer_path is not UTF-8"),
+            std::string::npos)
+      << run.status();
+  EXPECT_TRUE(executor_.ran.empty());
+}
+
 // A stable build Bazel took wholly from its cache records no decisions: its
 // figures are the same policy's earlier build's, newest first, and say so.
 TEST(EarlierBuildFiguresTest, TheSamePolicysNewestEarlierBuild) {
