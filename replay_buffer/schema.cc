@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <set>
 #include <thread>
 
@@ -15,6 +16,36 @@
 
 namespace phaseloop::replay_buffer::internal {
 namespace {
+
+// SQLite's busy handler for a buffer another process holds locked (a
+// writer's transaction): waits as sqlite3_busy_timeout(30 s) would, and
+// once the wait passes a second says so on stderr, naming the file — a
+// command waiting silently for 30 s looked hung. `arg` is the connection.
+int WaitForLock(void* arg, int attempt) {
+  constexpr int kPauseMs[] = {1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100};
+  constexpr int kPauses = sizeof(kPauseMs) / sizeof(kPauseMs[0]);
+  constexpr int kTimeoutMs = 30000;
+  constexpr int kSayAfterMs = 1000;
+  auto waited_before = [&](int n) {
+    int total = 0;
+    for (int i = 0; i < n && i < kPauses; ++i) total += kPauseMs[i];
+    if (n > kPauses) total += (n - kPauses) * kPauseMs[kPauses - 1];
+    return total;
+  };
+  const int waited = waited_before(attempt);
+  if (waited >= kTimeoutMs) return 0;  // SQLITE_BUSY to the caller
+  const int pause =
+      std::min(kPauseMs[std::min(attempt, kPauses - 1)], kTimeoutMs - waited);
+  if (waited < kSayAfterMs && waited + pause >= kSayAfterMs) {
+    const char* file = sqlite3_db_filename(static_cast<sqlite3*>(arg), "main");
+    std::fprintf(stderr,
+                 "phaseloop: the replay buffer '%s' is locked by another "
+                 "process (a writer); waiting up to %d s for it\n",
+                 file != nullptr ? file : "?", kTimeoutMs / 1000);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(pause));
+  return 1;
+}
 
 // Migration N takes a buffer from version N-1 to N. Append, never edit.
 // Every table keeps the record's serialized proto (`record`/`header`) so no
@@ -417,7 +448,7 @@ absl::StatusOr<sqlite3*> OpenDatabaseOnce(const std::string& path,
             ? "; pass a readable buffer file"
             : "; pass a writable path (it is created if missing)"));
   }
-  sqlite3_busy_timeout(db, 30000);
+  sqlite3_busy_handler(db, WaitForLock, db);
   sqlite3_extended_result_codes(db, 1);
   auto fail = [&](absl::Status status) -> absl::StatusOr<sqlite3*> {
     sqlite3_close(db);

@@ -29,7 +29,8 @@ inline constexpr const char* kTables[] = {
 
 // Opens the SQLite connection for `path`: checks the file is a phaseloop
 // buffer at a version this build knows BEFORE writing anything, then (unless
-// read-only) sets WAL, synchronous=FULL, foreign keys and a busy timeout and
+// read-only) sets WAL, synchronous=FULL, foreign keys and a busy handler
+// (waits up to 30 s for another writer, saying so on stderr after 1 s) and
 // applies pending migrations in one transaction each. Errors name the path.
 // The caller owns the returned connection (sqlite3_close).
 absl::StatusOr<sqlite3*> OpenDatabase(const std::string& path,
