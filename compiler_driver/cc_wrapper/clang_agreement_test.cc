@@ -428,6 +428,34 @@ TEST_F(ClangAgreementTest, APolicyFlagInAResponseFileIsTheWrappers) {
   EXPECT_EQ(d[2].pipeline(), "default<O1>") << d[2].detail();
 }
 
+// The expanded arguments can be too long for a command line where clang
+// reading the response file was not (an argument over 128 KiB: exec fails
+// with E2BIG, and the fallback broke the build). They reach clang as a
+// response file again, quoted so that it reads them back unchanged.
+TEST_F(ClangAgreementTest, AFallbackTooLongForACommandLineStillCompiles) {
+  const std::string dir = wrapper_.dir();
+  std::ofstream(dir + "/long.c")
+      << "#include <string.h>\n"
+         "unsigned long n(void) { return strlen(BIG) + sizeof(ODD); }\n";
+  std::ofstream(dir + "/long.rsp")
+      << R"(--phaseloop-policy=baseline -O2 -DBIG=\")"
+      << std::string(200000, 'x') << R"(\" -DODD=\"a\ b\\\\c\'\" -c long.c)";
+  std::string output;
+  EXPECT_EQ(wrapper_.Run({AbsolutePath(kWrapper), "@long.rsp"},
+                         {{"PHASELOOP_DISABLE", "1"}}, &output),
+            0)
+      << output;
+  EXPECT_EQ(output, "");
+  ASSERT_TRUE(fs::exists(dir + "/long.o"));
+  // clang read the same arguments: the same object as clang's own.
+  std::ofstream(dir + "/clang.rsp")
+      << R"(-O2 -DBIG=\")" << std::string(200000, 'x')
+      << R"(\" -DODD=\"a\ b\\\\c\'\" -c long.c -o clang.o)";
+  ASSERT_EQ(wrapper_.Run({"clang-16", "@clang.rsp"}, {}, &output), 0) << output;
+  EXPECT_EQ(phaseloop::testing::ReadFileOrEmpty(dir + "/long.o"),
+            phaseloop::testing::ReadFileOrEmpty(dir + "/clang.o"));
+}
+
 // A clang configuration file (here clang.cfg beside the clang the wrapper
 // runs) adds options the wrapper never classified: it took the frontend's
 // half and dropped the rest. Left to clang, which reads it whole.

@@ -1,11 +1,15 @@
 #include "compiler_driver/cc_wrapper/clang_exec.h"
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "common/process/self_executable.h"
 
@@ -42,6 +46,54 @@ void Record(const WrapperConfig& config, const LauncherRecord& record) {
   }
 }
 
+namespace {
+
+// `args` as a response file clang's driver reads back unchanged (GNU
+// quoting: every blank, quote and backslash escaped), or nullopt when one
+// cannot be written so (an empty argument: the tokenizer drops it).
+std::optional<std::string> ResponseFileText(
+    const std::vector<std::string>& args) {
+  std::string text;
+  for (const std::string& arg : args) {
+    if (arg.empty()) return std::nullopt;
+    for (char c : arg) {
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' ||
+          c == '\f' || c == '\'' || c == '"' || c == '\\') {
+        text += '\\';
+      }
+      text += c;
+    }
+    text += '\n';
+  }
+  return text;
+}
+
+// Runs clang with `args` in an anonymous file (memfd, inherited across
+// exec) named as a response file; returns only when it cannot.
+void ExecWithResponseFile(const std::string& clang,
+                          const std::vector<std::string>& args) {
+  std::optional<std::string> text = ResponseFileText(args);
+  if (!text) return;
+  const int fd = memfd_create("phaseloop-cc-args", 0);
+  if (fd < 0) return;
+  size_t written = 0;
+  while (written < text->size()) {
+    const ssize_t n = write(fd, text->data() + written, text->size() - written);
+    if (n <= 0) {
+      close(fd);
+      return;
+    }
+    written += static_cast<size_t>(n);
+  }
+  const std::string at = "@/proc/self/fd/" + std::to_string(fd);
+  char* argv[] = {const_cast<char*>(clang.c_str()),
+                  const_cast<char*>(at.c_str()), nullptr};
+  execvp(clang.c_str(), argv);
+  close(fd);
+}
+
+}  // namespace
+
 int ExecClang(const WrapperConfig& config, DriverKind kind,
               const std::vector<std::string>& args) {
   const std::string& clang =
@@ -54,6 +106,14 @@ int ExecClang(const WrapperConfig& config, DriverKind kind,
   std::fflush(stdout);
   std::fflush(stderr);
   execvp(clang.c_str(), argv.data());
+  // Too long for exec: the arguments expanded from a response file that
+  // held a --phaseloop-* flag (FallbackClangArgs) can exceed what a command
+  // line may carry, where clang reading the file did not. They go to clang
+  // as a response file again.
+  if (errno == E2BIG) {
+    ExecWithResponseFile(clang, args);
+    errno = E2BIG;
+  }
   std::fprintf(stderr,
                "phaseloop-cc: cannot run '%s': %s (set clang = PATH "
                "in the phaseloop config or install clang-16)\n",

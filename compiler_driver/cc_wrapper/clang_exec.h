@@ -29,7 +29,9 @@ void Record(const WrapperConfig& config, const LauncherRecord& record);
 bool Verbose();
 
 // Replaces this process with clang (config.clang / config.clangxx) and
-// `args`. Returns only if exec fails: 127 after a message, like a shell.
+// `args` — given as a response file (an anonymous one, @/proc/self/fd/N)
+// when they are too long for a command line. Returns only if exec fails:
+// 127 after a message, like a shell.
 int ExecClang(const WrapperConfig& config, DriverKind kind,
               const std::vector<std::string>& args);
 
