@@ -71,6 +71,11 @@ void AddSpool(const SpoolContents& contents, int64_t since_ms,
     int64_t invocation_us = 0;
     for (const v1::Decision& d : file.batch.decisions()) {
       if (since_ms > 0 && d.unix_time_ms() <= since_ms) continue;
+      if (!d.decision_id().empty() &&
+          !s->seen_decisions.insert(d.decision_id()).second) {
+        ++s->duplicate_records;
+        continue;
+      }
       ++s->records;
       if (!file.shipped) ++s->unshipped;
       const std::string outcome = OutcomeName(d.outcome());
@@ -208,6 +213,11 @@ void PrintStatsTable(const DecisionStats& s, const std::string& spool,
   if (s.corrupt_files > 0) {
     out << s.corrupt_files << " unreadable spool files left in place\n";
   }
+  if (s.duplicate_records > 0) {
+    out << s.duplicate_records
+        << " records met twice (a spool file copied or concatenated) were "
+           "counted once\n";
+  }
 }
 
 void PrintStatsJson(const DecisionStats& s, const std::string& spool,
@@ -217,6 +227,7 @@ void PrintStatsJson(const DecisionStats& s, const std::string& spool,
   j["records"] = s.records;
   j["unshipped_records"] = s.unshipped;
   j["corrupt_files"] = s.corrupt_files;
+  j["duplicate_records"] = s.duplicate_records;
   j["by_outcome"] = Json::object();
   for (const auto& [outcome, count] : s.by_outcome) {
     j["by_outcome"][outcome] = count;

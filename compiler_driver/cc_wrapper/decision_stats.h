@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <ostream>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +25,9 @@ struct DecisionStats {
   int64_t records = 0;
   int64_t unshipped = 0;  // of which in *.decisions files
   int64_t corrupt_files = 0;
+  // Records met again (the same decision_id in another file, or twice in
+  // one: a spool file copied or concatenated by hand), counted once.
+  int64_t duplicate_records = 0;
   // outcome name -> count; (outcome, reason) -> count.
   std::map<std::string, int64_t> by_outcome;
   std::map<std::pair<std::string, std::string>, int64_t> by_reason;
@@ -61,9 +65,12 @@ struct DecisionStats {
   int64_t zeroed_at_ms = 0;    // 0: never zeroed
   // With --buffer: counts from the replay buffer (all of it, not zeroed).
   std::string buffer;
+  // decision_ids added so far (AddSpool).
+  std::set<std::string> seen_decisions;
 };
 
-// Adds the records of `contents` made after `since_ms` (0: all).
+// Adds the records of `contents` made after `since_ms` (0: all); a record
+// whose decision_id was added before is counted once.
 void AddSpool(const SpoolContents& contents, int64_t since_ms,
               DecisionStats* stats);
 

@@ -88,6 +88,33 @@ TEST(DecisionsCommandTest, StatsCountOptimizedDecisionsByPolicyVersion) {
       << out.str();
 }
 
+// A spool file copied (or two concatenated) holds records already
+// counted: each decision_id counts once, and the output says so.
+TEST(DecisionsCommandTest, StatsCountARecordMetTwiceOnce) {
+  const std::string spool = testing::MakeTempDir() + "/spool";
+  v1::DecisionBatch batch;
+  for (int i = 0; i < 2; ++i) {
+    v1::Decision* d = batch.add_decisions();
+    d->set_decision_id(NewDecisionId());
+    d->set_outcome(v1::OPTIMIZED);
+    d->set_policy_version("aaaa");
+  }
+  std::string error;
+  for (int copy = 0; copy < 2; ++copy) {
+    ASSERT_TRUE(WriteSpoolFile(spool, batch.SerializeAsString(), &error))
+        << error;
+  }
+  std::ostringstream out, err;
+  ASSERT_EQ(RunStats({spool, "", true}, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("\"records\": 2"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("\"duplicate_records\": 2"), std::string::npos)
+      << out.str();
+  out.str("");
+  ASSERT_EQ(RunStats({spool, "", false}, out, err), 0);
+  EXPECT_NE(out.str().find("2 records met twice"), std::string::npos)
+      << out.str();
+}
+
 // What one phaseloop-cc-opt invocation with three sources records: one
 // optimized by topk (-Oz's object measured), one by single mode (not
 // measured), one where the size policy did not apply (-O2).
