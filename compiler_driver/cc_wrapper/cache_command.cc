@@ -20,6 +20,13 @@ constexpr char kName[] = "phaseloop cache: ";
 std::string CacheDir(const CacheFlags& flags, std::ostream& err) {
   if (!flags.dir.empty()) return flags.dir;
   std::string dir = OutcomeCacheDirFromEnv();
+  if (!dir.empty() && dir.front() != '/') {
+    err << kName << kOutcomeCacheEnv << "='" << dir
+        << "' is a relative path, which phaseloop-cc does not use (each "
+           "compile would resolve it against its own directory): set it to "
+           "an absolute path, or pass --dir DIR\n";
+    return "";
+  }
   if (dir.empty()) {
     if (const char* off = std::getenv(kOutcomeCacheEnv); off != nullptr) {
       err << kName << kOutcomeCacheEnv << " turns the outcome cache off ('"

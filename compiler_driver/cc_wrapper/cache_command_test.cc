@@ -152,5 +152,16 @@ TEST(CacheCommandTest, ACacheTurnedOffIsBadInputNamingTheFix) {
   unsetenv(kOutcomeCacheEnv);
 }
 
+TEST(CacheCommandTest, ARelativeCacheDirectoryIsBadInputNamingTheFix) {
+  setenv(kOutcomeCacheEnv, "caches/outcomes", 1);
+  std::ostringstream out, err;
+  EXPECT_EQ(RunCacheStats({}, out, err), 2);
+  EXPECT_NE(err.str().find("'caches/outcomes' is a relative path"),
+            std::string::npos)
+      << err.str();
+  EXPECT_NE(err.str().find("absolute path"), std::string::npos);
+  unsetenv(kOutcomeCacheEnv);
+}
+
 }  // namespace
 }  // namespace phaseloop::cc_wrapper

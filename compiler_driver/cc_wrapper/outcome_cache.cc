@@ -227,6 +227,12 @@ OutcomeCache::OutcomeCache(std::string dir,
 
 OutcomeCache OutcomeCache::ForRunningBinary(const std::string& dir,
                                             int64_t max_bytes) {
+  // (The identity memo is a file in `dir`: none for a relative one, which
+  // Lookup refuses.)
+  if (!dir.empty() && dir.front() != '/') {
+    return OutcomeCache(dir, absl::FailedPreconditionError("relative path"),
+                        max_bytes);
+  }
   return OutcomeCache(dir, WrapperIdentity("/proc/self/exe", dir + "/identity"),
                       max_bytes);
 }
@@ -241,6 +247,17 @@ OutcomeLookup OutcomeCache::Lookup(const std::string& module_hash,
                                    const std::string& policy_spec) const {
   OutcomeLookup lookup;
   lookup.outcome = "miss";
+  // Each compile would resolve a relative directory against its own working
+  // directory: cache folders appeared inside the source tree, and a
+  // checkout missed where it should have hit (review). Unused, and said.
+  if (!dir_.empty() && dir_.front() != '/') {
+    lookup.note = absl::StrCat(
+        "outcome cache unused: '", dir_,
+        "' is a relative path, which each compile would resolve against its "
+        "own working directory: give ",
+        kOutcomeCacheEnv, " an absolute path");
+    return lookup;
+  }
   if (!identity_.ok()) {
     lookup.note = absl::StrCat("outcome cache unusable: wrapper identity: ",
                                identity_.status().message());

@@ -44,7 +44,8 @@ inline constexpr int64_t kDefaultOutcomeCacheMaxBytes = 16LL << 20;  // 16 Mi
 
 // The directory phaseloop-cc's outcome cache uses (on by default, like
 // ccache's): PHASELOOP_OUTCOME_CACHE when it is set — "", "off", "0" or
-// "none" turn the cache off and give "" —, else
+// "none" turn the cache off and give ""; a relative path is returned as it
+// is, and OutcomeCache::Lookup then uses nothing and says why —, else
 // $XDG_CACHE_HOME/phaseloop/outcomes, else ~/.cache/phaseloop/outcomes,
 // else (Bazel runs actions without HOME) /tmp/phaseloop-outcomes-<uid>.
 // The generated Bazel toolchain names its directory in cc_wrapper.sh.

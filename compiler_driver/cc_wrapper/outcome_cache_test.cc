@@ -111,6 +111,20 @@ TEST(OutcomeCacheTest, ABadEntryIsAMissAndAnUnknownBinaryStoresNothing) {
   EXPECT_TRUE(none.key.empty());
   EXPECT_NE(none.note.find("cannot stat exe"), std::string::npos);
   EXPECT_EQ(unusable.Store(none, Measured()), "");
+
+  // A relative directory: each compile would resolve it in its own working
+  // directory (cache folders in the source tree). Unused, said, nothing
+  // made.
+  OutcomeCache relative =
+      OutcomeCache::ForRunningBinary("caches/outcomes", 1 << 20);
+  OutcomeLookup unused = relative.Lookup("m", "Oz", {}, "s");
+  EXPECT_TRUE(unused.key.empty());
+  EXPECT_FALSE(unused.hit);
+  EXPECT_NE(unused.note.find("'caches/outcomes' is a relative path"),
+            std::string::npos)
+      << unused.note;
+  EXPECT_EQ(relative.Store(unused, Measured()), "");
+  EXPECT_FALSE(fs::exists("caches"));
 }
 
 // Each subdirectory keeps max_bytes/256, the least recently used removed

@@ -78,6 +78,13 @@ bool ApplyConfigFile(const std::string& path, bool must_exist,
       config->policy = value;
       config->policy_given = true;
     } else if (key == "spool_dir") {
+      if (!value.empty() && value.front() != '/') {
+        *error = where +
+                 "spool_dir must be an absolute path (each compile would "
+                 "resolve it against its own directory), got '" +
+                 value + "'";
+        return false;
+      }
       config->spool_dir = value;
     } else if (key == "max_size") {
       if (!ParseSize(value, &config->spool_max_size)) {
@@ -150,7 +157,18 @@ bool LoadWrapperConfig(const std::string& policy_flag, const EnvLookup& env,
     config->policy = *v;
     config->policy_given = true;
   }
-  if (auto v = env("PHASELOOP_SPOOL"); v && !v->empty()) config->spool_dir = *v;
+  if (auto v = env("PHASELOOP_SPOOL"); v && !v->empty()) {
+    // Each compile would resolve a relative one against its own working
+    // directory: records scattered over the source tree. The record of
+    // this refusal goes to the default spool.
+    if (v->front() == '/') {
+      config->spool_dir = *v;
+    } else {
+      invalid("PHASELOOP_SPOOL", *v,
+              "expected an absolute path (each compile would resolve a "
+              "relative one against its own directory)");
+    }
+  }
   if (auto v = env("PHASELOOP_TRUST_FILE"); v && !v->empty()) {
     config->trust_file = *v;
   }

@@ -133,7 +133,9 @@ TEST(WrapperConfigTest, BadEnvironmentValuesAreNamed) {
            {"PHASELOOP_TIMEOUT_MS", "-5"},
            {"PHASELOOP_COUNT_EXECUTED", "maybe"},
            {"PHASELOOP_DISABLE", "2"},
-           {"PHASELOOP_SPOOL_MAX_SIZE", "lots"}}) {
+           {"PHASELOOP_SPOOL_MAX_SIZE", "lots"},
+           // Each compile would resolve it in its own directory.
+           {"PHASELOOP_SPOOL", "build/spool"}}) {
     WrapperConfig config;
     std::string error;
     EXPECT_FALSE(
@@ -157,10 +159,12 @@ TEST(WrapperConfigTest, BadConfigFilesNameTheLine) {
   const std::string dir = testing::MakeTempDir();
   struct Case {
     std::string text, expected;
-  } cases[] = {{"policy baseline\n", "cc.conf:1: expected 'key = value'"},
-               {"\ncolour = red\n", "cc.conf:2: unknown key 'colour'"},
-               {"timeout_ms = soon\n", "timeout_ms must be"},
-               {"disable = maybe\n", "disable must be 0 or 1"}};
+  } cases[] = {
+      {"policy baseline\n", "cc.conf:1: expected 'key = value'"},
+      {"\ncolour = red\n", "cc.conf:2: unknown key 'colour'"},
+      {"timeout_ms = soon\n", "timeout_ms must be"},
+      {"disable = maybe\n", "disable must be 0 or 1"},
+      {"spool_dir = spool\n", "cc.conf:1: spool_dir must be an absolute path"}};
   for (const Case& c : cases) {
     std::ofstream(dir + "/cc.conf") << c.text;
     WrapperConfig config;
