@@ -278,6 +278,16 @@ absl::StatusOr<Manifest> BuildModules(const std::vector<SourceTree>& trees,
 absl::StatusOr<Manifest> OpenCorpus(const std::string& corpus_dir,
                                     const CorpusSettings& settings) {
   std::error_code ec;
+  // A link whose target is missing reads as absent, and making the
+  // directory then failed with a bare "File exists".
+  if (fs::is_symlink(fs::symlink_status(corpus_dir, ec)) &&
+      !fs::exists(corpus_dir, ec)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--out ", corpus_dir, " is a symbolic link to ",
+        fs::read_symlink(corpus_dir, ec).string(),
+        ", which does not exist; make that directory, or give another "
+        "--out"));
+  }
   if (fs::exists(corpus_dir, ec) && !fs::is_directory(corpus_dir, ec)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--out ", corpus_dir,

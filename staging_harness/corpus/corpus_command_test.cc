@@ -75,6 +75,16 @@ TEST(CorpusCommandTest, NoSourcesOrAFileAsOutIsSaidAtOnce) {
                             " exists and is not a directory"),
             std::string::npos)
       << err2.str();
+
+  fs::create_symlink(base / "gone", base / "dangling");
+  flags.corpus.out = (base / "dangling").string();
+  std::ostringstream out3, err3;
+  EXPECT_EQ(RunCorpusBuild(flags, out3, err3), 2);
+  EXPECT_NE(
+      err3.str().find("is a symbolic link to " + (base / "gone").string() +
+                      ", which does not exist"),
+      std::string::npos)
+      << err3.str();
 }
 
 // A source named in Latin-1 was stored under another name (JSON replaced
