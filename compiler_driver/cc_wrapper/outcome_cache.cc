@@ -386,7 +386,7 @@ PolicyDecision OutcomeCachingPolicy::DecideWithNote(
   // other paths (CMake compiles by absolute path) share their choices.
   const std::string module_key =
       input.module != nullptr
-          ? ir::ModuleHashIgnoringSourceDirectory(*input.module)
+          ? ir::ModuleStateHashIgnoringSourceDirectory(*input.module)
           : input.module_hash;
   OutcomeLookup lookup =
       cache_.Lookup(module_key, input.opt_level, codegen_, spec);

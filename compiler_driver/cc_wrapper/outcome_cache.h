@@ -5,8 +5,9 @@
 // by default (OutcomeCacheDirFromEnv), when a learned policy measures
 // candidates on a module (topk), the pipeline it keeps is stored under a
 // key of everything that decides it — the optimizer binary, the module
-// (its bitcode, target triple and CPU included, with source_filename's
-// directory left out: ir::ModuleHashIgnoringSourceDirectory, so that a
+// (its bitcode, use-list order, target triple and CPU included, with
+// source_filename's
+// directory left out: ir::ModuleStateHashIgnoringSourceDirectory, so that a
 // checkout at another path shares the entries), the -O level,
 // the code generator settings, the policy's version and its inference
 // options (mode, k, budget). A rebuild, or another configuration of the

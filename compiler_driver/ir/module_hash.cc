@@ -27,13 +27,13 @@ std::string ModuleHash(const llvm::Module& module) {
   return ContentHash(ModuleBitcode(module));
 }
 
-std::string ModuleHashIgnoringSourceDirectory(const llvm::Module& module) {
+std::string ModuleStateHashIgnoringSourceDirectory(const llvm::Module& module) {
   const std::string source = module.getSourceFileName();
   const std::string name = llvm::sys::path::filename(source).str();
-  if (name == source) return ModuleHash(module);
+  if (name == source) return ModuleStateHash(module);
   llvm::Module& changed = const_cast<llvm::Module&>(module);
   changed.setSourceFileName(name);
-  std::string hash = ModuleHash(changed);
+  std::string hash = ModuleStateHash(changed);
   changed.setSourceFileName(source);
   return hash;
 }

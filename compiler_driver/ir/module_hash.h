@@ -15,16 +15,17 @@ std::string ModuleBitcode(const llvm::Module& module);
 // processes and machines.
 std::string ModuleHash(const llvm::Module& module);
 
-// ModuleHash of the module as if its source_filename were only the file's
-// name ("/home/ci/src/a.c" and "src/a.c" both hash as "a.c"): the directory
-// a checkout sits in reaches the module through source_filename alone (the
-// debug information and __FILE__ follow -ffile-prefix-map; source_filename
-// does not), and LLVM's code generator reads only the file name from it
-// (the object's STT_FILE symbol). For keys of choices made from object
+// ModuleStateHash of the module as if its source_filename were only the
+// file's name ("/home/ci/src/a.c" and "src/a.c" both hash as "a.c"): the
+// directory a checkout sits in reaches the module through source_filename
+// alone (the debug information and __FILE__ follow -ffile-prefix-map;
+// source_filename does not), and LLVM's code generator reads only the file
+// name from it (the object's STT_FILE symbol). Use-list order is included,
+// as code generation may depend on it. For keys of choices made from object
 // sizes (the outcome cache), so that checkouts at other paths share them.
 // `module` is restored before this returns (it is changed meanwhile: not
 // for a module another thread reads).
-std::string ModuleHashIgnoringSourceDirectory(const llvm::Module& module);
+std::string ModuleStateHashIgnoringSourceDirectory(const llvm::Module& module);
 
 // Content hash of everything code generation reads from a module: 32 hex
 // digits of BLAKE3 over its bitcode written with each value's use-list order

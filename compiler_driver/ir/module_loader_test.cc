@@ -67,10 +67,10 @@ TEST(ModuleLoader, OnlyTheSourceFileNameReachesTheLocationFreeHash) {
   for (const char* name : {"/home/ci/work/src/sorting.c", "src/sorting.c",
                            "sorting.c", "/home/ci/work/src/other.c"}) {
     m.setSourceFileName(name);
-    hashes.push_back(ModuleHash(m));
-    location_free.push_back(ModuleHashIgnoringSourceDirectory(m));
+    hashes.push_back(ModuleStateHash(m));
+    location_free.push_back(ModuleStateHashIgnoringSourceDirectory(m));
     EXPECT_EQ(m.getSourceFileName(), name);  // restored
-    EXPECT_EQ(ModuleHash(m), hashes.back());
+    EXPECT_EQ(ModuleStateHash(m), hashes.back());
   }
   EXPECT_NE(hashes[0], hashes[1]);
   EXPECT_NE(hashes[1], hashes[2]);
