@@ -53,7 +53,10 @@ namespace {
 // cannot be written so (an empty argument: the tokenizer drops it).
 std::optional<std::string> ResponseFileText(
     const std::vector<std::string>& args) {
-  std::string text;
+  // A first line of its own: clang strips a UTF-8 byte order mark from the
+  // start of a response file, and reads one starting FF FE / FE FF as
+  // UTF-16 (an argument beginning so was changed).
+  std::string text = "\n";
   for (const std::string& arg : args) {
     if (arg.empty()) return std::nullopt;
     for (char c : arg) {
@@ -69,7 +72,9 @@ std::optional<std::string> ResponseFileText(
 }
 
 // Runs clang with `args` in an anonymous file (memfd, inherited across
-// exec) named as a response file; returns only when it cannot.
+// exec) named as a response file; returns only when it cannot. The file
+// stays open in clang and whatever it runs (the linker): its size in
+// memory, for a command that is a fallback already. Needs /proc.
 void ExecWithResponseFile(const std::string& clang,
                           const std::vector<std::string>& args) {
   std::optional<std::string> text = ResponseFileText(args);
