@@ -74,5 +74,45 @@ TEST(LockWaitTest, AWriterWaitingForAnotherWritersLockSaysSoThenWrites) {
   EXPECT_EQ(keys->size(), 1u);
 }
 
+// Opening a buffer at the current schema takes no write lock: a command
+// that only reads (buffer stats) did not wait behind a writer's
+// transaction (it waited up to 30 s, then failed).
+TEST(LockWaitTest, AReaderDoesNotWaitForAWriter) {
+  const std::string path = testing::MakeTempDir() + "/buffer.db";
+  {
+    auto store = OpenReplayStore(path);
+    ASSERT_TRUE(store.ok());
+    WriteBatch batch;
+    batch.episodes.push_back(test_records::MakeEpisode("e1", "m1", 3, 1));
+    ASSERT_TRUE((*store)->Write(batch).ok());
+  }
+  sqlite3* other = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &other), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  const int saved_stderr = dup(2);
+  dup2(pipe_fds[1], 2);
+  close(pipe_fds[1]);
+  auto store = OpenReplayStore(path);
+  absl::Status stats = store.ok() ? (*store)->Stats().status() : store.status();
+  dup2(saved_stderr, 2);
+  close(saved_stderr);
+  std::string said;
+  char buffer[512];
+  pollfd readable{pipe_fds[0], POLLIN, 0};
+  while (poll(&readable, 1, 0) > 0) {
+    const ssize_t n = read(pipe_fds[0], buffer, sizeof buffer);
+    if (n <= 0) break;
+    said.append(buffer, static_cast<size_t>(n));
+  }
+  close(pipe_fds[0]);
+  sqlite3_exec(other, "COMMIT", nullptr, nullptr, nullptr);
+  sqlite3_close(other);
+  EXPECT_TRUE(stats.ok()) << stats;
+  EXPECT_EQ(said.find("is locked"), std::string::npos) << said;
+}
+
 }  // namespace
 }  // namespace phaseloop::replay_buffer
