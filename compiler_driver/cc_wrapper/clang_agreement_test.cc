@@ -454,6 +454,21 @@ TEST_F(ClangAgreementTest, AFallbackTooLongForACommandLineStillCompiles) {
   ASSERT_EQ(wrapper_.Run({"clang-16", "@clang.rsp"}, {}, &output), 0) << output;
   EXPECT_EQ(phaseloop::testing::ReadFileOrEmpty(dir + "/long.o"),
             phaseloop::testing::ReadFileOrEmpty(dir + "/clang.o"));
+
+  // A first argument beginning with a byte order mark: clang strips one
+  // from the start of a response file.
+  const std::string bom =
+      "\xef\xbb\xbf"
+      "bom.c";
+  std::ofstream(dir + "/" + bom) << "int bom(void) { return BIG[0]; }\n";
+  std::ofstream(dir + "/bom.rsp")
+      << "--phaseloop-policy=baseline " << bom << R"( -DBIG=\")"
+      << std::string(200000, 'x') << R"(\" -c -o bom.o)";
+  EXPECT_EQ(wrapper_.Run({AbsolutePath(kWrapper), "@bom.rsp"},
+                         {{"PHASELOOP_DISABLE", "1"}}, &output),
+            0)
+      << output;
+  EXPECT_TRUE(fs::exists(dir + "/bom.o"));
 }
 
 // A clang configuration file (here clang.cfg beside the clang the wrapper
