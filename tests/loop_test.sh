@@ -192,4 +192,20 @@ set -e
 [ "$rc" = 2 ] || fail "a mistyped --policy-store exited $rc, not 2: $(cat "$work/store.err")"
 grep -q "policy store x: .*is not HOST:PORT" "$work/store.err" || fail "the error does not name the store: $(cat "$work/store.err")"
 [ ! -e "$state/loops/typo-store/state.json" ] || fail "the loop saved a state with the mistyped store"
+# A buffer whose path is not UTF-8 (the state's JSON would keep it altered,
+# and the resumed loop would open another buffer) is refused before any
+# helper starts, also when reached through a link with a UTF-8 name.
+mkdir -p "$work/caf"$'\xe9'
+ln -s "$work/caf"$'\xe9' "$work/latin-link"
+for buffer in "$work/caf"$'\xe9'"/b.db" "$work/latin-link/b.db"; do
+  set +e
+  "$phaseloop" loop --config "$work/loop.yaml" --state-dir "$state" --loop-id latin \
+    --buffer "$buffer" >/dev/null 2>"$work/latin.err"
+  rc=$?
+  set -e
+  [ "$rc" = 2 ] || fail "a non-UTF-8 --buffer exited $rc, not 2: $(cat "$work/latin.err")"
+  grep -q 'caf\\xe9.*not UTF-8 text' "$work/latin.err" || fail "the error does not name the path: $(cat "$work/latin.err")"
+  ! grep -q "embedded Kafka\|policy store" "$work/latin.err" || fail "helpers started before the refusal: $(cat "$work/latin.err")"
+  [ ! -e "$state/loops/latin/state.json" ] || fail "the loop saved a state with the non-UTF-8 buffer"
+done
 echo PASS

@@ -220,6 +220,22 @@ TEST(CanaryControllerTest, AnEqualCanaryIsPromotedAfterEveryStep) {
   EXPECT_EQ(saved->steps_size(), 3);
 }
 
+// A rollout named in bytes that are not UTF-8 is refused before its state
+// is first saved (its JSON would keep the name altered) and before any
+// instance starts.
+TEST(CanaryControllerTest, ANameThatIsNotUtf8IsRefusedBeforeAnything) {
+  Fixture f;
+  CanaryRequest request = Request();
+  request.service = "caf\xe9";
+  auto run = f.Run(request);
+  EXPECT_EQ(run.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(run.status().message().find("service is not UTF-8"),
+            std::string::npos)
+      << run.status();
+  EXPECT_TRUE(f.env.actions.empty());
+  EXPECT_FALSE(CanaryStateStore(f.dir).Load("c1").ok());
+}
+
 // A p95 rise the rank test cannot prove extends the step to its maximum;
 // there it passes (unproven_at_max: pass) or rolls back (rollback).
 // The slowest 6 % of the canary's requests 10 % slower: its p95 is 1.1x

@@ -61,7 +61,7 @@ inline absl::Status CheckStartsInUtf8(const google::protobuf::Message& state,
   return absl::InvalidArgumentError(absl::StrCat(
       "the ", kind.noun, "'s ", *field,
       " is not UTF-8 text, which its JSON state file cannot keep: give "
-      "paths and names in UTF-8 (a symlink with a UTF-8 name will do)"));
+      "paths and names in UTF-8"));
 }
 
 // Message has its id as a string field (read by kId) and created_ms().

@@ -92,8 +92,9 @@ int RunLoop(const LoopFlags& flags, std::ostream& out, std::ostream& err) {
     return command::kExitBadInput;
   }
   setup.state_dir = fs::absolute(setup.state_dir).string();
-  // The loop's state file (JSON) keeps these paths: one that is not UTF-8
-  // would be saved altered, and the resumed loop would open another file.
+  // The loop's state file (JSON) keeps these paths, or the stages it runs
+  // are given them: one that is not UTF-8 would be saved altered, and the
+  // resumed loop would open another file.
   for (const auto& [flag, value] :
        {std::pair<const char*, const std::string*>{"--config", &flags.config},
         {"--state-dir", &setup.state_dir},
@@ -104,7 +105,7 @@ int RunLoop(const LoopFlags& flags, std::ostream& out, std::ostream& err) {
     if (!protobuf::IsValidUtf8(*value)) {
       err << kName << flag << " " << protobuf::ValidUtf8(*value)
           << ": not UTF-8 text, which the loop's state file cannot keep: "
-             "give a path in UTF-8 (a symlink with a UTF-8 name will do)\n";
+             "give a path whose names are UTF-8\n";
       return command::kExitBadInput;
     }
   }
@@ -162,6 +163,14 @@ int RunLoop(const LoopFlags& flags, std::ostream& out, std::ostream& err) {
                                             ? setup.state_dir + "/buffer.db"
                                             : flags.buffer))
           .string();
+  // Kept resolved: a link with a UTF-8 name to a directory whose name is
+  // not was refused only after the helpers had started.
+  if (!protobuf::IsValidUtf8(setup.buffer)) {
+    err << kName << "the replay buffer " << protobuf::ValidUtf8(setup.buffer)
+        << " (its resolved path) is not UTF-8 text, which the loop's state "
+           "file cannot keep: give a buffer whose path names are UTF-8\n";
+    return command::kExitBadInput;
+  }
   if (before != nullptr && !before->buffer_path().empty() &&
       setup.buffer != fs::weakly_canonical(before->buffer_path()).string()) {
     if (!flags.buffer.empty()) {
@@ -272,6 +281,13 @@ int RunLoop(const LoopFlags& flags, std::ostream& out, std::ostream& err) {
         return command::kExitBadInput;
       }
       setup.policy_dir = before->policy_dir();
+    }
+    if (!protobuf::IsValidUtf8(setup.policy_dir)) {
+      err << kName << "the policy directory "
+          << protobuf::ValidUtf8(setup.policy_dir)
+          << " (its resolved path) is not UTF-8 text, which the loop's state "
+             "file cannot keep: give a directory whose path names are UTF-8\n";
+      return command::kExitBadInput;
     }
     process::BackgroundProcess server;
     auto address = policy_store::ServePolicyDirectory(
