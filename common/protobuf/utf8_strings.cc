@@ -65,15 +65,16 @@ int MakeStringsValidUtf8(Message* message) {
 
 namespace {
 
-// FirstInvalidUtf8Field below `message`, its names after `prefix`.
-std::optional<std::string> FindInvalidUtf8(const Message& message,
-                                           const std::string& prefix) {
+// The path of the first field below `message` that is not UTF-8, or
+// nullopt. The path is made only for the field found: HasInvalidUtf8 runs
+// on every record the replay buffer writes (an episode's every step).
+std::optional<std::string> FindInvalidUtf8(const Message& message) {
   const Reflection* reflection = message.GetReflection();
   std::vector<const FieldDescriptor*> fields;
   reflection->ListFields(message, &fields);
   std::string scratch;
-  auto where = [&](const FieldDescriptor* field, int index) {
-    std::string name = prefix + field->name();
+  auto where = [](const FieldDescriptor* field, int index) {
+    std::string name = field->name();
     if (index >= 0) name += "[" + std::to_string(index) + "]";
     return name;
   };
@@ -94,15 +95,13 @@ std::optional<std::string> FindInvalidUtf8(const Message& message,
       if (field->is_repeated()) {
         for (int i = 0; i < reflection->FieldSize(message, field); ++i) {
           if (std::optional<std::string> found = FindInvalidUtf8(
-                  reflection->GetRepeatedMessage(message, field, i),
-                  where(field, i) + ".")) {
-            return found;
+                  reflection->GetRepeatedMessage(message, field, i))) {
+            return where(field, i) + "." + *found;
           }
         }
       } else if (std::optional<std::string> found =
-                     FindInvalidUtf8(reflection->GetMessage(message, field),
-                                     where(field, -1) + ".")) {
-        return found;
+                     FindInvalidUtf8(reflection->GetMessage(message, field))) {
+        return where(field, -1) + "." + *found;
       }
     }
   }
@@ -112,7 +111,7 @@ std::optional<std::string> FindInvalidUtf8(const Message& message,
 }  // namespace
 
 std::optional<std::string> FirstInvalidUtf8Field(const Message& message) {
-  return FindInvalidUtf8(message, "");
+  return FindInvalidUtf8(message);
 }
 
 bool HasInvalidUtf8(const Message& message) {
