@@ -384,8 +384,11 @@ PolicyDecision OutcomeCachingPolicy::DecideWithNote(
   }
   // The module's hash without source_filename's directory: checkouts at
   // other paths (CMake compiles by absolute path) share their choices.
+  // Without a directory it is module_hash itself (FrontendModuleHash: the
+  // same bitcode, use lists included), not hashed a second time.
   const std::string module_key =
-      input.module != nullptr
+      input.module != nullptr &&
+              input.module->getSourceFileName().find('/') != std::string::npos
           ? ir::ModuleStateHashIgnoringSourceDirectory(*input.module)
           : input.module_hash;
   OutcomeLookup lookup =
