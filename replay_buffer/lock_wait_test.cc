@@ -17,52 +17,93 @@
 namespace phaseloop::replay_buffer {
 namespace {
 
+// Another connection's write transaction on `path`, held until Release.
+class WriteLock {
+ public:
+  explicit WriteLock(const std::string& path) {
+    EXPECT_EQ(sqlite3_open(path.c_str(), &db_), SQLITE_OK);
+    EXPECT_EQ(sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr),
+              SQLITE_OK);
+  }
+  ~WriteLock() { Release(); }
+  void Release() {
+    if (db_ == nullptr) return;
+    EXPECT_EQ(sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db_);
+    db_ = nullptr;
+  }
+
+ private:
+  sqlite3* db_ = nullptr;
+};
+
+// stderr into a pipe while it lives; Read takes what was written so far,
+// waiting up to `wait_ms` for the first byte.
+class StderrPipe {
+ public:
+  StderrPipe() {
+    int fds[2];
+    EXPECT_EQ(pipe(fds), 0);
+    read_fd_ = fds[0];
+    saved_ = dup(2);
+    dup2(fds[1], 2);
+    close(fds[1]);
+  }
+  ~StderrPipe() {
+    Restore();
+    close(read_fd_);
+  }
+  void Restore() {
+    if (saved_ < 0) return;
+    dup2(saved_, 2);
+    close(saved_);
+    saved_ = -1;
+  }
+  std::string Read(int wait_ms) {
+    std::string said;
+    char buffer[512];
+    pollfd readable{read_fd_, POLLIN, 0};
+    while (poll(&readable, 1, said.empty() ? wait_ms : 0) > 0) {
+      const ssize_t n = read(read_fd_, buffer, sizeof buffer);
+      if (n <= 0) break;
+      said.append(buffer, static_cast<size_t>(n));
+    }
+    return said;
+  }
+
+ private:
+  int read_fd_ = -1;
+  int saved_ = -1;
+};
+
+WriteBatch OneEpisode() {
+  WriteBatch batch;
+  batch.episodes.push_back(test_records::MakeEpisode("e1", "m1", 3, 1));
+  return batch;
+}
+
 TEST(LockWaitTest, AWriterWaitingForAnotherWritersLockSaysSoThenWrites) {
   const std::string path = testing::MakeTempDir() + "/buffer.db";
   ASSERT_TRUE(OpenReplayStore(path).ok());
-  // Another writer's transaction (another connection holds the write lock).
-  sqlite3* other = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &other), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr),
-            SQLITE_OK);
-
-  int pipe_fds[2];
-  ASSERT_EQ(pipe(pipe_fds), 0);
-  const int saved_stderr = dup(2);
-  dup2(pipe_fds[1], 2);
-  close(pipe_fds[1]);
+  WriteLock other(path);
+  StderrPipe stderr_pipe;
   absl::Status written = absl::UnknownError("not run");
   std::atomic<bool> writer_done{false};
   std::thread writer([&] {
     auto store = OpenReplayStore(path);
-    if (!store.ok()) {
-      written = store.status();
-      writer_done = true;
-      return;
-    }
-    WriteBatch batch;
-    batch.episodes.push_back(test_records::MakeEpisode("e1", "m1", 3, 1));
-    written = (*store)->Write(batch);
+    written = store.ok() ? (*store)->Write(OneEpisode()) : store.status();
     writer_done = true;
   });
   // Held until the waiting writer has said so (not for a fixed time: a
   // loaded machine's sleeps run long).
   std::string said;
-  char buffer[512];
   while (said.find("waiting up to 30 s") == std::string::npos && !writer_done) {
-    pollfd readable{pipe_fds[0], POLLIN, 0};
-    if (poll(&readable, 1, 100) <= 0) continue;
-    const ssize_t n = read(pipe_fds[0], buffer, sizeof buffer);
-    if (n <= 0) break;
-    said.append(buffer, static_cast<size_t>(n));
+    said += stderr_pipe.Read(100);
   }
-  EXPECT_EQ(sqlite3_exec(other, "COMMIT", nullptr, nullptr, nullptr),
-            SQLITE_OK);
+  other.Release();
   writer.join();
-  dup2(saved_stderr, 2);
-  close(saved_stderr);
-  close(pipe_fds[0]);
-  sqlite3_close(other);
+  stderr_pipe.Restore();
   EXPECT_NE(said.find("buffer.db' is locked by another process"),
             std::string::npos)
       << said;
@@ -82,34 +123,14 @@ TEST(LockWaitTest, AReaderDoesNotWaitForAWriter) {
   {
     auto store = OpenReplayStore(path);
     ASSERT_TRUE(store.ok());
-    WriteBatch batch;
-    batch.episodes.push_back(test_records::MakeEpisode("e1", "m1", 3, 1));
-    ASSERT_TRUE((*store)->Write(batch).ok());
+    ASSERT_TRUE((*store)->Write(OneEpisode()).ok());
   }
-  sqlite3* other = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &other), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr),
-            SQLITE_OK);
-  int pipe_fds[2];
-  ASSERT_EQ(pipe(pipe_fds), 0);
-  const int saved_stderr = dup(2);
-  dup2(pipe_fds[1], 2);
-  close(pipe_fds[1]);
+  WriteLock other(path);
+  StderrPipe stderr_pipe;
   auto store = OpenReplayStore(path);
   absl::Status stats = store.ok() ? (*store)->Stats().status() : store.status();
-  dup2(saved_stderr, 2);
-  close(saved_stderr);
-  std::string said;
-  char buffer[512];
-  pollfd readable{pipe_fds[0], POLLIN, 0};
-  while (poll(&readable, 1, 0) > 0) {
-    const ssize_t n = read(pipe_fds[0], buffer, sizeof buffer);
-    if (n <= 0) break;
-    said.append(buffer, static_cast<size_t>(n));
-  }
-  close(pipe_fds[0]);
-  sqlite3_exec(other, "COMMIT", nullptr, nullptr, nullptr);
-  sqlite3_close(other);
+  stderr_pipe.Restore();
+  const std::string said = stderr_pipe.Read(0);
   EXPECT_TRUE(stats.ok()) << stats;
   EXPECT_EQ(said.find("is locked"), std::string::npos) << said;
 }
