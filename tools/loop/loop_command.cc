@@ -94,11 +94,11 @@ int RunLoop(const LoopFlags& flags, std::ostream& out, std::ostream& err) {
   setup.state_dir = fs::absolute(setup.state_dir).string();
   // The loop's state file (JSON) keeps these paths, or the stages it runs
   // are given them: one that is not UTF-8 would be saved altered, and the
-  // resumed loop would open another file.
+  // resumed loop would open another file. (The buffer is checked once
+  // resolved, below, still before any helper starts.)
   for (const auto& [flag, value] :
        {std::pair<const char*, const std::string*>{"--config", &flags.config},
         {"--state-dir", &setup.state_dir},
-        {"--buffer", &flags.buffer},
         {"--policy-store", &flags.policy_store},
         {"--policy-dir", &flags.policy_dir},
         {"--cc", &flags.cc}}) {
