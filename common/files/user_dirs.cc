@@ -3,8 +3,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 namespace phaseloop::files {
 
@@ -52,6 +57,68 @@ std::string UserDir(UserDirKind kind, std::string_view name,
     return "";
   }
   return name.empty() ? base : base + "/" + std::string(name);
+}
+
+std::string PasswdHome(uid_t account, uid_t owner, const std::string& passwd) {
+  std::ifstream in(passwd);
+  std::string line;
+  const std::string wanted = std::to_string(account);
+  while (std::getline(in, line)) {
+    // name:password:uid:gid:gecos:home:shell
+    std::vector<std::string_view> fields;
+    std::string_view rest = line;
+    for (size_t colon; (colon = rest.find(':')) != std::string_view::npos;) {
+      fields.push_back(rest.substr(0, colon));
+      rest.remove_prefix(colon + 1);
+    }
+    fields.push_back(rest);
+    if (fields.size() != 7 || fields[2] != wanted) continue;
+    const std::string home(fields[5]);
+    struct stat st;
+    if (home.empty() || home.front() != '/' || stat(home.c_str(), &st) != 0 ||
+        !S_ISDIR(st.st_mode) || st.st_uid != owner) {
+      return "";
+    }
+    return home;
+  }
+  return "";
+}
+
+uid_t OutsideUid(uid_t inside, std::string_view uid_map) {
+  std::istringstream lines{std::string(uid_map)};
+  uint64_t first_inside = 0, first_outside = 0, count = 0;
+  while (lines >> first_inside >> first_outside >> count) {
+    if (inside >= first_inside && inside - first_inside < count) {
+      return static_cast<uid_t>(first_outside + (inside - first_inside));
+    }
+  }
+  return inside;
+}
+
+const std::string& OwnPasswdHome() {
+  static const std::string* home = [] {
+    std::ifstream in("/proc/self/uid_map");
+    std::ostringstream uid_map;
+    uid_map << in.rdbuf();
+    return new std::string(
+        PasswdHome(OutsideUid(getuid(), uid_map.str()), getuid()));
+  }();
+  return *home;
+}
+
+std::string UserCacheDir(std::string_view name, const EnvLookup& env,
+                         const std::string& home) {
+  std::string dir = UserDir(UserDirKind::kCache, name, env);
+  if (dir.empty() && !home.empty()) {
+    dir =
+        UserDir(UserDirKind::kCache, name, FixedEnvironment({{"HOME", home}}));
+  }
+  return dir;
+}
+
+std::string UserCacheDir(std::string_view name, const EnvLookup& env) {
+  std::string dir = UserDir(UserDirKind::kCache, name, env);
+  return dir.empty() ? UserCacheDir(name, env, OwnPasswdHome()) : dir;
 }
 
 std::string PerUserTmpDir(std::string_view prefix, const std::string& base) {

@@ -9,6 +9,8 @@
 // actions without HOME): a per-user /tmp directory, an error naming its flag.
 // Standard library only: phaseloop-cc's launcher links it.
 
+#include <sys/types.h>
+
 #include <functional>
 #include <map>
 #include <optional>
@@ -37,6 +39,43 @@ enum class UserDirKind {
 // set (an empty value counts as unset). Nothing is created.
 std::string UserDir(UserDirKind kind, std::string_view name,
                     const EnvLookup& env = ProcessEnvironment());
+
+// The home directory of user `account` in the password file `passwd` (a
+// `name:password:uid:gid:gecos:home:shell` line; the first for the uid),
+// when it is an absolute path to an existing directory `owner` owns (as
+// this process sees owners); else "" (no such line, a user known only to a
+// directory service, a shared or missing home such as /nonexistent). The
+// file is read rather than asked through getpwuid: phaseloop-cc is linked
+// statically, where glibc's name service loads shared libraries of the
+// installed glibc at run time.
+std::string PasswdHome(uid_t account, uid_t owner,
+                       const std::string& passwd = "/etc/passwd");
+
+// The uid `inside` is outside this process's user namespace, by the
+// namespace's uid_map (`/proc/self/uid_map`: "inside outside count" lines);
+// `inside` when no line covers it. Bazel's sandbox with
+// --sandbox_fake_username runs an action as nobody (65534) mapped to the
+// user: the account to look up is the user's, not nobody's.
+uid_t OutsideUid(uid_t inside, std::string_view uid_map);
+
+// The home directory of the account running this process, outside any user
+// namespace, from the password file (PasswdHome), read once.
+const std::string& OwnPasswdHome();
+
+// `name` under the user's phaseloop cache directory: UserDir(kCache, name,
+// env), else — neither XDG_CACHE_HOME nor HOME set: Bazel runs actions so —
+// under `home`/.cache/phaseloop (the password file's home), so a compile
+// action finds the same spool and outcome cache as the user's shell and a
+// generated toolchain need not name them (each user's would differ, and so
+// would every action key of a shared remote cache); else "". For caches
+// only: a config file found this way would be read by Bazel actions
+// without being one of their inputs.
+std::string UserCacheDir(std::string_view name, const EnvLookup& env,
+                         const std::string& home);
+// The same with this user's OwnPasswdHome, read only when needed (every
+// compile asks; most have HOME).
+std::string UserCacheDir(std::string_view name,
+                         const EnvLookup& env = ProcessEnvironment());
 
 // <base>/<prefix>-<uid> (base /tmp): a per-user place for a default when
 // UserDir is "", made private (0700) when missing or when this user's own

@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -46,6 +48,80 @@ TEST(UserDirTest, NothingWithoutHomeOrXdg) {
   EXPECT_EQ(UserDir(UserDirKind::kCache, "spool", Env({{"HOME", ""}})), "");
   EXPECT_EQ(PerUserTmpDir("phaseloop-spool"),
             "/tmp/phaseloop-spool-" + std::to_string(getuid()));
+}
+
+std::string MakeTempDir() {
+  char dir_template[] = "/tmp/user-dirs-test-XXXXXX";
+  return mkdtemp(dir_template);
+}
+
+TEST(PasswdHomeTest, TheUsersLineWhenItsHomeIsAnOwnedDirectory) {
+  const std::string base = MakeTempDir();
+  const uid_t uid = getuid();
+  const std::string u = std::to_string(uid);
+  const std::string home = base + "/home";
+  ASSERT_EQ(mkdir(home.c_str(), 0700), 0);
+  const std::string passwd = base + "/passwd";
+  {
+    std::ofstream out(passwd);
+    out << "# a comment\n"
+        << "short:x:" << u << "\n"  // too few fields: skipped
+        << "other:x:" << uid + 1 << ":0::/elsewhere:/bin/sh\n"
+        << "me:x:" << u << ":100:Me,,,:" << home << ":/bin/bash\n"
+        << "again:x:" << u << ":100::/root:/bin/sh\n";  // the first wins
+  }
+  EXPECT_EQ(PasswdHome(uid, uid, passwd), home);
+  EXPECT_EQ(PasswdHome(uid + 2, uid, passwd), "");  // no line
+  EXPECT_EQ(PasswdHome(uid, uid, base + "/missing"), "");
+
+  // A home that is missing, relative, a file or (for another uid) not owned
+  // by the user is none: the caller's own fallback applies.
+  for (const std::string& bad :
+       {base + "/missing", std::string("home"), passwd}) {
+    std::ofstream(passwd) << "me:x:" << u << ":100::" << bad << ":/bin/sh\n";
+    EXPECT_EQ(PasswdHome(uid, uid, passwd), "") << bad;
+  }
+  // Another account's line naming this home: looked up by that account, the
+  // home must be owned by the owner given (a sandbox's view of the user).
+  std::ofstream(passwd) << "me:x:" << uid + 1 << ":100::" << home
+                        << ":/bin/sh\n";
+  EXPECT_EQ(PasswdHome(uid + 1, uid + 1, passwd), "");
+  EXPECT_EQ(PasswdHome(uid + 1, uid, passwd), home);
+}
+
+// --sandbox_fake_username: the action is nobody inside a user namespace
+// whose uid_map maps it to the user; the user's account is looked up.
+TEST(PasswdHomeTest, OutsideUidFollowsTheUserNamespace) {
+  EXPECT_EQ(OutsideUid(65534, "     65534       1000          1\n"), 1000u);
+  EXPECT_EQ(OutsideUid(0, "         0          0 4294967295\n"), 0u);
+  EXPECT_EQ(OutsideUid(5, "0 100000 65536\n"), 100005u);
+  EXPECT_EQ(OutsideUid(70000, "0 100000 65536\n"), 70000u);  // not mapped
+  EXPECT_EQ(OutsideUid(42, ""), 42u);  // no uid_map (no /proc)
+  EXPECT_EQ(OutsideUid(7, "0 1000 1\n7 2000 1\n"), 2000u);
+}
+
+// Bazel's actions run without HOME: caches (only) are then found under the
+// password file's home, where the user's shell finds them.
+TEST(UserDirTest, CachesWithoutHomeAreUnderThePasswordFilesHome) {
+  EXPECT_EQ(UserCacheDir("spool", Env({}), "/home/p"),
+            "/home/p/.cache/phaseloop/spool");
+  EXPECT_EQ(UserCacheDir("spool", Env({{"HOME", ""}}), "/home/p"),
+            "/home/p/.cache/phaseloop/spool");
+  // The environment wins; no home anywhere: none.
+  EXPECT_EQ(UserCacheDir("spool", Env({{"HOME", "/home/u"}}), "/home/p"),
+            "/home/u/.cache/phaseloop/spool");
+  EXPECT_EQ(UserCacheDir("outcomes", Env({{"XDG_CACHE_HOME", "/c"}}), "/p"),
+            "/c/phaseloop/outcomes");
+  EXPECT_EQ(UserCacheDir("spool", Env({}), ""), "");
+  // By default the password file's home of this user.
+  EXPECT_EQ(OwnPasswdHome(), PasswdHome(getuid(), getuid()));  // no namespace
+  EXPECT_EQ(UserCacheDir("spool", Env({})),
+            OwnPasswdHome().empty()
+                ? ""
+                : OwnPasswdHome() + "/.cache/phaseloop/spool");
+  // Config files are not looked for there (an action would read one that is
+  // none of its inputs).
+  EXPECT_EQ(UserDir(UserDirKind::kConfig, "cc.conf", Env({})), "");
 }
 
 // Anyone can make /tmp/<prefix>-<uid> first: only this user's own private

@@ -241,17 +241,20 @@ absl::StatusOr<std::string> PolicyContent(const BazelToolchainOptions& options,
 }
 
 // `requested`, else `default_name` under the user's cache directory
-// ($XDG_CACHE_HOME/phaseloop, else ~/.cache/phaseloop), else `fallback`
-// (empty: an error); created and made absolute. `flag` names the option in
-// errors.
-absl::StatusOr<std::string> CacheDirectory(const std::string& requested,
+// ($XDG_CACHE_HOME/phaseloop, else ~/.cache/phaseloop, else under the
+// password file's home), else `fallback` (empty: an error); created and made
+// absolute. `flag` names the option in errors.
+absl::StatusOr<std::string> CacheDirectory(const BazelToolchainOptions& options,
+                                           const std::string& requested,
                                            const std::string& default_name,
                                            const std::string& flag,
                                            const std::string& what,
                                            const std::string& fallback = "") {
   std::string dir = requested;
-  if (dir.empty())
-    dir = files::UserDir(files::UserDirKind::kCache, default_name);
+  if (dir.empty()) {
+    dir = files::UserCacheDir(default_name, options.environment,
+                              options.passwd_home);
+  }
   if (dir.empty()) dir = fallback;
   if (dir.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -266,6 +269,40 @@ absl::StatusOr<std::string> CacheDirectory(const std::string& requested,
                      "'; pass ", flag, " with a writable directory"));
   }
   return path.string();
+}
+
+// Whether `dir` (absolute, normal) is not the `default_name` directory
+// phaseloop-cc finds itself in a Bazel action, which has no environment:
+// cc_wrapper.sh must then name it.
+bool NeedsNaming(const BazelToolchainOptions& options, const std::string& dir,
+                 const std::string& default_name) {
+  const std::string in_action = files::UserCacheDir(
+      default_name, files::FixedEnvironment({}), options.passwd_home);
+  return in_action.empty() ||
+         fs::path(in_action).lexically_normal().string() != dir;
+}
+
+// The paths among `paths` under the user's home (HOME or the password
+// file's).
+std::vector<std::string> UnderHome(const BazelToolchainOptions& options,
+                                   const std::vector<std::string>& paths) {
+  std::vector<std::string> homes = {options.passwd_home};
+  if (std::optional<std::string> home = options.environment("HOME")) {
+    homes.push_back(*home);
+  }
+  std::vector<std::string> found;
+  for (const std::string& path : paths) {
+    for (std::string home : homes) {
+      if (home.empty() || home == "/") continue;
+      home = fs::path(home).lexically_normal().string();
+      if (home.back() != '/') home += '/';
+      if (absl::StartsWith(path, home)) {
+        found.push_back(path);
+        break;
+      }
+    }
+  }
+  return found;
 }
 
 // Builtin include directories, as clang reports them and resolved: Bazel
@@ -428,15 +465,15 @@ absl::StatusOr<BazelToolchain> WriteBazelToolchain(
   }
   const bool has_trust = trust.has_value() || fs::exists(out / kTrustFileName);
   absl::StatusOr<std::string> spool =
-      CacheDirectory(options.spool_dir, "spool", "--spool", "spool");
+      CacheDirectory(options, options.spool_dir, "spool", "--spool", "spool");
   if (!spool.ok()) return spool.status();
   absl::StatusOr<std::string> outcomes = std::string();
   if (options.outcome_cache_dir != "off") {
     // With no user cache directory (a service's clean environment): beside
     // the spool.
     outcomes =
-        CacheDirectory(options.outcome_cache_dir, "outcomes", "--outcome-cache",
-                       "outcome cache",
+        CacheDirectory(options, options.outcome_cache_dir, "outcomes",
+                       "--outcome-cache", "outcome cache",
                        (fs::path(*spool).parent_path() / "outcomes").string());
     if (!outcomes.ok()) return outcomes.status();
   }
@@ -454,7 +491,13 @@ absl::StatusOr<BazelToolchain> WriteBazelToolchain(
   build.include_dirs = *include_dirs;
   build.tool_paths = ToolPaths();
   build.use_lld = !FindProgram("ld.lld-16").empty();
-  CcWrapperSettings wrapper{*cc, *fingerprint, clang, *spool, *outcomes};
+  CcWrapperSettings wrapper{*cc, *fingerprint, clang};
+  const bool spool_in_script = NeedsNaming(options, *spool, "spool");
+  if (spool_in_script) wrapper.spool_dir = *spool;
+  const bool outcomes_in_script =
+      outcomes->empty() || NeedsNaming(options, *outcomes, "outcomes");
+  if (outcomes_in_script)
+    wrapper.outcome_cache_dir = outcomes->empty() ? "off" : *outcomes;
   if (has_trust) {
     wrapper.trust_file = absl::StrCat(
         build.package.empty() ? "" : build.package + "/", kTrustFileName);
@@ -519,6 +562,11 @@ absl::StatusOr<BazelToolchain> WriteBazelToolchain(
   result.policy_path = (out / "policy").string();
   result.spool_dir = *spool;
   result.outcome_cache_dir = *outcomes;
+  result.spool_in_script = spool_in_script;
+  result.outcome_cache_in_script = outcomes_in_script;
+  result.per_user_paths =
+      UnderHome(options, {wrapper.phaseloop_cc, wrapper.clang,
+                          wrapper.spool_dir, wrapper.outcome_cache_dir});
   if (has_trust) result.trust_path = (out / kTrustFileName).string();
   result.artifact_signed = artifact_signature.has_value();
   result.bazelrc_lines = {

@@ -8,9 +8,13 @@
 //                  @bazel_tools//tools/cpp:unix_cc_toolchain_config.bzl with
 //                  the flags of Bazel's auto-configured clang toolchain, plus
 //                  --phaseloop-policy=<package>/policy on every compile;
-//   cc_wrapper.sh  Bazel's `gcc` tool: sets PHASELOOP_SPOOL (Bazel strips the
-//                  environment) and execs phaseloop-cc; plain clang-16 if
-//                  phaseloop-cc has gone missing;
+//   cc_wrapper.sh  Bazel's `gcc` tool: execs phaseloop-cc, setting
+//                  PHASELOOP_SPOOL and PHASELOOP_OUTCOME_CACHE only where
+//                  they are not phaseloop-cc's own defaults in an action
+//                  (Bazel strips the environment; phaseloop-cc then reads
+//                  the password file's home: files::UserCacheDir), so users
+//                  who keep the defaults get the same file and the same
+//                  action keys; fails if phaseloop-cc has gone missing;
 //   policy         the policy spec. It is an input of every compile action,
 //                  so its content is part of each action key: editing it
 //                  recompiles, leaving it alone keeps every object cached;
@@ -30,6 +34,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/files/user_dirs.h"
 
 namespace phaseloop::cc_wrapper {
 
@@ -54,16 +59,23 @@ struct BazelToolchainOptions {
   std::string trust_file;
   // Where decision records go. Empty: $XDG_CACHE_HOME/phaseloop/spool, else
   // $HOME/.cache/phaseloop/spool (the wrapper's own default). Created; made
-  // absolute.
+  // absolute. Named in cc_wrapper.sh only when it is not the directory
+  // phaseloop-cc finds itself in an action (under `passwd_home`).
   std::string spool_dir;
   // topk's outcome cache (outcome_cache.h), which Bazel's actions (run
   // without HOME) find through cc_wrapper.sh. Empty: $XDG_CACHE_HOME/
   // phaseloop/outcomes, else $HOME/.cache/phaseloop/outcomes (the
   // wrapper's own default), else (neither set) `outcomes` beside the spool
-  // directory; "off": no cache. Created; made absolute.
+  // directory; "off": no cache. Created; made absolute; named in
+  // cc_wrapper.sh as the spool is.
   std::string outcome_cache_dir;
   // Asked for its builtin include directories; run if phaseloop-cc is gone.
   std::string clang = "clang-16";
+  // The user's environment (the defaults above) and the home directory
+  // phaseloop-cc falls back to in an action, which has no environment
+  // (files::OwnPasswdHome). Tests pass made-up ones.
+  files::EnvLookup environment = files::ProcessEnvironment();
+  std::string passwd_home = files::OwnPasswdHome();
 };
 
 // What was written, for telling the user how to use it.
@@ -73,8 +85,16 @@ struct BazelToolchain {
   std::string policy_path;        // absolute path of <out_dir>/policy
   std::string spool_dir;          // absolute
   std::string outcome_cache_dir;  // absolute; "" = off
-  std::string trust_path;         // absolute path of <out_dir>/trust; "" = none
-  bool artifact_signed = false;   // a policy.plpolicy.sig was copied
+  // Each set in cc_wrapper.sh (false: phaseloop-cc's own default in an
+  // action is this directory, and the script leaves it out).
+  bool spool_in_script = false;
+  bool outcome_cache_in_script = false;
+  // Paths cc_wrapper.sh names that lie under the user's home: the script,
+  // an input of every compile action, is then this user's own, and users
+  // sharing a remote cache get different action keys.
+  std::vector<std::string> per_user_paths;
+  std::string trust_path;        // absolute path of <out_dir>/trust; "" = none
+  bool artifact_signed = false;  // a policy.plpolicy.sig was copied
   std::vector<std::string> bazelrc_lines;  // for the workspace's .bazelrc
 };
 

@@ -162,25 +162,38 @@ cc_toolchain_config(
 std::string RenderCcWrapper(const CcWrapperSettings& s) {
   const std::string clang_dir =
       std::filesystem::path(s.clang).parent_path().string();
+  // Only directories other than phaseloop-cc's own defaults are named: the
+  // defaults are per user, and this file is in every compile action's key.
+  std::string directories;
+  if (!s.spool_dir.empty()) {
+    absl::StrAppend(
+        &directories, "spool=", process::ShellQuote(s.spool_dir),
+        "\nexport PHASELOOP_SPOOL=\"${PHASELOOP_SPOOL:-$spool}\"\n");
+  }
+  if (!s.outcome_cache_dir.empty()) {
+    absl::StrAppend(&directories, "outcomes=",
+                    s.outcome_cache_dir == "off"
+                        ? std::string("off")
+                        : process::ShellQuote(s.outcome_cache_dir),
+                    "\nexport PHASELOOP_OUTCOME_CACHE=\""
+                    "${PHASELOOP_OUTCOME_CACHE-$outcomes}\"\n");
+  }
   return absl::StrCat(
       "#!/bin/sh\n", kGeneratedMarker, R"x(; rerun it rather than editing.
-# Bazel's compiler and linker driver: phaseloop-cc, with the decision spool
-# and topk's outcome cache set here because Bazel runs actions without HOME
-# (an action_env PHASELOOP_SPOOL or PHASELOOP_OUTCOME_CACHE wins; an empty
-# outcome cache is off), and PATH leading to the clang-16 whose builtin
-# include directories BUILD lists (phaseloop-cc runs clang-16 from PATH).
+# Bazel's compiler and linker driver: phaseloop-cc, with PATH leading to the
+# clang-16 whose builtin include directories BUILD lists (phaseloop-cc runs
+# clang-16 from PATH). Bazel runs actions without HOME: phaseloop-cc then
+# finds the user's decision spool and outcome cache (~/.cache/phaseloop) by
+# the password file, so only other directories are set here (an action_env
+# PHASELOOP_SPOOL or PHASELOOP_OUTCOME_CACHE wins; an empty outcome cache is
+# off), and users who keep the defaults share this file and every action key.
 # This file is an input of every compile action: rerunning the generator
 # after upgrading phaseloop changes the fingerprint below, so Bazel recompiles.
 # phaseloop-cc and phaseloop-cc-opt fingerprint: )x",
       s.fingerprint, "\nphaseloop_cc=", process::ShellQuote(s.phaseloop_cc),
       "\nclang=", process::ShellQuote(s.clang),
-      "\nspool=", process::ShellQuote(s.spool_dir), "\noutcomes=",
-      s.outcome_cache_dir.empty() ? "off"
-                                  : process::ShellQuote(s.outcome_cache_dir),
-      "\nexport PATH=", process::ShellQuote(clang_dir), R"x(":$PATH"
-export PHASELOOP_SPOOL="${PHASELOOP_SPOOL:-$spool}"
-export PHASELOOP_OUTCOME_CACHE="${PHASELOOP_OUTCOME_CACHE-$outcomes}"
-)x",
+      "\nexport PATH=", process::ShellQuote(clang_dir), "\":$PATH\"\n",
+      directories,
       s.trust_file.empty()
           ? ""
           : absl::StrCat(

@@ -51,17 +51,20 @@ struct BuildFileSettings {
 std::string RenderBuildFile(const BuildFileSettings& settings);
 
 struct CcWrapperSettings {
-  std::string phaseloop_cc;       // absolute
-  std::string fingerprint;        // of phaseloop-cc and phaseloop-cc-opt
-  std::string clang;              // absolute; its directory goes first on PATH
-  std::string spool_dir;          // absolute
-  std::string outcome_cache_dir;  // absolute; "" = the cache off
+  std::string phaseloop_cc;  // absolute
+  std::string fingerprint;   // of phaseloop-cc and phaseloop-cc-opt
+  std::string clang;         // absolute; its directory goes first on PATH
+  // Absolute; "" = not set: phaseloop-cc's own default in the action.
+  std::string spool_dir;
+  // Absolute; "off" = the cache off; "" = not set, as the spool.
+  std::string outcome_cache_dir;
   // Execroot-relative path of the package's trust file; "" = none.
   std::string trust_file;
 };
 
-// cc_wrapper.sh: exports PHASELOOP_SPOOL and PHASELOOP_OUTCOME_CACHE
-// (unless the action environment has them) and PATH, then execs phaseloop-cc;
+// cc_wrapper.sh: exports PHASELOOP_SPOOL and PHASELOOP_OUTCOME_CACHE when
+// set (unless the action environment has them) and PATH, then execs
+// phaseloop-cc;
 // without phaseloop-cc or phaseloop-cc-opt the action fails naming the
 // missing file (plain clang's object would be cached as this action's).
 std::string RenderCcWrapper(const CcWrapperSettings& settings);

@@ -148,24 +148,106 @@ TEST_F(BazelToolchainTest, CcWrapperExecsPhaseloopCcWithTheSpool) {
             "spool=" + (root_ / "spool").string() + " outcomes=off [-c] [x.c]");
 }
 
-// Without HOME or XDG_CACHE_HOME (a service's clean environment) and no
-// --outcome-cache, the outcome cache goes beside the spool.
+// Without HOME or XDG_CACHE_HOME (a service's clean environment), no home in
+// the password file and no --outcome-cache, the outcome cache goes beside
+// the spool, and the script names both.
 TEST_F(BazelToolchainTest, WithoutHomeTheOutcomeCacheIsBesideTheSpool) {
-  const char* home = std::getenv("HOME");
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  const std::string saved_home = home ? home : "";
-  const std::string saved_xdg = xdg ? xdg : "";
-  unsetenv("HOME");
-  unsetenv("XDG_CACHE_HOME");
+  options_.environment = files::FixedEnvironment({});
+  options_.passwd_home.clear();
   options_.spool_dir = (root_ / "work" / "spool").string();
   options_.outcome_cache_dir.clear();
   absl::StatusOr<BazelToolchain> toolchain = WriteBazelToolchain(options_);
-  if (!saved_home.empty()) setenv("HOME", saved_home.c_str(), 1);
-  if (!saved_xdg.empty()) setenv("XDG_CACHE_HOME", saved_xdg.c_str(), 1);
   ASSERT_TRUE(toolchain.ok()) << toolchain.status();
   EXPECT_EQ(toolchain->outcome_cache_dir,
             (root_ / "work" / "outcomes").string());
   EXPECT_TRUE(fs::is_directory(root_ / "work" / "outcomes"));
+  EXPECT_TRUE(toolchain->spool_in_script);
+  EXPECT_TRUE(toolchain->outcome_cache_in_script);
+  EXPECT_THAT(
+      Read(root_ / "ws" / "tools" / "phaseloop" / "cc_wrapper.sh"),
+      HasSubstr("outcomes='" + (root_ / "work" / "outcomes").string() + "'"));
+}
+
+// A user who keeps the default directories: phaseloop-cc finds them itself
+// in the action (by the password file's home), so the script names none of
+// them — and two such users, phaseloop installed at one path, write the
+// same files, so a shared remote cache sees the same action keys.
+TEST_F(BazelToolchainTest, DefaultDirectoriesAreLeftToPhaseloopCc) {
+  auto generate = [&](const std::string& user) {
+    const fs::path home = root_ / "home" / user;
+    const fs::path ws = root_ / ("ws-" + user);
+    Write(ws / "WORKSPACE", "workspace(name = \"demo\")\n");
+    BazelToolchainOptions options = options_;
+    options.out_dir = (ws / "tools" / "phaseloop").string();
+    options.spool_dir.clear();
+    options.outcome_cache_dir.clear();
+    options.environment = files::FixedEnvironment({{"HOME", home.string()}});
+    options.passwd_home = home.string();
+    absl::StatusOr<BazelToolchain> toolchain = WriteBazelToolchain(options);
+    EXPECT_TRUE(toolchain.ok()) << toolchain.status();
+    EXPECT_EQ(toolchain->spool_dir,
+              (home / ".cache" / "phaseloop" / "spool").string());
+    EXPECT_EQ(toolchain->outcome_cache_dir,
+              (home / ".cache" / "phaseloop" / "outcomes").string());
+    EXPECT_TRUE(fs::is_directory(toolchain->spool_dir));
+    EXPECT_FALSE(toolchain->spool_in_script);
+    EXPECT_FALSE(toolchain->outcome_cache_in_script);
+    EXPECT_TRUE(toolchain->per_user_paths.empty());
+    return ws / "tools" / "phaseloop";
+  };
+  const fs::path first = generate("ann");
+  const fs::path second = generate("bob");
+  const std::string wrapper = Read(first / "cc_wrapper.sh");
+  EXPECT_THAT(wrapper, Not(HasSubstr("PHASELOOP_SPOOL=")));
+  EXPECT_THAT(wrapper, Not(HasSubstr("PHASELOOP_OUTCOME_CACHE=")));
+  EXPECT_THAT(wrapper, Not(HasSubstr((root_ / "home").string())));
+  for (const char* file : {"cc_wrapper.sh", "BUILD", "policy"}) {
+    EXPECT_EQ(Read(first / file), Read(second / file)) << file;
+  }
+  // The script leaves the action's environment as it is.
+  Write(root_ / "bin" / "phaseloop-cc",
+        "#!/bin/sh\nprintf 'spool=%s outcomes=%s' \"${PHASELOOP_SPOOL-unset}\" "
+        "\"${PHASELOOP_OUTCOME_CACHE-unset}\"\n");
+  EXPECT_EQ(RunSh((first / "cc_wrapper.sh").string() + " -c x.c"),
+            "spool=unset outcomes=unset");
+}
+
+// Directories other than the action's defaults are named: an XDG cache
+// directory (not in the action's environment), another home, --outcome-cache
+// off; and a phaseloop-cc or directory under the home is said.
+TEST_F(BazelToolchainTest, OtherDirectoriesAreNamedAndPerUserPathsSaid) {
+  const fs::path home = root_ / "home" / "ann";
+  options_.spool_dir.clear();
+  options_.outcome_cache_dir = "off";
+  options_.environment = files::FixedEnvironment(
+      {{"HOME", home.string()}, {"XDG_CACHE_HOME", (root_ / "xdg").string()}});
+  options_.passwd_home = home.string();
+  absl::StatusOr<BazelToolchain> toolchain = WriteBazelToolchain(options_);
+  ASSERT_TRUE(toolchain.ok()) << toolchain.status();
+  EXPECT_EQ(toolchain->spool_dir,
+            (root_ / "xdg" / "phaseloop" / "spool").string());
+  EXPECT_TRUE(toolchain->spool_in_script);
+  EXPECT_TRUE(toolchain->outcome_cache_in_script);
+  const std::string wrapper =
+      Read(root_ / "ws" / "tools" / "phaseloop" / "cc_wrapper.sh");
+  EXPECT_THAT(wrapper,
+              HasSubstr("spool='" + toolchain->spool_dir + "'\nexport "));
+  EXPECT_THAT(wrapper, HasSubstr("outcomes=off\nexport "));
+  EXPECT_TRUE(toolchain->per_user_paths.empty());
+
+  // phaseloop-cc installed under the home (tools/install.sh's default
+  // prefix) and a spool there that is not the default: both said.
+  for (const char* name : {"phaseloop-cc", "phaseloop-cc-opt"}) {
+    Write(home / ".local" / "bin" / name, "#!/bin/sh\n");
+    fs::permissions(home / ".local" / "bin" / name, fs::perms::owner_all);
+  }
+  options_.cc = (home / ".local" / "bin" / "phaseloop-cc").string();
+  options_.spool_dir = (home / "records").string();
+  options_.environment = files::FixedEnvironment({{"HOME", home.string()}});
+  toolchain = WriteBazelToolchain(options_);
+  ASSERT_TRUE(toolchain.ok()) << toolchain.status();
+  EXPECT_THAT(toolchain->per_user_paths,
+              ::testing::ElementsAre(options_.cc, options_.spool_dir));
 }
 
 // A plain-clang object in place of phaseloop-cc's was cached (disk and

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/files/user_dirs.h"
 #include "common/testing/test_util.h"
 #include "compiler_driver/cc_wrapper/outcome_cache.h"
 
@@ -118,9 +119,11 @@ TEST(CacheCommandTest, TheCacheIsOnByDefaultUnderTheUsersCacheDirectory) {
   setenv("XDG_CACHE_HOME", "/xdg", 1);
   EXPECT_EQ(OutcomeCacheDirFromEnv(), "/xdg/phaseloop/outcomes");
   unsetenv("XDG_CACHE_HOME");
-  unsetenv("HOME");  // Bazel's actions
+  unsetenv("HOME");  // Bazel's actions: the password file's home
   EXPECT_EQ(OutcomeCacheDirFromEnv(),
-            "/tmp/phaseloop-outcomes-" + std::to_string(getuid()));
+            files::OwnPasswdHome().empty()
+                ? "/tmp/phaseloop-outcomes-" + std::to_string(getuid())
+                : files::OwnPasswdHome() + "/.cache/phaseloop/outcomes");
   setenv(kOutcomeCacheEnv, "/somewhere", 1);
   EXPECT_EQ(OutcomeCacheDirFromEnv(), "/somewhere");
   for (const char* off : {"", "off", "0", "none"}) {

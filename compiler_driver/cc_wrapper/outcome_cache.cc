@@ -30,8 +30,7 @@ std::string OutcomeCacheDirFromEnv() {
     }
     return value;
   }
-  const std::string dir =
-      files::UserDir(files::UserDirKind::kCache, "outcomes");
+  const std::string dir = files::UserCacheDir("outcomes");
   return dir.empty() ? files::PerUserTmpDir("phaseloop-outcomes") : dir;
 }
 

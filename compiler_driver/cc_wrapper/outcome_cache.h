@@ -47,9 +47,11 @@ inline constexpr int64_t kDefaultOutcomeCacheMaxBytes = 16LL << 20;  // 16 Mi
 // ccache's): PHASELOOP_OUTCOME_CACHE when it is set — "", "off", "0" or
 // "none" turn the cache off and give ""; a relative path is returned as it
 // is, and OutcomeCache::Lookup then uses nothing and says why —, else
-// $XDG_CACHE_HOME/phaseloop/outcomes, else ~/.cache/phaseloop/outcomes,
-// else (Bazel runs actions without HOME) /tmp/phaseloop-outcomes-<uid>.
-// The generated Bazel toolchain names its directory in cc_wrapper.sh.
+// $XDG_CACHE_HOME/phaseloop/outcomes, else ~/.cache/phaseloop/outcomes —
+// Bazel runs actions without HOME: then under the password file's home
+// (files::UserCacheDir) —, else /tmp/phaseloop-outcomes-<uid>. The
+// generated Bazel toolchain names it in cc_wrapper.sh only when it is
+// another directory.
 std::string OutcomeCacheDirFromEnv();
 
 // The cap phaseloop-cc applies: PHASELOOP_OUTCOME_CACHE_MAX_SIZE (a size as

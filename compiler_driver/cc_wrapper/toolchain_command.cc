@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_join.h"
 #include "common/command/exit_code.h"
 #include "common/command/subcommand.h"
 #include "common/files/atomic_file.h"
@@ -94,6 +95,9 @@ int RunToolchainBazel(BazelToolchainOptions options) {
             << "add to your workspace's .bazelrc:\n";
   for (const std::string& line : toolchain->bazelrc_lines)
     std::cout << "  " << line << "\n";
+  std::cout << "(the --sandbox_writable_path lines name your own directories: "
+               "where the workspace's .bazelrc is shared, each user puts them "
+               "in ~/.bazelrc instead)\n";
   std::cout << "policy:    " << toolchain->policy_path
             << " (edit it to change the policy; Bazel recompiles)\n";
   if (!artifact_version.empty()) {
@@ -113,14 +117,31 @@ int RunToolchainBazel(BazelToolchainOptions options) {
                         "by content")
               << "\n";
   }
-  std::cout << "decisions: " << toolchain->spool_dir
-            << " (phaseloop stats --spool " << toolchain->spool_dir << ")\n";
+  // Where each directory comes from in an action.
+  auto source = [](bool in_script) {
+    return in_script ? "set in cc_wrapper.sh"
+                     : "phaseloop-cc's default for each user";
+  };
+  std::cout << "decisions: " << toolchain->spool_dir << " ("
+            << source(toolchain->spool_in_script)
+            << "; phaseloop stats --spool " << toolchain->spool_dir << ")\n";
   if (toolchain->outcome_cache_dir.empty()) {
     std::cout << "outcome cache: off (topk measures on every build)\n";
   } else {
-    std::cout << "outcome cache: " << toolchain->outcome_cache_dir
-              << " (phaseloop cache stats --dir "
+    std::cout << "outcome cache: " << toolchain->outcome_cache_dir << " ("
+              << source(toolchain->outcome_cache_in_script)
+              << "; phaseloop cache stats --dir "
               << toolchain->outcome_cache_dir << ")\n";
+  }
+  if (!toolchain->per_user_paths.empty()) {
+    std::cerr << "note: cc_wrapper.sh names "
+              << absl::StrJoin(toolchain->per_user_paths, ", ")
+              << " under your home directory; the script is an input of "
+                 "every compile action, so users who share a remote cache "
+                 "would get different action keys: for a shared cache, "
+                 "install phaseloop outside home directories (tools/"
+                 "install.sh --prefix /usr/local) and keep the default spool "
+                 "and outcome cache\n";
   }
   return command::kExitOk;
 }

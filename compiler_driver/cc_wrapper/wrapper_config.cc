@@ -1,5 +1,7 @@
 #include "compiler_driver/cc_wrapper/wrapper_config.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -37,15 +39,17 @@ bool ParseBool(const std::string& text, bool* out) {
   return false;
 }
 
+constexpr char kFallbackSpoolPrefix[] = "phaseloop-spool";
+
 std::string DefaultConfigPath(const EnvLookup& env) {
   return files::UserDir(files::UserDirKind::kConfig, "cc.conf", env);
 }
 
 std::string DefaultSpoolDir(const EnvLookup& env) {
-  const std::string dir =
-      files::UserDir(files::UserDirKind::kCache, "spool", env);
-  // Bazel runs actions without HOME: a per-user directory under /tmp.
-  return dir.empty() ? files::PerUserTmpDir("phaseloop-spool") : dir;
+  // Bazel runs actions without HOME: the password file's home, else a
+  // per-user directory under /tmp.
+  const std::string dir = files::UserCacheDir("spool", env);
+  return dir.empty() ? files::PerUserTmpDir(kFallbackSpoolPrefix) : dir;
 }
 
 // Applies the file at `path` to `config`. A missing file is not an error
@@ -124,6 +128,11 @@ bool ApplyConfigFile(const std::string& path, bool must_exist,
 }
 
 }  // namespace
+
+std::string FallbackSpoolDir() {
+  return std::string("/tmp/") + kFallbackSpoolPrefix + "-" +
+         std::to_string(getuid());
+}
 
 bool LoadWrapperConfig(const std::string& policy_flag, const EnvLookup& env,
                        WrapperConfig* config, std::string* error) {

@@ -9,7 +9,12 @@
 // PHASELOOP_SPOOL, PHASELOOP_SPOOL_MAX_SIZE, PHASELOOP_BUILD_ID,
 // PHASELOOP_TIMEOUT_MS, PHASELOOP_TRUST_FILE, PHASELOOP_CONFIG
 // (config file path; default $XDG_CONFIG_HOME/phaseloop/cc.conf, else
-// ~/.config/phaseloop/cc.conf), PHASELOOP_COUNT_EXECUTED.
+// ~/.config/phaseloop/cc.conf; none when neither is set: a Bazel action,
+// whose inputs a config file is not), PHASELOOP_COUNT_EXECUTED.
+//
+// Spool: PHASELOOP_SPOOL, else spool_dir, else $XDG_CACHE_HOME/phaseloop/
+// spool, else ~/.cache/phaseloop/spool (without HOME: the password file's
+// home, files::UserCacheDir), else /tmp/phaseloop-spool-<uid>.
 //
 // Config file: `key = value` lines, `#` comments. Keys: policy, spool_dir,
 // max_size (the spool's cap, spool_space.h: "64Mi", "1G", 0 = none),
@@ -58,6 +63,10 @@ struct WrapperConfig {
 // Reads an environment variable; nullopt when unset.
 using EnvLookup = files::EnvLookup;
 using files::ProcessEnvironment;
+
+// The spool when no home directory is found: /tmp/phaseloop-spool-<uid>
+// (files::PerUserTmpDir; named here, not created).
+std::string FallbackSpoolDir();
 
 // `policy_flag` is --phaseloop-policy (empty: not given). A config file that
 // exists but cannot be parsed is an error (returned, with `config` holding

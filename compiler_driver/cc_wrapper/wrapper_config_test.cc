@@ -1,9 +1,11 @@
 #include "compiler_driver/cc_wrapper/wrapper_config.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <map>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -26,6 +28,21 @@ TEST(WrapperConfigTest, DefaultsWithoutAnything) {
   EXPECT_EQ(config.policy, "baseline");
   EXPECT_EQ(config.spool_dir, "/home/u/.cache/phaseloop/spool");
   EXPECT_EQ(config.clang, "clang-16");
+}
+
+// A Bazel action has no environment: the spool is the user's own (under the
+// password file's home), and no config file is read (it is none of the
+// action's inputs: a `disable = 1` there would put plain clang's objects
+// under phaseloop's action keys).
+TEST(WrapperConfigTest, InAnEmptyEnvironmentNoConfigFileIsRead) {
+  WrapperConfig config;
+  std::string error;
+  ASSERT_TRUE(LoadWrapperConfig("", FakeEnv({}), &config, &error)) << error;
+  EXPECT_EQ(config.config_path, "");
+  EXPECT_EQ(config.spool_dir,
+            files::OwnPasswdHome().empty()
+                ? "/tmp/phaseloop-spool-" + std::to_string(getuid())
+                : files::OwnPasswdHome() + "/.cache/phaseloop/spool");
 }
 
 TEST(WrapperConfigTest, FlagBeatsEnvironmentBeatsFile) {
