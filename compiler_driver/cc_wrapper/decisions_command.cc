@@ -60,6 +60,7 @@ absl::StatusOr<std::string> SpoolDir(const std::string& flag,
         "is not this user's own private directory; give --spool or set "
         "PHASELOOP_SPOOL (or HOME)");
   }
+  err << FallbackSpoolNote(config.spool_dir, FallbackSpoolDir());
   return config.spool_dir;
 }
 

@@ -9,6 +9,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "compiler_driver/cc_wrapper/spool_space.h"
 #include "compiler_driver/cc_wrapper/spool_writer.h"
 #include "compiler_driver/ir/module_loader.h"
 
@@ -76,6 +77,28 @@ absl::StatusOr<SpoolContents> ReadSpool(const std::string& dir,
     contents.files.push_back(*std::move(file));
   }
   return contents;
+}
+
+std::string FallbackSpoolNote(const std::string& spool,
+                              const std::string& fallback_dir) {
+  if (fallback_dir == spool) return "";
+  DIR* handle = opendir(fallback_dir.c_str());
+  if (handle == nullptr) return "";
+  int files = 0;
+  while (dirent* entry = readdir(handle)) {
+    if (absl::EndsWith(entry->d_name, kSpoolSuffix)) ++files;
+  }
+  closedir(handle);
+  if (files == 0) return "";
+  return absl::StrCat(
+      "note: ", fallback_dir, " holds ", files, " unshipped record file",
+      files == 1 ? "" : "s",
+      " from compiles that found no home directory (HOME unset and the "
+      "account not in /etc/passwd, e.g. Bazel actions of a directory-service "
+      "account); read them with --spool ",
+      fallback_dir,
+      ", or rerun `phaseloop toolchain bazel` there so that cc_wrapper.sh "
+      "names the spool\n");
 }
 
 }  // namespace phaseloop::cc_wrapper

@@ -34,6 +34,15 @@ absl::StatusOr<SpoolContents> ReadSpool(const std::string& dir,
 // cannot be read or is not a DecisionBatch.
 absl::StatusOr<SpoolFile> ReadSpoolFile(const std::string& path);
 
+// A note for a command reading the default spool `spool`: the fallback
+// spool `fallback_dir` (/tmp/phaseloop-spool-<uid>) holds N unshipped
+// record files — written by compiles that found no home directory (HOME
+// unset and no password-file entry: a Bazel action of an account known only
+// to a directory service) — and how to read them; "" when it holds none or
+// is `spool`.
+std::string FallbackSpoolNote(const std::string& spool,
+                              const std::string& fallback_dir);
+
 // "optimized", "pass_through", "fail_open", "disabled",
 // "policy_not_applied"; "outcome_N" for a value this build does not know.
 std::string OutcomeName(v1::DecisionOutcome outcome);

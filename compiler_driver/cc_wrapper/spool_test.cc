@@ -1,6 +1,7 @@
 // The spool's writer (no protobuf, used by the launcher) and reader.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <set>
 
@@ -81,6 +82,29 @@ TEST(SpoolTest, MissingSpoolIsEmptyAndUnwritableIsAnError) {
   std::string error;
   EXPECT_FALSE(WriteSpoolFile("/proc/phaseloop-spool", "x", &error));
   EXPECT_NE(error.find("/proc/phaseloop-spool"), std::string::npos);
+}
+
+// Compiles that found no home directory wrote to the fallback spool: a
+// command reading the default spool says so, with how to read them.
+TEST(SpoolTest, AFallbackSpoolHoldingRecordsIsNoted) {
+  const std::string base = testing::MakeTempDir();
+  const std::string spool = base + "/spool";
+  const std::string fallback = base + "/phaseloop-spool-1000";
+  EXPECT_EQ(FallbackSpoolNote(spool, fallback), "");  // missing
+  std::filesystem::create_directories(fallback);
+  std::ofstream(fallback + "/1-2-ab.decisions.tmp") << "x";
+  std::ofstream(fallback + "/1-2-cd.shipped") << "x";
+  EXPECT_EQ(FallbackSpoolNote(spool, fallback), "");  // nothing unshipped
+  std::ofstream(fallback + "/1-2-ef.decisions") << "x";
+  const std::string note = FallbackSpoolNote(spool, fallback);
+  EXPECT_NE(note.find("note: " + fallback + " holds 1 unshipped record file "),
+            std::string::npos)
+      << note;
+  EXPECT_NE(note.find("--spool " + fallback), std::string::npos) << note;
+  std::ofstream(fallback + "/1-3-ef.decisions") << "x";
+  EXPECT_NE(FallbackSpoolNote(spool, fallback).find("2 unshipped record files"),
+            std::string::npos);
+  EXPECT_EQ(FallbackSpoolNote(fallback, fallback), "");  // it is the spool
 }
 
 }  // namespace
