@@ -224,16 +224,6 @@ int RunLoop(const LoopFlags& flags, std::ostream& out, std::ostream& err) {
            "--loop-id\n";
     return command::kExitBadInput;
   }
-  if (before != nullptr && before->policy_dir().empty() &&
-      !before->policy_store().empty() && !setup.policy_store.empty() &&
-      setup.policy_store != before->policy_store()) {
-    err << kName << "--policy-store " << setup.policy_store << ": loop "
-        << setup.loop_id << " keeps its policies in the store at "
-        << before->policy_store()
-        << " (its earlier iterations' channels); pass that, or start another "
-           "loop with --loop-id\n";
-    return command::kExitBadInput;
-  }
   if (before != nullptr && !before->policy_dir().empty() &&
       !setup.policy_store.empty()) {
     err << kName << "loop " << setup.loop_id << " serves its policies from "
@@ -253,6 +243,28 @@ int RunLoop(const LoopFlags& flags, std::ostream& out, std::ostream& err) {
       answered = client.status();
     } else if (auto listed = (*client)->List(); !listed.ok()) {
       answered = listed.status();
+    } else if (before != nullptr && before->policy_dir().empty() &&
+               !before->policy_store().empty()) {
+      // Another address than the state's: the same store only if it holds
+      // what the loop published there (localhost for 127.0.0.1 is).
+      std::vector<std::string> held;
+      for (const policy_store::StoredPolicy& policy : listed->policies) {
+        held.push_back(policy.policy_version);
+      }
+      if (absl::Status same =
+              CheckResumedStore(*before, setup.policy_store, held);
+          !same.ok()) {
+        err << kName << "--policy-store " << setup.policy_store << ": "
+            << same.message() << "\n";
+        return command::kExitBadInput;
+      }
+      if (setup.policy_store != before->policy_store()) {
+        err << kName << "loop " << setup.loop_id << ": the store at "
+            << setup.policy_store << " holds every version it published at "
+            << before->policy_store() << " ("
+            << PublishedVersions(*before).size()
+            << "): resuming with it, its address saved\n";
+      }
     }
     if (!answered.ok()) {
       err << kName << "policy store " << setup.policy_store << ": "

@@ -51,6 +51,11 @@ absl::StatusOr<v1::LoopRun> LoopRunner::Run() {
       run.set_phase("running");
       run.clear_failure();
     }
+    // The store by another address (the command checked that it holds what
+    // the loop published): the address that answered is kept.
+    if (setup_.policy_dir.empty() && !setup_.policy_store.empty()) {
+      run.set_policy_store(setup_.policy_store);
+    }
   } else if (absl::IsNotFound(loaded.status())) {
     run.set_loop_id(setup_.loop_id);
     run.set_created_ms(executor_->NowMs());

@@ -33,8 +33,9 @@ class ScriptedExecutor : public StageExecutor {
   using Script = std::function<int(const std::vector<std::string>& argv,
                                    const std::string& stdout_path)>;
   std::map<std::string, Script> scripts;
-  std::vector<std::string> ran;  // "search", "train", ...
-  std::string stop_at;           // a command that gets stopped
+  std::vector<std::string> ran;    // "search", "train", ...
+  std::vector<std::string> argvs;  // each command line, joined by blanks
+  std::string stop_at;             // a command that gets stopped
   bool stop = false;
   int64_t now = 1000;
 
@@ -47,6 +48,7 @@ class ScriptedExecutor : public StageExecutor {
       name += " " + argv[2];
     }
     ran.push_back(name);
+    argvs.push_back(absl::StrJoin(argv, " "));
     now += 1000;
     // The search and the stage write their own buffer file, as the real
     // ones do (a resumed stage merges it again if they finished).
@@ -183,15 +185,24 @@ TEST_F(LoopRunnerTest, AnIterationRunsEveryStageAndRecordsItsFigures) {
   }
   // Saved: a second start finds it done and runs nothing.
   executor_.ran.clear();
+  executor_.argvs.clear();
   auto again = RunLoop();
   ASSERT_TRUE(again.ok());
   EXPECT_TRUE(executor_.ran.empty());
   EXPECT_EQ(again->starts(), 2);
-  // More iterations continue it.
+  // More iterations continue it, here with the store by another address
+  // (`phaseloop loop` checked that it holds what the loop published): the
+  // new address is saved and given to the stages.
   setup_.iterations = 2;
+  setup_.policy_store = "localhost:2";
   stable_ = "v1aaaaaaaaaaaaaaaa";
   auto more = RunLoop();
   ASSERT_TRUE(more.ok());
+  EXPECT_EQ(more->policy_store(), "localhost:2");
+  const std::string argvs = absl::StrJoin(executor_.argvs, "\n");
+  EXPECT_NE(argvs.find("--policy-store localhost:2"), std::string::npos)
+      << argvs;
+  EXPECT_EQ(argvs.find("127.0.0.1:2"), std::string::npos) << argvs;
   EXPECT_EQ(more->iterations_size(), 2);
   EXPECT_EQ(more->iterations(1).stable_before(), "v1aaaaaaaaaaaaaaaa");
   EXPECT_NE(FormatIterations(*more).find("promoted"), std::string::npos);

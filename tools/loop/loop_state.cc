@@ -1,5 +1,6 @@
 #include "tools/loop/loop_state.h"
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "common/files/proto_json.h"
 #include "common/files/state_ids.h"
@@ -35,6 +36,36 @@ bool StageDone(const v1::LoopIteration& it, const std::string& name) {
     if (stage.name() == name) return stage.status() == "done";
   }
   return false;
+}
+
+std::vector<std::string> PublishedVersions(const v1::LoopRun& run) {
+  std::vector<std::string> versions;
+  for (const v1::LoopIteration& it : run.iterations()) {
+    if (StageDone(it, "publish") && !it.candidate_version().empty()) {
+      versions.push_back(it.candidate_version());
+    }
+  }
+  return versions;
+}
+
+absl::Status CheckResumedStore(const v1::LoopRun& before,
+                               const std::string& given,
+                               const std::vector<std::string>& held) {
+  if (given == before.policy_store()) return absl::OkStatus();
+  const absl::flat_hash_set<std::string> holds(held.begin(), held.end());
+  for (const std::string& version : PublishedVersions(before)) {
+    if (!holds.contains(version)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "loop ", before.loop_id(), " keeps its policies in the store at ",
+          before.policy_store(), ", and the store at ", given,
+          " does not hold the version ", version,
+          " it published there: it is another store; pass ",
+          before.policy_store(),
+          " (or an address of the same store), or start another loop with "
+          "--loop-id"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 std::string GateVerdict(const v1::LoopIteration& it) {

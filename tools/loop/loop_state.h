@@ -39,6 +39,21 @@ bool StageDone(const v1::LoopIteration& it, const std::string& name);
 // "refused", or "" while its train stage has not finished.
 std::string GateVerdict(const v1::LoopIteration& it);
 
+// The versions a loop pushed to its policy store: each iteration's
+// candidate whose publish stage ran to its end, in order.
+std::vector<std::string> PublishedVersions(const v1::LoopRun& run);
+
+// Whether a resumed loop may use the policy store at `given` where its state
+// names `before.policy_store()`, `held` being the versions `given` lists.
+// Its earlier iterations moved channels in that store, so the store given
+// must hold every version they published: then it is the same store by
+// another name (localhost for 127.0.0.1, a new port) or a copy, and OK.
+// FailedPrecondition naming the first missing version and both addresses
+// otherwise. The same text is OK without looking.
+absl::Status CheckResumedStore(const v1::LoopRun& before,
+                               const std::string& given,
+                               const std::vector<std::string>& held);
+
 std::string LoopRunToJson(const v1::LoopRun& run);
 absl::StatusOr<v1::LoopRun> LoopRunFromJson(const std::string& text,
                                             const std::string& source);
