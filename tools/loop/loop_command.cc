@@ -245,8 +245,9 @@ int RunLoop(const LoopFlags& flags, std::ostream& out, std::ostream& err) {
       answered = listed.status();
     } else if (before != nullptr && before->policy_dir().empty() &&
                !before->policy_store().empty()) {
-      // Another address than the state's: the same store only if it holds
-      // what the loop published there (localhost for 127.0.0.1 is).
+      // The loop's store, by this address or another, holds what the loop
+      // published there (localhost for 127.0.0.1 does; a store started
+      // afresh at the same address does not).
       std::vector<std::string> held;
       for (const policy_store::StoredPolicy& policy : listed->policies) {
         held.push_back(policy.policy_version);

@@ -51,19 +51,25 @@ std::vector<std::string> PublishedVersions(const v1::LoopRun& run) {
 absl::Status CheckResumedStore(const v1::LoopRun& before,
                                const std::string& given,
                                const std::vector<std::string>& held) {
-  if (given == before.policy_store()) return absl::OkStatus();
   const absl::flat_hash_set<std::string> holds(held.begin(), held.end());
   for (const std::string& version : PublishedVersions(before)) {
-    if (!holds.contains(version)) {
+    if (holds.contains(version)) continue;
+    if (given == before.policy_store()) {
       return absl::FailedPreconditionError(absl::StrCat(
-          "loop ", before.loop_id(), " keeps its policies in the store at ",
-          before.policy_store(), ", and the store at ", given,
-          " does not hold the version ", version,
-          " it published there: it is another store; pass ",
-          before.policy_store(),
-          " (or an address of the same store), or start another loop with "
-          "--loop-id"));
+          "loop ", before.loop_id(), " published the version ", version,
+          " to the store at ", given,
+          ", and the store answering there now does not hold it: it is "
+          "another store (started on an empty directory?); give the loop's "
+          "store, or start another loop with --loop-id"));
     }
+    return absl::FailedPreconditionError(absl::StrCat(
+        "loop ", before.loop_id(), " keeps its policies in the store at ",
+        before.policy_store(), ", and the store at ", given,
+        " does not hold the version ", version,
+        " it published there: it is another store; pass ",
+        before.policy_store(),
+        " (or an address of the same store), or start another loop with "
+        "--loop-id"));
   }
   return absl::OkStatus();
 }

@@ -49,7 +49,7 @@ std::vector<std::string> PublishedVersions(const v1::LoopRun& run);
 // must hold every version they published: then it is the same store by
 // another name (localhost for 127.0.0.1, a new port) or a copy, and OK.
 // FailedPrecondition naming the first missing version and both addresses
-// otherwise. The same text is OK without looking.
+// otherwise — also for the same address (another store answers there).
 absl::Status CheckResumedStore(const v1::LoopRun& before,
                                const std::string& given,
                                const std::vector<std::string>& held);

@@ -44,7 +44,15 @@ TEST(LoopStateTest, PublishedVersionsAreThoseWhosePublishStageFinished) {
 // there; another store does not.
 TEST(LoopStateTest, AResumedLoopKeepsItsStoreByAnyAddress) {
   const v1::LoopRun run = FourIterations();
-  EXPECT_TRUE(CheckResumedStore(run, "127.0.0.1:7400", {}).ok());  // as saved
+  EXPECT_TRUE(CheckResumedStore(run, "127.0.0.1:7400", {"aaaa", "cccc"}).ok());
+  // The same address, another store (started afresh).
+  const absl::Status afresh = CheckResumedStore(run, "127.0.0.1:7400", {});
+  EXPECT_EQ(afresh.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(afresh.message().find("published the version aaaa to the store "
+                                  "at 127.0.0.1:7400, and the store answering "
+                                  "there now does not hold it"),
+            std::string::npos)
+      << afresh.message();
   EXPECT_TRUE(
       CheckResumedStore(run, "localhost:7400", {"zzzz", "cccc", "aaaa"}).ok());
   const absl::Status other =
