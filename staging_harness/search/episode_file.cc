@@ -230,7 +230,14 @@ absl::StatusOr<bool> EpisodeFileReader::Next(v1::Episode& episode) {
                        (crc_bytes[2] << 16) |
                        (static_cast<uint32_t>(crc_bytes[3]) << 24);
   if (crc != MaskedCrc(payload)) return damaged("checksum mismatch");
-  if (!episode.ParseFromString(payload)) return damaged("not an Episode");
+  // Its checksum holds: the record was written whole, so it was no write
+  // cut short, even at the end of the file (a cut would lose it unsaid).
+  if (!episode.ParseFromString(payload)) {
+    return absl::DataLossError(absl::StrCat(
+        "episode file '", path_, "': record at offset ", offset_,
+        " is whole (its checksum holds) but is not an Episode (written by "
+        "another program?); the records before it are intact"));
+  }
   offset_ = end;
   return true;
 }

@@ -23,7 +23,8 @@ namespace phaseloop::search {
 // killed mid-record leaves an incomplete last record; readers ignore it and
 // the next FileEpisodeSink::Open cuts it off before appending. A bad record
 // followed by more data is corruption, not a crash, and is reported as
-// DataLoss.
+// DataLoss; so is a whole record (its checksum holds) that is not an
+// Episode, even the last one.
 
 // Appends episodes to a file. One writer per file: Open takes an exclusive
 // advisory lock (flock) held until the sink is destroyed.
@@ -67,7 +68,8 @@ class EpisodeFileReader {
 
   // The next episode: true, or false at the end of the whole records (an
   // incomplete last record is skipped; see truncated_tail_bytes()). DataLoss
-  // for a damaged record that is not the last one.
+  // for a damaged record that is not the last one, and for a whole record
+  // that is not an Episode.
   absl::StatusOr<bool> Next(v1::Episode& episode);
 
   // Bytes of whole, valid records read so far.

@@ -128,6 +128,32 @@ TEST(EpisodeFile, DamageInTheMiddleIsDataLoss) {
   EXPECT_EQ(sink.status().code(), absl::StatusCode::kDataLoss);
 }
 
+// A last record whose checksum holds was written whole: one that is not an
+// Episode is damage, not an interrupted write, and is never cut off.
+TEST(EpisodeFile, AWholeLastRecordThatIsNotAnEpisodeIsDataLoss) {
+  const std::string path = WriteThree("episodes.bin");
+  const int64_t size = SizeOf(path);
+  const std::string payload = "\xff\xff\xff\xff";  // no valid field tag
+  const uint32_t crc = Crc32c(payload.data(), payload.size());
+  const uint32_t masked = ((crc >> 15) | (crc << 17)) + 0xa282ead8u;
+  {
+    std::ofstream f(path, std::ios::app | std::ios::binary);
+    f.put(static_cast<char>(payload.size()));
+    f << payload;
+    for (int i = 0; i < 4; ++i) f.put(static_cast<char>(masked >> (8 * i)));
+  }
+  auto contents = ReadEpisodeFile(path);
+  ASSERT_FALSE(contents.ok());
+  EXPECT_EQ(contents.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_NE(contents.status().message().find("is whole (its checksum holds) "
+                                             "but is not an Episode"),
+            std::string::npos)
+      << contents.status();
+  auto sink = FileEpisodeSink::Open(path);
+  EXPECT_EQ(sink.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(SizeOf(path), size + 1 + 4 + 4);  // nothing cut
+}
+
 TEST(EpisodeFile, OneWriterPerFile) {
   const std::string path = testing::MakeTempDir() + "/episodes.bin";
   auto first = FileEpisodeSink::Open(path);
