@@ -154,5 +154,52 @@ TEST_F(PhaseloopCcTest, ThePipelineThatSplitsCoroutinesGetsThemPrepared) {
   EXPECT_EQ(ours, Read("clang.o"));
 }
 
+// A call to an `error` function that -Oz folds away (the kernel's
+// BUILD_BUG_ON pattern) stays in under a candidate that does not inline:
+// LLVM reported it in that measurement's context, had no handler there and
+// exited, and the compile fell back to clang as optimizer_crashed. Such a
+// candidate fails alone; the rest are measured.
+TEST_F(PhaseloopCcTest, TopKDropsACandidateThatLeavesAnErrorCallIn) {
+  std::ofstream(dir_ + "/folded.c")
+      << "__attribute__((error(\"folded away at -Oz\"))) void fail(void);\n"
+         "static inline int check(int x) { if (x > 10) fail(); return x; }\n"
+         "int table[64];\n"
+         "int f(int i) { return check(3) + table[i & 63]; }\n"
+         "int main(void) { return f(1) - 3; }\n";
+  const std::string policy =
+      "--phaseloop-policy=artifact:" +
+      cc_wrapper::testing::AbsolutePath("configs/policies/default.plpolicy") +
+      "?mode=topk&k=200&budget=100000000";
+  std::string log;
+  ASSERT_EQ(Run({cc_, "-Oz", "-c", "folded.c", policy},
+                {{"PHASELOOP_OUTCOME_CACHE", "off"}}, &log),
+            0)
+      << log;
+  EXPECT_EQ(log, "");
+  std::vector<v1::Decision> decisions = Decisions();
+  ASSERT_EQ(decisions.size(), 1u);
+  const v1::Decision& d = decisions[0];
+  EXPECT_EQ(d.outcome(), v1::OPTIMIZED) << d.reason() << ": " << d.detail();
+  EXPECT_NE(d.detail().find("failed:"), std::string::npos) << d.detail();
+  EXPECT_GT(d.topk_measured_size(), 1) << d.detail();
+  ASSERT_EQ(Run({cc_, "folded.o", "-o", "folded"}), 0);
+  EXPECT_EQ(Run({dir_ + "/folded"}), 0);
+
+  // Left in by -Oz too: the program's error, clang's message, as before.
+  std::ofstream(dir_ + "/kept.c")
+      << "__attribute__((error(\"never call bad\"))) void bad(void);\n"
+         "void use(void) { bad(); }\n";
+  EXPECT_NE(Run({cc_, "-Oz", "-c", "kept.c", policy},
+                {{"PHASELOOP_OUTCOME_CACHE", "off"}}, &log),
+            0);
+  EXPECT_NE(log.find("error: call to 'bad' declared with 'error' attribute: "
+                     "never call bad"),
+            std::string::npos)
+      << log;
+  decisions = Decisions();
+  ASSERT_EQ(decisions.size(), 3u);  // the link's, then this one's
+  EXPECT_EQ(decisions[2].reason(), "backend_failed") << decisions[2].detail();
+}
+
 }  // namespace
 }  // namespace phaseloop

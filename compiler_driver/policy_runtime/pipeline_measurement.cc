@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "compiler_driver/codegen/codegen_options.h"
+#include "compiler_driver/ir/collected_diagnostics.h"
 #include "compiler_driver/ir/module_hash.h"
 #include "compiler_driver/observation/features.h"
 #include "llvm/Bitcode/BitcodeReader.h"
@@ -41,9 +42,20 @@ absl::StatusOr<PipelineMeasurement> MeasurePipeline(
   absl::StatusOr<codegen::SplitPipelineText> split =
       codegen::SplitPipeline(pipeline);
   if (!split.ok()) return split.status();
+  // An error LLVM reports (a call to an `error` function this pipeline left
+  // in, invalid inline asm) fails this measurement alone: without a
+  // handler LLVM calls exit(1), and one topk candidate that kept a call -Oz
+  // folds away ended the whole compile as optimizer_crashed. Warnings are
+  // printed as LLVM prints them (the wrapper leaves them to clang).
+  ir::CollectedDiagnostics diagnostics(
+      module->getContext(), ir::CollectedDiagnostics::Others::kPrint);
   if (!split->ir_pipeline.empty() || runner.always_inline_first()) {
     absl::Status ran = runner.Run(*module, split->ir_pipeline);
     if (!ran.ok()) return ran;
+    if (absl::Status s = diagnostics.ErrorsAsStatus("backend_failed");
+        !s.ok()) {
+      return s;
+    }
   }
   // Coroutines the pipeline left unsplit are lowered as the wrapper lowers
   // them before it emits (tu_optimizer): the code generator cannot select
@@ -92,6 +104,9 @@ absl::StatusOr<PipelineMeasurement> MeasurePipeline(
   }
   absl::StatusOr<std::string> object =
       emitter->EmitObject(std::move(module), split->codegen);
+  if (absl::Status s = diagnostics.ErrorsAsStatus("backend_failed"); !s.ok()) {
+    return s;
+  }
   if (!object.ok()) return object.status();
   absl::StatusOr<codegen::ObjectSizes> sizes =
       codegen::MeasureObjectSizes(*object);

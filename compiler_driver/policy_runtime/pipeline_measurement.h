@@ -73,7 +73,10 @@ class MeasurementMemo {
 // Runs `pipeline` on `module` (consumed; pass a clone to keep the original)
 // and measures ir_count, and text_size and alloc_size when `emitter` is not
 // null. An empty pipeline measures the module as it is. InvalidArgument for
-// a malformed pipeline; the runner's and emitter's errors otherwise.
+// a malformed pipeline; the runner's and emitter's errors otherwise, and
+// FailedPrecondition "backend_failed: ..." when LLVM reports an error (the
+// pipeline left a call to an `error` function, say; collected, never the
+// process's exit).
 // `keep_object` (topk, so the wrapper need not optimise and emit its choice
 // a second time): the optimised IR is verified first, as the wrapper does
 // (Internal "verifier_failed: ..." when broken), and the object is kept.
