@@ -251,6 +251,65 @@ TEST_F(ClangAgreementTest, BackendErrorsAreTheProgramsNotCrashes) {
             (std::vector<std::string>{"backend_failed", "backend_failed"}));
 }
 
+// On a terminal clang colours its diagnostics (when TERM has colours) and
+// wraps them at COLUMNS; the wrapper's child captures stderr into a file,
+// where clang's driver found no terminal: its warnings came out plain and
+// unwrapped. Each side runs under script(1), its stderr a terminal.
+TEST_F(ClangAgreementTest, OnATerminalDiagnosticsAreColouredAndWrapped) {
+  const std::map<std::string, std::string> sources = {
+      {"w.c", "int f(int x) { int unused_variable; return x; }\n"},
+      {"w.cc",
+       "template <class T> T f(T x) { int unused; return x; }\n"
+       "int g() { return f(1); }\n"}};
+  auto on_terminal = [&](const WrapperScratch& scratch,
+                         const std::string& driver,
+                         const std::vector<std::string>& args,
+                         const std::map<std::string, std::string>& env) {
+    for (const auto& [name, contents] : sources) {
+      std::ofstream(scratch.dir() + "/" + name) << contents;
+    }
+    std::string command = driver;
+    for (const std::string& arg : args) command += " '" + arg + "'";
+    Side side;
+    side.exit_code = scratch.Run({"script", "-qec", command, "/dev/null"}, env,
+                                 &side.output);
+    return side;
+  };
+  struct Case {
+    std::vector<std::string> args;
+    std::map<std::string, std::string> env;
+    bool coloured;
+  };
+  const std::vector<Case> cases = {
+      {{"-c", "-O2", "-Wall", "w.c", "-lm"},
+       {{"TERM", "xterm"}, {"COLUMNS", "40"}},
+       true},
+      {{"-x", "c++", "-c", "-O2", "-Wall", "w.cc"}, {{"TERM", "xterm"}}, true},
+      {{"-c", "-O2", "-Wall", "-fno-color-diagnostics", "w.c"},
+       {{"TERM", "xterm"}, {"COLUMNS", "30"}},
+       false},
+      {{"-c", "-O2", "-Wall", "-fmessage-length=25", "w.c"},
+       {{"TERM", "dumb"}, {"COLUMNS", "60"}},
+       false},
+  };
+  for (const Case& c : cases) {
+    std::string line;
+    for (const std::string& arg : c.args) line += " " + arg;
+    SCOPED_TRACE("clang-16" + line);
+    const Side theirs = on_terminal(clang_, "clang-16", c.args, c.env);
+    std::vector<std::string> ours_args = {"--phaseloop-policy=baseline"};
+    ours_args.insert(ours_args.end(), c.args.begin(), c.args.end());
+    const Side ours =
+        on_terminal(wrapper_, AbsolutePath(kWrapper), ours_args, c.env);
+    EXPECT_EQ(ours.exit_code, theirs.exit_code);
+    EXPECT_EQ(ours.output, theirs.output);
+    EXPECT_EQ(theirs.output.find("\x1b[") != std::string::npos, c.coloured)
+        << theirs.output;
+  }
+  // Each compiled in process, none handed to clang.
+  EXPECT_EQ(Reasons(), (std::vector<std::string>{"", "", "", ""}));
+}
+
 // -no-canonical-prefixes (the Bazel toolchain passes it): clang names
 // itself as found on PATH (/usr/bin/clang-16, a link), so its headers are
 // under /usr/lib/clang/16 in the .d file and the debug info, and its

@@ -2,9 +2,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "clang/Basic/CodeGenOptions.h"
 #include "clang/Basic/Diagnostic.h"
@@ -15,6 +18,7 @@
 #include "clang/Driver/Compilation.h"
 #include "clang/Driver/Driver.h"
 #include "clang/Driver/Job.h"
+#include "clang/Driver/Options.h"
 #include "clang/Driver/Tool.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/CompilerInvocation.h"
@@ -22,7 +26,9 @@
 #include "compiler_driver/cc_wrapper/argument_processing.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Option/ArgList.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
 
@@ -44,6 +50,34 @@ class CapturedDiagnostics {
  private:
   llvm::raw_string_ostream out_;
 };
+
+// Whether clang's driver shows colours for `argv` (clang's
+// parseShowColorsArgs, on stderr `terminal`): the last of
+// -f[no-]color-diagnostics and -f[no-]diagnostics-color[=always|never|auto]
+// decides, auto (the default) meaning "if stderr has colours".
+bool DriverShowsColors(llvm::ArrayRef<const char*> argv,
+                       const StderrTerminal& terminal) {
+  namespace options = clang::driver::options;
+  unsigned missing_index = 0, missing_count = 0;
+  const llvm::opt::InputArgList args =
+      clang::driver::getDriverOptTable().ParseArgs(
+          argv.drop_front(), missing_index, missing_count);
+  enum { kOn, kOff, kAuto } colors = kAuto;
+  for (const llvm::opt::Arg* arg : args) {
+    const llvm::opt::Option& option = arg->getOption();
+    if (option.matches(options::OPT_fcolor_diagnostics)) {
+      colors = kOn;
+    } else if (option.matches(options::OPT_fno_color_diagnostics)) {
+      colors = kOff;
+    } else if (option.matches(options::OPT_fdiagnostics_color_EQ)) {
+      const llvm::StringRef value = arg->getValue();
+      if (value == "always") colors = kOn;
+      if (value == "never") colors = kOff;
+      if (value == "auto") colors = kAuto;
+    }
+  }
+  return colors == kOn || (colors == kAuto && terminal.has_colors);
+}
 
 // Sends each driver diagnostic to the printer of its place in clang's
 // output for the whole command line: "input unused" warnings come first
@@ -160,9 +194,15 @@ ClangLocation LocateClang(const std::string& clang) {
   return location;
 }
 
+StderrTerminal StderrTerminal::Now() {
+  return StderrTerminal{llvm::sys::Process::StandardErrHasColors(),
+                        llvm::sys::Process::StandardErrColumns()};
+}
+
 InProcessFrontendRun RunFrontendInProcess(
     const std::string& clang_path, bool cxx,
-    const std::vector<std::string>& frontend_args, llvm::LLVMContext& context) {
+    const std::vector<std::string>& frontend_args, llvm::LLVMContext& context,
+    const StderrTerminal& terminal) {
   InProcessFrontendRun run;
   const ClangLocation location = LocateClang(clang_path);
   // clang's driver.cpp: the last of -canonical-prefixes and
@@ -202,6 +242,9 @@ InProcessFrontendRun RunFrontendInProcess(
   // silences it), and the executable's name as the prefix ("clang: ").
   llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> driver_options(
       clang::CreateAndPopulateDiagOpts(argv).release());
+  // As on `terminal`, not on this process's stderr (a capture file); the
+  // driver then passes -fcolor-diagnostics to the cc1 job as clang's does.
+  driver_options->ShowColors = DriverShowsColors(argv, terminal);
   for (CapturedDiagnostics* d : {&driver_before, &driver_job, &driver_after}) {
     d->UseColors(driver_options->ShowColors);
   }
@@ -255,15 +298,28 @@ InProcessFrontendRun RunFrontendInProcess(
         std::to_string(jobs.size());
     return run;
   }
-  llvm::ArrayRef<const char*> cc1_args = jobs.begin()->getArguments();
+  std::vector<const char*> cc1_args(jobs.begin()->getArguments().begin(),
+                                    jobs.begin()->getArguments().end());
   if (cc1_args.empty() || std::strcmp(cc1_args.front(), "-cc1") != 0) {
     run.error = "frontend_failed: the driver's job is not clang -cc1";
     return run;
   }
+  // Without -fmessage-length=N, clang's driver gives its cc1 job the width
+  // of a terminal stderr (Clang::ConstructJob); here stderr is a capture
+  // file, so the terminal's width is given as clang would give it.
+  const std::string message_length =
+      "-fmessage-length=" + std::to_string(terminal.columns);
+  if (terminal.columns != 0 &&
+      std::none_of(cc1_args.begin(), cc1_args.end(), [](const char* arg) {
+        return std::strncmp(arg, "-fmessage-length=", 17) == 0;
+      })) {
+    cc1_args.push_back(message_length.c_str());
+  }
 
   auto invocation = std::make_shared<clang::CompilerInvocation>();
   if (!clang::CompilerInvocation::CreateFromArgs(
-          *invocation, cc1_args.drop_front(), driver_diags, clang.c_str())) {
+          *invocation, llvm::ArrayRef<const char*>(cc1_args).drop_front(),
+          driver_diags, clang.c_str())) {
     driver_job.stream().flush();
     run.error = "frontend_failed: clang -cc1 rejected the arguments";
     return run;

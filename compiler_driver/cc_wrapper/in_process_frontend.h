@@ -12,8 +12,9 @@
 // user's warning flags as clang's driver does (an unused argument under -Werror
 // is an error, and the run fails so that plain clang reports it). Diagnostics
 // are captured, not shown (the wrapper shows them once it succeeds; on a
-// fallback plain clang shows its own), coloured when this process's stderr is a
-// terminal, as clang decides for itself. A run whose diagnostics clang prints
+// fallback plain clang shows its own), coloured and wrapped as clang would
+// on the stderr described by a StderrTerminal (taken before the wrapper's
+// child sent stderr to its capture file). A run whose diagnostics clang prints
 // in a heap-dependent order (the unsafe-buffer-usage notes) fails with
 // "unstable_diagnostics": only the clang binary can print them in the clang
 // binary's order. A profile given with -fprofile-instr-use= / -fprofile-use= is
@@ -52,12 +53,28 @@ struct InProcessFrontendRun {
   std::string target_features;
 };
 
+// What clang's driver reads from its stderr: whether colours show there
+// (llvm::sys::Process::StandardErrHasColors: a terminal whose TERM has
+// them), the default of -f[no-]color-diagnostics, and the width it wraps
+// at (StandardErrColumns: COLUMNS on a terminal, else 0), the default of
+// -fmessage-length. The wrapper's child sends stderr to a capture file, so
+// it takes these first: on a terminal its warnings were neither coloured
+// nor wrapped where clang's were.
+struct StderrTerminal {
+  bool has_colors = false;
+  unsigned columns = 0;
+  // This process's stderr now.
+  static StderrTerminal Now();
+};
+
 // `clang_path`: the clang the user's build would run (a name looked up on
 // PATH, or a path); its real location decides the resource directory and
 // installation, as for clang itself. `cxx`: clang++ (driver mode g++).
+// `terminal`: the stderr clang would print to.
 InProcessFrontendRun RunFrontendInProcess(
     const std::string& clang_path, bool cxx,
-    const std::vector<std::string>& frontend_args, llvm::LLVMContext& context);
+    const std::vector<std::string>& frontend_args, llvm::LLVMContext& context,
+    const StderrTerminal& terminal = StderrTerminal::Now());
 
 // Where clang is, as the clang binary works it out for itself when run as
 // `clang` (looked up on PATH when it has no '/'): its real path (which

@@ -250,6 +250,9 @@ class Optimizer {
     auto job_start = Clock::now();
     const std::string& clang =
         kind_ == DriverKind::kCxx ? config_.clangxx : config_.clang;
+    // Clang's driver colours and wraps diagnostics for the stderr it finds;
+    // the child's is a capture file, so it is described first.
+    const StderrTerminal terminal = StderrTerminal::Now();
     process::ChildOutcome outcome = process::RunInChild(
         [&]() -> absl::StatusOr<std::string> {
           // What LLVM prints by itself goes to a file (stderr_capture.h).
@@ -263,8 +266,9 @@ class Optimizer {
           // Outlives the module (OptimizeModule destroys it).
           llvm::LLVMContext context;
           StageTrace trace;
-          InProcessFrontendRun frontend = RunFrontendInProcess(
-              clang, kind_ == DriverKind::kCxx, frontend_args, context);
+          InProcessFrontendRun frontend =
+              RunFrontendInProcess(clang, kind_ == DriverKind::kCxx,
+                                   frontend_args, context, terminal);
           trace.Mark("frontend");
           if (frontend.module == nullptr) {
             return absl::InvalidArgumentError(frontend.error);
