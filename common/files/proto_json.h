@@ -11,6 +11,9 @@
 
 namespace phaseloop::files {
 
+// A string that is not UTF-8 (which protobuf's printer would drop whole)
+// is written with each stray byte as \xNN (protobuf/utf8_strings, on a
+// copy: a valid message costs one check and no copy).
 std::string ProtoToJson(const google::protobuf::Message& message);
 
 // InvalidArgument with the parser's reason when `text` is not `message`'s

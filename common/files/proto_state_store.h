@@ -112,17 +112,11 @@ class ProtoStateStore {
       return status;
     }
     if (auto status = MakeDirectories(Dir(id)); !status.ok()) return status;
-    // Protobuf's JSON printer drops the bytes of a string that is not
-    // UTF-8; text a state collects (a child's output line, a reason) is
-    // saved with each such byte as \xNN instead (protobuf/utf8_strings).
-    // Paths and names a state is started with are checked by its owner
-    // before the first save (CheckStartsInUtf8): escaped, they would name
-    // another file.
-    if (protobuf::HasInvalidUtf8(state)) {
-      Message valid = state;
-      protobuf::MakeStringsValidUtf8(&valid);
-      return WriteFileAtomically(StatePath(id), ProtoToJson(valid));
-    }
+    // Text a state collects that is not UTF-8 (a child's output line, a
+    // reason) is saved with each stray byte as \xNN (ProtoToJson). Paths
+    // and names a state is started with are checked by its owner before
+    // the first save (CheckStartsInUtf8): escaped, they would name another
+    // file.
     return WriteFileAtomically(StatePath(id), ProtoToJson(state));
   }
 

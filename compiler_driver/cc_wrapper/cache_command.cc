@@ -20,7 +20,7 @@ constexpr char kName[] = "phaseloop cache: ";
 std::string CacheDir(const CacheFlags& flags, std::ostream& err) {
   if (!flags.dir.empty()) return flags.dir;
   std::string dir = OutcomeCacheDirFromEnv();
-  if (!dir.empty() && dir.front() != '/') {
+  if (IsRelativeCacheDir(dir)) {
     err << kName << kOutcomeCacheEnv << "='" << dir
         << "' is a relative path, which phaseloop-cc does not use (each "
            "compile would resolve it against its own directory): set it to "

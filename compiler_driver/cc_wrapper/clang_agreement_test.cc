@@ -291,6 +291,10 @@ TEST_F(ClangAgreementTest, OnATerminalDiagnosticsAreColouredAndWrapped) {
       {{"-c", "-O2", "-Wall", "-fmessage-length=25", "w.c"},
        {{"TERM", "dumb"}, {"COLUMNS", "60"}},
        false},
+      // 0: do not wrap (the cc1 job gets none: not the terminal's width).
+      {{"-c", "-O2", "-Wall", "-fmessage-length=0", "w.c"},
+       {{"TERM", "xterm"}, {"COLUMNS", "30"}},
+       true},
   };
   for (const Case& c : cases) {
     std::string line;
@@ -307,7 +311,7 @@ TEST_F(ClangAgreementTest, OnATerminalDiagnosticsAreColouredAndWrapped) {
         << theirs.output;
   }
   // Each compiled in process, none handed to clang.
-  EXPECT_EQ(Reasons(), (std::vector<std::string>{"", "", "", ""}));
+  EXPECT_EQ(Reasons(), (std::vector<std::string>{"", "", "", "", ""}));
 }
 
 // -no-canonical-prefixes (the Bazel toolchain passes it): clang names
@@ -449,6 +453,20 @@ TEST_F(ClangAgreementTest, InputsThatAreNotRegularFilesAreLeftToClang) {
   EXPECT_EQ(Reasons(),
             (std::vector<std::string>{"special_input", "special_input",
                                       "special_input", "special_input"}));
+}
+
+// The null device is empty however often it is read: arguments naming it
+// (a define's value, an empty -include, a source) are the wrapper's to
+// compile, in agreement with clang.
+TEST_F(ClangAgreementTest, TheNullDeviceIsNoOneShotInput) {
+  const std::map<std::string, std::string> source = {
+      {"n.c", "int f(void) { return 2; }\n"}};
+  ExpectAgreement({"-c", "-O2", "-DX=/dev/null", "n.c"}, {}, source);
+  ExpectAgreement({"-c", "-O2", "-include", "/dev/null", "n.c", "-o", "i.o"},
+                  {}, source);
+  ExpectAgreement({"-c", "-O2", "-x", "c", "/dev/null", "-o", "empty.o"}, {},
+                  source);
+  EXPECT_EQ(Reasons(), (std::vector<std::string>{"", "", ""}));
 }
 
 // --phaseloop-policy inside a response file: the policy is the one named

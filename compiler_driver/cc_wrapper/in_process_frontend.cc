@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
@@ -51,17 +50,29 @@ class CapturedDiagnostics {
   llvm::raw_string_ostream out_;
 };
 
-// Whether clang's driver shows colours for `argv` (clang's
-// parseShowColorsArgs, on stderr `terminal`): the last of
-// -f[no-]color-diagnostics and -f[no-]diagnostics-color[=always|never|auto]
-// decides, auto (the default) meaning "if stderr has colours".
-bool DriverShowsColors(llvm::ArrayRef<const char*> argv,
-                       const StderrTerminal& terminal) {
+// What clang's driver takes from its stderr for `argv`, on stderr
+// `terminal`.
+struct TerminalDefaults {
+  // clang's parseShowColorsArgs: the last of -f[no-]color-diagnostics and
+  // -f[no-]diagnostics-color[=always|never|auto] decides, auto (the
+  // default) meaning "if stderr has colours".
+  bool show_colors = false;
+  // Clang::ConstructJob: without -fmessage-length=N (any N: 0 is "do not
+  // wrap", and then the cc1 job gets none), the terminal's width.
+  unsigned message_length = 0;
+};
+
+TerminalDefaults DriverTerminalDefaults(llvm::ArrayRef<const char*> argv,
+                                        const StderrTerminal& terminal) {
   namespace options = clang::driver::options;
   unsigned missing_index = 0, missing_count = 0;
   const llvm::opt::InputArgList args =
       clang::driver::getDriverOptTable().ParseArgs(
           argv.drop_front(), missing_index, missing_count);
+  TerminalDefaults defaults;
+  if (!args.hasArg(options::OPT_fmessage_length_EQ)) {
+    defaults.message_length = terminal.columns;
+  }
   enum { kOn, kOff, kAuto } colors = kAuto;
   for (const llvm::opt::Arg* arg : args) {
     const llvm::opt::Option& option = arg->getOption();
@@ -76,7 +87,9 @@ bool DriverShowsColors(llvm::ArrayRef<const char*> argv,
       if (value == "auto") colors = kAuto;
     }
   }
-  return colors == kOn || (colors == kAuto && terminal.has_colors);
+  defaults.show_colors =
+      colors == kOn || (colors == kAuto && terminal.has_colors);
+  return defaults;
 }
 
 // Sends each driver diagnostic to the printer of its place in clang's
@@ -244,7 +257,9 @@ InProcessFrontendRun RunFrontendInProcess(
       clang::CreateAndPopulateDiagOpts(argv).release());
   // As on `terminal`, not on this process's stderr (a capture file); the
   // driver then passes -fcolor-diagnostics to the cc1 job as clang's does.
-  driver_options->ShowColors = DriverShowsColors(argv, terminal);
+  const TerminalDefaults terminal_defaults =
+      DriverTerminalDefaults(argv, terminal);
+  driver_options->ShowColors = terminal_defaults.show_colors;
   for (CapturedDiagnostics* d : {&driver_before, &driver_job, &driver_after}) {
     d->UseColors(driver_options->ShowColors);
   }
@@ -308,11 +323,8 @@ InProcessFrontendRun RunFrontendInProcess(
   // of a terminal stderr (Clang::ConstructJob); here stderr is a capture
   // file, so the terminal's width is given as clang would give it.
   const std::string message_length =
-      "-fmessage-length=" + std::to_string(terminal.columns);
-  if (terminal.columns != 0 &&
-      std::none_of(cc1_args.begin(), cc1_args.end(), [](const char* arg) {
-        return std::strncmp(arg, "-fmessage-length=", 17) == 0;
-      })) {
+      "-fmessage-length=" + std::to_string(terminal_defaults.message_length);
+  if (terminal_defaults.message_length != 0) {
     cc1_args.push_back(message_length.c_str());
   }
 

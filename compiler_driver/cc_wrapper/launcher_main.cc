@@ -6,6 +6,7 @@
 // decision spool. Compile-only C/C++ invocations are handed, argv unchanged,
 // to phaseloop-cc-opt next to this binary.
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -42,11 +43,15 @@ std::optional<std::string> SpecialOutput(const Compilation& compilation) {
 
 // `path` when it names something that exists and is neither a regular
 // file nor a directory (/dev/stdin, /dev/fd/N from `<(...)`, a FIFO): what
-// can be read once.
+// can be read once. Not the null device (character device 1:3 on Linux),
+// empty however often it is read: `-DX=/dev/null` or `-include /dev/null`
+// sent the compile to plain clang for nothing.
 std::optional<std::string> OneShot(const std::string& path) {
   struct stat st;
   if (path.empty() || stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode) ||
-      S_ISDIR(st.st_mode)) {
+      S_ISDIR(st.st_mode) ||
+      (S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 &&
+       minor(st.st_rdev) == 3)) {
     return std::nullopt;
   }
   return path;

@@ -228,7 +228,7 @@ OutcomeCache OutcomeCache::ForRunningBinary(const std::string& dir,
                                             int64_t max_bytes) {
   // (The identity memo is a file in `dir`: none for a relative one, which
   // Lookup refuses.)
-  if (!dir.empty() && dir.front() != '/') {
+  if (IsRelativeCacheDir(dir)) {
     return OutcomeCache(dir, absl::FailedPreconditionError("relative path"),
                         max_bytes);
   }
@@ -249,7 +249,7 @@ OutcomeLookup OutcomeCache::Lookup(const std::string& module_hash,
   // Each compile would resolve a relative directory against its own working
   // directory: cache folders appeared inside the source tree, and a
   // checkout missed where it should have hit (review). Unused, and said.
-  if (!dir_.empty() && dir_.front() != '/') {
+  if (IsRelativeCacheDir(dir_)) {
     lookup.note = absl::StrCat(
         "outcome cache unused: '", dir_,
         "' is a relative path, which each compile would resolve against its "

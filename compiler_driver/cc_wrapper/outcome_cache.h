@@ -54,6 +54,14 @@ inline constexpr int64_t kDefaultOutcomeCacheMaxBytes = 16LL << 20;  // 16 Mi
 // another directory.
 std::string OutcomeCacheDirFromEnv();
 
+// A directory phaseloop-cc does not use as its outcome cache: a relative
+// path, which each compile would resolve against its own working
+// directory (cache folders inside the source tree, misses where hits were
+// due).
+inline bool IsRelativeCacheDir(const std::string& dir) {
+  return !dir.empty() && dir.front() != '/';
+}
+
 // The cap phaseloop-cc applies: PHASELOOP_OUTCOME_CACHE_MAX_SIZE (a size as
 // PHASELOOP_SPOOL_MAX_SIZE takes: "16Mi", "500k", bytes), or the default
 // when it is unset. A value that does not read as a size > 0 gives the

@@ -1,6 +1,8 @@
 #include "compiler_driver/cc_wrapper/spool_reader.h"
 
 #include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -82,6 +84,14 @@ absl::StatusOr<SpoolContents> ReadSpool(const std::string& dir,
 std::string FallbackSpoolNote(const std::string& spool,
                               const std::string& fallback_dir) {
   if (fallback_dir == spool) return "";
+  // Only this user's own private directory, as phaseloop-cc uses it
+  // (files::PerUserTmpDir): another user may have made the name first and
+  // filled it, and the note would send planted records to be shipped.
+  struct stat st;
+  if (lstat(fallback_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) ||
+      st.st_uid != getuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    return "";
+  }
   DIR* handle = opendir(fallback_dir.c_str());
   if (handle == nullptr) return "";
   int files = 0;
@@ -95,10 +105,8 @@ std::string FallbackSpoolNote(const std::string& spool,
       files == 1 ? "" : "s",
       " from compiles that found no home directory (HOME unset and the "
       "account not in /etc/passwd, e.g. Bazel actions of a directory-service "
-      "account); read them with --spool ",
-      fallback_dir,
-      ", or rerun `phaseloop toolchain bazel` there so that cc_wrapper.sh "
-      "names the spool\n");
+      "account); read or ship them with --spool ",
+      fallback_dir, "\n");
 }
 
 }  // namespace phaseloop::cc_wrapper

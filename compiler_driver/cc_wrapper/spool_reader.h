@@ -38,8 +38,9 @@ absl::StatusOr<SpoolFile> ReadSpoolFile(const std::string& path);
 // spool `fallback_dir` (/tmp/phaseloop-spool-<uid>) holds N unshipped
 // record files — written by compiles that found no home directory (HOME
 // unset and no password-file entry: a Bazel action of an account known only
-// to a directory service) — and how to read them; "" when it holds none or
-// is `spool`.
+// to a directory service) — and how to read them; "" when it holds none,
+// is `spool`, or is not this user's own private directory (anyone may make
+// a name in /tmp first).
 std::string FallbackSpoolNote(const std::string& spool,
                               const std::string& fallback_dir);
 

@@ -92,6 +92,7 @@ TEST(SpoolTest, AFallbackSpoolHoldingRecordsIsNoted) {
   const std::string fallback = base + "/phaseloop-spool-1000";
   EXPECT_EQ(FallbackSpoolNote(spool, fallback), "");  // missing
   std::filesystem::create_directories(fallback);
+  std::filesystem::permissions(fallback, std::filesystem::perms::owner_all);
   std::ofstream(fallback + "/1-2-ab.decisions.tmp") << "x";
   std::ofstream(fallback + "/1-2-cd.shipped") << "x";
   EXPECT_EQ(FallbackSpoolNote(spool, fallback), "");  // nothing unshipped
@@ -105,6 +106,10 @@ TEST(SpoolTest, AFallbackSpoolHoldingRecordsIsNoted) {
   EXPECT_NE(FallbackSpoolNote(spool, fallback).find("2 unshipped record files"),
             std::string::npos);
   EXPECT_EQ(FallbackSpoolNote(fallback, fallback), "");  // it is the spool
+  // Writable by others: what it holds may be anyone's; not offered.
+  std::filesystem::permissions(fallback, std::filesystem::perms::others_write,
+                               std::filesystem::perm_options::add);
+  EXPECT_EQ(FallbackSpoolNote(spool, fallback), "");
 }
 
 }  // namespace

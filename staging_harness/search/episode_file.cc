@@ -236,7 +236,8 @@ absl::StatusOr<bool> EpisodeFileReader::Next(v1::Episode& episode) {
     return absl::DataLossError(absl::StrCat(
         "episode file '", path_, "': record at offset ", offset_,
         " is whole (its checksum holds) but is not an Episode (written by "
-        "another program?); the records before it are intact"));
+        "another program, or by a phaseloop before 2026-11-30 with text that "
+        "is not UTF-8?); the records before it are intact"));
   }
   offset_ = end;
   return true;

@@ -259,7 +259,8 @@ int RunLoop(const LoopFlags& flags, std::ostream& out, std::ostream& err) {
             << same.message() << "\n";
         return command::kExitBadInput;
       }
-      if (setup.policy_store != before->policy_store()) {
+      if (setup.policy_store != before->policy_store() &&
+          !PublishedVersions(*before).empty()) {
         err << kName << "loop " << setup.loop_id << ": the store at "
             << setup.policy_store << " holds every version it published at "
             << before->policy_store() << " ("
