@@ -567,6 +567,18 @@ absl::StatusOr<BazelToolchain> WriteBazelToolchain(
   result.per_user_paths =
       UnderHome(options, {wrapper.phaseloop_cc, wrapper.clang,
                           wrapper.spool_dir, wrapper.outcome_cache_dir});
+  // A directory named because the user's environment moved it (an
+  // XDG_CACHE_HOME outside the home) is theirs too; one given by flag may
+  // be shared on purpose.
+  for (const auto& [given, named] :
+       {std::pair{options.spool_dir, wrapper.spool_dir},
+        std::pair{options.outcome_cache_dir, wrapper.outcome_cache_dir}}) {
+    if (given.empty() && !named.empty() && named != "off" &&
+        std::find(result.per_user_paths.begin(), result.per_user_paths.end(),
+                  named) == result.per_user_paths.end()) {
+      result.per_user_paths.push_back(named);
+    }
+  }
   if (has_trust) result.trust_path = (out / kTrustFileName).string();
   result.artifact_signed = artifact_signature.has_value();
   result.bazelrc_lines = {

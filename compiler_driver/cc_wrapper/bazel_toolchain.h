@@ -89,9 +89,10 @@ struct BazelToolchain {
   // action is this directory, and the script leaves it out).
   bool spool_in_script = false;
   bool outcome_cache_in_script = false;
-  // Paths cc_wrapper.sh names that lie under the user's home: the script,
-  // an input of every compile action, is then this user's own, and users
-  // sharing a remote cache get different action keys.
+  // Paths cc_wrapper.sh names that are this user's own — under the home, or
+  // a cache directory the user's environment moved (XDG_CACHE_HOME): the
+  // script, an input of every compile action, is then this user's own, and
+  // users sharing a remote cache get different action keys.
   std::vector<std::string> per_user_paths;
   std::string trust_path;        // absolute path of <out_dir>/trust; "" = none
   bool artifact_signed = false;  // a policy.plpolicy.sig was copied

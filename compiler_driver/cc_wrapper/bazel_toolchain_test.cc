@@ -233,7 +233,9 @@ TEST_F(BazelToolchainTest, OtherDirectoriesAreNamedAndPerUserPathsSaid) {
   EXPECT_THAT(wrapper,
               HasSubstr("spool='" + toolchain->spool_dir + "'\nexport "));
   EXPECT_THAT(wrapper, HasSubstr("outcomes=off\nexport "));
-  EXPECT_TRUE(toolchain->per_user_paths.empty());
+  // The XDG directory is this user's, though not under the home.
+  EXPECT_THAT(toolchain->per_user_paths,
+              ::testing::ElementsAre(toolchain->spool_dir));
 
   // phaseloop-cc installed under the home (tools/install.sh's default
   // prefix) and a spool there that is not the default: both said.

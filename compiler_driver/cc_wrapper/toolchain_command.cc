@@ -136,12 +136,13 @@ int RunToolchainBazel(BazelToolchainOptions options) {
   if (!toolchain->per_user_paths.empty()) {
     std::cerr << "note: cc_wrapper.sh names "
               << absl::StrJoin(toolchain->per_user_paths, ", ")
-              << " under your home directory; the script is an input of "
-                 "every compile action, so users who share a remote cache "
-                 "would get different action keys: for a shared cache, "
-                 "install phaseloop outside home directories (tools/"
-                 "install.sh --prefix /usr/local) and keep the default spool "
-                 "and outcome cache\n";
+              << ", yours (under your home directory, or moved there by "
+                 "XDG_CACHE_HOME); the script is an input of every compile "
+                 "action, so users who share a remote cache would get "
+                 "different action keys: for a shared cache, install "
+                 "phaseloop outside home directories (tools/install.sh "
+                 "--prefix /usr/local) and keep the default spool and "
+                 "outcome cache\n";
   }
   return command::kExitOk;
 }
