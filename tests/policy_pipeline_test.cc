@@ -41,6 +41,14 @@ int main() {
 }
 )";
 
+// The shipped default in topk mode measuring every candidate it holds.
+std::string EveryCandidateOfTheDefault() {
+  return "--phaseloop-policy=artifact:" +
+         cc_wrapper::testing::AbsolutePath(
+             "configs/policies/default.plpolicy") +
+         "?mode=topk&k=200&budget=100000000";
+}
+
 TEST_F(PhaseloopCcTest, AlwaysInlineIsHonouredWhateverThePolicyRuns) {
   // A C99 inline function has no external definition: clang's pipelines
   // inline it (always_inline), and a policy pipeline without a standard
@@ -98,10 +106,7 @@ TEST_F(PhaseloopCcTest, TopKMeasuresCandidatesThatLeaveCoroutinesUnsplit) {
   // so every coroutine unit fell back to clang. They are measured lowered,
   // as the wrapper lowers before it emits. k covers every candidate.
   std::ofstream(dir_ + "/coro.cc") << kCoroutineProgram;
-  const std::string policy =
-      "--phaseloop-policy=artifact:" +
-      cc_wrapper::testing::AbsolutePath("configs/policies/default.plpolicy") +
-      "?mode=topk&k=200&budget=100000000";
+  const std::string policy = EveryCandidateOfTheDefault();
   std::string log;
   ASSERT_EQ(Run({cxx_, "-std=c++20", "-Oz", "-c", "coro.cc", policy},
                 {{"PHASELOOP_OUTCOME_CACHE", "off"}}, &log),
@@ -166,10 +171,7 @@ TEST_F(PhaseloopCcTest, TopKDropsACandidateThatLeavesAnErrorCallIn) {
          "int table[64];\n"
          "int f(int i) { return check(3) + table[i & 63]; }\n"
          "int main(void) { return f(1) - 3; }\n";
-  const std::string policy =
-      "--phaseloop-policy=artifact:" +
-      cc_wrapper::testing::AbsolutePath("configs/policies/default.plpolicy") +
-      "?mode=topk&k=200&budget=100000000";
+  const std::string policy = EveryCandidateOfTheDefault();
   std::string log;
   ASSERT_EQ(Run({cc_, "-Oz", "-c", "folded.c", policy},
                 {{"PHASELOOP_OUTCOME_CACHE", "off"}}, &log),
