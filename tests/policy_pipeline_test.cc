@@ -203,5 +203,45 @@ TEST_F(PhaseloopCcTest, TopKDropsACandidateThatLeavesAnErrorCallIn) {
   EXPECT_EQ(decisions[2].reason(), "backend_failed") << decisions[2].detail();
 }
 
+// The same with a `warning` function: a candidate that keeps the call made
+// LLVM print a warning clang (with -Oz's pipeline) never gives, and the
+// whole compile fell back to clang (backend_diagnostics). Such a candidate
+// is left out; one -Oz keeps too still reaches clang.
+TEST_F(PhaseloopCcTest, TopKDropsACandidateThatLeavesAWarningCallIn) {
+  std::ofstream(dir_ + "/warned.c")
+      << "__attribute__((warning(\"folded away at -Oz\"))) void odd(void);\n"
+         "static inline int check(int x) { if (x > 10) odd(); return x; }\n"
+         "int table[64];\n"
+         "int f(int i) { return check(3) + table[i & 63]; }\n";
+  const std::string policy = EveryCandidateOfTheDefault();
+  std::string log;
+  ASSERT_EQ(Run({cc_, "-Oz", "-c", "warned.c", policy},
+                {{"PHASELOOP_OUTCOME_CACHE", "off"}}, &log),
+            0)
+      << log;
+  EXPECT_EQ(log, "");
+  std::vector<v1::Decision> decisions = Decisions();
+  ASSERT_EQ(decisions.size(), 1u);
+  EXPECT_EQ(decisions[0].outcome(), v1::OPTIMIZED)
+      << decisions[0].reason() << ": " << decisions[0].detail();
+  EXPECT_NE(decisions[0].detail().find("failed:"), std::string::npos)
+      << decisions[0].detail();
+
+  std::ofstream(dir_ + "/kept.c")
+      << "__attribute__((warning(\"still called\"))) void odd(void);\n"
+         "void use(void) { odd(); }\n";
+  ASSERT_EQ(Run({cc_, "-Oz", "-c", "kept.c", policy},
+                {{"PHASELOOP_OUTCOME_CACHE", "off"}}, &log),
+            0)
+      << log;
+  EXPECT_NE(log.find("warning: call to 'odd' declared with 'warning' "
+                     "attribute: still called"),
+            std::string::npos)
+      << log;
+  decisions = Decisions();
+  ASSERT_EQ(decisions.size(), 2u);
+  EXPECT_EQ(decisions[1].outcome(), v1::FAIL_OPEN) << decisions[1].detail();
+}
+
 }  // namespace
 }  // namespace phaseloop

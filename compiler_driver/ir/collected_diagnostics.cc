@@ -23,6 +23,7 @@ CollectedDiagnostics::~CollectedDiagnostics() {
 void CollectedDiagnostics::Handle(const llvm::DiagnosticInfo& info,
                                   void* self) {
   auto* me = static_cast<CollectedDiagnostics*>(self);
+  if (info.getSeverity() == llvm::DS_Warning) ++me->warnings_;
   if (info.getSeverity() == llvm::DS_Error) {
     ++me->errors_;
   } else if (me->others_ == Others::kPrint) {

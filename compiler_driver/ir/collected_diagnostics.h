@@ -32,9 +32,11 @@ class CollectedDiagnostics {
   // Every diagnostic collected so far, "; "-separated.
   const std::string& messages() const { return messages_; }
   int errors() const { return errors_; }
+  int warnings() const { return warnings_; }  // printed or collected
   void Clear() {
     messages_.clear();
     errors_ = 0;
+    warnings_ = 0;
   }
   // OK, or FailedPrecondition naming `what` and the errors reported.
   absl::Status ErrorsAsStatus(const std::string& what) const;
@@ -47,6 +49,7 @@ class CollectedDiagnostics {
   void* previous_context_;
   std::string messages_;
   int errors_ = 0;
+  int warnings_ = 0;
 };
 
 }  // namespace phaseloop::ir

@@ -293,6 +293,8 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
   // choice needs a strictly smaller size) and needs no object.
   MeasurementMemo memo;
   const ir::FaithfulCopier copier(module);
+  // -Oz's warnings are printed (they reach clang through the fallback they
+  // cause); a candidate's fail it (MeasurePipeline's warnings_fail).
   auto measure_copy =
       [&](const std::string& pipeline,
           std::string* bitcode) -> absl::StatusOr<PipelineMeasurement> {
@@ -303,7 +305,8 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
     if (!copy.ok()) return copy.status();
     return MeasurePipeline(*std::move(copy), pipeline, *env.runner,
                            text ? env.emitter : nullptr, /*keep_object=*/text,
-                           text ? &memo : nullptr, bitcode);
+                           text ? &memo : nullptr, bitcode,
+                           /*warnings_fail=*/pipeline != kOzPipeline);
   };
   auto measure =
       [&](const std::string& pipeline) -> absl::StatusOr<PipelineMeasurement> {

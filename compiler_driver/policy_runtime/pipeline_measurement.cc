@@ -38,7 +38,8 @@ void MeasurementMemo::Remember(const std::string& key,
 absl::StatusOr<PipelineMeasurement> MeasurePipeline(
     std::unique_ptr<llvm::Module> module, absl::string_view pipeline,
     passes::PassRunner& runner, codegen::ObjectEmitter* emitter,
-    bool keep_object, MeasurementMemo* memo, std::string* optimised_bitcode) {
+    bool keep_object, MeasurementMemo* memo, std::string* optimised_bitcode,
+    bool warnings_fail) {
   absl::StatusOr<codegen::SplitPipelineText> split =
       codegen::SplitPipeline(pipeline);
   if (!split.ok()) return split.status();
@@ -46,16 +47,27 @@ absl::StatusOr<PipelineMeasurement> MeasurePipeline(
   // in, invalid inline asm) fails this measurement alone: without a
   // handler LLVM calls exit(1), and one topk candidate that kept a call -Oz
   // folds away ended the whole compile as optimizer_crashed. Warnings are
-  // printed as LLVM prints them (the wrapper leaves them to clang).
+  // printed as LLVM prints them (the wrapper leaves them to clang), or,
+  // `warnings_fail`, collected and failing the measurement.
   ir::CollectedDiagnostics diagnostics(
-      module->getContext(), ir::CollectedDiagnostics::Others::kPrint);
-  if (!split->ir_pipeline.empty() || runner.always_inline_first()) {
-    absl::Status ran = runner.Run(*module, split->ir_pipeline);
-    if (!ran.ok()) return ran;
+      module->getContext(), warnings_fail
+                                ? ir::CollectedDiagnostics::Others::kCollect
+                                : ir::CollectedDiagnostics::Others::kPrint);
+  auto failed = [&]() -> absl::Status {
     if (absl::Status s = diagnostics.ErrorsAsStatus("backend_failed");
         !s.ok()) {
       return s;
     }
+    if (warnings_fail && diagnostics.warnings() > 0) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "backend_warned: ", diagnostics.messages().substr(0, 300)));
+    }
+    return absl::OkStatus();
+  };
+  if (!split->ir_pipeline.empty() || runner.always_inline_first()) {
+    absl::Status ran = runner.Run(*module, split->ir_pipeline);
+    if (!ran.ok()) return ran;
+    if (absl::Status s = failed(); !s.ok()) return s;
   }
   // Coroutines the pipeline left unsplit are lowered as the wrapper lowers
   // them before it emits (tu_optimizer): the code generator cannot select
@@ -104,9 +116,7 @@ absl::StatusOr<PipelineMeasurement> MeasurePipeline(
   }
   absl::StatusOr<std::string> object =
       emitter->EmitObject(std::move(module), split->codegen);
-  if (absl::Status s = diagnostics.ErrorsAsStatus("backend_failed"); !s.ok()) {
-    return s;
-  }
+  if (absl::Status s = failed(); !s.ok()) return s;
   if (!object.ok()) return object.status();
   absl::StatusOr<codegen::ObjectSizes> sizes =
       codegen::MeasureObjectSizes(*object);
@@ -179,7 +189,8 @@ absl::StatusOr<PipelineMeasurement> OzContinuation::Measure(
   runner.set_always_inline_first(false);
   absl::StatusOr<PipelineMeasurement> measured = MeasurePipeline(
       std::move(*copy), codegen::JoinPipeline(tail, split.codegen), runner,
-      emitter, /*keep_object=*/false, memo);
+      emitter, /*keep_object=*/false, memo, /*optimised_bitcode=*/nullptr,
+      /*warnings_fail=*/true);
   runner.set_always_inline_first(always_inline_first);
   return measured;
 }

@@ -86,11 +86,17 @@ class MeasurementMemo {
 // this measurement is remembered. `optimised_bitcode` (optional, with an
 // emitter): the optimised IR before code generation as
 // ir::ModuleStateBitcode, for other pipelines to continue from.
+// Warnings LLVM reports are printed as it prints them, or, with
+// `warnings_fail` (a topk candidate beside -Oz), collected and failing the
+// measurement ("backend_warned: ..."): -Oz's own warnings and clang's
+// pipeline's (pipeline_diagnostics) reach clang, and a candidate that
+// keeps a call to a `warning` function -Oz folds away is left out rather
+// than sending the whole compile to clang.
 absl::StatusOr<PipelineMeasurement> MeasurePipeline(
     std::unique_ptr<llvm::Module> module, absl::string_view pipeline,
     passes::PassRunner& runner, codegen::ObjectEmitter* emitter,
     bool keep_object = false, MeasurementMemo* memo = nullptr,
-    std::string* optimised_bitcode = nullptr);
+    std::string* optimised_bitcode = nullptr, bool warnings_fail = false);
 
 // -Oz's optimised IR, kept (as ir::ModuleStateBitcode) so that the
 // candidates beginning with -Oz — "default<Oz>,X", or -Oz with other codegen
@@ -119,7 +125,8 @@ class OzContinuation {
   void RememberOz(const PipelineMeasurement& oz, MeasurementMemo* memo) const;
 
   // Measures `pipeline` (one Continues accepts) from a copy of -Oz's IR, as
-  // MeasurePipeline does, with no object kept.
+  // MeasurePipeline does, with no object kept; a candidate, so warnings
+  // fail it.
   absl::StatusOr<PipelineMeasurement> Measure(absl::string_view pipeline,
                                               passes::PassRunner& runner,
                                               codegen::ObjectEmitter* emitter,
