@@ -79,6 +79,19 @@ TEST_F(RunnerTest, GeneratedInputsAreTheSameBytesForTheSameSeed) {
   ASSERT_TRUE(other.ok()) << other.status();
   EXPECT_NE(other->hash, first->hash);
 
+  // A generator whose bytes are not its seed's alone is refused, named.
+  workloads::Workload unseeded = workload_;
+  unseeded.inputs[1].generate = "date +%N > \"$OUTPUT\"";
+  absl::StatusOr<PreparedInputs> varying =
+      PrepareInputs(unseeded, workload_.source_dir, dir_ + "/in4", log_);
+  ASSERT_FALSE(varying.ok());
+  EXPECT_EQ(varying.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(varying.status().message().find(
+                "inputs[1] (generated.txt): the generator is not "
+                "deterministic: two runs with SEED="),
+            std::string::npos)
+      << varying.status();
+
   // A run that writes into its inputs is caught.
   EXPECT_TRUE(InputsUnchanged(*first, dir_ + "/in1", "run").ok());
   std::ofstream(dir_ + "/in1/generated.txt", std::ios::app) << "more";

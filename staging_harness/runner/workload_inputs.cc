@@ -1,6 +1,9 @@
 #include "staging_harness/runner/workload_inputs.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <ostream>
 #include <system_error>
 
@@ -10,6 +13,42 @@
 
 namespace phaseloop::runner {
 namespace fs = std::filesystem;
+namespace {
+
+// Runs `input`'s generator in `dir` writing `output`; FailedPrecondition
+// naming `where` when it fails, runs over 10 minutes or writes nothing.
+absl::Status Generate(const workloads::Input& input, const std::string& dir,
+                      const fs::path& output, const std::string& where) {
+  process::ProcessSpec spec;
+  spec.argv = {"sh", "-c", input.generate};
+  spec.cwd = dir;
+  spec.env = {absl::StrCat("SEED=", input.seed), "OUTPUT=" + output.string()};
+  spec.timeout_seconds = 600;
+  absl::StatusOr<process::ProcessResult> result = process::RunProcess(spec);
+  if (!result.ok()) return result.status();
+  if (result->exit_code == 0 && !result->timed_out &&
+      fs::is_regular_file(output)) {
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      where, ": the generator ",
+      result->timed_out        ? "ran over 10 minutes"
+      : result->exit_code != 0 ? absl::StrCat("exited ", result->exit_code)
+                               : "wrote no $OUTPUT",
+      result->output.empty()
+          ? std::string(" (it printed nothing)")
+          : absl::StrCat(": ", process::ShortReason(result->output))));
+}
+
+bool SameBytes(const fs::path& a, const fs::path& b) {
+  std::ifstream x(a, std::ios::binary), y(b, std::ios::binary);
+  if (!x || !y) return false;
+  return std::equal(
+      std::istreambuf_iterator<char>(x), std::istreambuf_iterator<char>(),
+      std::istreambuf_iterator<char>(y), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
 
 absl::StatusOr<PreparedInputs> PrepareInputs(
     const workloads::Workload& workload, const std::string& source_tree,
@@ -41,26 +80,30 @@ absl::StatusOr<PreparedInputs> PrepareInputs(
     } else {
       progress << "  input " << input.file << " (seed " << input.seed << ") ..."
                << std::flush;
-      process::ProcessSpec spec;
-      spec.argv = {"sh", "-c", input.generate};
-      spec.cwd = dir;
-      spec.env = {absl::StrCat("SEED=", input.seed),
-                  "OUTPUT=" + target.string()};
-      spec.timeout_seconds = 600;
-      absl::StatusOr<process::ProcessResult> result = process::RunProcess(spec);
-      if (!result.ok()) return result.status();
-      if (result->exit_code != 0 || result->timed_out ||
-          !fs::is_regular_file(target)) {
+      if (absl::Status s = Generate(input, dir, target, where); !s.ok()) {
         progress << " failed\n";
+        return s;
+      }
+      // Run again into a file of the same name elsewhere: a generator whose
+      // bytes are not its seed's alone (an unseeded random number, the
+      // time, a hash order) would make every staging's inputs differ, and
+      // figures from two stagings incomparable, without a word.
+      const fs::path again = fs::path(dir) / ".determinism-check" / input.file;
+      fs::create_directories(again.parent_path(), error);
+      absl::Status second = Generate(input, dir, again, where);
+      const bool same = second.ok() && SameBytes(target, again);
+      fs::remove_all(fs::path(dir) / ".determinism-check", error);
+      if (!second.ok()) {
+        progress << " failed\n";
+        return second;
+      }
+      if (!same) {
+        progress << " not deterministic\n";
         return absl::FailedPreconditionError(absl::StrCat(
-            where, ": the generator ",
-            result->timed_out ? "ran over 10 minutes"
-            : result->exit_code != 0
-                ? absl::StrCat("exited ", result->exit_code)
-                : "wrote no $OUTPUT",
-            result->output.empty()
-                ? std::string(" (it printed nothing)")
-                : absl::StrCat(": ", process::ShortReason(result->output))));
+            where, ": the generator is not deterministic: two runs with SEED=",
+            input.seed,
+            " wrote different bytes; make its output depend on $SEED alone "
+            "(seed its random numbers with it, e.g. awk's srand($SEED))"));
       }
       progress << " " << fs::file_size(target, error) << " bytes\n";
     }

@@ -22,9 +22,11 @@ struct PreparedInputs {
   std::string hash;                // over every input's path and bytes
 };
 
-// Makes the inputs under `dir` (replaced when it exists). A generator that
-// fails, runs over 10 minutes or does not write its file is
-// FailedPrecondition naming the workload file and `inputs[i]`.
+// Makes the inputs under `dir` (replaced when it exists). Each generator
+// runs twice and must write the same bytes both times (its output is its
+// seed's alone). A generator that fails, runs over 10 minutes, does not
+// write its file or is not deterministic is FailedPrecondition naming the
+// workload file and `inputs[i]`.
 absl::StatusOr<PreparedInputs> PrepareInputs(
     const workloads::Workload& workload, const std::string& source_tree,
     const std::string& dir, std::ostream& progress);
