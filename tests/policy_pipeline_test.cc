@@ -159,30 +159,45 @@ TEST_F(PhaseloopCcTest, ThePipelineThatSplitsCoroutinesGetsThemPrepared) {
   EXPECT_EQ(ours, Read("clang.o"));
 }
 
+// topk measuring every candidate of the shipped default, the outcome
+// cache off.
+class TopKEveryCandidateTest : public PhaseloopCcTest {
+ protected:
+  // Compiles `source` at -Oz; its exit status, what it printed in `log`.
+  int CompileAtOz(const std::string& source, std::string* log) {
+    return Run({cc_, "-Oz", "-c", source, EveryCandidateOfTheDefault()},
+               {{"PHASELOOP_OUTCOME_CACHE", "off"}}, log);
+  }
+
+  // `source` compiled at -Oz must succeed silently and be optimised with at
+  // least one candidate listed under `failed:`; returns its decision.
+  v1::Decision CompileWithAFailedCandidate(const std::string& source) {
+    std::string log;
+    EXPECT_EQ(CompileAtOz(source, &log), 0) << log;
+    EXPECT_EQ(log, "");
+    std::vector<v1::Decision> decisions = Decisions();
+    EXPECT_EQ(decisions.size(), 1u);
+    if (decisions.empty()) return v1::Decision();
+    const v1::Decision& d = decisions[0];
+    EXPECT_EQ(d.outcome(), v1::OPTIMIZED) << d.reason() << ": " << d.detail();
+    EXPECT_NE(d.detail().find("failed:"), std::string::npos) << d.detail();
+    return d;
+  }
+};
+
 // A call to an `error` function that -Oz folds away (the kernel's
 // BUILD_BUG_ON pattern) stays in under a candidate that does not inline:
 // LLVM reported it in that measurement's context, had no handler there and
 // exited, and the compile fell back to clang as optimizer_crashed. Such a
 // candidate fails alone; the rest are measured.
-TEST_F(PhaseloopCcTest, TopKDropsACandidateThatLeavesAnErrorCallIn) {
+TEST_F(TopKEveryCandidateTest, DropsACandidateThatLeavesAnErrorCallIn) {
   std::ofstream(dir_ + "/folded.c")
       << "__attribute__((error(\"folded away at -Oz\"))) void fail(void);\n"
          "static inline int check(int x) { if (x > 10) fail(); return x; }\n"
          "int table[64];\n"
          "int f(int i) { return check(3) + table[i & 63]; }\n"
          "int main(void) { return f(1) - 3; }\n";
-  const std::string policy = EveryCandidateOfTheDefault();
-  std::string log;
-  ASSERT_EQ(Run({cc_, "-Oz", "-c", "folded.c", policy},
-                {{"PHASELOOP_OUTCOME_CACHE", "off"}}, &log),
-            0)
-      << log;
-  EXPECT_EQ(log, "");
-  std::vector<v1::Decision> decisions = Decisions();
-  ASSERT_EQ(decisions.size(), 1u);
-  const v1::Decision& d = decisions[0];
-  EXPECT_EQ(d.outcome(), v1::OPTIMIZED) << d.reason() << ": " << d.detail();
-  EXPECT_NE(d.detail().find("failed:"), std::string::npos) << d.detail();
+  const v1::Decision d = CompileWithAFailedCandidate("folded.c");
   EXPECT_GT(d.topk_measured_size(), 1) << d.detail();
   ASSERT_EQ(Run({cc_, "folded.o", "-o", "folded"}), 0);
   EXPECT_EQ(Run({dir_ + "/folded"}), 0);
@@ -191,14 +206,13 @@ TEST_F(PhaseloopCcTest, TopKDropsACandidateThatLeavesAnErrorCallIn) {
   std::ofstream(dir_ + "/kept.c")
       << "__attribute__((error(\"never call bad\"))) void bad(void);\n"
          "void use(void) { bad(); }\n";
-  EXPECT_NE(Run({cc_, "-Oz", "-c", "kept.c", policy},
-                {{"PHASELOOP_OUTCOME_CACHE", "off"}}, &log),
-            0);
+  std::string log;
+  EXPECT_NE(CompileAtOz("kept.c", &log), 0);
   EXPECT_NE(log.find("error: call to 'bad' declared with 'error' attribute: "
                      "never call bad"),
             std::string::npos)
       << log;
-  decisions = Decisions();
+  std::vector<v1::Decision> decisions = Decisions();
   ASSERT_EQ(decisions.size(), 3u);  // the link's, then this one's
   EXPECT_EQ(decisions[2].reason(), "backend_failed") << decisions[2].detail();
 }
@@ -207,38 +221,24 @@ TEST_F(PhaseloopCcTest, TopKDropsACandidateThatLeavesAnErrorCallIn) {
 // LLVM print a warning clang (with -Oz's pipeline) never gives, and the
 // whole compile fell back to clang (backend_diagnostics). Such a candidate
 // is left out; one -Oz keeps too still reaches clang.
-TEST_F(PhaseloopCcTest, TopKDropsACandidateThatLeavesAWarningCallIn) {
+TEST_F(TopKEveryCandidateTest, DropsACandidateThatLeavesAWarningCallIn) {
   std::ofstream(dir_ + "/warned.c")
       << "__attribute__((warning(\"folded away at -Oz\"))) void odd(void);\n"
          "static inline int check(int x) { if (x > 10) odd(); return x; }\n"
          "int table[64];\n"
          "int f(int i) { return check(3) + table[i & 63]; }\n";
-  const std::string policy = EveryCandidateOfTheDefault();
-  std::string log;
-  ASSERT_EQ(Run({cc_, "-Oz", "-c", "warned.c", policy},
-                {{"PHASELOOP_OUTCOME_CACHE", "off"}}, &log),
-            0)
-      << log;
-  EXPECT_EQ(log, "");
-  std::vector<v1::Decision> decisions = Decisions();
-  ASSERT_EQ(decisions.size(), 1u);
-  EXPECT_EQ(decisions[0].outcome(), v1::OPTIMIZED)
-      << decisions[0].reason() << ": " << decisions[0].detail();
-  EXPECT_NE(decisions[0].detail().find("failed:"), std::string::npos)
-      << decisions[0].detail();
+  CompileWithAFailedCandidate("warned.c");
 
   std::ofstream(dir_ + "/kept.c")
       << "__attribute__((warning(\"still called\"))) void odd(void);\n"
          "void use(void) { odd(); }\n";
-  ASSERT_EQ(Run({cc_, "-Oz", "-c", "kept.c", policy},
-                {{"PHASELOOP_OUTCOME_CACHE", "off"}}, &log),
-            0)
-      << log;
+  std::string log;
+  ASSERT_EQ(CompileAtOz("kept.c", &log), 0) << log;
   EXPECT_NE(log.find("warning: call to 'odd' declared with 'warning' "
                      "attribute: still called"),
             std::string::npos)
       << log;
-  decisions = Decisions();
+  std::vector<v1::Decision> decisions = Decisions();
   ASSERT_EQ(decisions.size(), 2u);
   EXPECT_EQ(decisions[1].outcome(), v1::FAIL_OPEN) << decisions[1].detail();
 }
