@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string_view>
 #include <utility>
@@ -121,22 +122,35 @@ std::string UserCacheDir(std::string_view name, const EnvLookup& env) {
   return dir.empty() ? UserCacheDir(name, env, OwnPasswdHome()) : dir;
 }
 
+namespace {
+
+// The mode of `path` when it is a directory (not a link) this user owns.
+std::optional<mode_t> OwnDirectoryMode(const std::string& path) {
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) ||
+      st.st_uid != getuid()) {
+    return std::nullopt;
+  }
+  return st.st_mode;
+}
+
+}  // namespace
+
+bool IsOwnPrivateDir(const std::string& path) {
+  const std::optional<mode_t> mode = OwnDirectoryMode(path);
+  return mode && (*mode & (S_IWGRP | S_IWOTH)) == 0;
+}
+
 std::string PerUserTmpDir(std::string_view prefix, const std::string& base) {
   const std::string dir =
       base + "/" + std::string(prefix) + "-" + std::to_string(getuid());
   mkdir(dir.c_str(), 0700);  // or it exists: checked below either way
-  struct stat made;
-  if (lstat(dir.c_str(), &made) != 0 || !S_ISDIR(made.st_mode) ||
-      made.st_uid != getuid()) {
-    return "";
-  }
+  const std::optional<mode_t> mode = OwnDirectoryMode(dir);
   // Writable by anyone: what another user may have planted in it stays
   // untrusted. Group-writable only (earlier versions made it under the
   // umask, 0775 with Debian's 002, the group the user's own): made private.
-  if ((made.st_mode & S_IWOTH) != 0) return "";
-  if ((made.st_mode & S_IWGRP) != 0 && chmod(dir.c_str(), 0700) != 0) {
-    return "";
-  }
+  if (!mode || (*mode & S_IWOTH) != 0) return "";
+  if ((*mode & S_IWGRP) != 0 && chmod(dir.c_str(), 0700) != 0) return "";
   return dir;
 }
 

@@ -77,6 +77,12 @@ std::string UserCacheDir(std::string_view name, const EnvLookup& env,
 std::string UserCacheDir(std::string_view name,
                          const EnvLookup& env = ProcessEnvironment());
 
+// Whether `path` is this user's own private directory: a directory (not a
+// link to one), owned by this process's uid, writable by neither its group
+// nor others. Only such a place in a shared directory such as /tmp is
+// trusted: anyone may have made the name first and filled it.
+bool IsOwnPrivateDir(const std::string& path);
+
 // <base>/<prefix>-<uid> (base /tmp): a per-user place for a default when
 // UserDir is "", made private (0700) when missing or when this user's own
 // is group-writable. "" when it is not this user's own directory — a name

@@ -160,5 +160,30 @@ TEST(UserDirTest, APerUserTmpDirIsPrivateOrNotUsed) {
   EXPECT_EQ(PerUserTmpDir("file", base), "");
 }
 
+// What a reader trusts in a shared directory: only this user's own private
+// directory, nothing repaired.
+TEST(UserDirTest, OwnPrivateDirectoriesOnly) {
+  char base_template[] = "/tmp/user-dirs-test-XXXXXX";
+  const std::string base = mkdtemp(base_template);
+  EXPECT_TRUE(IsOwnPrivateDir(base));  // mkdtemp makes it 0700
+  const std::string group = base + "/group";
+  ASSERT_EQ(mkdir(group.c_str(), 0700), 0);
+  ASSERT_EQ(chmod(group.c_str(), 0770), 0);
+  EXPECT_FALSE(IsOwnPrivateDir(group));
+  struct stat st;
+  ASSERT_EQ(stat(group.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0770u);  // left as it was
+  const std::string open = base + "/open";
+  ASSERT_EQ(mkdir(open.c_str(), 0700), 0);
+  ASSERT_EQ(chmod(open.c_str(), 0707), 0);
+  EXPECT_FALSE(IsOwnPrivateDir(open));
+  ASSERT_EQ(symlink(base.c_str(), (base + "/link").c_str()), 0);
+  EXPECT_FALSE(IsOwnPrivateDir(base + "/link"));
+  ASSERT_EQ(close(creat((base + "/file").c_str(), 0600)), 0);
+  EXPECT_FALSE(IsOwnPrivateDir(base + "/file"));
+  EXPECT_FALSE(IsOwnPrivateDir(base + "/missing"));
+  if (getuid() != 0) EXPECT_FALSE(IsOwnPrivateDir("/"));
+}
+
 }  // namespace
 }  // namespace phaseloop::files

@@ -1,8 +1,6 @@
 #include "compiler_driver/cc_wrapper/spool_reader.h"
 
 #include <dirent.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -11,6 +9,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/files/user_dirs.h"
 #include "compiler_driver/cc_wrapper/spool_space.h"
 #include "compiler_driver/cc_wrapper/spool_writer.h"
 #include "compiler_driver/ir/module_loader.h"
@@ -87,11 +86,7 @@ std::string FallbackSpoolNote(const std::string& spool,
   // Only this user's own private directory, as phaseloop-cc uses it
   // (files::PerUserTmpDir): another user may have made the name first and
   // filled it, and the note would send planted records to be shipped.
-  struct stat st;
-  if (lstat(fallback_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) ||
-      st.st_uid != getuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
-    return "";
-  }
+  if (!files::IsOwnPrivateDir(fallback_dir)) return "";
   DIR* handle = opendir(fallback_dir.c_str());
   if (handle == nullptr) return "";
   int files = 0;
