@@ -1,9 +1,6 @@
 #include "staging_harness/runner/workload_inputs.h"
 
-#include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <ostream>
 #include <system_error>
 
@@ -38,14 +35,6 @@ absl::Status Generate(const workloads::Input& input, const std::string& dir,
       result->output.empty()
           ? std::string(" (it printed nothing)")
           : absl::StrCat(": ", process::ShortReason(result->output))));
-}
-
-bool SameBytes(const fs::path& a, const fs::path& b) {
-  std::ifstream x(a, std::ios::binary), y(b, std::ios::binary);
-  if (!x || !y) return false;
-  return std::equal(
-      std::istreambuf_iterator<char>(x), std::istreambuf_iterator<char>(),
-      std::istreambuf_iterator<char>(y), std::istreambuf_iterator<char>());
 }
 
 }  // namespace
@@ -88,11 +77,15 @@ absl::StatusOr<PreparedInputs> PrepareInputs(
       // bytes are not its seed's alone (an unseeded random number, the
       // time, a hash order) would make every staging's inputs differ, and
       // figures from two stagings incomparable, without a word.
-      const fs::path again = fs::path(dir) / ".determinism-check" / input.file;
+      const std::string check_dir = dir + "/.determinism-check";
+      const fs::path again = fs::path(check_dir) / input.file;
       fs::create_directories(again.parent_path(), error);
       absl::Status second = Generate(input, dir, again, where);
-      const bool same = second.ok() && SameBytes(target, again);
-      fs::remove_all(fs::path(dir) / ".determinism-check", error);
+      const bool same =
+          second.ok() &&
+          HashFiles(dir, {input.file}).value_or("first") ==
+              HashFiles(check_dir, {input.file}).value_or("second");
+      fs::remove_all(check_dir, error);
       if (!second.ok()) {
         progress << " failed\n";
         return second;
