@@ -303,10 +303,13 @@ absl::StatusOr<PolicyChoice> ArtifactPolicy::ChooseTopK(
     llvm::LLVMContext context;
     absl::StatusOr<std::unique_ptr<llvm::Module>> copy = copier.Copy(context);
     if (!copy.ok()) return copy.status();
+    MeasureOptions options;
+    options.keep_object = text;
+    options.memo = text ? &memo : nullptr;
+    options.optimised_bitcode = bitcode;
+    options.warnings_fail = pipeline != kOzPipeline;
     return MeasurePipeline(*std::move(copy), pipeline, *env.runner,
-                           text ? env.emitter : nullptr, /*keep_object=*/text,
-                           text ? &memo : nullptr, bitcode,
-                           /*warnings_fail=*/pipeline != kOzPipeline);
+                           text ? env.emitter : nullptr, options);
   };
   auto measure =
       [&](const std::string& pipeline) -> absl::StatusOr<PipelineMeasurement> {

@@ -38,8 +38,8 @@ void MeasurementMemo::Remember(const std::string& key,
 absl::StatusOr<PipelineMeasurement> MeasurePipeline(
     std::unique_ptr<llvm::Module> module, absl::string_view pipeline,
     passes::PassRunner& runner, codegen::ObjectEmitter* emitter,
-    bool keep_object, MeasurementMemo* memo, std::string* optimised_bitcode,
-    bool warnings_fail) {
+    const MeasureOptions& options) {
+  MeasurementMemo* memo = options.memo;
   absl::StatusOr<codegen::SplitPipelineText> split =
       codegen::SplitPipeline(pipeline);
   if (!split.ok()) return split.status();
@@ -50,7 +50,7 @@ absl::StatusOr<PipelineMeasurement> MeasurePipeline(
   // printed as LLVM prints them (the wrapper leaves them to clang), or,
   // `warnings_fail`, collected and failing the measurement.
   ir::CollectedDiagnostics diagnostics(
-      module->getContext(), warnings_fail
+      module->getContext(), options.warnings_fail
                                 ? ir::CollectedDiagnostics::Others::kCollect
                                 : ir::CollectedDiagnostics::Others::kPrint);
   auto failed = [&]() -> absl::Status {
@@ -58,7 +58,7 @@ absl::StatusOr<PipelineMeasurement> MeasurePipeline(
         !s.ok()) {
       return s;
     }
-    if (warnings_fail && diagnostics.warnings() > 0) {
+    if (options.warnings_fail && diagnostics.warnings() > 0) {
       return absl::FailedPreconditionError(absl::StrCat(
           "backend_warned: ", diagnostics.messages().substr(0, 300)));
     }
@@ -91,22 +91,24 @@ absl::StatusOr<PipelineMeasurement> MeasurePipeline(
   // unit at -Os -g got more DWARF types), so the object would differ from
   // the one the chosen pipeline gives the module itself, which an outcome
   // cache hit writes: the same compile gave two objects.
-  keep_object = keep_object && !lowered_coroutines &&
-                module->getNamedMetadata("llvm.dbg.cu") == nullptr;
+  const bool keep_object = options.keep_object && !lowered_coroutines &&
+                           module->getNamedMetadata("llvm.dbg.cu") == nullptr;
   if (keep_object) {
     absl::Status verified =
         passes::VerifyPipelineOutput(*module, std::string(pipeline));
     if (!verified.ok()) return verified;
   }
   std::string bitcode;
-  if (memo != nullptr || optimised_bitcode != nullptr) {
+  if (memo != nullptr || options.optimised_bitcode != nullptr) {
     bitcode = ir::ModuleStateBitcode(*module);
   }
   std::string memo_key;
   if (memo != nullptr) {
     memo_key = MeasurementMemo::Key(bitcode, split->codegen);
   }
-  if (optimised_bitcode != nullptr) *optimised_bitcode = std::move(bitcode);
+  if (options.optimised_bitcode != nullptr) {
+    *options.optimised_bitcode = std::move(bitcode);
+  }
   if (memo != nullptr) {
     const PipelineMeasurement* earlier = memo->Find(memo_key);
     if (earlier != nullptr) {
@@ -187,10 +189,12 @@ absl::StatusOr<PipelineMeasurement> OzContinuation::Measure(
   // gets no always-inliner first, so neither does its tail here.
   const bool always_inline_first = runner.always_inline_first();
   runner.set_always_inline_first(false);
+  MeasureOptions options;
+  options.memo = memo;
+  options.warnings_fail = true;  // a candidate
   absl::StatusOr<PipelineMeasurement> measured = MeasurePipeline(
       std::move(*copy), codegen::JoinPipeline(tail, split.codegen), runner,
-      emitter, /*keep_object=*/false, memo, /*optimised_bitcode=*/nullptr,
-      /*warnings_fail=*/true);
+      emitter, options);
   runner.set_always_inline_first(always_inline_first);
   return measured;
 }

@@ -77,26 +77,34 @@ class MeasurementMemo {
 // FailedPrecondition "backend_failed: ..." when LLVM reports an error (the
 // pipeline left a call to an `error` function, say; collected, never the
 // process's exit).
-// `keep_object` (topk, so the wrapper need not optimise and emit its choice
-// a second time): the optimised IR is verified first, as the wrapper does
-// (Internal "verifier_failed: ..." when broken), and the object is kept.
-// `memo` (optional, the same module's earlier measurements): when the
-// optimised IR and the codegen options equal an earlier measurement's, its
-// figures are returned with `reused` set and nothing is emitted; otherwise
-// this measurement is remembered. `optimised_bitcode` (optional, with an
-// emitter): the optimised IR before code generation as
-// ir::ModuleStateBitcode, for other pipelines to continue from.
-// Warnings LLVM reports are printed as it prints them, or, with
-// `warnings_fail` (a topk candidate beside -Oz), collected and failing the
-// measurement ("backend_warned: ..."): -Oz's own warnings and clang's
-// pipeline's (pipeline_diagnostics) reach clang, and a candidate that
-// keeps a call to a `warning` function -Oz folds away is left out rather
-// than sending the whole compile to clang.
+// What a measurement keeps and how strictly it treats warnings.
+struct MeasureOptions {
+  // Keep the object (topk, so the wrapper need not optimise and emit its
+  // choice a second time): the optimised IR is verified first, as the
+  // wrapper does (Internal "verifier_failed: ..." when broken).
+  bool keep_object = false;
+  // The same module's earlier measurements (optional): when the optimised
+  // IR and the codegen options equal an earlier measurement's, its figures
+  // are returned with `reused` set and nothing is emitted; otherwise this
+  // measurement is remembered.
+  MeasurementMemo* memo = nullptr;
+  // With an emitter (optional): set to the optimised IR before code
+  // generation as ir::ModuleStateBitcode, for other pipelines to continue
+  // from.
+  std::string* optimised_bitcode = nullptr;
+  // Warnings LLVM reports are printed as it prints them, or, set (a topk
+  // candidate beside -Oz), collected and failing the measurement
+  // ("backend_warned: ..."): -Oz's own warnings and clang's pipeline's
+  // (pipeline_diagnostics) reach clang, and a candidate that keeps a call
+  // to a `warning` function -Oz folds away is left out rather than sending
+  // the whole compile to clang.
+  bool warnings_fail = false;
+};
+
 absl::StatusOr<PipelineMeasurement> MeasurePipeline(
     std::unique_ptr<llvm::Module> module, absl::string_view pipeline,
     passes::PassRunner& runner, codegen::ObjectEmitter* emitter,
-    bool keep_object = false, MeasurementMemo* memo = nullptr,
-    std::string* optimised_bitcode = nullptr, bool warnings_fail = false);
+    const MeasureOptions& options = {});
 
 // -Oz's optimised IR, kept (as ir::ModuleStateBitcode) so that the
 // candidates beginning with -Oz — "default<Oz>,X", or -Oz with other codegen

@@ -29,8 +29,11 @@ class PipelineMeasurementTest : public ::testing::Test {
 
   absl::StatusOr<PipelineMeasurement> Measure(const std::string& pipeline,
                                               MeasurementMemo* memo) {
+    MeasureOptions options;
+    options.keep_object = true;
+    options.memo = memo;
     return MeasurePipeline(llvm::CloneModule(*module_), pipeline, *runner_,
-                           emitter_.get(), /*keep_object=*/true, memo);
+                           emitter_.get(), options);
   }
 
   // The state hash of the module after `ir_pipeline`.
@@ -102,9 +105,11 @@ TEST_F(PipelineMeasurementTest, AMalformedPipelineIsNotRemembered) {
 // sizes are what running it whole gives, and no object is kept.
 TEST_F(PipelineMeasurementTest, ContinuingFromOzMeasuresWhatAWholeRunDoes) {
   std::string oz_bitcode;
+  MeasureOptions keep_and_save;
+  keep_and_save.keep_object = true;
+  keep_and_save.optimised_bitcode = &oz_bitcode;
   auto oz = MeasurePipeline(llvm::CloneModule(*module_), "default<Oz>",
-                            *runner_, emitter_.get(), /*keep_object=*/true,
-                            nullptr, &oz_bitcode);
+                            *runner_, emitter_.get(), keep_and_save);
   ASSERT_TRUE(oz.ok()) << oz.status();
   ASSERT_FALSE(oz_bitcode.empty());
   const OzContinuation from_oz(oz_bitcode, module_->getModuleIdentifier());

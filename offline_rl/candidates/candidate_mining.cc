@@ -54,9 +54,10 @@ absl::StatusOr<policy_runtime::PipelineMeasurement> Measure(
     const llvm::Module& module, const std::string& pipeline,
     passes::PassRunner& runner, codegen::ObjectEmitter& emitter,
     policy_runtime::MeasurementMemo* memo = nullptr) {
+  policy_runtime::MeasureOptions options;
+  options.memo = memo;
   return policy_runtime::MeasurePipeline(llvm::CloneModule(module), pipeline,
-                                         runner, &emitter,
-                                         /*keep_object=*/false, memo);
+                                         runner, &emitter, options);
 }
 
 // The measurement's value of `objective` (a measured one).
