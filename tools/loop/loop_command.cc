@@ -259,12 +259,11 @@ int RunLoop(const LoopFlags& flags, std::ostream& out, std::ostream& err) {
             << same.message() << "\n";
         return command::kExitBadInput;
       }
-      if (setup.policy_store != before->policy_store() &&
-          !PublishedVersions(*before).empty()) {
+      const size_t published = PublishedVersions(*before).size();
+      if (setup.policy_store != before->policy_store() && published > 0) {
         err << kName << "loop " << setup.loop_id << ": the store at "
             << setup.policy_store << " holds every version it published at "
-            << before->policy_store() << " ("
-            << PublishedVersions(*before).size()
+            << before->policy_store() << " (" << published
             << "): resuming with it, its address saved\n";
       }
     }
