@@ -64,6 +64,10 @@ jq -e '.workloads[0].verdict == "measured" and .workloads[0].pairs >= 3
 jq -e '.workloads[0].machine | (.warnings | type == "array")
        and (.available == false or (.cpus | length) >= 1)' "$work/1.json" \
   >/dev/null || { cat "$work/1.json"; fail "step 1: no machine activity"; }
+# The example's runs take ~0.02 s: said, in the JSON and the progress.
+jq -e '.workloads[0].short_runs | test("runs are short")' "$work/1.json" \
+  >/dev/null || { cat "$work/1.json"; fail "step 1: short runs not said"; }
+grep -q "short runs: " "$work/1.err" || fail "step 1: no short-runs progress"
 grep -q "check: baseline twice" "$work/1.err" || fail "step 1: no check progress"
 grep -q "timing:" "$work/1.err" || fail "step 1: no timing progress"
 build_id=$(jq -r '.workloads[0].candidate.build_id' "$work/1.json")

@@ -34,6 +34,7 @@ void Fill(const StageResult& result, Evaluation* e) {
   e->objects_compiled = result.candidate.objects_compiled;
   e->executed_ir_ratio = result.executed_ir_ratio;
   e->machine_warnings = result.machine_warnings;
+  e->short_runs = result.short_runs;
   if (result.timing) {
     e->speedup = result.timing->wall.median;
     e->low = result.timing->wall.low;

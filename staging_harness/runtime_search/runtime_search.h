@@ -123,6 +123,8 @@ struct Evaluation {
   double executed_ir_ratio = 0;
   // What made the machine busy while it was timed (StageResult).
   std::vector<std::string> machine_warnings;
+  // Runs too short to time well (StageResult::short_runs), "" otherwise.
+  std::string short_runs;
 };
 
 struct RuntimeSearchResult {

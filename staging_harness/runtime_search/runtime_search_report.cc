@@ -35,6 +35,8 @@ nlohmann::json EvaluationJson(const Evaluation& e) {
                       {"objects_reused", e.objects_reused},
                       {"objects_compiled", e.objects_compiled},
                       {"machine_warnings", e.machine_warnings}};
+  j["short_runs"] = e.short_runs.empty() ? nlohmann::json(nullptr)
+                                         : nlohmann::json(e.short_runs);
   j["executed_ir_ratio"] = e.executed_ir_ratio > 0
                                ? nlohmann::json(e.executed_ir_ratio)
                                : nlohmann::json(nullptr);
@@ -140,9 +142,14 @@ std::string FormatRuntimeSearchTable(const RuntimeSearchResult& r) {
           counts.at("miscompile"), counts.at("refused"), r.blocked_skipped,
           r.stop_reason, r.search_s));
   int busy = 0;
+  std::string short_runs;  // the baseline's: the same for every timing
   for (const std::vector<Evaluation>* list : {&r.evaluations, &r.runoff}) {
-    for (const Evaluation& e : *list) busy += !e.machine_warnings.empty();
+    for (const Evaluation& e : *list) {
+      busy += !e.machine_warnings.empty();
+      if (short_runs.empty()) short_runs = e.short_runs;
+    }
   }
+  if (!short_runs.empty()) absl::StrAppend(&out, short_runs, "\n");
   if (busy > 0) {
     absl::StrAppend(
         &out, absl::StrFormat("busy machine during %d of the %d search and "

@@ -20,7 +20,8 @@ std::string FormatRuntimeSearchTable(const RuntimeSearchResult& result);
 //   "hot", "top_symbols"}], "notes"}, "evaluations": [{"index",
 //   "module_hash", "source", "pipeline", "verdict", "detail", "speedup":
 //   {"median", "low", "high"}, "pairs", "seconds", "build_id",
-//   "episode_ids", "executed_ir_ratio" | null, "machine_warnings"}],
+//   "episode_ids", "executed_ir_ratio" | null, "machine_warnings",
+//   "short_runs" | null}],
 //   "runoff": [evaluation],
 //   "runoff_skipped": [source], "runoff_s", "counts": {"evaluations",
 //   "measured", "identical", "miscompile", "refused", "blocked_skipped"}

@@ -64,6 +64,19 @@ TEST(RuntimeSearchReportTest, AQuietSearchHasNoBusyMachineLine) {
             std::string::npos);
 }
 
+TEST(RuntimeSearchReportTest, ShortRunsAreSaidOnceAndInEachEvaluation) {
+  RuntimeSearchResult r = SearchOnABusyMachine();
+  EXPECT_EQ(FormatRuntimeSearchTable(r).find("the runs are short"),
+            std::string::npos);
+  for (Evaluation& e : r.evaluations) e.short_runs = "the runs are short";
+  const std::string table = FormatRuntimeSearchTable(r);
+  const size_t first = table.find("the runs are short\n");
+  ASSERT_NE(first, std::string::npos) << table;
+  EXPECT_EQ(table.find("the runs are short", first + 1), std::string::npos);
+  const nlohmann::json j = RuntimeSearchJson(r);
+  EXPECT_EQ(j["evaluations"][0]["short_runs"], "the runs are short");
+}
+
 TEST(RuntimeSearchReportTest, TheBuildFlagsAloneAreNamed) {
   const std::string table = FormatRuntimeSearchTable(SearchOnABusyMachine());
   EXPECT_NE(table.find("the build flags alone (-fprofile-instr-use=w.profdata "

@@ -5,12 +5,15 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "common/timing/elapsed.h"
 #include "staging_harness/stats/signed_rank.h"
 
 namespace phaseloop::staging {
 namespace {
 
+// Shorter passes (a share) or runs (a warning) spend much of their wall time
+// starting processes.
 constexpr double kMinShareWall_s = 0.1;
 
 // The figures of the pairs so far.
@@ -152,6 +155,21 @@ absl::StatusOr<TimingResult> TimeInterleaved(const RunSide& run,
     if (!result.stop_reason.empty()) break;
   }
   return result;
+}
+
+std::string ShortRunsWarning(const TimingResult& timing, int commands) {
+  std::vector<double> walls;
+  for (const PassSample& pass : timing.baseline) walls.push_back(pass.wall_s);
+  absl::StatusOr<double> median = stats::Median(walls);
+  if (!median.ok() || commands < 1 || *median >= kMinShareWall_s * commands) {
+    return "";
+  }
+  return absl::StrFormat(
+      "the baseline's runs are short (median %.1f ms a pass of %d command%s): "
+      "starting a command costs a few ms no pipeline changes, so a speedup "
+      "reads smaller than the program's and noise weighs more; give inputs "
+      "that make each run take 0.2-3 s",
+      1000 * *median, commands, commands == 1 ? "" : "s");
 }
 
 }  // namespace phaseloop::staging

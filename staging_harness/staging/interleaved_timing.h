@@ -79,6 +79,14 @@ absl::StatusOr<TimingResult> TimeInterleaved(const RunSide& run,
                                              const TimingOptions& options,
                                              const TimingProgress& progress);
 
+// A sentence for a reader when the baseline's runs are too short to time
+// well, "" otherwise: its median pass over `commands` run commands under
+// 0.1 s a command. Starting a command costs a few milliseconds (sh and
+// exec: ~4 ms here) that no pipeline changes, so a speedup reads smaller
+// than the program's, and the timer's and scheduler's noise weighs more;
+// the workloads run 0.2-3 s.
+std::string ShortRunsWarning(const TimingResult& timing, int commands);
+
 }  // namespace phaseloop::staging
 
 #endif  // PHASELOOP_STAGING_HARNESS_STAGING_INTERLEAVED_TIMING_H_

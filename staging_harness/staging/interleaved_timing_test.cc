@@ -122,6 +122,26 @@ TEST(InterleavedTimingTest, ShortOrUntickedPassesGiveNoCpuShare) {
   EXPECT_TRUE(BusyMachineWarnings(result->machine, -1).empty());
 }
 
+TEST(InterleavedTimingTest, ShortRunsAreNamedLongOnesNot) {
+  TimingResult timing;
+  for (double wall_s : {0.05, 0.07, 0.06, 2.0}) {
+    PassSample pass;
+    pass.wall_s = wall_s;
+    timing.baseline.push_back(pass);
+  }
+  // Median 65 ms: short for one command, and for two.
+  const std::string one = ShortRunsWarning(timing, 1);
+  EXPECT_NE(one.find("median 65.0 ms a pass of 1 command)"), std::string::npos)
+      << one;
+  EXPECT_NE(one.find("0.2-3 s"), std::string::npos) << one;
+  EXPECT_NE(ShortRunsWarning(timing, 2).find("of 2 commands"),
+            std::string::npos);
+  for (PassSample& pass : timing.baseline) pass.wall_s *= 2;  // 130 ms
+  EXPECT_EQ(ShortRunsWarning(timing, 1), "");
+  EXPECT_NE(ShortRunsWarning(timing, 2), "");          // 65 ms a command
+  EXPECT_EQ(ShortRunsWarning(TimingResult(), 1), "");  // nothing timed
+}
+
 TEST(InterleavedTimingTest, AlternatesTheOrderOfEachPairAfterTheWarmUp) {
   NoisyTimes times(1.0, 1.0, 0.2);
   TimingOptions options;

@@ -198,6 +198,9 @@ std::string FormatStageTable(const std::vector<StageResult>& results) {
       absl::StrAppend(&notes, "  ", r.workload, ": busy machine: ", warning,
                       "; ", kBusyMachineAdvice, "\n");
     }
+    if (!r.short_runs.empty()) {
+      absl::StrAppend(&notes, "  ", r.workload, ": ", r.short_runs, "\n");
+    }
     if (r.baseline_executed && r.candidate_executed) {
       absl::StrAppend(&notes, "  ", r.workload, ": executed IR instructions: ",
                       ExecutedNote("baseline", *r.baseline_executed), ", ",
@@ -259,6 +262,8 @@ std::string FormatStageJson(const std::vector<StageResult>& results,
       row["baseline_cpu_median_s"] = MedianOf(t.baseline, false);
       row["candidate_cpu_median_s"] = MedianOf(t.candidate, false);
       row["machine"] = Machine(t.machine, r.machine_warnings);
+      row["short_runs"] = r.short_runs.empty() ? nlohmann::json(nullptr)
+                                               : nlohmann::json(r.short_runs);
     } else if (r.verdict == Verdict::kIdentical) {
       row["speedup"] = {{"median", 1.0}, {"low", 1.0}, {"high", 1.0}};
       row["pairs"] = 0;

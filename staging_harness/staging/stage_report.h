@@ -15,7 +15,8 @@ namespace phaseloop::staging {
 // One row per workload: verdict, wall speedup with its interval, p-value,
 // pairs, median times, CPU speedup, instructions ratio, executed IR ratio;
 // then the details (why unusable, what miscompiled, what was blamed, the
-// executed IR counts or why unavailable, a busy machine's warnings).
+// executed IR counts or why unavailable, a busy machine's warnings, runs
+// too short to time well).
 std::string FormatStageTable(const std::vector<StageResult>& results);
 
 // {"workloads": [{"workload", "split", "verdict", "detail",
@@ -27,7 +28,8 @@ std::string FormatStageTable(const std::vector<StageResult>& results);
 //                   "candidate": ...}, "executed_ir_ratio",
 //   "machine": {"available", "timed_cpu" | null, "cpus": [{"cpu", "busy",
 //               "steal"}], "steal", "load_start", "load_end",
-//               "baseline_cpu_share", "candidate_cpu_share", "warnings"}}]}
+//               "baseline_cpu_share", "candidate_cpu_share", "warnings"},
+//   "short_runs": ShortRunsWarning | null}]}
 // (executed_ir when counted; executed_ir_ratio when both were available,
 // or 1 for identical builds; machine for timed workloads, its /proc
 // figures when available). `error` (a workload that could not be staged

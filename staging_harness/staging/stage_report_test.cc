@@ -53,6 +53,23 @@ TEST(StageReportTest, JsonCarriesTheMachinesActivityAndWarnings) {
   EXPECT_EQ(machine["warnings"].size(), 2u);
 }
 
+// Runs too short to time well are said in the table and the JSON.
+TEST(StageReportTest, ShortRunsAreSaidBesideTheFigure) {
+  StageResult r = MeasuredOnABusyMachine();
+  EXPECT_EQ(
+      nlohmann::json::parse(FormatStageJson({r}))["workloads"][0]["short_runs"],
+      nullptr);
+  EXPECT_EQ(FormatStageTable({r}).find("short"), std::string::npos);
+  for (PassSample& pass : r.timing->baseline) pass.wall_s = 0.02;
+  r.short_runs = ShortRunsWarning(*r.timing, 1);
+  ASSERT_FALSE(r.short_runs.empty());
+  EXPECT_NE(FormatStageTable({r}).find("zopfli: " + r.short_runs),
+            std::string::npos);
+  EXPECT_EQ(
+      nlohmann::json::parse(FormatStageJson({r}))["workloads"][0]["short_runs"],
+      r.short_runs);
+}
+
 // A name longer than the column pushed its row out of line; instruction
 // counts the kernel did not give read 0.0 in JSON where the table said n/a.
 TEST(StageReportTest, LongNamesKeepTheColumnsAndMissingCountsAreNull) {

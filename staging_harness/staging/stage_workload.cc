@@ -442,6 +442,11 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
   for (const std::string& warning : result.machine_warnings) {
     progress << "  busy machine: " << warning << "\n";
   }
+  result.short_runs = ShortRunsWarning(
+      *result.timing, static_cast<int>(s.workload.runs.size()));
+  if (!result.short_runs.empty()) {
+    progress << "  short runs: " << result.short_runs << "\n";
+  }
 
   if (s.options.count_executed) {
     if (!s.baseline_executed) {

@@ -144,6 +144,8 @@ struct StageResult {
   // kMeasured: what made the machine busy while it was timed
   // (BusyMachineWarnings); a figure taken then deserves a second run.
   std::vector<std::string> machine_warnings;
+  // kMeasured: ShortRunsWarning, "" when the runs are long enough to time.
+  std::string short_runs;
   // With StageOptions::bolt: what BOLT did to the candidate (whose
   // artifacts_dir and artifacts_hash are then BOLT's).
   std::optional<profiling::BoltResult> bolt;
