@@ -23,6 +23,24 @@ const v1::Decision* PolicyFallback(const runner::BuiltVariant& built) {
   return nullptr;
 }
 
+namespace {
+
+// Whether `source` is a build system's probe of the compiler rather than
+// the program: autoconf's conftest.c (compiled with -c and the user's
+// CFLAGS, so at the level staging asks for even when the Makefile then
+// sets its own), CMake's try_compile projects, meson's sanity checks.
+bool IsBuildSystemProbe(const std::string& source) {
+  const size_t slash = source.rfind('/');
+  const absl::string_view name = absl::string_view(source).substr(
+      slash == std::string::npos ? 0 : slash + 1);
+  return absl::StartsWith(name, "conftest.") ||
+         absl::StrContains(source, "CMakeFiles/CMakeTmp/") ||
+         absl::StrContains(source, "CMakeFiles/CMakeScratch/") ||
+         absl::StrContains(source, "meson-private/");
+}
+
+}  // namespace
+
 std::string WrapperNotReached(const runner::BuiltVariant& built,
                               const std::string& opt_level) {
   const std::string pass_compilers =
@@ -41,6 +59,7 @@ std::string WrapperNotReached(const runner::BuiltVariant& built,
   if (PolicyFallback(built) != nullptr) return "";
   std::map<std::string, int> others;  // why units were not compiled in process
   std::map<std::string, int> levels;  // of the units compiled in process
+  int probes = 0;                     // configure checks: not the program
   for (const v1::Decision& d : built.decisions) {
     if (d.outcome() == v1::DISABLED ||
         (d.outcome() == v1::FAIL_OPEN && (d.reason() == "config_invalid" ||
@@ -54,7 +73,10 @@ std::string WrapperNotReached(const runner::BuiltVariant& built,
           "in the environment, the wrapper's config file, an installation "
           "without phaseloop-cc-opt)");
     }
-    if (d.outcome() == v1::OPTIMIZED || d.outcome() == v1::POLICY_NOT_APPLIED) {
+    if (IsBuildSystemProbe(d.source())) {
+      ++probes;
+    } else if (d.outcome() == v1::OPTIMIZED ||
+               d.outcome() == v1::POLICY_NOT_APPLIED) {
       ++levels[d.opt_level().empty() ? "O0" : d.opt_level()];
     } else {
       ++others[absl::StrCat(v1::DecisionOutcome_Name(d.outcome()), " ",
@@ -68,18 +90,35 @@ std::string WrapperNotReached(const runner::BuiltVariant& built,
     }
     return text;
   };
+  // "; N configure probe(s) ... not counted" after `what` ("" without).
+  auto with_probes = [&](const std::string& what) {
+    if (probes == 0) return what;
+    return absl::StrCat(what, what.empty() ? "" : "; ", probes,
+                        " configure probe(s) (conftest.c, CMake's try_compile) "
+                        "not counted");
+  };
+  if (static_cast<size_t>(probes) == built.decisions.size()) {
+    return absl::StrCat(
+        "the build ran only its configure probes through phaseloop-cc (",
+        probes,
+        " commands: conftest.c, CMake's try_compile), none of the program's: "
+        "its Makefile does not use $CC/$CXX (sets CC itself, or calls gcc "
+        "by name?); ",
+        pass_compilers);
+  }
   if (levels.empty()) {
     // One-step compile-and-link is the usual cause; name it only when it is.
     const bool one_step =
         std::all_of(built.decisions.begin(), built.decisions.end(),
                     [](const v1::Decision& d) {
-                      return d.outcome() == v1::PASS_THROUGH &&
-                             d.reason() == "not_compile_only";
+                      return IsBuildSystemProbe(d.source()) ||
+                             (d.outcome() == v1::PASS_THROUGH &&
+                              d.reason() == "not_compile_only");
                     });
     return absl::StrCat(
-        "phaseloop-cc compiled none of the build's ", built.decisions.size(),
-        " compiler commands itself (", list(others),
-        "), so no policy could act",
+        "phaseloop-cc compiled none of the build's ",
+        built.decisions.size() - probes, " compiler commands itself (",
+        with_probes(list(others)), "), so no policy could act",
         one_step
             ? ": it optimises commands that compile without linking (-c); a "
               "build that compiles and links in one command (make's built-in "
@@ -91,8 +130,8 @@ std::string WrapperNotReached(const runner::BuiltVariant& built,
   }
   if (!opt_level.empty() && levels.count(opt_level) == 0) {
     return absl::StrCat(
-        "the build compiled at ", list(levels), " (level and units), none at -",
-        opt_level,
+        "the build compiled at ", list(levels), " (",
+        with_probes("level and units"), "), none at -", opt_level,
         " as asked: its build system sets the level itself (CFLAGS = -O2 "
         "in a Makefile?); ",
         pass_compilers);

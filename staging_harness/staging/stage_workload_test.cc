@@ -305,6 +305,17 @@ TEST_F(StageWorkloadTest, ABuildThePolicyNeverReachedIsBadInput) {
        "compiled none of the build's 1 compiler commands itself"},
       // The Makefile's own level.
       {"make CFLAGS=-O1 wordfreq", "", "the build compiled at O1 1"},
+      // A configure probe compiled with the harness's CFLAGS (-O3) before
+      // the Makefile's own level: the probe is not the program.
+      {"echo 'int main(void) { return 0; }' > conftest.c && $CC $CFLAGS -c "
+       "conftest.c && make CFLAGS=-O1 wordfreq",
+       "",
+       "the build compiled at O1 1 (level and units; 1 configure probe(s) "
+       "(conftest.c, CMake's try_compile) not counted), none at -O3"},
+      // Only the probes reached the wrapper: the Makefile names its compiler.
+      {"echo 'int main(void) { return 0; }' > conftest.c && $CC $CFLAGS -c "
+       "conftest.c && make CC=/usr/bin/clang-16 wordfreq",
+       "", "ran only its configure probes through phaseloop-cc (1 commands"},
       // The wrapper switched off in the user's environment.
       {"make wordfreq", "PHASELOOP_DISABLE", "DISABLED kill_switch"},
   };
