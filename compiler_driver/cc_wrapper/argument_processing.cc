@@ -468,6 +468,9 @@ ProcessedArgs ProcessArguments(const std::vector<std::string>& original,
   const std::vector<std::string>& args = from_expanded.args;
   const Scan scan = ScanArguments(args);
   if (std::optional<PassThrough> pass_through = Classify(scan)) {
+    if (scan.sources.size() == 1) {
+      pass_through->source = args[scan.sources[0].index];
+    }
     processed.result = std::move(*pass_through);
     return processed;
   }

@@ -64,6 +64,9 @@ const char* PassThroughReasonName(PassThroughReason reason);
 struct PassThrough {
   PassThroughReason reason;
   std::string detail;  // the option or input concerned; may be empty
+  // The command's source file as it names it, when it names exactly one
+  // (recorded with the decision: which unit went to clang); "" otherwise.
+  std::string source;
 };
 
 // Backend settings clang takes from the command line rather than from the IR

@@ -179,6 +179,16 @@ TEST(ArgumentProcessingTest, OptLevels) {
   EXPECT_PASS_THROUGH((Args{"-c", "-O04", "a.c"}), R::kUnknownOption, "-O04");
 }
 
+// A pass-through names the one source its command compiles, for its
+// record: which unit went to clang (a build system's probe or the
+// program's own file).
+TEST(ArgumentProcessingTest, APassThroughNamesItsOneSource) {
+  EXPECT_EQ(Passed({"-c", "-O2", "-v", "src/hot.c"}).source, "src/hot.c");
+  EXPECT_EQ(Passed({"-O2", "-o", "prog", "prog.c"}).source, "prog.c");
+  EXPECT_EQ(Passed({"-o", "prog", "a.o", "b.o"}).source, "");
+  EXPECT_EQ(Passed({"-c", "-O2", "-o", "x.o", "a.c", "b.c"}).source, "");
+}
+
 // Only Linux (GNU) targets: the backend is set up as clang sets it up there.
 TEST(ArgumentProcessingTest, OtherSystemsThanLinuxGoToClang) {
   EXPECT_EQ(

@@ -151,7 +151,7 @@ int Main(int argc, char** argv) {
   ProcessedArgs processed = ProcessArguments(original, *expanded, kind);
   if (const auto* pass = std::get_if<PassThrough>(&processed.result)) {
     Record(config, {Outcome::kPassThrough, PassThroughReasonName(pass->reason),
-                    pass->detail, config.build_id});
+                    pass->detail, config.build_id, pass->source});
     return ExecClang(config, kind, processed.clang_args);
   }
 
@@ -169,9 +169,11 @@ int Main(int argc, char** argv) {
     special = PassThrough{PassThroughReason::kSpecialInput, *input};
   }
   if (special) {
+    const Compilation& compilation = std::get<Compilation>(processed.result);
     Record(config,
            {Outcome::kPassThrough, PassThroughReasonName(special->reason),
-            special->detail, config.build_id});
+            special->detail, config.build_id,
+            compilation.jobs.size() == 1 ? compilation.jobs[0].source : ""});
     return ExecClang(config, kind, processed.clang_args);
   }
 

@@ -14,7 +14,7 @@ namespace {
 
 TEST(SpoolTest, LauncherRecordsParseWithTheGeneratedClass) {
   LauncherRecord record{Outcome::kPassThrough, "not_compile_only",
-                        std::string(300, 'x'), "build-42"};
+                        std::string(300, 'x'), "build-42", "src/a.c"};
   v1::DecisionBatch batch;
   ASSERT_TRUE(batch.ParseFromString(EncodeLauncherBatch(record)));
   ASSERT_EQ(batch.decisions_size(), 1);
@@ -23,6 +23,7 @@ TEST(SpoolTest, LauncherRecordsParseWithTheGeneratedClass) {
   EXPECT_EQ(d.reason(), "not_compile_only");
   EXPECT_EQ(d.detail(), std::string(300, 'x'));  // multi-byte length varint
   EXPECT_EQ(d.build_id(), "build-42");
+  EXPECT_EQ(d.source(), "src/a.c");
   EXPECT_EQ(d.decision_id().size(), 32u);
   EXPECT_GT(d.unix_time_ms(), 1700000000000);
 }

@@ -123,6 +123,7 @@ std::string EncodeLauncherBatch(const LauncherRecord& record) {
   PutInt(2, static_cast<int64_t>(record.outcome), &decision);
   PutString(3, record.reason, &decision);
   PutString(4, record.detail, &decision);
+  PutString(5, record.source, &decision);
   PutString(12, record.build_id, &decision);
   PutInt(19, UnixTimeMs(), &decision);
   std::string batch;

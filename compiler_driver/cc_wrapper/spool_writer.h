@@ -38,10 +38,11 @@ struct LauncherRecord {
   std::string reason;
   std::string detail;
   std::string build_id;
+  std::string source;  // the one source the command names, or ""
 };
 
 // A DecisionBatch holding one Decision with decision_id, outcome, reason,
-// detail, build_id and unix_time_ms set.
+// detail, build_id, source (when known) and unix_time_ms set.
 std::string EncodeLauncherBatch(const LauncherRecord& record);
 
 // How many records a batch holds and the spool's cap (spool_space.h;
