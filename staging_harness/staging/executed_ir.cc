@@ -6,6 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "staging_harness/staging/build_probes.h"
 
 namespace phaseloop::staging {
 
@@ -19,10 +20,6 @@ bool CompilesNoIr(const v1::Decision& d) {
       "not_compile_only", "preprocess_only", "dependencies_only",
       "syntax_only",      "no_source_input", "non_source_input"};
   if (d.outcome() != v1::PASS_THROUGH) return false;
-  // A `-v` compile is a build system asking about the compiler (CMake's
-  // ABI check runs one on a file of its own before every configure): not
-  // the program's code. Left in, no CMake workload had a count.
-  if (d.reason() == "too_hard" && d.detail() == "-v") return true;
   for (const char* reason : kReasons) {
     if (d.reason() == reason) return true;
   }
@@ -39,7 +36,11 @@ std::string UncountedUnits(const std::vector<v1::Decision>& decisions) {
       ++in_process;
       continue;
     }
-    if (CompilesNoIr(d)) continue;
+    // A build system's probe (CMake's ABI check compiles a file of its own
+    // with -v, which the wrapper leaves to clang, before every configure)
+    // is not the program's code: left in, no CMake workload had a count.
+    // A unit of the program compiled with -v is (named below).
+    if (CompilesNoIr(d) || IsBuildSystemProbe(d.source())) continue;
     ++uncounted;
     ++reasons[d.reason().empty() ? v1::DecisionOutcome_Name(d.outcome())
                                  : d.reason()];

@@ -76,10 +76,21 @@ TEST(ExecutedIrTest, ABuildSystemsVerboseCompilerProbeIsNotTheProgram) {
   // units: every CMake workload read "1 compile commands ... too_hard".
   v1::Decision probe = Decision(v1::PASS_THROUGH, "too_hard");
   probe.set_detail("-v");
+  probe.set_source("/usr/share/cmake-3.25/Modules/CMakeCCompilerABI.c");
   EXPECT_EQ(UncountedUnits({probe, Decision(v1::OPTIMIZED, "")}), "");
   v1::Decision other = Decision(v1::PASS_THROUGH, "too_hard");
   other.set_detail("-save-temps");
+  other.set_source("main.c");
   EXPECT_NE(UncountedUnits({other, Decision(v1::OPTIMIZED, "")}), "");
+  // A unit of the program compiled with -v (a Makefile's verbose CFLAGS)
+  // runs plain clang all the same: its code is not counted, and said so.
+  v1::Decision verbose = Decision(v1::PASS_THROUGH, "too_hard");
+  verbose.set_detail("-v");
+  verbose.set_source("src/hot.c");
+  EXPECT_NE(UncountedUnits({verbose, Decision(v1::OPTIMIZED, "")})
+                .find("1 compile commands of the counting build ran plain "
+                      "clang (too_hard 1)"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "compiler_driver/ir/module_hash.h"
+#include "staging_harness/staging/build_probes.h"
 #include "staging_harness/staging/stage_workload.h"  // declares both
 
 namespace phaseloop::staging {
@@ -22,24 +23,6 @@ const v1::Decision* PolicyFallback(const runner::BuiltVariant& built) {
   }
   return nullptr;
 }
-
-namespace {
-
-// Whether `source` is a build system's probe of the compiler rather than
-// the program: autoconf's conftest.c (compiled with -c and the user's
-// CFLAGS, so at the level staging asks for even when the Makefile then
-// sets its own), CMake's try_compile projects, meson's sanity checks.
-bool IsBuildSystemProbe(const std::string& source) {
-  const size_t slash = source.rfind('/');
-  const absl::string_view name = absl::string_view(source).substr(
-      slash == std::string::npos ? 0 : slash + 1);
-  return absl::StartsWith(name, "conftest.") ||
-         absl::StrContains(source, "CMakeFiles/CMakeTmp/") ||
-         absl::StrContains(source, "CMakeFiles/CMakeScratch/") ||
-         absl::StrContains(source, "meson-private/");
-}
-
-}  // namespace
 
 std::string WrapperNotReached(const runner::BuiltVariant& built,
                               const std::string& opt_level) {
