@@ -408,6 +408,65 @@ TEST_F(ClangAgreementTest, ClangsPipelineWarningsAreKeptUnderAnyPolicy) {
                                                  "backend_diagnostics"}));
 }
 
+// Backend warnings clang would not show (-w, -Wno-pass-failed,
+// -Wno-frame-larger-than, -Wno-attribute-warning), and the vectorizer's
+// remarks on a loop a pragma forces, which clang shows only under -R
+// flags: LLVM printed them and every such compile fell back to clang
+// (fail_open) for nothing. A diagnostic pragma mapping anything to a
+// warning keeps the fallback (the level may differ at the function).
+TEST_F(ClangAgreementTest, WarningsClangWouldNotShowDoNotSendACompileToClang) {
+  const std::map<std::string, std::string> sources = {
+      {"pv.c",
+       "int ext(int);\nvoid f(int *a, int n) {\n"
+       "#pragma clang loop vectorize(enable)\n"
+       "  for (int i = 0; i < n; i++) a[i] = ext(a[i]);\n}\n"},
+      {"pragma.c",
+       "int ext(int);\n"
+       "#pragma clang diagnostic warning \"-Wpass-failed\"\n"
+       "void f(int *a, int n) {\n"
+       "#pragma clang loop vectorize(enable)\n"
+       "  for (int i = 0; i < n; i++) a[i] = ext(a[i]);\n}\n"},
+      {"fr.c",
+       "void ext(char *);\nint f(void) { char b[400]; ext(b); return 1; }\n"
+       "void old(void) __attribute__((warning(\"do not call\")));\n"
+       "void call(void) { old(); }\n"}};
+  struct Case {
+    std::vector<std::string> args;
+    std::string reason;  // "" for optimised
+  };
+  const Case cases[] = {
+      {{"-O2", "-w", "-c", "pv.c"}, ""},
+      {{"-O2", "-Wno-pass-failed", "-c", "pv.c"}, ""},
+      {{"-O3", "-Werror", "-Wno-everything", "-c", "pv.c"}, ""},
+      {{"-O2", "-c", "pv.c"}, "backend_diagnostics"},
+      {{"-O2", "-Wno-pass-failed", "-c", "pragma.c"}, "backend_diagnostics"},
+      {{"-O2", "-Wframe-larger-than=100", "-Wno-frame-larger-than",
+        "-Wno-attribute-warning", "-c", "fr.c"},
+       ""},
+      {{"-O2", "-Wframe-larger-than=100", "-Wno-frame-larger-than", "-c",
+        "fr.c"},
+       "backend_diagnostics"}};
+  for (const std::string policy : {"fixed:default<O1>", "baseline"}) {
+    for (const Case& c : cases) {
+      std::vector<std::string> args = c.args;
+      std::string command;
+      for (const std::string& arg : args) command += arg + " ";
+      SCOPED_TRACE(command + "under " + policy);
+      const Side theirs = RunIn(clang_, "clang-16", args, {}, sources);
+      args.insert(args.begin(), "--phaseloop-policy=" + policy);
+      const Side ours =
+          RunIn(wrapper_, AbsolutePath(kWrapper), args, {}, sources);
+      EXPECT_EQ(ours.exit_code, theirs.exit_code);
+      EXPECT_EQ(ours.output, theirs.output);
+      const v1::Decision d = wrapper_.Decisions().back();
+      EXPECT_EQ(d.reason(), c.reason) << d.detail();
+      if (c.reason.empty() && policy == "baseline") {
+        EXPECT_EQ(ours.files, theirs.files);  // clang's pipeline: its object
+      }
+    }
+  }
+}
+
 // An input that can be read once (/dev/stdin, a pipe, a FIFO): the
 // optimiser read it to its end, then a fallback to clang read an empty
 // stream and passed broken code with an empty object. Left to clang.

@@ -11,6 +11,7 @@
 #include "clang/Basic/CodeGenOptions.h"
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/DiagnosticDriver.h"
+#include "clang/Basic/DiagnosticFrontend.h"
 #include "clang/Basic/DiagnosticOptions.h"
 #include "clang/Basic/TargetOptions.h"
 #include "clang/CodeGen/CodeGenAction.h"
@@ -22,6 +23,8 @@
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/CompilerInvocation.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
+#include "clang/Lex/PPCallbacks.h"
+#include "clang/Lex/Preprocessor.h"
 #include "compiler_driver/cc_wrapper/argument_processing.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringExtras.h"
@@ -90,6 +93,55 @@ TerminalDefaults DriverTerminalDefaults(llvm::ArrayRef<const char*> argv,
   defaults.show_colors =
       colors == kOn || (colors == kAuto && terminal.has_colors);
   return defaults;
+}
+
+// Whether the unit holds a diagnostic pragma that maps anything to a
+// warning, an error or a fatal error: the level of a backend warning may
+// then differ at its function's location from the flags' level.
+class DiagnosticPragmaWatcher : public clang::PPCallbacks {
+ public:
+  explicit DiagnosticPragmaWatcher(bool* seen) : seen_(seen) {}
+  void PragmaDiagnostic(clang::SourceLocation, llvm::StringRef,
+                        clang::diag::Severity mapping,
+                        llvm::StringRef) override {
+    if (mapping != clang::diag::Severity::Ignored) *seen_ = true;
+  }
+
+ private:
+  bool* seen_;
+};
+
+// clang's action, watching the diagnostic pragmas.
+class WatchedEmitLlvmOnlyAction : public clang::EmitLLVMOnlyAction {
+ public:
+  using clang::EmitLLVMOnlyAction::EmitLLVMOnlyAction;
+  bool diagnostic_pragma_seen = false;
+
+ protected:
+  bool BeginSourceFileAction(clang::CompilerInstance& instance) override {
+    instance.getPreprocessor().addPPCallbacks(
+        std::make_unique<DiagnosticPragmaWatcher>(&diagnostic_pragma_seen));
+    return clang::EmitLLVMOnlyAction::BeginSourceFileAction(instance);
+  }
+};
+
+// What clang would show of its backend's warnings (ir::ClangShownWarnings),
+// from the levels the flags give them; everything when `pragma_seen`.
+ir::ClangShownWarnings ShownWarnings(clang::DiagnosticsEngine& diagnostics,
+                                     bool pragma_seen) {
+  ir::ClangShownWarnings shown;
+  if (pragma_seen) return shown;
+  auto shows = [&](unsigned id) {
+    return diagnostics.getDiagnosticLevel(id, clang::SourceLocation()) !=
+           clang::DiagnosticsEngine::Ignored;
+  };
+  shown.pass_failed = shows(clang::diag::warn_fe_backend_optimization_failure);
+  shown.frame_larger_than =
+      shows(clang::diag::warn_fe_frame_larger_than) ||
+      shows(clang::diag::warn_fe_backend_frame_larger_than);
+  shown.attribute_warning = shows(clang::diag::warn_fe_backend_warning_attr);
+  shown.optimization_remarks = false;  // -R flags go to clang
+  return shown;
 }
 
 // Sends each driver diagnostic to the printer of its place in clang's
@@ -363,7 +415,7 @@ InProcessFrontendRun RunFrontendInProcess(
   instance.createDiagnostics(cc1_diagnostics, /*ShouldOwnClient=*/true);
   // "N warnings generated." goes there, after the diagnostics, as clang's.
   instance.setVerboseOutputStream(captured.stream());
-  clang::EmitLLVMOnlyAction action(&context);
+  WatchedEmitLlvmOnlyAction action(&context);
   bool ok = instance.ExecuteAction(action);
   captured.stream().flush();
   if (!ok || instance.getDiagnostics().hasErrorOccurred()) {
@@ -378,6 +430,8 @@ InProcessFrontendRun RunFrontendInProcess(
   }
   run.module = action.takeModule();
   if (run.module == nullptr) run.error = "frontend_failed: no module";
+  run.shown_warnings =
+      ShownWarnings(instance.getDiagnostics(), action.diagnostic_pragma_seen);
   // The target options as the frontend completed them (clang's backend
   // builds its TargetMachine from these: BackendUtil.cpp).
   const clang::TargetOptions& target = instance.getTargetOpts();

@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler_driver/ir/collected_diagnostics.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 
@@ -51,6 +52,12 @@ struct InProcessFrontendRun {
   // target features (comma-joined), as its backend would take them.
   std::string target_cpu;
   std::string target_features;
+  // The backend warnings clang would show for this unit: its flags' level
+  // for each (-w, -Wno-pass-failed, ...), and optimisation remarks never,
+  // unless a `#pragma clang/GCC diagnostic` maps anything to a warning or
+  // an error (then everything counts as shown: the level may differ at the
+  // function's location).
+  ir::ClangShownWarnings shown_warnings;
 };
 
 // What clang's driver reads from its stderr: whether colours show there

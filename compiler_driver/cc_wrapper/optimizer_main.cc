@@ -282,9 +282,12 @@ class Optimizer {
           // An error LLVM reports in the backend (invalid inline asm, a
           // call to an `error` function) is the program's, not a crash:
           // without a handler LLVM exits 1 and it read as
-          // optimizer_crashed. Warnings are printed as without it.
+          // optimizer_crashed. Warnings are printed as without it, but
+          // for those clang would not show (-w, -Wno-pass-failed, ...),
+          // which would send the compile to clang for nothing.
           ir::CollectedDiagnostics backend_errors(
-              context, ir::CollectedDiagnostics::Others::kPrint);
+              context, ir::CollectedDiagnostics::Others::kPrint,
+              &frontend.shown_warnings);
           absl::StatusOr<TuResult> result =
               OptimizeModule(std::move(frontend.module), module_hash, opt_level,
                              job_codegen, policy, config_.count_executed,

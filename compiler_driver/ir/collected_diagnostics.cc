@@ -7,12 +7,36 @@
 
 namespace phaseloop::ir {
 
+bool ClangShownWarnings::Shows(const llvm::DiagnosticInfo& info) const {
+  if (info.getSeverity() == llvm::DS_Remark) {
+    return optimization_remarks ||
+           !llvm::isa<llvm::DiagnosticInfoOptimizationBase>(&info);
+  }
+  if (info.getSeverity() != llvm::DS_Warning) return true;
+  switch (info.getKind()) {
+    case llvm::DK_OptimizationFailure:
+      return pass_failed;
+    case llvm::DK_StackSize:
+      return frame_larger_than;
+    case llvm::DK_DontCall:
+      return attribute_warning;
+    default:
+      return true;
+  }
+}
+
 CollectedDiagnostics::CollectedDiagnostics(llvm::LLVMContext& context,
-                                           Others others)
+                                           Others others,
+                                           const ClangShownWarnings* shown)
     : context_(context),
       others_(others),
       previous_(context.getDiagnosticHandlerCallBack()),
-      previous_context_(context.getDiagnosticContext()) {
+      previous_context_(context.getDiagnosticContext()),
+      shown_(shown) {
+  if (shown_ == nullptr && previous_ == &CollectedDiagnostics::Handle) {
+    shown_ =
+        static_cast<const CollectedDiagnostics*>(previous_context_)->shown_;
+  }
   context_.setDiagnosticHandlerCallBack(&CollectedDiagnostics::Handle, this);
 }
 
@@ -23,6 +47,7 @@ CollectedDiagnostics::~CollectedDiagnostics() {
 void CollectedDiagnostics::Handle(const llvm::DiagnosticInfo& info,
                                   void* self) {
   auto* me = static_cast<CollectedDiagnostics*>(self);
+  if (me->shown_ != nullptr && !me->shown_->Shows(info)) return;
   if (info.getSeverity() == llvm::DS_Warning) ++me->warnings_;
   if (info.getSeverity() == llvm::DS_Error) {
     ++me->errors_;

@@ -14,6 +14,25 @@
 
 namespace phaseloop::ir {
 
+// Which backend warnings clang shows for a unit, as its frontend's flags and
+// pragmas decide (-w, -Wno-pass-failed, -Wno-frame-larger-than,
+// -Wno-attribute-warning): in_process_frontend fills it in. A warning clang
+// would not show, printed by LLVM, sent the whole compile to clang for
+// nothing (a `#pragma clang loop vectorize(enable)` that failed, in a unit
+// built with -w). By default, everything is shown (nothing is known).
+struct ClangShownWarnings {
+  bool pass_failed = true;        // "loop not vectorized" and the like
+  bool frame_larger_than = true;  // a stack frame over -Wframe-larger-than
+  bool attribute_warning = true;  // a call to a `warning` function
+  // Optimisation remarks (the vectorizer's "loop not vectorized: ..."
+  // analyses of a loop a pragma forces): clang shows them only under -R
+  // flags, which the wrapper leaves to clang, or a diagnostic pragma.
+  bool optimization_remarks = true;
+  // Whether clang would show `info` (every error and note, and any warning
+  // not named above: yes).
+  bool Shows(const llvm::DiagnosticInfo& info) const;
+};
+
 class CollectedDiagnostics {
  public:
   // What becomes of warnings, notes and enabled remarks: collected with the
@@ -23,8 +42,12 @@ class CollectedDiagnostics {
 
   // Installs the handler on `context` for as long as this lives, then puts
   // back the one it found (not movable: the handler points at it).
+  // `shown` (optional, outliving this): what clang would not show is
+  // dropped, neither printed, collected nor counted. Without it, a
+  // CollectedDiagnostics installed over another takes that one's.
   explicit CollectedDiagnostics(llvm::LLVMContext& context,
-                                Others others = Others::kCollect);
+                                Others others = Others::kCollect,
+                                const ClangShownWarnings* shown = nullptr);
   ~CollectedDiagnostics();
   CollectedDiagnostics(const CollectedDiagnostics&) = delete;
   CollectedDiagnostics& operator=(const CollectedDiagnostics&) = delete;
@@ -47,6 +70,7 @@ class CollectedDiagnostics {
   const Others others_;
   llvm::DiagnosticHandler::DiagnosticHandlerTy previous_;
   void* previous_context_;
+  const ClangShownWarnings* shown_;
   std::string messages_;
   int errors_ = 0;
   int warnings_ = 0;
