@@ -263,7 +263,13 @@ std::optional<PassThrough> Classify(const Scan& scan) {
   if (scan.syntax_only) return PassThrough{R::kSyntaxOnly, "-fsyntax-only"};
   if (scan.emit_llvm) return PassThrough{R::kEmitLlvm, "-emit-llvm"};
   if (scan.assembly) return PassThrough{R::kAssemblyOutput, "-S"};
-  if (!scan.compile_only) return PassThrough{R::kNotCompileOnly, ""};
+  if (!scan.compile_only) {
+    // No input at all: a question to the compiler (--version, -v,
+    // -print-search-dirs), which a build system's configure asks.
+    const bool query =
+        scan.sources.empty() && !scan.non_source_input && !scan.stdin_or_stdout;
+    return PassThrough{R::kNotCompileOnly, query ? kNoInputDetail : ""};
+  }
   if (scan.unknown_lto) return scan.unknown_lto;
   if (scan.arch_count > 1) return PassThrough{R::kMultipleArch, ""};
   if (scan.too_hard) return scan.too_hard;
@@ -460,17 +466,21 @@ ProcessedArgs ProcessArguments(const std::vector<std::string>& original,
   ProcessedArgs processed;
   processed.phaseloop.policy = from_expanded.policy;
   processed.clang_args = ClangArgsOf(std::move(from_original), from_expanded);
-  if (from_expanded.error) {
-    processed.result = *from_expanded.error;
-    return processed;
-  }
-
   const std::vector<std::string>& args = from_expanded.args;
   const Scan scan = ScanArguments(args);
+  // The one source a pass-through's record names ("-", stdin, is a unit
+  // too: then there is no one source).
+  const std::string one_source =
+      scan.sources.size() == 1 && !scan.stdin_or_stdout
+          ? args[scan.sources[0].index]
+          : std::string();
+  if (from_expanded.error) {
+    processed.result = *from_expanded.error;
+    std::get<PassThrough>(processed.result).source = one_source;
+    return processed;
+  }
   if (std::optional<PassThrough> pass_through = Classify(scan)) {
-    if (scan.sources.size() == 1) {
-      pass_through->source = args[scan.sources[0].index];
-    }
+    pass_through->source = one_source;
     processed.result = std::move(*pass_through);
     return processed;
   }

@@ -61,6 +61,10 @@ enum class PassThroughReason {
 };
 const char* PassThroughReasonName(PassThroughReason reason);
 
+// The detail of a kNotCompileOnly command with no input at all: a question
+// to the compiler (--version, -v, -dumpmachine), as configure scripts ask.
+inline constexpr char kNoInputDetail[] = "no input";
+
 struct PassThrough {
   PassThroughReason reason;
   std::string detail;  // the option or input concerned; may be empty

@@ -187,6 +187,21 @@ TEST(ArgumentProcessingTest, APassThroughNamesItsOneSource) {
   EXPECT_EQ(Passed({"-O2", "-o", "prog", "prog.c"}).source, "prog.c");
   EXPECT_EQ(Passed({"-o", "prog", "a.o", "b.o"}).source, "");
   EXPECT_EQ(Passed({"-c", "-O2", "-o", "x.o", "a.c", "b.c"}).source, "");
+  // stdin is a unit too: two units, no one source.
+  EXPECT_EQ(Passed({"-c", "-O2", "-x", "c", "-", "hot.c"}).source, "");
+  EXPECT_EQ(Passed({"--phaseloop-nope", "-c", "-O2", "hot.c"}).source, "hot.c");
+}
+
+// A command with no input at all is a question to the compiler (what a
+// configure script asks), told from a link by its detail.
+TEST(ArgumentProcessingTest, ACommandWithNoInputIsAQuery) {
+  for (const Args& query :
+       {Args{"--version"}, Args{"-v"}, Args{"-dumpmachine"}}) {
+    EXPECT_EQ(Passed(query).detail, kNoInputDetail) << query[0];
+  }
+  EXPECT_EQ(Passed({"-o", "prog", "a.o"}).detail, "");
+  EXPECT_EQ(Passed({"-o", "prog", "a.c"}).detail, "");
+  EXPECT_EQ(Passed({"-v", "-"}).detail, "");
 }
 
 // Only Linux (GNU) targets: the backend is set up as clang sets it up there.
@@ -258,7 +273,7 @@ TEST(ArgumentProcessingTest, LinkerFlagsWithCompileOnlyAreFine) {
 
 TEST(ArgumentProcessingTest, EveryPassThroughReason) {
   EXPECT_PASS_THROUGH((Args{"-O2", "a.c", "-o", "a"}), R::kNotCompileOnly, "");
-  EXPECT_PASS_THROUGH((Args{"--version"}), R::kNotCompileOnly, "");
+  EXPECT_PASS_THROUGH((Args{"--version"}), R::kNotCompileOnly, kNoInputDetail);
   EXPECT_PASS_THROUGH((Args{"-c", "-O2", "-E", "a.c"}), R::kPreprocessOnly,
                       "-E");
   EXPECT_PASS_THROUGH((Args{"-c", "-O2", "-S", "a.c"}), R::kAssemblyOutput,
