@@ -70,13 +70,6 @@ class MeasurementMemo {
   int reused_ = 0;
 };
 
-// Runs `pipeline` on `module` (consumed; pass a clone to keep the original)
-// and measures ir_count, and text_size and alloc_size when `emitter` is not
-// null. An empty pipeline measures the module as it is. InvalidArgument for
-// a malformed pipeline; the runner's and emitter's errors otherwise, and
-// FailedPrecondition "backend_failed: ..." when LLVM reports an error (the
-// pipeline left a call to an `error` function, say; collected, never the
-// process's exit).
 // What a measurement keeps and how strictly it treats warnings.
 struct MeasureOptions {
   // Keep the object (topk, so the wrapper need not optimise and emit its
@@ -101,6 +94,13 @@ struct MeasureOptions {
   bool warnings_fail = false;
 };
 
+// Runs `pipeline` on `module` (consumed; pass a clone to keep the original)
+// and measures ir_count, and text_size and alloc_size when `emitter` is not
+// null. An empty pipeline measures the module as it is. InvalidArgument for
+// a malformed pipeline; the runner's and emitter's errors otherwise, and
+// FailedPrecondition "backend_failed: ..." when LLVM reports an error (the
+// pipeline left a call to an `error` function, say; collected, never the
+// process's exit).
 absl::StatusOr<PipelineMeasurement> MeasurePipeline(
     std::unique_ptr<llvm::Module> module, absl::string_view pipeline,
     passes::PassRunner& runner, codegen::ObjectEmitter* emitter,

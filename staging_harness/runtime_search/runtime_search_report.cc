@@ -149,7 +149,9 @@ std::string FormatRuntimeSearchTable(const RuntimeSearchResult& r) {
       if (short_runs.empty()) short_runs = e.short_runs;
     }
   }
-  if (!short_runs.empty()) absl::StrAppend(&out, short_runs, "\n");
+  if (!short_runs.empty()) {
+    absl::StrAppend(&out, short_runs, " (figures of the first timing)\n");
+  }
   if (busy > 0) {
     absl::StrAppend(
         &out, absl::StrFormat("busy machine during %d of the %d search and "

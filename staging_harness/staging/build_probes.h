@@ -7,17 +7,24 @@
 // staging asks for), CMake's try_compile projects (CMakeFiles/CMakeTmp/,
 // CMakeFiles/CMakeScratch/) and its compiler checks (CMakeCCompilerABI.c,
 // compiled with -v; CMakeCCompilerId.c), meson's sanity checks
-// (meson-private/). Staging leaves them out of what it counts of the
-// program: the units the policy reached (WrapperNotReached) and the units
-// whose executed IR is not counted (UncountedUnits).
+// (meson-private/), zlib's configure (ztest<pid>.c). Staging leaves them out
+// of what it counts of the program: the units the policy reached
+// (WrapperNotReached) and the units whose executed IR is not counted
+// (UncountedUnits).
 
 #include <string>
+
+#include "proto/phaseloop/v1/decision.pb.h"
 
 namespace phaseloop::staging {
 
 // Whether `source`, a decision's source path as the command gave it, is
 // such a probe.
 bool IsBuildSystemProbe(const std::string& source);
+
+// Whether `decision` is a probe's, or a question to the compiler with no
+// input at all (`cc --version`, `cc -v`: configure asks several).
+bool IsProbeOrQuery(const v1::Decision& decision);
 
 }  // namespace phaseloop::staging
 

@@ -13,7 +13,8 @@ TEST(BuildProbesTest, ConfigureChecksAreProbes) {
         "CMakeFiles/3.25.1/CompilerIdC/CMakeCCompilerId.c",
         "/w/build/CMakeFiles/CMakeScratch/TryCompile-x1/src.c",
         "/w/build/CMakeFiles/CMakeTmp/CheckSymbolExists.c",
-        "/w/build/meson-private/sanitycheckc.c"}) {
+        "/w/build/meson-private/sanitycheckc.c", "ztest11286.c",
+        "./ztest7.c"}) {
     EXPECT_TRUE(IsBuildSystemProbe(source)) << source;
   }
 }
@@ -22,9 +23,21 @@ TEST(BuildProbesTest, TheProgramsOwnSourcesAreNot) {
   for (const char* source :
        {"wordfreq.c", "src/conftest_helpers.c", "test/conftest/main.c",
         "/w/build/CMakeFiles/zlib.dir/adler32.c", "lib/CMakeLists.c",
-        "CMakeUtils.c", ""}) {
+        "CMakeUtils.c", "ztest.c", "ztest12x.c", "ztest1.cc", ""}) {
     EXPECT_FALSE(IsBuildSystemProbe(source)) << source;
   }
+}
+
+TEST(BuildProbesTest, AQuestionWithNoInputIsNotTheProgram) {
+  v1::Decision query;
+  query.set_reason("not_compile_only");
+  query.set_detail("no input");  // cc --version
+  EXPECT_TRUE(IsProbeOrQuery(query));
+  v1::Decision link;
+  link.set_reason("not_compile_only");  // cc -o prog a.o
+  EXPECT_FALSE(IsProbeOrQuery(link));
+  link.set_source("conftest.c");  // configure's one-step test link
+  EXPECT_TRUE(IsProbeOrQuery(link));
 }
 
 }  // namespace

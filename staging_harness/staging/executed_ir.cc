@@ -40,7 +40,7 @@ std::string UncountedUnits(const std::vector<v1::Decision>& decisions) {
     // with -v, which the wrapper leaves to clang, before every configure)
     // is not the program's code: left in, no CMake workload had a count.
     // A unit of the program compiled with -v is (named below).
-    if (CompilesNoIr(d) || IsBuildSystemProbe(d.source())) continue;
+    if (CompilesNoIr(d) || IsProbeOrQuery(d)) continue;
     ++uncounted;
     ++reasons[d.reason().empty() ? v1::DecisionOutcome_Name(d.outcome())
                                  : d.reason()];

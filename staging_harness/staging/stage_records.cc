@@ -42,7 +42,7 @@ std::string WrapperNotReached(const runner::BuiltVariant& built,
   if (PolicyFallback(built) != nullptr) return "";
   std::map<std::string, int> others;  // why units were not compiled in process
   std::map<std::string, int> levels;  // of the units compiled in process
-  int probes = 0;                     // configure checks: not the program
+  int probes = 0;  // configure's probes and queries: not the program
   for (const v1::Decision& d : built.decisions) {
     if (d.outcome() == v1::DISABLED ||
         (d.outcome() == v1::FAIL_OPEN && (d.reason() == "config_invalid" ||
@@ -56,7 +56,7 @@ std::string WrapperNotReached(const runner::BuiltVariant& built,
           "in the environment, the wrapper's config file, an installation "
           "without phaseloop-cc-opt)");
     }
-    if (IsBuildSystemProbe(d.source())) {
+    if (IsProbeOrQuery(d)) {
       ++probes;
     } else if (d.outcome() == v1::OPTIMIZED ||
                d.outcome() == v1::POLICY_NOT_APPLIED) {
@@ -77,27 +77,28 @@ std::string WrapperNotReached(const runner::BuiltVariant& built,
   auto with_probes = [&](const std::string& what) {
     if (probes == 0) return what;
     return absl::StrCat(what, what.empty() ? "" : "; ", probes,
-                        " configure probe(s) (conftest.c, CMake's try_compile) "
-                        "not counted");
+                        " configure probe(s) and compiler queries (conftest.c, "
+                        "CMake's try_compile, --version) not counted");
   };
   if (static_cast<size_t>(probes) == built.decisions.size()) {
     return absl::StrCat(
-        "the build ran only its configure probes through phaseloop-cc (",
+        "the build ran only its configure probes and queries through "
+        "phaseloop-cc (",
         probes,
-        " commands: conftest.c, CMake's try_compile), none of the program's: "
+        " commands: conftest.c, CMake's try_compile, --version), none of the "
+        "program's: "
         "its Makefile does not use $CC/$CXX (sets CC itself, or calls gcc "
         "by name?); ",
         pass_compilers);
   }
   if (levels.empty()) {
     // One-step compile-and-link is the usual cause; name it only when it is.
-    const bool one_step =
-        std::all_of(built.decisions.begin(), built.decisions.end(),
-                    [](const v1::Decision& d) {
-                      return IsBuildSystemProbe(d.source()) ||
-                             (d.outcome() == v1::PASS_THROUGH &&
-                              d.reason() == "not_compile_only");
-                    });
+    const bool one_step = std::all_of(
+        built.decisions.begin(), built.decisions.end(),
+        [](const v1::Decision& d) {
+          return IsProbeOrQuery(d) || (d.outcome() == v1::PASS_THROUGH &&
+                                       d.reason() == "not_compile_only");
+        });
     return absl::StrCat(
         "phaseloop-cc compiled none of the build's ",
         built.decisions.size() - probes, " compiler commands itself (",

@@ -41,6 +41,9 @@ std::vector<std::pair<std::string, std::string>> Blame(
   };
   std::map<std::string, std::string, std::less<>> by_hash, by_source;
   for (const v1::Decision& d : baseline.decisions) {
+    // Only what ran a pipeline: a pass-through of the same source (a -S
+    // listing, -MM, a one-step test link) names it too, with no pipeline.
+    if (d.pipeline().empty()) continue;
     if (!d.module_hash().empty()) by_hash[d.module_hash()] = d.pipeline();
     if (!d.source().empty()) {
       by_source[std::string(source_of(d, baseline))] = d.pipeline();

@@ -272,21 +272,30 @@ TEST_F(StageWorkloadTest, AMismatchFromTheCandidatesFlagsBlamesNoPipeline) {
   // -DBREAK changes what the program prints; every module runs the
   // baseline's pipeline, so no (module, pipeline) pair is to blame.
   workload_.runs[0].command = "./wordfreq data/words.txt; cat cflags.txt";
-  workload_.build.command =
-      "make wordfreq && { echo \"$CFLAGS\" | grep -o BREAK > cflags.txt || "
-      "true; }";
   workload_.build.artifacts = {"wordfreq", "cflags.txt"};
   options_.candidate_cflags = "-DBREAK";
-  absl::StatusOr<StageResult> result = Stage("baseline");
-  ASSERT_TRUE(result.ok()) << result.status() << log_.str();
-  ASSERT_EQ(result->verdict, Verdict::kMiscompile) << result->detail;
-  EXPECT_TRUE(result->blamed.empty());
-  EXPECT_EQ(result->cause, "build_flags");
-  auto stored = StoredMiscompiles(RecordsOf(*result));
-  ASSERT_TRUE(stored.ok()) << stored.status();
-  ASSERT_EQ(stored->size(), 1u);
-  EXPECT_EQ((*stored)[0].verdict(), "build_flags");
-  EXPECT_EQ((*stored)[0].blamed_size(), 0);
+  // Also with an assembly listing of the same source after the build: its
+  // pass-through record names the source, with no pipeline (it made the
+  // baseline's pipeline read as "", and the candidate's module was blamed).
+  for (const std::string listing :
+       {"", " && $CC $CFLAGS -S -o wordfreq.s wordfreq.c"}) {
+    SCOPED_TRACE(listing);
+    workload_.build.command =
+        "make wordfreq && { echo \"$CFLAGS\" | grep -o BREAK > cflags.txt || "
+        "true; }" +
+        listing;
+    options_.work_dir = testing::MakeTempDir();
+    absl::StatusOr<StageResult> result = Stage("baseline");
+    ASSERT_TRUE(result.ok()) << result.status() << log_.str();
+    ASSERT_EQ(result->verdict, Verdict::kMiscompile) << result->detail;
+    EXPECT_TRUE(result->blamed.empty());
+    EXPECT_EQ(result->cause, "build_flags");
+    auto stored = StoredMiscompiles(RecordsOf(*result));
+    ASSERT_TRUE(stored.ok()) << stored.status();
+    ASSERT_EQ(stored->size(), 1u);
+    EXPECT_EQ((*stored)[0].verdict(), "build_flags");
+    EXPECT_EQ((*stored)[0].blamed_size(), 0);
+  }
 }
 
 // Builds that never put the program in phaseloop-cc's hands stage clang
@@ -311,11 +320,16 @@ TEST_F(StageWorkloadTest, ABuildThePolicyNeverReachedIsBadInput) {
        "conftest.c && make CFLAGS=-O1 wordfreq",
        "",
        "the build compiled at O1 1 (level and units; 1 configure probe(s) "
-       "(conftest.c, CMake's try_compile) not counted), none at -O3"},
+       "and compiler queries (conftest.c, CMake's try_compile, --version) not "
+       "counted), none at -O3"},
       // Only the probes reached the wrapper: the Makefile names its compiler.
-      {"echo 'int main(void) { return 0; }' > conftest.c && $CC $CFLAGS -c "
+      // (configure asks the compiler its version first: a query, no input).
+      {"$CC --version > /dev/null && "
+       "echo 'int main(void) { return 0; }' > conftest.c && $CC $CFLAGS -c "
        "conftest.c && make CC=/usr/bin/clang-16 wordfreq",
-       "", "ran only its configure probes through phaseloop-cc (1 commands"},
+       "",
+       "ran only its configure probes and queries through phaseloop-cc (2 "
+       "commands"},
       // The wrapper switched off in the user's environment.
       {"make wordfreq", "PHASELOOP_DISABLE", "DISABLED kill_switch"},
   };
