@@ -8,6 +8,13 @@
 // kept through failures (it only grows).
 //
 // Thread-safety: every method may be called from any thread.
+//
+// librdkafka 2.0 (Debian's) can hang in rd_kafka_query_watermark_offsets
+// for ever once the broker is gone, whatever its timeout (fixed in 2.3.0,
+// librdkafka#4460): the destructor waits a few seconds for the thread, then
+// leaves it (detached, holding the state and the handle it uses) rather
+// than hang the process that is shutting down (`rewards run` ignored
+// SIGTERM after its broker died).
 
 #include <atomic>
 #include <chrono>
@@ -41,18 +48,29 @@ class EndOffsetProbe {
   // Last known end offset per watched partition (absent: not known yet).
   std::map<int32_t, int64_t> EndOffsets() const;
 
- private:
-  EndOffsetProbe() = default;
-  void Run();
+  // How long the destructor waits for the thread before leaving it.
+  static constexpr std::chrono::seconds kStopWait{5};
 
-  rd_kafka_t* handle_ = nullptr;  // owned
-  std::string topic_;
-  std::chrono::milliseconds interval_{1000};
-  mutable std::mutex mu_;
-  std::condition_variable wake_;
-  bool stop_ = false;                // guarded by mu_
-  std::set<int32_t> watched_;        // guarded by mu_
-  std::map<int32_t, int64_t> ends_;  // guarded by mu_
+ private:
+  // What the thread uses: shared, so that a thread left behind by the
+  // destructor still has it.
+  struct State {
+    ~State();
+    rd_kafka_t* handle = nullptr;  // owned
+    std::string topic;
+    std::chrono::milliseconds interval{1000};
+    std::mutex mu;
+    std::condition_variable wake;
+    bool stop = false;                // guarded by mu
+    bool finished = false;            // guarded by mu: Run returned
+    std::set<int32_t> watched;        // guarded by mu
+    std::map<int32_t, int64_t> ends;  // guarded by mu
+  };
+
+  EndOffsetProbe() = default;
+  static void Run(const std::shared_ptr<State>& state);
+
+  std::shared_ptr<State> state_;
   std::thread thread_;
 };
 
