@@ -173,6 +173,20 @@ step "b. the report, looked at in headless Chromium"
 [ "$(field "$work/report.json" "len(r['iterations'])")" = 1 ] || fail "the report's JSON has no iteration"
 bash "$check_report" "$work/report.html" >"$work/check.out" 2>&1 ||
   fail "the report did not draw: $(cat "$work/check.out")"
+# Written over the loop's state (or one output over the other), a report
+# destroyed it, exit 0: refused, the state intact.
+for outputs in "--json-out $state/loops/loop/state.json" \
+               "--out $work/r.html --json-out $work/r.html"; do
+  set +e
+  # shellcheck disable=SC2086
+  "$phaseloop" report --state-dir "$state" --loop-id loop $outputs \
+    >/dev/null 2>"$work/over.err"
+  rc=$?
+  set -e
+  [ "$rc" = 2 ] || fail "report $outputs exited $rc, not 2: $(cat "$work/over.err")"
+done
+"$phaseloop" report --state-dir "$state" --loop-id loop --json >/dev/null ||
+  fail "the loop's state did not survive a refused report"
 
 step "c. bad input"
 sed 's/^iterations: 1/iterashuns: 1/' "$work/loop.yaml" >"$work/typo.yaml"

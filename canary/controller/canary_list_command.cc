@@ -10,6 +10,7 @@
 #include "common/command/exit_code.h"
 #include "common/command/subcommand.h"
 #include "common/files/atomic_file.h"
+#include "common/files/report_output.h"
 #include "common/kafka/state_dir.h"
 
 namespace phaseloop::canary {
@@ -73,6 +74,11 @@ int RunCanaryReport(const CanaryReportFlags& flags, std::ostream& out,
                                           : command::ExitCodeOf(run.status());
   }
   if (!flags.out.empty()) {
+    if (absl::Status s = files::CheckReportOutput("--out", flags.out, dir);
+        !s.ok()) {
+      err << "phaseloop canary report: " << s.message() << "\n";
+      return command::kExitBadInput;
+    }
     if (auto s = files::WriteFileAtomically(flags.out, CanaryReportHtml(*run));
         !s.ok()) {
       err << "error: cannot write --out " << flags.out << ": " << s.message()

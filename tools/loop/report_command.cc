@@ -8,6 +8,7 @@
 #include "common/command/exit_code.h"
 #include "common/command/subcommand.h"
 #include "common/files/atomic_file.h"
+#include "common/files/report_output.h"
 #include "common/kafka/state_dir.h"
 #include "tools/loop/loop_report.h"
 #include "tools/loop/loop_state.h"
@@ -72,6 +73,12 @@ int RunReport(const ReportFlags& flags, std::ostream& out, std::ostream& err) {
     json_path = absl::EndsWith(html_path, ".html")
                     ? html_path.substr(0, html_path.size() - 5) + ".json"
                     : html_path + ".json";
+  }
+  if (absl::Status s = files::CheckReportOutputs(
+          {{"--out", html_path}, {"--json-out", json_path}}, state_dir);
+      !s.ok()) {
+    err << kName << s.message() << "\n";
+    return command::kExitBadInput;
   }
   const std::string json_text = LoopReportJson(run, canaries);
   for (const auto& [path, text] :
