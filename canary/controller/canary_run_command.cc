@@ -19,6 +19,7 @@
 #include "canary/controller/live_environment.h"
 #include "canary/controller/step_figures.h"
 #include "common/command/exit_code.h"
+#include "common/command/number_checks.h"
 #include "common/command/stop_signals.h"
 #include "common/command/subcommand.h"
 #include "common/files/atomic_file.h"
@@ -27,6 +28,7 @@
 #include "common/process/background_process.h"
 #include "common/process/self_executable.h"
 #include "offline_rl/policy_store/policy_server_process.h"
+#include "replay_buffer/replay_store.h"
 #include "reward_engine/slo/slo_config.h"
 #include "staging_harness/corpus/debian_sources.h"
 
@@ -176,7 +178,11 @@ int RunCanaryRun(const CanaryRunFlags& flags, std::ostream& out,
     if (!address.ok()) {
       err << kName << "cannot serve the policy store " << dir << ": "
           << address.status().message() << "\n";
-      return command::kExitInternal;
+      // In use by another run: bad input (exit 2); a store that would not
+      // start: internal.
+      return absl::IsFailedPrecondition(address.status())
+                 ? command::kExitBadInput
+                 : command::kExitInternal;
     }
     helpers.push_back(server);
     store_address = *address;
@@ -236,10 +242,31 @@ int RunCanaryRun(const CanaryRunFlags& flags, std::ostream& out,
     err << kName << "--canary-id: " << s.message() << "\n";
     return command::kExitBadInput;
   }
+  // The end of a run: its report written, its result printed, its exit.
+  auto finish = [&](const v1::CanaryRun& run) {
+    const CanaryStateStore state(state_dir);
+    auto report = WriteCanaryReport(state, run);
+    if (!report.ok()) {
+      err << kName << "warning: no report: " << report.status().message()
+          << "\n";
+    }
+    if (flags.json) {
+      out << CanaryRunToJson(run) << "\n";
+    } else {
+      PrintSummary(run, report.ok() ? *report : std::string(), out);
+    }
+    return ExitFor(run);
+  };
   if (stable_version == candidate_version) {
-    // Unless this rollout made it stable and stopped before recording it
-    // (a crash while promoting): then it resumes and finishes.
     auto stored = CanaryStateStore(state_dir).Load(canary_id);
+    // This rollout made it stable: the same command prints its result
+    // again (as after any other end), exit 0.
+    if (stored.ok() && stored->candidate_version() == candidate_version &&
+        stored->phase() == "promoted") {
+      return finish(*stored);
+    }
+    // Or it made it stable and stopped before recording it (a crash while
+    // promoting): then it resumes and finishes.
     if (!stored.ok() || stored->candidate_version() != candidate_version ||
         stored->phase() != "promoting") {
       err << kName << "the candidate " << candidate_version
@@ -262,6 +289,20 @@ int RunCanaryRun(const CanaryRunFlags& flags, std::ostream& out,
     err << kName << "canary " << canary_id << ": " << lock.status().message()
         << "; wait for it to end (or stop it) and run again\n";
     return command::kExitBadInput;
+  }
+
+  // The buffer the rewards go to, opened now: a text file or a directory
+  // given as --buffer was found only when the rewards instance died a
+  // step in, its cause in a log (exit 5).
+  const std::string buffer_path =
+      flags.buffer.empty() ? state_dir + "/buffer.db" : flags.buffer;
+  if (auto buffer = replay_buffer::OpenReplayStore(buffer_path); !buffer.ok()) {
+    err << kName << (flags.buffer.empty() ? "the buffer " : "--buffer ")
+        << buffer_path << ": " << buffer.status().message()
+        << "; give a replay buffer (made when missing) or leave --buffer out\n";
+    return command::ExitCodeOf(buffer.status()) == command::kExitInternal
+               ? command::kExitBadInput
+               : command::ExitCodeOf(buffer.status());
   }
 
   LiveEnvironmentOptions options;
@@ -290,8 +331,7 @@ int RunCanaryRun(const CanaryRunFlags& flags, std::ostream& out,
     options.zlib_source_dir = service->handler_zlib;
   }
   options.kafka = kafka;
-  options.buffer_path =
-      flags.buffer.empty() ? state_dir + "/buffer.db" : flags.buffer;
+  options.buffer_path = buffer_path;
   options.build_dir =
       absl::StrCat(state_dir, "/canary-builds/", service->service);
   CanaryStateStore state(state_dir);
@@ -335,16 +375,7 @@ int RunCanaryRun(const CanaryRunFlags& flags, std::ostream& out,
     err << kName << run.status().message() << "\n";
     return command::ExitCodeOf(run.status());
   }
-  auto report = WriteCanaryReport(state, *run);
-  if (!report.ok()) {
-    err << kName << "warning: no report: " << report.status().message() << "\n";
-  }
-  if (flags.json) {
-    out << CanaryRunToJson(*run) << "\n";
-  } else {
-    PrintSummary(*run, report.ok() ? *report : std::string(), out);
-  }
-  return ExitFor(*run);
+  return finish(*run);
 }
 
 void AddCanaryRunCommand(CLI::App& canary, int& exit_code) {
@@ -393,7 +424,9 @@ void AddCanaryRunCommand(CLI::App& canary, int& exit_code) {
                  "third_party/bazel_shims)");
   app.add_option("--staging-lower-bound", flags.staging_lower_bound,
                  "lower end of the candidate's staging speedup interval vs "
-                 "stable (the error budget policy may ask for one)");
+                 "stable (the error budget policy may ask for one)")
+      // NaN is "not staged" inside; given, it passed the staging gate.
+      ->check(command::PositiveNumber());
   app.add_option("--inject-canary-slowdown", flags.inject_canary_slowdown,
                  "benchmarks: make the canary instance this fraction slower "
                  "in CPU (canary serve --slowdown), to measure the judge")

@@ -39,6 +39,17 @@ absl::StatusOr<std::string> ServePolicyDirectory(
     const std::string log = LogText(spec.log_path);
     const bool in_use =
         absl::StrContains(log.substr(std::min(before, log.size())), kInUse);
+    if (!address.ok() && in_use && attempt >= kRetries) {
+      // Said as what it is: another canary run or loop holds the store
+      // (it was "wrote no address to ...", after the wait).
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the policy store ", dir, " is ", kInUse,
+          " (another canary run or loop on this state directory, still "
+          "running after ",
+          kRetries / 2,
+          " s): wait for it to end, or give this run a --state-dir or "
+          "--policy-dir of its own"));
+    }
     if (address.ok() || !in_use || attempt >= kRetries ||
         (stop != nullptr && stop->load())) {
       return address;

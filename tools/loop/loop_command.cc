@@ -309,7 +309,11 @@ int RunLoop(const LoopFlags& flags, std::ostream& out, std::ostream& err) {
     if (!address.ok()) {
       err << kName << "cannot serve the policy store " << setup.policy_dir
           << ": " << address.status().message() << "\n";
-      return command::kExitInternal;
+      // In use by another run: bad input (exit 2); a store that would not
+      // start: internal.
+      return absl::IsFailedPrecondition(address.status())
+                 ? command::kExitBadInput
+                 : command::kExitInternal;
     }
     helpers.started.push_back(server);
     setup.policy_store = *address;
