@@ -2,9 +2,13 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "canary/load/load_spec_yaml.h"
+#include "canary/service/check_requests.h"
 #include "common/config/yaml_fields.h"
 
 namespace phaseloop::canary {
@@ -126,6 +130,19 @@ absl::StatusOr<ServiceConfig> LoadServiceConfig(const std::string& path) {
   load_node["duration_s"] = 1;
   auto load = load::LoadSpecFromYaml(load_node, path);
   if (!load.ok()) return load.status();
+  // The demo handler answers these kinds alone: any other was a 404 for
+  // every request, and the run aborted minutes later for "no data".
+  const std::vector<std::string>& kinds = DemoKinds();
+  for (size_t i = 0; i < load->mix.size(); ++i) {
+    if (std::find(kinds.begin(), kinds.end(), load->mix[i].kind) ==
+        kinds.end()) {
+      return fields.Bad(
+          absl::StrCat("load.mix[", i, "].kind"),
+          absl::StrCat("'", load->mix[i].kind,
+                       "' is not a kind the demo handler serves (",
+                       absl::StrJoin(kinds, ", "), ")"));
+    }
+  }
   config.load = *std::move(load);
   config.load.duration_s = 0;
 

@@ -91,6 +91,10 @@ TEST(ServiceConfigTest, ErrorsNameTheFileTheFieldAndTheDocs) {
        "budget_policy: ../missing.yaml", "budget_policy: cannot read "},
       {"  warmup_s: 4", "  warmup_s: 4000",
        "rollout.warmup_s: 4000 is outside [0, 3600]"},
+      // Every request of an unknown kind was a 404; the run aborted later.
+      {"    - kind: deflate", "    - kind: deflat",
+       "load.mix[0].kind: 'deflat' is not a kind the demo handler serves "
+       "(deflate, roundtrip, crc32)"},
   };
   for (const auto& c : cases) {
     const std::string path = WriteEditedDemo(c.from, c.to);

@@ -75,6 +75,17 @@ absl::StatusOr<std::string> SummarizeService(const std::string& path) {
   auto slos =
       slo::LoadSloDirectory(service->slo_dir, service->reward_window_ms);
   if (!slos.ok()) return fields.InFile("slo_dir", slos.status());
+  // What `canary run` refuses too: no SLO for the service, no rewards.
+  if (std::none_of(slos->begin(), slos->end(), [&](const slo::Slo& slo) {
+        return slo.service == service->service;
+      })) {
+    return fields.Bad(
+        "slo_dir",
+        absl::StrCat(service->slo_dir, " has no SLO whose spec.service is ",
+                     service->service,
+                     ": the reward engine could not reward its "
+                     "windows; add one (see configs/slo)"));
+  }
   double widest = 0;
   for (const auto& step : service->rollout.steps) {
     widest = std::max(widest, step.canary_weight());

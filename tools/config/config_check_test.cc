@@ -74,6 +74,35 @@ TEST(ConfigCheckTest, AnInvalidFileIsNamedWithItsParsersError) {
       << as_budget.status;
 }
 
+// A service whose SLO directory has no SLO for it: `canary run` refuses
+// it (its windows could get no reward), and so does `config check`, which
+// said ok.
+TEST(ConfigCheckTest, AServiceWithoutAnSloIsInvalid) {
+  const std::string dir = testing::MakeTempDir();
+  for (const char* sub : {"/services", "/canary", "/slo"}) {
+    std::filesystem::create_directories(dir + sub);
+  }
+  std::filesystem::copy_file("configs/canary/rollout_judge.yaml",
+                             dir + "/canary/rollout_judge.yaml");
+  std::filesystem::copy_file("configs/error_budget_policy.yaml",
+                             dir + "/error_budget_policy.yaml");
+  std::filesystem::copy_file("configs/slo/demo-service.yaml",
+                             dir + "/slo/demo-service.yaml");
+  std::string text = testing::ReadFileOrEmpty("configs/services/demo.yaml");
+  const std::string from = "service: demo-service";
+  ASSERT_NE(text.find(from), std::string::npos);
+  text.replace(text.find(from), from.size(), "service: demo-servcie");
+  const std::string path = Write(dir + "/services", "svc.yaml", text);
+  const CheckedConfig checked = CheckConfig(path, std::nullopt);
+  EXPECT_EQ(checked.status.code(), absl::StatusCode::kInvalidArgument)
+      << checked.status;
+  EXPECT_NE(checked.status.message().find(
+                "/services/../slo has no SLO whose spec.service is "
+                "demo-servcie"),
+            std::string::npos)
+      << checked.status;
+}
+
 TEST(ConfigCheckTest, AKindThatCannotBeToldAsksForKind) {
   const std::string dir = testing::MakeTempDir();
   for (const char* text : {"colour: red\n", "", "- a\n- b\n"}) {
