@@ -32,6 +32,17 @@ void Engine::DeadLetter(const kafka::ConsumedMessage& m,
                         const std::string& reason) {
   ++stats_.dead_letters;
   metrics_.DeadLetter(reason);
+  // Said, the first few: the reason was only on the dead-letter topic.
+  constexpr int64_t kSaid = 5;
+  if (options_.progress != nullptr && stats_.dead_letters <= kSaid) {
+    *options_.progress << "phaseloop rewards: " << m.topic << "/" << m.partition
+                       << "@" << m.offset
+                       << " set aside as a dead letter: " << reason
+                       << (stats_.dead_letters == kSaid
+                               ? " (further ones are counted, not said)"
+                               : "")
+                       << "\n";
+  }
   const v1::DeadLetter letter =
       kafka::MakeDeadLetter(m, reason, kDeadLetterConsumer);
   absl::Status produced = Produce(options_.dead_letter_topic, letter.key(),

@@ -133,6 +133,7 @@ int RunRewards(const RewardsRunFlags& flags, std::ostream& out,
         {"late", stats->late},
         {"replayed", stats->replayed},
         {"dead_letters", stats->dead_letters},
+        {"records_lost", stats->records_lost},
         {"windows_closed", stats->windows_closed},
         {"rewards", stats->rewards},
         {"budget_statuses", stats->budget_statuses},
@@ -151,6 +152,11 @@ int RunRewards(const RewardsRunFlags& flags, std::ostream& out,
         << "late             " << stats->late << "\n"
         << "replayed         " << stats->replayed << "\n"
         << "dead letters     " << stats->dead_letters << "\n"
+        << "records lost     " << stats->records_lost
+        << (stats->records_lost > 0
+                ? " (deleted from Kafka before they were read; named above)"
+                : "")
+        << "\n"
         << "windows closed   " << stats->windows_closed << "\n"
         << "rewards          " << stats->rewards << "\n"
         << "budget statuses  " << stats->budget_statuses << "\n"
