@@ -163,10 +163,11 @@ grep -Eq "^example +train +measured" "$work/5d.txt" \
 mkdir -p "$work/w5c"
 flock "$work/w5c/example.lock" sleep 60 &
 holder=$!
-for _ in $(seq 50); do
+for _ in $(seq 600); do
   ! flock -n "$work/w5c/example.lock" true || { sleep 0.1; continue; }
   break
 done
+! flock -n "$work/w5c/example.lock" true || fail "step 5: the lock holder never took the lock"
 set +e
 "$phaseloop" stage --workload example --policy 'fixed:default<O1>' --cc "$cc" \
   --work-dir "$work/w5c" "${quick[@]}" >/dev/null 2>"$work/5c.err"
