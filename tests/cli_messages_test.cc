@@ -272,6 +272,31 @@ TEST_F(CliMessagesTest, RefusedRewardsRunCreatesNoBuffer) {
   EXPECT_FALSE(std::filesystem::exists(buffer)) << output;
 }
 
+// Black-box review: a mistyped state directory looked like one with no
+// runs (exit 0); NaN passed --slowdown's and the staging bound's checks.
+TEST_F(CliMessagesTest, WrongStateDirectoriesAndNanAreBadInput) {
+  std::string output;
+  EXPECT_EQ(Phaseloop({"canary", "list", "--state-dir", "/nonexistent/state"},
+                      &output),
+            2)
+      << output;
+  EXPECT_TRUE(absl::StrContains(output, "/nonexistent/state does not exist"))
+      << output;
+  EXPECT_EQ(
+      Phaseloop({"canary", "serve", "--handler", "x.so", "--slowdown", "nan"},
+                &output),
+      2)
+      << output;
+  EXPECT_TRUE(absl::StrContains(output, "--slowdown")) << output;
+  EXPECT_EQ(
+      Phaseloop({"canary", "run", "--service", "configs/services/demo.yaml",
+                 "--candidate", "x", "--staging-lower-bound", "nan"},
+                &output),
+      2)
+      << output;
+  EXPECT_TRUE(absl::StrContains(output, "--staging-lower-bound")) << output;
+}
+
 // A path need not be UTF-8: JSON output holding one aborted with an uncaught
 // nlohmann type_error (exit 134). Every command's JSON replaces such bytes.
 TEST_F(CliMessagesTest, JsonOfAPathThatIsNotUtf8) {

@@ -1,6 +1,7 @@
 #include "canary/controller/canary_list_command.h"
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
@@ -31,6 +32,14 @@ int RunCanaryList(const CanaryListFlags& flags, std::ostream& out,
   const std::string dir = CanaryStateDir(flags.state_dir);
   if (dir.empty()) {
     err << "phaseloop canary list: " << kNoStateDir << "\n";
+    return command::kExitBadInput;
+  }
+  // A mistyped state directory read as one with no runs yet.
+  if (std::error_code error; !std::filesystem::is_directory(dir, error)) {
+    err << "phaseloop canary list: state directory " << dir
+        << (std::filesystem::exists(dir, error) ? " is not a directory"
+                                                : " does not exist")
+        << ": give the --state-dir (or PHASELOOP_STATE_DIR) your runs used\n";
     return command::kExitBadInput;
   }
   // The readable runs are listed; each unreadable one is named (and makes

@@ -430,6 +430,7 @@ void AddCanaryRunCommand(CLI::App& canary, int& exit_code) {
   app.add_option("--inject-canary-slowdown", flags.inject_canary_slowdown,
                  "benchmarks: make the canary instance this fraction slower "
                  "in CPU (canary serve --slowdown), to measure the judge")
+      ->check(command::NonNegativeNumber())  // NaN passed the range
       ->check(CLI::Range(0.0, 10.0));
   app.add_option("--metrics-listen", flags.metrics_listen,
                  "serve Prometheus /metrics on HOST:PORT (loopback by "

@@ -12,7 +12,11 @@ absl::StatusOr<std::unique_ptr<HandlerLibrary>> HandlerLibrary::Load(
     const std::string& path) {
   std::unique_ptr<HandlerLibrary> library(new HandlerLibrary());
   library->path_ = path;
-  library->library_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  // A bare name is a file here, as the user meant: dlopen would search the
+  // library path for it instead.
+  const std::string file =
+      path.find('/') == std::string::npos ? "./" + path : path;
+  library->library_ = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (library->library_ == nullptr) {
     const char* error = dlerror();
     return absl::FailedPreconditionError(absl::StrCat(

@@ -13,6 +13,7 @@
 #include "canary/service/service_server.h"
 #include "canary/service/sli_delivery.h"
 #include "common/command/exit_code.h"
+#include "common/command/number_checks.h"
 #include "common/command/stop_signals.h"
 #include "common/command/subcommand.h"
 #include "common/files/atomic_file.h"
@@ -252,6 +253,7 @@ void AddServeCommand(CLI::App* canary, int& exit_code) {
                   "fault injection for benchmarks: busy-wait this fraction "
                   "of every handler call's time after it (0.10: 10 % "
                   "slower in CPU, as a slower build would be)")
+      ->check(command::NonNegativeNumber())  // NaN passed the range
       ->check(CLI::Range(0.0, 10.0));
 }
 

@@ -587,8 +587,8 @@ absl::Status CheckTimeSlices(const std::vector<Slo>& slos,
         slo.name, ": timeSliceWindow is ", slo.time_slice_window_ms,
         " ms, not a multiple of the reward engine's window (", engine_window_ms,
         " ms): a timeslice holds whole engine windows; make it a multiple, "
-        "or change the engine's window (--window-ms, or reward_window_ms of "
-        "the service)"));
+        "or change the engine's window (--window-ms, or rewards.window_ms of "
+        "the service's configs/services file)"));
   }
   return absl::OkStatus();
 }
