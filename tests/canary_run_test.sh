@@ -297,4 +297,7 @@ set -e
 "$phaseloop" policy list --store "$store" --json >"$work/list-d.json"
 [ "$(field "$work/list-d.json" "[c['policy_version'] for c in r['channels'] if c['name']=='stable'][0]")" = "$fast" ] ||
   fail "stable moved after an aborted rollout"
+# Each run's helper directory went with the next run (one was left per run).
+helper_dirs="$(find "$state/canaries" -maxdepth 1 -name '.helpers-*' | wc -l)"
+[ "$helper_dirs" -le 1 ] || fail "$helper_dirs helper directories left: $(ls -a "$state/canaries")"
 echo "PASS"

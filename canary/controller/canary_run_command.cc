@@ -1,9 +1,11 @@
 #include "canary/controller/canary_run_command.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -141,6 +143,21 @@ int RunCanaryRun(const CanaryRunFlags& flags, std::ostream& out,
       }
     }
   } stop_helpers{&helpers};
+  // Earlier runs' helper directories (their servers' logs and addresses)
+  // are removed once their run is gone: one was left per run, for ever.
+  {
+    std::error_code error;
+    for (const auto& entry :
+         fs::directory_iterator(state_dir + "/canaries", error)) {
+      const std::string name = entry.path().filename().string();
+      int pid = 0;
+      if (absl::StartsWith(name, ".helpers-") &&
+          absl::SimpleAtoi(name.substr(9), &pid) && pid > 0 &&
+          kill(pid, 0) != 0 && errno == ESRCH) {
+        fs::remove_all(entry.path(), error);
+      }
+    }
+  }
   const std::string helper_dir =
       absl::StrCat(state_dir, "/canaries/.helpers-", getpid());
   (void)files::MakeDirectories(helper_dir);
