@@ -42,6 +42,16 @@ void JudgeSamples(const Samples& samples, const MetricRule& rule,
   }
   const double base = out.baseline.percentile;
   const double cand = out.canary.percentile;
+  // Finite samples near the double range (+-1.7e308) give an interpolated
+  // percentile that overflows: no ratio can be told (it read 0, a Pass).
+  if (!std::isfinite(base) || !std::isfinite(cand)) {
+    out.outcome = Outcome::kInconclusive;
+    out.reason = absl::StrCat(
+        "the ", PercentileName(rule.percentile),
+        " of the samples overflows (values near the largest double): no "
+        "ratio can be told; check the metric's units");
+    return;
+  }
   if (base > 0) {
     out.ratio = cand / base;
   } else {

@@ -46,6 +46,20 @@ TEST(Judge, AaSamplesPass) {
   EXPECT_NEAR(*j.metrics[0].ratio, 1, 0.05);
 }
 
+// Finite values near the double range: the interpolated median overflowed
+// and the metric read ratio 0, a Pass (black-box review).
+TEST(Judge, APercentileThatOverflowsIsInconclusive) {
+  std::vector<double> base, cand(60, 1.7e308);
+  for (int i = 0; i < 60; ++i) base.push_back(i % 2 ? 1.7e308 : -1.7e308);
+  const Judgement j = Judge({{"latency_ms", {base, cand}}}, Config());
+  ASSERT_EQ(j.metrics.size(), 1u);
+  EXPECT_EQ(j.metrics[0].outcome, Outcome::kInconclusive)
+      << j.metrics[0].reason;
+  EXPECT_NE(j.outcome, Outcome::kPass);
+  EXPECT_NE(j.metrics[0].reason.find("overflows"), std::string::npos)
+      << j.metrics[0].reason;
+}
+
 TEST(Judge, TenPercentSlowerCanaryFails) {
   const std::vector<double> base = Latencies(1, 400, 100);
   const Judgement j = Judge(
