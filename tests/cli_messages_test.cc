@@ -295,6 +295,14 @@ TEST_F(CliMessagesTest, WrongStateDirectoriesAndNanAreBadInput) {
       2)
       << output;
   EXPECT_TRUE(absl::StrContains(output, "--staging-lower-bound")) << output;
+  // A topic name Kafka refuses (the embedded cluster made it).
+  EXPECT_EQ(Phaseloop({"sli", "send", "--kafka", "127.0.0.1:1", "--in",
+                       "/dev/null", "--topic", "bad topic!"},
+                      &output),
+            2)
+      << output;
+  EXPECT_TRUE(absl::StrContains(output, "expected a Kafka topic name"))
+      << output;
 }
 
 // A path need not be UTF-8: JSON output holding one aborted with an uncaught

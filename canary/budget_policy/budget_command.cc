@@ -14,6 +14,7 @@
 #include "common/command/exit_code.h"
 #include "common/command/number_checks.h"
 #include "common/command/subcommand.h"
+#include "common/command/topic_name_check.h"
 #include "common/kafka/topics.h"
 #include "nlohmann/json.hpp"
 #include "reward_engine/slo/budget_reader.h"
@@ -230,7 +231,8 @@ void AddBudgetCommand(CLI::App* canary, int& exit_code) {
       ->capture_default_str();
   command::AddKafkaOption(*budget.app, flags.kafka);
   budget.app->add_option("--topic", flags.topic, "budget topic")
-      ->default_str(std::string(kafka::kBudgetTopic));
+      ->default_str(std::string(kafka::kBudgetTopic))
+      ->check(command::KafkaTopicName());
   budget.app
       ->add_option("--timeout-ms", flags.timeout_ms,
                    "give up reading the topic after this long")

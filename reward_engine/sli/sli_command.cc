@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/command/exit_code.h"
 #include "common/command/subcommand.h"
+#include "common/command/topic_name_check.h"
 #include "common/kafka/producer.h"
 #include "common/kafka/topics.h"
 #include "common/protobuf/utf8_strings.h"
@@ -153,7 +154,8 @@ void AddSliCommand(CLI::App& app, int& exit_code) {
       ->required();
   command::AddKafkaOption(*send, flags->kafka);
   send->add_option("--topic", flags->topic, "topic")
-      ->default_str(std::string(kafka::kSliTopic));
+      ->default_str(std::string(kafka::kSliTopic))
+      ->check(command::KafkaTopicName());
   send->add_flag("--dry-run", flags->dry_run,
                  "validate and print the windows as proto3 JSON; send nothing");
 }

@@ -14,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "common/command/exit_code.h"
 #include "common/command/subcommand.h"
+#include "common/command/topic_name_check.h"
 #include "common/kafka/topics.h"
 #include "nlohmann/json.hpp"
 #include "reward_engine/slo/budget_reader.h"
@@ -224,7 +225,8 @@ void AddSloCommand(CLI::App& app, int& exit_code) {
   command::AddKafkaOption(*status, status_flags->kafka);
   status->add_option("--service", status_flags->service, "only this service");
   status->add_option("--topic", status_flags->topic, "budget topic")
-      ->default_str(std::string(kafka::kBudgetTopic));
+      ->default_str(std::string(kafka::kBudgetTopic))
+      ->check(command::KafkaTopicName());
   status
       ->add_option("--timeout-ms", status_flags->timeout_ms,
                    "give up reading the topic after this long")
