@@ -3,11 +3,9 @@
 #include "replay_buffer/sqlite_replay_store.h"
 
 #include <fcntl.h>
-#include <signal.h>
 #include <sqlite3.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -16,6 +14,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/process/process_gone.h"
 #include "common/protobuf/utf8_strings.h"
 #include "replay_buffer/schema.h"
 #include "replay_buffer/sqlite_util.h"
@@ -447,7 +446,7 @@ void RemoveDeadExportsTemporaries(const std::string& path) {
         fs::file_time_type::clock::now() - written < std::chrono::minutes(10)) {
       continue;
     }
-    if (kill(pid, 0) != 0 && errno == ESRCH) {
+    if (process::ProcessGone(pid)) {
       std::error_code ignored;
       fs::remove(entry.path(), ignored);
     }

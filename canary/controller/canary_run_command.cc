@@ -1,11 +1,9 @@
 #include "canary/controller/canary_run_command.h"
 
-#include <signal.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -28,6 +26,7 @@
 #include "common/files/file_lock.h"
 #include "common/kafka/kafka_serve_process.h"
 #include "common/process/background_process.h"
+#include "common/process/process_gone.h"
 #include "common/process/self_executable.h"
 #include "offline_rl/policy_store/policy_server_process.h"
 #include "replay_buffer/replay_store.h"
@@ -152,8 +151,7 @@ int RunCanaryRun(const CanaryRunFlags& flags, std::ostream& out,
       const std::string name = entry.path().filename().string();
       int pid = 0;
       if (absl::StartsWith(name, ".helpers-") &&
-          absl::SimpleAtoi(name.substr(9), &pid) && pid > 0 &&
-          kill(pid, 0) != 0 && errno == ESRCH) {
+          absl::SimpleAtoi(name.substr(9), &pid) && process::ProcessGone(pid)) {
         fs::remove_all(entry.path(), error);
       }
     }
