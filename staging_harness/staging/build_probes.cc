@@ -3,6 +3,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
+#include "compiler_driver/cc_wrapper/argument_processing.h"
 
 namespace phaseloop::staging {
 
@@ -30,8 +31,10 @@ bool IsBuildSystemProbe(const std::string& source) {
 bool IsProbeOrQuery(const v1::Decision& decision) {
   return IsBuildSystemProbe(decision.source()) ||
          (decision.source().empty() &&
-          decision.reason() == "not_compile_only" &&
-          decision.detail() == "no input");  // cc_wrapper::kNoInputDetail
+          decision.reason() ==
+              cc_wrapper::PassThroughReasonName(
+                  cc_wrapper::PassThroughReason::kNotCompileOnly) &&
+          decision.detail() == cc_wrapper::kNoInputDetail);
 }
 
 }  // namespace phaseloop::staging
