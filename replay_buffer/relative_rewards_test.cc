@@ -131,6 +131,43 @@ TEST(RelativeRewardsTest, NonFiniteRelativeValuesAreRefusedNamingTheReward) {
   EXPECT_TRUE(store->ReadFinalRewards({})->empty());
 }
 
+// Reward ids name a window's start, not its length: an engine with another
+// window length computes other windows under the same ids. The stored ones
+// stay; the same window again is an idempotent replay.
+TEST(RelativeRewardsTest, AWindowOfAnotherLengthDoesNotReplaceTheStoredOne) {
+  auto store = Open(testing::MakeTempDir() + "/buffer.db");
+  ASSERT_NE(store, nullptr);
+  WriteBatch b;
+  b.rewards = {CanaryReward("dep-can", 60000, 0.1, std::nullopt)};
+  b.rewards[0].set_unix_time_ms(70000);  // a 10 s window
+  ASSERT_TRUE(store->Write(b).ok());
+  ASSERT_TRUE(store->Write(b).ok());
+
+  WriteBatch longer;
+  longer.rewards = {CanaryReward("dep-can", 60000, 0.5, std::nullopt),
+                    CanaryReward("dep-can", 80000, 0.5, std::nullopt)};
+  longer.rewards[0].set_unix_time_ms(80000);  // 20 s, the same id
+  longer.rewards[1].set_unix_time_ms(100000);
+  absl::Status status = store->Write(longer);
+  EXPECT_TRUE(absl::IsFailedPrecondition(status)) << status;
+  EXPECT_NE(status.message().find("canary/checkout/dep-can/60000/g"),
+            std::string::npos)
+      << status;
+  EXPECT_NE(status.message().find("--window-ms 10000"), std::string::npos)
+      << status;
+  auto stored = store->ReadFinalRewards({});
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  ASSERT_EQ(stored->size(), 1u);  // nothing of the refused batch
+  EXPECT_DOUBLE_EQ((*stored)[0].value(), 0.1);
+
+  // Staging rewards and canary runs' own ids are not windows.
+  WriteBatch others;
+  others.rewards = {MakeReward("canary-run/r1", "canary", "", 0.2)};
+  ASSERT_TRUE(store->Write(others).ok());
+  others.rewards[0].set_unix_time_ms(5);
+  EXPECT_TRUE(store->Write(others).ok());
+}
+
 // What schema version 2 had in place of migration 3's changes: the
 // final_rewards table without the relative columns and the episode_rewards
 // view without relative_value (as migration 1 created them).

@@ -12,6 +12,7 @@
 #include <filesystem>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/process/process_gone.h"
@@ -261,6 +262,39 @@ void ForEachRecord(Batch& batch, Visit visit) {
   for (auto& m : batch.miscompiles) visit(m);
 }
 
+// A canary window's reward id names its service, deployment, group and the
+// window's start, not its length: an engine with another --window-ms (a
+// second engine on the same SLIs, a replay with other flags) computes
+// rewards for other windows under the same ids. Replacing the stored ones
+// would mix two window lengths in one deployment's history without a word.
+absl::Status CheckRewardWindows(sqlite3* db,
+                                const std::vector<v1::FinalReward>& rewards) {
+  absl::StatusOr<Statement> stored = Statement::Prepare(
+      db,
+      "SELECT unix_time_ms - window_start_ms FROM final_rewards "
+      "WHERE reward_id = ?1 AND source = 'canary'");
+  if (!stored.ok()) return stored.status();
+  for (const v1::FinalReward& r : rewards) {
+    if (r.source() != "canary" || !absl::StartsWith(r.reward_id(), "canary/")) {
+      continue;
+    }
+    stored->Reset();
+    stored->Bind(1, r.reward_id());
+    absl::StatusOr<bool> row = stored->Step();
+    if (!row.ok()) return row.status();
+    const int64_t length = r.unix_time_ms() - r.window_start_ms();
+    if (*row && stored->Int(0) != length) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "final reward '", r.reward_id(), "' is stored for a window of ",
+          stored->Int(0), " ms and would be replaced by one of ", length,
+          " ms: one deployment's rewards need one window length. Run the "
+          "reward engine with --window-ms ",
+          stored->Int(0), ", or give it another buffer; nothing was written"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 bool HasInvalidUtf8(const WriteBatch& batch) {
   bool invalid = false;
   ForEachRecord(batch, [&](const google::protobuf::Message& record) {
@@ -328,6 +362,8 @@ absl::Status SqliteReplayStore::WriteLocked(const WriteBatch& b) {
       [&](size_t i, Statement& s) { BindBest(s, b.best_sequences[i]); });
   if (!status.ok()) return status;
   status = WriteEpisodes(db_, b.episodes);
+  if (!status.ok()) return status;
+  status = CheckRewardWindows(db_, b.rewards);
   if (!status.ok()) return status;
   status = ForEach(db_, kUpsertReward, b.rewards.size(),
                    [&](size_t i, Statement& s) {

@@ -111,6 +111,36 @@ void Engine::RecordsLost(const kafka::RecordsLost& lost,
                     .SerializeAsString());
 }
 
+absl::Status Engine::FitsStoredWindows(
+    const std::vector<v1::FinalReward>& rewards) {
+  for (const v1::FinalReward& reward : rewards) {
+    replay_buffer::RewardFilter filter;
+    filter.source = reward.source();
+    filter.deployment_id = reward.deployment_id();
+    filter.window_start_from_ms = reward.window_start_ms();
+    filter.window_start_to_ms = reward.window_start_ms() + 1;
+    absl::StatusOr<std::vector<v1::FinalReward>> stored =
+        store_.ReadFinalRewards(filter);
+    if (!stored.ok()) return stored.status();
+    for (const v1::FinalReward& old : *stored) {
+      const int64_t old_ms = old.unix_time_ms() - old.window_start_ms();
+      if (old.reward_id() == reward.reward_id() &&
+          old_ms != options_.windows.window_ms) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "the buffer holds reward '", reward.reward_id(),
+            "' for a window of ", old_ms, " ms, and this engine's windows are ",
+            options_.windows.window_ms,
+            " ms: one deployment's rewards need one window length. Give "
+            "--window-ms ",
+            old_ms,
+            ", or another --buffer; this window's rewards were not "
+            "produced or stored"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Engine::Commit(std::vector<ClosedWindow> closed, int64_t now_ms) {
   const Clock::time_point closed_at = Clock::now();
   replay_buffer::WriteBatch batch;
@@ -120,6 +150,10 @@ absl::Status Engine::Commit(std::vector<ClosedWindow> closed, int64_t now_ms) {
     // Unknown services were dead-lettered; a window exists only with an SLO.
     if (slo == thresholds_.end()) continue;
     WindowRewards rewards = ComputeRewards(window, slo->second);
+    // Checked before anything is produced: the rewards topic keys on the
+    // same parts as the buffer's ids.
+    absl::Status fits = FitsStoredWindows(rewards.final_rewards);
+    if (!fits.ok()) return fits;
     for (const v1::Reward& reward : rewards.rewards) {
       absl::Status produced = Produce(
           options_.rewards_topic,

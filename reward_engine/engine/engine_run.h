@@ -79,6 +79,9 @@ class Engine {
   void DeadLetter(const kafka::ConsumedMessage& m, const std::string& reason);
   // Emits `closed`, waits for Kafka, stores rewards + checkpoints.
   absl::Status Commit(std::vector<ClosedWindow> closed, int64_t now_ms);
+  // FailedPrecondition when the buffer holds one of `rewards`' ids for a
+  // window of another length (ReplayStore::Write refuses it too).
+  absl::Status FitsStoredWindows(const std::vector<v1::FinalReward>& rewards);
   // Flushes until every queued record is delivered (re-producing failures).
   absl::Status Deliver();
   void Progress(bool force);

@@ -409,6 +409,29 @@ TEST_F(RewardEngineTest, DrainedExitClosesTheWindowsTheWallClockHasPassed) {
   EXPECT_EQ(open->windows_closed, 2);
 }
 
+// A second engine with a longer window over the same SLIs and buffer: its
+// first window's rewards have the ids of the first engine's, for other
+// requests. It stops before producing or storing them, naming the length
+// the buffer holds.
+TEST_F(RewardEngineTest, AnotherWindowLengthDoesNotReplaceStoredRewards) {
+  for (int64_t w = 0; w < 3; ++w) Produce(Window(w));
+  options_.close_drained_windows = true;
+  auto first = RunRewardEngine(*store_, options_, nullptr);
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_EQ(first->rewards, 6);
+  const std::map<std::string, std::string> before =
+      testing::BufferRewards(*store_);
+
+  options_.group_id = "engine-test-20s";
+  options_.windows.window_ms = 20000;
+  auto second = RunRewardEngine(*store_, options_, nullptr);
+  EXPECT_TRUE(absl::IsFailedPrecondition(second.status())) << second.status();
+  EXPECT_NE(second.status().message().find("--window-ms 10000"),
+            std::string::npos)
+      << second.status();
+  EXPECT_EQ(testing::BufferRewards(*store_), before);
+}
+
 // A running engine whose input goes quiet: the newest window, which no
 // later window's data will close, gives its rewards once no record came for
 // close_idle_after and its end plus the lateness is past on the wall clock.

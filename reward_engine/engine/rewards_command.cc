@@ -120,7 +120,9 @@ int RunRewards(const RewardsRunFlags& flags, std::ostream& out,
     err << kName << stats.status().message()
         << " (restarting resumes from the offsets stored in " << flags.buffer
         << ")\n";
-    return stats.status().code() == absl::StatusCode::kInvalidArgument
+    const absl::StatusCode code = stats.status().code();
+    return code == absl::StatusCode::kInvalidArgument ||
+                   code == absl::StatusCode::kFailedPrecondition
                ? command::kExitBadInput
                : command::kExitInternal;
   }
