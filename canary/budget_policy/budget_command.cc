@@ -175,9 +175,8 @@ int RunCanaryBudget(const BudgetCommandFlags& flags, std::ostream& out,
     return command::kExitInternal;
   }
   if (snapshot->malformed > 0) {
-    err << kName << "skipped " << snapshot->malformed << " of "
-        << snapshot->records << " records of " << topic
-        << " that are not BudgetStatus protos\n";
+    err << kName << slo::SkippedRecordsNote(*snapshot, topic) << "\n";
+    if (slo::OnlyOtherRecords(*snapshot)) return command::kExitBadInput;
   }
   ExplorationRequest request;
   request.service = flags.service;

@@ -6,8 +6,36 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/kafka/topic_reader.h"
+#include "common/kafka/topics.h"
 
 namespace phaseloop::slo {
+
+bool IsBudgetStatus(const v1::BudgetStatus& status) {
+  return !status.service().empty() && !status.slo_name().empty() &&
+         status.target() > 0 && status.target() < 1 && status.window_ms() > 0 &&
+         (status.budgeting_method() == "Occurrences" ||
+          status.budgeting_method() == "Timeslices") &&
+         status.total() >= 0 && status.good() >= 0 && status.bad() >= 0;
+}
+
+bool OnlyOtherRecords(const BudgetSnapshot& snapshot) {
+  return snapshot.records > 0 && snapshot.malformed == snapshot.records;
+}
+
+std::string SkippedRecordsNote(const BudgetSnapshot& snapshot,
+                               const std::string& topic) {
+  if (snapshot.malformed == 0) return "";
+  std::string note =
+      absl::StrCat("skipped ", snapshot.malformed, " of ", snapshot.records,
+                   " records of ", topic, " that are not budget statuses");
+  if (OnlyOtherRecords(snapshot)) {
+    absl::StrAppend(&note, ": is ", topic,
+                    " the topic the reward engine publishes budgets on? "
+                    "Give --topic ",
+                    kafka::kBudgetTopic, " (the default) or the engine's");
+  }
+  return note;
+}
 
 absl::StatusOr<BudgetSnapshot> ReadLatestBudgets(
     const std::string& bootstrap, const std::string& topic,
@@ -26,7 +54,7 @@ absl::StatusOr<BudgetSnapshot> ReadLatestBudgets(
   absl::StatusOr<kafka::TopicReadStats> read =
       kafka::ReadTopicToEnd(options, [&](const kafka::ConsumedMessage& m) {
         v1::BudgetStatus status;
-        if (!status.ParseFromString(m.value) || status.service().empty()) {
+        if (!status.ParseFromString(m.value) || !IsBudgetStatus(status)) {
           ++snapshot.malformed;
           return;
         }

@@ -36,6 +36,18 @@ absl::StatusOr<BudgetSnapshot> ReadLatestBudgets(
     const std::string& bootstrap, const std::string& topic,
     std::chrono::milliseconds timeout);
 
+// Whether a record parsed from the topic is a budget status the reward
+// engine wrote: protobuf parses most other records too (an SLI window reads
+// as a status of its service with nonsense in every other field).
+bool IsBudgetStatus(const v1::BudgetStatus& status);
+
+// Records were read and none was a budget status: the wrong --topic.
+bool OnlyOtherRecords(const BudgetSnapshot& snapshot);
+
+// What was skipped ("" when nothing was), and for OnlyOtherRecords the fix.
+std::string SkippedRecordsNote(const BudgetSnapshot& snapshot,
+                               const std::string& topic);
+
 }  // namespace phaseloop::slo
 
 #endif  // PHASELOOP_REWARD_ENGINE_SLO_BUDGET_READER_H_

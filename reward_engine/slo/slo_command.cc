@@ -122,9 +122,9 @@ int RunSloStatus(const SloStatusFlags& flags, std::ostream& out,
     }
   }
   if (snapshot->malformed > 0) {
-    err << "phaseloop slo status: skipped " << snapshot->malformed << " of "
-        << snapshot->records << " records of " << topic
-        << " that are not BudgetStatus protos\n";
+    err << "phaseloop slo status: " << SkippedRecordsNote(*snapshot, topic)
+        << "\n";
+    if (OnlyOtherRecords(*snapshot)) return command::kExitBadInput;
   }
   if (flags.json) {
     json doc = {{"topic", topic},
