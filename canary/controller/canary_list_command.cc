@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <iostream>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -11,8 +12,10 @@
 #include "common/command/exit_code.h"
 #include "common/command/subcommand.h"
 #include "common/files/atomic_file.h"
+#include "common/files/file_lock.h"
 #include "common/files/report_output.h"
 #include "common/kafka/state_dir.h"
+#include "nlohmann/json.hpp"
 
 namespace phaseloop::canary {
 namespace {
@@ -50,12 +53,30 @@ int RunCanaryList(const CanaryListFlags& flags, std::ostream& out,
     err << "phaseloop canary list: " << runs.status().message() << "\n";
     return command::ExitCodeOf(runs.status());
   }
+  // An unfinished run whose controller lock nobody holds was stopped (or
+  // its controller died): its saved phase is where a rerun resumes, not
+  // what is happening.
+  const CanaryStateStore store(dir);
+  std::set<std::string> stopped;
+  for (const auto& run : *runs) {
+    if (!IsFinalPhase(run.phase()) &&
+        !files::FileLock::IsHeld(store.ControllerLockPath(run.canary_id()))) {
+      stopped.insert(run.canary_id());
+    }
+  }
   if (flags.json) {
     std::vector<std::string> items;
-    for (const auto& run : *runs) items.push_back(CanaryRunToJson(run));
+    for (const auto& run : *runs) {
+      nlohmann::json item = nlohmann::json::parse(CanaryRunToJson(run));
+      if (!IsFinalPhase(run.phase())) {
+        item["stopped"] = stopped.count(run.canary_id()) > 0;
+      }
+      items.push_back(
+          item.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    }
     out << "[" << absl::StrJoin(items, ",\n") << "]\n";
   } else {
-    out << CanaryRunsTable(*runs);
+    out << CanaryRunsTable(*runs, stopped);
   }
   for (const absl::Status& status : unreadable) {
     err << "phaseloop canary list: not listed: " << status.message() << "\n";

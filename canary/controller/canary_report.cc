@@ -70,17 +70,20 @@ std::string TrafficChart(const v1::CanaryRun& run) {
 
 }  // namespace
 
-std::string CanaryRunsTable(const std::vector<v1::CanaryRun>& runs) {
+std::string CanaryRunsTable(const std::vector<v1::CanaryRun>& runs,
+                            const std::set<std::string>& stopped) {
   if (runs.empty()) {
     return "no canary runs yet (phaseloop canary run starts one)\n";
   }
-  std::string table = absl::StrFormat("%-24s %-12s %-18s %-12s %5s %8s  %s\n",
+  std::string table = absl::StrFormat("%-24s %-12s %-18s %-20s %5s %8s  %s\n",
                                       "canary", "service", "candidate", "phase",
                                       "steps", "reward", "started (UTC)");
   for (const auto& run : runs) {
     absl::StrAppendFormat(
-        &table, "%-24s %-12s %-18s %-12s %2d/%-2d %8s  %s\n", run.canary_id(),
-        run.service(), run.candidate_version().substr(0, 18), run.phase(),
+        &table, "%-24s %-12s %-18s %-20s %2d/%-2d %8s  %s\n", run.canary_id(),
+        run.service(), run.candidate_version().substr(0, 18),
+        stopped.count(run.canary_id()) > 0 ? "stopped: " + run.phase()
+                                           : run.phase(),
         run.steps_size(), run.plan_size(),
         run.has_final_reward() ? absl::StrFormat("%+.4f", run.final_reward())
                                : std::string("-"),

@@ -9,6 +9,7 @@
 // canary, the traffic steps and the error budget spent; beside it the run's
 // state as JSON (canary_state_store.h's format).
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -19,8 +20,10 @@
 namespace phaseloop::canary {
 
 // One line per run, newest first: id, service, candidate, phase, steps
-// judged, final reward, started (UTC).
-std::string CanaryRunsTable(const std::vector<v1::CanaryRun>& runs);
+// judged, final reward, started (UTC). The phase of a run in `stopped` (ids
+// of unfinished runs no controller drives now) reads "stopped: PHASE".
+std::string CanaryRunsTable(const std::vector<v1::CanaryRun>& runs,
+                            const std::set<std::string>& stopped = {});
 
 std::string CanaryReportHtml(const v1::CanaryRun& run);
 

@@ -292,12 +292,13 @@ int RunCanaryRun(const CanaryRunFlags& flags, std::ostream& out,
   }
   // One controller per rollout: a controller killed a moment ago may still
   // be stopping its instances; wait for it rather than drive beside it.
-  const std::string run_dir = CanaryStateStore(state_dir).RunDir(canary_id);
+  const CanaryStateStore run_store(state_dir);
+  const std::string run_dir = run_store.RunDir(canary_id);
   if (auto s = files::MakeDirectories(run_dir); !s.ok()) {
     err << kName << "cannot create " << run_dir << ": " << s.message() << "\n";
     return command::kExitBadInput;
   }
-  auto lock = files::FileLock::Acquire(run_dir + "/controller.lock",
+  auto lock = files::FileLock::Acquire(run_store.ControllerLockPath(canary_id),
                                        kControllerLockWaitMs, stop);
   if (!lock.ok()) {
     if (absl::IsCancelled(lock.status())) return kExitResumable;

@@ -35,6 +35,10 @@ class CanaryStateStore
   std::string RunDir(const std::string& canary_id) const {
     return Dir(canary_id);
   }
+  // The lock the run's one controller holds while it drives the run.
+  std::string ControllerLockPath(const std::string& canary_id) const {
+    return Dir(canary_id) + "/controller.lock";
+  }
 };
 
 // The run as protobuf JSON (field names as in the proto, every field

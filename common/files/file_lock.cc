@@ -52,4 +52,17 @@ absl::StatusOr<FileLock> FileLock::Acquire(const std::string& path,
   return FileLock(fd);
 }
 
+bool FileLock::IsHeld(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  // A shared lock is refused only while someone holds the exclusive one.
+  int rc;
+  do {
+    rc = flock(fd, LOCK_SH | LOCK_NB);
+  } while (rc != 0 && errno == EINTR);
+  const bool held = rc != 0 && errno == EWOULDBLOCK;
+  close(fd);  // drops the shared lock, if taken
+  return held;
+}
+
 }  // namespace phaseloop::files

@@ -28,6 +28,10 @@ class FileLock {
       const std::string& path, int64_t timeout_ms,
       const std::atomic<bool>* stop = nullptr);
 
+  // Whether a process holds the lock on `path` now (false when the file is
+  // missing). Takes nothing and creates nothing: what a lister asks.
+  static bool IsHeld(const std::string& path);
+
  private:
   explicit FileLock(int fd) : fd_(fd) {}
   int fd_ = -1;

@@ -18,8 +18,17 @@ TEST(FileLockTest, OneHolderAtATimeAndReleasedWithTheHolder) {
     auto second = FileLock::Acquire(path, 100);
     EXPECT_EQ(second.status().code(), absl::StatusCode::kUnavailable);
     EXPECT_NE(second.status().message().find(path), std::string::npos);
+    EXPECT_TRUE(FileLock::IsHeld(path));
+    EXPECT_TRUE(FileLock::IsHeld(path));  // asking takes nothing
   }
+  EXPECT_FALSE(FileLock::IsHeld(path));
   EXPECT_TRUE(FileLock::Acquire(path, 0).ok());  // released
+}
+
+TEST(FileLockTest, AMissingLockFileIsNotHeldAndNotCreated) {
+  const std::string path = testing::MakeTempDir() + "/lock";
+  EXPECT_FALSE(FileLock::IsHeld(path));
+  EXPECT_NE(access(path.c_str(), F_OK), 0);
 }
 
 TEST(FileLockTest, AWaiterGetsItWhenAnotherProcessDies) {
