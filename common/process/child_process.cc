@@ -2,10 +2,12 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -26,7 +28,12 @@ void WriteAll(int fd, const std::string& bytes) {
   }
 }
 
+std::atomic<pid_t> running_child{0};
+static_assert(std::atomic<pid_t>::is_always_lock_free);
+
 }  // namespace
+
+pid_t RunningChild() { return running_child.load(); }
 
 ChildOutcome RunInChild(
     const std::function<absl::StatusOr<std::string>()>& work, int timeout_ms) {
@@ -36,6 +43,7 @@ ChildOutcome RunInChild(
     outcome.message = absl::StrCat("pipe: ", std::strerror(errno));
     return outcome;
   }
+  const pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
     close(fds[0]);
@@ -44,6 +52,10 @@ ChildOutcome RunInChild(
     return outcome;
   }
   if (pid == 0) {
+    // Dies with the parent, however the parent dies (SIGKILL included):
+    // nothing else would stop an orphan's work or its files.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(1);  // the parent died before that
     close(fds[0]);
     absl::StatusOr<std::string> result = work();
     // First byte: 'O' ok, 'E' error; then the report or message.
@@ -53,6 +65,7 @@ ChildOutcome RunInChild(
     close(fds[1]);
     _exit(0);  // no atexit handlers or static destructors of the parent
   }
+  running_child.store(pid);
   close(fds[1]);
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
@@ -105,6 +118,7 @@ ChildOutcome RunInChild(
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
   }
+  running_child.store(0);
   if (timed_out) {
     outcome.kind = ChildOutcome::kTimedOut;
     outcome.message = absl::StrCat("optimizer_timed_out: no result within ",

@@ -7,6 +7,8 @@
 // to the parent over a pipe; bulky outputs go to files the work writes.
 // Call from a single-threaded process.
 
+#include <sys/types.h>
+
 #include <functional>
 #include <string>
 
@@ -26,6 +28,11 @@ struct ChildOutcome {
 // of the work's error).
 ChildOutcome RunInChild(
     const std::function<absl::StatusOr<std::string>()>& work, int timeout_ms);
+
+// The child RunInChild is waiting for now, 0 when none: what a signal
+// handler kills before it removes the child's files and dies. (The child
+// also dies with its parent: PR_SET_PDEATHSIG.) Async-signal-safe.
+pid_t RunningChild();
 
 }  // namespace phaseloop::process
 

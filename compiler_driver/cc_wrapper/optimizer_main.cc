@@ -34,6 +34,7 @@
 #include "compiler_driver/cc_wrapper/argument_processing.h"
 #include "compiler_driver/cc_wrapper/clang_exec.h"
 #include "compiler_driver/cc_wrapper/in_process_frontend.h"
+#include "compiler_driver/cc_wrapper/interrupt_cleanup.h"
 #include "compiler_driver/cc_wrapper/new_file.h"
 #include "compiler_driver/cc_wrapper/object_cache.h"
 #include "compiler_driver/cc_wrapper/outcome_cache.h"
@@ -209,6 +210,7 @@ class Optimizer {
                           absl::StrCat("cannot rename to ", file.target),
                           file.job);
         }
+        ForgetForInterruptCleanup(file.temp);
         file.temp.clear();
       }
     }
@@ -239,10 +241,12 @@ class Optimizer {
         absl::StrCat(".phaseloop-", NewDecisionId().substr(0, 8));
     const std::string temp = job.object_path + suffix;
     objects_.push_back({temp, job.object_path, &job});
+    StageForInterruptCleanup(temp);
     std::vector<std::string> frontend_args = job.frontend_args;
     if (!job.dependency_file.empty()) {
       dependencies_.push_back(
           {job.dependency_file + suffix, job.dependency_file, &job});
+      StageForInterruptCleanup(dependencies_.back().temp);
       for (std::string& arg : frontend_args) {
         if (arg == kDependencyPlaceholder) arg = dependencies_.back().temp;
       }
@@ -413,7 +417,9 @@ class Optimizer {
                const CompileJob* job) {
     for (const std::vector<Staged>* staged : {&objects_, &dependencies_}) {
       for (const Staged& file : *staged) {
-        if (!file.temp.empty()) unlink(file.temp.c_str());
+        if (file.temp.empty()) continue;
+        unlink(file.temp.c_str());
+        ForgetForInterruptCleanup(file.temp);
       }
     }
     // Files already renamed into place (only when a later rename failed)
@@ -459,6 +465,9 @@ class Optimizer {
 int main(int argc, char** argv) {
   // Its stderr is the compile's: libprotobuf's own lines stay off it.
   phaseloop::protobuf::DropProtobufLogs();
+  // Before any child is forked: an interrupted compile leaves no child
+  // running and none of the wrapper's files behind (interrupt_cleanup.h).
+  phaseloop::cc_wrapper::InstallInterruptCleanup();
   phaseloop::cc_wrapper::Optimizer optimizer(
       argv[0], std::vector<std::string>(argv + 1, argv + argc));
   return optimizer.Run();

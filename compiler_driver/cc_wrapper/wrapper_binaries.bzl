@@ -99,6 +99,7 @@ def optimizer_binary(name, extra_deps = [], **kwargs):
             "//common/signing:signature",
             _PKG + ":clang_exec",
             _PKG + ":in_process_frontend",
+            _PKG + ":interrupt_cleanup",
             _PKG + ":new_file",
             _PKG + ":object_cache",
             _PKG + ":outcome_cache",
