@@ -35,12 +35,11 @@
 #include "absl/status/statusor.h"
 #include "compiler_driver/cc_wrapper/object_cache.h"
 #include "compiler_driver/cc_wrapper/policy.h"
+#include "compiler_driver/cc_wrapper/wrapper_config.h"  // kOutcomeCacheMaxSizeEnv
 
 namespace phaseloop::cc_wrapper {
 
 inline constexpr char kOutcomeCacheEnv[] = "PHASELOOP_OUTCOME_CACHE";
-inline constexpr char kOutcomeCacheMaxSizeEnv[] =
-    "PHASELOOP_OUTCOME_CACHE_MAX_SIZE";
 inline constexpr int64_t kDefaultOutcomeCacheMaxBytes = 16LL << 20;  // 16 Mi
 
 // The directory phaseloop-cc's outcome cache uses (on by default, like
@@ -65,8 +64,9 @@ inline bool IsRelativeCacheDir(const std::string& dir) {
 // The cap phaseloop-cc applies: PHASELOOP_OUTCOME_CACHE_MAX_SIZE (a size as
 // PHASELOOP_SPOOL_MAX_SIZE takes: "16Mi", "500k", bytes), or the default
 // when it is unset. A value that does not read as a size > 0 gives the
-// default too, and `*warning` (when given) says so, naming the variable:
-// the compile path stays silent, `phaseloop cache stats` prints it.
+// default too, and `*warning` (when given) says so, naming the variable,
+// for `phaseloop cache stats`; phaseloop-cc steps aside on it before
+// (config_invalid, ReadWrapperConfig).
 int64_t OutcomeCacheMaxBytesFromEnv(std::string* warning = nullptr);
 
 // Bumped when the entry layout or the key's meaning changes.

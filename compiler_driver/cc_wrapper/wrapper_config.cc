@@ -190,6 +190,13 @@ bool LoadWrapperConfig(const std::string& policy_flag, const EnvLookup& env,
               "expected bytes or a size such as 64Mi, 500M or 2G (0: no cap)");
     }
   }
+  if (auto v = env(kOutcomeCacheMaxSizeEnv); v && !v->empty()) {
+    int64_t size = 0;
+    if (!ParseSize(*v, &size) || size <= 0) {
+      invalid(kOutcomeCacheMaxSizeEnv, *v,
+              "expected a size > 0 such as 16Mi, 500k or 1048576 bytes");
+    }
+  }
   if (auto v = env("PHASELOOP_BUILD_ID")) config->build_id = *v;
   if (auto v = env("PHASELOOP_TIMEOUT_MS"); v && !v->empty()) {
     int timeout = 0;

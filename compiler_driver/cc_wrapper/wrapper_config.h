@@ -7,7 +7,8 @@
 //
 // Environment: PHASELOOP_DISABLE=1 (kill switch), PHASELOOP_POLICY,
 // PHASELOOP_SPOOL, PHASELOOP_SPOOL_MAX_SIZE, PHASELOOP_BUILD_ID,
-// PHASELOOP_TIMEOUT_MS, PHASELOOP_TRUST_FILE, PHASELOOP_CONFIG
+// PHASELOOP_TIMEOUT_MS, PHASELOOP_TRUST_FILE, PHASELOOP_CONFIG,
+// PHASELOOP_OUTCOME_CACHE_MAX_SIZE (read by the outcome cache; checked here)
 // (config file path; default $XDG_CONFIG_HOME/phaseloop/cc.conf, else
 // ~/.config/phaseloop/cc.conf; none when neither is set: a Bazel action,
 // whose inputs a config file is not), PHASELOOP_COUNT_EXECUTED.
@@ -19,9 +20,9 @@
 // Config file: `key = value` lines, `#` comments. Keys: policy, spool_dir,
 // max_size (the spool's cap, spool_space.h: "64Mi", "1G", 0 = none),
 // timeout_ms, clang, clangxx, disable (0/1), trust_file (policy_runtime/
-// artifact_trust.h: artifacts must then be signed by a key it lists). Numbers
-// in the environment that do not parse are ignored (the file's or the default
-// apply).
+// artifact_trust.h: artifacts must then be signed by a key it lists). A
+// value in the environment or the file that does not parse is an error
+// naming it (the compile then steps aside as config_invalid).
 //
 // Build id: PHASELOOP_BUILD_ID, else the first line of <spool_dir>/BUILD_ID
 // (for build systems that strip the environment, like Bazel: putting the id
@@ -35,6 +36,10 @@
 #include "common/files/user_dirs.h"
 
 namespace phaseloop::cc_wrapper {
+
+// The outcome cache's size cap (outcome_cache.h): a size > 0.
+inline constexpr char kOutcomeCacheMaxSizeEnv[] =
+    "PHASELOOP_OUTCOME_CACHE_MAX_SIZE";
 
 struct WrapperConfig {
   bool disabled = false;

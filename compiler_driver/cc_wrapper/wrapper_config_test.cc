@@ -151,6 +151,10 @@ TEST(WrapperConfigTest, BadEnvironmentValuesAreNamed) {
            {"PHASELOOP_COUNT_EXECUTED", "maybe"},
            {"PHASELOOP_DISABLE", "2"},
            {"PHASELOOP_SPOOL_MAX_SIZE", "lots"},
+           // The outcome cache read it as its default, without a word.
+           {"PHASELOOP_OUTCOME_CACHE_MAX_SIZE", "abc"},
+           {"PHASELOOP_OUTCOME_CACHE_MAX_SIZE", "0"},
+           {"PHASELOOP_OUTCOME_CACHE_MAX_SIZE", "-1"},
            // Each compile would resolve it in its own directory.
            {"PHASELOOP_SPOOL", "build/spool"}}) {
     WrapperConfig config;
@@ -164,11 +168,13 @@ TEST(WrapperConfigTest, BadEnvironmentValuesAreNamed) {
   // Set but empty is no value (as before).
   WrapperConfig config;
   std::string error;
-  EXPECT_TRUE(LoadWrapperConfig("",
-                                FakeEnv({{"PHASELOOP_TIMEOUT_MS", ""},
-                                         {"PHASELOOP_SPOOL_MAX_SIZE", ""},
-                                         {"PHASELOOP_COUNT_EXECUTED", ""}}),
-                                &config, &error))
+  EXPECT_TRUE(
+      LoadWrapperConfig("",
+                        FakeEnv({{"PHASELOOP_TIMEOUT_MS", ""},
+                                 {"PHASELOOP_SPOOL_MAX_SIZE", ""},
+                                 {"PHASELOOP_OUTCOME_CACHE_MAX_SIZE", ""},
+                                 {"PHASELOOP_COUNT_EXECUTED", ""}}),
+                        &config, &error))
       << error;
 }
 
