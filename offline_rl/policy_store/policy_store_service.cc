@@ -198,6 +198,9 @@ absl::StatusOr<std::unique_ptr<PolicyStoreServer>> PolicyStoreServer::Start(
   }
   auto service = std::make_unique<PolicyStoreService>(store, options.token);
   grpc::ServerBuilder builder;
+  // gRPC binds with SO_REUSEPORT by default: a second server on a busy
+  // address started, and the kernel split the clients between the two.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   int bound_port = 0;
   builder.AddListeningPort(listen, grpc::InsecureServerCredentials(),
                            &bound_port);

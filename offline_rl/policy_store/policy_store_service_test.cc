@@ -187,6 +187,18 @@ TEST_F(PolicyStoreServiceTest, AStoppedServerIsUnavailableWithAHint) {
   EXPECT_TRUE(absl::StrContains(listing.status().message(), "policy serve"));
 }
 
+// gRPC's default SO_REUSEPORT let a second store bind the first one's
+// address, and clients reached either store at random.
+TEST_F(PolicyStoreServiceTest, ASecondServerOnABusyAddressIsRefused) {
+  auto other = OpenPolicyStore(phaseloop::testing::MakeTempDir());
+  ASSERT_TRUE(other.ok()) << other.status();
+  auto second = PolicyStoreServer::Start(other->get(), server_->address());
+  ASSERT_FALSE(second.ok());
+  EXPECT_TRUE(absl::IsInvalidArgument(second.status())) << second.status();
+  EXPECT_TRUE(absl::StrContains(second.status().message(), "address in use"))
+      << second.status();
+}
+
 TEST(PolicyStoreServerTest, RefusesAMalformedListenAddress) {
   auto store = OpenPolicyStore(phaseloop::testing::MakeTempDir());
   ASSERT_TRUE(store.ok());

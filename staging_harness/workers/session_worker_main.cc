@@ -27,6 +27,9 @@ int main(int argc, char** argv) {
 
   phaseloop::service::SessionService service(faults);
   grpc::ServerBuilder builder;
+  // gRPC binds with SO_REUSEPORT by default: a second server on a busy
+  // address started, and the kernel split the clients between the two.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   int port = 0;
   builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port);
   builder.SetMaxReceiveMessageSize(256 << 20);
