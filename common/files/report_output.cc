@@ -29,18 +29,8 @@ bool IsInside(const fs::path& path, const fs::path& dir) {
 
 absl::Status CheckReportOutput(const std::string& flag, const std::string& path,
                                const std::string& state_dir) {
-  std::error_code error;
+  if (absl::Status s = CheckOutputPath(flag, path); !s.ok()) return s;
   const fs::path resolved = Resolved(path);
-  if (fs::is_directory(resolved, error)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        flag, " ", path, ": is a directory; give a file path, e.g. ",
-        (fs::path(path) / "report.html").string()));
-  }
-  if (!fs::is_directory(resolved.parent_path(), error)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        flag, " ", path, ": its directory ", resolved.parent_path().string(),
-        " does not exist; create it first"));
-  }
   if (!state_dir.empty() && IsInside(resolved, Resolved(state_dir))) {
     const std::string name = resolved.filename().string();
     const bool report =
@@ -64,15 +54,8 @@ absl::Status CheckReportOutputs(const std::vector<ReportOutput>& outputs,
     absl::Status s =
         CheckReportOutput(outputs[i].flag, outputs[i].path, state_dir);
     if (!s.ok()) return s;
-    for (size_t j = 0; j < i; ++j) {
-      if (Resolved(outputs[i].path) == Resolved(outputs[j].path)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            outputs[j].flag, " and ", outputs[i].flag, " name the same file (",
-            outputs[i].path, "): give each its own"));
-      }
-    }
   }
-  return absl::OkStatus();
+  return CheckOutputPaths(outputs);
 }
 
 }  // namespace phaseloop::files

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "common/files/output_paths.h"
 
 namespace phaseloop::files {
 
@@ -23,10 +24,7 @@ absl::Status CheckReportOutput(const std::string& flag, const std::string& path,
 
 // The same for several outputs at once, and no two the same file: every
 // output is checked before any is written.
-struct ReportOutput {
-  std::string flag;
-  std::string path;
-};
+using ReportOutput = FlagPath;
 absl::Status CheckReportOutputs(const std::vector<ReportOutput>& outputs,
                                 const std::string& state_dir);
 

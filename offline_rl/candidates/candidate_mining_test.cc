@@ -5,6 +5,7 @@
 #include <map>
 #include <sstream>
 
+#include "common/testing/test_util.h"
 #include "compiler_driver/passes/action_space.h"
 #include "gtest/gtest.h"
 #include "offline_rl/candidates/candidates_command.h"
@@ -422,6 +423,24 @@ TEST_F(CandidateMiningTest, CommandRejectsBadInput) {
   flags.options.corpus_dir = "/no/such/corpus";
   EXPECT_EQ(RunMine(flags, out, err), 2);
   EXPECT_FALSE(ReadCandidatesFile("/no/such/candidates.json").ok());
+  // --out over what mining reads, refused before any module is measured.
+  const std::string buffer_bytes = phaseloop::testing::ReadFileOrEmpty(buffer_);
+  const std::string best_bytes =
+      phaseloop::testing::ReadFileOrEmpty(best_file_);
+  for (const std::string& over :
+       {buffer_, best_file_, corpus_ + "/manifest.json", corpus_,
+        std::string("")}) {
+    flags.options = Options();
+    flags.options.out = over;
+    std::ostringstream refused;
+    EXPECT_EQ(RunMine(flags, out, refused), 2) << over;
+    EXPECT_NE(refused.str().find("--out"), std::string::npos) << refused.str();
+  }
+  EXPECT_EQ(phaseloop::testing::ReadFileOrEmpty(buffer_), buffer_bytes);
+  EXPECT_EQ(phaseloop::testing::ReadFileOrEmpty(best_file_), best_bytes);
+  flags.options = Options();
+  flags.options.max_modules = -5;
+  EXPECT_EQ(RunMine(flags, out, err), 2);
 }
 
 }  // namespace

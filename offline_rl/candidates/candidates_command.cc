@@ -2,12 +2,14 @@
 
 #include <iostream>
 #include <memory>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/command/exit_code.h"
 #include "common/command/number_checks.h"
 #include "common/command/subcommand.h"
+#include "common/files/output_paths.h"
 #include "compiler_driver/codegen/codegen_options.h"
 #include "nlohmann/json.hpp"
 
@@ -17,9 +19,24 @@ int RunMine(const MineFlags& flags, std::ostream& out, std::ostream& err) {
   MineOptions options = flags.options;
   options.write_episodes = !flags.no_episodes;
   options.progress = &err;
-  if (options.threads < 1 || options.max_candidates < 0) {
+  if (options.threads < 1 || options.max_candidates < 0 ||
+      options.max_modules < 0) {
     err << "phaseloop candidates mine: --jobs must be >= 1 and "
-           "--max-candidates >= 0\n";
+           "--max-candidates, --max-modules >= 0\n";
+    return command::kExitBadInput;
+  }
+  // Checked before any module is measured: --out over the buffer, a best
+  // file or the corpus manifest replaced what this command reads (exit 0).
+  std::vector<files::FlagPath> inputs = {
+      {"--buffer", options.buffer},
+      {"--corpus's manifest", options.corpus_dir + "/manifest.json"}};
+  for (const std::string& best : options.best_files) {
+    inputs.push_back({"--best", best});
+  }
+  if (absl::Status s =
+          files::CheckOutputPaths({{"--out", options.out}}, inputs);
+      !s.ok()) {
+    err << "phaseloop candidates mine: " << s.message() << "\n";
     return command::kExitBadInput;
   }
   for (const std::string& fixed : flags.fixed_candidates) {

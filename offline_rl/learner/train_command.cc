@@ -1,14 +1,17 @@
 #include "offline_rl/learner/train_command.h"
 
+#include <filesystem>
 #include <iomanip>
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/command/exit_code.h"
 #include "common/command/number_checks.h"
+#include "common/files/output_paths.h"
 #include "common/signing/keys.h"
 #include "common/signing/signature.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
@@ -50,6 +53,51 @@ absl::Status CheckFlagCombinations(const TrainFlags& flags) {
   if (flags.resume && flags.checkpoint_dir.empty()) {
     return absl::InvalidArgumentError(
         "--resume needs --checkpoint-dir (where the checkpoint is)");
+  }
+  return absl::OkStatus();
+}
+
+// What can be known wrong before a training run, checked before it: the
+// files it writes (never one it reads, never a directory), the gate's
+// inputs, and a checkpoint a fresh run would overwrite.
+absl::Status CheckFilesBeforeTraining(const TrainFlags& flags) {
+  std::vector<files::FlagPath> outputs = {{"--out", flags.out}};
+  if (!flags.crossfit_out.empty()) {
+    outputs.push_back({"--crossfit-out", flags.crossfit_out});
+  }
+  if (!flags.signing_key.empty()) {
+    outputs.push_back({"--out's signature", flags.out + ".sig"});
+  }
+  absl::Status outputs_ok =
+      files::CheckOutputPaths(outputs, {{"--buffer", flags.buffer},
+                                        {"--config", flags.config},
+                                        {"--candidates", flags.candidates},
+                                        {"--gate-against", flags.gate_against},
+                                        {"--signing-key", flags.signing_key}});
+  if (!outputs_ok.ok()) return outputs_ok;
+  std::error_code error;
+  if (!flags.gate_against.empty() &&
+      !std::filesystem::is_regular_file(flags.gate_against, error)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--gate-against ", flags.gate_against,
+                     " is not a policy artifact file: give the current policy "
+                     "(.plpolicy) the new one must beat"));
+  }
+  if (!flags.gate_corpus.empty() &&
+      !std::filesystem::is_directory(flags.gate_corpus, error)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--gate-corpus ", flags.gate_corpus,
+        " is not a directory: give a corpus `phaseloop corpus build` "
+        "wrote"));
+  }
+  if (!flags.resume && !flags.checkpoint_dir.empty() &&
+      std::filesystem::exists(
+          std::filesystem::path(flags.checkpoint_dir) / "checkpoint.pt",
+          error)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--checkpoint-dir ", flags.checkpoint_dir,
+        " holds a checkpoint a fresh run would overwrite: pass --resume to "
+        "continue it, or give an empty directory"));
   }
   return absl::OkStatus();
 }
@@ -227,6 +275,9 @@ void AddTrainFlags(CLI::App& app, TrainFlags& flags) {
 int RunTrain(const TrainFlags& flags, std::ostream& out, std::ostream& err) {
   if (absl::Status valid = CheckFlagCombinations(flags); !valid.ok()) {
     return Fail(valid, err);
+  }
+  if (absl::Status files_ok = CheckFilesBeforeTraining(flags); !files_ok.ok()) {
+    return Fail(files_ok, err);
   }
   // The key is read before any work: a bad key file costs no training run.
   std::optional<signing::SigningKey> signing_key;

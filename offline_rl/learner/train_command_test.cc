@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/str_join.h"
 #include "common/testing/test_util.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "gtest/gtest.h"
@@ -310,6 +311,40 @@ TEST_F(TrainCommandTest, BadInputIsExitCodeTwoWithAClearMessage) {
   r = RunTrainArgs({"--buffer", buffer_, "--config", config, "--out", out,
                     "--gate-corpus", dir_});
   EXPECT_EQ(r.code, 2);
+  // Outputs over inputs, directories and empty paths are refused before
+  // any training (a review found --out BUFFER replacing the buffer, exit 0).
+  const std::string buffer_bytes = phaseloop::testing::ReadFileOrEmpty(buffer_);
+  for (const std::vector<std::string>& extra :
+       std::vector<std::vector<std::string>>{
+           {"--out", buffer_},
+           {"--out", config},
+           {"--out", out, "--crossfit-out", out},
+           {"--out", out, "--crossfit-out", buffer_},
+           {"--out", dir_},
+           {"--out", ""},
+           {"--out", dir_ + "/no/such/dir/p.plpolicy"},
+           {"--out", out, "--gate-corpus", dir_, "--gate-against",
+            dir_ + "/missing.plpolicy"},
+           {"--out", out, "--gate-corpus", dir_ + "/missing", "--gate-against",
+            config}}) {
+    std::vector<std::string> args = {"--buffer", buffer_, "--config", config};
+    args.insert(args.end(), extra.begin(), extra.end());
+    r = RunTrainArgs(args);
+    EXPECT_EQ(r.code, 2) << absl::StrJoin(extra, " ") << ": " << r.err;
+    EXPECT_EQ(r.err.find("transitions/s"), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(phaseloop::testing::ReadFileOrEmpty(buffer_), buffer_bytes);
+  r = RunTrainArgs({"--buffer", buffer_, "--config", config, "--out", buffer_});
+  EXPECT_NE(r.err.find("--out " + buffer_ + " is --buffer's file"),
+            std::string::npos)
+      << r.err;
+  // A checkpoint a fresh run would overwrite.
+  std::filesystem::create_directories(dir_ + "/ckpt");
+  std::ofstream(dir_ + "/ckpt/checkpoint.pt") << "x";
+  r = RunTrainArgs({"--buffer", buffer_, "--config", config, "--out", out,
+                    "--checkpoint-dir", dir_ + "/ckpt"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("pass --resume"), std::string::npos) << r.err;
   // A buffer without stepwise episodes for a stepwise config.
   const std::string stepwise = dir_ + "/stepwise.yaml";
   std::ofstream(stepwise) << "formulation: stepwise\n";
