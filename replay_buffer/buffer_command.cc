@@ -6,6 +6,7 @@
 #include <memory>
 #include <ostream>
 
+#include "absl/strings/match.h"
 #include "common/command/exit_code.h"
 #include "common/command/stop_signals.h"
 #include "common/command/subcommand.h"
@@ -185,14 +186,32 @@ nlohmann::json MiscompileJson(const v1::Miscompile& m) {
           {"unix_time_ms", m.unix_time_ms()}};
 }
 
+// A buffer a report only reads: opened read-only, so that a buffer the
+// user may not write (another account's, a mounted snapshot) can be read,
+// and an exported snapshot keeps its bytes (a writable open switched it to
+// WAL). A buffer of an older schema is opened for writing, once, to
+// migrate it, as before.
+absl::StatusOr<std::unique_ptr<ReplayStore>> OpenToRead(
+    const std::string& buffer) {
+  OpenOptions options;
+  options.create = false;
+  options.read_only = true;
+  absl::StatusOr<std::unique_ptr<ReplayStore>> store =
+      OpenReplayStore(buffer, options);
+  if (!absl::IsFailedPrecondition(store.status()) ||
+      !absl::StrContains(store.status().message(),
+                         "older than this phaseloop")) {
+    return store;
+  }
+  options.read_only = false;
+  return OpenReplayStore(buffer, options);
+}
+
 }  // namespace
 
 int RunBufferStats(const std::string& buffer, bool json, std::ostream& out,
                    std::ostream& err) {
-  OpenOptions options;
-  options.create = false;
-  absl::StatusOr<std::unique_ptr<ReplayStore>> store =
-      OpenReplayStore(buffer, options);
+  absl::StatusOr<std::unique_ptr<ReplayStore>> store = OpenToRead(buffer);
   if (!store.ok()) return Fail("stats", store.status(), err);
   absl::StatusOr<BufferStats> stats = (*store)->Stats();
   if (!stats.ok()) return Fail("stats", stats.status(), err);
@@ -206,10 +225,7 @@ int RunBufferStats(const std::string& buffer, bool json, std::ostream& out,
 
 int RunBufferMiscompiles(const std::string& buffer, bool json,
                          std::ostream& out, std::ostream& err) {
-  OpenOptions options;
-  options.create = false;
-  absl::StatusOr<std::unique_ptr<ReplayStore>> store =
-      OpenReplayStore(buffer, options);
+  absl::StatusOr<std::unique_ptr<ReplayStore>> store = OpenToRead(buffer);
   if (!store.ok()) return Fail("miscompiles", store.status(), err);
   absl::StatusOr<std::vector<v1::Miscompile>> miscompiles =
       (*store)->ReadMiscompiles();

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sqlite3.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -305,6 +306,44 @@ TEST(BufferCommandTest, BadFilesAreBadInputAndUntouched) {
   EXPECT_EQ(RunBufferStats(notes, false, out, err), 2);
   EXPECT_EQ(RunBufferExport(notes, dir + "/x.db", out, err), 2);
   EXPECT_EQ(testing::ReadFileOrEmpty(notes), "hello\n");
+  // "" was SQLite's private temporary database: imports reported done.
+  Fill(dir + "/full.db");
+  std::ostringstream empty_err;
+  EXPECT_EQ(RunBufferImport("", dir + "/full.db", out, empty_err), 2);
+  EXPECT_NE(empty_err.str().find("path is empty"), std::string::npos)
+      << empty_err.str();
+  EXPECT_EQ(RunBufferStats("", false, out, err), 2);
+  // A SQLite database with nothing in it is no buffer to read, and is left
+  // as it was.
+  const std::string blank = dir + "/blank.db";
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(blank.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE t(x); DROP TABLE t;", nullptr,
+                         nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  const std::string blank_bytes = testing::ReadFileOrEmpty(blank);
+  std::ostringstream blank_err;
+  EXPECT_EQ(RunBufferStats(blank, false, out, blank_err), 2);
+  EXPECT_NE(blank_err.str().find("empty SQLite database"), std::string::npos)
+      << blank_err.str();
+  EXPECT_EQ(testing::ReadFileOrEmpty(blank), blank_bytes);
+}
+
+// Reports only read: an exported snapshot keeps its bytes (a writable open
+// switched it to WAL), and a buffer the user may not write can be read.
+TEST(BufferCommandTest, StatsAndMiscompilesLeaveTheBufferAsItWas) {
+  const std::string dir = testing::MakeTempDir();
+  Fill(dir + "/buffer.db");
+  std::ostringstream out, err;
+  ASSERT_EQ(RunBufferExport(dir + "/buffer.db", dir + "/snap.db", out, err), 0)
+      << err.str();
+  const std::string snapshot = testing::ReadFileOrEmpty(dir + "/snap.db");
+  ASSERT_EQ(RunBufferStats(dir + "/snap.db", true, out, err), 0) << err.str();
+  ASSERT_EQ(RunBufferMiscompiles(dir + "/snap.db", true, out, err), 0)
+      << err.str();
+  EXPECT_EQ(testing::ReadFileOrEmpty(dir + "/snap.db"), snapshot);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/snap.db-wal"));
 }
 
 }  // namespace

@@ -371,6 +371,15 @@ absl::Status CheckFacts(const std::string& path, const FileFacts& facts,
           absl::StrJoin(foreign, ", "),
           "); pass a buffer file, or a new path to create one.", untouched));
     }
+    // A command that only reads (buffer stats) made an empty database a
+    // buffer, writing the whole schema into it.
+    if (facts.tables.empty() && (!options.create || options.read_only)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "'", path,
+          "' is an empty SQLite database, not a replay buffer; pass a "
+          "buffer file.",
+          untouched));
+    }
   }
   if (options.read_only && facts.user_version < kSchemaVersion) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -422,6 +431,13 @@ absl::Status Migrate(sqlite3* db) {
 
 absl::StatusOr<sqlite3*> OpenDatabaseOnce(const std::string& path,
                                           const OpenOptions& options) {
+  // SQLite opens "" as a private temporary database: what was stored there
+  // was gone at exit, the command saying it was "added ... to ".
+  if (path.empty()) {
+    return absl::InvalidArgumentError(
+        "the replay buffer's path is empty (an unset shell variable?); "
+        "give a buffer file");
+  }
   if ((!options.create || options.read_only) &&
       access(path.c_str(), F_OK) != 0) {
     return absl::InvalidArgumentError(absl::StrCat(
