@@ -174,6 +174,14 @@ TEST(PolicyCommandTest, ServePushPromotePullRollbackRoundTrip) {
                    &output),
             2);
   EXPECT_TRUE(absl::StrContains(output, "stable, candidate")) << output;
+  for (const std::string& bad_out : {dir, std::string("")}) {
+    EXPECT_EQ(Policy({"pull", "--channel", "stable", "--store", store, "--out",
+                      bad_out},
+                     &output),
+              2)
+        << bad_out;
+    EXPECT_TRUE(absl::StrContains(output, "give the artifact file")) << output;
+  }
 
   EXPECT_EQ(serve->Stop(), 0);
   EXPECT_EQ(ReadFileOrEmpty(address_file), "");
@@ -298,6 +306,8 @@ TEST(PolicyCommandSigningTest, KeygenSignServePushPullWithTrustAndToken) {
   const std::string secret = ReadFileOrEmpty(key);
   EXPECT_EQ(Policy({"keygen", "--out", dir + "/keys"}, &output), 2);
   EXPECT_TRUE(absl::StrContains(output, "never overwritten")) << output;
+  EXPECT_EQ(Policy({"keygen", "--out", ""}, &output), 2);
+  EXPECT_TRUE(absl::StrContains(output, "--out is empty")) << output;
   EXPECT_EQ(ReadFileOrEmpty(key), secret);
 
   std::ofstream(dir + "/token") << "0123456789abcdef0123\n";

@@ -272,6 +272,18 @@ int RunPolicyPull(const PolicyFlags& flags, std::ostream& out,
                     "give exactly one of --channel NAME or --version V"),
                 err);
   }
+  // Before the download: an --out that can never be written is the
+  // user's to fix (exit 2), not a failed pull (exit 1).
+  if (std::error_code error;
+      flags.out.empty() || std::filesystem::is_directory(flags.out, error)) {
+    return Fail("pull",
+                absl::InvalidArgumentError(absl::StrCat(
+                    "--out '", flags.out,
+                    flags.out.empty() ? "' is empty" : "' is a directory",
+                    ": give the artifact file to write, e.g. "
+                    "policies/current.plpolicy")),
+                err);
+  }
   absl::StatusOr<std::unique_ptr<PolicyStore>> store = Connect(flags);
   if (!store.ok()) return Fail("pull", store.status(), err);
   // The client verifies the download (checksum, structure, content hash).

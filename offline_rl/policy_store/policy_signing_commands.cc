@@ -26,6 +26,13 @@ int Fail(absl::string_view command, absl::string_view message,
 
 int RunPolicyKeygen(const PolicyFlags& flags, std::ostream& out,
                     std::ostream& err) {
+  // "" wrote the key pair into the root directory (as root).
+  if (flags.out.empty()) {
+    return Fail("keygen",
+                "--out is empty (an unset shell variable?): give the "
+                "directory for the key files",
+                err);
+  }
   absl::StatusOr<signing::SigningKey> key =
       signing::WriteNewKeyPair(flags.out, flags.comment);
   if (!key.ok()) return Fail("keygen", key.status().message(), err);
