@@ -433,17 +433,21 @@ absl::StatusOr<ChannelChange> DirectoryPolicyStore::Rollback(
         "channel ", channel, " has no earlier version to roll back to (it ",
         state.policy_version.empty()
             ? std::string("points at nothing yet")
-            : absl::StrCat("has only ever pointed at ", state.policy_version),
-        ")"));
+            : absl::StrCat("points at ", state.policy_version,
+                           "; no version it pointed at before is left to go "
+                           "back to"),
+        "); promote the version you want with `phaseloop policy promote "
+        "VERSION --channel ",
+        channel, "`"));
   }
   // A version marked failed does not come back to stable this way either:
   // promote() refuses it without --force, and so does a rollback.
   if (absl::Status allowed = CheckVerdictLocked(state.previous_versions.front(),
                                                 channel, /*force=*/false);
       !allowed.ok()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("rolling channel ", channel, " back would point it at ",
-                     allowed.message()));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "rolling channel ", channel, " back would point it at a version that ",
+        "was marked failed: ", allowed.message()));
   }
   ChannelChange change{std::string(channel), state.policy_version,
                        state.previous_versions.front()};
