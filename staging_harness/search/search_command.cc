@@ -326,6 +326,9 @@ int RunSearchCommand(const SearchFlags& flags, std::ostream& out,
         << " (module, pipeline) pairs never reported as best\n";
   }
 
+  std::error_code exists_error;
+  const bool episodes_existed =
+      std::filesystem::exists(flags.episodes_out, exists_error);
   absl::StatusOr<std::unique_ptr<FileEpisodeSink>> sink =
       FileEpisodeSink::Open(flags.episodes_out);
   if (!sink.ok()) {
@@ -408,6 +411,7 @@ int RunSearchCommand(const SearchFlags& flags, std::ostream& out,
       {"seed", flags.seed},
       {"episodes_out", flags.episodes_out},
       {"best_out", best_out},
+      {"best_written", measured},
       {"modules", nlohmann::json::array()}};
   for (const ModuleResult& r : *results)
     summary["modules"].push_back(ResultJson(r));
@@ -418,11 +422,23 @@ int RunSearchCommand(const SearchFlags& flags, std::ostream& out,
   } else {
     PrintTable(summary, out);
   }
-  err << "episodes appended to " << flags.episodes_out << "; best sequences in "
-      << best_out << "\n";
-  return summary["metrics"]["modules_measured"].get<int>() > 0
-             ? command::kExitOk
-             : command::kExitInternal;
+  if (measured) {
+    err << "episodes appended to " << flags.episodes_out
+        << "; best sequences in " << best_out << "\n";
+    return command::kExitOk;
+  }
+  // Nothing measured: nothing claimed, and no empty episodes file left by
+  // this run. Modules that do not compile are the user's to fix (exit 2).
+  if (std::error_code error;
+      !episodes_existed &&
+      std::filesystem::file_size(flags.episodes_out, error) == 0 && !error) {
+    std::filesystem::remove(flags.episodes_out, error);
+  }
+  err << "no module was measured: nothing written to " << best_out << "\n";
+  for (const ModuleResult& r : *results) {
+    if (!r.status.ok()) return command::ExitCodeOf(r.status);
+  }
+  return command::kExitInternal;
 }
 
 void AddSearchCommand(CLI::App& app, int& exit_code) {

@@ -276,6 +276,20 @@ TEST(SearchCommand, BadInputIsExitCode2WithAMessage) {
   flags.best_in = dir + "/missing.json";
   EXPECT_EQ(RunSearchCommand(flags, out, err), 2);
   EXPECT_NE(err.str().find("missing.json"), std::string::npos);
+
+  // A program that does not compile: bad input, nothing claimed as
+  // written, no empty episodes file left.
+  std::ofstream(dir + "/bad.c") << "int main(void) { return x; }\n";
+  flags = Flags(dir);
+  flags.inputs = {dir + "/bad.c"};
+  flags.episodes_out = dir + "/bad-episodes.bin";
+  std::ostringstream bad_err;
+  EXPECT_EQ(RunSearchCommand(flags, out, bad_err), 2) << bad_err.str();
+  EXPECT_NE(bad_err.str().find("nothing written to"), std::string::npos)
+      << bad_err.str();
+  EXPECT_EQ(bad_err.str().find("best sequences in"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/bad-episodes.bin"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/bad-episodes.bin.best.json"));
 }
 
 }  // namespace

@@ -46,13 +46,24 @@ int RunSurvey(const SurveyFlags& flags, std::ostream& out, std::ostream& err) {
   nlohmann::json rows = nlohmann::json::array();
   double log_alloc_ratio = 0, log_text_ratio = 0, log_ir_ratio = 0;
   int measured = 0;
+  // Programs left out, with the reason: in the JSON too (only stderr said
+  // so, and the JSON read as if the directory held fewer programs).
+  nlohmann::json skipped = nlohmann::json::array();
+  absl::Status first_failure;
+  auto skip = [&](const std::string& source, const absl::Status& why) {
+    err << "  skipped: " << why.message() << "\n";
+    skipped.push_back(
+        {{"program", std::filesystem::path(source).filename().string()},
+         {"reason", std::string(why.message())}});
+    if (first_failure.ok()) first_failure = why;
+  };
   for (size_t i = 0; i < sources.size(); ++i) {
     const std::string& source = sources[i];
     err << "[" << i + 1 << "/" << sources.size() << "] " << source << "\n";
     auto baselines =
         session::SourceBaselines(source, ir::FrontendOptions{}, levels);
     if (!baselines.ok()) {
-      err << "  skipped: " << baselines.status().message() << "\n";
+      skip(source, baselines.status());
       continue;
     }
     session::SessionOptions options;
@@ -60,12 +71,12 @@ int RunSurvey(const SurveyFlags& flags, std::ostream& out, std::ostream& err) {
     auto session = session::CompilationSession::StartFromFile(
         source, ir::FrontendOptions{}, options);
     if (!session.ok()) {
-      err << "  skipped: " << session.status().message() << "\n";
+      skip(source, session.status());
       continue;
     }
     auto greedy = GreedySearch(**session, *objective, flags.budget_seconds);
     if (!greedy.ok()) {
-      err << "  skipped: " << greedy.status().message() << "\n";
+      skip(source, greedy.status());
       continue;
     }
     const session::Baseline& oz = (*baselines)[2];
@@ -95,7 +106,9 @@ int RunSurvey(const SurveyFlags& flags, std::ostream& out, std::ostream& err) {
   }
   if (measured == 0) {
     err << "error: no program in '" << flags.corpus << "' could be measured\n";
-    return command::kExitInternal;
+    // A directory of programs that do not compile is the user's to fix.
+    return first_failure.ok() ? command::kExitInternal
+                              : command::ExitCodeOf(first_failure);
   }
   const double alloc_oz_ratio = std::exp(log_alloc_ratio / measured);
   const double text_oz_ratio = std::exp(log_text_ratio / measured);
@@ -105,6 +118,7 @@ int RunSurvey(const SurveyFlags& flags, std::ostream& out, std::ostream& err) {
                             {"objective", ObjectiveName(*objective)},
                             {"budget_seconds", flags.budget_seconds},
                             {"programs", rows},
+                            {"skipped", skipped},
                             {"alloc_oz_ratio", alloc_oz_ratio},
                             {"text_oz_ratio", text_oz_ratio},
                             {"geomean_oz_ratio", geomean_oz_ratio}};
@@ -137,6 +151,14 @@ int RunSurvey(const SurveyFlags& flags, std::ostream& out, std::ostream& err) {
       << measured << " programs: alloc_oz_ratio " << alloc_oz_ratio
       << ", text_oz_ratio " << text_oz_ratio << ", geomean_oz_ratio "
       << geomean_oz_ratio << "  (> 1 is smaller than -Oz)\n";
+  if (!skipped.empty()) {
+    out << skipped.size() << " program" << (skipped.size() == 1 ? "" : "s")
+        << " skipped:\n";
+    for (const auto& s : skipped) {
+      out << "  " << s["program"].get<std::string>() << ": "
+          << s["reason"].get<std::string>() << "\n";
+    }
+  }
   return command::kExitOk;
 }
 
@@ -145,8 +167,9 @@ void AddSurveyCommand(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "survey",
       "Baselines and a short greedy search over a directory of programs");
-  cmd->add_option("--corpus", flags->corpus, "directory of C/C++ programs")
-      ->capture_default_str();
+  cmd->add_option("--corpus", flags->corpus,
+                  "directory of C/C++ programs (one source file each)")
+      ->required();
   cmd->add_option("--objective", flags->objective,
                   "ir_count, text_size or alloc_size")
       ->capture_default_str();

@@ -12,7 +12,8 @@ namespace phaseloop::search {
 // baselines and a short greedy search from the unoptimised module, with
 // `text_oz_ratio` and `geomean_oz_ratio` over the set.
 struct SurveyFlags {
-  std::string corpus = "compiler_driver/fixtures";
+  std::string corpus;  // required: a path in the source tree was no default
+                       // an installed phaseloop could use
   std::string objective = "ir_count";
   double budget_seconds = 2.0;
   bool json = false;
