@@ -1,11 +1,13 @@
 #include "compiler_driver/cc_wrapper/cache_command.h"
 
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 
 #include "absl/strings/str_format.h"
 #include "common/command/exit_code.h"
 #include "common/command/subcommand.h"
+#include "common/files/output_paths.h"
 #include "compiler_driver/cc_wrapper/outcome_bundle.h"
 #include "compiler_driver/cc_wrapper/outcome_cache.h"
 #include "nlohmann/json.hpp"
@@ -42,6 +44,16 @@ std::string CacheDir(const CacheFlags& flags, std::ostream& err) {
   return dir;
 }
 
+// A --dir (or PHASELOOP_OUTCOME_CACHE) that does not exist reads as an
+// empty cache: said, as a mistyped path would otherwise look like one.
+void NoteMissingDir(const std::string& dir, std::ostream& err) {
+  if (std::error_code error; !std::filesystem::exists(dir, error)) {
+    err << kName << "note: " << dir
+        << " does not exist yet (no compile has stored a choice there; a "
+           "mistyped --dir?)\n";
+  }
+}
+
 }  // namespace
 
 int RunCacheStats(const CacheFlags& flags, std::ostream& out,
@@ -53,6 +65,7 @@ int RunCacheStats(const CacheFlags& flags, std::ostream& out,
     err << kName << stats.status().message() << "\n";
     return command::kExitInternal;
   }
+  NoteMissingDir(dir, err);
   // The cap phaseloop-cc applies with this environment; a value it cannot
   // read is said here (the compile path stays silent).
   std::string warning;
@@ -79,6 +92,7 @@ int RunCacheClear(const CacheFlags& flags, std::ostream& out,
   const std::string dir = CacheDir(flags, err);
   if (dir.empty()) return command::kExitBadInput;
   absl::StatusOr<OutcomeCacheStats> before = ReadOutcomeCacheStats(dir);
+  NoteMissingDir(dir, err);
   if (absl::Status cleared = ClearOutcomeCache(dir); !cleared.ok()) {
     err << kName << cleared.message() << "\n";
     return absl::IsFailedPrecondition(cleared) ? command::kExitBadInput
@@ -93,6 +107,12 @@ int RunCacheExport(const CacheFlags& flags, std::ostream& out,
                    std::ostream& err) {
   const std::string dir = CacheDir(flags, err);
   if (dir.empty()) return command::kExitBadInput;
+  // Before any entry is read: an --out that cannot be written is the
+  // user's to fix (exit 2).
+  if (absl::Status s = files::CheckOutputPath("--out", flags.bundle); !s.ok()) {
+    err << kName << s.message() << "\n";
+    return command::kExitBadInput;
+  }
   absl::StatusOr<OutcomeExport> exported =
       ExportOutcomeBundle(dir, flags.bundle);
   if (!exported.ok()) {
@@ -112,6 +132,13 @@ int RunCacheImport(const CacheFlags& flags, std::ostream& out,
                    std::ostream& err) {
   const std::string dir = CacheDir(flags, err);
   if (dir.empty()) return command::kExitBadInput;
+  if (std::error_code error;
+      std::filesystem::is_directory(flags.bundle, error)) {
+    err << kName << flags.bundle
+        << " is a directory: give a bundle file (`phaseloop cache export "
+           "--out FILE` writes one)\n";
+    return command::kExitBadInput;
+  }
   std::string warning;
   const int64_t max_bytes = OutcomeCacheMaxBytesFromEnv(&warning);
   if (!warning.empty()) err << kName << "warning: " << warning << "\n";

@@ -168,3 +168,29 @@ TEST(CacheCommandTest, ARelativeCacheDirectoryIsBadInputNamingTheFix) {
 
 }  // namespace
 }  // namespace phaseloop::cc_wrapper
+
+namespace phaseloop::cc_wrapper {
+namespace {
+
+// Paths a user got wrong are bad input (exit 2) found before any work, and
+// a --dir that does not exist is said, not read as an empty cache.
+TEST(CacheCommandTest, WrongPathsAreBadInputAndAMissingDirIsSaid) {
+  const std::string dir = testing::MakeTempDir();
+  for (const std::string& out_path :
+       {dir + "/no/such/dir/b.plcache", dir, std::string("")}) {
+    std::ostringstream out, err;
+    EXPECT_EQ(RunCacheExport({dir, false, out_path}, out, err), 2) << out_path;
+    EXPECT_NE(err.str().find("--out"), std::string::npos) << err.str();
+  }
+  std::ostringstream out, err;
+  EXPECT_EQ(RunCacheImport({dir + "/cache", false, dir}, out, err), 2);
+  EXPECT_NE(err.str().find("is a directory"), std::string::npos) << err.str();
+
+  std::ostringstream stats_out, stats_err;
+  ASSERT_EQ(RunCacheStats({dir + "/mistyped", false}, stats_out, stats_err), 0);
+  EXPECT_NE(stats_err.str().find("does not exist yet"), std::string::npos)
+      << stats_err.str();
+}
+
+}  // namespace
+}  // namespace phaseloop::cc_wrapper
