@@ -67,8 +67,25 @@ std::string FindTool(const std::vector<std::string>& names) {
   return "/usr/bin/" + names.front();
 }
 
+// A value as a .bazelrc line needs it: Bazel splits rc lines into words as
+// a shell does, so a path with a space (`--out "my tools/pl"`) printed bare
+// made the pasted line name another package.
+std::string RcWord(const std::string& value) {
+  if (value.find_first_of(" \t\"'\\") == std::string::npos) return value;
+  std::string quoted = "\"";
+  for (char c : value) {
+    if (c == '"' || c == '\\') quoted += '\\';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
 absl::StatusOr<std::string> ReadFile(const std::string& path,
                                      const char* what) {
+  if (std::error_code error; fs::is_directory(path, error)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " '", path, "' is a directory; give a file"));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     return absl::NotFoundError(
@@ -582,13 +599,13 @@ absl::StatusOr<BazelToolchain> WriteBazelToolchain(
   if (has_trust) result.trust_path = (out / kTrustFileName).string();
   result.artifact_signed = artifact_signature.has_value();
   result.bazelrc_lines = {
-      absl::StrCat("build --crosstool_top=", result.crosstool_top),
+      absl::StrCat("build --crosstool_top=", RcWord(result.crosstool_top)),
       "build --host_crosstool_top=@bazel_tools//tools/cpp:toolchain",
-      absl::StrCat("build --sandbox_writable_path=", *spool),
+      absl::StrCat("build --sandbox_writable_path=", RcWord(*spool)),
   };
   if (!outcomes->empty()) {
     result.bazelrc_lines.push_back(
-        absl::StrCat("build --sandbox_writable_path=", *outcomes));
+        absl::StrCat("build --sandbox_writable_path=", RcWord(*outcomes)));
   }
   return result;
 }

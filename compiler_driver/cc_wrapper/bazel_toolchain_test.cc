@@ -391,6 +391,22 @@ TEST_F(BazelToolchainTest, ALinkToPhaseloopCcIsAcceptedPhaseloopCxxIsNot) {
               HasSubstr("is not phaseloop-cc"));
 }
 
+// Bazel splits .bazelrc lines into words as a shell does: a package path
+// with a space, printed bare, named another package when pasted.
+TEST_F(BazelToolchainTest, BazelrcLinesQuoteAPathWithASpace) {
+  BazelToolchainOptions spaced = options_;
+  spaced.out_dir = (root_ / "ws" / "my tools" / "pl").string();
+  spaced.spool_dir = (root_ / "a spool").string();
+  absl::StatusOr<BazelToolchain> toolchain = WriteBazelToolchain(spaced);
+  ASSERT_TRUE(toolchain.ok()) << toolchain.status();
+  EXPECT_THAT(toolchain->bazelrc_lines,
+              ::testing::Contains(
+                  "build --crosstool_top=\"//my tools/pl:toolchain\""));
+  EXPECT_THAT(toolchain->bazelrc_lines,
+              ::testing::Contains("build --sandbox_writable_path=\"" +
+                                  (root_ / "a spool").string() + "\""));
+}
+
 TEST_F(BazelToolchainTest, RejectsBadInput) {
   BazelToolchainOptions outside = options_;
   // Not under TEST_TMPDIR: with local execution that is inside Bazel's
@@ -419,6 +435,12 @@ TEST_F(BazelToolchainTest, RejectsBadInput) {
   EXPECT_THAT(status.message(), HasSubstr("phaseloop-cc-opt"));
   Write(root_ / "bin" / "phaseloop-cc-opt", "#!/bin/sh\n");
   fs::permissions(root_ / "bin" / "phaseloop-cc-opt", fs::perms::owner_all);
+
+  BazelToolchainOptions dir_policy = options_;
+  dir_policy.policy_file = root_.string();
+  status = WriteBazelToolchain(dir_policy).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("is a directory"));
 
   BazelToolchainOptions empty_policy = options_;
   Write(root_ / "empty_policy", "# nothing\n\n");
