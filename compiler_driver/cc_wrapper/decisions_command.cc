@@ -450,6 +450,14 @@ int RunStats(const StatsFlags& flags, std::ostream& out, std::ostream& err) {
       err << "phaseloop stats --zero: " << written.message() << "\n";
       return command::kExitBadInput;
     }
+    if (flags.json) {
+      out << nlohmann::json{{"zeroed", true},
+                            {"spool", spool},
+                            {"zero_point", spool + "/" + kStatsZeroFile}}
+                 .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+          << "\n";
+      return command::kExitOk;
+    }
     out << "statistics zeroed (" << spool << "/" << kStatsZeroFile
         << "); no decision record was deleted, unshipped ones stay for "
            "phaseloop decisions ship\n";

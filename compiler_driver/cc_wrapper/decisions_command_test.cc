@@ -11,6 +11,7 @@
 #include "common/testing/test_util.h"
 #include "compiler_driver/cc_wrapper/spool_reader.h"
 #include "compiler_driver/cc_wrapper/spool_writer.h"
+#include "nlohmann/json.hpp"
 
 namespace phaseloop::cc_wrapper {
 namespace {
@@ -371,10 +372,17 @@ TEST(DecisionsCommandTest, ZeroKeepsUnshippedRecords) {
   Spool(spool, Outcome::kPassThrough, "not_compile_only");
   Spool(spool, Outcome::kFailOpen, "optimizer_crashed");
   std::ostringstream out, err;
-  ASSERT_EQ(RunStats({spool, "", true, /*zero=*/true}, out, err), 0)
+  ASSERT_EQ(RunStats({spool, "", false, /*zero=*/true}, out, err), 0)
       << err.str();
   EXPECT_NE(out.str().find("no decision record was deleted"),
             std::string::npos);
+  out.str("");
+  // --json: JSON, as everywhere else.
+  ASSERT_EQ(RunStats({spool, "", true, /*zero=*/true}, out, err), 0)
+      << err.str();
+  const nlohmann::json zeroed = nlohmann::json::parse(out.str());
+  EXPECT_EQ(zeroed["zeroed"], true);
+  EXPECT_EQ(zeroed["spool"], spool);
   out.str("");
   ASSERT_EQ(RunStats({spool, "", true}, out, err), 0);
   EXPECT_NE(out.str().find("\"records\": 0"), std::string::npos) << out.str();
