@@ -296,6 +296,21 @@ absl::StatusOr<Manifest> OpenCorpus(const std::string& corpus_dir,
   }
   absl::StatusOr<Manifest> existing = ReadManifest(corpus_dir);
   if (absl::IsNotFound(existing.status())) {
+    // A directory of other files (a source tree given as --out by mistake)
+    // got manifest.json and modules/ added among them without a word.
+    // (Hidden entries and modules/ are a build's own that stopped before
+    // its first manifest, e.g. fetch-debian's .sources/.)
+    if (fs::is_directory(corpus_dir, ec)) {
+      for (const fs::directory_entry& entry :
+           fs::directory_iterator(corpus_dir, ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name.empty() || name[0] == '.' || name == "modules") continue;
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--out ", corpus_dir, " holds other files (", name,
+            ") and is no corpus (no manifest.json): give a new or empty "
+            "directory, or an existing corpus to add to"));
+      }
+    }
     Manifest empty;
     empty.convention = ir::ConventionName(settings.convention);
     empty.opt_level = OptLevelLabel(settings);

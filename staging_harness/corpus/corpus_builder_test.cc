@@ -1,6 +1,7 @@
 #include "staging_harness/corpus/corpus_builder.h"
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -305,6 +306,22 @@ TEST_F(CorpusBuilderTest, CommitMergesAndRejectsAnotherKindOfCorpus) {
   EXPECT_TRUE(
       absl::IsInvalidArgument(OpenCorpus(out.string(), speed).status()));
   EXPECT_TRUE(OpenCorpus(out.string(), Settings()).ok());
+}
+
+// A source tree given as --out got manifest.json and modules/ among its
+// files without a word; an empty directory, or one holding only a build's
+// own leftovers (hidden, modules/), is still a new corpus.
+TEST_F(CorpusBuilderTest, ADirectoryOfOtherFilesIsNoCorpus) {
+  const fs::path out = FreshDir("builder_other_files");
+  fs::create_directories(out / ".sources");
+  fs::create_directories(out / "modules");
+  EXPECT_TRUE(OpenCorpus(out.string(), Settings()).ok());
+  std::ofstream(out / "main.c") << "int main(void) { return 0; }\n";
+  const absl::Status refused = OpenCorpus(out.string(), Settings()).status();
+  EXPECT_TRUE(absl::IsInvalidArgument(refused)) << refused;
+  EXPECT_NE(refused.message().find("holds other files (main.c)"),
+            std::string::npos)
+      << refused;
 }
 
 }  // namespace

@@ -94,7 +94,10 @@ void AddCommonFlags(CLI::App* cmd, CorpusFlags& flags) {
          "research (-O0 -Xclang -disable-O0-optnone; for comparing with "
          "published figures only)")
       ->capture_default_str();
-  cmd->add_option("--jobs", flags.jobs, "parallel jobs (default: all cores)");
+  // -1 became the default silently, and 100000 started as many threads.
+  cmd->add_option("--jobs", flags.jobs,
+                  "parallel jobs (0 or left out: all cores)")
+      ->check(CLI::Range(0, 256));
   cmd->add_option(
       "--source-date-epoch", flags.source_date_epoch,
       "seconds since 1970 that __DATE__/__TIME__ expand to, so a "
