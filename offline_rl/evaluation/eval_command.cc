@@ -26,9 +26,28 @@ int RunEval(const EvalFlags& flags, std::ostream& out, std::ostream& err) {
     return command::kExitBadInput;
   }
   if (flags.options.budget < 0 || flags.options.top_k < 0 ||
-      flags.options.threads < 1) {
-    err << kName << "--budget and --k must be >= 0 and --jobs >= 1\n";
+      flags.options.threads < 1 || flags.options.max_modules < 0) {
+    err << kName
+        << "--budget, --k and --max-modules must be >= 0 and --jobs >= 1\n";
     return command::kExitBadInput;
+  }
+  // Flags that would be ignored without a word.
+  if (flags.options.mode == "single" && flags.options.top_k > 0) {
+    err << kName
+        << "--k applies to --mode topk (single runs one pipeline); give "
+           "--mode topk or leave --k out\n";
+    return command::kExitBadInput;
+  }
+  if (flags.budget_ms >= 0 && flags.budget_given) {
+    err << kName
+        << "--budget and --budget-ms both given: give --budget (--budget-ms "
+           "is its deprecated alias)\n";
+    return command::kExitBadInput;
+  }
+  if (flags.budget_ms >= 0) {
+    err << kName << "note: --budget-ms is deprecated; it reads as --budget "
+        << flags.budget_ms * policy_runtime::kBudgetInstructionsPerMs
+        << " (IR instructions)\n";
   }
   EvalOptions options = flags.options;
   options.fixed_references = flags.no_fixed        ? std::vector<std::string>{}
@@ -126,7 +145,8 @@ void AddEvalCommand(CLI::App& app, int& exit_code) {
   eval->add_flag("--no-fixed", flags->no_fixed,
                  "measure no fixed pipeline besides -Oz (faster)");
   eval->add_flag("--json", flags->json, "print the report as JSON");
-  eval->callback([flags, &exit_code] {
+  eval->callback([eval, flags, &exit_code] {
+    flags->budget_given = eval->count("--budget") > 0;
     exit_code = RunEval(*flags, std::cout, std::cerr);
   });
 }

@@ -16,9 +16,10 @@ namespace phaseloop::evaluation {
 struct EvalFlags {
   EvalOptions options;
   bool json = false;
-  int64_t budget_ms = -1;  // deprecated --budget-ms; -1: not given
+  int64_t budget_ms = -1;          // deprecated --budget-ms; -1: not given
   std::vector<std::string> fixed;  // --fixed; empty: the default references
   bool no_fixed = false;           // --no-fixed
+  bool budget_given = false;       // --budget was on the command line
 };
 
 // Exit codes: 0 ok, 1 internal error, 2 bad input (flags, policy, corpus).
