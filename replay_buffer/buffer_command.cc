@@ -299,7 +299,17 @@ int RunBufferImport(const std::string& buffer, const std::string& in_path,
   }
   absl::StatusOr<std::unique_ptr<ReplayStore>> store = OpenReplayStore(buffer);
   if (!store.ok()) return Fail("import", store.status(), err);
-  absl::StatusOr<int64_t> records = ImportBuffer(in_path, **store);
+  // SIGINT/SIGTERM end it between transactions, said (it exited 130 with
+  // nothing said and part of the snapshot merged).
+  absl::StatusOr<int64_t> records =
+      ImportBuffer(in_path, **store, command::StopFlagOnSignals());
+  if (absl::IsCancelled(records.status())) {
+    err << "phaseloop buffer import: " << records.status().message() << " into "
+        << buffer
+        << ": each record stored is whole; run the same import again to "
+           "complete it (records already there are upserted, unchanged)\n";
+    return command::kExitStopped;
+  }
   if (!records.ok()) {
     err << "phaseloop buffer import: " << records.status().message()
         << "\n(batches already imported stay, upserted by id; once the "

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,7 @@
 
 #include "common/testing/test_util.h"
 #include "nlohmann/json.hpp"
+#include "replay_buffer/buffer_transfer.h"
 #include "replay_buffer/replay_store.h"
 #include "replay_buffer/test_records.h"
 
@@ -246,6 +248,25 @@ TEST(BufferCommandTest, AnExportRemovesTheTemporariesOfDeadExports) {
 // A damaged snapshot was imported part way (a batch or two of its 256
 // records), left a new buffer behind, and said a re-run would complete it,
 // which it never could: it is refused whole, and nothing is written.
+// A stop between transactions ends the import, saying how far it got.
+TEST(BufferCommandTest, AStoppedImportSaysHowFarItGot) {
+  const std::string dir = testing::MakeTempDir();
+  Fill(dir + "/in.db");
+  auto store = OpenReplayStore(dir + "/out.db");
+  ASSERT_TRUE(store.ok()) << store.status();
+  std::atomic<bool> stop{true};
+  absl::StatusOr<int64_t> stopped =
+      ImportBuffer(dir + "/in.db", **store, &stop);
+  EXPECT_TRUE(absl::IsCancelled(stopped.status())) << stopped.status();
+  EXPECT_NE(stopped.status().message().find("stopped after 0 records of"),
+            std::string::npos)
+      << stopped.status();
+  stop = false;
+  absl::StatusOr<int64_t> done = ImportBuffer(dir + "/in.db", **store, &stop);
+  ASSERT_TRUE(done.ok()) << done.status();
+  EXPECT_GT(*done, 600);
+}
+
 TEST(BufferCommandTest, ADamagedSnapshotIsNotImportedPartWay) {
   const std::string dir = testing::MakeTempDir();
   const std::string source = dir + "/a.db", copy = dir + "/copy.db",

@@ -1,5 +1,7 @@
 #include "replay_buffer/buffer_transfer.h"
 
+#include "absl/strings/str_cat.h"
+
 namespace phaseloop::replay_buffer {
 namespace {
 
@@ -18,7 +20,8 @@ absl::Status ExportBuffer(const std::string& buffer_path,
 }
 
 absl::StatusOr<int64_t> ImportBuffer(const std::string& in_path,
-                                     ReplayStore& destination) {
+                                     ReplayStore& destination,
+                                     const std::atomic<bool>* stop) {
   OpenOptions options;
   options.create = false;
   options.read_only = true;
@@ -28,8 +31,13 @@ absl::StatusOr<int64_t> ImportBuffer(const std::string& in_path,
   int64_t records = 0;
   absl::Status status =
       (*source)->Scan(kImportBatch, [&](const WriteBatch& batch) {
-        records += static_cast<int64_t>(batch.size());
-        return destination.Write(batch);
+        if (stop != nullptr && stop->load()) {
+          return absl::CancelledError(
+              absl::StrCat("stopped after ", records, " records of ", in_path));
+        }
+        absl::Status written = destination.Write(batch);
+        if (written.ok()) records += static_cast<int64_t>(batch.size());
+        return written;
       });
   if (!status.ok()) return status;
   return records;

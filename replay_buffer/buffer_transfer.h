@@ -15,6 +15,7 @@
 // completed by running it again. Consumer offsets are not imported (they
 // belong to the source's Kafka cluster), nor are learner-set priorities.
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -30,8 +31,11 @@ absl::Status ExportBuffer(const std::string& buffer_path,
 // Upserts every record of the buffer file `in_path` into `destination`;
 // returns how many records it read. The input is opened read-only and must
 // be at the current schema version (older: open it once for writing).
+// When `*stop` becomes true it stops between transactions: Cancelled,
+// saying how many records were stored (each whole).
 absl::StatusOr<int64_t> ImportBuffer(const std::string& in_path,
-                                     ReplayStore& destination);
+                                     ReplayStore& destination,
+                                     const std::atomic<bool>* stop = nullptr);
 
 }  // namespace phaseloop::replay_buffer
 

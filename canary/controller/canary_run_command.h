@@ -17,6 +17,8 @@
 #include <optional>
 #include <string>
 
+#include "common/command/exit_code.h"
+
 namespace CLI {
 class App;
 }
@@ -26,7 +28,7 @@ namespace phaseloop::canary {
 inline constexpr int kExitRolledBack = 3;
 inline constexpr int kExitRefused = 4;
 inline constexpr int kExitAborted = 5;
-inline constexpr int kExitResumable = 75;
+inline constexpr int kExitResumable = command::kExitStopped;
 
 struct CanaryRunFlags {
   std::string service;

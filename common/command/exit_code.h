@@ -9,6 +9,9 @@ namespace phaseloop::command {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitInternal = 1;  // internal or environment failure
 inline constexpr int kExitBadInput = 2;  // what the user can fix: flags, files
+// Stopped by SIGINT/SIGTERM with everything done so far kept: the same
+// command again resumes or completes it (sysexits' EX_TEMPFAIL).
+inline constexpr int kExitStopped = 75;
 
 // The exit code of a command that failed with `status`, for commands whose
 // input files and flags are named in their errors: 0 ok; 2 for what the

@@ -10,10 +10,11 @@
 #include <string>
 
 #include "CLI/CLI.hpp"
+#include "common/command/exit_code.h"
 
 namespace phaseloop::loop {
 
-inline constexpr int kExitStopped = 75;
+inline constexpr int kExitStopped = command::kExitStopped;
 
 struct LoopFlags {
   std::string config = "configs/loop/demo.yaml";

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/command/exit_code.h"
 #include "nlohmann/json.hpp"
 #include "tools/loop/loop_stages.h"
 
@@ -20,7 +21,7 @@ namespace phaseloop::loop {
 
 // Exit codes of the commands the stages run (their --help says so).
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitStopped = 75;
+inline constexpr int kExitStopped = command::kExitStopped;
 inline constexpr int kTrainGateRefused = 3;
 inline constexpr int kStageMiscompile = 3;
 inline constexpr int kCanaryRolledBack = 3;
