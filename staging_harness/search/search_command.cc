@@ -479,7 +479,9 @@ void AddSearchCommand(CLI::App& app, int& exit_code) {
       ->check(command::NonNegativeNumber());
   cmd->add_option("--run-id", flags->run_id,
                   "prefix of this run's episode ids (default: random); with a "
-                  "fixed id a rerun writes the same ids")
+                  "fixed id a rerun writes the same ids, so give searches "
+                  "that differ (seed, strategy, budget) different ids: a "
+                  "buffer keeps one episode per id")
       ->check([](const std::string& id) {
         return id.find_first_of(" \t\n/") == std::string::npos
                    ? std::string()
