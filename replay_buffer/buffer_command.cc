@@ -13,6 +13,7 @@
 #include "common/kafka/delivery_spool.h"
 #include "common/kafka/lost_records_log.h"
 #include "common/kafka/producer.h"
+#include "common/process/shell_quote.h"
 #include "nlohmann/json.hpp"
 #include "replay_buffer/buffer_transfer.h"
 #include "replay_buffer/kafka_ingest.h"
@@ -277,8 +278,8 @@ int RunBufferExport(const std::string& buffer, const std::string& out_path,
   absl::Status status = ExportBuffer(buffer, out_path);
   if (!status.ok()) return Fail("export", status, err);
   out << "exported a snapshot of " << buffer << " to " << out_path
-      << " (a replay buffer file: `phaseloop buffer import --in " << out_path
-      << "` merges it into another)\n";
+      << " (a replay buffer file: `phaseloop buffer import --in "
+      << process::ShellWord(out_path) << "` merges it into another)\n";
   return command::kExitOk;
 }
 

@@ -1,5 +1,6 @@
 #include "staging_harness/results/buffer_add_command.h"
 
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -72,6 +73,23 @@ int Run(const Flags& flags) {
                  "and/or --episodes FILE\n";
     return command::kExitBadInput;
   }
+  // Inputs that cannot be read are found before the buffer is opened: a
+  // failed add left a new, empty buffer file behind.
+  for (const std::string& dir : flags.corpora) {
+    if (absl::Status s = corpus::ReadManifest(dir).status(); !s.ok()) {
+      std::cerr << "phaseloop buffer add: corpus " << dir << ": " << s.message()
+                << "\n";
+      return command::ExitCodeOf(s);
+    }
+  }
+  for (const std::string& path : flags.episode_files) {
+    if (std::error_code error; !std::filesystem::is_regular_file(path, error)) {
+      std::cerr << "phaseloop buffer add: episodes " << path
+                << ": not a file; give an episode file `phaseloop search "
+                   "--episodes-out` wrote\n";
+      return command::kExitBadInput;
+    }
+  }
   absl::StatusOr<std::unique_ptr<replay_buffer::ReplayStore>> store =
       replay_buffer::OpenReplayStore(flags.buffer);
   if (!store.ok()) {
@@ -94,8 +112,12 @@ int Run(const Flags& flags) {
       return command::ExitCodeOf(s);
     }
   }
+  // Upserts: a record already there by id is counted and left as the
+  // same record, not added twice.
   std::cout << "added " << counts.modules << " modules and " << counts.episodes
-            << " episodes to " << flags.buffer;
+            << " episodes to " << flags.buffer
+            << " (upserted by id: adding the same files again changes "
+               "nothing)";
   if (counts.truncated_tails > 0) {
     std::cout << " (" << counts.truncated_tails
               << " episode files ended in an incomplete record, ignored)";

@@ -1,5 +1,6 @@
 #include "staging_harness/results/buffer_add_command.h"
 
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -85,6 +86,11 @@ TEST(BufferAddCommandTest, BadInputsAreNamed) {
   EXPECT_EQ(RunCli({"buffer", "add", "--buffer", dir + "/b.db", "--corpus",
                     dir + "/missing"}),
             2);
+  EXPECT_EQ(RunCli({"buffer", "add", "--buffer", dir + "/b.db", "--episodes",
+                    dir + "/missing.episodes"}),
+            2);
+  // Refused before the buffer is opened: no empty buffer file left.
+  EXPECT_FALSE(std::filesystem::exists(dir + "/b.db"));
   std::ofstream(dir + "/garbage.episodes") << "not an episode file at all";
   EXPECT_NE(RunCli({"buffer", "add", "--buffer", dir + "/b.db", "--episodes",
                     dir + "/garbage.episodes"}),
