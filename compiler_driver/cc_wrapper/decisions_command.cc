@@ -371,12 +371,16 @@ nlohmann::ordered_json DecisionJson(const SpoolFile& file,
 
 int RunShow(const ShowFlags& flags, std::ostream& out, std::ostream& err) {
   std::vector<SpoolFile> files;
+  // Files named on the command line: the readable ones are shown and each
+  // unreadable one named, exit 2 (one bad file hid every good one).
+  bool unreadable = false;
   if (!flags.files.empty()) {
     for (const std::string& path : flags.files) {
       absl::StatusOr<SpoolFile> file = ReadSpoolFile(path);
       if (!file.ok()) {
         err << "phaseloop decisions show: " << file.status().message() << "\n";
-        return command::kExitBadInput;
+        unreadable = true;
+        continue;
       }
       files.push_back(*std::move(file));
     }
@@ -417,7 +421,7 @@ int RunShow(const ShowFlags& flags, std::ostream& out, std::ostream& err) {
       }
     }
   }
-  return command::kExitOk;
+  return unreadable ? command::kExitBadInput : command::kExitOk;
 }
 
 int RunStats(const StatsFlags& flags, std::ostream& out, std::ostream& err) {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -252,6 +253,15 @@ TEST(DecisionsCommandTest, ShowPrintsEveryRecordReadably) {
   out.str("");
   err.str("");
   EXPECT_EQ(RunShow({{spool + "/nope.decisions"}, "", false}, out, err), 2);
+  EXPECT_NE(err.str().find("nope.decisions"), std::string::npos) << err.str();
+  // A bad file beside a good one: the good one is shown, the bad named.
+  out.str("");
+  err.str("");
+  EXPECT_EQ(
+      RunShow({{batch_file, spool + "/nope.decisions"}, "", true}, out, err),
+      2);
+  const std::string shown = out.str();
+  EXPECT_EQ(std::count(shown.begin(), shown.end(), '\n'), 3) << shown;
   EXPECT_NE(err.str().find("nope.decisions"), std::string::npos) << err.str();
 }
 
