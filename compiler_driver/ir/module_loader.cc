@@ -6,8 +6,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "absl/strings/match.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/AsmParser/Parser.h"
@@ -191,6 +191,18 @@ absl::StatusOr<std::unique_ptr<llvm::Module>> LoadModule(
   absl::StatusOr<std::string> bytes =
       IsSourcePath(path) ? CompileToBitcode(path, options) : ReadFile(path);
   if (!bytes.ok()) return bytes.status();
+  // A .bc without bitcode's magic (empty, truncated, text) was parsed as
+  // .ll and refused with an assembly parser's error, or read as an empty
+  // module.
+  if (EndsWith(path, ".bc") &&
+      !(bytes->size() >= 4 &&
+        (bytes->compare(0, 4, "BC\xC0\xDE") == 0 ||
+         bytes->compare(0, 4, "\xDE\xC0\x17\x0B") == 0))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'", path, "' is not LLVM bitcode (", bytes->size(),
+        " bytes without bitcode's magic number); give a .bc that clang-16 "
+        "-emit-llvm wrote, or name a text module .ll"));
+  }
   return ParseModule(*bytes, path, context);
 }
 

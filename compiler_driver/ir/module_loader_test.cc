@@ -2,9 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 #include <vector>
 
+#include "common/testing/test_util.h"
 #include "compiler_driver/ir/module_hash.h"
 #include "llvm/IR/Attributes.h"
 
@@ -104,6 +106,18 @@ TEST(ModuleLoader, ErrorsNameTheInput) {
   options.extra_args = {"-include", "no/such/header.h"};
   auto broken = CompileToBitcode(kSource, options);
   EXPECT_FALSE(broken.ok());
+
+  // A .bc without bitcode's magic is said to be one, not parsed as text.
+  const std::string dir = phaseloop::testing::MakeTempDir();
+  for (const std::string& bytes : {std::string(""), std::string("BC"),
+                                   std::string("define void @f() {}\n")}) {
+    std::ofstream(dir + "/m.bc", std::ios::binary) << bytes;
+    auto not_bitcode = LoadModule(dir + "/m.bc", FrontendOptions{}, context);
+    ASSERT_FALSE(not_bitcode.ok()) << bytes;
+    EXPECT_NE(not_bitcode.status().message().find("is not LLVM bitcode"),
+              std::string::npos)
+        << not_bitcode.status();
+  }
 
   // Refused by its name before anything is read (it read gigabytes first).
   auto device = LoadModule("/dev/zero", FrontendOptions{}, context);
