@@ -8,22 +8,17 @@
 namespace phaseloop::files {
 namespace fs = std::filesystem;
 
-namespace {
-
-// `path` made absolute, links resolved as far as they exist.
-fs::path Resolved(const std::string& path) {
+std::filesystem::path ResolvedPath(const std::string& path) {
   std::error_code error;
   fs::path resolved = fs::weakly_canonical(fs::absolute(path, error), error);
   return error ? fs::absolute(path) : resolved;
 }
 
-}  // namespace
-
 bool SameFile(const std::string& a, const std::string& b) {
   if (a.empty() || b.empty()) return false;
   std::error_code error;
   if (fs::equivalent(a, b, error)) return true;  // hard links too
-  return Resolved(a) == Resolved(b);
+  return ResolvedPath(a) == ResolvedPath(b);
 }
 
 absl::Status CheckOutputPath(const std::string& flag, const std::string& path) {
@@ -34,7 +29,7 @@ absl::Status CheckOutputPath(const std::string& flag, const std::string& path) {
                      "variable?)"));
   }
   std::error_code error;
-  const fs::path resolved = Resolved(path);
+  const fs::path resolved = ResolvedPath(path);
   if (fs::is_directory(resolved, error)) {
     return absl::InvalidArgumentError(absl::StrCat(
         flag, " ", path, ": is a directory; give a file path in it"));

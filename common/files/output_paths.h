@@ -7,6 +7,7 @@
 // `--out ""` writing into the root directory, and a directory given as
 // --out found only after a whole training run (exit 1).
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,9 @@ absl::Status CheckOutputPath(const std::string& flag, const std::string& path);
 // written.
 absl::Status CheckOutputPaths(const std::vector<FlagPath>& outputs,
                               const std::vector<FlagPath>& inputs = {});
+
+// `path` made absolute, symbolic links resolved as far as they exist.
+std::filesystem::path ResolvedPath(const std::string& path);
 
 // Whether `a` and `b` name the same file (existing or not).
 bool SameFile(const std::string& a, const std::string& b);

@@ -11,13 +11,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// `path` made absolute, links resolved as far as they exist.
-fs::path Resolved(const std::string& path) {
-  std::error_code error;
-  fs::path resolved = fs::weakly_canonical(fs::absolute(path, error), error);
-  return error ? fs::absolute(path) : resolved;
-}
-
 bool IsInside(const fs::path& path, const fs::path& dir) {
   const std::string d = dir.string();
   const std::string p = path.string();
@@ -30,8 +23,8 @@ bool IsInside(const fs::path& path, const fs::path& dir) {
 absl::Status CheckReportOutput(const std::string& flag, const std::string& path,
                                const std::string& state_dir) {
   if (absl::Status s = CheckOutputPath(flag, path); !s.ok()) return s;
-  const fs::path resolved = Resolved(path);
-  if (!state_dir.empty() && IsInside(resolved, Resolved(state_dir))) {
+  const fs::path resolved = ResolvedPath(path);
+  if (!state_dir.empty() && IsInside(resolved, ResolvedPath(state_dir))) {
     const std::string name = resolved.filename().string();
     const bool report =
         (absl::EndsWith(name, ".html") || absl::EndsWith(name, ".json")) &&
