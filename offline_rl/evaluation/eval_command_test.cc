@@ -5,6 +5,8 @@
 #include <sstream>
 
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "offline_rl/evaluation/policy_evaluation.h"
 
 namespace phaseloop::evaluation {
 namespace {
@@ -45,6 +47,24 @@ TEST(EvalCommandTest, FlagsThatWouldBeIgnoredAreRefused) {
   EXPECT_EQ(RunEval(alias, out, err), 2);  // the corpus does not exist
   EXPECT_NE(err.str().find("--budget-ms is deprecated"), std::string::npos)
       << err.str();
+}
+
+// A report where every module failed measured nothing: its figures are
+// null, not 0.0 read as ratios (and no best fixed pipeline is named).
+TEST(EvalCommandTest, AReportOfFailuresOnlyHasNoFigures) {
+  EvalReport report;
+  ModuleEval failed;
+  failed.name = "m1";
+  failed.error = "frontend failed";
+  report.modules = {failed};
+  report.aggregates.failed = 1;
+  report.best_fixed = "default<Oz>";
+  const nlohmann::json j = nlohmann::json::parse(FormatReportJson(report));
+  EXPECT_TRUE(j["aggregates"]["alloc_oz_ratio"].is_null()) << j;
+  EXPECT_TRUE(j["aggregates"]["text_oz_ratio"].is_null()) << j;
+  EXPECT_EQ(j["aggregates"]["failed"], 1);
+  EXPECT_TRUE(j["best_fixed"].is_null()) << j;
+  EXPECT_TRUE(j["policy_vs_best_fixed"].is_null()) << j;
 }
 
 }  // namespace

@@ -154,38 +154,51 @@ std::string FormatReportJson(const EvalReport& report) {
   }
   j["modules"] = std::move(modules);
   const EvalAggregates& a = report.aggregates;
+  // Nothing measured (every module failed): no figure, not 0.0, which read
+  // as a ratio and a comparison with the best fixed pipeline.
+  const bool measured = a.modules > 0;
+  auto figure = [measured](double value) {
+    return measured ? nlohmann::json(value) : nlohmann::json(nullptr);
+  };
   j["aggregates"] = {{"modules", a.modules},
                      {"failed", a.failed},
-                     {"text_oz_ratio", a.text_oz_ratio},
-                     {"alloc_oz_ratio", a.alloc_oz_ratio},
+                     {"text_oz_ratio", figure(a.text_oz_ratio)},
+                     {"alloc_oz_ratio", figure(a.alloc_oz_ratio)},
                      {"alloc_larger_than_oz", a.alloc_larger_than_oz},
-                     {"worst_alloc_ratio", a.worst_alloc_ratio},
+                     {"worst_alloc_ratio", figure(a.worst_alloc_ratio)},
                      {"clang_oz_modules", a.clang_oz_modules},
                      {"clang_oz_differs", a.clang_oz_differs},
-                     {"clang_oz_vs_oz", a.clang_oz_vs_oz},
-                     {"alloc_clang_oz_ratio", a.alloc_clang_oz_ratio},
-                     {"over_oz", a.over_oz},
-                     {"geomean_oz_ratio", a.geomean_oz_ratio},
-                     {"gym_score", a.gym_score},
+                     {"clang_oz_vs_oz", figure(a.clang_oz_vs_oz)},
+                     {"alloc_clang_oz_ratio", figure(a.alloc_clang_oz_ratio)},
+                     {"over_oz", figure(a.over_oz)},
+                     {"geomean_oz_ratio", figure(a.geomean_oz_ratio)},
+                     {"gym_score", figure(a.gym_score)},
                      {"text_excluded", a.text_excluded},
                      {"ir_excluded", a.ir_excluded},
                      {"gym_excluded", a.gym_excluded},
                      {"text_larger_than_oz", a.text_larger_than_oz},
                      {"text_smaller_than_oz", a.text_smaller_than_oz},
-                     {"worst_text_ratio", a.worst_text_ratio},
-                     {"mean_policy_ms", a.mean_policy_ms},
-                     {"max_policy_ms", a.max_policy_ms}};
+                     {"worst_text_ratio", figure(a.worst_text_ratio)},
+                     {"mean_policy_ms", figure(a.mean_policy_ms)},
+                     {"max_policy_ms", figure(a.max_policy_ms)}};
   nlohmann::json fixed = nlohmann::json::array();
   for (const FixedReferenceEval& f : report.fixed) {
+    auto fixed_figure = [&f](double value) {
+      return f.modules > 0 ? nlohmann::json(value) : nlohmann::json(nullptr);
+    };
     fixed.push_back({{"pipeline", f.pipeline},
                      {"modules", f.modules},
-                     {"alloc_oz_ratio", f.alloc_oz_ratio},
+                     {"alloc_oz_ratio", fixed_figure(f.alloc_oz_ratio)},
                      {"alloc_larger_than_oz", f.alloc_larger_than_oz},
-                     {"policy_vs_fixed", f.policy_vs_fixed}});
+                     {"policy_vs_fixed", fixed_figure(f.policy_vs_fixed)}});
   }
   j["fixed_pipelines"] = std::move(fixed);
-  j["best_fixed"] = report.best_fixed;
-  j["policy_vs_best_fixed"] = report.policy_vs_best_fixed;
+  j["best_fixed"] = measured && !report.best_fixed.empty()
+                        ? nlohmann::json(report.best_fixed)
+                        : nlohmann::json(nullptr);
+  j["policy_vs_best_fixed"] = report.best_fixed.empty()
+                                  ? nlohmann::json(nullptr)
+                                  : figure(report.policy_vs_best_fixed);
   return j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
