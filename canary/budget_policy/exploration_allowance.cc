@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -102,11 +103,25 @@ ExplorationAllowance ComputeExplorationAllowance(
 
   int tier = 0;
   if (worst == nullptr) {
-    const std::string missing = absl::StrCat(
+    // Groups are free text (sli send), so an unknown name in budget_groups
+    // cannot be refused; the groups that do have statuses are named, so a
+    // typo ([baselin]) shows.
+    std::set<std::string> seen;
+    for (const v1::BudgetStatus& status : request.budgets) {
+      if (status.service() == request.service && status.total() > 0) {
+        seen.insert(status.group());
+      }
+    }
+    std::string missing = absl::StrCat(
         "no budget status with events for service ", request.service,
         " in groups ", absl::StrJoin(policy.budget_groups, ","),
         " (the reward engine publishes one per SLO and group as windows "
         "close)");
+    if (!seen.empty()) {
+      absl::StrAppend(&missing, "; it has statuses in groups ",
+                      absl::StrJoin(seen, ","),
+                      ": is budget_groups spelled as those?");
+    }
     if (policy.no_budget_data == NoBudgetData::kRefuse) {
       return Frozen(std::move(allowance),
                     absl::StrCat(missing, "; no_budget_data: refuse"));

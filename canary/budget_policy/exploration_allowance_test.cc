@@ -225,6 +225,20 @@ TEST(ExplorationAllowanceTest,
                "no_budget_data: refuse");
 }
 
+// budget_groups cannot be checked against a list (groups are free text), so
+// a typo read as "no data"; the groups that have statuses are named.
+TEST(ExplorationAllowanceTest,
+     NoDataInTheBudgetGroupsNamesTheGroupsThatHaveIt) {
+  BudgetPolicy typo;
+  typo.budget_groups = {"baselin"};
+  auto a = ComputeExplorationAllowance(
+      typo, Request({Status("baseline", 0.9), Status("canary", 0.8)}));
+  EXPECT_TRUE(absl::StrContains(Reasons(a),
+                                "it has statuses in groups baseline,canary: is "
+                                "budget_groups spelled as those?"))
+      << Reasons(a);
+}
+
 TEST(ExplorationAllowanceTest, RunningExperimentsAreCappedPerTier) {
   auto healthy_one = ComputeExplorationAllowance(
       kPolicy, Request({Status("baseline", 0.9)}, 1.0, 1));
