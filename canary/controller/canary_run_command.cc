@@ -189,7 +189,7 @@ int RunCanaryRun(const CanaryRunFlags& flags, std::ostream& out,
         flags.policy_dir.empty() ? state_dir + "/policies" : flags.policy_dir;
     process::BackgroundProcess server;
     auto address = policy_store::ServePolicyDirectory(
-        self, dir, helper_dir + "/policy", stop, &server);
+        self, dir, helper_dir + "/policy", stop, &server, &err);
     if (!address.ok()) {
       err << kName << "cannot serve the policy store " << dir << ": "
           << address.status().message() << "\n";

@@ -305,7 +305,7 @@ int RunLoop(const LoopFlags& flags, std::ostream& out, std::ostream& err) {
     process::BackgroundProcess server;
     auto address = policy_store::ServePolicyDirectory(
         setup.phaseloop, setup.policy_dir, helper_dir + "/policy", stop,
-        &server);
+        &server, &err);
     if (!address.ok()) {
       err << kName << "cannot serve the policy store " << setup.policy_dir
           << ": " << address.status().message() << "\n";
