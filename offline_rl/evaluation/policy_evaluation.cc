@@ -372,6 +372,13 @@ std::string ConventionOf(const std::vector<staging::CorpusModule>& inputs) {
 
 }  // namespace
 
+absl::Status CheckEvalPolicy(const std::string& policy) {
+  EvalOptions options;
+  options.policy = policy;
+  options.mode = "single";
+  return Load(options).status();
+}
+
 absl::StatusOr<EvalReport> EvaluatePolicy(const EvalOptions& options) {
   absl::StatusOr<LoadedPolicy> policy = Load(options);
   if (!policy.ok()) return policy.status();

@@ -58,9 +58,9 @@ struct EvalOptions {
 // than -Oz and the best fixed pipeline on whole objects of the Debian
 // corpus's validation split (BENCHMARKS.md, "Tuned standard pipelines").
 inline const std::vector<std::string>& DefaultFixedReferences() {
-  static const auto* pipelines = new std::vector<std::string>{
-      policy_runtime::kOzOutlinerPipeline,
-      policy_runtime::kOzMergeFunctionsPipeline};
+  static const auto* pipelines =
+      new std::vector<std::string>{policy_runtime::kOzOutlinerPipeline,
+                                   policy_runtime::kOzMergeFunctionsPipeline};
   return *pipelines;
 }
 
@@ -98,9 +98,9 @@ struct ModuleEval {
 // One fixed reference pipeline over the corpus.
 struct FixedReferenceEval {
   std::string pipeline;
-  int modules = 0;                // measured (policy and pipeline both)
-  double alloc_oz_ratio = 0;      // geomean A_Oz / A_fixed
-  int alloc_larger_than_oz = 0;   // modules with A_fixed > A_Oz
+  int modules = 0;               // measured (policy and pipeline both)
+  double alloc_oz_ratio = 0;     // geomean A_Oz / A_fixed
+  int alloc_larger_than_oz = 0;  // modules with A_fixed > A_Oz
   // geomean A_fixed / A_policy over the same modules: > 1, the policy's
   // objects are smaller than this pipeline's.
   double policy_vs_fixed = 0;
@@ -165,8 +165,8 @@ struct EvalReport {
   // default<Oz> (ratio 1 by definition) and each fixed reference; the best
   // fixed pipeline is the one with the highest alloc_oz_ratio.
   std::vector<FixedReferenceEval> fixed;
-  std::string best_fixed;              // its pipeline
-  double policy_vs_best_fixed = 0;     // its policy_vs_fixed
+  std::string best_fixed;           // its pipeline
+  double policy_vs_best_fixed = 0;  // its policy_vs_fixed
 };
 
 // The fixed references' figures over `modules` (rows without error), with
@@ -183,6 +183,11 @@ EvalAggregates Aggregate(const std::vector<ModuleEval>& modules);
 // no module in the split (InvalidArgument/NotFound naming the input). A
 // module that fails is reported in its row and counted in `failed`.
 absl::StatusOr<EvalReport> EvaluatePolicy(const EvalOptions& options);
+
+// Loads `policy` (an artifact file or any wrapper spec) as EvaluatePolicy
+// would, without a corpus: what a publish gate meets after training, found
+// before it (`train --gate-against`).
+absl::Status CheckEvalPolicy(const std::string& policy);
 
 // A readable table (one row per module, then the aggregates) and the JSON
 // form (same fields as the structs, snake_case).

@@ -16,6 +16,7 @@
 #include "common/signing/signature.h"
 #include "compiler_driver/policy_runtime/policy_artifact.h"
 #include "nlohmann/json.hpp"
+#include "offline_rl/evaluation/policy_evaluation.h"
 #include "offline_rl/learner/publish_gate.h"
 #include "offline_rl/learner/train_pipeline.h"
 #include "proto/phaseloop/v1/policy.pb.h"
@@ -76,12 +77,14 @@ absl::Status CheckFilesBeforeTraining(const TrainFlags& flags) {
                                         {"--signing-key", flags.signing_key}});
   if (!outputs_ok.ok()) return outputs_ok;
   std::error_code error;
-  if (!flags.gate_against.empty() &&
-      !std::filesystem::is_regular_file(flags.gate_against, error)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--gate-against ", flags.gate_against,
-                     " is not a policy artifact file: give the current policy "
-                     "(.plpolicy) the new one must beat"));
+  if (!flags.gate_against.empty()) {
+    if (absl::Status loads = evaluation::CheckEvalPolicy(flags.gate_against);
+        !loads.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--gate-against ", flags.gate_against, ": ", loads.message(),
+          "; give the current policy the new one must beat (an "
+          "artifact file or a wrapper policy spec)"));
+    }
   }
   if (!flags.gate_corpus.empty() &&
       !std::filesystem::is_directory(flags.gate_corpus, error)) {
