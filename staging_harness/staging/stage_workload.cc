@@ -240,7 +240,12 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
                      "baseline kept (",
                      Describe(**differs), "): far slower, or it never ends"));
   }
-  if (differs->has_value()) {
+  // A difference from the baseline's outputs, seen in the check or in a
+  // timed run: confirmed or not, told from the program's own undefined
+  // behaviour, blamed and recorded.
+  using Difference = std::pair<std::string, correctness::Mismatch>;
+  auto judge_difference =
+      [&](const Difference& difference) -> absl::StatusOr<StageResult> {
     absl::StatusOr<WorkloadStager::Impl::DifferenceCheck> varies =
         s.CheckDifferenceAgain(baseline_, *candidate, label);
     if (!varies.ok()) return varies.status();
@@ -249,7 +254,7 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
       return finish(
           Verdict::kUnusable,
           absl::StrCat("the candidate's outputs differed (",
-                       Describe(**differs), "), but ", varies->workload_varies,
+                       Describe(difference), "), but ", varies->workload_varies,
                        ": not a miscompile; make the workload's outputs "
                        "deterministic"));
     }
@@ -265,7 +270,7 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
       return finish(
           Verdict::kUnusable,
           absl::StrCat("the candidate's outputs differed once (",
-                       Describe(**differs), ") and not in its ",
+                       Describe(difference), ") and not in its ",
                        varies->candidate_runs - 1,
                        " more runs, the baseline's never: a rare variation "
                        "of the outputs, not a confirmed miscompile; nothing "
@@ -277,8 +282,8 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
             : absl::StrCat(" (on ", varies->candidate_differed, " of its ",
                            varies->candidate_runs,
                            " runs; the baseline's never varied)");
-    result.mismatch_run = (*differs)->first;
-    result.mismatch = (*differs)->second;
+    result.mismatch_run = difference.first;
+    result.mismatch = difference.second;
     result.blamed = Blame(baseline_, *candidate);
     result.cause = "unknown";
     // The build before BOLT gives the baseline's outputs: the rewrite alone
@@ -344,25 +349,26 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
     if (result.cause == "undefined_behaviour") {
       // The program's own: not a miscompile (exit 3 filed compiler bugs for
       // it). Recorded, blocking nothing (RecordsOf).
-      progress << "  UNDEFINED BEHAVIOUR: " << Describe(**differs)
+      progress << "  UNDEFINED BEHAVIOUR: " << Describe(difference)
                << " (the UBSan build of the baseline disagrees with it)\n";
       return finish(
           Verdict::kUnusable,
           absl::StrCat("the candidate's outputs differ from the baseline's (",
-                       Describe(**differs),
+                       Describe(difference),
                        "), and a UBSan build of the baseline shows the "
                        "program's own undefined behaviour (its outputs "
                        "differ too): not a miscompile; fix the program, "
                        "or leave the workload out"));
     }
-    progress << "  MISCOMPILE: " << Describe(**differs) << " ("
+    progress << "  MISCOMPILE: " << Describe(difference) << " ("
              << result.blamed.size() << " module pipelines blamed, cause "
              << result.cause << ")\n";
     return finish(Verdict::kMiscompile,
                   absl::StrCat("the candidate's outputs differ from the "
                                "baseline's",
-                               how_often, ": ", Describe(**differs)));
-  }
+                               how_often, ": ", Describe(difference)));
+  };
+  if (differs->has_value()) return judge_difference(**differs);
 
   if (!s.options.time_candidate) {
     progress << "  outputs match the baseline's; not timed\n";
@@ -388,11 +394,31 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
   runner::PassOptions pass;
   pass.cpu = s.options.cpu;
   pass.count_hardware = s.options.count_hardware;
+  // Every timed pass's outputs are compared with the checked baseline's: a
+  // candidate wrong only some of the time passed its one check half the
+  // time and was timed (review), and with --buffer became a reward.
+  std::optional<Difference> timed_difference;
+  bool timed_difference_in_baseline = false;
+  // Each command's outputs kept apart (outside the measured time): in the
+  // run directory a later command overwrote an earlier one's stdout.
+  runner::PassOptions baseline_pass = pass, candidate_pass = pass;
+  baseline_pass.keep_outputs_dir = s.Dir("time-a-outputs");
+  candidate_pass.keep_outputs_dir = s.Dir("time-b-outputs");
   RunSide run = [&](Side side) -> absl::StatusOr<PassSample> {
     const bool is_baseline = side == Side::kBaseline;
-    absl::StatusOr<std::vector<CommandRun>> runs = runner::RunPass(
-        workload, is_baseline ? baseline_dir : candidate_dir, pass);
+    absl::StatusOr<std::vector<CommandRun>> runs =
+        runner::RunPass(workload, is_baseline ? baseline_dir : candidate_dir,
+                        is_baseline ? baseline_pass : candidate_pass);
     if (!runs.ok()) return runs.status();
+    auto differs_now = s.FirstMismatch(
+        s.reference, *runs,
+        {"baseline", is_baseline ? "baseline (timed)" : label + " (timed)"});
+    if (!differs_now.ok()) return differs_now.status();
+    if (differs_now->has_value()) {
+      timed_difference = **differs_now;
+      timed_difference_in_baseline = is_baseline;
+      return absl::AbortedError("outputs differed during timing");
+    }
     for (size_t i = 0; i < runs->size(); ++i) {
       const process::Measurement& m = (*runs)[i].measurement;
       if (m.timed_out || m.exit_status != workload.runs[i].check.exit_status) {
@@ -432,6 +458,21 @@ absl::StatusOr<StageResult> WorkloadStager::Evaluate(
   };
   absl::StatusOr<TimingResult> timing =
       TimeInterleaved(run, timing_options, report);
+  if (!timing.ok() && timed_difference.has_value()) {
+    progress << "\n  check: the "
+             << (timed_difference_in_baseline ? "baseline" : label)
+             << "'s outputs differed during timing: "
+             << Describe(*timed_difference) << "\n";
+    if (timed_difference_in_baseline) {
+      return finish(Verdict::kUnusable,
+                    absl::StrCat("the baseline's outputs differed from its "
+                                 "checked run's during timing (",
+                                 Describe(*timed_difference),
+                                 "): make the workload's outputs "
+                                 "deterministic"));
+    }
+    return judge_difference(*timed_difference);
+  }
   if (!timing.ok()) return timing.status();
   result.timing = *timing;
   result.reward = std::log(timing->wall.median);

@@ -390,6 +390,33 @@ TEST_F(StageWorkloadTest, ADifferenceThatComesAndGoesIsCheckedAgainst) {
   }
 }
 
+// A candidate right in its check and wrong afterwards (a nondeterministic
+// miscompile) was timed and could become a reward: every timed pass's
+// outputs are compared too, and the difference is judged as the check's.
+TEST_F(StageWorkloadTest, ACandidateWrongOnlyAfterItsCheckIsCaughtWhileTimed) {
+  const std::string count = testing::MakeTempDir() + "/runs";
+  // Runs 1-3: the baseline twice and the -O0 reference; 4: the candidate's
+  // check. Only the candidate's build (-DFLAKY) goes wrong, from run 5 on.
+  workload_.build.command =
+      "make wordfreq && { echo \"$CFLAGS\" | grep -o FLAKY > cflags.txt || "
+      "true; }";
+  workload_.build.artifacts = {"wordfreq", "cflags.txt"};
+  workload_.runs[0].command = absl::StrCat(
+      "n=$(cat ", count, " 2>/dev/null || echo 0); n=$((n + 1)); echo $n > ",
+      count,
+      "; ./wordfreq data/words.txt; if grep -q FLAKY cflags.txt && "
+      "[ $n -gt 4 ]; then echo flaky; fi");
+  options_.candidate_cflags = "-DFLAKY";
+  absl::StatusOr<StageResult> result = Stage("baseline");
+  ASSERT_TRUE(result.ok()) << result.status() << log_.str();
+  EXPECT_EQ(result->verdict, Verdict::kMiscompile) << result->detail;
+  EXPECT_FALSE(result->timing.has_value());  // no speed figure
+  EXPECT_NE(log_.str().find("outputs differed during timing"),
+            std::string::npos)
+      << log_.str();
+  EXPECT_EQ(result->cause, "build_flags");
+}
+
 // Undefined behaviour a UBSan build showed is the program's: the workload
 // is unusable (exit 2, not 3's "miscompile found"), and the record kept
 // says undefined_behaviour, which blocks nothing.
