@@ -272,6 +272,35 @@ TEST_F(CliMessagesTest, RefusedRewardsRunCreatesNoBuffer) {
   EXPECT_FALSE(std::filesystem::exists(buffer)) << output;
 }
 
+// Black-box review (thirty-third session): found only after builds and
+// runs, or not at all — NaN through CLI11's ranges, a profile --out in a
+// missing directory (made, as root), a work directory make cannot use.
+TEST_F(CliMessagesTest, StagingFlagsAreCheckedBeforeAnyBuild) {
+  std::string output;
+  for (const char* flag : {"--half-width", "--confidence"}) {
+    EXPECT_EQ(Phaseloop({"stage", "--workload", "example", "--policy",
+                         "baseline", flag, "nan"},
+                        &output),
+              2)
+        << output;
+    EXPECT_TRUE(absl::StrContains(output, "got 'nan'")) << output;
+  }
+  EXPECT_EQ(Phaseloop({"profile", "--workload", "example", "--out",
+                       "/nonexistent/dir/x.profdata"},
+                      &output),
+            2)
+      << output;
+  EXPECT_TRUE(absl::StrContains(output, "does not exist; create it first"))
+      << output;
+  EXPECT_FALSE(std::filesystem::exists("/nonexistent/dir"));
+  EXPECT_EQ(Phaseloop({"profile", "--workload", "example", "--work-dir",
+                       testing::MakeTempDir() + "/a b"},
+                      &output),
+            2)
+      << output;
+  EXPECT_TRUE(absl::StrContains(output, "holds a blank")) << output;
+}
+
 // Black-box review: a mistyped state directory looked like one with no
 // runs (exit 0); NaN passed --slowdown's and the staging bound's checks.
 TEST_F(CliMessagesTest, WrongStateDirectoriesAndNanAreBadInput) {

@@ -447,7 +447,7 @@ void AddCanaryRunCommand(CLI::App& canary, int& exit_code) {
                  "benchmarks: make the canary instance this fraction slower "
                  "in CPU (canary serve --slowdown), to measure the judge")
       ->check(command::NonNegativeNumber())  // NaN passed the range
-      ->check(CLI::Range(0.0, 10.0));
+      ->check(command::NumberInRange(0.0, 10.0));
   app.add_option("--metrics-listen", flags.metrics_listen,
                  "serve Prometheus /metrics on HOST:PORT (loopback by "
                  "default; port 0 picks a free one; \"\" serves none)")

@@ -254,7 +254,7 @@ void AddServeCommand(CLI::App* canary, int& exit_code) {
                   "of every handler call's time after it (0.10: 10 % "
                   "slower in CPU, as a slower build would be)")
       ->check(command::NonNegativeNumber())  // NaN passed the range
-      ->check(CLI::Range(0.0, 10.0));
+      ->check(command::NumberInRange(0.0, 10.0));
 }
 
 }  // namespace phaseloop::canary

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <sstream>
 #include <string>
 
 namespace phaseloop::command {
@@ -26,6 +27,24 @@ CLI::Validator NumberCheck(bool zero_allowed) {
 }
 
 }  // namespace
+
+CLI::Validator NumberInRange(double low, double high) {
+  std::ostringstream range;
+  range << low << " to " << high;
+  const std::string wanted = range.str();
+  return CLI::Validator(
+      [low, high, wanted](std::string& text) -> std::string {
+        char* end = nullptr;
+        errno = 0;
+        const double value = std::strtod(text.c_str(), &end);
+        const bool number = !text.empty() &&
+                            end == text.c_str() + text.size() &&
+                            errno != ERANGE && std::isfinite(value);
+        if (number && value >= low && value <= high) return "";
+        return "expected a number from " + wanted + ", got '" + text + "'";
+      },
+      "NUMBER in [" + wanted + "]");
+}
 
 const CLI::Validator& PositiveNumber() {
   static const CLI::Validator* check = new CLI::Validator(NumberCheck(false));

@@ -13,6 +13,10 @@ namespace phaseloop::command {
 const CLI::Validator& PositiveNumber();     // "expected a number above 0"
 const CLI::Validator& NonNegativeNumber();  // "expected a number of 0 or more"
 
+// A finite number in [low, high] ("expected a number from LOW to HIGH"):
+// CLI11's Range let NaN through (every comparison with it is false).
+CLI::Validator NumberInRange(double low, double high);
+
 }  // namespace phaseloop::command
 
 #endif  // PHASELOOP_COMMON_COMMAND_NUMBER_CHECKS_H_

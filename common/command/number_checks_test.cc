@@ -25,5 +25,17 @@ TEST(NumberChecksTest, RefusalsSayWhatIsWanted) {
   }
 }
 
+// CLI11's Range let NaN through (stage --half-width nan ran).
+TEST(NumberChecksTest, ARangeRefusesNanAndSaysTheRange) {
+  const CLI::Validator confidence = NumberInRange(0.5, 0.9999);
+  EXPECT_EQ(Check(confidence, "0.99"), "");
+  EXPECT_EQ(Check(confidence, "0.5"), "");
+  EXPECT_EQ(Check(confidence, "1"),
+            "expected a number from 0.5 to 0.9999, got '1'");
+  for (const char* bad : {"nan", "-nan", "inf", "", "0.9x"}) {
+    EXPECT_NE(Check(confidence, bad), "") << bad;
+  }
+}
+
 }  // namespace
 }  // namespace phaseloop::command

@@ -7,6 +7,7 @@
 #include "common/command/exit_code.h"
 #include "common/command/number_checks.h"
 #include "common/command/subcommand.h"
+#include "common/files/output_paths.h"
 #include "common/process/stop_signals.h"
 #include "nlohmann/json.hpp"
 #include "staging_harness/profiling/profile_collection.h"
@@ -55,6 +56,22 @@ int RunProfile(const ProfileFlags& f) {
                 .string()
           : f.work_dir;
   options.out = f.out.empty() ? workload->name + ".profdata" : f.out;
+  // Found before the build and the runs: a directory or a missing parent
+  // as --out failed at the end (or made the directory, as root).
+  if (absl::Status out = files::CheckOutputPath("--out", options.out);
+      !out.ok()) {
+    return fail(out);
+  }
+  // The instrumented builds' CC is a script in the work directory, which
+  // make splits at blanks (stage says the same of --link-flags builds).
+  if (const std::string root = fs::absolute(options.work_dir).string();
+      root.find_first_of(" \t\n") != std::string::npos) {
+    return fail(absl::InvalidArgumentError(absl::StrCat(
+        "--work-dir '", root,
+        "' holds a blank, and the instrumented builds' CC is a script in "
+        "it, which make splits at blanks: give a --work-dir without "
+        "blanks")));
+  }
   absl::StatusOr<CollectedProfile> profile =
       CollectProfile(*workload, options, std::cerr);
   if (!profile.ok()) return fail(profile.status());

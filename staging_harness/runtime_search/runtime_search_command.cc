@@ -72,7 +72,7 @@ void AddRuntimeSearchOptions(CLI::App& search, RuntimeSearchFlags& flags) {
                   "runtime: search the hottest modules until their share of "
                   "the samples reaches this")
       ->capture_default_str()
-      ->check(CLI::Range(0.01, 1.0));
+      ->check(command::NumberInRange(0.01, 1.0));
   search.add_option("--cpu", flags.cpu,
                     "runtime: pin every timed run to this CPU");
   search.add_option("--work-dir", flags.work_dir,

@@ -342,12 +342,12 @@ void AddStageCommand(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--half-width", flags->half_width,
                   "stop once the interval is within ±this of the median")
-      ->check(CLI::Range(1e-6, 1.0))
+      ->check(command::NumberInRange(1e-6, 1.0))
       ->capture_default_str();
   cmd->add_option("--confidence", flags->confidence,
                   "of the speedup intervals (distribution-free, of the "
                   "median per-pair ratio)")
-      ->check(CLI::Range(0.5, 0.9999))
+      ->check(command::NumberInRange(0.5, 0.9999))
       ->capture_default_str();
   cmd->add_option("--cpu", flags->cpu,
                   "pin every run to this CPU (default: not pinned)");
