@@ -64,13 +64,11 @@ int RunProfile(const ProfileFlags& f) {
   }
   // The instrumented builds' CC is a script in the work directory, which
   // make splits at blanks (stage says the same of --link-flags builds).
-  if (const std::string root = fs::absolute(options.work_dir).string();
-      root.find_first_of(" \t\n") != std::string::npos) {
-    return fail(absl::InvalidArgumentError(absl::StrCat(
-        "--work-dir '", root,
-        "' holds a blank, and the instrumented builds' CC is a script in "
-        "it, which make splits at blanks: give a --work-dir without "
-        "blanks")));
+  if (absl::Status blanks = runner::CheckWorkDirWithoutBlanks(
+          fs::absolute(options.work_dir).string(),
+          "the instrumented builds' CC is a script in it");
+      !blanks.ok()) {
+    return fail(blanks);
   }
   absl::StatusOr<CollectedProfile> profile =
       CollectProfile(*workload, options, std::cerr);

@@ -1,5 +1,7 @@
 #include "staging_harness/runner/build_options.h"
 
+#include "absl/strings/str_cat.h"
+
 namespace phaseloop::runner {
 
 void AddWorkloadBuildOptions(CLI::App& cmd, WorkloadBuildFlags& flags,
@@ -32,6 +34,16 @@ absl::StatusOr<WorkloadBuildSetup> ResolveWorkloadBuild(
   if (!link_flags.ok()) return link_flags.status();
   setup.link_flags = *std::move(link_flags);
   return setup;
+}
+
+absl::Status CheckWorkDirWithoutBlanks(const std::string& work_root,
+                                       const std::string& why_cc_is_a_script) {
+  if (work_root.find_first_of(" \t\n") == std::string::npos) {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--work-dir '", work_root, "' holds a blank, and ", why_cc_is_a_script,
+      ", which make splits at blanks: give a --work-dir without blanks"));
 }
 
 }  // namespace phaseloop::runner

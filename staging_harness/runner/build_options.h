@@ -35,6 +35,12 @@ struct WorkloadBuildSetup {
 absl::StatusOr<WorkloadBuildSetup> ResolveWorkloadBuild(
     const WorkloadBuildFlags& flags);
 
+// InvalidArgument when `work_root` holds a blank and `why_cc_is_a_script`
+// (e.g. "the instrumented builds' CC is a script in it") says the builds'
+// CC lives there: make splits $(CC) at blanks.
+absl::Status CheckWorkDirWithoutBlanks(const std::string& work_root,
+                                       const std::string& why_cc_is_a_script);
+
 }  // namespace phaseloop::runner
 
 #endif  // PHASELOOP_STAGING_HARNESS_RUNNER_BUILD_OPTIONS_H_

@@ -222,13 +222,13 @@ int RunStage(const StageFlags& f) {
   // With link flags the builds' CC is a script under the work directory,
   // and make splits $(CC) at blanks: every build failed, blamed on the
   // workload.
-  if (!options.link_flags.empty() &&
-      work_root.find_first_of(" \t\n") != std::string::npos) {
-    return fail(absl::InvalidArgumentError(absl::StrCat(
-        "--work-dir '", work_root,
-        "' holds a blank, and with --link-flags (or --bolt) the builds' CC "
-        "is a script in it, which make splits at blanks: give a --work-dir "
-        "without blanks")));
+  if (!options.link_flags.empty()) {
+    if (absl::Status blanks = runner::CheckWorkDirWithoutBlanks(
+            work_root,
+            "with --link-flags (or --bolt) the builds' CC is a script in it");
+        !blanks.ok()) {
+      return fail(blanks);
+    }
   }
 
   // Opened before any build, so a buffer that cannot be used fails fast.
