@@ -81,10 +81,11 @@ absl::StatusOr<TimingResult> TimeInterleaved(const RunSide& run,
 
 // A sentence for a reader when the baseline's runs are too short to time
 // well, "" otherwise: its median pass over `commands` run commands under
-// 0.1 s a command. Starting a command costs a few milliseconds (sh and
-// exec: ~4 ms here) that no pipeline changes, so a speedup reads smaller
-// than the program's, and the timer's and scheduler's noise weighs more;
-// the workloads run 0.2-3 s.
+// 0.1 s of CPU time (user + sys) a command — CPU, so that a busy machine
+// does not make short runs read as long. Starting a command costs a few
+// milliseconds (sh and exec: ~4 ms here) that no pipeline changes, so a speedup
+// reads smaller than the program's, and the timer's and scheduler's noise
+// weighs more; the workloads run 0.2-3 s.
 std::string ShortRunsWarning(const TimingResult& timing, int commands);
 
 }  // namespace phaseloop::staging
